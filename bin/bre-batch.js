@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// Thin launcher: the compiled CLI lives in dist/ (built by `npm install` via the prepare script).
+import('../dist/cli/main.js').catch((err) => {
+  if (err && err.code === 'ERR_MODULE_NOT_FOUND') {
+    process.stderr.write('bre-batch: the build is missing; run `npm run build` first\n');
+    process.exit(2);
+  }
+  throw err;
+});
