@@ -1,0 +1,132 @@
+/**
+ * The contract between the runner and a stage kind. A stage kind (workflow call, bureau features,
+ * AA fetch, BSA fetch, ...) registers by name in ./registry.ts. The runner:
+ *   1. calls `prepare` for every stage of a row before any call is made (validation, building bodies,
+ *      reading report files): a row with any field error goes to errors.ndjson and costs no call;
+ *   2. calls `execute` for each stage whose `when` holds, with a `ServiceCall` that already goes through
+ *      auth, the service's limiter, retries and the per-attempt time-out (src/http/chain.ts);
+ *   3. writes `result` under `stages.<id>` and `transactions` to transactions.csv.
+ */
+import type { z } from 'zod';
+import type { InputRow, JsonObject, NormalisedResult, NormalisedTransaction, ServiceName } from '../types.js';
+
+/** One validated stage of a pipeline file (see src/config/pipeline.ts for the file format). */
+export interface StageConfig<Options = Record<string, unknown>> {
+  /** Stage id, unique in the pipeline; prefixes the stage's columns in results.csv. */
+  readonly id: string;
+  /** Registered stage kind name (workflow, bureau_features, aa_fetch, aa_report, bsa_fetch). */
+  readonly kind: string;
+  /** Workflow endpoint name, for kind `workflow`. */
+  readonly endpoint?: string;
+  /** Conditions on earlier stages' normalised results; all must hold for the stage to run. */
+  readonly when: readonly StageCondition[];
+  /** Kind-specific options, already validated by the kind's `optionsSchema`. */
+  readonly options: Options;
+}
+
+export interface StageCondition {
+  /** Earlier stage id. */
+  readonly stage: string;
+  /** Field of that stage's normalised result (e.g. `decision`, `bureau_intel.bureau_score`). */
+  readonly field: string;
+  readonly equals?: unknown;
+  readonly not_equals?: unknown;
+  readonly in?: readonly unknown[];
+  readonly not_in?: readonly unknown[];
+  readonly gte?: number;
+  readonly lte?: number;
+  readonly exists?: boolean;
+}
+
+export interface StageContext {
+  /** Folder of the input file: `*_path` columns are resolved against it. */
+  readonly inputDir: string;
+  readonly clientId: string;
+  /** The run's clock (tests move it). */
+  readonly now: () => Date;
+  /** Aborted when the run is stopping (401/403, circuit breaker, SIGINT): long polls must give up. */
+  readonly signal: AbortSignal;
+  /** A warning about a row that does not make it fail (e.g. an AA date range over 6 months). */
+  readonly warn: (message: string, row?: InputRow) => void;
+}
+
+/** What the kind tells `bre-batch pipelines` and the docs about its input columns. */
+export interface ColumnSpec {
+  readonly required: readonly string[];
+  readonly optional: readonly string[];
+  /** Column -> when it is needed, in words (e.g. "when the bureau is supplied by the caller"). */
+  readonly conditional: Readonly<Record<string, string>>;
+}
+
+/** A field-level validation failure: becomes one errors.ndjson line (code INVALID_ROW or a more precise one). */
+export interface FieldError {
+  /** The input column concerned, as the user would name it (e.g. `latitude`, `external.bureau_type`). */
+  readonly field: string;
+  /** What was expected, in words: "a number between -90 and 90". */
+  readonly expected: string;
+  /** Full sentence for the errors file. Must not contain the field's value when the field is personal data. */
+  readonly message: string;
+  /** Defaults to INVALID_ROW. */
+  readonly code?: 'INVALID_ROW' | 'REPORT_UNREADABLE' | 'REPORT_FORMAT_UNKNOWN' | 'REPORT_FORMAT_UNSUPPORTED';
+}
+
+export type PrepareResult<P> =
+  | { readonly ok: true; readonly value: P; readonly warnings?: readonly string[] }
+  | { readonly ok: false; readonly errors: readonly FieldError[] };
+
+export interface CallOptions {
+  /** Per-attempt time-out override in ms (otherwise the service's --timeout). */
+  readonly timeoutMs?: number;
+}
+
+export interface CallResult {
+  readonly status: number;
+  /** The parsed JSON body of a 2xx answer. */
+  readonly body: unknown;
+  /** Attempts it took, retries included. */
+  readonly attempts: number;
+}
+
+/**
+ * POST `path` (e.g. `/execute/<client>/location_bre`, `/api/bureau`, `/aa/fetch_data`) with a JSON body to
+ * the stage's service. Resolves on 2xx with the parsed body. Throws a BreError (src/errors.ts) otherwise,
+ * after retries: its code says what happened (WORKFLOW_REJECTED_INPUT, VALIDATION_FAILED, ACCOUNT_ERROR,
+ * BAD_RESPONSE, RATE_LIMITED after the last attempt, ...). Stages never retry by themselves, except
+ * polling a state (BSA status_check), which is a new call each time.
+ */
+export type ServiceCall = (path: string, body: JsonObject, options?: CallOptions) => Promise<CallResult>;
+
+/** A value the service returned that must never reach results, errors or logs (report URLs, file passwords). */
+export interface SecretValue {
+  readonly name: string;
+  readonly value: string;
+  /** ISO-8601, when the secret expires (report links: 7 days). */
+  readonly expiresAt?: string;
+}
+
+export interface StageOutput {
+  readonly result: NormalisedResult;
+  readonly transactions?: readonly NormalisedTransaction[];
+  /** Kept in secrets.ndjson (mode 0600) and scrubbed from every other output. */
+  readonly secrets?: readonly SecretValue[];
+  /** Calls made by this stage for this row (a multi-consent AA fetch makes several). */
+  readonly calls?: number;
+}
+
+export interface StageKind<Options = Record<string, unknown>, Prepared = unknown> {
+  readonly kind: string;
+  readonly service: ServiceName;
+  /** One-line description for `bre-batch pipelines`. */
+  readonly description: string;
+  /** Validates `options:` of the stage in a pipeline file; supplies defaults. */
+  readonly optionsSchema: z.ZodType<Options>;
+  /** Checks across the stage config (e.g. `endpoint` present for workflow); returns messages. */
+  checkConfig?(stage: StageConfig<Options>): string[];
+  columns(stage: StageConfig<Options>): ColumnSpec;
+  /** Result fields known before the run (a stable results.csv header); more may appear. */
+  resultColumns?(stage: StageConfig<Options>): readonly string[];
+  /** Validate the row and build the request(s). No network. Never throws for bad input. */
+  prepare(row: InputRow, stage: StageConfig<Options>, ctx: StageContext): Promise<PrepareResult<Prepared>>;
+  /** Make the call(s) and normalise. Throws BreError for a row error. */
+  execute(prepared: Prepared, call: ServiceCall, stage: StageConfig<Options>, ctx: StageContext): Promise<StageOutput>;
+}

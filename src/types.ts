@@ -1,0 +1,43 @@
+/** Shared shapes that cross folder boundaries: a row as read, and a stage's normalised result. */
+
+/** A plain JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** One data row as the reader hands it over. */
+export interface InputRow {
+  /** Data row number, from 1 (the header is not a data row). */
+  readonly row: number;
+  /** Physical line in the input where the row starts, from 1. */
+  readonly line: number;
+  /** Column name -> raw value (strings for CSV; any JSON for NDJSON). */
+  readonly data: Record<string, unknown>;
+  /** Set when the row could not be read (ragged CSV, NDJSON that is not an object...). */
+  readonly readError?: { readonly code: 'MALFORMED_ROW'; readonly message: string; readonly expected: string; readonly field?: string };
+}
+
+/**
+ * A stage's normalised result: flat keys (dotted for features, `<engine>.<feature>`), values JSON.
+ * Arrays (loan_offers, rules_failed) stay arrays in NDJSON and are JSON-encoded in CSV.
+ */
+export type NormalisedResult = Record<string, Json>;
+
+/** One bank transaction in the one schema shared by AA and BSA (contract: transactions.csv). */
+export interface NormalisedTransaction {
+  readonly source: 'aa' | 'bsa';
+  readonly account: string;
+  readonly txn_id: string | null;
+  /** ISO-8601. */
+  readonly timestamp: string | null;
+  /** ISO date (YYYY-MM-DD) when known. */
+  readonly value_date: string | null;
+  readonly type: 'DEBIT' | 'CREDIT';
+  /** Always positive; the sign is in `type`. */
+  readonly amount: number;
+  readonly balance: number | null;
+  readonly mode: string | null;
+  readonly narration: string | null;
+}
+
+export type ServiceName = 'workflow' | 'bureau' | 'account';
+export const SERVICES: readonly ServiceName[] = ['workflow', 'bureau', 'account'];
