@@ -1,0 +1,3 @@
+/** Importing this module registers every built-in stage kind (each file calls registerStageKind). */
+export { getStageKind, stageKindNames } from './registry.js';
+// built-in kinds (one import per kind file):
