@@ -1,0 +1,132 @@
+/**
+ * The HTTP client as a chain of wrappers. The order, outermost first, is written down here and only here:
+ *
+ *   retry  ->  limit  ->  time-out  ->  auth  ->  transport (undici Pool)
+ *
+ * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
+ *   it sleeps the documented backoff (or Retry-After) OUTSIDE the limiter, holding no slot;
+ * - limit spaces attempt starts and caps attempts in flight per service;
+ * - time-out bounds one attempt (the limiter wait is not counted against it);
+ * - auth adds the two credential headers last, so nothing above ever holds the token.
+ */
+import { BreError, RETRYABLE_CODES, toBreError } from '../errors.js';
+import { backoffDelayMs } from '../limits/backoff.js';
+import type { ServiceLimiter } from '../limits/limiter.js';
+import { CallStats } from '../metrics/service-stats.js';
+import type { CallOptions, CallResult } from '../stages/types.js';
+import type { JsonObject, ServiceName } from '../types.js';
+import { classifyResponse } from './classify.js';
+import { Transport, type HttpRequest, type HttpResponse } from './transport.js';
+
+export interface ServiceTarget {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly limiter: ServiceLimiter;
+  readonly connections: number;
+}
+
+export interface ClientOptions {
+  readonly clientId: string;
+  /** Read once from the environment or a file; held only inside the auth wrapper's closure. */
+  readonly authToken: string;
+  readonly maxAttempts: number;
+  readonly targets: Readonly<Record<ServiceName, ServiceTarget>>;
+  /** Aborted when the run stops: waiting attempts give up at once. */
+  readonly signal: AbortSignal;
+  /** Test hook: replaces the backoff sleep. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly random?: () => number;
+}
+
+type Send = (req: HttpRequest) => Promise<HttpResponse>;
+
+export interface ServiceClient {
+  call(service: ServiceName, path: string, body: JsonObject, opts?: CallOptions): Promise<CallResult>;
+  readonly stats: Readonly<Record<ServiceName, CallStats>>;
+  close(): Promise<void>;
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(t); reject(signal.reason); };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function createClient(opts: ClientOptions): ServiceClient {
+  const sleep = opts.sleep ?? abortableSleep;
+  const transports = new Map<string, Transport>();
+  const stats = { workflow: new CallStats(), bureau: new CallStats(), account: new CallStats() };
+
+  function transportFor(service: ServiceName): Transport {
+    const t = opts.targets[service];
+    let tr = transports.get(t.baseUrl);
+    if (!tr) {
+      tr = new Transport(t.baseUrl, Math.max(t.connections, 1));
+      transports.set(t.baseUrl, tr);
+    }
+    return tr;
+  }
+
+  // auth: innermost, so the token never leaves this closure.
+  const withAuth = (next: Send): Send => (req) => next({
+    ...req,
+    headers: { ...req.headers, 'x-client-id': opts.clientId, 'x-auth-token': opts.authToken, 'content-type': 'application/json' },
+  });
+
+  // time-out and transport, measured per attempt.
+  const timed = (service: ServiceName, timeoutMs: number): Send => withAuth(async (req) => {
+    const started = Date.now();
+    const t0 = performance.now();
+    try {
+      const res = await transportFor(service).send(service, req, timeoutMs, opts.signal);
+      stats[service].recordAttempt(started, performance.now() - t0, res.status);
+      return res;
+    } catch (err) {
+      const e = toBreError(err, 'NETWORK');
+      if (e.code !== 'INTERRUPTED') stats[service].recordAttempt(started, performance.now() - t0, e.code.toLowerCase());
+      throw e;
+    }
+  });
+
+  // limit: one attempt = one slot of the service's limiter.
+  const limited = (service: ServiceName, send: Send): ((req: HttpRequest) => Promise<unknown>) => (req) =>
+    opts.targets[service].limiter.schedule(async () => {
+      if (opts.signal.aborted) throw new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
+      const res = await send(req);
+      return classifyResponse(service, res);
+    });
+
+  async function call(service: ServiceName, path: string, body: JsonObject, callOpts: CallOptions = {}): Promise<CallResult> {
+    const target = opts.targets[service];
+    const attemptOnce = limited(service, timed(service, callOpts.timeoutMs ?? target.timeoutMs));
+    const req: HttpRequest = { path, headers: {}, body: JSON.stringify(body) };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const parsed = await attemptOnce(req);
+        target.limiter.onSuccess();
+        return { status: 200, body: parsed, attempts: attempt };
+      } catch (err) {
+        const e = toBreError(err, 'NETWORK');
+        if (e.code === 'RATE_LIMITED') target.limiter.onThrottled();
+        if (!RETRYABLE_CODES.has(e.code) || attempt >= opts.maxAttempts || opts.signal.aborted) {
+          throw e.with({ attempts: attempt, service });
+        }
+        stats[service].retries += 1;
+        await sleep(backoffDelayMs(attempt, e.retryAfterSeconds, { random: opts.random }), opts.signal).catch(() => {
+          throw new BreError('INTERRUPTED', `${service} call abandoned while waiting to retry: the run is stopping`, { service, attempts: attempt });
+        });
+      }
+    }
+  }
+
+  return {
+    call,
+    stats,
+    async close() {
+      await Promise.all([...transports.values()].map((t) => t.close()));
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Turns an HTTP answer into a parsed body or a BreError with a stable code, per the error tables of the
+ * spec (decision spec section 7, account spec section 7). Retry decisions are made from the code.
+ */
+import { BreError } from '../errors.js';
+import type { ServiceName } from '../types.js';
+import { parseRetryAfter } from '../limits/backoff.js';
+import type { HttpResponse } from './transport.js';
+
+const EXCERPT = 160;
+
+export function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT)}...` : flat;
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `loc` paths of a 422 body, in either service's shape. */
+function missingFields(body: unknown): string[] {
+  const b = body as { detail?: unknown; error?: { detail?: unknown } } | undefined;
+  const list = Array.isArray(b?.detail) ? b?.detail : Array.isArray(b?.error?.detail) ? b?.error?.detail : [];
+  return (list as { loc?: unknown[]; msg?: string }[])
+    .map((d) => (Array.isArray(d.loc) ? d.loc.filter((p) => p !== 'body').join('.') : ''))
+    .filter((s) => s !== '');
+}
+
+export function classifyResponse(service: ServiceName, res: HttpResponse): unknown {
+  const { status } = res;
+  const body = tryJson(res.text);
+  if (status >= 200 && status < 300) {
+    if (body === undefined || body === null || typeof body !== 'object') {
+      throw new BreError('BAD_RESPONSE', `${service} service answered ${status} with a body that is not JSON: ${excerpt(res.text)}`, { service, status });
+    }
+    return body;
+  }
+  if (status === 401) {
+    throw new BreError('AUTH_REFUSED', `the ${service} service refused the credentials (HTTP 401): check BRE_CLIENT_ID and BRE_AUTH_TOKEN`, { service, status });
+  }
+  if (status === 403) {
+    throw new BreError('IP_NOT_ALLOWED', `the ${service} service refused this machine's IP address (HTTP 403 Forbidden): the egress IP must be allow-listed by the provider`, { service, status });
+  }
+  if (status === 429) {
+    throw new BreError('RATE_LIMITED', `${service} service answered 429 Too Many Requests`, { service, status, retryAfterSeconds: parseRetryAfter(res.headers['retry-after']) });
+  }
+  if (status === 502 || status === 503 || status === 504) {
+    throw new BreError('SERVER_UNAVAILABLE', `${service} service unavailable (HTTP ${status})`, { service, status });
+  }
+  if (status === 422) {
+    const fields = missingFields(body);
+    throw new BreError('VALIDATION_FAILED', fields.length > 0
+      ? `${service} service rejected the request (HTTP 422): missing or invalid ${fields.join(', ')}`
+      : `${service} service rejected the request (HTTP 422): ${excerpt(res.text)}`, { service, status, field: fields[0], details: fields });
+  }
+  const detail = (body as { detail?: unknown } | undefined)?.detail;
+  if (service === 'account' && detail && typeof detail === 'object' && typeof (detail as { error?: unknown }).error === 'string') {
+    throw new BreError('ACCOUNT_ERROR', `account service: ${(detail as { error: string }).error} (HTTP ${status})`, { service, status });
+  }
+  if (status === 500 && typeof detail === 'string') {
+    if (service === 'bureau') {
+      throw new BreError('BUREAU_DECODE_FAILED', `bureau service could not read the report (HTTP 500): ${excerpt(detail)}`, { service, status });
+    }
+    if (service === 'workflow') {
+      throw new BreError('WORKFLOW_REJECTED_INPUT', `workflow rejected the input (HTTP 500): ${excerpt(detail)}`, { service, status });
+    }
+  }
+  if (status >= 500) {
+    throw new BreError('SERVER_ERROR', `${service} service error (HTTP ${status}): ${excerpt(res.text)}`, { service, status });
+  }
+  const msg = typeof detail === 'string' ? detail : excerpt(res.text);
+  throw new BreError('HTTP_ERROR', `${service} service answered HTTP ${status}: ${excerpt(msg)}`, { service, status });
+}

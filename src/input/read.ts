@@ -1,0 +1,48 @@
+/** Input rows from a CSV or NDJSON file (or stdin), streamed: memory stays flat whatever the file size. */
+import { createReadStream } from 'node:fs';
+import { extname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { BreError } from '../errors.js';
+import type { InputRow } from '../types.js';
+import { csvRows } from './csv.js';
+import { readLines } from './lines.js';
+import { ndjsonRows } from './ndjson.js';
+
+export type InputFormat = 'csv' | 'ndjson';
+
+export interface ReadOptions {
+  /** Default: from the extension (.csv; .ndjson/.jsonl). Required for stdin. */
+  readonly format?: InputFormat;
+  /** Largest record accepted; larger ones become row errors. Default 8 MiB. */
+  readonly maxRecordBytes?: number;
+  /** Stream to read instead of opening `path` (stdin). */
+  readonly stream?: Readable;
+}
+
+export const DEFAULT_MAX_RECORD_BYTES = 8 * 1024 * 1024;
+
+export function formatFromPath(path: string): InputFormat | undefined {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.csv') return 'csv';
+  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
+  return undefined;
+}
+
+export function resolveFormat(path: string, format?: string): InputFormat {
+  if (format !== undefined) {
+    if (format === 'csv' || format === 'ndjson') return format;
+    throw new BreError('USAGE', `Expected --input-format csv or ndjson, got '${format}'`, { field: 'input-format' });
+  }
+  if (path === '-') throw new BreError('USAGE', 'Expected --input-format csv or ndjson when reading stdin (--input -)');
+  const f = formatFromPath(path);
+  if (!f) throw new BreError('USAGE', `Expected an input file ending in .csv, .ndjson or .jsonl (or --input-format), got '${path}'`);
+  return f;
+}
+
+export function readRows(path: string, opts: ReadOptions = {}): AsyncIterable<InputRow> {
+  const format = resolveFormat(path, opts.format);
+  const max = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const stream = opts.stream ?? (path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 256 * 1024 }));
+  const lines = readLines(stream, max);
+  return format === 'csv' ? csvRows(lines, { maxRecordBytes: max }) : ndjsonRows(lines, max);
+}
