@@ -31,8 +31,10 @@ export interface ClientOptions {
   readonly authToken: string;
   readonly maxAttempts: number;
   readonly targets: Readonly<Record<ServiceName, ServiceTarget>>;
-  /** Aborted when the run stops: waiting attempts give up at once. */
+  /** Aborted when the run stops taking work: queued attempts and backoff sleeps give up at once. */
   readonly signal: AbortSignal;
+  /** Aborted when calls already in flight are abandoned too (after the stop's grace period). */
+  readonly hardSignal?: AbortSignal;
   /** Test hook: replaces the backoff sleep. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly random?: () => number;
@@ -41,7 +43,8 @@ export interface ClientOptions {
 type Send = (req: HttpRequest) => Promise<HttpResponse>;
 
 export interface ServiceClient {
-  call(service: ServiceName, path: string, body: JsonObject, opts?: CallOptions): Promise<CallResult>;
+  /** `stageStats` receives the same per-attempt records as the service's own stats. */
+  call(service: ServiceName, path: string, body: JsonObject, opts?: CallOptions, stageStats?: CallStats): Promise<CallResult>;
   readonly stats: Readonly<Record<ServiceName, CallStats>>;
   close(): Promise<void>;
 }
@@ -77,16 +80,22 @@ export function createClient(opts: ClientOptions): ServiceClient {
   });
 
   // time-out and transport, measured per attempt.
-  const timed = (service: ServiceName, timeoutMs: number): Send => withAuth(async (req) => {
+  const timed = (service: ServiceName, timeoutMs: number, stageStats?: CallStats): Send => withAuth(async (req) => {
     const started = Date.now();
     const t0 = performance.now();
     try {
-      const res = await transportFor(service).send(service, req, timeoutMs, opts.signal);
-      stats[service].recordAttempt(started, performance.now() - t0, res.status);
+      const res = await transportFor(service).send(service, req, timeoutMs, opts.hardSignal ?? opts.signal);
+      const ms = performance.now() - t0;
+      stats[service].recordAttempt(started, ms, res.status);
+      stageStats?.recordAttempt(started, ms, res.status);
       return res;
     } catch (err) {
       const e = toBreError(err, 'NETWORK');
-      if (e.code !== 'INTERRUPTED') stats[service].recordAttempt(started, performance.now() - t0, e.code.toLowerCase());
+      if (e.code !== 'INTERRUPTED') {
+        const ms = performance.now() - t0;
+        stats[service].recordAttempt(started, ms, e.code.toLowerCase());
+        stageStats?.recordAttempt(started, ms, e.code.toLowerCase());
+      }
       throw e;
     }
   });
@@ -99,9 +108,9 @@ export function createClient(opts: ClientOptions): ServiceClient {
       return classifyResponse(service, res);
     });
 
-  async function call(service: ServiceName, path: string, body: JsonObject, callOpts: CallOptions = {}): Promise<CallResult> {
+  async function call(service: ServiceName, path: string, body: JsonObject, callOpts: CallOptions = {}, stageStats?: CallStats): Promise<CallResult> {
     const target = opts.targets[service];
-    const attemptOnce = limited(service, timed(service, callOpts.timeoutMs ?? target.timeoutMs));
+    const attemptOnce = limited(service, timed(service, callOpts.timeoutMs ?? target.timeoutMs, stageStats));
     const req: HttpRequest = { path, headers: {}, body: JSON.stringify(body) };
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -115,6 +124,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
           throw e.with({ attempts: attempt, service });
         }
         stats[service].retries += 1;
+        if (stageStats) stageStats.retries += 1;
         await sleep(backoffDelayMs(attempt, e.retryAfterSeconds, { random: opts.random }), opts.signal).catch(() => {
           throw new BreError('INTERRUPTED', `${service} call abandoned while waiting to retry: the run is stopping`, { service, attempts: attempt });
         });

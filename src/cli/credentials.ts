@@ -1,0 +1,65 @@
+/**
+ * Credentials and base URLs from the environment. The token comes only from BRE_AUTH_TOKEN or from a file
+ * named by BRE_AUTH_TOKEN_FILE that only its owner can read; it is never accepted on the command line,
+ * where it would be visible in `ps` and shell history.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { BreError } from '../errors.js';
+import type { ServiceName } from '../types.js';
+
+export interface Endpoints {
+  /** null when no base URL is set at all: the built-in sandbox is used. */
+  readonly baseUrls: Record<ServiceName, string> | null;
+  readonly clientId?: string;
+  readonly authToken?: string;
+}
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+
+export function checkBaseUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new BreError('CONFIG_INVALID', `Expected ${name} to be a URL such as https://bre.example.com, got '${value}'`);
+  }
+  if (url.protocol === 'https:') return value.replace(/\/+$/, '');
+  if (url.protocol === 'http:' && LOOPBACK.test(url.hostname)) return value.replace(/\/+$/, '');
+  throw new BreError('CONFIG_INVALID', `Expected ${name} to use https:// (plain http is allowed only on loopback), got '${url.protocol}//${url.host}'`);
+}
+
+export function readToken(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.BRE_AUTH_TOKEN) return env.BRE_AUTH_TOKEN.trim();
+  const file = env.BRE_AUTH_TOKEN_FILE;
+  if (!file) return undefined;
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    throw new BreError('CONFIG_INVALID', `BRE_AUTH_TOKEN_FILE names ${file}, which cannot be read`);
+  }
+  if ((st.mode & 0o077) !== 0) {
+    throw new BreError('CONFIG_INVALID', `Expected BRE_AUTH_TOKEN_FILE ${file} to be readable by its owner only (chmod 600), got mode ${(st.mode & 0o777).toString(8)}`);
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+export function endpointsFromEnv(env: NodeJS.ProcessEnv): Endpoints {
+  const bre = env.BRE_BASE_URL;
+  const bureau = env.BUREAU_BASE_URL;
+  const account = env.ACCOUNT_BASE_URL;
+  const clientId = env.BRE_CLIENT_ID?.trim() || undefined;
+  const authToken = readToken(env);
+  if (!bre && !bureau && !account) return { baseUrls: null, clientId, authToken };
+  // A service without its own base URL falls back to BRE_BASE_URL (one gateway for all three).
+  const fallback = bre ?? bureau ?? account!;
+  const baseUrls = {
+    workflow: checkBaseUrl('BRE_BASE_URL', bre ?? fallback),
+    bureau: checkBaseUrl('BUREAU_BASE_URL', bureau ?? fallback),
+    account: checkBaseUrl('ACCOUNT_BASE_URL', account ?? fallback),
+  };
+  if (!clientId || !authToken) {
+    throw new BreError('CONFIG_INVALID', 'a base URL is set, so credentials are needed: set BRE_CLIENT_ID and BRE_AUTH_TOKEN (or BRE_AUTH_TOKEN_FILE)');
+  }
+  return { baseUrls, clientId, authToken };
+}

@@ -1,0 +1,40 @@
+/** `bre-batch <command>`: argument parsing only; each command lives in its own file. */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { isBreError } from '../errors.js';
+import { runCommand } from './run.js';
+import { pipelinesCommand } from './pipelines.js';
+import { sandboxCommand } from './sandbox.js';
+import { detectCommand } from './detect.js';
+import { compareCommand } from './compare.js';
+
+/** Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors, 2 usage/configuration, 3 stopped early. */
+function exitCodeFor(err: unknown): number {
+  if (isBreError(err)) return ['AUTH_REFUSED', 'IP_NOT_ALLOWED', 'CIRCUIT_OPEN', 'INTERRUPTED'].includes(err.code) ? 3 : 2;
+  return 2;
+}
+
+const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand];
+
+const cli = yargs(hideBin(process.argv))
+  .scriptName('bre-batch')
+  .strict()
+  .demandCommand(1, 'Expected a command: run, sandbox, pipelines, detect or compare')
+  .recommendCommands()
+  .help()
+  .version(false)
+  .fail((msg, err) => {
+    if (err) throw err;
+    process.stderr.write(`bre-batch: ${msg}\nTry 'bre-batch --help'.\n`);
+    process.exit(2);
+  });
+for (const c of commands) cli.command(c as never);
+
+try {
+  await cli.parseAsync();
+} catch (err) {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`bre-batch: ${message}\n`);
+  if (!isBreError(err) && process.env.BRE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+  process.exitCode = exitCodeFor(err);
+}

@@ -1,0 +1,150 @@
+/** `bre-batch run <pipeline> --input <file|->`: option parsing only; the work is in src/pipeline/runner.ts. */
+import { join } from 'node:path';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { loadPipeline } from '../config/pipeline.js';
+import { BreError } from '../errors.js';
+import { resolveFormat } from '../input/read.js';
+import { defaultConcurrency } from '../limits/limiter.js';
+import { resolveRates } from '../limits/rates.js';
+import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
+import { runPipeline, type RunHooks } from '../pipeline/runner.js';
+import type { RunSettings } from '../pipeline/settings.js';
+import { parseShard } from '../pipeline/shard.js';
+import { formatSummary } from '../output/summary.js';
+import { SERVICES, type ServiceName } from '../types.js';
+import { endpointsFromEnv } from './credentials.js';
+import { parseDuration, resolveTimeouts } from './durations.js';
+
+interface RunArgs {
+  pipeline: string;
+  input: string;
+  out?: string;
+  'input-format'?: string;
+  rate?: string[];
+  concurrency?: number;
+  timeout?: string[];
+  'max-attempts': number;
+  limit?: number;
+  'dry-run': boolean;
+  'retry-errors': boolean;
+  shard?: string;
+  redis?: string;
+  progress: boolean;
+  'keep-personal-data': boolean;
+  'max-consecutive-failures': number;
+  'stop-grace': string;
+}
+
+function utcStamp(d = new Date()): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+export async function buildSettings(a: RunArgs, log: (l: string) => void): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
+  const pipeline = loadPipeline(a.pipeline);
+  const inputFormat = resolveFormat(a.input, a['input-format']);
+  const rates = resolveRates(a.rate);
+  const timeoutsMs = resolveTimeouts(a.timeout);
+  if (a.concurrency !== undefined && (!Number.isInteger(a.concurrency) || a.concurrency < 1)) {
+    throw new BreError('USAGE', `Expected --concurrency to be a whole number >= 1, got '${a.concurrency}'`);
+  }
+  if (!Number.isInteger(a['max-attempts']) || a['max-attempts'] < 1) throw new BreError('USAGE', `Expected --max-attempts to be a whole number >= 1, got '${a['max-attempts']}'`);
+  if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 0)) throw new BreError('USAGE', `Expected --limit to be a whole number >= 0, got '${a.limit}'`);
+  let shard;
+  if (a.shard !== undefined) {
+    try {
+      shard = parseShard(a.shard);
+    } catch (err) {
+      throw new BreError('USAGE', (err as Error).message);
+    }
+  }
+  const stopGraceMs = parseDuration(a['stop-grace']);
+  if (stopGraceMs === undefined) throw new BreError('USAGE', `Expected --stop-grace to be a duration such as 10s, got '${a['stop-grace']}'`);
+  if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
+  const concurrency = Object.fromEntries(SERVICES.map((s) => [s, a.concurrency ?? defaultConcurrency(rates[s])])) as Record<ServiceName, number>;
+
+  const env = endpointsFromEnv(process.env);
+  let baseUrls = env.baseUrls;
+  let clientId = env.clientId;
+  let authToken = env.authToken;
+  let cleanup = async () => {};
+  if (!baseUrls && !a['dry-run']) {
+    const { startSandbox } = await import('../sandbox/index.js');
+    const sb = await startSandbox({ port: 0, clientId, authToken });
+    baseUrls = sb.urls;
+    clientId = sb.clientId;
+    authToken = sb.authToken;
+    cleanup = () => sb.close();
+    log(`no BRE_BASE_URL set: using the built-in sandbox at ${sb.url}`);
+  }
+  const settings: RunSettings = {
+    pipeline,
+    input: a.input,
+    inputFormat,
+    outDir: a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
+    rates,
+    concurrency,
+    timeoutsMs,
+    maxAttempts: a['max-attempts'],
+    limit: a.limit,
+    dryRun: a['dry-run'],
+    retryErrors: a['retry-errors'],
+    shard,
+    redisUrl: a.redis,
+    progress: a.progress,
+    clientId: clientId ?? 'dry-run',
+    authToken: authToken ?? '',
+    baseUrls: baseUrls ?? { workflow: 'http://127.0.0.1:9', bureau: 'http://127.0.0.1:9', account: 'http://127.0.0.1:9' },
+    keepPersonalData: a['keep-personal-data'],
+    circuit: { ...DEFAULT_CIRCUIT, consecutive: a['max-consecutive-failures'] },
+    stopGraceMs,
+    log,
+  };
+  return { settings, cleanup };
+}
+
+export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
+  const log = (l: string) => process.stderr.write(`${l}\n`);
+  const { settings, cleanup } = await buildSettings(a, log);
+  try {
+    let limiterFactory = hooks.limiterFactory;
+    if (settings.redisUrl && !limiterFactory) {
+      const { redisLimiterFactory } = await import('../limits/redis.js');
+      limiterFactory = redisLimiterFactory(settings.redisUrl);
+    }
+    const result = await runPipeline(settings, { ...hooks, limiterFactory });
+    process.stdout.write(`${formatSummary(result.summary)}\n`);
+    if (result.stopped && result.exitCode === 3) {
+      log(`bre-batch: stopped early: ${result.stopped.message}`);
+      log('bre-batch: re-run the same command to resume; rows already done are not sent again.');
+    }
+    return result.exitCode;
+  } finally {
+    await cleanup();
+  }
+}
+
+export const runCommand: CommandModule<object, RunArgs> = {
+  command: 'run <pipeline>',
+  describe: 'stream rows through a pipeline and write the output folder',
+  builder: (y: Argv) => y
+    .positional('pipeline', { type: 'string', demandOption: true, describe: 'a shipped pipeline name (see `bre-batch pipelines`) or a path to a pipeline file' })
+    .option('input', { type: 'string', demandOption: true, describe: 'CSV or NDJSON file, or - for stdin' })
+    .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
+    .option('input-format', { type: 'string', choices: ['csv', 'ndjson'], describe: 'default from the extension; required for stdin' })
+    .option('rate', { type: 'string', array: true, describe: 'SERVICE=N/UNIT or SERVICE=off, repeatable (workflow=500/min, bureau=1000/min, account=120/min adaptive)' })
+    .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
+    .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION per attempt (workflow=60s, bureau=30s, account=60s)' })
+    .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })
+    .option('limit', { type: 'number', describe: 'only the first N data rows' })
+    .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })
+    .option('retry-errors', { type: 'boolean', default: false, describe: 'with --out of an earlier run: run again only the rows in its errors file' })
+    .option('shard', { type: 'string', describe: 'K/N: only rows whose key hashes to shard K of N' })
+    .option('redis', { type: 'string', describe: 'redis://host:port: share each service limiter with other workers on the same egress IP' })
+    .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)' })
+    .option('keep-personal-data', { type: 'boolean', default: false, describe: 'do not mask personal data in errors.ndjson and logs (only for a secure location)' })
+    .option('max-consecutive-failures', { type: 'number', default: DEFAULT_CIRCUIT.consecutive, describe: 'stop the run (exit 3) after this many consecutive service failures; 0 = never' })
+    .option('stop-grace', { type: 'string', default: '10s', describe: 'after a stop (signal, 401/403), how long calls in flight may finish' }) as unknown as Argv<RunArgs>,
+  handler: async (a: ArgumentsCamelCase<RunArgs>) => {
+    process.exitCode = await runCommandHandler(a);
+  },
+};

@@ -1,0 +1,47 @@
+/** manifest.json: what an output folder was made from, so that a resume cannot mix inputs or pipelines. */
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { BreError } from '../errors.js';
+
+export interface Manifest {
+  readonly version: 1;
+  readonly tool: 'bre-batch';
+  readonly pipeline: { readonly name: string; readonly path: string; readonly sha256: string };
+  readonly input: { readonly path: string; readonly format: 'csv' | 'ndjson'; readonly size: number | null; readonly sha256: string | null };
+  readonly key: string;
+  readonly shard: string | null;
+  readonly limit: number | null;
+  readonly created_at: string;
+}
+
+export async function fileSha256(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+export async function inputFingerprint(path: string): Promise<{ size: number | null; sha256: string | null }> {
+  if (path === '-') return { size: null, sha256: null };
+  return { size: statSync(path).size, sha256: await fileSha256(path) };
+}
+
+export function readManifest(path: string): Manifest | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+  } catch {
+    throw new BreError('OUTPUT_MISMATCH', `${path} is not readable JSON: the output folder is damaged; choose another --out`);
+  }
+}
+
+/** Refuses to resume into a folder made from another input, pipeline, key, shard or limit. */
+export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
+  const problems: string[] = [];
+  if (old.pipeline.sha256 !== now.pipeline.sha256) problems.push(`it was made by pipeline '${old.pipeline.name}' (${old.pipeline.path}) with other contents than '${now.pipeline.name}' now`);
+  if (old.input.sha256 && now.input.sha256 && old.input.sha256 !== now.input.sha256) problems.push(`it was made from input ${old.input.path}, whose contents differ from ${now.input.path}`);
+  if (old.key !== now.key) problems.push(`its row key was '${old.key}', now '${now.key}'`);
+  if ((old.shard ?? null) !== (now.shard ?? null)) problems.push(`it was shard ${old.shard ?? 'none'}, now ${now.shard ?? 'none'}`);
+  if (problems.length > 0) {
+    throw new BreError('OUTPUT_MISMATCH', `refusing to resume into ${dir}: ${problems.join('; ')}. Use another --out, or the same input and pipeline.`);
+  }
+}

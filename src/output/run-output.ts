@@ -1,0 +1,233 @@
+/**
+ * The output folder of a run, and the bookkeeping that makes resuming safe:
+ * - results.ndjson and errors.ndjson are the journal: a row is done once its line is written (one write()
+ *   per line, before anything else happens to the row); on open, torn tails are cut and the done rows are
+ *   read back into a bit set;
+ * - transactions and secrets are first journalled per row under .state/ and only rows that reached
+ *   results.ndjson are kept when transactions.csv is rebuilt, so a crash never duplicates them;
+ * - --retry-errors moves errors.ndjson aside to errors.retrying.ndjson: those rows are not done any more
+ *   and run again; they land in results or, failing again, back in errors; the aside file is removed at
+ *   the end. A crash in between is repaired by the next run of either kind.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, createWriteStream, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { stringify } from 'csv-stringify';
+import { BreError } from '../errors.js';
+import type { NormalisedTransaction } from '../types.js';
+import { RowSet } from './bitset.js';
+import { excelSafe } from './excel.js';
+import { AppendFile, readNdjson, rowOfLine } from './ndjson-file.js';
+import { checkSameRun, readManifest, type Manifest } from './manifest.js';
+import { readLines } from '../input/lines.js';
+import { createReadStream } from 'node:fs';
+
+export const FILES = {
+  manifest: 'manifest.json',
+  results: 'results.ndjson',
+  resultsCsv: 'results.csv',
+  errors: 'errors.ndjson',
+  retrying: 'errors.retrying.ndjson',
+  transactions: 'transactions.csv',
+  summary: 'summary.json',
+  secrets: 'secrets.ndjson',
+  state: '.state',
+  txJournal: '.state/transactions.ndjson',
+} as const;
+
+export const TRANSACTION_COLUMNS = ['key', 'source', 'account', 'txn_id', 'timestamp', 'value_date', 'type', 'amount', 'balance', 'mode', 'narration'] as const;
+
+export interface ErrorLine {
+  readonly row: number;
+  readonly line: number | null;
+  readonly key: unknown;
+  readonly stage: string | null;
+  readonly status: number | null;
+  readonly code: string;
+  readonly message: string;
+  readonly field?: string;
+  readonly expected?: string;
+  readonly errors?: readonly { field: string; expected: string; message: string }[];
+  readonly attempts: number;
+  readonly input: unknown;
+}
+
+async function rowsOf(path: string, into: RowSet, dupes: { n: number }): Promise<void> {
+  if (!existsSync(path)) return;
+  for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
+    if (l.text === '') continue;
+    const row = rowOfLine(l.text);
+    if (row !== undefined && !into.add(row)) dupes.n += 1;
+  }
+}
+
+export class RunOutput {
+  readonly dir: string;
+  /** Rows already in results or errors. */
+  readonly done = new RowSet();
+  /** With --retry-errors (or a retry interrupted earlier): the rows to run again. */
+  readonly retry = new RowSet();
+  /** Rows found done when the folder was opened. */
+  resumedRows = 0;
+  succeededBefore = 0;
+  failedBefore = 0;
+  readonly #results: AppendFile;
+  readonly #errors: AppendFile;
+  #tx: AppendFile | undefined;
+  #secrets: AppendFile | undefined;
+  readonly #withTransactions: boolean;
+
+  private constructor(dir: string, withTransactions: boolean) {
+    this.dir = dir;
+    this.#withTransactions = withTransactions;
+    this.#results = new AppendFile(join(dir, FILES.results));
+    this.#errors = new AppendFile(join(dir, FILES.errors));
+  }
+
+  static async open(dir: string, manifest: Manifest, opts: { retryErrors: boolean; withTransactions: boolean }): Promise<RunOutput> {
+    mkdirSync(join(dir, FILES.state), { recursive: true });
+    const manifestPath = join(dir, FILES.manifest);
+    const old = readManifest(manifestPath);
+    if (old) checkSameRun(dir, old, manifest);
+    else {
+      if (existsSync(join(dir, FILES.results)) || existsSync(join(dir, FILES.errors))) {
+        throw new BreError('OUTPUT_MISMATCH', `refusing to write into ${dir}: it holds results but no manifest.json (not a bre-batch output folder, or damaged)`);
+      }
+      writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    }
+    if (opts.retryErrors && !old) {
+      throw new BreError('USAGE', `--retry-errors needs the --out folder of an earlier run; ${dir} has none`);
+    }
+    const retryingPath = join(dir, FILES.retrying);
+    const errorsPath = join(dir, FILES.errors);
+    if (opts.retryErrors && existsSync(errorsPath)) {
+      // Rows failing now join those of an interrupted retry, all to be run again.
+      const merged = `${retryingPath}.new`;
+      const out = new AppendFile(merged);
+      if (existsSync(retryingPath)) for await (const l of readLines(createReadStream(retryingPath), 256 * 1024 * 1024)) if (l.text) out.append(l.text);
+      for await (const l of readLines(createReadStream(errorsPath), 256 * 1024 * 1024)) if (l.text) out.append(l.text);
+      out.close();
+      renameSync(merged, retryingPath);
+      rmSync(errorsPath);
+    }
+    const output = new RunOutput(dir, opts.withTransactions);
+    const dupes = { n: 0 };
+    const succeeded = new RowSet();
+    await rowsOf(join(dir, FILES.results), succeeded, dupes);
+    const failed = new RowSet();
+    await rowsOf(errorsPath, failed, dupes);
+    await rowsOf(join(dir, FILES.results), output.done, { n: 0 });
+    await rowsOf(errorsPath, output.done, { n: 0 });
+    if (existsSync(retryingPath)) await rowsOf(retryingPath, output.retry, { n: 0 });
+    output.succeededBefore = succeeded.size;
+    output.failedBefore = failed.size;
+    if (dupes.n > 0) await output.#dropErrorsOf(succeeded);
+    await output.#pruneJournal(succeeded);
+    return output;
+  }
+
+  /** A row in results must not stay in errors (the invariant): can only follow a damaged folder. */
+  async #dropErrorsOf(succeeded: RowSet): Promise<void> {
+    const path = join(this.dir, FILES.errors);
+    const tmp = `${path}.tmp`;
+    const out = new AppendFile(tmp);
+    for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
+      const row = rowOfLine(l.text);
+      if (l.text && (row === undefined || !succeeded.has(row))) out.append(l.text);
+    }
+    out.close();
+    renameSync(tmp, path);
+  }
+
+  /** Transactions journalled for rows that never reached results.ndjson (in flight at a crash) are dropped. */
+  async #pruneJournal(succeeded: RowSet): Promise<void> {
+    const path = join(this.dir, FILES.txJournal);
+    if (existsSync(path)) {
+      const tmp = `${path}.tmp`;
+      const out = new AppendFile(tmp);
+      for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
+        const row = rowOfLine(l.text);
+        if (l.text && row !== undefined && succeeded.has(row)) out.append(l.text);
+      }
+      out.close();
+      renameSync(tmp, path);
+    }
+    if (this.#withTransactions) this.#tx = new AppendFile(path);
+  }
+
+  writeResult(row: number, key: unknown, stages: Record<string, unknown>, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[]): void {
+    if (this.#tx && transactions.length > 0) {
+      this.#tx.append(JSON.stringify({ row, key, transactions }));
+    }
+    if (secrets.length > 0) {
+      if (!this.#secrets) {
+        this.#secrets = new AppendFile(join(this.dir, FILES.secrets), 0o600);
+        chmodSync(join(this.dir, FILES.secrets), 0o600);
+      }
+      this.#secrets.append(JSON.stringify({ row, key, secrets }));
+    }
+    this.#results.append(JSON.stringify({ row, key, stages }));
+    this.done.add(row);
+  }
+
+  writeError(err: ErrorLine): void {
+    this.#errors.append(JSON.stringify(err));
+    this.done.add(err.row);
+  }
+
+  get resultsWritten(): number {
+    return this.#results.lines;
+  }
+
+  get errorsWritten(): number {
+    return this.#errors.lines;
+  }
+
+  close(): void {
+    this.#results.close();
+    this.#errors.close();
+    this.#tx?.close();
+    this.#secrets?.close();
+  }
+
+  /** After a finished run: the aside file of a retry has served. */
+  finishRetry(): void {
+    rmSync(join(this.dir, FILES.retrying), { force: true });
+  }
+
+  async buildTransactionsCsv(): Promise<number> {
+    const src = join(this.dir, FILES.txJournal);
+    const dst = join(this.dir, FILES.transactions);
+    const tmp = `${dst}.tmp`;
+    const out = createWriteStream(tmp);
+    const csv = stringify({ header: true, columns: [...TRANSACTION_COLUMNS] });
+    csv.pipe(out);
+    let n = 0;
+    for await (const entry of readNdjson<{ key: unknown; transactions: NormalisedTransaction[] }>(src)) {
+      if (!entry) continue;
+      for (const t of entry.transactions) {
+        const rec = [excelSafe(entry.key), t.source, excelSafe(t.account), excelSafe(t.txn_id), t.timestamp ?? '', t.value_date ?? '', t.type, String(t.amount), t.balance === null ? '' : String(t.balance), excelSafe(t.mode), excelSafe(t.narration)];
+        if (!csv.write(rec)) await once(csv, 'drain');
+        n += 1;
+      }
+    }
+    csv.end();
+    await once(out, 'finish');
+    renameSync(tmp, dst);
+    return n;
+  }
+
+  writeSummary(summary: unknown): void {
+    const path = join(this.dir, FILES.summary);
+    writeFileSync(`${path}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
+    renameSync(`${path}.tmp`, path);
+  }
+
+  readSummary(): Record<string, unknown> | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.dir, FILES.summary), 'utf8')) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+  }
+}

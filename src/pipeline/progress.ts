@@ -1,0 +1,84 @@
+/**
+ * The progress bar on stderr: rows done of total (when the input is a file), per-stage rate, retries, 429s,
+ * errors and ETA. Off when stderr is not a terminal or with --no-progress.
+ */
+import { createReadStream } from 'node:fs';
+import cliProgress from 'cli-progress';
+import type { ServiceClient } from '../http/chain.js';
+import type { RunCounters } from '../output/summary.js';
+import type { StageRuntime } from './row.js';
+import type { RunSettings } from './settings.js';
+
+/** Counts newlines without parsing: an upper bound on the data rows, for the bar's total. */
+export async function countLines(path: string): Promise<number> {
+  let n = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+    const buf = chunk as Buffer;
+    for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n += 1;
+  }
+  return n;
+}
+
+export class Progress {
+  readonly #enabled: boolean;
+  #bar: cliProgress.SingleBar | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #total = 0;
+
+  constructor(
+    private readonly s: RunSettings,
+    private readonly stages: readonly StageRuntime[],
+    private readonly client: ServiceClient,
+    private readonly counters: RunCounters,
+    private readonly input: string,
+  ) {
+    this.#enabled = s.progress && process.stderr.isTTY === true;
+  }
+
+  start(): void {
+    if (!this.#enabled) return;
+    this.#bar = new cliProgress.SingleBar({
+      stream: process.stderr,
+      format: '{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}',
+      hideCursor: true,
+      etaBuffer: 200,
+      fps: 4,
+    }, cliProgress.Presets.shades_classic);
+    this.#bar.start(0, 0, this.#payload());
+    if (this.input !== '-') {
+      void countLines(this.input).then((n) => {
+        const header = this.s.inputFormat === 'csv' ? 1 : 0;
+        this.#total = Math.max(0, n - header);
+        if (this.s.limit !== undefined) this.#total = Math.min(this.#total, this.s.limit);
+      }).catch(() => undefined);
+    }
+    this.#timer = setInterval(() => this.#update(), 250);
+    this.#timer.unref();
+  }
+
+  #payload(): Record<string, unknown> {
+    const rates = this.stages.map((st) => `${st.config.id} ${st.counters.ran + st.counters.failed}`).join(' ');
+    const svc = Object.values(this.client.stats);
+    return {
+      rates,
+      retries: svc.reduce((n, x) => n + x.retries, 0),
+      throttled: svc.reduce((n, x) => n + x.throttled, 0),
+      errors: this.counters.failed,
+    };
+  }
+
+  #update(): void {
+    if (!this.#bar) return;
+    const done = this.counters.succeeded + this.counters.failed + this.counters.resumed;
+    if (this.#total > 0) this.#bar.setTotal(Math.max(this.#total, done));
+    this.#bar.update(done, this.#payload());
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    if (this.#bar) {
+      this.#update();
+      this.#bar.stop();
+    }
+  }
+}

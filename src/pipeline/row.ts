@@ -1,0 +1,80 @@
+/**
+ * One row through the pipeline: validate every stage first (a row with a bad field costs no call), then run
+ * the stages in order, each only when its `when:` holds. The outcome is a result, a row error, or "not done"
+ * (the run is stopping: the row is left for the resume).
+ */
+import { BreError, FATAL_CODES, toBreError } from '../errors.js';
+import { getStageKind } from '../stages/index.js';
+import type { FieldError, SecretValue, ServiceCall, StageConfig, StageContext } from '../stages/types.js';
+import type { InputRow, NormalisedTransaction } from '../types.js';
+import { allHold } from './condition.js';
+
+export type RowOutcome =
+  | { readonly kind: 'result'; readonly stages: Record<string, Record<string, unknown>>; readonly transactions: NormalisedTransaction[]; readonly secrets: (SecretValue & { stage: string })[] }
+  | { readonly kind: 'invalid'; readonly stage: string; readonly errors: readonly FieldError[] }
+  | { readonly kind: 'failed'; readonly stage: string; readonly error: BreError }
+  | { readonly kind: 'fatal'; readonly stage: string; readonly error: BreError }
+  | { readonly kind: 'interrupted' }
+  | { readonly kind: 'valid' };
+
+export interface StageRuntime {
+  readonly config: StageConfig;
+  readonly call: ServiceCall;
+  readonly counters: { ran: number; skipped: number; failed: number; calls: number };
+}
+
+export async function prepareRow(row: InputRow, stages: readonly StageRuntime[], ctx: StageContext): Promise<{ prepared: unknown[] } | { stage: string; errors: FieldError[] }> {
+  const prepared: unknown[] = [];
+  let firstStage: string | undefined;
+  const errors: FieldError[] = [];
+  for (const s of stages) {
+    const kind = getStageKind(s.config.kind)!;
+    let res;
+    try {
+      res = await kind.prepare(row, s.config, ctx);
+    } catch (err) {
+      // A stage kind must not throw for bad input; if one does, the row still ends in errors, not a crash.
+      res = { ok: false as const, errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }] };
+    }
+    if (res.ok) prepared.push(res.value);
+    else {
+      firstStage ??= s.config.id;
+      for (const e of res.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
+    }
+  }
+  return errors.length > 0 ? { stage: firstStage!, errors } : { prepared };
+}
+
+export async function runRow(row: InputRow, stages: readonly StageRuntime[], ctx: StageContext, dryRun: boolean): Promise<RowOutcome> {
+  const prep = await prepareRow(row, stages, ctx);
+  if ('errors' in prep) return { kind: 'invalid', stage: prep.stage, errors: prep.errors };
+  if (dryRun) return { kind: 'valid' };
+  const results: Record<string, Record<string, unknown>> = {};
+  const transactions: NormalisedTransaction[] = [];
+  const secrets: (SecretValue & { stage: string })[] = [];
+  for (let i = 0; i < stages.length; i += 1) {
+    const s = stages[i];
+    if (ctx.signal.aborted) return { kind: 'interrupted' };
+    if (!allHold(s.config.when, results)) {
+      results[s.config.id] = { skipped: true };
+      s.counters.skipped += 1;
+      continue;
+    }
+    const kind = getStageKind(s.config.kind)!;
+    try {
+      const out = await kind.execute(prep.prepared[i], s.call, s.config, ctx);
+      results[s.config.id] = out.result as Record<string, unknown>;
+      if (out.transactions) transactions.push(...out.transactions);
+      if (out.secrets) for (const sec of out.secrets) secrets.push({ ...sec, stage: s.config.id });
+      s.counters.ran += 1;
+      s.counters.calls += out.calls ?? 1;
+    } catch (err) {
+      const e = toBreError(err).with({ stage: s.config.id });
+      if (e.code === 'INTERRUPTED' || (ctx.signal.aborted && !FATAL_CODES.has(e.code))) return { kind: 'interrupted' };
+      if (FATAL_CODES.has(e.code)) return { kind: 'fatal', stage: s.config.id, error: e };
+      s.counters.failed += 1;
+      return { kind: 'failed', stage: s.config.id, error: e };
+    }
+  }
+  return { kind: 'result', stages: results, transactions, secrets };
+}

@@ -1,0 +1,296 @@
+/**
+ * The row scheduler. Rows stream from the reader into a bounded window of rows in flight; each row runs its
+ * stages in order, and since many rows are in flight at once the stages overlap across rows (row 1 in its
+ * workflow call while rows 2..n are in their bureau calls), so a pipeline takes about as long as its slowest
+ * stage. Every call goes through the service's limiter (src/http/chain.ts), which is what keeps the run at
+ * the per-IP limit; the window only has to be wide enough to keep every limiter busy.
+ */
+import { dirname, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { BreError, toBreError } from '../errors.js';
+import { createClient, type ServiceClient } from '../http/chain.js';
+import { maskRow, maskText } from '../input/mask.js';
+import { readRows } from '../input/read.js';
+import type { ServiceLimiter } from '../limits/limiter.js';
+import { CallStats } from '../metrics/service-stats.js';
+import { inputFingerprint, type Manifest } from '../output/manifest.js';
+import { Redactor } from '../output/redact.js';
+import { buildResultsCsv } from '../output/results-csv.js';
+import { FILES, RunOutput, type ErrorLine } from '../output/run-output.js';
+import { buildSummary, type RunCounters } from '../output/summary.js';
+import { getStageKind } from '../stages/index.js';
+import type { StageContext } from '../stages/types.js';
+import type { InputRow, ServiceName } from '../types.js';
+import { Circuit } from './circuit.js';
+import { createLimiters, localLimiter, type LimiterFactory } from './limiters.js';
+import { Progress } from './progress.js';
+import { runRow, type RowOutcome, type StageRuntime } from './row.js';
+import { Semaphore } from './semaphore.js';
+import type { RunSettings } from './settings.js';
+import { shardOf } from './shard.js';
+
+export interface RunResult {
+  readonly exitCode: 0 | 1 | 3;
+  readonly summary: Record<string, unknown>;
+  /** Why the run stopped early, for the person reading the terminal. */
+  readonly stopped?: BreError;
+}
+
+export interface RunHooks {
+  readonly limiterFactory?: LimiterFactory;
+  /** Test hook: the run's clock. */
+  readonly now?: () => Date;
+}
+
+function keyOf(row: InputRow, key: string): string | null {
+  const v = row.data[key];
+  if (v === undefined || v === null || v === '') return null;
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+}
+
+export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise<RunResult> {
+  const started = Date.now();
+  const redactor = new Redactor();
+  redactor.add(s.authToken);
+  const log = (line: string) => s.log(redactor.scrub(line));
+  const stop = new AbortController();
+  const hard = new AbortController();
+  let stopped: BreError | undefined;
+  const requestStop = (why: BreError) => {
+    if (stopped) return;
+    stopped = why;
+    stop.abort(why);
+    setTimeout(() => hard.abort(why), s.stopGraceMs).unref();
+  };
+
+  const manifest: Manifest = {
+    version: 1,
+    tool: 'bre-batch',
+    pipeline: { name: s.pipeline.name, path: s.pipeline.path, sha256: s.pipeline.sha256 },
+    input: { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)) },
+    key: s.pipeline.key,
+    shard: s.shard ? `${s.shard.index}/${s.shard.count}` : null,
+    limit: s.limit ?? null,
+    created_at: new Date().toISOString(),
+  };
+  const services = [...new Set(s.pipeline.stages.map((st) => getStageKind(st.kind)!.service))];
+  const withTransactions = s.pipeline.stages.some((st) => ['aa_fetch', 'bsa_fetch'].includes(st.kind));
+  mkdirSync(s.outDir, { recursive: true });
+  const output = s.dryRun ? undefined : await RunOutput.open(s.outDir, manifest, { retryErrors: s.retryErrors, withTransactions });
+  const retryOnly = s.retryErrors;
+
+  const limiters = await createLimiters(s, hooks.limiterFactory ?? localLimiter);
+  const client: ServiceClient = createClient({
+    clientId: s.clientId,
+    authToken: s.authToken,
+    maxAttempts: s.maxAttempts,
+    signal: stop.signal,
+    hardSignal: hard.signal,
+    targets: Object.fromEntries((['workflow', 'bureau', 'account'] as ServiceName[]).map((svc) => [svc, {
+      baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc],
+    }])) as Record<ServiceName, { baseUrl: string; timeoutMs: number; limiter: ServiceLimiter; connections: number }>,
+  });
+
+  const stageStats = new Map<string, CallStats>();
+  const stages: StageRuntime[] = s.pipeline.stages.map((config) => {
+    const kind = getStageKind(config.kind)!;
+    const stats = new CallStats();
+    stageStats.set(config.id, stats);
+    return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, call: (path, body, o) => client.call(kind.service, path, body, o, stats) };
+  });
+
+  const counters: RunCounters = { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, warnings: 0, retriedRows: 0, dryRunValid: 0 };
+  const dryErrors: string[] = [];
+  let warningsShown = 0;
+  const ctx: StageContext = {
+    inputDir: s.input === '-' ? process.cwd() : dirname(resolve(s.input)),
+    clientId: s.clientId,
+    now: hooks.now ?? (() => new Date()),
+    signal: stop.signal,
+    warn: (message, row) => {
+      counters.warnings += 1;
+      if (warningsShown < 20) {
+        warningsShown += 1;
+        log(`warning${row ? ` (row ${row.row}, line ${row.line})` : ''}: ${maskText(message)}`);
+      }
+    },
+  };
+
+  const circuit = new Circuit(s.circuit);
+  const maskInput = (data: Record<string, unknown>) => (s.keepPersonalData ? data : maskRow(data));
+  const scrubInput = (data: Record<string, unknown>) => JSON.parse(redactor.scrub(JSON.stringify(maskInput(data)))) as unknown;
+  const progress = new Progress(s, stages, client, counters, s.input);
+
+  function writeError(e: ErrorLine): void {
+    if (s.dryRun) {
+      dryErrors.push(JSON.stringify(e));
+      return;
+    }
+    output!.writeError(e);
+  }
+
+  function settle(row: InputRow, key: string | null, outcome: RowOutcome): void {
+    switch (outcome.kind) {
+      case 'valid':
+        counters.dryRunValid += 1;
+        return;
+      case 'interrupted':
+        return;
+      case 'fatal':
+        requestStop(outcome.error);
+        return;
+      case 'result': {
+        const rowRedactor = new Redactor();
+        for (const sec of outcome.secrets) rowRedactor.add(sec.value);
+        const stagesJson = JSON.parse(rowRedactor.scrub(redactor.scrub(JSON.stringify(outcome.stages)))) as Record<string, unknown>;
+        output!.writeResult(row.row, key, stagesJson, outcome.transactions, outcome.secrets);
+        counters.succeeded += 1;
+        const open = circuit.record(null);
+        if (open) requestStop(new BreError('CIRCUIT_OPEN', open));
+        return;
+      }
+      case 'invalid': {
+        counters.invalid += 1;
+        counters.failed += 1;
+        const first = outcome.errors[0];
+        writeError({
+          row: row.row, line: row.line, key, stage: outcome.stage, status: null,
+          code: first.code ?? 'INVALID_ROW',
+          message: redactor.scrub(outcome.errors.map((e) => e.message).join('; ')),
+          field: first.field, expected: first.expected,
+          errors: outcome.errors.map((e) => ({ field: e.field, expected: e.expected, message: redactor.scrub(e.message) })),
+          attempts: 0, input: scrubInput(row.data),
+        });
+        return;
+      }
+      case 'failed': {
+        counters.failed += 1;
+        const e = outcome.error;
+        writeError({
+          row: row.row, line: row.line, key, stage: outcome.stage, status: e.status, code: e.code,
+          message: redactor.scrub(s.keepPersonalData ? e.message : maskText(e.message)),
+          ...(e.field ? { field: e.field } : {}), ...(e.expected ? { expected: e.expected } : {}),
+          attempts: e.attempts ?? 1, input: scrubInput(row.data),
+        });
+        const open = circuit.record(e.code);
+        if (open) requestStop(new BreError('CIRCUIT_OPEN', `stopping: ${open}. The service looks down; re-run the same command later to resume.`));
+      }
+    }
+  }
+
+  const onSignal = (sig: string) => {
+    if (stopped) {
+      hard.abort();
+      return;
+    }
+    log(`${sig} received: finishing the calls in flight (up to ${Math.round(s.stopGraceMs / 1000)} s), then stopping; re-run the same command to resume`);
+    requestStop(new BreError('INTERRUPTED', `interrupted by ${sig}`));
+  };
+  const onSigint = () => onSignal('SIGINT');
+  const onSigterm = () => onSignal('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+
+  const windowSize = Math.max(16, Math.ceil(services.reduce((n, svc) => n + s.concurrency[svc], 0) * 1.5));
+  const slots = new Semaphore(windowSize);
+  const inflight = new Set<Promise<void>>();
+  progress.start();
+  let fatalWrite: unknown;
+  try {
+    for await (const row of readRows(s.input, { format: s.inputFormat })) {
+      if (stopped) break;
+      if (s.limit !== undefined && row.row > s.limit) break;
+      counters.read += 1;
+      const key = row.readError ? null : keyOf(row, s.pipeline.key);
+      if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
+        counters.outOfShard += 1;
+        continue;
+      }
+      if (output) {
+        if (output.done.has(row.row)) {
+          counters.resumed += 1;
+          continue;
+        }
+        if (retryOnly && !output.retry.has(row.row)) continue;
+        if (output.retry.has(row.row)) counters.retriedRows += 1;
+      }
+      await slots.acquire();
+      if (stopped) {
+        slots.release();
+        break;
+      }
+      counters.processed += 1;
+      const task = (async () => {
+        try {
+          if (row.readError) {
+            counters.invalid += 1;
+            counters.failed += 1;
+            writeError({ row: row.row, line: row.line, key: null, stage: null, status: null, code: row.readError.code, message: row.readError.message, field: row.readError.field ?? '(row)', expected: row.readError.expected, attempts: 0, input: null });
+            return;
+          }
+          settle(row, key, await runRow(row, stages, ctx, s.dryRun));
+        } catch (err) {
+          // A write failure (disk full) stops the run: the row is not done and will be re-sent on resume.
+          fatalWrite ??= err;
+          requestStop(new BreError('INTERRUPTED', `cannot write to ${s.outDir}: ${(err as Error).message}`));
+        } finally {
+          slots.release();
+        }
+      })();
+      inflight.add(task);
+      void task.finally(() => inflight.delete(task));
+    }
+  } catch (err) {
+    requestStop(toBreError(err, 'INPUT_UNREADABLE').code === 'INPUT_UNREADABLE'
+      ? new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`)
+      : toBreError(err));
+  }
+  await Promise.all(inflight);
+  progress.stop();
+  process.off('SIGINT', onSigint);
+  process.off('SIGTERM', onSigterm);
+  await client.close();
+  for (const l of Object.values(limiters)) await l.stop();
+
+  const limiterStats = Object.fromEntries(Object.entries(limiters).map(([k, l]) => [k, l.stats()]));
+  if (s.dryRun) {
+    const path = resolve(s.outDir, 'dry-run-errors.ndjson');
+    writeFileSync(path, dryErrors.map((l) => `${l}\n`).join(''));
+    const summary = buildSummary({ s, counters, stages, stageStats, client, limiterStats, started, stopped, totals: { succeeded: 0, failed: dryErrors.length }, decisions: {}, csv: undefined, transactions: undefined, dryRunErrorsPath: path });
+    return { exitCode: stopped ? 3 : dryErrors.length > 0 ? 1 : 0, summary, stopped };
+  }
+  const out = output!;
+  out.close();
+  if (!stopped && out.retry.size > 0) out.finishRetry();
+  const csv = await buildResultsCsv(resolve(s.outDir, FILES.results), resolve(s.outDir, FILES.resultsCsv),
+    s.pipeline.stages.map((st) => ({ id: st.id, known: getStageKind(st.kind)!.resultColumns?.(st) ?? [] })));
+  const transactions = withTransactions ? await out.buildTransactionsCsv() : undefined;
+  const decisions = await countDecisions(resolve(s.outDir, FILES.results), s.pipeline.stages.filter((st) => st.kind === 'workflow').map((st) => st.id));
+  const totals = { succeeded: out.succeededBefore + out.resultsWritten, failed: await countLines(resolve(s.outDir, FILES.errors)) };
+  const summary = buildSummary({ s, counters, stages, stageStats, client, limiterStats, started, stopped, totals, decisions, csv, transactions });
+  out.writeSummary(summary);
+  const exitCode = stopped ? 3 : totals.failed > 0 ? 1 : 0;
+  return { exitCode, summary, stopped };
+}
+
+async function countLines(path: string): Promise<number> {
+  let n = 0;
+  const { readNdjson } = await import('../output/ndjson-file.js');
+  for await (const _ of readNdjson(path)) n += 1;
+  return n;
+}
+
+async function countDecisions(path: string, stageIds: readonly string[]): Promise<Record<string, Record<string, number>>> {
+  const out: Record<string, Record<string, number>> = Object.fromEntries(stageIds.map((id) => [id, {}]));
+  if (stageIds.length === 0) return out;
+  const { readNdjson } = await import('../output/ndjson-file.js');
+  for await (const line of readNdjson<{ stages?: Record<string, Record<string, unknown>> }>(path)) {
+    for (const id of stageIds) {
+      const st = line?.stages?.[id];
+      if (!st) continue;
+      const d = st.skipped === true ? '(skipped)' : String(st.decision ?? st.emi_decision ?? '(none)');
+      out[id][d] = (out[id][d] ?? 0) + 1;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,27 @@
+/**
+ * Which worker owns a row: a stable hash (FNV-1a, 32 bit) of the row key, so N workers over the same input
+ * split it the same way on every machine and every run. Rows without a key hash their row number.
+ */
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export function shardOf(key: unknown, row: number, count: number): number {
+  const text = key === null || key === undefined || key === '' ? `#row:${row}` : String(key);
+  return (fnv1a(text) % count) + 1;
+}
+
+export function parseShard(text: string): { index: number; count: number } {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new Error(`Expected --shard K/N with 1 <= K <= N (e.g. 2/4), got '${text}'`);
+  }
+  return { index, count };
+}
