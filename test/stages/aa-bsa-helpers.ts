@@ -1,0 +1,46 @@
+/** Shared helpers for the account stage-kind tests: a row, a stage config, a context, a fake ServiceCall. */
+import type { InputRow, JsonObject } from '../../src/types.js';
+import type { CallResult, ServiceCall, StageConfig, StageContext, StageKind } from '../../src/stages/types.js';
+
+export function row(data: Record<string, unknown>, n = 1): InputRow {
+  return { row: n, line: n + 1, data };
+}
+
+export function stage<O>(kind: StageKind<O, any>, options: Record<string, unknown> = {}, id = 'acc'): StageConfig<O> {
+  return { id, kind: kind.kind, when: [], options: kind.optionsSchema.parse(options) };
+}
+
+export interface TestContext extends StageContext {
+  readonly warnings: string[];
+  readonly abort: AbortController;
+}
+
+/** A context whose clock is real, or fixed at `fixedNow`. */
+export function context(fixedNow?: Date): TestContext {
+  const warnings: string[] = [];
+  const abort = new AbortController();
+  return {
+    inputDir: '.', clientId: 'CLIENT', now: () => fixedNow ?? new Date(), signal: abort.signal, abort, warnings,
+    warn: (message) => { warnings.push(message); },
+  };
+}
+
+export interface Recorded {
+  readonly path: string;
+  readonly body: JsonObject;
+}
+
+/** A ServiceCall answering from `answer(path, body, n)` (n = calls so far to that path, from 1). */
+export function fakeCall(answer: (path: string, body: JsonObject, n: number) => unknown | Promise<unknown>):
+  ServiceCall & { calls: Recorded[] } {
+  const calls: Recorded[] = [];
+  const counts = new Map<string, number>();
+  const fn = (async (path: string, body: JsonObject): Promise<CallResult> => {
+    calls.push({ path, body });
+    const n = (counts.get(path) ?? 0) + 1;
+    counts.set(path, n);
+    return { status: 200, body: await answer(path, body, n), attempts: 1 };
+  }) as ServiceCall & { calls: Recorded[] };
+  fn.calls = calls;
+  return fn;
+}
