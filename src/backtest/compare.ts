@@ -1,0 +1,321 @@
+/**
+ * `bre-batch compare`: back-test of two runs over the same rows. Streams both results files twice (partition,
+ * then join bucket by bucket) and writes compare.csv, compare.json and report.html.
+ * Memory: one bucket of each run + the figures (O(categories² + rules + feature bins + segments)) + 3 bytes per
+ * input row when --by/--outcome are used; never a whole run.
+ */
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { BreError } from '../errors.js';
+import { formatFromPath, type InputFormat } from '../input/read.js';
+import type { Json, NormalisedResult } from '../types.js';
+import { ComparisonAccumulator, type ComparisonFigures } from './comparison.js';
+import { csvLine } from './csv.js';
+import { featureBins, type FeatureBins } from './features.js';
+import { NumberSink, readNumbers, TextSink } from './files.js';
+import { countErrors, openRunFolder, type ErrorCounts, type RunFolder } from './folder.js';
+import { HistogramCounter, histogramEdges } from './histogram.js';
+import { readInputColumns, RowColumns } from './input-columns.js';
+import { joinBuckets, type JoinedLine } from './join.js';
+import { autoBuckets, resolveCompareOptions, type CompareOptions, type ResolvedOptions } from './options.js';
+import { partitionRun, type PartitionStats, type StageInfo } from './partition.js';
+import { renderReport } from './report.js';
+import { amountField, sideView, type Product, type SideView } from './side.js';
+import { PSI_EPSILON } from './stats.js';
+
+export interface RunSummary {
+  readonly dir: string;
+  readonly pipeline: string | null;
+  /** Valid results lines. */
+  readonly results_rows: number;
+  readonly malformed_lines: number;
+  readonly errors: ErrorCounts | null;
+  readonly stages: Readonly<Record<string, StageInfo>>;
+}
+
+export interface CompareJson {
+  readonly version: 1;
+  readonly generated_at: string;
+  readonly a: RunSummary;
+  readonly b: RunSummary;
+  readonly options: {
+    readonly product: Product;
+    readonly decision_field: string;
+    readonly amount_field: string;
+    readonly outcome: string | null;
+    readonly by: string | null;
+    readonly input: string | null;
+    readonly buckets: number;
+    readonly sample_size: number;
+  };
+  readonly join: {
+    readonly matched: number;
+    readonly only_a: number;
+    readonly only_b: number;
+    readonly only_a_keys: readonly string[];
+    readonly only_b_keys: readonly string[];
+    readonly duplicates: {
+      readonly keys: number;
+      readonly a_keys: number;
+      readonly b_keys: number;
+      readonly a_rows: number;
+      readonly b_rows: number;
+      readonly sample: readonly string[];
+    };
+    readonly no_key: { readonly a_rows: number; readonly b_rows: number };
+    readonly list_cap: number;
+  };
+  readonly comparisons: readonly ComparisonFigures[];
+  readonly methods: Readonly<Record<string, string>>;
+}
+
+export interface CompareResult {
+  readonly outDir: string;
+  readonly files: { readonly csv: string; readonly json: string; readonly html: string };
+  readonly report: CompareJson;
+}
+
+export const METHODS: Readonly<Record<string, string>> = {
+  approved: "decision 'Approve' or 'Approved' in any case (emi: emi_decision); skipped, absent or any other decision is not approved",
+  population: 'keys present exactly once in both runs; keys only in one run, duplicate keys and rows without a key are counted, listed and left out',
+  approval_rate_ci: 'Wilson score interval, 95%',
+  approval_difference: 'B − A; 95% interval by Newcombe (1998) method 10 for paired proportions (same keys on both sides)',
+  psi: `Σ (b_i − a_i)·ln(b_i/a_i) over A's bins; shares floored at ${PSI_EPSILON}; bands: < 0.1 stable, 0.1–0.25 moderate, ≥ 0.25 major`,
+  psi_bins: "numeric: A's deciles (inverse empirical CDF) from a uniform sample of A, plus a missing bin; categorical: A's 20 most frequent values, '(other)', '(missing)'",
+  amount_change: 'B − A over keys both approved with an amount on both sides; zero changes counted apart from the histogram',
+  rule_rates: 'rows where the rule is in rules_failed / rows where the stage ran on that side',
+  bad_rate: 'outcome 1 = bad, 0 = good, anything else unknown and left out of the rate; 95% Wilson interval',
+};
+
+interface Comparison {
+  readonly acc: ComparisonAccumulator;
+  readonly deltas: NumberSink;
+  readonly decisions: boolean;
+  readonly prefix: string;
+}
+
+export async function runCompare(options: CompareOptions): Promise<CompareResult> {
+  const o = resolveCompareOptions(options);
+  const A = await openRunFolder(o.outA, 'A');
+  const B = o.sameFolder ? A : await openRunFolder(o.outB, 'B');
+  const columns = await loadColumns(o, A);
+  const buckets = o.buckets ?? autoBuckets(Math.max(A.resultsBytes, B.resultsBytes));
+  await mkdir(o.tmpDir, { recursive: true });
+  const tmp = await mkdtemp(join(o.tmpDir, 'bre-compare-'));
+  try {
+    const sampleStages = o.stages.mode === 'pair' ? new Set([o.stages.stageA as string]) : ('all' as const);
+    const pa = await partitionRun({ source: A.resultsPath, buckets, tmpDir: tmp, prefix: 'a', sampleStages, sampleSize: o.sampleSize });
+    const pb = await partitionRun({ source: B.resultsPath, buckets, tmpDir: tmp, prefix: 'b', sampleSize: o.sampleSize });
+    const pairs = choosePairs(o, A, B, pa, pb);
+
+    await mkdir(o.out, { recursive: true });
+    const csvPath = join(o.out, 'compare.csv');
+    const csvPartial = `${csvPath}.partial`;
+    const csv = new TextSink(csvPartial);
+    const comparisons: Comparison[] = pairs.map(([sa, sb], i) => {
+      const label = sa === sb ? sa : `${sa}_vs_${sb}`;
+      const decisions = (pa.stages.get(sa)?.decisions ?? false) || (pb.stages.get(sb)?.decisions ?? false);
+      const deltas = new NumberSink(join(tmp, `deltas-${i}.f64`));
+      const acc = new ComparisonAccumulator({
+        label, stageA: sa, stageB: sb, decisions,
+        featureBins: binsFromSample(pa, sa),
+        withOutcome: o.outcome !== undefined,
+        withSegments: o.by !== undefined,
+      }, (d) => deltas.push(d));
+      return { acc, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
+    });
+    const sameInput = o.input !== undefined || sameInputFile(A, B);
+    let counts;
+    try {
+      csv.write(csvLine(csvHeader(comparisons, o)));
+      counts = await joinBuckets({
+        aPaths: pa.bucketPaths ?? [A.resultsPath],
+        bPaths: pb.bucketPaths ?? [B.resultsPath],
+        out: csv,
+        listCap: o.listCap,
+        visit: (line) => csvLine(visitLine(line, comparisons, o, columns, sameInput)),
+      });
+    } finally {
+      csv.close();
+      for (const c of comparisons) c.deltas.close();
+    }
+
+    const figures = comparisons.map((c) => {
+      const range = c.acc.changeRange();
+      if (!range) return c.acc.figures(null);
+      const counter = new HistogramCounter(histogramEdges(range.min, range.max));
+      for (const d of readNumbers(c.deltas.path)) counter.add(d);
+      return c.acc.figures(counter.result());
+    });
+
+    const [errA, errB] = await Promise.all([countErrors(A.dir), o.sameFolder ? null : countErrors(B.dir)]);
+    const report: CompareJson = {
+      version: 1,
+      generated_at: o.now().toISOString(),
+      a: runSummary(A, pa, errA),
+      b: runSummary(B, pb, o.sameFolder ? errA : errB),
+      options: {
+        product: o.product,
+        decision_field: o.product === 'emi' ? 'emi_decision' : 'decision',
+        amount_field: amountField(o.product),
+        outcome: o.outcome ?? null,
+        by: o.by ?? null,
+        input: columns ? (o.input ?? inputPathOf(A) ?? null) : null,
+        buckets,
+        sample_size: o.sampleSize,
+      },
+      join: {
+        matched: counts.matched,
+        only_a: counts.onlyA,
+        only_b: counts.onlyB,
+        only_a_keys: counts.onlyAKeys,
+        only_b_keys: counts.onlyBKeys,
+        duplicates: {
+          keys: counts.duplicateKeys, a_keys: counts.duplicateKeysA, b_keys: counts.duplicateKeysB,
+          a_rows: counts.duplicateRowsA, b_rows: counts.duplicateRowsB, sample: counts.duplicateSample,
+        },
+        no_key: { a_rows: counts.noKeyA, b_rows: counts.noKeyB },
+        list_cap: o.listCap,
+      },
+      comparisons: figures,
+      methods: METHODS,
+    };
+    const jsonPath = join(o.out, 'compare.json');
+    const htmlPath = join(o.out, 'report.html');
+    await writeFile(`${jsonPath}.partial`, JSON.stringify(report, null, 2) + '\n');
+    await writeFile(`${htmlPath}.partial`, renderReport(report));
+    await rename(csvPartial, csvPath);
+    await rename(`${jsonPath}.partial`, jsonPath);
+    await rename(`${htmlPath}.partial`, htmlPath);
+    return { outDir: o.out, files: { csv: csvPath, json: jsonPath, html: htmlPath }, report };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function inputPathOf(run: RunFolder): string | undefined {
+  const p = run.manifest?.input?.path;
+  if (typeof p !== 'string' || p === '' || p === '-') return undefined;
+  return isAbsolute(p) ? p : resolve(run.dir, p);
+}
+
+function sameInputFile(A: RunFolder, B: RunFolder): boolean {
+  if (A === B) return true;
+  const a = inputPathOf(A);
+  return a !== undefined && a === inputPathOf(B);
+}
+
+async function loadColumns(o: ResolvedOptions, A: RunFolder): Promise<RowColumns | null> {
+  if (o.by === undefined && o.outcome === undefined) return null;
+  const path = o.input ?? inputPathOf(A);
+  const flags = [o.by !== undefined ? '--by' : '', o.outcome !== undefined ? '--outcome' : ''].filter(Boolean).join(' and ');
+  if (path === undefined) {
+    throw new BreError('USAGE', `Expected --input FILE for ${flags} (run A's manifest.json names no input file), got none`, { field: 'input' });
+  }
+  const manifestFormat = o.input === undefined ? A.manifest?.input?.format : undefined;
+  const format: InputFormat | undefined = o.inputFormat
+    ?? (manifestFormat === 'csv' || manifestFormat === 'ndjson' ? manifestFormat : undefined)
+    ?? formatFromPath(path);
+  try {
+    return await readInputColumns({ path, format, by: o.by, outcome: o.outcome });
+  } catch (err) {
+    if (err instanceof BreError && err.code === 'INPUT_UNREADABLE') {
+      throw new BreError('USAGE', `Expected a readable input file for ${flags}, got '${path}' (${err.message}); use --input FILE`, { field: 'input', cause: err });
+    }
+    throw err;
+  }
+}
+
+function stageList(p: PartitionStats): string {
+  return p.stages.size > 0 ? [...p.stages.keys()].join(', ') : 'no stages (no results)';
+}
+
+/** Which (stage of A, stage of B) pairs to compare; fails with USAGE naming what exists. */
+function choosePairs(o: ResolvedOptions, A: RunFolder, B: RunFolder, pa: PartitionStats, pb: PartitionStats): [string, string][] {
+  const s = o.stages;
+  if (s.mode === 'pair' || s.mode === 'champion-challenger') {
+    const sa = s.stageA as string;
+    const sb = s.stageB as string;
+    const hint = s.mode === 'champion-challenger' ? ' (the same folder twice compares --stage-a with --stage-b; default champion and challenger)' : '';
+    if (!pa.stages.has(sa) && pa.rows > 0) throw new BreError('USAGE', `Expected stage '${sa}' in run A (${A.dir})${hint}, got ${stageList(pa)}`, { field: 'stage-a' });
+    if (!pb.stages.has(sb) && pb.rows > 0) throw new BreError('USAGE', `Expected stage '${sb}' in run B (${B.dir})${hint}, got ${stageList(pb)}`, { field: 'stage-b' });
+    return [[sa, sb]];
+  }
+  const shared = [...pa.stages.keys()].filter((id) => pb.stages.has(id));
+  if (shared.length === 0) {
+    if (pa.rows === 0 || pb.rows === 0) {
+      // An empty run still compares (every key is only in the other run): use whatever stages the other has.
+      const ids = [...pa.stages.keys(), ...pb.stages.keys()];
+      return [...new Set(ids)].map((id) => [id, id]);
+    }
+    throw new BreError('USAGE', `Expected runs A and B to share a stage id, got A: ${stageList(pa)}; B: ${stageList(pb)} (use --stage-a and --stage-b)`, { field: 'stage' });
+  }
+  return shared.map((id) => [id, id]);
+}
+
+function binsFromSample(p: PartitionStats, stage: string): Map<string, FeatureBins> {
+  const sample = p.samples.get(stage)?.items ?? [];
+  const names = new Set<string>();
+  for (const rec of sample) for (const k of Object.keys(rec)) names.add(k);
+  const out = new Map<string, FeatureBins>();
+  for (const name of [...names].sort()) out.set(name, featureBins(sample.map((r) => r[name])));
+  return out;
+}
+
+function runSummary(run: RunFolder, p: PartitionStats, errors: ErrorCounts | null): RunSummary {
+  return {
+    dir: run.dir,
+    pipeline: typeof run.manifest?.pipeline?.name === 'string' ? run.manifest.pipeline.name : null,
+    results_rows: p.rows,
+    malformed_lines: p.malformed,
+    errors,
+    stages: Object.fromEntries(p.stages),
+  };
+}
+
+function csvHeader(comparisons: readonly Comparison[], o: ResolvedOptions): string[] {
+  const h = ['key', 'a_row', 'b_row', 'match'];
+  for (const c of comparisons) {
+    if (!c.decisions) continue;
+    const p = c.prefix;
+    h.push(`${p}a_decision`, `${p}b_decision`, `${p}a_loan_amount`, `${p}b_loan_amount`, `${p}amount_change`, `${p}swap_class`);
+  }
+  if (o.outcome !== undefined) h.push('outcome');
+  if (o.by !== undefined) h.push('segment');
+  return h;
+}
+
+function stageResult(line: { stages: Record<string, unknown> } | null, id: string): NormalisedResult | undefined {
+  const r = line?.stages[id];
+  return r && typeof r === 'object' && !Array.isArray(r) ? (r as NormalisedResult) : undefined;
+}
+
+/** Decision cell of compare.csv: the category as the crosstab shows it; empty when that side has no line. */
+function decisionCell(view: SideView | null): string {
+  return view ? view.category : '';
+}
+
+function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: ResolvedOptions, columns: RowColumns | null, sameInput: boolean): Json[] {
+  // Input columns are joined by data row number: A's row, or B's for a line only in B when both ran on one input.
+  const row = line.a ? line.a.row : sameInput ? (line.b?.row ?? null) : null;
+  const segment = columns?.segment(row);
+  const outcome = columns?.outcomeOf(row);
+  const cells: Json[] = [line.key, line.a?.row ?? null, line.b?.row ?? null, line.match];
+  for (const c of comparisons) {
+    const s = c.acc.setup;
+    const va = line.a ? sideView(stageResult(line.a, s.stageA), o.product) : null;
+    const vb = line.b ? sideView(stageResult(line.b, s.stageB), o.product) : null;
+    let swap: string = line.match;
+    if (line.match === 'matched' && va && vb) {
+      const cls = c.acc.add(va, vb, { segment, outcome });
+      if (cls) swap = cls;
+    }
+    if (!c.decisions) continue;
+    const change = va?.amount != null && vb?.amount != null ? vb.amount - va.amount : null;
+    cells.push(decisionCell(va), decisionCell(vb), va?.amount ?? null, vb?.amount ?? null, change, swap);
+  }
+  if (o.outcome !== undefined) cells.push(outcome ?? null);
+  if (o.by !== undefined) cells.push(segment ?? null);
+  return cells;
+}
+

@@ -1,0 +1,103 @@
+/** An output folder of `bre-batch run` as the back-test reads it (CONTRACT: Output folder). */
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { BreError } from '../errors.js';
+import { readLines } from '../input/lines.js';
+
+/** Longest results line accepted (a row with many features and offers); longer lines are counted as malformed. */
+export const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
+
+export interface RunFolder {
+  readonly dir: string;
+  readonly resultsPath: string;
+  readonly resultsBytes: number;
+  /** Parsed manifest.json, when present and readable. */
+  readonly manifest: Manifest | null;
+}
+
+export interface Manifest {
+  readonly pipeline?: { readonly name?: string; readonly path?: string };
+  readonly input?: { readonly path?: string; readonly format?: string };
+  readonly key?: string;
+}
+
+export async function openRunFolder(dir: string, role: 'A' | 'B'): Promise<RunFolder> {
+  const abs = resolve(dir);
+  const st = await stat(abs).catch(() => null);
+  if (!st || !st.isDirectory()) {
+    throw new BreError('USAGE', `Expected run ${role} to be an output folder of 'bre-batch run', got '${dir}' (no such folder)`, { field: role === 'A' ? 'outA' : 'outB' });
+  }
+  const resultsPath = join(abs, 'results.ndjson');
+  const rs = await stat(resultsPath).catch(() => null);
+  if (!rs || !rs.isFile()) {
+    throw new BreError('USAGE', `Expected ${join(dir, 'results.ndjson')} (run ${role} must be an output folder of 'bre-batch run'), got no such file`, { field: role === 'A' ? 'outA' : 'outB' });
+  }
+  return { dir: abs, resultsPath, resultsBytes: rs.size, manifest: await readManifest(join(abs, 'manifest.json')) };
+}
+
+async function readManifest(path: string): Promise<Manifest | null> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const m = JSON.parse(text) as unknown;
+    return m && typeof m === 'object' && !Array.isArray(m) ? (m as Manifest) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface ErrorCounts {
+  readonly rows: number;
+  readonly by_code: Readonly<Record<string, number>>;
+}
+
+/** Counts errors.ndjson lines by code (a row in one run's errors file is usually why a key is only in the other). */
+export async function countErrors(dir: string): Promise<ErrorCounts | null> {
+  const path = join(dir, 'errors.ndjson');
+  const st = await stat(path).catch(() => null);
+  if (!st || !st.isFile()) return null;
+  let rows = 0;
+  const byCode: Record<string, number> = {};
+  for await (const line of readLines(createReadStream(path, { highWaterMark: 256 * 1024 }), MAX_RESULT_LINE_BYTES)) {
+    if (line.text.trim() === '') continue;
+    rows += 1;
+    let code = 'UNKNOWN';
+    try {
+      const e = JSON.parse(line.text) as { code?: unknown };
+      if (typeof e.code === 'string') code = e.code;
+    } catch {
+      code = 'UNREADABLE_LINE';
+    }
+    byCode[code] = (byCode[code] ?? 0) + 1;
+  }
+  return { rows, by_code: byCode };
+}
+
+/** A results.ndjson line, parsed just enough to join it. */
+export interface ResultLine {
+  readonly row: number | null;
+  readonly key: string | null;
+  readonly stages: Record<string, unknown>;
+}
+
+/** null when the line is not a results object (counted as malformed by the caller). */
+export function parseResultLine(text: string): ResultLine | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const o = v as { row?: unknown; key?: unknown; stages?: unknown };
+  const stages = o.stages && typeof o.stages === 'object' && !Array.isArray(o.stages) ? (o.stages as Record<string, unknown>) : null;
+  if (!stages) return null;
+  const key = typeof o.key === 'string' ? o.key : typeof o.key === 'number' ? String(o.key) : null;
+  const row = typeof o.row === 'number' && Number.isInteger(o.row) ? o.row : null;
+  return { row, key, stages };
+}

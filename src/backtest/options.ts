@@ -1,0 +1,137 @@
+/** What `bre-batch compare` accepts, and its one resolution into a complete internal form. */
+import { basename, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { BreError } from '../errors.js';
+import type { InputFormat } from '../input/read.js';
+import type { Product } from './side.js';
+
+export interface CompareOptions {
+  /** Output folder of run A (the champion / the baseline). */
+  readonly outA: string;
+  /** Output folder of run B (the challenger); may equal outA with stageA/stageB. */
+  readonly outB: string;
+  /**
+   * Folder for compare.csv, compare.json, report.html. Default: `<outB>/compare-vs-<basename(outA)>`, or
+   * `<outA>/compare-<stageA>-vs-<stageB>` when both runs are the same folder.
+   */
+  readonly out?: string;
+  /** Compare only this stage id (present in both runs). Default: every stage id the two runs share. */
+  readonly stage?: string;
+  /** Compare stage `stageA` of A with stage `stageB` of B (both required together). */
+  readonly stageA?: string;
+  readonly stageB?: string;
+  /** Input column holding the observed outcome, 1 = bad, 0 = good (anything else: unknown). */
+  readonly outcome?: string;
+  /** Input column to segment by. */
+  readonly by?: string;
+  /** Input file for --by/--outcome; default: run A's manifest.json `input.path`. */
+  readonly input?: string;
+  /** Default: from the manifest, else from the file extension. */
+  readonly inputFormat?: InputFormat;
+  /** payday (Decision, LoanAmount) or emi (EmiDecision, best offer). Default payday. */
+  readonly product?: Product;
+  /** Hash buckets of the on-disk join. Default: one per 4 MiB of the larger results file (1 to 1024). */
+  readonly buckets?: number;
+  /** Where bucket files go (removed afterwards). Default: the OS temporary folder. */
+  readonly tmpDir?: string;
+  /** Rows of A sampled for the PSI bin edges (exact deciles up to this many rows). Default 10,000. */
+  readonly sampleSize?: number;
+  /** Most keys listed in compare.json for only-A, only-B and duplicates. Default 100. */
+  readonly listCap?: number;
+  /** Clock for compare.json's generated_at (tests). */
+  readonly now?: () => Date;
+}
+
+export interface StageChoice {
+  /** Explicit pairs, or 'shared' = every stage both runs have, or 'champion-challenger' for one folder. */
+  readonly mode: 'pair' | 'shared' | 'champion-challenger';
+  readonly stageA?: string;
+  readonly stageB?: string;
+}
+
+export interface ResolvedOptions {
+  readonly outA: string;
+  readonly outB: string;
+  readonly sameFolder: boolean;
+  readonly out: string;
+  readonly stages: StageChoice;
+  readonly outcome?: string;
+  readonly by?: string;
+  readonly input?: string;
+  readonly inputFormat?: InputFormat;
+  readonly product: Product;
+  readonly buckets?: number;
+  readonly tmpDir: string;
+  readonly sampleSize: number;
+  readonly listCap: number;
+  readonly now: () => Date;
+}
+
+export const DEFAULT_SAMPLE_SIZE = 10_000;
+export const DEFAULT_LIST_CAP = 100;
+export const BUCKET_TARGET_BYTES = 4 * 1024 * 1024;
+export const MAX_BUCKETS = 1024;
+
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new BreError('USAGE', `Expected ${flag} to be a non-empty name, got '${String(value)}'`, { field: flag });
+  return value;
+}
+
+function positiveInt(value: number | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1) throw new BreError('USAGE', `Expected ${flag} to be a whole number of at least 1, got ${String(value)}`, { field: flag });
+  return value;
+}
+
+export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
+  if (typeof o.outA !== 'string' || o.outA === '' || typeof o.outB !== 'string' || o.outB === '') {
+    throw new BreError('USAGE', `Expected two output folders <outA> <outB>, got '${String(o.outA ?? '')}' and '${String(o.outB ?? '')}'`);
+  }
+  const outA = resolve(o.outA);
+  const outB = resolve(o.outB);
+  const sameFolder = outA === outB;
+  const stage = nonEmpty(o.stage, '--stage');
+  const stageA = nonEmpty(o.stageA, '--stage-a');
+  const stageB = nonEmpty(o.stageB, '--stage-b');
+  if (stage !== undefined && (stageA !== undefined || stageB !== undefined)) {
+    throw new BreError('USAGE', 'Expected either --stage or --stage-a with --stage-b, got both', { field: 'stage' });
+  }
+  if ((stageA === undefined) !== (stageB === undefined)) {
+    throw new BreError('USAGE', `Expected --stage-a and --stage-b together, got only ${stageA !== undefined ? '--stage-a' : '--stage-b'}`, { field: stageA !== undefined ? 'stage-b' : 'stage-a' });
+  }
+  let stages: StageChoice;
+  if (stageA !== undefined && stageB !== undefined) stages = { mode: 'pair', stageA, stageB };
+  else if (stage !== undefined) stages = { mode: 'pair', stageA: stage, stageB: stage };
+  else stages = sameFolder ? { mode: 'champion-challenger', stageA: 'champion', stageB: 'challenger' } : { mode: 'shared' };
+  if (sameFolder && stages.mode === 'pair' && stages.stageA === stages.stageB) {
+    throw new BreError('USAGE', `Expected two different stages (--stage-a, --stage-b) when both runs are the same folder, got '${stages.stageA}' twice`, { field: 'stage-b' });
+  }
+  const product = o.product ?? 'payday';
+  if (product !== 'payday' && product !== 'emi') throw new BreError('USAGE', `Expected --product payday or emi, got '${String(product)}'`, { field: 'product' });
+  if (o.inputFormat !== undefined && o.inputFormat !== 'csv' && o.inputFormat !== 'ndjson') {
+    throw new BreError('USAGE', `Expected --input-format csv or ndjson, got '${String(o.inputFormat)}'`, { field: 'input-format' });
+  }
+  const defaultOut = sameFolder
+    ? join(outA, `compare-${stages.stageA ?? 'champion'}-vs-${stages.stageB ?? 'challenger'}`)
+    : join(outB, `compare-vs-${basename(outA)}`);
+  return {
+    outA, outB, sameFolder,
+    out: resolve(o.out ?? defaultOut),
+    stages,
+    outcome: nonEmpty(o.outcome, '--outcome'),
+    by: nonEmpty(o.by, '--by'),
+    input: o.input === undefined ? undefined : resolve(nonEmpty(o.input, '--input') as string),
+    inputFormat: o.inputFormat,
+    product,
+    buckets: positiveInt(o.buckets, '--buckets'),
+    tmpDir: o.tmpDir ?? tmpdir(),
+    sampleSize: positiveInt(o.sampleSize, 'sampleSize') ?? DEFAULT_SAMPLE_SIZE,
+    listCap: positiveInt(o.listCap, 'listCap') ?? DEFAULT_LIST_CAP,
+    now: o.now ?? (() => new Date()),
+  };
+}
+
+export function autoBuckets(largestBytes: number): number {
+  return Math.min(MAX_BUCKETS, Math.max(1, Math.ceil(largestBytes / BUCKET_TARGET_BYTES)));
+}
