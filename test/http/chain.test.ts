@@ -1,0 +1,103 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/http/chain.js';
+import { BottleneckLimiter } from '../../src/limits/limiter.js';
+import type { BreError } from '../../src/errors.js';
+
+let server: Server;
+let base = '';
+const seen: { path: string; token: string | undefined }[] = [];
+const script = new Map<string, number[]>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ path: req.url!, token: req.headers['x-auth-token'] as string | undefined });
+      const plan = script.get(req.url!) ?? [];
+      const status = plan.shift() ?? 200;
+      if (status === 0) return; // hang: the client's time-out must fire
+      if (status === -1) return req.socket.destroy();
+      res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) });
+      res.end(status === 500 ? JSON.stringify({ detail: 'bad value' }) : JSON.stringify({ ok: true, path: req.url }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+
+function client(maxAttempts = 4, timeoutMs = 2000) {
+  const limiter = new BottleneckLimiter({ service: 'workflow', rate: null, concurrency: 4 });
+  const ac = new AbortController();
+  const target = { baseUrl: base, timeoutMs, limiter, connections: 4 };
+  const c = createClient({
+    clientId: 'cid', authToken: 'tok-secret-123', maxAttempts, signal: ac.signal,
+    targets: { workflow: target, bureau: target, account: target },
+    sleep: async () => {},
+  });
+  return { c, limiter, ac };
+}
+
+describe('client chain: retry -> limit -> time-out -> auth -> transport', () => {
+  it('429 (Retry-After), 503 and a reset are retried, every attempt through the limiter', async () => {
+    script.set('/a', [429, 503, -1, 200]);
+    const { c, limiter } = client();
+    const res = await c.call('workflow', '/a', { x: 1 });
+    expect(res.attempts).toBe(4);
+    expect(limiter.stats().scheduled).toBe(4);
+    expect(c.stats.workflow.throttled).toBe(1);
+    expect(c.stats.workflow.retries).toBe(3);
+    await c.close();
+  });
+
+  it('stops after --max-attempts with the last error and its attempt count', async () => {
+    script.set('/b', [503, 503, 503]);
+    const { c } = client(3);
+    const err = (await c.call('workflow', '/b', {}).catch((e) => e)) as BreError;
+    expect(err.code).toBe('SERVER_UNAVAILABLE');
+    expect(err.attempts).toBe(3);
+    await c.close();
+  });
+
+  it('a workflow 500 {detail} is a data error: no retry', async () => {
+    script.set('/c', [500]);
+    const { c, limiter } = client();
+    const err = (await c.call('workflow', '/c', {}).catch((e) => e)) as BreError;
+    expect(err.code).toBe('WORKFLOW_REJECTED_INPUT');
+    expect(limiter.stats().scheduled).toBe(1);
+    await c.close();
+  });
+
+  it('a hung call times out per attempt and is retried', async () => {
+    script.set('/d', [0, 200]);
+    const { c } = client(2, 300);
+    const t0 = Date.now();
+    const res = await c.call('workflow', '/d', {});
+    expect(res.attempts).toBe(2);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(c.stats.workflow.statuses.timeout).toBe(1);
+    await c.close();
+  });
+
+  it('401 is not retried and the token is sent only as a header', async () => {
+    script.set('/e', [401]);
+    const { c } = client();
+    const err = (await c.call('workflow', '/e', {}).catch((e) => e)) as BreError;
+    expect(err.code).toBe('AUTH_REFUSED');
+    expect(err.message).not.toContain('tok-secret-123');
+    expect(seen.find((s) => s.path === '/e')?.token).toBe('tok-secret-123');
+    await c.close();
+  });
+
+  it('a stopping run abandons queued attempts', async () => {
+    script.set('/f', [200]);
+    const { c, ac } = client();
+    ac.abort();
+    const err = (await c.call('workflow', '/f', {}).catch((e) => e)) as BreError;
+    expect(err.code).toBe('INTERRUPTED');
+    await c.close();
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { backoffDelayMs, parseRetryAfter } from '../../src/limits/backoff.js';
+import { parseRateArg, resolveRates } from '../../src/limits/rates.js';
+import { defaultConcurrency, minTimeFor } from '../../src/limits/limiter.js';
+
+describe('documented backoff: base 1 s, doubled, capped at 60 s, +-20% jitter', () => {
+  it.each([
+    [1, 1000], [2, 2000], [3, 4000], [6, 32_000], [7, 60_000], [12, 60_000],
+  ])('attempt %i without jitter waits %i ms', (attempt, ms) => {
+    expect(backoffDelayMs(attempt, undefined, { random: () => 0.5 })).toBe(ms);
+  });
+  it('jitter stays within +-20%', () => {
+    expect(backoffDelayMs(3, undefined, { random: () => 0 })).toBe(3200);
+    expect(backoffDelayMs(3, undefined, { random: () => 1 })).toBe(4800);
+  });
+  it('Retry-After wins', () => {
+    expect(backoffDelayMs(1, 7)).toBe(7000);
+    expect(parseRetryAfter('3')).toBe(3);
+    expect(parseRetryAfter(new Date(Date.now() + 5000).toUTCString())).toBeGreaterThan(3);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});
+
+describe('--rate', () => {
+  it.each([
+    ['workflow=500/min', { service: 'workflow', rate: { limit: 500, windowMs: 60_000 } }],
+    ['bureau=20/s', { service: 'bureau', rate: { limit: 20, windowMs: 1000 } }],
+    ['account=off', { service: 'account', rate: null }],
+  ])('%s', (arg, expected) => expect(parseRateArg(arg)).toEqual(expected));
+  it.each(['workflow', 'work=5/min', 'workflow=0/min', 'workflow=5/hour'])('rejects %s with Expected/got', (arg) => {
+    expect(() => parseRateArg(arg)).toThrow(/Expected .*got/);
+  });
+  it('defaults are the documented limits; `off` turns all off', () => {
+    expect(resolveRates([]).workflow).toEqual({ limit: 500, windowMs: 60_000 });
+    expect(resolveRates([]).bureau).toEqual({ limit: 1000, windowMs: 60_000 });
+    expect(Object.values(resolveRates(['off']))).toEqual([null, null, null]);
+  });
+  it('spacing keeps a safety margin under the limit, concurrency follows Little\'s law', () => {
+    expect(minTimeFor({ limit: 500, windowMs: 60_000 })).toBeCloseTo(121.8, 1);
+    expect(defaultConcurrency({ limit: 500, windowMs: 60_000 })).toBe(84);
+    expect(defaultConcurrency(null)).toBe(64);
+  });
+});
