@@ -4,3 +4,5 @@ export { getStageKind, stageKindNames } from './registry.js';
 import './aa-fetch.js';
 import './aa-report.js';
 import './bsa-fetch.js';
+import './workflow.js';
+import './bureau-features.js';

@@ -1,0 +1,172 @@
+/**
+ * Coercion of raw row values (CSV text, NDJSON JSON) to the types the API documents, as zod schemas that
+ * report "Expected X, got Y", and the mapping of zod issues to FieldErrors named by the user's column.
+ *
+ * Decisions (documented in the README's input section):
+ * - Numbers: JSON numbers, or text that is a plain decimal (" 12 ", "-3.5", "1e3"). Thousands separators are
+ *   accepted only in a valid grouping, Western (`12,000`, `1,234,567.5`) or Indian (`1,20,000`); anything
+ *   else with a comma (`12,5`) is refused rather than guessed. `Infinity`, `NaN`, hex and empty are refused.
+ * - Booleans: JSON booleans, 1/0, and the words true/false/yes/no in any case.
+ * - Strings: text is trimmed; a JSON number becomes its decimal text. CSV text is never parsed as a number
+ *   where a string is documented, so an id like `00123` stays `00123`.
+ * - Empty cells, whitespace-only text and null are "absent" (see ./fields.ts).
+ */
+import { z } from 'zod';
+import type { FieldError } from '../stages/types.js';
+import { isAbsent } from './fields.js';
+import { isPersonalField, maskText } from './mask.js';
+
+const NUMBER_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const GROUPED_RE = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d{1,2}(?:,\d{2})*,\d{3})(?:\.\d+)?$/;
+
+export function parseNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const s = value.trim();
+  if (NUMBER_RE.test(s)) return Number(s);
+  if (GROUPED_RE.test(s)) return Number(s.replace(/,/g, ''));
+  return undefined;
+}
+
+const TRUE_WORDS = new Set(['true', 'yes', '1']);
+const FALSE_WORDS = new Set(['false', 'no', '0']);
+
+export function parseBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 1 || value === 0) return value === 1;
+  if (typeof value !== 'string') return undefined;
+  const s = value.trim().toLowerCase();
+  if (TRUE_WORDS.has(s)) return true;
+  if (FALSE_WORDS.has(s)) return false;
+  return undefined;
+}
+
+export function parseString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim();
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** What an issue carries besides zod's own fields (read back by `issuesToFieldErrors`). */
+export interface CoerceIssueParams {
+  readonly expected: string;
+  readonly got: unknown;
+  readonly missing?: boolean;
+}
+
+function coercing<T>(expected: string, parse: (v: unknown) => T | undefined): z.ZodType<T> {
+  return z.unknown().transform((value, ctx) => {
+    const missing = isAbsent(value);
+    const parsed = missing ? undefined : parse(value);
+    if (parsed === undefined) {
+      const params: CoerceIssueParams = { expected, got: value, missing };
+      ctx.addIssue({ code: 'custom', message: `Expected ${expected}`, input: value, params });
+      return z.NEVER;
+    }
+    return parsed;
+  }) as unknown as z.ZodType<T>;
+}
+
+export interface NumberRule {
+  readonly min?: number;
+  readonly max?: number;
+  readonly integer?: boolean;
+  /** Overrides the generated wording, e.g. "a latitude between -90 and 90". */
+  readonly expected?: string;
+}
+
+export function numberExpectation(rule: NumberRule = {}): string {
+  if (rule.expected) return rule.expected;
+  const noun = rule.integer ? 'a whole number' : 'a number';
+  if (rule.min !== undefined && rule.max !== undefined) return `${noun} between ${rule.min} and ${rule.max}`;
+  if (rule.min !== undefined) return rule.min === 0 ? `${noun} >= 0` : `${noun} >= ${rule.min}`;
+  if (rule.max !== undefined) return `${noun} <= ${rule.max}`;
+  return noun;
+}
+
+export function zNumber(rule: NumberRule = {}): z.ZodType<number> {
+  return coercing(numberExpectation(rule), (v) => {
+    const n = parseNumber(v);
+    if (n === undefined) return undefined;
+    if (rule.integer && !Number.isInteger(n)) return undefined;
+    if (rule.min !== undefined && n < rule.min) return undefined;
+    if (rule.max !== undefined && n > rule.max) return undefined;
+    return n;
+  });
+}
+
+export function zBoolean(): z.ZodType<boolean> {
+  return coercing('a boolean (true/false, yes/no or 1/0)', parseBoolean);
+}
+
+export interface StringRule {
+  readonly maxLength?: number;
+  /** The only values accepted (exact, after trimming). */
+  readonly oneOf?: readonly string[];
+  readonly pattern?: RegExp;
+  readonly expected?: string;
+}
+
+export function stringExpectation(rule: StringRule = {}): string {
+  if (rule.expected) return rule.expected;
+  if (rule.oneOf) return rule.oneOf.length === 1 ? `'${rule.oneOf[0]}'` : `one of ${rule.oneOf.join(', ')}`;
+  if (rule.maxLength !== undefined) return `a string of at most ${rule.maxLength} characters`;
+  return 'a string';
+}
+
+export function zString(rule: StringRule = {}): z.ZodType<string> {
+  return coercing(stringExpectation(rule), (v) => {
+    const s = parseString(v);
+    if (s === undefined || s === '') return undefined;
+    if (rule.maxLength !== undefined && s.length > rule.maxLength) return undefined;
+    if (rule.oneOf && !rule.oneOf.includes(s)) return undefined;
+    if (rule.pattern && !rule.pattern.test(s)) return undefined;
+    return s;
+  });
+}
+
+/**
+ * A value for a message: quoted text (masked, shortened), or only its kind when the field is personal
+ * data or a secret (FieldError.message must not carry those values).
+ */
+export function describeValue(value: unknown, personal = false): string {
+  if (value === undefined || value === null) return 'nothing';
+  if (typeof value === 'string') {
+    if (value.trim() === '') return 'an empty value';
+    if (personal) return `a value of ${value.length} characters`;
+    const short = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+    return `'${maskText(short)}'`;
+  }
+  if (Array.isArray(value)) return `an array of ${value.length} items`;
+  if (typeof value === 'object') return 'an object';
+  if (personal) return `a ${typeof value}`;
+  return String(value);
+}
+
+/** One FieldError in the house wording. */
+export function fieldError(
+  field: string, expected: string, got: unknown, code?: FieldError['code'], missing = isAbsent(got),
+): FieldError {
+  const message = missing
+    ? `Missing required field '${field}': expected ${expected}`
+    : `${field}: Expected ${expected}, got ${describeValue(got, isPersonalField(field))}`;
+  return code ? { field, expected, message, code } : { field, expected, message };
+}
+
+/**
+ * zod issues as FieldErrors. `columnOf` turns an issue path (into the validated candidate) into the column
+ * the user used, so the message names `bureau_type` if that is what the file calls it.
+ */
+export function issuesToFieldErrors(
+  issues: readonly z.core.$ZodIssue[], columnOf: (path: string) => string,
+): FieldError[] {
+  return issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    const field = columnOf(path);
+    const params = (issue as { params?: Partial<CoerceIssueParams> }).params;
+    if (params?.expected !== undefined) return fieldError(field, params.expected, params.got, undefined, params.missing ?? false);
+    // zod's own issues (a nested object missing or of the wrong type) have no `got` we can trust to print
+    const expected = issue.code === 'invalid_type' ? `${(issue as { expected?: string }).expected ?? 'a value'}` : issue.message;
+    return { field, expected, message: `${field}: ${issue.message}` };
+  });
+}

@@ -1,0 +1,176 @@
+/**
+ * A workflow execution answer (spec 2.3–2.5) as one flat normalised result (CONTRACT "Normalised results").
+ *
+ * Fixed fields, always present (null when the answer lacks them), in `workflowResultColumns()` order:
+ *   decision, decision_reason, loan_amount      <- final_decision.Decision, DecisionReason, LoanAmount
+ *   repayment_date                               <- final_decision.ReplaymentDate (spelled so by the API;
+ *                                                   a corrected `RepaymentDate` is read too)
+ *   emi_decision, loan_offers, offers_count      <- EmiDecision, LoanOffers (always an array, [] when absent)
+ *   best_offer.<field>                           <- the best of LoanOffers (see `bestOffer`)
+ *   rule_engine_name, rules_version              <- final_decision.rule_engine_name, version
+ *   rules_failed                                 <- names in RulesEvaluation whose value is false
+ *   workflow, workflow_version                   <- workflow_version_path `workflow_<name>_<version>`
+ *   request_id
+ * Then, in the answer's order:
+ *   final_decision.<Key>      any other key of final_decision, verbatim (kept, never fatal)
+ *   <engine>.<feature>        output_data.features.output_features (an engine named like one of the
+ *                             reserved prefixes below is written output_features.<engine>.<feature>)
+ *   prev.<engine>.<feature>   prev_output_features, inside features or beside it in output_data (2.3)
+ *   features.<engine>.<key>   other per-engine objects under features, when not empty
+ *   rules_output.<engine>.<key> other per-engine objects under rules_output (basic, pre_bureau...), when not empty
+ * Feature values that are objects or arrays stay JSON. output_data.ecm (fetched raw data: large, personal)
+ * and engine_history (shape not shown) are not copied.
+ *
+ * Only final_decision is required: an answer without output_data.rules_output.final_decision has no
+ * decision and is a BAD_RESPONSE; any other part may be missing.
+ */
+import { BreError } from '../errors.js';
+import type { Json, NormalisedResult } from '../types.js';
+import { describeShape } from './shape.js';
+
+export const OFFER_FIELDS = ['product_code', 'tenure_months', 'pf_percent', 'interest_rate', 'emi_amount', 'loan_amount'] as const;
+
+const FIXED_COLUMNS: readonly string[] = [
+  'decision', 'decision_reason', 'loan_amount', 'repayment_date', 'emi_decision', 'loan_offers', 'offers_count',
+  ...OFFER_FIELDS.map((f) => `best_offer.${f}`),
+  'rule_engine_name', 'rules_version', 'rules_failed', 'workflow', 'workflow_version', 'request_id',
+];
+
+/** The fixed result fields, in a stable order (the start of the stage's results.csv columns). */
+export function workflowResultColumns(): string[] {
+  return [...FIXED_COLUMNS];
+}
+
+/** final_decision keys that map to fixed fields. */
+const KNOWN_DECISION_KEYS = new Set([
+  'Decision', 'DecisionReason', 'LoanAmount', 'ReplaymentDate', 'RepaymentDate', 'EmiDecision', 'LoanOffers',
+  'RulesEvaluation', 'version', 'rule_engine_name',
+]);
+
+/** First segments of generated names; an engine called so would collide with them. */
+const RESERVED_PREFIXES = new Set(['best_offer', 'final_decision', 'prev', 'features', 'rules_output', 'output_features']);
+
+type Obj = Record<string, Json>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function bad(message: string): BreError {
+  return new BreError('BAD_RESPONSE', `Unexpected workflow answer: ${message}`, { service: 'workflow', expected: 'a workflow result (spec 2.3)' });
+}
+
+/** A number, or numeric text as a number; anything else unchanged (null when absent). */
+function numeric(v: Json | undefined): Json {
+  if (v === undefined) return null;
+  if (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v)) return Number(v);
+  return v;
+}
+
+function asNumber(v: Json | undefined): number | undefined {
+  const n = numeric(v);
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * The best offer: the largest loan_amount; among equal amounts the lowest interest_rate, then the lowest
+ * emi_amount, then the first listed. Offers without a numeric loan_amount come last.
+ */
+export function bestOffer(offers: readonly Json[]): Obj | undefined {
+  let best: Obj | undefined;
+  const key = (o: Obj): [number, number, number] => [
+    asNumber(o.loan_amount) ?? -Infinity, -(asNumber(o.interest_rate) ?? Infinity), -(asNumber(o.emi_amount) ?? Infinity),
+  ];
+  for (const o of offers) {
+    if (!isObj(o)) continue;
+    if (!best) { best = o; continue; }
+    const a = key(o);
+    const b = key(best);
+    if (a[0] > b[0] || (a[0] === b[0] && (a[1] > b[1] || (a[1] === b[1] && a[2] > b[2])))) best = o;
+  }
+  return best;
+}
+
+/**
+ * `workflow_bureau_mobile_bank_v1` -> { bureau_mobile_bank, v1 }. The name may contain underscores; the
+ * version is the last segment when it looks like one (v1, v2.1, 3). A path-like value keeps its last part,
+ * without a .json/.yaml extension. Without a recognisable version the whole rest is the name.
+ */
+export function parseWorkflowVersionPath(path: Json | undefined): { workflow: string | null; version: string | null } {
+  if (typeof path !== 'string' || path.trim() === '') return { workflow: null, version: null };
+  let s = path.trim();
+  s = s.slice(s.lastIndexOf('/') + 1).replace(/\.(json|ya?ml)$/i, '');
+  if (s.startsWith('workflow_')) s = s.slice('workflow_'.length);
+  const cut = s.lastIndexOf('_');
+  if (cut > 0 && /^v?\d+(\.\d+)*$/i.test(s.slice(cut + 1))) return { workflow: s.slice(0, cut), version: s.slice(cut + 1) };
+  return { workflow: s || null, version: null };
+}
+
+function rulesFailed(evaluation: Json | undefined): string[] {
+  if (!isObj(evaluation)) return [];
+  return Object.entries(evaluation)
+    .filter(([, v]) => v === false || (typeof v === 'string' && v.trim().toLowerCase() === 'false'))
+    .map(([k]) => k);
+}
+
+function offersOf(v: Json | undefined): Json[] {
+  if (Array.isArray(v)) return v;
+  if (isObj(v)) return [v]; // one offer not wrapped in a list
+  return [];
+}
+
+export function normaliseWorkflow(response: unknown): NormalisedResult {
+  if (!isObj(response)) throw bad(`expected an object, got ${describeShape(response)}`);
+  const od = response.output_data;
+  if (!isObj(od)) throw bad(`output_data should be an object, got ${describeShape(od)} (answer: ${describeShape(response)})`);
+  const ro = od.rules_output;
+  if (!isObj(ro)) throw bad(`output_data.rules_output should be an object, got ${describeShape(ro)} (output_data: ${describeShape(od)})`);
+  const fd = ro.final_decision;
+  if (!isObj(fd)) throw bad(`output_data.rules_output.final_decision should be an object, got ${describeShape(fd)} (rules_output: ${describeShape(ro)})`);
+
+  const out: NormalisedResult = {};
+  const put = (key: string, value: Json | undefined): void => {
+    if (value !== undefined && !Object.hasOwn(out, key)) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  };
+
+  const offers = offersOf(fd.LoanOffers);
+  const best = bestOffer(offers);
+  const { workflow, version } = parseWorkflowVersionPath(response.workflow_version_path);
+  const fixed: Record<string, Json> = {
+    decision: fd.Decision ?? null,
+    decision_reason: fd.DecisionReason ?? null,
+    loan_amount: numeric(fd.LoanAmount),
+    repayment_date: fd.ReplaymentDate ?? fd.RepaymentDate ?? null,
+    emi_decision: fd.EmiDecision ?? null,
+    loan_offers: offers,
+    offers_count: offers.length,
+    ...Object.fromEntries(OFFER_FIELDS.map((f) => [`best_offer.${f}`, best ? (f === 'product_code' ? best[f] ?? null : numeric(best[f])) : null])),
+    rule_engine_name: fd.rule_engine_name ?? null,
+    rules_version: fd.version ?? null,
+    rules_failed: rulesFailed(fd.RulesEvaluation),
+    workflow,
+    workflow_version: version,
+    request_id: response.request_id ?? null,
+  };
+  for (const col of FIXED_COLUMNS) put(col, fixed[col]);
+
+  for (const [k, v] of Object.entries(fd)) if (!KNOWN_DECISION_KEYS.has(k)) put(`final_decision.${k}`, v);
+
+  const features = isObj(od.features) ? od.features : {};
+  const flatten = (prefix: string, engines: Json | undefined, reserve: boolean): void => {
+    if (!isObj(engines)) return;
+    for (const [engine, feats] of Object.entries(engines)) {
+      const base = reserve && RESERVED_PREFIXES.has(engine) ? `output_features.${engine}` : `${prefix}${engine}`;
+      if (isObj(feats)) for (const [name, value] of Object.entries(feats)) put(`${base}.${name}`, value);
+      else put(base, feats);
+    }
+  };
+  flatten('', features.output_features, true);
+  flatten('prev.', features.prev_output_features, false);
+  flatten('prev.', od.prev_output_features, false);
+  const others = (obj: Obj, skip: readonly string[]): Obj =>
+    Object.fromEntries(Object.entries(obj).filter(([k, v]) => !skip.includes(k) && !(isObj(v) && Object.keys(v).length === 0)));
+  flatten('features.', others(features, ['output_features', 'prev_output_features']), false);
+  flatten('rules_output.', others(ro, ['final_decision']), false);
+  return out;
+}

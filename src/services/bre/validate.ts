@@ -1,0 +1,70 @@
+/**
+ * Field tables (the spec's request tables, one row per field) turned into one zod schema of the request
+ * body, and a row turned into the body through it. Every problem of the row is reported, not just the first.
+ */
+import { z } from 'zod';
+import type { FieldError } from '../../stages/types.js';
+import { issuesToFieldErrors } from '../../input/coerce.js';
+import { getFirstField, isPlainObject, setPath } from '../../input/fields.js';
+
+export interface FieldSpec {
+  /** Name looked up in the row (dotted for nested API fields; the last name works too, ./fields.ts). */
+  readonly column: string;
+  /** Further names tried after `column` (e.g. `external.bank_type` for a top-level `bank_type`). */
+  readonly aliases?: readonly string[];
+  /** Where the value goes in the request body, dotted (`input_data.external.bureau_type`). */
+  readonly target: string;
+  /** Coerces and validates the value (./../../input/coerce.ts). Optional fields use `.optional()`. */
+  readonly schema: z.ZodType<unknown>;
+  /** Used when the row has no value (e.g. bank_type in a mode that implies it). */
+  readonly default?: unknown;
+}
+
+type Shape = { [key: string]: z.ZodType<unknown> | Shape };
+
+/** The nested z.object of a table, keyed by `target`. */
+export function tableSchema(table: readonly FieldSpec[]): z.ZodType<Record<string, unknown>> {
+  const root: Shape = {};
+  for (const spec of table) {
+    const parts = spec.target.split('.');
+    let cur = root;
+    for (const part of parts.slice(0, -1)) {
+      const next = cur[part];
+      if (next === undefined) cur[part] = {};
+      else if (next instanceof z.ZodType) throw new Error(`field table: ${spec.target} is inside a leaf`);
+      cur = cur[part] as Shape;
+    }
+    cur[parts[parts.length - 1]] = spec.schema;
+  }
+  const build = (shape: Shape): z.ZodType<Record<string, unknown>> =>
+    z.object(Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v instanceof z.ZodType ? v : build(v)])));
+  return build(root);
+}
+
+export type Validated =
+  | { readonly ok: true; readonly value: Record<string, unknown> }
+  | { readonly ok: false; readonly errors: FieldError[] };
+
+/** Reads the table's fields from the row and validates them; field errors name the user's columns. */
+export function validateTable(data: Record<string, unknown>, table: readonly FieldSpec[], schema = tableSchema(table)): Validated {
+  const candidate: Record<string, unknown> = {};
+  const columnOf = new Map<string, string>();
+  for (const spec of table) {
+    const found = getFirstField(data, [spec.column, ...(spec.aliases ?? [])]);
+    setPath(candidate, spec.target, found ? found.value : spec.default);
+    columnOf.set(spec.target, found ? found.column : spec.column);
+  }
+  const parsed = schema.safeParse(candidate);
+  if (parsed.success) return { ok: true, value: dropUndefined(parsed.data) };
+  return { ok: false, errors: issuesToFieldErrors(parsed.error.issues, (path) => columnOf.get(path) ?? path) };
+}
+
+/** Optional fields that were absent are left out of the body, not sent as null. */
+function dropUndefined(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (v === undefined) continue;
+    setPath(out, [k], isPlainObject(v) ? dropUndefined(v) : v);
+  }
+  return out;
+}
