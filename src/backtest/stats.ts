@@ -47,7 +47,9 @@ export interface PairedDifference {
 
 /**
  * Newcombe (1998) method 10 for pB − pA on paired data; null when n is 0.
- * φ = (ad − bc)/√((a+b)(c+d)(a+c)(b+d)), taken as 0 when a margin is empty (the paper's convention).
+ * φ = C/√((a+b)(c+d)(a+c)(b+d)) with C = ad − bc − n/2 when ad − bc > n/2, 0 when 0 ≤ ad − bc ≤ n/2, and ad − bc
+ * when negative; φ = 0 when a margin is empty (the paper's conventions; the same as Fagerland, Lydersen & Laake,
+ * "Statistical Analysis of Contingency Tables", ch. 8, "Newcombe square-and-add").
  */
 export function newcombePaired(t: PairedCounts, z: number = Z95): PairedDifference | null {
   const { bothYes: a, aOnly: b, bOnly: c, bothNo: d } = t;
@@ -58,7 +60,10 @@ export function newcombePaired(t: PairedCounts, z: number = Z95): PairedDifferen
   const wA = wilson(a + b, n, z) as Interval;
   const wB = wilson(a + c, n, z) as Interval;
   const marg = (a + b) * (c + d) * (a + c) * (b + d);
-  const phi = marg === 0 ? 0 : (a * d - b * c) / Math.sqrt(marg);
+  // Newcombe's φ with his continuity correction: a positive ad − bc is reduced by n/2 (not below 0).
+  const cross = a * d - b * c;
+  const num = cross > n / 2 ? cross - n / 2 : cross >= 0 ? 0 : cross;
+  const phi = marg === 0 ? 0 : num / Math.sqrt(marg);
   const diff = pB - pA;
   // θ = pB − pA: the lower limit pairs B's lower distance with A's upper distance, and vice versa.
   const dl = Math.sqrt(Math.max(0, (pB - wB.lower) ** 2 - 2 * phi * (pB - wB.lower) * (wA.upper - pA) + (wA.upper - pA) ** 2));

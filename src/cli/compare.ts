@@ -1,0 +1,91 @@
+/**
+ * `bre-batch compare <outA> <outB>`: option parsing only; the work is in src/backtest/compare.ts.
+ * Exit 0 when the three files were written; 2 for usage or configuration (missing folder, unknown stage,
+ * --outcome / --by column not in the input): src/cli/main.ts maps a thrown BreError to 2.
+ */
+import type { CommandModule } from 'yargs';
+import { runCompare, type CompareJson } from '../backtest/compare.js';
+import type { CompareOptions } from '../backtest/options.js';
+import type { Product } from '../backtest/side.js';
+import type { InputFormat } from '../input/read.js';
+
+interface CompareArgs {
+  outA: string;
+  outB: string;
+  out?: string;
+  stage?: string;
+  'stage-a'?: string;
+  'stage-b'?: string;
+  outcome?: string;
+  by?: string;
+  input?: string;
+  'input-format'?: string;
+  product: string;
+  buckets?: number;
+}
+
+function pct(x: number | null | undefined): string {
+  return x === null || x === undefined ? '–' : `${(x * 100).toFixed(1)}%`;
+}
+
+/** A few lines a person reads in the terminal; compare.json has everything. */
+export function formatCompareSummary(r: CompareJson, files: { csv: string; json: string; html: string }): string {
+  const j = r.join;
+  const lines = [
+    `compared ${j.matched} keys; only in A ${j.only_a}, only in B ${j.only_b}, duplicate keys ${j.duplicates.keys}, rows without key ${j.no_key.a_rows + j.no_key.b_rows}`,
+  ];
+  for (const c of r.comparisons) {
+    const name = c.stage_a === c.stage_b ? c.stage_a : `${c.stage_a} vs ${c.stage_b}`;
+    if (!c.approval || !c.swaps) {
+      const shifted = c.features.filter((f) => f.band === 'major' || f.band === 'moderate').length;
+      lines.push(`  ${name}: features only; ${shifted} of ${c.features.length} features with PSI >= 0.1`);
+      continue;
+    }
+    const a = c.approval;
+    const ci = a.difference_ci ? ` [${pct(a.difference_ci.lower)}, ${pct(a.difference_ci.upper)}]` : '';
+    lines.push(`  ${name}: approval A ${pct(a.a.rate)}, B ${pct(a.b.rate)}, B-A ${pct(a.difference)}${ci}; swap-in ${c.swaps.swap_in}, swap-out ${c.swaps.swap_out}`);
+  }
+  lines.push(`wrote ${files.csv}`, `wrote ${files.json}`, `wrote ${files.html}`);
+  return lines.join('\n') + '\n';
+}
+
+export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
+  return {
+    outA: a.outA,
+    outB: a.outB,
+    out: a.out,
+    stage: a.stage,
+    stageA: a['stage-a'],
+    stageB: a['stage-b'],
+    outcome: a.outcome,
+    by: a.by,
+    input: a.input,
+    inputFormat: a['input-format'] as InputFormat | undefined,
+    product: a.product as Product,
+    buckets: a.buckets,
+  };
+}
+
+export const compareCommand: CommandModule<object, CompareArgs> = {
+  command: 'compare <outA> <outB>',
+  describe: 'Back-test two runs over the same rows: compare.csv, compare.json and report.html',
+  builder: (y) =>
+    y
+      .positional('outA', { type: 'string', demandOption: true, describe: 'output folder of run A (champion)' })
+      .positional('outB', { type: 'string', demandOption: true, describe: 'output folder of run B (challenger); the same folder with --stage-a/--stage-b' })
+      .option('out', { type: 'string', describe: 'folder for the three files (default <outB>/compare-vs-<name of outA>; one folder: <out>/compare-<stageA>-vs-<stageB>)' })
+      .option('stage', { type: 'string', describe: 'compare only this stage id (default: every stage both runs have)' })
+      .option('stage-a', { type: 'string', describe: "stage of run A to compare (with --stage-b); default 'champion' when both folders are the same" })
+      .option('stage-b', { type: 'string', describe: "stage of run B to compare (with --stage-a); default 'challenger' when both folders are the same" })
+      .option('outcome', { type: 'string', describe: 'input column with the observed outcome, 1 = bad, 0 = good: bad rates of the approved and swap sets' })
+      .option('by', { type: 'string', describe: 'input column to segment by (e.g. state)' })
+      .option('input', { type: 'string', describe: "input file for --outcome/--by (default: run A's input from its manifest.json)" })
+      .option('input-format', { type: 'string', choices: ['csv', 'ndjson'], describe: 'format of --input (default from the extension)' })
+      .option('product', { type: 'string', choices: ['payday', 'emi'], default: 'payday', describe: 'payday: decision and loan_amount; emi: emi_decision and the best offer amount' })
+      .option('buckets', { type: 'number', describe: 'hash buckets of the on-disk join (default: one per 4 MiB of results)' }) as never,
+  handler: async (argv) => {
+    const result = await runCompare(compareOptionsFromArgs(argv));
+    process.stdout.write(formatCompareSummary(result.report, result.files));
+    process.exitCode = 0;
+  },
+};
