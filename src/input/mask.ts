@@ -63,7 +63,14 @@ export function maskCategory(name: string): MaskCategory | undefined {
   if (key.includes('email') || key === 'mail') return 'email';
   if (key.includes('address')) return 'address';
   if (key.includes('phone') || key.includes('mobile') || key.includes('landline')) return 'phone';
-  if (key.includes('aadhaar') || key.includes('aadhar')) return key.includes('name') ? 'name' : key.includes('pincode') ? 'pincode' : 'aadhaar';
+  if (key.includes('aadhar') || key.includes('aadhaar')) {
+    // the *_aadhar columns of 4.3 are details "per national id": the name and pincode are personal,
+    // state and city are not; anything else named after the id is the id number
+    if (key.includes('name')) return 'name';
+    if (key.includes('pincode')) return 'pincode';
+    if (key.includes('state') || key.includes('city')) return undefined;
+    return 'aadhaar';
+  }
   if (key.endsWith('name') && !NOT_PERSON_NAMES.has(key)) return 'name';
   return undefined;
 }
@@ -170,6 +177,6 @@ export function maskText(text: string): string {
   return text
     .replace(EMAIL_RE, (m) => maskEmail(m))
     .replace(PAN_RE, (m) => keepLast(m, 4))
-    .replace(AADHAAR_RE, (m) => keepLast(m.replace(/[ -]/g, ''), 4))
-    .replace(PHONE_RE, (m) => keepLast(m, 3));
+    .replace(PHONE_RE, (m) => keepLast(m, 3))
+    .replace(AADHAAR_RE, (m) => keepLast(m.replace(/[ -]/g, ''), 4));
 }

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { isPersonalField, maskCategory, maskRow, maskText } from '../../src/input/mask.js';
+
+describe('maskRow', () => {
+  const cases: Array<[string, unknown, unknown]> = [
+    ['pan_number', 'ABCDE1234F', '******234F'],
+    ['phone', '9876543210', '*******210'],
+    ['mobile', 9876543210, '*******210'],
+    ['name_aadhar', 'Fake Test Person', 'F. T. P.'],
+    ['pan_name', 'FAKE TESTPERSON', 'F. T.'],
+    ['address_aadhar', '1 Fake Street, Testnagar', '[redacted address, 24 chars]'],
+    ['dob', '1990-01-31', '****-**-**'],
+    ['account_number', '123456789012', '********9012'],
+    ['email', 'fake.person@example.invalid', 'f***@example.invalid'],
+    ['aadhaar', '1234 5678 9012', '********9012'],
+    ['pincode_aadhar', '400001', '400***'],
+    ['latitude', '19.076012', 19.08],
+    ['auth_token', 'FAKE-ROW-TOKEN', '[secret]'],
+    ['bureau_raw_json', 'eyJhIjoxfQ==', '[redacted 12 bytes]'],
+    ['external.bureau_raw_json', 'eyJhIjoxfQ==', '[redacted 12 bytes]'],
+    ['bank_data', { metadata: {}, transaction_data: [] }, '[redacted 37 bytes]'],
+    ['state_aadhar', 'Maharashtra', 'Maharashtra'],
+    ['gender', 'F', 'F'],
+    ['reference_id', '9876543210', '9876543210'],
+    ['declared_income', '25000', '25000'],
+    ['notes', 'call 9876543210 re PAN ABCDE1234F', 'call *******210 re PAN ******234F'],
+    ['bureau_report_path', 'reports/bureau_a.json', 'reports/bureau_a.json'],
+    ['bank_name', 'FAKE BANK', 'FAKE BANK'],
+  ];
+  it.each(cases)('%s', (column, value, expected) => {
+    expect(maskRow({ [column]: value })[column]).toEqual(expected);
+  });
+
+  it('masks nested keys and keeps the shape', () => {
+    const row = {
+      reference_id: 'R1',
+      external: { bureau_type: 'bureau_a_json', bureau_raw_json: 'QUJD', bank_data: [{ a: 1 }] },
+      applicant: { name: 'Fake Person', phones: ['9000000001'] },
+    };
+    expect(maskRow(row)).toEqual({
+      reference_id: 'R1',
+      external: { bureau_type: 'bureau_a_json', bureau_raw_json: '[redacted 4 bytes]', bank_data: '[redacted 9 bytes]' },
+      applicant: { name: 'F. P.', phones: ['*******001'] },
+    });
+    expect(row.external.bureau_raw_json).toBe('QUJD'); // the input is not changed
+  });
+
+  it('classifies columns', () => {
+    expect(maskCategory('panNumber')).toBe('pan');
+    expect(maskCategory('PAN-NUMBER')).toBe('pan');
+    expect(maskCategory('customer_mobile_number')).toBe('phone');
+    expect(maskCategory('file_password')).toBe('secret');
+    expect(maskCategory('rule_engine_name')).toBeUndefined();
+    expect(isPersonalField('latitude')).toBe(false);
+    expect(isPersonalField('external.bureau_raw_json')).toBe(true);
+  });
+});
+
+describe('maskText', () => {
+  const cases: Array<[string, string]> = [
+    ['PAN ABCDE1234F rejected', 'PAN ******234F rejected'],
+    ['pan:abcde1234f,', 'pan:******234f,'],
+    ['phone 9876543210.', 'phone *******210.'],
+    ['phone +919876543210', 'phone **********210'],
+    ['aadhaar 1234 5678 9012 given', 'aadhaar ********9012 given'],
+    ['mail fake@example.invalid now', 'mail f***@example.invalid now'],
+    ['amount 12345 and id ABC12', 'amount 12345 and id ABC12'],
+    ['timestamp 2024-05-01 10:00:00', 'timestamp 2024-05-01 10:00:00'],
+  ];
+  it.each(cases)('%s', (input, expected) => expect(maskText(input)).toBe(expected));
+});
