@@ -23,9 +23,11 @@ p.sub,p.note{color:var(--mute);margin:4px 0 12px}
 p.note{font-size:13px}
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);padding:1px 4px;border-radius:3px;word-break:break-all}
 table{border-collapse:collapse;margin:8px 0 12px;font-size:14px;min-width:50%}
-th,td{border:1px solid var(--line);padding:5px 10px;text-align:left;vertical-align:top}
+.tw{overflow-x:auto;max-width:100%}
+th,td{border:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}
 th{background:var(--bg);font-weight:600}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n{white-space:nowrap}
 .kpis{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}
 .kpi{border:1px solid var(--line);border-radius:6px;padding:10px 14px;min-width:150px}
 .kpi b{display:block;font-size:22px}
@@ -56,7 +58,7 @@ footer{margin-top:40px;color:var(--mute);font-size:13px}
   h2{break-before:page}
   h2.first{break-before:auto}
   section,table,svg,.kpis{break-inside:avoid}
-  .chartbox{overflow:visible}
+  .chartbox,.tw{overflow:visible}
   *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
   @page{margin:14mm}
 }
@@ -72,14 +74,14 @@ function th(text: string, numeric = false): string {
 }
 
 function table(head: readonly string[], rows: readonly string[][], numericFrom = 1): string {
-  return `<table><thead><tr>${head.map((h, i) => th(esc(h), i >= numericFrom)).join('')}</tr></thead><tbody>${rows
+  return `<div class="tw"><table><thead><tr>${head.map((h, i) => th(esc(h), i >= numericFrom)).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.join('')}</tr>`)
-    .join('')}</tbody></table>`;
+    .join('')}</tbody></table></div>`;
 }
 
 function ci(c: { lower: number; upper: number } | null, pp = false): string {
   if (!c) return '–';
-  return pp ? `${fmtPp(c.lower)} to ${fmtPp(c.upper)}` : `${fmtPct(c.lower)} – ${fmtPct(c.upper)}`;
+  return pp ? `${fmtPp(c.lower).replace(' pp', '')} to ${fmtPp(c.upper)}` : `${fmtPct(c.lower)} – ${fmtPct(c.upper)}`;
 }
 
 function signed(n: number | null | undefined, digits = 0): string {
@@ -103,7 +105,7 @@ function summarySection(j: CompareJson): string {
     td(r.errors ? fmtInt(r.errors.rows) : '–', true),
     td(fmtInt(r.malformed_lines), true),
   ];
-  const runs = `<table><thead><tr>${th('run')}${th('folder')}${th('pipeline')}${th('results rows', true)}${th('error rows', true)}${th('unreadable lines', true)}</tr></thead><tbody><tr>${run(j.a, 'A').join('')}</tr><tr>${run(j.b, 'B').join('')}</tr></tbody></table>`;
+  const runs = `<div class="tw"><table><thead><tr>${th('run')}${th('folder')}${th('pipeline')}${th('results rows', true)}${th('error rows', true)}${th('unreadable lines', true)}</tr></thead><tbody><tr>${run(j.a, 'A').join('')}</tr><tr>${run(j.b, 'B').join('')}</tr></tbody></table></div>`;
   const jn = j.join;
   const joinRows: string[][] = [
     [td('Keys in both runs (compared)'), td(fmtInt(jn.matched), true)],
@@ -240,10 +242,10 @@ function segmentsSection(c: ComparisonFigures, by: string | null): string {
   const segs = c.segments;
   if (!segs) return '';
   const withBad = segs.some((s) => s.bad_rate_a_approved !== undefined);
-  const head = ['segment', 'keys', 'approval A', 'approval B', 'B − A', '95% interval', 'swap-in', 'swap-out', ...(withBad ? ['bad rate A approved', 'bad rate B approved'] : [])];
+  const head = ['segment', 'keys', 'approval A', 'approval B', 'B − A (95% interval)', 'swap-in', 'swap-out', ...(withBad ? ['bad rate, A approved', 'bad rate, B approved'] : [])];
   const rows = segs.map((s) => [
     td(esc(s.segment)), td(fmtInt(s.approval.n), true), td(fmtPct(s.approval.a.rate), true), td(fmtPct(s.approval.b.rate), true),
-    td(esc(fmtPp(s.approval.difference)), true), td(esc(ci(s.approval.difference_ci, true)), true),
+    td(esc(`${fmtPp(s.approval.difference)} (${ci(s.approval.difference_ci, true).replace(' pp', '')})`), true),
     td(fmtInt(s.swap_in), true), td(fmtInt(s.swap_out), true),
     ...(withBad ? [td(fmtPct(s.bad_rate_a_approved?.bad_rate ?? null), true), td(fmtPct(s.bad_rate_b_approved?.bad_rate ?? null), true)] : []),
   ]);

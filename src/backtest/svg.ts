@@ -1,3 +1,5 @@
+import { niceStep } from './histogram.js';
+
 /**
  * Inline SVG charts for report.html: no script, no external resource, so the page opens offline and prints.
  * Every text that reaches the markup goes through esc(); category names come from the API and input data.
@@ -144,17 +146,19 @@ export function histogramChart(title: string, bins: readonly HistBin[], unchange
   const plotH = 200;
   const top = 14;
   const bottom = 58;
-  const zeroW = 44;
-  const gapAfterZero = 20;
+  const zeroW = 64;
+  const gapAfterZero = 30;
   const n = Math.max(1, bins.length);
   const barW = Math.max(10, Math.min(40, Math.floor(560 / n)));
   const width = left + zeroW + gapAfterZero + n * barW + 20;
   const height = top + plotH + bottom;
-  const max = Math.max(1, unchanged, ...bins.map((b) => b.count));
+  const highest = Math.max(1, unchanged, ...bins.map((b) => b.count));
+  // Counts are whole numbers: whole, "nice" tick steps, and the axis ends on a tick.
+  const tickStep = Math.max(1, Math.ceil(niceStep(highest / 4)));
+  const max = Math.ceil(highest / tickStep) * tickStep;
   const parts: string[] = [];
-  for (let k = 0; k <= 4; k += 1) {
-    const v = (max * k) / 4;
-    const y = top + plotH - (plotH * k) / 4;
+  for (let v = 0; v <= max; v += tickStep) {
+    const y = top + plotH - (plotH * v) / max;
     parts.push(`<line x1="${left}" x2="${width - 10}" y1="${y}" y2="${y}" class="gr"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" class="tk">${esc(fmtInt(v))}</text>`);
   }
   const zh = (unchanged / max) * plotH;
