@@ -36,7 +36,7 @@ const JSON_ROOTS: ReadonlyArray<readonly [string, BureauFormat, 'object' | 'arra
   ['CCRResponse', 'bureau_d_softpull_json', 'object'],
 ];
 
-const NEVER_DETECTED = 'bureau_c_softpull_json_v2 is never detected (its shape is not documented): name it in bureau_type';
+const NEVER_DETECTED = 'bureau_c_softpull_json_v2 is never detected: its shape is not documented';
 const SOAP_REASON =
   'the SOAP/XML form of the bureau_c report (bureau_c_xml) is not accepted by the API; send the ' +
   'bureau_c_softpull_json form (INProfileResponse as JSON)';
@@ -65,7 +65,7 @@ function detectJson(value: unknown): DetectResult {
   }
   const keys = Object.keys(obj);
   if (keys.length === 0) return unknown('the report is an empty JSON object');
-  return unknown(`JSON with top-level keys ${listKeys(keys)} matches no known bureau format; ${NEVER_DETECTED}`);
+  return unknown(`JSON with top-level keys ${listKeys(keys)} matches no known bureau format (${NEVER_DETECTED})`);
 }
 
 /** Name of the root element, after the XML declaration, comments, processing instructions and DOCTYPE. */
