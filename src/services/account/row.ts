@@ -1,30 +1,15 @@
 /**
- * Reading the account stages' input columns. A tiny local equivalent of src/input/fields.ts (written in
- * parallel): a column is found by its exact name or by a dotted name whose last part matches
- * (`session.aa_session_id`), and an empty cell counts as absent (CSV has no null).
+ * Reading the account stages' input columns, on top of the shared field access (src/input/fields.ts:
+ * exact column, dotted path, last name; empty cells absent) and coercion (src/input/coerce.ts).
  */
+import { parseBoolean, parseString } from '../../input/coerce.js';
+import { getFirstField, type FieldValue } from '../../input/fields.js';
 
-export interface Found {
-  readonly value: unknown;
-  /** The column as the user named it. */
-  readonly column: string;
-}
+export type Found = FieldValue;
 
-function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
-
-/** First non-blank column among `names` (in order of preference). */
+/** First present column among `names` (in order of preference). */
 export function findColumn(data: Record<string, unknown>, names: readonly string[]): Found | undefined {
-  for (const name of names) {
-    if (Object.hasOwn(data, name) && !isBlank(data[name])) return { value: data[name], column: name };
-  }
-  for (const name of names) {
-    for (const key of Object.keys(data)) {
-      if (key.endsWith(`.${name}`) && !isBlank(data[key])) return { value: data[key], column: key };
-    }
-  }
-  return undefined;
+  return getFirstField(data, names);
 }
 
 export type TextField =
@@ -39,8 +24,8 @@ export function readIdentifier(data: Record<string, unknown>, name: string): Tex
   const found = findColumn(data, [name]);
   if (!found) return undefined;
   const v = found.value;
-  if (typeof v === 'string') return { ok: true, value: v.trim(), column: found.column };
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return { ok: true, value: String(v), column: found.column };
+  const text = typeof v === 'number' && !Number.isSafeInteger(v) ? undefined : parseString(v);
+  if (text !== undefined) return { ok: true, value: text, column: found.column };
   return { ok: false, column: found.column, got: Array.isArray(v) ? 'an array' : `a ${typeof v}` };
 }
 
@@ -49,10 +34,7 @@ export function readBoolean(data: Record<string, unknown>, name: string):
   { ok: true; value: boolean | undefined } | { ok: false; column: string; got: string } {
   const found = findColumn(data, [name]);
   if (!found) return { ok: true, value: undefined };
-  const v = found.value;
-  if (typeof v === 'boolean') return { ok: true, value: v };
-  const text = String(v).trim().toLowerCase();
-  if (['true', 'yes', '1'].includes(text)) return { ok: true, value: true };
-  if (['false', 'no', '0'].includes(text)) return { ok: true, value: false };
-  return { ok: false, column: found.column, got: JSON.stringify(String(v).slice(0, 30)) };
+  const parsed = parseBoolean(found.value);
+  if (parsed !== undefined) return { ok: true, value: parsed };
+  return { ok: false, column: found.column, got: JSON.stringify(String(found.value).slice(0, 30)) };
 }
