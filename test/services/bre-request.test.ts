@@ -102,6 +102,11 @@ describe('valid rows -> exact request bodies', () => {
     expect(await ok(endpoint, data)).toEqual(expected);
   });
 
+  it('client workflow: bureau_type and bank_type without a report or bank data are sent as given', async () => {
+    expect(await ok('my_flow', { ...TOP, bureau_type: 'bureau_a_json', bank_type: 'bank_aa' }))
+      .toEqual({ user_id: 'U1', reference_id: 'R1', input_data: { bureau_type: 'bureau_a_json', bank_type: 'bank_aa' } });
+  });
+
   it('client workflow options: column_types and exclude_columns', async () => {
     const body = await ok('my_flow', { ...TOP, age: '34', vip: 'yes', extra: '{"a":[1]}', defaulted: '1' },
       { ...opts, columnTypes: { age: 'number', vip: 'boolean', extra: 'json' }, excludeColumns: ['defaulted'] });

@@ -96,11 +96,18 @@ function plan(endpoint: NamedEndpoint, data: Record<string, unknown>): Plan {
   }
 }
 
-/** Columns a client workflow never receives as they are: top-level fields, and report/bank columns re-placed. */
-const GENERIC_RESERVED = new Set([
-  'user_id', 'reference_id', REPORT_PATH_FIELD, 'bureau_raw_json', 'external.bureau_raw_json', 'bureau_type',
-  'external.bureau_type', BANK_PATH_FIELD, 'bank_data', 'external.bank_data',
-]);
+/**
+ * Columns a client workflow does not receive as they are: the top-level fields, and — only when the row
+ * carries a report / bank data, which are re-placed under input_data.external — the report / bank columns.
+ */
+const TOP_COLUMNS = ['user_id', 'reference_id'];
+const REPORT_COLUMNS = [REPORT_PATH_FIELD, 'bureau_raw_json', 'external.bureau_raw_json', 'bureau_type', 'external.bureau_type'];
+const BANK_COLUMNS = [BANK_PATH_FIELD, 'bank_data', 'external.bank_data'];
+
+function genericColumns(data: Record<string, unknown>, p: Plan, exclude: readonly string[]): string[] {
+  const reserved = new Set([...TOP_COLUMNS, ...(p.report ? REPORT_COLUMNS : []), ...(p.bank ? BANK_COLUMNS : []), ...exclude]);
+  return Object.keys(data).filter((c) => !reserved.has(c));
+}
 
 export async function buildWorkflowRequest(
   data: Record<string, unknown>, endpoint: string, opts: WorkflowRequestOptions,
@@ -119,9 +126,7 @@ export async function buildWorkflowRequest(
   const input = body.input_data as Record<string, unknown>;
 
   // pass-through columns first, so the documented fields below win over a same-named column
-  const extra = named
-    ? opts.passColumns ?? []
-    : Object.keys(data).filter((c) => !GENERIC_RESERVED.has(c) && !(opts.excludeColumns ?? []).includes(c));
+  const extra = named ? opts.passColumns ?? [] : genericColumns(data, p, opts.excludeColumns ?? []);
   const passInput: Record<string, unknown> = {};
   errors.push(...copyColumns(data, extra, passInput, opts.columnTypes));
 

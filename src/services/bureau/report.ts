@@ -112,7 +112,7 @@ async function fromPath(field: FieldValue, opts: ReportOptions): Promise<Loaded 
 }
 
 function isFieldError(x: Loaded | FieldError): x is FieldError {
-  return (x as FieldError).message !== undefined && (x as Loaded).inspection === undefined;
+  return 'message' in x;
 }
 
 export async function resolveBureauReport(data: Record<string, unknown>, opts: ReportOptions): Promise<ReportResult> {
