@@ -1,0 +1,103 @@
+/**
+ * Pure parsing and validation of sandbox options, shared by `bre-batch sandbox` (text flags), the
+ * programmatic API and the /__sandbox/ control paths. Every failure is a BreError('USAGE') whose message
+ * reads "Expected X, got Y".
+ */
+import { BreError } from '../errors.js';
+import { SERVICES, type ServiceName } from '../types.js';
+import { parseCidr, type Cidr } from './cidr.js';
+import type { Rate } from './rate.js';
+import { FAULT_KINDS, type FaultKind } from './stats.js';
+
+export type Faults = Partial<Record<FaultKind, number>>;
+export type RateOverrides = Partial<Record<ServiceName, Rate | null>>;
+
+function usage(field: string, expected: string, got: unknown): never {
+  throw new BreError('USAGE', `Expected ${expected}, got ${typeof got === 'string' ? `'${got}'` : JSON.stringify(got)}`, { field, expected });
+}
+
+/**
+ * `--rate` values: `SERVICE=N/UNIT` (UNIT `s` or `min`, N a whole number >= 1), `SERVICE=off`, or `off`
+ * alone for every service. Later values override earlier ones.
+ */
+export function parseRateSpecs(specs: readonly string[]): RateOverrides {
+  const out: RateOverrides = {};
+  for (const spec of specs) {
+    const text = spec.trim();
+    if (/^off$/i.test(text)) { for (const s of SERVICES) out[s] = null; continue; }
+    const m = /^([a-z]+)=(?:(off)|(\d+)\/(s|min))$/i.exec(text);
+    if (!m) usage('rate', '--rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off', spec);
+    const service = m[1].toLowerCase();
+    if (!(SERVICES as readonly string[]).includes(service)) usage('rate', `--rate SERVICE to be one of ${SERVICES.join(', ')}`, m[1]);
+    if (m[2]) { out[service as ServiceName] = null; continue; }
+    const limit = Number(m[3]);
+    if (!(limit >= 1)) usage('rate', `--rate ${service} to be at least 1 request per unit`, m[3]);
+    out[service as ServiceName] = { limit, windowMs: m[4].toLowerCase() === 's' ? 1000 : 60_000 };
+  }
+  return out;
+}
+
+/** A rate given as an object (control path, programmatic API). */
+export function validateRate(value: unknown, field = 'rate'): Rate | null {
+  if (value === null) return null;
+  const r = value as { limit?: unknown; windowMs?: unknown };
+  if (typeof value !== 'object' || !Number.isInteger(r.limit) || (r.limit as number) < 1 || !Number.isInteger(r.windowMs) || (r.windowMs as number) < 1) {
+    usage(field, `${field} to be null or {"limit": whole number >= 1, "windowMs": whole number >= 1}`, value);
+  }
+  return { limit: r.limit as number, windowMs: r.windowMs as number };
+}
+
+/** Checks fault probabilities: known kinds, each in [0, 1], summing to at most 1 (one draw per request). */
+export function validateFaults(value: unknown): Faults {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) usage('faults', 'faults as an object of probabilities', value);
+  const out: Faults = {};
+  let sum = 0;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!(FAULT_KINDS as readonly string[]).includes(k)) usage('faults', `a fault kind among ${FAULT_KINDS.join(', ')}`, k);
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) usage('faults', `a probability between 0 and 1 for fault ${k}`, v);
+    out[k as FaultKind] = v;
+    sum += v;
+  }
+  if (sum > 1 + 1e-9) usage('faults', 'fault probabilities summing to at most 1', Number(sum.toFixed(6)));
+  return out;
+}
+
+/** `--faults 429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01` (or `none`). */
+export function parseFaultSpec(text: string): Faults {
+  const t = text.trim();
+  if (t === '' || /^(none|off)$/i.test(t)) return {};
+  const obj: Record<string, number> = {};
+  for (const part of t.split(',')) {
+    const m = /^\s*([a-z0-9]+)\s*=\s*([0-9]*\.?[0-9]+)\s*$/i.exec(part);
+    if (!m) usage('faults', '--faults KIND=PROBABILITY[,KIND=PROBABILITY...] (e.g. 429=0.05,503=0.02)', part);
+    obj[m[1].toLowerCase()] = Number(m[2]);
+  }
+  return validateFaults(obj);
+}
+
+export function parsePort(text: string | number): number {
+  const n = typeof text === 'number' ? text : /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > 65535) usage('port', '--port to be a whole number from 0 to 65535', text);
+  return n;
+}
+
+/** A duration in whole milliseconds (>= 0). */
+export function parseMs(text: string | number, flag: string): number {
+  const n = typeof text === 'number' ? text : /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+  if (!Number.isInteger(n) || n < 0) usage(flag, `--${flag} to be a whole number of milliseconds >= 0`, text);
+  return n;
+}
+
+export function parseAllow(entries: readonly string[]): Cidr[] {
+  return entries.flatMap((e) => e.split(',')).map((e) => e.trim()).filter((e) => e !== '').map((e) => {
+    const c = parseCidr(e);
+    if (!c) usage('allow', '--allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1)', e);
+    return c;
+  });
+}
+
+export function parseSeed(text: string | number): number | string {
+  if (typeof text === 'number') return text;
+  return /^\d+$/.test(text) && Number(text) <= 0xffffffff ? Number(text) : text;
+}

@@ -1,0 +1,55 @@
+/**
+ * The sandbox's rate limiter: a strict SLIDING window per caller IP per service (decision spec section 8:
+ * "N requests per minute per IP"). A request is admitted when fewer than `limit` admitted requests arrived
+ * within the last `windowMs` (an arrival at t is inside the window at `now` while now - t < windowMs).
+ * Refused requests do not count toward the window: a client hammering through 429s is not locked out
+ * longer than the window itself. Timestamps live in a ring buffer, so a check is O(1) amortised.
+ */
+export interface Rate {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export class SlidingWindow {
+  #buf: Float64Array;
+  #head = 0;
+  #size = 0;
+
+  /** `limit` null = unlimited (the window still counts, for statistics). */
+  constructor(readonly limit: number | null, readonly windowMs: number) {
+    this.#buf = new Float64Array(limit ?? 64);
+  }
+
+  /** Admitted requests currently inside the window (as of the last `hit`). */
+  get count(): number {
+    return this.#size;
+  }
+
+  /** Admits (returns 0) or refuses (returns ms until the oldest admitted request leaves the window). */
+  hit(now: number): number {
+    const cap = this.#buf.length;
+    while (this.#size > 0 && now - this.#buf[this.#head] >= this.windowMs) {
+      this.#head = this.#head + 1 === cap ? 0 : this.#head + 1;
+      this.#size--;
+    }
+    if (this.limit !== null && this.#size >= this.limit) return Math.max(1, this.#buf[this.#head] + this.windowMs - now);
+    if (this.#size === cap) this.#grow();
+    const tail = (this.#head + this.#size) % this.#buf.length;
+    this.#buf[tail] = now;
+    this.#size++;
+    return 0;
+  }
+
+  #grow(): void {
+    const old = this.#buf;
+    const next = new Float64Array(old.length * 2);
+    for (let i = 0; i < this.#size; i++) next[i] = old[(this.#head + i) % old.length];
+    this.#buf = next;
+    this.#head = 0;
+  }
+}
+
+/** Seconds for Retry-After: whole seconds, rounded up, at least 1. */
+export function retryAfterSeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
+}

@@ -1,0 +1,69 @@
+/** Counters the sandbox keeps per service: the referee for rate-limit benchmarks and fault tests. */
+import type { ServiceName } from '../types.js';
+import type { Rate } from './rate.js';
+
+export const FAULT_KINDS = ['429', '503', 'reset', 'slow', 'malformed'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface ServiceStats {
+  /** Requests to this service's paths (every answer, 403/404/429 included, and resets). */
+  readonly requests: number;
+  /** HTTP status -> count of answers sent. */
+  readonly byStatus: Readonly<Record<string, number>>;
+  /** Every 429 sent: by the limiter and injected by the `429` fault. */
+  readonly sent429: number;
+  /** 429s sent by the rate limiter only. */
+  readonly throttled: number;
+  /** Injected faults by kind. */
+  readonly faults: Readonly<Record<FaultKind, number>>;
+  /**
+   * Most admitted requests seen inside one sliding window (the service's window, 60 s when its limit is
+   * off), for any single caller IP. With a limit set it never exceeds the limit.
+   */
+  readonly maxInWindow: number;
+  /** Requests answered 500 because of a sandbox bug (should stay 0). */
+  readonly internalErrors: number;
+  /** The limit in force (null = off). */
+  readonly rate: Rate | null;
+}
+
+export interface SandboxStats {
+  readonly seed: number | string;
+  /** Sandbox clock, ms since epoch. */
+  readonly now: number;
+  readonly services: Readonly<Record<ServiceName, ServiceStats>>;
+  /** Requests to paths of no service (unknown paths). */
+  readonly other: { readonly requests: number; readonly byStatus: Readonly<Record<string, number>> };
+}
+
+export class ServiceCounter {
+  requests = 0;
+  byStatus: Record<string, number> = {};
+  sent429 = 0;
+  throttled = 0;
+  faults: Record<FaultKind, number> = { '429': 0, '503': 0, reset: 0, slow: 0, malformed: 0 };
+  maxInWindow = 0;
+  internalErrors = 0;
+
+  status(code: number): void {
+    this.byStatus[code] = (this.byStatus[code] ?? 0) + 1;
+    if (code === 429) this.sent429++;
+  }
+
+  reset(): void {
+    this.requests = 0;
+    this.byStatus = {};
+    this.sent429 = 0;
+    this.throttled = 0;
+    this.faults = { '429': 0, '503': 0, reset: 0, slow: 0, malformed: 0 };
+    this.maxInWindow = 0;
+    this.internalErrors = 0;
+  }
+
+  snapshot(rate: Rate | null): ServiceStats {
+    return {
+      requests: this.requests, byStatus: { ...this.byStatus }, sent429: this.sent429, throttled: this.throttled,
+      faults: { ...this.faults }, maxInWindow: this.maxInWindow, internalErrors: this.internalErrors, rate,
+    };
+  }
+}
