@@ -36,7 +36,10 @@ export async function prepareRow(row: InputRow, stages: readonly StageRuntime[],
       // A stage kind must not throw for bad input; if one does, the row still ends in errors, not a crash.
       res = { ok: false as const, errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }] };
     }
-    if (res.ok) prepared.push(res.value);
+    if (res.ok) {
+      prepared.push(res.value);
+      for (const w of res.warnings ?? []) ctx.warn(`${s.config.id}: ${w}`, row);
+    }
     else {
       firstStage ??= s.config.id;
       for (const e of res.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
