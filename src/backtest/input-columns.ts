@@ -5,6 +5,7 @@
  */
 import { BreError } from '../errors.js';
 import { readRows, type InputFormat } from '../input/read.js';
+import type { InputRow } from '../types.js';
 import type { Outcome } from './comparison.js';
 
 /** Distinct segment values kept; the rest are grouped as "(other)" (a --by on an id column must not blow up). */
@@ -117,7 +118,7 @@ export async function readInputColumns(opts: InputColumnsOptions): Promise<RowCo
   let sawBy = opts.by === undefined;
   let sawOutcome = opts.outcome === undefined;
   let firstColumns: string[] | null = null;
-  let rows: AsyncIterable<import('../types.js').InputRow>;
+  let rows: AsyncIterable<InputRow>;
   try {
     rows = readRows(opts.path, opts.format ? { format: opts.format } : {});
   } catch (err) {
@@ -135,7 +136,9 @@ export async function readInputColumns(opts: InputColumnsOptions): Promise<RowCo
     if (err instanceof BreError) throw err;
     throw new BreError('INPUT_UNREADABLE', `Expected a readable input file for --by/--outcome, got '${opts.path}' (${(err as Error).message})`, { cause: err });
   }
-  const got = firstColumns && firstColumns.length > 0 ? `columns ${firstColumns.join(', ')}` : 'no data rows';
+  const shown = (firstColumns ?? []).slice(0, 30);
+  const more = firstColumns && firstColumns.length > shown.length ? `, ... (${firstColumns.length} in all)` : '';
+  const got = firstColumns && firstColumns.length > 0 ? `columns ${shown.join(', ')}${more}` : 'no data rows';
   if (!sawOutcome) {
     throw new BreError('USAGE', `Expected --outcome column '${opts.outcome}' in ${opts.path}, got ${got}`, { field: 'outcome', expected: `a column named ${opts.outcome}` });
   }

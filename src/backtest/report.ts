@@ -91,14 +91,14 @@ function signed(n: number | null | undefined, digits = 0): string {
   return cls ? `<span class="${cls}">${esc(text)}</span>` : esc(text);
 }
 
-function runLabel(r: RunSummary, side: 'A' | 'B'): string {
+function runLabel(side: 'A' | 'B'): string {
   const color = side === 'A' ? COLOR_A : COLOR_B;
   return `<span class="sw" style="background:${color}"></span>${side}`;
 }
 
 function summarySection(j: CompareJson): string {
   const run = (r: RunSummary, side: 'A' | 'B'): string[] => [
-    `<td>${runLabel(r, side)}</td>`,
+    `<td>${runLabel(side)}</td>`,
     td(`<code>${esc(r.dir)}</code>`),
     td(esc(r.pipeline ?? '–')),
     td(fmtInt(r.results_rows), true),
