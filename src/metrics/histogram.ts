@@ -30,8 +30,8 @@ export class Histogram {
     let seen = 0;
     for (let i = 0; i < BUCKETS; i += 1) {
       seen += this.#counts[i];
-      if (seen >= target) return Math.min(this.#max, Math.round(MIN_MS * GROWTH ** i * 10) / 10);
+      if (seen >= target) return Math.round(Math.min(this.#max, MIN_MS * GROWTH ** i) * 10) / 10;
     }
-    return this.#max;
+    return Math.round(this.#max * 10) / 10;
   }
 }
