@@ -192,6 +192,7 @@ export interface ComparisonFigures {
   readonly approval: ApprovalFigures | null;
   readonly swaps: { readonly swap_in: number; readonly swap_out: number; readonly both_approve: number; readonly both_reject: number; readonly net: number } | null;
   readonly amounts: AmountFigures | null;
+  /** null when no result on either side has an offer (offers_count > 0 or a best offer amount). */
   readonly offers: OfferFigures | null;
   readonly rules: readonly RuleFigures[];
   readonly features: readonly FeatureFigures[];
@@ -306,7 +307,8 @@ export class ComparisonAccumulator {
 
   private addOffers(a: SideView, b: SideView): void {
     const o = this.off;
-    if (a.offersCount !== null || b.offersCount !== null || a.bestOfferAmount !== null || b.bestOfferAmount !== null) o.seen = true;
+    // A payday workflow reports offers_count 0 on every row: the section is for results that carry offers.
+    if ((a.offersCount ?? 0) > 0 || (b.offersCount ?? 0) > 0 || a.bestOfferAmount !== null || b.bestOfferAmount !== null) o.seen = true;
     if (a.ran && b.ran && a.offersCount !== null && b.offersCount !== null) {
       o.n += 1;
       o.a += a.offersCount;

@@ -224,3 +224,14 @@ describe('compare command (yargs)', () => {
     expect(existsSync(join(out, 'compare.csv.partial'))).toBe(false);
   });
 });
+
+describe('offers', () => {
+  it('are left out when no result carries an offer (payday workflows report offers_count 0)', async () => {
+    const root = tempDir();
+    const a = writeRunFolder(join(root, 'a'), { lines: [{ row: 1, key: 'k', stages: { w: wf('Approve', 1000) } }] });
+    const b = writeRunFolder(join(root, 'b'), { lines: [{ row: 1, key: 'k', stages: { w: wf('Approve', 1200) } }] });
+    const r = await runCompare({ outA: a, outB: b });
+    expect(r.report.comparisons[0].offers).toBeNull();
+    expect(readFileSync(r.files.html, 'utf8')).not.toContain('>Offers<');
+  });
+});
