@@ -19,7 +19,7 @@ export interface BenchCompareOptions {
   readonly dir: string;
   /** Also read an input CSV for --by state --outcome bad (default true). */
   readonly withInput?: boolean;
-  /** Remove the synthetic files afterwards (default true). */
+  /** Remove the synthetic files and the compare output afterwards (default true); `dir` itself is kept. */
   readonly cleanup?: boolean;
 }
 
@@ -168,7 +168,10 @@ export async function benchCompare(opts: BenchCompareOptions): Promise<BenchComp
       synthSeconds: Math.round(synthSeconds * 10) / 10,
     };
   } finally {
-    if (opts.cleanup ?? true) await rm(dir, { recursive: true, force: true });
+    // Only what this function created: `dir` itself may be the caller's.
+    if (opts.cleanup ?? true) {
+      for (const name of ['a', 'b', 'cmp', 'input.csv']) await rm(join(dir, name), { recursive: true, force: true });
+    }
   }
 }
 

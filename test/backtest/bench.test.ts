@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchCompare } from '../../src/bench/compare.js';
@@ -19,6 +19,6 @@ describe('benchCompare', () => {
     expect(r.peakRssMb).toBeLessThan(1024);
     expect(r.resultsMb).toBeGreaterThan(1);
     expect(r.buckets).toBeGreaterThanOrEqual(1);
-    expect(existsSync(dir)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
