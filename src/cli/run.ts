@@ -69,7 +69,9 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
   let cleanup = async () => {};
   if (!baseUrls && !a['dry-run']) {
     const { startSandbox } = await import('../sandbox/index.js');
-    const sb = await startSandbox({ port: 0, clientId, authToken });
+    // The built-in sandbox enforces the limits this run is configured for (the documented ones unless
+    // --rate says otherwise), so a rehearsal behaves like the real service and `--rate off` back-tests fast.
+    const sb = await startSandbox({ port: 0, clientId, authToken, rate: rates });
     baseUrls = sb.urls;
     clientId = sb.clientId;
     authToken = sb.authToken;

@@ -1,0 +1,97 @@
+/**
+ * Every shipped pipeline runs on its sample through the real CLI, against the built-in sandbox (no base URL
+ * set), as a user would: so pipelines, samples and the contract's output schema cannot drift apart.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'bin', 'bre-batch.js');
+const env = { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '', BRE_CLIENT_ID: '', BRE_AUTH_TOKEN: '' };
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function dataRows(sample: string): number {
+  const text = readFileSync(sample, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  return sample.endsWith('.csv') ? text.length - 1 : text.length;
+}
+
+const pipelines = readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+
+describe('shipped pipelines on their samples', () => {
+  it('each pipeline has a sample input', () => {
+    for (const p of pipelines) {
+      const sample = readdirSync(join(ROOT, 'samples')).find((f) => f.startsWith(`${p}.`));
+      expect(sample, `samples/${p}.csv or .ndjson`).toBeDefined();
+    }
+  });
+
+  it.each(pipelines)('%s: every row in results, the contract schema, exit 0', (p) => {
+    const sample = join(ROOT, 'samples', readdirSync(join(ROOT, 'samples')).find((f) => f.startsWith(`${p}.`))!);
+    const out = mkdtempSync(join(tmpdir(), `bre-e2e-${p}-`));
+    const r = cli(['run', p, '--input', sample, '--out', out, '--rate', 'off']);
+    expect(r.stderr).toMatch(/using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const results = readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(results).toHaveLength(dataRows(sample));
+    expect(new Set(results.map((x) => x.row)).size).toBe(results.length);
+    for (const line of results) {
+      expect(Object.keys(line)).toEqual(['row', 'key', 'stages']);
+      expect(typeof line.key).toBe('string');
+    }
+    expect(readFileSync(join(out, 'errors.ndjson'), 'utf8')).toBe('');
+    const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n');
+    expect(csv[0].startsWith('row,key,')).toBe(true);
+    expect(csv).toHaveLength(results.length + 1);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary.rows.succeeded).toBe(results.length);
+    expect(summary.finished).toBe(true);
+    const first = results[0].stages;
+    for (const [id, st] of Object.entries<Record<string, unknown>>(first)) {
+      const pipelineText = readFileSync(join(ROOT, 'pipelines', `${p}.yaml`), 'utf8');
+      if (new RegExp(`id: ${id}\\n\\s+kind: workflow`).test(pipelineText) && st.skipped !== true) {
+        for (const f of ['decision', 'decision_reason', 'loan_amount', 'repayment_date', 'emi_decision', 'loan_offers', 'offers_count', 'rule_engine_name', 'rules_version', 'rules_failed', 'workflow', 'workflow_version', 'request_id']) {
+          expect(st, `${p}.${id}.${f}`).toHaveProperty([f]);
+        }
+      }
+    }
+    if (['aa_transactions', 'bsa_transactions'].includes(p)) {
+      const tx = readFileSync(join(out, 'transactions.csv'), 'utf8').split('\n');
+      expect(tx[0]).toBe('key,source,account,txn_id,timestamp,value_date,type,amount,balance,mode,narration');
+      expect(tx.length).toBeGreaterThan(10);
+    } else {
+      expect(existsSync(join(out, 'transactions.csv'))).toBe(false);
+    }
+    expect(r.stdout).toMatch(new RegExp(`output: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('`pipelines` lists every pipeline with its columns', () => {
+    const r = cli(['pipelines']);
+    expect(r.code).toBe(0);
+    for (const p of pipelines) expect(r.stdout).toMatch(new RegExp(`^${p}`, 'm'));
+    expect(r.stdout).toMatch(/required: .*latitude/);
+  });
+
+  it('--dry-run validates everything and calls nothing', () => {
+    const out = mkdtempSync(join(tmpdir(), 'bre-e2e-dry-'));
+    const r = cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--out', out, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/sandbox/);
+    expect(r.stdout).toMatch(/12 valid, 0 would fail/);
+    expect(existsSync(join(out, 'results.ndjson'))).toBe(false);
+  });
+
+  it('usage errors exit 2 with Expected/got', () => {
+    const r = cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--rate', 'workflow=fast']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Expected --rate SERVICE=N\/UNIT.*got 'workflow=fast'/);
+    expect(cli(['run', 'nope', '--input', 'x.csv']).stderr).toMatch(/no pipeline named 'nope'/);
+    expect(cli(['frobnicate']).code).toBe(2);
+  });
+});
