@@ -1,0 +1,103 @@
+/**
+ * Crash-safe progress (issue 5, point 1): a real `kill -9` of a running `bre-batch run`, a torn trailing
+ * line, and a resume with the same command: every row once, no successful call repeated beyond the calls
+ * in flight at the kill, results.csv and summary.json rebuilt. A different input or pipeline under the same
+ * --out is refused.
+ */
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BUILT, ROOT, countLines, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli,
+  startCountingProxy, startTestSandbox, tempDir, waitFor, type CountingProxy, type TestSandbox,
+} from './helpers.js';
+
+const ROWS = 300;
+const CONCURRENCY = 8;
+
+describe.skipIf(!BUILT)('kill -9 and resume', () => {
+  let sb: TestSandbox;
+  let proxy: CountingProxy;
+  beforeAll(async () => {
+    // Latency keeps several calls in flight at any moment, so the kill lands on some of them.
+    sb = await startTestSandbox({ rate: { workflow: null }, latencyMs: 150 });
+    proxy = await startCountingProxy(sb.sandbox.url);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await sb?.close();
+  });
+
+  it('resumes after SIGKILL and a torn line: every row once, no success repeated beyond those in flight', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, ROWS);
+    const out = join(dir, 'out');
+    // 50/s over 300 rows: about 6 s, so the kill lands mid-way.
+    const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
+    const first = startCli(args, sb.env(proxy.url));
+    await waitFor(() => countLines(join(out, 'results.ndjson')) >= 80, 30_000, '80 results before the kill');
+    first.child.kill('SIGKILL');
+    const inflightAtKill = proxy.inflight();
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+
+    const beforeResume = readOutput(out);
+    const doneBefore = beforeResume.results.length + beforeResume.errors.length;
+    expect(doneBefore).toBeGreaterThanOrEqual(80);
+    expect(doneBefore).toBeLessThan(ROWS);
+    // A torn write: half a line for a row that is not done, without its newline.
+    const doneRows = new Set(beforeResume.results.map((l) => l.row));
+    let torn = 1;
+    while (doneRows.has(torn)) torn += 1;
+    appendFileSync(join(out, 'results.ndjson'), `{"row":${torn},"key":"LOC-${String(torn).padStart(6, '0')}","stages":{"loc`);
+
+    const second = await spawnCli(args, sb.env(proxy.url));
+    expect(second.code, second.stderr).toBe(0);
+    const after = readOutput(out);
+    expect(invariantProblems(ROWS, after)).toEqual([]);
+    expect(after.results).toHaveLength(ROWS);
+    expect(after.summary.rows.resumed).toBe(doneBefore);
+    expect(after.summary.rows.processed_this_session).toBe(ROWS - doneBefore);
+    expect(after.summary.finished).toBe(true);
+    expect(after.csvLines).toHaveLength(ROWS + 1);
+    // Each result line is whole JSON with its stage result (the torn fragment is gone).
+    expect(after.results.every((l) => typeof (l.stages as any)?.location?.decision === 'string')).toBe(true);
+
+    // Every row answered successfully at least once; repeats only for calls answered but not journalled.
+    expect(proxy.successes.size).toBe(ROWS);
+    const repeated = proxy.repeated();
+    console.info(`kill -9: ${doneBefore} rows done at the kill, ${inflightAtKill} calls in flight at the proxy, ${repeated.size} successful calls repeated on resume`);
+    expect(repeated.size).toBeLessThanOrEqual(CONCURRENCY);
+    expect([...repeated.values()].every((n) => n === 2)).toBe(true);
+  }, 90_000);
+
+  it('refuses to resume with another input or another pipeline under the same --out (exit 2)', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 5);
+    const out = join(dir, 'out');
+    const ok = await spawnCli(runArgs('location', input, out), sb.env());
+    expect(ok.code, ok.stderr).toBe(0);
+
+    const other = locationCsv(dir, 6, 'other.csv');
+    const byInput = await spawnCli(runArgs('location', other, out), sb.env());
+    expect(byInput.code).toBe(2);
+    expect(byInput.stderr).toMatch(/refusing to resume/);
+    expect(byInput.stderr).toMatch(/input/);
+
+    const pipeline = join(dir, 'my-location.yaml');
+    writeFileSync(pipeline, readFileSync(join(ROOT, 'pipelines', 'location.yaml'), 'utf8').replace('id: location', 'id: geo'));
+    const byPipeline = await spawnCli(runArgs(pipeline, input, out), sb.env());
+    expect(byPipeline.code).toBe(2);
+    expect(byPipeline.stderr).toMatch(/refusing to resume/);
+    expect(byPipeline.stderr).toMatch(/pipeline/);
+
+    // The same contents under another path is the same input: the run resumes (nothing left to do).
+    const copy = join(dir, 'copy.csv');
+    copyFileSync(input, copy);
+    const same = await spawnCli(runArgs('location', copy, out), sb.env());
+    expect(same.code, same.stderr).toBe(0);
+    const folder = readOutput(out);
+    expect(invariantProblems(5, folder)).toEqual([]);
+    expect(folder.summary.rows.resumed).toBe(5);
+  }, 60_000);
+});
