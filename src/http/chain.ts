@@ -58,10 +58,23 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Retried: the transient codes, and a 2xx whose body is not JSON (BAD_RESPONSE with a 2xx status): a body
+ * cut short in transit says nothing about the row, and the documented answer is still to be had. After the
+ * last attempt it is a row error with the status and an excerpt of the body.
+ */
+export function retryable(e: BreError): boolean {
+  if (RETRYABLE_CODES.has(e.code)) return true;
+  return e.code === 'BAD_RESPONSE' && e.status !== null && e.status >= 200 && e.status < 300;
+}
+
 export function createClient(opts: ClientOptions): ServiceClient {
   const sleep = opts.sleep ?? abortableSleep;
   const transports = new Map<string, Transport>();
   const stats = { workflow: new CallStats(), bureau: new CallStats(), account: new CallStats() };
+  opts.hardSignal?.addEventListener('abort', () => {
+    for (const t of transports.values()) void t.destroy();
+  }, { once: true });
 
   function transportFor(service: ServiceName): Transport {
     const t = opts.targets[service];
@@ -100,13 +113,30 @@ export function createClient(opts: ClientOptions): ServiceClient {
     }
   });
 
-  // limit: one attempt = one slot of the service's limiter.
-  const limited = (service: ServiceName, send: Send): ((req: HttpRequest) => Promise<unknown>) => (req) =>
-    opts.targets[service].limiter.schedule(async () => {
-      if (opts.signal.aborted) throw new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
+  // limit: one attempt = one slot of the service's limiter. An attempt still queued when the run stops is
+  // abandoned at once: the limiter would otherwise release the queue one spacing interval at a time (a full
+  // window of rows at 500/min is ~15 s), far past the stop's grace. A started attempt is left to finish
+  // (or to the hard signal).
+  const limited = (service: ServiceName, send: Send): ((req: HttpRequest) => Promise<unknown>) => (req) => {
+    const abandoned = () => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
+    if (opts.signal.aborted) return Promise.reject(abandoned());
+    let started = false;
+    const job = opts.targets[service].limiter.schedule(async () => {
+      started = true;
+      if (opts.signal.aborted) throw abandoned();
       const res = await send(req);
       return classifyResponse(service, res);
     });
+    return new Promise<unknown>((resolve, reject) => {
+      const onStop = () => {
+        if (started) return;
+        job.catch(() => undefined);
+        reject(abandoned());
+      };
+      opts.signal.addEventListener('abort', onStop, { once: true });
+      job.then(resolve, reject).finally(() => opts.signal.removeEventListener('abort', onStop));
+    });
+  };
 
   async function call(service: ServiceName, path: string, body: JsonObject, callOpts: CallOptions = {}, stageStats?: CallStats): Promise<CallResult> {
     const target = opts.targets[service];
@@ -120,7 +150,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
       } catch (err) {
         const e = toBreError(err, 'NETWORK');
         if (e.code === 'RATE_LIMITED') target.limiter.onThrottled();
-        if (!RETRYABLE_CODES.has(e.code) || attempt >= opts.maxAttempts || opts.signal.aborted) {
+        if (!retryable(e) || attempt >= opts.maxAttempts || opts.signal.aborted) {
           throw e.with({ attempts: attempt, service });
         }
         stats[service].retries += 1;

@@ -74,5 +74,7 @@ export function setPath(obj: Record<string, unknown>, path: string | readonly st
 }
 
 function define(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only `__proto__` needs defineProperty (assignment would set the prototype); it is slow for the rest.
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }

@@ -6,6 +6,7 @@
  * with some network jitter.
  */
 import Bottleneck from 'bottleneck';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { ServiceName } from '../types.js';
 import type { Rate } from './rates.js';
 
@@ -91,5 +92,42 @@ export class BottleneckLimiter implements ServiceLimiter {
   async stop(): Promise<void> {
     await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
     await this.limiter.disconnect?.().catch?.(() => undefined);
+  }
+}
+
+/**
+ * Without a rate there is nothing to space, only a cap on calls in flight: p-limit does that with no timer
+ * per job. (Bottleneck starts each job from a timer tick even with minTime 0, which caps it near a few
+ * hundred jobs a second: SGrondin/bottleneck#144.)
+ */
+export class ConcurrencyLimiter implements ServiceLimiter {
+  readonly service: ServiceName;
+  readonly #limit: LimitFunction;
+  #waitMs = 0;
+  #scheduled = 0;
+
+  constructor(service: ServiceName, concurrency: number) {
+    this.service = service;
+    this.#limit = pLimit(concurrency);
+  }
+
+  schedule<T>(fn: () => Promise<T>): Promise<T> {
+    const queuedAt = performance.now();
+    this.#scheduled += 1;
+    return this.#limit(() => {
+      this.#waitMs += performance.now() - queuedAt;
+      return fn();
+    });
+  }
+
+  onThrottled(): void {}
+  onSuccess(): void {}
+
+  stats(): LimiterStats {
+    return { waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: null };
+  }
+
+  async stop(): Promise<void> {
+    this.#limit.clearQueue();
   }
 }

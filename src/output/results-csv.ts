@@ -15,16 +15,18 @@ export interface StageColumns {
   readonly known: readonly string[];
 }
 
-interface ResultLine {
+export interface ResultLine {
   row: number;
   key: unknown;
   stages: Record<string, Record<string, unknown>>;
 }
 
-export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stages: readonly StageColumns[]): Promise<{ rows: number; columns: number }> {
+/** `visit` sees every result line in the first pass (the summary counts decisions there: no extra read). */
+export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stages: readonly StageColumns[], visit?: (line: ResultLine) => void): Promise<{ rows: number; columns: number }> {
   const extra = new Map<string, Set<string>>(stages.map((s) => [s.id, new Set<string>()]));
   for await (const line of readNdjson<ResultLine>(ndjsonPath)) {
     if (!line?.stages) continue;
+    visit?.(line);
     for (const s of stages) {
       const known = new Set(s.known);
       const set = extra.get(s.id)!;

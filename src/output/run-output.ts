@@ -52,12 +52,15 @@ export interface ErrorLine {
   readonly input: unknown;
 }
 
-async function rowsOf(path: string, into: RowSet, dupes: { n: number }): Promise<void> {
+/** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
+async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number }): Promise<void> {
   if (!existsSync(path)) return;
   for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
     if (l.text === '') continue;
     const row = rowOfLine(l.text);
-    if (row !== undefined && !into.add(row)) dupes.n += 1;
+    if (row === undefined) continue;
+    if (into[0].has(row) || (into.length > 1 && into[1].has(row))) dupes.n += 1;
+    for (const set of into) set.add(row);
   }
 }
 
@@ -69,6 +72,8 @@ export class RunOutput {
   readonly retry = new RowSet();
   /** Rows found done when the folder was opened. */
   resumedRows = 0;
+  /** The --limit of the run that created the folder (null: none, or a new folder). */
+  earlierLimit: number | null = null;
   succeededBefore = 0;
   failedBefore = 0;
   readonly #results: AppendFile;
@@ -111,17 +116,20 @@ export class RunOutput {
       rmSync(errorsPath);
     }
     const output = new RunOutput(dir, opts.withTransactions);
-    const dupes = { n: 0 };
+    output.earlierLimit = old?.limit ?? null;
     const succeeded = new RowSet();
-    await rowsOf(join(dir, FILES.results), succeeded, dupes);
     const failed = new RowSet();
-    await rowsOf(errorsPath, failed, dupes);
-    await rowsOf(join(dir, FILES.results), output.done, { n: 0 });
-    await rowsOf(errorsPath, output.done, { n: 0 });
-    if (existsSync(retryingPath)) await rowsOf(retryingPath, output.retry, { n: 0 });
+    const dupes = { n: 0 };
+    await rowsOf(join(dir, FILES.results), [succeeded, output.done], dupes);
+    await rowsOf(errorsPath, [failed, output.done], dupes);
+    if (existsSync(retryingPath)) await rowsOf(retryingPath, [output.retry], { n: 0 });
+    if (dupes.n > 0) {
+      await output.#dropErrorsOf(succeeded);
+      const recount = new RowSet();
+      await rowsOf(errorsPath, [recount], { n: 0 });
+      output.failedBefore = recount.size;
+    } else output.failedBefore = failed.size;
     output.succeededBefore = succeeded.size;
-    output.failedBefore = failed.size;
-    if (dupes.n > 0) await output.#dropErrorsOf(succeeded);
     await output.#pruneJournal(succeeded);
     return output;
   }
@@ -155,7 +163,8 @@ export class RunOutput {
     if (this.#withTransactions) this.#tx = new AppendFile(path);
   }
 
-  writeResult(row: number, key: unknown, stages: Record<string, unknown>, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[]): void {
+  /** `stages` is the stages object already serialised (and scrubbed) by the caller. */
+  writeResult(row: number, key: unknown, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[]): void {
     if (this.#tx && transactions.length > 0) {
       this.#tx.append(JSON.stringify({ row, key, transactions }));
     }
@@ -166,7 +175,7 @@ export class RunOutput {
       }
       this.#secrets.append(JSON.stringify({ row, key, secrets }));
     }
-    this.#results.append(JSON.stringify({ row, key, stages }));
+    this.#results.append(`{"row":${row},"key":${JSON.stringify(key ?? null)},"stages":${stages}}`);
     this.done.add(row);
   }
 
@@ -177,6 +186,10 @@ export class RunOutput {
 
   get resultsWritten(): number {
     return this.#results.lines;
+  }
+
+  get failedTotal(): number {
+    return this.failedBefore + this.#errors.lines;
   }
 
   get errorsWritten(): number {

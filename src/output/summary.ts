@@ -18,6 +18,9 @@ export interface RunCounters {
   warnings: number;
   retriedRows: number;
   dryRunValid: number;
+  /** performance.now() when the first row was dispatched and when the last one settled. */
+  firstDispatch: number;
+  lastSettle: number;
 }
 
 export interface SummaryInput {
@@ -63,7 +66,9 @@ export function buildSummary(x: SummaryInput): Record<string, unknown> {
     },
     warnings: c.warnings,
     seconds: Math.round(seconds * 10) / 10,
-    rows_per_second: seconds > 0 ? Math.round((c.processed / seconds) * 100) / 100 : null,
+    // Rows a second while rows were flowing (first dispatched to last settled): start-up, hashing the
+    // input and rebuilding results.csv are in `seconds` but not here.
+    rows_per_second: c.lastSettle > c.firstDispatch ? Math.round((c.processed / ((c.lastSettle - c.firstDispatch) / 1000)) * 100) / 100 : null,
     stages: Object.fromEntries(x.stages.map((st) => [st.config.id, {
       kind: st.config.kind,
       ...(st.config.endpoint ? { endpoint: st.config.endpoint } : {}),

@@ -1,6 +1,6 @@
 /** One limiter per service used by the pipeline: local Bottleneck, adaptive for account, or shared via Redis. */
 import { AdaptiveLimiter } from '../limits/adaptive.js';
-import { BottleneckLimiter, type ServiceLimiter } from '../limits/limiter.js';
+import { BottleneckLimiter, ConcurrencyLimiter, type ServiceLimiter } from '../limits/limiter.js';
 import { DEFAULT_RATES } from '../limits/rates.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import type { RunSettings } from './settings.js';
@@ -9,9 +9,10 @@ export type LimiterFactory = (service: ServiceName, settings: RunSettings) => Pr
 
 export async function localLimiter(service: ServiceName, s: RunSettings): Promise<ServiceLimiter> {
   const rate = s.rates[service];
+  if (!rate) return new ConcurrencyLimiter(service, s.concurrency[service]);
   const base = { service, rate, concurrency: s.concurrency[service] };
   // The account limit is undocumented: adapt, unless the user set one explicitly and it is not the default.
-  if (service === 'account' && rate && rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate });
+  if (service === 'account' && rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate });
   return new BottleneckLimiter(base);
 }
 

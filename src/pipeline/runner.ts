@@ -5,6 +5,7 @@
  * stage. Every call goes through the service's limiter (src/http/chain.ts), which is what keeps the run at
  * the per-IP limit; the window only has to be wide enough to keep every limiter busy.
  */
+import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { BreError, toBreError } from '../errors.js';
@@ -55,6 +56,8 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   const log = (line: string) => s.log(redactor.scrub(line));
   const stop = new AbortController();
   const hard = new AbortController();
+  // Every call in flight listens on these two signals: hundreds of listeners is expected, not a leak.
+  setMaxListeners(0, stop.signal, hard.signal);
   let stopped: BreError | undefined;
   const requestStop = (why: BreError) => {
     if (stopped) return;
@@ -99,7 +102,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
     return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, call: (path, body, o) => client.call(kind.service, path, body, o, stats) };
   });
 
-  const counters: RunCounters = { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, warnings: 0, retriedRows: 0, dryRunValid: 0 };
+  const counters: RunCounters = { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, warnings: 0, retriedRows: 0, dryRunValid: 0, firstDispatch: 0, lastSettle: 0 };
   const dryErrors: string[] = [];
   let warningsShown = 0;
   const ctx: StageContext = {
@@ -129,6 +132,13 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
     output!.writeError(e);
   }
 
+  /** The circuit breaker opened: stop, naming the failing service (the last failure's) and what to do. */
+  function openCircuit(reason: string, last?: BreError): void {
+    const svc = last?.service ? `the ${last.service} service is failing` : 'the services are failing';
+    requestStop(new BreError('CIRCUIT_OPEN', `stopping: ${svc}: ${reason}. When it is back, re-run the same command to resume (add --retry-errors to run the failed rows again).`,
+      { service: last?.service, status: last?.status }));
+  }
+
   function settle(row: InputRow, key: string | null, outcome: RowOutcome): void {
     switch (outcome.kind) {
       case 'valid':
@@ -140,13 +150,18 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
         requestStop(outcome.error);
         return;
       case 'result': {
-        const rowRedactor = new Redactor();
-        for (const sec of outcome.secrets) rowRedactor.add(sec.value);
-        const stagesJson = JSON.parse(rowRedactor.scrub(redactor.scrub(JSON.stringify(outcome.stages)))) as Record<string, unknown>;
+        // Serialised once; scrubbed only if a secret could be in it (the token echoed back, a row's own).
+        let stagesJson = JSON.stringify(outcome.stages);
+        if (outcome.secrets.length > 0) {
+          const rowRedactor = new Redactor();
+          for (const sec of outcome.secrets) rowRedactor.add(sec.value);
+          stagesJson = rowRedactor.scrub(stagesJson);
+        }
+        stagesJson = redactor.scrub(stagesJson);
         output!.writeResult(row.row, key, stagesJson, outcome.transactions, outcome.secrets);
         counters.succeeded += 1;
         const open = circuit.record(null);
-        if (open) requestStop(new BreError('CIRCUIT_OPEN', open));
+        if (open) openCircuit(open);
         return;
       }
       case 'invalid': {
@@ -173,7 +188,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
           attempts: e.attempts ?? 1, input: scrubInput(row.data),
         });
         const open = circuit.record(e.code);
-        if (open) requestStop(new BreError('CIRCUIT_OPEN', `stopping: ${open}. The service looks down; re-run the same command later to resume.`));
+        if (open) openCircuit(open, e);
       }
     }
   }
@@ -211,7 +226,9 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
           counters.resumed += 1;
           continue;
         }
-        if (retryOnly && !output.retry.has(row.row)) continue;
+        // --retry-errors runs the rows of the errors file, and also the rows an earlier stopped or killed
+        // session never reached (else they would be in neither file), within that run's --limit.
+        if (retryOnly && !output.retry.has(row.row) && output.earlierLimit !== null && row.row > output.earlierLimit) continue;
         if (output.retry.has(row.row)) counters.retriedRows += 1;
       }
       await slots.acquire();
@@ -220,6 +237,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
         break;
       }
       counters.processed += 1;
+      if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
       const task = (async () => {
         try {
           if (row.readError) {
@@ -234,6 +252,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
           fatalWrite ??= err;
           requestStop(new BreError('INTERRUPTED', `cannot write to ${s.outDir}: ${(err as Error).message}`));
         } finally {
+          counters.lastSettle = performance.now();
           slots.release();
         }
       })();
@@ -262,35 +281,24 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   const out = output!;
   out.close();
   if (!stopped && out.retry.size > 0) out.finishRetry();
+  const workflowStages = s.pipeline.stages.filter((st) => st.kind === 'workflow').map((st) => st.id);
+  const decisions: Record<string, Record<string, number>> = Object.fromEntries(workflowStages.map((id) => [id, {}]));
   const csv = await buildResultsCsv(resolve(s.outDir, FILES.results), resolve(s.outDir, FILES.resultsCsv),
-    s.pipeline.stages.map((st) => ({ id: st.id, known: getStageKind(st.kind)!.resultColumns?.(st) ?? [] })));
+    s.pipeline.stages.map((st) => ({ id: st.id, known: getStageKind(st.kind)!.resultColumns?.(st) ?? [] })),
+    (line) => countDecision(decisions, workflowStages, line.stages));
   const transactions = withTransactions ? await out.buildTransactionsCsv() : undefined;
-  const decisions = await countDecisions(resolve(s.outDir, FILES.results), s.pipeline.stages.filter((st) => st.kind === 'workflow').map((st) => st.id));
-  const totals = { succeeded: out.succeededBefore + out.resultsWritten, failed: await countLines(resolve(s.outDir, FILES.errors)) };
+  const totals = { succeeded: csv.rows, failed: out.failedTotal };
   const summary = buildSummary({ s, counters, stages, stageStats, client, limiterStats, started, stopped, totals, decisions, csv, transactions });
   out.writeSummary(summary);
   const exitCode = stopped ? 3 : totals.failed > 0 ? 1 : 0;
   return { exitCode, summary, stopped };
 }
 
-async function countLines(path: string): Promise<number> {
-  let n = 0;
-  const { readNdjson } = await import('../output/ndjson-file.js');
-  for await (const _ of readNdjson(path)) n += 1;
-  return n;
-}
-
-async function countDecisions(path: string, stageIds: readonly string[]): Promise<Record<string, Record<string, number>>> {
-  const out: Record<string, Record<string, number>> = Object.fromEntries(stageIds.map((id) => [id, {}]));
-  if (stageIds.length === 0) return out;
-  const { readNdjson } = await import('../output/ndjson-file.js');
-  for await (const line of readNdjson<{ stages?: Record<string, Record<string, unknown>> }>(path)) {
-    for (const id of stageIds) {
-      const st = line?.stages?.[id];
-      if (!st) continue;
-      const d = st.skipped === true ? '(skipped)' : String(st.decision ?? st.emi_decision ?? '(none)');
-      out[id][d] = (out[id][d] ?? 0) + 1;
-    }
+function countDecision(into: Record<string, Record<string, number>>, stageIds: readonly string[], stages: Record<string, Record<string, unknown>>): void {
+  for (const id of stageIds) {
+    const st = stages[id];
+    if (!st) continue;
+    const d = st.skipped === true ? '(skipped)' : String(st.decision ?? st.emi_decision ?? '(none)');
+    into[id][d] = (into[id][d] ?? 0) + 1;
   }
-  return out;
 }

@@ -20,7 +20,7 @@ describe('output folder journal', () => {
   it('resumes: rows in results or errors are done, a torn last line is cut', async () => {
     const dir = tmp();
     let out = await RunOutput.open(dir, manifest(), { retryErrors: false, withTransactions: false });
-    out.writeResult(1, 'k1', { s: { decision: 'Approve' } }, [], []);
+    out.writeResult(1, "k1", JSON.stringify({ s: { decision: "Approve" } }), [], []);
     out.writeError({ row: 2, line: 3, key: 'k2', stage: 's', status: 500, code: 'SERVER_ERROR', message: 'x', attempts: 1, input: {} });
     out.close();
     appendFileSync(join(dir, FILES.results), '{"row":3,"key":"k3","sta');
@@ -43,7 +43,7 @@ describe('output folder journal', () => {
   it('--retry-errors moves the errors aside: those rows are to run again and are not done', async () => {
     const dir = tmp();
     let out = await RunOutput.open(dir, manifest(), { retryErrors: false, withTransactions: false });
-    out.writeResult(1, 'k1', {}, [], []);
+    out.writeResult(1, "k1", "{}", [], []);
     out.writeError({ row: 2, line: 3, key: 'k2', stage: 's', status: 503, code: 'SERVER_UNAVAILABLE', message: 'x', attempts: 6, input: {} });
     out.close();
     out = await RunOutput.open(dir, manifest(), { retryErrors: true, withTransactions: false });
@@ -51,7 +51,7 @@ describe('output folder journal', () => {
     expect(out.done.has(2)).toBe(false);
     expect(out.retry.has(2)).toBe(true);
     expect(existsSync(join(dir, FILES.errors)) ? readFileSync(join(dir, FILES.errors), 'utf8') : '').toBe('');
-    out.writeResult(2, 'k2', {}, [], []);
+    out.writeResult(2, "k2", "{}", [], []);
     out.close();
     out.finishRetry();
     expect(existsSync(join(dir, FILES.retrying))).toBe(false);
@@ -60,7 +60,7 @@ describe('output folder journal', () => {
   it('secrets go to a file only its owner can read', async () => {
     const dir = tmp();
     const out = await RunOutput.open(dir, manifest(), { retryErrors: false, withTransactions: true });
-    out.writeResult(1, 'k', { aa: { report_url_expires_at: 'x' } }, [], [{ stage: 'aa', name: 'report_url', value: 'https://r/abc' }]);
+    out.writeResult(1, "k", JSON.stringify({ aa: { report_url_expires_at: "x" } }), [], [{ stage: 'aa', name: 'report_url', value: 'https://r/abc' }]);
     out.close();
     expect(statSync(join(dir, FILES.secrets)).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, FILES.results), 'utf8')).not.toContain('https://r/abc');

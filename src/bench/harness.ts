@@ -1,0 +1,46 @@
+/** Bench helpers: spawn the CLI as a user would, synthesise inputs, time things. */
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../config/paths.js';
+
+export const CLI = join(PACKAGE_ROOT, 'bin', 'bre-batch.js');
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly seconds: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI; with `interruptAfterMs` it gets SIGINT then (a run measured for a while, not to the end). */
+export async function runCli(args: readonly string[], env: Record<string, string>, interruptAfterMs?: number): Promise<CliRun> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const timer = interruptAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), interruptAfterMs);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (timer) clearTimeout(timer);
+  return { code, seconds: (performance.now() - t0) / 1000, stdout, stderr };
+}
+
+/** A location_bre input of `rows` rows over real Indian coordinates. */
+export async function writeLocationCsv(path: string, rows: number): Promise<void> {
+  const out = createWriteStream(path);
+  out.write('reference_id,user_id,lead_id,latitude,longitude\n');
+  for (let i = 1; i <= rows; i += 1) {
+    const lat = (8 + ((i * 7919) % 2700) / 100).toFixed(4);
+    const lng = (69 + ((i * 104729) % 2000) / 100).toFixed(4);
+    if (!out.write(`B-${i},u${i},l${i},${lat},${lng}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+export function ratio(a: number, b: number): number {
+  return Math.round((a / b) * 1000) / 1000;
+}

@@ -1,0 +1,47 @@
+/**
+ * With rate limits off (the sandbox as a back-testing target), the runner's rows/s on a one-stage pipeline
+ * against what a raw HTTP load generator (autocannon, in its own process) gets from the same endpoint.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../config/paths.js';
+import { startSandbox } from '../sandbox/index.js';
+import { ratio, runCli, writeLocationCsv } from './harness.js';
+
+async function autocannon(url: string, headers: Record<string, string>, body: string, seconds: number, connections: number): Promise<number> {
+  const bin = join(PACKAGE_ROOT, 'node_modules', 'autocannon', 'autocannon.js');
+  const hs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
+  const child = spawn(process.execPath, [bin, '-m', 'POST', ...hs, '-b', body, '-c', String(connections), '-d', String(seconds), '-j', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await once(child, 'exit');
+  const res = JSON.parse(out) as { requests: { average: number }; non2xx: number; errors: number };
+  if (res.non2xx > 0 || res.errors > 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx and ${res.errors} errors`);
+  return res.requests.average;
+}
+
+/**
+ * `latencyMs` 0: both sides are CPU-bound on this 2-core machine (the sandbox on one core, the client on the
+ * other), so the figure compares per-request client cost. A real back-testing target answers in tens of ms;
+ * there the comparison is about keeping enough calls in flight (both use 64).
+ */
+export async function benchRawVsAutocannon(opts: { dir: string; rows: number; seconds: number; latencyMs?: number }): Promise<Record<string, unknown>> {
+  const sb = await startSandbox({ rate: { workflow: null, bureau: null, account: null }, latencyMs: opts.latencyMs ?? 0 });
+  try {
+    const headers = { 'content-type': 'application/json', 'x-client-id': sb.clientId, 'x-auth-token': sb.authToken };
+    const body = JSON.stringify({ user_id: 'u1', reference_id: 'r1', input_data: { lead_id: 'l1', latitude: 19.076, longitude: 72.8777 } });
+    const raw = await autocannon(`${sb.url}/execute/${sb.clientId}/location_bre`, headers, body, opts.seconds, 64);
+    const input = join(opts.dir, `raw-${opts.rows}.csv`);
+    await writeLocationCsv(input, opts.rows);
+    const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}`);
+    const env = { BRE_BASE_URL: sb.url, BRE_CLIENT_ID: sb.clientId, BRE_AUTH_TOKEN: sb.authToken };
+    const r = await runCli(['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'], env);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    const rowsPerSecond = summary.rows_per_second as number;
+    return { sandbox_latency_ms: opts.latencyMs ?? 0, autocannon_requests_per_s: Math.round(raw), runner_rows_per_s: rowsPerSecond, ratio: ratio(rowsPerSecond, raw), rows: opts.rows, exit: r.code };
+  } finally {
+    await sb.close();
+  }
+}
