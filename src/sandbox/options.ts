@@ -101,3 +101,61 @@ export function parseSeed(text: string | number): number | string {
   if (typeof text === 'number') return text;
   return /^\d+$/.test(text) && Number(text) <= 0xffffffff ? Number(text) : text;
 }
+
+/** The flags of `bre-batch sandbox` as yargs hands them over (all strings, so messages can quote them). */
+export interface SandboxFlags {
+  readonly port?: string | number;
+  readonly host?: string;
+  readonly rate?: readonly string[] | string;
+  readonly 'latency-ms'?: string | number;
+  readonly faults?: string;
+  readonly seed?: string | number;
+  readonly allow?: readonly string[] | string;
+  readonly 'bsa-ready-after'?: string | number;
+  readonly 'slow-ms'?: string | number;
+}
+
+export interface ParsedSandboxFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly rate: RateOverrides;
+  readonly latencyMs: number;
+  readonly faults: Faults;
+  readonly seed?: number | string;
+  readonly allow?: readonly string[];
+  readonly bsaReadyAfterMs?: number;
+  readonly slowMs?: number;
+}
+
+const list = (v: readonly string[] | string | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? [...v] : [v as string]);
+
+/** Flags -> sandbox options; throws BreError('USAGE') with "Expected X, got Y". */
+export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
+  const host = f.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host.trim() === '' || /\s/.test(host)) usage('host', '--host to be a host name or IP address', host);
+  const allow = list(f.allow);
+  parseAllow(allow);
+  return {
+    port: f.port === undefined ? 0 : parsePort(f.port),
+    host,
+    rate: parseRateSpecs(list(f.rate)),
+    latencyMs: f['latency-ms'] === undefined ? 0 : parseMs(f['latency-ms'], 'latency-ms'),
+    faults: f.faults === undefined ? {} : parseFaultSpec(String(f.faults)),
+    seed: f.seed === undefined ? undefined : parseSeed(f.seed),
+    allow: allow.length > 0 ? allow.flatMap((e) => e.split(',')).map((e) => e.trim()).filter((e) => e !== '') : undefined,
+    bsaReadyAfterMs: f['bsa-ready-after'] === undefined ? undefined : parseMs(f['bsa-ready-after'], 'bsa-ready-after'),
+    slowMs: f['slow-ms'] === undefined ? undefined : parseMs(f['slow-ms'], 'slow-ms'),
+  };
+}
+
+export function describeRate(rate: Rate | null): string {
+  if (!rate) return 'off';
+  if (rate.windowMs === 1000) return `${rate.limit}/s`;
+  if (rate.windowMs === 60_000) return `${rate.limit}/min`;
+  return `${rate.limit}/${rate.windowMs}ms`;
+}
+
+export function describeFaults(f: Faults): string {
+  const parts = Object.entries(f).filter(([, p]) => (p ?? 0) > 0).map(([k, p]) => `${k}=${p}`);
+  return parts.length > 0 ? parts.join(',') : 'none';
+}

@@ -1,0 +1,54 @@
+/**
+ * `bre-batch sandbox`: starts the built-in emulator of the three services on loopback (CONTRACT: sandbox
+ * row), prints its base URL, credentials and the env lines to export, and runs until SIGINT/SIGTERM.
+ * Option parsing lives in src/sandbox/options.ts (pure, tested there); bad options are BreError('USAGE'),
+ * which main.ts turns into exit code 2.
+ */
+import type { CommandModule } from 'yargs';
+import { BreError } from '../errors.js';
+import { DEFAULT_AUTH_TOKEN, DEFAULT_RATES, startSandbox } from '../sandbox/index.js';
+import { sandboxBanner } from '../sandbox/banner.js';
+import { parseSandboxFlags, type SandboxFlags } from '../sandbox/options.js';
+import { SERVICES, type ServiceName } from '../types.js';
+import type { Rate } from '../sandbox/rate.js';
+
+export const sandboxCommand: CommandModule = {
+  command: 'sandbox',
+  describe: 'start the built-in emulator of all three services on loopback and print its base URL and credentials',
+  builder: (y) => y
+    .option('port', { type: 'string', describe: 'port to listen on (default: a free one)' })
+    .option('host', { type: 'string', describe: 'address to listen on (default 127.0.0.1)' })
+    .option('rate', { type: 'string', array: true, describe: 'limit enforced per caller IP: SERVICE=N/UNIT (UNIT s or min), SERVICE=off, or off for all' })
+    .option('latency-ms', { type: 'string', describe: 'delay added to every answer, ms (default 0)' })
+    .option('faults', { type: 'string', describe: 'fault probabilities, e.g. 429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01' })
+    .option('seed', { type: 'string', describe: 'seed of the fault generator (default random)' })
+    .option('allow', { type: 'string', array: true, describe: 'caller IP allow-list, CIDR or address (default loopback only)' })
+    .option('bsa-ready-after', { type: 'string', describe: 'ms a BSA session stays "processing" after its first status_check (default 2000)' })
+    .option('slow-ms', { type: 'string', describe: 'how long a "slow" fault hangs, ms (default 60000)' }),
+  handler: async (argv) => {
+    const flags = parseSandboxFlags(argv as SandboxFlags);
+    let sb;
+    try {
+      sb = await startSandbox({ ...flags });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+        throw new BreError('CONFIG_INVALID', `Expected a free port on an address of this machine, got ${flags.host}:${flags.port} (${code})`, { field: 'port', cause: err });
+      }
+      throw err;
+    }
+    const rates = Object.fromEntries(SERVICES.map((s) => [s, flags.rate[s] === undefined ? DEFAULT_RATES[s] : flags.rate[s]])) as Record<ServiceName, Rate | null>;
+    process.stdout.write(sandboxBanner({
+      url: sb.url, clientId: sb.clientId, authToken: sb.authToken,
+      defaultToken: sb.authToken === DEFAULT_AUTH_TOKEN && !process.env.BRE_AUTH_TOKEN,
+      rates, faults: flags.faults, latencyMs: flags.latencyMs, seed: sb.stats().seed,
+    }));
+    await new Promise<void>((resolve) => {
+      const stop = () => { process.off('SIGINT', stop); process.off('SIGTERM', stop); resolve(); };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await sb.close();
+    process.stdout.write('bre-batch sandbox: stopped\n');
+  },
+};

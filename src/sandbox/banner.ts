@@ -1,0 +1,37 @@
+/** What `bre-batch sandbox` prints at start: where it listens, the credentials, the env lines to export. */
+import { SERVICES, type ServiceName } from '../types.js';
+import { describeFaults, describeRate, type Faults } from './options.js';
+import type { Rate } from './rate.js';
+
+export interface BannerInput {
+  readonly url: string;
+  readonly clientId: string;
+  readonly authToken: string;
+  /** True when the token is the built-in default (then it is printed; otherwise it came from BRE_AUTH_TOKEN). */
+  readonly defaultToken: boolean;
+  readonly rates: Readonly<Record<ServiceName, Rate | null>>;
+  readonly faults: Faults;
+  readonly latencyMs: number;
+  readonly seed: number | string;
+}
+
+export function sandboxBanner(b: BannerInput): string {
+  const token = b.defaultToken ? `${b.authToken} (built-in default)` : 'from BRE_AUTH_TOKEN';
+  const lines = [
+    `bre-batch sandbox: workflow, bureau and account services on ${b.url}`,
+    `  client id    ${b.clientId}`,
+    `  auth token   ${token}`,
+    `  rate limits  ${SERVICES.map((s) => `${s} ${describeRate(b.rates[s])}`).join(', ')} (per caller IP, sliding window)`,
+    `  faults       ${describeFaults(b.faults)} (seed ${b.seed})`,
+    `  latency      ${b.latencyMs} ms`,
+    `  control      GET ${b.url}/__sandbox/stats, POST ${b.url}/__sandbox/clock {"advanceMs": N}, POST ${b.url}/__sandbox/faults {...}`,
+    '',
+    `export BRE_BASE_URL=${b.url}`,
+    `export BUREAU_BASE_URL=${b.url}`,
+    `export ACCOUNT_BASE_URL=${b.url}`,
+    `export BRE_CLIENT_ID=${b.clientId}`,
+  ];
+  if (b.defaultToken) lines.push(`export BRE_AUTH_TOKEN=${b.authToken}`);
+  lines.push('', 'Ctrl+C (SIGINT) or SIGTERM stops the sandbox.', '');
+  return lines.join('\n');
+}
