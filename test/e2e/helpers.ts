@@ -101,6 +101,19 @@ export function spawnCli(args: readonly string[], env: Record<string, string | u
   return startCli(args, env, opts).done;
 }
 
+/** Waits until `path` has `n` complete lines while `run` is running; fails with its stderr if it exits first. */
+export async function waitForLines(run: RunningCli, path: string, n: number, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (countLines(path) >= n) return;
+    if (run.child.exitCode !== null || run.child.signalCode !== null) {
+      throw new Error(`the CLI exited (${run.child.exitCode ?? run.child.signalCode}) before ${path} had ${n} lines:\n${run.stderr()}`);
+    }
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${n} lines in ${path} (has ${countLines(path)}); stderr:\n${run.stderr()}`);
+    await sleep(25);
+  }
+}
+
 // --------------------------------------------------------------------------------------- the sandbox
 
 export interface TestSandbox {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BUILT, ROOT, countLines, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli,
-  startCountingProxy, startTestSandbox, tempDir, waitFor, type CountingProxy, type TestSandbox,
+  startCountingProxy, startTestSandbox, tempDir, waitForLines, type CountingProxy, type TestSandbox,
 } from './helpers.js';
 
 const ROWS = 300;
@@ -35,7 +35,7 @@ describe.skipIf(!BUILT)('kill -9 and resume', () => {
     // 50/s over 300 rows: about 6 s, so the kill lands mid-way.
     const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
     const first = startCli(args, sb.env(proxy.url));
-    await waitFor(() => countLines(join(out, 'results.ndjson')) >= 80, 30_000, '80 results before the kill');
+    await waitForLines(first, join(out, 'results.ndjson'), 80);
     first.child.kill('SIGKILL');
     const inflightAtKill = proxy.inflight();
     const killed = await first.done;

@@ -1,0 +1,172 @@
+/**
+ * Stopping a run early (issue 5, point 3): refused credentials (401) and a refused IP (403) stop the whole
+ * run within seconds with exit 3 and a message naming the service and what to check, without blaming the
+ * rows; the circuit breaker stops a run against a service that only fails; SIGINT / SIGTERM stop within the
+ * grace period. Every stop is resumable and the resumed run satisfies the invariant.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BUILT, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli, startTestSandbox,
+  tempDir, waitFor, waitForLines, type TestSandbox,
+} from './helpers.js';
+
+const FAST = ['--rate', 'workflow=100/s'];
+
+describe.skipIf(!BUILT)('credentials or address refused', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rate: { workflow: null } });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('401: exit 3 within seconds, names the service and the credentials, no row errors; then resumes', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 60);
+    const out = join(dir, 'out');
+    const before = sb.sandbox.stats().services.workflow.requests;
+    // The default rate (500/min) queues most of the window in the limiter: the stop must not wait for it.
+    const refused = await spawnCli(runArgs('location', input, out), sb.env(undefined, { BRE_AUTH_TOKEN: 'tok-wrong-0000' }));
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.ms).toBeLessThan(5000);
+    expect(refused.stderr).toMatch(/workflow service refused the credentials \(HTTP 401\)/);
+    expect(refused.stderr).toMatch(/BRE_CLIENT_ID and BRE_AUTH_TOKEN/);
+    expect(refused.stderr).toMatch(/re-run the same command to resume/);
+    expect(refused.stderr).not.toContain('tok-wrong-0000');
+    // At most the calls in flight were made (the first 401 stops the rest).
+    expect(sb.sandbox.stats().services.workflow.requests - before).toBeLessThanOrEqual(10);
+    const stopped = readOutput(out);
+    expect(stopped.errors).toEqual([]);
+    expect(stopped.results).toEqual([]);
+    expect(stopped.summary.finished).toBe(false);
+    expect(stopped.summary.stopped).toMatchObject({ code: 'AUTH_REFUSED', service: 'workflow', status: 401 });
+
+    const resumed = await spawnCli(runArgs('location', input, out, ...FAST), sb.env());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(invariantProblems(60, readOutput(out))).toEqual([]);
+  }, 60_000);
+
+  it('403 (IP not on the allow-list): exit 3, says the egress IP must be allow-listed; then resumes', async () => {
+    const closed = await startTestSandbox({ allow: ['10.0.0.0/8'], authToken: sb.token });
+    const dir = tempDir();
+    const input = locationCsv(dir, 40);
+    const out = join(dir, 'out');
+    try {
+      const refused = await spawnCli(runArgs('location', input, out), closed.env());
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(refused.ms).toBeLessThan(5000);
+      expect(refused.stderr).toMatch(/workflow service refused this machine's IP address \(HTTP 403/);
+      expect(refused.stderr).toMatch(/allow-listed/);
+      expect(closed.sandbox.stats().services.workflow.requests).toBeLessThanOrEqual(10);
+      const stopped = readOutput(out);
+      expect(stopped.errors).toEqual([]);
+      expect(stopped.summary.stopped).toMatchObject({ code: 'IP_NOT_ALLOWED', service: 'workflow', status: 403 });
+    } finally {
+      await closed.close();
+    }
+    const resumed = await spawnCli(runArgs('location', input, out, ...FAST), sb.env());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(invariantProblems(40, readOutput(out))).toEqual([]);
+  }, 60_000);
+});
+
+describe.skipIf(!BUILT)('circuit breaker', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 1 } });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('a service answering only 503 stops the run after N consecutive row failures; --retry-errors then completes', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 500);
+    const out = join(dir, 'out');
+    const args = runArgs('location', input, out, ...FAST, '--max-attempts', '2', '--max-consecutive-failures', '10');
+    const down = await spawnCli(args, sb.env());
+    expect(down.code, down.stderr).toBe(3);
+    expect(down.ms).toBeLessThan(15_000);
+    expect(down.stderr).toMatch(/workflow service is failing: \d+ consecutive calls failed after all retries \(last: SERVER_UNAVAILABLE\)/);
+    expect(down.stderr).toMatch(/re-run the same command/);
+    const stopped = readOutput(out);
+    expect(stopped.results).toEqual([]);
+    expect(stopped.errors.length).toBeGreaterThanOrEqual(10);
+    expect(stopped.errors.length).toBeLessThan(100);
+    expect(stopped.errors.every((e) => e.code === 'SERVER_UNAVAILABLE' && e.status === 503 && e.attempts === 2)).toBe(true);
+    expect(stopped.summary.stopped).toMatchObject({ code: 'CIRCUIT_OPEN', service: 'workflow' });
+    console.info(`circuit: stopped after ${down.ms} ms with ${stopped.errors.length} of 500 rows in errors, ${sb.sandbox.stats().services.workflow.requests} calls`);
+
+    sb.sandbox.setFaults({});
+    const retry = await spawnCli([...args, '--retry-errors'], sb.env());
+    expect(retry.code, retry.stderr).toBe(0);
+    const done = readOutput(out);
+    expect(invariantProblems(500, done)).toEqual([]);
+    expect(done.results).toHaveLength(500);
+    expect(done.summary.rows.retried_from_errors).toBe(stopped.errors.length);
+  }, 90_000);
+});
+
+describe.skipIf(!BUILT)('signals', () => {
+  let sb: TestSandbox;
+  let hung: TestSandbox;
+  beforeAll(async () => {
+    // Each answer takes 2 s: at the signal, calls are in flight and must be waited for or abandoned.
+    sb = await startTestSandbox({ rate: { workflow: null }, latencyMs: 2000 });
+    // Half the calls hang for 20 s.
+    hung = await startTestSandbox({ rate: { workflow: null }, faults: { slow: 0.5 }, slowMs: 20_000 });
+  });
+  afterAll(async () => {
+    await sb?.close();
+    await hung?.close();
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal}: stops taking rows, abandons calls past --stop-grace, exit 3, resumable`, async () => {
+      const dir = tempDir();
+      const rows = 80;
+      const input = locationCsv(dir, rows);
+      const out = join(dir, 'out');
+      const args = runArgs('location', input, out, '--rate', 'workflow=20/s', '--concurrency', '40', '--stop-grace', '1s');
+      const run = startCli(args, sb.env());
+      await waitForLines(run, join(out, 'results.ndjson'), 10);
+      const t0 = Date.now();
+      run.child.kill(signal);
+      const res = await run.done;
+      const stopMs = Date.now() - t0;
+      expect(res.code, res.stderr).toBe(3);
+      // Grace 1 s, plus flushing and closing.
+      expect(stopMs).toBeLessThan(3000);
+      expect(res.stderr).toContain(`${signal} received`);
+      const stopped = readOutput(out);
+      expect(stopped.errors).toEqual([]);
+      expect(stopped.results.length).toBeLessThan(rows);
+      expect(stopped.summary.stopped).toMatchObject({ code: 'INTERRUPTED' });
+      console.info(`${signal}: exit after ${stopMs} ms, ${stopped.results.length} rows done`);
+
+      const resumed = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', '200'), sb.env());
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const after = readOutput(out);
+      expect(invariantProblems(rows, after)).toEqual([]);
+      expect(after.summary.rows.resumed).toBe(stopped.results.length);
+    }, 60_000);
+  }
+
+  it('a second signal abandons the calls in flight at once', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 60);
+    const out = join(dir, 'out');
+    const run = startCli(runArgs('location', input, out, '--rate', 'workflow=20/s', '--stop-grace', '30s'), hung.env());
+    await waitForLines(run, join(out, 'results.ndjson'), 5);
+    // Calls are hanging now; the first signal alone would wait up to 20 s for them.
+    const t0 = Date.now();
+    run.child.kill('SIGINT');
+    await waitFor(() => run.stderr().includes('SIGINT received'), 5000, 'the first signal to be seen');
+    run.child.kill('SIGINT');
+    const res = await run.done;
+    expect(res.code, res.stderr).toBe(3);
+    expect(Date.now() - t0).toBeLessThan(3000);
+  }, 60_000);
+});
