@@ -1,0 +1,143 @@
+/**
+ * The one Redis connection a process shares between its service limiters (Bottleneck's
+ * IORedisConnection: a command client plus a duplicate for pub/sub), with two repairs to Bottleneck 2.19.5:
+ *
+ * 1. Redis >= 7 prefixes errors raised by a Lua script with `ERR ` (`redis.error_reply('X')` reaches the
+ *    client as `ERR X`). Bottleneck's own recovery in RedisDatastore.runScript compares `e.message` with
+ *    `'SETTINGS_KEY_NOT_FOUND'` and `'UNKNOWN_CLIENT'` exactly (and `submit` looks for a leading
+ *    `'OVERWEIGHT'`), so after a Redis restart or a key expiry it never re-creates its keys nor re-registers
+ *    its client and every call fails (SGrondin/bottleneck issues 205, 212, 219; PR 215 is the upstream
+ *    one-line fix, never released: the project is unmaintained). We strip the prefix in the callback that
+ *    Bottleneck hands to `__scriptArgs__`, in a subclass of the connection, instead of shipping a
+ *    patch-package patch: the fix then lives in our code, type-checked and tested, and cannot silently
+ *    disappear when `postinstall` is skipped (`npm ci --ignore-scripts`, a Docker layer that copies
+ *    node_modules). It is a no-op on Redis 6, where the messages carry no prefix.
+ * 2. Bottleneck's Lua scripts take "now" from the calling process (`Date.now()` as ARGV[1]), so workers on
+ *    machines whose clocks disagree space their calls by their clocks' skew too. We replace it with the Redis
+ *    server's clock (local clock + an offset measured with TIME, refreshed every minute), so every worker
+ *    computes the shared `nextRequest` on one clock.
+ */
+import Bottleneck from 'bottleneck';
+import { Redis, type RedisOptions } from 'ioredis';
+import { BreError } from '../errors.js';
+
+/** Script errors Bottleneck recognises by their exact text (see the header). */
+const BOTTLENECK_CODES = /^ERR ((?:SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT)$|OVERWEIGHT:)/;
+
+/** `ERR SETTINGS_KEY_NOT_FOUND` -> `SETTINGS_KEY_NOT_FOUND`; any other message is returned unchanged. */
+export function stripErrPrefix(message: string): string {
+  return BOTTLENECK_CODES.test(message) ? message.slice(4) : message;
+}
+
+type ScriptCallback = (err: Error | null | undefined, replies?: unknown) => void;
+
+/** Offset from this process's clock to the Redis server's, in ms. */
+export class RedisClock {
+  offsetMs = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly client: Redis) {}
+
+  async measure(): Promise<void> {
+    const t0 = Date.now();
+    const [sec, usec] = await this.client.time();
+    const t1 = Date.now();
+    // Redis read its clock about halfway through the round trip.
+    this.offsetMs = Number(sec) * 1000 + Math.floor(Number(usec) / 1000) - (t0 + t1) / 2;
+  }
+
+  start(everyMs = 60_000): void {
+    this.#timer = setInterval(() => { this.measure().catch(() => undefined); }, everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+  }
+
+  now(): number {
+    return Math.round(Date.now() + this.offsetMs);
+  }
+}
+
+/** Bottleneck.IORedisConnection with the two repairs of the header. Internal hooks of Bottleneck 2.19.5. */
+export class RepairedIORedisConnection extends Bottleneck.IORedisConnection {
+  readonly clock: RedisClock;
+  /** Set by the parent constructor: the command client (a duplicate serves pub/sub). */
+  declare readonly client: Redis;
+
+  constructor(options: Bottleneck.IORedisConnectionOptions & { client: Redis; clock: RedisClock }) {
+    super(options);
+    this.clock = options.clock;
+  }
+
+  /** Called by RedisDatastore.runScript with `[now, clientId, ...args]` and the callback that settles it. */
+  __scriptArgs__(name: string, id: string, args: unknown[], cb: ScriptCallback): unknown[] {
+    const fixed: ScriptCallback = (err, replies) => {
+      if (err && typeof err.message === 'string') err.message = stripErrPrefix(err.message);
+      cb(err, replies);
+    };
+    const withClock = args.length > 0 ? [this.clock.now(), ...args.slice(1)] : args;
+    const parent = Bottleneck.IORedisConnection.prototype as unknown as { __scriptArgs__: (n: string, i: string, a: unknown[], c: ScriptCallback) => unknown[] };
+    return parent.__scriptArgs__.call(this, name, id, withClock, fixed);
+  }
+}
+
+/** `redis://user:pass@host:6379/0` -> `redis://host:6379/0`: the URL as it may appear in messages. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '(unparsable Redis URL)';
+  }
+}
+
+export interface OpenOptions {
+  /** How long to wait for the first connection before giving up (default 5 s). */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * Connects and checks the server answers (PING), or throws CONFIG_INVALID (exit 2, nothing called): a
+ * worker that cannot reach the shared limiter must not run at an unshared rate.
+ */
+export async function openRedis(url: string, opts: OpenOptions = {}): Promise<{ connection: RepairedIORedisConnection; client: Redis }> {
+  if (!/^rediss?:\/\//i.test(url)) {
+    throw new BreError('CONFIG_INVALID', `Expected --redis to be a redis:// or rediss:// URL, got '${redactRedisUrl(url)}'`, { field: 'redis' });
+  }
+  const shown = redactRedisUrl(url);
+  const timeoutMs = opts.connectTimeoutMs ?? 5000;
+  const options: RedisOptions = {
+    // While Redis is away, commands wait in ioredis's offline queue for ~20 reconnection attempts (~10 s)
+    // and then fail; the limiter (src/limits/redis.ts) re-schedules them for longer outages.
+    maxRetriesPerRequest: 20,
+    enableOfflineQueue: true,
+    connectTimeout: timeoutMs,
+  };
+  // Not lazyConnect: Bottleneck duplicates this client for pub/sub, and a lazy duplicate never connects.
+  const client = new Redis(url, options);
+  let lastError: unknown;
+  client.on('error', (err) => { lastError = err; });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      new Promise<void>((resolve) => { if (client.status === 'ready') resolve(); else client.once('ready', () => resolve()); }).then(() => client.ping()),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+    ]);
+  } catch (err) {
+    client.disconnect();
+    const why = (lastError ?? err) as Error;
+    throw new BreError('CONFIG_INVALID', `cannot reach Redis at ${shown} for the shared limiter (--redis): ${why.message ?? String(why)}. Start Redis, fix the URL, or run without --redis`, { field: 'redis', cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+  const clock = new RedisClock(client);
+  await clock.measure();
+  clock.start();
+  const connection = new RepairedIORedisConnection({ client, clock, Redis } as never);
+  await connection.ready;
+  return { connection, client };
+}

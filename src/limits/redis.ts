@@ -1,0 +1,210 @@
+/**
+ * `--redis URL`: each service's limiter is Bottleneck's clustered limiter on Redis, so every process that uses
+ * the same Redis and the same client id shares one budget per service: N workers behind one egress IP (one
+ * NAT address on the provider's allow-list) together stay under that address's limit (decision spec
+ * section 8: limits are per IP).
+ *
+ * How the shared budget works (Bottleneck 2.19.5, src/redis/*.lua): `minTime` and `maxConcurrent` live in one
+ * Redis hash per limiter id; a worker's `register` script reserves the next start slot (`nextRequest +=
+ * minTime`) atomically and tells the worker how long to wait for it, so starts are spaced across all workers.
+ * `maxConcurrent` is a cap on calls in flight over all workers together.
+ *
+ * Decisions:
+ * - id `bre-batch:<service>:<first 16 hex of sha256(client id)>[:<BRE_LIMITER_ID_SUFFIX>]`: the client id
+ *   is never stored in clear; the optional suffix (environment) keeps budgets apart, e.g. one per egress IP
+ *   when several allow-listed addresses share a Redis, or per test.
+ * - the last worker to start writes its rate into the shared settings (Bottleneck's init keeps the first
+ *   writer's, which would keep a stale rate forever after the user changes --rate); a differing rate already
+ *   there is reported, since workers on one budget should run with the same --rate.
+ * - job expiration = per-attempt HTTP time-out + the longest wait for a reserved slot + 10 s: a crashed
+ *   worker's reserved slots are released by Redis after that, and a live job never expires before its HTTP
+ *   time-out has ended it (an expired job would be retried while still in flight).
+ * - the account service's limit is undocumented and adapts locally (src/limits/adaptive.ts); shared AIMD over
+ *   several workers would have each worker scaling a rate it only half knows, so with --redis the account
+ *   budget is the fixed configured rate (default 120/min, conservative) shared by all workers; raise it
+ *   with --rate account=N/min once the provider confirms a higher limit.
+ * - services the pipeline does not call, and services with `--rate SERVICE=off`, keep a local limiter:
+ *   there is no budget to share.
+ * - retries: the HTTP chain (src/http/chain.ts) schedules every attempt, retries included, through this
+ *   limiter, so retry traffic is inside the shared budget too.
+ * - Redis going away mid-run: the limiter machinery fails (or a queued job's registration does), never the
+ *   call itself; such an attempt has not been sent, so it is re-scheduled here after a pause, for up to
+ *   `outageMs`, and only then reported as a NETWORK error (retried by the chain, and counted by the circuit).
+ */
+import { createHash } from 'node:crypto';
+import Bottleneck from 'bottleneck';
+import { BreError } from '../errors.js';
+import type { LimiterFactory } from '../pipeline/limiters.js';
+import type { RunSettings } from '../pipeline/settings.js';
+import { getStageKind } from '../stages/index.js';
+import type { ServiceName } from '../types.js';
+import { BottleneckLimiter, minTimeFor, type ServiceLimiter } from './limiter.js';
+import type { Rate } from './rates.js';
+import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './redis-connection.js';
+
+/** Spacing margin in cluster mode (vs 1.5% locally): start jitter across processes adds to the spread. */
+export const REDIS_MARGIN = 0.03;
+
+export interface RedisLimiterOptions {
+  /** Environment variable read for the id suffix (default process.env.BRE_LIMITER_ID_SUFFIX). */
+  readonly idSuffix?: string;
+  /** Spacing margin (default REDIS_MARGIN). */
+  readonly margin?: number;
+  /** How long an attempt waits for Redis to come back before failing as NETWORK (default 60 s). */
+  readonly outageMs?: number;
+  /** Redis key lifetime after the last use (Bottleneck `timeout`; default 15 min). */
+  readonly keyTtlMs?: number;
+}
+
+export function limiterId(service: ServiceName, clientId: string, suffix?: string): string {
+  const h = createHash('sha256').update(clientId).digest('hex').slice(0, 16);
+  return `bre-batch:${service}:${h}${suffix ? `:${suffix}` : ''}`;
+}
+
+/** Longest a job may hold its slot in Redis: see the header. */
+export function jobExpirationMs(timeoutMs: number, rate: Rate, concurrency: number, margin = REDIS_MARGIN): number {
+  return Math.ceil(timeoutMs + concurrency * Math.ceil(minTimeFor(rate, margin)) + 10_000);
+}
+
+/** An attempt never reached fn: the limiter machinery (Redis) failed. */
+class NotStarted extends Error {}
+
+export class RedisLimiter extends BottleneckLimiter {
+  readonly id: string;
+  readonly #outageMs: number;
+  readonly #onStop: () => Promise<void>;
+  readonly #watchdog: NodeJS.Timeout;
+  #stopped = false;
+  /** Attempts re-scheduled because Redis failed. */
+  rescheduled = 0;
+
+  constructor(opts: { service: ServiceName; rate: Rate; concurrency: number; bottleneck: Bottleneck; id: string; outageMs: number; onStop: () => Promise<void> }) {
+    super({ service: opts.service, rate: opts.rate, concurrency: opts.concurrency, bottleneck: opts.bottleneck });
+    this.id = opts.id;
+    this.#outageMs = opts.outageMs;
+    this.#onStop = opts.onStop;
+    // A queued job is registered when a `capacity` message arrives or another job is submitted; messages
+    // published while Redis was restarting are lost, and a failed registration leaves the job queued with
+    // nothing to wake it. Draining again every second un-sticks it (Redis still arbitrates every slot).
+    const internal = this.limiter as unknown as { queued(): number; _drainAll(): Promise<unknown> };
+    this.#watchdog = setInterval(() => {
+      if (internal.queued() > 0) internal._drainAll().catch(() => undefined);
+    }, 1000);
+    this.#watchdog.unref();
+  }
+
+  override async schedule<T>(fn: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let pause = 250; ; pause = Math.min(pause * 2, 4000)) {
+      let ran = false;
+      try {
+        return await super.schedule(() => {
+          ran = true;
+          return fn();
+        });
+      } catch (err) {
+        if (ran || this.#stopped) throw err;
+        if (Date.now() - started + pause > this.#outageMs) {
+          throw new BreError('NETWORK', `the shared ${this.service} limiter on Redis has failed for ${Math.round((Date.now() - started) / 1000)} s: ${(err as Error).message}`, { service: this.service, cause: err });
+        }
+        this.rescheduled += 1;
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  }
+
+  override async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#watchdog);
+    await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
+    // With a shared connection, disconnect() only unsubscribes this limiter (and returns no promise).
+    try {
+      await this.limiter.disconnect(false);
+    } catch {
+      /* the connection is closed below anyway */
+    }
+    await this.#onStop();
+  }
+}
+
+/**
+ * The LimiterFactory for `run --redis URL` (src/cli/run.ts). One Redis connection per process, opened by the
+ * first shared limiter and closed when the last one stops.
+ */
+export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {}): LimiterFactory {
+  let opened: Promise<{ connection: RepairedIORedisConnection }> | undefined;
+  let users = 0;
+  const suffix = opts.idSuffix ?? process.env.BRE_LIMITER_ID_SUFFIX ?? undefined;
+  const margin = opts.margin ?? REDIS_MARGIN;
+
+  const release = async () => {
+    users -= 1;
+    if (users > 0 || !opened) return;
+    const { connection } = await opened;
+    opened = undefined;
+    connection.clock.stop();
+    await connection.disconnect(true).catch(() => connection.disconnect(false));
+  };
+
+  return async (service: ServiceName, s: RunSettings): Promise<ServiceLimiter> => {
+    const rate = s.rates[service];
+    const used = s.pipeline.stages.some((st) => getStageKind(st.kind)?.service === service);
+    if (!rate || !used) return new BottleneckLimiter({ service, rate, concurrency: s.concurrency[service] });
+
+    opened ??= openRedis(url);
+    let connection: RepairedIORedisConnection;
+    try {
+      ({ connection } = await opened);
+    } catch (err) {
+      opened = undefined;
+      throw err;
+    }
+    users += 1;
+    const id = limiterId(service, s.clientId, suffix);
+    // Whole ms: with a key lifetime set, Bottleneck's Lua passes nextRequest (+= minTime) to PEXPIRE, which
+    // rejects a fraction ("value is not an integer"). Rounding up keeps the spacing on the safe side.
+    const minTime = Math.ceil(minTimeFor(rate, margin));
+    const maxConcurrent = s.concurrency[service];
+    const expiration = jobExpirationMs(s.timeoutsMs[service], rate, maxConcurrent, margin);
+    const bottleneck = new Bottleneck({
+      id,
+      datastore: 'ioredis',
+      connection,
+      clearDatastore: false,
+      maxConcurrent,
+      minTime,
+      timeout: opts.keyTtlMs ?? 15 * 60_000,
+    });
+    try {
+      await withTimeout(bottleneck.ready(), 10_000, `the shared ${service} limiter did not become ready on Redis at ${redactRedisUrl(url)}`);
+      const previous = await connection.client.hmget(`b_${id}_settings`, 'minTime', 'maxConcurrent');
+      if (previous[0] !== null && Math.abs(Number(previous[0]) - minTime) > 0.01) {
+        s.log(`shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describe(rate)}). Start every worker with the same --rate.`);
+      }
+      await bottleneck.updateSettings({ minTime, maxConcurrent });
+    } catch (err) {
+      await bottleneck.disconnect(false);
+      await release();
+      throw err instanceof BreError ? err : new BreError('CONFIG_INVALID', `cannot set up the shared ${service} limiter on Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`, { cause: err, service });
+    }
+    const limiter = new RedisLimiter({ service, rate, concurrency: maxConcurrent, bottleneck, id, outageMs: opts.outageMs ?? 60_000, onStop: release });
+    // Every job gets the expiration: Bottleneck reads per-job defaults from `jobDefaults` (a prototype
+    // property in 2.19.5), and the chain schedules plain functions without options.
+    const internal = bottleneck as unknown as { jobDefaults: Record<string, unknown> };
+    internal.jobDefaults = { ...internal.jobDefaults, expiration };
+    return limiter;
+  };
+}
+
+function describe(rate: Rate): string {
+  return rate.windowMs === 1000 ? `${rate.limit}/s` : `${(rate.limit * 60_000) / rate.windowMs}/min`;
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => { t = setTimeout(() => reject(new BreError('CONFIG_INVALID', `${what} within ${ms} ms`)), ms); })]);
+  } finally {
+    clearTimeout(t);
+  }
+}
