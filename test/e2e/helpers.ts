@@ -151,6 +151,8 @@ export interface CountingProxy {
   inflight(): number;
   /** Keys answered successfully more than once, with their counts. */
   repeated(): Map<string, number>;
+  /** Forgets every count (between tests that reuse row keys). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -237,6 +239,10 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     counts,
     inflight: () => open,
     repeated: () => new Map([...successes].filter(([, n]) => n > 1)),
+    reset() {
+      successes.clear();
+      Object.assign(counts, { requests: 0, delivered2xx: 0, malformed2xx: 0, abandoned: 0 });
+    },
     async close() {
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
