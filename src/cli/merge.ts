@@ -1,0 +1,32 @@
+/**
+ * `bre-batch merge <out1> <out2> ... --out DIR`: option parsing only; the work is in src/output/merge.ts.
+ * Exit 0 merged (warnings for missing or unfinished shards are printed, and summary.json says finished
+ * false); 1 a row is in two places, in the wrong shard, or in none (nothing written); 2 the folders do not
+ * belong together (other pipeline, input, key or shard count: a BreError, mapped by src/cli/main.ts).
+ */
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { formatMergeReport, mergeOutputs } from '../output/merge.js';
+
+interface MergeArgs {
+  dirs: string[];
+  out: string;
+}
+
+export async function mergeCommandHandler(a: MergeArgs): Promise<number> {
+  const log = (l: string) => process.stderr.write(`${l}\n`);
+  const report = await mergeOutputs({ dirs: a.dirs, out: a.out, log });
+  if (report.ok) process.stdout.write(`${formatMergeReport(report)}\n`);
+  else process.stderr.write(`${formatMergeReport(report)}\n`);
+  return report.ok ? 0 : 1;
+}
+
+export const mergeCommand: CommandModule<object, MergeArgs> = {
+  command: 'merge <dirs..>',
+  describe: 'combine the output folders of `run --shard K/N` workers into one, checking every row is there once',
+  builder: (y: Argv) => y
+    .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'the shards\' output folders (run --out of each worker)' })
+    .option('out', { type: 'string', demandOption: true, describe: 'the merged output folder (new, empty, or an earlier merge to replace)' }) as unknown as Argv<MergeArgs>,
+  handler: async (a: ArgumentsCamelCase<MergeArgs>) => {
+    process.exitCode = await mergeCommandHandler(a);
+  },
+};

@@ -1,0 +1,443 @@
+/**
+ * `merge`: combines the output folders of `run --shard K/N` workers into one folder, as if one unsharded run
+ * had produced it, and checks the contract's invariant on the way: every data row appears exactly once, in
+ * results or in errors, over all shards together.
+ *
+ * Two passes over the shards' journals (results.ndjson, errors.ndjson), memory flat in the row count (row
+ * numbers as bits, the owning folder per row as one byte): the first checks, the second writes. Nothing is
+ * written when a check fails, so a broken merge never looks like a finished one.
+ *
+ * Checks (each message names the folders concerned):
+ * - every folder is a bre-batch output folder of a sharded run, all made by the same pipeline file contents,
+ *   the same input contents and row key, all split N ways with the same N, no shard given twice
+ *   (OUTPUT_MISMATCH, exit 2);
+ * - no row in two places (two shards, or results and errors of one), and every row in the shard its key
+ *   hashes to (src/pipeline/shard.ts): otherwise exit 1 with the list;
+ * - when all N shards are given and finished: no data row missing (exit 1 with the list);
+ * - shards missing or unfinished are warned about, and the merge is marked unfinished: re-running an
+ *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
+ */
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { once } from 'node:events';
+import { join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { loadPipeline } from '../config/pipeline.js';
+import { BreError } from '../errors.js';
+import { readLines } from '../input/lines.js';
+import { parseShard, shardOf } from '../pipeline/shard.js';
+import { getStageKind } from '../stages/index.js';
+import { RowSet } from './bitset.js';
+import { readManifest, type Manifest } from './manifest.js';
+import { readNdjson } from './ndjson-file.js';
+import { buildResultsCsv, type StageColumns } from './results-csv.js';
+import { FILES } from './run-output.js';
+
+export interface MergeOptions {
+  /** The shards' output folders. */
+  readonly dirs: readonly string[];
+  /** The merged folder: must not exist yet, be empty, or hold an earlier merge (which is replaced). */
+  readonly out: string;
+  /** Human-readable warnings (stderr). */
+  readonly log?: (line: string) => void;
+  /** Most problem rows listed in the report (default 50; all are counted). */
+  readonly listLimit?: number;
+}
+
+export interface RowProblem {
+  readonly row: number;
+  readonly key: unknown;
+  /** Where the row was found, e.g. `out/w1/results.ndjson`. */
+  readonly found: readonly string[];
+  readonly problem: 'duplicate' | 'wrong shard';
+}
+
+export interface MergeReport {
+  readonly ok: boolean;
+  readonly out: string;
+  readonly shardCount: number;
+  readonly shards: readonly string[];
+  readonly missingShards: readonly number[];
+  readonly unfinishedShards: readonly string[];
+  readonly problems: readonly RowProblem[];
+  readonly problemCount: number;
+  /** Rows of the input found in no shard (only known when every shard is present and finished). */
+  readonly missingRows: { readonly count: number; readonly first: readonly number[] } | null;
+  readonly rows: { readonly succeeded: number; readonly failed: number };
+  readonly summary?: Record<string, unknown>;
+}
+
+interface ShardFolder {
+  readonly dir: string;
+  readonly manifest: Manifest;
+  readonly index: number;
+  readonly count: number;
+  readonly summary: Record<string, any> | undefined;
+}
+
+const JOURNALS = [FILES.results, FILES.errors] as const;
+
+function readJson(path: string): Record<string, any> | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads and cross-checks the manifests; throws OUTPUT_MISMATCH naming the folders that disagree. */
+export function readShardFolders(dirs: readonly string[]): ShardFolder[] {
+  if (dirs.length === 0) throw new BreError('USAGE', 'Expected at least one shard output folder to merge, got none');
+  const folders: ShardFolder[] = dirs.map((dir) => {
+    const manifest = readManifest(join(dir, FILES.manifest));
+    if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`);
+    if (!manifest.shard) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a shard: Expected a run made with --shard K/N, got an unsharded run (it already holds every row)`);
+    let shard;
+    try {
+      shard = parseShard(manifest.shard);
+    } catch {
+      throw new BreError('OUTPUT_MISMATCH', `${dir}: Expected its manifest's shard to be K/N, got '${manifest.shard}'`);
+    }
+    return { dir, manifest, index: shard.index, count: shard.count, summary: readJson(join(dir, FILES.summary)) };
+  });
+  const first = folders[0];
+  const problems: string[] = [];
+  for (const f of folders.slice(1)) {
+    if (f.manifest.pipeline.sha256 !== first.manifest.pipeline.sha256) problems.push(`${f.dir} was made by pipeline '${f.manifest.pipeline.name}' with other contents than ${first.dir} ('${first.manifest.pipeline.name}')`);
+    if (f.manifest.input.sha256 !== first.manifest.input.sha256 || f.manifest.input.sha256 === null) problems.push(`${f.dir} read input ${f.manifest.input.path}, whose contents differ from ${first.dir}'s input ${first.manifest.input.path}${f.manifest.input.sha256 === null ? ' (or came from stdin, which cannot be checked)' : ''}`);
+    if (f.manifest.key !== first.manifest.key) problems.push(`${f.dir} keyed rows by '${f.manifest.key}', ${first.dir} by '${first.manifest.key}'`);
+    if (f.count !== first.count) problems.push(`${f.dir} is shard ${f.manifest.shard}, Expected one of ${first.count} like ${first.dir} (${first.manifest.shard})`);
+    if ((f.manifest.limit ?? null) !== (first.manifest.limit ?? null)) problems.push(`${f.dir} ran with --limit ${f.manifest.limit ?? 'none'}, ${first.dir} with ${first.manifest.limit ?? 'none'}`);
+  }
+  const byIndex = new Map<number, string>();
+  for (const f of folders) {
+    const other = byIndex.get(f.index);
+    if (other !== undefined) problems.push(`shard ${f.manifest.shard} given twice: ${other} and ${f.dir}`);
+    byIndex.set(f.index, f.dir);
+  }
+  if (problems.length > 0) throw new BreError('OUTPUT_MISMATCH', `cannot merge: ${problems.join('; ')}`);
+  return folders.sort((a, b) => a.index - b.index);
+}
+
+/** Which folder (1-based position) holds each row: one byte per row, grown as rows appear. */
+class RowOwners {
+  #owner = new Uint8Array(1024);
+  #where = new Uint8Array(1024);
+
+  get(row: number): { folder: number; file: number } | undefined {
+    const f = row < this.#owner.length ? this.#owner[row] : 0;
+    return f === 0 ? undefined : { folder: f, file: this.#where[row] };
+  }
+
+  set(row: number, folder: number, file: number): void {
+    if (row >= this.#owner.length) {
+      let n = this.#owner.length;
+      while (n <= row) n *= 2;
+      const o = new Uint8Array(n);
+      o.set(this.#owner);
+      this.#owner = o;
+      const w = new Uint8Array(n);
+      w.set(this.#where);
+      this.#where = w;
+    }
+    this.#owner[row] = folder;
+    this.#where[row] = file;
+  }
+}
+
+async function* journalLines(path: string): AsyncGenerator<string> {
+  if (!existsSync(path)) return;
+  for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) if (l.text !== '') yield l.text;
+}
+
+/** Pass 1: every row once, in the shard its key hashes to. */
+async function checkRows(folders: readonly ShardFolder[], listLimit: number): Promise<{ problems: RowProblem[]; problemCount: number; seen: RowSet; succeeded: number; failed: number }> {
+  if (folders.length > 255) throw new BreError('USAGE', `Expected at most 255 shard folders, got ${folders.length}`);
+  const seen = new RowSet();
+  const owners = new RowOwners();
+  const problems: RowProblem[] = [];
+  let problemCount = 0;
+  let succeeded = 0;
+  let failed = 0;
+  for (let fi = 0; fi < folders.length; fi += 1) {
+    const f = folders[fi];
+    for (let ji = 0; ji < JOURNALS.length; ji += 1) {
+      const path = join(f.dir, JOURNALS[ji]);
+      for await (const text of journalLines(path)) {
+        let parsed: { row?: unknown; key?: unknown };
+        try {
+          parsed = JSON.parse(text) as { row?: unknown; key?: unknown };
+        } catch {
+          throw new BreError('OUTPUT_MISMATCH', `${path} holds a line that is not JSON: the folder is damaged (re-run its worker with the same command to repair it)`);
+        }
+        if (typeof parsed.row !== 'number' || !Number.isInteger(parsed.row) || parsed.row < 1) {
+          throw new BreError('OUTPUT_MISMATCH', `${path}: Expected every line to carry a data row number, got ${JSON.stringify(parsed.row)}`);
+        }
+        const row = parsed.row;
+        const key = parsed.key ?? null;
+        if (!seen.add(row)) {
+          problemCount += 1;
+          const first = owners.get(row)!;
+          if (problems.length < listLimit) problems.push({ row, key, problem: 'duplicate', found: [join(folders[first.folder - 1].dir, JOURNALS[first.file]), path] });
+          continue;
+        }
+        owners.set(row, fi + 1, ji);
+        if (shardOf(key, row, f.count) !== f.index) {
+          problemCount += 1;
+          if (problems.length < listLimit) problems.push({ row, key, problem: 'wrong shard', found: [path] });
+        }
+        if (ji === 0) succeeded += 1;
+        else failed += 1;
+      }
+    }
+  }
+  return { problems, problemCount, seen, succeeded, failed };
+}
+
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
+}
+
+async function finish(out: Writable): Promise<void> {
+  out.end();
+  await once(out, 'finish');
+}
+
+/** Concatenates the journals (whole lines only), written to a temporary name and renamed when complete. */
+async function concatJournals(folders: readonly ShardFolder[], name: string, dest: string, mode = 0o644): Promise<number> {
+  const tmp = `${dest}.tmp`;
+  const out = createWriteStream(tmp, { mode });
+  let n = 0;
+  for (const f of folders) {
+    for await (const text of journalLines(join(f.dir, name))) {
+      await write(out, `${text}\n`);
+      n += 1;
+    }
+  }
+  await finish(out);
+  renameSync(tmp, dest);
+  if (mode !== 0o644) chmodSync(dest, mode);
+  return n;
+}
+
+/** transactions.csv of every shard: one header, then each shard's records (quoted newlines kept as they are). */
+async function concatCsv(folders: readonly ShardFolder[], name: string, dest: string): Promise<number> {
+  const tmp = `${dest}.tmp`;
+  const out = createWriteStream(tmp);
+  let header: string | undefined;
+  let bytes = 0;
+  for (const f of folders) {
+    const path = join(f.dir, name);
+    if (!existsSync(path)) continue;
+    let first = true;
+    for await (const chunk of createReadStream(path)) {
+      let buf = chunk as Buffer;
+      if (first) {
+        first = false;
+        const nl = buf.indexOf(0x0a);
+        const h = buf.subarray(0, nl === -1 ? buf.length : nl + 1).toString('utf8');
+        if (header === undefined) {
+          header = h;
+          await write(out, h);
+        } else if (h !== header) {
+          throw new BreError('OUTPUT_MISMATCH', `${path} has other columns than the first shard's ${name}`);
+        }
+        buf = buf.subarray(nl === -1 ? buf.length : nl + 1);
+      }
+      bytes += buf.length;
+      if (!out.write(buf)) await once(out, 'drain');
+    }
+  }
+  await finish(out);
+  renameSync(tmp, dest);
+  return bytes;
+}
+
+/** The pipeline's stage columns: from the pipeline file when it is still the one the shards ran. */
+function stageColumns(folders: readonly ShardFolder[], log: (l: string) => void): { columns: StageColumns[]; kinds: Map<string, string> } | undefined {
+  const m = folders[0].manifest;
+  try {
+    const p = loadPipeline(m.pipeline.path);
+    if (p.sha256 === m.pipeline.sha256) {
+      return {
+        columns: p.stages.map((st) => ({ id: st.id, known: getStageKind(st.kind)?.resultColumns?.(st) ?? [] })),
+        kinds: new Map(p.stages.map((st) => [st.id, st.kind])),
+      };
+    }
+    log(`merge: ${m.pipeline.path} changed since the shards ran; results.csv columns come from the results themselves`);
+  } catch {
+    log(`merge: pipeline file ${m.pipeline.path} not found; results.csv columns come from the results themselves`);
+  }
+  return undefined;
+}
+
+/** Stage ids and kinds when the pipeline file is gone: from the shards' summaries, else the results. */
+async function stagesFromData(folders: readonly ShardFolder[]): Promise<{ columns: StageColumns[]; kinds: Map<string, string> }> {
+  const kinds = new Map<string, string>();
+  for (const f of folders) for (const [id, st] of Object.entries<any>(f.summary?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, String(st?.kind ?? ''));
+  if (kinds.size === 0) {
+    for (const f of folders) {
+      for await (const line of readNdjson<{ stages?: Record<string, unknown> }>(join(f.dir, FILES.results))) {
+        for (const id of Object.keys(line?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, '');
+        break;
+      }
+    }
+  }
+  return { columns: [...kinds.keys()].map((id) => ({ id, known: [] })), kinds };
+}
+
+async function countDecisions(path: string, stageIds: readonly string[]): Promise<Record<string, Record<string, number>>> {
+  const out: Record<string, Record<string, number>> = Object.fromEntries(stageIds.map((id) => [id, {}]));
+  if (stageIds.length === 0) return out;
+  for await (const line of readNdjson<{ stages?: Record<string, Record<string, unknown>> }>(path)) {
+    for (const id of stageIds) {
+      const st = line?.stages?.[id];
+      if (!st) continue;
+      // The same labels as a single run's summary (src/pipeline/runner.ts).
+      const d = st.skipped === true ? '(skipped)' : String(st.decision ?? st.emi_decision ?? '(none)');
+      out[id][d] = (out[id][d] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
+/** Calls, retries and 429s per service, summed over the shards. */
+function sumServices(folders: readonly ShardFolder[]): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const f of folders) {
+    for (const [svc, st] of Object.entries<any>(f.summary?.services ?? {})) {
+      const acc = (out[svc] ??= { attempts: 0, retries: 0, throttled_429: 0 });
+      for (const k of Object.keys(acc)) acc[k] += Number(st?.[k] ?? 0);
+    }
+  }
+  return out;
+}
+
+function prepareOut(out: string, dirs: readonly string[]): void {
+  const abs = resolve(out);
+  if (dirs.some((d) => resolve(d) === abs)) throw new BreError('USAGE', `Expected --out to be a new folder, got ${out}, one of the folders being merged`);
+  if (existsSync(abs)) {
+    if (!statSync(abs).isDirectory()) throw new BreError('USAGE', `Expected --out to be a folder, got the file ${out}`);
+    const old = readJson(join(abs, FILES.manifest));
+    const holdsRun = existsSync(join(abs, FILES.results)) || existsSync(join(abs, FILES.errors));
+    if (holdsRun && !old?.merged_from) throw new BreError('USAGE', `refusing to write into ${out}: it holds a run's output; Expected an empty folder or an earlier merge`);
+    for (const name of [FILES.results, FILES.errors, FILES.resultsCsv, FILES.transactions, FILES.summary, FILES.secrets, FILES.retrying]) rmSync(join(abs, name), { force: true });
+    rmSync(join(abs, FILES.state), { recursive: true, force: true });
+  }
+  mkdirSync(abs, { recursive: true });
+}
+
+export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
+  const log = opts.log ?? (() => undefined);
+  const listLimit = opts.listLimit ?? 50;
+  const folders = readShardFolders(opts.dirs);
+  const n = folders[0].count;
+  const present = new Set(folders.map((f) => f.index));
+  const missingShards = Array.from({ length: n }, (_, i) => i + 1).filter((k) => !present.has(k));
+  const unfinished = folders.filter((f) => f.summary?.finished !== true || existsSync(join(f.dir, FILES.retrying))).map((f) => f.dir);
+  if (missingShards.length > 0) log(`merge: warning: shard${missingShards.length > 1 ? 's' : ''} ${missingShards.map((k) => `${k}/${n}`).join(', ')} not given: their rows are missing from the merge`);
+  for (const d of unfinished) log(`merge: warning: ${d} has not finished (re-run its worker with the same command to complete it): rows it has not done yet are missing`);
+
+  const checked = await checkRows(folders, listLimit);
+  let missingRows: MergeReport['missingRows'] = null;
+  if (missingShards.length === 0 && unfinished.length === 0) {
+    // Each worker reads the whole input, so a finished worker's `rows.read` is the input's data row count.
+    const total = Math.max(0, ...folders.map((f) => Number(f.summary?.rows?.read ?? 0)));
+    let count = 0;
+    const first: number[] = [];
+    for (let row = 1; row <= total; row += 1) {
+      if (checked.seen.has(row)) continue;
+      count += 1;
+      if (first.length < listLimit) first.push(row);
+    }
+    missingRows = { count, first };
+  }
+  const base = {
+    out: opts.out,
+    shardCount: n,
+    shards: folders.map((f) => f.dir),
+    missingShards,
+    unfinishedShards: unfinished,
+    problems: checked.problems,
+    problemCount: checked.problemCount,
+    missingRows,
+    rows: { succeeded: checked.succeeded, failed: checked.failed },
+  };
+  if (checked.problemCount > 0 || (missingRows && missingRows.count > 0)) return { ok: false, ...base };
+
+  // Pass 2: write.
+  prepareOut(opts.out, opts.dirs);
+  const out = resolve(opts.out);
+  const m = folders[0].manifest;
+  const manifest = {
+    ...m,
+    shard: null,
+    created_at: new Date().toISOString(),
+    merged_from: folders.map((f) => ({ dir: resolve(f.dir), shard: f.manifest.shard })),
+  };
+  writeFileSync(join(out, FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+  const succeeded = await concatJournals(folders, FILES.results, join(out, FILES.results));
+  const failed = await concatJournals(folders, FILES.errors, join(out, FILES.errors));
+  if (folders.some((f) => existsSync(join(f.dir, FILES.secrets)))) await concatJournals(folders, FILES.secrets, join(out, FILES.secrets), 0o600);
+  // The transactions journal too, so that a later resume into the merged folder rebuilds transactions.csv whole.
+  if (folders.some((f) => existsSync(join(f.dir, FILES.txJournal)))) {
+    mkdirSync(join(out, FILES.state), { recursive: true });
+    await concatJournals(folders, FILES.txJournal, join(out, FILES.txJournal));
+  }
+  let transactions: number | undefined;
+  if (folders.some((f) => existsSync(join(f.dir, FILES.transactions)))) {
+    await concatCsv(folders, FILES.transactions, join(out, FILES.transactions));
+    transactions = folders.reduce((s, f) => s + Number(f.summary?.transactions ?? 0), 0);
+  }
+  const stages = stageColumns(folders, log) ?? await stagesFromData(folders);
+  const csv = await buildResultsCsv(join(out, FILES.results), join(out, FILES.resultsCsv), stages.columns);
+  const workflowStages = [...stages.kinds].filter(([, kind]) => kind === 'workflow').map(([id]) => id);
+  const decisions = await countDecisions(join(out, FILES.results), workflowStages);
+  const finished = missingShards.length === 0 && unfinished.length === 0;
+  const summary: Record<string, unknown> = {
+    merged: true,
+    pipeline: m.pipeline.name,
+    input: m.input.path,
+    out: opts.out,
+    finished,
+    shards: { count: n, merged: folders.map((f) => f.manifest.shard), missing: missingShards.map((k) => `${k}/${n}`), unfinished },
+    rows: { succeeded, failed, ...(missingRows ? { missing: missingRows.count } : {}) },
+    // Workers run side by side: the merge took as long as the slowest of them.
+    seconds: Math.max(0, ...folders.map((f) => Number(f.summary?.seconds ?? 0))),
+    services: sumServices(folders),
+    decisions,
+    results_csv: csv,
+    ...(transactions !== undefined ? { transactions } : {}),
+    shard_summaries: Object.fromEntries(folders.map((f) => [f.manifest.shard, f.summary ?? null])),
+  };
+  writeFileSync(join(out, `${FILES.summary}.tmp`), `${JSON.stringify(summary, null, 2)}\n`);
+  renameSync(join(out, `${FILES.summary}.tmp`), join(out, FILES.summary));
+  return { ok: true, ...base, rows: { succeeded, failed }, summary };
+}
+
+/** The lines printed at the end of `merge`. */
+export function formatMergeReport(r: MergeReport): string {
+  const lines: string[] = [];
+  const given = `${r.shards.length} of ${r.shardCount} shard${r.shardCount > 1 ? 's' : ''}`;
+  if (!r.ok) {
+    lines.push(`merge FAILED: ${given} checked; nothing was written to ${r.out}`);
+    if (r.problemCount > 0) {
+      lines.push(`  ${r.problemCount} row${r.problemCount > 1 ? 's' : ''} break the invariant (each row exactly once, in the shard its key hashes to):`);
+      for (const p of r.problems) lines.push(`    row ${p.row} (key ${JSON.stringify(p.key)}): ${p.problem === 'duplicate' ? 'in both' : 'in the wrong shard:'} ${p.found.join(' and ')}`);
+      if (r.problemCount > r.problems.length) lines.push(`    ... and ${r.problemCount - r.problems.length} more`);
+    }
+    if (r.missingRows && r.missingRows.count > 0) {
+      lines.push(`  ${r.missingRows.count} data row${r.missingRows.count > 1 ? 's are' : ' is'} in no shard: rows ${r.missingRows.first.join(', ')}${r.missingRows.count > r.missingRows.first.length ? ', ...' : ''}`);
+    }
+    return lines.join('\n');
+  }
+  const sum = r.summary as Record<string, any>;
+  lines.push(`Merged ${given}${sum.finished ? '' : ' (INCOMPLETE: see the warnings above)'}`);
+  lines.push(`  rows: ${r.rows.succeeded} succeeded, ${r.rows.failed} in errors`);
+  for (const [svc, st] of Object.entries<any>(sum.services ?? {})) lines.push(`  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429 (all shards)`);
+  for (const [stage, counts] of Object.entries<Record<string, number>>(sum.decisions ?? {})) {
+    const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([d, c]) => `${d} ${c}`);
+    if (parts.length > 0) lines.push(`  ${stage} decisions: ${parts.join(', ')}`);
+  }
+  lines.push(`  output: ${r.out}`);
+  return lines.join('\n');
+}
