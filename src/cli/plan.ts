@@ -1,0 +1,152 @@
+/**
+ * `run --plan [--window HOURS]`: how long the input needs at the configured limits, said before anything is
+ * called, and how many egress IPs (each allow-listed, each with its own per-IP limit: decision spec section 8)
+ * a given window would need. The issue's own example: 2,000,000 rescoring rows at 500 workflow calls a
+ * minute need 2.8 days from one IP.
+ *
+ * Model: rows stream through all stages at once (src/pipeline/runner.ts), so the wall time is that of the
+ * busiest service: calls(service) / rate(service), the rate being the limiter's actual spacing (the limit
+ * less its safety margin). Calls per row are the nominal count of each stage kind; the estimate assumes
+ * every conditional stage runs and no retries, so it is an upper bound for `when:` stages and a lower bound
+ * under heavy 429/5xx traffic. With k IPs each taking 1/k of the rows (`--shard K/k` per IP), the wall time
+ * divides by k.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { BreError } from '../errors.js';
+import { readRows } from '../input/read.js';
+import { DEFAULT_MARGIN, minTimeFor } from '../limits/limiter.js';
+import { describeRate, type Rate } from '../limits/rates.js';
+import { RowSet } from '../output/bitset.js';
+import { readNdjson } from '../output/ndjson-file.js';
+import { FILES } from '../output/run-output.js';
+import type { RunSettings } from '../pipeline/settings.js';
+import { shardOf } from '../pipeline/shard.js';
+import { getStageKind } from '../stages/index.js';
+import type { StageConfig } from '../stages/types.js';
+import { SERVICES, type ServiceName } from '../types.js';
+
+export interface PlanOptions {
+  /** Length of the window the run must fit in, in hours (e.g. a nightly 6 h window). */
+  readonly windowHours?: number;
+}
+
+/** Nominal calls a stage makes for one row (see the header for what is not counted). */
+export function callsPerRow(stage: StageConfig): number {
+  switch (stage.kind) {
+    // status_check until ready (at least one), optional fetch_uploaded, then fetch_data (account spec 4.3-4.5).
+    case 'bsa_fetch':
+      return 2 + ((stage.options as { fetch_uploaded?: boolean } | undefined)?.fetch_uploaded ? 1 : 0);
+    // One call per consent in the row; one consent is the common case.
+    default:
+      return 1;
+  }
+}
+
+export interface ServicePlan {
+  readonly service: ServiceName;
+  readonly calls: number;
+  readonly rate: Rate | null;
+  /** null when the service is not rate-limited. */
+  readonly ms: number | null;
+}
+
+export interface Plan {
+  readonly rows: number;
+  readonly services: readonly ServicePlan[];
+  /** Wall time from one egress IP; null when no used service is limited. */
+  readonly wallMs: number | null;
+  readonly windowHours?: number;
+  /** Egress IPs needed to finish inside the window. */
+  readonly ipsNeeded?: number;
+}
+
+/** Pure: the plan for `rows` rows. */
+export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions & { margin?: number } = {}): Plan {
+  const calls = new Map<ServiceName, number>();
+  for (const st of stages) {
+    const service = getStageKind(st.kind)?.service;
+    if (!service) throw new BreError('PIPELINE_INVALID', `unknown stage kind '${st.kind}'`);
+    calls.set(service, (calls.get(service) ?? 0) + rows * callsPerRow(st));
+  }
+  const services: ServicePlan[] = SERVICES.filter((s) => calls.has(s)).map((service) => {
+    const rate = rates[service];
+    const n = calls.get(service)!;
+    return { service, calls: n, rate, ms: rate ? n * minTimeFor(rate, opts.margin ?? DEFAULT_MARGIN) : null };
+  });
+  const limited = services.filter((s) => s.ms !== null).map((s) => s.ms as number);
+  const wallMs = limited.length > 0 ? Math.max(...limited) : null;
+  const plan: Plan = { rows, services, wallMs };
+  if (opts.windowHours === undefined) return plan;
+  if (!(opts.windowHours > 0)) throw new BreError('USAGE', `Expected --window to be a number of hours above 0, got '${opts.windowHours}'`, { field: 'window' });
+  const windowMs = opts.windowHours * 3_600_000;
+  return { ...plan, windowHours: opts.windowHours, ipsNeeded: wallMs === null ? 1 : Math.max(1, Math.ceil(wallMs / windowMs)) };
+}
+
+/** 4 d 2 h 5 min / 3 h 20 min / 42 s: the largest two units a person reads. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const min = Math.round(s / 60);
+  const d = Math.floor(min / 1440);
+  const h = Math.floor((min % 1440) / 60);
+  const m = min % 60;
+  if (d > 0) return `${d} d ${h} h${m && d < 10 ? ` ${m} min` : ''}`;
+  if (h > 0) return `${h} h${m ? ` ${m} min` : ''}`;
+  return `${m} min`;
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export function formatPlan(p: Plan, what: { pipeline: string; input: string; shard?: string; done?: number }): string {
+  const lines = [`Plan for pipeline '${what.pipeline}' over ${what.input}${what.shard ? ` (shard ${what.shard})` : ''}`];
+  lines.push(`  rows to do: ${n(p.rows)}${what.done ? ` (${n(what.done)} already done in the output folder)` : ''}`);
+  for (const s of p.services) {
+    lines.push(`  ${s.service}: ${n(s.calls)} calls at ${describeRate(s.rate)}${s.ms === null ? ' (not limited: as fast as the service answers)' : ` -> ${formatDuration(s.ms)}`}`);
+  }
+  if (p.wallMs === null) lines.push('  time: not limited by any rate (--rate off)');
+  else lines.push(`  time from one egress IP: about ${formatDuration(p.wallMs)} (the busiest service; stages overlap across rows; no retries counted)`);
+  if (p.windowHours !== undefined && p.ipsNeeded !== undefined && p.wallMs !== null) {
+    lines.push(p.ipsNeeded === 1
+      ? `  fits a ${p.windowHours} h window from one egress IP`
+      : `  a ${p.windowHours} h window needs ${p.ipsNeeded} egress IPs, each allow-listed with its own limit: run --shard K/${p.ipsNeeded} behind each (about ${formatDuration(p.wallMs / p.ipsNeeded)} each), then merge`);
+  }
+  return lines.join('\n');
+}
+
+/** Rows already in results or errors of the output folder (a resumed run does not send them again). */
+async function doneRows(outDir: string): Promise<RowSet> {
+  const done = new RowSet();
+  if (!existsSync(join(outDir, FILES.manifest))) return done;
+  for (const name of [FILES.results, FILES.errors]) {
+    for await (const line of readNdjson<{ row?: number }>(join(outDir, name))) if (typeof line?.row === 'number') done.add(line.row);
+  }
+  return done;
+}
+
+/**
+ * Counts the data rows of the input (this shard's, not yet done in --out, up to --limit) and returns the
+ * plan as text. Reads the input once; calls nothing.
+ */
+export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Promise<string> {
+  const s = settings;
+  if (s.input === '-') throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
+  const done = await doneRows(s.outDir);
+  let rows = 0;
+  let doneCount = 0;
+  for await (const row of readRows(s.input, { format: s.inputFormat })) {
+    if (s.limit !== undefined && row.row > s.limit) break;
+    if (s.shard) {
+      const v = row.readError ? undefined : row.data[s.pipeline.key];
+      const key = v === undefined || v === null || v === '' ? null : typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+      if (shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
+    }
+    if (done.has(row.row)) {
+      doneCount += 1;
+      continue;
+    }
+    rows += 1;
+  }
+  const plan = computePlan(rows, s.pipeline.stages, s.rates, opts);
+  return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
+}

@@ -1,0 +1,87 @@
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '../../src/cli/plan.js';
+import { loadPipeline } from '../../src/config/pipeline.js';
+import { DEFAULT_RATES } from '../../src/limits/rates.js';
+import type { RunSettings } from '../../src/pipeline/settings.js';
+import { shardOf } from '../../src/pipeline/shard.js';
+
+const rescore = loadPipeline('rescore');
+const location = loadPipeline('location');
+
+describe('computePlan', () => {
+  it("the issue's example: 2,000,000 rescoring rows at 500 workflow calls a minute need 2.8 days from one IP", () => {
+    const p = computePlan(2_000_000, rescore.stages, DEFAULT_RATES);
+    expect(p.services.map((s) => [s.service, s.calls])).toEqual([['workflow', 2_000_000], ['bureau', 2_000_000]]);
+    expect(p.wallMs! / 86_400_000).toBeCloseTo(2.8, 1);
+    // The busiest service sets the pace: bureau (1000/min) takes half as long.
+    expect(p.services[1].ms! * 2).toBeCloseTo(p.services[0].ms!, 0);
+  });
+
+  it.each([
+    [6, 12], [24, 3], [72, 1], [67, 2],
+  ])('a %i h window needs %i egress IPs', (hours, ips) => {
+    expect(computePlan(2_000_000, rescore.stages, DEFAULT_RATES, { windowHours: hours }).ipsNeeded).toBe(ips);
+  });
+
+  it('rate off: no time limit, one IP', () => {
+    const p = computePlan(1000, location.stages, { ...DEFAULT_RATES, workflow: null }, { windowHours: 1 });
+    expect(p.wallMs).toBeNull();
+    expect(p.ipsNeeded).toBe(1);
+    expect(formatPlan(p, { pipeline: 'location', input: 'x.csv' })).toMatch(/not limited/);
+  });
+
+  it('rejects a window that is not a positive number of hours', () => {
+    expect(() => computePlan(1, location.stages, DEFAULT_RATES, { windowHours: 0 })).toThrow(/Expected --window to be a number of hours above 0, got '0'/);
+  });
+
+  it.each([
+    [{ id: 'w', kind: 'workflow' }, 1],
+    [{ id: 'b', kind: 'bsa_fetch' }, 2],
+    [{ id: 'b', kind: 'bsa_fetch', options: { fetch_uploaded: true } }, 3],
+  ])('calls per row of %j: %i', (stage, calls) => expect(callsPerRow(stage as never)).toBe(calls));
+
+  it.each([
+    [42_000, '42 s'], [5 * 60_000, '5 min'], [3 * 3_600_000 + 20 * 60_000, '3 h 20 min'], [2.8 * 86_400_000, '2 d 19 h 12 min'], [12 * 86_400_000, '12 d 0 h'],
+  ])('formatDuration(%i) = %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
+});
+
+describe('planRun', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bre-plan-'));
+  const input = join(dir, 'in.csv');
+  // 120 rows; one has a quoted newline, so counting lines would overcount.
+  const body = Array.from({ length: 120 }, (_, i) => `LOC-${i + 1},u${i + 1},l${i + 1},${i === 5 ? '"19.0\n"' : '19.0'},72.8`);
+  writeFileSync(input, `reference_id,user_id,lead_id,latitude,longitude\n${body.join('\n')}\n`);
+  const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
+    pipeline: location, input, inputFormat: 'csv', outDir: join(dir, 'nowhere'), rates: { ...DEFAULT_RATES, workflow: { limit: 60, windowMs: 60_000 } }, ...over,
+  } as unknown as RunSettings);
+
+  it('counts data rows (not lines) and says the time at the configured rate', async () => {
+    const text = await planRun(settings(), { windowHours: 1 });
+    expect(text).toMatch(/rows to do: 120\n/);
+    expect(text).toMatch(/workflow: 120 calls at 60\/min -> 2 min/);
+    expect(text).toMatch(/fits a 1 h window from one egress IP/);
+  });
+
+  it('counts only this shard\'s rows, up to --limit, and skips rows already done in --out', async () => {
+    const mine = Array.from({ length: 100 }, (_, i) => i + 1).filter((r) => shardOf(`LOC-${r}`, r, 3) === 2);
+    const out = join(dir, 'out');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'manifest.json'), '{}');
+    writeFileSync(join(out, 'results.ndjson'), `${JSON.stringify({ row: mine[0], key: `LOC-${mine[0]}`, stages: {} })}\n`);
+    const text = await planRun(settings({ shard: { index: 2, count: 3 }, limit: 100, outDir: out }));
+    expect(text).toContain(`rows to do: ${mine.length - 1} (1 already done in the output folder)`);
+    expect(text).toContain('(shard 2/3)');
+  });
+
+  it('a window too short for one IP says how many IPs and shards', async () => {
+    const text = await planRun(settings({ rates: { ...DEFAULT_RATES, workflow: { limit: 1, windowMs: 60_000 } } }), { windowHours: 0.5 });
+    expect(text).toMatch(/a 0.5 h window needs 5 egress IPs, each allow-listed with its own limit: run --shard K\/5 behind each/);
+  });
+
+  it('refuses stdin', async () => {
+    await expect(planRun(settings({ input: '-' }))).rejects.toThrow(/stdin/);
+  });
+});
