@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { BreError } from '../../src/errors.js';
+import { sandboxBanner } from '../../src/sandbox/banner.js';
+import { allowChecker, parseCidr } from '../../src/sandbox/cidr.js';
+import { parseFaultSpec, parseRateSpecs, parseSandboxFlags, validateFaults } from '../../src/sandbox/options.js';
+import { SlidingWindow, retryAfterSeconds } from '../../src/sandbox/rate.js';
+import { DEFAULT_RATES } from '../../src/sandbox/index.js';
+
+function usageMessage(fn: () => unknown): string {
+  try { fn(); } catch (err) {
+    expect(err).toBeInstanceOf(BreError);
+    expect((err as BreError).code).toBe('USAGE');
+    return (err as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('--rate', () => {
+  it.each([
+    [['workflow=5/s'], { workflow: { limit: 5, windowMs: 1000 } }],
+    [['bureau=1000/min'], { bureau: { limit: 1000, windowMs: 60_000 } }],
+    [['account=off'], { account: null }],
+    [['off'], { workflow: null, bureau: null, account: null }],
+    [['off', 'workflow=2/s'], { workflow: { limit: 2, windowMs: 1000 }, bureau: null, account: null }],
+    [['WORKFLOW=3/MIN'], { workflow: { limit: 3, windowMs: 60_000 } }],
+  ])('%j -> %j', (specs, expected) => {
+    expect(parseRateSpecs(specs)).toEqual(expected);
+  });
+
+  it.each([
+    ['workflow=5/hour', "Expected --rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, got 'workflow=5/hour'"],
+    ['teller=5/s', "Expected --rate SERVICE to be one of workflow, bureau, account, got 'teller'"],
+    ['workflow=0/s', "Expected --rate workflow to be at least 1 request per unit, got '0'"],
+    ['workflow', "Expected --rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, got 'workflow'"],
+  ])('rejects %s', (spec, message) => {
+    expect(usageMessage(() => parseRateSpecs([spec]))).toBe(message);
+  });
+});
+
+describe('--faults', () => {
+  it('parses kinds and probabilities', () => {
+    expect(parseFaultSpec('429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01')).toEqual({ '429': 0.05, '503': 0.02, reset: 0.01, slow: 0.01, malformed: 0.01 });
+    expect(parseFaultSpec('none')).toEqual({});
+  });
+  it.each([
+    ['429=2', 'Expected a probability between 0 and 1 for fault 429, got 2'],
+    ['teapot=0.1', "Expected a fault kind among 429, 503, reset, slow, malformed, got 'teapot'"],
+    ['429=0.6,503=0.6', 'Expected fault probabilities summing to at most 1, got 1.2'],
+    ['429:0.1', "Expected --faults KIND=PROBABILITY[,KIND=PROBABILITY...] (e.g. 429=0.05,503=0.02), got '429:0.1'"],
+  ])('rejects %s', (spec, message) => {
+    expect(usageMessage(() => parseFaultSpec(spec))).toBe(message);
+  });
+  it('validates objects from the control path', () => {
+    expect(usageMessage(() => validateFaults({ slow: -1 }))).toBe('Expected a probability between 0 and 1 for fault slow, got -1');
+  });
+});
+
+describe('sandbox flags', () => {
+  it('applies defaults and parses every flag', () => {
+    expect(parseSandboxFlags({})).toEqual({ port: 0, host: '127.0.0.1', rate: {}, latencyMs: 0, faults: {}, seed: undefined, allow: undefined, bsaReadyAfterMs: undefined, slowMs: undefined });
+    const f = parseSandboxFlags({ port: '8080', rate: ['off'], 'latency-ms': '25', faults: '503=0.5', seed: 'abc', allow: ['10.0.0.0/8,::1'], 'bsa-ready-after': '0', 'slow-ms': '100' });
+    expect(f).toMatchObject({ port: 8080, latencyMs: 25, faults: { '503': 0.5 }, seed: 'abc', allow: ['10.0.0.0/8', '::1'], bsaReadyAfterMs: 0, slowMs: 100 });
+    expect(f.rate).toEqual({ workflow: null, bureau: null, account: null });
+    expect(parseSandboxFlags({ seed: '42' }).seed).toBe(42);
+  });
+  it.each([
+    [{ port: '70000' }, "Expected --port to be a whole number from 0 to 65535, got '70000'"],
+    [{ 'latency-ms': '-5' }, "Expected --latency-ms to be a whole number of milliseconds >= 0, got '-5'"],
+    [{ 'bsa-ready-after': '2s' }, "Expected --bsa-ready-after to be a whole number of milliseconds >= 0, got '2s'"],
+    [{ allow: ['300.1.1.1'] }, "Expected --allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1), got '300.1.1.1'"],
+  ])('rejects %j', (flags, message) => {
+    expect(usageMessage(() => parseSandboxFlags(flags))).toBe(message);
+  });
+});
+
+describe('allow-list (CIDR)', () => {
+  const check = (list: string[], ip: string) => allowChecker(list.map((c) => parseCidr(c)!))(ip);
+  it.each([
+    [['127.0.0.0/8', '::1'], '127.0.0.1', true],
+    [['127.0.0.0/8', '::1'], '127.8.9.10', true],
+    [['127.0.0.0/8', '::1'], '::ffff:127.0.0.1', true],
+    [['127.0.0.0/8', '::1'], '::1', true],
+    [['127.0.0.0/8', '::1'], '10.1.2.3', false],
+    [['10.0.0.0/8'], '127.0.0.1', false],
+    [['10.0.0.0/8'], '10.255.0.1', true],
+    [['192.168.1.7'], '192.168.1.7', true],
+    [['192.168.1.7'], '192.168.1.8', false],
+    [['fe80::/10'], 'fe80::1%eth0', true],
+    [['2001:db8::/32'], '2001:db8:ffff::1', true],
+    [['2001:db8::/32'], '2001:db9::1', false],
+    [['0.0.0.0/0'], '8.8.8.8', true],
+  ])('%j allows %s: %s', (list, ip, ok) => {
+    expect(check(list, ip)).toBe(ok);
+  });
+  it.each(['10.0.0.0/33', '1.2.3', 'fe80::1::2', 'abc', '10.0.0.0/8/1'])('rejects malformed %s', (text) => {
+    expect(parseCidr(text)).toBeNull();
+  });
+});
+
+describe('sliding window', () => {
+  it('admits exactly `limit` per window and frees slots as arrivals age out', () => {
+    const w = new SlidingWindow(3, 1000);
+    expect([w.hit(0), w.hit(100), w.hit(200)]).toEqual([0, 0, 0]);
+    expect(w.hit(300)).toBe(700); // the arrival at 0 leaves the window at 1000
+    expect(w.hit(999)).toBe(1);
+    expect(w.hit(1000)).toBe(0); // now - 0 >= 1000: out of the window
+    expect(w.hit(1050)).toBe(50); // refused requests never entered: 100, 200, 1000 are inside
+    expect(w.hit(1100)).toBe(0);
+    expect(w.count).toBe(3);
+  });
+  it('never admits more than `limit` in any window (randomised arrivals)', () => {
+    const w = new SlidingWindow(10, 1000);
+    const admitted: number[] = [];
+    let t = 0;
+    for (let i = 0; i < 5000; i++) {
+      t += Math.floor(Math.random() * 40);
+      if (w.hit(t) === 0) admitted.push(t);
+    }
+    for (let i = 10; i < admitted.length; i++) expect(admitted[i] - admitted[i - 10]).toBeGreaterThanOrEqual(1000);
+  });
+  it('counts without limit when the rate is off', () => {
+    const w = new SlidingWindow(null, 1000);
+    for (let i = 0; i < 200; i++) expect(w.hit(i)).toBe(0);
+    expect(w.count).toBe(200);
+    w.hit(1150);
+    expect(w.count).toBe(50);
+  });
+  it('rounds Retry-After up to whole seconds, at least 1', () => {
+    expect([retryAfterSeconds(1), retryAfterSeconds(1000), retryAfterSeconds(1001), retryAfterSeconds(59_999)]).toEqual([1, 1, 2, 60]);
+  });
+});
+
+describe('banner', () => {
+  const base = { url: 'http://127.0.0.1:1234', clientId: 'sandboxclient', authToken: 'sekrit123', rates: DEFAULT_RATES, faults: {}, latencyMs: 0, seed: 7 };
+  it('prints the default token and env lines', () => {
+    const text = sandboxBanner({ ...base, defaultToken: true });
+    expect(text).toContain('export BRE_BASE_URL=http://127.0.0.1:1234');
+    expect(text).toContain('export BUREAU_BASE_URL=http://127.0.0.1:1234');
+    expect(text).toContain('export ACCOUNT_BASE_URL=http://127.0.0.1:1234');
+    expect(text).toContain('export BRE_AUTH_TOKEN=sekrit123');
+    expect(text).toContain('workflow 500/min, bureau 1000/min, account 300/min');
+  });
+  it('never prints a token that came from the environment', () => {
+    const text = sandboxBanner({ ...base, defaultToken: false });
+    expect(text).not.toContain('sekrit123');
+    expect(text).toContain('from BRE_AUTH_TOKEN');
+  });
+});
