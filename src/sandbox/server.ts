@@ -107,7 +107,13 @@ export class SandboxServer {
     this.#rng = rngFrom(config.seed);
     this.#allowed = allowChecker(config.allow);
     this.#token = Buffer.from(config.authToken);
-    this.server = createServer({ keepAlive: true }, (req, res) => this.#handle(req, res));
+    this.server = createServer({ keepAlive: true }, (req, res) => {
+      // Never crash the process on a sandbox bug: answer 500 and keep serving.
+      try { this.#handle(req, res); } catch {
+        this.other.internalErrors++;
+        try { this.#send(res, internalError(null)); } catch { res.destroy(); }
+      }
+    });
     // The client keeps connections alive (undici pool); outlive its idle time-out, bound slow headers.
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = 66_000;
@@ -366,7 +372,7 @@ export class SandboxServer {
     req.on('end', () => {
       let body: unknown = {};
       const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (size > 65_536) { out(json(413, { detail: 'Expected a control body of at most 65536 bytes' })); return; }
+      if (size > 65_536) { out(json(413, { detail: `Expected a control body of at most 65536 bytes, got ${size}` })); return; }
       if (text !== '') {
         try { body = JSON.parse(text); } catch { out(json(400, { detail: `Expected a JSON body, got '${text.slice(0, 60)}'` })); return; }
       }

@@ -158,14 +158,10 @@ function num(o: unknown, ...names: string[]): number {
   return toNum(first(pick(o, ...names))) ?? 0;
 }
 
-/** A score of 0, negative (e.g. "000-1") or missing means no hit. */
+/** A score of 0, negative, non-numeric (e.g. "000-1", the NTC marker) or missing means no hit. */
 function scoreOf(v: unknown): number | null {
   const n = toNum(v);
-  if (n === null) {
-    if (typeof v === 'string' && /-1$/.test(v.trim())) return null;
-    return null;
-  }
-  return n > 0 ? n : null;
+  return n !== null && n > 0 ? n : null;
 }
 
 function mismatch(format: string, expected: string): never {
@@ -218,11 +214,10 @@ function profileB(doc: Obj, format: string): BureauProfile {
   const primary = pick(summary, 'primaryaccountssummary') ?? summary;
   const secondary = pick(summary, 'secondaryaccountssummary');
   const both = (...names: string[]) => num(primary, ...names) + num(secondary, ...names.map((n) => n.replace(/^primary/, 'secondary')));
+  // score[] (json, hardpull), SCORE (xml: one element), SCORES{SCORE[]} or SCORES[] (json_v2).
   let scoreNode = first(deepFind(root, 'score') ?? deepFind(root, 'scores'));
-  if (isObj(scoreNode) && pick(scoreNode, 'score') !== undefined && !('value' in scoreNode)) {
-    const inner = first(pick(scoreNode, 'score'));
-    if (isObj(inner)) scoreNode = inner;
-  }
+  const inner = first(pick(scoreNode, 'score'));
+  if (isObj(inner)) scoreNode = inner;
   const score = isObj(scoreNode)
     ? scoreOf(pick(scoreNode, 'value', 'scorevalue', 'score'))
     : scoreOf(scoreNode);

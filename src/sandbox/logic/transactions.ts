@@ -146,7 +146,8 @@ interface Draft {
 }
 
 const monthCache = new Map<string, readonly Txn[]>();
-const MONTH_CACHE_MAX = 20_000;
+/** ~40 transactions a month: 2 000 months stay well under 50 MB. */
+const MONTH_CACHE_MAX = 2_000;
 
 /** All transactions of one calendar month (IST), with running balances. Cached (pure). */
 export function monthTransactions(acc: Account, monthIndex: number): readonly Txn[] {
