@@ -1,0 +1,103 @@
+/**
+ * Faults (issue 5, points 4 and 7): against the sandbox with injected 429s (Retry-After), 503s, connection
+ * resets, hung calls past the time-out and malformed bodies, every row ends in results once and no
+ * successful call is repeated (counted by a proxy: only 2xx JSON answers that reached the client). A 2xx
+ * whose body is not JSON is retried like a transient failure (a body cut short in transit), and after the
+ * last attempt it is a row error BAD_RESPONSE with the status and an excerpt, never a crash. The summary
+ * tells what happened: attempts, retries, 429s, statuses, time waiting on the limiter and on the network.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BUILT, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCountingProxy, startTestSandbox, tempDir,
+  type CountingProxy, type TestSandbox,
+} from './helpers.js';
+
+describe.skipIf(!BUILT)('injected faults', () => {
+  let sb: TestSandbox;
+  let proxy: CountingProxy;
+  beforeAll(async () => {
+    sb = await startTestSandbox({
+      rate: { workflow: null },
+      // 12% of calls fail. A row failing k times in a row waits 1 + 2 + ... + 2^(k-1) s (the documented
+      // backoff), so higher rates make the slowest row, and the test, much longer; the seed fixes the draws.
+      faults: { 429: 0.03, 503: 0.03, reset: 0.02, slow: 0.02, malformed: 0.02 },
+      slowMs: 20_000,
+      seed: 11,
+    });
+    proxy = await startCountingProxy(sb.sandbox.url);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await sb?.close();
+  });
+
+  it('every row ends in results once, no successful call repeated, the summary tells what happened', async () => {
+    const dir = tempDir();
+    const rows = 300;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const res = await spawnCli(
+      runArgs('location', input, out, '--rate', 'workflow=100/s', '--timeout', 'workflow=1s', '--max-attempts', '10'),
+      sb.env(proxy.url),
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const folder = readOutput(out);
+    expect(invariantProblems(rows, folder)).toEqual([]);
+    expect(folder.results).toHaveLength(rows);
+    expect(folder.errors).toEqual([]);
+
+    // Every kind of fault was actually injected.
+    const injected = sb.sandbox.stats().services.workflow.faults;
+    for (const k of ['429', '503', 'reset', 'slow', 'malformed'] as const) expect(injected[k], `fault ${k}`).toBeGreaterThan(0);
+    // Each row's successful answer reached the client exactly once.
+    expect(proxy.successes.size).toBe(rows);
+    expect([...proxy.repeated().keys()]).toEqual([]);
+    expect(proxy.counts.malformed2xx).toBe(injected.malformed);
+
+    // Point 7: what happened, in summary.json.
+    const sum = folder.summary;
+    const wf = sum.services.workflow;
+    const stage = sum.stages.location;
+    expect(sum.rows).toMatchObject({ succeeded: rows, failed: 0, resumed: 0, retried_from_errors: 0 });
+    expect(wf.attempts).toBe(proxy.counts.requests);
+    expect(wf.retries).toBe(wf.attempts - rows);
+    expect(wf.throttled_429).toBe(injected['429']);
+    expect(wf.statuses['429']).toBe(injected['429']);
+    expect(wf.statuses['503']).toBe(injected['503']);
+    expect(wf.statuses.timeout).toBe(injected.slow);
+    expect(wf.statuses.network).toBe(injected.reset);
+    expect(wf.statuses['200']).toBe(rows + injected.malformed);
+    expect(wf.limiter_wait_ms).toBeGreaterThan(0);
+    expect(wf.network_ms).toBeGreaterThan(0);
+    expect(stage).toMatchObject({ attempts: wf.attempts, retries: wf.retries, throttled_429: wf.throttled_429, rows_ran: rows });
+    console.info(`faults: ${rows} rows, ${wf.attempts} attempts (${JSON.stringify(injected)}), ${res.ms} ms, limiter wait ${wf.limiter_wait_ms} ms, network ${wf.network_ms} ms`);
+  }, 90_000);
+});
+
+describe.skipIf(!BUILT)('bodies that are not the documented JSON', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rate: { workflow: null }, faults: { malformed: 1 } });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('after the last attempt: a row error BAD_RESPONSE with the status and a short excerpt; exit 1, no crash', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 12);
+    const out = join(dir, 'out');
+    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=100/s', '--max-attempts', '2'), sb.env());
+    expect(res.code, res.stderr).toBe(1);
+    const folder = readOutput(out);
+    expect(invariantProblems(12, folder)).toEqual([]);
+    expect(folder.errors).toHaveLength(12);
+    for (const e of folder.errors) {
+      expect(e).toMatchObject({ code: 'BAD_RESPONSE', status: 200, attempts: 2, stage: 'location' });
+      expect(e.message).toMatch(/^workflow service answered 200 with a body that is not JSON: \{/);
+      expect((e.message as string).length).toBeLessThan(400);
+    }
+    expect(sb.sandbox.stats().services.workflow.requests).toBe(24);
+  }, 60_000);
+});
