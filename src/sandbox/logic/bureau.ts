@@ -118,6 +118,19 @@ function asList(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [v];
 }
 
+/**
+ * The records of a list, whatever its wrapping: a JSON array, a wrapper object with one list/record inside
+ * (JSON {"SCORE": [...]}, XML <SCORE><SCORE-ITEM>...</SCORE-ITEM></SCORE>), or a single record.
+ */
+function items(v: unknown): unknown[] {
+  if (isObj(v)) {
+    const vals = Object.values(v);
+    if (vals.length === 1 && vals[0] !== null && typeof vals[0] === 'object') return items(vals[0]);
+    return [v];
+  }
+  return asList(v).flatMap((x) => (isObj(x) && Object.keys(x).length === 1 && Array.isArray(Object.values(x)[0]) ? items(x) : [x]));
+}
+
 /** Value of the first key of `o` whose normalised name is one of `names` (already normalised). */
 function pick(o: unknown, ...names: string[]): unknown {
   if (!isObj(o)) return undefined;
@@ -214,20 +227,13 @@ function profileB(doc: Obj, format: string): BureauProfile {
   const primary = pick(summary, 'primaryaccountssummary') ?? summary;
   const secondary = pick(summary, 'secondaryaccountssummary');
   const both = (...names: string[]) => num(primary, ...names) + num(secondary, ...names.map((n) => n.replace(/^primary/, 'secondary')));
-  // score[] (json, hardpull), SCORE (xml: one element), SCORES{SCORE[]} or SCORES[] (json_v2).
-  let scoreNode = first(deepFind(root, 'score') ?? deepFind(root, 'scores'));
-  const inner = first(pick(scoreNode, 'score'));
-  if (isObj(inner)) scoreNode = inner;
-  const score = isObj(scoreNode)
-    ? scoreOf(pick(scoreNode, 'value', 'scorevalue', 'score'))
-    : scoreOf(scoreNode);
-  const inquiries = deepFind(root, 'inquiryhistory');
-  let enquiries = 0;
-  if (Array.isArray(inquiries)) enquiries = inquiries.length;
-  else if (isObj(inquiries)) {
-    const lists = Object.values(inquiries);
-    enquiries = lists.reduce<number>((acc, v) => acc + asList(v).length, 0);
+  // score[] (json, hardpull), SCORE (xml), SCORES{SCORE[]} or SCORES[] (json_v2), <SCORE><SCORE-ITEM> (xml lists).
+  let score: number | null = null;
+  for (const node of items(deepFind(root, 'score') ?? deepFind(root, 'scores'))) {
+    score = isObj(node) ? scoreOf(first(pick(node, 'value', 'scorevalue', 'score'))) : scoreOf(node);
+    if (score !== null) break;
   }
+  const enquiries = items(deepFind(root, 'inquiryhistory')).length;
   return {
     hit: score !== null,
     score,
@@ -239,7 +245,7 @@ function profileB(doc: Obj, format: string): BureauProfile {
     sanctionedAmount: both('totalsanctionedamt', 'primarysanctionedamount', 'sanctionedamount', 'totaldisbursedamt'),
     statedMonthlyObligation: null,
     recentEnquiries: enquiries,
-    writeOffs: countWriteOffs(asList(deepFind(root, 'tradelines'))),
+    writeOffs: countWriteOffs(items(deepFind(root, 'tradelines'))),
   };
 }
 

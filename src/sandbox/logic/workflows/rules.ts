@@ -9,10 +9,10 @@ import type { MobileFeatures } from '../mobile.js';
 import type { Stage, Variant } from './common.js';
 
 export const CUTOFFS = {
-  v1: { minIncome: 12_000, minScore: 600, ntcAllowed: true, maxOverdueAccounts: 1, minVendorScore: 480, minSms: 50,
+  v1: { minIncome: 12_000, minScore: 600, ntcAllowed: true, maxOverdueAccounts: 1, minVendorScore: 450, minSms: 50,
     minBankIncome: 15_000, maxBounces: 2, maxFoir: 0.55, minAvgBalance: 2_000, paydayMultiple: 2, bankMultiple: 0.6,
     emiMaxGrade: 3, emiTenures: [3, 6, 9, 12], emiRates: { 1: 14, 2: 16.5, 3: 19.5, 4: 24, 5: 28 } as Record<number, number> },
-  v2: { minIncome: 15_000, minScore: 640, ntcAllowed: true, maxOverdueAccounts: 0, minVendorScore: 520, minSms: 50,
+  v2: { minIncome: 15_000, minScore: 640, ntcAllowed: true, maxOverdueAccounts: 0, minVendorScore: 500, minSms: 50,
     minBankIncome: 18_000, maxBounces: 1, maxFoir: 0.5, minAvgBalance: 3_000, paydayMultiple: 2.5, bankMultiple: 0.7,
     emiMaxGrade: 3, emiTenures: [6, 12, 18], emiRates: { 1: 13.5, 2: 16, 3: 20, 4: 24, 5: 28 } as Record<number, number> },
 } as const;
