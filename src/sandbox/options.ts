@@ -17,7 +17,7 @@ function usage(field: string, expected: string, got: unknown): never {
 }
 
 /**
- * `--rate` values: `SERVICE=N/UNIT` (UNIT `s` or `min`, N a whole number >= 1), `SERVICE=off`, or `off`
+ * `--rate` values: `SERVICE=N/UNIT` (UNIT `s` or `min`, N > 0; fractions via wholeRate), `SERVICE=off`, or `off`
  * alone for every service. Later values override earlier ones.
  */
 export function parseRateSpecs(specs: readonly string[]): RateOverrides {
@@ -25,26 +25,38 @@ export function parseRateSpecs(specs: readonly string[]): RateOverrides {
   for (const spec of specs) {
     const text = spec.trim();
     if (/^off$/i.test(text)) { for (const s of SERVICES) out[s] = null; continue; }
-    const m = /^([a-z]+)=(?:(off)|(\d+)\/(s|min))$/i.exec(text);
+    const m = /^([a-z]+)=(?:(off)|(\d+(?:\.\d+)?)\/(s|min))$/i.exec(text);
     if (!m) usage('rate', '--rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off', spec);
     const service = m[1].toLowerCase();
     if (!(SERVICES as readonly string[]).includes(service)) usage('rate', `--rate SERVICE to be one of ${SERVICES.join(', ')}`, m[1]);
     if (m[2]) { out[service as ServiceName] = null; continue; }
     const limit = Number(m[3]);
-    if (!(limit >= 1)) usage('rate', `--rate ${service} to be at least 1 request per unit`, m[3]);
-    out[service as ServiceName] = { limit, windowMs: m[4].toLowerCase() === 's' ? 1000 : 60_000 };
+    if (!(limit > 0)) usage('rate', `--rate ${service} to be more than 0 requests per unit`, m[3]);
+    out[service as ServiceName] = wholeRate(limit, m[4].toLowerCase() === 's' ? 1000 : 60_000);
   }
   return out;
+}
+
+/**
+ * A fractional limit (e.g. `2.5/s`, which `run --rate` accepts) becomes the smallest whole-number limit with
+ * the same average rate over a proportionally longer window: 2.5 per 1 s -> 5 per 2 s.
+ */
+export function wholeRate(limit: number, windowMs: number): Rate {
+  for (let m = 1; m <= 1000; m++) {
+    const scaled = limit * m;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-9 && Math.round(scaled) >= 1) return { limit: Math.round(scaled), windowMs: Math.round(windowMs * m) };
+  }
+  return { limit: Math.max(1, Math.round(limit)), windowMs };
 }
 
 /** A rate given as an object (control path, programmatic API). */
 export function validateRate(value: unknown, field = 'rate'): Rate | null {
   if (value === null) return null;
   const r = value as { limit?: unknown; windowMs?: unknown };
-  if (typeof value !== 'object' || !Number.isInteger(r.limit) || (r.limit as number) < 1 || !Number.isInteger(r.windowMs) || (r.windowMs as number) < 1) {
-    usage(field, `${field} to be null or {"limit": whole number >= 1, "windowMs": whole number >= 1}`, value);
-  }
-  return { limit: r.limit as number, windowMs: r.windowMs as number };
+  const ok = typeof value === 'object' && typeof r.limit === 'number' && Number.isFinite(r.limit) && r.limit > 0
+    && typeof r.windowMs === 'number' && Number.isFinite(r.windowMs) && r.windowMs >= 1;
+  if (!ok) usage(field, `${field} to be null or {"limit": a number > 0, "windowMs": a number >= 1}`, value);
+  return wholeRate(r.limit as number, r.windowMs as number);
 }
 
 /** Checks fault probabilities: known kinds, each in [0, 1], summing to at most 1 (one draw per request). */

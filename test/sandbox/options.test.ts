@@ -23,6 +23,8 @@ describe('--rate', () => {
     [['off'], { workflow: null, bureau: null, account: null }],
     [['off', 'workflow=2/s'], { workflow: { limit: 2, windowMs: 1000 }, bureau: null, account: null }],
     [['WORKFLOW=3/MIN'], { workflow: { limit: 3, windowMs: 60_000 } }],
+    [['workflow=2.5/s'], { workflow: { limit: 5, windowMs: 2000 } }],
+    [['account=0.5/s'], { account: { limit: 1, windowMs: 2000 } }],
   ])('%j -> %j', (specs, expected) => {
     expect(parseRateSpecs(specs)).toEqual(expected);
   });
@@ -30,7 +32,7 @@ describe('--rate', () => {
   it.each([
     ['workflow=5/hour', "Expected --rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, got 'workflow=5/hour'"],
     ['teller=5/s', "Expected --rate SERVICE to be one of workflow, bureau, account, got 'teller'"],
-    ['workflow=0/s', "Expected --rate workflow to be at least 1 request per unit, got '0'"],
+    ['workflow=0/s', "Expected --rate workflow to be more than 0 requests per unit, got '0'"],
     ['workflow', "Expected --rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, got 'workflow'"],
   ])('rejects %s', (spec, message) => {
     expect(usageMessage(() => parseRateSpecs([spec]))).toBe(message);

@@ -68,6 +68,8 @@ describe('rate limit', () => {
       for (let i = 0; i < 10; i++) expect((await post(sb, `/execute/${sb.clientId}/location_bre`, location)).status).toBe(200);
       expect(sb.stats().services.workflow.rate).toBeNull();
       expect(() => sb.setRate('workflow', { limit: 0, windowMs: 10 })).toThrow(/Expected rate of workflow/);
+      sb.setRate('workflow', { limit: 1.5, windowMs: 1000 }); // as `run --rate workflow=1.5/s` may pass it
+      expect(sb.stats().services.workflow.rate).toEqual({ limit: 3, windowMs: 2000 });
     } finally { await sb.close(); }
   });
 
