@@ -9,8 +9,19 @@ import type { HttpResponse } from './transport.js';
 
 const EXCERPT = 160;
 
+/** Links of any scheme: report URLs and pre-signed file URLs are secrets (account spec 2.4, 2.6). */
+const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>\\]*/gi;
+/** The value (or the start of it, in a body cut short) of a JSON field that holds a secret. */
+const SECRET_FIELD = /("[^"]*(?:password|token|secret|url|generated_name|signature)[^"]*"\s*:\s*")([^"\\]*(?:\\.[^"\\]*)*)/gi;
+
+/**
+ * A short excerpt of a body for an error message. Secrets the body may hold (a retrieve_report answer cut
+ * in half still starts with its report_url) are replaced first: error messages go to errors.ndjson.
+ */
 export function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.slice(0, EXCERPT * 8).replace(/\s+/g, ' ').trim()
+    .replace(SECRET_FIELD, '$1[secret]')
+    .replace(URL_PATTERN, '[url]');
   return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT)}...` : flat;
 }
 
