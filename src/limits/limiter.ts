@@ -30,9 +30,14 @@ export interface ServiceLimiter {
 
 /** Safety margin on the spacing: 1.5% below the limit (see the benchmark for the achieved figure). */
 export const DEFAULT_MARGIN = 0.015;
+/**
+ * The margin must also absorb arrival jitter (an event-loop stall on either side bunches requests): the
+ * slack in one window is margin x window, so short windows get a wider margin, about 50 ms of slack.
+ */
+const JITTER_SLACK_MS = 50;
 
 export function minTimeFor(rate: Rate, margin = DEFAULT_MARGIN): number {
-  return (rate.windowMs / rate.limit) * (1 + margin);
+  return (rate.windowMs / rate.limit) * (1 + Math.max(margin, JITTER_SLACK_MS / rate.windowMs));
 }
 
 /**
