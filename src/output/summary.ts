@@ -106,7 +106,7 @@ export function formatSummary(sum: Record<string, any>): string {
   }
   for (const [stage, counts] of Object.entries<Record<string, number>>(sum.decisions ?? {})) {
     const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([d, n]) => `${d} ${n}`);
-    if (parts.length > 0) lines.push(`  ${stage} decisions: ${parts.join(', ')}`);
+    if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(", ")}`);
   }
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
   if (!sum.dry_run) lines.push(`  output: ${sum.out}`);

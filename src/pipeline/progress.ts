@@ -56,8 +56,12 @@ export class Progress {
     this.#timer.unref();
   }
 
+  readonly #startedAt = Date.now();
+
   #payload(): Record<string, unknown> {
-    const rates = this.stages.map((st) => `${st.config.id} ${st.counters.ran + st.counters.failed}`).join(' ');
+    // Per-stage rate over the run so far, in rows a minute (the unit the limits are documented in).
+    const minutes = Math.max((Date.now() - this.#startedAt) / 60_000, 1 / 600);
+    const rates = this.stages.map((st) => `${st.config.id} ${Math.round((st.counters.ran + st.counters.failed) / minutes)}/min`).join(' ');
     const svc = Object.values(this.client.stats);
     return {
       rates,
