@@ -78,6 +78,16 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   };
   const services = [...new Set(s.pipeline.stages.map((st) => getStageKind(st.kind)!.service))];
   const withTransactions = s.pipeline.stages.some((st) => ['aa_fetch', 'bsa_fetch'].includes(st.kind));
+  // The first row is read before anything is written: an input whose header cannot be read is a usage
+  // error (exit 2, nothing called), not a stopped run, and leaves no manifest that would then refuse the
+  // corrected input under the same --out.
+  const reader = readRows(s.input, { format: s.inputFormat })[Symbol.asyncIterator]();
+  let firstRow: IteratorResult<InputRow>;
+  try {
+    firstRow = await reader.next();
+  } catch (err) {
+    throw new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`);
+  }
   mkdirSync(s.outDir, { recursive: true });
   const output = s.dryRun ? undefined : await RunOutput.open(s.outDir, manifest, { retryErrors: s.retryErrors, withTransactions });
   const retryOnly = s.retryErrors;
@@ -212,7 +222,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   progress.start();
   let fatalWrite: unknown;
   try {
-    for await (const row of readRows(s.input, { format: s.inputFormat })) {
+    for await (const row of withFirst(firstRow, reader)) {
       if (stopped) break;
       if (s.limit !== undefined && row.row > s.limit) break;
       counters.read += 1;
@@ -292,6 +302,15 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   out.writeSummary(summary);
   const exitCode = stopped ? 3 : totals.failed > 0 ? 1 : 0;
   return { exitCode, summary, stopped };
+}
+
+/** The rows of `rest`, after `first` (already taken from it). */
+async function* withFirst(first: IteratorResult<InputRow>, rest: AsyncIterator<InputRow>): AsyncGenerator<InputRow> {
+  try {
+    for (let r = first; !r.done; r = await rest.next()) yield r.value;
+  } finally {
+    await rest.return?.();
+  }
 }
 
 function countDecision(into: Record<string, Record<string, number>>, stageIds: readonly string[], stages: Record<string, Record<string, unknown>>): void {
