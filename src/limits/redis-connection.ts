@@ -38,12 +38,22 @@ export class RedisClock {
 
   constructor(private readonly client: Redis) {}
 
-  async measure(): Promise<void> {
-    const t0 = Date.now();
-    const [sec, usec] = await this.client.time();
-    const t1 = Date.now();
-    // Redis read its clock about halfway through the round trip.
-    this.offsetMs = Number(sec) * 1000 + Math.floor(Number(usec) / 1000) - (t0 + t1) / 2;
+  /**
+   * Takes the sample with the shortest round trip of `samples`: a reply that waited in a busy event loop
+   * (a worker starting up) would skew the midpoint estimate by half its delay.
+   */
+  async measure(samples = 5): Promise<void> {
+    let best: { rtt: number; offset: number } | undefined;
+    for (let i = 0; i < samples; i += 1) {
+      const t0 = performance.now();
+      const [sec, usec] = await this.client.time();
+      const t1 = performance.now();
+      const redisMs = Number(sec) * 1000 + Number(usec) / 1000;
+      // Redis read its clock about halfway through the round trip.
+      const offset = redisMs - (performance.timeOrigin + (t0 + t1) / 2);
+      if (!best || t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset };
+    }
+    if (best) this.offsetMs = best.offset;
   }
 
   start(everyMs = 60_000): void {
@@ -56,7 +66,7 @@ export class RedisClock {
   }
 
   now(): number {
-    return Math.round(Date.now() + this.offsetMs);
+    return Math.round(performance.timeOrigin + performance.now() + this.offsetMs);
   }
 }
 
@@ -71,13 +81,31 @@ export class RepairedIORedisConnection extends Bottleneck.IORedisConnection {
     this.clock = options.clock;
   }
 
+  /**
+   * Job index -> the start time (Redis clock) of the slot its `register` reserved: `now + wait`. Taken by
+   * the limiter when the job is scheduled (src/limits/redis.ts), to notice a job that starts late.
+   */
+  readonly #slots = new Map<string, number>();
+
+  takeSlot(index: string): number | undefined {
+    const at = this.#slots.get(index);
+    this.#slots.delete(index);
+    return at;
+  }
+
   /** Called by RedisDatastore.runScript with `[now, clientId, ...args]` and the callback that settles it. */
   __scriptArgs__(name: string, id: string, args: unknown[], cb: ScriptCallback): unknown[] {
+    const now = this.clock.now();
     const fixed: ScriptCallback = (err, replies) => {
       if (err && typeof err.message === 'string') err.message = stripErrPrefix(err.message);
+      // register.lua answers {true, wait, reservoir} when it reserved a slot, {false} otherwise.
+      if (!err && name === 'register' && Array.isArray(replies) && replies[0] === 1) {
+        if (this.#slots.size > 10_000) this.#slots.clear();
+        this.#slots.set(String(args[2]), now + Number(replies[1]));
+      }
       cb(err, replies);
     };
-    const withClock = args.length > 0 ? [this.clock.now(), ...args.slice(1)] : args;
+    const withClock = args.length > 0 ? [now, ...args.slice(1)] : args;
     const parent = Bottleneck.IORedisConnection.prototype as unknown as { __scriptArgs__: (n: string, i: string, a: unknown[], c: ScriptCallback) => unknown[] };
     return parent.__scriptArgs__.call(this, name, id, withClock, fixed);
   }

@@ -45,6 +45,20 @@ import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './red
 /** Spacing margin in cluster mode (vs 1.5% locally): start jitter across processes adds to the spread. */
 export const REDIS_MARGIN = 0.03;
 
+/**
+ * Start jitter allowed for, in ms. A slot is reserved in Redis, then the worker waits for it and sends: a
+ * worker whose event loop is busy (starting up, opening its first connections, GC) sends late, and a strict
+ * sliding window on the server then sees the late call and the on-time call `limit` slots later closer than
+ * the window. Spacing by (window + jitter) / limit absorbs a late start of up to `jitter`. At the documented
+ * 60 s windows the 3% margin already allows 1.8 s; this matters only for short windows (tests, 1 s limits).
+ */
+export const REDIS_JITTER_MS = 50;
+
+/** Whole ms between starts across all workers: see REDIS_MARGIN, REDIS_JITTER_MS and the PEXPIRE note below. */
+export function clusterMinTime(rate: Rate, margin = REDIS_MARGIN): number {
+  return Math.ceil(Math.max(rate.windowMs * (1 + margin), rate.windowMs + REDIS_JITTER_MS) / rate.limit);
+}
+
 export interface RedisLimiterOptions {
   /** Environment variable read for the id suffix (default process.env.BRE_LIMITER_ID_SUFFIX). */
   readonly idSuffix?: string;
@@ -63,11 +77,11 @@ export function limiterId(service: ServiceName, clientId: string, suffix?: strin
 
 /** Longest a job may hold its slot in Redis: see the header. */
 export function jobExpirationMs(timeoutMs: number, rate: Rate, concurrency: number, margin = REDIS_MARGIN): number {
-  return Math.ceil(timeoutMs + concurrency * Math.ceil(minTimeFor(rate, margin)) + 10_000);
+  return Math.ceil(timeoutMs + concurrency * clusterMinTime(rate, margin) + 10_000);
 }
 
-/** An attempt never reached fn: the limiter machinery (Redis) failed. */
-class NotStarted extends Error {}
+/** A job whose reserved slot had passed by more than the allowed lateness: it gives the slot up unsent. */
+class LateStart extends Error {}
 
 export class RedisLimiter extends BottleneckLimiter {
   readonly id: string;
@@ -78,11 +92,36 @@ export class RedisLimiter extends BottleneckLimiter {
   /** Attempts re-scheduled because Redis failed. */
   rescheduled = 0;
 
-  constructor(opts: { service: ServiceName; rate: Rate; concurrency: number; bottleneck: Bottleneck; id: string; outageMs: number; onStop: () => Promise<void> }) {
+  /** Slots given up because the job would have started too late (see the constructor). */
+  lateStarts = 0;
+
+  constructor(opts: { service: ServiceName; rate: Rate; concurrency: number; bottleneck: Bottleneck; id: string; outageMs: number; minTime: number; connection: RepairedIORedisConnection; onStop: () => Promise<void> }) {
     super({ service: opts.service, rate: opts.rate, concurrency: opts.concurrency, bottleneck: opts.bottleneck });
     this.id = opts.id;
     this.#outageMs = opts.outageMs;
     this.#onStop = opts.onStop;
+    // Late starts. Slots are spaced minTime apart, so `limit` consecutive slots span limit x minTime, which
+    // exceeds the window by `slack`. A strict sliding window on the server refuses a call when the call
+    // `limit` slots earlier arrived more than `slack` late (it is then still inside the window). Calls go
+    // late when a worker's event loop stalls (start-up, GC, a CPU-throttled container): its timers then
+    // fire together, in a burst. So a job that finds its slot passed by more than half the slack gives it
+    // up unsent and queues again for a fresh slot: every call starts within slack / 2 of its slot.
+    const slack = opts.rate.limit * opts.minTime - opts.rate.windowMs;
+    const lateLimitMs = Math.max(5, slack / 2);
+    const clock = opts.connection.clock;
+    const runner = this.limiter as unknown as { _run(index: string, job: { task: (...a: unknown[]) => unknown }, wait: number): unknown };
+    const run = runner._run;
+    runner._run = function (this: unknown, index, job, wait) {
+      const slot = opts.connection.takeSlot(index);
+      if (slot !== undefined) {
+        const task = job.task;
+        job.task = (...args: unknown[]) => {
+          if (clock.now() - slot > lateLimitMs) throw new LateStart(`slot passed by ${clock.now() - slot} ms`);
+          return task(...args);
+        };
+      }
+      return run.call(this, index, job, wait);
+    };
     // A queued job is registered when a `capacity` message arrives or another job is submitted; messages
     // published while Redis was restarting are lost, and a failed registration leaves the job queued with
     // nothing to wake it. Draining again every second un-sticks it (Redis still arbitrates every slot).
@@ -95,7 +134,8 @@ export class RedisLimiter extends BottleneckLimiter {
 
   override async schedule<T>(fn: () => Promise<T>): Promise<T> {
     const started = Date.now();
-    for (let pause = 250; ; pause = Math.min(pause * 2, 4000)) {
+    let pause = 250;
+    for (;;) {
       let ran = false;
       try {
         return await super.schedule(() => {
@@ -104,11 +144,16 @@ export class RedisLimiter extends BottleneckLimiter {
         });
       } catch (err) {
         if (ran || this.#stopped) throw err;
+        if (err instanceof LateStart) {
+          this.lateStarts += 1;
+          continue;
+        }
         if (Date.now() - started + pause > this.#outageMs) {
           throw new BreError('NETWORK', `the shared ${this.service} limiter on Redis has failed for ${Math.round((Date.now() - started) / 1000)} s: ${(err as Error).message}`, { service: this.service, cause: err });
         }
         this.rescheduled += 1;
         await new Promise((r) => setTimeout(r, pause));
+        pause = Math.min(pause * 2, 4000);
       }
     }
   }
@@ -163,7 +208,7 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
     const id = limiterId(service, s.clientId, suffix);
     // Whole ms: with a key lifetime set, Bottleneck's Lua passes nextRequest (+= minTime) to PEXPIRE, which
     // rejects a fraction ("value is not an integer"). Rounding up keeps the spacing on the safe side.
-    const minTime = Math.ceil(minTimeFor(rate, margin));
+    const minTime = clusterMinTime(rate, margin);
     const maxConcurrent = s.concurrency[service];
     const expiration = jobExpirationMs(s.timeoutsMs[service], rate, maxConcurrent, margin);
     const bottleneck = new Bottleneck({
@@ -187,7 +232,7 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
       await release();
       throw err instanceof BreError ? err : new BreError('CONFIG_INVALID', `cannot set up the shared ${service} limiter on Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`, { cause: err, service });
     }
-    const limiter = new RedisLimiter({ service, rate, concurrency: maxConcurrent, bottleneck, id, outageMs: opts.outageMs ?? 60_000, onStop: release });
+    const limiter = new RedisLimiter({ service, rate, concurrency: maxConcurrent, bottleneck, id, outageMs: opts.outageMs ?? 60_000, minTime, connection, onStop: release });
     // Every job gets the expiration: Bottleneck reads per-job defaults from `jobDefaults` (a prototype
     // property in 2.19.5), and the chain schedules plain functions without options.
     const internal = bottleneck as unknown as { jobDefaults: Record<string, unknown> };

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
 import { minTimeFor } from '../../src/limits/limiter.js';
 import type { Rate } from '../../src/limits/rates.js';
-import { jobExpirationMs, limiterId, REDIS_MARGIN, redisLimiterFactory, type RedisLimiter } from '../../src/limits/redis.js';
+import { clusterMinTime, jobExpirationMs, limiterId, REDIS_MARGIN, redisLimiterFactory, type RedisLimiter } from '../../src/limits/redis.js';
 import { openRedis, redactRedisUrl, stripErrPrefix } from '../../src/limits/redis-connection.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { itRedis, OwnRedis, REDIS_URL, sleep, sparePort } from './redis-helpers.js';
@@ -44,6 +44,14 @@ describe('pure parts', () => {
     expect(limiterId('bureau', 'secret-client')).not.toBe(id);
     expect(limiterId('workflow', 'other')).not.toBe(id);
     expect(limiterId('workflow', 'secret-client', 'ip2')).toBe(`${id}:ip2`);
+  });
+
+  it.each([
+    // [limit, window ms, spacing ms]: the 50 ms jitter allowance matters for short windows only.
+    [20, 1000, 53], [10, 1000, 105], [500, 60_000, 124], [1000, 60_000, 62], [100, 5000, 52],
+  ])('cluster spacing for %i per %i ms is %i ms', (limit, windowMs, ms) => {
+    expect(clusterMinTime({ limit, windowMs })).toBe(ms);
+    expect(limit * ms).toBeGreaterThanOrEqual(windowMs * (1 + REDIS_MARGIN));
   });
 
   it('job expiration outlasts the HTTP time-out plus the longest wait for a reserved slot', () => {
@@ -89,7 +97,7 @@ describe('shared limiter on Redis', () => {
     const elapsed = performance.now() - t0;
     starts.sort((x, y) => x - y);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]);
-    const minTime = Math.ceil(minTimeFor(rate, REDIS_MARGIN));
+    const minTime = clusterMinTime(rate);
     // Timers fire a little late, never early: no gap is much shorter than minTime (a few ms of jitter).
     expect(Math.min(...gaps)).toBeGreaterThan(minTime - 8);
     // Not more than `limit` starts in any 1 s window.
@@ -97,6 +105,22 @@ describe('shared limiter on Redis', () => {
     // Together at the full rate: 30 starts need 29 x minTime; one unshared limiter each would take half.
     expect(elapsed).toBeGreaterThan(29 * minTime - 10);
     expect(elapsed).toBeLessThan(29 * minTime * 1.25 + 200);
+  });
+
+  itRedis('a worker that stalls gives up the slots it missed instead of sending them in a burst', async () => {
+    const rate = { limit: 20, windowMs: 1000 };
+    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })('workflow', settings(rate, { concurrency: 20 }))) as RedisLimiter;
+    cleanup.push(() => l.stop());
+    const starts: number[] = [];
+    const all = Promise.all(Array.from({ length: 40 }, () => l.schedule(async () => { starts.push(performance.now()); })));
+    await sleep(300);
+    // The event loop is blocked for 400 ms: a dozen reserved slots pass meanwhile.
+    const until = performance.now() + 400;
+    while (performance.now() < until) { /* stall */ }
+    await all;
+    starts.sort((x, y) => x - y);
+    for (let i = 0; i + rate.limit < starts.length; i += 1) expect(starts[i + rate.limit] - starts[i]).toBeGreaterThanOrEqual(rate.windowMs);
+    expect(l.lateStarts).toBeGreaterThan(0);
   });
 
   itRedis('each job holds its slot in Redis for the job expiration, so a crashed worker frees it', async () => {
@@ -165,10 +189,10 @@ describe('shared limiter on Redis', () => {
     cleanup.push(() => a.stop());
     const b = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })('workflow', settings({ limit: 20, windowMs: 1000 }, { log: (l) => lines.push(l) }));
     cleanup.push(() => b.stop());
-    expect(lines.join('\n')).toMatch(/another worker had set one start every 103\.0 ms; now every 52\.0 ms \(20\/s\)/);
+    expect(lines.join('\n')).toMatch(/another worker had set one start every 105\.0 ms; now every 53\.0 ms \(20\/s\)/);
     const probe = new Redis(REDIS_URL);
     cleanup.push(async () => { probe.disconnect(); });
-    expect(Number(await probe.hget(`b_${(b as RedisLimiter).id}_settings`, 'minTime'))).toBe(52);
+    expect(Number(await probe.hget(`b_${(b as RedisLimiter).id}_settings`, 'minTime'))).toBe(53);
   });
 
   itRedis('services the pipeline does not call, and services with --rate off, stay local', async () => {
