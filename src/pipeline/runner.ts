@@ -46,7 +46,18 @@ export interface RunHooks {
 function keyOf(row: InputRow, key: string): string | null {
   const v = row.data[key];
   if (v === undefined || v === null || v === '') return null;
-  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return null; // nested too deeply to serialise (a RangeError): the row has no usable key
+  }
+}
+
+/** A failure of the output folder itself (disk full, I/O error), as opposed to a problem with one row. */
+function isWriteFailure(err: unknown): boolean {
+  return typeof (err as { syscall?: unknown } | null)?.syscall === 'string';
 }
 
 export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise<RunResult> {
@@ -131,7 +142,14 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
 
   const circuit = new Circuit(s.circuit);
   const maskInput = (data: Record<string, unknown>) => (s.keepPersonalData ? data : maskRow(data));
-  const scrubInput = (data: Record<string, unknown>) => JSON.parse(redactor.scrub(JSON.stringify(maskInput(data)))) as unknown;
+  const scrubInput = (data: Record<string, unknown>): unknown => {
+    try {
+      return JSON.parse(redactor.scrub(JSON.stringify(maskInput(data))));
+    } catch {
+      // JSON nested thousands deep overflows the stack when copied; the row error must still be written.
+      return { '(row)': 'not shown: the row is nested too deeply to copy' };
+    }
+  };
   const progress = new Progress(s, stages, client, counters, s.input);
 
   function writeError(e: ErrorLine): void {
@@ -258,6 +276,17 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
           }
           settle(row, key, await runRow(row, stages, ctx, s.dryRun));
         } catch (err) {
+          // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that
+          // row's error, never a stop: a resume would meet the same row again.
+          if (!isWriteFailure(err) && !output?.done.has(row.row)) {
+            try {
+              counters.failed += 1;
+              writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: 'INVALID_ROW', message: `the row could not be processed: ${redactor.scrub(maskText((err as Error)?.message ?? String(err)))}`, field: '(row)', expected: 'a row the pipeline can read', attempts: 0, input: null });
+              return;
+            } catch (again) {
+              err = again;
+            }
+          }
           // A write failure (disk full) stops the run: the row is not done and will be re-sent on resume.
           fatalWrite ??= err;
           requestStop(new BreError('INTERRUPTED', `cannot write to ${s.outDir}: ${(err as Error).message}`));
