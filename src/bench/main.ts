@@ -83,7 +83,7 @@ async function benchOverlap(): Promise<void> {
 /** The account limit is undocumented: the adaptive limiter against a sandbox limit it is not told. */
 async function benchAdaptive(): Promise<void> {
   const hidden = 300;
-  const seconds = quick ? 60 : 120;
+  const seconds = quick ? 150 : 240;
   const sb = await startSandbox({ rate: { account: { limit: hidden, windowMs: 60_000 } } });
   const rows = Math.ceil((hidden * seconds) / 60 * 1.5);
   const lines = ['reference_id,user_id,aa_session_id,date_from,date_to'];
