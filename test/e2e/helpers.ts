@@ -59,6 +59,11 @@ export interface SpawnOptions {
   readonly cwd?: string;
   /** Written to stdin, which is then closed. */
   readonly stdin?: string | Buffer;
+  /**
+   * Largest file the CLI may write, in KiB (bash `ulimit -f`): a write past it fails with EFBIG, the way a
+   * full disk fails with ENOSPC (Node ignores SIGXFSZ), without needing root to mount a small filesystem.
+   */
+  readonly fileSizeLimitKb?: number;
 }
 
 /**
@@ -78,7 +83,10 @@ export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.Pro
 /** Starts `bre-batch <args>`; the caller may signal `child` and awaits `done`. */
 export function startCli(args: readonly string[], env: Record<string, string | undefined> = {}, opts: SpawnOptions = {}): RunningCli {
   const started = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const [cmd, argv] = opts.fileSizeLimitKb === undefined
+    ? [process.execPath, [BIN, ...args]]
+    : ['bash', ['-c', `ulimit -f ${opts.fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
+  const child = spawn(cmd, argv, { cwd: opts.cwd ?? ROOT, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });

@@ -71,6 +71,33 @@ describe.skipIf(!BUILT)('kill -9 and resume', () => {
     expect([...repeated.values()].every((n) => n === 2)).toBe(true);
   }, 90_000);
 
+  it('a full disk (a write fails) stops with exit 3; the same command resumes and completes', async () => {
+    proxy.reset();
+    const dir = tempDir();
+    const input = locationCsv(dir, ROWS);
+    const out = join(dir, 'out');
+    const args = runArgs('location', input, out, '--rate', 'workflow=200/s', '--concurrency', String(CONCURRENCY));
+    // results.ndjson lines are ~650 bytes: 40 KiB fill up after about 60 rows.
+    const full = await spawnCli(args, sb.env(proxy.url), { fileSizeLimitKb: 40 });
+    expect(full.code, full.stderr).toBe(3);
+    expect(full.stderr).toMatch(/cannot write to .*EFBIG/);
+    expect(full.stderr).toMatch(/re-run the same command to resume/);
+    const stopped = readOutput(out);
+    expect(stopped.results.length).toBeGreaterThan(10);
+    expect(stopped.results.length).toBeLessThan(ROWS);
+    expect(stopped.summary.stopped.code).toBe('INTERRUPTED');
+
+    const resumed = await spawnCli(args, sb.env(proxy.url));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = readOutput(out);
+    expect(invariantProblems(ROWS, after)).toEqual([]);
+    const repeated = proxy.repeated();
+    console.info(`disk full: ${stopped.results.length} rows kept, ${repeated.size} successful calls repeated on resume`);
+    // Re-sent: the rows of the batch whose write failed (settled in one event-loop turn, each of them one
+    // of the calls in flight) and the calls in flight that finished after it.
+    expect(repeated.size).toBeLessThanOrEqual(2 * CONCURRENCY);
+  }, 60_000);
+
   it('refuses to resume with another input or another pipeline under the same --out (exit 2)', async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 5);
