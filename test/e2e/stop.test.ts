@@ -109,6 +109,28 @@ describe.skipIf(!BUILT)('circuit breaker', () => {
   }, 90_000);
 });
 
+describe.skipIf(!BUILT)('circuit breaker on the failure share', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 0.95 }, seed: 3 });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('with the consecutive count off, a failure share above 80% of the last 200 rows stops the run', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 1000);
+    const out = join(dir, 'out');
+    const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=500/s', '--max-attempts', '1', '--max-consecutive-failures', '0'), sb.env());
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/workflow service is failing: \d+ of the last 200 calls failed after all retries/);
+    const stopped = readOutput(out);
+    expect(stopped.results.length + stopped.errors.length).toBeGreaterThanOrEqual(200);
+    expect(stopped.results.length + stopped.errors.length).toBeLessThan(600);
+  }, 60_000);
+});
+
 describe.skipIf(!BUILT)('signals', () => {
   let sb: TestSandbox;
   let hung: TestSandbox;
