@@ -148,11 +148,16 @@ export async function openRedis(url: string, opts: OpenOptions = {}): Promise<{ 
   // Not lazyConnect: Bottleneck duplicates this client for pub/sub, and a lazy duplicate never connects.
   const client = new Redis(url, options);
   let lastError: unknown;
-  client.on('error', (err) => { lastError = err; });
+  let failStart: (err: Error) => void = () => undefined;
+  // ioredis would retry a refused connection for ever; at start the first failure is the answer.
+  client.on('error', (err) => { lastError = err; failStart(err); });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      new Promise<void>((resolve) => { if (client.status === 'ready') resolve(); else client.once('ready', () => resolve()); }).then(() => client.ping()),
+      new Promise<void>((resolve, reject) => {
+        failStart = reject;
+        if (client.status === 'ready') resolve(); else client.once('ready', () => resolve());
+      }).then(() => client.ping()),
       new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
     ]);
   } catch (err) {
@@ -161,6 +166,7 @@ export async function openRedis(url: string, opts: OpenOptions = {}): Promise<{ 
     throw new BreError('CONFIG_INVALID', `cannot reach Redis at ${shown} for the shared limiter (--redis): ${why.message ?? String(why)}. Start Redis, fix the URL, or run without --redis`, { field: 'redis', cause: err });
   } finally {
     clearTimeout(timer);
+    failStart = () => undefined;
   }
   const clock = new RedisClock(client);
   await clock.measure();
