@@ -150,3 +150,12 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   const plan = computePlan(rows, s.pipeline.stages, s.rates, opts);
   return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
 }
+
+/**
+ * For summaries and progress lines of a run that stopped or is under way: how long `rows` more rows need at
+ * the run's limits, e.g. `{ ms: 7_200_000, text: '2 h' }`; text 'unknown (no rate limit)' when unlimited.
+ */
+export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates'>): { ms: number | null; text: string } {
+  const p = computePlan(rows, s.pipeline.stages, s.rates);
+  return { ms: p.wallMs === null ? null : Math.round(p.wallMs), text: p.wallMs === null ? 'unknown (no rate limit)' : formatDuration(p.wallMs) };
+}

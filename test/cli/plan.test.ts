@@ -85,3 +85,11 @@ describe('planRun', () => {
     await expect(planRun(settings({ input: '-' }))).rejects.toThrow(/stdin/);
   });
 });
+
+describe('remainingEstimate', () => {
+  it('is the plan for the rows left, at the run\'s limits', async () => {
+    const { remainingEstimate } = await import('../../src/cli/plan.js');
+    expect(remainingEstimate(500, { pipeline: location, rates: DEFAULT_RATES })).toEqual({ ms: Math.round(500 * 120 * 1.015), text: '1 min' });
+    expect(remainingEstimate(500, { pipeline: location, rates: { ...DEFAULT_RATES, workflow: null } }).ms).toBeNull();
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Memory and time at scale (issue 6, point 4): the `location` pipeline over 100,000 and 1,000,000 rows with
+ * rate limits off, against a sandbox in ANOTHER process (`bre-batch sandbox --rate off`), so the runner's
+ * memory is measured alone. The figure that matters is the ratio of peak RSS between the two sizes: flat
+ * (about 1) means memory does not grow with the input. Also rows/s, RSS over the run (sampled), and what
+ * `run --plan` says the same input needs at the documented limits.
+ *
+ * Peak RSS: VmHWM of /proc/<pid>/status, polled every 100 ms while the runner lives (Linux); when the runner
+ * prints `maxRSS <n> kB` on stderr at exit (env BRE_REPORT_RSS=1), that exact figure wins.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { computePlan, formatDuration } from '../cli/plan.js';
+import { loadPipeline } from '../config/pipeline.js';
+import { DEFAULT_RATES } from '../limits/rates.js';
+import { CLI, ratio, writeLocationCsv } from './harness.js';
+
+export interface ScaleRun {
+  readonly rows: number;
+  readonly exit: number | null;
+  readonly seconds: number;
+  readonly rowsPerSecond: number;
+  readonly peakRssMb: number | null;
+  /** RSS (MB) at 25%, 50%, 75% and 100% of the run's samples: flat while rows stream through. */
+  readonly rssProfileMb: readonly number[];
+  /** Where peak RSS came from. */
+  readonly rssSource: 'maxRSS' | '/proc VmHWM' | 'unavailable';
+  readonly succeeded: number | null;
+  /** Time the same input needs at the documented limits from one IP (run --plan). */
+  readonly atDocumentedLimits: string;
+}
+
+export interface ScaleResult {
+  readonly runs: readonly ScaleRun[];
+  /** Peak RSS of the largest input over the smallest's: ~1 is flat. */
+  readonly rssRatio: number | null;
+  readonly rowsRatio: number;
+}
+
+const CLIENT_ID = 'benchclient';
+const TOKEN = 'benchtoken0123456789';
+
+function procStatus(pid: number): { hwmKb: number; rssKb: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(text);
+    const rss = /VmRSS:\s+(\d+) kB/.exec(text);
+    return hwm && rss ? { hwmKb: Number(hwm[1]), rssKb: Number(rss[1]) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `bre-batch sandbox --rate off --port 0` in its own process; its URL read from the banner on stdout. */
+async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'sandbox', '--rate', 'off', '--port', '0'], {
+    env: { ...process.env, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the sandbox printed no URL within 20 s: ${err}`)), 20_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /export BRE_BASE_URL=(\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}): ${err}`)));
+  });
+  return { url, child };
+}
+
+async function runOnce(rows: number, dir: string, url: string): Promise<ScaleRun> {
+  const input = join(dir, `scale-${rows}.csv`);
+  const out = join(dir, `scale-${rows}-out`);
+  rmSync(out, { recursive: true, force: true });
+  await writeLocationCsv(input, rows);
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [CLI, 'run', 'location', '--input', input, '--out', out, '--rate', 'off', '--no-progress'], {
+    env: { ...process.env, BRE_BASE_URL: url, BUREAU_BASE_URL: url, ACCOUNT_BASE_URL: url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN, BRE_REPORT_RSS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stdout!.resume();
+  child.stderr!.on('data', (d) => (stderr += d));
+  let hwmKb = 0;
+  const samples: number[] = [];
+  const poll = setInterval(() => {
+    const st = child.pid ? procStatus(child.pid) : undefined;
+    if (!st) return;
+    hwmKb = Math.max(hwmKb, st.hwmKb);
+    samples.push(st.rssKb);
+  }, 100);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearInterval(poll);
+  const seconds = (performance.now() - t0) / 1000;
+  const reported = /maxRSS (\d+) kB/.exec(stderr);
+  const peakKb = reported ? Number(reported[1]) : hwmKb || null;
+  const summaryPath = join(out, 'summary.json');
+  const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as { rows?: { succeeded?: number } }) : undefined;
+  const at = (q: number) => (samples.length ? Math.round(samples[Math.min(samples.length - 1, Math.floor(q * (samples.length - 1)))] / 1024) : 0);
+  const plan = computePlan(rows, loadPipeline('location').stages, DEFAULT_RATES);
+  rmSync(input, { force: true });
+  rmSync(out, { recursive: true, force: true });
+  return {
+    rows,
+    exit: code,
+    seconds: Math.round(seconds * 10) / 10,
+    rowsPerSecond: Math.round(rows / seconds),
+    peakRssMb: peakKb === null ? null : Math.round(peakKb / 1024),
+    rssProfileMb: samples.length ? [at(0.25), at(0.5), at(0.75), at(1)] : [],
+    rssSource: reported ? 'maxRSS' : hwmKb ? '/proc VmHWM' : 'unavailable',
+    succeeded: summary?.rows?.succeeded ?? null,
+    atDocumentedLimits: plan.wallMs === null ? 'unlimited' : formatDuration(plan.wallMs),
+  };
+}
+
+export async function benchScale(opts: { rows: readonly number[]; dir: string }): Promise<ScaleResult> {
+  const sandbox = await startSandboxProcess();
+  try {
+    const runs: ScaleRun[] = [];
+    for (const n of [...opts.rows].sort((a, b) => a - b)) runs.push(await runOnce(n, opts.dir, sandbox.url));
+    const small = runs[0];
+    const large = runs[runs.length - 1];
+    return {
+      runs,
+      rssRatio: small.peakRssMb && large.peakRssMb ? ratio(large.peakRssMb, small.peakRssMb) : null,
+      rowsRatio: ratio(large.rows, small.rows),
+    };
+  } finally {
+    sandbox.child.kill('SIGTERM');
+    await once(sandbox.child, 'exit').catch(() => undefined);
+  }
+}
