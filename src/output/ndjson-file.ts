@@ -23,6 +23,12 @@ export class AppendFile {
     this.#timer.unref();
   }
 
+  /**
+   * Files whose pending lines must reach the kernel before this file's: a row's transactions and secrets
+   * before its results line, so that a crash never leaves a done row without them.
+   */
+  readonly before: AppendFile[] = [];
+
   #pending: string[] = [];
   #pendingBytes = 0;
   #scheduled = false;
@@ -51,6 +57,7 @@ export class AppendFile {
 
   /** Hands the gathered lines to the kernel. */
   flush(): void {
+    for (const f of this.before) f.flush();
     this.#scheduled = false;
     if (this.#pending.length === 0) return;
     const text = this.#pending.length === 1 ? this.#pending[0] : this.#pending.join('');

@@ -19,6 +19,7 @@ import { RowSet } from './bitset.js';
 import { excelSafe } from './excel.js';
 import { AppendFile, readNdjson, rowOfLine } from './ndjson-file.js';
 import { checkSameRun, readManifest, type Manifest } from './manifest.js';
+import { lockOutput } from './lock.js';
 import { readLines } from '../input/lines.js';
 import { createReadStream } from 'node:fs';
 
@@ -80,6 +81,7 @@ export class RunOutput {
   readonly #errors: AppendFile;
   #tx: AppendFile | undefined;
   #secrets: AppendFile | undefined;
+  #unlock: (() => void) | undefined;
   readonly #withTransactions: boolean;
 
   private constructor(dir: string, withTransactions: boolean) {
@@ -91,6 +93,18 @@ export class RunOutput {
 
   static async open(dir: string, manifest: Manifest, opts: { retryErrors: boolean; withTransactions: boolean }): Promise<RunOutput> {
     mkdirSync(join(dir, FILES.state), { recursive: true });
+    const unlock = lockOutput(dir);
+    try {
+      const output = await RunOutput.#open(dir, manifest, opts);
+      output.#unlock = unlock;
+      return output;
+    } catch (err) {
+      unlock();
+      throw err;
+    }
+  }
+
+  static async #open(dir: string, manifest: Manifest, opts: { retryErrors: boolean; withTransactions: boolean }): Promise<RunOutput> {
     const manifestPath = join(dir, FILES.manifest);
     const old = readManifest(manifestPath);
     if (old) checkSameRun(dir, old, manifest);
@@ -108,6 +122,7 @@ export class RunOutput {
     if (opts.retryErrors && existsSync(errorsPath)) {
       // Rows failing now join those of an interrupted retry, all to be run again.
       const merged = `${retryingPath}.new`;
+      rmSync(merged, { force: true }); // left by a run killed while merging
       const out = new AppendFile(merged);
       if (existsSync(retryingPath)) for await (const l of readLines(createReadStream(retryingPath), 256 * 1024 * 1024)) if (l.text) out.append(l.text);
       for await (const l of readLines(createReadStream(errorsPath), 256 * 1024 * 1024)) if (l.text) out.append(l.text);
@@ -138,6 +153,7 @@ export class RunOutput {
   async #dropErrorsOf(succeeded: RowSet): Promise<void> {
     const path = join(this.dir, FILES.errors);
     const tmp = `${path}.tmp`;
+    rmSync(tmp, { force: true }); // left by a run killed while rewriting
     const out = new AppendFile(tmp);
     for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
       const row = rowOfLine(l.text);
@@ -152,6 +168,7 @@ export class RunOutput {
     const path = join(this.dir, FILES.txJournal);
     if (existsSync(path)) {
       const tmp = `${path}.tmp`;
+      rmSync(tmp, { force: true }); // left by a run killed while rewriting
       const out = new AppendFile(tmp);
       for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
         const row = rowOfLine(l.text);
@@ -160,7 +177,10 @@ export class RunOutput {
       out.close();
       renameSync(tmp, path);
     }
-    if (this.#withTransactions) this.#tx = new AppendFile(path);
+    if (this.#withTransactions) {
+      this.#tx = new AppendFile(path);
+      this.#results.before.push(this.#tx);
+    }
   }
 
   /** `stages` is the stages object already serialised (and scrubbed) by the caller. */
@@ -172,6 +192,7 @@ export class RunOutput {
       if (!this.#secrets) {
         this.#secrets = new AppendFile(join(this.dir, FILES.secrets), 0o600);
         chmodSync(join(this.dir, FILES.secrets), 0o600);
+        this.#results.before.push(this.#secrets);
       }
       this.#secrets.append(JSON.stringify({ row, key, secrets }));
     }
@@ -201,6 +222,12 @@ export class RunOutput {
     this.#errors.close();
     this.#tx?.close();
     this.#secrets?.close();
+  }
+
+  /** Lets another run write to the folder (after the summary: results.csv and summary.json are ours too). */
+  unlock(): void {
+    this.#unlock?.();
+    this.#unlock = undefined;
   }
 
   /** After a finished run: the aside file of a retry has served. */

@@ -329,6 +329,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   const totals = { succeeded: csv.rows, failed: out.failedTotal };
   const summary = buildSummary({ s, counters, stages, stageStats, client, limiterStats, started, stopped, totals, decisions, csv, transactions });
   out.writeSummary(summary);
+  out.unlock();
   const exitCode = stopped ? 3 : totals.failed > 0 ? 1 : 0;
   return { exitCode, summary, stopped };
 }

@@ -4,7 +4,7 @@
  * in flight at the kill, results.csv and summary.json rebuilt. A different input or pipeline under the same
  * --out is refused.
  */
-import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -40,6 +40,8 @@ describe.skipIf(!BUILT)('kill -9 and resume', () => {
     const inflightAtKill = proxy.inflight();
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
+    // The killed run's lock is left behind; the resume takes it over (its process is gone).
+    expect(existsSync(join(out, '.state', 'lock'))).toBe(true);
 
     const beforeResume = readOutput(out);
     const doneBefore = beforeResume.results.length + beforeResume.errors.length;
@@ -96,6 +98,22 @@ describe.skipIf(!BUILT)('kill -9 and resume', () => {
     // Re-sent: the rows of the batch whose write failed (settled in one event-loop turn, each of them one
     // of the calls in flight) and the calls in flight that finished after it.
     expect(repeated.size).toBeLessThanOrEqual(2 * CONCURRENCY);
+  }, 60_000);
+
+  it('a second run on the same --out while the first is running is refused (exit 2); the first is unharmed', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 150);
+    const out = join(dir, 'out');
+    const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
+    const first = startCli(args, sb.env());
+    await waitForLines(first, join(out, 'results.ndjson'), 10);
+    const second = await spawnCli(args, sb.env());
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(new RegExp(`another bre-batch run \\(pid ${first.child.pid},`));
+    const done = await first.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(invariantProblems(150, readOutput(out))).toEqual([]);
+    expect(existsSync(join(out, '.state', 'lock'))).toBe(false);
   }, 60_000);
 
   it('refuses to resume with another input or another pipeline under the same --out (exit 2)', async () => {
