@@ -46,6 +46,8 @@ export interface ServiceClient {
   /** `stageStats` receives the same per-attempt records as the service's own stats. */
   call(service: ServiceName, path: string, body: JsonObject, opts?: CallOptions, stageStats?: CallStats): Promise<CallResult>;
   readonly stats: Readonly<Record<ServiceName, CallStats>>;
+  /** Milliseconds spent sleeping before retries (backoff or Retry-After), summed over calls, per service. */
+  readonly retryWaitMs: Readonly<Record<ServiceName, number>>;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
   const sleep = opts.sleep ?? abortableSleep;
   const transports = new Map<string, Transport>();
   const stats = { workflow: new CallStats(), bureau: new CallStats(), account: new CallStats() };
+  const retryWaitMs: Record<ServiceName, number> = { workflow: 0, bureau: 0, account: 0 };
   opts.hardSignal?.addEventListener('abort', () => {
     for (const t of transports.values()) void t.destroy();
   }, { once: true });
@@ -155,9 +158,15 @@ export function createClient(opts: ClientOptions): ServiceClient {
         }
         stats[service].retries += 1;
         if (stageStats) stageStats.retries += 1;
-        await sleep(backoffDelayMs(attempt, e.retryAfterSeconds, { random: opts.random }), opts.signal).catch(() => {
+        const delay = backoffDelayMs(attempt, e.retryAfterSeconds, { random: opts.random });
+        const slept = performance.now();
+        try {
+          await sleep(delay, opts.signal);
+        } catch {
           throw new BreError('INTERRUPTED', `${service} call abandoned while waiting to retry: the run is stopping`, { service, attempts: attempt });
-        });
+        } finally {
+          retryWaitMs[service] += performance.now() - slept;
+        }
       }
     }
   }
@@ -165,6 +174,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
   return {
     call,
     stats,
+    retryWaitMs,
     async close() {
       await Promise.all([...transports.values()].map((t) => t.close()));
     },

@@ -84,7 +84,10 @@ export function buildSummary(x: SummaryInput): Record<string, unknown> {
         rate_limit: describeRate(x.s.rates[svc]),
         concurrency: x.s.concurrency[svc],
         ...x.client.stats[svc].toJSON(),
+        // Where the time went, each summed over attempts: queued for the rate limit, sleeping before a
+        // retry (backoff or Retry-After), and on the network (network_ms above).
         limiter_wait_ms: x.limiterStats[svc]?.waitMs ?? 0,
+        retry_wait_ms: Math.round(x.client.retryWaitMs?.[svc] ?? 0),
         limiter_final_per_minute: x.limiterStats[svc]?.currentPerMinute ?? null,
       }])),
     decisions: x.decisions,

@@ -69,9 +69,11 @@ describe.skipIf(!BUILT)('injected faults', () => {
     expect(wf.statuses.network).toBe(injected.reset);
     expect(wf.statuses['200']).toBe(rows + injected.malformed);
     expect(wf.limiter_wait_ms).toBeGreaterThan(0);
+    // Each injected 429 says Retry-After: 1, slept before its retry; the other retries sleep the backoff.
+    expect(wf.retry_wait_ms).toBeGreaterThanOrEqual(990 * injected['429']);
     expect(wf.network_ms).toBeGreaterThan(0);
     expect(stage).toMatchObject({ attempts: wf.attempts, retries: wf.retries, throttled_429: wf.throttled_429, rows_ran: rows });
-    console.info(`faults: ${rows} rows, ${wf.attempts} attempts (${JSON.stringify(injected)}), ${res.ms} ms, limiter wait ${wf.limiter_wait_ms} ms, network ${wf.network_ms} ms`);
+    console.info(`faults: ${rows} rows, ${wf.attempts} attempts (${JSON.stringify(injected)}), ${res.ms} ms, limiter wait ${wf.limiter_wait_ms} ms, retry wait ${wf.retry_wait_ms} ms, network ${wf.network_ms} ms`);
   }, 90_000);
 });
 
