@@ -47,7 +47,7 @@ export function classifyResponse(service: ServiceName, res: HttpResponse): unkno
   const body = tryJson(res.text);
   if (status >= 200 && status < 300) {
     if (body === undefined || body === null || typeof body !== 'object') {
-      throw new BreError('BAD_RESPONSE', `${service} service answered ${status} with a body that is not JSON: ${excerpt(res.text)}`, { service, status });
+      throw new BreError('BAD_RESPONSE', `${service} service answered ${status} with a body that is not a JSON object: ${excerpt(res.text)}`, { service, status });
     }
     return body;
   }

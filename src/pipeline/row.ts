@@ -72,7 +72,10 @@ export async function runRow(row: InputRow, stages: readonly StageRuntime[], ctx
       s.counters.ran += 1;
       s.counters.calls += out.calls ?? 1;
     } catch (err) {
-      const e = toBreError(err).with({ stage: s.config.id });
+      let e = toBreError(err).with({ stage: s.config.id });
+      // A stage only reads the body of a 2xx answer (src/http/classify.ts): an answer it cannot read is
+      // reported with that status, like a body that is not JSON at all.
+      if (e.code === 'BAD_RESPONSE' && e.status === null) e = e.with({ status: 200 });
       if (e.code === 'INTERRUPTED' || (ctx.signal.aborted && !FATAL_CODES.has(e.code))) return { kind: 'interrupted' };
       if (FATAL_CODES.has(e.code)) return { kind: 'fatal', stage: s.config.id, error: e };
       s.counters.failed += 1;

@@ -6,6 +6,8 @@
  * last attempt it is a row error BAD_RESPONSE with the status and an excerpt, never a crash. The summary
  * tells what happened: attempts, retries, 429s, statuses, time waiting on the limiter and on the network.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -97,9 +99,64 @@ describe.skipIf(!BUILT)('bodies that are not the documented JSON', () => {
     expect(folder.errors).toHaveLength(12);
     for (const e of folder.errors) {
       expect(e).toMatchObject({ code: 'BAD_RESPONSE', status: 200, attempts: 2, stage: 'location' });
-      expect(e.message).toMatch(/^workflow service answered 200 with a body that is not JSON: \{/);
+      expect(e.message).toMatch(/^workflow service answered 200 with a body that is not a JSON object: \{/);
       expect((e.message as string).length).toBeLessThan(400);
     }
     expect(sb.sandbox.stats().services.workflow.requests).toBe(24);
   }, 60_000);
+});
+
+describe.skipIf(!BUILT)('answers of the wrong kind from a server that is not the sandbox', () => {
+  // One answer per row, in order (concurrency 1): [status, content type, body].
+  const answers: [number, string, string][] = [
+    [200, 'application/json', '{}'],
+    [200, 'application/json', '[]'],
+    [200, 'application/json', '"text"'],
+    [200, 'application/json', 'null'],
+    [200, 'application/json', ''],
+    [200, 'text/html', '<html>maintenance</html>'],
+    [200, 'application/json', '{"final_decision": 5}'],
+    [500, 'application/json', '{"detail":"bad input"}'],
+    [500, 'text/plain', 'not json'],
+    [302, 'application/json', '{"a":1}'],
+    [418, 'application/json', '{"a":1}'],
+  ];
+  let server: Server;
+  let url = '';
+  let served = 0;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const [status, type, body] = answers[served % answers.length];
+        served += 1;
+        res.writeHead(status, { 'content-type': type });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('each is a row error with the HTTP status and a code, never a crash', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, answers.length);
+    const out = join(dir, 'out');
+    const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off', '--concurrency', '1', '--max-attempts', '1'),
+      { BRE_BASE_URL: url, BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: 'tok-odd-server-1' });
+    expect(run.code, run.stderr).toBe(1);
+    const folder = readOutput(out);
+    expect(invariantProblems(answers.length, folder)).toEqual([]);
+    const byRow = new Map(folder.errors.map((e) => [e.row, [e.status, e.code]]));
+    expect(answers.map((_, i) => byRow.get(i + 1))).toEqual([
+      [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'],
+      [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [500, 'WORKFLOW_REJECTED_INPUT'], [500, 'SERVER_ERROR'],
+      [302, 'HTTP_ERROR'], [418, 'HTTP_ERROR'],
+    ]);
+    expect(folder.errors.find((e) => e.row === 6)?.message).toMatch(/not a JSON object: <html>maintenance<\/html>/);
+  }, 30_000);
 });
