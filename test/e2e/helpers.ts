@@ -151,7 +151,7 @@ export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestS
 
 export interface CountingProxy {
   readonly url: string;
-  /** reference_id -> 2xx answers with a JSON body that were delivered to the client in full. */
+  /** `<path> <reference_id>` -> 2xx answers with a JSON body that were delivered to the client in full. */
   readonly successes: Map<string, number>;
   /** Every request seen, and those whose upstream answer was 2xx but not JSON (malformed). */
   readonly counts: { requests: number; delivered2xx: number; malformed2xx: number; abandoned: number };
@@ -223,7 +223,9 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
             if (!ok || !json) return;
             counts.delivered2xx += 1;
             const ref = referenceOf(body);
-            if (ref !== undefined) successes.set(ref, (successes.get(ref) ?? 0) + 1);
+            if (ref === undefined) return;
+            const key = `${req.url} ${ref}`;
+            successes.set(key, (successes.get(key) ?? 0) + 1);
           });
           res.writeHead(up.statusCode, out);
           res.end(text);
