@@ -65,6 +65,21 @@ async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number 
   }
 }
 
+/** Rewrites an NDJSON journal keeping only the lines of `rows` (atomically: a temporary file, renamed). */
+async function keepRowsOf(path: string, rows: RowSet, mode: number): Promise<void> {
+  if (!existsSync(path)) return;
+  const tmp = `${path}.tmp`;
+  rmSync(tmp, { force: true }); // left by a run killed while rewriting
+  const out = new AppendFile(tmp, mode);
+  for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
+    const row = rowOfLine(l.text);
+    if (l.text && row !== undefined && rows.has(row)) out.append(l.text);
+  }
+  out.close();
+  chmodSync(tmp, mode);
+  renameSync(tmp, path);
+}
+
 export class RunOutput {
   readonly dir: string;
   /** Rows already in results or errors. */
@@ -163,20 +178,14 @@ export class RunOutput {
     renameSync(tmp, path);
   }
 
-  /** Transactions journalled for rows that never reached results.ndjson (in flight at a crash) are dropped. */
+  /**
+   * Transactions and secrets journalled for rows that never reached results.ndjson (in flight at a crash)
+   * are dropped: those rows run again and journal them afresh.
+   */
   async #pruneJournal(succeeded: RowSet): Promise<void> {
     const path = join(this.dir, FILES.txJournal);
-    if (existsSync(path)) {
-      const tmp = `${path}.tmp`;
-      rmSync(tmp, { force: true }); // left by a run killed while rewriting
-      const out = new AppendFile(tmp);
-      for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
-        const row = rowOfLine(l.text);
-        if (l.text && row !== undefined && succeeded.has(row)) out.append(l.text);
-      }
-      out.close();
-      renameSync(tmp, path);
-    }
+    await keepRowsOf(path, succeeded, 0o644);
+    await keepRowsOf(join(this.dir, FILES.secrets), succeeded, 0o600);
     if (this.#withTransactions) {
       this.#tx = new AppendFile(path);
       this.#results.before.push(this.#tx);

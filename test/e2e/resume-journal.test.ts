@@ -3,7 +3,7 @@
  * before its results line; leftovers of a run killed while rewriting a file are not merged in; the folder
  * lock is taken over from a dead process but not from a live one or another host.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -69,6 +69,21 @@ describe('journal order and leftovers', () => {
     out.close();
     expect(await out.buildTransactionsCsv()).toBe(3);
     out.unlock();
+  });
+
+  it('secrets of a row that never reached results (killed in between) are dropped; the file stays 0600', async () => {
+    const dir = tempDir();
+    let out = await RunOutput.open(dir, manifest, { retryErrors: false, withTransactions: false });
+    out.writeResult(1, 'k1', '{}', [], [{ stage: 'report', name: 'report_url', value: 'https://x.example/r1' }]);
+    out.close();
+    out.unlock();
+    appendFileSync(join(dir, FILES.secrets), '{"row":2,"key":"k2","secrets":[{"name":"report_url","value":"https://x.example/r2"}]}\n');
+    out = await RunOutput.open(dir, manifest, { retryErrors: false, withTransactions: false });
+    out.close();
+    out.unlock();
+    const lines = readFileSync(join(dir, FILES.secrets), 'utf8').trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l).row)).toEqual([1]);
+    expect(statSync(join(dir, FILES.secrets)).mode & 0o777).toBe(0o600);
   });
 
   it('a leftover errors.retrying.ndjson.new of a killed --retry-errors is not merged in twice', async () => {
