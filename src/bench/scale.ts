@@ -54,8 +54,8 @@ function procStatus(pid: number): { hwmKb: number; rssKb: number } | undefined {
 }
 
 /** `bre-batch sandbox --rate off --port 0` in its own process; its URL read from the banner on stdout. */
-async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'sandbox', '--rate', 'off', '--port', '0'], {
+async function startSandboxProcess(rate: readonly string[] = ['off']): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'sandbox', ...rate.flatMap((r) => ['--rate', r]), '--port', '0'], {
     env: { ...process.env, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -135,6 +135,79 @@ export async function benchScale(opts: { rows: readonly number[]; dir: string })
       rowsRatio: ratio(large.rows, small.rows),
     };
   } finally {
+    sandbox.child.kill('SIGTERM');
+    await once(sandbox.child, 'exit').catch(() => undefined);
+  }
+}
+
+export interface SharedRateResult {
+  readonly workers: number;
+  readonly limitPerMinute: number;
+  readonly rows: number;
+  readonly exits: readonly (number | null)[];
+  readonly achievedPerMinute: number;
+  readonly shareOfLimit: number;
+  readonly sandbox429: number;
+  readonly maxInAnyWindow: number;
+}
+
+interface WorkflowStats { requests: number; sent429: number; maxInWindow: number }
+
+async function workflowStats(url: string): Promise<WorkflowStats> {
+  const res = await fetch(`${url}/__sandbox/stats`);
+  const body = (await res.json()) as { services: { workflow: WorkflowStats } };
+  return body.services.workflow;
+}
+
+/**
+ * `workers` processes (`run --shard K/N --redis URL`) sharing the documented workflow limit (500/min,
+ * strict 60 s sliding window in a sandbox process) for about `seconds`: the combined achieved rate as a
+ * share of the limit, and the 429s the sandbox sent (should be 0).
+ */
+export async function benchSharedRate(opts: { dir: string; redisUrl: string; workers?: number; perMinute?: number; seconds?: number }): Promise<SharedRateResult> {
+  const workers = opts.workers ?? 3;
+  const perMinute = opts.perMinute ?? 500;
+  const rows = Math.ceil((perMinute * (opts.seconds ?? 90)) / 60);
+  const sandbox = await startSandboxProcess([`workflow=${perMinute}/min`]);
+  const input = join(opts.dir, `shared-${rows}.csv`);
+  await writeLocationCsv(input, rows);
+  const suffix = `bench-${process.pid}-${Date.now()}`;
+  let first = 0;
+  let last = 0;
+  let seen = 0;
+  const poll = setInterval(() => {
+    workflowStats(sandbox.url).then((st) => {
+      if (st.requests > seen) {
+        if (seen === 0) first = performance.now();
+        last = performance.now();
+        seen = st.requests;
+      }
+    }).catch(() => undefined);
+  }, 50);
+  try {
+    const env = { ...process.env, BRE_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, ACCOUNT_BASE_URL: sandbox.url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN, BRE_LIMITER_ID_SUFFIX: suffix };
+    const exits = await Promise.all(Array.from({ length: workers }, async (_, i) => {
+      const out = join(opts.dir, `shared-w${i + 1}`);
+      rmSync(out, { recursive: true, force: true });
+      const child = spawn(process.execPath, [CLI, 'run', 'location', '--input', input, '--out', out, '--no-progress', '--shard', `${i + 1}/${workers}`, '--redis', opts.redisUrl, '--rate', `workflow=${perMinute}/min`], { env, stdio: 'ignore' });
+      const [code] = (await once(child, 'exit')) as [number | null];
+      rmSync(out, { recursive: true, force: true });
+      return code;
+    }));
+    await new Promise((r) => setTimeout(r, 200));
+    clearInterval(poll);
+    const st = await workflowStats(sandbox.url);
+    const achieved = last > first ? ((seen - 1) * 60_000) / (last - first) : 0;
+    return {
+      workers, limitPerMinute: perMinute, rows, exits,
+      achievedPerMinute: Math.round(achieved * 10) / 10,
+      shareOfLimit: ratio(achieved, perMinute),
+      sandbox429: st.sent429,
+      maxInAnyWindow: st.maxInWindow,
+    };
+  } finally {
+    clearInterval(poll);
+    rmSync(input, { force: true });
     sandbox.child.kill('SIGTERM');
     await once(sandbox.child, 'exit').catch(() => undefined);
   }
