@@ -52,10 +52,10 @@ export function classifyResponse(service: ServiceName, res: HttpResponse): unkno
     return body;
   }
   if (status === 401) {
-    throw new BreError('AUTH_REFUSED', `the ${service} service refused the credentials (HTTP 401): check BRE_CLIENT_ID and BRE_AUTH_TOKEN`, { service, status });
+    throw new BreError('AUTH_REFUSED', `the ${service} service refused the credentials (HTTP 401): check BRE_CLIENT_ID and BRE_AUTH_TOKEN (or the file BRE_AUTH_TOKEN_FILE names), and that they belong to the environment of the base URL`, { service, status });
   }
   if (status === 403) {
-    throw new BreError('IP_NOT_ALLOWED', `the ${service} service refused this machine's IP address (HTTP 403 Forbidden): the egress IP must be allow-listed by the provider`, { service, status });
+    throw new BreError('IP_NOT_ALLOWED', `the ${service} service refused this machine's IP address (HTTP 403 Forbidden): the egress IP must be allow-listed by the provider (check which address this machine goes out from, e.g. behind a NAT or proxy)`, { service, status });
   }
   if (status === 429) {
     throw new BreError('RATE_LIMITED', `${service} service answered 429 Too Many Requests`, { service, status, retryAfterSeconds: parseRetryAfter(res.headers['retry-after']) });
