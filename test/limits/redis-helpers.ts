@@ -27,8 +27,12 @@ if (!available && !inCi) {
   process.stderr.write(`\n  SKIPPED: no Redis answers at ${REDIS_URL}; the shared-limiter (--redis) tests did not run. Start redis-server (or set BRE_TEST_REDIS_URL) to run them.\n\n`);
 }
 
-/** `it` when a Redis answers (or under CI=true, where a missing Redis must fail the test); else `it.skip`. */
-export const itRedis: typeof it = (available || inCi ? it : it.skip) as typeof it;
+const failInCi = ((name: string) => it(name, () => {
+  throw new Error(`CI=true but no Redis answers at ${REDIS_URL}: the shared-limiter tests must run in CI (.ci/run starts redis-server)`);
+})) as unknown as typeof it;
+
+/** `it` when a Redis answers; under CI=true without Redis, a test that fails saying so; else `it.skip`. */
+export const itRedis: typeof it = (available ? it : inCi ? failInCi : it.skip) as typeof it;
 export const redisAvailable = available;
 
 export async function sparePort(): Promise<number> {
