@@ -6,11 +6,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { afterAll } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -18,8 +19,19 @@ export const BIN = join(ROOT, 'bin', 'bre-batch.js');
 /** The e2e tests drive the compiled CLI; `npm test` runs `tsc` before vitest. */
 export const BUILT = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 
+const tempDirs: string[] = [];
+
+// Each test file gets its own copy of this module: its folders go when its tests are done.
+afterAll(() => {
+  if (process.env.BRE_KEEP_TEST_OUTPUT) return;
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh folder under the system temp dir, removed after the test file (BRE_KEEP_TEST_OUTPUT=1 keeps it). */
 export function tempDir(prefix = 'bre-e2e-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 export function sleep(ms: number): Promise<void> {
