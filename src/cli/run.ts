@@ -32,6 +32,8 @@ interface RunArgs {
   progress: boolean;
   'keep-personal-data': boolean;
   'max-consecutive-failures': number;
+  'max-failure-share': number;
+  'failure-window': number;
   'stop-grace': string;
 }
 
@@ -57,6 +59,9 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
       throw new BreError('USAGE', (err as Error).message);
     }
   }
+  if (!Number.isInteger(a['max-consecutive-failures']) || a['max-consecutive-failures'] < 0) throw new BreError('USAGE', `Expected --max-consecutive-failures to be a whole number >= 0, got '${a['max-consecutive-failures']}'`);
+  if (!(a['max-failure-share'] > 0 && a['max-failure-share'] <= 1)) throw new BreError('USAGE', `Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '${a['max-failure-share']}'`);
+  if (!Number.isInteger(a['failure-window']) || a['failure-window'] < 1) throw new BreError('USAGE', `Expected --failure-window to be a whole number >= 1, got '${a['failure-window']}'`);
   const stopGraceMs = parseDuration(a['stop-grace']);
   if (stopGraceMs === undefined) throw new BreError('USAGE', `Expected --stop-grace to be a duration such as 10s, got '${a['stop-grace']}'`);
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
@@ -97,7 +102,7 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
     authToken: authToken ?? '',
     baseUrls: baseUrls ?? { workflow: 'http://127.0.0.1:9', bureau: 'http://127.0.0.1:9', account: 'http://127.0.0.1:9' },
     keepPersonalData: a['keep-personal-data'],
-    circuit: { ...DEFAULT_CIRCUIT, consecutive: a['max-consecutive-failures'] },
+    circuit: { consecutive: a['max-consecutive-failures'], share: a['max-failure-share'], window: a['failure-window'] },
     stopGraceMs,
     log,
   };
@@ -145,6 +150,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)' })
     .option('keep-personal-data', { type: 'boolean', default: false, describe: 'do not mask personal data in errors.ndjson and logs (only for a secure location)' })
     .option('max-consecutive-failures', { type: 'number', default: DEFAULT_CIRCUIT.consecutive, describe: 'stop the run (exit 3) after this many consecutive service failures; 0 = never' })
+    .option('max-failure-share', { type: 'number', default: DEFAULT_CIRCUIT.share, describe: 'stop the run (exit 3) when more than this share of the last --failure-window calls failed after all retries; 1 = never' })
+    .option('failure-window', { type: 'number', default: DEFAULT_CIRCUIT.window, describe: 'calls over which --max-failure-share is measured' })
     .option('stop-grace', { type: 'string', default: '10s', describe: 'after a stop (signal, 401/403), how long calls in flight may finish' }) as unknown as Argv<RunArgs>,
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
     process.exitCode = await runCommandHandler(a);

@@ -120,7 +120,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
   // abandoned at once: the limiter would otherwise release the queue one spacing interval at a time (a full
   // window of rows at 500/min is ~15 s), far past the stop's grace. A started attempt is left to finish
   // (or to the hard signal).
-  const limited = (service: ServiceName, send: Send): ((req: HttpRequest) => Promise<unknown>) => (req) => {
+  const limited = (service: ServiceName, send: Send): ((req: HttpRequest, retry: boolean) => Promise<unknown>) => (req, retry) => {
     const abandoned = () => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
     if (opts.signal.aborted) return Promise.reject(abandoned());
     let started = false;
@@ -129,7 +129,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
       if (opts.signal.aborted) throw abandoned();
       const res = await send(req);
       return classifyResponse(service, res);
-    });
+    }, retry);
     return new Promise<unknown>((resolve, reject) => {
       const onStop = () => {
         if (started) return;
@@ -147,7 +147,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
     const req: HttpRequest = { path, headers: {}, body: JSON.stringify(body) };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const parsed = await attemptOnce(req);
+        const parsed = await attemptOnce(req, attempt > 1);
         target.limiter.onSuccess();
         return { status: 200, body: parsed, attempts: attempt };
       } catch (err) {
