@@ -27,6 +27,9 @@
  *   there is no budget to share.
  * - retries: the HTTP chain (src/http/chain.ts) schedules every attempt, retries included, through this
  *   limiter, so retry traffic is inside the shared budget too.
+ * - spacing: (window x 1.03, at least window + 50 ms) / limit, in whole ms; a job that would start more
+ *   than half the resulting slack after its reserved slot gives the slot up and queues again (see
+ *   clusterMinTime and the RedisLimiter constructor): a strict sliding window never sees a burst.
  * - Redis going away mid-run: the limiter machinery fails (or a queued job's registration does), never the
  *   call itself; such an attempt has not been sent, so it is re-scheduled here after a pause, for up to
  *   `outageMs`, and only then reported as a NETWORK error (retried by the chain, and counted by the circuit).
@@ -38,7 +41,7 @@ import type { LimiterFactory } from '../pipeline/limiters.js';
 import type { RunSettings } from '../pipeline/settings.js';
 import { getStageKind } from '../stages/index.js';
 import type { ServiceName } from '../types.js';
-import { BottleneckLimiter, minTimeFor, type ServiceLimiter } from './limiter.js';
+import { BottleneckLimiter, type ServiceLimiter } from './limiter.js';
 import type { Rate } from './rates.js';
 import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './redis-connection.js';
 
@@ -60,7 +63,7 @@ export function clusterMinTime(rate: Rate, margin = REDIS_MARGIN): number {
 }
 
 export interface RedisLimiterOptions {
-  /** Environment variable read for the id suffix (default process.env.BRE_LIMITER_ID_SUFFIX). */
+  /** Suffix of the limiter ids (default: env BRE_LIMITER_ID_SUFFIX; none when unset). */
   readonly idSuffix?: string;
   /** Spacing margin (default REDIS_MARGIN). */
   readonly margin?: number;
@@ -106,8 +109,12 @@ export class RedisLimiter extends BottleneckLimiter {
     // late when a worker's event loop stalls (start-up, GC, a CPU-throttled container): its timers then
     // fire together, in a burst. So a job that finds its slot passed by more than half the slack gives it
     // up unsent and queues again for a fresh slot: every call starts within slack / 2 of its slot.
+    // A worker whose loop lags for good (an overloaded machine) would then give up every slot: the allowed
+    // lateness doubles, at most once a second, while slots keep being given up, and halves again, at most
+    // once a second, while calls start well in time. One stall's burst raises it once, not per late job.
     const slack = opts.rate.limit * opts.minTime - opts.rate.windowMs;
     const lateLimitMs = Math.max(5, slack / 2);
+    const late = { level: 0, changedAt: 0 };
     const clock = opts.connection.clock;
     const runner = this.limiter as unknown as { _run(index: string, job: { task: (...a: unknown[]) => unknown }, wait: number): unknown };
     const run = runner._run;
@@ -116,7 +123,14 @@ export class RedisLimiter extends BottleneckLimiter {
       if (slot !== undefined) {
         const task = job.task;
         job.task = (...args: unknown[]) => {
-          if (clock.now() - slot > lateLimitMs) throw new LateStart(`slot passed by ${clock.now() - slot} ms`);
+          const now = clock.now();
+          const allowed = lateLimitMs * 2 ** late.level;
+          const canChange = now - late.changedAt >= 1000;
+          if (now - slot > allowed) {
+            if (canChange && late.level < 10) Object.assign(late, { level: late.level + 1, changedAt: now });
+            throw new LateStart(`slot passed by ${now - slot} ms`);
+          }
+          if (canChange && late.level > 0 && now - slot < allowed / 4) Object.assign(late, { level: late.level - 1, changedAt: now });
           return task(...args);
         };
       }

@@ -123,6 +123,23 @@ describe('shared limiter on Redis', () => {
     expect(l.lateStarts).toBeGreaterThan(0);
   });
 
+  itRedis('a worker whose event loop lags for good still gets its calls out (no livelock on given-up slots)', async () => {
+    const rate = { limit: 20, windowMs: 1000 };
+    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })('workflow', settings(rate, { concurrency: 20 }))) as RedisLimiter;
+    cleanup.push(() => l.stop());
+    // Busy 80 ms out of every 90: every timer fires up to ~80 ms late, beyond the 30 ms allowed at first.
+    const lag = setInterval(() => { const until = performance.now() + 80; while (performance.now() < until) { /* lag */ } }, 10);
+    try {
+      const t0 = performance.now();
+      const done = await Promise.all(Array.from({ length: 30 }, (_, i) => l.schedule(async () => i)));
+      expect(done.length).toBe(30);
+      expect(performance.now() - t0).toBeLessThan(20_000);
+      expect(l.lateStarts).toBeGreaterThan(0);
+    } finally {
+      clearInterval(lag);
+    }
+  }, 40_000);
+
   itRedis('each job holds its slot in Redis for the job expiration, so a crashed worker frees it', async () => {
     const suffix = randomUUID();
     const s = settings({ limit: 50, windowMs: 1000 }, { timeoutMs: 1234, concurrency: 4 });
