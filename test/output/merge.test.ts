@@ -242,3 +242,32 @@ it('the merged folder is private where the shards held secrets', async () => {
   await mergeOutputs({ dirs, out: join(root, 'm') });
   expect(statSync(resolve(root, 'm', 'secrets.ndjson')).mode & 0o777).toBe(0o600);
 });
+
+describe('bre-batch merge (the yargs command the CLI wires in)', () => {
+  it('parses <dirs..> --out and sets the exit code: 0 merged, 1 invariant broken', async () => {
+    const { default: yargs } = await import('yargs');
+    const { mergeCommand } = await import('../../src/cli/merge.js');
+    const root = tmp();
+    const dirs = threeShards(root);
+    const saved = process.exitCode;
+    const write = process.stdout.write.bind(process.stdout);
+    const errWrite = process.stderr.write.bind(process.stderr);
+    let printed = '';
+    process.stdout.write = ((t: string) => { printed += t; return true; }) as typeof process.stdout.write;
+    process.stderr.write = ((t: string) => { printed += t; return true; }) as typeof process.stderr.write;
+    try {
+      await yargs(['merge', ...dirs, '--out', join(root, 'm')]).command(mergeCommand as never).strict().parseAsync();
+      expect(process.exitCode).toBe(0);
+      expect(printed).toMatch(/Merged 3 of 3 shards/);
+      const inShard1 = Array.from({ length: TOTAL }, (_, i) => i + 1).find((x) => shardOf(keyOf(x), x, N) === 1)!;
+      const bad = threeShards(tmp(), { 3: { extra: [inShard1] } });
+      await yargs(['merge', ...bad, '--out', join(root, 'm2')]).command(mergeCommand as never).strict().parseAsync();
+      expect(process.exitCode).toBe(1);
+      expect(printed).toMatch(/merge FAILED/);
+    } finally {
+      process.stdout.write = write;
+      process.stderr.write = errWrite;
+      process.exitCode = saved;
+    }
+  });
+});
