@@ -146,18 +146,21 @@ export class RedisLimiter extends BottleneckLimiter {
     this.#watchdog.unref();
   }
 
-  override async schedule<T>(fn: () => Promise<T>): Promise<T> {
+  override async schedule<T>(fn: () => Promise<T>, retry = false): Promise<T> {
     const started = Date.now();
     let pause = 250;
+    // A job re-queued after a late start or a Redis failure was never sent: it keeps its place ahead.
+    let ahead = retry;
     for (;;) {
       let ran = false;
       try {
         return await super.schedule(() => {
           ran = true;
           return fn();
-        });
+        }, ahead);
       } catch (err) {
         if (ran || this.#stopped) throw err;
+        ahead = true;
         if (err instanceof LateStart) {
           this.lateStarts += 1;
           continue;
