@@ -70,10 +70,13 @@ export class BreError extends Error {
   readonly retryAfterSeconds?: number;
   readonly details?: unknown;
 
+  readonly #context: BreErrorContext;
+
   constructor(code: ErrorCode, message: string, ctx: BreErrorContext = {}) {
     super(message, ctx.cause === undefined ? undefined : { cause: ctx.cause });
     this.name = 'BreError';
     this.code = code;
+    this.#context = ctx;
     this.status = ctx.status ?? null;
     this.service = ctx.service;
     this.stage = ctx.stage;
@@ -88,11 +91,7 @@ export class BreError extends Error {
 
   /** A copy with more context (a stage or the attempt count known only higher up). */
   with(ctx: BreErrorContext): BreError {
-    const merged = new BreError(this.code, this.message, {
-      status: this.status, service: this.service, stage: this.stage, row: this.row, line: this.line,
-      field: this.field, expected: this.expected, attempts: this.attempts,
-      retryAfterSeconds: this.retryAfterSeconds, details: this.details, ...ctx,
-    });
+    const merged = new BreError(this.code, this.message, { ...this.#context, ...ctx });
     merged.stack = this.stack;
     return merged;
   }
