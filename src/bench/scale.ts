@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { computePlan, formatDuration } from '../cli/plan.js';
+import { computePlan, formatDuration } from '../pipeline/plan.js';
 import { loadPipeline } from '../config/pipeline.js';
 import { DEFAULT_RATES } from '../limits/rates.js';
 import { CLI, ratio, writeLocationCsv } from './harness.js';

@@ -7,6 +7,7 @@ import { pipelinesCommand } from './pipelines.js';
 import { sandboxCommand } from './sandbox.js';
 import { detectCommand } from './detect.js';
 import { compareCommand } from './compare.js';
+import { mergeCommand } from './merge.js';
 
 /** Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors, 2 usage/configuration, 3 stopped early. */
 function exitCodeFor(err: unknown): number {
@@ -14,12 +15,12 @@ function exitCodeFor(err: unknown): number {
   return 2;
 }
 
-const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand];
+const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand];
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('bre-batch')
   .strict()
-  .demandCommand(1, 'Expected a command: run, sandbox, pipelines, detect or compare')
+  .demandCommand(1, 'Expected a command: run, sandbox, pipelines, detect, compare or merge')
   .recommendCommands()
   .help()
   .version(false)

@@ -35,6 +35,8 @@ interface RunArgs {
   'max-failure-share': number;
   'failure-window': number;
   'stop-grace': string;
+  plan: boolean;
+  'window-hours'?: number;
 }
 
 function utcStamp(d = new Date()): string {
@@ -72,7 +74,7 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
   let clientId = env.clientId;
   let authToken = env.authToken;
   let cleanup = async () => {};
-  if (!baseUrls && !a['dry-run']) {
+  if (!baseUrls && !a['dry-run'] && !a.plan) {
     const { startSandbox } = await import('../sandbox/index.js');
     // The built-in sandbox enforces the limits this run is configured for (the documented ones unless
     // --rate says otherwise), so a rehearsal behaves like the real service and `--rate off` back-tests fast.
@@ -112,6 +114,12 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
 export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   const { settings, cleanup } = await buildSettings(a, log);
+  if (a.plan) {
+    if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`);
+    const { planRun } = await import('../pipeline/plan.js');
+    process.stdout.write(`${await planRun(settings, { windowHours: a['window-hours'] })}\n`);
+    return 0;
+  }
   try {
     let limiterFactory = hooks.limiterFactory;
     if (settings.redisUrl && !limiterFactory) {
@@ -152,6 +160,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('max-consecutive-failures', { type: 'number', default: DEFAULT_CIRCUIT.consecutive, describe: 'stop the run (exit 3) after this many consecutive service failures; 0 = never' })
     .option('max-failure-share', { type: 'number', default: DEFAULT_CIRCUIT.share, describe: 'stop the run (exit 3) when more than this share of the last --failure-window calls failed after all retries; 1 = never' })
     .option('failure-window', { type: 'number', default: DEFAULT_CIRCUIT.window, describe: 'calls over which --max-failure-share is measured' })
+    .option('plan', { type: 'boolean', default: false, describe: 'call nothing: say how long the input needs at the configured limits (and, with --window-hours, how many egress IPs that window needs)' })
+    .option('window-hours', { type: 'number', describe: 'with --plan: the window the run must fit in, in hours (e.g. 6 for a nightly window)' })
     .option('stop-grace', { type: 'string', default: '10s', describe: 'after a stop (signal, 401/403), how long calls in flight may finish' }) as unknown as Argv<RunArgs>,
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
     process.exitCode = await runCommandHandler(a);

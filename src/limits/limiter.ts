@@ -102,7 +102,8 @@ export class BottleneckLimiter implements ServiceLimiter {
 
   async stop(): Promise<void> {
     await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
-    await this.limiter.disconnect?.().catch?.(() => undefined);
+    // disconnect() returns nothing for a local limiter and a promise for a clustered one.
+    await Promise.resolve(this.limiter.disconnect?.()).catch(() => undefined);
   }
 }
 

@@ -112,6 +112,7 @@ export function formatSummary(sum: Record<string, any>): string {
     if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(", ")}`);
   }
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
+  if (sum.remaining) lines.push(`  left: about ${sum.remaining.rows_estimate} rows, ${sum.remaining.time_estimate} at the configured limits`);
   if (!sum.dry_run) lines.push(`  output: ${sum.out}`);
   return lines.join('\n');
 }

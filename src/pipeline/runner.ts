@@ -24,7 +24,8 @@ import type { StageContext } from '../stages/types.js';
 import type { InputRow, ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
 import { createLimiters, localLimiter, type LimiterFactory } from './limiters.js';
-import { Progress } from './progress.js';
+import { Progress, countLines as countInputLines } from './progress.js';
+import { remainingEstimate } from './plan.js';
 import { runRow, type RowOutcome, type StageRuntime } from './row.js';
 import { Semaphore } from './semaphore.js';
 import type { RunSettings } from './settings.js';
@@ -328,6 +329,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   const transactions = withTransactions ? await out.buildTransactionsCsv() : undefined;
   const totals = { succeeded: csv.rows, failed: out.failedTotal };
   const summary = buildSummary({ s, counters, stages, stageStats, client, limiterStats, started, stopped, totals, decisions, csv, transactions });
+  if (stopped && s.input !== '-') summary.remaining = await remainingAfterStop(s, totals.succeeded + totals.failed);
   out.writeSummary(summary);
   out.unlock();
   const exitCode = stopped ? 3 : totals.failed > 0 ? 1 : 0;
@@ -341,6 +343,15 @@ async function* withFirst(first: IteratorResult<InputRow>, rest: AsyncIterator<I
   } finally {
     await rest.return?.();
   }
+}
+
+/** For a stopped run: about how many rows are left and how long they need at the configured limits. */
+async function remainingAfterStop(s: RunSettings, done: number): Promise<Record<string, unknown>> {
+  const lines = await countInputLines(s.input);
+  const dataRows = Math.min(s.limit ?? Infinity, Math.max(0, lines - (s.inputFormat === 'csv' ? 1 : 0)));
+  const rows = Math.max(0, Math.round(dataRows / (s.shard?.count ?? 1)) - done);
+  const eta = remainingEstimate(rows, s);
+  return { rows_estimate: rows, time_estimate: eta.text, time_estimate_ms: eta.ms };
 }
 
 function countDecision(into: Record<string, Record<string, number>>, stageIds: readonly string[], stages: Record<string, Record<string, unknown>>): void {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '../../src/cli/plan.js';
+import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '../../src/pipeline/plan.js';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { DEFAULT_RATES } from '../../src/limits/rates.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
@@ -88,7 +88,7 @@ describe('planRun', () => {
 
 describe('remainingEstimate', () => {
   it('is the plan for the rows left, at the run\'s limits', async () => {
-    const { remainingEstimate } = await import('../../src/cli/plan.js');
+    const { remainingEstimate } = await import('../../src/pipeline/plan.js');
     expect(remainingEstimate(500, { pipeline: location, rates: DEFAULT_RATES })).toEqual({ ms: Math.round(500 * 120 * 1.015), text: '1 min' });
     expect(remainingEstimate(500, { pipeline: location, rates: { ...DEFAULT_RATES, workflow: null } }).ms).toBeNull();
   });
