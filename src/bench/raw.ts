@@ -27,12 +27,21 @@ async function autocannon(url: string, headers: Record<string, string>, body: st
  * other), so the figure compares per-request client cost. A real back-testing target answers in tens of ms;
  * there the comparison is about keeping enough calls in flight (both use 64).
  */
+async function undiciLoop(url: string, path: string, clientId: string, token: string, body: string, requests: number): Promise<number> {
+  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', 'undici-loop.js'), url, path, clientId, token, body, String(requests)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await once(child, 'exit');
+  return Number(out.trim());
+}
+
 export async function benchRawVsAutocannon(opts: { dir: string; rows: number; seconds: number; latencyMs?: number }): Promise<Record<string, unknown>> {
   const sb = await startSandbox({ rate: { workflow: null, bureau: null, account: null }, latencyMs: opts.latencyMs ?? 0 });
   try {
     const headers = { 'content-type': 'application/json', 'x-client-id': sb.clientId, 'x-auth-token': sb.authToken };
     const body = JSON.stringify({ user_id: 'u1', reference_id: 'r1', input_data: { lead_id: 'l1', latitude: 19.076, longitude: 72.8777 } });
     const raw = await autocannon(`${sb.url}/execute/${sb.clientId}/location_bre`, headers, body, opts.seconds, 64);
+    const bare = await undiciLoop(sb.url, `/execute/${sb.clientId}/location_bre`, sb.clientId, sb.authToken, body, opts.rows);
     const input = join(opts.dir, `raw-${opts.rows}.csv`);
     await writeLocationCsv(input, opts.rows);
     const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}`);
@@ -40,7 +49,7 @@ export async function benchRawVsAutocannon(opts: { dir: string; rows: number; se
     const r = await runCli(['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'], env);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     const rowsPerSecond = summary.rows_per_second as number;
-    return { sandbox_latency_ms: opts.latencyMs ?? 0, autocannon_requests_per_s: Math.round(raw), runner_rows_per_s: rowsPerSecond, ratio: ratio(rowsPerSecond, raw), rows: opts.rows, exit: r.code };
+    return { sandbox_latency_ms: opts.latencyMs ?? 0, autocannon_requests_per_s: Math.round(raw), bare_undici_request_loop_per_s: bare, bare_undici_ratio: ratio(bare, raw), runner_rows_per_s: rowsPerSecond, ratio: ratio(rowsPerSecond, raw), rows: opts.rows, exit: r.code };
   } finally {
     await sb.close();
   }
