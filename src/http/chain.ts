@@ -42,6 +42,9 @@ export interface ClientOptions {
 
 type Send = (req: HttpRequest) => Promise<HttpResponse>;
 
+/** What a limiter slot returns when the attempt was not sent because the service is paused after a 429. */
+const PAUSED = Symbol('paused');
+
 export interface ServiceClient {
   /** `stageStats` receives the same per-attempt records as the service's own stats. */
   call(service: ServiceName, path: string, body: JsonObject, opts?: CallOptions, stageStats?: CallStats): Promise<CallResult>;
@@ -120,25 +123,40 @@ export function createClient(opts: ClientOptions): ServiceClient {
   // abandoned at once: the limiter would otherwise release the queue one spacing interval at a time (a full
   // window of rows at 500/min is ~15 s), far past the stop's grace. A started attempt is left to finish
   // (or to the hard signal).
-  const limited = (service: ServiceName, send: Send): ((req: HttpRequest, retry: boolean) => Promise<unknown>) => (req, retry) => {
+  const limited = (service: ServiceName, send: Send): ((req: HttpRequest, retry: boolean) => Promise<unknown>) => async (req, retry) => {
     const abandoned = () => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
-    if (opts.signal.aborted) return Promise.reject(abandoned());
-    let started = false;
-    const job = opts.targets[service].limiter.schedule(async () => {
-      started = true;
+    const limiter = opts.targets[service].limiter;
+    for (;;) {
       if (opts.signal.aborted) throw abandoned();
-      const res = await send(req);
-      return classifyResponse(service, res);
-    }, retry);
-    return new Promise<unknown>((resolve, reject) => {
-      const onStop = () => {
-        if (started) return;
-        job.catch(() => undefined);
-        reject(abandoned());
-      };
-      opts.signal.addEventListener('abort', onStop, { once: true });
-      job.then(resolve, reject).finally(() => opts.signal.removeEventListener('abort', onStop));
-    });
+      // After a 429 the whole service holds back until the pause ends (outside the limiter, holding no
+      // slot); the limiter's spacing then spreads the waiting attempts out again.
+      const wait = limiter.pausedUntil - Date.now();
+      if (wait > 0) {
+        await sleep(wait, opts.signal).catch(() => {
+          throw abandoned();
+        });
+        continue;
+      }
+      let started = false;
+      const job = limiter.schedule(async () => {
+        started = true;
+        if (opts.signal.aborted) throw abandoned();
+        // Released by the limiter during a pause that began after it queued: give the slot up unsent.
+        if (limiter.pausedUntil > Date.now()) return PAUSED;
+        const res = await send(req);
+        return classifyResponse(service, res);
+      }, retry);
+      const result = await new Promise<unknown>((resolve, reject) => {
+        const onStop = () => {
+          if (started) return;
+          job.catch(() => undefined);
+          reject(abandoned());
+        };
+        opts.signal.addEventListener('abort', onStop, { once: true });
+        job.then(resolve, reject).finally(() => opts.signal.removeEventListener('abort', onStop));
+      });
+      if (result !== PAUSED) return result;
+    }
   };
 
   async function call(service: ServiceName, path: string, body: JsonObject, callOpts: CallOptions = {}, stageStats?: CallStats): Promise<CallResult> {
@@ -152,7 +170,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
         return { status: 200, body: parsed, attempts: attempt };
       } catch (err) {
         const e = toBreError(err, 'NETWORK');
-        if (e.code === 'RATE_LIMITED') target.limiter.onThrottled();
+        if (e.code === 'RATE_LIMITED') target.limiter.onThrottled(e.retryAfterSeconds);
         if (!retryable(e) || attempt >= opts.maxAttempts || opts.signal.aborted) {
           throw e.with({ attempts: attempt, service });
         }

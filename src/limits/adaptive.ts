@@ -57,7 +57,8 @@ export class AdaptiveLimiter extends BottleneckLimiter {
     return this.#probing;
   }
 
-  override onThrottled(): void {
+  override onThrottled(retryAfterSeconds?: number): void {
+    super.onThrottled(retryAfterSeconds);
     this.#throttled += 1;
     const now = this.#opts.now();
     this.#lastStep = now;

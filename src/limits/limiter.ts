@@ -26,11 +26,22 @@ export interface ServiceLimiter {
    * noticed by the circuit breaker sooner).
    */
   schedule<T>(fn: () => Promise<T>, retry?: boolean): Promise<T>;
-  /** Feedback for adaptive limiters: a 429 was answered / an attempt went through. */
-  onThrottled(): void;
+  /**
+   * A 429 was answered. The server's window is full: every attempt of this service holds back until
+   * `pausedUntil` (Retry-After, else 1 s), not only the refused one; adaptive limiters also slow down.
+   */
+  onThrottled(retryAfterSeconds?: number): void;
+  /** Epoch ms before which no attempt should start (0 when not paused). */
+  readonly pausedUntil: number;
   onSuccess(): void;
   stats(): LimiterStats;
   stop(): Promise<void>;
+}
+
+/** End of the pause a 429 asks for: its Retry-After (at most a minute), else one second. */
+function pauseEnd(retryAfterSeconds: number | undefined): number {
+  const seconds = retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0 ? Math.min(retryAfterSeconds, 60) : 1;
+  return Date.now() + seconds * 1000;
 }
 
 /** Safety margin on the spacing: 1.5% below the limit (see the benchmark for the achieved figure). */
@@ -93,7 +104,12 @@ export class BottleneckLimiter implements ServiceLimiter {
     });
   }
 
-  onThrottled(): void {}
+  pausedUntil = 0;
+
+  onThrottled(retryAfterSeconds?: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, pauseEnd(retryAfterSeconds));
+  }
+
   onSuccess(): void {}
 
   stats(): LimiterStats {
@@ -132,7 +148,12 @@ export class ConcurrencyLimiter implements ServiceLimiter {
     });
   }
 
-  onThrottled(): void {}
+  pausedUntil = 0;
+
+  onThrottled(retryAfterSeconds?: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, pauseEnd(retryAfterSeconds));
+  }
+
   onSuccess(): void {}
 
   stats(): LimiterStats {
