@@ -20,7 +20,8 @@ beforeAll(async () => {
       const status = plan.shift() ?? 200;
       if (status === 0) return; // hang: the client's time-out must fire
       if (status === -1) return req.socket.destroy();
-      res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) });
+      const retryAfter = req.url!.startsWith('/pause') ? '1' : '0';
+      res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': retryAfter } : {}) });
       res.end(status === 500 ? JSON.stringify({ detail: 'bad value' }) : JSON.stringify({ ok: true, path: req.url }));
     });
   });
@@ -29,14 +30,14 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
 
-function client(maxAttempts = 4, timeoutMs = 2000) {
+function client(maxAttempts = 4, timeoutMs = 2000, realSleep = false) {
   const limiter = new BottleneckLimiter({ service: 'workflow', rate: null, concurrency: 4 });
   const ac = new AbortController();
   const target = { baseUrl: base, timeoutMs, limiter, connections: 4 };
   const c = createClient({
     clientId: 'cid', authToken: 'tok-secret-123', maxAttempts, signal: ac.signal,
     targets: { workflow: target, bureau: target, account: target },
-    sleep: async () => {},
+    ...(realSleep ? {} : { sleep: async () => {} }),
   });
   return { c, limiter, ac };
 }
@@ -98,6 +99,21 @@ describe('client chain: retry -> limit -> time-out -> auth -> transport', () => 
     ac.abort();
     const err = (await c.call('workflow', '/f', {}).catch((e) => e)) as BreError;
     expect(err.code).toBe('INTERRUPTED');
+    await c.close();
+  });
+
+  it('a 429 pauses the whole service for its Retry-After: calls queued meanwhile are not sent into the full window', async () => {
+    script.set('/pause-a', [429, 200]);
+    const { c, limiter } = client(4, 2000, true);
+    const first = c.call('workflow', '/pause-a', {});
+    await new Promise((r) => setTimeout(r, 100));
+    expect(limiter.pausedUntil).toBeGreaterThan(Date.now() + 500);
+    const t0 = Date.now();
+    const later = await Promise.all(['/pause-b', '/pause-c', '/pause-d'].map((p) => c.call('workflow', p, {})));
+    expect(Date.now() - t0).toBeGreaterThan(600);
+    expect(later.map((r) => r.attempts)).toEqual([1, 1, 1]);
+    expect((await first).attempts).toBe(2);
+    expect(c.stats.workflow.throttled).toBe(1);
     await c.close();
   });
 });
