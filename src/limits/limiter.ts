@@ -75,15 +75,47 @@ export interface LocalLimiterOptions {
   readonly bottleneck?: Bottleneck;
 }
 
-export class BottleneckLimiter implements ServiceLimiter {
+/** What every limiter shares: the wait accounting, the pause after a 429, the counters. */
+abstract class LimiterBase implements ServiceLimiter {
   readonly service: ServiceName;
-  protected readonly limiter: Bottleneck;
+  pausedUntil = 0;
+  protected perMinute: number | null = null;
   #waitMs = 0;
   #scheduled = 0;
-  protected perMinute: number | null;
+
+  constructor(service: ServiceName) {
+    this.service = service;
+  }
+
+  /** Queues `run` in the underlying limiter. */
+  protected abstract enqueue<T>(run: () => Promise<T>, retry: boolean): Promise<T>;
+  abstract stop(): Promise<void>;
+
+  schedule<T>(fn: () => Promise<T>, retry = false): Promise<T> {
+    const queuedAt = performance.now();
+    this.#scheduled += 1;
+    return this.enqueue(() => {
+      this.#waitMs += performance.now() - queuedAt;
+      return fn();
+    }, retry);
+  }
+
+  onThrottled(retryAfterSeconds?: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, pauseEnd(retryAfterSeconds));
+  }
+
+  onSuccess(): void {}
+
+  stats(): LimiterStats {
+    return { waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute };
+  }
+}
+
+export class BottleneckLimiter extends LimiterBase {
+  protected readonly limiter: Bottleneck;
 
   constructor(opts: LocalLimiterOptions) {
-    this.service = opts.service;
+    super(opts.service);
     this.perMinute = opts.rate ? (opts.rate.limit * 60_000) / opts.rate.windowMs : null;
     this.limiter = opts.bottleneck ?? new Bottleneck({
       maxConcurrent: opts.concurrency,
@@ -94,26 +126,9 @@ export class BottleneckLimiter implements ServiceLimiter {
     this.limiter.on('error', () => undefined);
   }
 
-  async schedule<T>(fn: () => Promise<T>, retry = false): Promise<T> {
-    const queuedAt = performance.now();
-    this.#scheduled += 1;
+  protected enqueue<T>(run: () => Promise<T>, retry: boolean): Promise<T> {
     // Bottleneck: a lower priority number runs first; 5 is its default.
-    return this.limiter.schedule({ priority: retry ? 4 : 5 }, () => {
-      this.#waitMs += performance.now() - queuedAt;
-      return fn();
-    });
-  }
-
-  pausedUntil = 0;
-
-  onThrottled(retryAfterSeconds?: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, pauseEnd(retryAfterSeconds));
-  }
-
-  onSuccess(): void {}
-
-  stats(): LimiterStats {
-    return { waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute };
+    return this.limiter.schedule({ priority: retry ? 4 : 5 }, run);
   }
 
   async stop(): Promise<void> {
@@ -128,36 +143,16 @@ export class BottleneckLimiter implements ServiceLimiter {
  * per job. (Bottleneck starts each job from a timer tick even with minTime 0, which caps it near a few
  * hundred jobs a second: SGrondin/bottleneck#144.)
  */
-export class ConcurrencyLimiter implements ServiceLimiter {
-  readonly service: ServiceName;
+export class ConcurrencyLimiter extends LimiterBase {
   readonly #limit: LimitFunction;
-  #waitMs = 0;
-  #scheduled = 0;
 
   constructor(service: ServiceName, concurrency: number) {
-    this.service = service;
+    super(service);
     this.#limit = pLimit(concurrency);
   }
 
-  schedule<T>(fn: () => Promise<T>): Promise<T> {
-    const queuedAt = performance.now();
-    this.#scheduled += 1;
-    return this.#limit(() => {
-      this.#waitMs += performance.now() - queuedAt;
-      return fn();
-    });
-  }
-
-  pausedUntil = 0;
-
-  onThrottled(retryAfterSeconds?: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, pauseEnd(retryAfterSeconds));
-  }
-
-  onSuccess(): void {}
-
-  stats(): LimiterStats {
-    return { waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: null };
+  protected enqueue<T>(run: () => Promise<T>): Promise<T> {
+    return this.#limit(run);
   }
 
   async stop(): Promise<void> {
