@@ -10,23 +10,24 @@ import { dirname, resolve } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { BreError, toBreError } from '../errors.js';
 import { createClient, type ServiceClient } from '../http/chain.js';
-import { maskRow, maskText } from '../input/mask.js';
+import { maskText } from '../input/mask.js';
 import { readRows } from '../input/read.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
 import { inputFingerprint, type Manifest } from '../output/manifest.js';
 import { Redactor } from '../output/redact.js';
 import { buildResultsCsv } from '../output/results-csv.js';
-import { FILES, RunOutput, type ErrorLine } from '../output/run-output.js';
+import { FILES, RunOutput } from '../output/run-output.js';
 import { buildSummary, type RunCounters } from '../output/summary.js';
 import { getStageKind } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
 import type { InputRow, ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
+import { OutcomeRecorder } from './recorder.js';
 import { createLimiters, localLimiter, type LimiterFactory } from './limiters.js';
 import { Progress, countLines as countInputLines } from './progress.js';
 import { remainingEstimate } from './plan.js';
-import { runRow, type RowOutcome, type StageRuntime } from './row.js';
+import { runRow, type StageRuntime } from './row.js';
 import { Semaphore } from './semaphore.js';
 import type { RunSettings } from './settings.js';
 import { shardOf } from './shard.js';
@@ -125,7 +126,6 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   });
 
   const counters: RunCounters = { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, warnings: 0, retriedRows: 0, dryRunValid: 0, firstDispatch: 0, lastSettle: 0 };
-  const dryErrors: string[] = [];
   let warningsShown = 0;
   const ctx: StageContext = {
     inputDir: s.input === '-' ? process.cwd() : dirname(resolve(s.input)),
@@ -141,86 +141,8 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
     },
   };
 
-  const circuit = new Circuit(s.circuit);
-  const maskInput = (data: Record<string, unknown>) => (s.keepPersonalData ? data : maskRow(data));
-  const scrubInput = (data: Record<string, unknown>): unknown => {
-    try {
-      return JSON.parse(redactor.scrub(JSON.stringify(maskInput(data))));
-    } catch {
-      // JSON nested thousands deep overflows the stack when copied; the row error must still be written.
-      return { '(row)': 'not shown: the row is nested too deeply to copy' };
-    }
-  };
+  const recorder = new OutcomeRecorder(s, output, redactor, new Circuit(s.circuit), counters, requestStop);
   const progress = new Progress(s, stages, client, counters, s.input);
-
-  function writeError(e: ErrorLine): void {
-    if (s.dryRun) {
-      dryErrors.push(JSON.stringify(e));
-      return;
-    }
-    output!.writeError(e);
-  }
-
-  /** The circuit breaker opened: stop, naming the failing service (the last failure's) and what to do. */
-  function openCircuit(reason: string, last?: BreError): void {
-    const svc = last?.service ? `the ${last.service} service is failing` : 'the services are failing';
-    requestStop(new BreError('CIRCUIT_OPEN', `stopping: ${svc}: ${reason}. When it is back, re-run the same command to resume (add --retry-errors to run the failed rows again).`,
-      { service: last?.service, status: last?.status }));
-  }
-
-  function settle(row: InputRow, key: string | null, outcome: RowOutcome): void {
-    switch (outcome.kind) {
-      case 'valid':
-        counters.dryRunValid += 1;
-        return;
-      case 'interrupted':
-        return;
-      case 'fatal':
-        requestStop(outcome.error);
-        return;
-      case 'result': {
-        // Serialised once; scrubbed only if a secret could be in it (the token echoed back, a row's own).
-        let stagesJson = JSON.stringify(outcome.stages);
-        if (outcome.secrets.length > 0) {
-          const rowRedactor = new Redactor();
-          for (const sec of outcome.secrets) rowRedactor.add(sec.value);
-          stagesJson = rowRedactor.scrub(stagesJson);
-        }
-        stagesJson = redactor.scrub(stagesJson);
-        output!.writeResult(row.row, key, stagesJson, outcome.transactions, outcome.secrets);
-        counters.succeeded += 1;
-        const open = circuit.record(null);
-        if (open) openCircuit(open);
-        return;
-      }
-      case 'invalid': {
-        counters.invalid += 1;
-        counters.failed += 1;
-        const first = outcome.errors[0];
-        writeError({
-          row: row.row, line: row.line, key, stage: outcome.stage, status: null,
-          code: first.code ?? 'INVALID_ROW',
-          message: redactor.scrub(outcome.errors.map((e) => e.message).join('; ')),
-          field: first.field, expected: first.expected,
-          errors: outcome.errors.map((e) => ({ field: e.field, expected: e.expected, message: redactor.scrub(e.message) })),
-          attempts: 0, input: scrubInput(row.data),
-        });
-        return;
-      }
-      case 'failed': {
-        counters.failed += 1;
-        const e = outcome.error;
-        writeError({
-          row: row.row, line: row.line, key, stage: outcome.stage, status: e.status, code: e.code,
-          message: redactor.scrub(s.keepPersonalData ? e.message : maskText(e.message)),
-          ...(e.field ? { field: e.field } : {}), ...(e.expected ? { expected: e.expected } : {}),
-          attempts: e.attempts ?? 1, input: scrubInput(row.data),
-        });
-        const open = circuit.record(e.code);
-        if (open) openCircuit(open, e);
-      }
-    }
-  }
 
   const onSignal = (sig: string) => {
     if (stopped) {
@@ -270,19 +192,16 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
       const task = (async () => {
         try {
           if (row.readError) {
-            counters.invalid += 1;
-            counters.failed += 1;
-            writeError({ row: row.row, line: row.line, key: null, stage: null, status: null, code: row.readError.code, message: row.readError.message, field: row.readError.field ?? '(row)', expected: row.readError.expected, attempts: 0, input: null });
+            recorder.unreadable(row);
             return;
           }
-          settle(row, key, await runRow(row, stages, ctx, s.dryRun));
+          recorder.settle(row, key, await runRow(row, stages, ctx, s.dryRun));
         } catch (err) {
           // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that
           // row's error, never a stop: a resume would meet the same row again.
           if (!isWriteFailure(err) && !output?.done.has(row.row)) {
             try {
-              counters.failed += 1;
-              writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: 'INVALID_ROW', message: `the row could not be processed: ${redactor.scrub(maskText((err as Error)?.message ?? String(err)))}`, field: '(row)', expected: 'a row the pipeline can read', attempts: 0, input: null });
+              recorder.unexpected(row, key, err);
               return;
             } catch (again) {
               err = again;
@@ -314,9 +233,9 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   const limiterStats = Object.fromEntries(Object.entries(limiters).map(([k, l]) => [k, l.stats()]));
   if (s.dryRun) {
     const path = resolve(s.outDir, 'dry-run-errors.ndjson');
-    writeFileSync(path, dryErrors.map((l) => `${l}\n`).join(''));
-    const summary = buildSummary({ s, counters, stages, stageStats, client, limiterStats, started, stopped, totals: { succeeded: 0, failed: dryErrors.length }, decisions: {}, csv: undefined, transactions: undefined, dryRunErrorsPath: path });
-    return { exitCode: stopped ? 3 : dryErrors.length > 0 ? 1 : 0, summary, stopped };
+    writeFileSync(path, recorder.dryErrors.map((l) => `${l}\n`).join(''));
+    const summary = buildSummary({ s, counters, stages, stageStats, client, limiterStats, started, stopped, totals: { succeeded: 0, failed: recorder.dryErrors.length }, decisions: {}, csv: undefined, transactions: undefined, dryRunErrorsPath: path });
+    return { exitCode: stopped ? 3 : recorder.dryErrors.length > 0 ? 1 : 0, summary, stopped };
   }
   const out = output!;
   out.close();

@@ -1,0 +1,118 @@
+/**
+ * Where a row's outcome goes: results or errors (personal data masked, secrets scrubbed), the counters,
+ * and the circuit breaker, which may stop the run. The runner only hands outcomes over.
+ */
+import { BreError } from '../errors.js';
+import { maskRow, maskText } from '../input/mask.js';
+import { Redactor } from '../output/redact.js';
+import type { ErrorLine, RunOutput } from '../output/run-output.js';
+import type { RunCounters } from '../output/summary.js';
+import type { InputRow } from '../types.js';
+import type { Circuit } from './circuit.js';
+import type { RowOutcome } from './row.js';
+import type { RunSettings } from './settings.js';
+
+export class OutcomeRecorder {
+  /** Error lines of a dry run (written to dry-run-errors.ndjson at the end). */
+  readonly dryErrors: string[] = [];
+
+  constructor(
+    private readonly s: RunSettings,
+    private readonly output: RunOutput | undefined,
+    private readonly redactor: Redactor,
+    private readonly circuit: Circuit,
+    private readonly counters: RunCounters,
+    private readonly requestStop: (why: BreError) => void,
+  ) {}
+
+  settle(row: InputRow, key: string | null, outcome: RowOutcome): void {
+    const c = this.counters;
+    switch (outcome.kind) {
+      case 'valid':
+        c.dryRunValid += 1;
+        return;
+      case 'interrupted':
+        return;
+      case 'fatal':
+        this.requestStop(outcome.error);
+        return;
+      case 'result': {
+        // Serialised once; scrubbed only if a secret could be in it (the token echoed back, a row's own).
+        let stagesJson = JSON.stringify(outcome.stages);
+        if (outcome.secrets.length > 0) {
+          const rowRedactor = new Redactor();
+          for (const sec of outcome.secrets) rowRedactor.add(sec.value);
+          stagesJson = rowRedactor.scrub(stagesJson);
+        }
+        this.output!.writeResult(row.row, key, this.redactor.scrub(stagesJson), outcome.transactions, outcome.secrets);
+        c.succeeded += 1;
+        const open = this.circuit.record(null);
+        if (open) this.#openCircuit(open);
+        return;
+      }
+      case 'invalid': {
+        c.invalid += 1;
+        c.failed += 1;
+        const first = outcome.errors[0];
+        this.#writeError({
+          row: row.row, line: row.line, key, stage: outcome.stage, status: null,
+          code: first.code ?? 'INVALID_ROW',
+          message: this.redactor.scrub(outcome.errors.map((e) => e.message).join('; ')),
+          field: first.field, expected: first.expected,
+          errors: outcome.errors.map((e) => ({ field: e.field, expected: e.expected, message: this.redactor.scrub(e.message) })),
+          attempts: 0, input: this.#input(row.data),
+        });
+        return;
+      }
+      case 'failed': {
+        c.failed += 1;
+        const e = outcome.error;
+        this.#writeError({
+          row: row.row, line: row.line, key, stage: outcome.stage, status: e.status, code: e.code,
+          message: this.redactor.scrub(this.s.keepPersonalData ? e.message : maskText(e.message)),
+          ...(e.field ? { field: e.field } : {}), ...(e.expected ? { expected: e.expected } : {}),
+          attempts: e.attempts ?? 1, input: this.#input(row.data),
+        });
+        const open = this.circuit.record(e.code);
+        if (open) this.#openCircuit(open, e);
+      }
+    }
+  }
+
+  /** A row the reader could not read (ragged CSV, NDJSON that is not an object, ...). */
+  unreadable(row: InputRow): void {
+    const r = row.readError!;
+    this.counters.invalid += 1;
+    this.counters.failed += 1;
+    this.#writeError({ row: row.row, line: row.line, key: null, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input: null });
+  }
+
+  /** Anything else that went wrong with one row is that row's error (a resume would meet it again). */
+  unexpected(row: InputRow, key: string | null, err: unknown): void {
+    this.counters.failed += 1;
+    const message = `the row could not be processed: ${this.redactor.scrub(maskText((err as Error)?.message ?? String(err)))}`;
+    this.#writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: 'INVALID_ROW', message, field: '(row)', expected: 'a row the pipeline can read', attempts: 0, input: null });
+  }
+
+  #writeError(e: ErrorLine): void {
+    if (this.s.dryRun) this.dryErrors.push(JSON.stringify(e));
+    else this.output!.writeError(e);
+  }
+
+  /** The row as written to errors.ndjson: personal data masked (unless kept), secrets scrubbed. */
+  #input(data: Record<string, unknown>): unknown {
+    try {
+      return JSON.parse(this.redactor.scrub(JSON.stringify(this.s.keepPersonalData ? data : maskRow(data))));
+    } catch {
+      // JSON nested thousands deep overflows the stack when copied; the row error must still be written.
+      return { '(row)': 'not shown: the row is nested too deeply to copy' };
+    }
+  }
+
+  /** The circuit breaker opened: stop, naming the failing service (the last failure's) and what to do. */
+  #openCircuit(reason: string, last?: BreError): void {
+    const svc = last?.service ? `the ${last.service} service is failing` : 'the services are failing';
+    this.requestStop(new BreError('CIRCUIT_OPEN', `stopping: ${svc}: ${reason}. When it is back, re-run the same command to resume (add --retry-errors to run the failed rows again).`,
+      { service: last?.service, status: last?.status }));
+  }
+}
