@@ -17,7 +17,19 @@ function exitCodeFor(err: unknown): number {
 
 const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand];
 
-const cli = yargs(hideBin(process.argv))
+/** yargs reads a lone `-` as a stray positional; `--input -` (stdin) must reach the option as its value. */
+function normaliseArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--input' && argv[i + 1] === '-') {
+      out.push('--input=-');
+      i += 1;
+    } else out.push(argv[i]);
+  }
+  return out;
+}
+
+const cli = yargs(normaliseArgv(hideBin(process.argv)))
   .scriptName('bre-batch')
   .strict()
   .demandCommand(1, 'Expected a command: run, sandbox, pipelines, detect, compare or merge')

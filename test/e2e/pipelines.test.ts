@@ -12,8 +12,8 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'bre-batch.js');
 const env = { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '', BRE_CLIENT_ID: '', BRE_AUTH_TOKEN: '' };
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+function cli(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000, input });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -85,6 +85,17 @@ describe('shipped pipelines on their samples', () => {
     expect(r.stderr).not.toMatch(/sandbox/);
     expect(r.stdout).toMatch(/12 valid, 0 would fail/);
     expect(existsSync(join(out, 'results.ndjson'))).toBe(false);
+  });
+
+  it('reads stdin with --input - (and needs --input-format for it)', () => {
+    const out = mkdtempSync(join(tmpdir(), 'bre-e2e-stdin-'));
+    const text = readFileSync(join(ROOT, 'samples', 'location.csv'), 'utf8');
+    const r = cli(['run', 'location', '--input', '-', '--input-format', 'csv', '--out', out, '--rate', 'off'], text);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n')).toHaveLength(12);
+    const bare = cli(['run', 'location', '--input', '-'], text);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/Expected --input-format csv or ndjson when reading stdin/);
   });
 
   it('usage errors exit 2 with Expected/got', () => {
