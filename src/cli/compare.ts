@@ -68,7 +68,7 @@ export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
 
 export const compareCommand: CommandModule<object, CompareArgs> = {
   command: 'compare <outA> <outB>',
-  describe: 'Back-test two runs over the same rows: compare.csv, compare.json and report.html',
+  describe: 'back-test two runs over the same rows: compare.csv, compare.json and report.html',
   builder: (y) =>
     y
       .positional('outA', { type: 'string', demandOption: true, describe: 'output folder of run A (champion)' })

@@ -40,7 +40,7 @@ export async function runDetect(paths: readonly string[], write: (line: string) 
 
 export const detectCommand: CommandModule<object, { file: string[] }> = {
   command: 'detect <file...>',
-  describe: 'Print the bureau report format of each file (bureau_a_json, ...) or why it cannot be told',
+  describe: 'print the bureau report format of each file (bureau_a_json, ...) or why it cannot be told',
   builder: (y) => y.positional('file', { type: 'string', array: true, demandOption: true, describe: 'bureau report files' }) as never,
   handler: async (argv) => {
     process.exitCode = await runDetect(argv.file.map(String), (line) => process.stdout.write(line));
