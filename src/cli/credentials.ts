@@ -44,7 +44,8 @@ export function readToken(env: NodeJS.ProcessEnv): string | undefined {
   return readFileSync(file, 'utf8').trim();
 }
 
-export function endpointsFromEnv(env: NodeJS.ProcessEnv): Endpoints {
+/** `callsNothing`: --plan and --dry-run make no call, so they need no credentials. */
+export function endpointsFromEnv(env: NodeJS.ProcessEnv, callsNothing = false): Endpoints {
   const bre = env.BRE_BASE_URL;
   const bureau = env.BUREAU_BASE_URL;
   const account = env.ACCOUNT_BASE_URL;
@@ -58,7 +59,7 @@ export function endpointsFromEnv(env: NodeJS.ProcessEnv): Endpoints {
     bureau: checkBaseUrl('BUREAU_BASE_URL', bureau ?? fallback),
     account: checkBaseUrl('ACCOUNT_BASE_URL', account ?? fallback),
   };
-  if (!clientId || !authToken) {
+  if ((!clientId || !authToken) && !callsNothing) {
     throw new BreError('CONFIG_INVALID', 'a base URL is set, so credentials are needed: set BRE_CLIENT_ID and BRE_AUTH_TOKEN (or BRE_AUTH_TOKEN_FILE)');
   }
   return { baseUrls, clientId, authToken };

@@ -69,7 +69,7 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   const concurrency = Object.fromEntries(SERVICES.map((s) => [s, a.concurrency ?? defaultConcurrency(rates[s])])) as Record<ServiceName, number>;
 
-  const env = endpointsFromEnv(process.env);
+  const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
   let clientId = env.clientId;
   let authToken = env.authToken;
