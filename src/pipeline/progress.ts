@@ -39,7 +39,10 @@ export class Progress {
     if (!this.#enabled) return;
     this.#bar = new cliProgress.SingleBar({
       stream: process.stderr,
-      format: '{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}',
+      // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
+      format: this.input === '-'
+        ? '{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}'
+        : '{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}',
       hideCursor: true,
       etaBuffer: 200,
       fps: 4,
