@@ -44,6 +44,7 @@ type Send = (req: HttpRequest) => Promise<HttpResponse>;
 
 /** What a limiter slot returns when the attempt was not sent because the service is paused after a 429. */
 const PAUSED = Symbol('paused');
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export interface ServiceClient {
   /** `stageStats` receives the same per-attempt records as the service's own stats. */
@@ -92,10 +93,13 @@ export function createClient(opts: ClientOptions): ServiceClient {
     return tr;
   }
 
-  // auth: innermost, so the token never leaves this closure.
+  // auth: innermost, so the token never leaves this closure. One headers object for every request: the
+  // credentials do not change during a run, and undici only reads it.
+  const authHeaders: Record<string, string> = Object.freeze({ 'x-client-id': opts.clientId, 'x-auth-token': opts.authToken, 'content-type': 'application/json' }) as Record<string, string>;
   const withAuth = (next: Send): Send => (req) => next({
-    ...req,
-    headers: { ...req.headers, 'x-client-id': opts.clientId, 'x-auth-token': opts.authToken, 'content-type': 'application/json' },
+    path: req.path,
+    body: req.body,
+    headers: Object.keys(req.headers).length === 0 ? authHeaders : { ...req.headers, ...authHeaders },
   });
 
   // time-out and transport, measured per attempt.
@@ -122,47 +126,62 @@ export function createClient(opts: ClientOptions): ServiceClient {
   // limit: one attempt = one slot of the service's limiter. An attempt still queued when the run stops is
   // abandoned at once: the limiter would otherwise release the queue one spacing interval at a time (a full
   // window of rows at 500/min is ~15 s), far past the stop's grace. A started attempt is left to finish
-  // (or to the hard signal).
+  // (or to the hard signal). One listener on the stop signal serves every queued attempt (a listener per
+  // attempt cost a measurable share of a fast run).
+  const queued = new Set<() => void>();
+  opts.signal.addEventListener('abort', () => {
+    for (const abandon of queued) abandon();
+    queued.clear();
+  }, { once: true });
+  const abandoned = (service: ServiceName) => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
+
   const limited = (service: ServiceName, send: Send): ((req: HttpRequest, retry: boolean) => Promise<unknown>) => async (req, retry) => {
-    const abandoned = () => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
     const limiter = opts.targets[service].limiter;
     for (;;) {
-      if (opts.signal.aborted) throw abandoned();
+      if (opts.signal.aborted) throw abandoned(service);
       // After a 429 the whole service holds back until the pause ends (outside the limiter, holding no
       // slot); the limiter's spacing then spreads the waiting attempts out again.
       const wait = limiter.pausedUntil - Date.now();
       if (wait > 0) {
         await sleep(wait, opts.signal).catch(() => {
-          throw abandoned();
+          throw abandoned(service);
         });
         continue;
       }
-      let started = false;
-      const job = limiter.schedule(async () => {
-        started = true;
-        if (opts.signal.aborted) throw abandoned();
-        // Released by the limiter during a pause that began after it queued: give the slot up unsent.
-        if (limiter.pausedUntil > Date.now()) return PAUSED;
-        const res = await send(req);
-        return classifyResponse(service, res);
-      }, retry);
       const result = await new Promise<unknown>((resolve, reject) => {
-        const onStop = () => {
-          if (started) return;
-          job.catch(() => undefined);
-          reject(abandoned());
-        };
-        opts.signal.addEventListener('abort', onStop, { once: true });
-        job.then(resolve, reject).finally(() => opts.signal.removeEventListener('abort', onStop));
+        const abandon = () => reject(abandoned(service));
+        queued.add(abandon);
+        limiter.schedule(async () => {
+          // Started: from here the attempt is left to finish. Abandoned while queued: not sent.
+          if (!queued.delete(abandon)) throw abandoned(service);
+          if (opts.signal.aborted) throw abandoned(service);
+          // Released by the limiter during a pause that began after it queued: give the slot up unsent.
+          if (limiter.pausedUntil > Date.now()) return PAUSED;
+          return classifyResponse(service, await send(req));
+        }, retry).then(resolve, (err: unknown) => {
+          queued.delete(abandon);
+          reject(err);
+        });
       });
       if (result !== PAUSED) return result;
     }
   };
 
+  // The attempt function of a service (with its time-out and a stage's stats) is built once, not per call.
+  const attempts = new Map<CallStats | undefined, Map<string, (req: HttpRequest, retry: boolean) => Promise<unknown>>>();
+  function attemptFor(service: ServiceName, timeoutMs: number, stageStats: CallStats | undefined): (req: HttpRequest, retry: boolean) => Promise<unknown> {
+    let byTarget = attempts.get(stageStats);
+    if (!byTarget) attempts.set(stageStats, (byTarget = new Map()));
+    const k = `${service}:${timeoutMs}`;
+    let fn = byTarget.get(k);
+    if (!fn) byTarget.set(k, (fn = limited(service, timed(service, timeoutMs, stageStats))));
+    return fn;
+  }
+
   async function call(service: ServiceName, path: string, body: JsonObject, callOpts: CallOptions = {}, stageStats?: CallStats): Promise<CallResult> {
     const target = opts.targets[service];
-    const attemptOnce = limited(service, timed(service, callOpts.timeoutMs ?? target.timeoutMs, stageStats));
-    const req: HttpRequest = { path, headers: {}, body: JSON.stringify(body) };
+    const attemptOnce = attemptFor(service, callOpts.timeoutMs ?? target.timeoutMs, stageStats);
+    const req: HttpRequest = { path, headers: NO_HEADERS, body: JSON.stringify(body) };
     for (let attempt = 1; ; attempt += 1) {
       try {
         const parsed = await attemptOnce(req, attempt > 1);

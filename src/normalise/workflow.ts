@@ -107,10 +107,13 @@ export function parseWorkflowVersionPath(path: Json | undefined): { workflow: st
 }
 
 function rulesFailed(evaluation: Json | undefined): string[] {
-  if (!isObj(evaluation)) return [];
-  return Object.entries(evaluation)
-    .filter(([, v]) => v === false || (typeof v === 'string' && v.trim().toLowerCase() === 'false'))
-    .map(([k]) => k);
+  const failed: string[] = [];
+  if (!isObj(evaluation)) return failed;
+  for (const k of Object.keys(evaluation)) {
+    const v = evaluation[k];
+    if (v === false || (typeof v === 'string' && v.trim().toLowerCase() === 'false')) failed.push(k);
+  }
+  return failed;
 }
 
 function offersOf(v: Json | undefined): Json[] {
@@ -118,6 +121,48 @@ function offersOf(v: Json | undefined): Json[] {
   if (isObj(v)) return [v]; // one offer not wrapped in a list
   return [];
 }
+
+/** A run calls one workflow, so its answers carry the same path: parsed once, not per row. */
+let lastPath: Json | undefined;
+let lastParsed: { workflow: string | null; version: string | null } = { workflow: null, version: null };
+function versionOf(path: Json | undefined): { workflow: string | null; version: string | null } {
+  if (path !== lastPath || typeof path === 'object') {
+    lastParsed = parseWorkflowVersionPath(path);
+    lastPath = path;
+  }
+  return lastParsed;
+}
+
+/**
+ * Adds a generated key unless an earlier part already wrote it. An own-property check, so a key named like
+ * an Object.prototype member is still an ordinary key; `__proto__` needs defineProperty (assignment would
+ * set the prototype), which is too slow for the rest.
+ */
+function put(out: NormalisedResult, key: string, value: Json | undefined): void {
+  if (value === undefined || Object.hasOwn(out, key)) return;
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/** `<prefix><engine>.<name>` for every engine object of `engines`, skipping the keys in `skip`. */
+function flatten(out: NormalisedResult, prefix: string, engines: Json | undefined, reserve: boolean, skip?: readonly string[], skipEmpty = false): void {
+  if (!isObj(engines)) return;
+  for (const engine of Object.keys(engines)) {
+    if (skip !== undefined && skip.includes(engine)) continue;
+    const feats = engines[engine];
+    if (isObj(feats)) {
+      const names = Object.keys(feats);
+      if (skipEmpty && names.length === 0) continue;
+      const base = reserve && RESERVED_PREFIXES.has(engine) ? `output_features.${engine}.` : `${prefix}${engine}.`;
+      for (const name of names) put(out, base + name, feats[name]);
+    } else {
+      put(out, reserve && RESERVED_PREFIXES.has(engine) ? `output_features.${engine}` : `${prefix}${engine}`, feats);
+    }
+  }
+}
+
+const FEATURE_PARTS = ['output_features', 'prev_output_features'];
+const RULES_PARTS = ['final_decision'];
 
 export function normaliseWorkflow(response: unknown): NormalisedResult {
   if (!isObj(response)) throw bad(`expected an object, got ${describeShape(response)}`);
@@ -128,17 +173,12 @@ export function normaliseWorkflow(response: unknown): NormalisedResult {
   const fd = ro.final_decision;
   if (!isObj(fd)) throw bad(`output_data.rules_output.final_decision should be an object, got ${describeShape(fd)} (rules_output: ${describeShape(ro)})`);
 
-  // No prototype, so a key named `__proto__` in an answer is an ordinary key, and plain assignment
-  // (far cheaper than defineProperty at thousands of rows a second) cannot reach a prototype.
-  const out: NormalisedResult = Object.create(null) as NormalisedResult;
-  const put = (key: string, value: Json | undefined): void => {
-    if (value !== undefined && !(key in out)) out[key] = value;
-  };
-
   const offers = offersOf(fd.LoanOffers);
   const best = bestOffer(offers);
-  const { workflow, version } = parseWorkflowVersionPath(response.workflow_version_path);
-  const fixed: Record<string, Json> = {
+  const { workflow, version } = versionOf(response.workflow_version_path);
+  // One object literal in FIXED_COLUMNS order: V8 gives every result the same shape, which is far cheaper
+  // to fill and to serialise than a null-prototype (dictionary) object at thousands of rows a second.
+  const out: NormalisedResult = {
     decision: fd.Decision ?? null,
     decision_reason: fd.DecisionReason ?? null,
     loan_amount: numeric(fd.LoanAmount),
@@ -146,7 +186,12 @@ export function normaliseWorkflow(response: unknown): NormalisedResult {
     emi_decision: fd.EmiDecision ?? null,
     loan_offers: offers,
     offers_count: offers.length,
-    ...Object.fromEntries(OFFER_FIELDS.map((f) => [`best_offer.${f}`, best ? (f === 'product_code' ? best[f] ?? null : numeric(best[f])) : null])),
+    'best_offer.product_code': best ? best.product_code ?? null : null,
+    'best_offer.tenure_months': best ? numeric(best.tenure_months) : null,
+    'best_offer.pf_percent': best ? numeric(best.pf_percent) : null,
+    'best_offer.interest_rate': best ? numeric(best.interest_rate) : null,
+    'best_offer.emi_amount': best ? numeric(best.emi_amount) : null,
+    'best_offer.loan_amount': best ? numeric(best.loan_amount) : null,
     rule_engine_name: fd.rule_engine_name ?? null,
     rules_version: fd.version ?? null,
     rules_failed: rulesFailed(fd.RulesEvaluation),
@@ -154,25 +199,14 @@ export function normaliseWorkflow(response: unknown): NormalisedResult {
     workflow_version: version,
     request_id: response.request_id ?? null,
   };
-  for (const col of FIXED_COLUMNS) put(col, fixed[col]);
 
-  for (const [k, v] of Object.entries(fd)) if (!KNOWN_DECISION_KEYS.has(k)) put(`final_decision.${k}`, v);
+  for (const k of Object.keys(fd)) if (!KNOWN_DECISION_KEYS.has(k)) put(out, `final_decision.${k}`, fd[k]);
 
-  const features = isObj(od.features) ? od.features : {};
-  const flatten = (prefix: string, engines: Json | undefined, reserve: boolean): void => {
-    if (!isObj(engines)) return;
-    for (const [engine, feats] of Object.entries(engines)) {
-      const base = reserve && RESERVED_PREFIXES.has(engine) ? `output_features.${engine}` : `${prefix}${engine}`;
-      if (isObj(feats)) for (const [name, value] of Object.entries(feats)) put(`${base}.${name}`, value);
-      else put(base, feats);
-    }
-  };
-  flatten('', features.output_features, true);
-  flatten('prev.', features.prev_output_features, false);
-  flatten('prev.', od.prev_output_features, false);
-  const others = (obj: Obj, skip: readonly string[]): Obj =>
-    Object.fromEntries(Object.entries(obj).filter(([k, v]) => !skip.includes(k) && !(isObj(v) && Object.keys(v).length === 0)));
-  flatten('features.', others(features, ['output_features', 'prev_output_features']), false);
-  flatten('rules_output.', others(ro, ['final_decision']), false);
+  const features = isObj(od.features) ? od.features : undefined;
+  if (features) flatten(out, '', features.output_features, true);
+  if (features) flatten(out, 'prev.', features.prev_output_features, false);
+  flatten(out, 'prev.', od.prev_output_features, false);
+  if (features) flatten(out, 'features.', features, false, FEATURE_PARTS, true);
+  flatten(out, 'rules_output.', ro, false, RULES_PARTS, true);
   return out;
 }

@@ -7,9 +7,10 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 export function conditionHolds(c: StageCondition, results: Readonly<Record<string, Record<string, unknown>>>): boolean {
-  const stage = results[c.stage];
+  // Own properties only: a field named like an Object.prototype member is just absent.
+  const stage = Object.hasOwn(results, c.stage) ? results[c.stage] : undefined;
   if (!stage || stage.skipped === true) return c.exists === false;
-  const value = stage[c.field];
+  const value = Object.hasOwn(stage, c.field) ? stage[c.field] : undefined;
   const present = value !== undefined && value !== null;
   if (c.exists !== undefined && present !== c.exists) return false;
   if (c.equals !== undefined && !same(value, c.equals)) return false;

@@ -125,6 +125,28 @@ describe('normaliseWorkflow over every variant the spec shows', () => {
     expect(Object.keys(out)).toEqual(workflowResultColumns());
   });
 
+  it('engines and features named like Object.prototype members, or __proto__, are ordinary keys', () => {
+    const answerText = '{"output_data":{"rules_output":{"final_decision":{"Decision":"Approve","constructor":1},'
+      + '"__proto__":{"polluted":true}},"features":{"output_features":{"__proto__":{"x":1},"toString":{"y":2},"constructor":3}}}}';
+    const out = normaliseWorkflow(JSON.parse(answerText));
+    expect(out['final_decision.constructor']).toBe(1);
+    expect(out['__proto__.x']).toBe(1);
+    expect(out['toString.y']).toBe(2);
+    expect(Object.hasOwn(out, 'constructor')).toBe(true);
+    expect(out.constructor).toBe(3);
+    expect(out['rules_output.__proto__.polluted']).toBe(true);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a repeated workflow_version_path gives the same parse, and a different one its own', () => {
+    const base = { output_data: { rules_output: { final_decision: { Decision: 'Approve' } } } };
+    expect(normaliseWorkflow({ ...base, workflow_version_path: 'workflow_bank_v2' }).workflow_version).toBe('v2');
+    expect(normaliseWorkflow({ ...base, workflow_version_path: 'workflow_bank_v2' }).workflow).toBe('bank');
+    expect(normaliseWorkflow({ ...base, workflow_version_path: 'workflow_repeat_v3' }).workflow).toBe('repeat');
+    expect(normaliseWorkflow(base).workflow).toBeNull();
+  });
+
   const bad: Array<[string, unknown, RegExp]> = [
     ['not an object', 'oops', /expected an object, got a string/],
     ['an array', [], /got an array/],

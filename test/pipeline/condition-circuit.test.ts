@@ -19,6 +19,10 @@ describe('stage conditions', () => {
     [{ stage: 'loc', field: 'missing', exists: false }, true],
     [{ stage: 'skipped', field: 'decision', equals: 'Approve' }, false],
     [{ stage: 'skipped', field: 'decision', exists: false }, true],
+    // names of Object.prototype members are ordinary, absent fields and stages
+    [{ stage: 'loc', field: 'constructor', exists: false }, true],
+    [{ stage: 'loc', field: 'toString', exists: true }, false],
+    [{ stage: 'constructor', field: 'decision', exists: false }, true],
   ])('%j -> %s', (c, expected) => {
     expect(conditionHolds(c, results)).toBe(expected);
   });
