@@ -108,8 +108,8 @@ async function benchAdaptive(): Promise<void> {
 
 async function benchRaw(): Promise<void> {
   figures.raw = {
-    latency_0ms: await benchRawVsAutocannon({ dir: work, rows: quick ? 20_000 : 50_000, seconds: quick ? 8 : 15 }),
-    latency_20ms: await benchRawVsAutocannon({ dir: work, rows: quick ? 10_000 : 30_000, seconds: quick ? 8 : 15, latencyMs: 20 }),
+    latency_0ms: await benchRawVsAutocannon({ dir: work, rows: quick ? 20_000 : 50_000, seconds: quick ? 5 : 8, rounds: quick ? 3 : 5 }),
+    latency_20ms: await benchRawVsAutocannon({ dir: work, rows: quick ? 10_000 : 20_000, seconds: quick ? 5 : 8, latencyMs: 20, rounds: 3 }),
   };
 }
 

@@ -56,6 +56,12 @@ export class Transport {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      // A declared length within the cap (every documented answer): undici's own body reader, which is
+      // cheaper than iterating the stream and checks the length itself. Otherwise read with a cap.
+      const declared = Number(res.headers['content-length']);
+      if (declared >= 0 && declared <= MAX_RESPONSE_BYTES) {
+        return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {

@@ -5,7 +5,7 @@
  * cost more than the rest of a fast run. A torn last line (power loss, full disk) is cut off when the file
  * is opened again. fsync runs on a short timer (group commit): a power cut can lose the last ~200 ms.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync, createReadStream } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync, createReadStream } from 'node:fs';
 import { readLines } from '../input/lines.js';
 
 export class AppendFile {
@@ -19,7 +19,7 @@ export class AppendFile {
     this.path = path;
     this.#fd = openSync(path, 'a+', mode);
     repairTail(this.#fd);
-    this.#timer = setInterval(() => this.sync(), 200);
+    this.#timer = setInterval(() => this.#syncInBackground(), 200);
     this.#timer.unref();
   }
 
@@ -68,8 +68,24 @@ export class AppendFile {
     this.#dirty = true;
   }
 
+  /**
+   * The group commit: on libuv's thread pool, so the event loop (which is what limits a fast run) never
+   * waits for the disk. A failing disk shows in the next write, which stops the run.
+   */
+  #syncInBackground(): void {
+    if (!this.#dirty || this.#syncing) return;
+    this.#dirty = false;
+    this.#syncing = true;
+    fsync(this.#fd, () => {
+      this.#syncing = false;
+    });
+  }
+
+  #syncing = false;
+
+  /** Synchronous, also when a background sync may still be running (close must not race it). */
   sync(): void {
-    if (!this.#dirty) return;
+    if (!this.#dirty && !this.#syncing) return;
     this.#dirty = false;
     try {
       fsyncSync(this.#fd);

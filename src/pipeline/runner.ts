@@ -159,11 +159,16 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
 
   const windowSize = Math.max(16, Math.ceil(services.reduce((n, svc) => n + s.concurrency[svc], 0) * 1.5));
   const slots = new Semaphore(windowSize);
-  const inflight = new Set<Promise<void>>();
+  // Rows in flight are counted, not kept: the last one to settle wakes the wait at the end.
+  let inflight = 0;
+  let allSettled: (() => void) | undefined;
   progress.start();
   let fatalWrite: unknown;
+  let readFailed = false;
   try {
-    for await (const row of withFirst(firstRow, reader)) {
+    // The reader's iterator used directly (no wrapping generator: one promise less per row).
+    for (let next = firstRow; !next.done; next = await reader.next()) {
+      const row = next.value;
       if (stopped) break;
       if (s.limit !== undefined && row.row > s.limit) break;
       counters.read += 1;
@@ -182,14 +187,15 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
         if (retryOnly && !output.retry.has(row.row) && output.earlierLimit !== null && row.row > output.earlierLimit) continue;
         if (output.retry.has(row.row)) counters.retriedRows += 1;
       }
-      await slots.acquire();
+      if (!slots.tryAcquire()) await slots.acquire();
       if (stopped) {
         slots.release();
         break;
       }
       counters.processed += 1;
       if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
-      const task = (async () => {
+      inflight += 1;
+      void (async () => {
         try {
           if (row.readError) {
             recorder.unreadable(row);
@@ -213,17 +219,19 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
         } finally {
           counters.lastSettle = performance.now();
           slots.release();
+          inflight -= 1;
+          if (inflight === 0) allSettled?.();
         }
       })();
-      inflight.add(task);
-      void task.finally(() => inflight.delete(task));
     }
   } catch (err) {
+    readFailed = true;
     requestStop(toBreError(err, 'INPUT_UNREADABLE').code === 'INPUT_UNREADABLE'
       ? new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`)
       : toBreError(err));
   }
-  await Promise.all(inflight);
+  if (!readFailed) await reader.return?.();
+  if (inflight > 0) await new Promise<void>((resolve) => (allSettled = resolve));
   progress.stop();
   process.off('SIGINT', onSigint);
   process.off('SIGTERM', onSigterm);
@@ -253,15 +261,6 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   out.unlock();
   const exitCode = stopped ? 3 : totals.failed > 0 ? 1 : 0;
   return { exitCode, summary, stopped };
-}
-
-/** The rows of `rest`, after `first` (already taken from it). */
-async function* withFirst(first: IteratorResult<InputRow>, rest: AsyncIterator<InputRow>): AsyncGenerator<InputRow> {
-  try {
-    for (let r = first; !r.done; r = await rest.next()) yield r.value;
-  } finally {
-    await rest.return?.();
-  }
 }
 
 /** For a stopped run: about how many rows are left and how long they need at the configured limits. */

@@ -7,6 +7,15 @@ export class Semaphore {
     this.#free = slots;
   }
 
+  /** Takes a free slot at once if there is one (no promise: the common case of a run that keeps up). */
+  tryAcquire(): boolean {
+    if (this.#free > 0 && this.#waiters.length === 0) {
+      this.#free -= 1;
+      return true;
+    }
+    return false;
+  }
+
   acquire(): Promise<void> {
     if (this.#free > 0) {
       this.#free -= 1;

@@ -76,4 +76,18 @@ describe('semaphore', () => {
     }));
     expect(most).toBe(2);
   });
+
+  it('tryAcquire takes a free slot at once, never one a waiter is owed', async () => {
+    const sem = new Semaphore(1);
+    expect(sem.tryAcquire()).toBe(true);
+    expect(sem.tryAcquire()).toBe(false);
+    let woke = false;
+    const waiter = sem.acquire().then(() => (woke = true));
+    sem.release(); // handed to the waiter, not left free
+    expect(sem.tryAcquire()).toBe(false);
+    await waiter;
+    expect(woke).toBe(true);
+    sem.release();
+    expect(sem.tryAcquire()).toBe(true);
+  });
 });

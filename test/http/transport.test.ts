@@ -1,0 +1,63 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Transport } from '../../src/http/transport.js';
+import type { BreError } from '../../src/errors.js';
+
+let server: Server;
+let base = '';
+const BIG = JSON.stringify({ rows: Array.from({ length: 5000 }, (_, i) => ({ i, text: 'é'.repeat(20) })) });
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/length') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(BIG) });
+        res.end(BIG);
+      } else if (req.url === '/chunked') {
+        // No content-length: the capped streaming reader. Split inside a multi-byte character on purpose.
+        res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+        const buf = Buffer.from(BIG);
+        const cut = buf.indexOf(Buffer.from('é')) + 1;
+        res.write(buf.subarray(0, cut));
+        setTimeout(() => res.end(buf.subarray(cut)), 5);
+      } else if (req.url === '/short') {
+        // Declares more than it sends, then hangs up: a body cut short in transit.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+        res.write('{"partial":');
+        setTimeout(() => req.socket.destroy(), 5);
+      } else {
+        res.writeHead(200, { 'content-length': 0 });
+        res.end();
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+
+describe('transport: every body read whole, whichever way it is framed', () => {
+  it.each([['/length'], ['/chunked']])('%s: the whole body, decoded once as UTF-8', async (path) => {
+    const t = new Transport(base, 2);
+    const res = await t.send('workflow', { path, headers: {}, body: '{}' }, 2000);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(BIG);
+    await t.close();
+  });
+
+  it('an empty body is the empty string', async () => {
+    const t = new Transport(base, 2);
+    expect((await t.send('workflow', { path: '/empty', headers: {}, body: '{}' }, 2000)).text).toBe('');
+    await t.close();
+  });
+
+  it('a body cut short of its content-length is a NETWORK error (retried by the chain), not a short answer', async () => {
+    const t = new Transport(base, 2);
+    const err = (await t.send('workflow', { path: '/short', headers: {}, body: '{}' }, 2000).catch((e) => e)) as BreError;
+    expect(err.code).toBe('NETWORK');
+    expect(err.service).toBe('workflow');
+    await t.close();
+  });
+});
