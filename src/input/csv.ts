@@ -36,21 +36,40 @@ function parseRecord(text: string, delimiter: string): string[] | Error {
   }
 }
 
-export async function* csvRows(lines: AsyncIterable<PhysicalLine>, opts: CsvOptions): AsyncGenerator<InputRow> {
+/**
+ * CSV rows, a batch per batch of lines (see readLineBatches). Lines are taken synchronously from the
+ * current batch; only running out of lines waits for the stream.
+ */
+export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opts: CsvOptions): AsyncGenerator<InputRow[]> {
   const delimiter = opts.delimiter ?? ',';
   let header: string[] | undefined;
   let row = 0;
+  // Lines given back after a broken multi-line record, read again before the rest.
   const queue: PhysicalLine[] = [];
-  const iterator = lines[Symbol.asyncIterator]();
+  const iterator = batches[Symbol.asyncIterator]();
+  let batch: PhysicalLine[] = [];
+  let at = 0;
   let exhausted = false;
+  let out: InputRow[] = [];
 
-  async function next(): Promise<PhysicalLine | undefined> {
+  /** The next line, `undefined` at the end of the input, `null` when the stream must be read first. */
+  const take = (): PhysicalLine | undefined | null => {
     if (queue.length > 0) return queue.shift();
-    if (exhausted) return undefined;
+    if (at < batch.length) return batch[at++];
+    return exhausted ? undefined : null;
+  };
+  const refill = async (): Promise<void> => {
     const r = await iterator.next();
-    if (r.done) { exhausted = true; return undefined; }
-    return r.value;
-  }
+    if (r.done) exhausted = true;
+    else { batch = r.value; at = 0; }
+  };
+  const next = async (): Promise<PhysicalLine | undefined> => {
+    for (;;) {
+      const l = take();
+      if (l !== null) return l;
+      await refill();
+    }
+  };
 
   const malformed = (first: PhysicalLine, message: string, expected: string): InputRow => {
     row += 1;
@@ -58,14 +77,20 @@ export async function* csvRows(lines: AsyncIterable<PhysicalLine>, opts: CsvOpti
   };
 
   for (;;) {
-    const first = await next();
-    if (!first) return;
-    if (first.tooLong) {
-      if (!header) throw new Error(`line ${first.line}: the header line is longer than ${opts.maxRecordBytes} bytes`);
-      yield malformed(first, `line ${first.line} is longer than ${opts.maxRecordBytes} bytes`, `a record of at most ${opts.maxRecordBytes} bytes`);
+    const first = take();
+    if (first === null) {
+      // Hand over what this batch gave before waiting for the stream.
+      if (out.length > 0) { yield out; out = []; }
+      await refill();
       continue;
     }
-    if (first.text.trim() === '' ) continue; // blank lines are not data rows
+    if (!first) break;
+    if (first.tooLong) {
+      if (!header) throw new Error(`line ${first.line}: the header line is longer than ${opts.maxRecordBytes} bytes`);
+      out.push(malformed(first, `line ${first.line} is longer than ${opts.maxRecordBytes} bytes`, `a record of at most ${opts.maxRecordBytes} bytes`));
+      continue;
+    }
+    if (first.text.trim() === '') continue; // blank lines are not data rows
     const pending: Pending = [first];
     let text = first.text;
     let bytes = first.bytes;
@@ -94,7 +119,7 @@ export async function* csvRows(lines: AsyncIterable<PhysicalLine>, opts: CsvOpti
       // Only the first line is lost: the rest is read again as records of their own.
       queue.unshift(...pending.slice(1));
       if (!header) throw new Error(`line ${first.line}: the header is not valid CSV: ${broken}`);
-      yield malformed(first, `line ${first.line}: ${broken}`, 'a well-formed CSV record (quotes closed on the same record)');
+      out.push(malformed(first, `line ${first.line}: ${broken}`, 'a well-formed CSV record (quotes closed on the same record)'));
       continue;
     }
     const values = fields as string[];
@@ -109,12 +134,13 @@ export async function* csvRows(lines: AsyncIterable<PhysicalLine>, opts: CsvOpti
       continue;
     }
     if (values.length !== header.length) {
-      yield malformed(first, `line ${first.line}: ${values.length} columns, the header has ${header.length}`, `${header.length} columns as in the header`);
+      out.push(malformed(first, `line ${first.line}: ${values.length} columns, the header has ${header.length}`, `${header.length} columns as in the header`));
       continue;
     }
     row += 1;
     const data: Record<string, unknown> = {};
     for (let i = 0; i < header.length; i += 1) data[header[i]] = values[i];
-    yield { row, line: first.line, data };
+    out.push({ row, line: first.line, data });
   }
+  if (out.length > 0) yield out;
 }

@@ -17,7 +17,16 @@ export interface PhysicalLine {
 
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
+/** The lines of a stream one by one (see `readLineBatches`). */
 export async function* readLines(stream: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<PhysicalLine> {
+  for await (const batch of readLineBatches(stream, maxLineBytes)) yield* batch;
+}
+
+/**
+ * The lines of a stream, handed over a chunk's worth at a time: every step of an async generator costs
+ * promises, so a reader of millions of lines takes them in batches (one per chunk read, never empty).
+ */
+export async function* readLineBatches(stream: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<PhysicalLine[]> {
   let parts: Buffer[] = [];
   let partBytes = 0;
   let skipping = false;
@@ -25,6 +34,7 @@ export async function* readLines(stream: Readable | AsyncIterable<Buffer | strin
   let line = 0;
   for await (const raw of stream as AsyncIterable<Buffer | string>) {
     const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+    const batch: PhysicalLine[] = [];
     let start = 0;
     while (start <= chunk.length) {
       const nl = chunk.indexOf(0x0a, start);
@@ -42,13 +52,14 @@ export async function* readLines(stream: Readable | AsyncIterable<Buffer | strin
       }
       if (nl === -1) break;
       line += 1;
-      yield finish();
+      batch.push(finish());
       start = nl + 1;
     }
+    if (batch.length > 0) yield batch;
   }
   if (skipping || partBytes > 0) {
     line += 1;
-    yield finish();
+    yield [finish()];
   }
 
   function finish(): PhysicalLine {

@@ -2,12 +2,22 @@
 import type { InputRow } from '../types.js';
 import type { PhysicalLine } from './lines.js';
 
-export async function* ndjsonRows(lines: AsyncIterable<PhysicalLine>, maxRecordBytes: number): AsyncGenerator<InputRow> {
-  let row = 0;
-  for await (const l of lines) {
+/** NDJSON rows, a batch per batch of lines (see readLineBatches). */
+export async function* ndjsonRowBatches(batches: AsyncIterable<PhysicalLine[]>, maxRecordBytes: number): AsyncGenerator<InputRow[]> {
+  const state = { row: 0 };
+  for await (const lines of batches) {
+    const rows = ndjsonBatch(lines, maxRecordBytes, state);
+    if (rows.length > 0) yield rows;
+  }
+}
+
+function ndjsonBatch(lines: readonly PhysicalLine[], maxRecordBytes: number, state: { row: number }): InputRow[] {
+  const out: InputRow[] = [];
+  let row = state.row;
+  for (const l of lines) {
     if (l.tooLong) {
       row += 1;
-      yield { row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is longer than ${maxRecordBytes} bytes`, expected: `a JSON object of at most ${maxRecordBytes} bytes` } };
+      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is longer than ${maxRecordBytes} bytes`, expected: `a JSON object of at most ${maxRecordBytes} bytes` } });
       continue;
     }
     if (l.text.trim() === '') continue;
@@ -17,14 +27,16 @@ export async function* ndjsonRows(lines: AsyncIterable<PhysicalLine>, maxRecordB
       value = JSON.parse(l.text);
     } catch (err) {
       const why = err instanceof RangeError ? 'nested too deeply' : 'not valid JSON';
-      yield { row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is ${why}`, expected: 'one JSON object per line' } };
+      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is ${why}`, expected: 'one JSON object per line' } });
       continue;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-      yield { row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is ${got}, not a JSON object`, expected: 'one JSON object per line' } };
+      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is ${got}, not a JSON object`, expected: 'one JSON object per line' } });
       continue;
     }
-    yield { row, line: l.line, data: value as Record<string, unknown> };
+    out.push({ row, line: l.line, data: value as Record<string, unknown> });
   }
+  state.row = row;
+  return out;
 }

@@ -4,9 +4,9 @@ import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BreError } from '../errors.js';
 import type { InputRow } from '../types.js';
-import { csvRows } from './csv.js';
-import { readLines } from './lines.js';
-import { ndjsonRows } from './ndjson.js';
+import { csvRowBatches } from './csv.js';
+import { readLineBatches } from './lines.js';
+import { ndjsonRowBatches } from './ndjson.js';
 
 export type InputFormat = 'csv' | 'ndjson';
 
@@ -39,10 +39,19 @@ export function resolveFormat(path: string, format?: string): InputFormat {
   return f;
 }
 
-export function readRows(path: string, opts: ReadOptions = {}): AsyncIterable<InputRow> {
+/** The rows one by one. */
+export async function* readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow> {
+  for await (const batch of readRowBatches(path, opts)) yield* batch;
+}
+
+/**
+ * The rows in batches (those of one chunk of the file, never empty), for the runner: a step of an async
+ * generator costs several promises, which a run of thousands of rows a second notices.
+ */
+export function readRowBatches(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow[]> {
   const format = resolveFormat(path, opts.format);
   const max = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const stream = opts.stream ?? (path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 256 * 1024 }));
-  const lines = readLines(stream, max);
-  return format === 'csv' ? csvRows(lines, { maxRecordBytes: max }) : ndjsonRows(lines, max);
+  const lines = readLineBatches(stream, max);
+  return format === 'csv' ? csvRowBatches(lines, { maxRecordBytes: max }) : ndjsonRowBatches(lines, max);
 }

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { BreError, toBreError } from '../errors.js';
 import { createClient, type ServiceClient } from '../http/chain.js';
 import { maskText } from '../input/mask.js';
-import { readRows } from '../input/read.js';
+import { readRowBatches } from '../input/read.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
 import { inputFingerprint, type Manifest } from '../output/manifest.js';
@@ -94,10 +94,10 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   // The first row is read before anything is written: an input whose header cannot be read is a usage
   // error (exit 2, nothing called), not a stopped run, and leaves no manifest that would then refuse the
   // corrected input under the same --out.
-  const reader = readRows(s.input, { format: s.inputFormat })[Symbol.asyncIterator]();
-  let firstRow: IteratorResult<InputRow>;
+  const reader = readRowBatches(s.input, { format: s.inputFormat });
+  let firstBatch: IteratorResult<InputRow[]>;
   try {
-    firstRow = await reader.next();
+    firstBatch = await reader.next();
   } catch (err) {
     throw new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`);
   }
@@ -166,11 +166,10 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   let fatalWrite: unknown;
   let readFailed = false;
   try {
-    // The reader's iterator used directly (no wrapping generator: one promise less per row).
-    for (let next = firstRow; !next.done; next = await reader.next()) {
-      const row = next.value;
-      if (stopped) break;
-      if (s.limit !== undefined && row.row > s.limit) break;
+    // Rows come a batch at a time (one chunk of the file): a step of the reader costs promises.
+    batches: for (let next = firstBatch; !next.done; next = await reader.next()) for (const row of next.value) {
+      if (stopped) break batches;
+      if (s.limit !== undefined && row.row > s.limit) break batches;
       counters.read += 1;
       const key = row.readError ? null : keyOf(row, s.pipeline.key);
       if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
@@ -190,7 +189,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
       if (!slots.tryAcquire()) await slots.acquire();
       if (stopped) {
         slots.release();
-        break;
+        break batches;
       }
       counters.processed += 1;
       if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
@@ -230,7 +229,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
       ? new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`)
       : toBreError(err));
   }
-  if (!readFailed) await reader.return?.();
+  if (!readFailed) await reader.return(undefined);
   if (inflight > 0) await new Promise<void>((resolve) => (allSettled = resolve));
   progress.stop();
   process.off('SIGINT', onSigint);
