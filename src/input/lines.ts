@@ -19,7 +19,8 @@ const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
 /** The lines of a stream one by one (see `readLineBatches`). */
 export async function* readLines(stream: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<PhysicalLine> {
-  for await (const batch of readLineBatches(stream, maxLineBytes)) yield* batch;
+  // for-of, not yield*: yield* over an array wraps it in an async iterator, promises per line.
+  for await (const batch of readLineBatches(stream, maxLineBytes)) for (const l of batch) yield l;
 }
 
 /**

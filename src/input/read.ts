@@ -41,7 +41,7 @@ export function resolveFormat(path: string, format?: string): InputFormat {
 
 /** The rows one by one. */
 export async function* readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow> {
-  for await (const batch of readRowBatches(path, opts)) yield* batch;
+  for await (const batch of readRowBatches(path, opts)) for (const r of batch) yield r;
 }
 
 /**
