@@ -1,5 +1,5 @@
 /**
- * Splits a byte stream into physical lines without ever holding more than one line (plus one chunk).
+ * Splits a byte stream into physical lines, holding at most one chunk and its lines plus one partial line.
  * A line longer than `maxLineBytes` is not buffered: its bytes are discarded up to the next newline and it
  * is handed over as `tooLong`, so a 2 GB single-line file cannot exhaust memory.
  */
