@@ -6,7 +6,7 @@
  * is opened again. fsync runs on a short timer (group commit): a power cut can lose the last ~200 ms.
  */
 import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync, createReadStream } from 'node:fs';
-import { readLines } from '../input/lines.js';
+import { readLineBatches, readLines } from '../input/lines.js';
 
 export class AppendFile {
   readonly path: string;
@@ -122,6 +122,23 @@ function repairTail(fd: number): void {
     end = start;
   }
   ftruncateSync(fd, 0);
+}
+
+/** The lines of an NDJSON file parsed, a file chunk at a time (no generator step per line); see readNdjson. */
+export async function* readNdjsonBatches<T = unknown>(path: string): AsyncGenerator<(T | null)[]> {
+  if (!existsSync(path)) return;
+  for await (const lines of readLineBatches(createReadStream(path, { highWaterMark: 256 * 1024 }), 256 * 1024 * 1024)) {
+    const out: (T | null)[] = [];
+    for (const l of lines) {
+      if (l.text === '') continue;
+      try {
+        out.push(JSON.parse(l.text) as T);
+      } catch {
+        out.push(null);
+      }
+    }
+    if (out.length > 0) yield out;
+  }
 }
 
 /** Lines of an NDJSON file, parsed; unparsable lines are passed as `null` (callers decide). */

@@ -5,10 +5,10 @@
  */
 import { createWriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import { once } from 'node:events';
 import { excelSafe } from './excel.js';
-import { readNdjson } from './ndjson-file.js';
+import { readNdjsonBatches } from './ndjson-file.js';
 
 export interface StageColumns {
   readonly id: string;
@@ -24,13 +24,18 @@ export interface ResultLine {
 /** `visit` sees every result line in the first pass (the summary counts decisions there: no extra read). */
 export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stages: readonly StageColumns[], visit?: (line: ResultLine) => void): Promise<{ rows: number; columns: number }> {
   const extra = new Map<string, Set<string>>(stages.map((s) => [s.id, new Set<string>()]));
-  for await (const line of readNdjson<ResultLine>(ndjsonPath)) {
-    if (!line?.stages) continue;
-    visit?.(line);
-    for (const s of stages) {
-      const known = new Set(s.known);
-      const set = extra.get(s.id)!;
-      for (const k of Object.keys(line.stages[s.id] ?? {})) if (!known.has(k)) set.add(k);
+  const known = new Map<string, Set<string>>(stages.map((s) => [s.id, new Set(s.known)]));
+  for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath)) {
+    for (const line of batch) {
+      if (!line?.stages) continue;
+      visit?.(line);
+      for (const s of stages) {
+        const fields = line.stages[s.id];
+        if (!fields) continue;
+        const knownOf = known.get(s.id)!;
+        const set = extra.get(s.id)!;
+        for (const k of Object.keys(fields)) if (!knownOf.has(k)) set.add(k);
+      }
     }
   }
   const columns: { stage: string; field: string }[] = [];
@@ -40,17 +45,25 @@ export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stage
   }
   const tmp = `${csvPath}.tmp`;
   const out = createWriteStream(tmp);
-  const csv = stringify({ header: true, columns: ['row', 'key', ...columns.map((c) => `${c.stage}.${c.field}`)] });
-  csv.pipe(out);
+  // csv-stringify's synchronous form over a file chunk's records at a time: the same quoting as its stream,
+  // without a stream write per row.
+  const write = async (records: string[][]): Promise<void> => {
+    if (!out.write(stringify(records))) await once(out, 'drain');
+  };
+  await write([['row', 'key', ...columns.map((c) => `${c.stage}.${c.field}`)]]);
   let rows = 0;
-  for await (const line of readNdjson<ResultLine>(ndjsonPath)) {
-    if (!line?.stages) continue;
-    const record = [String(line.row), excelSafe(line.key)];
-    for (const c of columns) record.push(excelSafe(line.stages[c.stage]?.[c.field]));
-    if (!csv.write(record)) await once(csv, 'drain');
-    rows += 1;
+  for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath)) {
+    const records: string[][] = [];
+    for (const line of batch) {
+      if (!line?.stages) continue;
+      const record = [String(line.row), excelSafe(line.key)];
+      for (const c of columns) record.push(excelSafe(line.stages[c.stage]?.[c.field]));
+      records.push(record);
+    }
+    if (records.length > 0) await write(records);
+    rows += records.length;
   }
-  csv.end();
+  out.end();
   await once(out, 'finish');
   await rename(tmp, csvPath);
   return { rows, columns: columns.length + 2 };
