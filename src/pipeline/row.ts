@@ -5,7 +5,7 @@
  */
 import { BreError, FATAL_CODES, toBreError } from '../errors.js';
 import { getStageKind } from '../stages/index.js';
-import type { FieldError, SecretValue, ServiceCall, StageConfig, StageContext } from '../stages/types.js';
+import type { FieldError, PrepareResult, SecretValue, ServiceCall, StageConfig, StageContext } from '../stages/types.js';
 import type { InputRow, NormalisedTransaction } from '../types.js';
 import { allHold } from './condition.js';
 
@@ -23,33 +23,62 @@ export interface StageRuntime {
   readonly counters: { ran: number; skipped: number; failed: number; calls: number };
 }
 
-export async function prepareRow(row: InputRow, stages: readonly StageRuntime[], ctx: StageContext): Promise<{ prepared: unknown[] } | { stage: string; errors: FieldError[] }> {
-  const prepared: unknown[] = [];
-  let firstStage: string | undefined;
-  const errors: FieldError[] = [];
-  for (const s of stages) {
-    const kind = getStageKind(s.config.kind)!;
-    let res;
-    try {
-      res = await kind.prepare(row, s.config, ctx);
-    } catch (err) {
-      // A stage kind must not throw for bad input; if one does, the row still ends in errors, not a crash.
-      res = { ok: false as const, errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }] };
-    }
-    if (res.ok) {
-      prepared.push(res.value);
-      for (const w of res.warnings ?? []) ctx.warn(`${s.config.id}: ${w}`, row);
-    }
-    else {
-      firstStage ??= s.config.id;
-      for (const e of res.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
-    }
+type Prepared = { prepared: unknown[] } | { stage: string; errors: FieldError[] };
+
+/** Every stage's prepare, in order. Synchronous when every stage answers synchronously (no file read). */
+export function prepareRow(row: InputRow, stages: readonly StageRuntime[], ctx: StageContext): Prepared | Promise<Prepared> {
+  const acc = new PreparedRow(row, ctx);
+  for (let i = 0; i < stages.length; i += 1) {
+    const res = tryPrepare(row, stages[i], ctx);
+    if (res instanceof Promise) return prepareRest(acc, res, i, row, stages, ctx);
+    acc.add(stages[i], res);
   }
-  return errors.length > 0 ? { stage: firstStage!, errors } : { prepared };
+  return acc.finish();
+}
+
+async function prepareRest(acc: PreparedRow, pending: Promise<PrepareResult<unknown>>, at: number, row: InputRow, stages: readonly StageRuntime[], ctx: StageContext): Promise<Prepared> {
+  acc.add(stages[at], await pending);
+  for (let i = at + 1; i < stages.length; i += 1) acc.add(stages[i], await tryPrepare(row, stages[i], ctx));
+  return acc.finish();
+}
+
+function tryPrepare(row: InputRow, s: StageRuntime, ctx: StageContext): PrepareResult<unknown> | Promise<PrepareResult<unknown>> {
+  const kind = getStageKind(s.config.kind)!;
+  // A stage kind must not throw for bad input; if one does, the row still ends in errors, not a crash.
+  const failed = (err: unknown): PrepareResult<unknown> => ({ ok: false, errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }] });
+  try {
+    const res = kind.prepare(row, s.config, ctx);
+    return res instanceof Promise ? res.catch(failed) : res;
+  } catch (err) {
+    return failed(err);
+  }
+}
+
+class PreparedRow {
+  readonly prepared: unknown[] = [];
+  readonly errors: FieldError[] = [];
+  firstStage: string | undefined;
+
+  constructor(readonly row: InputRow, readonly ctx: StageContext) {}
+
+  add(s: StageRuntime, res: PrepareResult<unknown>): void {
+    if (res.ok) {
+      this.prepared.push(res.value);
+      if (res.warnings) for (const w of res.warnings) this.ctx.warn(`${s.config.id}: ${w}`, this.row);
+      return;
+    }
+    this.firstStage ??= s.config.id;
+    for (const e of res.errors) if (!this.errors.some((x) => x.field === e.field && x.message === e.message)) this.errors.push(e);
+  }
+
+  finish(): Prepared {
+    return this.errors.length > 0 ? { stage: this.firstStage!, errors: this.errors } : { prepared: this.prepared };
+  }
 }
 
 export async function runRow(row: InputRow, stages: readonly StageRuntime[], ctx: StageContext, dryRun: boolean): Promise<RowOutcome> {
-  const prep = await prepareRow(row, stages, ctx);
+  const pending = prepareRow(row, stages, ctx);
+  const prep = pending instanceof Promise ? await pending : pending;
   if ('errors' in prep) return { kind: 'invalid', stage: prep.stage, errors: prep.errors };
   if (dryRun) return { kind: 'valid' };
   const results: Record<string, Record<string, unknown>> = {};

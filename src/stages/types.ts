@@ -125,8 +125,11 @@ export interface StageKind<Options = Record<string, unknown>, Prepared = unknown
   columns(stage: StageConfig<Options>): ColumnSpec;
   /** Result fields known before the run (a stable results.csv header); more may appear. */
   resultColumns?(stage: StageConfig<Options>): readonly string[];
-  /** Validate the row and build the request(s). No network. Never throws for bad input. */
-  prepare(row: InputRow, stage: StageConfig<Options>, ctx: StageContext): Promise<PrepareResult<Prepared>>;
+  /**
+   * Validate the row and build the request(s). No network. Never throws for bad input. May answer
+   * synchronously (no promise) when it reads no file: the runner only waits when it is given a promise.
+   */
+  prepare(row: InputRow, stage: StageConfig<Options>, ctx: StageContext): PrepareResult<Prepared> | Promise<PrepareResult<Prepared>>;
   /** Make the call(s) and normalise. Throws BreError for a row error. */
   execute(prepared: Prepared, call: ServiceCall, stage: StageConfig<Options>, ctx: StageContext): Promise<StageOutput>;
 }

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { normaliseWorkflow, workflowResultColumns } from '../normalise/workflow.js';
 import { isNamedEndpoint, NAMED_COLUMNS, NAMED_ENDPOINTS } from '../services/bre/endpoints.js';
 import { COLUMN_TYPES } from '../services/bre/extra-columns.js';
-import { buildWorkflowRequest } from '../services/bre/request.js';
+import { buildWorkflowRequest, type WorkflowRequest } from '../services/bre/request.js';
 import type { JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
 import type { ColumnSpec, PrepareResult, StageConfig, StageKind } from './types.js';
@@ -77,20 +77,24 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
 
   resultColumns: () => workflowResultColumns(),
 
-  async prepare(row, stage, ctx): Promise<PrepareResult<WorkflowPrepared>> {
+  prepare(row, stage, ctx) {
     const endpoint = stage.endpoint ?? '';
-    const built = await buildWorkflowRequest(row.data, inputEndpoint(stage), {
+    const done = (built: PrepareResult<WorkflowRequest>): PrepareResult<WorkflowPrepared> => {
+      if (!built.ok) return built;
+      for (const w of built.warnings ?? []) ctx.warn(w, row);
+      return {
+        ok: true,
+        value: { path: `/execute/${encodeURIComponent(ctx.clientId)}/${encodeURIComponent(endpoint)}`, body: built.value.body },
+      };
+    };
+    const built = buildWorkflowRequest(row.data, inputEndpoint(stage), {
       inputDir: ctx.inputDir,
       passColumns: stage.options.pass_columns,
       excludeColumns: stage.options.exclude_columns,
       columnTypes: stage.options.column_types as Readonly<Record<string, 'string' | 'number' | 'boolean' | 'json'>>,
     });
-    if (!built.ok) return built;
-    for (const w of built.warnings ?? []) ctx.warn(w, row);
-    return {
-      ok: true,
-      value: { path: `/execute/${encodeURIComponent(ctx.clientId)}/${encodeURIComponent(endpoint)}`, body: built.value.body },
-    };
+    // Synchronous unless a report or bank file had to be read (see buildWorkflowRequest).
+    return built instanceof Promise ? built.then(done) : done(built);
   },
 
   async execute(prepared, call) {

@@ -109,9 +109,13 @@ function genericColumns(data: Record<string, unknown>, p: Plan, exclude: readonl
   return Object.keys(data).filter((c) => !reserved.has(c));
 }
 
-export async function buildWorkflowRequest(
+/**
+ * The request of one row. Synchronous unless the row carries a bureau report or bank data, which may have to
+ * be read from a file: a run of thousands of rows a second pays for every promise on its per-row path.
+ */
+export function buildWorkflowRequest(
   data: Record<string, unknown>, endpoint: string, opts: WorkflowRequestOptions,
-): Promise<PrepareResult<WorkflowRequest>> {
+): PrepareResult<WorkflowRequest> | Promise<PrepareResult<WorkflowRequest>> {
   const named = isNamedEndpoint(endpoint);
   const p: Plan = named
     ? plan(endpoint, data)
@@ -130,30 +134,35 @@ export async function buildWorkflowRequest(
   const passInput: Record<string, unknown> = {};
   errors.push(...copyColumns(data, extra, passInput, opts.columnTypes));
 
-  if (p.report) {
-    const report = await resolveBureauReport(data, {
-      accepted: BRE_BUREAU_FORMATS, rawFields: BRE_REPORT_FIELDS, formatFields: BRE_FORMAT_FIELDS,
-      inputDir: opts.inputDir, cache: opts.cache,
-    });
-    if (report.ok) {
-      warnings.push(...report.value.warnings);
-      setPath(input, 'external.bureau_type', report.value.format);
-      setPath(input, 'external.bureau_raw_json', report.value.base64);
-    } else {
-      errors.push(...report.errors);
+  const finish = (): PrepareResult<WorkflowRequest> => {
+    if (errors.length) return { ok: false, errors };
+    body.input_data = mergeUnder(passInput, input);
+    return warnings.length
+      ? { ok: true, value: { body: body as JsonObject, mode: p.mode }, warnings }
+      : { ok: true, value: { body: body as JsonObject, mode: p.mode } };
+  };
+  if (!p.report && !p.bank) return finish();
+  return (async () => {
+    if (p.report) {
+      const report = await resolveBureauReport(data, {
+        accepted: BRE_BUREAU_FORMATS, rawFields: BRE_REPORT_FIELDS, formatFields: BRE_FORMAT_FIELDS,
+        inputDir: opts.inputDir, cache: opts.cache,
+      });
+      if (report.ok) {
+        warnings.push(...report.value.warnings);
+        setPath(input, 'external.bureau_type', report.value.format);
+        setPath(input, 'external.bureau_raw_json', report.value.base64);
+      } else {
+        errors.push(...report.errors);
+      }
     }
-  }
-  if (p.bank) {
-    const bank = await resolveBankData(data, { allowArray: p.bank.allowArray, inputDir: opts.inputDir, cache: opts.cache });
-    if (bank.ok) setPath(input, 'external.bank_data', bank.value);
-    else errors.push(...bank.errors);
-  }
-  if (errors.length) return { ok: false, errors };
-
-  body.input_data = mergeUnder(passInput, input);
-  return warnings.length
-    ? { ok: true, value: { body: body as JsonObject, mode: p.mode }, warnings }
-    : { ok: true, value: { body: body as JsonObject, mode: p.mode } };
+    if (p.bank) {
+      const bank = await resolveBankData(data, { allowArray: p.bank.allowArray, inputDir: opts.inputDir, cache: opts.cache });
+      if (bank.ok) setPath(input, 'external.bank_data', bank.value);
+      else errors.push(...bank.errors);
+    }
+    return finish();
+  })();
 }
 
 /** `over` laid on `base`, nested objects merged, undefined leaves dropped. */
