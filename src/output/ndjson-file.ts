@@ -34,10 +34,14 @@ export class AppendFile {
   #scheduled = false;
   #failure: Error | undefined;
 
-  /** Throws (e.g. ENOSPC from an earlier flush) when lines could not be written: the caller stops the run. */
+  /**
+   * One line, without its newline (JSON.stringify output never holds one). Throws (e.g. ENOSPC from an
+   * earlier flush) when lines could not be written: the caller stops the run.
+   */
   append(line: string): void {
     if (this.#failure) throw this.#failure;
-    this.#pending.push(line.endsWith('\n') ? line : `${line}\n`);
+    // Not inspected here: a line built by concatenation is flattened only once, when the batch is joined.
+    this.#pending.push(line);
     this.#pendingBytes += line.length;
     this.lines += 1;
     if (this.#pendingBytes > 256 * 1024) this.flush();
@@ -60,7 +64,7 @@ export class AppendFile {
     for (const f of this.before) f.flush();
     this.#scheduled = false;
     if (this.#pending.length === 0) return;
-    const text = this.#pending.length === 1 ? this.#pending[0] : this.#pending.join('');
+    const text = `${this.#pending.length === 1 ? this.#pending[0] : this.#pending.join('\n')}\n`;
     this.#pending = [];
     this.#pendingBytes = 0;
     const buf = Buffer.from(text);

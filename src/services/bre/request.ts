@@ -169,7 +169,8 @@ export function buildWorkflowRequest(
 function mergeUnder(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, Json> {
   const out: Record<string, unknown> = {};
   for (const src of [base, over]) {
-    for (const [k, v] of Object.entries(src)) {
+    for (const k of Object.keys(src)) {
+      const v = src[k];
       if (v === undefined) continue;
       const prev = out[k];
       const both = isObj(prev) && isObj(v);

@@ -45,24 +45,43 @@ export type Validated =
   | { readonly ok: true; readonly value: Record<string, unknown> }
   | { readonly ok: false; readonly errors: FieldError[] };
 
+/** A table's lookups, worked out once: the names tried for each field and its target path split. */
+interface CompiledField {
+  readonly spec: FieldSpec;
+  readonly names: readonly string[];
+  readonly path: readonly string[];
+}
+const compiledTables = new WeakMap<readonly FieldSpec[], readonly CompiledField[]>();
+function compiled(table: readonly FieldSpec[]): readonly CompiledField[] {
+  let c = compiledTables.get(table);
+  if (!c) {
+    c = table.map((spec) => ({ spec, names: [spec.column, ...(spec.aliases ?? [])], path: spec.target.split('.') }));
+    compiledTables.set(table, c);
+  }
+  return c;
+}
+
 /** Reads the table's fields from the row and validates them; field errors name the user's columns. */
 export function validateTable(data: Record<string, unknown>, table: readonly FieldSpec[], schema = tableSchema(table)): Validated {
+  const fields = compiled(table);
   const candidate: Record<string, unknown> = {};
-  const columnOf = new Map<string, string>();
-  for (const spec of table) {
-    const found = getFirstField(data, [spec.column, ...(spec.aliases ?? [])]);
-    setPath(candidate, spec.target, found ? found.value : spec.default);
-    columnOf.set(spec.target, found ? found.column : spec.column);
+  for (const f of fields) {
+    const found = getFirstField(data, f.names);
+    setPath(candidate, f.path, found ? found.value : f.spec.default);
   }
   const parsed = schema.safeParse(candidate);
   if (parsed.success) return { ok: true, value: dropUndefined(parsed.data) };
+  // Only a failing row needs to know which column each field came from.
+  const columnOf = new Map<string, string>();
+  for (const f of fields) columnOf.set(f.spec.target, getFirstField(data, f.names)?.column ?? f.spec.column);
   return { ok: false, errors: issuesToFieldErrors(parsed.error.issues, (path) => columnOf.get(path) ?? path) };
 }
 
 /** Optional fields that were absent are left out of the body, not sent as null. */
 function dropUndefined(obj: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
     if (v === undefined) continue;
     setPath(out, [k], isPlainObject(v) ? dropUndefined(v) : v);
   }
