@@ -157,7 +157,10 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
 
-  const windowSize = Math.max(16, Math.ceil(services.reduce((n, svc) => n + s.concurrency[svc], 0) * 1.5));
+  // Rows in flight: every call slot of every service, plus 15% prepared and waiting so that a slot never
+  // idles. Not more: each row held costs the garbage collector (the window was 1.5x; at 1.15x an unlimited
+  // one-stage run did 7-8% more rows a second, two interleaved series of 6 runs).
+  const windowSize = Math.max(16, Math.ceil(services.reduce((n, svc) => n + s.concurrency[svc], 0) * 1.15));
   const slots = new Semaphore(windowSize);
   // Rows in flight are counted, not kept: the last one to settle wakes the wait at the end.
   let inflight = 0;
