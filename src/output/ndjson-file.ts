@@ -67,8 +67,14 @@ export class AppendFile {
     const text = `${this.#pending.length === 1 ? this.#pending[0] : this.#pending.join('\n')}\n`;
     this.#pending = [];
     this.#pendingBytes = 0;
-    const buf = Buffer.from(text);
-    for (let off = 0; off < buf.length; ) off += writeSync(this.#fd, buf, off);
+    // The string goes to the kernel as it is (no Buffer on the JS heap); a short write, rare on a local
+    // file, finishes from a Buffer at the byte where it stopped.
+    const written = writeSync(this.#fd, text);
+    const bytes = Buffer.byteLength(text);
+    if (written < bytes) {
+      const buf = Buffer.from(text);
+      for (let off = written; off < bytes; ) off += writeSync(this.#fd, buf, off);
+    }
     this.#dirty = true;
   }
 
