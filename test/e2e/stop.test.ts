@@ -182,6 +182,10 @@ describe.skipIf(!BUILT)('signals', () => {
     const out = join(dir, 'out');
     const run = startCli(runArgs('location', input, out, '--rate', 'workflow=20/s', '--stop-grace', '30s'), hung.env());
     await waitForLines(run, join(out, 'results.ndjson'), 5);
+    // Wait until calls are known to hang (the sandbox counts its slow faults): right after the 5th answer the
+    // next call may not have started yet, and a run with nothing in flight stops before the second signal.
+    const slowBefore = hung.sandbox.stats().services.workflow.faults.slow;
+    await waitFor(() => hung.sandbox.stats().services.workflow.faults.slow >= slowBefore + 2, 10_000, 'two calls to hang');
     // Calls are hanging now; the first signal alone would wait up to 20 s for them.
     const t0 = Date.now();
     run.child.kill('SIGINT');
