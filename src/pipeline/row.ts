@@ -42,15 +42,17 @@ async function prepareRest(acc: PreparedRow, pending: Promise<PrepareResult<unkn
   return acc.finish();
 }
 
+/** A stage kind must not throw for bad input; if one does, the row still ends in errors, not a crash. */
+function prepareThrew(err: unknown): PrepareResult<unknown> {
+  return { ok: false, errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }] };
+}
+
 function tryPrepare(row: InputRow, s: StageRuntime, ctx: StageContext): PrepareResult<unknown> | Promise<PrepareResult<unknown>> {
-  const kind = getStageKind(s.config.kind)!;
-  // A stage kind must not throw for bad input; if one does, the row still ends in errors, not a crash.
-  const failed = (err: unknown): PrepareResult<unknown> => ({ ok: false, errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }] });
   try {
-    const res = kind.prepare(row, s.config, ctx);
-    return res instanceof Promise ? res.catch(failed) : res;
+    const res = getStageKind(s.config.kind)!.prepare(row, s.config, ctx);
+    return res instanceof Promise ? res.catch(prepareThrew) : res;
   } catch (err) {
-    return failed(err);
+    return prepareThrew(err);
   }
 }
 
