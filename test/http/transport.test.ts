@@ -27,6 +27,15 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
         res.write('{"partial":');
         setTimeout(() => req.socket.destroy(), 5);
+      } else if (req.url === '/hang') {
+        // Headers never come: the per-attempt time-out.
+      } else if (req.url === '/stall') {
+        // Headers, then a body that stops half-way.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+        res.write('{"partial":');
+      } else if (req.url === '/throttled') {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7', 'x-multi': ['a', 'b'] });
+        res.end('{"detail":"slow down"}');
       } else {
         res.writeHead(200, { 'content-length': 0 });
         res.end();
@@ -51,6 +60,50 @@ describe('transport: every body read whole, whichever way it is framed', () => {
     const t = new Transport(base, 2);
     expect((await t.send('workflow', { path: '/empty', headers: {}, body: '{}' }, 2000)).text).toBe('');
     await t.close();
+  });
+
+  it('status and headers come through: lower-case names, repeated headers as arrays', async () => {
+    const t = new Transport(base, 2);
+    const res = await t.send('workflow', { path: '/throttled', headers: {}, body: '{}' }, 2000);
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('7');
+    expect(res.headers['x-multi']).toEqual(['a', 'b']);
+    expect(res.text).toBe('{"detail":"slow down"}');
+    await t.close();
+  });
+
+  it.each([['/length'], ['/chunked']])('%s: an answer over the cap is cut at the cap, so it does not parse', async (path) => {
+    const t = new Transport(base, 2, 1000);
+    const res = await t.send('workflow', { path, headers: {}, body: '{}' }, 2000);
+    expect(Buffer.byteLength(res.text)).toBeLessThanOrEqual(1000);
+    expect(BIG.startsWith(res.text.replace(/\uFFFD$/, ''))).toBe(true);
+    expect(() => JSON.parse(res.text)).toThrow();
+    // The connection was dropped, not left holding the rest: the pool still answers the next call.
+    const next = await t.send('workflow', { path: '/empty', headers: {}, body: '{}' }, 2000);
+    expect([next.status, next.text]).toEqual([200, '']);
+    await t.close();
+  });
+
+  it.each([['/hang'], ['/stall']])('%s: no answer (or a body that stalls) within the time-out is TIMEOUT', async (path) => {
+    const t = new Transport(base, 2);
+    const started = Date.now();
+    const err = (await t.send('bureau', { path, headers: {}, body: '{}' }, 150).catch((e) => e)) as BreError;
+    expect(err.code).toBe('TIMEOUT');
+    expect(err.service).toBe('bureau');
+    expect(err.message).toContain('150 ms');
+    expect(Date.now() - started).toBeLessThan(2000);
+    await t.destroy();
+  });
+
+  it('calls in flight fail at once when the pool is destroyed (a run abandoning its calls)', async () => {
+    const t = new Transport(base, 2);
+    const stop = new AbortController();
+    const pending = t.send('account', { path: '/hang', headers: {}, body: '{}' }, 10_000, stop.signal).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 50));
+    stop.abort();
+    await t.destroy();
+    const err = (await pending) as BreError;
+    expect(err.code).toBe('INTERRUPTED');
   });
 
   it('a body cut short of its content-length is a NETWORK error (retried by the chain), not a short answer', async () => {
