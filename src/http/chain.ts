@@ -41,6 +41,8 @@ export interface ClientOptions {
 }
 
 type Send = (req: HttpRequest) => Promise<HttpResponse>;
+/** One attempt through the limiter; resolves to the parsed body, rejects with a BreError. */
+type Attempt = (req: HttpRequest, retry: boolean) => Promise<unknown>;
 
 /** What a limiter slot returns when the attempt was not sent because the service is paused after a 429. */
 const PAUSED = Symbol('paused');
@@ -99,7 +101,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
   const withAuth = (next: Send): Send => (req) => next({
     path: req.path,
     body: req.body,
-    headers: Object.keys(req.headers).length === 0 ? authHeaders : { ...req.headers, ...authHeaders },
+    headers: req.headers === NO_HEADERS ? authHeaders : { ...req.headers, ...authHeaders },
   });
 
   // time-out and transport, measured per attempt.
@@ -135,7 +137,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
   }, { once: true });
   const abandoned = (service: ServiceName) => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
 
-  const limited = (service: ServiceName, send: Send): ((req: HttpRequest, retry: boolean) => Promise<unknown>) => async (req, retry) => {
+  const limited = (service: ServiceName, send: Send): Attempt => async (req, retry) => {
     const limiter = opts.targets[service].limiter;
     for (;;) {
       if (opts.signal.aborted) throw abandoned(service);
@@ -168,13 +170,14 @@ export function createClient(opts: ClientOptions): ServiceClient {
   };
 
   // The attempt function of a service (with its time-out and a stage's stats) is built once, not per call.
-  const attempts = new Map<CallStats | undefined, Map<string, (req: HttpRequest, retry: boolean) => Promise<unknown>>>();
-  function attemptFor(service: ServiceName, timeoutMs: number, stageStats: CallStats | undefined): (req: HttpRequest, retry: boolean) => Promise<unknown> {
-    let byTarget = attempts.get(stageStats);
-    if (!byTarget) attempts.set(stageStats, (byTarget = new Map()));
-    const k = `${service}:${timeoutMs}`;
-    let fn = byTarget.get(k);
-    if (!fn) byTarget.set(k, (fn = limited(service, timed(service, timeoutMs, stageStats))));
+  const attempts = new Map<CallStats | undefined, Map<ServiceName, Map<number, Attempt>>>();
+  function attemptFor(service: ServiceName, timeoutMs: number, stageStats: CallStats | undefined): Attempt {
+    let byService = attempts.get(stageStats);
+    if (!byService) attempts.set(stageStats, (byService = new Map()));
+    let byTimeout = byService.get(service);
+    if (!byTimeout) byService.set(service, (byTimeout = new Map()));
+    let fn = byTimeout.get(timeoutMs);
+    if (!fn) byTimeout.set(timeoutMs, (fn = limited(service, timed(service, timeoutMs, stageStats))));
     return fn;
   }
 
