@@ -27,8 +27,8 @@ async function autocannon(url: string, headers: Record<string, string>, body: st
  * other), so the figure compares per-request client cost. A real back-testing target answers in tens of ms;
  * there the comparison is about keeping enough calls in flight (both use 64).
  */
-async function undiciLoop(url: string, path: string, clientId: string, token: string, body: string, requests: number): Promise<number> {
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', 'undici-loop.js'), url, path, clientId, token, body, String(requests)], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function undiciLoop(mode: 'request' | 'transport', url: string, path: string, clientId: string, token: string, body: string, requests: number): Promise<number> {
+  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', 'undici-loop.js'), mode, url, path, clientId, token, body, String(requests)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
@@ -42,7 +42,7 @@ function median(xs: readonly number[]): number {
 }
 
 /**
- * `rounds` rounds of autocannon, the bare undici loop and the runner, back to back, each round giving its own
+ * `rounds` rounds of autocannon, the two bare undici loops (./undici-loop.ts) and the runner, back to back, each round giving its own
  * ratio. This machine is shared: the same code swings by a third from one minute to the next, so a ratio is
  * only meaningful between measurements taken moments apart, and the median round is the figure.
  */
@@ -54,23 +54,32 @@ export async function benchRawVsAutocannon(opts: { dir: string; rows: number; se
     const input = join(opts.dir, `raw-${opts.rows}.csv`);
     await writeLocationCsv(input, opts.rows);
     const env = { BRE_BASE_URL: sb.url, BRE_CLIENT_ID: sb.clientId, BRE_AUTH_TOKEN: sb.authToken };
-    const rounds: { autocannon: number; bare: number; runner: number; ratio: number; bare_ratio: number; exit: number | null }[] = [];
+    const rounds: { autocannon: number; bare_request: number; bare_transport: number; runner: number; ratio: number; bare_request_ratio: number; bare_transport_ratio: number; runner_vs_transport: number; exit: number | null }[] = [];
+    const path = `/execute/${sb.clientId}/location_bre`;
     for (let i = 0; i < (opts.rounds ?? 3); i += 1) {
-      const raw = await autocannon(`${sb.url}/execute/${sb.clientId}/location_bre`, headers, body, opts.seconds, 64);
-      const bare = await undiciLoop(sb.url, `/execute/${sb.clientId}/location_bre`, sb.clientId, sb.authToken, body, opts.rows);
+      const raw = await autocannon(`${sb.url}${path}`, headers, body, opts.seconds, 64);
+      const bareRequest = await undiciLoop('request', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
+      const bareTransport = await undiciLoop('transport', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
       const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}-${i}`);
       const r = await runCli(['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'], env);
       const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
       const runner = summary.rows_per_second as number;
-      rounds.push({ autocannon: Math.round(raw), bare, runner: Math.round(runner), ratio: ratio(runner, raw), bare_ratio: ratio(bare, raw), exit: r.code });
+      rounds.push({
+        autocannon: Math.round(raw), bare_request: bareRequest, bare_transport: bareTransport, runner: Math.round(runner),
+        ratio: ratio(runner, raw), bare_request_ratio: ratio(bareRequest, raw), bare_transport_ratio: ratio(bareTransport, raw),
+        runner_vs_transport: ratio(runner, bareTransport), exit: r.code,
+      });
     }
     return {
       sandbox_latency_ms: opts.latencyMs ?? 0,
       rows: opts.rows,
       autocannon_requests_per_s: median(rounds.map((r) => r.autocannon)),
-      bare_undici_request_loop_per_s: median(rounds.map((r) => r.bare)),
+      bare_request_loop_per_s: median(rounds.map((r) => r.bare_request)),
+      bare_transport_loop_per_s: median(rounds.map((r) => r.bare_transport)),
       runner_rows_per_s: median(rounds.map((r) => r.runner)),
-      bare_undici_ratio: median(rounds.map((r) => r.bare_ratio)),
+      bare_request_ratio: median(rounds.map((r) => r.bare_request_ratio)),
+      bare_transport_ratio: median(rounds.map((r) => r.bare_transport_ratio)),
+      runner_vs_transport: median(rounds.map((r) => r.runner_vs_transport)),
       ratio: median(rounds.map((r) => r.ratio)),
       ratio_range: [Math.min(...rounds.map((r) => r.ratio)), Math.max(...rounds.map((r) => r.ratio))],
       rounds,

@@ -37,6 +37,9 @@ describe('--rate', () => {
   });
   it('spacing keeps a safety margin under the limit, concurrency follows Little\'s law', () => {
     expect(minTimeFor({ limit: 500, windowMs: 60_000 })).toBeCloseTo(121.8, 1);
+    // A short window gets at least 100 ms of slack: 50/s is spaced for 50 calls in 1.1 s.
+    expect(minTimeFor({ limit: 50, windowMs: 1000 })).toBeCloseTo(22, 5);
+    expect(minTimeFor({ limit: 50, windowMs: 1000 }) * 50 - 1000).toBeCloseTo(100, 5);
     expect(defaultConcurrency({ limit: 500, windowMs: 60_000 })).toBe(84);
     expect(defaultConcurrency(null)).toBe(64);
   });
