@@ -24,7 +24,7 @@ export interface HttpResponse {
 }
 
 /** Larger answers are cut off and treated as malformed: no documented response comes near this. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export class Transport {
   readonly #pool: Pool;
