@@ -6,6 +6,7 @@ import type { BreError } from '../../src/errors.js';
 
 let server: Server;
 let base = '';
+let connections = 0;
 const BIG = JSON.stringify({ rows: Array.from({ length: 5000 }, (_, i) => ({ i, text: 'é'.repeat(20) })) });
 
 beforeAll(async () => {
@@ -42,6 +43,7 @@ beforeAll(async () => {
       }
     });
   });
+  server.on('connection', () => (connections += 1));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -53,6 +55,17 @@ describe('transport: every body read whole, whichever way it is framed', () => {
     const res = await t.send('workflow', { path, headers: {}, body: '{}' }, 2000);
     expect(res.status).toBe(200);
     expect(res.text).toBe(BIG);
+    await t.close();
+  });
+
+  it('keeps connections alive: 20 calls one after another reuse the pool\'s connections', async () => {
+    const t = new Transport(base, 4);
+    const before = connections;
+    for (let i = 0; i < 20; i += 1) expect((await t.send('workflow', { path: '/length', headers: {}, body: '{}' }, 2000)).text).toBe(BIG);
+    // A connection per call would be 20. The answer settles as its last byte is parsed, a moment before undici
+    // marks the connection free, so the next call may open a second one (never more than the pool's 4).
+    expect(connections - before).toBeGreaterThanOrEqual(1);
+    expect(connections - before).toBeLessThanOrEqual(2);
     await t.close();
   });
 
