@@ -17,10 +17,15 @@ export interface PhysicalLine {
 
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
+/** The items of batches one by one, for readers that want them so (the runner takes whole batches). */
+export async function* unbatch<T>(batches: AsyncIterable<readonly T[]>): AsyncGenerator<T> {
+  // for-of, not yield*: yield* over an array wraps it in an async iterator, promises per item.
+  for await (const batch of batches) for (const item of batch) yield item;
+}
+
 /** The lines of a stream one by one (see `readLineBatches`). */
-export async function* readLines(stream: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<PhysicalLine> {
-  // for-of, not yield*: yield* over an array wraps it in an async iterator, promises per line.
-  for await (const batch of readLineBatches(stream, maxLineBytes)) for (const l of batch) yield l;
+export function readLines(stream: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<PhysicalLine> {
+  return unbatch(readLineBatches(stream, maxLineBytes));
 }
 
 /**

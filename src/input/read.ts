@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { BreError } from '../errors.js';
 import type { InputRow } from '../types.js';
 import { csvRowBatches } from './csv.js';
-import { readLineBatches } from './lines.js';
+import { readLineBatches, unbatch } from './lines.js';
 import { ndjsonRowBatches } from './ndjson.js';
 
 export type InputFormat = 'csv' | 'ndjson';
@@ -40,8 +40,8 @@ export function resolveFormat(path: string, format?: string): InputFormat {
 }
 
 /** The rows one by one. */
-export async function* readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow> {
-  for await (const batch of readRowBatches(path, opts)) for (const r of batch) yield r;
+export function readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow> {
+  return unbatch(readRowBatches(path, opts));
 }
 
 /**

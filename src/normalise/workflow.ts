@@ -25,6 +25,7 @@
  * decision and is a BAD_RESPONSE; any other part may be missing.
  */
 import { BreError } from '../errors.js';
+import { define } from '../input/fields.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { describeShape } from './shape.js';
 
@@ -135,13 +136,10 @@ function versionOf(path: Json | undefined): { workflow: string | null; version: 
 
 /**
  * Adds a generated key unless an earlier part already wrote it. An own-property check, so a key named like
- * an Object.prototype member is still an ordinary key; `__proto__` needs defineProperty (assignment would
- * set the prototype), which is too slow for the rest.
+ * an Object.prototype member is still an ordinary key.
  */
 function put(out: NormalisedResult, key: string, value: Json | undefined): void {
-  if (value === undefined || Object.hasOwn(out, key)) return;
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  else out[key] = value;
+  if (value !== undefined && !Object.hasOwn(out, key)) define(out, key, value);
 }
 
 /** `<prefix><engine>.<name>` for every engine object of `engines`, skipping the keys in `skip`. */

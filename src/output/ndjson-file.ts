@@ -6,7 +6,7 @@
  * is opened again. fsync runs on a short timer (group commit): a power cut can lose the last ~200 ms.
  */
 import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync, createReadStream } from 'node:fs';
-import { readLineBatches } from '../input/lines.js';
+import { readLineBatches, unbatch } from '../input/lines.js';
 
 export class AppendFile {
   readonly path: string;
@@ -152,8 +152,8 @@ export async function* readNdjsonBatches<T = unknown>(path: string): AsyncGenera
 }
 
 /** Lines of an NDJSON file, parsed; unparsable lines are passed as `null` (callers decide). */
-export async function* readNdjson<T = unknown>(path: string): AsyncGenerator<T | null> {
-  for await (const batch of readNdjsonBatches<T>(path)) for (const value of batch) yield value;
+export function readNdjson<T = unknown>(path: string): AsyncGenerator<T | null> {
+  return unbatch(readNdjsonBatches<T>(path));
 }
 
 /** The data row number at the start of a line we wrote (`{"row":N,...`), without parsing all of it. */
