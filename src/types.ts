@@ -39,5 +39,19 @@ export interface NormalisedTransaction {
   readonly narration: string | null;
 }
 
-export type ServiceName = 'workflow' | 'bureau' | 'account';
-export const SERVICES: readonly ServiceName[] = ['workflow', 'bureau', 'account'];
+/** A value the service returned that must never reach results, errors or logs (report URLs, file passwords). */
+export interface SecretValue {
+  readonly name: string;
+  readonly value: string;
+  /** ISO-8601, when the secret expires (report links: 7 days). */
+  readonly expiresAt?: string;
+}
+
+/** The three services of the API; every per-service table is built from this list. */
+export const SERVICES = ['workflow', 'bureau', 'account'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** A value for every service, in SERVICES order. */
+export function perService<T>(value: (service: ServiceName) => T): Record<ServiceName, T> {
+  return Object.fromEntries(SERVICES.map((s) => [s, value(s)])) as Record<ServiceName, T>;
+}

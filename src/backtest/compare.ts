@@ -9,7 +9,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { BreError } from '../errors.js';
 import { formatFromPath, type InputFormat } from '../input/read.js';
 import type { Json, NormalisedResult } from '../types.js';
-import { ComparisonAccumulator, type ComparisonFigures } from './comparison.js';
+import { ComparisonAccumulator } from './comparison.js';
+import type { CompareJson, RunSummary } from './compare-json.js';
 import { csvLine } from './csv.js';
 import { featureBins, type FeatureBins } from './features.js';
 import { NumberSink, readNumbers, TextSink } from './files.js';
@@ -18,56 +19,12 @@ import { HistogramCounter, histogramEdges } from './histogram.js';
 import { readInputColumns, RowColumns } from './input-columns.js';
 import { joinBuckets, type JoinedLine } from './join.js';
 import { autoBuckets, resolveCompareOptions, type CompareOptions, type ResolvedOptions } from './options.js';
-import { partitionRun, type PartitionStats, type StageInfo } from './partition.js';
+import { partitionRun, type PartitionStats } from './partition.js';
 import { renderReport } from './report.js';
-import { amountField, sideView, type Product, type SideView } from './side.js';
+import { amountField, sideView, type SideView } from './side.js';
 import { PSI_EPSILON } from './stats.js';
 
-export interface RunSummary {
-  readonly dir: string;
-  readonly pipeline: string | null;
-  /** Valid results lines. */
-  readonly results_rows: number;
-  readonly malformed_lines: number;
-  readonly errors: ErrorCounts | null;
-  readonly stages: Readonly<Record<string, StageInfo>>;
-}
-
-export interface CompareJson {
-  readonly version: 1;
-  readonly generated_at: string;
-  readonly a: RunSummary;
-  readonly b: RunSummary;
-  readonly options: {
-    readonly product: Product;
-    readonly decision_field: string;
-    readonly amount_field: string;
-    readonly outcome: string | null;
-    readonly by: string | null;
-    readonly input: string | null;
-    readonly buckets: number;
-    readonly sample_size: number;
-  };
-  readonly join: {
-    readonly matched: number;
-    readonly only_a: number;
-    readonly only_b: number;
-    readonly only_a_keys: readonly string[];
-    readonly only_b_keys: readonly string[];
-    readonly duplicates: {
-      readonly keys: number;
-      readonly a_keys: number;
-      readonly b_keys: number;
-      readonly a_rows: number;
-      readonly b_rows: number;
-      readonly sample: readonly string[];
-    };
-    readonly no_key: { readonly a_rows: number; readonly b_rows: number };
-    readonly list_cap: number;
-  };
-  readonly comparisons: readonly ComparisonFigures[];
-  readonly methods: Readonly<Record<string, string>>;
-}
+export type { CompareJson, RunSummary } from './compare-json.js';
 
 export interface CompareResult {
   readonly outDir: string;

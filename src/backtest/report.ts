@@ -4,7 +4,7 @@
  * printable (@media print keeps the colours of the heat map and PSI bands, avoids breaking inside a chart).
  */
 import type { ApprovalFigures, BadRate, ComparisonFigures } from './comparison.js';
-import type { CompareJson, RunSummary } from './compare.js';
+import type { CompareJson, RunSummary } from './compare-json.js';
 import type { FeatureFigures } from './features.js';
 import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heatMap, histogramChart } from './svg.js';
 

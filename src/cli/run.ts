@@ -9,7 +9,7 @@ import { resolveRates } from '../limits/rates.js';
 import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
 import type { RunSettings } from '../pipeline/settings.js';
-import { parseShard } from '../pipeline/shard.js';
+import { parseShard } from '../input/shard.js';
 import { formatSummary } from '../output/summary.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';

@@ -13,10 +13,22 @@ import { BreError, RETRYABLE_CODES, toBreError } from '../errors.js';
 import { backoffDelayMs } from '../limits/backoff.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
-import type { CallOptions, CallResult } from '../stages/types.js';
 import type { JsonObject, ServiceName } from '../types.js';
 import { classifyResponse } from './classify.js';
 import { Transport, type HttpRequest, type HttpResponse } from './transport.js';
+
+export interface CallOptions {
+  /** Per-attempt time-out override in ms (otherwise the service's --timeout). */
+  readonly timeoutMs?: number;
+}
+
+export interface CallResult {
+  readonly status: number;
+  /** The parsed JSON body of a 2xx answer. */
+  readonly body: unknown;
+  /** Attempts it took, retries included. */
+  readonly attempts: number;
+}
 
 export interface ServiceTarget {
   readonly baseUrl: string;

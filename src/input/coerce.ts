@@ -12,7 +12,7 @@
  * - Empty cells, whitespace-only text and null are "absent" (see ./fields.ts).
  */
 import { z } from 'zod';
-import type { FieldError } from '../stages/types.js';
+import type { FieldError } from './validation.js';
 import { isAbsent } from './fields.js';
 import { isPersonalField, maskText } from './mask.js';
 

@@ -37,10 +37,8 @@
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { BreError } from '../errors.js';
-import type { LimiterFactory } from '../pipeline/limiters.js';
-import type { RunSettings } from '../pipeline/settings.js';
-import { getStageKind } from '../stages/index.js';
 import type { ServiceName } from '../types.js';
+import type { LimiterFactory, LimiterRequest } from './factory.js';
 import { BottleneckLimiter, type ServiceLimiter } from './limiter.js';
 import type { Rate } from './rates.js';
 import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './redis-connection.js';
@@ -208,10 +206,9 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
     await connection.disconnect(true).catch(() => connection.disconnect(false));
   };
 
-  return async (service: ServiceName, s: RunSettings): Promise<ServiceLimiter> => {
-    const rate = s.rates[service];
-    const used = s.pipeline.stages.some((st) => getStageKind(st.kind)?.service === service);
-    if (!rate || !used) return new BottleneckLimiter({ service, rate, concurrency: s.concurrency[service] });
+  return async (r: LimiterRequest): Promise<ServiceLimiter> => {
+    const { service, rate } = r;
+    if (!rate || !r.used) return new BottleneckLimiter({ service, rate, concurrency: r.concurrency });
 
     opened ??= openRedis(url);
     let connection: RepairedIORedisConnection;
@@ -222,12 +219,12 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
       throw err;
     }
     users += 1;
-    const id = limiterId(service, s.clientId, suffix);
+    const id = limiterId(service, r.clientId, suffix);
     // Whole ms: with a key lifetime set, Bottleneck's Lua passes nextRequest (+= minTime) to PEXPIRE, which
     // rejects a fraction ("value is not an integer"). Rounding up keeps the spacing on the safe side.
     const minTime = clusterMinTime(rate, margin);
-    const maxConcurrent = s.concurrency[service];
-    const expiration = jobExpirationMs(s.timeoutsMs[service], rate, maxConcurrent, margin);
+    const maxConcurrent = r.concurrency;
+    const expiration = jobExpirationMs(r.timeoutMs, rate, maxConcurrent, margin);
     const bottleneck = new Bottleneck({
       id,
       datastore: 'ioredis',
@@ -241,7 +238,7 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
       await withTimeout(bottleneck.ready(), 10_000, `the shared ${service} limiter did not become ready on Redis at ${redactRedisUrl(url)}`);
       const previous = await connection.client.hmget(`b_${id}_settings`, 'minTime', 'maxConcurrent');
       if (previous[0] !== null && Math.abs(Number(previous[0]) - minTime) > 0.01) {
-        s.log(`shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describe(rate)}). Start every worker with the same --rate.`);
+        r.log(`shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describe(rate)}). Start every worker with the same --rate.`);
       }
       await bottleneck.updateSettings({ minTime, maxConcurrent });
     } catch (err) {

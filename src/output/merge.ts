@@ -24,7 +24,7 @@ import type { Writable } from 'node:stream';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
 import { readLines } from '../input/lines.js';
-import { parseShard, shardOf } from '../pipeline/shard.js';
+import { parseShard, shardOf } from '../input/shard.js';
 import { getStageKind } from '../stages/index.js';
 import { RowSet } from './bitset.js';
 import { readManifest, type Manifest } from './manifest.js';

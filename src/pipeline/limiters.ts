@@ -1,23 +1,24 @@
-/** One limiter per service used by the pipeline: local Bottleneck, adaptive for account, or shared via Redis. */
-import { AdaptiveLimiter } from '../limits/adaptive.js';
-import { BottleneckLimiter, ConcurrencyLimiter, type ServiceLimiter } from '../limits/limiter.js';
-import { DEFAULT_RATES } from '../limits/rates.js';
+/** One limiter per service, asked of the run's limiter factory (local by default, shared with --redis). */
+import type { LimiterFactory } from '../limits/factory.js';
+import type { ServiceLimiter } from '../limits/limiter.js';
+import { kindOf } from '../stages/index.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import type { RunSettings } from './settings.js';
 
-export type LimiterFactory = (service: ServiceName, settings: RunSettings) => Promise<ServiceLimiter>;
-
-export async function localLimiter(service: ServiceName, s: RunSettings): Promise<ServiceLimiter> {
-  const rate = s.rates[service];
-  if (!rate) return new ConcurrencyLimiter(service, s.concurrency[service]);
-  const base = { service, rate, concurrency: s.concurrency[service] };
-  // The account limit is undocumented: adapt, unless the user set one explicitly and it is not the default.
-  if (service === 'account' && rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate });
-  return new BottleneckLimiter(base);
-}
-
 export async function createLimiters(s: RunSettings, factory: LimiterFactory): Promise<Record<ServiceName, ServiceLimiter>> {
+  const used = new Set(s.pipeline.stages.map((st) => kindOf(st).service));
   const out = {} as Record<ServiceName, ServiceLimiter>;
-  for (const service of SERVICES) out[service] = await factory(service, s);
+  try {
+    for (const service of SERVICES) {
+      out[service] = await factory({
+        service, rate: s.rates[service], concurrency: s.concurrency[service], timeoutMs: s.timeoutsMs[service],
+        used: used.has(service), clientId: s.clientId, log: s.log,
+      });
+    }
+  } catch (err) {
+    // A limiter that could not be made (Redis refused) must not leave the others holding connections.
+    for (const made of Object.values(out)) await made.stop();
+    throw err;
+  }
   return out;
 }

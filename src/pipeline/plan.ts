@@ -21,7 +21,7 @@ import { RowSet } from '../output/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
 import { FILES } from '../output/run-output.js';
 import type { RunSettings } from './settings.js';
-import { shardOf } from './shard.js';
+import { rowKey, shardOf } from '../input/shard.js';
 import { getStageKind } from '../stages/index.js';
 import type { StageConfig } from '../stages/types.js';
 import { SERVICES, type ServiceName } from '../types.js';
@@ -137,8 +137,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   for await (const row of readRows(s.input, { format: s.inputFormat })) {
     if (s.limit !== undefined && row.row > s.limit) break;
     if (s.shard) {
-      const v = row.readError ? undefined : row.data[s.pipeline.key];
-      const key = v === undefined || v === null || v === '' ? null : typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+      const key = row.readError ? null : rowKey(row, s.pipeline.key);
       if (shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
     }
     if (done.has(row.row)) {

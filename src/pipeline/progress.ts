@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { ServiceClient } from '../http/chain.js';
-import type { RunCounters } from '../output/summary.js';
+import type { RunCounters } from './summary.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 

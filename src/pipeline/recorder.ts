@@ -6,7 +6,7 @@ import { BreError } from '../errors.js';
 import { maskRow, maskText } from '../input/mask.js';
 import { Redactor } from '../output/redact.js';
 import type { ErrorLine, RunOutput } from '../output/run-output.js';
-import type { RunCounters } from '../output/summary.js';
+import type { RunCounters } from './summary.js';
 import type { InputRow } from '../types.js';
 import type { Circuit } from './circuit.js';
 import type { RowOutcome } from './row.js';

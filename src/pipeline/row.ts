@@ -5,7 +5,9 @@
  */
 import { BreError, FATAL_CODES, toBreError } from '../errors.js';
 import { getStageKind } from '../stages/index.js';
-import type { FieldError, PrepareResult, SecretValue, ServiceCall, StageConfig, StageContext } from '../stages/types.js';
+import type { ServiceCall, StageConfig, StageContext } from '../stages/types.js';
+import type { FieldError, PrepareResult } from '../input/validation.js';
+import type { SecretValue } from '../types.js';
 import type { InputRow, NormalisedTransaction } from '../types.js';
 import { allHold } from './condition.js';
 

@@ -18,19 +18,20 @@ import { inputFingerprint, type Manifest } from '../output/manifest.js';
 import { Redactor } from '../output/redact.js';
 import { buildResultsCsv } from '../output/results-csv.js';
 import { FILES, RunOutput } from '../output/run-output.js';
-import { buildSummary, type RunCounters } from '../output/summary.js';
+import { buildSummary, type RunCounters } from './summary.js';
 import { getStageKind } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
 import type { InputRow, ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
 import { OutcomeRecorder } from './recorder.js';
-import { createLimiters, localLimiter, type LimiterFactory } from './limiters.js';
+import { localLimiter, type LimiterFactory } from '../limits/factory.js';
+import { createLimiters } from './limiters.js';
 import { Progress, countLines as countInputLines } from './progress.js';
 import { remainingEstimate } from './plan.js';
 import { runRow, type StageRuntime } from './row.js';
 import { Semaphore } from './semaphore.js';
 import type { RunSettings } from './settings.js';
-import { shardOf } from './shard.js';
+import { rowKey, shardOf } from '../input/shard.js';
 
 export interface RunResult {
   readonly exitCode: 0 | 1 | 3;
@@ -43,18 +44,6 @@ export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
   /** Test hook: the run's clock. */
   readonly now?: () => Date;
-}
-
-function keyOf(row: InputRow, key: string): string | null {
-  const v = row.data[key];
-  if (v === undefined || v === null || v === '') return null;
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  try {
-    return JSON.stringify(v);
-  } catch {
-    return null; // nested too deeply to serialise (a RangeError): the row has no usable key
-  }
 }
 
 /** A failure of the output folder itself (disk full, I/O error), as opposed to a problem with one row. */
@@ -174,7 +163,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
       if (stopped) break batches;
       if (s.limit !== undefined && row.row > s.limit) break batches;
       counters.read += 1;
-      const key = row.readError ? null : keyOf(row, s.pipeline.key);
+      const key = row.readError ? null : rowKey(row, s.pipeline.key);
       if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
         counters.outOfShard += 1;
         continue;

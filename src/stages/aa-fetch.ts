@@ -25,7 +25,8 @@ import { findColumn } from '../services/account/row.js';
 import { expectObject, readSession } from '../services/account/session.js';
 import type { InputRow, JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
-import type { FieldError, PrepareResult, StageKind } from './types.js';
+import type { FieldError, PrepareResult } from '../input/validation.js';
+import type { StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({
   generate_insights: z.boolean().default(true),

@@ -18,7 +18,9 @@ import { scrubSecrets } from '../services/account/secrets.js';
 import { expectObject, readSession } from '../services/account/session.js';
 import type { Json, JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
-import type { FieldError, PrepareResult, SecretValue, StageKind } from './types.js';
+import type { FieldError, PrepareResult } from '../input/validation.js';
+import type { SecretValue } from '../types.js';
+import type { StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({
   generate_insights: z.boolean().default(true),

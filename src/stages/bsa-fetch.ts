@@ -22,7 +22,9 @@ import { scrubSecrets } from '../services/account/secrets.js';
 import { describeServiceError, expectObject, readSession, type AccountSession } from '../services/account/session.js';
 import type { Json, JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
-import type { FieldError, PrepareResult, SecretValue, ServiceCall, StageKind } from './types.js';
+import type { FieldError, PrepareResult } from '../input/validation.js';
+import type { SecretValue } from '../types.js';
+import type { ServiceCall, StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({
   poll_interval_ms: z.number().int().min(1).default(1000),

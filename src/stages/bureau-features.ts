@@ -13,7 +13,8 @@ import { FEATURE_FORMAT_TYPES } from '../services/bureau/formats.js';
 import { BUREAU_PATH, buildBureauFeaturesRequest, REFUSED_FEATURE_FORMATS } from '../services/bureau/request.js';
 import type { JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
-import type { PrepareResult, StageKind } from './types.js';
+import type { PrepareResult } from '../input/validation.js';
+import type { StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({
   format: z.string().optional().superRefine((v, ctx) => {

@@ -8,7 +8,9 @@
  *   3. writes `result` under `stages.<id>` and `transactions` to transactions.csv.
  */
 import type { z } from 'zod';
-import type { InputRow, JsonObject, NormalisedResult, NormalisedTransaction, ServiceName } from '../types.js';
+import type { CallOptions, CallResult } from '../http/chain.js';
+import type { ColumnSpec, PrepareResult } from '../input/validation.js';
+import type { InputRow, JsonObject, NormalisedResult, NormalisedTransaction, SecretValue, ServiceName } from '../types.js';
 
 /** One validated stage of a pipeline file (see src/config/pipeline.ts for the file format). */
 export interface StageConfig<Options = Record<string, unknown>> {
@@ -50,43 +52,6 @@ export interface StageContext {
   readonly warn: (message: string, row?: InputRow) => void;
 }
 
-/** What the kind tells `bre-batch pipelines` and the docs about its input columns. */
-export interface ColumnSpec {
-  readonly required: readonly string[];
-  readonly optional: readonly string[];
-  /** Column -> when it is needed, in words (e.g. "when the bureau is supplied by the caller"). */
-  readonly conditional: Readonly<Record<string, string>>;
-}
-
-/** A field-level validation failure: becomes one errors.ndjson line (code INVALID_ROW or a more precise one). */
-export interface FieldError {
-  /** The input column concerned, as the user would name it (e.g. `latitude`, `external.bureau_type`). */
-  readonly field: string;
-  /** What was expected, in words: "a number between -90 and 90". */
-  readonly expected: string;
-  /** Full sentence for the errors file. Must not contain the field's value when the field is personal data. */
-  readonly message: string;
-  /** Defaults to INVALID_ROW. */
-  readonly code?: 'INVALID_ROW' | 'REPORT_UNREADABLE' | 'REPORT_FORMAT_UNKNOWN' | 'REPORT_FORMAT_UNSUPPORTED';
-}
-
-export type PrepareResult<P> =
-  | { readonly ok: true; readonly value: P; readonly warnings?: readonly string[] }
-  | { readonly ok: false; readonly errors: readonly FieldError[] };
-
-export interface CallOptions {
-  /** Per-attempt time-out override in ms (otherwise the service's --timeout). */
-  readonly timeoutMs?: number;
-}
-
-export interface CallResult {
-  readonly status: number;
-  /** The parsed JSON body of a 2xx answer. */
-  readonly body: unknown;
-  /** Attempts it took, retries included. */
-  readonly attempts: number;
-}
-
 /**
  * POST `path` (e.g. `/execute/<client>/location_bre`, `/api/bureau`, `/aa/fetch_data`) with a JSON body to
  * the stage's service. Resolves on 2xx with the parsed body. Throws a BreError (src/errors.ts) otherwise,
@@ -95,14 +60,6 @@ export interface CallResult {
  * polling a state (BSA status_check), which is a new call each time.
  */
 export type ServiceCall = (path: string, body: JsonObject, options?: CallOptions) => Promise<CallResult>;
-
-/** A value the service returned that must never reach results, errors or logs (report URLs, file passwords). */
-export interface SecretValue {
-  readonly name: string;
-  readonly value: string;
-  /** ISO-8601, when the secret expires (report links: 7 days). */
-  readonly expiresAt?: string;
-}
 
 export interface StageOutput {
   readonly result: NormalisedResult;

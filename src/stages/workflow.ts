@@ -19,7 +19,8 @@ import { COLUMN_TYPES } from '../services/bre/extra-columns.js';
 import { buildWorkflowRequest, type WorkflowRequest } from '../services/bre/request.js';
 import type { JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
-import type { ColumnSpec, PrepareResult, StageConfig, StageKind } from './types.js';
+import type { ColumnSpec, PrepareResult } from '../input/validation.js';
+import type { StageConfig, StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({
   input_like: z.enum(NAMED_ENDPOINTS as [string, ...string[]]).optional(),

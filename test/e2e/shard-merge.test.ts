@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
-import { shardOf } from '../../src/pipeline/shard.js';
+import { shardOf } from '../../src/input/shard.js';
 import {
   BUILT, invariantProblems, locationCsv, locationKey, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox,
 } from './helpers.js';

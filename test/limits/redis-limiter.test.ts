@@ -7,18 +7,15 @@ import { minTimeFor } from '../../src/limits/limiter.js';
 import type { Rate } from '../../src/limits/rates.js';
 import { clusterMinTime, jobExpirationMs, limiterId, REDIS_MARGIN, redisLimiterFactory, type RedisLimiter } from '../../src/limits/redis.js';
 import { openRedis, redactRedisUrl, stripErrPrefix } from '../../src/limits/redis-connection.js';
-import type { RunSettings } from '../../src/pipeline/settings.js';
+import type { LimiterRequest } from '../../src/limits/factory.js';
 import { itRedis, OwnRedis, REDIS_URL, sleep, sparePort } from './redis-helpers.js';
 
-function settings(rate: Rate, extra: Partial<{ concurrency: number; timeoutMs: number; clientId: string; log: (l: string) => void }> = {}): RunSettings {
+/** What a run of a one-stage workflow pipeline asks of the workflow limiter. */
+function settings(rate: Rate | null, extra: Partial<Omit<LimiterRequest, 'rate'>> = {}): LimiterRequest {
   return {
-    pipeline: { name: 't', description: '', key: 'reference_id', path: '/t', sha256: 'x', stages: [{ id: 'loc', kind: 'workflow', endpoint: 'location_bre' }] },
-    rates: { workflow: rate, bureau: { limit: 1000, windowMs: 60_000 }, account: { limit: 120, windowMs: 60_000 } },
-    concurrency: { workflow: extra.concurrency ?? 8, bureau: 8, account: 8 },
-    timeoutsMs: { workflow: extra.timeoutMs ?? 2000, bureau: 30_000, account: 60_000 },
-    clientId: extra.clientId ?? 'client-under-test',
-    log: extra.log ?? (() => undefined),
-  } as unknown as RunSettings;
+    service: 'workflow', rate, used: true, concurrency: 8, timeoutMs: 2000, clientId: 'client-under-test', log: () => undefined,
+    ...extra,
+  };
 }
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -85,8 +82,8 @@ describe('shared limiter on Redis', () => {
     const s = settings(rate);
     const fa = redisLimiterFactory(REDIS_URL, { idSuffix: suffix });
     const fb = redisLimiterFactory(REDIS_URL, { idSuffix: suffix });
-    const a = await fa('workflow', s);
-    const b = await fb('workflow', s);
+    const a = await fa(s);
+    const b = await fb(s);
     cleanup.push(() => a.stop(), () => b.stop());
     expect((a as RedisLimiter).id).toBe((b as RedisLimiter).id);
     const starts: number[] = [];
@@ -109,7 +106,7 @@ describe('shared limiter on Redis', () => {
 
   itRedis('a worker that stalls gives up the slots it missed instead of sending them in a burst', async () => {
     const rate = { limit: 20, windowMs: 1000 };
-    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })('workflow', settings(rate, { concurrency: 20 }))) as RedisLimiter;
+    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })(settings(rate, { concurrency: 20 }))) as RedisLimiter;
     cleanup.push(() => l.stop());
     const starts: number[] = [];
     const all = Promise.all(Array.from({ length: 40 }, () => l.schedule(async () => { starts.push(performance.now()); })));
@@ -125,7 +122,7 @@ describe('shared limiter on Redis', () => {
 
   itRedis('a worker whose event loop lags for good still gets its calls out (no livelock on given-up slots)', async () => {
     const rate = { limit: 20, windowMs: 1000 };
-    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })('workflow', settings(rate, { concurrency: 20 }))) as RedisLimiter;
+    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })(settings(rate, { concurrency: 20 }))) as RedisLimiter;
     cleanup.push(() => l.stop());
     // Busy 80 ms out of every 90: every timer fires up to ~80 ms late, beyond the 30 ms allowed at first.
     const lag = setInterval(() => { const until = performance.now() + 80; while (performance.now() < until) { /* lag */ } }, 10);
@@ -144,7 +141,7 @@ describe('shared limiter on Redis', () => {
     const suffix = randomUUID();
     const s = settings({ limit: 50, windowMs: 1000 }, { timeoutMs: 1234, concurrency: 4 });
     const f = redisLimiterFactory(REDIS_URL, { idSuffix: suffix });
-    const l = (await f('workflow', s)) as RedisLimiter;
+    const l = (await f(s)) as RedisLimiter;
     cleanup.push(() => l.stop());
     const probe = new Redis(REDIS_URL);
     cleanup.push(async () => { probe.disconnect(); });
@@ -164,7 +161,7 @@ describe('shared limiter on Redis', () => {
     const suffix = randomUUID();
     const s = settings({ limit: 100, windowMs: 1000 });
     const f = redisLimiterFactory(REDIS_URL, { idSuffix: suffix });
-    const l = (await f('workflow', s)) as RedisLimiter;
+    const l = (await f(s)) as RedisLimiter;
     cleanup.push(() => l.stop());
     expect(await l.schedule(async () => 1)).toBe(1);
     const probe = new Redis(REDIS_URL);
@@ -202,9 +199,9 @@ describe('shared limiter on Redis', () => {
   itRedis('the last worker to start sets the shared rate, and says so when it differs', async () => {
     const suffix = randomUUID();
     const lines: string[] = [];
-    const a = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })('workflow', settings({ limit: 10, windowMs: 1000 }));
+    const a = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })(settings({ limit: 10, windowMs: 1000 }));
     cleanup.push(() => a.stop());
-    const b = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })('workflow', settings({ limit: 20, windowMs: 1000 }, { log: (l) => lines.push(l) }));
+    const b = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })(settings({ limit: 20, windowMs: 1000 }, { log: (l) => lines.push(l) }));
     cleanup.push(() => b.stop());
     expect(lines.join('\n')).toMatch(/another worker had set one start every 105\.0 ms; now every 53\.0 ms \(20\/s\)/);
     const probe = new Redis(REDIS_URL);
@@ -215,9 +212,9 @@ describe('shared limiter on Redis', () => {
   itRedis('services the pipeline does not call, and services with --rate off, stay local', async () => {
     const s = settings({ limit: 10, windowMs: 1000 });
     const f = redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() });
-    const bureau = await f('bureau', s);
+    const bureau = await f({ ...s, service: 'bureau', used: false });
     expect('id' in bureau).toBe(false);
-    const off = await f('workflow', { ...s, rates: { ...s.rates, workflow: null } } as RunSettings);
+    const off = await f({ ...s, rate: null });
     expect('id' in off).toBe(false);
     await bureau.stop();
     await off.stop();
@@ -228,7 +225,7 @@ describe('shared limiter on Redis', () => {
     await own.start();
     cleanup.push(() => own.kill());
     const f = redisLimiterFactory(own.url, { idSuffix: randomUUID(), outageMs: 30_000 });
-    const l = (await f('workflow', settings({ limit: 50, windowMs: 1000 }))) as RedisLimiter;
+    const l = (await f(settings({ limit: 50, windowMs: 1000 }))) as RedisLimiter;
     cleanup.push(() => l.stop());
     const ran: number[] = [];
     const all = Promise.all(Array.from({ length: 60 }, (_, i) => l.schedule(async () => { ran.push(i); await sleep(20); return i; })));

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { BreError } from '../../src/errors.js';
 import { formatMergeReport, mergeOutputs } from '../../src/output/merge.js';
-import { shardOf } from '../../src/pipeline/shard.js';
+import { shardOf } from '../../src/input/shard.js';
 
 const N = 3;
 const TOTAL = 30;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conditionHolds } from '../../src/pipeline/condition.js';
 import { Circuit } from '../../src/pipeline/circuit.js';
-import { fnv1a, parseShard, shardOf } from '../../src/pipeline/shard.js';
+import { fnv1a, parseShard, shardOf } from '../../src/input/shard.js';
 import { Semaphore } from '../../src/pipeline/semaphore.js';
 
 const results = { loc: { decision: 'Approve', 'bureau_intel.bureau_score': 720, empty: null }, skipped: { skipped: true } };

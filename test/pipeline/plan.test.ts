@@ -6,7 +6,7 @@ import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '.
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { DEFAULT_RATES } from '../../src/limits/rates.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
-import { shardOf } from '../../src/pipeline/shard.js';
+import { shardOf } from '../../src/input/shard.js';
 
 const rescore = loadPipeline('rescore');
 const location = loadPipeline('location');

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { prepareRow, runRow, type StageRuntime } from '../../src/pipeline/row.js';
 import '../../src/stages/index.js';
 import { registerStageKind } from '../../src/stages/registry.js';
-import type { PrepareResult, StageContext, StageKind } from '../../src/stages/types.js';
+import type { StageContext, StageKind } from '../../src/stages/types.js';
+import type { PrepareResult } from '../../src/input/validation.js';
 import type { InputRow } from '../../src/types.js';
 
 /** Test stage kinds: each prepares as its name says; execute echoes what was prepared. */

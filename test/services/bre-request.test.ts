@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildWorkflowRequest, type WorkflowRequestOptions } from '../../src/services/bre/request.js';
 import { FileCache } from '../../src/services/bureau/file-cache.js';
-import type { FieldError } from '../../src/stages/types.js';
+import type { FieldError } from '../../src/input/validation.js';
 
 const SAMPLES = join(dirname(fileURLToPath(import.meta.url)), '../../samples');
 const opts: WorkflowRequestOptions = { inputDir: SAMPLES, cache: new FileCache() };

@@ -1,6 +1,7 @@
 /** Shared helpers for the account stage-kind tests: a row, a stage config, a context, a fake ServiceCall. */
 import type { InputRow, JsonObject } from '../../src/types.js';
-import type { CallResult, ServiceCall, StageConfig, StageContext, StageKind } from '../../src/stages/types.js';
+import type { ServiceCall, StageConfig, StageContext, StageKind } from '../../src/stages/types.js';
+import type { CallResult } from '../../src/http/chain.js';
 
 export function row(data: Record<string, unknown>, n = 1): InputRow {
   return { row: n, line: n + 1, data };

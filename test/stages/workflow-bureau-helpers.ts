@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CallResult, ServiceCall, StageContext } from '../../src/stages/types.js';
+import type { ServiceCall, StageContext } from '../../src/stages/types.js';
+import type { CallResult } from '../../src/http/chain.js';
 import type { InputRow, JsonObject } from '../../src/types.js';
 
 export const SAMPLES = join(dirname(fileURLToPath(import.meta.url)), '../../samples');

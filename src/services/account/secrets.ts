@@ -4,7 +4,7 @@
  * value that contains a secret anywhere (a provider echoing the link in insights, say) is replaced.
  */
 import type { Json, NormalisedResult } from '../../types.js';
-import type { SecretValue } from '../../stages/types.js';
+import type { SecretValue } from '../../types.js';
 
 export const REDACTED = '[redacted]';
 

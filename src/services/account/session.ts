@@ -5,7 +5,7 @@
  */
 import { BreError } from '../../errors.js';
 import type { InputRow } from '../../types.js';
-import type { FieldError } from '../../stages/types.js';
+import type { FieldError } from '../../input/validation.js';
 import { readIdentifier } from './row.js';
 
 export interface AccountSession {

@@ -12,7 +12,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Json } from '../../types.js';
-import type { FieldError } from '../../stages/types.js';
+import type { FieldError } from '../../input/validation.js';
 import { describeValue } from '../../input/coerce.js';
 import { getField, isPlainObject, type FieldValue } from '../../input/fields.js';
 import { FileCache, sharedFileCache } from '../bureau/file-cache.js';

@@ -2,20 +2,12 @@
  * The named workflows' input tables (spec 2.2, 4.2–4.6) as field tables, and how a row picks its input mode.
  * Every documented field is required in its mode; the spec marks none optional.
  */
-import type { ColumnSpec } from '../../stages/types.js';
+import type { ColumnSpec } from '../../input/validation.js';
 import { zBoolean, zNumber, zString } from '../../input/coerce.js';
 import { getField, getFirstField } from '../../input/fields.js';
 import { hasReport, REPORT_PATH_FIELD } from '../bureau/report.js';
 import { BANK_DATA_FIELD, BANK_PATH_FIELD, hasBankData } from './bank-data.js';
-import type { FieldSpec } from './validate.js';
-
-/** 2.1 / 8: user_id and app_user_id are at most 64 characters. */
-export const ID_MAX = 64;
-
-export const TOP_FIELDS: readonly FieldSpec[] = [
-  { column: 'user_id', target: 'user_id', schema: zString({ maxLength: ID_MAX, expected: `a user id of at most ${ID_MAX} characters` }) },
-  { column: 'reference_id', target: 'reference_id', schema: zString({ expected: 'a reference id (the loan application)' }) },
-];
+import { ID_MAX, type FieldSpec } from '../field-table.js';
 
 function str(column: string): FieldSpec {
   return { column, target: `input_data.${column}`, schema: zString() };

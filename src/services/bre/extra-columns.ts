@@ -5,7 +5,7 @@
  * (the spec types no field of an unknown workflow, and ids must never turn into numbers); NDJSON values keep
  * their JSON types.
  */
-import type { FieldError } from '../../stages/types.js';
+import type { FieldError } from '../../input/validation.js';
 import { fieldError, parseBoolean, parseNumber, parseString } from '../../input/coerce.js';
 import { isAbsent, setPath } from '../../input/fields.js';
 

@@ -8,7 +8,7 @@
  * sent as input_data.external.bureau_raw_json with input_data.external.bureau_type (named or detected), and
  * bank data (bank_data or bank_data_path) as input_data.external.bank_data — the places 4.3–4.5 document.
  */
-import type { FieldError, PrepareResult } from '../../stages/types.js';
+import type { FieldError, PrepareResult } from '../../input/validation.js';
 import type { Json, JsonObject } from '../../types.js';
 import { setPath } from '../../input/fields.js';
 import { FileCache } from '../bureau/file-cache.js';
@@ -18,10 +18,10 @@ import { BANK_DATA_FIELD, BANK_PATH_FIELD, hasBankData, resolveBankData } from '
 import {
   BANK_AA_FIELDS, BANK_BSA_FIELDS, BANK_SUPPLIED_FIELDS, bankMode, BRE_FORMAT_FIELDS, BRE_REPORT_FIELDS,
   BUREAU_FETCHED_FIELDS, BUREAU_MOBILE_BANK_FIELDS, BUREAU_MOBILE_FIELDS, bureauMode, isNamedEndpoint,
-  LOCATION_FIELDS, PERSONAL_COLUMNS, REPEAT_FIELDS, TOP_FIELDS, type NamedEndpoint,
+  LOCATION_FIELDS, PERSONAL_COLUMNS, REPEAT_FIELDS, type NamedEndpoint,
 } from './endpoints.js';
 import { copyColumns, type ColumnType } from './extra-columns.js';
-import { tableSchema, validateTable, type FieldSpec } from './validate.js';
+import { tableSchema, TOP_FIELDS, validateTable, type FieldSpec } from '../field-table.js';
 
 export interface WorkflowRequestOptions {
   /** Folder `bureau_report_path` and `bank_data_path` are resolved against. */

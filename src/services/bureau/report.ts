@@ -13,7 +13,7 @@
  * what detection sees is sent as named, with a warning.
  */
 import { isAbsolute, resolve } from 'node:path';
-import type { FieldError } from '../../stages/types.js';
+import type { FieldError } from '../../input/validation.js';
 import { describeValue, fieldError } from '../../input/coerce.js';
 import { getField, getFirstField, type FieldValue } from '../../input/fields.js';
 import { inspectReport, type ReportInspection } from './detect.js';

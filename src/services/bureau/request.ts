@@ -10,12 +10,11 @@
  *   `YYYY-MM-DD HH:MM:SS` with the date and time AS WRITTEN (the offset is dropped, not applied: the spec
  *   names no time zone, so the clock the user's system wrote is kept). Absent: the run's clock now, in UTC.
  */
-import type { FieldError, PrepareResult } from '../../stages/types.js';
+import type { FieldError, PrepareResult } from '../../input/validation.js';
 import type { JsonObject } from '../../types.js';
 import { fieldError } from '../../input/coerce.js';
 import { getField } from '../../input/fields.js';
-import { TOP_FIELDS } from '../bre/endpoints.js';
-import { tableSchema, validateTable } from '../bre/validate.js';
+import { tableSchema, TOP_FIELDS, validateTable } from '../field-table.js';
 import type { FileCache } from './file-cache.js';
 import { FEATURE_FORMAT_TYPES } from './formats.js';
 import { resolveBureauReport } from './report.js';

@@ -1,7 +1,23 @@
 /**
  * Which worker owns a row: a stable hash (FNV-1a, 32 bit) of the row key, so N workers over the same input
  * split it the same way on every machine and every run. Rows without a key hash their row number.
+ * The runner, `--plan` and `merge` all decide it here.
  */
+import type { InputRow } from '../types.js';
+
+/** The row's key as written to the output files: text, or null when the row has none. */
+export function rowKey(row: InputRow, keyColumn: string): string | null {
+  const v = row.data[keyColumn];
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return null; // nested too deeply to serialise (a RangeError): the row has no usable key
+  }
+}
+
 export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) {

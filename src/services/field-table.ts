@@ -1,11 +1,13 @@
 /**
  * Field tables (the spec's request tables, one row per field) turned into one zod schema of the request
  * body, and a row turned into the body through it. Every problem of the row is reported, not just the first.
+ * Shared by the workflow and bureau requests, with the identifiers both carry (TOP_FIELDS).
  */
 import { z } from 'zod';
-import type { FieldError } from '../../stages/types.js';
-import { issuesToFieldErrors } from '../../input/coerce.js';
-import { getFirstField, isPlainObject, setPath } from '../../input/fields.js';
+import type { FieldError } from '../input/validation.js';
+import { issuesToFieldErrors } from '../input/coerce.js';
+import { getFirstField, isPlainObject, setPath } from '../input/fields.js';
+import { zString } from '../input/coerce.js';
 
 export interface FieldSpec {
   /** Name looked up in the row (dotted for nested API fields; the last name works too, ./fields.ts). */
@@ -19,6 +21,15 @@ export interface FieldSpec {
   /** Used when the row has no value (e.g. bank_type in a mode that implies it). */
   readonly default?: unknown;
 }
+
+/** Decision spec 2.1 / 8: user_id and app_user_id are at most 64 characters. */
+export const ID_MAX = 64;
+
+/** The identifiers at the top of every workflow and bureau request body. */
+export const TOP_FIELDS: readonly FieldSpec[] = [
+  { column: 'user_id', target: 'user_id', schema: zString({ maxLength: ID_MAX, expected: `a user id of at most ${ID_MAX} characters` }) },
+  { column: 'reference_id', target: 'reference_id', schema: zString({ expected: 'a reference id (the loan application)' }) },
+];
 
 type Shape = { [key: string]: z.ZodType<unknown> | Shape };
 

@@ -1,0 +1,33 @@
+/** Which limiter a service gets: what a run asks for, and the local answer (`--redis` has its own, ./redis.ts). */
+import type { ServiceName } from '../types.js';
+import { AdaptiveLimiter } from './adaptive.js';
+import { BottleneckLimiter, ConcurrencyLimiter, type ServiceLimiter } from './limiter.js';
+import { DEFAULT_RATES, type Rate } from './rates.js';
+
+/** What a run needs of one service's limiter. */
+export interface LimiterRequest {
+  readonly service: ServiceName;
+  /** null: no rate limit, only the cap on calls in flight. */
+  readonly rate: Rate | null;
+  /** Most attempts in flight. */
+  readonly concurrency: number;
+  /** Per-attempt time-out, ms: a shared limiter's reserved slot must outlive an attempt. */
+  readonly timeoutMs: number;
+  /** Whether the pipeline calls the service at all (an unused service has no budget to share). */
+  readonly used: boolean;
+  /** The API client id (a shared budget belongs to one client). */
+  readonly clientId: string;
+  /** Where a human-readable note goes (stderr). */
+  readonly log: (line: string) => void;
+}
+
+export type LimiterFactory = (request: LimiterRequest) => Promise<ServiceLimiter>;
+
+/** In-process limiters: Bottleneck with a rate, adaptive for account at its default rate, p-limit without. */
+export async function localLimiter(r: LimiterRequest): Promise<ServiceLimiter> {
+  if (!r.rate) return new ConcurrencyLimiter(r.service, r.concurrency);
+  const base = { service: r.service, rate: r.rate, concurrency: r.concurrency };
+  // The account limit is undocumented: adapt, unless the user set one explicitly and it is not the default.
+  if (r.service === 'account' && r.rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate: r.rate });
+  return new BottleneckLimiter(base);
+}

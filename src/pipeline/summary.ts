@@ -1,0 +1,100 @@
+/** summary.json of a run, built from the run's counters, stages, client and limiters (the format: src/output/format). */
+import type { BreError } from '../errors.js';
+import type { ServiceClient } from '../http/chain.js';
+import type { LimiterStats } from '../limits/limiter.js';
+import { describeRate } from '../limits/rates.js';
+import type { CallStats } from '../metrics/service-stats.js';
+import type { StageRuntime } from './row.js';
+import type { RunSettings } from './settings.js';
+import { SERVICES } from '../types.js';
+
+export interface RunCounters {
+  read: number;
+  processed: number;
+  succeeded: number;
+  failed: number;
+  invalid: number;
+  resumed: number;
+  outOfShard: number;
+  warnings: number;
+  retriedRows: number;
+  dryRunValid: number;
+  /** performance.now() when the first row was dispatched and when the last one settled. */
+  firstDispatch: number;
+  lastSettle: number;
+}
+
+export interface SummaryInput {
+  readonly s: RunSettings;
+  readonly counters: RunCounters;
+  readonly stages: readonly StageRuntime[];
+  readonly stageStats: ReadonlyMap<string, CallStats>;
+  readonly client: ServiceClient;
+  readonly limiterStats: Record<string, LimiterStats>;
+  readonly started: number;
+  readonly stopped?: BreError;
+  readonly totals: { succeeded: number; failed: number };
+  readonly decisions: Record<string, Record<string, number>>;
+  readonly csv?: { rows: number; columns: number };
+  readonly transactions?: number;
+  readonly dryRunErrorsPath?: string;
+}
+
+export function buildSummary(x: SummaryInput): Record<string, unknown> {
+  const seconds = (Date.now() - x.started) / 1000;
+  const c = x.counters;
+  return {
+    pipeline: x.s.pipeline.name,
+    input: x.s.input,
+    out: x.s.outDir,
+    dry_run: x.s.dryRun,
+    finished: !x.stopped,
+    stopped: x.stopped ? { code: x.stopped.code, message: x.stopped.message, service: x.stopped.service ?? null, status: x.stopped.status } : null,
+    shard: x.s.shard ? `${x.s.shard.index}/${x.s.shard.count}` : null,
+    rows: {
+      // Totals over the folder (every session of this run); the rest counts this session only.
+      succeeded: x.totals.succeeded,
+      failed: x.totals.failed,
+      read: c.read,
+      processed_this_session: c.processed,
+      succeeded_this_session: c.succeeded,
+      failed_this_session: c.failed,
+      invalid_this_session: c.invalid,
+      resumed: c.resumed,
+      retried_from_errors: c.retriedRows,
+      out_of_shard: c.outOfShard,
+      ...(x.s.dryRun ? { valid: c.dryRunValid } : {}),
+    },
+    warnings: c.warnings,
+    seconds: Math.round(seconds * 10) / 10,
+    // Rows a second while rows were flowing (first dispatched to last settled): start-up, hashing the
+    // input and rebuilding results.csv are in `seconds` but not here.
+    rows_per_second: c.lastSettle > c.firstDispatch ? Math.round((c.processed / ((c.lastSettle - c.firstDispatch) / 1000)) * 100) / 100 : null,
+    stages: Object.fromEntries(x.stages.map((st) => [st.config.id, {
+      kind: st.config.kind,
+      ...(st.config.endpoint ? { endpoint: st.config.endpoint } : {}),
+      rows_ran: st.counters.ran,
+      rows_skipped: st.counters.skipped,
+      rows_failed: st.counters.failed,
+      calls: st.counters.calls,
+      ...x.stageStats.get(st.config.id)!.toJSON(),
+    }])),
+    services: Object.fromEntries(SERVICES
+      .filter((svc) => x.client.stats[svc].attempts > 0)
+      .map((svc) => [svc, {
+        rate_limit: describeRate(x.s.rates[svc]),
+        concurrency: x.s.concurrency[svc],
+        ...x.client.stats[svc].toJSON(),
+        // Where the time went, each summed over attempts: queued for the rate limit, sleeping before a
+        // retry (backoff or Retry-After), and on the network (network_ms above).
+        limiter_wait_ms: x.limiterStats[svc]?.waitMs ?? 0,
+        retry_wait_ms: Math.round(x.client.retryWaitMs?.[svc] ?? 0),
+        limiter_final_per_minute: x.limiterStats[svc]?.currentPerMinute ?? null,
+      }])),
+    decisions: x.decisions,
+    ...(x.csv ? { results_csv: x.csv } : {}),
+    ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
+    ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
+  };
+}
+

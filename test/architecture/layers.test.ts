@@ -1,0 +1,94 @@
+/**
+ * The layer rule of .dependency-cruiser.cjs, run through dependency-cruiser's API: the tree as it is passes,
+ * and a copy of it with the imports the architecture issue found (each planted back) fails on every one.
+ */
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+async function violationsIn(baseDir: string): Promise<IViolation[]> {
+  const options = await extractDepcruiseOptions(join(ROOT, '.dependency-cruiser.cjs'));
+  const previous = process.cwd();
+  // The rules' paths are relative to the folder cruised from, and so is the tsconfig it names.
+  process.chdir(baseDir);
+  try {
+    const result = await cruise(['src'], { ...options, validate: true, baseDir });
+    return (result.output as ICruiseResult).summary.violations;
+  } finally {
+    process.chdir(previous);
+  }
+}
+
+describe('the layer rule', () => {
+  it('holds for the tree as it is', async () => {
+    const found = await violationsIn(ROOT);
+    expect(found.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
+  });
+
+  describe('on a copy with upward imports, a sibling import and cycles planted', () => {
+    let tree: string;
+    let found: IViolation[];
+    const plant = (file: string, line: string) => appendFileSync(join(tree, 'src', file), `\n${line}\n`);
+
+    beforeAll(async () => {
+      tree = mkdtempSync(join(tmpdir(), 'bre-layers-'));
+      cpSync(join(ROOT, 'src'), join(tree, 'src'), { recursive: true });
+      cpSync(join(ROOT, 'tsconfig.json'), join(tree, 'tsconfig.json'));
+      // The imports the architecture issue listed, type-only ones included (they vanish from compiled JS).
+      plant('services/bre/request.ts', "import type { StageKind as Planted1 } from '../../stages/types.js';");
+      plant('input/coerce.ts', "import type { StageConfig as Planted2 } from '../stages/types.js';");
+      plant('http/chain.ts', "import type { StageContext as Planted3 } from '../stages/types.js';");
+      plant('output/summary.ts', "import type { RunSettings as Planted4 } from '../pipeline/settings.js';");
+      plant('output/merge.ts', "import { createLimiters as planted5 } from '../pipeline/limiters.js';");
+      plant('limits/redis.ts', "import { getStageKind as planted6 } from '../stages/index.js';");
+      plant('backtest/report.ts', "import type { CompareResult as Planted7 } from './compare.js';");
+      // A folder-level cycle inside a layer (services/bre already imports services/bureau).
+      plant('services/bureau/request.ts', "import { NAMED_ENDPOINTS as planted8 } from '../bre/endpoints.js';");
+      // Siblings of one layer.
+      plant('normalise/workflow.ts', "import { TOP_FIELDS as planted9 } from '../services/field-table.js';");
+      found = await violationsIn(tree);
+    }, 60_000);
+
+    afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+    const has = (rule: string | RegExp, from: string, to: string) =>
+      found.some((v) => (typeof rule === 'string' ? v.rule.name === rule : rule.test(v.rule.name)) && v.from === from && v.to === to);
+
+    it.each([
+      ['services -> stages', 'src/services/bre/request.ts', 'src/stages/types.ts'],
+      ['input -> stages', 'src/input/coerce.ts', 'src/stages/types.ts'],
+      ['http -> stages', 'src/http/chain.ts', 'src/stages/types.ts'],
+      ['output -> pipeline (summary)', 'src/output/summary.ts', 'src/pipeline/settings.ts'],
+      ['output -> pipeline (merge)', 'src/output/merge.ts', 'src/pipeline/limiters.ts'],
+      ['limits -> stages', 'src/limits/redis.ts', 'src/stages/index.ts'],
+    ])('an upward import fails: %s', (_what, from, to) => {
+      expect(has(/^layer-\d+-imports-upward$/, from, to)).toBe(true);
+    });
+
+    it('a module cycle fails: backtest/compare.ts <-> report.ts', () => {
+      const pair = ['src/backtest/compare.ts', 'src/backtest/report.ts'];
+      expect(found.some((v) => v.rule.name === 'no-cycle' && pair.includes(v.from) && pair.includes(v.to))).toBe(true);
+    });
+
+    it('a folder cycle fails: services/bureau <-> services/bre', () => {
+      const cycles = found.filter((v) => v.rule.name === 'no-folder-cycle').map((v) => [v.from, ...(v.cycle ?? []).map((c) => c.name)].join(' -> '));
+      expect(cycles.some((c) => c.includes('src/services/bureau') && c.includes('src/services/bre'))).toBe(true);
+    });
+
+    it('an import between siblings of one layer fails: normalise -> services', () => {
+      expect(has('sibling-normalise', 'src/normalise/workflow.ts', 'src/services/field-table.ts')).toBe(true);
+    });
+
+    it('reports nothing it was not given', () => {
+      const planted = new Set(['src/services/bre/request.ts', 'src/input/coerce.ts', 'src/http/chain.ts', 'src/output/summary.ts',
+        'src/output/merge.ts', 'src/limits/redis.ts', 'src/backtest/report.ts', 'src/services/bureau/request.ts', 'src/normalise/workflow.ts']);
+      const direct = found.filter((v) => v.rule.name !== 'no-cycle' && v.rule.name !== 'no-folder-cycle');
+      expect(direct.filter((v) => !planted.has(v.from))).toEqual([]);
+    });
+  });
+});
