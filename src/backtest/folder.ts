@@ -1,9 +1,8 @@
-/** An output folder of `bre-batch run` as the back-test reads it (CONTRACT: Output folder). */
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+/** An output folder of `bre-batch run` as the back-test reads it (its format: src/output/format). */
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { BreError } from '../errors.js';
-import { readLines } from '../input/lines.js';
+import { errorLines, FILES, readManifest, type Manifest } from '../output/format/index.js';
 
 /** Longest results line accepted (a row with many features and offers); longer lines are counted as malformed. */
 export const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
@@ -16,36 +15,24 @@ export interface RunFolder {
   readonly manifest: Manifest | null;
 }
 
-export interface Manifest {
-  readonly pipeline?: { readonly name?: string; readonly path?: string };
-  readonly input?: { readonly path?: string; readonly format?: string };
-  readonly key?: string;
-}
-
 export async function openRunFolder(dir: string, role: 'A' | 'B'): Promise<RunFolder> {
   const abs = resolve(dir);
   const st = await stat(abs).catch(() => null);
   if (!st || !st.isDirectory()) {
     throw new BreError('USAGE', `Expected run ${role} to be an output folder of 'bre-batch run', got '${dir}' (no such folder)`, { field: role === 'A' ? 'outA' : 'outB' });
   }
-  const resultsPath = join(abs, 'results.ndjson');
+  const resultsPath = join(abs, FILES.results);
   const rs = await stat(resultsPath).catch(() => null);
   if (!rs || !rs.isFile()) {
-    throw new BreError('USAGE', `Expected ${join(dir, 'results.ndjson')} (run ${role} must be an output folder of 'bre-batch run'), got no such file`, { field: role === 'A' ? 'outA' : 'outB' });
+    throw new BreError('USAGE', `Expected ${join(dir, FILES.results)} (run ${role} must be an output folder of 'bre-batch run'), got no such file`, { field: role === 'A' ? 'outA' : 'outB' });
   }
-  return { dir: abs, resultsPath, resultsBytes: rs.size, manifest: await readManifest(join(abs, 'manifest.json')) };
+  return { dir: abs, resultsPath, resultsBytes: rs.size, manifest: manifestOf(abs) };
 }
 
-async function readManifest(path: string): Promise<Manifest | null> {
-  let text: string;
+/** A damaged manifest only costs the back-test the run's name and input path. */
+function manifestOf(dir: string): Manifest | null {
   try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const m = JSON.parse(text) as unknown;
-    return m && typeof m === 'object' && !Array.isArray(m) ? (m as Manifest) : null;
+    return readManifest(dir) ?? null;
   } catch {
     return null;
   }
@@ -58,21 +45,14 @@ export interface ErrorCounts {
 
 /** Counts errors.ndjson lines by code (a row in one run's errors file is usually why a key is only in the other). */
 export async function countErrors(dir: string): Promise<ErrorCounts | null> {
-  const path = join(dir, 'errors.ndjson');
+  const path = join(dir, FILES.errors);
   const st = await stat(path).catch(() => null);
   if (!st || !st.isFile()) return null;
   let rows = 0;
   const byCode: Record<string, number> = {};
-  for await (const line of readLines(createReadStream(path, { highWaterMark: 256 * 1024 }), MAX_RESULT_LINE_BYTES)) {
-    if (line.text.trim() === '') continue;
+  for await (const line of errorLines(path)) {
     rows += 1;
-    let code = 'UNKNOWN';
-    try {
-      const e = JSON.parse(line.text) as { code?: unknown };
-      if (typeof e.code === 'string') code = e.code;
-    } catch {
-      code = 'UNREADABLE_LINE';
-    }
+    const code = line ? line.code : 'UNREADABLE_LINE';
     byCode[code] = (byCode[code] ?? 0) + 1;
   }
   return { rows, by_code: byCode };

@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextSink } from '../backtest/files.js';
+import { FILES, writeManifest } from '../output/format/index.js';
 
 export interface BenchCompareOptions {
   readonly rows: number;
@@ -88,8 +89,8 @@ export function synthesiseRuns(rows: number, dir: string, seed = 7): { resultsBy
   mkdirSync(join(dir, 'a'), { recursive: true });
   mkdirSync(join(dir, 'b'), { recursive: true });
   const r = rng(seed);
-  const a = new TextSink(join(dir, 'a', 'results.ndjson'), 1024 * 1024);
-  const b = new TextSink(join(dir, 'b', 'results.ndjson'), 1024 * 1024);
+  const a = new TextSink(join(dir, 'a', FILES.results), 1024 * 1024);
+  const b = new TextSink(join(dir, 'b', FILES.results), 1024 * 1024);
   const input = new TextSink(join(dir, 'input.csv'), 1024 * 1024);
   input.write('reference_id,state,bad\n');
   try {
@@ -113,14 +114,11 @@ export function synthesiseRuns(rows: number, dir: string, seed = 7): { resultsBy
     input.close();
   }
   for (const side of ['a', 'b']) {
-    const manifest = {
+    writeManifest(join(dir, side), {
       version: 1, tool: 'bre-batch', pipeline: { name: `bench_${side}`, path: 'synthetic', sha256: '' },
       input: { path: join(dir, 'input.csv'), format: 'csv', size: null, sha256: null }, key: 'reference_id',
       shard: null, limit: null, created_at: new Date(0).toISOString(),
-    };
-    const m = new TextSink(join(dir, side, 'manifest.json'));
-    m.write(JSON.stringify(manifest));
-    m.close();
+    });
   }
   return { resultsBytes: a.bytes };
 }

@@ -9,6 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadRunSummary } from '../output/format/index.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { ratio, runCli, writeLocationCsv } from './harness.js';
 import { benchRawVsAutocannon } from './raw.js';
@@ -26,9 +27,7 @@ function envFor(sb: Sandbox): Record<string, string> {
   return { BRE_BASE_URL: sb.url, BUREAU_BASE_URL: sb.url, ACCOUNT_BASE_URL: sb.url, BRE_CLIENT_ID: sb.clientId, BRE_AUTH_TOKEN: sb.authToken };
 }
 
-function summaryOf(dir: string): any {
-  return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-}
+const summaryOf = loadRunSummary;
 
 /** Sustained rate at the documented workflow limit against the sandbox's strict sliding window. */
 async function benchRate(): Promise<void> {
@@ -43,7 +42,7 @@ async function benchRate(): Promise<void> {
   const st = sb.stats().services.workflow;
   await sb.close();
   const s = summaryOf(out);
-  const achieved = s.services.workflow.achieved_per_minute as number;
+  const achieved = s.services.workflow?.achieved_per_minute ?? 0;
   figures.rate = {
     limit_per_minute: perMin, rows, exit: r.code, achieved_per_minute: achieved, share_of_limit: ratio(achieved, perMin),
     sandbox_429: st.throttled, max_in_any_window: st.maxInWindow, seconds: Math.round(r.seconds),
@@ -100,8 +99,8 @@ async function benchAdaptive(): Promise<void> {
   const s = summaryOf(out);
   figures.adaptive = {
     hidden_limit_per_minute: hidden, start_per_minute: 120, seconds: Math.round(r.seconds), exit: r.code,
-    achieved_per_minute: s.services.account.achieved_per_minute, share_of_hidden_limit: ratio(s.services.account.achieved_per_minute, hidden),
-    final_limiter_per_minute: s.services.account.limiter_final_per_minute, sandbox_429: st.throttled, calls: st.requests,
+    achieved_per_minute: s.services.account?.achieved_per_minute ?? null, share_of_hidden_limit: ratio(s.services.account?.achieved_per_minute ?? 0, hidden),
+    final_limiter_per_minute: s.services.account?.limiter_final_per_minute ?? null, sandbox_429: st.throttled, calls: st.requests,
     share_429: ratio(st.throttled, st.requests),
   };
 }

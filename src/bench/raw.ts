@@ -4,9 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../config/paths.js';
+import { loadRunSummary } from '../output/format/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { ratio, runCli, writeLocationCsv } from './harness.js';
 
@@ -62,8 +62,7 @@ export async function benchRawVsAutocannon(opts: { dir: string; rows: number; se
       const bareTransport = await undiciLoop('transport', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
       const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}-${i}`);
       const r = await runCli(['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'], env);
-      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
-      const runner = summary.rows_per_second as number;
+      const runner = loadRunSummary(out).rows_per_second ?? 0;
       rounds.push({
         autocannon: Math.round(raw), bare_request: bareRequest, bare_transport: bareTransport, runner: Math.round(runner),
         ratio: ratio(runner, raw), bare_request_ratio: ratio(bareRequest, raw), bare_transport_ratio: ratio(bareTransport, raw),

@@ -9,12 +9,13 @@
  * prints `maxRSS <n> kB` on stderr at exit (env BRE_REPORT_RSS=1), that exact figure wins.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { computePlan, formatDuration } from '../pipeline/plan.js';
 import { loadPipeline } from '../config/pipeline.js';
 import { DEFAULT_RATES } from '../limits/rates.js';
+import { readRunSummary } from '../output/format/index.js';
 import { CLI, ratio, writeLocationCsv } from './harness.js';
 
 export interface ScaleRun {
@@ -103,8 +104,8 @@ async function runOnce(rows: number, dir: string, url: string): Promise<ScaleRun
   const seconds = (performance.now() - t0) / 1000;
   const reported = /maxRSS (\d+) kB/.exec(stderr);
   const peakKb = reported ? Number(reported[1]) : hwmKb || null;
-  const summaryPath = join(out, 'summary.json');
-  const summary = existsSync(summaryPath) ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as { rows?: { succeeded?: number } }) : undefined;
+  const read = readRunSummary(out);
+  const summary = read.state === 'ok' ? read.value : undefined;
   const at = (q: number) => (samples.length ? Math.round(samples[Math.min(samples.length - 1, Math.floor(q * (samples.length - 1)))] / 1024) : 0);
   const plan = computePlan(rows, loadPipeline('location').stages, DEFAULT_RATES);
   rmSync(input, { force: true });
@@ -117,7 +118,7 @@ async function runOnce(rows: number, dir: string, url: string): Promise<ScaleRun
     peakRssMb: peakKb === null ? null : Math.round(peakKb / 1024),
     rssProfileMb: samples.length ? [at(0.25), at(0.5), at(0.75), at(1)] : [],
     rssSource: reported ? 'maxRSS' : hwmKb ? '/proc VmHWM' : 'unavailable',
-    succeeded: summary?.rows?.succeeded ?? null,
+    succeeded: summary?.rows.succeeded ?? null,
     atDocumentedLimits: plan.wallMs === null ? 'unlimited' : formatDuration(plan.wallMs),
   };
 }

@@ -1,6 +1,17 @@
 /** Counters per service and per stage, reported in summary.json and the progress bar. */
 import { Histogram } from './histogram.js';
 
+/** What summary.json holds for a service or a stage (src/output/format/summary.ts: callStatsShape). */
+export interface CallStatsJson {
+  readonly attempts: number;
+  readonly retries: number;
+  readonly throttled_429: number;
+  readonly statuses: Record<string, number>;
+  readonly latency_ms: { readonly p50: number | null; readonly p95: number | null; readonly p99: number | null };
+  readonly network_ms: number;
+  readonly achieved_per_minute: number | null;
+}
+
 export class CallStats {
   attempts = 0;
   retries = 0;
@@ -28,7 +39,7 @@ export class CallStats {
     return Math.round(((this.attempts - 1) * 60_000 / (this.lastStart - this.firstStart)) * 10) / 10;
   }
 
-  toJSON(): Record<string, unknown> {
+  toJSON(): CallStatsJson {
     return {
       attempts: this.attempts,
       retries: this.retries,

@@ -1,18 +1,8 @@
-/** manifest.json: what an output folder was made from, so that a resume cannot mix inputs or pipelines. */
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+/** What makes a resume safe: the input's fingerprint, and the check that a folder belongs to this run. */
+import { createReadStream, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { BreError } from '../errors.js';
-
-export interface Manifest {
-  readonly version: 1;
-  readonly tool: 'bre-batch';
-  readonly pipeline: { readonly name: string; readonly path: string; readonly sha256: string };
-  readonly input: { readonly path: string; readonly format: 'csv' | 'ndjson'; readonly size: number | null; readonly sha256: string | null };
-  readonly key: string;
-  readonly shard: string | null;
-  readonly limit: number | null;
-  readonly created_at: string;
-}
+import type { Manifest } from './format/index.js';
 
 export async function fileSha256(path: string): Promise<string> {
   const h = createHash('sha256');
@@ -23,15 +13,6 @@ export async function fileSha256(path: string): Promise<string> {
 export async function inputFingerprint(path: string): Promise<{ size: number | null; sha256: string | null }> {
   if (path === '-') return { size: null, sha256: null };
   return { size: statSync(path).size, sha256: await fileSha256(path) };
-}
-
-export function readManifest(path: string): Manifest | undefined {
-  if (!existsSync(path)) return undefined;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-  } catch {
-    throw new BreError('OUTPUT_MISMATCH', `${path} is not readable JSON: the output folder is damaged; choose another --out`);
-  }
 }
 
 /** Refuses to resume into a folder made from another input, pipeline, key, shard or limit. */

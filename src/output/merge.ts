@@ -17,7 +17,7 @@
  * - shards missing or unfinished are warned about, and the merge is marked unfinished: re-running an
  *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
  */
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, chmodSync } from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -25,12 +25,13 @@ import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
 import { readLines } from '../input/lines.js';
 import { parseShard, shardOf } from '../input/shard.js';
-import { getStageKind } from '../stages/index.js';
+import { DecisionCounter, kindOf } from '../stages/index.js';
+import { SERVICES } from '../types.js';
 import { RowSet } from './bitset.js';
-import { readManifest, type Manifest } from './manifest.js';
-import { readNdjson } from './ndjson-file.js';
+import {
+  FILES, readManifest, readRunSummary, resultLineBatches, writeManifest, writeSummary, type Manifest, type MergedSummary, type RunSummary,
+} from './format/index.js';
 import { buildResultsCsv, type StageColumns } from './results-csv.js';
-import { FILES } from './run-output.js';
 
 export interface MergeOptions {
   /** The shards' output folders. */
@@ -63,32 +64,27 @@ export interface MergeReport {
   /** Rows of the input found in no shard (only known when every shard is present and finished). */
   readonly missingRows: { readonly count: number; readonly first: readonly number[] } | null;
   readonly rows: { readonly succeeded: number; readonly failed: number };
-  readonly summary?: Record<string, unknown>;
+  readonly summary?: MergedSummary;
 }
 
 interface ShardFolder {
   readonly dir: string;
   readonly manifest: Manifest;
+  /** `K/N`, as in the manifest. */
+  readonly shard: string;
   readonly index: number;
   readonly count: number;
-  readonly summary: Record<string, any> | undefined;
+  /** Its summary.json, when it has a readable one (a worker that has not finished may have none). */
+  readonly summary: RunSummary | undefined;
 }
 
 const JOURNALS = [FILES.results, FILES.errors] as const;
 
-function readJson(path: string): Record<string, any> | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Reads and cross-checks the manifests; throws OUTPUT_MISMATCH naming the folders that disagree. */
-export function readShardFolders(dirs: readonly string[]): ShardFolder[] {
+export function readShardFolders(dirs: readonly string[], log: (line: string) => void = () => undefined): ShardFolder[] {
   if (dirs.length === 0) throw new BreError('USAGE', 'Expected at least one shard output folder to merge, got none');
   const folders: ShardFolder[] = dirs.map((dir) => {
-    const manifest = readManifest(join(dir, FILES.manifest));
+    const manifest = readManifest(dir);
     if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`);
     if (!manifest.shard) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a shard: Expected a run made with --shard K/N, got an unsharded run (it already holds every row)`);
     let shard;
@@ -97,7 +93,9 @@ export function readShardFolders(dirs: readonly string[]): ShardFolder[] {
     } catch {
       throw new BreError('OUTPUT_MISMATCH', `${dir}: Expected its manifest's shard to be K/N, got '${manifest.shard}'`);
     }
-    return { dir, manifest, index: shard.index, count: shard.count, summary: readJson(join(dir, FILES.summary)) };
+    const summary = readRunSummary(dir);
+    if (summary.state === 'invalid') log(`merge: warning: ${join(dir, FILES.summary)} cannot be read (${summary.problem}): the shard counts as unfinished`);
+    return { dir, manifest, shard: manifest.shard, index: shard.index, count: shard.count, summary: summary.state === 'ok' ? summary.value : undefined };
   });
   const first = folders[0];
   const problems: string[] = [];
@@ -259,7 +257,7 @@ function stageColumns(folders: readonly ShardFolder[], log: (l: string) => void)
     const p = loadPipeline(m.pipeline.path);
     if (p.sha256 === m.pipeline.sha256) {
       return {
-        columns: p.stages.map((st) => ({ id: st.id, known: getStageKind(st.kind)?.resultColumns?.(st) ?? [] })),
+        columns: p.stages.map((st) => ({ id: st.id, known: kindOf(st).resultColumns?.(st) ?? [] })),
         kinds: new Map(p.stages.map((st) => [st.id, st.kind])),
       };
     }
@@ -273,11 +271,11 @@ function stageColumns(folders: readonly ShardFolder[], log: (l: string) => void)
 /** Stage ids and kinds when the pipeline file is gone: from the shards' summaries, else the results. */
 async function stagesFromData(folders: readonly ShardFolder[]): Promise<{ columns: StageColumns[]; kinds: Map<string, string> }> {
   const kinds = new Map<string, string>();
-  for (const f of folders) for (const [id, st] of Object.entries<any>(f.summary?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, String(st?.kind ?? ''));
+  for (const f of folders) for (const [id, st] of Object.entries(f.summary?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, st.kind);
   if (kinds.size === 0) {
     for (const f of folders) {
-      for await (const line of readNdjson<{ stages?: Record<string, unknown> }>(join(f.dir, FILES.results))) {
-        for (const id of Object.keys(line?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, '');
+      for await (const batch of resultLineBatches(join(f.dir, FILES.results))) {
+        for (const id of Object.keys(batch.find((l) => l !== null)?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, '');
         break;
       }
     }
@@ -285,28 +283,17 @@ async function stagesFromData(folders: readonly ShardFolder[]): Promise<{ column
   return { columns: [...kinds.keys()].map((id) => ({ id, known: [] })), kinds };
 }
 
-async function countDecisions(path: string, stageIds: readonly string[]): Promise<Record<string, Record<string, number>>> {
-  const out: Record<string, Record<string, number>> = Object.fromEntries(stageIds.map((id) => [id, {}]));
-  if (stageIds.length === 0) return out;
-  for await (const line of readNdjson<{ stages?: Record<string, Record<string, unknown>> }>(path)) {
-    for (const id of stageIds) {
-      const st = line?.stages?.[id];
-      if (!st) continue;
-      // The same labels as a single run's summary (src/pipeline/runner.ts).
-      const d = st.skipped === true ? '(skipped)' : String(st.decision ?? st.emi_decision ?? '(none)');
-      out[id][d] = (out[id][d] ?? 0) + 1;
-    }
-  }
-  return out;
-}
-
 /** Calls, retries and 429s per service, summed over the shards. */
-function sumServices(folders: readonly ShardFolder[]): Record<string, Record<string, number>> {
-  const out: Record<string, Record<string, number>> = {};
+function sumServices(folders: readonly ShardFolder[]): MergedSummary['services'] {
+  const out: MergedSummary['services'] = {};
   for (const f of folders) {
-    for (const [svc, st] of Object.entries<any>(f.summary?.services ?? {})) {
+    for (const svc of SERVICES) {
+      const st = f.summary?.services[svc];
+      if (!st) continue;
       const acc = (out[svc] ??= { attempts: 0, retries: 0, throttled_429: 0 });
-      for (const k of Object.keys(acc)) acc[k] += Number(st?.[k] ?? 0);
+      acc.attempts += st.attempts;
+      acc.retries += st.retries;
+      acc.throttled_429 += st.throttled_429;
     }
   }
   return out;
@@ -317,7 +304,12 @@ function prepareOut(out: string, dirs: readonly string[]): void {
   if (dirs.some((d) => resolve(d) === abs)) throw new BreError('USAGE', `Expected --out to be a new folder, got ${out}, one of the folders being merged`);
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new BreError('USAGE', `Expected --out to be a folder, got the file ${out}`);
-    const old = readJson(join(abs, FILES.manifest));
+    let old: Manifest | undefined;
+    try {
+      old = readManifest(abs);
+    } catch {
+      old = undefined; // damaged: not an earlier merge
+    }
     const holdsRun = existsSync(join(abs, FILES.results)) || existsSync(join(abs, FILES.errors));
     if (holdsRun && !old?.merged_from) throw new BreError('USAGE', `refusing to write into ${out}: it holds a run's output; Expected an empty folder or an earlier merge`);
     for (const name of [FILES.results, FILES.errors, FILES.resultsCsv, FILES.transactions, FILES.summary, FILES.secrets, FILES.retrying]) rmSync(join(abs, name), { force: true });
@@ -329,7 +321,7 @@ function prepareOut(out: string, dirs: readonly string[]): void {
 export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   const log = opts.log ?? (() => undefined);
   const listLimit = opts.listLimit ?? 50;
-  const folders = readShardFolders(opts.dirs);
+  const folders = readShardFolders(opts.dirs, log);
   const n = folders[0].count;
   const present = new Set(folders.map((f) => f.index));
   const missingShards = Array.from({ length: n }, (_, i) => i + 1).filter((k) => !present.has(k));
@@ -341,7 +333,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   let missingRows: MergeReport['missingRows'] = null;
   if (missingShards.length === 0 && unfinished.length === 0) {
     // Each worker reads the whole input, so a finished worker's `rows.read` is the input's data row count.
-    const total = Math.max(0, ...folders.map((f) => Number(f.summary?.rows?.read ?? 0)));
+    const total = Math.max(0, ...folders.map((f) => f.summary?.rows.read ?? 0));
     let count = 0;
     const first: number[] = [];
     for (let row = 1; row <= total; row += 1) {
@@ -368,13 +360,12 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   prepareOut(opts.out, opts.dirs);
   const out = resolve(opts.out);
   const m = folders[0].manifest;
-  const manifest = {
+  writeManifest(out, {
     ...m,
     shard: null,
     created_at: new Date().toISOString(),
-    merged_from: folders.map((f) => ({ dir: resolve(f.dir), shard: f.manifest.shard })),
-  };
-  writeFileSync(join(out, FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+    merged_from: folders.map((f) => ({ dir: resolve(f.dir), shard: f.shard })),
+  });
   const succeeded = await concatJournals(folders, FILES.results, join(out, FILES.results));
   const failed = await concatJournals(folders, FILES.errors, join(out, FILES.errors));
   if (folders.some((f) => existsSync(join(f.dir, FILES.secrets)))) await concatJournals(folders, FILES.secrets, join(out, FILES.secrets), 0o600);
@@ -386,31 +377,29 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   let transactions: number | undefined;
   if (folders.some((f) => existsSync(join(f.dir, FILES.transactions)))) {
     await concatCsv(folders, FILES.transactions, join(out, FILES.transactions));
-    transactions = folders.reduce((s, f) => s + Number(f.summary?.transactions ?? 0), 0);
+    transactions = folders.reduce((s, f) => s + (f.summary?.transactions ?? 0), 0);
   }
   const stages = stageColumns(folders, log) ?? await stagesFromData(folders);
-  const csv = await buildResultsCsv(join(out, FILES.results), join(out, FILES.resultsCsv), stages.columns);
-  const workflowStages = [...stages.kinds].filter(([, kind]) => kind === 'workflow').map(([id]) => id);
-  const decisions = await countDecisions(join(out, FILES.results), workflowStages);
+  const decisions = new DecisionCounter([...stages.kinds].map(([id, kind]) => ({ id, kind })));
+  const csv = await buildResultsCsv(join(out, FILES.results), join(out, FILES.resultsCsv), stages.columns, (line) => decisions.add(line.stages));
   const finished = missingShards.length === 0 && unfinished.length === 0;
-  const summary: Record<string, unknown> = {
+  const summary: MergedSummary = {
     merged: true,
     pipeline: m.pipeline.name,
     input: m.input.path,
     out: opts.out,
     finished,
-    shards: { count: n, merged: folders.map((f) => f.manifest.shard), missing: missingShards.map((k) => `${k}/${n}`), unfinished },
+    shards: { count: n, merged: folders.map((f) => f.shard), missing: missingShards.map((k) => `${k}/${n}`), unfinished },
     rows: { succeeded, failed, ...(missingRows ? { missing: missingRows.count } : {}) },
     // Workers run side by side: the merge took as long as the slowest of them.
-    seconds: Math.max(0, ...folders.map((f) => Number(f.summary?.seconds ?? 0))),
+    seconds: Math.max(0, ...folders.map((f) => f.summary?.seconds ?? 0)),
     services: sumServices(folders),
-    decisions,
+    decisions: decisions.counts,
     results_csv: csv,
     ...(transactions !== undefined ? { transactions } : {}),
-    shard_summaries: Object.fromEntries(folders.map((f) => [f.manifest.shard, f.summary ?? null])),
+    shard_summaries: Object.fromEntries(folders.map((f) => [f.shard, f.summary ?? null])),
   };
-  writeFileSync(join(out, `${FILES.summary}.tmp`), `${JSON.stringify(summary, null, 2)}\n`);
-  renameSync(join(out, `${FILES.summary}.tmp`), join(out, FILES.summary));
+  writeSummary(out, summary);
   return { ok: true, ...base, rows: { succeeded, failed }, summary };
 }
 
@@ -430,11 +419,14 @@ export function formatMergeReport(r: MergeReport): string {
     }
     return lines.join('\n');
   }
-  const sum = r.summary as Record<string, any>;
+  const sum = r.summary!;
   lines.push(`Merged ${given}${sum.finished ? '' : ' (INCOMPLETE: see the warnings above)'}`);
   lines.push(`  rows: ${r.rows.succeeded} succeeded, ${r.rows.failed} in errors`);
-  for (const [svc, st] of Object.entries<any>(sum.services ?? {})) lines.push(`  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429 (all shards)`);
-  for (const [stage, counts] of Object.entries<Record<string, number>>(sum.decisions ?? {})) {
+  for (const svc of SERVICES) {
+    const st = sum.services[svc];
+    if (st) lines.push(`  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429 (all shards)`);
+  }
+  for (const [stage, counts] of Object.entries(sum.decisions)) {
     const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([d, c]) => `${d} ${c}`);
     if (parts.length > 0) lines.push(`  ${stage} decisions: ${parts.join(', ')}`);
   }

@@ -8,26 +8,20 @@ import { rename } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import { once } from 'node:events';
 import { excelSafe } from './excel.js';
-import { readNdjsonBatches } from './ndjson-file.js';
+import { resultLineBatches, type ResultLine } from './format/index.js';
 
 export interface StageColumns {
   readonly id: string;
   readonly known: readonly string[];
 }
 
-export interface ResultLine {
-  row: number;
-  key: unknown;
-  stages: Record<string, Record<string, unknown>>;
-}
-
 /** `visit` sees every result line in the first pass (the summary counts decisions there: no extra read). */
 export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stages: readonly StageColumns[], visit?: (line: ResultLine) => void): Promise<{ rows: number; columns: number }> {
   const extra = new Map<string, Set<string>>(stages.map((s) => [s.id, new Set<string>()]));
   const known = new Map<string, Set<string>>(stages.map((s) => [s.id, new Set(s.known)]));
-  for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath)) {
+  for await (const batch of resultLineBatches(ndjsonPath)) {
     for (const line of batch) {
-      if (!line?.stages) continue;
+      if (!line) continue;
       visit?.(line);
       for (const s of stages) {
         const fields = line.stages[s.id];
@@ -52,10 +46,10 @@ export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stage
   };
   await write([['row', 'key', ...columns.map((c) => `${c.stage}.${c.field}`)]]);
   let rows = 0;
-  for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath)) {
+  for await (const batch of resultLineBatches(ndjsonPath)) {
     const records: string[][] = [];
     for (const line of batch) {
-      if (!line?.stages) continue;
+      if (!line) continue;
       const record = [String(line.row), excelSafe(line.key)];
       for (const c of columns) record.push(excelSafe(line.stages[c.stage]?.[c.field]));
       records.push(record);

@@ -9,7 +9,7 @@
  *   and run again; they land in results or, failing again, back in errors; the aside file is removed at
  *   the end. A crash in between is repaired by the next run of either kind.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, createWriteStream, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, createWriteStream, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
@@ -18,40 +18,11 @@ import type { NormalisedTransaction } from '../types.js';
 import { RowSet } from './bitset.js';
 import { excelSafe } from './excel.js';
 import { AppendFile, readNdjson, rowOfLine } from './ndjson-file.js';
-import { checkSameRun, readManifest, type Manifest } from './manifest.js';
+import { FILES, readManifest, TRANSACTION_COLUMNS, writeManifest, writeSummary, type ErrorLine, type Manifest, type RunSummary } from './format/index.js';
+import { checkSameRun } from './manifest.js';
 import { lockOutput } from './lock.js';
 import { readLines } from '../input/lines.js';
 import { createReadStream } from 'node:fs';
-
-export const FILES = {
-  manifest: 'manifest.json',
-  results: 'results.ndjson',
-  resultsCsv: 'results.csv',
-  errors: 'errors.ndjson',
-  retrying: 'errors.retrying.ndjson',
-  transactions: 'transactions.csv',
-  summary: 'summary.json',
-  secrets: 'secrets.ndjson',
-  state: '.state',
-  txJournal: '.state/transactions.ndjson',
-} as const;
-
-export const TRANSACTION_COLUMNS = ['key', 'source', 'account', 'txn_id', 'timestamp', 'value_date', 'type', 'amount', 'balance', 'mode', 'narration'] as const;
-
-export interface ErrorLine {
-  readonly row: number;
-  readonly line: number | null;
-  readonly key: unknown;
-  readonly stage: string | null;
-  readonly status: number | null;
-  readonly code: string;
-  readonly message: string;
-  readonly field?: string;
-  readonly expected?: string;
-  readonly errors?: readonly { field: string; expected: string; message: string }[];
-  readonly attempts: number;
-  readonly input: unknown;
-}
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
 async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number }): Promise<void> {
@@ -120,14 +91,13 @@ export class RunOutput {
   }
 
   static async #open(dir: string, manifest: Manifest, opts: { retryErrors: boolean; withTransactions: boolean }): Promise<RunOutput> {
-    const manifestPath = join(dir, FILES.manifest);
-    const old = readManifest(manifestPath);
+    const old = readManifest(dir);
     if (old) checkSameRun(dir, old, manifest);
     else {
       if (existsSync(join(dir, FILES.results)) || existsSync(join(dir, FILES.errors))) {
         throw new BreError('OUTPUT_MISMATCH', `refusing to write into ${dir}: it holds results but no manifest.json (not a bre-batch output folder, or damaged)`);
       }
-      writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+      writeManifest(dir, manifest);
     }
     if (opts.retryErrors && !old) {
       throw new BreError('USAGE', `--retry-errors needs the --out folder of an earlier run; ${dir} has none`);
@@ -193,7 +163,7 @@ export class RunOutput {
   }
 
   /** `stages` is the stages object already serialised (and scrubbed) by the caller. */
-  writeResult(row: number, key: unknown, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[]): void {
+  writeResult(row: number, key: string | null, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[]): void {
     if (this.#tx && transactions.length > 0) {
       this.#tx.append(JSON.stringify({ row, key, transactions }));
     }
@@ -226,7 +196,12 @@ export class RunOutput {
     return this.#errors.lines;
   }
 
+  #closed = false;
+
+  /** Closes the journals (flushed and synced); again is a no-op. */
   close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
     this.#results.close();
     this.#errors.close();
     this.#tx?.close();
@@ -266,17 +241,7 @@ export class RunOutput {
     return n;
   }
 
-  writeSummary(summary: unknown): void {
-    const path = join(this.dir, FILES.summary);
-    writeFileSync(`${path}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
-    renameSync(`${path}.tmp`, path);
-  }
-
-  readSummary(): Record<string, unknown> | undefined {
-    try {
-      return JSON.parse(readFileSync(join(this.dir, FILES.summary), 'utf8')) as Record<string, unknown>;
-    } catch {
-      return undefined;
-    }
+  writeSummary(summary: RunSummary): void {
+    writeSummary(this.dir, summary);
   }
 }

@@ -1,16 +1,19 @@
-/** summary.json: what happened in the run, for people and for monitoring. */
+/** The few lines printed on stdout at the end of a run, from its summary.json. */
+import { SERVICES } from '../types.js';
+import type { RunSummary } from './format/index.js';
 
-/** The few lines printed on stdout at the end of a run. */
-export function formatSummary(sum: Record<string, any>): string {
+export function formatSummary(sum: RunSummary): string {
   const r = sum.rows;
   const lines: string[] = [];
   lines.push(`${sum.dry_run ? 'Dry run' : 'Run'} of pipeline '${sum.pipeline}' ${sum.finished ? 'finished' : 'STOPPED'} in ${sum.seconds} s`);
   if (sum.dry_run) lines.push(`  rows: ${r.read} read, ${r.valid} valid, ${r.failed_this_session} would fail (see ${sum.dry_run_errors})`);
   else lines.push(`  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}`);
-  for (const [svc, st] of Object.entries<any>(sum.services ?? {})) {
+  for (const svc of SERVICES) {
+    const st = sum.services[svc];
+    if (!st) continue;
     lines.push(`  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429, achieved ${st.achieved_per_minute ?? '-'}/min (limit ${st.rate_limit}), p95 ${st.latency_ms.p95 ?? '-'} ms`);
   }
-  for (const [stage, counts] of Object.entries<Record<string, number>>(sum.decisions ?? {})) {
+  for (const [stage, counts] of Object.entries(sum.decisions)) {
     const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([d, n]) => `${d} ${n}`);
     if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(", ")}`);
   }

@@ -6,7 +6,7 @@
  *
  * Model: rows stream through all stages at once (src/pipeline/runner.ts), so the wall time is that of the
  * busiest service: calls(service) / rate(service), the rate being the limiter's actual spacing (the limit
- * less its safety margin). Calls per row are the nominal count of each stage kind; the estimate assumes
+ * less its safety margin). Calls per row are the nominal count each stage kind declares (StageKind.callsPerRow); the estimate assumes
  * every conditional stage runs and no retries, so it is an upper bound for `when:` stages and a lower bound
  * under heavy 429/5xx traffic. With k IPs each taking 1/k of the rows (`--shard K/k` per IP), the wall time
  * divides by k.
@@ -19,10 +19,10 @@ import { DEFAULT_MARGIN, minTimeFor } from '../limits/limiter.js';
 import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
-import { FILES } from '../output/run-output.js';
+import { FILES } from '../output/format/index.js';
 import type { RunSettings } from './settings.js';
 import { rowKey, shardOf } from '../input/shard.js';
-import { getStageKind } from '../stages/index.js';
+import { kindOf } from '../stages/index.js';
 import type { StageConfig } from '../stages/types.js';
 import { SERVICES, type ServiceName } from '../types.js';
 
@@ -31,16 +31,9 @@ export interface PlanOptions {
   readonly windowHours?: number;
 }
 
-/** Nominal calls a stage makes for one row (see the header for what is not counted). */
+/** Nominal calls a stage makes for one row, as its kind declares (see the header for what is not counted). */
 export function callsPerRow(stage: StageConfig): number {
-  switch (stage.kind) {
-    // status_check until ready (at least one), optional fetch_uploaded, then fetch_data (account spec 4.3-4.5).
-    case 'bsa_fetch':
-      return 2 + ((stage.options as { fetch_uploaded?: boolean } | undefined)?.fetch_uploaded ? 1 : 0);
-    // One call per consent in the row; one consent is the common case.
-    default:
-      return 1;
-  }
+  return kindOf(stage).callsPerRow(stage);
 }
 
 export interface ServicePlan {
@@ -65,9 +58,8 @@ export interface Plan {
 export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions & { margin?: number } = {}): Plan {
   const calls = new Map<ServiceName, number>();
   for (const st of stages) {
-    const service = getStageKind(st.kind)?.service;
-    if (!service) throw new BreError('PIPELINE_INVALID', `unknown stage kind '${st.kind}'`);
-    calls.set(service, (calls.get(service) ?? 0) + rows * callsPerRow(st));
+    const kind = kindOf(st);
+    calls.set(kind.service, (calls.get(kind.service) ?? 0) + rows * callsPerRow(st));
   }
   const services: ServicePlan[] = SERVICES.filter((s) => calls.has(s)).map((service) => {
     const rate = rates[service];

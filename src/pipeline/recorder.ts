@@ -5,7 +5,8 @@
 import { BreError } from '../errors.js';
 import { maskRow, maskText } from '../input/mask.js';
 import { Redactor } from '../output/redact.js';
-import type { ErrorLine, RunOutput } from '../output/run-output.js';
+import type { ErrorLine } from '../output/format/index.js';
+import type { RunOutput } from '../output/run-output.js';
 import type { RunCounters } from './summary.js';
 import type { InputRow } from '../types.js';
 import type { Circuit } from './circuit.js';
@@ -23,6 +24,8 @@ export class OutcomeRecorder {
     private readonly circuit: Circuit,
     private readonly counters: RunCounters,
     private readonly requestStop: (why: BreError) => void,
+    /** Lines for the person running it (stderr), already scrubbed of the run's secrets. */
+    private readonly log: (line: string) => void,
   ) {}
 
   settle(row: InputRow, key: string | null, outcome: RowOutcome): void {
@@ -100,9 +103,9 @@ export class OutcomeRecorder {
   }
 
   /** The row as written to errors.ndjson: personal data masked (unless kept), secrets scrubbed. */
-  #input(data: Record<string, unknown>): unknown {
+  #input(data: Record<string, unknown>): Record<string, unknown> {
     try {
-      return JSON.parse(this.redactor.scrub(JSON.stringify(this.s.keepPersonalData ? data : maskRow(data))));
+      return JSON.parse(this.redactor.scrub(JSON.stringify(this.s.keepPersonalData ? data : maskRow(data)))) as Record<string, unknown>;
     } catch {
       // JSON nested thousands deep overflows the stack when copied; the row error must still be written.
       return { '(row)': 'not shown: the row is nested too deeply to copy' };

@@ -6,7 +6,9 @@ import { describeRate } from '../limits/rates.js';
 import type { CallStats } from '../metrics/service-stats.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
-import { SERVICES } from '../types.js';
+import type { RunSummary } from '../output/format/index.js';
+import type { DecisionCounts } from '../stages/types.js';
+import { SERVICES, type ServiceName } from '../types.js';
 
 export interface RunCounters {
   read: number;
@@ -24,23 +26,29 @@ export interface RunCounters {
   lastSettle: number;
 }
 
+export function newCounters(): RunCounters {
+  return { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, warnings: 0, retriedRows: 0, dryRunValid: 0, firstDispatch: 0, lastSettle: 0 };
+}
+
 export interface SummaryInput {
   readonly s: RunSettings;
   readonly counters: RunCounters;
   readonly stages: readonly StageRuntime[];
   readonly stageStats: ReadonlyMap<string, CallStats>;
   readonly client: ServiceClient;
-  readonly limiterStats: Record<string, LimiterStats>;
+  readonly limiterStats: Partial<Record<ServiceName, LimiterStats>>;
   readonly started: number;
   readonly stopped?: BreError;
   readonly totals: { succeeded: number; failed: number };
-  readonly decisions: Record<string, Record<string, number>>;
+  readonly decisions: DecisionCounts;
+  /** A stopped run: about how much is left (see remainingAfterStop). */
+  readonly remaining?: RunSummary['remaining'];
   readonly csv?: { rows: number; columns: number };
   readonly transactions?: number;
   readonly dryRunErrorsPath?: string;
 }
 
-export function buildSummary(x: SummaryInput): Record<string, unknown> {
+export function buildSummary(x: SummaryInput): RunSummary {
   const seconds = (Date.now() - x.started) / 1000;
   const c = x.counters;
   return {
@@ -79,22 +87,31 @@ export function buildSummary(x: SummaryInput): Record<string, unknown> {
       calls: st.counters.calls,
       ...x.stageStats.get(st.config.id)!.toJSON(),
     }])),
-    services: Object.fromEntries(SERVICES
-      .filter((svc) => x.client.stats[svc].attempts > 0)
-      .map((svc) => [svc, {
-        rate_limit: describeRate(x.s.rates[svc]),
-        concurrency: x.s.concurrency[svc],
-        ...x.client.stats[svc].toJSON(),
-        // Where the time went, each summed over attempts: queued for the rate limit, sleeping before a
-        // retry (backoff or Retry-After), and on the network (network_ms above).
-        limiter_wait_ms: x.limiterStats[svc]?.waitMs ?? 0,
-        retry_wait_ms: Math.round(x.client.retryWaitMs?.[svc] ?? 0),
-        limiter_final_per_minute: x.limiterStats[svc]?.currentPerMinute ?? null,
-      }])),
+    services: servicesOf(x),
     decisions: x.decisions,
     ...(x.csv ? { results_csv: x.csv } : {}),
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
+    ...(x.remaining ? { remaining: x.remaining } : {}),
   };
+}
+
+/** Every service that was called: its limit, its attempts, and where the time went. */
+function servicesOf(x: SummaryInput): RunSummary['services'] {
+  const out: RunSummary['services'] = {};
+  for (const svc of SERVICES) {
+    if (x.client.stats[svc].attempts === 0) continue;
+    out[svc] = {
+      rate_limit: describeRate(x.s.rates[svc]),
+      concurrency: x.s.concurrency[svc],
+      ...x.client.stats[svc].toJSON(),
+      // Each summed over attempts: queued for the rate limit, sleeping before a retry (backoff or
+      // Retry-After); the time on the network is network_ms.
+      limiter_wait_ms: x.limiterStats[svc]?.waitMs ?? 0,
+      retry_wait_ms: Math.round(x.client.retryWaitMs[svc] ?? 0),
+      limiter_final_per_minute: x.limiterStats[svc]?.currentPerMinute ?? null,
+    };
+  }
+  return out;
 }
 

@@ -82,6 +82,9 @@ export function splitUploaded(body: Record<string, unknown>): Uploaded {
 export const bsaFetchKind: StageKind<BsaFetchOptions, BsaFetchPrepared> = {
   kind: 'bsa_fetch',
   service: 'account',
+  producesTransactions: true,
+  // status_check until ready (at least once), fetch_uploaded when asked, then fetch_data (spec 4.3-4.5).
+  callsPerRow: (stage) => 2 + (stage.options.fetch_uploaded ? 1 : 0),
   description: 'BSA transactions: /bsa/status_check until ready, optional /bsa/fetch_uploaded, then /bsa/fetch_data',
   optionsSchema,
   checkConfig: (stage) => (stage.options.poll_max_interval_ms < stage.options.poll_interval_ms

@@ -1,4 +1,5 @@
 /** Importing this module registers every built-in stage kind (each file calls registerStageKind). */
+export { DecisionCounter } from './decisions.js';
 export { getStageKind, kindOf, stageKindNames } from './registry.js';
 // built-in kinds (one import per kind file):
 import './aa-fetch.js';

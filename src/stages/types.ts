@@ -70,9 +70,26 @@ export interface StageOutput {
   readonly calls?: number;
 }
 
+/** Stage id -> decision label -> rows (summary.json's `decisions`). */
+export type DecisionCounts = Record<string, Record<string, number>>;
+
+/**
+ * A stage kind: everything the rest of the program needs to know about it is declared here, so that
+ * nothing outside src/stages/ names a kind.
+ */
 export interface StageKind<Options = Record<string, unknown>, Prepared = unknown> {
   readonly kind: string;
+  /** The service its calls go to (its limiter, base URL and time-out). */
   readonly service: ServiceName;
+  /** Whether `execute` returns bank transactions: the run then keeps a journal of them and writes transactions.csv. */
+  readonly producesTransactions: boolean;
+  /** Calls one row nominally costs, for `run --plan` (no retries; a conditional stage counted as run). */
+  callsPerRow(stage: StageConfig<Options>): number;
+  /**
+   * The label a row's result is counted under in summary.json's `decisions` (e.g. `Approve`); kinds
+   * without a decision leave it out. A skipped stage counts as `(skipped)` whatever the kind.
+   */
+  decisionOf?(result: Readonly<Record<string, unknown>>): string;
   /** One-line description for `bre-batch pipelines`. */
   readonly description: string;
   /** Validates `options:` of the stage in a pipeline file; supplies defaults. */

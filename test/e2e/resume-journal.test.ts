@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { lockOutput } from '../../src/output/lock.js';
-import type { Manifest } from '../../src/output/manifest.js';
+import { FILES, type Manifest } from '../../src/output/format/index.js';
 import { AppendFile } from '../../src/output/ndjson-file.js';
-import { FILES, RunOutput } from '../../src/output/run-output.js';
+import { RunOutput } from '../../src/output/run-output.js';
 import type { NormalisedTransaction } from '../../src/types.js';
 import { tempDir } from './helpers.js';
 

@@ -6,6 +6,7 @@ import { loadPipeline } from '../../src/config/pipeline.js';
 import { BreError } from '../../src/errors.js';
 import { formatMergeReport, mergeOutputs } from '../../src/output/merge.js';
 import { shardOf } from '../../src/input/shard.js';
+import { runSummarySchema, type RunSummary } from '../../src/output/format/index.js';
 
 const N = 3;
 const TOTAL = 30;
@@ -29,6 +30,28 @@ const keyOf = (row: number) => `LOC-${String(row).padStart(4, '0')}`;
 /** Rows whose number is a multiple of 7 failed; the others succeeded. */
 const failed = (row: number) => row % 7 === 0;
 
+const callStats = (attempts: number, retries: number) => ({
+  attempts, retries, throttled_429: 0, statuses: { 200: attempts - retries }, latency_ms: { p50: 1, p95: 2, p99: 3 }, network_ms: attempts, achieved_per_minute: null,
+});
+
+/** A worker's summary.json as the runner writes it (the schema in src/output/format checks it here too). */
+function shardSummary(spec: ShardSpec, count: number, succeeded: number, failed: number): RunSummary {
+  const attempts = succeeded + failed + 1;
+  return runSummarySchema.parse({
+    pipeline: 'location', input: '/data/in.csv', out: `w${spec.index}`, dry_run: false, finished: spec.finished ?? true, stopped: null,
+    shard: `${spec.index}/${count}`,
+    rows: {
+      succeeded, failed, read: TOTAL, processed_this_session: succeeded + failed, succeeded_this_session: succeeded, failed_this_session: failed,
+      invalid_this_session: 0, resumed: 0, retried_from_errors: 0, out_of_shard: TOTAL - succeeded - failed,
+    },
+    warnings: 0, seconds: 10 + spec.index, rows_per_second: null,
+    stages: { location: { kind: 'workflow', endpoint: 'location_bre', rows_ran: succeeded, rows_skipped: 0, rows_failed: failed, calls: attempts - 1, ...callStats(attempts, 1) } },
+    services: { workflow: { rate_limit: '500/min', concurrency: 8, ...callStats(attempts, 1), limiter_wait_ms: 0, retry_wait_ms: 0, limiter_final_per_minute: 500 } },
+    decisions: { location: {} },
+    ...(spec.transactions ? { transactions: 1 } : {}),
+  });
+}
+
 function makeShard(root: string, spec: ShardSpec): string {
   const count = spec.count ?? N;
   const dir = join(root, `w${spec.index}`);
@@ -47,13 +70,7 @@ function makeShard(root: string, spec: ShardSpec): string {
   writeFileSync(join(dir, 'results.ndjson'), results.map((l) => `${l}\n`).join(''));
   writeFileSync(join(dir, 'errors.ndjson'), errors.map((l) => `${l}\n`).join(''));
   if (spec.transactions) writeFileSync(join(dir, 'transactions.csv'), spec.transactions);
-  writeFileSync(join(dir, 'summary.json'), JSON.stringify({
-    pipeline: 'location', finished: spec.finished ?? true, shard: `${spec.index}/${count}`, seconds: 10 + spec.index,
-    rows: { succeeded: results.length, failed: errors.length, read: TOTAL },
-    stages: { location: { kind: 'workflow' } },
-    services: { workflow: { attempts: rows.length + 1, retries: 1, throttled_429: 0 } },
-    ...(spec.transactions ? { transactions: 1 } : {}),
-  }));
+  writeFileSync(join(dir, 'summary.json'), JSON.stringify(shardSummary(spec, count, results.length, errors.length)));
   return dir;
 }
 

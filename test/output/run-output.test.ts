@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, writeFileSync, appendFileSync, existsSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunOutput, FILES } from '../../src/output/run-output.js';
+import { RunOutput } from '../../src/output/run-output.js';
 import { buildResultsCsv } from '../../src/output/results-csv.js';
 import { excelSafe } from '../../src/output/excel.js';
 import { RowSet } from '../../src/output/bitset.js';
-import type { Manifest } from '../../src/output/manifest.js';
+import { FILES, type Manifest } from '../../src/output/format/index.js';
 
 const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   version: 1, tool: 'bre-batch', pipeline: { name: 'p', path: '/p.yaml', sha256: 'aaa' },

@@ -38,8 +38,8 @@ describe('computePlan', () => {
   });
 
   it.each([
-    [{ id: 'w', kind: 'workflow' }, 1],
-    [{ id: 'b', kind: 'bsa_fetch' }, 2],
+    [{ id: 'w', kind: 'workflow', options: {} }, 1],
+    [{ id: 'b', kind: 'bsa_fetch', options: { fetch_uploaded: false } }, 2],
     [{ id: 'b', kind: 'bsa_fetch', options: { fetch_uploaded: true } }, 3],
   ])('calls per row of %j: %i', (stage, calls) => expect(callsPerRow(stage as never)).toBe(calls));
 

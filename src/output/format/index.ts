@@ -1,0 +1,16 @@
+/**
+ * The output folder format, owned here and nowhere else: file names, the schemas of manifest.json, a
+ * results line, an error line and summary.json, and their readers. The runner, merge, compare and the
+ * bench read and write folders through this module.
+ */
+export { FILES, TRANSACTION_COLUMNS } from './files.js';
+export { readJsonFile, writeJsonFile, type JsonFileRead } from './json-file.js';
+export { manifestSchema, readManifest, writeManifest, type Manifest } from './manifest.js';
+export {
+  errorLines, errorLineSchema, fieldProblemSchema, isErrorLine, isResultLine, resultLineBatches, resultLineSchema, secretsLineSchema,
+  type ErrorLine, type ResultLine, type SecretsLine,
+} from './journal.js';
+export {
+  callStatsShape, decisionCountsSchema, loadRunSummary, mergedSummarySchema, readRunSummary, runSummarySchema, serviceSummarySchema, stageSummarySchema,
+  writeSummary, type MergedSummary, type RunSummary,
+} from './summary.js';

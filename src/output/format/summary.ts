@@ -1,0 +1,125 @@
+/**
+ * summary.json: what happened in a run (written by src/pipeline/summary.ts) or in a merge of shards
+ * (src/output/merge.ts). Objects are loose: a field a later version adds survives a merge that embeds it.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import { BreError } from '../../errors.js';
+import { SERVICES } from '../../types.js';
+import { FILES } from './files.js';
+import { readJsonFile, writeJsonFile, type JsonFileRead } from './json-file.js';
+
+const count = z.number();
+const ms = z.number();
+
+/** Attempts of one service or stage (src/metrics/service-stats.ts). */
+export const callStatsShape = {
+  attempts: count,
+  retries: count,
+  throttled_429: count,
+  /** HTTP status (or lower-case error code) -> attempts. */
+  statuses: z.record(z.string(), count),
+  latency_ms: z.object({ p50: ms.nullable(), p95: ms.nullable(), p99: ms.nullable() }),
+  network_ms: ms,
+  /** Attempts a minute between the first and the last start; null with fewer than two. */
+  achieved_per_minute: z.number().nullable(),
+};
+
+export const stageSummarySchema = z.looseObject({
+  kind: z.string(),
+  endpoint: z.string().optional(),
+  rows_ran: count,
+  rows_skipped: count,
+  rows_failed: count,
+  calls: count,
+  ...callStatsShape,
+});
+
+export const serviceSummarySchema = z.looseObject({
+  /** As `--rate` takes it (`500/min`), or `off`. */
+  rate_limit: z.string(),
+  concurrency: count,
+  ...callStatsShape,
+  /** Summed over attempts: queued for the rate limit, and sleeping before a retry. */
+  limiter_wait_ms: ms,
+  retry_wait_ms: ms,
+  limiter_final_per_minute: z.number().nullable(),
+});
+
+/** Stage id -> decision label -> rows (src/stages/decisions.ts). */
+export const decisionCountsSchema = z.record(z.string(), z.record(z.string(), count));
+
+const serviceName = z.enum(SERVICES);
+
+export const runSummarySchema = z.looseObject({
+  pipeline: z.string(),
+  input: z.string(),
+  out: z.string(),
+  dry_run: z.boolean(),
+  finished: z.boolean(),
+  stopped: z.object({ code: z.string(), message: z.string(), service: z.string().nullable(), status: z.number().nullable() }).nullable(),
+  shard: z.string().nullable(),
+  rows: z.looseObject({
+    /** Totals over the folder (every session of this run). */
+    succeeded: count,
+    failed: count,
+    /** This session: data rows read (a finished shard worker reads the whole input). */
+    read: count,
+    processed_this_session: count,
+    succeeded_this_session: count,
+    failed_this_session: count,
+    invalid_this_session: count,
+    resumed: count,
+    retried_from_errors: count,
+    out_of_shard: count,
+    /** Dry runs: rows that would be sent. */
+    valid: count.optional(),
+  }),
+  warnings: count,
+  seconds: z.number(),
+  /** While rows were flowing (first dispatched to last settled); null when none was. */
+  rows_per_second: z.number().nullable(),
+  stages: z.record(z.string(), stageSummarySchema),
+  services: z.partialRecord(serviceName, serviceSummarySchema),
+  decisions: decisionCountsSchema,
+  results_csv: z.object({ rows: count, columns: count }).optional(),
+  transactions: count.optional(),
+  dry_run_errors: z.string().optional(),
+  /** A stopped run: about how much is left at the configured limits. */
+  remaining: z.object({ rows_estimate: count, time_estimate: z.string(), time_estimate_ms: ms.nullable() }).optional(),
+});
+export type RunSummary = z.infer<typeof runSummarySchema>;
+
+export const mergedSummarySchema = z.looseObject({
+  merged: z.literal(true),
+  pipeline: z.string(),
+  input: z.string(),
+  out: z.string(),
+  finished: z.boolean(),
+  shards: z.object({ count, merged: z.array(z.string()), missing: z.array(z.string()), unfinished: z.array(z.string()) }),
+  rows: z.object({ succeeded: count, failed: count, missing: count.optional() }),
+  /** The slowest shard's: workers run side by side. */
+  seconds: z.number(),
+  services: z.partialRecord(serviceName, z.object({ attempts: count, retries: count, throttled_429: count })),
+  decisions: decisionCountsSchema,
+  results_csv: z.object({ rows: count, columns: count }),
+  transactions: count.optional(),
+  shard_summaries: z.record(z.string(), runSummarySchema.nullable()),
+});
+export type MergedSummary = z.infer<typeof mergedSummarySchema>;
+
+/** A shard worker's or any single run's summary.json. */
+export function readRunSummary(dir: string): JsonFileRead<RunSummary> {
+  return readJsonFile(join(dir, FILES.summary), runSummarySchema);
+}
+
+/** A run's summary.json, or a BreError saying why it cannot be read (the bench reads its figures here). */
+export function loadRunSummary(dir: string): RunSummary {
+  const read = readRunSummary(dir);
+  if (read.state !== 'ok') throw new BreError('OUTPUT_MISMATCH', `${join(dir, FILES.summary)}: ${read.state === 'absent' ? 'no such file' : read.problem}`);
+  return read.value;
+}
+
+export function writeSummary(dir: string, summary: RunSummary | MergedSummary): void {
+  writeJsonFile(join(dir, FILES.summary), summary);
+}

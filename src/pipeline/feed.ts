@@ -1,0 +1,86 @@
+/**
+ * The row loop: rows come from the reader a batch at a time (one chunk of the file: a step of the reader
+ * costs promises) into the window of rows in flight; each row runs its stages on its own, so the stages
+ * overlap across rows. Returns when the input is read, the --limit reached or the run stopping; rows may
+ * still be running then (the runner waits for them).
+ */
+import { BreError, isBreError } from '../errors.js';
+import { rowKey, shardOf } from '../input/shard.js';
+import type { InputRow } from '../types.js';
+import type { Run } from './run.js';
+import { runRow } from './row.js';
+
+export async function feed(run: Run): Promise<void> {
+  const { s, counters, output } = run;
+  try {
+    batches: for (let next = run.firstBatch; !next.done; next = await run.reader.next()) for (const row of next.value) {
+      if (run.stopped) break batches;
+      if (s.limit !== undefined && row.row > s.limit) break batches;
+      counters.read += 1;
+      const key = row.readError ? null : rowKey(row, s.pipeline.key);
+      if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
+        counters.outOfShard += 1;
+        continue;
+      }
+      if (output) {
+        if (output.done.has(row.row)) {
+          counters.resumed += 1;
+          continue;
+        }
+        // --retry-errors runs the rows of the errors file, and also the rows an earlier stopped or killed
+        // session never reached (else they would be in neither file), within that run's --limit.
+        if (s.retryErrors && !output.retry.has(row.row) && output.earlierLimit !== null && row.row > output.earlierLimit) continue;
+        if (output.retry.has(row.row)) counters.retriedRows += 1;
+      }
+      const waiting = run.window.enter();
+      if (waiting) await waiting;
+      if (run.stopped) {
+        run.window.giveBack();
+        break batches;
+      }
+      counters.processed += 1;
+      if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
+      run.window.started();
+      void settleRow(run, row, key);
+    }
+  } catch (err) {
+    run.readerDone();
+    const unreadable = !isBreError(err) || err.code === 'INPUT_UNREADABLE';
+    run.stop.request(unreadable ? new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`) : err);
+    return;
+  }
+  run.readerDone();
+  await run.reader.return(undefined);
+}
+
+/** One row, from its stages to its line in results or errors; never rejects. */
+async function settleRow(run: Run, row: InputRow, key: string | null): Promise<void> {
+  try {
+    if (row.readError) {
+      run.recorder.unreadable(row);
+      return;
+    }
+    run.recorder.settle(row, key, await runRow(row, run.stages, run.ctx, run.s.dryRun));
+  } catch (err) {
+    // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that
+    // row's error, never a stop: a resume would meet the same row again.
+    if (!isWriteFailure(err) && !run.output?.done.has(row.row)) {
+      try {
+        run.recorder.unexpected(row, key, err);
+        return;
+      } catch (again) {
+        err = again;
+      }
+    }
+    // A write failure (disk full) stops the run: the row is not done and will be re-sent on resume.
+    run.stop.request(new BreError('INTERRUPTED', `cannot write to ${run.s.outDir}: ${(err as Error).message}`));
+  } finally {
+    run.counters.lastSettle = performance.now();
+    run.window.settled();
+  }
+}
+
+/** A failure of the output folder itself (disk full, I/O error), as opposed to a problem with one row. */
+function isWriteFailure(err: unknown): boolean {
+  return typeof (err as { syscall?: unknown } | null)?.syscall === 'string';
+}

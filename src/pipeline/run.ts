@@ -1,0 +1,214 @@
+/**
+ * What a run holds between its steps (src/pipeline/runner.ts): the input, the output folder and its lock,
+ * the limiters and the client, the signal handlers and the progress bar. `open` takes them in order;
+ * `letGoOfServices` and `close` give back whatever is still held, whichever step failed.
+ */
+import { dirname, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { BreError } from '../errors.js';
+import { createClient, type ServiceClient } from '../http/chain.js';
+import { maskText } from '../input/mask.js';
+import { readRowBatches } from '../input/read.js';
+import { localLimiter, type LimiterFactory } from '../limits/factory.js';
+import type { LimiterStats, ServiceLimiter } from '../limits/limiter.js';
+import { CallStats } from '../metrics/service-stats.js';
+import type { Manifest } from '../output/format/index.js';
+import { inputFingerprint } from '../output/manifest.js';
+import { Redactor } from '../output/redact.js';
+import { RunOutput } from '../output/run-output.js';
+import { kindOf } from '../stages/index.js';
+import type { StageContext } from '../stages/types.js';
+import { perService, SERVICES, type InputRow, type ServiceName } from '../types.js';
+import { Circuit } from './circuit.js';
+import { createLimiters } from './limiters.js';
+import { Progress } from './progress.js';
+import { OutcomeRecorder } from './recorder.js';
+import type { StageRuntime } from './row.js';
+import type { RunSettings } from './settings.js';
+import { RunStop } from './stop.js';
+import { newCounters, type RunCounters } from './summary.js';
+import { RowWindow } from './window.js';
+
+export interface RunHooks {
+  readonly limiterFactory?: LimiterFactory;
+  /** Test hook: the run's clock. */
+  readonly now?: () => Date;
+}
+
+/** Warnings about rows printed in full; the rest are only counted. */
+const WARNINGS_SHOWN = 20;
+
+export class Run {
+  readonly started = Date.now();
+  readonly redactor = new Redactor();
+  readonly stop: RunStop;
+  readonly counters: RunCounters = newCounters();
+  readonly stageStats = new Map<string, CallStats>();
+  reader!: AsyncGenerator<InputRow[]>;
+  firstBatch!: IteratorResult<InputRow[]>;
+  /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
+  output: RunOutput | undefined;
+  limiters: Record<ServiceName, ServiceLimiter> | undefined;
+  client!: ServiceClient;
+  stages!: StageRuntime[];
+  ctx!: StageContext;
+  recorder!: OutcomeRecorder;
+  window!: RowWindow;
+  /** Limiter figures, taken when the services are let go of. */
+  limiterStats: Partial<Record<ServiceName, LimiterStats>> = {};
+  #progress: Progress | undefined;
+  #unlisten: (() => void) | undefined;
+  #readerDone = false;
+  #servicesReleased = false;
+
+  constructor(readonly s: RunSettings, readonly hooks: RunHooks = {}) {
+    this.redactor.add(s.authToken);
+    this.stop = new RunStop(s.stopGraceMs);
+  }
+
+  /** Human-readable lines on stderr, secrets scrubbed. */
+  readonly log = (line: string): void => this.s.log(this.redactor.scrub(line));
+
+  /** Why the run stopped early; undefined while it goes on. */
+  get stopped(): BreError | undefined {
+    return this.stop.reason;
+  }
+
+  /**
+   * Reads the first rows, then opens the output folder (taking its lock), the limiters and the client,
+   * and starts listening for signals. The first rows are read before anything is written: an input whose
+   * header cannot be read is a usage error (exit 2, nothing called), not a stopped run, and leaves no
+   * manifest that would then refuse the corrected input under the same --out.
+   */
+  async open(): Promise<void> {
+    const s = this.s;
+    const manifest = await this.#manifest();
+    const kinds = s.pipeline.stages.map((st) => kindOf(st));
+    this.reader = readRowBatches(s.input, { format: s.inputFormat });
+    try {
+      this.firstBatch = await this.reader.next();
+    } catch (err) {
+      this.#readerDone = true;
+      throw new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`);
+    }
+    mkdirSync(s.outDir, { recursive: true });
+    if (!s.dryRun) {
+      this.output = await RunOutput.open(s.outDir, manifest, { retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions) });
+    }
+    this.limiters = await createLimiters(s, this.hooks.limiterFactory ?? localLimiter);
+    const limiters = this.limiters;
+    this.client = createClient({
+      clientId: s.clientId,
+      authToken: s.authToken,
+      maxAttempts: s.maxAttempts,
+      signal: this.stop.signal,
+      hardSignal: this.stop.hardSignal,
+      targets: perService((svc) => ({ baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc] })),
+    });
+    this.stages = s.pipeline.stages.map((config, i) => {
+      const stats = new CallStats();
+      this.stageStats.set(config.id, stats);
+      const service = kinds[i].service;
+      return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, call: (path, body, o) => this.client.call(service, path, body, o, stats) };
+    });
+    this.ctx = this.#stageContext();
+    this.recorder = new OutcomeRecorder(s, this.output, this.redactor, new Circuit(s.circuit), this.counters, (why) => this.stop.request(why), this.log);
+    this.window = new RowWindow(windowSize(s, new Set(kinds.map((k) => k.service))));
+    this.#unlisten = this.stop.listen(this.log);
+    this.#progress = new Progress(s, this.stages, this.client, this.counters, s.input);
+    this.#progress.start();
+  }
+
+  /** The reader has been drained or has failed: it holds no file any more. */
+  readerDone(): void {
+    this.#readerDone = true;
+  }
+
+  /**
+   * No row is in flight any more: the progress bar, the signal handlers, the client and the limiters go
+   * (the end files are written without them; a signal then ends the process as usual).
+   */
+  async letGoOfServices(): Promise<void> {
+    if (this.#servicesReleased) return;
+    this.#servicesReleased = true;
+    try {
+      await this.client?.close();
+    } finally {
+      try {
+        await this.#stopLimiters();
+      } finally {
+        this.#progress?.stop();
+        this.#unlisten?.();
+        this.stop.dispose();
+      }
+    }
+  }
+
+  /** Every limiter is stopped, even when one fails to (the first failure is thrown after). */
+  async #stopLimiters(): Promise<void> {
+    let failure: unknown;
+    for (const svc of SERVICES) {
+      const l = this.limiters?.[svc];
+      if (!l) continue;
+      try {
+        await l.stop();
+        this.limiterStats[svc] = l.stats();
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Gives back whatever is still held, whichever step failed: services, the reader, the journals and the lock. */
+  async close(): Promise<void> {
+    try {
+      await this.letGoOfServices();
+    } finally {
+      if (!this.#readerDone) await this.reader?.return(undefined).catch(() => undefined);
+      this.output?.close();
+      this.output?.unlock();
+    }
+  }
+
+  async #manifest(): Promise<Manifest> {
+    const s = this.s;
+    return {
+      version: 1,
+      tool: 'bre-batch',
+      pipeline: { name: s.pipeline.name, path: s.pipeline.path, sha256: s.pipeline.sha256 },
+      input: { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)) },
+      key: s.pipeline.key,
+      shard: s.shard ? `${s.shard.index}/${s.shard.count}` : null,
+      limit: s.limit ?? null,
+      created_at: new Date().toISOString(),
+    };
+  }
+
+  #stageContext(): StageContext {
+    const s = this.s;
+    let shown = 0;
+    return {
+      inputDir: s.input === '-' ? process.cwd() : dirname(resolve(s.input)),
+      clientId: s.clientId,
+      now: this.hooks.now ?? (() => new Date()),
+      signal: this.stop.signal,
+      warn: (message, row) => {
+        this.counters.warnings += 1;
+        if (shown >= WARNINGS_SHOWN) return;
+        shown += 1;
+        this.log(`warning${row ? ` (row ${row.row}, line ${row.line})` : ''}: ${maskText(message)}`);
+      },
+    };
+  }
+}
+
+/**
+ * Rows in flight: every call slot of every service the pipeline uses, plus 15% prepared and waiting so that
+ * a slot never idles. Not more: each row held costs the garbage collector (README: Performance).
+ */
+function windowSize(s: RunSettings, services: ReadonlySet<ServiceName>): number {
+  let slots = 0;
+  for (const svc of services) slots += s.concurrency[svc];
+  return Math.max(16, Math.ceil(slots * 1.15));
+}

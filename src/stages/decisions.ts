@@ -1,0 +1,35 @@
+/**
+ * summary.json's `decisions`: for each stage whose kind reads a decision (StageKind.decisionOf), the rows
+ * under each label. A run counts them while rebuilding results.csv, a merge over the merged results: both
+ * here, so the labels are the same.
+ */
+import type { DecisionCounts } from './types.js';
+import { getStageKind } from './registry.js';
+
+type Results = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+export class DecisionCounter {
+  readonly #readers: { readonly id: string; readonly read: (result: Readonly<Record<string, unknown>>) => string }[] = [];
+  readonly counts: DecisionCounts = {};
+
+  /** `kind` may be unknown (a merge whose pipeline file is gone): such a stage is not counted. */
+  constructor(stages: readonly { readonly id: string; readonly kind: string }[]) {
+    for (const st of stages) {
+      const kind = getStageKind(st.kind);
+      if (!kind?.decisionOf) continue;
+      this.#readers.push({ id: st.id, read: kind.decisionOf.bind(kind) });
+      this.counts[st.id] = {};
+    }
+  }
+
+  /** One result line's stages. */
+  add(stages: Results): void {
+    for (const r of this.#readers) {
+      const result = stages[r.id];
+      if (!result) continue;
+      const label = result.skipped === true ? '(skipped)' : r.read(result);
+      const into = this.counts[r.id];
+      into[label] = (into[label] ?? 0) + 1;
+    }
+  }
+}
