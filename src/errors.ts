@@ -3,36 +3,91 @@
  * and errors.ndjson lines are decided from `code` and the context fields, never from message text
  * (the pattern of undici's lib/core/errors.js).
  */
-export type ErrorCode =
+/**
+ * How an error code is treated, written once: the retry chain (src/http/chain.ts), the row runner
+ * (src/pipeline/row.ts), the circuit breaker (src/pipeline/circuit.ts) and the CLI's exit code all read it.
+ */
+export interface ErrorTreatment {
+  /**
+   * Whether another attempt of the same call may succeed: `yes`; `no`; `2xx` only when the answer was a 2xx
+   * (a body cut short in transit says nothing about the row; the documented answer is still to be had).
+   */
+  readonly retry: 'yes' | 'no' | '2xx';
+  /** Stops the whole run: nothing later can succeed with the same credentials or address. */
+  readonly fatal: boolean;
+  /** Counts as the service failing (after all retries) for the circuit breaker; the row's own faults do not. */
+  readonly serviceFailure: boolean;
+  /** Exit code when it ends a command (README: Exit codes): 2 usage or configuration, 3 stopped early. */
+  readonly exit: 2 | 3;
+}
+
+const input = { retry: 'no', fatal: false, serviceFailure: false, exit: 2 } as const;
+const rowFault = { retry: 'no', fatal: false, serviceFailure: false, exit: 2 } as const;
+const transient = { retry: 'yes', fatal: false, serviceFailure: true, exit: 2 } as const;
+const refused = { retry: 'no', fatal: true, serviceFailure: false, exit: 3 } as const;
+const stop = { retry: 'no', fatal: false, serviceFailure: false, exit: 3 } as const;
+
+export const ERROR_TABLE = {
   // input and configuration (nothing is called)
-  | 'USAGE'
-  | 'CONFIG_INVALID'
-  | 'PIPELINE_INVALID'
-  | 'INPUT_UNREADABLE'
-  | 'INVALID_ROW'
-  | 'MALFORMED_ROW'
-  | 'REPORT_UNREADABLE'
-  | 'REPORT_FORMAT_UNKNOWN'
-  | 'REPORT_FORMAT_UNSUPPORTED'
-  | 'OUTPUT_MISMATCH'
+  USAGE: input,
+  CONFIG_INVALID: input,
+  PIPELINE_INVALID: input,
+  INPUT_UNREADABLE: input,
+  INVALID_ROW: input,
+  MALFORMED_ROW: input,
+  REPORT_UNREADABLE: input,
+  REPORT_FORMAT_UNKNOWN: input,
+  REPORT_FORMAT_UNSUPPORTED: input,
+  OUTPUT_MISMATCH: input,
   // a call and its answer
-  | 'AUTH_REFUSED'
-  | 'IP_NOT_ALLOWED'
-  | 'RATE_LIMITED'
-  | 'TIMEOUT'
-  | 'NETWORK'
-  | 'SERVER_UNAVAILABLE'
-  | 'SERVER_ERROR'
-  | 'WORKFLOW_REJECTED_INPUT'
-  | 'BUREAU_DECODE_FAILED'
-  | 'VALIDATION_FAILED'
-  | 'ACCOUNT_ERROR'
-  | 'BAD_RESPONSE'
-  | 'NOT_READY'
-  | 'HTTP_ERROR'
+  AUTH_REFUSED: refused,
+  IP_NOT_ALLOWED: refused,
+  RATE_LIMITED: transient,
+  TIMEOUT: transient,
+  NETWORK: transient,
+  SERVER_UNAVAILABLE: transient,
+  SERVER_ERROR: { retry: 'no', fatal: false, serviceFailure: true, exit: 2 },
+  WORKFLOW_REJECTED_INPUT: rowFault,
+  BUREAU_DECODE_FAILED: rowFault,
+  VALIDATION_FAILED: rowFault,
+  ACCOUNT_ERROR: rowFault,
+  BAD_RESPONSE: { retry: '2xx', fatal: false, serviceFailure: true, exit: 2 },
+  NOT_READY: rowFault,
+  HTTP_ERROR: rowFault,
+  /** A bug: an exception nobody expected (in a normaliser, say). The row's line says so; the stack goes to the log. */
+  UNEXPECTED: rowFault,
   // the run as a whole
-  | 'CIRCUIT_OPEN'
-  | 'INTERRUPTED';
+  CIRCUIT_OPEN: stop,
+  INTERRUPTED: stop,
+} as const satisfies Record<string, ErrorTreatment>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
+
+export function treatmentOf(code: ErrorCode): ErrorTreatment {
+  return ERROR_TABLE[code];
+}
+
+/** Worth another attempt of the same call (through the limiter again). */
+export function isRetryable(e: { readonly code: ErrorCode; readonly status: number | null }): boolean {
+  const retry = ERROR_TABLE[e.code].retry;
+  return retry === 'yes' || (retry === '2xx' && e.status !== null && e.status >= 200 && e.status < 300);
+}
+
+/** Stops the whole run. */
+export function isFatal(code: ErrorCode): boolean {
+  return ERROR_TABLE[code].fatal;
+}
+
+/** Counts against the service in the circuit breaker. */
+export function isServiceFailure(code: ErrorCode): boolean {
+  return ERROR_TABLE[code].serviceFailure;
+}
+
+/** The exit code of a command that ended with `err` thrown; anything that is not a BreError is a bug: 2. */
+export function exitCodeOf(err: unknown): 2 | 3 {
+  return err instanceof BreError ? ERROR_TABLE[err.code].exit : 2;
+}
 
 export interface BreErrorContext {
   /** HTTP status of the answer, when there was one. */
@@ -97,20 +152,12 @@ export class BreError extends Error {
   }
 }
 
-/** Codes worth another attempt of the same call (through the limiter again). */
-export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'RATE_LIMITED', 'TIMEOUT', 'NETWORK', 'SERVER_UNAVAILABLE',
-]);
-
-/** Codes that stop the whole run: nothing later can succeed with the same credentials or address. */
-export const FATAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['AUTH_REFUSED', 'IP_NOT_ALLOWED']);
-
 export function isBreError(err: unknown): err is BreError {
   return err instanceof BreError;
 }
 
-/** Anything thrown, as a BreError (an unexpected throw becomes a row error, never a crash). */
-export function toBreError(err: unknown, fallback: ErrorCode = 'HTTP_ERROR'): BreError {
+/** Anything thrown, as a BreError (an unexpected throw becomes a row error, UNEXPECTED, never a crash). */
+export function toBreError(err: unknown, fallback: ErrorCode = 'UNEXPECTED'): BreError {
   if (err instanceof BreError) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new BreError(fallback, message, { cause: err });

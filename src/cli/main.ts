@@ -1,19 +1,13 @@
 /** `bre-batch <command>`: argument parsing only; each command lives in its own file. */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { isBreError } from '../errors.js';
+import { exitCodeOf, isBreError } from '../errors.js';
 import { runCommand } from './run.js';
 import { pipelinesCommand } from './pipelines.js';
 import { sandboxCommand } from './sandbox.js';
 import { detectCommand } from './detect.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
-
-/** Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors, 2 usage/configuration, 3 stopped early. */
-function exitCodeFor(err: unknown): number {
-  if (isBreError(err)) return ['AUTH_REFUSED', 'IP_NOT_ALLOWED', 'CIRCUIT_OPEN', 'INTERRUPTED'].includes(err.code) ? 3 : 2;
-  return 2;
-}
 
 const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand];
 
@@ -49,5 +43,6 @@ try {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`bre-batch: ${message}\n`);
   if (!isBreError(err) && process.env.BRE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
-  process.exitCode = exitCodeFor(err);
+  // Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors (set by the command), 2 or 3 by the error table.
+  process.exitCode = exitCodeOf(err);
 }

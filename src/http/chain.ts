@@ -9,7 +9,7 @@
  * - time-out bounds one attempt (the limiter wait is not counted against it);
  * - auth adds the two credential headers last, so nothing above ever holds the token.
  */
-import { BreError, RETRYABLE_CODES, toBreError } from '../errors.js';
+import { BreError, isRetryable, toBreError } from '../errors.js';
 import { backoffDelayMs } from '../limits/backoff.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
@@ -76,16 +76,6 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     const onAbort = () => { clearTimeout(t); reject(signal.reason); };
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/**
- * Retried: the transient codes, and a 2xx whose body is not JSON (BAD_RESPONSE with a 2xx status): a body
- * cut short in transit says nothing about the row, and the documented answer is still to be had. After the
- * last attempt it is a row error with the status and an excerpt of the body.
- */
-export function retryable(e: BreError): boolean {
-  if (RETRYABLE_CODES.has(e.code)) return true;
-  return e.code === 'BAD_RESPONSE' && e.status !== null && e.status >= 200 && e.status < 300;
 }
 
 export function createClient(opts: ClientOptions): ServiceClient {
@@ -205,7 +195,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
       } catch (err) {
         const e = toBreError(err, 'NETWORK');
         if (e.code === 'RATE_LIMITED') target.limiter.onThrottled(e.retryAfterSeconds);
-        if (!retryable(e) || attempt >= opts.maxAttempts || opts.signal.aborted) {
+        if (!isRetryable(e) || attempt >= opts.maxAttempts || opts.signal.aborted) {
           throw e.with({ attempts: attempt, service });
         }
         stats[service].retries += 1;

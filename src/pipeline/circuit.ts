@@ -1,10 +1,10 @@
 /**
  * Stops a run that is only producing failures (a service down for the night) instead of grinding a million
  * rows into errors.ndjson: N consecutive service failures, or a failure share above a threshold over the last
- * `window` finished calls. Data errors (422, workflow 500 {detail}, account detail.error) are the row's
- * fault, not the service's, and do not count.
+ * `window` finished calls. Which codes count is the error table's (src/errors.ts): data errors (422, workflow
+ * 500 {detail}, account detail.error) are the row's fault, not the service's, and do not count.
  */
-import type { ErrorCode } from '../errors.js';
+import { isServiceFailure, type ErrorCode } from '../errors.js';
 
 export interface CircuitOptions {
   /** Consecutive service failures that open the circuit (default 25; 0 disables). */
@@ -15,10 +15,6 @@ export interface CircuitOptions {
 }
 
 export const DEFAULT_CIRCUIT: CircuitOptions = { consecutive: 25, share: 0.8, window: 200 };
-
-const SERVICE_FAILURES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'TIMEOUT', 'NETWORK', 'SERVER_UNAVAILABLE', 'SERVER_ERROR', 'RATE_LIMITED', 'BAD_RESPONSE',
-]);
 
 export class Circuit {
   readonly #opts: CircuitOptions;
@@ -35,7 +31,7 @@ export class Circuit {
 
   /** Records an outcome; returns a reason when the circuit opens. */
   record(code: ErrorCode | null): string | undefined {
-    const failed = code !== null && SERVICE_FAILURES.has(code);
+    const failed = code !== null && isServiceFailure(code);
     if (code !== null && !failed) return undefined;
     this.#streak = failed ? this.#streak + 1 : 0;
     if (this.#filled === this.#ring.length) this.#failures -= this.#ring[this.#pos];

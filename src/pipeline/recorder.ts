@@ -13,6 +13,9 @@ import type { Circuit } from './circuit.js';
 import type { RowOutcome } from './row.js';
 import type { RunSettings } from './settings.js';
 
+/** Characters of an unexpected error's own message kept in its error line. */
+const MAX_BUG_MESSAGE = 200;
+
 export class OutcomeRecorder {
   /** Error lines of a dry run (written to dry-run-errors.ndjson at the end). */
   readonly dryErrors: string[] = [];
@@ -70,9 +73,10 @@ export class OutcomeRecorder {
       case 'failed': {
         c.failed += 1;
         const e = outcome.error;
+        const message = e.code === 'UNEXPECTED' ? this.#bug(row, outcome.stage, e) : e.message;
         this.#writeError({
           row: row.row, line: row.line, key, stage: outcome.stage, status: e.status, code: e.code,
-          message: this.redactor.scrub(this.s.keepPersonalData ? e.message : maskText(e.message)),
+          message: this.redactor.scrub(this.s.keepPersonalData ? message : maskText(message)),
           ...(e.field ? { field: e.field } : {}), ...(e.expected ? { expected: e.expected } : {}),
           attempts: e.attempts ?? 1, input: this.#input(row.data),
         });
@@ -95,6 +99,18 @@ export class OutcomeRecorder {
     this.counters.failed += 1;
     const message = `the row could not be processed: ${this.redactor.scrub(maskText((err as Error)?.message ?? String(err)))}`;
     this.#writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: 'INVALID_ROW', message, field: '(row)', expected: 'a row the pipeline can read', attempts: 0, input: null });
+  }
+
+  /**
+   * An exception nobody expected (a bug): the stack goes to the log, masked and scrubbed like every log line;
+   * the row's error line gets a short message.
+   */
+  #bug(row: InputRow, stage: string, e: BreError): string {
+    const cause = e.cause instanceof Error ? e.cause : e;
+    const stack = cause.stack ?? `${cause.name}: ${cause.message}`;
+    this.log(`row ${row.row} (line ${row.line}), stage ${stage}: unexpected error, a bug in bre-batch (please report it): ${this.redactor.scrub(this.s.keepPersonalData ? stack : maskText(stack))}`);
+    const short = e.message.length > MAX_BUG_MESSAGE ? `${e.message.slice(0, MAX_BUG_MESSAGE)}...` : e.message;
+    return `unexpected error (a bug in bre-batch; its stack is in the log): ${short}`;
   }
 
   #writeError(e: ErrorLine): void {

@@ -3,7 +3,7 @@
  * the stages in order, each only when its `when:` holds. The outcome is a result, a row error, or "not done"
  * (the run is stopping: the row is left for the resume).
  */
-import { BreError, FATAL_CODES, toBreError } from '../errors.js';
+import { BreError, isFatal, toBreError } from '../errors.js';
 import { getStageKind } from '../stages/index.js';
 import type { ServiceCall, StageConfig, StageContext } from '../stages/types.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';
@@ -109,8 +109,8 @@ export async function runRow(row: InputRow, stages: readonly StageRuntime[], ctx
       // A stage only reads the body of a 2xx answer (src/http/classify.ts): an answer it cannot read is
       // reported with that status, like a body that is not JSON at all.
       if (e.code === 'BAD_RESPONSE' && e.status === null) e = e.with({ status: 200 });
-      if (e.code === 'INTERRUPTED' || (ctx.signal.aborted && !FATAL_CODES.has(e.code))) return { kind: 'interrupted' };
-      if (FATAL_CODES.has(e.code)) return { kind: 'fatal', stage: s.config.id, error: e };
+      if (e.code === 'INTERRUPTED' || (ctx.signal.aborted && !isFatal(e.code))) return { kind: 'interrupted' };
+      if (isFatal(e.code)) return { kind: 'fatal', stage: s.config.id, error: e };
       s.counters.failed += 1;
       return { kind: 'failed', stage: s.config.id, error: e };
     }

@@ -1,0 +1,63 @@
+/**
+ * The error table (src/errors.ts), row by row, and the places that read it: the retry chain, the row runner's
+ * fatal codes, the circuit breaker and the CLI's exit code.
+ */
+import { describe, expect, it } from 'vitest';
+import { BreError, ERROR_CODES, exitCodeOf, isFatal, isRetryable, isServiceFailure, toBreError, treatmentOf, type ErrorCode } from '../src/errors.js';
+import { Circuit } from '../src/pipeline/circuit.js';
+
+/** code, retried, fatal, counts for the circuit, exit code when thrown to the top. */
+const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 | 3][] = [
+  ['USAGE', 'no', false, false, 2],
+  ['CONFIG_INVALID', 'no', false, false, 2],
+  ['PIPELINE_INVALID', 'no', false, false, 2],
+  ['INPUT_UNREADABLE', 'no', false, false, 2],
+  ['INVALID_ROW', 'no', false, false, 2],
+  ['MALFORMED_ROW', 'no', false, false, 2],
+  ['REPORT_UNREADABLE', 'no', false, false, 2],
+  ['REPORT_FORMAT_UNKNOWN', 'no', false, false, 2],
+  ['REPORT_FORMAT_UNSUPPORTED', 'no', false, false, 2],
+  ['OUTPUT_MISMATCH', 'no', false, false, 2],
+  ['AUTH_REFUSED', 'no', true, false, 3],
+  ['IP_NOT_ALLOWED', 'no', true, false, 3],
+  ['RATE_LIMITED', 'yes', false, true, 2],
+  ['TIMEOUT', 'yes', false, true, 2],
+  ['NETWORK', 'yes', false, true, 2],
+  ['SERVER_UNAVAILABLE', 'yes', false, true, 2],
+  ['SERVER_ERROR', 'no', false, true, 2],
+  ['WORKFLOW_REJECTED_INPUT', 'no', false, false, 2],
+  ['BUREAU_DECODE_FAILED', 'no', false, false, 2],
+  ['VALIDATION_FAILED', 'no', false, false, 2],
+  ['ACCOUNT_ERROR', 'no', false, false, 2],
+  ['BAD_RESPONSE', '2xx', false, true, 2],
+  ['NOT_READY', 'no', false, false, 2],
+  ['HTTP_ERROR', 'no', false, false, 2],
+  ['UNEXPECTED', 'no', false, false, 2],
+  ['CIRCUIT_OPEN', 'no', false, false, 3],
+  ['INTERRUPTED', 'no', false, false, 3],
+];
+
+describe('the error table', () => {
+  it('has a row for every code, and this test one for every row', () => {
+    expect([...ERROR_CODES].sort()).toEqual(EXPECTED.map(([code]) => code).sort());
+  });
+
+  it.each(EXPECTED)('%s: retry %s, fatal %s, circuit %s, exit %i', (code, retry, fatal, circuit, exit) => {
+    expect(treatmentOf(code)).toEqual({ retry, fatal, serviceFailure: circuit, exit });
+    expect(isRetryable({ code, status: 200 })).toBe(retry !== 'no');
+    expect(isRetryable({ code, status: 500 })).toBe(retry === 'yes');
+    expect(isRetryable({ code, status: null })).toBe(retry === 'yes');
+    expect(isFatal(code)).toBe(fatal);
+    expect(isServiceFailure(code)).toBe(circuit);
+    expect(exitCodeOf(new BreError(code, 'x'))).toBe(exit);
+    // The circuit breaker: one failure in a row of 1 opens it only for a service failure.
+    expect(new Circuit({ consecutive: 1, share: 1, window: 10 }).record(code) !== undefined).toBe(circuit);
+  });
+
+  it('anything thrown that is not a BreError is UNEXPECTED, and exits 2 at the top', () => {
+    const e = toBreError(new TypeError("Cannot read properties of undefined (reading 'x')"));
+    expect(e.code).toBe('UNEXPECTED');
+    expect(e.cause).toBeInstanceOf(TypeError);
+    expect(exitCodeOf(new TypeError('boom'))).toBe(2);
+  });
+});
