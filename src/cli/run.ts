@@ -5,15 +5,14 @@ import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
 import { resolveFormat } from '../input/read.js';
 import { defaultConcurrency } from '../limits/limiter.js';
-import { resolveRates } from '../limits/rates.js';
 import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
 import type { RunSettings } from '../pipeline/settings.js';
 import { parseShard } from '../input/shard.js';
 import { formatSummary } from '../output/summary.js';
-import { SERVICES, type ServiceName } from '../types.js';
+import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
-import { parseDuration, resolveTimeouts } from './durations.js';
+import { parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
 
 interface RunArgs {
   pipeline: string;
@@ -39,6 +38,12 @@ interface RunArgs {
   'window-hours'?: number;
 }
 
+/**
+ * Per-attempt time-outs. Bureau: 30 s, the documented example client (decision spec section 8); workflows
+ * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
+ */
+export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
+
 function utcStamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
@@ -47,7 +52,7 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
   const pipeline = loadPipeline(a.pipeline);
   const inputFormat = resolveFormat(a.input, a['input-format']);
   const rates = resolveRates(a.rate);
-  const timeoutsMs = resolveTimeouts(a.timeout);
+  const timeoutsMs = parseServiceDurations(a.timeout, 'timeout', DEFAULT_TIMEOUTS_MS);
   if (a.concurrency !== undefined && (!Number.isInteger(a.concurrency) || a.concurrency < 1)) {
     throw new BreError('USAGE', `Expected --concurrency to be a whole number >= 1, got '${a.concurrency}'`);
   }
@@ -64,10 +69,9 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
   if (!Number.isInteger(a['max-consecutive-failures']) || a['max-consecutive-failures'] < 0) throw new BreError('USAGE', `Expected --max-consecutive-failures to be a whole number >= 0, got '${a['max-consecutive-failures']}'`);
   if (!(a['max-failure-share'] > 0 && a['max-failure-share'] <= 1)) throw new BreError('USAGE', `Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '${a['max-failure-share']}'`);
   if (!Number.isInteger(a['failure-window']) || a['failure-window'] < 1) throw new BreError('USAGE', `Expected --failure-window to be a whole number >= 1, got '${a['failure-window']}'`);
-  const stopGraceMs = parseDuration(a['stop-grace']);
-  if (stopGraceMs === undefined) throw new BreError('USAGE', `Expected --stop-grace to be a duration such as 10s, got '${a['stop-grace']}'`);
+  const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
-  const concurrency = Object.fromEntries(SERVICES.map((s) => [s, a.concurrency ?? defaultConcurrency(rates[s])])) as Record<ServiceName, number>;
+  const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
@@ -102,7 +106,8 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
     progress: a.progress,
     clientId: clientId ?? 'dry-run',
     authToken: authToken ?? '',
-    baseUrls: baseUrls ?? { workflow: 'http://127.0.0.1:9', bureau: 'http://127.0.0.1:9', account: 'http://127.0.0.1:9' },
+    // --dry-run and --plan call nothing: any address will do.
+    baseUrls: baseUrls ?? perService(() => 'http://127.0.0.1:9'),
     keepPersonalData: a['keep-personal-data'],
     circuit: { consecutive: a['max-consecutive-failures'], share: a['max-failure-share'], window: a['failure-window'] },
     stopGraceMs,
@@ -146,7 +151,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('input', { type: 'string', demandOption: true, describe: 'CSV or NDJSON file, or - for stdin' })
     .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
     .option('input-format', { type: 'string', choices: ['csv', 'ndjson'], describe: 'default from the extension; required for stdin' })
-    .option('rate', { type: 'string', array: true, describe: 'SERVICE=N/UNIT or SERVICE=off, repeatable (workflow=500/min, bureau=1000/min, account=120/min adaptive)' })
+    .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
     .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
     .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION per attempt (workflow=60s, bureau=30s, account=60s)' })
     .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })

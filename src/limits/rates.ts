@@ -1,6 +1,5 @@
-/** Rate limits per service: the documented defaults and the `--rate SERVICE=N/UNIT` syntax. */
-import { BreError } from '../errors.js';
-import { SERVICES, type ServiceName } from '../types.js';
+/** Rate limits per service: the documented defaults, and how a rate is written. */
+import type { ServiceName } from '../types.js';
 
 export interface Rate {
   readonly limit: number;
@@ -18,30 +17,13 @@ export const DEFAULT_RATES: Readonly<Record<ServiceName, Rate>> = {
   account: { limit: 120, windowMs: 60_000 },
 };
 
-/** Parses `SERVICE=N/UNIT` or `SERVICE=off`; `null` means no limit. */
-export function parseRateArg(arg: string): { service: ServiceName; rate: Rate | null } {
-  const m = /^\s*([a-z]+)\s*=\s*(?:(off)|(\d+(?:\.\d+)?)\s*\/\s*(s|sec|second|min|minute|m))\s*$/i.exec(arg);
-  if (!m) throw new BreError('USAGE', `Expected --rate SERVICE=N/UNIT (e.g. workflow=500/min) or SERVICE=off, got '${arg}'`, { field: 'rate' });
-  const service = m[1].toLowerCase() as ServiceName;
-  if (!SERVICES.includes(service)) throw new BreError('USAGE', `Expected --rate SERVICE to be one of ${SERVICES.join(', ')}, got '${m[1]}'`, { field: 'rate' });
-  if (m[2]) return { service, rate: null };
-  const limit = Number(m[3]);
-  if (!(limit > 0)) throw new BreError('USAGE', `Expected a rate above 0 for ${service}, got '${m[3]}'`, { field: 'rate' });
-  const unit = m[4].toLowerCase();
-  return { service, rate: { limit, windowMs: unit.startsWith('s') ? 1000 : 60_000 } };
-}
-
-export function resolveRates(args: readonly string[] | undefined): Record<ServiceName, Rate | null> {
-  const out: Record<ServiceName, Rate | null> = { ...DEFAULT_RATES };
-  for (const a of args ?? []) {
-    if (/^\s*off\s*$/i.test(a)) { for (const s of SERVICES) out[s] = null; continue; }
-    const { service, rate } = parseRateArg(a);
-    out[service] = rate;
-  }
-  return out;
-}
-
+/**
+ * A rate as `--rate` takes it (src/config/units.ts): per second below a minute's window, else per minute;
+ * `off` without a limit.
+ */
 export function describeRate(rate: Rate | null): string {
   if (!rate) return 'off';
-  return rate.windowMs === 1000 ? `${rate.limit}/s` : `${(rate.limit * 60_000) / rate.windowMs}/min`;
+  const round = (x: number) => Math.round(x * 100) / 100;
+  if (rate.windowMs % 60_000 === 0) return `${round((rate.limit * 60_000) / rate.windowMs)}/min`;
+  return `${round((rate.limit * 1000) / rate.windowMs)}/s`;
 }

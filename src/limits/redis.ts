@@ -40,7 +40,7 @@ import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import type { LimiterFactory, LimiterRequest } from './factory.js';
 import { BottleneckLimiter, type ServiceLimiter } from './limiter.js';
-import type { Rate } from './rates.js';
+import { describeRate, type Rate } from './rates.js';
 import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './redis-connection.js';
 
 /** Spacing margin in cluster mode (vs 1.5% locally): start jitter across processes adds to the spread. */
@@ -238,7 +238,7 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
       await withTimeout(bottleneck.ready(), 10_000, `the shared ${service} limiter did not become ready on Redis at ${redactRedisUrl(url)}`);
       const previous = await connection.client.hmget(`b_${id}_settings`, 'minTime', 'maxConcurrent');
       if (previous[0] !== null && Math.abs(Number(previous[0]) - minTime) > 0.01) {
-        r.log(`shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describe(rate)}). Start every worker with the same --rate.`);
+        r.log(`shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describeRate(rate)}). Start every worker with the same --rate.`);
       }
       await bottleneck.updateSettings({ minTime, maxConcurrent });
     } catch (err) {
@@ -253,10 +253,6 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
     internal.jobDefaults = { ...internal.jobDefaults, expiration };
     return limiter;
   };
-}
-
-function describe(rate: Rate): string {
-  return rate.windowMs === 1000 ? `${rate.limit}/s` : `${(rate.limit * 60_000) / rate.windowMs}/min`;
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

@@ -1,6 +1,7 @@
 /** What `bre-batch sandbox` prints at start: where it listens, the credentials, the env lines to export. */
 import { SERVICES, type ServiceName } from '../types.js';
-import { describeFaults, describeRate, type Faults } from './options.js';
+import { describeRate } from '../limits/rates.js';
+import { describeFaults, type Faults } from './options.js';
 import type { Rate } from './rate.js';
 
 export interface BannerInput {

@@ -4,7 +4,8 @@
  * reads "Expected X, got Y".
  */
 import { BreError } from '../errors.js';
-import { SERVICES, type ServiceName } from '../types.js';
+import { parseDuration, parseRateSpecs as parseServiceRates } from '../config/units.js';
+import type { ServiceName } from '../types.js';
 import { parseCidr, type Cidr } from './cidr.js';
 import type { Rate } from './rate.js';
 import { FAULT_KINDS, type FaultKind } from './stats.js';
@@ -17,22 +18,13 @@ function usage(field: string, expected: string, got: unknown): never {
 }
 
 /**
- * `--rate` values: `SERVICE=N/UNIT` (UNIT `s` or `min`, N > 0; fractions via wholeRate), `SERVICE=off`, or `off`
- * alone for every service. Later values override earlier ones.
+ * `--rate` values in the grammar every command shares (src/config/units.ts); a fractional limit becomes a
+ * whole one over a longer window (wholeRate), as the sandbox's sliding window counts whole requests.
  */
 export function parseRateSpecs(specs: readonly string[]): RateOverrides {
   const out: RateOverrides = {};
-  for (const spec of specs) {
-    const text = spec.trim();
-    if (/^off$/i.test(text)) { for (const s of SERVICES) out[s] = null; continue; }
-    const m = /^([a-z]+)=(?:(off)|(\d+(?:\.\d+)?)\/(s|min))$/i.exec(text);
-    if (!m) usage('rate', '--rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off', spec);
-    const service = m[1].toLowerCase();
-    if (!(SERVICES as readonly string[]).includes(service)) usage('rate', `--rate SERVICE to be one of ${SERVICES.join(', ')}`, m[1]);
-    if (m[2]) { out[service as ServiceName] = null; continue; }
-    const limit = Number(m[3]);
-    if (!(limit > 0)) usage('rate', `--rate ${service} to be more than 0 requests per unit`, m[3]);
-    out[service as ServiceName] = wholeRate(limit, m[4].toLowerCase() === 's' ? 1000 : 60_000);
+  for (const [service, rate] of Object.entries(parseServiceRates(specs)) as [ServiceName, Rate | null][]) {
+    out[service] = rate && wholeRate(rate.limit, rate.windowMs);
   }
   return out;
 }
@@ -94,11 +86,9 @@ export function parsePort(text: string | number): number {
   return n;
 }
 
-/** A duration in whole milliseconds (>= 0). */
+/** A duration in whole milliseconds (>= 0): a bare number is milliseconds, `2s` works too. */
 export function parseMs(text: string | number, flag: string): number {
-  const n = typeof text === 'number' ? text : /^\d+$/.test(text.trim()) ? Number(text) : NaN;
-  if (!Number.isInteger(n) || n < 0) usage(flag, `--${flag} to be a whole number of milliseconds >= 0`, text);
-  return n;
+  return parseDuration(text, { flag, unit: 'ms' });
 }
 
 export function parseAllow(entries: readonly string[]): Cidr[] {
@@ -158,13 +148,6 @@ export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
     bsaReadyAfterMs: f['bsa-ready-after'] === undefined ? undefined : parseMs(f['bsa-ready-after'], 'bsa-ready-after'),
     slowMs: f['slow-ms'] === undefined ? undefined : parseMs(f['slow-ms'], 'slow-ms'),
   };
-}
-
-export function describeRate(rate: Rate | null): string {
-  if (!rate) return 'off';
-  if (rate.windowMs === 1000) return `${rate.limit}/s`;
-  if (rate.windowMs === 60_000) return `${rate.limit}/min`;
-  return `${rate.limit}/${rate.windowMs}ms`;
 }
 
 export function describeFaults(f: Faults): string {

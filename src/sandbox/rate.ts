@@ -5,10 +5,7 @@
  * Refused requests do not count toward the window: a client hammering through 429s is not locked out
  * longer than the window itself. Timestamps live in a ring buffer, so a check is O(1) amortised.
  */
-export interface Rate {
-  readonly limit: number;
-  readonly windowMs: number;
-}
+export type { Rate } from '../limits/rates.js';
 
 export class SlidingWindow {
   #buf: Float64Array;

@@ -90,7 +90,7 @@ describe('bre-batch sandbox', () => {
   });
 
   it.each([
-    [['--rate', 'workflow=5/hour'], "Expected --rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, got 'workflow=5/hour'"],
+    [['--rate', 'workflow=5/hour'], "Expected --rate SERVICE=N/UNIT (UNIT s or min, e.g. workflow=500/min), SERVICE=off or off, got 'workflow=5/hour'"],
     [['--faults', '429=0.5,503=0.9'], 'Expected fault probabilities summing to at most 1, got 1.4'],
     [['--port', 'eighty'], "Expected --port to be a whole number from 0 to 65535, got 'eighty'"],
     [['--allow', 'somewhere'], "Expected --allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1), got 'somewhere'"],

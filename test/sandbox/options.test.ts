@@ -25,15 +25,18 @@ describe('--rate', () => {
     [['WORKFLOW=3/MIN'], { workflow: { limit: 3, windowMs: 60_000 } }],
     [['workflow=2.5/s'], { workflow: { limit: 5, windowMs: 2000 } }],
     [['account=0.5/s'], { account: { limit: 1, windowMs: 2000 } }],
+    // The grammar `run --rate` takes (src/config/units.ts): m and minute for min, sec and second for s.
+    [['workflow=500/m'], { workflow: { limit: 500, windowMs: 60_000 } }],
+    [['bureau = 20 / second'], { bureau: { limit: 20, windowMs: 1000 } }],
   ])('%j -> %j', (specs, expected) => {
     expect(parseRateSpecs(specs)).toEqual(expected);
   });
 
   it.each([
-    ['workflow=5/hour', "Expected --rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, got 'workflow=5/hour'"],
+    ['workflow=5/hour', "Expected --rate SERVICE=N/UNIT (UNIT s or min, e.g. workflow=500/min), SERVICE=off or off, got 'workflow=5/hour'"],
     ['teller=5/s', "Expected --rate SERVICE to be one of workflow, bureau, account, got 'teller'"],
     ['workflow=0/s', "Expected --rate workflow to be more than 0 requests per unit, got '0'"],
-    ['workflow', "Expected --rate SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, got 'workflow'"],
+    ['workflow', "Expected --rate SERVICE=N/UNIT (UNIT s or min, e.g. workflow=500/min), SERVICE=off or off, got 'workflow'"],
   ])('rejects %s', (spec, message) => {
     expect(usageMessage(() => parseRateSpecs([spec]))).toBe(message);
   });
@@ -67,8 +70,8 @@ describe('sandbox flags', () => {
   });
   it.each([
     [{ port: '70000' }, "Expected --port to be a whole number from 0 to 65535, got '70000'"],
-    [{ 'latency-ms': '-5' }, "Expected --latency-ms to be a whole number of milliseconds >= 0, got '-5'"],
-    [{ 'bsa-ready-after': '2s' }, "Expected --bsa-ready-after to be a whole number of milliseconds >= 0, got '2s'"],
+    [{ 'latency-ms': '-5' }, "Expected --latency-ms to be a duration of at least 0 (1500ms, 30s, 2m; a bare number is milliseconds), got '-5'"],
+    [{ 'bsa-ready-after': '2 hours' }, "Expected --bsa-ready-after to be a duration of at least 0 (1500ms, 30s, 2m; a bare number is milliseconds), got '2 hours'"],
     [{ allow: ['300.1.1.1'] }, "Expected --allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1), got '300.1.1.1'"],
   ])('rejects %j', (flags, message) => {
     expect(usageMessage(() => parseSandboxFlags(flags))).toBe(message);
