@@ -112,18 +112,13 @@ export interface BreErrorContext {
   readonly cause?: unknown;
 }
 
+/** The context fields, readable on the error as they were given (declared once, in BreErrorContext). */
+export interface BreError extends Readonly<Omit<BreErrorContext, 'status' | 'cause'>> {}
+
 export class BreError extends Error {
   readonly code: ErrorCode;
+  /** HTTP status of the answer; null when there was none. */
   readonly status: number | null;
-  readonly service?: string;
-  readonly stage?: string;
-  readonly row?: number;
-  readonly line?: number;
-  readonly field?: string;
-  readonly expected?: string;
-  readonly attempts?: number;
-  readonly retryAfterSeconds?: number;
-  readonly details?: unknown;
 
   readonly #context: BreErrorContext;
 
@@ -132,16 +127,9 @@ export class BreError extends Error {
     this.name = 'BreError';
     this.code = code;
     this.#context = ctx;
-    this.status = ctx.status ?? null;
-    this.service = ctx.service;
-    this.stage = ctx.stage;
-    this.row = ctx.row;
-    this.line = ctx.line;
-    this.field = ctx.field;
-    this.expected = ctx.expected;
-    this.attempts = ctx.attempts;
-    this.retryAfterSeconds = ctx.retryAfterSeconds;
-    this.details = ctx.details;
+    const { status, cause: _cause, ...fields } = ctx;
+    this.status = status ?? null;
+    Object.assign(this, fields);
   }
 
   /** A copy with more context (a stage or the attempt count known only higher up). */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextSink } from '../backtest/files.js';
 import { FILES, writeManifest } from '../output/format/index.js';
+import { mulberry32 } from '../sandbox/logic/hash.js';
 
 export interface BenchCompareOptions {
   readonly rows: number;
@@ -39,17 +40,8 @@ export interface BenchCompareResult {
 const STATES = ['KA', 'MH', 'TN', 'DL', 'UP', 'WB', 'GJ', 'RJ', 'TS', 'KL'];
 const RULES = ['bureau_score_min', 'dpd_check', 'income_check', 'fraud_check', 'age_check', 'enquiry_check', 'obligation_check', 'vintage_check'];
 
-/** Small seeded generator so every run of the benchmark compares the same data. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so every run of the benchmark compares the same data. */
+const rng = mulberry32;
 
 function stageResult(score: number, salary: number, cutoff: number, r: () => number, state: string): Record<string, unknown> {
   const approve = score >= cutoff;

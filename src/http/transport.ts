@@ -2,8 +2,8 @@
  * The bottom of the chain: one undici keep-alive Pool per origin, driven through `Pool.dispatch()` with a
  * handler that reads every answer whole (never `fetch()`). `request()` is `dispatch()` plus a stream.Readable
  * per answer; every documented answer is a small JSON document read in one piece, and at thousands of calls a
- * second that Readable (its construction, events and ticks) was about a tenth of the runner's CPU and a third
- * of its garbage-collection time (see the README's Performance section). The handler keeps what `request()`
+ * second that Readable (its construction, events and ticks) was a large share of the runner's CPU and of its
+ * garbage-collection time (figures in the README's Performance section). The handler keeps what `request()`
  * gave: the same Pool and keep-alive, the same time-outs and error classes, and a body always consumed, by
  * construction.
  */

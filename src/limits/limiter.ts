@@ -48,9 +48,8 @@ function pauseEnd(retryAfterSeconds: number | undefined): number {
 export const DEFAULT_MARGIN = 0.015;
 /**
  * The margin must also absorb arrival jitter (an event-loop stall on either side bunches requests): the
- * slack in one window is margin x window, so short windows get a wider margin, at least 100 ms of slack. At
- * 50 ms, two-stage runs against 1 s windows on a loaded machine drew 1-3 429s in 1,200 rows (stalls of more
- * than 50 ms in the client or the server); a 60 s window's 1.5% is 900 ms and is not affected.
+ * slack in one window is margin x window, so short windows get a wider margin, at least 100 ms of slack (50 ms
+ * drew 429s on a loaded machine: README, Throttling and retries); a 60 s window's 1.5% is 900 ms already.
  */
 const JITTER_SLACK_MS = 100;
 

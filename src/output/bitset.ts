@@ -2,6 +2,16 @@
  * Row numbers as bits: a million finished rows cost 125 KB, so a resumed run's memory stays flat in the
  * input size (a Set of numbers would cost tens of MB).
  */
+/** `bytes`, or a copy of it doubled until `index` fits. */
+export function grownTo(bytes: Uint8Array<ArrayBuffer>, index: number): Uint8Array<ArrayBuffer> {
+  if (index < bytes.length) return bytes;
+  let n = bytes.length;
+  while (n <= index) n *= 2;
+  const grown = new Uint8Array(n);
+  grown.set(bytes);
+  return grown;
+}
+
 export class RowSet {
   #bits = new Uint8Array(1024);
   #size = 0;
@@ -14,13 +24,7 @@ export class RowSet {
   /** Adds the row; false when it was there already. */
   add(row: number): boolean {
     const i = row >>> 3;
-    if (i >= this.#bits.length) {
-      let n = this.#bits.length;
-      while (n <= i) n *= 2;
-      const grown = new Uint8Array(n);
-      grown.set(this.#bits);
-      this.#bits = grown;
-    }
+    this.#bits = grownTo(this.#bits, i);
     const mask = 1 << (row & 7);
     if ((this.#bits[i] & mask) !== 0) return false;
     this.#bits[i] |= mask;

@@ -27,7 +27,7 @@ import { readLines } from '../input/lines.js';
 import { parseShard, shardOf } from '../input/shard.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import { SERVICES } from '../types.js';
-import { RowSet } from './bitset.js';
+import { grownTo, RowSet } from './bitset.js';
 import {
   FILES, readManifest, readRunSummary, resultLineBatches, writeManifest, writeSummary, type Manifest, type MergedSummary, type RunSummary,
 } from './format/index.js';
@@ -127,16 +127,8 @@ class RowOwners {
   }
 
   set(row: number, folder: number, file: number): void {
-    if (row >= this.#owner.length) {
-      let n = this.#owner.length;
-      while (n <= row) n *= 2;
-      const o = new Uint8Array(n);
-      o.set(this.#owner);
-      this.#owner = o;
-      const w = new Uint8Array(n);
-      w.set(this.#where);
-      this.#where = w;
-    }
+    this.#owner = grownTo(this.#owner, row);
+    this.#where = grownTo(this.#where, row);
     this.#owner[row] = folder;
     this.#where[row] = file;
   }

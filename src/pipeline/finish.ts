@@ -42,7 +42,7 @@ export async function finish(run: Run): Promise<RunResult> {
   const csv = await buildResultsCsv(resolve(s.outDir, FILES.results), resolve(s.outDir, FILES.resultsCsv),
     s.pipeline.stages.map((st) => ({ id: st.id, known: kindOf(st).resultColumns?.(st) ?? [] })),
     (line) => decisions.add(line.stages));
-  const transactions = s.pipeline.stages.some((st) => kindOf(st).producesTransactions) ? await out.buildTransactionsCsv() : undefined;
+  const transactions = s.pipeline.stages.some((st) => kindOf(st).producesTransactions === true) ? await out.buildTransactionsCsv() : undefined;
   const totals = { succeeded: csv.rows, failed: out.failedTotal };
   const remaining = stopped && s.input !== '-' ? await remainingAfterStop(s, totals.succeeded + totals.failed) : undefined;
   const summary = buildSummary({ ...common, totals, decisions: decisions.counts, csv, transactions, remaining });

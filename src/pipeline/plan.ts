@@ -33,7 +33,7 @@ export interface PlanOptions {
 
 /** Nominal calls a stage makes for one row, as its kind declares (see the header for what is not counted). */
 export function callsPerRow(stage: StageConfig): number {
-  return kindOf(stage).callsPerRow(stage);
+  return kindOf(stage).callsPerRow?.(stage) ?? 1;
 }
 
 export interface ServicePlan {

@@ -93,7 +93,7 @@ export class Run {
     }
     mkdirSync(s.outDir, { recursive: true });
     if (!s.dryRun) {
-      this.output = await RunOutput.open(s.outDir, manifest, { retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions) });
+      this.output = await RunOutput.open(s.outDir, manifest, { retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true) });
     }
     this.limiters = await createLimiters(s, this.hooks.limiterFactory ?? localLimiter);
     const limiters = this.limiters;

@@ -39,6 +39,8 @@ export function redact(input: unknown): unknown {
 
 const TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+const FLOAT = { type: 'float', noun: 'number', unreadable: 'unable to parse string as a number' };
+const BOOL = { type: 'bool', noun: 'boolean', unreadable: 'unable to interpret input' };
 
 export interface StrOptions {
   readonly maxLength?: number;
@@ -62,12 +64,49 @@ export class Validator {
     this.add({ type: 'missing', loc, msg: 'Field required', input: parent });
   }
 
+  /** The field's value, or undefined after reporting it missing (when required). */
+  #present(o: Obj, key: string, loc: Loc, required: boolean): { v: unknown; at: Loc } | undefined {
+    const at = [...loc, key];
+    const v = o[key];
+    if (v !== undefined) return { v, at };
+    if (required) this.missing(o, at);
+    return undefined;
+  }
+
+  /** A field that must pass `ok`, reported as `type` with `msg` otherwise. */
+  #shaped<T>(o: Obj, key: string, loc: Loc, required: boolean, ok: (v: unknown) => v is T, type: string, msg: string): T | undefined {
+    const f = this.#present(o, key, loc, required);
+    if (!f) return undefined;
+    if (ok(f.v)) return f.v;
+    this.add({ type, loc: f.at, msg, input: f.v });
+    return undefined;
+  }
+
+  /**
+   * A pydantic lax scalar: the value as it is (`exact`), or read from a string (`fromText`); otherwise a
+   * `<type>_parsing` issue for a string and `<type>_type` for anything else.
+   */
+  #lax<T>(o: Obj, key: string, loc: Loc, required: boolean, kind: { type: string; noun: string; unreadable: string },
+    exact: (v: unknown) => T | undefined, fromText: (s: string) => T | undefined): T | undefined {
+    const f = this.#present(o, key, loc, required);
+    if (!f) return undefined;
+    const direct = exact(f.v);
+    if (direct !== undefined) return direct;
+    if (typeof f.v === 'string') {
+      const read = fromText(f.v.trim());
+      if (read !== undefined) return read;
+      this.add({ type: `${kind.type}_parsing`, loc: f.at, msg: `Input should be a valid ${kind.noun}, ${kind.unreadable}`, input: f.v });
+      return undefined;
+    }
+    this.add({ type: `${kind.type}_type`, loc: f.at, msg: `Input should be a valid ${kind.noun}`, input: f.v });
+    return undefined;
+  }
+
   /** Required (or optional) string field. */
   str(o: Obj, key: string, loc: Loc, required = true, opts: StrOptions = {}): string | undefined {
-    const v = o[key];
+    const v = this.#shaped(o, key, loc, required, (x): x is string => typeof x === 'string', 'string_type', 'Input should be a valid string');
+    if (v === undefined) return undefined;
     const at = [...loc, key];
-    if (v === undefined) { if (required) this.missing(o, at); return undefined; }
-    if (typeof v !== 'string') { this.add({ type: 'string_type', loc: at, msg: 'Input should be a valid string', input: v }); return undefined; }
     if (opts.maxLength !== undefined && v.length > opts.maxLength) {
       this.add({ type: 'string_too_long', loc: at, msg: `String should have at most ${opts.maxLength} characters`, input: v, ctx: { max_length: opts.maxLength } });
       return undefined;
@@ -82,54 +121,26 @@ export class Validator {
 
   /** Required (or optional) number field (pydantic float, lax). */
   num(o: Obj, key: string, loc: Loc, required = true): number | undefined {
-    const v = o[key];
-    const at = [...loc, key];
-    if (v === undefined) { if (required) this.missing(o, at); return undefined; }
-    if (typeof v === 'number' && Number.isFinite(v)) return v;
-    if (typeof v === 'string') {
-      const s = v.trim();
-      if (s !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) return Number(s);
-      this.add({ type: 'float_parsing', loc: at, msg: 'Input should be a valid number, unable to parse string as a number', input: v });
-      return undefined;
-    }
-    this.add({ type: 'float_type', loc: at, msg: 'Input should be a valid number', input: v });
-    return undefined;
+    return this.#lax(o, key, loc, required, FLOAT,
+      (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined),
+      (s) => (s !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s) ? Number(s) : undefined));
   }
 
   /** Required (or optional) boolean field (pydantic bool, lax). */
   bool(o: Obj, key: string, loc: Loc, required = true): boolean | undefined {
-    const v = o[key];
-    const at = [...loc, key];
-    if (v === undefined) { if (required) this.missing(o, at); return undefined; }
-    if (typeof v === 'boolean') return v;
-    if (v === 0 || v === 1) return v === 1;
-    if (typeof v === 'string') {
-      const s = v.trim().toLowerCase();
-      if (TRUE.has(s)) return true;
-      if (FALSE.has(s)) return false;
-      this.add({ type: 'bool_parsing', loc: at, msg: 'Input should be a valid boolean, unable to interpret input', input: v });
-      return undefined;
-    }
-    this.add({ type: 'bool_type', loc: at, msg: 'Input should be a valid boolean', input: v });
-    return undefined;
+    return this.#lax(o, key, loc, required, BOOL,
+      (v) => (typeof v === 'boolean' ? v : v === 0 || v === 1 ? v === 1 : undefined),
+      (s) => (TRUE.has(s.toLowerCase()) ? true : FALSE.has(s.toLowerCase()) ? false : undefined));
   }
 
   /** Required (or optional) JSON object field. */
   obj(o: Obj, key: string, loc: Loc, required = true): Obj | undefined {
-    const v = o[key];
-    const at = [...loc, key];
-    if (v === undefined) { if (required) this.missing(o, at); return undefined; }
-    if (!isObj(v)) { this.add({ type: 'dict_type', loc: at, msg: 'Input should be a valid dictionary', input: v }); return undefined; }
-    return v;
+    return this.#shaped(o, key, loc, required, isObj, 'dict_type', 'Input should be a valid dictionary');
   }
 
   /** Required (or optional) JSON array field. */
   list(o: Obj, key: string, loc: Loc, required = true): unknown[] | undefined {
-    const v = o[key];
-    const at = [...loc, key];
-    if (v === undefined) { if (required) this.missing(o, at); return undefined; }
-    if (!Array.isArray(v)) { this.add({ type: 'list_type', loc: at, msg: 'Input should be a valid list', input: v }); return undefined; }
-    return v;
+    return this.#shaped(o, key, loc, required, (x): x is unknown[] => Array.isArray(x), 'list_type', 'Input should be a valid list');
   }
 
   /** A string that must be one of `values` (pydantic Literal). */

@@ -85,9 +85,8 @@ function readHandles(row: InputRow, errors: FieldError[]): string[] {
 export const aaFetchKind: StageKind<AaFetchOptions, AaFetchPrepared> = {
   kind: 'aa_fetch',
   service: 'account',
+  // One call per consent handle in the row: callsPerRow keeps the default 1, the common case.
   producesTransactions: true,
-  // One call per consent handle in the row; one consent is the common case.
-  callsPerRow: () => 1,
   description: 'AA transactions: POST /aa/fetch_data (one call per consent handle in multi-consent flows)',
   optionsSchema,
   columns: () => ({

@@ -39,8 +39,6 @@ export const REPORT_LINK_VALIDITY_MS = 7 * 24 * 60 * 60 * 1000;
 export const aaReportKind: StageKind<AaReportOptions, AaReportPrepared> = {
   kind: 'aa_report',
   service: 'account',
-  producesTransactions: false,
-  callsPerRow: () => 1,
   description: 'AA transactions report: POST /aa/retrieve_report (the link is kept in secrets.ndjson only)',
   optionsSchema,
   columns: () => ({ required: ['user_id', 'aa_session_id'], optional: ['fetch_current_report'], conditional: {} }),

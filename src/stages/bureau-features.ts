@@ -34,8 +34,6 @@ export interface BureauFeaturesPrepared {
 export const bureauFeaturesKind: StageKind<BureauFeaturesOptions, BureauFeaturesPrepared> = {
   kind: 'bureau_features',
   service: 'bureau',
-  producesTransactions: false,
-  callsPerRow: () => 1,
   description: 'Bureau features from a fetched bureau report: POST /api/bureau (risk grade, affordability, income...)',
   optionsSchema: optionsSchema as unknown as z.ZodType<BureauFeaturesOptions>,
 

@@ -81,10 +81,13 @@ export interface StageKind<Options = Record<string, unknown>, Prepared = unknown
   readonly kind: string;
   /** The service its calls go to (its limiter, base URL and time-out). */
   readonly service: ServiceName;
-  /** Whether `execute` returns bank transactions: the run then keeps a journal of them and writes transactions.csv. */
-  readonly producesTransactions: boolean;
-  /** Calls one row nominally costs, for `run --plan` (no retries; a conditional stage counted as run). */
-  callsPerRow(stage: StageConfig<Options>): number;
+  /**
+   * Whether `execute` returns bank transactions: the run then keeps a journal of them and writes
+   * transactions.csv. Default false.
+   */
+  readonly producesTransactions?: boolean;
+  /** Calls one row nominally costs, for `run --plan` (no retries; a conditional stage counted as run). Default 1. */
+  callsPerRow?(stage: StageConfig<Options>): number;
   /**
    * The label a row's result is counted under in summary.json's `decisions` (e.g. `Approve`); kinds
    * without a decision leave it out. A skipped stage counts as `(skipped)` whatever the kind.

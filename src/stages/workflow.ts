@@ -45,8 +45,6 @@ function inputEndpoint(stage: StageConfig<WorkflowOptions>): string {
 export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
   kind: 'workflow',
   service: 'workflow',
-  producesTransactions: false,
-  callsPerRow: () => 1,
   // An EMI workflow answers emi_decision instead of decision.
   decisionOf: (result) => String(result.decision ?? result.emi_decision ?? '(none)'),
   description: 'Decision workflow: POST /execute/{client_id}/{endpoint} (location_bre, bureau_mobile_bre, bank_bre, bureau_mobile_bank_bre, repeat_bre, or your own)',

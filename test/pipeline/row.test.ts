@@ -10,7 +10,7 @@ import type { InputRow } from '../../src/types.js';
 /** Test stage kinds: each prepares as its name says; execute echoes what was prepared. */
 function testKind(kind: string, prepare: StageKind['prepare']): StageKind {
   return {
-    kind, service: 'workflow', producesTransactions: false, callsPerRow: () => 1, description: kind,
+    kind, service: 'workflow', description: kind,
     optionsSchema: z.object({}) as unknown as z.ZodType<Record<string, unknown>>,
     columns: () => ({ required: [], optional: [], conditional: {} }),
     prepare,

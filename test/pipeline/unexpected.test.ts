@@ -21,8 +21,6 @@ const TOKEN = 'secret-token-123456';
 registerStageKind({
   kind: 't_normaliser_bug',
   service: 'workflow',
-  producesTransactions: false,
-  callsPerRow: () => 1,
   description: 'a stage whose normaliser has a bug',
   optionsSchema: z.object({}) as unknown as z.ZodType<Record<string, unknown>>,
   columns: () => ({ required: [], optional: [], conditional: {} }),
