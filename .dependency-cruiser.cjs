@@ -25,28 +25,21 @@ const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const place = (name) => (name.endsWith('.ts') ? `^src/${escape(name)}$` : `^src/${escape(name)}/`);
 const anyOf = (names) => names.map(place).join('|');
 
+/** Every rule fails the check. */
+const forbid = (name, comment, from, to, extra = {}) => ({ name, comment, severity: 'error', from, to, ...extra });
+
 const layerRules = LAYERS.flatMap((layer, i) => {
   const higher = LAYERS.slice(i + 1).flat();
   const rules = [];
   if (higher.length > 0) {
-    rules.push({
-      name: `layer-${i}-imports-upward`,
-      comment: `${layer.join(', ')} may import only from the layers below it (.dependency-cruiser.cjs, ARCHITECTURE.md)`,
-      severity: 'error',
-      from: { path: anyOf(layer) },
-      to: { path: anyOf(higher) },
-    });
+    rules.push(forbid(`layer-${i}-imports-upward`, `${layer.join(', ')} may import only from the layers below it (ARCHITECTURE.md)`,
+      { path: anyOf(layer) }, { path: anyOf(higher) }));
   }
   for (const name of layer) {
     const siblings = layer.filter((other) => other !== name);
     if (siblings.length === 0) continue;
-    rules.push({
-      name: `sibling-${name.replace(/\.ts$/, '')}`,
-      comment: `${name} and ${siblings.join(', ')} are one layer: neither imports the other`,
-      severity: 'error',
-      from: { path: place(name) },
-      to: { path: anyOf(siblings) },
-    });
+    rules.push(forbid(`sibling-${name.replace(/\.ts$/, '')}`, `${name} and ${siblings.join(', ')} are one layer: neither imports the other`,
+      { path: place(name) }, { path: anyOf(siblings) }));
   }
   return rules;
 });
@@ -55,34 +48,12 @@ const layerRules = LAYERS.flatMap((layer, i) => {
 module.exports = {
   forbidden: [
     ...layerRules,
-    {
-      name: 'unplaced-module',
-      comment: 'every module of src/ belongs to a layer: add a new folder to LAYERS',
-      severity: 'error',
-      from: { path: '^src/', pathNot: anyOf(LAYERS.flat()) },
-      to: {},
-    },
-    {
-      name: 'no-cycle',
-      comment: 'no module reaches itself through its imports',
-      severity: 'error',
-      from: { path: '^src/' },
-      to: { circular: true },
-    },
-    {
-      name: 'no-folder-cycle',
-      comment: 'no folder reaches itself through its imports (e.g. services/bre -> services/bureau -> services/bre)',
-      severity: 'error',
-      scope: 'folder',
-      from: { path: '^src/' },
-      to: { circular: true },
-    },
-    {
-      name: 'src-not-from-test',
-      severity: 'error',
-      from: { path: '^src/' },
-      to: { path: '^test/' },
-    },
+    forbid('unplaced-module', 'every module of src/ belongs to a layer: add a new folder to LAYERS',
+      { path: '^src/', pathNot: anyOf(LAYERS.flat()) }, {}),
+    forbid('no-cycle', 'no module reaches itself through its imports', { path: '^src/' }, { circular: true }),
+    forbid('no-folder-cycle', 'no folder reaches itself through its imports (e.g. services/bre -> services/bureau -> services/bre)',
+      { path: '^src/' }, { circular: true }, { scope: 'folder' }),
+    forbid('src-not-from-test', 'the program never imports its tests', { path: '^src/' }, { path: '^test/' }),
   ],
   options: {
     parser: 'swc',
