@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds dist/ once before the tests (the e2e tests spawn the built CLI): see test/global-setup.ts.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // e2e tests spawn the CLI and sandboxes; two cores, so keep parallelism modest.

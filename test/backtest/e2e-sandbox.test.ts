@@ -11,7 +11,6 @@ import { tempDir } from './fixtures.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'bre-batch.js');
-const built = existsSync(join(ROOT, 'dist', 'cli', 'main.js')) && existsSync(join(ROOT, 'dist', 'backtest', 'compare.js'));
 
 function cli(args: string[]) {
   const env = { ...process.env };
@@ -35,7 +34,7 @@ function input(dir: string): string {
 }
 
 describe('champion / challenger run, then compare (CLI, sandbox)', () => {
-  it.skipIf(!built)('produces compare.csv, compare.json and report.html', () => {
+  it('produces compare.csv, compare.json and report.html', () => {
     const dir = tempDir();
     const out = join(dir, 'run');
     const run = cli(['run', 'champion_challenger', '--input', input(dir), '--out', out, '--no-progress', '--rate', 'workflow=50/s']);

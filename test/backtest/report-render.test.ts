@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (the DOM types are for the page.evaluate() callbacks, which run in the browser)
 /**
  * report.html in a real headless Chromium (Debian's `chromium`, driven by playwright-core): it renders with no
  * console error, asks for nothing over the network, shows the key headings and charts, and a screenshot is

@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BUILT, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCountingProxy, startTestSandbox, tempDir,
+  invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCountingProxy, startTestSandbox, tempDir,
   type CountingProxy, type TestSandbox,
 } from './helpers.js';
 
-describe.skipIf(!BUILT)('injected faults', () => {
+describe('injected faults', () => {
   let sb: TestSandbox;
   let proxy: CountingProxy;
   beforeAll(async () => {
@@ -79,7 +79,7 @@ describe.skipIf(!BUILT)('injected faults', () => {
   }, 90_000);
 });
 
-describe.skipIf(!BUILT)('bodies that are not the documented JSON', () => {
+describe('bodies that are not the documented JSON', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null }, faults: { malformed: 1 } });
@@ -106,7 +106,7 @@ describe.skipIf(!BUILT)('bodies that are not the documented JSON', () => {
   }, 60_000);
 });
 
-describe.skipIf(!BUILT)('answers of the wrong kind from a server that is not the sandbox', () => {
+describe('answers of the wrong kind from a server that is not the sandbox', () => {
   // One answer per row, in order (concurrency 1): [status, content type, body].
   const answers: [number, string, string][] = [
     [200, 'application/json', '{}'],

@@ -1,5 +1,5 @@
 /**
- * Shared helpers for the end-to-end tests: spawn the built CLI (`npm test` builds dist/ first), start a
+ * Shared helpers for the end-to-end tests: spawn the built CLI (vitest's global setup builds dist/ first), start a
  * sandbox with a distinctive token, count successful calls per row key through a small proxy, read an output
  * folder back, and check the contract's invariant (every data row exactly once in results or errors).
  */
@@ -16,8 +16,6 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandb
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'bre-batch.js');
-/** The e2e tests drive the compiled CLI; `npm test` runs `tsc` before vitest. */
-export const BUILT = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 
 const tempDirs: string[] = [];
 

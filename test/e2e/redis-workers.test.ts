@@ -21,7 +21,7 @@ import { mergeOutputs } from '../../src/output/merge.js';
 import type { SandboxStats } from '../../src/sandbox/index.js';
 import { itRedis, OwnRedis, REDIS_URL, sparePort } from '../limits/redis-helpers.js';
 import {
-  BUILT, invariantProblems, locationCsv, readOutput, runArgs, sleep, startCli, startTestSandbox, tempDir, waitForLines,
+  invariantProblems, locationCsv, readOutput, runArgs, sleep, startCli, startTestSandbox, tempDir, waitForLines,
   type CliResult, type RunningCli, type TestSandbox,
 } from './helpers.js';
 
@@ -55,7 +55,7 @@ function failureText(results: readonly CliResult[]): string {
   return results.map((r, i) => `worker ${i + 1}: exit ${r.code} ${r.signal ?? ''}\n${r.stderr.slice(-1500)}`).join('\n');
 }
 
-describe.skipIf(!BUILT)('workers sharing one limit through Redis', () => {
+describe('workers sharing one limit through Redis', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: { limit: LIMIT, windowMs: WINDOW_MS } } });

@@ -7,7 +7,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BUILT, ROOT, countLines, invariantProblems, readOutput, runArgs, sleep, spawnCli, startCli, startCountingProxy,
+  ROOT, countLines, invariantProblems, readOutput, runArgs, sleep, spawnCli, startCli, startCountingProxy,
   startTestSandbox, tempDir, waitForLines, type CountingProxy, type TestSandbox,
 } from './helpers.js';
 
@@ -30,7 +30,7 @@ function rescoreInput(dir: string, n: number): string {
   return path;
 }
 
-describe.skipIf(!BUILT)('repeated kill -9 of a two-stage pipeline under faults', () => {
+describe('repeated kill -9 of a two-stage pipeline under faults', () => {
   let sb: TestSandbox;
   let proxy: CountingProxy;
   beforeAll(async () => {
@@ -110,7 +110,7 @@ function transactionsPerKey(out: string): Map<string, number> {
   return m;
 }
 
-describe.skipIf(!BUILT)('kill -9 of an account pipeline', () => {
+describe('kill -9 of an account pipeline', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { account: null }, latencyMs: 40 });

@@ -8,14 +8,14 @@ import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BUILT, ROOT, countLines, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli,
+  ROOT, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli,
   startCountingProxy, startTestSandbox, tempDir, waitForLines, type CountingProxy, type TestSandbox,
 } from './helpers.js';
 
 const ROWS = 300;
 const CONCURRENCY = 8;
 
-describe.skipIf(!BUILT)('kill -9 and resume', () => {
+describe('kill -9 and resume', () => {
   let sb: TestSandbox;
   let proxy: CountingProxy;
   beforeAll(async () => {

@@ -6,11 +6,11 @@ import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  BUILT, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli, startCountingProxy, startTestSandbox,
+  invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli, startCountingProxy, startTestSandbox,
   tempDir, waitForLines, type CountingProxy, type TestSandbox,
 } from './helpers.js';
 
-describe.skipIf(!BUILT)('--retry-errors', () => {
+describe('--retry-errors', () => {
   let sb: TestSandbox;
   let proxy: CountingProxy;
   beforeAll(async () => {

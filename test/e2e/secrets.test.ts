@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { excerpt } from '../../src/http/classify.js';
 import {
-  BUILT, ROOT, filesUnder, invariantProblems, readOutput, runArgs, spawnCli, startTestSandbox, tempDir,
+  ROOT, filesUnder, invariantProblems, readOutput, runArgs, spawnCli, startTestSandbox, tempDir,
   type CliResult, type TestSandbox,
 } from './helpers.js';
 
@@ -60,7 +60,7 @@ describe('error excerpts never quote a secret', () => {
   });
 });
 
-describe.skipIf(!BUILT)('secrets in a run', () => {
+describe('secrets in a run', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     // Malformed bodies make row errors that quote the start of a body: a retrieve_report or fetch_uploaded
@@ -102,7 +102,7 @@ describe.skipIf(!BUILT)('secrets in a run', () => {
   }, 60_000);
 });
 
-describe.skipIf(!BUILT)('where the token may come from', () => {
+describe('where the token may come from', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null } });

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
 import { shardOf } from '../../src/input/shard.js';
 import {
-  BUILT, invariantProblems, locationCsv, locationKey, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox,
+  invariantProblems, locationCsv, locationKey, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox,
 } from './helpers.js';
 
 const ROWS = 240;
 
-describe.skipIf(!BUILT)('--shard K/N and merge', () => {
+describe('--shard K/N and merge', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null } });

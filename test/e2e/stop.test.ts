@@ -7,13 +7,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BUILT, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli, startTestSandbox,
+  invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli, startTestSandbox,
   tempDir, waitFor, waitForLines, type TestSandbox,
 } from './helpers.js';
 
 const FAST = ['--rate', 'workflow=100/s'];
 
-describe.skipIf(!BUILT)('credentials or address refused', () => {
+describe('credentials or address refused', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null } });
@@ -72,7 +72,7 @@ describe.skipIf(!BUILT)('credentials or address refused', () => {
   }, 60_000);
 });
 
-describe.skipIf(!BUILT)('circuit breaker', () => {
+describe('circuit breaker', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 1 } });
@@ -109,7 +109,7 @@ describe.skipIf(!BUILT)('circuit breaker', () => {
   }, 90_000);
 });
 
-describe.skipIf(!BUILT)('circuit breaker on the failure share', () => {
+describe('circuit breaker on the failure share', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 0.95 }, seed: 3 });
@@ -131,7 +131,7 @@ describe.skipIf(!BUILT)('circuit breaker on the failure share', () => {
   }, 60_000);
 });
 
-describe.skipIf(!BUILT)('signals', () => {
+describe('signals', () => {
   let sb: TestSandbox;
   let hung: TestSandbox;
   beforeAll(async () => {

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_RECORD_BYTES } from '../../src/input/read.js';
 import {
-  BUILT, invariantProblems, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox,
+  invariantProblems, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox,
 } from '../e2e/helpers.js';
 import { BROKEN_HEADERS, csvFile, ndjsonFile, readAll } from './inputs.js';
 
@@ -34,7 +34,7 @@ const cases = [
   ...ndjsonSamples.map((buf, i) => ({ name: `ndjson #${i + 1}`, ext: 'ndjson' as const, buf })),
 ];
 
-describe.skipIf(!BUILT)('broken inputs through the CLI', () => {
+describe('broken inputs through the CLI', () => {
   it.each(cases)('--dry-run $name: exit 0/1, read = valid + would fail = rows of the file', async ({ ext, buf }) => {
     const dir = tempDir();
     const input = join(dir, `in.${ext}`);
@@ -77,7 +77,7 @@ describe.skipIf(!BUILT)('broken inputs through the CLI', () => {
   }, 30_000);
 });
 
-describe.skipIf(!BUILT)('broken inputs, real runs against the sandbox', () => {
+describe('broken inputs, real runs against the sandbox', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null } });

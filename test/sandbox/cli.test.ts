@@ -1,9 +1,8 @@
 /** `bre-batch sandbox` as a separate process: the built command module driven by yargs, as main.ts does. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DRIVER = `
@@ -16,12 +15,6 @@ try {
   process.exitCode = 2;
 }
 `;
-
-beforeAll(() => {
-  // `npm test` builds dist/ before vitest. Building here again would rewrite dist/ under the e2e tests that
-  // run the CLI in parallel (a half-written module once failed one of them).
-  expect(existsSync(`${ROOT}dist/cli/sandbox.js`), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
-});
 
 function start(args: string[], env: Record<string, string | undefined> = {}): ChildProcess {
   const childEnv = { ...process.env, ...env };

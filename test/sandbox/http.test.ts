@@ -1,4 +1,5 @@
 /** The HTTP surface: auth, allow-list, unknown paths and methods, bodies, keep-alive, control paths. */
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AUTH_TOKEN, DEFAULT_CLIENT_ID, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -157,7 +158,7 @@ describe('bodies', () => {
   });
   it('413 also for a chunked body without content-length', async () => {
     async function* gen() { for (let i = 0; i < 10; i++) yield Buffer.from('x'.repeat(1000)); }
-    const res = await request(`${sb.url}${wf()}`, { method: 'POST', headers: authHeaders(sb), body: gen() });
+    const res = await request(`${sb.url}${wf()}`, { method: 'POST', headers: authHeaders(sb), body: Readable.from(gen()) });
     expect(res.statusCode).toBe(413);
     await res.body.text();
     expect((await post(sb, wf(), location)).status).toBe(200);
