@@ -2,14 +2,13 @@
  * The layer rule of .dependency-cruiser.cjs, run through dependency-cruiser's API: the tree as it is passes,
  * and a copy of it with the imports the architecture issue found (each planted back) fails on every one.
  */
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { appendFileSync, cpSync } from 'node:fs';
+import { join } from 'node:path';
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 async function violationsIn(baseDir: string): Promise<IViolation[]> {
   const options = await extractDepcruiseOptions(join(ROOT, '.dependency-cruiser.cjs'));
@@ -36,7 +35,7 @@ describe('the layer rule', () => {
     const plant = (file: string, line: string) => appendFileSync(join(tree, 'src', file), `\n${line}\n`);
 
     beforeAll(async () => {
-      tree = mkdtempSync(join(tmpdir(), 'bre-layers-'));
+      tree = tempDir('bre-layers-');
       cpSync(join(ROOT, 'src'), join(tree, 'src'), { recursive: true });
       cpSync(join(ROOT, 'tsconfig.json'), join(tree, 'tsconfig.json'));
       // The imports the architecture issue listed, type-only ones included (they vanish from compiled JS).
@@ -53,8 +52,6 @@ describe('the layer rule', () => {
       plant('normalise/workflow.ts', "import { TOP_FIELDS as planted9 } from '../services/field-table.js';");
       found = await violationsIn(tree);
     }, 60_000);
-
-    afterAll(() => rmSync(tree, { recursive: true, force: true }));
 
     const has = (rule: string | RegExp, from: string, to: string) =>
       found.some((v) => (typeof rule === 'string' ? v.rule.name === rule : rule.test(v.rule.name)) && v.from === from && v.to === to);

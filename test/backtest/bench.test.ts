@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchCompare } from '../../src/bench/compare.js';
-import { tempDir } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 // The benchmark runs the compare in a child process from the build (dist/), as `npm run bench` does.
 const built = existsSync(resolve(import.meta.dirname, '..', '..', 'dist', 'bench', 'compare.js'));

@@ -6,7 +6,8 @@ import { runCompare, type CompareJson } from '../../src/backtest/compare.js';
 import { synthesiseRuns } from '../../src/bench/compare.js';
 import { compareCommand } from '../../src/cli/compare.js';
 import { BreError } from '../../src/errors.js';
-import { handCase, SKIPPED, tempDir, wf, writeRunFolder } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { handCase, SKIPPED, wf, writeRunFolder } from './fixtures.js';
 
 function csvRows(path: string): string[] {
   return readFileSync(path, 'utf8').trimEnd().split('\n');

@@ -2,21 +2,12 @@
  * The user's path end to end: `bre-batch run champion_challenger` against the built-in sandbox writes both sides
  * in one output folder, then `bre-batch compare OUT OUT` writes the three files. Spawns the built CLI.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompareJson } from '../../src/backtest/compare.js';
-import { tempDir } from './fixtures.js';
-
-const ROOT = resolve(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'bre-batch.js');
-
-function cli(args: string[]) {
-  const env = { ...process.env };
-  for (const k of ['BRE_BASE_URL', 'BUREAU_BASE_URL', 'ACCOUNT_BASE_URL']) delete env[k];
-  return spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
-}
+import { ROOT, spawnCli as cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** 24 rows of the shipped sample, each with a PAN in the documented shape (5 letters, 4 digits, 1 letter). */
 function input(dir: string): string {
@@ -34,13 +25,13 @@ function input(dir: string): string {
 }
 
 describe('champion / challenger run, then compare (CLI, sandbox)', () => {
-  it('produces compare.csv, compare.json and report.html', () => {
+  it('produces compare.csv, compare.json and report.html', async () => {
     const dir = tempDir();
     const out = join(dir, 'run');
-    const run = cli(['run', 'champion_challenger', '--input', input(dir), '--out', out, '--no-progress', '--rate', 'workflow=50/s']);
-    expect(run.status, run.stderr).toBe(0);
-    const cmp = cli(['compare', out, out, '--outcome', 'defaulted', '--by', 'state']);
-    expect(cmp.status, cmp.stderr).toBe(0);
+    const run = await cli(['run', 'champion_challenger', '--input', input(dir), '--out', out, '--no-progress', '--rate', 'workflow=50/s']);
+    expect(run.code, run.stderr).toBe(0);
+    const cmp = await cli(['compare', out, out, '--outcome', 'defaulted', '--by', 'state']);
+    expect(cmp.code, cmp.stderr).toBe(0);
     expect(cmp.stdout).toMatch(/^compared 24 keys; only in A 0, only in B 0/);
     const folder = join(out, 'compare-champion-vs-challenger');
     for (const f of ['compare.csv', 'compare.json', 'report.html']) expect(existsSync(join(folder, f))).toBe(true);
@@ -52,8 +43,8 @@ describe('champion / challenger run, then compare (CLI, sandbox)', () => {
     expect(c.bad_rates?.all.rows).toBe(24);
     expect(readFileSync(join(folder, 'compare.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(25);
 
-    const bad = cli(['compare', out, out, '--outcome', 'no_such_column']);
-    expect(bad.status).toBe(2);
+    const bad = await cli(['compare', out, out, '--outcome', 'no_such_column']);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Expected --outcome column 'no_such_column'/);
   }, 120_000);
 });

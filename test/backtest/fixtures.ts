@@ -1,6 +1,5 @@
 /** Writes small output folders (as `bre-batch run` leaves them) for the back-test tests. */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface FolderSpec {
@@ -8,10 +7,6 @@ export interface FolderSpec {
   readonly inputPath?: string;
   readonly pipeline?: string;
   readonly errors?: readonly object[];
-}
-
-export function tempDir(prefix = 'bre-bt-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
 }
 
 export function writeRunFolder(dir: string, spec: FolderSpec): string {

@@ -18,7 +18,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCompare, type CompareJson } from '../../src/backtest/compare.js';
 import type { ComparisonFigures } from '../../src/backtest/comparison.js';
 import { wilson } from '../../src/backtest/stats.js';
-import { FORMULA_KEY, handCase, NASTY_KEY, tempDir } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { FORMULA_KEY, handCase, NASTY_KEY } from './fixtures.js';
 
 let report: CompareJson;
 let c: ComparisonFigures;

@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runCompare } from '../../src/backtest/compare.js';
-import { handCase, tempDir } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { handCase } from './fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [

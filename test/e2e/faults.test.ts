@@ -10,10 +10,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCountingProxy, startTestSandbox, tempDir,
-  type CountingProxy, type TestSandbox,
-} from './helpers.js';
+import { runArgs, spawnCli } from '../helpers/cli.js';
+import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('injected faults', () => {
   let sb: TestSandbox;

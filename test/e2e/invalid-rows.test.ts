@@ -2,14 +2,13 @@
  * Broken rows of every kind end in errors.ndjson with their input line and field, and cost no call: the
  * sandbox counts exactly the valid rows' requests.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { spawnCli } from './helpers.js';
+import { ROOT, spawnCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 let sb: Sandbox;
 beforeAll(async () => {
   sb = await startSandbox({ rate: { workflow: null, bureau: null, account: null } });
@@ -23,7 +22,7 @@ function run(pipeline: string, input: string, out: string) {
 
 describe('invalid rows cost no call', () => {
   it('CSV: ragged, unclosed quote, not a number, out of range, missing, too long', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bre-invalid-'));
+    const dir = tempDir('bre-invalid-');
     const input = join(dir, 'in.csv');
     writeFileSync(input, [
       'reference_id,user_id,lead_id,latitude,longitude',
@@ -57,7 +56,7 @@ describe('invalid rows cost no call', () => {
   });
 
   it('NDJSON and a bureau report path that does not exist', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bre-invalid-'));
+    const dir = tempDir('bre-invalid-');
     const input = join(dir, 'in.ndjson');
     writeFileSync(input, [
       JSON.stringify({ reference_id: 'OK-1', user_id: 'u1', bureau_report_path: join(ROOT, 'samples', 'reports', 'bureau_a.json') }),

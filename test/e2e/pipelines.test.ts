@@ -2,20 +2,14 @@
  * Every shipped pipeline runs on its sample through the real CLI, against the built-in sandbox (no base URL
  * set), as a user would: so pipelines, samples and the contract's output schema cannot drift apart.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, spawnCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = join(ROOT, 'bin', 'bre-batch.js');
-const env = { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '', BRE_CLIENT_ID: '', BRE_AUTH_TOKEN: '' };
-
-function cli(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000, input });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+/** The CLI with no base URL and no credentials: the built-in sandbox. */
+const cli = (args: string[], stdin?: string) => spawnCli(args, {}, { stdin });
 
 function dataRows(sample: string): number {
   const text = readFileSync(sample, 'utf8').split('\n').filter((l) => l.trim() !== '');
@@ -32,10 +26,10 @@ describe('shipped pipelines on their samples', () => {
     }
   });
 
-  it.each(pipelines)('%s: every row in results, the contract schema, exit 0', (p) => {
+  it.each(pipelines)('%s: every row in results, the contract schema, exit 0', async (p) => {
     const sample = join(ROOT, 'samples', readdirSync(join(ROOT, 'samples')).find((f) => f.startsWith(`${p}.`))!);
-    const out = mkdtempSync(join(tmpdir(), `bre-e2e-${p}-`));
-    const r = cli(['run', p, '--input', sample, '--out', out, '--rate', 'off']);
+    const out = tempDir(`bre-e2e-${p}-`);
+    const r = await cli(['run', p, '--input', sample, '--out', out, '--rate', 'off']);
     expect(r.stderr).toMatch(/using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const results = readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -71,38 +65,38 @@ describe('shipped pipelines on their samples', () => {
     expect(r.stdout).toMatch(new RegExp(`output: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
-  it('`pipelines` lists every pipeline with its columns', () => {
-    const r = cli(['pipelines']);
+  it('`pipelines` lists every pipeline with its columns', async () => {
+    const r = await cli(['pipelines']);
     expect(r.code).toBe(0);
     for (const p of pipelines) expect(r.stdout).toMatch(new RegExp(`^${p}`, 'm'));
     expect(r.stdout).toMatch(/required: .*latitude/);
   });
 
-  it('--dry-run validates everything and calls nothing', () => {
-    const out = mkdtempSync(join(tmpdir(), 'bre-e2e-dry-'));
-    const r = cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--out', out, '--dry-run']);
+  it('--dry-run validates everything and calls nothing', async () => {
+    const out = tempDir('bre-e2e-dry-');
+    const r = await cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--out', out, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/sandbox/);
     expect(r.stdout).toMatch(/12 valid, 0 would fail/);
     expect(existsSync(join(out, 'results.ndjson'))).toBe(false);
   });
 
-  it('reads stdin with --input - (and needs --input-format for it)', () => {
-    const out = mkdtempSync(join(tmpdir(), 'bre-e2e-stdin-'));
+  it('reads stdin with --input - (and needs --input-format for it)', async () => {
+    const out = tempDir('bre-e2e-stdin-');
     const text = readFileSync(join(ROOT, 'samples', 'location.csv'), 'utf8');
-    const r = cli(['run', 'location', '--input', '-', '--input-format', 'csv', '--out', out, '--rate', 'off'], text);
+    const r = await cli(['run', 'location', '--input', '-', '--input-format', 'csv', '--out', out, '--rate', 'off'], text);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n')).toHaveLength(12);
-    const bare = cli(['run', 'location', '--input', '-'], text);
+    const bare = await cli(['run', 'location', '--input', '-'], text);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toMatch(/Expected --input-format csv or ndjson when reading stdin/);
   });
 
-  it('usage errors exit 2 with Expected/got', () => {
-    const r = cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--rate', 'workflow=fast']);
+  it('usage errors exit 2 with Expected/got', async () => {
+    const r = await cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--rate', 'workflow=fast']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Expected --rate SERVICE=N\/UNIT.*got 'workflow=fast'/);
-    expect(cli(['run', 'nope', '--input', 'x.csv']).stderr).toMatch(/no pipeline named 'nope'/);
-    expect(cli(['frobnicate']).code).toBe(2);
+    expect((await cli(['run', 'nope', '--input', 'x.csv'])).stderr).toMatch(/no pipeline named 'nope'/);
+    expect((await cli(['frobnicate'])).code).toBe(2);
   });
 });

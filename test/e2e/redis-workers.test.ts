@@ -19,11 +19,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
 import type { SandboxStats } from '../../src/sandbox/index.js';
-import { itRedis, OwnRedis, REDIS_URL, sparePort } from '../limits/redis-helpers.js';
-import {
-  invariantProblems, locationCsv, readOutput, runArgs, sleep, startCli, startTestSandbox, tempDir, waitForLines,
-  type CliResult, type RunningCli, type TestSandbox,
-} from './helpers.js';
+import { runArgs, startCli, waitForLines, type CliResult, type RunningCli } from '../helpers/cli.js';
+import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { itRedis, OwnRedis, REDIS_URL, sparePort } from '../helpers/redis.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+import { sleep } from '../helpers/wait.js';
 
 const LIMIT = 100;
 const WINDOW_MS = 5000;

@@ -13,7 +13,7 @@ import { FILES, type Manifest } from '../../src/output/format/index.js';
 import { AppendFile } from '../../src/output/ndjson-file.js';
 import { RunOutput } from '../../src/output/run-output.js';
 import type { NormalisedTransaction } from '../../src/types.js';
-import { tempDir } from './helpers.js';
+import { tempDir } from '../helpers/temp.js';
 
 const manifest: Manifest = {
   version: 1, tool: 'bre-batch', pipeline: { name: 'p', path: '/p.yaml', sha256: 'aaa' },

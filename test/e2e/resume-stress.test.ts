@@ -6,10 +6,12 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ROOT, countLines, invariantProblems, readOutput, runArgs, sleep, spawnCli, startCli, startCountingProxy,
-  startTestSandbox, tempDir, waitForLines, type CountingProxy, type TestSandbox,
-} from './helpers.js';
+import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { countLines, invariantProblems, readOutput } from '../helpers/output.js';
+import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+import { sleep } from '../helpers/wait.js';
 
 const CONCURRENCY = 6;
 

@@ -7,10 +7,11 @@
 import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ROOT, invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli,
-  startCountingProxy, startTestSandbox, tempDir, waitForLines, type CountingProxy, type TestSandbox,
-} from './helpers.js';
+import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const ROWS = 300;
 const CONCURRENCY = 8;

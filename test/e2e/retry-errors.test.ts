@@ -5,10 +5,11 @@
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli, startCountingProxy, startTestSandbox,
-  tempDir, waitForLines, type CountingProxy, type TestSandbox,
-} from './helpers.js';
+import { runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('--retry-errors', () => {
   let sb: TestSandbox;

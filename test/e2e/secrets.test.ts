@@ -8,10 +8,10 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { excerpt } from '../../src/http/classify.js';
-import {
-  ROOT, filesUnder, invariantProblems, readOutput, runArgs, spawnCli, startTestSandbox, tempDir,
-  type CliResult, type TestSandbox,
-} from './helpers.js';
+import { ROOT, runArgs, spawnCli, type CliResult } from '../helpers/cli.js';
+import { filesUnder, invariantProblems, readOutput } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** The sample input of an account pipeline, repeated to `n` rows with fresh reference ids. */
 function accountInput(dir: string, sample: string, n: number, prefix: string): string {

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
 import { shardOf } from '../../src/input/shard.js';
-import {
-  invariantProblems, locationCsv, locationKey, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox,
-} from './helpers.js';
+import { runArgs, spawnCli } from '../helpers/cli.js';
+import { invariantProblems, locationCsv, locationKey, readOutput } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 const ROWS = 240;
 

@@ -6,10 +6,11 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  invariantProblems, locationCsv, readOutput, runArgs, spawnCli, startCli, startTestSandbox,
-  tempDir, waitFor, waitForLines, type TestSandbox,
-} from './helpers.js';
+import { runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 const FAST = ['--rate', 'workflow=100/s'];
 

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_RECORD_BYTES } from '../../src/input/read.js';
-import {
-  invariantProblems, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox,
-} from '../e2e/helpers.js';
+import { runArgs, spawnCli } from '../helpers/cli.js';
+import { invariantProblems, readOutput } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 import { BROKEN_HEADERS, csvFile, ndjsonFile, readAll } from './inputs.js';
 
 const csvSamples = fc.sample(csvFile({ maxRows: 60 }), { numRuns: 4, seed: 11 });

@@ -8,7 +8,8 @@ import type { Rate } from '../../src/limits/rates.js';
 import { clusterMinTime, jobExpirationMs, limiterId, REDIS_MARGIN, redisLimiterFactory, type RedisLimiter } from '../../src/limits/redis.js';
 import { openRedis, redactRedisUrl, stripErrPrefix } from '../../src/limits/redis-connection.js';
 import type { LimiterRequest } from '../../src/limits/factory.js';
-import { itRedis, OwnRedis, REDIS_URL, sleep, sparePort } from './redis-helpers.js';
+import { itRedis, OwnRedis, REDIS_URL, sparePort } from '../helpers/redis.js';
+import { sleep } from '../helpers/wait.js';
 
 /** What a run of a one-stage workflow pipeline asks of the workflow limiter. */
 function settings(rate: Rate | null, extra: Partial<Omit<LimiterRequest, 'rate'>> = {}): LimiterRequest {

@@ -2,8 +2,7 @@
  * The output folder format (src/output/format): what a run writes matches the schemas, the hand-written
  * line guards the readers use agree with the schemas, and the readers say why a file is refused.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
@@ -14,6 +13,7 @@ import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { perService } from '../../src/types.js';
+import { tempDir } from '../helpers/temp.js';
 
 const lines = (path: string): unknown[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
 
@@ -22,8 +22,8 @@ describe('a run writes the format', () => {
   let out: string;
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, rate: perService(() => null) });
-    out = mkdtempSync(join(tmpdir(), 'bre-format-'));
-    const dir = mkdtempSync(join(tmpdir(), 'bre-format-in-'));
+    out = tempDir('bre-format-');
+    const dir = tempDir('bre-format-in-');
     const input = join(dir, 'in.csv');
     // Row 3's latitude is out of range: an errors.ndjson line.
     writeFileSync(input, 'reference_id,user_id,lead_id,latitude,longitude\nR1,u1,l1,19.07,72.87\nR2,u2,l2,28.61,77.2\nR3,u3,l3,95,77.2\n');
@@ -86,14 +86,14 @@ describe('the line guards agree with the schemas', () => {
 
 describe('the readers say why a file is refused', () => {
   it('a damaged manifest is OUTPUT_MISMATCH naming the field; a missing one is undefined', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bre-format-'));
+    const dir = tempDir('bre-format-');
     expect(readManifest(dir)).toBeUndefined();
     writeFileSync(join(dir, FILES.manifest), JSON.stringify({ version: 1, tool: 'bre-batch' }));
     expect(() => readManifest(dir)).toThrow(/manifest\.json is not a bre-batch manifest \(pipeline: .*\)/);
   });
 
   it('a summary.json without a field the merge reads is invalid, with the field named', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bre-format-'));
+    const dir = tempDir('bre-format-');
     writeFileSync(join(dir, FILES.summary), JSON.stringify({ pipeline: 'p', rows: {} }));
     const read = readRunSummary(dir);
     expect(read.state).toBe('invalid');

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
@@ -7,11 +6,12 @@ import { BreError } from '../../src/errors.js';
 import { formatMergeReport, mergeOutputs } from '../../src/output/merge.js';
 import { shardOf } from '../../src/input/shard.js';
 import { runSummarySchema, type RunSummary } from '../../src/output/format/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 const N = 3;
 const TOTAL = 30;
 const location = loadPipeline('location');
-const tmp = () => mkdtempSync(join(tmpdir(), 'bre-merge-'));
+const tmp = () => tempDir('bre-merge-');
 
 interface ShardSpec {
   readonly index: number;

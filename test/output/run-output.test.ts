@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync, appendFileSync, existsSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, appendFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunOutput } from '../../src/output/run-output.js';
@@ -7,6 +6,7 @@ import { buildResultsCsv } from '../../src/output/results-csv.js';
 import { excelSafe } from '../../src/output/excel.js';
 import { RowSet } from '../../src/output/bitset.js';
 import { FILES, type Manifest } from '../../src/output/format/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   version: 1, tool: 'bre-batch', pipeline: { name: 'p', path: '/p.yaml', sha256: 'aaa' },
@@ -14,7 +14,7 @@ const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   created_at: '2026-01-01T00:00:00Z', ...over,
 });
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'bre-out-'));
+const tmp = () => tempDir('bre-out-');
 
 describe('output folder journal', () => {
   it('resumes: rows in results or errors are done, a torn last line is cut', async () => {

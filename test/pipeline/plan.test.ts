@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '../../src/pipeline/plan.js';
@@ -7,6 +6,7 @@ import { loadPipeline } from '../../src/config/pipeline.js';
 import { DEFAULT_RATES } from '../../src/limits/rates.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/input/shard.js';
+import { tempDir } from '../helpers/temp.js';
 
 const rescore = loadPipeline('rescore');
 const location = loadPipeline('location');
@@ -49,7 +49,7 @@ describe('computePlan', () => {
 });
 
 describe('planRun', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bre-plan-'));
+  const dir = tempDir('bre-plan-');
   const input = join(dir, 'in.csv');
   // 120 rows; one has a quoted newline, so counting lines would overcount.
   const body = Array.from({ length: 120 }, (_, i) => `LOC-${i + 1},u${i + 1},l${i + 1},${i === 5 ? '"19.0\n"' : '19.0'},72.8`);

@@ -3,8 +3,7 @@
  * SIGINT/SIGTERM handlers and every limiter. Runs in-process against the sandbox, with limiter factories
  * that fail where a real one could (Redis refusing a limiter, a limiter failing to stop).
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
@@ -17,6 +16,7 @@ import { runPipeline } from '../../src/pipeline/runner.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { perService, type ServiceName } from '../../src/types.js';
+import { tempDir } from '../helpers/temp.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -86,7 +86,7 @@ function lockIsFree(dir: string): boolean {
 
 describe('a run that throws after its setup', () => {
   it('a limiter that fails to stop: the error surfaces; the lock, the handlers and every other limiter are given back', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'bre-teardown-'));
+    const out = tempDir('bre-teardown-');
     const before = signalHandlers();
     const { factory, stopped } = recordingFactory({ stop: 'workflow' });
     await expect(runPipeline(settings(out), { limiterFactory: factory })).rejects.toThrow(/the workflow limiter failed to stop/);
@@ -96,7 +96,7 @@ describe('a run that throws after its setup', () => {
   });
 
   it('a limiter that cannot be made (after the folder is locked): the lock is released and the limiters made are stopped', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'bre-teardown-'));
+    const out = tempDir('bre-teardown-');
     const before = signalHandlers();
     const { factory, stopped } = recordingFactory({ create: 'account' });
     await expect(runPipeline(settings(out), { limiterFactory: factory })).rejects.toThrow(/no account limiter today/);
@@ -107,7 +107,7 @@ describe('a run that throws after its setup', () => {
   });
 
   it('the same run without a failure finishes and also leaves nothing behind', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'bre-teardown-'));
+    const out = tempDir('bre-teardown-');
     const before = signalHandlers();
     const { factory, stopped } = recordingFactory({});
     const result = await runPipeline(settings(out), { limiterFactory: factory });

@@ -1,48 +1,19 @@
-/** `bre-batch sandbox` as a separate process: the built command module driven by yargs, as main.ts does. */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+/** `bre-batch sandbox` as a separate process, started as a user starts it. */
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { startCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DRIVER = `
-import yargs from 'yargs';
-import { sandboxCommand } from './dist/cli/sandbox.js';
-try {
-  await yargs(process.argv.slice(1)).strict().command(sandboxCommand).fail((msg, err) => { throw err ?? new Error(msg); }).parseAsync();
-} catch (err) {
-  process.stderr.write('bre-batch: ' + err.message + '\\n');
-  process.exitCode = 2;
-}
-`;
-
-function start(args: string[], env: Record<string, string | undefined> = {}): ChildProcess {
-  const childEnv = { ...process.env, ...env };
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete childEnv[k];
-  return spawn(process.execPath, ['--input-type=module', '-e', DRIVER, '--', 'sandbox', ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-function collect(child: ChildProcess): { out: () => string; err: () => string; exit: Promise<number | null> } {
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { err += d; });
-  return { out: () => out, err: () => err, exit: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
-}
-
-async function waitFor(pred: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** `bre-batch sandbox <args>`; resolves its exit code. */
+function start(args: string[], env: Record<string, string | undefined> = {}) {
+  const run = startCli(['sandbox', ...args], env);
+  return { child: run.child, out: run.stdout, err: run.stderr, exit: run.done.then((r) => r.code) };
 }
 
 describe('bre-batch sandbox', () => {
   it('prints its URL, default credentials and env lines; enforces --rate; stops on SIGTERM', async () => {
-    const child = start(['--rate', 'workflow=2/s', '--rate', 'bureau=off', '--seed', '7'], { BRE_AUTH_TOKEN: undefined, BRE_CLIENT_ID: undefined });
-    const io = collect(child);
-    await waitFor(() => io.out().includes('Ctrl+C'));
+    const io = start(['--rate', 'workflow=2/s', '--rate', 'bureau=off', '--seed', '7']);
+    await waitFor(() => io.out().includes('Ctrl+C'), 15_000, 'the banner');
     const url = /export BRE_BASE_URL=(\S+)/.exec(io.out())![1];
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(io.out()).toContain(`export BUREAU_BASE_URL=${url}`);
@@ -62,15 +33,14 @@ describe('bre-batch sandbox', () => {
     const stats = await (await request(`${url}/__sandbox/stats`)).body.json() as { seed: number; services: { workflow: { throttled: number } } };
     expect(stats.seed).toBe(7);
     expect(stats.services.workflow.throttled).toBe(1);
-    child.kill('SIGTERM');
+    io.child.kill('SIGTERM');
     expect(await io.exit).toBe(0);
     expect(io.out()).toContain('bre-batch sandbox: stopped');
   });
 
   it('takes credentials from the environment and never prints such a token', async () => {
-    const child = start(['--port', '0'], { BRE_CLIENT_ID: 'envclient', BRE_AUTH_TOKEN: 'envsecret123' });
-    const io = collect(child);
-    await waitFor(() => io.out().includes('Ctrl+C'));
+    const io = start(['--port', '0'], { BRE_CLIENT_ID: 'envclient', BRE_AUTH_TOKEN: 'envsecret123' });
+    await waitFor(() => io.out().includes('Ctrl+C'), 15_000, 'the banner');
     expect(io.out()).toContain('export BRE_CLIENT_ID=envclient');
     expect(io.out()).toContain('from BRE_AUTH_TOKEN');
     expect(io.out()).not.toContain('envsecret123');
@@ -78,7 +48,7 @@ describe('bre-batch sandbox', () => {
     const res = await request(`${url}/bsa/status_check`, { method: 'POST', headers: { 'x-client-id': 'envclient', 'x-auth-token': 'envsecret123', 'content-type': 'application/json' }, body: '{"user_id":"u","aa_session_id":"s"}' });
     expect(res.statusCode).toBe(200);
     await res.body.text();
-    child.kill('SIGINT');
+    io.child.kill('SIGINT');
     expect(await io.exit).toBe(0);
   });
 
@@ -88,7 +58,7 @@ describe('bre-batch sandbox', () => {
     [['--port', 'eighty'], "Expected --port to be a whole number from 0 to 65535, got 'eighty'"],
     [['--allow', 'somewhere'], "Expected --allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1), got 'somewhere'"],
   ])('exits 2 on bad options %j', async (args, message) => {
-    const io = collect(start(args));
+    const io = start(args);
     expect(await io.exit).toBe(2);
     expect(io.err()).toContain(message);
     expect(io.out()).toBe('');

@@ -1,11 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pruneDist } from '../../scripts/prune-dist.js';
+import { tempDir } from '../helpers/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'bre-prune-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('bre-prune-');
 
 function touch(path: string): void {
   mkdirSync(join(root, path, '..'), { recursive: true });

@@ -11,7 +11,7 @@ import { aaFetchKind } from '../../src/stages/aa-fetch.js';
 import { aaReportKind } from '../../src/stages/aa-report.js';
 import { bsaFetchKind } from '../../src/stages/bsa-fetch.js';
 import type { ServiceCall, StageKind } from '../../src/stages/types.js';
-import { context, row, stage } from './aa-bsa-helpers.js';
+import { context, row, stage } from './helpers.js';
 
 let sandbox: Sandbox;
 let client: ServiceClient;

@@ -3,7 +3,7 @@ import { BreError } from '../../src/errors.js';
 import { aaFetchKind, type AaFetchPrepared } from '../../src/stages/aa-fetch.js';
 import { getStageKind } from '../../src/stages/index.js';
 import { aaFiObject, aaResponse, aaTransaction } from '../normalise/account-fixtures.js';
-import { context, fakeCall, row, stage } from './aa-bsa-helpers.js';
+import { context, fakeCall, row, stage } from './helpers.js';
 
 const H1 = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 const H2 = '9b2d3c1e-0f4a-4b7c-8d6e-1a2b3c4d5e6f';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aaReportKind, type AaReportPrepared } from '../../src/stages/aa-report.js';
 import { getStageKind } from '../../src/stages/index.js';
-import { context, fakeCall, row, stage } from './aa-bsa-helpers.js';
+import { context, fakeCall, row, stage } from './helpers.js';
 
 const URL = 'https://reports.example.test/aa/USER1/report.csv?X-Amz-Signature=abcdef0123456789';
 

@@ -3,7 +3,7 @@ import { BreError } from '../../src/errors.js';
 import { bsaFetchKind, type BsaFetchPrepared } from '../../src/stages/bsa-fetch.js';
 import { getStageKind } from '../../src/stages/index.js';
 import { bsaResponse, bsaXn } from '../normalise/account-fixtures.js';
-import { context, fakeCall, row, stage } from './aa-bsa-helpers.js';
+import { context, fakeCall, row, stage } from './helpers.js';
 
 /** Small intervals so the real-timer polling stays fast. */
 const FAST = { poll_interval_ms: 5, poll_max_interval_ms: 20, ready_timeout_ms: 2000 };

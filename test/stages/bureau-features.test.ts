@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { bureauFeaturesKind, type BureauFeaturesOptions } from '../../src/stages/bureau-features.js';
 import { getStageKind } from '../../src/stages/index.js';
 import type { StageConfig } from '../../src/stages/types.js';
-import { ctx, fakeCall, row, SAMPLES } from './workflow-bureau-helpers.js';
+import { context, fakeCall, row, SAMPLES } from './helpers.js';
 
 function stage(options: Record<string, unknown> = {}): StageConfig<BureauFeaturesOptions> {
   return { id: 'bureau', kind: 'bureau_features', when: [], options: bureauFeaturesKind.optionsSchema.parse(options) };
 }
 const TOP = { reference_id: 'R1', user_id: 'U1' };
+const ctx = () => context(new Date('2026-11-21T04:05:06Z'));
 
 describe('bureau_features stage kind', () => {
   it('is registered with its service', () => {
@@ -46,9 +47,9 @@ describe('bureau_features stage kind', () => {
       } },
     });
     const answer = { reference_id: 'R1', score: 745, cbs_risk_grade_v1: 2, is_risky_customer: false, extra_feature: 'x' };
-    const { call, calls } = fakeCall(answer);
+    const call = fakeCall(() => answer);
     const out = await bureauFeaturesKind.execute(prep.ok ? prep.value : { body: {} }, call, stage(), ctx());
-    expect(calls.map((c) => c.path)).toEqual(['/api/bureau']);
+    expect(call.calls.map((c) => c.path)).toEqual(['/api/bureau']);
     expect(out).toEqual({ result: answer, calls: 1 });
     expect(Object.keys(out.result)).toEqual(['reference_id', 'cbs_risk_grade_v1', 'is_risky_customer', 'score', 'extra_feature']);
   });
@@ -60,6 +61,6 @@ describe('bureau_features stage kind', () => {
   });
 
   it('execute: a non-object answer is BAD_RESPONSE', async () => {
-    await expect(bureauFeaturesKind.execute({ body: {} }, fakeCall('oops').call, stage(), ctx())).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
+    await expect(bureauFeaturesKind.execute({ body: {} }, fakeCall(() => 'oops'), stage(), ctx())).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
   });
 });

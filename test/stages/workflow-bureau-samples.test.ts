@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { readRows } from '../../src/input/read.js';
 import { getStageKind } from '../../src/stages/index.js';
-import { ctx, SAMPLES } from './workflow-bureau-helpers.js';
+import { context, SAMPLES } from './helpers.js';
 
 const PIPELINES = ['location', 'bureau_mobile', 'bank', 'bureau_mobile_bank', 'repeat', 'bureau_features', 'rescore', 'champion_challenger'];
 
@@ -26,7 +26,7 @@ describe('shipped samples prepare cleanly', () => {
       for (const st of pipeline.stages) {
         const kind = getStageKind(st.kind)!;
         if (kind.service === 'account') continue;
-        const res = await kind.prepare(r, st, ctx());
+        const res = await kind.prepare(r, st, context());
         if (!res.ok) problems.push(`row ${r.row} ${st.id}: ${res.errors.map((e) => e.message).join('; ')}`);
       }
     }

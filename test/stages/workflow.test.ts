@@ -4,12 +4,13 @@ import { getStageKind } from '../../src/stages/index.js';
 import type { StageConfig } from '../../src/stages/types.js';
 import { workflowKind, type WorkflowOptions } from '../../src/stages/workflow.js';
 import { BANK_REJECT, EMI_ONLY, LOCATION, REPEAT } from '../normalise/workflow-fixtures.js';
-import { ctx, fakeCall, row } from './workflow-bureau-helpers.js';
+import { context, fakeCall, row } from './helpers.js';
 
 function stage(endpoint: string | undefined, options: Record<string, unknown> = {}): StageConfig<WorkflowOptions> {
   return { id: 'wf', kind: 'workflow', endpoint, when: [], options: workflowKind.optionsSchema.parse(options) };
 }
 const TOP = { reference_id: 'R1', user_id: 'U1' };
+const ctx = () => context(new Date('2026-11-21T04:05:06Z'));
 
 describe('workflow stage kind', () => {
   it('is registered with its service', () => {
@@ -69,11 +70,11 @@ describe('workflow stage kind', () => {
   });
 
   it('report format warnings go to ctx.warn', async () => {
-    const warnings: string[] = [];
+    const c = ctx();
     const b64 = Buffer.from('{"cir_report_file":{}}').toString('base64');
-    const r = await workflowKind.prepare(row({ ...TOP, lead_id: 'L', app_user_id: 'A', declared_income: 1, bureau_type: 'bureau_a_json', bureau_raw_json: b64 }), stage('bureau_mobile_bre'), ctx(warnings));
+    const r = await workflowKind.prepare(row({ ...TOP, lead_id: 'L', app_user_id: 'A', declared_income: 1, bureau_type: 'bureau_a_json', bureau_raw_json: b64 }), stage('bureau_mobile_bre'), c);
     expect(r.ok).toBe(true);
-    expect(warnings).toEqual(['bureau_type: the row names bureau_a_json but the report looks like bureau_b_json; sent as bureau_a_json']);
+    expect(c.warnings).toEqual(['bureau_type: the row names bureau_a_json but the report looks like bureau_b_json; sent as bureau_a_json']);
   });
 
   it.each([
@@ -82,17 +83,17 @@ describe('workflow stage kind', () => {
     ['repeat', REPEAT, { repayment_date: '2026-12-20' }],
     ['EMI', EMI_ONLY, { emi_decision: 'Approve', offers_count: 3 }],
   ])('execute posts the prepared body and normalises the %s answer', async (_n, answer, expected) => {
-    const { call, calls } = fakeCall(answer);
+    const call = fakeCall(() => answer);
     const prepared = { path: '/execute/client-01/x', body: { user_id: 'U1', reference_id: 'R1', input_data: {} } };
     const out = await workflowKind.execute(prepared, call, stage('x'), ctx());
-    expect(calls).toEqual([prepared]);
+    expect(call.calls).toEqual([prepared]);
     expect(out.calls).toBe(1);
     expect(out.result).toMatchObject(expected);
   });
 
   it('execute: an answer of the wrong shape is BAD_RESPONSE; a call error passes through', async () => {
     const prepared = { path: '/p', body: {} };
-    await expect(workflowKind.execute(prepared, fakeCall({ detail: 'x' }).call, stage('x'), ctx())).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
+    await expect(workflowKind.execute(prepared, fakeCall(() => ({ detail: 'x' })), stage('x'), ctx())).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
     const failing = async (): Promise<never> => { throw new BreError('WORKFLOW_REJECTED_INPUT', 'bad value', { status: 500 }); };
     await expect(workflowKind.execute(prepared, failing, stage('x'), ctx())).rejects.toMatchObject({ code: 'WORKFLOW_REJECTED_INPUT', status: 500 });
   });

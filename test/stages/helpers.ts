@@ -1,7 +1,12 @@
-/** Shared helpers for the account stage-kind tests: a row, a stage config, a context, a fake ServiceCall. */
-import type { InputRow, JsonObject } from '../../src/types.js';
-import type { ServiceCall, StageConfig, StageContext, StageKind } from '../../src/stages/types.js';
+/** Shared helpers for the stage-kind tests: a row, a stage config, a context, a fake ServiceCall. */
+import { join } from 'node:path';
 import type { CallResult } from '../../src/http/chain.js';
+import type { ServiceCall, StageConfig, StageContext, StageKind } from '../../src/stages/types.js';
+import type { InputRow, JsonObject } from '../../src/types.js';
+import { ROOT } from '../helpers/cli.js';
+
+/** Report paths in rows resolve against samples/, as for the shipped sample inputs. */
+export const SAMPLES = join(ROOT, 'samples');
 
 export function row(data: Record<string, unknown>, n = 1): InputRow {
   return { row: n, line: n + 1, data };
@@ -16,12 +21,13 @@ export interface TestContext extends StageContext {
   readonly abort: AbortController;
 }
 
-/** A context whose clock is real, or fixed at `fixedNow`. */
-export function context(fixedNow?: Date): TestContext {
+/** A context whose clock is real, fixed at `now`, or `now()` (a clock the test moves). */
+export function context(now?: Date | (() => Date)): TestContext {
   const warnings: string[] = [];
   const abort = new AbortController();
+  const clock = typeof now === 'function' ? now : () => now ?? new Date();
   return {
-    inputDir: '.', clientId: 'CLIENT', now: () => fixedNow ?? new Date(), signal: abort.signal, abort, warnings,
+    inputDir: SAMPLES, clientId: 'client-01', now: clock, signal: abort.signal, abort, warnings,
     warn: (message) => { warnings.push(message); },
   };
 }

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 import { it } from 'vitest';
+import { sleep } from './wait.js';
 
 export const REDIS_URL = process.env.BRE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -59,7 +60,7 @@ export class OwnRedis {
     this.#child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
     for (let i = 0; i < 100; i += 1) {
       if (await pingRedis(this.url, 200)) return;
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     throw new Error(`redis-server did not start on port ${this.port}`);
   }
@@ -72,8 +73,4 @@ export class OwnRedis {
     c.kill('SIGKILL');
     await exited;
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

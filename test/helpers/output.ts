@@ -1,0 +1,125 @@
+/** Inputs the e2e tests generate, and output folders read back and checked against the contract. */
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Writes an N-row CSV for the `location` pipeline (reference_id LOC-000001...); returns its path. */
+export function locationCsv(dir: string, n: number, name = 'input.csv'): string {
+  const lines = ['reference_id,user_id,lead_id,latitude,longitude'];
+  for (let i = 1; i <= n; i += 1) {
+    const id = String(i).padStart(6, '0');
+    // Spread over India (lat 10..30, lon 72..88), deterministic.
+    const lat = (10 + ((i * 7919) % 2000) / 100).toFixed(4);
+    const lon = (72 + ((i * 104729) % 1600) / 100).toFixed(4);
+    lines.push(`LOC-${id},user${id},lead${id},${lat},${lon}`);
+  }
+  const path = join(dir, name);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+/** The reference_id of data row `row` of locationCsv. */
+export function locationKey(row: number): string {
+  return `LOC-${String(row).padStart(6, '0')}`;
+}
+
+export interface OutputLine {
+  readonly row: number;
+  readonly key: unknown;
+  readonly [k: string]: unknown;
+}
+
+export interface RunFolder {
+  readonly results: OutputLine[];
+  readonly errors: OutputLine[];
+  readonly summary: any;
+  /** results.csv lines, header first (empty when the file is missing). */
+  readonly csvLines: string[];
+  /** Lines of results/errors that did not parse (should be none after a finished run). */
+  readonly unparsable: number;
+}
+
+function ndjsonLines(path: string): { lines: OutputLine[]; bad: number } {
+  if (!existsSync(path)) return { lines: [], bad: 0 };
+  const lines: OutputLine[] = [];
+  let bad = 0;
+  for (const text of readFileSync(path, 'utf8').split('\n')) {
+    if (text === '') continue;
+    try {
+      lines.push(JSON.parse(text) as OutputLine);
+    } catch {
+      bad += 1;
+    }
+  }
+  return { lines, bad };
+}
+
+/** Number of complete lines (ending in \n) in a file; 0 when it does not exist. */
+export function countLines(path: string): number {
+  if (!existsSync(path)) return 0;
+  const buf = readFileSync(path);
+  let n = 0;
+  for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n += 1;
+  return n;
+}
+
+export function readOutput(dir: string): RunFolder {
+  const r = ndjsonLines(join(dir, 'results.ndjson'));
+  const e = ndjsonLines(join(dir, 'errors.ndjson'));
+  const summaryPath = join(dir, 'summary.json');
+  const csvPath = join(dir, 'results.csv');
+  const csvText = existsSync(csvPath) ? readFileSync(csvPath, 'utf8') : '';
+  return {
+    results: r.lines,
+    errors: e.lines,
+    summary: existsSync(summaryPath) ? JSON.parse(readFileSync(summaryPath, 'utf8')) : undefined,
+    csvLines: csvText === '' ? [] : csvText.replace(/\n$/, '').split('\n'),
+    unparsable: r.bad + e.bad,
+  };
+}
+
+/**
+ * The contract's invariant after a finished run: every data row 1..inputRows appears exactly once across
+ * results and errors, never in both, nothing else appears; the summary totals and results.csv agree.
+ * Returns a list of problems (empty when it holds) so that a failing test shows all of them.
+ */
+export function invariantProblems(inputRows: number, out: RunFolder): string[] {
+  const problems: string[] = [];
+  const seen = new Map<number, string>();
+  for (const [file, lines] of [['results', out.results], ['errors', out.errors]] as const) {
+    for (const l of lines) {
+      if (!Number.isInteger(l.row) || l.row < 1 || l.row > inputRows) problems.push(`${file}: row ${String(l.row)} is not a data row 1..${inputRows}`);
+      const before = seen.get(l.row);
+      if (before) problems.push(`row ${l.row} appears in ${before} and in ${file}`);
+      seen.set(l.row, file);
+    }
+  }
+  const missing: number[] = [];
+  for (let i = 1; i <= inputRows; i += 1) if (!seen.has(i)) missing.push(i);
+  if (missing.length > 0) problems.push(`${missing.length} rows missing, e.g. ${missing.slice(0, 10).join(', ')}`);
+  if (out.unparsable > 0) problems.push(`${out.unparsable} unparsable lines in results/errors`);
+  if (out.summary) {
+    if (out.summary.rows?.succeeded !== out.results.length) problems.push(`summary rows.succeeded ${out.summary.rows?.succeeded} != ${out.results.length} lines in results.ndjson`);
+    if (out.summary.rows?.failed !== out.errors.length) problems.push(`summary rows.failed ${out.summary.rows?.failed} != ${out.errors.length} lines in errors.ndjson`);
+  } else problems.push('no summary.json');
+  const csvRows = Math.max(0, out.csvLines.length - 1);
+  if (out.results.length > 0 && csvRows !== out.results.length) problems.push(`results.csv has ${csvRows} rows, results.ndjson ${out.results.length}`);
+  return problems;
+}
+
+/** Throws, listing every problem, unless the invariant holds (see invariantProblems). */
+export function assertInvariant(inputRows: number, out: RunFolder): void {
+  const problems = invariantProblems(inputRows, out);
+  if (problems.length > 0) throw new Error(`output invariant broken:\n  ${problems.join('\n  ')}`);
+}
+
+/** Every file under `dir` (recursively), with its mode. */
+export function filesUnder(dir: string): { path: string; mode: number }[] {
+  const out: { path: string; mode: number }[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = statSync(p);
+    if (st.isDirectory()) out.push(...filesUnder(p));
+    else out.push({ path: p, mode: st.mode & 0o777 });
+  }
+  return out;
+}
