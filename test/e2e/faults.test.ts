@@ -76,7 +76,7 @@ describe('injected faults', () => {
     expect(wf.retry_wait_ms).toBeGreaterThanOrEqual(990 * injected['429']);
     expect(wf.network_ms).toBeGreaterThan(0);
     expect(stage).toMatchObject({ attempts: wf.attempts, retries: wf.retries, throttled_429: wf.throttled_429, rows_ran: rows });
-    console.info(`faults: ${rows} rows, ${wf.attempts} attempts (${JSON.stringify(injected)}), ${res.ms} ms, limiter wait ${wf.limiter_wait_ms} ms, retry wait ${wf.retry_wait_ms} ms, network ${wf.network_ms} ms`);
+    console.info(`faults: ${rows} rows, ${wf.attempts} attempts (${JSON.stringify(injected)}), limiter wait ${wf.limiter_wait_ms} ms, retry wait ${wf.retry_wait_ms} ms, network ${wf.network_ms} ms`);
   }, 90_000);
 });
 

@@ -21,7 +21,7 @@ import { mergeOutputs } from '../../src/output/merge.js';
 import type { SandboxStats } from '../../src/sandbox/index.js';
 import { runArgs, startCli, waitForLines, type CliResult, type RunningCli } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
-import { itRedis, OwnRedis, REDIS_URL, sparePort } from '../helpers/redis.js';
+import { itRedis, OwnRedis, REDIS_OUTAGE_MS, REDIS_URL, sparePort } from '../helpers/redis.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { sleep } from '../helpers/wait.js';
@@ -143,7 +143,7 @@ describe('workers sharing one limit through Redis', () => {
       const runs = [1, 2].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 2, own.url), e));
       await waitForLines(runs[0], join(dir, 'w1', 'results.ndjson'), 15, 30_000);
       await own.kill();
-      await sleep(1500);
+      await sleep(REDIS_OUTAGE_MS);
       await own.start();
       const results = await Promise.all(runs.map((r) => r.done));
       expect(results.map((r) => r.code), failureText(results)).toEqual([0, 0]);

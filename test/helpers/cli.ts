@@ -15,7 +15,6 @@ export interface CliResult {
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
-  readonly ms: number;
 }
 
 export interface RunningCli {
@@ -55,7 +54,6 @@ export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.Pro
 
 /** Starts `bre-batch <args>`; the caller may signal `child` and awaits `done`. */
 export function startCli(args: readonly string[], env: Record<string, string | undefined> = {}, opts: SpawnOptions = {}): RunningCli {
-  const started = Date.now();
   const [cmd, argv] = opts.fileSizeLimitKb === undefined
     ? [process.execPath, [BIN, ...args]]
     : ['bash', ['-c', `ulimit -f ${opts.fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
@@ -72,7 +70,7 @@ export function startCli(args: readonly string[], env: Record<string, string | u
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code, signal, stdout: out, stderr: err, ms: Date.now() - started });
+      resolvePromise({ code, signal, stdout: out, stderr: err });
     });
   });
   return { child, done, stdout: () => out, stderr: () => err };

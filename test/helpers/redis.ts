@@ -36,6 +36,9 @@ const failInCi = ((name: string) => it(name, () => {
 export const itRedis: typeof it = (available ? it : inCi ? failInCi : it.skip) as typeof it;
 export const redisAvailable = available;
 
+/** How long the tests keep a killed Redis down: the length of the outage is the scenario, not a guess. */
+export const REDIS_OUTAGE_MS = 1500;
+
 export async function sparePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();

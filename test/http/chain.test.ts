@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/http/chain.js';
 import { BottleneckLimiter } from '../../src/limits/limiter.js';
 import type { BreError } from '../../src/errors.js';
+import { waitFor } from '../helpers/wait.js';
 
 let server: Server;
 let base = '';
-const seen: { path: string; token: string | undefined }[] = [];
+/** Every request the server received: its path, token, and when it arrived (this process's clock). */
+const seen: { path: string; token: string | undefined; at: number }[] = [];
 const script = new Map<string, number[]>();
 
 beforeAll(async () => {
@@ -15,7 +17,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      seen.push({ path: req.url!, token: req.headers['x-auth-token'] as string | undefined });
+      seen.push({ path: req.url!, token: req.headers['x-auth-token'] as string | undefined, at: Date.now() });
       const plan = script.get(req.url!) ?? [];
       const status = plan.shift() ?? 200;
       if (status === 0) return; // hang: the client's time-out must fire
@@ -75,10 +77,8 @@ describe('client chain: retry -> limit -> time-out -> auth -> transport', () => 
   it('a hung call times out per attempt and is retried', async () => {
     script.set('/d', [0, 200]);
     const { c } = client(2, 300);
-    const t0 = Date.now();
     const res = await c.call('workflow', '/d', {});
     expect(res.attempts).toBe(2);
-    expect(Date.now() - t0).toBeLessThan(3000);
     expect(c.stats.workflow.statuses.timeout).toBe(1);
     await c.close();
   });
@@ -106,11 +106,14 @@ describe('client chain: retry -> limit -> time-out -> auth -> transport', () => 
     script.set('/pause-a', [429, 200]);
     const { c, limiter } = client(4, 2000, true);
     const first = c.call('workflow', '/pause-a', {});
-    await new Promise((r) => setTimeout(r, 100));
-    expect(limiter.pausedUntil).toBeGreaterThan(Date.now() + 500);
-    const t0 = Date.now();
+    await waitFor(() => limiter.pausedUntil > 0, 10_000, 'the 429 to pause the service');
+    const pausedUntil = limiter.pausedUntil;
+    // Retry-After: 1 s from when the 429 was answered.
+    const refusedAt = seen.find((r) => r.path === '/pause-a')!.at;
+    expect(pausedUntil).toBeGreaterThanOrEqual(refusedAt + 1000);
     const later = await Promise.all(['/pause-b', '/pause-c', '/pause-d'].map((p) => c.call('workflow', p, {})));
-    expect(Date.now() - t0).toBeGreaterThan(600);
+    // None of the calls queued during the pause reached the server before it ended.
+    for (const p of ['/pause-b', '/pause-c', '/pause-d']) expect(seen.find((r) => r.path === p)!.at).toBeGreaterThanOrEqual(pausedUntil);
     expect(later.map((r) => r.attempts)).toEqual([1, 1, 1]);
     expect((await first).attempts).toBe(2);
     expect(c.stats.workflow.throttled).toBe(1);

@@ -17,7 +17,8 @@ describe('documented backoff: base 1 s, doubled, capped at 60 s, +-20% jitter', 
   it('Retry-After wins', () => {
     expect(backoffDelayMs(1, 7)).toBe(7000);
     expect(parseRetryAfter('3')).toBe(3);
-    expect(parseRetryAfter(new Date(Date.now() + 5000).toUTCString())).toBeGreaterThan(3);
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:05 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT'))).toBe(5);
+    expect(parseRetryAfter('Wed, 21 Oct 2026 07:27:00 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT'))).toBe(0);
     expect(parseRetryAfter('soon')).toBeUndefined();
   });
 });

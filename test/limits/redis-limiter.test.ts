@@ -8,13 +8,19 @@ import type { Rate } from '../../src/limits/rates.js';
 import { clusterMinTime, jobExpirationMs, limiterId, REDIS_MARGIN, redisLimiterFactory, type RedisLimiter } from '../../src/limits/redis.js';
 import { openRedis, redactRedisUrl, stripErrPrefix } from '../../src/limits/redis-connection.js';
 import type { LimiterRequest } from '../../src/limits/factory.js';
-import { itRedis, OwnRedis, REDIS_URL, sparePort } from '../helpers/redis.js';
-import { sleep } from '../helpers/wait.js';
+import { itRedis, OwnRedis, REDIS_OUTAGE_MS, REDIS_URL, sparePort } from '../helpers/redis.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+/**
+ * The client id of this test file's limiters, unique per run: the limiter ids (and Redis keys) derive from it,
+ * so test runs from several checkouts sharing one Redis never meet (each test adds its own suffix too).
+ */
+const CLIENT_ID = `client-under-test-${randomUUID()}`;
 
 /** What a run of a one-stage workflow pipeline asks of the workflow limiter. */
 function settings(rate: Rate | null, extra: Partial<Omit<LimiterRequest, 'rate'>> = {}): LimiterRequest {
   return {
-    service: 'workflow', rate, used: true, concurrency: 8, timeoutMs: 2000, clientId: 'client-under-test', log: () => undefined,
+    service: 'workflow', rate, used: true, concurrency: 8, timeoutMs: 2000, clientId: CLIENT_ID, log: () => undefined,
     ...extra,
   };
 }
@@ -100,9 +106,8 @@ describe('shared limiter on Redis', () => {
     expect(gaps.reduce((a, b) => a + b, 0) / gaps.length).toBeGreaterThanOrEqual(minTime - 2);
     // Not more than `limit` starts in any 1 s window: what a strict sliding window on the server checks.
     for (let i = 0; i + 20 < starts.length; i += 1) expect(starts[i + 20] - starts[i]).toBeGreaterThanOrEqual(1000);
-    // Together at the full rate: 30 starts need 29 x minTime; one unshared limiter each would take half.
+    // Together at the shared rate: 30 starts need 29 x minTime; one unshared limiter each would take half.
     expect(elapsed).toBeGreaterThan(29 * minTime - 10);
-    expect(elapsed).toBeLessThan(29 * minTime * 1.5 + 500);
   });
 
   itRedis('a worker that stalls gives up the slots it missed instead of sending them in a burst', async () => {
@@ -111,7 +116,7 @@ describe('shared limiter on Redis', () => {
     cleanup.push(() => l.stop());
     const starts: number[] = [];
     const all = Promise.all(Array.from({ length: 40 }, () => l.schedule(async () => { starts.push(performance.now()); })));
-    await sleep(300);
+    await waitFor(() => starts.length >= 3, 10_000, 'calls to flow');
     // The event loop is blocked for 400 ms: a dozen reserved slots pass meanwhile.
     const until = performance.now() + 400;
     while (performance.now() < until) { /* stall */ }
@@ -128,10 +133,9 @@ describe('shared limiter on Redis', () => {
     // Busy 80 ms out of every 90: every timer fires up to ~80 ms late, beyond the 30 ms allowed at first.
     const lag = setInterval(() => { const until = performance.now() + 80; while (performance.now() < until) { /* lag */ } }, 10);
     try {
-      const t0 = performance.now();
+      // A livelock (every slot given up again and again) would never settle: the test's time-out is the guard.
       const done = await Promise.all(Array.from({ length: 30 }, (_, i) => l.schedule(async () => i)));
-      expect(done.length).toBe(30);
-      expect(performance.now() - t0).toBeLessThan(20_000);
+      expect(done).toEqual(Array.from({ length: 30 }, (_, i) => i));
       expect(l.lateStarts).toBeGreaterThan(0);
     } finally {
       clearInterval(lag);
@@ -230,9 +234,10 @@ describe('shared limiter on Redis', () => {
     cleanup.push(() => l.stop());
     const ran: number[] = [];
     const all = Promise.all(Array.from({ length: 60 }, (_, i) => l.schedule(async () => { ran.push(i); await sleep(20); return i; })));
-    await sleep(400);
+    await waitFor(() => ran.length >= 5, 10_000, 'jobs to run before the kill');
     await own.kill();
-    await sleep(1500);
+    // The outage itself: long enough for queued jobs to fail against the missing Redis and be re-scheduled.
+    await sleep(REDIS_OUTAGE_MS);
     await own.start();
     const results = await all;
     expect(results).toEqual(Array.from({ length: 60 }, (_, i) => i));

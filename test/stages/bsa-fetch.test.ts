@@ -70,16 +70,17 @@ describe('bsa_fetch execute', () => {
     expect(o.result).not.toHaveProperty('files_count');
   });
 
-  it('times out with NOT_READY (for --retry-errors) and never calls fetch_data', async () => {
-    const started = Date.now();
-    const { out, call } = await run(() => status(false), { ...FAST, ready_timeout_ms: 100 });
+  it('times out with NOT_READY (for --retry-errors) on the run\'s clock, and never calls fetch_data', async () => {
+    // The run's clock moves 40 ms with each status answer: polls at 0, 40 and 80 ms, then 120 ms is past
+    // the 100 ms limit. Had the stage ignored ready_timeout_ms, it would poll for two minutes of this clock.
+    let t = Date.parse('2026-01-01T00:00:00Z');
+    const ctx = context(() => new Date(t));
+    const { out, call } = await run(() => { t += 40; return status(false); }, { ...FAST, ready_timeout_ms: 100 }, ctx);
     expect(out).toBeInstanceOf(BreError);
     expect(out).toMatchObject({ code: 'NOT_READY' });
     expect((out as BreError).message).toContain('--retry-errors');
-    expect(call.calls.every((c) => c.path === '/bsa/status_check')).toBe(true);
-    expect(call.calls.length).toBeGreaterThan(2);
-    expect((out as BreError).details).toEqual({ calls: call.calls.length });
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(call.calls.map((c) => c.path)).toEqual(['/bsa/status_check', '/bsa/status_check', '/bsa/status_check']);
+    expect((out as BreError).details).toEqual({ calls: 3 });
   });
 
   it.each([
@@ -93,13 +94,13 @@ describe('bsa_fetch execute', () => {
     expect(call.calls).toHaveLength(1);
   });
 
-  it('stops polling promptly when the run aborts', async () => {
+  it('stops polling when the run aborts during a wait', async () => {
     const ctx = context();
-    setTimeout(() => ctx.abort.abort(), 50);
-    const started = Date.now();
-    const { out, call } = await run(() => status(false), { poll_interval_ms: 5000, poll_max_interval_ms: 5000, ready_timeout_ms: 60_000 }, ctx);
+    // Aborted while the stage waits its hour before the second status check: only an abort that cuts the
+    // wait short lets this test end.
+    const answer = () => { setImmediate(() => ctx.abort.abort()); return status(false); };
+    const { out, call } = await run(answer, { poll_interval_ms: 3_600_000, poll_max_interval_ms: 3_600_000, ready_timeout_ms: 7_200_000 }, ctx);
     expect(out).toMatchObject({ code: 'INTERRUPTED' });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(call.calls).toHaveLength(1);
   });
 
