@@ -1,19 +1,24 @@
 /**
  * The journal pieces that make a resume safe, in process: a row's transactions and secrets reach the kernel
  * before its results line; leftovers of a run killed while rewriting a file are not merged in; the folder
- * lock is taken over from a dead process but not from a live one or another host.
+ * lock names its owner so that it is taken over from a dead process (even when its pid was reused) but not
+ * from a live one, whatever its name, or from another host.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { lockOutput } from '../../src/output/lock.js';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lockOutput, processIdentity } from '../../src/output/lock.js';
 import { FILES, type Manifest } from '../../src/output/format/index.js';
 import { AppendFile } from '../../src/output/ndjson-file.js';
 import { RunOutput } from '../../src/output/run-output.js';
 import type { NormalisedTransaction } from '../../src/types.js';
+import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 const manifest: Manifest = {
   version: 1, tool: 'bre-batch', pipeline: { name: 'p', path: '/p.yaml', sha256: 'aaa' },
@@ -102,53 +107,104 @@ describe('journal order and leftovers', () => {
 
 describe('output folder lock', () => {
   const lockPath = (dir: string) => join(dir, '.state', 'lock');
+  const lockOf = (dir: string) => JSON.parse(readFileSync(lockPath(dir), 'utf8')) as Record<string, unknown>;
   const folder = () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.state'));
     return dir;
   };
+  const me = processIdentity(process.pid);
+  /** The lock names this process: its pid, host, and the identity that survives pid reuse. */
+  const expectOurs = (dir: string) => expect(lockOf(dir)).toMatchObject({ pid: process.pid, host: hostname(), boot: me?.boot, start: me?.start });
 
-  it('is taken and released', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => { for (const c of children) c.kill('SIGKILL'); });
+  /** A live process that is not bre-batch (nothing in its command line says so). */
+  async function otherProcess(): Promise<ChildProcess> {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    children.push(child);
+    await once(child, 'spawn');
+    return child;
+  }
+
+  it('names its owner by pid, host, boot and start time; is released', () => {
+    expect(me, 'this test runs on Linux, where /proc tells processes apart').toBeDefined();
     const dir = folder();
     const release = lockOutput(dir);
-    expect(JSON.parse(readFileSync(lockPath(dir), 'utf8')).pid).toBe(process.pid);
+    expectOurs(dir);
     release();
     expect(existsSync(lockPath(dir))).toBe(false);
+  });
+
+  it('refuses a second process while the first holds it; takes over once the holder is killed', async () => {
+    const dir = folder();
+    const lockModule = pathToFileURL(join(ROOT, 'dist', 'output', 'lock.js')).href;
+    const holder = spawn(process.execPath, ['--input-type=module', '-e',
+      `import { lockOutput } from ${JSON.stringify(lockModule)}; lockOutput(process.argv[1]); process.stdout.write('locked\\n'); setInterval(() => {}, 1000);`, dir]);
+    children.push(holder);
+    let out = '';
+    holder.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    await waitFor(() => out.includes('locked'), 15_000, 'the other process to take the lock');
+    expect(lockOf(dir)).toMatchObject({ pid: holder.pid, ...processIdentity(holder.pid!) });
+    expect(() => lockOutput(dir)).toThrow(new RegExp(`another bre-batch run \\(pid ${holder.pid}, started [^)]+\\) is writing to it`));
+    expect(lockOf(dir).pid).toBe(holder.pid);
+
+    const exited = once(holder, 'exit');
+    holder.kill('SIGKILL');
+    await exited;
+    // Killed: its lock is left behind, and taken over.
+    expect(lockOf(dir).pid).toBe(holder.pid);
+    const release = lockOutput(dir);
+    expectOurs(dir);
+    release();
   });
 
   it('is taken over from a process that is gone, or from a torn lock file', async () => {
     const dir = folder();
     const child = spawn(process.execPath, ['-e', '0']);
     const deadPid = await new Promise<number>((r) => child.on('exit', () => r(child.pid!)));
-    writeFileSync(lockPath(dir), JSON.stringify({ pid: deadPid, host: hostname(), started: 'then' }));
-    lockOutput(dir)();
+    writeFileSync(lockPath(dir), JSON.stringify({ pid: deadPid, host: hostname(), started: 'then', ...me }));
+    lockOutput(dir);
+    expectOurs(dir);
     writeFileSync(lockPath(dir), '{"pid":12');
-    lockOutput(dir)();
+    lockOutput(dir);
+    expectOurs(dir);
   });
 
-  it('is taken over from a live process that is not bre-batch (a reused pid)', async () => {
+  it('is taken over when its pid now belongs to another process (a reused pid, or a reboot since)', async () => {
     const dir = folder();
-    const other = spawn('sleep', ['5']);
-    try {
-      writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'then' }));
-      lockOutput(dir)();
-    } finally {
-      other.kill();
-    }
+    const other = await otherProcess();
+    const id = processIdentity(other.pid!)!;
+    // The process that wrote the lock had this pid but started earlier: it is gone, and the pid reused.
+    writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'then', boot: id.boot, start: String(Number(id.start) - 1) }));
+    lockOutput(dir);
+    expectOurs(dir);
+    // Written before the machine last booted: every process of then is gone.
+    writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'then', boot: 'an-earlier-boot', start: id.start }));
+    lockOutput(dir);
+    expectOurs(dir);
   });
 
-  it('is refused while another bre-batch process holds it, and when held from another host', async () => {
+  it('is refused while its owner lives, whatever that process is called', async () => {
     const dir = folder();
-    // A live process whose command line names bre-batch.
-    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)', 'bre-batch']);
-    try {
-      await new Promise((r) => holder.once('spawn', r));
-      writeFileSync(lockPath(dir), JSON.stringify({ pid: holder.pid, host: hostname(), started: 'now' }));
-      expect(() => lockOutput(dir)).toThrow(new RegExp(`another bre-batch run \\(pid ${holder.pid}, started now\\) is writing to it`));
-    } finally {
-      holder.kill();
-    }
+    const other = await otherProcess();
+    writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'now', ...processIdentity(other.pid!) }));
+    expect(() => lockOutput(dir)).toThrow(new RegExp(`another bre-batch run \\(pid ${other.pid}, started now\\) is writing to it\\. Wait for it to finish`));
+    expect(lockOf(dir).pid).toBe(other.pid);
+  });
+
+  it('a lock that names no process identity (an older bre-batch) with a live pid is refused, saying how to clear it', async () => {
+    const dir = folder();
+    const other = await otherProcess();
+    writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'now' }));
+    expect(() => lockOutput(dir)).toThrow(/does not say which process started with that pid: if no run is active, delete .*lock and run again/);
+    expect(lockOf(dir).pid).toBe(other.pid);
+  });
+
+  it('is refused when held from another host, saying what to do', () => {
+    const dir = folder();
     writeFileSync(lockPath(dir), JSON.stringify({ pid: 4242, host: 'elsewhere.example', started: 'now' }));
     expect(() => lockOutput(dir)).toThrow(/a bre-batch run on host elsewhere\.example \(pid 4242.*delete .*lock and run again/);
+    expect(lockOf(dir).host).toBe('elsewhere.example');
   });
 });
