@@ -2,7 +2,7 @@
  * The layer rule of .dependency-cruiser.cjs, run through dependency-cruiser's API: the tree as it is passes,
  * and a copy of it with the imports the architecture issue found (each planted back) fails on every one.
  */
-import { appendFileSync, cpSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
@@ -10,13 +10,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
+/** What `npm run layers` checks: the program and the tooling beside it (bench/, scripts/). */
+const CHECKED = ['src', 'bench', 'scripts'];
+
 async function violationsIn(baseDir: string): Promise<IViolation[]> {
   const options = await extractDepcruiseOptions(join(ROOT, '.dependency-cruiser.cjs'));
   const previous = process.cwd();
   // The rules' paths are relative to the folder cruised from, and so is the tsconfig it names.
   process.chdir(baseDir);
   try {
-    const result = await cruise(['src'], { ...options, validate: true, baseDir });
+    const result = await cruise(CHECKED.filter((d) => existsSync(join(baseDir, d))), { ...options, validate: true, baseDir });
     return (result.output as ICruiseResult).summary.violations;
   } finally {
     process.chdir(previous);
@@ -37,6 +40,7 @@ describe('the layer rule', () => {
     beforeAll(async () => {
       tree = tempDir('bre-layers-');
       cpSync(join(ROOT, 'src'), join(tree, 'src'), { recursive: true });
+      cpSync(join(ROOT, 'bench'), join(tree, 'bench'), { recursive: true });
       cpSync(join(ROOT, 'tsconfig.json'), join(tree, 'tsconfig.json'));
       // The imports the architecture issue listed, type-only ones included (they vanish from compiled JS).
       plant('services/bre/request.ts', "import type { StageKind as Planted1 } from '../../stages/types.js';");
@@ -50,6 +54,8 @@ describe('the layer rule', () => {
       plant('services/bureau/request.ts', "import { NAMED_ENDPOINTS as planted8 } from '../bre/endpoints.js';");
       // Siblings of one layer.
       plant('normalise/workflow.ts', "import { TOP_FIELDS as planted9 } from '../services/field-table.js';");
+      // The program reaching into the tooling beside it.
+      plant('cli/main.ts', "import { ratio as planted10 } from '../../bench/harness.js';");
       found = await violationsIn(tree);
     }, 60_000);
 
@@ -81,8 +87,12 @@ describe('the layer rule', () => {
       expect(has('sibling-normalise', 'src/normalise/workflow.ts', 'src/services/field-table.ts')).toBe(true);
     });
 
+    it('the program importing the benchmark fails: cli -> bench', () => {
+      expect(has('src-not-from-tooling', 'src/cli/main.ts', 'bench/harness.ts')).toBe(true);
+    });
+
     it('reports nothing it was not given', () => {
-      const planted = new Set(['src/services/bre/request.ts', 'src/input/coerce.ts', 'src/http/chain.ts', 'src/output/summary.ts',
+      const planted = new Set(['src/cli/main.ts', 'src/services/bre/request.ts', 'src/input/coerce.ts', 'src/http/chain.ts', 'src/output/summary.ts',
         'src/output/merge.ts', 'src/limits/redis.ts', 'src/backtest/report.ts', 'src/services/bureau/request.ts', 'src/normalise/workflow.ts']);
       const direct = found.filter((v) => v.rule.name !== 'no-cycle' && v.rule.name !== 'no-folder-cycle');
       expect(direct.filter((v) => !planted.has(v.from))).toEqual([]);

@@ -1,19 +1,17 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { benchCompare } from '../../src/bench/compare.js';
+import { benchCompare } from '../../bench/compare.js';
 import { tempDir } from '../helpers/temp.js';
 
-// The benchmark runs the compare in a child process from the build (dist/), as `npm run bench` does.
-const built = existsSync(resolve(import.meta.dirname, '..', '..', 'dist', 'bench', 'compare.js'));
-
+// The benchmark runs the compare in a child process from the build (dist/), as `npm run bench` does; vitest's
+// global setup has built it.
 describe('benchCompare', () => {
-  it.skipIf(!built)('synthesises two runs, compares them in a child process and reports time and peak RSS', async () => {
+  it('synthesises two runs, compares them in a child process and reports time and peak RSS', async () => {
     const dir = join(tempDir(), 'bench');
     const r = await benchCompare({ rows: 3000, dir });
     expect(r.rows).toBe(3000);
     expect(r.seconds).toBeGreaterThan(0);
-    expect(r.seconds).toBeLessThan(60);
     // A Node process cannot run in less than ~20 MB; a compare of 3000 rows needs far less than 1 GB.
     expect(r.peakRssMb).toBeGreaterThan(20);
     expect(r.peakRssMb).toBeLessThan(1024);

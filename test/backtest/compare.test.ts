@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import yargs from 'yargs';
 import { runCompare, type CompareJson } from '../../src/backtest/compare.js';
-import { synthesiseRuns } from '../../src/bench/compare.js';
+import { synthesiseRuns } from '../../bench/compare.js';
 import { compareCommand } from '../../src/cli/compare.js';
 import { BreError } from '../../src/errors.js';
 import { tempDir } from '../helpers/temp.js';

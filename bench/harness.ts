@@ -1,11 +1,26 @@
-/** Bench helpers: spawn the CLI as a user would, synthesise inputs, time things. */
+/**
+ * Bench helpers: spawn the CLI as a user would, synthesise inputs, time things. The benchmark runs from its
+ * sources through tsx (`npm run bench`); what it measures in other processes is the shipped build in dist/
+ * (`npm run bench` builds it first), run by plain node.
+ */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../config/paths.js';
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_ROOT } from '../src/config/paths.js';
 
 export const CLI = join(PACKAGE_ROOT, 'bin', 'bre-batch.js');
+
+/** The file URL of a module of the shipped build, e.g. `shippedModule('backtest/compare.js')`. */
+export function shippedModule(path: string): string {
+  return pathToFileURL(join(PACKAGE_ROOT, 'dist', path)).href;
+}
+
+/** `node --import tsx <bench file>`: a helper process of the benchmark itself, run from its TypeScript. */
+export function benchScriptArgs(file: string, args: readonly string[]): string[] {
+  return ['--import', 'tsx', join(PACKAGE_ROOT, 'bench', file), ...args];
+}
 
 export interface CliRun {
   readonly code: number | null;

@@ -2,15 +2,17 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   node dist/bench/main.js [--quick] [--only rate,overlap,raw,adaptive,scale,compare]
+ *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,compare]
+ *
+ * (`npm run bench` builds dist/, then runs this file through tsx.)
  *
  * Results are printed as a table and written to bench-results.json.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadRunSummary } from '../output/format/index.js';
-import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { loadRunSummary } from '../src/output/format/index.js';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { ratio, runCli, writeLocationCsv } from './harness.js';
 import { benchRawVsAutocannon } from './raw.js';
 import { benchCompare } from './compare.js';
@@ -116,7 +118,7 @@ async function benchRaw(): Promise<void> {
 
 async function benchScaleRss(): Promise<void> {
   try {
-    const mod = await import('./scale.js' as string);
+    const mod = await import('./scale.js');
     figures.scale = await mod.benchScale({ rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], dir: work });
   } catch (err) {
     figures.scale = { error: (err as Error).message };

@@ -12,10 +12,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { computePlan, formatDuration } from '../pipeline/plan.js';
-import { loadPipeline } from '../config/pipeline.js';
-import { DEFAULT_RATES } from '../limits/rates.js';
-import { readRunSummary } from '../output/format/index.js';
+import { computePlan, formatDuration } from '../src/pipeline/plan.js';
+import { loadPipeline } from '../src/config/pipeline.js';
+import { DEFAULT_RATES } from '../src/limits/rates.js';
+import { readRunSummary } from '../src/output/format/index.js';
 import { CLI, ratio, writeLocationCsv } from './harness.js';
 
 export interface ScaleRun {

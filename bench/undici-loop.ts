@@ -6,10 +6,14 @@
  * - `transport`: the runner's own bottom layer (src/http/transport.ts: `Pool.dispatch()` with a handler that
  *   collects the body), so "runner vs bare loop" measures the runner above its transport.
  *
- *   node dist/bench/undici-loop.js <request|transport> <url> <path> <client id> <token> <body json> <requests>
+ *   node --import tsx bench/undici-loop.ts <request|transport> <url> <path> <client id> <token> <body json> <requests>
+ *
+ * The transport is the shipped build's (dist/), the code the runner runs.
  */
 import { Pool } from 'undici';
-import { Transport } from '../http/transport.js';
+import { shippedModule } from './harness.js';
+
+const { Transport } = (await import(shippedModule('http/transport.js'))) as typeof import('../src/http/transport.js');
 
 const [mode, url, path, clientId, token, body, count] = process.argv.slice(2);
 if (mode !== 'request' && mode !== 'transport') throw new Error(`Expected the loop request or transport, got ${mode}`);

@@ -1,19 +1,21 @@
 /**
  * Benchmark of `bre-batch compare` on synthetic runs: two results.ndjson files of `rows` rows each (and an
- * input CSV for --by/--outcome), compared in a child process so the peak RSS measured is the compare's own.
+ * input CSV for --by/--outcome), compared in a child process (plain node running the shipped build's compare)
+ * so the peak RSS measured is the compare's own.
  * The point to watch is the ratio of peak RSS at 1,000,000 rows to 100,000 rows: the join is on disk (hash
  * buckets), so memory must stay roughly flat while the files grow tenfold.
  *
- *   node dist/bench/compare.js [rows]     # standalone: prints one JSON line
+ *   npx tsx bench/compare.ts [rows]     # standalone (after npm run build): prints one JSON line
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { TextSink } from '../backtest/files.js';
-import { FILES, writeManifest } from '../output/format/index.js';
-import { mulberry32 } from '../sandbox/logic/hash.js';
+import { fileURLToPath } from 'node:url';
+import { TextSink } from '../src/backtest/files.js';
+import { FILES, writeManifest } from '../src/output/format/index.js';
+import { mulberry32 } from '../src/sandbox/logic/hash.js';
+import { shippedModule } from './harness.js';
 
 export interface BenchCompareOptions {
   readonly rows: number;
@@ -115,16 +117,20 @@ export function synthesiseRuns(rows: number, dir: string, seed = 7): { resultsBy
   return { resultsBytes: a.bytes };
 }
 
-/** The compiled child entry: this file in dist/ (when running from src/ under a test runner, dist's copy). */
-function childScript(): string {
-  const self = fileURLToPath(import.meta.url);
-  if (self.endsWith('.js')) return self;
-  const compiled = fileURLToPath(new URL('../../dist/bench/compare.js', import.meta.url));
-  if (!existsSync(compiled)) throw new Error(`benchCompare needs the build (${compiled}); run npm run build`);
-  return compiled;
-}
-
-const CHILD_FLAG = '--bench-compare-child';
+/**
+ * The child: plain node (no TypeScript loader, whose tens of MB would count in the peak RSS) running the
+ * shipped build's runCompare. Arguments: the module's URL, then the options as JSON. Prints one JSON line.
+ */
+const CHILD = `
+const [compareModule, json] = process.argv.slice(1);
+const { runCompare } = await import(compareModule);
+const a = JSON.parse(json);
+const t0 = process.hrtime.bigint();
+const r = await runCompare({ outA: a.outA, outB: a.outB, out: a.out, tmpDir: a.tmpDir, ...(a.withInput ? { by: 'state', outcome: 'bad' } : {}) });
+const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+// maxRSS is in kilobytes (getrusage).
+process.stdout.write(JSON.stringify({ seconds: Math.round(seconds * 100) / 100, maxRssKb: process.resourceUsage().maxRSS, buckets: r.report.options.buckets }) + '\\n');
+`;
 
 export async function benchCompare(opts: BenchCompareOptions): Promise<BenchCompareResult> {
   const dir = opts.dir;
@@ -135,7 +141,7 @@ export async function benchCompare(opts: BenchCompareOptions): Promise<BenchComp
   const args = { outA: join(dir, 'a'), outB: join(dir, 'b'), out: join(dir, 'cmp'), tmpDir: dir, withInput: opts.withInput ?? true };
   try {
     const child = await new Promise<{ seconds: number; maxRssKb: number; buckets: number }>((resolve, reject) => {
-      const p = spawn(process.execPath, [childScript(), CHILD_FLAG, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(process.execPath, ['--input-type=module', '-e', CHILD, shippedModule('backtest/compare.js'), JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       p.stdout.setEncoding('utf8');
       p.stdout.on('data', (d: string) => { out += d; });
@@ -165,23 +171,8 @@ export async function benchCompare(opts: BenchCompareOptions): Promise<BenchComp
   }
 }
 
-async function child(json: string): Promise<void> {
-  const a = JSON.parse(json) as { outA: string; outB: string; out: string; tmpDir: string; withInput: boolean };
-  const { runCompare } = await import('../backtest/compare.js');
-  const t0 = process.hrtime.bigint();
-  const r = await runCompare({
-    outA: a.outA, outB: a.outB, out: a.out, tmpDir: a.tmpDir,
-    ...(a.withInput ? { by: 'state', outcome: 'bad' } : {}),
-  });
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  // maxRSS is in kilobytes (getrusage).
-  process.stdout.write(JSON.stringify({ seconds: Math.round(seconds * 100) / 100, maxRssKb: process.resourceUsage().maxRSS, buckets: r.report.options.buckets }) + '\n');
-}
-
-const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (isMain && process.argv[2] === CHILD_FLAG) {
-  await child(process.argv[3] ?? '{}');
-} else if (isMain) {
+const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
+if (isMain) {
   const rows = Number(process.argv[2] ?? 100_000);
   const { tmpdir } = await import('node:os');
   const { mkdtempSync } = await import('node:fs');

@@ -5,10 +5,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../config/paths.js';
-import { loadRunSummary } from '../output/format/index.js';
-import { startSandbox } from '../sandbox/index.js';
-import { ratio, runCli, writeLocationCsv } from './harness.js';
+import { PACKAGE_ROOT } from '../src/config/paths.js';
+import { loadRunSummary } from '../src/output/format/index.js';
+import { startSandbox } from '../src/sandbox/index.js';
+import { benchScriptArgs, ratio, runCli, writeLocationCsv } from './harness.js';
 
 async function autocannon(url: string, headers: Record<string, string>, body: string, seconds: number, connections: number): Promise<number> {
   const bin = join(PACKAGE_ROOT, 'node_modules', 'autocannon', 'autocannon.js');
@@ -28,7 +28,7 @@ async function autocannon(url: string, headers: Record<string, string>, body: st
  * there the comparison is about keeping enough calls in flight (both use 64).
  */
 async function undiciLoop(mode: 'request' | 'transport', url: string, path: string, clientId: string, token: string, body: string, requests: number): Promise<number> {
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'bench', 'undici-loop.js'), mode, url, path, clientId, token, body, String(requests)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, benchScriptArgs('undici-loop.ts', [mode, url, path, clientId, token, body, String(requests)]), { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
