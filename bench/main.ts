@@ -2,7 +2,10 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,compare]
+ *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,compare,shared]
+ *
+ * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
+ * runs only when named in --only.
  *
  * (`npm run bench` builds dist/, then runs this file through tsx.)
  *
@@ -21,7 +24,8 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only'));
 const only = onlyArg ? (onlyArg.split('=')[1] ?? args[args.indexOf(onlyArg) + 1]).split(',') : undefined;
-const want = (name: string) => !only || only.includes(name);
+const OPT_IN = new Set(['shared']);
+const want = (name: string) => (only ? only.includes(name) : !OPT_IN.has(name));
 const work = mkdtempSync(join(tmpdir(), 'bre-bench-'));
 const figures: Record<string, unknown> = {};
 
@@ -125,6 +129,11 @@ async function benchScaleRss(): Promise<void> {
   }
 }
 
+async function benchShared(): Promise<void> {
+  const { benchSharedRate } = await import('./scale.js');
+  figures.shared = await benchSharedRate({ dir: work, redisUrl: process.env.BRE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', seconds: quick ? 60 : 90 });
+}
+
 async function benchCompareRss(): Promise<void> {
   const small = await benchCompare({ rows: quick ? 20_000 : 100_000, dir: work });
   const large = await benchCompare({ rows: quick ? 200_000 : 1_000_000, dir: work });
@@ -136,7 +145,7 @@ function round(n: number): number {
 }
 
 const steps: [string, () => Promise<void>][] = [
-  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['compare', benchCompareRss],
+  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['compare', benchCompareRss], ['shared', benchShared],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;

@@ -4,4 +4,3 @@ import { join } from 'node:path';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PIPELINES_DIR = join(PACKAGE_ROOT, 'pipelines');
-export const SAMPLES_DIR = join(PACKAGE_ROOT, 'samples');

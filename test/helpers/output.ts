@@ -106,12 +106,6 @@ export function invariantProblems(inputRows: number, out: RunFolder): string[] {
   return problems;
 }
 
-/** Throws, listing every problem, unless the invariant holds (see invariantProblems). */
-export function assertInvariant(inputRows: number, out: RunFolder): void {
-  const problems = invariantProblems(inputRows, out);
-  if (problems.length > 0) throw new Error(`output invariant broken:\n  ${problems.join('\n  ')}`);
-}
-
 /** Every file under `dir` (recursively), with its mode. */
 export function filesUnder(dir: string): { path: string; mode: number }[] {
   const out: { path: string; mode: number }[] = [];

@@ -34,7 +34,6 @@ const failInCi = ((name: string) => it(name, () => {
 
 /** `it` when a Redis answers; under CI=true without Redis, a test that fails saying so; else `it.skip`. */
 export const itRedis: typeof it = (available ? it : inCi ? failInCi : it.skip) as typeof it;
-export const redisAvailable = available;
 
 /** How long the tests keep a killed Redis down: the length of the outage is the scenario, not a guess. */
 export const REDIS_OUTAGE_MS = 1500;

@@ -13,7 +13,3 @@ export const FEATURE_FORMAT_TYPES: readonly BureauFormat[] = BRE_BUREAU_FORMATS.
 
 /** Formats whose report text is XML rather than JSON. */
 export const XML_FORMATS: ReadonlySet<BureauFormat> = new Set<BureauFormat>(['bureau_b_xml']);
-
-export function isBureauFormat(value: string): value is BureauFormat {
-  return (BRE_BUREAU_FORMATS as readonly string[]).includes(value);
-}
