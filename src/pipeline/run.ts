@@ -27,7 +27,7 @@ import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 import { RunStop } from './stop.js';
 import { newCounters, type RunCounters } from './summary.js';
-import { RowWindow } from './window.js';
+import { RowWindow, windowSize } from './window.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -113,7 +113,7 @@ export class Run {
     });
     this.ctx = this.#stageContext();
     this.recorder = new OutcomeRecorder(s, this.output, this.redactor, new Circuit(s.circuit), this.counters, (why) => this.stop.request(why), this.log);
-    this.window = new RowWindow(windowSize(s, new Set(kinds.map((k) => k.service))));
+    this.window = new RowWindow(windowSize(s.concurrency, new Set(kinds.map((k) => k.service))));
     this.#unlisten = this.stop.listen(this.log);
     this.#progress = new Progress(s, this.stages, this.client, this.counters, s.input);
     this.#progress.start();
@@ -201,14 +201,4 @@ export class Run {
       },
     };
   }
-}
-
-/**
- * Rows in flight: every call slot of every service the pipeline uses, plus 15% prepared and waiting so that
- * a slot never idles. Not more: each row held costs the garbage collector (README: Performance).
- */
-function windowSize(s: RunSettings, services: ReadonlySet<ServiceName>): number {
-  let slots = 0;
-  for (const svc of services) slots += s.concurrency[svc];
-  return Math.max(16, Math.ceil(slots * 1.15));
 }

@@ -2,7 +2,18 @@
  * The rows in flight: a bounded window the reader waits on, so memory is flat whatever the input size, and
  * a count of rows still running that the end of the run waits for.
  */
+import type { ServiceName } from '../types.js';
 import { Semaphore } from './semaphore.js';
+
+/**
+ * Rows in flight: every call slot of every service the pipeline uses, plus 15% prepared and waiting so that
+ * a slot never idles. Not more: each row held costs the garbage collector (README: Performance).
+ */
+export function windowSize(concurrency: Readonly<Record<ServiceName, number>>, services: ReadonlySet<ServiceName>): number {
+  let slots = 0;
+  for (const svc of services) slots += concurrency[svc];
+  return Math.max(16, Math.ceil(slots * 1.15));
+}
 
 export class RowWindow {
   readonly #slots: Semaphore;

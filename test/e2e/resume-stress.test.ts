@@ -6,6 +6,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { windowSize } from '../../src/pipeline/window.js';
+import { perService } from '../../src/types.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
 import { countLines, invariantProblems, readOutput } from '../helpers/output.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
@@ -14,12 +16,8 @@ import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
 const CONCURRENCY = 6;
-/**
- * The runner's window of rows in flight for two stages of CONCURRENCY calls each, as src/pipeline/runner.ts
- * sizes it (its floor, or a margin over the call slots). If the runner widens its window this bound is too
- * tight and the test says so; it never passes silently.
- */
-const WINDOW = Math.max(16, Math.ceil(1.15 * 2 * CONCURRENCY));
+/** The run's window of rows in flight for rescore's two services (bureau, workflow) at CONCURRENCY calls each. */
+const WINDOW = windowSize(perService(() => CONCURRENCY), new Set(['bureau', 'workflow']));
 
 /** The shipped rescore sample repeated to `n` rows with fresh keys; file columns made absolute. */
 function rescoreInput(dir: string, n: number): string {
