@@ -10,7 +10,7 @@
  */
 const LAYERS = [
   ['types.ts', 'errors.ts'],
-  ['metrics', 'input'],
+  ['metrics', 'input', 'log'],
   ['limits', 'normalise', 'services'],
   ['http'],
   ['stages'],
@@ -18,6 +18,7 @@ const LAYERS = [
   ['output'],
   ['pipeline'],
   ['backtest', 'sandbox'],
+  ['report'],
   ['cli'],
 ];
 

@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,compare,shared]
+ *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,compare,rebuild,shared]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only.
@@ -19,6 +19,7 @@ import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { ratio, runCli, writeLocationCsv } from './harness.js';
 import { benchRawVsAutocannon } from './raw.js';
 import { benchCompare } from './compare.js';
+import { benchRebuild } from './rebuild.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -140,12 +141,18 @@ async function benchCompareRss(): Promise<void> {
   figures.compare = { small, large, rss_ratio: ratio(large.peakRssMb, small.peakRssMb) };
 }
 
+/** The end of a run, spooled and from the journal alone: seconds per million rows and peak RSS by size. */
+async function benchRebuildEnd(): Promise<void> {
+  figures.rebuild = await benchRebuild({ rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], dir: work });
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
 const steps: [string, () => Promise<void>][] = [
-  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['compare', benchCompareRss], ['shared', benchShared],
+  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['compare', benchCompareRss],
+  ['rebuild', benchRebuildEnd], ['shared', benchShared],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;

@@ -1,5 +1,6 @@
 /**
- * Memory and time at scale (issue 6, point 4): the `location` pipeline over 100,000 and 1,000,000 rows with
+ * Memory and time at scale (issue 6, point 4; issue 16: the wait after the last answer, which each run
+ * reports as end_of_run.last_answer_at in summary.json): the `location` pipeline over 100,000 and 1,000,000 rows with
  * rate limits off, against a sandbox in ANOTHER process (`bre-batch sandbox --rate off`), so the runner's
  * memory is measured alone. The figure that matters is the ratio of peak RSS between the two sizes: flat
  * (about 1) means memory does not grow with the input. Also rows/s, RSS over the run (sampled), and what
@@ -31,6 +32,12 @@ export interface ScaleRun {
   readonly succeeded: number | null;
   /** Time the same input needs at the documented limits from one IP (run --plan). */
   readonly atDocumentedLimits: string;
+  /**
+   * From the last answer to the process's exit (results.csv and .parquet, errors.parquet, summary and
+   * report.html written), in seconds, and per million rows (issue 16: <= 5 s per million).
+   */
+  readonly lastAnswerToExitSeconds: number | null;
+  readonly lastAnswerToExitPerMillion: number | null;
 }
 
 export interface ScaleResult {
@@ -100,12 +107,15 @@ async function runOnce(rows: number, dir: string, url: string): Promise<ScaleRun
     samples.push(st.rssKb);
   }, 100);
   const [code] = (await once(child, 'exit')) as [number | null];
+  const exitedAt = Date.now();
   clearInterval(poll);
   const seconds = (performance.now() - t0) / 1000;
   const reported = /maxRSS (\d+) kB/.exec(stderr);
   const peakKb = reported ? Number(reported[1]) : hwmKb || null;
   const read = readRunSummary(out);
   const summary = read.state === 'ok' ? read.value : undefined;
+  const lastAnswer = summary?.end_of_run?.last_answer_at ? Date.parse(summary.end_of_run.last_answer_at) : NaN;
+  const tail = Number.isFinite(lastAnswer) ? (exitedAt - lastAnswer) / 1000 : null;
   const at = (q: number) => (samples.length ? Math.round(samples[Math.min(samples.length - 1, Math.floor(q * (samples.length - 1)))] / 1024) : 0);
   const plan = computePlan(rows, loadPipeline('location').stages, DEFAULT_RATES);
   rmSync(input, { force: true });
@@ -120,6 +130,8 @@ async function runOnce(rows: number, dir: string, url: string): Promise<ScaleRun
     rssSource: reported ? 'maxRSS' : hwmKb ? '/proc VmHWM' : 'unavailable',
     succeeded: summary?.rows.succeeded ?? null,
     atDocumentedLimits: plan.wallMs === null ? 'unlimited' : formatDuration(plan.wallMs),
+    lastAnswerToExitSeconds: tail === null ? null : Math.round(tail * 100) / 100,
+    lastAnswerToExitPerMillion: tail === null ? null : Math.round((tail * 1e6 / rows) * 100) / 100,
   };
 }
 

@@ -11,6 +11,19 @@ import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heat
 /** Rows shown in the rules and PSI tables (compare.json has them all). */
 export const TABLE_ROWS = 40;
 
+/** Printing a report page (this one and a run's report.html): a section a page, charts not split, colours kept. */
+export const PRINT_CSS = `@media print{
+  body{font-size:11pt}
+  main{max-width:none;padding:0}
+  h2{break-before:page}
+  h2.first{break-before:auto}
+  section,table,svg,figure,.kpis{break-inside:avoid}
+  .chartbox,.tw{overflow:visible}
+  *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+  @page{margin:14mm}
+}
+`;
+
 const CSS = `
 :root{--a:${COLOR_A};--b:${COLOR_B};--ink:#1d2733;--mute:#5b6775;--line:#d9dee5;--bg:#f6f8fa}
 *{box-sizing:border-box}
@@ -52,17 +65,7 @@ svg .ax{stroke:#8895a4;stroke-width:1}
 svg .gr{stroke:#eef1f4;stroke-width:1}
 svg .zb{fill:#9aa5b1}svg .pb{fill:#2f8a4c}svg .nb{fill:#c0392b}svg .mb{fill:#7f8c8d}
 footer{margin-top:40px;color:var(--mute);font-size:13px}
-@media print{
-  body{font-size:11pt}
-  main{max-width:none;padding:0}
-  h2{break-before:page}
-  h2.first{break-before:auto}
-  section,table,svg,.kpis{break-inside:avoid}
-  .chartbox,.tw{overflow:visible}
-  *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-  @page{margin:14mm}
-}
-`;
+${PRINT_CSS}`;
 
 function td(text: string, numeric = false, cls = ''): string {
   const c = [numeric ? 'n' : '', cls].filter(Boolean).join(' ');

@@ -8,8 +8,16 @@ import { sandboxCommand } from './sandbox.js';
 import { detectCommand } from './detect.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
+import { reportCommand } from './report.js';
+import { createLog } from '../log/logger.js';
 
-const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand];
+/** With --log-format json even the last word is a JSON line (the option may not have been parsed yet). */
+function jsonLogs(): boolean {
+  const argv = process.argv.slice(2);
+  return argv.includes('--log-format=json') || argv.some((x, i) => x === '--log-format' && argv[i + 1] === 'json');
+}
+
+const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand, reportCommand];
 
 /** yargs reads a lone `-` as a stray positional; `--input -` (stdin) must reach the option as its value. */
 function normaliseArgv(argv: string[]): string[] {
@@ -26,13 +34,15 @@ function normaliseArgv(argv: string[]): string[] {
 const cli = yargs(normaliseArgv(hideBin(process.argv)))
   .scriptName('bre-batch')
   .strict()
-  .demandCommand(1, 'Expected a command: run, sandbox, pipelines, detect, compare or merge')
+  .demandCommand(1, 'Expected a command: run, sandbox, pipelines, detect, compare, merge or report')
   .recommendCommands()
   .help()
   .version(false)
   .fail((msg, err) => {
     if (err) throw err;
-    process.stderr.write(`bre-batch: ${msg}\nTry 'bre-batch --help'.\n`);
+    // Written synchronously in both forms, so nothing is lost to the exit.
+    if (jsonLogs()) createLog({ format: 'json' })(`bre-batch: ${msg}`, { level: 'error', code: 'USAGE' });
+    else process.stderr.write(`bre-batch: ${msg}\nTry 'bre-batch --help'.\n`);
     process.exit(2);
   });
 for (const c of commands) cli.command(c as never);
@@ -41,7 +51,7 @@ try {
   await cli.parseAsync();
 } catch (err) {
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`bre-batch: ${message}\n`);
+  createLog({ format: jsonLogs() ? 'json' : 'human' })(`bre-batch: ${message}`, { level: 'error', code: isBreError(err) ? err.code : undefined });
   if (!isBreError(err) && process.env.BRE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
   // Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors (set by the command), 2 or 3 by the error table.
   process.exitCode = exitCodeOf(err);

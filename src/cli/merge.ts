@@ -6,17 +6,22 @@
  */
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { formatMergeReport, mergeOutputs } from '../output/merge.js';
+import { parseOutputFormats } from '../output/rebuild.js';
+import { writeRunReport } from '../report/write.js';
 
 interface MergeArgs {
   dirs: string[];
   out: string;
+  'output-formats'?: string;
 }
 
 export async function mergeCommandHandler(a: MergeArgs): Promise<number> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
-  const report = await mergeOutputs({ dirs: a.dirs, out: a.out, log });
-  if (report.ok) process.stdout.write(`${formatMergeReport(report)}\n`);
-  else process.stderr.write(`${formatMergeReport(report)}\n`);
+  const report = await mergeOutputs({ dirs: a.dirs, out: a.out, log, formats: parseOutputFormats(a['output-formats']) });
+  if (report.ok) {
+    const page = await writeRunReport(a.out);
+    process.stdout.write(`${formatMergeReport(report)}\n  report: ${page.path}\n`);
+  } else process.stderr.write(`${formatMergeReport(report)}\n`);
   return report.ok ? 0 : 1;
 }
 
@@ -25,7 +30,8 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
   describe: 'combine the output folders of `run --shard K/N` workers into one, checking every row is there once',
   builder: (y: Argv) => y
     .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'the shards\' output folders (run --out of each worker)' })
-    .option('out', { type: 'string', demandOption: true, describe: 'the merged output folder (new, empty, or an earlier merge to replace)' }) as unknown as Argv<MergeArgs>,
+    .option('out', { type: 'string', demandOption: true, describe: 'the merged output folder (new, empty, or an earlier merge to replace)' })
+    .option('output-formats', { type: 'string', describe: 'formats of the rebuilt files: csv, parquet or csv,parquet (default both)' }) as unknown as Argv<MergeArgs>,
   handler: async (a: ArgumentsCamelCase<MergeArgs>) => {
     process.exitCode = await mergeCommandHandler(a);
   },

@@ -10,6 +10,11 @@ import { runPipeline, type RunHooks } from '../pipeline/runner.js';
 import type { RunSettings } from '../pipeline/settings.js';
 import { parseShard } from '../input/shard.js';
 import { formatSummary } from '../output/summary.js';
+import { parseOutputFormats } from '../output/rebuild.js';
+import { Redactor } from '../output/redact.js';
+import { createLog, parseLogFormat, type Log } from '../log/logger.js';
+import { RunMetrics } from '../metrics/prometheus.js';
+import { writeRunReport } from '../report/write.js';
 import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
 import { parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
@@ -36,6 +41,10 @@ interface RunArgs {
   'stop-grace': string;
   plan: boolean;
   'window-hours'?: number;
+  'output-formats'?: string;
+  'metrics-file'?: string;
+  'metrics-port'?: number;
+  'log-format'?: string;
 }
 
 /**
@@ -48,7 +57,7 @@ function utcStamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
-export async function buildSettings(a: RunArgs, log: (l: string) => void): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
+export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
   const pipeline = loadPipeline(a.pipeline);
   const inputFormat = resolveFormat(a.input, a['input-format']);
   const rates = resolveRates(a.rate);
@@ -72,12 +81,18 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
   const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
+  const outputFormats = parseOutputFormats(a['output-formats']);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
   let clientId = env.clientId;
   let authToken = env.authToken;
   let cleanup = async () => {};
+  // Started once every option is known good and before anything is called: a metrics file that cannot be
+  // written is exit 2, and the file never says `running` for a command that was refused.
+  const metrics = !a.plan && (a['metrics-file'] !== undefined || a['metrics-port'] !== undefined)
+    ? await RunMetrics.start({ file: a['metrics-file'], port: a['metrics-port'], pipeline: pipeline.name, shard: shard ? `${shard.index}/${shard.count}` : '' })
+    : undefined;
   if (!baseUrls && !a['dry-run'] && !a.plan) {
     const { startSandbox } = await import('../sandbox/index.js');
     // The built-in sandbox enforces the limits this run is configured for (the documented ones unless
@@ -112,13 +127,21 @@ export async function buildSettings(a: RunArgs, log: (l: string) => void): Promi
     circuit: { consecutive: a['max-consecutive-failures'], share: a['max-failure-share'], window: a['failure-window'] },
     stopGraceMs,
     log,
+    outputFormats,
+    metrics,
   };
-  return { settings, cleanup };
+  return { settings, cleanup: async () => {
+    await metrics?.close();
+    await cleanup();
+  } };
 }
 
 export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
-  const log = (l: string) => process.stderr.write(`${l}\n`);
+  // Every log line is scrubbed of the token (added once it is read) and of the run's secrets.
+  const redactor = new Redactor();
+  const log = createLog({ format: parseLogFormat(a['log-format']), scrub: (t) => redactor.scrub(t) });
   const { settings, cleanup } = await buildSettings(a, log);
+  redactor.add(settings.authToken);
   if (a.plan) {
     if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`);
     const { planRun } = await import('../pipeline/plan.js');
@@ -132,10 +155,13 @@ export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promi
       limiterFactory = redisLimiterFactory(settings.redisUrl);
     }
     const result = await runPipeline(settings, { ...hooks, limiterFactory });
-    process.stdout.write(`${formatSummary(result.summary)}\n`);
+    // report.html is drawn from the folder the run just finished writing (src/report/).
+    const report = settings.dryRun ? undefined : await writeRunReport(settings.outDir);
+    process.stdout.write(`${formatSummary(result.summary)}\n${report ? `  report: ${report.path}\n` : ''}`);
     if (result.stopped && result.exitCode === 3) {
-      log(`bre-batch: stopped early: ${result.stopped.message}`);
-      log('bre-batch: re-run the same command to resume; rows already done are not sent again.');
+      const s = result.stopped;
+      log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
+      log('bre-batch: re-run the same command to resume; rows already done are not sent again.', { level: 'error' });
     }
     return result.exitCode;
   } finally {
@@ -167,7 +193,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('failure-window', { type: 'number', default: DEFAULT_CIRCUIT.window, describe: 'calls over which --max-failure-share is measured' })
     .option('plan', { type: 'boolean', default: false, describe: 'call nothing: say how long the input needs at the configured limits (and, with --window-hours, how many egress IPs that window needs)' })
     .option('window-hours', { type: 'number', describe: 'with --plan: the window the run must fit in, in hours (e.g. 6 for a nightly window)' })
-    .option('stop-grace', { type: 'string', default: '10s', describe: 'after a stop (signal, 401/403), how long calls in flight may finish' }) as unknown as Argv<RunArgs>,
+    .option('stop-grace', { type: 'string', default: '10s', describe: 'after a stop (signal, 401/403), how long calls in flight may finish' })
+    .option('output-formats', { type: 'string', describe: 'formats of the files rebuilt at the end: csv, parquet or csv,parquet (default both)' })
+    .option('metrics-file', { type: 'string', describe: 'write Prometheus metrics here for node exporter\'s textfile collector (replaced every 5 s and at the end)' })
+    .option('metrics-port', { type: 'number', describe: 'serve the same metrics on http://127.0.0.1:PORT/metrics while the run goes' })
+    .option('log-format', { type: 'string', choices: ['human', 'json'], describe: 'log lines on stderr: human (default) or json (one object a line)' }) as unknown as Argv<RunArgs>,
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
     process.exitCode = await runCommandHandler(a);
   },

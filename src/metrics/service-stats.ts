@@ -21,6 +21,8 @@ export class CallStats {
   readonly latency = new Histogram();
   firstStart = 0;
   lastStart = 0;
+  /** Latencies since the last takeRecent(): the run's time series shows percentiles per interval. */
+  #recent = new Histogram();
 
   recordAttempt(startedAt: number, ms: number, status: number | string): void {
     this.attempts += 1;
@@ -28,9 +30,16 @@ export class CallStats {
     this.lastStart = startedAt;
     this.networkMs += ms;
     this.latency.record(ms);
+    this.#recent.record(ms);
     const k = String(status);
     this.statuses[k] = (this.statuses[k] ?? 0) + 1;
     if (status === 429) this.throttled += 1;
+  }
+
+  takeRecent(): Histogram {
+    const h = this.#recent;
+    this.#recent = new Histogram();
+    return h;
   }
 
   /** Attempts per minute between the first and last start (the rate the server saw). */

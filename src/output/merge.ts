@@ -31,7 +31,10 @@ import { grownTo, RowSet } from './bitset.js';
 import {
   FILES, readManifest, readRunSummary, resultLineBatches, writeManifest, writeSummary, type Manifest, type MergedSummary, type RunSummary,
 } from './format/index.js';
-import { buildResultsCsv, type StageColumns } from './results-csv.js';
+import { writeColumnJournal } from './column-journal.js';
+import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './columns.js';
+import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './rebuild.js';
+import { mergeTimelines } from './timeline.js';
 
 export interface MergeOptions {
   /** The shards' output folders. */
@@ -42,6 +45,8 @@ export interface MergeOptions {
   readonly log?: (line: string) => void;
   /** Most problem rows listed in the report (default 50; all are counted). */
   readonly listLimit?: number;
+  /** The formats of the rebuilt files (default csv and parquet). */
+  readonly formats?: ReadonlySet<OutputFormat>;
 }
 
 export interface RowProblem {
@@ -139,8 +144,8 @@ async function* journalLines(path: string): AsyncGenerator<string> {
   for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) if (l.text !== '') yield l.text;
 }
 
-/** Pass 1: every row once, in the shard its key hashes to. */
-async function checkRows(folders: readonly ShardFolder[], listLimit: number): Promise<{ problems: RowProblem[]; problemCount: number; seen: RowSet; succeeded: number; failed: number }> {
+/** Pass 1: every row once, in the shard its key hashes to; the column union of the results on the way. */
+async function checkRows(folders: readonly ShardFolder[], listLimit: number): Promise<{ problems: RowProblem[]; problemCount: number; seen: RowSet; succeeded: number; failed: number; union: ColumnUnion; changes: { row: number; change: ColumnChange }[] }> {
   if (folders.length > 255) throw new BreError('USAGE', `Expected at most 255 shard folders, got ${folders.length}`);
   const seen = new RowSet();
   const owners = new RowOwners();
@@ -148,14 +153,16 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
   let problemCount = 0;
   let succeeded = 0;
   let failed = 0;
+  const union = new ColumnUnion();
+  const changes: { row: number; change: ColumnChange }[] = [];
   for (let fi = 0; fi < folders.length; fi += 1) {
     const f = folders[fi];
     for (let ji = 0; ji < JOURNALS.length; ji += 1) {
       const path = join(f.dir, JOURNALS[ji]);
       for await (const text of journalLines(path)) {
-        let parsed: { row?: unknown; key?: unknown };
+        let parsed: { row?: unknown; key?: unknown; stages?: ResultStages };
         try {
-          parsed = JSON.parse(text) as { row?: unknown; key?: unknown };
+          parsed = JSON.parse(text) as { row?: unknown; key?: unknown; stages?: ResultStages };
         } catch {
           throw new BreError('OUTPUT_MISMATCH', `${path} holds a line that is not JSON: the folder is damaged (re-run its worker with the same command to repair it)`);
         }
@@ -175,12 +182,15 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
           problemCount += 1;
           if (problems.length < listLimit) problems.push({ row, key, problem: 'wrong shard', found: [path] });
         }
-        if (ji === 0) succeeded += 1;
-        else failed += 1;
+        if (ji === 0) {
+          succeeded += 1;
+          const found = parsed.stages ? union.observe(parsed.stages) : undefined;
+          if (found) for (const change of found) changes.push({ row, change });
+        } else failed += 1;
       }
     }
   }
-  return { problems, problemCount, seen, succeeded, failed };
+  return { problems, problemCount, seen, succeeded, failed, union, changes };
 }
 
 async function write(out: Writable, text: string): Promise<void> {
@@ -207,39 +217,6 @@ async function concatJournals(folders: readonly ShardFolder[], name: string, des
   renameSync(tmp, dest);
   if (mode !== 0o644) chmodSync(dest, mode);
   return n;
-}
-
-/** transactions.csv of every shard: one header, then each shard's records (quoted newlines kept as they are). */
-async function concatCsv(folders: readonly ShardFolder[], name: string, dest: string): Promise<number> {
-  const tmp = `${dest}.tmp`;
-  const out = createWriteStream(tmp);
-  let header: string | undefined;
-  let bytes = 0;
-  for (const f of folders) {
-    const path = join(f.dir, name);
-    if (!existsSync(path)) continue;
-    let first = true;
-    for await (const chunk of createReadStream(path)) {
-      let buf = chunk as Buffer;
-      if (first) {
-        first = false;
-        const nl = buf.indexOf(0x0a);
-        const h = buf.subarray(0, nl === -1 ? buf.length : nl + 1).toString('utf8');
-        if (header === undefined) {
-          header = h;
-          await write(out, h);
-        } else if (h !== header) {
-          throw new BreError('OUTPUT_MISMATCH', `${path} has other columns than the first shard's ${name}`);
-        }
-        buf = buf.subarray(nl === -1 ? buf.length : nl + 1);
-      }
-      bytes += buf.length;
-      if (!out.write(buf)) await once(out, 'drain');
-    }
-  }
-  await finish(out);
-  renameSync(tmp, dest);
-  return bytes;
 }
 
 /** The pipeline's stage columns: from the pipeline file when it is still the one the shards ran. */
@@ -304,7 +281,7 @@ function prepareOut(out: string, dirs: readonly string[]): void {
     }
     const holdsRun = existsSync(join(abs, FILES.results)) || existsSync(join(abs, FILES.errors));
     if (holdsRun && !old?.merged_from) throw new BreError('USAGE', `refusing to write into ${out}: it holds a run's output; Expected an empty folder or an earlier merge`);
-    for (const name of [FILES.results, FILES.errors, FILES.resultsCsv, FILES.transactions, FILES.summary, FILES.secrets, FILES.retrying]) rmSync(join(abs, name), { force: true });
+    for (const name of [FILES.results, FILES.errors, FILES.summary, FILES.secrets, FILES.retrying, ...REBUILT_FILES, FILES.report]) rmSync(join(abs, name), { force: true });
     rmSync(join(abs, FILES.state), { recursive: true, force: true });
   }
   mkdirSync(abs, { recursive: true });
@@ -366,14 +343,19 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     mkdirSync(join(out, FILES.state), { recursive: true });
     await concatJournals(folders, FILES.txJournal, join(out, FILES.txJournal));
   }
-  let transactions: number | undefined;
-  if (folders.some((f) => existsSync(join(f.dir, FILES.transactions)))) {
-    await concatCsv(folders, FILES.transactions, join(out, FILES.transactions));
-    transactions = folders.reduce((s, f) => s + (f.summary?.transactions ?? 0), 0);
-  }
+  // The union found in pass 1 is journalled, so a later resume into the merged folder knows it too.
+  mkdirSync(join(out, FILES.state), { recursive: true });
+  writeColumnJournal(join(out, FILES.columns), checked.changes);
+  if (folders.some((f) => existsSync(join(f.dir, FILES.timeline)))) await mergeTimelines(folders.map((f) => ({ dir: f.dir, shard: f.shard })), out);
   const stages = stageColumns(folders, log) ?? await stagesFromData(folders);
   const decisions = new DecisionCounter([...stages.kinds].map(([id, kind]) => ({ id, kind })));
-  const csv = await buildResultsCsv(join(out, FILES.results), join(out, FILES.resultsCsv), stages.columns, (line) => decisions.add(line.stages));
+  const rebuilt = await rebuildOutputs({
+    dir: out, stages: stages.columns, union: checked.union, formats: opts.formats ?? new Set(OUTPUT_FORMATS),
+    transactionsJournal: existsSync(join(out, FILES.txJournal)) ? join(out, FILES.txJournal) : undefined,
+    visitResult: (line) => decisions.add(line.stages),
+  });
+  const csv = rebuilt.results;
+  const transactions = rebuilt.transactions;
   const finished = missingShards.length === 0 && unfinished.length === 0;
   const summary: MergedSummary = {
     merged: true,
@@ -389,6 +371,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     decisions: decisions.counts,
     results_csv: csv,
     ...(transactions !== undefined ? { transactions } : {}),
+    files: [...rebuilt.files],
     shard_summaries: Object.fromEntries(folders.map((f) => [f.shard, f.summary ?? null])),
   };
   writeSummary(out, summary);

@@ -14,11 +14,14 @@ export class AppendFile {
   #dirty = false;
   #timer: NodeJS.Timeout | undefined;
   lines = 0;
+  /** Bytes in the file, lines handed to the kernel so far included (pending ones not). */
+  bytes: number;
 
   constructor(path: string, mode = 0o644) {
     this.path = path;
     this.#fd = openSync(path, 'a+', mode);
     repairTail(this.#fd);
+    this.bytes = fstatSync(this.#fd).size;
     this.#timer = setInterval(() => this.#syncInBackground(), 200);
     this.#timer.unref();
   }
@@ -75,6 +78,7 @@ export class AppendFile {
       const buf = Buffer.from(text);
       for (let off = written; off < bytes; ) off += writeSync(this.#fd, buf, off);
     }
+    this.bytes += bytes;
     this.#dirty = true;
   }
 
@@ -134,10 +138,15 @@ function repairTail(fd: number): void {
   ftruncateSync(fd, 0);
 }
 
-/** The lines of an NDJSON file parsed, a file chunk at a time (no generator step per line); see readNdjson. */
-export async function* readNdjsonBatches<T = unknown>(path: string): AsyncGenerator<(T | null)[]> {
+/**
+ * The lines of an NDJSON file parsed, a file chunk at a time (no generator step per line); see readNdjson.
+ * `range`: only the bytes from `start` up to `end` (exclusive), which must be line boundaries.
+ */
+export async function* readNdjsonBatches<T = unknown>(path: string, range?: { readonly start: number; readonly end: number }): AsyncGenerator<(T | null)[]> {
   if (!existsSync(path)) return;
-  for await (const lines of readLineBatches(createReadStream(path, { highWaterMark: 256 * 1024 }), 256 * 1024 * 1024)) {
+  if (range && range.end <= range.start) return;
+  const stream = createReadStream(path, { highWaterMark: 256 * 1024, ...(range ? { start: range.start, end: range.end - 1 } : {}) });
+  for await (const lines of readLineBatches(stream, 256 * 1024 * 1024)) {
     const out: (T | null)[] = [];
     for (const l of lines) {
       if (l.text === '') continue;

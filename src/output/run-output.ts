@@ -5,24 +5,28 @@
  *   read back into a bit set;
  * - transactions and secrets are first journalled per row under .state/ and only rows that reached
  *   results.ndjson are kept when transactions.csv is rebuilt, so a crash never duplicates them;
+ * - the columns of the results files are journalled as they appear (.state/columns.ndjson, before the
+ *   results line that showed them), and the results files are spooled while the run goes and completed
+ *   at the end (src/output/spool.ts, src/output/rebuild.ts);
  * - --retry-errors moves errors.ndjson aside to errors.retrying.ndjson: those rows are not done any more
  *   and run again; they land in results or, failing again, back in errors; the aside file is removed at
  *   the end. A crash in between is repaired by the next run of either kind.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, createWriteStream, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { once } from 'node:events';
-import { stringify } from 'csv-stringify';
 import { BreError } from '../errors.js';
 import type { NormalisedTransaction } from '../types.js';
 import { RowSet } from './bitset.js';
-import { excelSafe } from './excel.js';
-import { AppendFile, readNdjson, rowOfLine } from './ndjson-file.js';
-import { FILES, readManifest, TRANSACTION_COLUMNS, writeManifest, writeSummary, type ErrorLine, type Manifest, type RunSummary } from './format/index.js';
+import { AppendFile, rowOfLine } from './ndjson-file.js';
+import { FILES, readManifest, writeManifest, writeSummary, type ErrorLine, type Manifest, type RunSummary } from './format/index.js';
 import { checkSameRun } from './manifest.js';
 import { lockOutput } from './lock.js';
 import { readLines } from '../input/lines.js';
 import { createReadStream } from 'node:fs';
+import { ColumnJournal } from './column-journal.js';
+import type { ResultStages, StageColumns } from './columns.js';
+import { OUTPUT_FORMATS, rebuildOutputs, type OutputFormat, type RebuildResult } from './rebuild.js';
+import { ResultSpool, type ResultLine } from './spool.js';
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
 async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number }): Promise<void> {
@@ -51,6 +55,15 @@ async function keepRowsOf(path: string, rows: RowSet, mode: number): Promise<voi
   renameSync(tmp, path);
 }
 
+export interface OpenOptions {
+  readonly retryErrors: boolean;
+  readonly withTransactions: boolean;
+  /** The pipeline's stages and their known columns (the order of the results files' columns). */
+  readonly stages?: readonly StageColumns[];
+  /** The formats of the rebuilt files (--output-formats). */
+  readonly formats?: ReadonlySet<OutputFormat>;
+}
+
 export class RunOutput {
   readonly dir: string;
   /** Rows already in results or errors. */
@@ -69,6 +82,10 @@ export class RunOutput {
   #secrets: AppendFile | undefined;
   #unlock: (() => void) | undefined;
   readonly #withTransactions: boolean;
+  #columns: ColumnJournal | undefined;
+  #spool: ResultSpool | undefined;
+  #stages: readonly StageColumns[] = [];
+  #formats: ReadonlySet<OutputFormat> = new Set();
 
   private constructor(dir: string, withTransactions: boolean) {
     this.dir = dir;
@@ -77,7 +94,11 @@ export class RunOutput {
     this.#errors = new AppendFile(join(dir, FILES.errors));
   }
 
-  static async open(dir: string, manifest: Manifest, opts: { retryErrors: boolean; withTransactions: boolean }): Promise<RunOutput> {
+  /**
+   * `stages` and `formats`: the results files are spooled while the run goes (src/output/spool.ts); without
+   * them (tests of the journal alone) they are rebuilt from the journal at the end.
+   */
+  static async open(dir: string, manifest: Manifest, opts: OpenOptions): Promise<RunOutput> {
     mkdirSync(join(dir, FILES.state), { recursive: true });
     const unlock = lockOutput(dir);
     try {
@@ -90,7 +111,7 @@ export class RunOutput {
     }
   }
 
-  static async #open(dir: string, manifest: Manifest, opts: { retryErrors: boolean; withTransactions: boolean }): Promise<RunOutput> {
+  static async #open(dir: string, manifest: Manifest, opts: OpenOptions): Promise<RunOutput> {
     const old = readManifest(dir);
     if (old) checkSameRun(dir, old, manifest);
     else {
@@ -131,6 +152,20 @@ export class RunOutput {
     } else output.failedBefore = failed.size;
     output.succeededBefore = succeeded.size;
     await output.#pruneJournal(succeeded);
+    output.#columns = await ColumnJournal.open(join(dir, FILES.columns), join(dir, FILES.results), succeeded);
+    output.#results.before.push(output.#columns.file);
+    output.#stages = opts.stages ?? [];
+    output.#formats = opts.formats ?? new Set(OUTPUT_FORMATS);
+    if (opts.stages) {
+      output.#spool = new ResultSpool({
+        stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages: opts.stages,
+        union: output.#columns.union,
+        resultsOffset: () => {
+          output.#results.flush();
+          return output.#results.bytes;
+        },
+      });
+    }
     return output;
   }
 
@@ -162,8 +197,16 @@ export class RunOutput {
     }
   }
 
-  /** `stages` is the stages object already serialised (and scrubbed) by the caller. */
-  writeResult(row: number, key: string | null, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[]): void {
+  /**
+   * `stages` is the stages object already serialised (and scrubbed) by the caller; `parsed`, when given,
+   * is the same value as an object (what the spool and the column union read; JSON.parse of `stages` else).
+   */
+  writeResult(row: number, key: string | null, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[], parsed?: ResultStages): void {
+    if (this.#columns) {
+      const obj = parsed ?? (JSON.parse(stages) as ResultStages);
+      const changed = this.#columns.observe(row, obj);
+      this.#spool?.add(row, key, obj, changed);
+    }
     if (this.#tx && transactions.length > 0) {
       this.#tx.append(JSON.stringify({ row, key, transactions }));
     }
@@ -206,6 +249,23 @@ export class RunOutput {
     this.#errors.close();
     this.#tx?.close();
     this.#secrets?.close();
+    this.#columns?.close();
+  }
+
+  /**
+   * After close: results.csv/.parquet (from the spool and, for rows of earlier sessions, the journal),
+   * errors.parquet and the transactions files. `visitResult` sees the result lines read from the journal
+   * (rows this session spooled were seen by the caller as they came).
+   */
+  async rebuild(visitResult?: (line: ResultLine) => void): Promise<RebuildResult> {
+    try {
+      return await rebuildOutputs({
+        dir: this.dir, stages: this.#stages, union: this.#columns?.union, spool: this.#spool?.finish(this.#results.bytes), formats: this.#formats,
+        transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined, visitResult,
+      });
+    } finally {
+      ResultSpool.clean(join(this.dir, FILES.state));
+    }
   }
 
   /** Lets another run write to the folder (after the summary: results.csv and summary.json are ours too). */
@@ -217,28 +277,6 @@ export class RunOutput {
   /** After a finished run: the aside file of a retry has served. */
   finishRetry(): void {
     rmSync(join(this.dir, FILES.retrying), { force: true });
-  }
-
-  async buildTransactionsCsv(): Promise<number> {
-    const src = join(this.dir, FILES.txJournal);
-    const dst = join(this.dir, FILES.transactions);
-    const tmp = `${dst}.tmp`;
-    const out = createWriteStream(tmp);
-    const csv = stringify({ header: true, columns: [...TRANSACTION_COLUMNS] });
-    csv.pipe(out);
-    let n = 0;
-    for await (const entry of readNdjson<{ key: unknown; transactions: NormalisedTransaction[] }>(src)) {
-      if (!entry) continue;
-      for (const t of entry.transactions) {
-        const rec = [excelSafe(entry.key), t.source, excelSafe(t.account), excelSafe(t.txn_id), t.timestamp ?? '', t.value_date ?? '', t.type, String(t.amount), t.balance === null ? '' : String(t.balance), excelSafe(t.mode), excelSafe(t.narration)];
-        if (!csv.write(rec)) await once(csv, 'drain');
-        n += 1;
-      }
-    }
-    csv.end();
-    await once(out, 'finish');
-    renameSync(tmp, dst);
-    return n;
   }
 
   writeSummary(summary: RunSummary): void {

@@ -20,5 +20,6 @@ export function formatSummary(sum: RunSummary): string {
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
   if (sum.remaining) lines.push(`  left: about ${sum.remaining.rows_estimate} rows, ${sum.remaining.time_estimate} at the configured limits`);
   if (!sum.dry_run) lines.push(`  output: ${sum.out}`);
+  if (Array.isArray(sum.files) && sum.files.length > 0) lines.push(`  files: results.ndjson, errors.ndjson, ${sum.files.join(', ')}`);
   return lines.join('\n');
 }

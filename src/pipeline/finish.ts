@@ -1,14 +1,14 @@
 /**
- * The end of a run, once no row is in flight: the journals are closed, results.csv and transactions.csv
- * rebuilt from them (decisions counted on the way), summary.json written, and the folder unlocked.
- * A dry run writes dry-run-errors.ndjson instead.
+ * The end of a run, once no row is in flight: the journals are closed, the results files completed from
+ * the run's spool (and, for rows of earlier sessions, from the journal, where their decisions are counted),
+ * errors.parquet and the transactions files written, the time series and metrics closed, summary.json
+ * written with the files and the wait after the last answer, and the folder unlocked. A dry run writes
+ * dry-run-errors.ndjson instead.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BreError } from '../errors.js';
 import { FILES, type RunSummary } from '../output/format/index.js';
-import { buildResultsCsv } from '../output/results-csv.js';
-import { DecisionCounter, kindOf } from '../stages/index.js';
 import { remainingEstimate } from './plan.js';
 import { countLines } from './progress.js';
 import type { Run } from './run.js';
@@ -28,27 +28,37 @@ export async function finish(run: Run): Promise<RunResult> {
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
   };
+  // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
+  const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
+  const monitor = run.monitor;
+  run.monitor = undefined;
   if (!run.output) {
     const path = resolve(s.outDir, FILES.dryRunErrors);
     const errors = run.recorder.dryErrors;
     writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
     const summary = buildSummary({ ...common, totals: { succeeded: 0, failed: errors.length }, decisions: {}, dryRunErrorsPath: path });
+    await monitor?.finish(stopped ? 'stopped' : 'finished');
     return { exitCode: stopped ? 3 : errors.length > 0 ? 1 : 0, summary, stopped };
   }
   const out = run.output;
-  out.close();
-  if (!stopped && out.retry.size > 0) out.finishRetry();
-  const decisions = new DecisionCounter(s.pipeline.stages);
-  const csv = await buildResultsCsv(resolve(s.outDir, FILES.results), resolve(s.outDir, FILES.resultsCsv),
-    s.pipeline.stages.map((st) => ({ id: st.id, known: kindOf(st).resultColumns?.(st) ?? [] })),
-    (line) => decisions.add(line.stages));
-  const transactions = s.pipeline.stages.some((st) => kindOf(st).producesTransactions === true) ? await out.buildTransactionsCsv() : undefined;
-  const totals = { succeeded: csv.rows, failed: out.failedTotal };
-  const remaining = stopped && s.input !== '-' ? await remainingAfterStop(s, totals.succeeded + totals.failed) : undefined;
-  const summary = buildSummary({ ...common, totals, decisions: decisions.counts, csv, transactions, remaining });
-  out.writeSummary(summary);
-  out.unlock();
-  return { exitCode: stopped ? 3 : totals.failed > 0 ? 1 : 0, summary, stopped };
+  try {
+    out.close();
+    if (!stopped && out.retry.size > 0) out.finishRetry();
+    const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
+    const csv = rebuilt.results;
+    const totals = { succeeded: csv.rows, failed: out.failedTotal };
+    const remaining = stopped && s.input !== '-' ? await remainingAfterStop(s, totals.succeeded + totals.failed) : undefined;
+    const summary = buildSummary({ ...common, totals, decisions: run.decisions.counts, csv, transactions: rebuilt.transactions, remaining });
+    summary.files = [...rebuilt.files];
+    summary.end_of_run = { last_answer_at: new Date(lastAnswerAt).toISOString(), files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10 };
+    await monitor?.finish(stopped ? 'stopped' : 'finished');
+    out.writeSummary(summary);
+    out.unlock();
+    return { exitCode: stopped ? 3 : totals.failed > 0 ? 1 : 0, summary, stopped };
+  } catch (err) {
+    await monitor?.finish('failed').catch(() => undefined);
+    throw err;
+  }
 }
 
 /** For a stopped run: about how many rows are left and how long they need at the configured limits. */

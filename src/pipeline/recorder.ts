@@ -19,6 +19,8 @@ const MAX_BUG_MESSAGE = 200;
 export class OutcomeRecorder {
   /** Error lines of a dry run (written to dry-run-errors.ndjson at the end). */
   readonly dryErrors: string[] = [];
+  /** Sees the stages of every result written (the summary counts decisions there). */
+  onResult: ((stages: Record<string, Record<string, unknown>>) => void) | undefined;
 
   constructor(
     private readonly s: RunSettings,
@@ -44,13 +46,19 @@ export class OutcomeRecorder {
         return;
       case 'result': {
         // Serialised once; scrubbed only if a secret could be in it (the token echoed back, a row's own).
-        let stagesJson = JSON.stringify(outcome.stages);
+        const raw = JSON.stringify(outcome.stages);
+        let stagesJson = raw;
         if (outcome.secrets.length > 0) {
           const rowRedactor = new Redactor();
           for (const sec of outcome.secrets) rowRedactor.add(sec.value);
           stagesJson = rowRedactor.scrub(stagesJson);
         }
-        this.output!.writeResult(row.row, key, this.redactor.scrub(stagesJson), outcome.transactions, outcome.secrets);
+        stagesJson = this.redactor.scrub(stagesJson);
+        // The object goes along when it is what the line says (nothing was scrubbed): the spool reads it
+        // instead of parsing the line again.
+        const parsed = stagesJson === raw ? outcome.stages as Record<string, Record<string, unknown>> : JSON.parse(stagesJson) as Record<string, Record<string, unknown>>;
+        this.output!.writeResult(row.row, key, stagesJson, outcome.transactions, outcome.secrets, parsed);
+        this.onResult?.(parsed);
         c.succeeded += 1;
         const open = this.circuit.record(null);
         if (open) this.#openCircuit(open);

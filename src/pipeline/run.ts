@@ -16,7 +16,8 @@ import type { Manifest } from '../output/format/index.js';
 import { inputFingerprint } from '../output/manifest.js';
 import { Redactor } from '../output/redact.js';
 import { RunOutput } from '../output/run-output.js';
-import { kindOf } from '../stages/index.js';
+import { DecisionCounter, kindOf } from '../stages/index.js';
+import type { Log } from '../log/logger.js';
 import type { StageContext } from '../stages/types.js';
 import { perService, SERVICES, type InputRow, type ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
@@ -28,6 +29,8 @@ import type { RunSettings } from './settings.js';
 import { RunStop } from './stop.js';
 import { newCounters, type RunCounters } from './summary.js';
 import { RowWindow, windowSize } from './window.js';
+import { RunMonitor } from './monitor.js';
+import { runProbe } from './probe.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -66,8 +69,12 @@ export class Run {
     this.stop = new RunStop(s.stopGraceMs);
   }
 
-  /** Human-readable lines on stderr, secrets scrubbed. */
-  readonly log = (line: string): void => this.s.log(this.redactor.scrub(line));
+  /** Log lines on stderr (for people, or JSON with their fields), secrets scrubbed. */
+  readonly log: Log = (line, fields) => this.s.log(this.redactor.scrub(line), fields);
+  /** Decisions per workflow stage: this session's rows as they are written, earlier ones at the end. */
+  decisions!: DecisionCounter;
+  /** The time series and the scheduler's metrics, every few seconds (./monitor.ts). */
+  monitor: RunMonitor | undefined;
 
   /** Why the run stopped early; undefined while it goes on. */
   get stopped(): BreError | undefined {
@@ -93,7 +100,10 @@ export class Run {
     }
     mkdirSync(s.outDir, { recursive: true });
     if (!s.dryRun) {
-      this.output = await RunOutput.open(s.outDir, manifest, { retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true) });
+      this.output = await RunOutput.open(s.outDir, manifest, {
+        retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats,
+        stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      });
     }
     this.limiters = await createLimiters(s, this.hooks.limiterFactory ?? localLimiter);
     const limiters = this.limiters;
@@ -113,7 +123,17 @@ export class Run {
     });
     this.ctx = this.#stageContext();
     this.recorder = new OutcomeRecorder(s, this.output, this.redactor, new Circuit(s.circuit), this.counters, (why) => this.stop.request(why), this.log);
-    this.window = new RowWindow(windowSize(s.concurrency, new Set(kinds.map((k) => k.service))));
+    this.decisions = new DecisionCounter(s.pipeline.stages);
+    this.recorder.onResult = (stages) => this.decisions.add(stages);
+    const services = [...new Set(kinds.map((k) => k.service))];
+    this.monitor = await RunMonitor.start(runProbe({
+      s, counters: this.counters, stages: this.stages, client: this.client, limiters, services,
+      doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0,
+    }), {
+      dir: this.output ? s.outDir : undefined, metrics: s.metrics, warn: (m) => this.log(m, { level: 'warn' }),
+      limits: Object.fromEntries(services.map((svc) => [svc, limiters[svc].stats().currentPerMinute])),
+    });
+    this.window = new RowWindow(windowSize(s.concurrency, new Set(services)));
     this.#unlisten = this.stop.listen(this.log);
     this.#progress = new Progress(s, this.stages, this.client, this.counters, s.input);
     this.#progress.start();
@@ -165,6 +185,9 @@ export class Run {
     try {
       await this.letGoOfServices();
     } finally {
+      // Still running here only when a step threw: the time series and the metrics say it failed.
+      await this.monitor?.finish('failed').catch(() => undefined);
+      this.monitor = undefined;
       if (!this.#readerDone) await this.reader?.return(undefined).catch(() => undefined);
       this.output?.close();
       this.output?.unlock();
@@ -197,7 +220,7 @@ export class Run {
         this.counters.warnings += 1;
         if (shown >= WARNINGS_SHOWN) return;
         shown += 1;
-        this.log(`warning${row ? ` (row ${row.row}, line ${row.line})` : ''}: ${maskText(message)}`);
+        this.log(`warning${row ? ` (row ${row.row}, line ${row.line})` : ''}: ${maskText(message)}`, { level: 'warn', row: row?.row, line: row?.line });
       },
     };
   }

@@ -2,6 +2,8 @@
 import type { CircuitOptions } from './circuit.js';
 import type { Pipeline } from '../config/pipeline.js';
 import type { InputFormat } from '../input/read.js';
+import type { Log } from '../log/logger.js';
+import type { RunMetrics } from '../metrics/prometheus.js';
 import type { Rate } from '../limits/rates.js';
 import type { ServiceName } from '../types.js';
 
@@ -36,6 +38,10 @@ export interface RunSettings {
   readonly circuit: CircuitOptions;
   /** After a stop, how long calls in flight may finish before they are abandoned. */
   readonly stopGraceMs: number;
-  /** Where human-readable lines go (stderr). */
-  readonly log: (line: string) => void;
+  /** Where log lines go (stderr; for people, or JSON with `--log-format json`). */
+  readonly log: Log;
+  /** The formats of the files rebuilt at the end (--output-formats; default csv and parquet). */
+  readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
+  /** The scheduler's metrics (--metrics-file, --metrics-port), already started; none by default. */
+  readonly metrics?: RunMetrics;
 }

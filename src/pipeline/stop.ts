@@ -3,6 +3,7 @@
  * and abandons attempts still queued; calls already sent may finish for --stop-grace, then are abandoned too.
  * A second signal abandons them at once.
  */
+import type { Log } from '../log/logger.js';
 import { setMaxListeners } from 'node:events';
 import { BreError } from '../errors.js';
 
@@ -44,13 +45,13 @@ export class RunStop {
    * SIGINT and SIGTERM stop the run; a second one abandons the calls in flight. Returns the function that
    * removes the handlers.
    */
-  listen(log: (line: string) => void): () => void {
+  listen(log: Log): () => void {
     const onSignal = (sig: NodeJS.Signals) => {
       if (this.#reason) {
         this.#hard.abort();
         return;
       }
-      log(`${sig} received: finishing the calls in flight (up to ${Math.round(this.graceMs / 1000)} s), then stopping; re-run the same command to resume`);
+      log(`${sig} received: finishing the calls in flight (up to ${Math.round(this.graceMs / 1000)} s), then stopping; re-run the same command to resume`, { level: 'warn', code: 'INTERRUPTED' });
       this.request(new BreError('INTERRUPTED', `interrupted by ${sig}`));
     };
     process.on('SIGINT', onSignal);

@@ -12,6 +12,9 @@ import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
+import { buildResultsCsv } from '../output/two-pass-csv.js';
+import { workflowResultColumns } from '../../src/normalise/workflow.js';
+import { expectMatchesJournal } from '../output/parquet-reader.js';
 
 const ROWS = 300;
 const CONCURRENCY = 8;
@@ -65,6 +68,11 @@ describe('kill -9 and resume', () => {
     expect(after.csvLines).toHaveLength(ROWS + 1);
     // Each result line is whole JSON with its stage result (the torn fragment is gone).
     expect(after.results.every((l) => typeof (l.stages as any)?.location?.decision === 'string')).toBe(true);
+    // results.csv is what a rebuild of the final journal gives (the header of an uninterrupted run), and
+    // results.parquet holds every value of the journal under the same columns (read back with parquet-wasm).
+    await buildResultsCsv(join(out, 'results.ndjson'), join(dir, 'two-pass.csv'), [{ id: 'location', known: workflowResultColumns() }]);
+    expect(readFileSync(join(out, 'results.csv'), 'utf8')).toBe(readFileSync(join(dir, 'two-pass.csv'), 'utf8'));
+    await expectMatchesJournal(join(out, 'results.parquet'), join(out, 'results.ndjson'), after.csvLines[0].split(','));
 
     // Every row answered successfully at least once; repeats only for calls answered but not journalled.
     expect(proxy.successes.size).toBe(ROWS);

@@ -146,6 +146,17 @@ describe('where the token may come from', () => {
     expect(leaks(out, run, [wrong, sb.token])).toEqual([]);
   });
 
+  it('with --log-format json too: the token is in no line, field or file', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    const wrong = 'tokWRONGjson456789abcdef';
+    const run = await spawnCli(runArgs('location', inputFile(dir), out, '--log-format', 'json'), sb.env(undefined, { BRE_AUTH_TOKEN: wrong, BRE_DEBUG: '1' }));
+    expect(run.code).toBe(3);
+    const lines = run.stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: string; code?: string });
+    expect(lines.some((l) => l.level === 'error' && l.code === 'AUTH_REFUSED')).toBe(true);
+    expect(leaks(out, run, [wrong, sb.token])).toEqual([]);
+  });
+
   it('the token is not accepted on the command line (visible in ps and shell history)', async () => {
     const dir = tempDir();
     const run = await spawnCli([...runArgs('location', inputFile(dir), join(dir, 'out')), '--auth-token', 'tokcommandline123'], sb.env());

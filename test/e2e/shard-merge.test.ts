@@ -4,7 +4,9 @@
  * holding every row once. A missing shard is warned about, and an unsharded `run --out <merged>` on the same
  * input completes the merge, sending only the rows no shard did.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expectMatchesJournal } from '../output/parquet-reader.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
 import { shardOf } from '../../src/input/shard.js';
@@ -38,13 +40,19 @@ describe('--shard K/N and merge', () => {
       expect(o.summary.shard).toBe(`${k}/3`);
     }
     const merged = join(dir, 'merged');
-    const r = await mergeOutputs({ dirs: outs, out: merged });
-    expect(r.ok).toBe(true);
+    const r = await spawnCli(['merge', ...outs, '--out', merged], {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`report: ${join(merged, 'report.html')}`);
     const m = readOutput(merged);
     expect(invariantProblems(ROWS, m)).toEqual([]);
     expect(m.csvLines[0]).toBe(readOutput(outs[0]).csvLines[0]);
     expect(m.summary.finished).toBe(true);
     expect(m.summary.decisions.location).toBeDefined();
+    // results.parquet of the merged folder holds every merged row; its report draws the three shards' time series.
+    await expectMatchesJournal(join(merged, 'results.parquet'), join(merged, 'results.ndjson'), m.csvLines[0].split(','));
+    const html = readFileSync(join(merged, 'report.html'), 'utf8');
+    expect(html).toContain('Run report: location (merged)');
+    expect(html).toContain('3 sessions over all shards');
   }, 60_000);
 
   it('a missing shard is completed by an unsharded run into the merged folder, which sends only its rows', async () => {

@@ -23,7 +23,8 @@ interface ShardSpec {
   /** Rows to leave out / add beyond those the shard owns. */
   readonly drop?: readonly number[];
   readonly extra?: readonly number[];
-  readonly transactions?: string;
+  /** Lines of the shard's transactions journal (.state/transactions.ndjson). */
+  readonly transactions?: readonly { key: string; transactions: readonly Record<string, unknown>[] }[];
 }
 
 const keyOf = (row: number) => `LOC-${String(row).padStart(4, '0')}`;
@@ -69,7 +70,10 @@ function makeShard(root: string, spec: ShardSpec): string {
   const errors = rows.filter(failed).map((r) => JSON.stringify({ row: r, line: r + 1, key: keyOf(r), stage: 'location', status: 422, code: 'VALIDATION_FAILED', message: 'bad', attempts: 1, input: {} }));
   writeFileSync(join(dir, 'results.ndjson'), results.map((l) => `${l}\n`).join(''));
   writeFileSync(join(dir, 'errors.ndjson'), errors.map((l) => `${l}\n`).join(''));
-  if (spec.transactions) writeFileSync(join(dir, 'transactions.csv'), spec.transactions);
+  if (spec.transactions) {
+    mkdirSync(join(dir, '.state'), { recursive: true });
+    writeFileSync(join(dir, '.state', 'transactions.ndjson'), spec.transactions.map((t, i) => `${JSON.stringify({ row: i + 1, ...t })}\n`).join(''));
+  }
   writeFileSync(join(dir, 'summary.json'), JSON.stringify(shardSummary(spec, count, results.length, errors.length)));
   return dir;
 }
@@ -114,16 +118,20 @@ describe('merge: happy path', () => {
     expect(formatMergeReport(r)).toMatch(/Merged 3 of 3 shards\n {2}rows: 26 succeeded, 4 in errors/);
   });
 
-  it('concatenates transactions.csv under one header, keeping quoted newlines', async () => {
+  it('rebuilds transactions.csv and transactions.parquet from the shards\' transaction journals, keeping quoted newlines', async () => {
     const root = tmp();
     const header = 'key,source,account,txn_id,timestamp,value_date,type,amount,balance,mode,narration\n';
+    const txn = (source: string, account: string, id: string, type: string, amount: number, mode: string, narration: string) =>
+      ({ source, account, txn_id: id, timestamp: null, value_date: null, type, amount, balance: null, mode, narration });
     const dirs = threeShards(root, {
-      1: { transactions: `${header}LOC-0001,aa,X1,t1,,,DEBIT,10,,UPI,"two\nlines"\n` },
-      3: { transactions: `${header}LOC-0003,bsa,X3,t3,,,CREDIT,5,,NEFT,plain\n` },
+      1: { transactions: [{ key: 'LOC-0001', transactions: [txn('aa', 'X1', 't1', 'DEBIT', 10, 'UPI', 'two\nlines')] }] },
+      3: { transactions: [{ key: 'LOC-0003', transactions: [txn('bsa', 'X3', 't3', 'CREDIT', 5, 'NEFT', 'plain')] }] },
     });
     const out = join(root, 'merged');
     expect((await mergeOutputs({ dirs, out })).ok).toBe(true);
     expect(readFileSync(join(out, 'transactions.csv'), 'utf8')).toBe(`${header}LOC-0001,aa,X1,t1,,,DEBIT,10,,UPI,"two\nlines"\nLOC-0003,bsa,X3,t3,,,CREDIT,5,,NEFT,plain\n`);
+    expect(existsSync(join(out, 'transactions.parquet'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).transactions).toBe(2);
   });
 
   it('without the pipeline file, takes the stage list from the shards and still builds the CSV', async () => {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync, appendFileSync, existsSync, statSync } fro
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunOutput } from '../../src/output/run-output.js';
-import { buildResultsCsv } from '../../src/output/results-csv.js';
+import { rebuildOutputs } from '../../src/output/rebuild.js';
 import { excelSafe } from '../../src/output/excel.js';
 import { RowSet } from '../../src/output/bitset.js';
 import { FILES, type Manifest } from '../../src/output/format/index.js';
@@ -70,13 +70,13 @@ describe('output folder journal', () => {
 describe('results.csv', () => {
   it('has the union of fields with known columns first, then the rest sorted, and is Excel-safe', async () => {
     const dir = tmp();
-    const nd = join(dir, 'r.ndjson');
+    const nd = join(dir, 'results.ndjson');
     writeFileSync(nd, [
       JSON.stringify({ row: 2, key: 'b', stages: { w: { decision: 'Reject', zeta: 1 } } }),
       JSON.stringify({ row: 1, key: '=cmd', stages: { w: { decision: 'Approve', alpha: '@x', rules_failed: ['r1', 'r2'] } } }),
     ].join('\n') + '\n');
-    await buildResultsCsv(nd, join(dir, 'r.csv'), [{ id: 'w', known: ['decision', 'rules_failed'] }]);
-    const lines = readFileSync(join(dir, 'r.csv'), 'utf8').trim().split('\n');
+    await rebuildOutputs({ dir, stages: [{ id: 'w', known: ['decision', 'rules_failed'] }], formats: new Set(['csv']) });
+    const lines = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n');
     expect(lines[0]).toBe('row,key,w.decision,w.rules_failed,w.alpha,w.zeta');
     expect(lines[2]).toBe(`1,'=cmd,Approve,"[""r1"",""r2""]",'@x,`);
   });

@@ -3,14 +3,22 @@ export const FILES = {
   manifest: 'manifest.json',
   results: 'results.ndjson',
   resultsCsv: 'results.csv',
+  resultsParquet: 'results.parquet',
   errors: 'errors.ndjson',
+  errorsParquet: 'errors.parquet',
   retrying: 'errors.retrying.ndjson',
   transactions: 'transactions.csv',
+  transactionsParquet: 'transactions.parquet',
+  report: 'report.html',
   summary: 'summary.json',
   secrets: 'secrets.ndjson',
   dryRunErrors: 'dry-run-errors.ndjson',
   state: '.state',
   txJournal: '.state/transactions.ndjson',
+  /** The column union of the results files, journalled as fields appear (src/output/column-journal.ts). */
+  columns: '.state/columns.ndjson',
+  /** The run's time series, for report.html (src/output/timeline.ts). */
+  timeline: '.state/timeline.ndjson',
 } as const;
 
 /** transactions.csv's header, in order. */

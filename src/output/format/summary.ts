@@ -87,6 +87,9 @@ export const runSummarySchema = z.looseObject({
   dry_run_errors: z.string().optional(),
   /** A stopped run: about how much is left at the configured limits. */
   remaining: z.object({ rows_estimate: count, time_estimate: z.string(), time_estimate_ms: ms.nullable() }).optional(),
+  /** The files rebuilt at the end (README: Output folder), and when the last answer came and how long the end took. */
+  files: z.array(z.string()).optional(),
+  end_of_run: z.object({ last_answer_at: z.string(), files_seconds: z.number() }).optional(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
@@ -104,6 +107,7 @@ export const mergedSummarySchema = z.looseObject({
   decisions: decisionCountsSchema,
   results_csv: z.object({ rows: count, columns: count }),
   transactions: count.optional(),
+  files: z.array(z.string()).optional(),
   shard_summaries: z.record(z.string(), runSummarySchema.nullable()),
 });
 export type MergedSummary = z.infer<typeof mergedSummarySchema>;

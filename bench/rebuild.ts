@@ -1,0 +1,84 @@
+/**
+ * The end of a run (issue 13: bounded memory; issue 16: the wait after the last answer). In a child process
+ * per size, over a results.ndjson of `location` results:
+ * - `spooled`: what an uninterrupted run does. The results are fed to the spool as the run would (parsing
+ *   the journal stands in for the objects a run already has, and is not timed), then the end is timed:
+ *   results.csv and results.parquet assembled, errors.parquet written;
+ * - `journal`: what a resume after a crash does: both files rebuilt from results.ndjson alone (the column
+ *   union known from .state/columns.ndjson, so one pass).
+ * Peak RSS is the child's (getrusage maxRSS), and the spooled run also says the heap left after a full
+ * collection at each quarter of its feed (flat: the spool keeps nothing per row; RSS above that is how
+ * much garbage V8 lets pile up). The figures that matter: seconds per million rows of the spooled end,
+ * and peak RSS of the larger size over the smaller (flat: about 1).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { benchScriptArgs, ratio } from './harness.js';
+
+export interface RebuildRun {
+  readonly rows: number;
+  readonly mode: 'spooled' | 'journal';
+  /** The timed part: the end of the run (spooled), or the whole rebuild (journal). */
+  readonly seconds: number;
+  readonly secondsPerMillion: number;
+  /** Spooled only: the time the run spent feeding the spool, per million rows (spread over the run). */
+  readonly feedSecondsPerMillion?: number;
+  readonly peakRssMb: number;
+  /** Spooled only: heap in use after a full garbage collection at each quarter of the feed (MB). */
+  readonly retainedHeapMb?: readonly number[];
+}
+
+/** A results.ndjson as `run location` writes it: one workflow stage, 21 fields, a few kinds of value. */
+export async function writeLocationResults(path: string, rows: number): Promise<void> {
+  const out = createWriteStream(path);
+  const cities = [['Maharashtra', '400070', 'Mumbai'], ['Delhi', '110011', 'Central Delhi'], ['Karnataka', '560001', 'Bengaluru'], ['Tamil Nadu', '600001', 'Chennai']];
+  for (let i = 1; i <= rows; i += 1) {
+    const [state, pincode, city] = cities[i % cities.length];
+    const approve = i % 5 !== 0;
+    const stages = { location: {
+      decision: approve ? 'Approve' : 'Reject', decision_reason: 'geocoding bre checked', loan_amount: approve ? 50_000 + (i % 7) * 1000 : null,
+      repayment_date: null, emi_decision: null, loan_offers: [], offers_count: 0, 'best_offer.product_code': null, 'best_offer.tenure_months': null,
+      'best_offer.pf_percent': null, 'best_offer.interest_rate': null, 'best_offer.emi_amount': null, 'best_offer.loan_amount': null,
+      rule_engine_name: 'geocoding', rules_version: 'v1', rules_failed: approve ? [] : ['R_GEO'], workflow: 'location', workflow_version: 'v1',
+      request_id: `aa98f857c81c649415d2${String(i).padStart(12, '0')}`, 'geocoding.state': state, 'geocoding.pincode': pincode, 'geocoding.city': city,
+    } };
+    if (!out.write(`{"row":${i},"key":"B-${i}","stages":${JSON.stringify(stages)}}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function child(mode: RebuildRun['mode'], dir: string, rows: number): Promise<{ seconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] }> {
+  const c = spawn(process.execPath, ['--expose-gc', ...benchScriptArgs('rebuild-child.ts', [mode, dir, String(rows)])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  c.stdout.on('data', (d) => (out += d));
+  const [code] = (await once(c, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`rebuild child (${mode}) exited ${code}: ${out}`);
+  return JSON.parse(out) as { seconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] };
+}
+
+export async function benchRebuild(opts: { rows: readonly number[]; dir: string }): Promise<{ runs: RebuildRun[]; rssRatio: Record<string, number>; target: string }> {
+  const runs: RebuildRun[] = [];
+  for (const rows of opts.rows) {
+    const dir = join(opts.dir, `rebuild-${rows}`);
+    mkdirSync(join(dir, '.state'), { recursive: true });
+    await writeLocationResults(join(dir, 'results.ndjson'), rows);
+    for (const mode of ['spooled', 'journal'] as const) {
+      const r = await child(mode, dir, rows);
+      runs.push({
+        rows, mode, seconds: Math.round(r.seconds * 100) / 100, secondsPerMillion: Math.round((r.seconds * 1e6 / rows) * 100) / 100,
+        ...(r.feedSeconds !== undefined ? { feedSecondsPerMillion: Math.round((r.feedSeconds * 1e6 / rows) * 10) / 10 } : {}),
+        peakRssMb: Math.round(r.maxRssKb / 1024),
+        ...(r.retainedMb.length > 0 ? { retainedHeapMb: r.retainedMb } : {}),
+      });
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rss = (mode: RebuildRun['mode']) => {
+    const of = runs.filter((r) => r.mode === mode).sort((a, b) => a.rows - b.rows);
+    return ratio(of.at(-1)!.peakRssMb, of[0].peakRssMb);
+  };
+  return { runs, rssRatio: { spooled: rss('spooled'), journal: rss('journal') }, target: 'spooled end <= 5 s per million rows (CSV and Parquet); peak RSS of the larger size <= 1.25x the smaller' };
+}

@@ -1,0 +1,31 @@
+/** `bre-batch report <out>`: rebuilds report.html of an output folder; the work is in src/report/. */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { BreError } from '../errors.js';
+import { FILES } from '../output/format/index.js';
+import { writeRunReport } from '../report/write.js';
+
+interface ReportArgs {
+  dir: string;
+}
+
+export async function reportCommandHandler(a: ReportArgs): Promise<number> {
+  if (!existsSync(a.dir) || !statSync(a.dir).isDirectory()) throw new BreError('USAGE', `Expected an output folder of bre-batch run or merge, got ${a.dir}, which is not a folder`);
+  if (!existsSync(join(a.dir, FILES.manifest)) && !existsSync(join(a.dir, FILES.summary))) {
+    throw new BreError('USAGE', `Expected an output folder of bre-batch run or merge (with manifest.json), got ${a.dir}`);
+  }
+  const { path, missing } = await writeRunReport(a.dir);
+  for (const m of missing) process.stderr.write(`report: ${m}\n`);
+  process.stdout.write(`report: ${path}\n`);
+  return 0;
+}
+
+export const reportCommand: CommandModule<object, ReportArgs> = {
+  command: 'report <dir>',
+  describe: 'rebuild report.html of an output folder (a run\'s or a merged one) from the folder alone',
+  builder: (y: Argv) => y.positional('dir', { type: 'string', demandOption: true, describe: 'the output folder (run --out, or merge --out)' }) as unknown as Argv<ReportArgs>,
+  handler: async (a: ArgumentsCamelCase<ReportArgs>) => {
+    process.exitCode = await reportCommandHandler(a);
+  },
+};

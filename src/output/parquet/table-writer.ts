@@ -1,0 +1,171 @@
+/**
+ * Parquet files written a row group at a time, with memory bounded by one row group whatever the row
+ * count: rows are pushed as value arrays in column order, buffered per column, and each full group is
+ * encoded (hyparquet-writer's ParquetWriter, Snappy) and handed to the kernel at once.
+ *
+ * A ParquetBody is the file being built: row groups of one or more group writers go into it as they fill,
+ * and `finish` writes the footer listing the groups in the order given (a footer, not the physical order,
+ * says which rows come first). That lets the results file be spooled while the run goes and completed at
+ * the end with row groups added after it (src/output/spool.ts). Bytes no group refers to (the 4-byte
+ * header each extra writer writes) are ignored by every reader.
+ */
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { ByteWriter, ParquetWriter, type Writer } from 'hyparquet-writer';
+import { convert, schemaOf, type ParquetColumn } from './schema.js';
+
+/** Rows per row group: big enough for good compression and fast scans, small enough to hold in memory. */
+export const ROW_GROUP_ROWS = 10_000;
+/** Bytes gathered before a write() to the file. */
+const FLUSH_BYTES = 1 << 20;
+
+/** hyparquet-writer's ByteWriter whose bytes go to a file descriptor instead of a growing buffer. */
+function fdWriter(fd: number): Writer {
+  const w = new ByteWriter(FLUSH_BYTES * 2) as unknown as Writer & { index: number };
+  const drain = () => {
+    if (w.index === 0) return;
+    const bytes = new Uint8Array(w.buffer, 0, w.index);
+    for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+    w.index = 0;
+  };
+  const grow = ByteWriter.prototype.ensure;
+  w.ensure = function ensure(size: number) {
+    if (w.index > FLUSH_BYTES) drain();
+    grow.call(w, size);
+  };
+  w.flush = drain;
+  w.finish = drain;
+  return w;
+}
+
+/** The row groups one group writer produced, with their page indexes (written with the footer). */
+export interface GroupsWritten {
+  readonly groups: readonly unknown[];
+  readonly indexes: readonly unknown[];
+  readonly rows: number;
+}
+
+/** The writer's own bookkeeping, read and set to write one footer over several writers' row groups. */
+type Internals = Omit<ParquetWriter, 'row_groups' | 'pendingIndexes' | 'num_rows'> & { row_groups: unknown[]; pendingIndexes: unknown[]; num_rows: bigint };
+
+export class ParquetBody {
+  readonly path: string;
+  readonly #fd: number;
+  readonly #out: Writer;
+  #closed = false;
+
+  constructor(path: string) {
+    this.path = path;
+    this.#fd = openSync(path, 'w');
+    this.#out = fdWriter(this.#fd);
+  }
+
+  /** A writer of row groups with these columns into this file. */
+  groups(columns: readonly ParquetColumn[], rowGroupRows = ROW_GROUP_ROWS): ParquetGroupWriter {
+    return new ParquetGroupWriter(this.#newWriter(columns), columns, rowGroupRows);
+  }
+
+  #newWriter(columns: readonly ParquetColumn[], metadata: Record<string, string> = {}): Internals {
+    return new ParquetWriter({
+      writer: this.#out,
+      schema: schemaOf(columns),
+      codec: 'SNAPPY',
+      createdBy: 'bre-batch',
+      // An empty list would be written with no element type, which arrow-rs (parquet-wasm, Polars) refuses.
+      kvMetadata: Object.keys(metadata).length > 0 ? Object.entries(metadata).map(([key, value]) => ({ key, value })) : undefined,
+    }) as unknown as Internals;
+  }
+
+  /** Writes the footer: these columns, and the row groups of `parts` in that order. Closes the file. */
+  finish(columns: readonly ParquetColumn[], parts: readonly GroupsWritten[], metadata?: Record<string, string>): void {
+    const footer = this.#newWriter(columns, metadata);
+    footer.row_groups = parts.flatMap((p) => [...p.groups]);
+    footer.pendingIndexes = parts.flatMap((p) => [...p.indexes]);
+    footer.num_rows = BigInt(parts.reduce((n, p) => n + p.rows, 0));
+    void footer.finish();
+    this.#closed = true;
+    closeSync(this.#fd);
+  }
+
+  /** Leaves no partial file behind. */
+  abort(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closeSync(this.#fd);
+    rmSync(this.path, { force: true });
+  }
+}
+
+export class ParquetGroupWriter {
+  readonly columns: readonly ParquetColumn[];
+  rows = 0;
+  readonly #pw: Internals;
+  readonly #groupRows: number;
+  #buffers: unknown[][];
+  #buffered = 0;
+
+  constructor(pw: Internals, columns: readonly ParquetColumn[], groupRows: number) {
+    this.#pw = pw;
+    this.columns = columns;
+    this.#groupRows = groupRows;
+    this.#buffers = columns.map(() => []);
+  }
+
+  /** One row: a value per column, in column order (JSON values; converted to the column's type here). */
+  push(values: readonly unknown[]): void {
+    const cols = this.columns;
+    for (let i = 0; i < cols.length; i += 1) this.#buffers[i].push(convert(cols[i].kind, values[i]));
+    this.#buffered += 1;
+    this.rows += 1;
+    if (this.#buffered >= this.#groupRows) this.flush();
+  }
+
+  /** Writes the rows buffered so far as a (smaller) row group. */
+  flush(): void {
+    if (this.#buffered === 0) return;
+    const columnData = this.columns.map((c, i) => ({ name: c.name, data: this.#buffers[i] }));
+    this.#buffers = this.columns.map(() => []);
+    const n = this.#buffered;
+    this.#buffered = 0;
+    void this.#pw.write({ columnData, rowGroupSize: n });
+  }
+
+  /** Everything written (call flush first). */
+  written(): GroupsWritten {
+    return { groups: this.#pw.row_groups, indexes: this.#pw.pendingIndexes, rows: Number(this.#pw.num_rows) };
+  }
+}
+
+/** One whole Parquet file, written under a temporary name and renamed when complete. */
+export class ParquetTableWriter {
+  readonly path: string;
+  readonly columns: readonly ParquetColumn[];
+  readonly #body: ParquetBody;
+  readonly #groups: ParquetGroupWriter;
+  readonly #metadata: Record<string, string> | undefined;
+
+  constructor(path: string, columns: readonly ParquetColumn[], opts: { rowGroupRows?: number; metadata?: Record<string, string> } = {}) {
+    this.path = path;
+    this.columns = columns;
+    this.#metadata = opts.metadata;
+    this.#body = new ParquetBody(`${path}.tmp`);
+    this.#groups = this.#body.groups(columns, opts.rowGroupRows);
+  }
+
+  get rows(): number {
+    return this.#groups.rows;
+  }
+
+  push(values: readonly unknown[]): void {
+    this.#groups.push(values);
+  }
+
+  close(): void {
+    this.#groups.flush();
+    this.#body.finish(this.columns, [this.#groups.written()], this.#metadata);
+    renameSync(this.#body.path, this.path);
+  }
+
+  abort(): void {
+    this.#body.abort();
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The files rebuilt from the journal at the end of every run (and by merge): results.csv and
+ * results.parquet (completed from what the run spooled, src/output/spool.ts, or read from results.ndjson),
+ * errors.parquet, transactions.csv and transactions.parquet. Each journal is read at most once: the columns
+ * of the results files are known before the read (the column union kept during the run,
+ * src/output/columns.ts), so one pass writes the CSV and the Parquet file side by side. Every file is
+ * written under a temporary name and renamed when complete, so a crash leaves the previous one or none.
+ */
+import { createWriteStream, existsSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { rename } from 'node:fs/promises';
+import { csvRecords } from './csv-line.js';
+import { BreError } from '../errors.js';
+import { FILES, TRANSACTION_COLUMNS } from './format/index.js';
+import type { NormalisedTransaction } from '../types.js';
+import { ColumnUnion, type StageColumns } from './columns.js';
+import { excelSafe } from './excel.js';
+import { readNdjsonBatches } from './ndjson-file.js';
+import { isoOffset, type ParquetColumn } from './parquet/schema.js';
+import { assembleResultFiles, type ResultFiles, type ResultLine, type SpoolContents } from './spool.js';
+import { ParquetTableWriter } from './parquet/table-writer.js';
+
+export type OutputFormat = 'csv' | 'parquet';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'parquet'];
+
+/** The files this module writes (their names are the output format's, src/output/format/files.ts). */
+export const REBUILT_FILES = [FILES.resultsCsv, FILES.resultsParquet, FILES.errorsParquet, FILES.transactions, FILES.transactionsParquet] as const;
+
+
+/** transactions.parquet: as transactions.csv, with the source's UTC offset beside the wall-clock timestamp. */
+const TRANSACTION_PARQUET: readonly ParquetColumn[] = [
+  { name: 'key', kind: 'string' }, { name: 'source', kind: 'string' }, { name: 'account', kind: 'string' },
+  { name: 'txn_id', kind: 'string' }, { name: 'timestamp', kind: 'timestamp_local_ms' }, { name: 'timestamp_offset', kind: 'string' },
+  { name: 'value_date', kind: 'date' }, { name: 'type', kind: 'string' }, { name: 'amount', kind: 'double' },
+  { name: 'balance', kind: 'double' }, { name: 'mode', kind: 'string' }, { name: 'narration', kind: 'string' },
+];
+
+/** errors.parquet: the fields of an errors.ndjson line (src/output/run-output.ts ErrorLine), in that order. */
+const ERROR_PARQUET: readonly ParquetColumn[] = [
+  { name: 'row', kind: 'int64' }, { name: 'line', kind: 'int64' }, { name: 'key', kind: 'string' },
+  { name: 'stage', kind: 'string' }, { name: 'status', kind: 'int64' }, { name: 'code', kind: 'string' },
+  { name: 'message', kind: 'string' }, { name: 'field', kind: 'string' }, { name: 'expected', kind: 'string' },
+  { name: 'errors', kind: 'json' }, { name: 'attempts', kind: 'int64' }, { name: 'input', kind: 'json' },
+];
+
+/** A CSV file written a batch of records at a time, under a temporary name. */
+class CsvFile {
+  readonly #path: string;
+  readonly #out;
+
+  constructor(path: string) {
+    this.#path = path;
+    this.#out = createWriteStream(`${path}.tmp`);
+  }
+
+  // csv-stringify's synchronous form over a batch of records: the same quoting as its stream, without a
+  // stream write per row.
+  async write(records: string[][]): Promise<void> {
+    if (records.length > 0 && !this.#out.write(csvRecords(records))) await once(this.#out, 'drain');
+  }
+
+  async close(): Promise<void> {
+    this.#out.end();
+    await once(this.#out, 'finish');
+    await rename(`${this.#path}.tmp`, this.#path);
+  }
+
+  abort(): void {
+    this.#out.destroy();
+    rmSync(`${this.#path}.tmp`, { force: true });
+  }
+}
+
+/** The column union of a results.ndjson not kept during a run (merge, an older folder): one pass. */
+export async function scanUnion(ndjsonPath: string): Promise<ColumnUnion> {
+  const union = new ColumnUnion();
+  for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath)) for (const l of batch) if (l?.stages) union.observe(l.stages);
+  return union;
+}
+
+/** errors.parquet from errors.ndjson; `visit` sees every error line (the run report counts codes there). */
+export async function writeErrorFiles(ndjsonPath: string, parquetPath: string | undefined, visit?: (line: Record<string, unknown>) => void): Promise<number> {
+  const pq = parquetPath ? new ParquetTableWriter(parquetPath, ERROR_PARQUET) : undefined;
+  let rows = 0;
+  try {
+    for await (const batch of readNdjsonBatches<Record<string, unknown>>(ndjsonPath)) {
+      for (const line of batch) {
+        if (!line) continue;
+        visit?.(line);
+        pq?.push(ERROR_PARQUET.map((c) => line[c.name]));
+        rows += 1;
+      }
+    }
+    pq?.close();
+  } catch (err) {
+    pq?.abort();
+    throw err;
+  }
+  return rows;
+}
+
+/** transactions.csv and/or transactions.parquet from the transactions journal (rows that reached results only). */
+export async function writeTransactionFiles(journalPath: string, files: ResultFiles): Promise<number> {
+  const csv = files.csv ? new CsvFile(files.csv) : undefined;
+  const pq = files.parquet ? new ParquetTableWriter(files.parquet, TRANSACTION_PARQUET) : undefined;
+  let n = 0;
+  try {
+    await csv?.write([[...TRANSACTION_COLUMNS]]);
+    for await (const batch of readNdjsonBatches<{ key: unknown; transactions: NormalisedTransaction[] }>(journalPath)) {
+      const records: string[][] = [];
+      for (const entry of batch) {
+        if (!entry) continue;
+        for (const t of entry.transactions) {
+          if (csv) records.push([excelSafe(entry.key), t.source, excelSafe(t.account), excelSafe(t.txn_id), t.timestamp ?? '', t.value_date ?? '', t.type, String(t.amount), t.balance === null ? '' : String(t.balance), excelSafe(t.mode), excelSafe(t.narration)]);
+          pq?.push([entry.key, t.source, t.account, t.txn_id, t.timestamp, t.timestamp === null ? null : isoOffset(t.timestamp), t.value_date, t.type, t.amount, t.balance, t.mode, t.narration]);
+          n += 1;
+        }
+      }
+      await csv?.write(records);
+    }
+    pq?.close();
+    await csv?.close();
+  } catch (err) {
+    pq?.abort();
+    csv?.abort();
+    throw err;
+  }
+  return n;
+}
+
+export interface RebuildOptions {
+  readonly dir: string;
+  readonly stages: readonly StageColumns[];
+  /** The column union of results.ndjson (kept during the run); without it, one more pass learns it. */
+  readonly union?: ColumnUnion;
+  /** What the run spooled (src/output/spool.ts); without it, results are read from the journal. */
+  readonly spool?: SpoolContents;
+  readonly formats: ReadonlySet<OutputFormat>;
+  /** The transactions journal, for account pipelines. */
+  readonly transactionsJournal?: string;
+  readonly visitResult?: (line: ResultLine) => void;
+  readonly visitError?: (line: Record<string, unknown>) => void;
+}
+
+export interface RebuildResult {
+  readonly results: { rows: number; columns: number };
+  readonly errors: number;
+  readonly transactions?: number;
+  /** The files written, by name. */
+  readonly files: readonly string[];
+}
+
+/**
+ * Every rebuilt file of an output folder. A format left out (`--output-formats`) has its files removed, so
+ * that a folder never holds a stale one beside fresh others.
+ */
+export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> {
+  const csv = o.formats.has('csv');
+  const parquet = o.formats.has('parquet');
+  const at = (name: string) => join(o.dir, name);
+  for (const [name, format] of [[FILES.resultsCsv, 'csv'], [FILES.transactions, 'csv'], [FILES.resultsParquet, 'parquet'], [FILES.errorsParquet, 'parquet'], [FILES.transactionsParquet, 'parquet']] as const) {
+    if (!o.formats.has(format)) rmSync(at(name), { force: true });
+  }
+  const files: string[] = [];
+  const resultFiles = { csv: csv ? at(FILES.resultsCsv) : undefined, parquet: parquet ? at(FILES.resultsParquet) : undefined };
+  const resultsPath = at(FILES.results);
+  const union = o.union ?? await scanUnion(resultsPath);
+  const results = await assembleResultFiles({
+    resultsPath, size: existsSync(resultsPath) ? statSync(resultsPath).size : 0, files: resultFiles,
+    columns: union.columns(o.stages), spool: o.spool, visit: o.visitResult,
+  });
+  if (csv) files.push(FILES.resultsCsv);
+  if (parquet) files.push(FILES.resultsParquet);
+  const errors = await writeErrorFiles(at(FILES.errors), parquet ? at(FILES.errorsParquet) : undefined, o.visitError);
+  if (parquet) files.push(FILES.errorsParquet);
+  let transactions: number | undefined;
+  if (o.transactionsJournal) {
+    transactions = await writeTransactionFiles(o.transactionsJournal, { csv: csv ? at(FILES.transactions) : undefined, parquet: parquet ? at(FILES.transactionsParquet) : undefined });
+    if (csv) files.push(FILES.transactions);
+    if (parquet) files.push(FILES.transactionsParquet);
+  }
+  return { results, errors, transactions, files };
+}
+
+/** `--output-formats csv,parquet`: the formats of the rebuilt files. */
+export function parseOutputFormats(text: string | readonly string[] | undefined): Set<OutputFormat> {
+  if (text === undefined) return new Set(OUTPUT_FORMATS);
+  const parts = (Array.isArray(text) ? text : [text]).flatMap((t: string) => t.split(',')).map((t) => t.trim().toLowerCase()).filter(Boolean);
+  const out = new Set<OutputFormat>();
+  for (const p of parts) {
+    if (!(OUTPUT_FORMATS as readonly string[]).includes(p)) throw new BreError('USAGE', `Expected --output-formats to list ${OUTPUT_FORMATS.join(' and/or ')} (comma-separated), got '${p}'`);
+    out.add(p as OutputFormat);
+  }
+  if (out.size === 0) throw new BreError('USAGE', `Expected --output-formats to list at least one of ${OUTPUT_FORMATS.join(', ')}, got nothing`);
+  return out;
+}

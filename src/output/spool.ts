@@ -1,0 +1,307 @@
+/**
+ * results.csv and results.parquet, written while the run goes, so that the end of a run does not read
+ * results.ndjson again (issue 16: the wait after the last answer).
+ *
+ * Each result is added to a spool as it is journalled, from the object already in memory (no parse): a
+ * CSV body (.state/spool-N.csv) and Parquet row groups (.state/results.parquet.body), under the columns
+ * known at that time (the column union, src/output/columns.ts). When the union changes in a way the files
+ * show (a new column, or a Parquet type that widens), the spool starts a new segment. At the end the files
+ * are assembled in journal order: a segment whose columns are the final ones is used as it is (its CSV
+ * bytes copied, its row groups listed in the footer); any other range of results.ndjson (rows of earlier
+ * sessions, or a segment written before a column appeared) is read again from the journal, which stays
+ * the truth. In a run the union settles within the first rows, so the end copies bytes and writes a
+ * footer; a resumed run reads the rows of its earlier sessions once.
+ *
+ * The spool belongs to one session: a crash leaves files that the next session removes. Memory: one row
+ * group and a few hundred CSV records.
+ */
+import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { csvRecords } from './csv-line.js';
+import { asJsonValue, type ColumnUnion, type ResultColumn, type ResultStages, type StageColumns } from './columns.js';
+import { excelSafe } from './excel.js';
+import { readNdjsonBatches } from './ndjson-file.js';
+import { kindOfTypes, type ParquetColumn } from './parquet/schema.js';
+import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from './parquet/table-writer.js';
+
+export interface ResultLine {
+  row: number;
+  key: unknown;
+  stages: Record<string, Record<string, unknown>>;
+}
+
+export interface ResultFiles {
+  readonly csv?: string;
+  readonly parquet?: string;
+}
+
+/** The Parquet columns of results.parquet: the same names and order as results.csv's header. */
+export function resultParquetColumns(columns: readonly ResultColumn[]): ParquetColumn[] {
+  return [{ name: 'row', kind: 'int64' }, { name: 'key', kind: 'string' }, ...columns.map((c) => ({ name: c.name, kind: kindOfTypes(c.types) }))];
+}
+
+const names = (columns: readonly ResultColumn[]) => columns.map((c) => c.name).join('\n');
+const kinds = (columns: readonly ResultColumn[]) => columns.map((c) => kindOfTypes(c.types)).join('\n');
+
+/** A row's values in file order (row, key, then each column) and its CSV record. */
+class RowShape {
+  readonly width: number;
+  readonly #stage: string[];
+  readonly #field: string[];
+
+  constructor(columns: readonly ResultColumn[]) {
+    this.width = columns.length + 2;
+    this.#stage = columns.map((c) => c.stage);
+    this.#field = columns.map((c) => c.field);
+  }
+
+  values(row: number, key: unknown, stages: ResultStages): unknown[] {
+    const values: unknown[] = new Array(this.width);
+    values[0] = row;
+    values[1] = key;
+    for (let i = 0; i < this.#stage.length; i += 1) {
+      const v = stages[this.#stage[i]]?.[this.#field[i]];
+      // Objects from the run (not parsed from the line) may hold what JSON writes otherwise (NaN, a Date).
+      values[i + 2] = typeof v === 'object' || typeof v === 'number' ? asJsonValue(v) : v;
+    }
+    return values;
+  }
+
+  record(values: readonly unknown[]): string[] {
+    const record: string[] = new Array(this.width);
+    record[0] = String(values[0]);
+    for (let i = 1; i < this.width; i += 1) record[i] = excelSafe(values[i]);
+    return record;
+  }
+}
+
+/** CSV records gathered and written synchronously a few hundred at a time (csv-stringify's quoting). */
+class CsvSink {
+  readonly #fd: number;
+  #pending: string[][] = [];
+
+  constructor(fd: number) {
+    this.#fd = fd;
+  }
+
+  add(record: string[]): void {
+    this.#pending.push(record);
+    if (this.#pending.length >= 512) this.flush();
+  }
+
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    writeAll(this.#fd, csvRecords(this.#pending));
+    this.#pending = [];
+  }
+}
+
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const buf = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+}
+
+function appendFileTo(fd: number, path: string): void {
+  const src = openSync(path, 'r');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  try {
+    for (let n = readSync(src, buf); n > 0; n = readSync(src, buf)) writeAll(fd, buf.subarray(0, n));
+  } finally {
+    closeSync(src);
+  }
+}
+
+interface Segment {
+  /** Byte range of results.ndjson holding its rows. */
+  readonly start: number;
+  end: number;
+  rows: number;
+  readonly columns: readonly ResultColumn[];
+  readonly names: string;
+  readonly kinds: string;
+  readonly shape: RowShape;
+  readonly csvPath?: string;
+  readonly csvFd?: number;
+  readonly csv?: CsvSink;
+  readonly pq?: ParquetGroupWriter;
+}
+
+export interface SpoolOptions {
+  /** The folder's .state directory. */
+  readonly stateDir: string;
+  readonly csv: boolean;
+  readonly parquet: boolean;
+  readonly stages: readonly StageColumns[];
+  /** The run's live column union (it grows as results come; the spool only reads it). */
+  readonly union: ColumnUnion;
+  /** Hands the pending results.ndjson lines to the kernel and says the file's size. */
+  readonly resultsOffset: () => number;
+}
+
+const BODY = 'results.parquet.body';
+
+/** What the spool holds at the end of a session, for assembleResultFiles. */
+export interface SpoolContents {
+  readonly segments: readonly Segment[];
+  readonly body?: ParquetBody;
+}
+
+export class ResultSpool {
+  readonly #o: SpoolOptions;
+  readonly #segments: Segment[] = [];
+  readonly #body: ParquetBody | undefined;
+  #current: Segment | undefined;
+
+  constructor(o: SpoolOptions) {
+    this.#o = o;
+    // Left by an earlier session (the spool is one session's): its rows are read from the journal instead.
+    if (existsSync(o.stateDir)) for (const f of readdirSync(o.stateDir)) if (/^spool-\d+\.csv$/.test(f) || f === BODY) rmSync(join(o.stateDir, f), { force: true });
+    this.#body = o.parquet ? new ParquetBody(join(o.stateDir, BODY)) : undefined;
+  }
+
+  #open(start: number): Segment {
+    const columns = this.#o.union.columns(this.#o.stages);
+    const csvPath = this.#o.csv ? join(this.#o.stateDir, `spool-${this.#segments.length}.csv`) : undefined;
+    const csvFd = csvPath ? openSync(csvPath, 'w') : undefined;
+    const seg: Segment = {
+      start, end: start, rows: 0, columns, names: names(columns), kinds: kinds(columns), shape: new RowShape(columns),
+      csvPath, csvFd, csv: csvFd === undefined ? undefined : new CsvSink(csvFd),
+      pq: this.#body?.groups(resultParquetColumns(columns)),
+    };
+    this.#segments.push(seg);
+    return seg;
+  }
+
+  #close(seg: Segment, end: number): void {
+    seg.end = end;
+    seg.csv?.flush();
+    if (seg.csvFd !== undefined) closeSync(seg.csvFd);
+    seg.pq?.flush();
+  }
+
+  /**
+   * One result, before its line is appended to results.ndjson. `changed`: the column union grew with it
+   * (the spool then checks whether its files' columns change).
+   */
+  add(row: number, key: unknown, stages: ResultStages, changed: boolean): void {
+    let seg = this.#current;
+    if (!seg) seg = this.#current = this.#open(this.#o.resultsOffset());
+    else if (changed) {
+      const columns = this.#o.union.columns(this.#o.stages);
+      if (names(columns) !== seg.names || kinds(columns) !== seg.kinds) {
+        const at = this.#o.resultsOffset();
+        this.#close(seg, at);
+        seg = this.#current = this.#open(at);
+      }
+    }
+    const values = seg.shape.values(row, key, stages);
+    seg.csv?.add(seg.shape.record(values));
+    seg.pq?.push(values);
+    seg.rows += 1;
+  }
+
+  /** After results.ndjson is closed (`size`: its length): the spool's segments, for assembleResultFiles. */
+  finish(size: number): SpoolContents {
+    if (this.#current) this.#close(this.#current, size);
+    return { segments: this.#segments, body: this.#body };
+  }
+
+  /** Removes the spool's files (after assembling, or when the run ends without it). */
+  static clean(stateDir: string): void {
+    if (existsSync(stateDir)) for (const f of readdirSync(stateDir)) if (/^spool-\d+\.csv(\.tmp)?$/.test(f) || f === BODY) rmSync(join(stateDir, f), { force: true });
+  }
+}
+
+export interface AssembleOptions {
+  readonly resultsPath: string;
+  /** Length of results.ndjson (read up to there). */
+  readonly size: number;
+  readonly files: ResultFiles;
+  /** The final columns (the union of the whole folder). */
+  readonly columns: readonly ResultColumn[];
+  /** What this session spooled; undefined: every row is read from the journal. */
+  readonly spool?: SpoolContents;
+  /** Sees every result line read from the journal (rows the spool did not hold: the caller saw those). */
+  readonly visit?: (line: ResultLine) => void;
+  /** Folder for temporary files when there is no spool. */
+  readonly tmpDir?: string;
+}
+
+/**
+ * results.csv and/or results.parquet: the spooled segments that match the final columns as they are, the
+ * rest read from results.ndjson, all in journal order. Both files are written under temporary names and
+ * renamed when complete.
+ */
+export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: number; columns: number }> {
+  const finalNames = names(o.columns);
+  const finalKinds = kinds(o.columns);
+  const shape = new RowShape(o.columns);
+  const pqColumns = resultParquetColumns(o.columns);
+  const segments = o.spool?.segments ?? [];
+  const csvTmp = o.files.csv ? `${o.files.csv}.tmp` : undefined;
+  const csvFd = csvTmp ? openSync(csvTmp, 'w') : undefined;
+  const csv = csvFd === undefined ? undefined : new CsvSink(csvFd);
+  const body = o.files.parquet ? (o.spool?.body ?? new ParquetBody(`${o.files.parquet}.tmp`)) : undefined;
+  const parts: GroupsWritten[] = [];
+  let rows = 0;
+
+  const readRange = async (start: number, end: number, toCsv: boolean, toParquet: boolean, visit: boolean): Promise<number> => {
+    const pq = toParquet ? body!.groups(pqColumns) : undefined;
+    let n = 0;
+    for await (const batch of readNdjsonBatches<ResultLine>(o.resultsPath, { start, end })) {
+      for (const line of batch) {
+        if (!line?.stages) continue;
+        if (visit) o.visit?.(line);
+        const values = shape.values(line.row, line.key, line.stages);
+        if (toCsv) csv!.add(shape.record(values));
+        pq?.push(values);
+        n += 1;
+      }
+    }
+    if (pq) {
+      pq.flush();
+      parts.push(pq.written());
+    }
+    return n;
+  };
+
+  try {
+    csv?.add(['row', 'key', ...o.columns.map((c) => c.name)]);
+    let pos = 0;
+    for (const seg of segments) {
+      if (seg.start > pos) rows += await readRange(pos, seg.start, !!csv, !!body, true);
+      const csvFits = seg.names === finalNames && seg.csvPath !== undefined;
+      const pqFits = seg.names === finalNames && seg.kinds === finalKinds && seg.pq !== undefined;
+      if ((csv && !csvFits) || (body && !pqFits)) await readRange(seg.start, seg.end, !!csv && !csvFits, !!body && !pqFits, false);
+      if (csv && csvFits) {
+        csv.flush();
+        appendFileTo(csvFd!, seg.csvPath!);
+      }
+      if (body && pqFits) parts.push(seg.pq!.written());
+      rows += seg.rows;
+      pos = seg.end;
+    }
+    if (o.size > pos) rows += await readRange(pos, o.size, !!csv, !!body, true);
+    if (body) {
+      body.finish(pqColumns, parts);
+      renameSync(body.path, o.files.parquet!);
+    }
+    if (csv) {
+      csv.flush();
+      closeSync(csvFd!);
+      renameSync(csvTmp!, o.files.csv!);
+    }
+  } catch (err) {
+    body?.abort();
+    if (csvFd !== undefined) {
+      try {
+        closeSync(csvFd);
+      } catch {
+        /* already closed */
+      }
+      rmSync(csvTmp!, { force: true });
+    }
+    throw err;
+  }
+  return { rows, columns: o.columns.length + 2 };
+}

@@ -1,0 +1,53 @@
+/**
+ * What the run's monitor (./monitor.ts) reads every few seconds: the live counters of the run, the
+ * folder's rows done before this session, and the input's row count (counted once, in the background, as
+ * the progress bar does; unknown for stdin).
+ */
+import type { ServiceClient } from '../http/chain.js';
+import type { ServiceLimiter } from '../limits/limiter.js';
+import type { RunProbe } from '../metrics/sampler.js';
+import type { RunCounters } from './summary.js';
+import type { ServiceName } from '../types.js';
+import { countLines } from './progress.js';
+import type { StageRuntime } from './row.js';
+import type { RunSettings } from './settings.js';
+
+export interface ProbeSources {
+  readonly s: RunSettings;
+  readonly counters: RunCounters;
+  readonly stages: readonly StageRuntime[];
+  readonly client: ServiceClient;
+  readonly limiters: Readonly<Record<ServiceName, ServiceLimiter>>;
+  /** The services the pipeline calls. */
+  readonly services: readonly ServiceName[];
+  /** Rows in results or errors when the folder was opened. */
+  readonly doneBefore: number;
+}
+
+export function runProbe(x: ProbeSources): RunProbe {
+  let total: number | null = null;
+  if (x.s.input !== '-') {
+    void countLines(x.s.input).then((n) => {
+      const rows = Math.max(0, n - (x.s.inputFormat === 'csv' ? 1 : 0));
+      const limited = x.s.limit !== undefined ? Math.min(rows, x.s.limit) : rows;
+      total = Math.round(limited / (x.s.shard?.count ?? 1));
+    }).catch(() => undefined);
+  }
+  const c = x.counters;
+  return {
+    rows: () => ({ read: c.read, succeeded: c.succeeded, failed: c.failed }),
+    progress: () => {
+      const done = x.doneBefore + c.succeeded + c.failed;
+      return { done, total: total === null ? null : Math.max(total, done) };
+    },
+    stages: () => Object.fromEntries(x.stages.map((st) => [st.config.id, { ran: st.counters.ran, skipped: st.counters.skipped, failed: st.counters.failed }])),
+    series: () => x.services.map((svc) => {
+      const st = x.client.stats[svc];
+      const lim = x.limiters[svc].stats();
+      return {
+        labels: { service: svc }, calls: st.attempts, retries: st.retries, throttled: st.throttled, waitMs: lim.waitMs, limitPerMin: lim.currentPerMinute,
+        takeLatency: () => st.takeRecent(),
+      };
+    }),
+  };
+}

@@ -1,0 +1,15 @@
+/** report.html of an output folder: gathered (./data.ts), rendered (./render.ts), replaced atomically. */
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FILES } from '../output/format/index.js';
+import { loadRunReport, type ErrorCodeCount } from './data.js';
+import { renderRunReport } from './render.js';
+
+
+export async function writeRunReport(dir: string, opts: { errors?: ErrorCodeCount[]; now?: Date } = {}): Promise<{ path: string; missing: readonly string[] }> {
+  const data = await loadRunReport(dir, opts);
+  const path = join(dir, FILES.report);
+  writeFileSync(`${path}.tmp`, renderRunReport(data));
+  renameSync(`${path}.tmp`, path);
+  return { path, missing: data.missing };
+}

@@ -1,0 +1,63 @@
+/**
+ * Reads Parquet files back with parquet-wasm: the Rust `parquet`/arrow-rs implementation compiled to
+ * WebAssembly, sharing no code with the writer (hyparquet-writer), so a round trip through it checks the
+ * files, not the library against itself. (It caught a footer DuckDB had tolerated: an empty key-value list
+ * written without its element type.) Values come back as Arrow values: Int64 as bigint, Timestamp and
+ * Date32 as epoch milliseconds.
+ */
+import { readFileSync } from 'node:fs';
+import { tableFromIPC } from 'apache-arrow';
+import { Compression, ParquetFile, readParquet as readWithArrowRs } from 'parquet-wasm';
+import { expect } from 'vitest';
+
+export interface ParquetTable {
+  readonly columns: readonly string[];
+  /** Arrow type names: Int64, Float64, Bool, Utf8, Timestamp<MILLISECOND>, Date32<DAY>. */
+  readonly types: readonly string[];
+  readonly rows: readonly Record<string, unknown>[];
+}
+
+export async function readParquet(path: string): Promise<ParquetTable> {
+  const table = tableFromIPC(readWithArrowRs(new Uint8Array(readFileSync(path))).intoIPCStream());
+  const columns = table.schema.fields.map((f) => f.name);
+  const rows = table.toArray().map((r) => {
+    const o: Record<string, unknown> = {};
+    for (const c of columns) o[c] = (r as Record<string, unknown>)[c] ?? null;
+    return o;
+  });
+  return { columns, types: table.schema.fields.map((f) => String(f.type)), rows };
+}
+
+/** Codec names of every column chunk, as arrow-rs reads them from the footer. */
+export async function parquetCodecs(path: string): Promise<string[]> {
+  const file = await ParquetFile.fromFile(new Blob([readFileSync(path)]));
+  const codecs = new Set<string>();
+  for (const rg of file.metadata().rowGroups()) for (const c of rg.columns()) codecs.add(Compression[c.compression()]);
+  return [...codecs];
+}
+
+/** A journal value as the reader shows it: integers as bigint, text as is, arrays/objects (and mixed columns' non-text) as JSON text. */
+function expectedCell(want: unknown, type: string): unknown {
+  if (want === undefined || want === null) return null;
+  if (type === 'Int64') return BigInt(want as number);
+  if (type === 'Utf8') return typeof want === 'string' ? want : JSON.stringify(want);
+  return want;
+}
+
+/** Every cell of the Parquet file against the journal line it came from. */
+export async function expectMatchesJournal(parquetPath: string, ndjsonPath: string, header: string[]): Promise<void> {
+  const t = await readParquet(parquetPath);
+  expect(t.columns).toEqual(header);
+  const lines = readFileSync(ndjsonPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  expect(t.rows).toHaveLength(lines.length);
+  lines.forEach((line, i) => {
+    const got = t.rows[i];
+    expect(got.row).toBe(BigInt(line.row));
+    expect(got.key).toBe(line.key);
+    for (let c = 2; c < header.length; c += 1) {
+      const [stage, ...rest] = header[c].split('.');
+      const want = line.stages[stage]?.[rest.join('.')];
+      expect(got[header[c]], `row ${line.row} ${header[c]}`).toEqual(expectedCell(want, t.types[c]));
+    }
+  });
+}

@@ -1,0 +1,65 @@
+/**
+ * A run's report.html in a real headless Chromium (Debian's `chromium`, driven by playwright-core): it
+ * renders with no console error, asks for nothing over the network, shows its sections and charts (the
+ * pauses of a resumed run marked), prints, and a screenshot is saved to test/artifacts/run-report.png for
+ * a person to look at. Without /usr/bin/chromium the test is skipped with a message, except under CI=true.
+ */
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { writeRunReport } from '../../src/report/write.js';
+import { INJECTED, resumedRunFolder } from './fixtures.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = resolve(import.meta.dirname, '..', 'artifacts');
+const present = existsSync(CHROMIUM);
+const ci = process.env.CI === 'true';
+
+if (!present && !ci) process.stderr.write(`run-report-render.test: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)\n`);
+
+describe('run report.html in headless Chromium', () => {
+  it.runIf(ci && !present)('fails under CI when Chromium is missing', () => {
+    expect.fail(`${CHROMIUM} is missing: CI must install Debian's chromium package to render report.html`);
+  });
+
+  it.skipIf(!present)('renders with no console error and no request, shows every section, prints; saves a screenshot', async () => {
+    const dir = await resumedRunFolder();
+    const { path } = await writeRunReport(dir);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const problems: string[] = [];
+      const requests: string[] = [];
+      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+      page.on('request', (r) => requests.push(r.url()));
+      const url = pathToFileURL(path).href;
+      await page.goto(url, { waitUntil: 'load' });
+      expect(problems).toEqual([]);
+      expect(requests).toEqual([url]);
+      expect(await page.title()).toBe('Run report: rescore');
+      expect(await page.locator('h2').allInnerTexts()).toEqual(['Summary', 'Throughput', 'Calls per minute against the limit', 'Latency over the run', 'Retries and 429s over time', 'Stages', 'Decisions per workflow stage', 'Errors by code']);
+      // Charts: rows/s, ETA, calls x2, latency x2, retries, the funnel, decisions: each laid out.
+      const widths = await page.locator('svg.chart').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+      expect(widths).toHaveLength(9);
+      for (const w of widths) expect(w).toBeGreaterThan(500);
+      // The pauses between the four sessions are marked.
+      expect(await page.getByText('paused 1 d 0 h').count()).toBeGreaterThan(0);
+      // Injected text is text, not an element.
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.getByText(INJECTED, { exact: false }).count()).toBeGreaterThan(0);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const shot = join(ARTIFACTS, 'run-report.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      expect(statSync(shot).size).toBeGreaterThan(20_000);
+      await page.emulateMedia({ media: 'print' });
+      expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
