@@ -13,7 +13,6 @@ import { formatSummary } from '../output/summary.js';
 import { parseOutputFormats } from '../output/rebuild.js';
 import { Redactor } from '../output/redact.js';
 import { createLog, parseLogFormat, type Log } from '../log/logger.js';
-import { RunMetrics } from '../metrics/prometheus.js';
 import { writeRunReport } from '../report/write.js';
 import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
@@ -91,7 +90,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   // Started once every option is known good and before anything is called: a metrics file that cannot be
   // written is exit 2, and the file never says `running` for a command that was refused.
   const metrics = !a.plan && (a['metrics-file'] !== undefined || a['metrics-port'] !== undefined)
-    ? await RunMetrics.start({ file: a['metrics-file'], port: a['metrics-port'], pipeline: pipeline.name, shard: shard ? `${shard.index}/${shard.count}` : '' })
+    // prom-client is loaded only when asked for (it costs every other command its start-up time).
+    ? await (await import('../metrics/prometheus.js')).RunMetrics.start({ file: a['metrics-file'], port: a['metrics-port'], pipeline: pipeline.name, shard: shard ? `${shard.index}/${shard.count}` : '' })
     : undefined;
   if (!baseUrls && !a['dry-run'] && !a.plan) {
     const { startSandbox } = await import('../sandbox/index.js');

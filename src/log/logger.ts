@@ -8,7 +8,8 @@
  * synchronous write is never lost at exit (pino#1705: the CLI sets process.exitCode instead of calling
  * process.exit(), so the last lines are flushed either way).
  */
-import { pino, type Logger as Pino } from 'pino';
+import { createRequire } from 'node:module';
+import type { Logger as Pino, pino as PinoFactory } from 'pino';
 import { BreError } from '../errors.js';
 
 export type LogFormat = 'human' | 'json';
@@ -50,6 +51,8 @@ export function createLog(o: LoggerOptions): Log {
     const write = o.write ?? ((t: string) => process.stderr.write(t));
     return (message) => write(`${scrub(message)}\n`);
   }
+  // Loaded only for JSON logs: the human form needs none of it.
+  const pino = createRequire(import.meta.url)('pino') as typeof PinoFactory;
   const destination = o.write ? { write: (s: string) => o.write!(s) } : pino.destination({ fd: 2, sync: true });
   const logger: Pino = pino({
     base: { pid: process.pid },
