@@ -9,13 +9,16 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectMatchesJournal, readParquet } from '../output/parquet-reader.js';
-import { BUILT, ROOT, locationCsv, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox } from './helpers.js';
+import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+import { locationCsv } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 type Family = { name: string; metrics: { value: string; labels?: Record<string, string> }[] };
 const metric = (text: string, name: string, labels: Record<string, string> = {}) =>
   (parsePrometheusTextFormat(text) as Family[]).find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value;
 
-describe.skipIf(!BUILT)('run outputs', () => {
+describe('run outputs', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null, bureau: null } });

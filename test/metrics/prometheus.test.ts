@@ -3,15 +3,14 @@
  * parser (parse-prometheus-text-format, a port of the Prometheus client's parser), replaced atomically,
  * the last success carried over from the previous run; an unwritable path is a usage error before any call.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
 import { RunMetrics } from '../../src/metrics/prometheus.js';
 import type { RunSnapshot } from '../../src/metrics/sampler.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'bre-prom-'));
 
 type Family = { name: string; type: string; help: string; metrics: { value: string; labels?: Record<string, string> }[] };
 const parse = (text: string) => new Map((parsePrometheusTextFormat(text) as Family[]).map((f) => [f.name, f]));
@@ -28,7 +27,7 @@ function snapshot(over: Partial<RunSnapshot>): RunSnapshot {
 
 describe('--metrics-file', () => {
   it('writes a valid exposition every update and at the end, atomically', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-prom-');
     const file = join(dir, 'bre_batch.prom');
     const m = await RunMetrics.start({ file, pipeline: 'rescore', shard: '' }, 1_000_000);
     let f = parse(readFileSync(file, 'utf8'));
@@ -81,7 +80,7 @@ describe('--metrics-file', () => {
   });
 
   it('a path that cannot be written is a usage error naming the fix, before anything runs', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-prom-');
     await expect(RunMetrics.start({ file: join(dir, 'missing', 'x.prom'), pipeline: 'p', shard: '' })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/Expected an existing folder/) });
     // A file where the folder should be fails for every user (root ignores directory permissions).
     writeFileSync(join(dir, 'file'), '');

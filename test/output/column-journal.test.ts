@@ -2,15 +2,14 @@
  * The column union kept under .state/ across crashes: a resume knows every column of the rows written
  * before it, and never one seen only in a row that did not reach results.ndjson (results.ndjson is the truth).
  */
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RowSet } from '../../src/output/bitset.js';
 import { ColumnJournal, scanResultColumns } from '../../src/output/column-journal.js';
 import { ColumnUnion, TYPE, typeBit } from '../../src/output/columns.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'bre-cols-'));
 const rows = (...n: number[]) => {
   const s = new RowSet();
   for (const r of n) s.add(r);
@@ -38,7 +37,7 @@ describe('column union', () => {
 
 describe('.state/columns.ndjson', () => {
   it('a resume reads the journal: the union of every row written, without reading results.ndjson', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-cols-');
     const path = join(dir, 'columns.ndjson');
     const results = join(dir, 'results.ndjson');
     let j = await ColumnJournal.open(path, results, rows());
@@ -55,7 +54,7 @@ describe('.state/columns.ndjson', () => {
   });
 
   it('a column journalled for a row that never reached results (killed before its line) is dropped: the union is read from results.ndjson', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-cols-');
     const path = join(dir, 'columns.ndjson');
     const results = join(dir, 'results.ndjson');
     const j = await ColumnJournal.open(path, results, rows());
@@ -74,7 +73,7 @@ describe('.state/columns.ndjson', () => {
   });
 
   it('a folder of an older build (no journal) and a torn journal line are both repaired from results.ndjson', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-cols-');
     const path = join(dir, 'columns.ndjson');
     const results = join(dir, 'results.ndjson');
     writeFileSync(results, line(1, { a: 'x' }) + line(2, { b: [1] }));

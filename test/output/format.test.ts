@@ -31,6 +31,7 @@ describe('a run writes the format', () => {
       pipeline: loadPipeline('location'), input, inputFormat: 'csv', outDir: out, rates: perService(() => null), concurrency: perService(() => 2),
       timeoutsMs: perService(() => 10_000), maxAttempts: 1, dryRun: false, retryErrors: false, progress: false, clientId: sandbox.clientId,
       authToken: sandbox.authToken, baseUrls: sandbox.urls, keepPersonalData: false, circuit: DEFAULT_CIRCUIT, stopGraceMs: 1000, log: () => undefined,
+      outputFormats: new Set(['csv', 'parquet']),
     });
   });
   afterAll(async () => {

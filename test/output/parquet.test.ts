@@ -3,8 +3,7 @@
  * and compared value by value with the journal; the spool's files equal those rebuilt from the journal
  * alone, and results.csv equals what the two-pass rebuild of earlier builds wrote, byte for byte.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../src/output/columns.js';
@@ -13,8 +12,8 @@ import { buildResultsCsv } from './two-pass-csv.js';
 import { rebuildOutputs, parseOutputFormats } from '../../src/output/rebuild.js';
 import { ResultSpool, assembleResultFiles } from '../../src/output/spool.js';
 import { expectMatchesJournal, parquetCodecs, readParquet } from './parquet-reader.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'bre-pq-'));
 
 const STAGES: StageColumns[] = [
   { id: 'bre', known: ['decision', 'loan_amount', 'loan_offers', 'never_seen'] },
@@ -46,7 +45,7 @@ function writeJournal(path: string, rows: number[]): void {
 
 describe('results.parquet', () => {
   it('holds every value of results.ndjson with its type, columns named and ordered as results.csv, Snappy-compressed', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-pq-');
     writeJournal(join(dir, 'results.ndjson'), Array.from({ length: 100 }, (_, i) => i + 1));
     const res = await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats(undefined) });
     expect(res.results.rows).toBe(100);
@@ -65,7 +64,7 @@ describe('results.parquet', () => {
   });
 
   it('is empty but readable when no row succeeded', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-pq-');
     writeFileSync(join(dir, 'results.ndjson'), '');
     await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats('parquet') });
     const t = await readParquet(join(dir, 'results.parquet'));
@@ -75,7 +74,7 @@ describe('results.parquet', () => {
 
   it('a spooled run writes the same files as a rebuild from the journal, after a resume too, and results.csv as the two-pass rebuild did', async () => {
     for (const earlier of [0, 30, 45]) {
-      const dir = tmp();
+      const dir = tempDir('bre-pq-');
       const state = join(dir, '.state');
       mkdirSync(state);
       const ndjson = join(dir, 'results.ndjson');
@@ -122,7 +121,7 @@ function ResultSpoolFiles(state: string): string[] {
 
 describe('errors.parquet and transactions.parquet', () => {
   it('hold every error line and every transaction with their types', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-pq-');
     writeFileSync(join(dir, 'results.ndjson'), '');
     const errors = [
       { row: 2, line: 3, key: 'K2', stage: 'bre', status: 422, code: 'VALIDATION_FAILED', message: 'bad, "x"', field: 'pan', expected: 'a PAN', errors: [{ field: 'pan', expected: 'a PAN', message: 'm' }], attempts: 1, input: { pan: '******234F', n: 1 } },
@@ -160,7 +159,7 @@ describe('errors.parquet and transactions.parquet', () => {
   });
 
   it('--output-formats: csv only removes stale Parquet files; a bad name is a usage error', async () => {
-    const dir = tmp();
+    const dir = tempDir('bre-pq-');
     writeJournal(join(dir, 'results.ndjson'), [1, 2]);
     await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats(undefined) });
     const res = await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats('csv') });

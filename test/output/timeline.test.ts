@@ -2,8 +2,7 @@
  * The time series survives resumes: a run resumed three times (one session killed without its end line,
  * its last line torn) reads back as one timeline of four sessions whose samples add up to the counters.
  */
-import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Histogram } from '../../src/metrics/histogram.js';
@@ -11,6 +10,7 @@ import { RunMonitor } from '../../src/pipeline/monitor.js';
 import type { RunProbe } from '../../src/metrics/sampler.js';
 import { FILES } from '../../src/output/format/index.js';
 import { readTimeline } from '../../src/output/timeline.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** Live counters the test moves by hand, as the runner's would move. */
 function fakeRun() {
@@ -44,7 +44,7 @@ function fakeRun() {
 
 describe('.state/timeline.ndjson', () => {
   it('one continuous timeline over sessions, with where each began and ended', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bre-tl-'));
+    const dir = tempDir('bre-tl-');
     mkdirSync(join(dir, '.state'));
     let t = 1_000_000;
     const now = () => t;
@@ -85,6 +85,6 @@ describe('.state/timeline.ndjson', () => {
   });
 
   it('a folder written by an older build has no timeline', async () => {
-    expect(await readTimeline(mkdtempSync(join(tmpdir(), 'bre-tl-')))).toBeUndefined();
+    expect(await readTimeline(tempDir('bre-tl-'))).toBeUndefined();
   });
 });

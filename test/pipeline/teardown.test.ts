@@ -46,6 +46,7 @@ function settings(outDir: string): RunSettings {
     circuit: DEFAULT_CIRCUIT,
     stopGraceMs: 1000,
     log: () => undefined,
+    outputFormats: new Set(['csv', 'parquet']),
   };
 }
 

@@ -3,17 +3,17 @@
  * a time series of four sessions with pauses of 20 minutes, 3 hours and a day, errors whose text tries to
  * inject HTML. Built through the real time-series writer with an injected clock.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Histogram } from '../../src/metrics/histogram.js';
 import { RunMonitor } from '../../src/pipeline/monitor.js';
 import type { RunProbe } from '../../src/metrics/sampler.js';
+import { tempDir } from '../helpers/temp.js';
 
 export const INJECTED = '<img src=x onerror=alert(1)>';
 
 export async function resumedRunFolder(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'bre-report-'));
+  const dir = tempDir('bre-report-');
   mkdirSync(join(dir, '.state'));
   let t = Date.UTC(2026, 10, 20, 22, 0, 0);
   const now = () => t;

@@ -2,13 +2,13 @@
  * report.html of a run: its data gathered from the folder alone, what an older folder cannot show said in
  * words, and every text escaped. (The Chromium render is in run-report-render.test.ts.)
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRunReport } from '../../src/report/data.js';
 import { writeRunReport } from '../../src/report/write.js';
 import { INJECTED, resumedRunFolder } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('report.html', () => {
   it('gathers a resumed run: the funnel over every session, errors by code with a few examples, the stop and what is left', async () => {
@@ -36,7 +36,7 @@ describe('report.html', () => {
   });
 
   it('an older folder (no time series, no summary) still reports and says what it cannot show', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bre-report-old-'));
+    const dir = tempDir('bre-report-old-');
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ pipeline: { name: 'location' }, input: { path: '/in.csv' }, shard: null }));
     writeFileSync(join(dir, 'errors.ndjson'), `${JSON.stringify({ row: 1, code: 'INVALID_ROW', message: 'x', stage: null })}\n`);
     const { path, missing } = await writeRunReport(dir);
