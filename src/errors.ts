@@ -33,6 +33,8 @@ export const ERROR_TABLE = {
   CONFIG_INVALID: input,
   PIPELINE_INVALID: input,
   INPUT_UNREADABLE: input,
+  /** The input's header lacks a column the pipeline needs in every row, or two names collide (src/input/header.ts). */
+  INPUT_HEADER: input,
   INVALID_ROW: input,
   MALFORMED_ROW: input,
   REPORT_UNREADABLE: input,

@@ -4,6 +4,18 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
+/**
+ * How a number written as text is read, which depends on the file: in a comma-separated file a comma in a
+ * number can only group digits; in a file separated otherwise it may be a decimal comma, and is not guessed
+ * (src/input/coerce.ts).
+ */
+export interface NumberStyle {
+  /** --decimal-comma: the comma is the decimal separator and dots group digits. */
+  readonly decimalComma: boolean;
+  /** The CSV file's field separator; ',' for NDJSON and Parquet, whose numbers are typed. */
+  readonly separator: string;
+}
+
 /** One data row as the reader hands it over. */
 export interface InputRow {
   /** Data row number, from 1 (the header is not a data row). */

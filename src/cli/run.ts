@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
-import { resolveFormat } from '../input/read.js';
+import { parseDelimiter } from '../input/dialect.js';
+import { encodingOf } from '../input/lines.js';
+import { baseFormat, INPUT_FORMATS, resolveFormat, type InputFormat } from '../input/read.js';
 import { defaultConcurrency } from '../limits/limiter.js';
 import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
@@ -23,6 +25,9 @@ interface RunArgs {
   input: string;
   out?: string;
   'input-format'?: string;
+  encoding?: string;
+  delimiter?: string;
+  'decimal-comma': boolean;
   rate?: string[];
   concurrency?: number;
   timeout?: string[];
@@ -56,9 +61,28 @@ function utcStamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
+/** --encoding, --delimiter and --decimal-comma, checked against the input's format. */
+export function resolveTextOptions(a: Pick<RunArgs, 'encoding' | 'delimiter' | 'decimal-comma'>, format: InputFormat): { encoding?: string; delimiter?: string } {
+  const base = baseFormat(format);
+  let encoding: string | undefined;
+  if (a.encoding !== undefined) {
+    if (base === 'parquet') throw new BreError('USAGE', 'Expected no --encoding with Parquet input, got one: Parquet text is UTF-8 by its format');
+    encoding = encodingOf(a.encoding);
+    if (encoding === undefined) throw new BreError('USAGE', `Expected --encoding to be an encoding name such as utf-8, windows-1252, latin1, utf-16le or shift_jis (the WHATWG Encoding Standard's labels), got '${a.encoding}'`, { field: 'encoding' });
+  }
+  let delimiter: string | undefined;
+  if (a.delimiter !== undefined) {
+    if (base !== 'csv' && base !== 'tsv') throw new BreError('USAGE', `Expected --delimiter only with CSV or TSV input, got it with ${base}`, { field: 'delimiter' });
+    delimiter = parseDelimiter(a.delimiter);
+    if (delimiter === undefined) throw new BreError('USAGE', `Expected --delimiter to be one character (or tab, comma, semicolon, pipe), got '${a.delimiter}'`, { field: 'delimiter' });
+  }
+  return { encoding, delimiter };
+}
+
 export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
   const pipeline = loadPipeline(a.pipeline);
   const inputFormat = resolveFormat(a.input, a['input-format']);
+  const text = resolveTextOptions(a, inputFormat);
   const rates = resolveRates(a.rate);
   const timeoutsMs = parseServiceDurations(a.timeout, 'timeout', DEFAULT_TIMEOUTS_MS);
   if (a.concurrency !== undefined && (!Number.isInteger(a.concurrency) || a.concurrency < 1)) {
@@ -108,6 +132,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     pipeline,
     input: a.input,
     inputFormat,
+    ...text,
+    decimalComma: a['decimal-comma'],
     outDir: a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
     rates,
     concurrency,
@@ -174,9 +200,12 @@ export const runCommand: CommandModule<object, RunArgs> = {
   describe: 'stream rows through a pipeline and write the output folder',
   builder: (y: Argv) => y
     .positional('pipeline', { type: 'string', demandOption: true, describe: 'a shipped pipeline name (see `bre-batch pipelines`) or a path to a pipeline file' })
-    .option('input', { type: 'string', demandOption: true, describe: 'CSV or NDJSON file, or - for stdin' })
+    .option('input', { type: 'string', demandOption: true, describe: 'CSV, TSV, NDJSON or Parquet file (CSV, TSV, NDJSON also .gz), or - for stdin' })
     .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
-    .option('input-format', { type: 'string', choices: ['csv', 'ndjson'], describe: 'default from the extension; required for stdin' })
+    .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: 'default from the extension; required for stdin (e.g. csv.gz for gzip\'ed CSV on stdin)' })
+    .option('encoding', { type: 'string', describe: 'text encoding of the input, e.g. windows-1252, latin1, utf-16le, shift_jis (default UTF-8; a byte order mark decides)' })
+    .option('delimiter', { type: 'string', describe: 'CSV field separator: one character, or tab, comma, semicolon, pipe (default: TAB for .tsv, else sniffed among , ; TAB |)' })
+    .option('decimal-comma', { type: 'boolean', default: false, describe: 'numbers written as text use a decimal comma and dot grouping: 19,076 is 19.076, 1.20.000,50 is 120000.5' })
     .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
     .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
     .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION per attempt (workflow=60s, bureau=30s, account=60s)' })

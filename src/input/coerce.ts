@@ -6,6 +6,10 @@
  * - Numbers: JSON numbers, or text that is a plain decimal (" 12 ", "-3.5", "1e3"). Thousands separators are
  *   accepted only in a valid grouping, Western (`12,000`, `1,234,567.5`) or Indian (`1,20,000`); anything
  *   else with a comma (`12,5`) is refused rather than guessed. `Infinity`, `NaN`, hex and empty are refused.
+ *   A CSV file separated by anything but commas (`;` where the decimal separator is the comma) may mean
+ *   either by a comma, so there any comma in a number is refused with a message naming --decimal-comma;
+ *   with that option the comma is the decimal separator and dots group (`19,076` = 19.076,
+ *   `1.20.000,50` = 120000.5). See `NumberStyle`.
  * - Booleans: JSON booleans, 1/0, and the words true/false/yes/no in any case.
  * - Strings: text is trimmed; a JSON number becomes its decimal text. CSV text is never parsed as a number
  *   where a string is documented, so an id like `00123` stays `00123`.
@@ -13,19 +17,39 @@
  */
 import { z } from 'zod';
 import type { FieldError } from './validation.js';
+import type { NumberStyle } from '../types.js';
 import { isAbsent } from './fields.js';
 import { isPersonalField, maskText } from './mask.js';
 
 const NUMBER_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const GROUPED_RE = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d{1,2}(?:,\d{2})*,\d{3})(?:\.\d+)?$/;
+/** --decimal-comma: digits, grouped by dots (Western or Indian) or not, then an optional decimal comma. */
+const DECIMAL_COMMA_RE = /^[+-]?(?:(?:\d+|\d{1,3}(?:\.\d{3})+|\d{1,2}(?:\.\d{2})*\.\d{3})(?:,\d+)?|,\d+)$/;
 
-export function parseNumber(value: unknown): number | undefined {
+/** Today's rule for comma-separated files, NDJSON and Parquet. */
+export const COMMA_STYLE: NumberStyle = { decimalComma: false, separator: ',' };
+
+export function parseNumber(value: unknown, style: NumberStyle = COMMA_STYLE): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string') return undefined;
   const s = value.trim();
+  if (style.decimalComma) return DECIMAL_COMMA_RE.test(s) ? Number(s.replace(/\./g, '').replace(',', '.')) : undefined;
   if (NUMBER_RE.test(s)) return Number(s);
-  if (GROUPED_RE.test(s)) return Number(s.replace(/,/g, ''));
+  if (style.separator === ',' && GROUPED_RE.test(s)) return Number(s.replace(/,/g, ''));
   return undefined;
+}
+
+/**
+ * What a number field expected, in words, for the value it got: with --decimal-comma it says so; a comma
+ * refused in a file not separated by commas names the option that reads it.
+ */
+export function numberExpected(base: string, style: NumberStyle, got: unknown): string {
+  if (style.decimalComma) return `${base}, written with a decimal comma (--decimal-comma), e.g. 19,076 or 1.20.000,50`;
+  if (style.separator !== ',' && typeof got === 'string' && got.includes(',')) {
+    const sep = style.separator === '\t' ? 'TAB' : `'${style.separator}'`;
+    return `${base}; a comma in a number of a file separated by ${sep} is not guessed: give --decimal-comma if it is the decimal separator (19,076 then reads as 19.076), or write the number without it`;
+  }
+  return base;
 }
 
 const TRUE_WORDS = new Set(['true', 'yes', '1']);
@@ -54,13 +78,13 @@ export interface CoerceIssueParams {
   readonly missing?: boolean;
 }
 
-function coercing<T>(expected: string, parse: (v: unknown) => T | undefined): z.ZodType<T> {
+function coercing<T>(expected: string | ((got: unknown) => string), parse: (v: unknown) => T | undefined): z.ZodType<T> {
   return z.unknown().transform((value, ctx) => {
     const missing = isAbsent(value);
     const parsed = missing ? undefined : parse(value);
     if (parsed === undefined) {
-      const params: CoerceIssueParams = { expected, got: value, missing };
-      ctx.addIssue({ code: 'custom', message: `Expected ${expected}`, input: value, params });
+      const params: CoerceIssueParams = { expected: typeof expected === 'string' ? expected : expected(value), got: value, missing };
+      ctx.addIssue({ code: 'custom', message: `Expected ${params.expected}`, input: value, params });
       return z.NEVER;
     }
     return parsed;
@@ -84,9 +108,11 @@ export function numberExpectation(rule: NumberRule = {}): string {
   return noun;
 }
 
-export function zNumber(rule: NumberRule = {}): z.ZodType<number> {
-  return coercing(numberExpectation(rule), (v) => {
-    const n = parseNumber(v);
+export function zNumber(rule: NumberRule = {}, style: NumberStyle = COMMA_STYLE): z.ZodType<number> {
+  const base = numberExpectation(rule);
+  const expected = style === COMMA_STYLE ? base : (got: unknown) => numberExpected(base, style, got);
+  return coercing(expected, (v) => {
+    const n = parseNumber(v, style);
     if (n === undefined) return undefined;
     if (rule.integer && !Number.isInteger(n)) return undefined;
     if (rule.min !== undefined && n < rule.min) return undefined;

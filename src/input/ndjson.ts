@@ -3,15 +3,17 @@ import type { InputRow } from '../types.js';
 import type { PhysicalLine } from './lines.js';
 
 /** NDJSON rows, a batch per batch of lines (see readLineBatches). */
-export async function* ndjsonRowBatches(batches: AsyncIterable<PhysicalLine[]>, maxRecordBytes: number): AsyncGenerator<InputRow[]> {
+export async function* ndjsonRowBatches(
+  batches: AsyncIterable<PhysicalLine[]>, maxRecordBytes: number, encoding: () => string = () => 'utf-8',
+): AsyncGenerator<InputRow[]> {
   const state = { row: 0 };
   for await (const lines of batches) {
-    const rows = ndjsonBatch(lines, maxRecordBytes, state);
+    const rows = ndjsonBatch(lines, maxRecordBytes, state, encoding);
     if (rows.length > 0) yield rows;
   }
 }
 
-function ndjsonBatch(lines: readonly PhysicalLine[], maxRecordBytes: number, state: { row: number }): InputRow[] {
+function ndjsonBatch(lines: readonly PhysicalLine[], maxRecordBytes: number, state: { row: number }, encoding: () => string): InputRow[] {
   const out: InputRow[] = [];
   let row = state.row;
   for (const l of lines) {
@@ -22,6 +24,10 @@ function ndjsonBatch(lines: readonly PhysicalLine[], maxRecordBytes: number, sta
     }
     if (l.text.trim() === '') continue;
     row += 1;
+    if (l.undecodable) {
+      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} has bytes that are not valid ${encoding()}`, expected: `text in ${encoding()} (--encoding names the file's encoding)` } });
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(l.text);

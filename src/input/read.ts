@@ -1,47 +1,111 @@
-/** Input rows from a CSV or NDJSON file (or stdin), streamed: memory stays flat whatever the file size. */
+/**
+ * Input rows from a CSV, TSV, NDJSON or Parquet file, gzip'ed or not (or stdin, but for Parquet), streamed:
+ * memory stays flat whatever the file size.
+ */
 import { createReadStream } from 'node:fs';
-import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { BreError } from '../errors.js';
 import type { InputRow } from '../types.js';
 import { csvRowBatches } from './csv.js';
+import type { HeaderAsRead } from './header.js';
 import { readLineBatches, unbatch } from './lines.js';
 import { ndjsonRowBatches } from './ndjson.js';
+import { parquetMetadataOf, parquetRowBatches } from './parquet.js';
 
-export type InputFormat = 'csv' | 'ndjson';
+/** What `--input-format` accepts, and what a file's extension says. */
+export const INPUT_FORMATS = ['csv', 'tsv', 'ndjson', 'parquet', 'csv.gz', 'tsv.gz', 'ndjson.gz'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 export interface ReadOptions {
-  /** Default: from the extension (.csv; .ndjson/.jsonl). Required for stdin. */
+  /** Default: from the extension (.csv, .tsv, .ndjson/.jsonl, .parquet, each but Parquet also .gz). Required for stdin. */
   readonly format?: InputFormat;
   /** Largest record accepted; larger ones become row errors. Default 8 MiB. */
   readonly maxRecordBytes?: number;
   /** Stream to read instead of opening `path` (stdin). */
   readonly stream?: Readable;
+  /** Text encoding, a WHATWG label (windows-1252, latin1, utf-16le, shift_jis...). Default UTF-8; a BOM decides. */
+  readonly encoding?: string;
+  /** CSV field separator. Default: TAB for TSV, else sniffed among , ; TAB | (see ./dialect.ts). */
+  readonly delimiter?: string;
+  /** The header check (CSV, TSV, Parquet): the header as read -> the names rows are keyed by. Default: trimmed, distinct. */
+  readonly header?: (header: HeaderAsRead) => readonly string[];
+  /** Hears lines for the person running (the separator sniffed). */
+  readonly notice?: (line: string) => void;
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
+const EXTENSIONS: readonly [string, InputFormat][] = [
+  ['.csv', 'csv'], ['.tsv', 'tsv'], ['.ndjson', 'ndjson'], ['.jsonl', 'ndjson'], ['.parquet', 'parquet'],
+  ['.csv.gz', 'csv.gz'], ['.tsv.gz', 'tsv.gz'], ['.ndjson.gz', 'ndjson.gz'], ['.jsonl.gz', 'ndjson.gz'],
+];
+
 export function formatFromPath(path: string): InputFormat | undefined {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.csv') return 'csv';
-  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
-  return undefined;
+  const lower = path.toLowerCase();
+  let found: [string, InputFormat] | undefined;
+  for (const e of EXTENSIONS) if (lower.endsWith(e[0]) && (!found || e[0].length > found[0].length)) found = e;
+  return found?.[1];
 }
 
 export function resolveFormat(path: string, format?: string): InputFormat {
+  const names = INPUT_FORMATS.join(', ');
   if (format !== undefined) {
-    if (format === 'csv' || format === 'ndjson') return format;
-    throw new BreError('USAGE', `Expected --input-format csv or ndjson, got '${format}'`, { field: 'input-format' });
+    if ((INPUT_FORMATS as readonly string[]).includes(format)) {
+      if (path === '-' && format === 'parquet') throw new BreError('USAGE', 'Expected a Parquet file, got --input - (stdin): Parquet keeps its index at the end of the file, so it cannot be streamed; save it to a file first');
+      return format as InputFormat;
+    }
+    throw new BreError('USAGE', `Expected --input-format to be one of ${names}, got '${format}'`, { field: 'input-format' });
   }
-  if (path === '-') throw new BreError('USAGE', 'Expected --input-format csv or ndjson when reading stdin (--input -)');
+  if (path === '-') throw new BreError('USAGE', `Expected --input-format (${names}) when reading stdin (--input -)`);
   const f = formatFromPath(path);
-  if (!f) throw new BreError('USAGE', `Expected an input file ending in .csv, .ndjson or .jsonl (or --input-format), got '${path}'`);
+  if (!f) throw new BreError('USAGE', `Expected an input file ending in .csv, .tsv, .ndjson, .jsonl or .parquet (CSV, TSV and NDJSON also gzip'ed: .csv.gz...), or --input-format; got '${path}'`);
   return f;
+}
+
+/** The format without its compression: what the rows are written in. */
+export function baseFormat(format: InputFormat): 'csv' | 'tsv' | 'ndjson' | 'parquet' {
+  return format.replace(/\.gz$/, '') as 'csv' | 'tsv' | 'ndjson' | 'parquet';
+}
+
+/** Whether the first line of the input is a header (and not a row). */
+export function hasHeaderLine(format: InputFormat): boolean {
+  const base = baseFormat(format);
+  return base === 'csv' || base === 'tsv';
+}
+
+/**
+ * About how many data rows the input holds, for the progress bar and estimates, without parsing: the
+ * newlines of the text (gunzipped when needed) less a header, or the row count of a Parquet footer.
+ */
+export async function estimateRows(path: string, format: InputFormat): Promise<number> {
+  if (baseFormat(format) === 'parquet') return Number((await parquetMetadataOf(path)).num_rows);
+  let n = 0;
+  const raw = createReadStream(path, { highWaterMark: 1024 * 1024 });
+  const stream: Readable = format.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+  if (stream !== raw) raw.on('error', (err: Error) => stream.destroy(err));
+  for await (const chunk of stream) {
+    const buf = chunk as Buffer;
+    for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n += 1;
+  }
+  return Math.max(0, n - (hasHeaderLine(format) ? 1 : 0));
 }
 
 /** The rows one by one. */
 export function readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow> {
   return unbatch(readRowBatches(path, opts));
+}
+
+/** The byte stream of a text input, gunzipped when the format says so. */
+export function openBytes(path: string, format: InputFormat, stream?: Readable): Readable {
+  // 16 KiB chunks: a batch is a chunk's rows, all made at once and alive until the runner takes them; small
+  // batches keep that young and cheap for the GC (README: Performance).
+  const raw: Readable = stream ?? (path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 16 * 1024 }));
+  if (!format.endsWith('.gz')) return raw;
+  const gunzip = createGunzip({ chunkSize: 16 * 1024 });
+  // A read error of the file reaches the reader through the gunzip stream it iterates.
+  raw.on('error', (err: Error) => gunzip.destroy(err));
+  return raw.pipe(gunzip);
 }
 
 /**
@@ -50,10 +114,17 @@ export function readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<I
  */
 export function readRowBatches(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow[]> {
   const format = resolveFormat(path, opts.format);
+  const base = baseFormat(format);
+  if (base === 'parquet') return parquetRowBatches(path, { header: opts.header });
   const max = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
-  // 16 KiB chunks: a batch is a chunk's rows, all made at once and alive until the runner takes them; small
-  // batches keep that young and cheap for the GC (README: Performance).
-  const stream = opts.stream ?? (path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 16 * 1024 }));
-  const lines = readLineBatches(stream, max);
-  return format === 'csv' ? csvRowBatches(lines, { maxRecordBytes: max }) : ndjsonRowBatches(lines, max);
+  let encoding = 'utf-8';
+  const lines = readLineBatches(openBytes(path, format, opts.stream), max, opts.encoding, (e) => { encoding = e; });
+  if (base === 'ndjson') return ndjsonRowBatches(lines, max, () => encoding);
+  return csvRowBatches(lines, {
+    maxRecordBytes: max,
+    delimiter: opts.delimiter ?? (base === 'tsv' ? '\t' : undefined),
+    header: opts.header,
+    notice: opts.notice,
+    encoding: () => encoding,
+  });
 }

@@ -23,7 +23,10 @@ export type PrepareResult<P> =
 
 /** The input columns a stage reads, for `bre-batch pipelines` and the docs. */
 export interface ColumnSpec {
+  /** Needed in every row: the header check stops a run whose input lacks one (./header.ts). */
   readonly required: readonly string[];
+  /** A required column -> other names that may stand in for it (aa_fetch: date_from or datetimerangefrom). */
+  readonly alternatives?: Readonly<Record<string, readonly string[]>>;
   readonly optional: readonly string[];
   /** Column -> when it is needed, in words (e.g. "when the bureau is supplied by the caller"). */
   readonly conditional: Readonly<Record<string, string>>;

@@ -8,9 +8,9 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BreError } from '../errors.js';
+import { estimateRows } from '../input/read.js';
 import { FILES, type RunSummary } from '../output/format/index.js';
 import { remainingEstimate } from './plan.js';
-import { countLines } from './progress.js';
 import type { Run } from './run.js';
 import type { RunSettings } from './settings.js';
 import { buildSummary, type SummaryInput } from './summary.js';
@@ -63,8 +63,7 @@ export async function finish(run: Run): Promise<RunResult> {
 
 /** For a stopped run: about how many rows are left and how long they need at the configured limits. */
 async function remainingAfterStop(s: RunSettings, done: number): Promise<RunSummary['remaining']> {
-  const lines = await countLines(s.input);
-  const dataRows = Math.min(s.limit ?? Infinity, Math.max(0, lines - (s.inputFormat === 'csv' ? 1 : 0)));
+  const dataRows = Math.min(s.limit ?? Infinity, await estimateRows(s.input, s.inputFormat));
   const rows = Math.max(0, Math.round(dataRows / (s.shard?.count ?? 1)) - done);
   const eta = remainingEstimate(rows, s);
   return { rows_estimate: rows, time_estimate: eta.text, time_estimate_ms: eta.ms };

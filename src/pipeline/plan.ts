@@ -14,12 +14,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BreError } from '../errors.js';
-import { readRows } from '../input/read.js';
 import { DEFAULT_MARGIN, minTimeFor } from '../limits/limiter.js';
 import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
 import { FILES } from '../output/format/index.js';
+import { openInput } from './input.js';
 import type { RunSettings } from './settings.js';
 import { rowKey, shardOf } from '../input/shard.js';
 import { kindOf } from '../stages/index.js';
@@ -126,8 +126,9 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   const done = await doneRows(s.outDir);
   let rows = 0;
   let doneCount = 0;
-  for await (const row of readRows(s.input, { format: s.inputFormat })) {
-    if (s.limit !== undefined && row.row > s.limit) break;
+  const { reader, first } = await openInput(s);
+  batches: for (let next = first; !next.done; next = await reader.next()) for (const row of next.value) {
+    if (s.limit !== undefined && row.row > s.limit) break batches;
     if (s.shard) {
       const key = row.readError ? null : rowKey(row, s.pipeline.key);
       if (shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
@@ -138,6 +139,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
     }
     rows += 1;
   }
+  await reader.return(undefined);
   const plan = computePlan(rows, s.pipeline.stages, s.rates, opts);
   return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
 }

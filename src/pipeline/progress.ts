@@ -2,22 +2,12 @@
  * The progress bar on stderr: rows done of total (when the input is a file), per-stage rate, retries, 429s,
  * errors and ETA. Off when stderr is not a terminal or with --no-progress.
  */
-import { createReadStream } from 'node:fs';
 import cliProgress from 'cli-progress';
+import { estimateRows } from '../input/read.js';
 import type { ServiceClient } from '../http/chain.js';
 import type { RunCounters } from './summary.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
-
-/** Counts newlines without parsing: an upper bound on the data rows, for the bar's total. */
-export async function countLines(path: string): Promise<number> {
-  let n = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
-    const buf = chunk as Buffer;
-    for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n += 1;
-  }
-  return n;
-}
 
 export class Progress {
   readonly #enabled: boolean;
@@ -49,9 +39,8 @@ export class Progress {
     }, cliProgress.Presets.shades_classic);
     this.#bar.start(0, 0, this.#payload());
     if (this.input !== '-') {
-      void countLines(this.input).then((n) => {
-        const header = this.s.inputFormat === 'csv' ? 1 : 0;
-        this.#total = Math.max(0, n - header);
+      void estimateRows(this.input, this.s.inputFormat).then((n) => {
+        this.#total = n;
         if (this.s.limit !== undefined) this.#total = Math.min(this.#total, this.s.limit);
       }).catch(() => undefined);
     }

@@ -5,10 +5,9 @@
  */
 import { dirname, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { BreError } from '../errors.js';
+import type { BreError } from '../errors.js';
 import { createClient, type ServiceClient } from '../http/chain.js';
 import { maskText } from '../input/mask.js';
-import { readRowBatches } from '../input/read.js';
 import { localLimiter, type LimiterFactory } from '../limits/factory.js';
 import type { LimiterStats, ServiceLimiter } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
@@ -19,8 +18,9 @@ import { RunOutput } from '../output/run-output.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import type { Log } from '../log/logger.js';
 import type { StageContext } from '../stages/types.js';
-import { perService, SERVICES, type InputRow, type ServiceName } from '../types.js';
+import { perService, SERVICES, type InputRow, type NumberStyle, type ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
+import { openInput } from './input.js';
 import { createLimiters } from './limiters.js';
 import { Progress } from './progress.js';
 import { OutcomeRecorder } from './recorder.js';
@@ -59,6 +59,7 @@ export class Run {
   window!: RowWindow;
   /** Limiter figures, taken when the services are let go of. */
   limiterStats: Partial<Record<ServiceName, LimiterStats>> = {};
+  #numberStyle: NumberStyle | undefined;
   #progress: Progress | undefined;
   #unlisten: (() => void) | undefined;
   #readerDone = false;
@@ -84,20 +85,18 @@ export class Run {
   /**
    * Reads the first rows, then opens the output folder (taking its lock), the limiters and the client,
    * and starts listening for signals. The first rows are read before anything is written: an input whose
-   * header cannot be read is a usage error (exit 2, nothing called), not a stopped run, and leaves no
-   * manifest that would then refuse the corrected input under the same --out.
+   * header cannot be read, or lacks a column the pipeline needs (the header check, ./input.ts), is a usage
+   * error (exit 2, nothing called), not a stopped run, and leaves no manifest that would then refuse the
+   * corrected input under the same --out.
    */
   async open(): Promise<void> {
     const s = this.s;
     const manifest = await this.#manifest();
     const kinds = s.pipeline.stages.map((st) => kindOf(st));
-    this.reader = readRowBatches(s.input, { format: s.inputFormat });
-    try {
-      this.firstBatch = await this.reader.next();
-    } catch (err) {
-      this.#readerDone = true;
-      throw new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`);
-    }
+    const input = await openInput(s, this.log);
+    this.reader = input.reader;
+    this.firstBatch = input.first;
+    this.#numberStyle = input.numberStyle;
     mkdirSync(s.outDir, { recursive: true });
     if (!s.dryRun) {
       this.output = await RunOutput.open(s.outDir, manifest, {
@@ -216,6 +215,7 @@ export class Run {
       clientId: s.clientId,
       now: this.hooks.now ?? (() => new Date()),
       signal: this.stop.signal,
+      numberStyle: this.#numberStyle,
       warn: (message, row) => {
         this.counters.warnings += 1;
         if (shown >= WARNINGS_SHOWN) return;

@@ -18,6 +18,12 @@ export interface RunSettings {
   /** Input path, or '-' for stdin. */
   readonly input: string;
   readonly inputFormat: InputFormat;
+  /** Text encoding of the input (WHATWG label); undefined: UTF-8 unless a byte order mark says otherwise. */
+  readonly encoding?: string;
+  /** CSV field separator; undefined: TAB for TSV, else sniffed among , ; TAB |. */
+  readonly delimiter?: string;
+  /** --decimal-comma: numbers written as text use a decimal comma and dot grouping (19,076 = 19.076). Default false. */
+  readonly decimalComma?: boolean;
   readonly outDir: string;
   readonly rates: Readonly<Record<ServiceName, Rate | null>>;
   /** Most attempts in flight per service. */

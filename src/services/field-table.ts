@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import type { FieldError } from '../input/validation.js';
-import { issuesToFieldErrors } from '../input/coerce.js';
+import { COMMA_STYLE, issuesToFieldErrors, zNumber, zString, type NumberRule } from '../input/coerce.js';
+import type { NumberStyle } from '../types.js';
 import { getFirstField, isPlainObject, setPath } from '../input/fields.js';
-import { zString } from '../input/coerce.js';
 
 export interface FieldSpec {
   /** Name looked up in the row (dotted for nested API fields; the last name works too, ./fields.ts). */
@@ -20,6 +20,8 @@ export interface FieldSpec {
   readonly schema: z.ZodType<unknown>;
   /** Used when the row has no value (e.g. bank_type in a mode that implies it). */
   readonly default?: unknown;
+  /** Set for number fields: their schema is rebuilt for the file's NumberStyle (a `;` file, --decimal-comma). */
+  readonly number?: NumberRule;
 }
 
 /** Decision spec 2.1 / 8: user_id and app_user_id are at most 64 characters. */
@@ -33,8 +35,8 @@ export const TOP_FIELDS: readonly FieldSpec[] = [
 
 type Shape = { [key: string]: z.ZodType<unknown> | Shape };
 
-/** The nested z.object of a table, keyed by `target`. */
-export function tableSchema(table: readonly FieldSpec[]): z.ZodType<Record<string, unknown>> {
+/** The nested z.object of a table, keyed by `target`; number fields read text in `style`. */
+export function tableSchema(table: readonly FieldSpec[], style: NumberStyle = COMMA_STYLE): z.ZodType<Record<string, unknown>> {
   const root: Shape = {};
   for (const spec of table) {
     const parts = spec.target.split('.');
@@ -45,7 +47,7 @@ export function tableSchema(table: readonly FieldSpec[]): z.ZodType<Record<strin
       else if (next instanceof z.ZodType) throw new Error(`field table: ${spec.target} is inside a leaf`);
       cur = cur[part] as Shape;
     }
-    cur[parts[parts.length - 1]] = spec.schema;
+    cur[parts[parts.length - 1]] = spec.number && style !== COMMA_STYLE ? zNumber(spec.number, style) : spec.schema;
   }
   const build = (shape: Shape): z.ZodType<Record<string, unknown>> =>
     z.object(Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v instanceof z.ZodType ? v : build(v)])));

@@ -91,6 +91,7 @@ export const aaFetchKind: StageKind<AaFetchOptions, AaFetchPrepared> = {
   optionsSchema,
   columns: () => ({
     required: ['user_id', 'aa_session_id', 'date_from', 'date_to'],
+    alternatives: { date_from: ['datetimerangefrom'], date_to: ['datetimerangeto'] },
     optional: ['consent_handle', 'consent_handles', 'datetimerangefrom', 'datetimerangeto'],
     conditional: {
       consent_handles: 'multi-consent flows: several UUIDs separated by ";" or "|" (or a JSON array); one call each',

@@ -10,7 +10,7 @@
 import type { z } from 'zod';
 import type { CallOptions, CallResult } from '../http/chain.js';
 import type { ColumnSpec, PrepareResult } from '../input/validation.js';
-import type { InputRow, JsonObject, NormalisedResult, NormalisedTransaction, SecretValue, ServiceName } from '../types.js';
+import type { InputRow, JsonObject, NormalisedResult, NormalisedTransaction, NumberStyle, SecretValue, ServiceName } from '../types.js';
 
 /** One validated stage of a pipeline file (see src/config/pipeline.ts for the file format). */
 export interface StageConfig<Options = Record<string, unknown>> {
@@ -50,6 +50,8 @@ export interface StageContext {
   readonly signal: AbortSignal;
   /** A warning about a row that does not make it fail (e.g. an AA date range over 6 months). */
   readonly warn: (message: string, row?: InputRow) => void;
+  /** How numbers written as text are read in this run's input (see src/input/coerce.ts). Default: a comma file's. */
+  readonly numberStyle?: NumberStyle;
 }
 
 /**

@@ -95,6 +95,7 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
       passColumns: stage.options.pass_columns,
       excludeColumns: stage.options.exclude_columns,
       columnTypes: stage.options.column_types as Readonly<Record<string, 'string' | 'number' | 'boolean' | 'json'>>,
+      numberStyle: ctx.numberStyle,
     });
     // Synchronous unless a report or bank file had to be read (see buildWorkflowRequest).
     return built instanceof Promise ? built.then(done) : done(built);

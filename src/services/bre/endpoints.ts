@@ -13,7 +13,7 @@ function str(column: string): FieldSpec {
   return { column, target: `input_data.${column}`, schema: zString() };
 }
 function num(column: string, rule: Parameters<typeof zNumber>[0] = {}): FieldSpec {
-  return { column, target: `input_data.${column}`, schema: zNumber(rule) };
+  return { column, target: `input_data.${column}`, schema: zNumber(rule), number: rule };
 }
 
 const LEAD_ID = str('lead_id');

@@ -6,7 +6,8 @@
  * their JSON types.
  */
 import type { FieldError } from '../../input/validation.js';
-import { fieldError, parseBoolean, parseNumber, parseString } from '../../input/coerce.js';
+import { COMMA_STYLE, fieldError, numberExpected, parseBoolean, parseNumber, parseString } from '../../input/coerce.js';
+import type { NumberStyle } from '../../types.js';
 import { isAbsent, setPath } from '../../input/fields.js';
 
 export type ColumnType = 'string' | 'number' | 'boolean' | 'json';
@@ -16,10 +17,10 @@ const EXPECTED: Readonly<Record<ColumnType, string>> = {
   string: 'a string', number: 'a number', boolean: 'a boolean (true/false, yes/no or 1/0)', json: 'JSON (an object, array or value)',
 };
 
-function coerceAs(type: ColumnType, value: unknown): { ok: true; value: unknown } | { ok: false } {
+function coerceAs(type: ColumnType, value: unknown, style: NumberStyle): { ok: true; value: unknown } | { ok: false } {
   switch (type) {
     case 'string': { const s = parseString(value); return s === undefined ? { ok: false } : { ok: true, value: s }; }
-    case 'number': { const n = parseNumber(value); return n === undefined ? { ok: false } : { ok: true, value: n }; }
+    case 'number': { const n = parseNumber(value, style); return n === undefined ? { ok: false } : { ok: true, value: n }; }
     case 'boolean': { const b = parseBoolean(value); return b === undefined ? { ok: false } : { ok: true, value: b }; }
     case 'json':
       if (typeof value !== 'string') return { ok: true, value };
@@ -33,7 +34,7 @@ function coerceAs(type: ColumnType, value: unknown): { ok: true; value: unknown 
  */
 export function copyColumns(
   data: Record<string, unknown>, columns: Iterable<string>, target: Record<string, unknown>,
-  types: Readonly<Record<string, ColumnType>> = {},
+  types: Readonly<Record<string, ColumnType>> = {}, style: NumberStyle = COMMA_STYLE,
 ): FieldError[] {
   const errors: FieldError[] = [];
   for (const column of columns) {
@@ -42,8 +43,8 @@ export function copyColumns(
     const type = types[column];
     let value: unknown = raw;
     if (type) {
-      const c = coerceAs(type, raw);
-      if (!c.ok) { errors.push(fieldError(column, EXPECTED[type], raw)); continue; }
+      const c = coerceAs(type, raw, style);
+      if (!c.ok) { errors.push(fieldError(column, type === 'number' ? numberExpected(EXPECTED.number, style, raw) : EXPECTED[type], raw)); continue; }
       value = c.value;
     }
     setPath(target, column, typeof value === 'object' && value !== null ? structuredClone(value) : value);

@@ -9,7 +9,8 @@
  * bank data (bank_data or bank_data_path) as input_data.external.bank_data — the places 4.3–4.5 document.
  */
 import type { FieldError, PrepareResult } from '../../input/validation.js';
-import type { Json, JsonObject } from '../../types.js';
+import type { Json, JsonObject, NumberStyle } from '../../types.js';
+import { COMMA_STYLE } from '../../input/coerce.js';
 import { setPath } from '../../input/fields.js';
 import { FileCache } from '../bureau/file-cache.js';
 import { BRE_BUREAU_FORMATS } from '../bureau/formats.js';
@@ -32,6 +33,8 @@ export interface WorkflowRequestOptions {
   readonly excludeColumns?: readonly string[];
   /** Coercion of pass-through columns (CSV text otherwise stays text). Default none. */
   readonly columnTypes?: Readonly<Record<string, ColumnType>>;
+  /** How numbers written as text are read (the CSV file's separator, --decimal-comma). Default: a comma file's. */
+  readonly numberStyle?: NumberStyle;
   readonly cache?: FileCache;
 }
 
@@ -50,11 +53,13 @@ interface Plan {
   readonly noMode?: FieldError;
 }
 
-// Field tables and their schemas are built once, not per row.
-const schemas = new Map<readonly FieldSpec[], ReturnType<typeof tableSchema>>();
-function schemaOf(table: readonly FieldSpec[]): ReturnType<typeof tableSchema> {
-  let s = schemas.get(table);
-  if (!s) { s = tableSchema(table); schemas.set(table, s); }
+// Field tables and their schemas are built once per number style (one a run), not per row.
+const schemas = new Map<NumberStyle, Map<readonly FieldSpec[], ReturnType<typeof tableSchema>>>();
+function schemaOf(table: readonly FieldSpec[], style: NumberStyle): ReturnType<typeof tableSchema> {
+  let byTable = schemas.get(style);
+  if (!byTable) { byTable = new Map(); schemas.set(style, byTable); }
+  let s = byTable.get(table);
+  if (!s) { s = tableSchema(table, style); byTable.set(table, s); }
   return s;
 }
 const tables = new Map<string, readonly FieldSpec[]>();
@@ -123,7 +128,8 @@ export function buildWorkflowRequest(
   const errors: FieldError[] = p.noMode ? [p.noMode] : [];
   const warnings: string[] = [];
 
-  const validated = validateTable(data, p.table, schemaOf(p.table));
+  const style = opts.numberStyle ?? COMMA_STYLE;
+  const validated = validateTable(data, p.table, schemaOf(p.table, style));
   if (!validated.ok) errors.push(...validated.errors);
   const body: Record<string, unknown> = validated.ok ? validated.value : {};
   if (!validated.ok || body.input_data === undefined) body.input_data = {};
@@ -132,7 +138,7 @@ export function buildWorkflowRequest(
   // pass-through columns first, so the documented fields below win over a same-named column
   const extra = named ? opts.passColumns ?? [] : genericColumns(data, p, opts.excludeColumns ?? []);
   const passInput: Record<string, unknown> = {};
-  errors.push(...copyColumns(data, extra, passInput, opts.columnTypes));
+  errors.push(...copyColumns(data, extra, passInput, opts.columnTypes, style));
 
   const finish = (): PrepareResult<WorkflowRequest> => {
     if (errors.length) return { ok: false, errors };

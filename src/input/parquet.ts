@@ -1,0 +1,105 @@
+/**
+ * Parquet rows, read with hyparquet (pure JavaScript, no native build) one row group at a time, so memory
+ * holds one row group whatever the file's length; hyparquet-compressors adds the codecs warehouses write
+ * (ZSTD is Polars' default, GZIP, BROTLI, LZ4) to the SNAPPY hyparquet has.
+ *
+ * Values keep their Parquet types: numbers stay numbers and strings stay strings (a STRING id `00123`
+ * is never a number), structs are objects reached by dotted paths as in NDJSON (../input/fields.ts), lists
+ * are arrays. What JSON has no type for is turned into text: INT64 beyond 2^53 into its decimal digits,
+ * DATE into `YYYY-MM-DD`, TIMESTAMP into ISO 8601 (UTC), raw bytes into base64.
+ *
+ * Row numbers are the file's row order from 1; a Parquet row has no line, so `line` is the row number.
+ */
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
+import type { FileMetaData, ParquetParsers, SchemaTree } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import type { InputRow } from '../types.js';
+import { define, isPlainObject } from './fields.js';
+import { resolveHeader, type HeaderAsRead } from './header.js';
+
+export interface ParquetOptions {
+  /** The header check (see ../input/header.ts); default: trimmed, distinct names. */
+  readonly header?: (header: HeaderAsRead) => readonly string[];
+  /** Rows per batch handed over (a row group is cut into batches). Default 512. */
+  readonly batchRows?: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const PARSERS: Partial<ParquetParsers> = {
+  dateFromDays: (days) => iso(days * 86_400_000).slice(0, 10),
+  timestampFromMilliseconds: (v) => iso(Number(v)),
+  timestampFromMicroseconds: (v) => iso(Number(v / 1000n)),
+  timestampFromNanoseconds: (v) => iso(Number(v / 1_000_000n)),
+};
+
+/** A Parquet value as the rest of the program reads row values (plain JSON values). */
+export function plainValue(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  switch (typeof v) {
+    case 'string': case 'number': case 'boolean': return v;
+    case 'bigint': return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+    default: break;
+  }
+  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) return Array.from(v as ArrayLike<unknown>, plainValue);
+  if (isPlainObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) define(out, k, plainValue(x));
+    return out;
+  }
+  return String(v);
+}
+
+/** Dotted paths of the fields inside struct columns (lists and maps are values, not paths). */
+function nestedPaths(tree: SchemaTree, prefix: string, into: string[]): void {
+  const e = tree.element;
+  if (tree.children.length === 0 || e.converted_type === 'LIST' || e.converted_type === 'MAP' || e.converted_type === 'MAP_KEY_VALUE') return;
+  for (const child of tree.children) {
+    const path = `${prefix}.${child.element.name}`;
+    into.push(path);
+    nestedPaths(child, path, into);
+  }
+}
+
+/** The header of a Parquet file: its top-level columns and the paths inside its structs. */
+export function parquetHeader(metadata: FileMetaData): HeaderAsRead {
+  const schema = parquetSchema(metadata);
+  const nested: string[] = [];
+  for (const child of schema.children) nestedPaths(child, child.element.name, nested);
+  return { names: schema.children.map((c) => c.element.name), nested, where: 'the Parquet schema' };
+}
+
+export async function parquetMetadataOf(path: string): Promise<FileMetaData> {
+  return parquetMetadataAsync(await asyncBufferFromFile(path));
+}
+
+/** The rows of a Parquet file, a row group at a time, handed over in batches. */
+export async function* parquetRowBatches(path: string, opts: ParquetOptions = {}): AsyncGenerator<InputRow[]> {
+  const file = await asyncBufferFromFile(path);
+  const metadata = await parquetMetadataAsync(file);
+  const header = parquetHeader(metadata);
+  const names = opts.header ? opts.header(header) : resolveHeader(header);
+  const columns = header.names;
+  const batchRows = opts.batchRows ?? 512;
+  let rowStart = 0;
+  let row = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    let objects: Record<string, unknown>[] | undefined = await parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors, parsers: PARSERS });
+    rowStart = rowEnd;
+    for (let at = 0; at < objects.length; at += batchRows) {
+      const end = Math.min(objects.length, at + batchRows);
+      const out: InputRow[] = [];
+      for (let i = at; i < end; i += 1) {
+        const o = objects[i];
+        const data: Record<string, unknown> = {};
+        for (let c = 0; c < columns.length; c += 1) define(data, names[c], plainValue(o[columns[c]]));
+        row += 1;
+        out.push({ row, line: row, data });
+      }
+      yield out;
+    }
+    objects = undefined;
+  }
+}

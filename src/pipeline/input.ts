@@ -1,0 +1,70 @@
+/**
+ * Opening the run's input, the one place where the header check is made (src/input/header.ts): the header
+ * is read and checked against every column the pipeline's stages need in every row before anything is
+ * called or written, so a file with a misnamed column costs one exit 2 and a message, not a night of
+ * row errors. `run`, `run --dry-run` and `run --plan` all open their input here.
+ */
+import { BreError, isBreError } from '../errors.js';
+import { COMMA_STYLE } from '../input/coerce.js';
+import { resolveHeader, type ColumnRequirements } from '../input/header.js';
+import { readRowBatches } from '../input/read.js';
+import type { Pipeline } from '../config/pipeline.js';
+import { kindOf } from '../stages/index.js';
+import type { InputRow, NumberStyle } from '../types.js';
+import type { RunSettings } from './settings.js';
+
+/** The columns a pipeline needs in every row, and every name it reads (for matching header names). */
+export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
+  const required = new Map<string, readonly string[]>();
+  const known = new Set<string>([pipeline.key]);
+  for (const stage of pipeline.stages) {
+    const spec = kindOf(stage).columns(stage);
+    for (const name of spec.required) if (!required.has(name)) required.set(name, [name, ...(spec.alternatives?.[name] ?? [])]);
+    const names = [...spec.required, ...spec.optional, ...Object.keys(spec.conditional), ...Object.values(spec.alternatives ?? {}).flat()];
+    for (const name of names) {
+      if (!/^[\w.-]+$/.test(name)) continue; // descriptions such as "(every other column)"
+      known.add(name);
+      const dot = name.lastIndexOf('.');
+      if (dot !== -1) known.add(name.slice(dot + 1));
+    }
+  }
+  return { what: `pipeline '${pipeline.name}'`, required: [...required.values()], known: [...known] };
+}
+
+export interface OpenedInput {
+  /** The rows, a batch at a time; `first` has been taken already. */
+  readonly reader: AsyncGenerator<InputRow[]>;
+  readonly first: IteratorResult<InputRow[]>;
+  /** How numbers written as text are read in this input (its separator, --decimal-comma). */
+  readonly numberStyle: NumberStyle;
+}
+
+/**
+ * Opens the input and reads its first batch of rows (the header with it). Throws a BreError with exit 2
+ * (INPUT_HEADER, INPUT_UNREADABLE) when the header is not what the pipeline needs or cannot be read.
+ * `log` hears the one line saying which separator was sniffed, when it is not a comma.
+ */
+export async function openInput(s: RunSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
+  const req = columnRequirements(s.pipeline);
+  let separator = ',';
+  const reader = readRowBatches(s.input, {
+    format: s.inputFormat,
+    encoding: s.encoding,
+    delimiter: s.delimiter,
+    notice: log,
+    header: (header) => {
+      separator = header.delimiter ?? ',';
+      return resolveHeader(header, req);
+    },
+  });
+  let first: IteratorResult<InputRow[]>;
+  try {
+    first = await reader.next();
+  } catch (err) {
+    if (isBreError(err)) throw err;
+    throw new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`);
+  }
+  const decimalComma = s.decimalComma ?? false;
+  const numberStyle = decimalComma || separator !== ',' ? { decimalComma, separator } : COMMA_STYLE;
+  return { reader, first, numberStyle };
+}
