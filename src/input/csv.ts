@@ -117,7 +117,8 @@ export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opt
       out.push(malformed(first, `line ${first.line} is longer than ${opts.maxRecordBytes} bytes`, `a record of at most ${opts.maxRecordBytes} bytes`));
       continue;
     }
-    if (first.text.trim() === '') continue; // blank lines are not data rows
+    // Blank lines are not data rows; a line of separators is (a TAB is also white space to trim()).
+    if (first.text.trim() === '' && first.text.indexOf(delimiter) === -1) continue;
     const pending: Pending = [first];
     let text = first.text;
     let bytes = first.bytes;

@@ -6,12 +6,17 @@
  * Decoding is per line, so that bytes which do not decode cost only their own line (it is flagged
  * `undecodable`; the rows after it keep their numbers). The encoding is that of a byte order mark when
  * there is one (UTF-8, UTF-16LE, UTF-16BE: the WHATWG "BOM sniff" rule), else the one given, else UTF-8.
- * UTF-16 is transcoded to UTF-8 first (a newline there is two bytes); every other encoding the WHATWG
- * Encoding Standard knows keeps the newline byte 0x0A, so its lines are cut as bytes and decoded by
- * TextDecoder (Node's ICU), never by a table of our own.
+ * UTF-16 is transcoded to UTF-8 first (a newline there is two bytes); every other encoding keeps the
+ * newline byte 0x0A, so its lines are cut as bytes and decoded one by one.
+ *
+ * Names are resolved as the WHATWG Encoding Standard says (TextDecoder's label table: `latin1` and
+ * `iso-8859-1` mean windows-1252, as browsers and Excel users mean them). Legacy encodings are decoded by
+ * iconv-lite, not by TextDecoder: Node 20's TextDecoder decodes windows-1252 as Latin-1, so `€` and curly
+ * quotes (bytes 0x80-0x9F) come out as control characters (nodejs/node#56542).
  */
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
+import iconv from 'iconv-lite';
 import { Utf16ToUtf8 } from './utf16.js';
 
 export interface PhysicalLine {
@@ -30,13 +35,15 @@ export interface PhysicalLine {
 
 /** The encoding a name stands for (WHATWG labels: `latin1` is windows-1252), or undefined if unknown. */
 export function encodingOf(label: string): string | undefined {
+  let name: string;
   try {
-    const name = new TextDecoder(label).encoding;
-    // 'replacement' stands for encodings that are refused on purpose (ISO-2022-KR, HZ...): no text comes out.
-    return name === 'replacement' ? undefined : name;
+    name = new TextDecoder(label).encoding;
   } catch {
     return undefined;
   }
+  // 'replacement' stands for encodings refused on purpose (ISO-2022-KR, HZ...); a few WHATWG ones
+  // (iso-2022-jp, x-mac-cyrillic) iconv-lite does not have.
+  return name === 'utf-8' || name === 'utf-16le' || name === 'utf-16be' || (name !== 'replacement' && iconv.encodingExists(name)) ? name : undefined;
 }
 
 interface LineDecoder {
@@ -48,20 +55,15 @@ interface LineDecoder {
 const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 const UTF8: LineDecoder = { decode: (buf) => utf8Decoder.decode(buf), valid: (buf) => isUtf8(buf) };
 
+/** Encodings besides UTF-8/16 in which U+FFFD can be written (so it is not always a decoding error). */
+const HOLDS_FFFD = new Set(['gb18030']);
+
 function lineDecoder(encoding: string): LineDecoder {
   if (encoding === 'utf-8' || encoding === 'utf-16le' || encoding === 'utf-16be') return UTF8;
-  const lenient = new TextDecoder(encoding, { fatal: false, ignoreBOM: true });
-  const strict = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
   return {
-    decode: (buf) => lenient.decode(buf),
-    valid: (buf) => {
-      try {
-        strict.decode(buf);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    decode: (buf) => iconv.decode(buf, encoding, { stripBOM: false }),
+    // iconv-lite turns what does not decode into U+FFFD, which a legacy code page cannot hold.
+    valid: (buf) => HOLDS_FFFD.has(encoding) && iconv.encode(iconv.decode(buf, encoding, { stripBOM: false }), encoding).equals(buf),
   };
 }
 

@@ -54,6 +54,40 @@ describe('CSV reader', () => {
     expect(r[0].data).toEqual({ a: '1', b: '2' });
   });
 
+  it('a CR LF inside a quoted field stays CR LF, a LF stays LF, spaces stay', async () => {
+    const r = await rows('a,b\r\n"one\r\ntwo\nthree",  padded  \r\n" x ",y\r\n');
+    expect(r.map((x) => x.data)).toEqual([{ a: 'one\r\ntwo\nthree', b: '  padded  ' }, { a: ' x ', b: 'y' }]);
+  });
+
+  it.each([
+    ['coordinates', '37°36\'37.8"N', '122°22\'12.3"W'],
+    ['a height', '5\'10"', 'tall "ish"'],
+    ['a lone quote', 'a"', 'b'],
+  ])('a quote inside an unquoted field is a character (%s)', async (_name, x, y) => {
+    const r = await rows(`a,b\n${x},${y}\nnext,row\n`);
+    expect(r.map((z) => z.data)).toEqual([{ a: x, b: y }, { a: 'next', b: 'row' }]);
+  });
+
+  it('text after a closing quote is broken quoting: one row error, the next record read as usual', async () => {
+    const r = await rows('a,b\n"abc"def,x\n1,2\n');
+    expect(r.map((x) => x.readError?.code ?? x.data)).toEqual(['MALFORMED_ROW', { a: '1', b: '2' }]);
+    expect(r[0].readError?.message).toMatch(/line 2: a quoted field is followed by more text/);
+  });
+
+  it('a semicolon file is sniffed and said in one line; --delimiter and TSV choose without sniffing', async () => {
+    const said: string[] = [];
+    const out: InputRow[] = [];
+    for await (const r of readRows('-', { format: 'csv', stream: Readable.from([Buffer.from('a;b\n1,5;"x;y"\n')]), notice: (l) => said.push(l) })) out.push(r);
+    expect(out.map((x) => x.data)).toEqual([{ a: '1,5', b: 'x;y' }]);
+    expect(said).toEqual(["input: fields separated by ';' (semicolon) (sniffed from the first lines; --delimiter chooses another)"]);
+    const forced: InputRow[] = [];
+    for await (const r of readRows('-', { format: 'csv', delimiter: '|', stream: Readable.from([Buffer.from('a;b|c\n1;2|3\n')]) })) forced.push(r);
+    expect(forced.map((x) => x.data)).toEqual([{ 'a;b': '1;2', c: '3' }]);
+    const tsv: InputRow[] = [];
+    for await (const r of readRows('-', { format: 'tsv', stream: Readable.from([Buffer.from('a,b\tc\n1,2\t3\n')]) })) tsv.push(r);
+    expect(tsv.map((x) => x.data)).toEqual([{ 'a,b': '1,2', c: '3' }]);
+  });
+
   it('a header with a duplicate column is refused', async () => {
     await expect(rows('a,a\n1,2\n')).rejects.toThrow(/names column 'a' twice/);
   });
