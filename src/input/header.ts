@@ -70,7 +70,8 @@ export function resolveHeader(header: HeaderAsRead, req?: ColumnRequirements): s
   const nested = new Set(header.nested ?? []);
   const has = (name: string) => present.has(name) || nested.has(name) || (name.includes('.') && present.has(lastName(name)));
   const missing = req.required.filter((alternatives) => !alternatives.some(has));
-  if (missing.length > 0) throw missingColumns(missing, trimmed, header, req);
+  // A column the pipeline already reads under its own name is no one's misspelling.
+  if (missing.length > 0) throw missingColumns(missing, trimmed.filter((_, i) => !known.has(names[i])), header, req);
   return names;
 }
 
@@ -94,7 +95,7 @@ function missingColumns(missing: readonly (readonly string[])[], names: readonly
     return near.length > 0 ? [`${near.map((x) => `'${x}'`).join(' or ')} for ${alts[0]}`] : [];
   });
   if (hints.length > 0) lines.push(`  did you mean: ${hints.join('; ')}?`);
-  const oneColumn = header.delimiter !== undefined && names.length === 1;
+  const oneColumn = header.delimiter !== undefined && header.names.length === 1;
   lines.push(`  fix: rename the header's columns to the pipeline's names (spaces around a name and the case of its letters do not matter)${oneColumn ? ', or give --delimiter: the header was read as one column' : ''}; \`bre-batch pipelines\` lists the columns of every pipeline`);
   return new BreError('INPUT_HEADER', lines.join('\n'), { expected: `the columns ${list}`, field: missing[0][0] });
 }
