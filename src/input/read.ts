@@ -57,7 +57,7 @@ export function resolveFormat(path: string, format?: string): InputFormat {
     }
     throw new BreError('USAGE', `Expected --input-format to be one of ${names}, got '${format}'`, { field: 'input-format' });
   }
-  if (path === '-') throw new BreError('USAGE', `Expected --input-format (${names}) when reading stdin (--input -)`);
+  if (path === '-') throw new BreError('USAGE', 'Expected --input-format csv, tsv or ndjson (gzip\'ed: csv.gz, tsv.gz, ndjson.gz) when reading stdin (--input -)');
   const f = formatFromPath(path);
   if (!f) throw new BreError('USAGE', `Expected an input file ending in .csv, .tsv, .ndjson, .jsonl or .parquet (CSV, TSV and NDJSON also gzip'ed: .csv.gz...), or --input-format; got '${path}'`);
   return f;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { convertSamples } from '../../scripts/convert-samples.mjs';
 
 /** The CLI with no base URL and no credentials: the built-in sandbox. */
 const cli = (args: string[], stdin?: string) => spawnCli(args, {}, { stdin });
@@ -17,6 +18,10 @@ function dataRows(sample: string): number {
 }
 
 const pipelines = readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+/** Output folder of each pipeline's run on its sample (compared below with the Parquet and gzip runs). */
+const sampleRuns = new Map<string, string>();
+/** Output folder of each pipeline's run on its sample (compared below with the Parquet and gzip runs). */
+const sampleRuns = new Map<string, string>();
 
 describe('shipped pipelines on their samples', () => {
   it('each pipeline has a sample input', () => {
@@ -30,6 +35,7 @@ describe('shipped pipelines on their samples', () => {
     const sample = join(ROOT, 'samples', readdirSync(join(ROOT, 'samples')).find((f) => f.startsWith(`${p}.`))!);
     const out = tempDir(`bre-e2e-${p}-`);
     const r = await cli(['run', p, '--input', sample, '--out', out, '--rate', 'off']);
+    sampleRuns.set(p, out);
     expect(r.stderr).toMatch(/using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const results = readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -89,7 +95,7 @@ describe('shipped pipelines on their samples', () => {
     expect(readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n')).toHaveLength(12);
     const bare = await cli(['run', 'location', '--input', '-'], text);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toMatch(/Expected --input-format csv or ndjson when reading stdin/);
+    expect(bare.stderr).toMatch(/Expected --input-format csv, tsv or ndjson \(gzip'ed: csv.gz, tsv.gz, ndjson.gz\) when reading stdin/);
   });
 
   it('usage errors exit 2 with Expected/got', async () => {
@@ -98,5 +104,45 @@ describe('shipped pipelines on their samples', () => {
     expect(r.stderr).toMatch(/Expected --rate SERVICE=N\/UNIT.*got 'workflow=fast'/);
     expect((await cli(['run', 'nope', '--input', 'x.csv'])).stderr).toMatch(/no pipeline named 'nope'/);
     expect((await cli(['frobnicate'])).code).toBe(2);
+  });
+});
+
+/**
+ * results.ndjson as comparable between two runs, its lines sorted: what the service stamps on each call (its
+ * 32-hex request ids, the times of the run) is masked.
+ */
+function comparableResults(dir: string): string[] {
+  const now = Date.now();
+  const dateTime = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g;
+  const mask = (s: string) => s.replace(/\b[0-9a-f]{32}\b/g, '<id>')
+    .replace(dateTime, (m) => (Math.abs(Date.parse(m.replace(' ', 'T')) - now) < 10 * 86_400_000 ? '<now>' : m));
+  return readFileSync(join(dir, 'results.ndjson'), 'utf8').split('\n').filter((l) => l !== '')
+    .map((l) => JSON.stringify(JSON.parse(l, (_k, v: unknown) => (typeof v === 'string' ? mask(v) : v)))).sort();
+}
+
+describe('shipped pipelines on their samples as Parquet and gzip (scripts/convert-samples.mjs)', () => {
+  const dir = tempDir('bre-e2e-converted-');
+  const converted = convertSamples(dir);
+
+  it.each(pipelines)('%s: the same results.ndjson from .parquet and from .gz as from the sample', async (p) => {
+    const files = converted[p];
+    expect(files, `a converted sample for ${p}`).toBeDefined();
+    let csvOut = sampleRuns.get(p);
+    if (!csvOut) {
+      csvOut = tempDir(`bre-e2e-${p}-`);
+      expect((await cli(['run', p, '--input', files.sample, '--out', csvOut, '--rate', 'off', '--no-progress'])).code).toBe(0);
+    }
+    const runs = await Promise.all([files.parquet, files.gz].map(async (input) => {
+      const out = tempDir(`bre-e2e-${p}-conv-`);
+      const r = await cli(['run', p, '--input', input, '--out', out, '--rate', 'off', '--no-progress']);
+      return { input, out, ...r };
+    }));
+    const expected = comparableResults(csvOut);
+    expect(expected.length).toBeGreaterThan(0);
+    for (const run of runs) {
+      expect(run.code, `${run.input}: ${run.stderr}`).toBe(0);
+      expect(readFileSync(join(run.out, 'errors.ndjson'), 'utf8')).toBe('');
+      expect(comparableResults(run.out), run.input).toEqual(expected);
+    }
   });
 });
