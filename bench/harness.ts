@@ -56,6 +56,26 @@ export async function writeLocationCsv(path: string, rows: number): Promise<void
   await once(out, 'finish');
 }
 
+/** The rows of writeLocationCsv as a Parquet file (hyparquet-writer, SNAPPY, its default row groups of 100,000). */
+export async function writeLocationParquet(path: string, rows: number): Promise<void> {
+  const { fileWriter, parquetWriteRows } = await import('hyparquet-writer');
+  function* each(): Generator<Record<string, unknown>> {
+    for (let i = 1; i <= rows; i += 1) {
+      yield {
+        reference_id: `B-${i}`, user_id: `u${i}`, lead_id: `l${i}`,
+        latitude: Number((8 + ((i * 7919) % 2700) / 100).toFixed(4)), longitude: Number((69 + ((i * 104729) % 2000) / 100).toFixed(4)),
+      };
+    }
+  }
+  const text = { type: 'STRING' as const };
+  const number = { type: 'DOUBLE' as const };
+  await parquetWriteRows({
+    writer: fileWriter(path),
+    rows: each(),
+    columns: [{ name: 'reference_id', ...text }, { name: 'user_id', ...text }, { name: 'lead_id', ...text }, { name: 'latitude', ...number }, { name: 'longitude', ...number }],
+  });
+}
+
 export function ratio(a: number, b: number): number {
   return Math.round((a / b) * 1000) / 1000;
 }

@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,compare,rebuild,shared]
+ *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,scale_parquet,compare,rebuild,shared]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only.
@@ -130,6 +130,12 @@ async function benchScaleRss(): Promise<void> {
   }
 }
 
+/** The scale run with the input as Parquet: peak RSS must stay flat across row groups (issue 12: <= 1.25x). */
+async function benchScaleParquetRss(): Promise<void> {
+  const { benchScale } = await import('./scale.js');
+  figures.scale_parquet = await benchScale({ rows: quick ? [100_000, 300_000] : [100_000, 1_000_000], dir: work, format: 'parquet' });
+}
+
 async function benchShared(): Promise<void> {
   const { benchSharedRate } = await import('./scale.js');
   figures.shared = await benchSharedRate({ dir: work, redisUrl: process.env.BRE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', seconds: quick ? 60 : 90 });
@@ -151,7 +157,7 @@ function round(n: number): number {
 }
 
 const steps: [string, () => Promise<void>][] = [
-  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['compare', benchCompareRss],
+  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss], ['compare', benchCompareRss],
   ['rebuild', benchRebuildEnd], ['shared', benchShared],
 ];
 for (const [name, fn] of steps) {

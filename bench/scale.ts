@@ -8,6 +8,10 @@
  *
  * Peak RSS: VmHWM of /proc/<pid>/status, polled every 100 ms while the runner lives (Linux); when the runner
  * prints `maxRSS <n> kB` on stderr at exit (env BRE_REPORT_RSS=1), that exact figure wins.
+ *
+ * With `format: 'parquet'` the same rows are a Parquet file (row groups of 100,000, as hyparquet-writer and
+ * most warehouses write them): the reader holds one row group, so peak RSS must stay flat from 100k rows
+ * (one row group) to 1M (ten); issue 12 asks for at most 1.25x.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -17,7 +21,7 @@ import { computePlan, formatDuration } from '../src/pipeline/plan.js';
 import { loadPipeline } from '../src/config/pipeline.js';
 import { DEFAULT_RATES } from '../src/limits/rates.js';
 import { readRunSummary } from '../src/output/format/index.js';
-import { CLI, ratio, writeLocationCsv } from './harness.js';
+import { CLI, ratio, writeLocationCsv, writeLocationParquet } from './harness.js';
 
 export interface ScaleRun {
   readonly rows: number;
@@ -85,11 +89,14 @@ async function startSandboxProcess(rate: readonly string[] = ['off']): Promise<{
   return { url, child };
 }
 
-async function runOnce(rows: number, dir: string, url: string): Promise<ScaleRun> {
-  const input = join(dir, `scale-${rows}.csv`);
-  const out = join(dir, `scale-${rows}-out`);
+export type ScaleFormat = 'csv' | 'parquet';
+
+async function runOnce(rows: number, dir: string, url: string, format: ScaleFormat): Promise<ScaleRun> {
+  const input = join(dir, `scale-${rows}.${format}`);
+  const out = join(dir, `scale-${rows}-${format}-out`);
   rmSync(out, { recursive: true, force: true });
-  await writeLocationCsv(input, rows);
+  if (format === 'parquet') await writeLocationParquet(input, rows);
+  else await writeLocationCsv(input, rows);
   const t0 = performance.now();
   const child = spawn(process.execPath, [CLI, 'run', 'location', '--input', input, '--out', out, '--rate', 'off', '--no-progress'], {
     env: { ...process.env, BRE_BASE_URL: url, BUREAU_BASE_URL: url, ACCOUNT_BASE_URL: url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN, BRE_REPORT_RSS: '1' },
@@ -135,11 +142,11 @@ async function runOnce(rows: number, dir: string, url: string): Promise<ScaleRun
   };
 }
 
-export async function benchScale(opts: { rows: readonly number[]; dir: string }): Promise<ScaleResult> {
+export async function benchScale(opts: { rows: readonly number[]; dir: string; format?: ScaleFormat }): Promise<ScaleResult> {
   const sandbox = await startSandboxProcess();
   try {
     const runs: ScaleRun[] = [];
-    for (const n of [...opts.rows].sort((a, b) => a - b)) runs.push(await runOnce(n, opts.dir, sandbox.url));
+    for (const n of [...opts.rows].sort((a, b) => a - b)) runs.push(await runOnce(n, opts.dir, sandbox.url, opts.format ?? 'csv'));
     const small = runs[0];
     const large = runs[runs.length - 1];
     return {

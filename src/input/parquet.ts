@@ -10,7 +10,7 @@
  *
  * Row numbers are the file's row order from 1; a Parquet row has no line, so `line` is the row number.
  */
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import type { FileMetaData, ParquetParsers, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { InputRow } from '../types.js';
@@ -74,7 +74,29 @@ export async function parquetMetadataOf(path: string): Promise<FileMetaData> {
   return parquetMetadataAsync(await asyncBufferFromFile(path));
 }
 
-/** The rows of a Parquet file, a row group at a time, handed over in batches. */
+/** One column of a row group, as hyparquet hands it over: runs of values from `start` (a page or more each). */
+class ColumnRuns {
+  readonly #runs: { start: number; data: ArrayLike<unknown> }[] = [];
+  #at = 0;
+
+  add(start: number, data: ArrayLike<unknown>): void {
+    this.#runs.push({ start, data });
+  }
+
+  /** The value of row `r` (0-based in the file); rows are asked for in increasing order. */
+  value(r: number): unknown {
+    if (this.#at === 0 && this.#runs.length > 1) this.#runs.sort((a, b) => a.start - b.start);
+    let run = this.#runs[this.#at];
+    while (run && r >= run.start + run.data.length) run = this.#runs[++this.#at];
+    return run && r >= run.start ? run.data[r - run.start] : undefined;
+  }
+}
+
+/**
+ * The rows of a Parquet file, a row group at a time, handed over in batches. A row group is held as
+ * hyparquet decodes it, column by column; rows are made a batch at a time as they are taken, so memory
+ * holds one row group's columns and one batch of rows (not every row of the group as objects, twice).
+ */
 export async function* parquetRowBatches(path: string, opts: ParquetOptions = {}): AsyncGenerator<InputRow[]> {
   const file = await asyncBufferFromFile(path);
   const metadata = await parquetMetadataAsync(file);
@@ -83,23 +105,24 @@ export async function* parquetRowBatches(path: string, opts: ParquetOptions = {}
   const columns = header.names;
   const batchRows = opts.batchRows ?? 512;
   let rowStart = 0;
-  let row = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
-    let objects: Record<string, unknown>[] | undefined = await parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors, parsers: PARSERS });
-    rowStart = rowEnd;
-    for (let at = 0; at < objects.length; at += batchRows) {
-      const end = Math.min(objects.length, at + batchRows);
+    const runs = new Map(columns.map((c) => [c, new ColumnRuns()]));
+    await parquetRead({
+      file, metadata, rowStart, rowEnd, compressors, parsers: PARSERS,
+      onChunk: (chunk) => runs.get(chunk.columnName)?.add(chunk.rowStart, chunk.columnData),
+    });
+    const byIndex = columns.map((c) => runs.get(c)!);
+    for (let at = rowStart; at < rowEnd; at += batchRows) {
+      const end = Math.min(rowEnd, at + batchRows);
       const out: InputRow[] = [];
-      for (let i = at; i < end; i += 1) {
-        const o = objects[i];
+      for (let r = at; r < end; r += 1) {
         const data: Record<string, unknown> = {};
-        for (let c = 0; c < columns.length; c += 1) define(data, names[c], plainValue(o[columns[c]]));
-        row += 1;
-        out.push({ row, line: row, data });
+        for (let c = 0; c < byIndex.length; c += 1) define(data, names[c], plainValue(byIndex[c].value(r)));
+        out.push({ row: r + 1, line: r + 1, data });
       }
       yield out;
     }
-    objects = undefined;
+    rowStart = rowEnd;
   }
 }
