@@ -10,8 +10,9 @@
  *
  * Row numbers are the file's row order from 1; a Parquet row has no line, so `line` is the row number.
  */
-import { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
-import type { FileMetaData, ParquetParsers, SchemaTree } from 'hyparquet';
+import { open } from 'node:fs/promises';
+import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, ParquetParsers, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { InputRow } from '../types.js';
 import { define, isPlainObject } from './fields.js';
@@ -71,7 +72,12 @@ export function parquetHeader(metadata: FileMetaData): HeaderAsRead {
 }
 
 export async function parquetMetadataOf(path: string): Promise<FileMetaData> {
-  return parquetMetadataAsync(await asyncBufferFromFile(path));
+  const file = await openFileBuffer(path);
+  try {
+    return await parquetMetadataAsync(file);
+  } finally {
+    await file.close();
+  }
 }
 
 /** One column of a row group, as hyparquet hands it over: runs of values from `start` (a page or more each). */
@@ -93,12 +99,42 @@ class ColumnRuns {
 }
 
 /**
+ * The file as hyparquet reads it: each slice read into one ArrayBuffer of its size (hyparquet's own
+ * asyncBufferFromFile gathers a read stream's chunks and copies them, twice the memory for every read).
+ */
+async function openFileBuffer(path: string): Promise<AsyncBuffer & { close(): Promise<void> }> {
+  const handle = await open(path, 'r');
+  const { size } = await handle.stat();
+  return {
+    byteLength: size,
+    async slice(start: number, end = size): Promise<ArrayBuffer> {
+      const bytes = new Uint8Array(new ArrayBuffer(Math.max(0, end - start)));
+      for (let at = 0; at < bytes.length;) {
+        const { bytesRead } = await handle.read(bytes, at, bytes.length - at, start + at);
+        if (bytesRead === 0) throw new Error(`the Parquet file ended at byte ${start + at} of ${size} (was it changed while being read?)`);
+        at += bytesRead;
+      }
+      return bytes.buffer as ArrayBuffer;
+    },
+    close: () => handle.close(),
+  };
+}
+
+/**
  * The rows of a Parquet file, a row group at a time, handed over in batches. A row group is held as
  * hyparquet decodes it, column by column; rows are made a batch at a time as they are taken, so memory
  * holds one row group's columns and one batch of rows (not every row of the group as objects, twice).
  */
 export async function* parquetRowBatches(path: string, opts: ParquetOptions = {}): AsyncGenerator<InputRow[]> {
-  const file = await asyncBufferFromFile(path);
+  const file = await openFileBuffer(path);
+  try {
+    yield* fileRowBatches(file, opts);
+  } finally {
+    await file.close();
+  }
+}
+
+async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGenerator<InputRow[]> {
   const metadata = await parquetMetadataAsync(file);
   const header = parquetHeader(metadata);
   const names = opts.header ? opts.header(header) : resolveHeader(header);

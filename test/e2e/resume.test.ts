@@ -8,7 +8,8 @@ import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
-import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { invariantProblems, locationCsv, locationKey, readOutput } from '../helpers/output.js';
+import { locationParquet } from '../helpers/location-parquet.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -32,9 +33,11 @@ describe('kill -9 and resume', () => {
     await sb?.close();
   });
 
-  it('resumes after SIGKILL and a torn line: every row once, no success repeated beyond those in flight', async () => {
+  // Parquet rows are numbered in the file's order, so a Parquet input resumes exactly as a CSV does.
+  it.each([['CSV', locationCsv], ['Parquet', locationParquet]])('%s: resumes after SIGKILL and a torn line: every row once, no success repeated beyond those in flight', async (_format, write) => {
+    proxy.reset();
     const dir = tempDir();
-    const input = locationCsv(dir, ROWS);
+    const input = write(dir, ROWS);
     const out = join(dir, 'out');
     // 50/s over 300 rows: about 6 s, so the kill lands mid-way.
     const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
@@ -66,8 +69,9 @@ describe('kill -9 and resume', () => {
     expect(after.summary.rows.processed_this_session).toBe(ROWS - doneBefore);
     expect(after.summary.finished).toBe(true);
     expect(after.csvLines).toHaveLength(ROWS + 1);
-    // Each result line is whole JSON with its stage result (the torn fragment is gone).
+    // Each result line is whole JSON with its stage result (the torn fragment is gone), under its own row.
     expect(after.results.every((l) => typeof (l.stages as any)?.location?.decision === 'string')).toBe(true);
+    expect(after.results.every((l) => l.key === locationKey(l.row))).toBe(true);
     // results.csv is what a rebuild of the final journal gives (the header of an uninterrupted run), and
     // results.parquet holds every value of the journal under the same columns (read back with parquet-wasm).
     await buildResultsCsv(join(out, 'results.ndjson'), join(dir, 'two-pass.csv'), [{ id: 'location', known: workflowResultColumns() }]);
