@@ -143,12 +143,17 @@ async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGe
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
-    const runs = new Map(columns.map((c) => [c, new ColumnRuns()]));
-    await parquetRead({
-      file, metadata, rowStart, rowEnd, compressors, parsers: PARSERS,
-      onChunk: (chunk) => runs.get(chunk.columnName)?.add(chunk.rowStart, chunk.columnData),
-    });
-    const byIndex = columns.map((c) => runs.get(c)!);
+    // A column at a time: the bytes and the per-value views hyparquet decodes through are one column's at
+    // any moment, not the whole row group's (the peak memory of a run is set here).
+    const byIndex: ColumnRuns[] = [];
+    for (const column of columns) {
+      const runs = new ColumnRuns();
+      await parquetRead({
+        file, metadata, rowStart, rowEnd, columns: [column], compressors, parsers: PARSERS,
+        onChunk: (chunk) => runs.add(chunk.rowStart, chunk.columnData),
+      });
+      byIndex.push(runs);
+    }
     for (let at = rowStart; at < rowEnd; at += batchRows) {
       const end = Math.min(rowEnd, at + batchRows);
       const out: InputRow[] = [];
