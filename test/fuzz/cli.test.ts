@@ -73,7 +73,7 @@ describe('broken inputs through the CLI', () => {
     const out = join(dir, 'out');
     const run = await spawnCli(runArgs('location', input, out), {});
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/cannot read the input .*line 1/);
+    expect(run.stderr).toMatch(/line 1: .*header/);
     expect(existsSync(join(out, 'manifest.json'))).toBe(false);
   }, 30_000);
 });
