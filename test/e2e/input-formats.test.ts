@@ -3,50 +3,24 @@
  * real tool writes it: Excel's `;` CSV of a decimal-comma locale (windows-1252, CR LF), Excel's "Unicode
  * text" (UTF-16LE with its BOM, TAB-separated), a header with drifted names, values with CR LF and stray
  * quotes, gzip on stdin and a ZSTD Parquet file from arrow-rs (what Polars, Spark and DuckDB write).
- * What the CLI sent is read at a recording proxy between it and the sandbox.
+ * What the CLI sent is read at a proxy between it and the sandbox that keeps the request bodies.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as arrow from 'apache-arrow';
 import iconv from 'iconv-lite';
 import * as pq from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILT, ROOT, readOutput, runArgs, spawnCli, startTestSandbox, tempDir, type TestSandbox } from './helpers.js';
+import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+import { readOutput } from '../helpers/output.js';
+import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
-interface Recorder {
-  readonly url: string;
-  /** Request bodies seen, parsed. */
-  readonly bodies: Record<string, any>[];
-  close(): Promise<void>;
-}
-
-/** A pass-through proxy that keeps every request body (to see what reached the API, byte for byte). */
-async function startRecorder(target: string): Promise<Recorder> {
-  const bodies: Record<string, any>[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      bodies.push(JSON.parse(body) as Record<string, any>);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-      fetch(target + (req.url ?? '/'), { method: req.method, headers, body }).then(async (up) => {
-        const text = await up.text();
-        res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
-        res.end(text);
-      }).catch(() => req.socket.destroy());
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    bodies,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
+/** The request bodies the proxy saw, parsed. */
+function sentBodies(proxy: CountingProxy): Record<string, any>[] {
+  return proxy.bodies.map((b) => JSON.parse(b) as Record<string, any>);
 }
 
 const SAMPLE = readFileSync(join(ROOT, 'samples', 'location.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
@@ -63,14 +37,14 @@ function writeText(dir: string, name: string, bytes: Buffer): string {
   return path;
 }
 
-describe.skipIf(!BUILT)('input as it really arrives, through the CLI', () => {
+describe('input as it really arrives, through the CLI', () => {
   let sb: TestSandbox;
-  let rec: Recorder;
+  let rec: CountingProxy;
   let reference: string[];
   const dir = tempDir('bre-e2e-input-');
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null, bureau: null, account: null } });
-    rec = await startRecorder(sb.sandbox.url);
+    rec = await startCountingProxy(sb.sandbox.url, { keepBodies: true });
     const out = join(dir, 'reference');
     const r = await spawnCli(runArgs('location', join(ROOT, 'samples', 'location.csv'), out), sb.env());
     expect(r.code, r.stderr).toBe(0);
@@ -106,10 +80,10 @@ describe.skipIf(!BUILT)('input as it really arrives, through the CLI', () => {
     it('with --decimal-comma --encoding windows-1252: every row, 19,076 sent as 19.076, é as é', async () => {
       const input = writeText(dir, 'semicolon2.csv', bytes);
       const out = join(dir, 'semicolon2-out');
-      rec.bodies.length = 0;
+      rec.reset();
       const r = await spawnCli(runArgs('location', input, out, '--decimal-comma', '--encoding', 'windows-1252'), sb.env(rec.url));
       expect(r.code, r.stderr).toBe(0);
-      const sent = new Map(rec.bodies.map((b) => [b.reference_id, b]));
+      const sent = new Map(sentBodies(rec).map((b) => [b.reference_id, b]));
       expect(sent.get('LOC-0001')!.input_data).toMatchObject({ latitude: 19.076, longitude: 72.8777 });
       expect(sent.get('LOC-0003')!.user_id).toBe('josé');
       expect(decisions(out)).toEqual(reference);
@@ -174,10 +148,10 @@ describe.skipIf(!BUILT)('input as it really arrives, through the CLI', () => {
         'F-3,u3,l3,"12.9716",77.5946,"say ""hi""\nthen LF",plain',
       ].join('\r\n');
       const out = join(dir, 'faithful-out');
-      rec.bodies.length = 0;
+      rec.reset();
       const r = await spawnCli(runArgs(pipeline, writeText(dir, 'faithful.csv', Buffer.from(`${text}\r\n`)), out), sb.env(rec.url));
       expect(r.code, r.stderr).toBe(0);
-      const sent = new Map(rec.bodies.map((b) => [b.reference_id, b.input_data]));
+      const sent = new Map(sentBodies(rec).map((b) => [b.reference_id, b.input_data]));
       expect(sent.get('F-1')).toMatchObject({ note: 'first line\r\nsecond line', height: '  6 ft  ' });
       expect(sent.get('F-2')).toMatchObject({ note: `37°36'37.8"N`, height: `5'10"` });
       expect(sent.get('F-3')).toMatchObject({ note: 'say "hi"\nthen LF', height: 'plain', latitude: 12.9716 });

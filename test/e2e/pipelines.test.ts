@@ -20,8 +20,6 @@ function dataRows(sample: string): number {
 const pipelines = readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
 /** Output folder of each pipeline's run on its sample (compared below with the Parquet and gzip runs). */
 const sampleRuns = new Map<string, string>();
-/** Output folder of each pipeline's run on its sample (compared below with the Parquet and gzip runs). */
-const sampleRuns = new Map<string, string>();
 
 describe('shipped pipelines on their samples', () => {
   it('each pipeline has a sample input', () => {

@@ -1,6 +1,7 @@
 /**
  * A pass-through proxy that counts, per reference_id, the successful answers that actually reached the
- * client: what "a row that succeeded is never sent again" is checked against.
+ * client: what "a row that succeeded is never sent again" is checked against. It can also keep the request
+ * bodies it saw, to check what reached the API byte for byte.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,6 +13,8 @@ export interface CountingProxy {
   readonly successes: Map<string, number>;
   /** Every request seen, and those whose upstream answer was 2xx but not JSON (malformed). */
   readonly counts: { requests: number; delivered2xx: number; malformed2xx: number; abandoned: number };
+  /** Every request body received, in order of arrival (only with `keepBodies`; emptied by reset()). */
+  readonly bodies: string[];
   /** Requests received whose answer has not been sent in full yet (in flight at this proxy). */
   inflight(): number;
   /** Keys answered successfully more than once, with their counts. */
@@ -35,8 +38,9 @@ function referenceOf(body: string): string | undefined {
  * JSON body) that actually reached the client: a reset upstream resets the client's connection, and an
  * answer the client hung up on (its time-out, a kill) is not counted, because the client never saw it.
  */
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
+export async function startCountingProxy(target: string, opts: { readonly keepBodies?: boolean } = {}): Promise<CountingProxy> {
   const successes = new Map<string, number>();
+  const bodies: string[] = [];
   const counts = { requests: 0, delivered2xx: 0, malformed2xx: 0, abandoned: 0 };
   const agent = new Agent({ connections: 512, keepAliveTimeout: 10_000 });
   const sockets = new Set<Socket>();
@@ -50,6 +54,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     req.on('error', () => undefined);
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      if (opts.keepBodies) bodies.push(body);
       const ac = new AbortController();
       let clientGone = false;
       res.on('close', () => {
@@ -104,10 +109,12 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     url: `http://127.0.0.1:${port}`,
     successes,
     counts,
+    bodies,
     inflight: () => open,
     repeated: () => new Map([...successes].filter(([, n]) => n > 1)),
     reset() {
       successes.clear();
+      bodies.length = 0;
       Object.assign(counts, { requests: 0, delivered2xx: 0, malformed2xx: 0, abandoned: 0 });
     },
     async close() {

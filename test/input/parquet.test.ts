@@ -14,7 +14,7 @@ import { getField } from '../../src/input/fields.js';
 import { resolveHeader } from '../../src/input/header.js';
 import { estimateRows, readRowBatches, readRows } from '../../src/input/read.js';
 import type { InputRow } from '../../src/types.js';
-import { tempDir } from '../e2e/helpers.js';
+import { tempDir } from '../helpers/temp.js';
 
 async function all(path: string, opts: Parameters<typeof readRows>[1] = {}): Promise<InputRow[]> {
   const out: InputRow[] = [];
