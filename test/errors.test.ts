@@ -12,6 +12,7 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['CONFIG_INVALID', 'no', false, false, 2],
   ['PIPELINE_INVALID', 'no', false, false, 2],
   ['INPUT_UNREADABLE', 'no', false, false, 2],
+  ['INPUT_HEADER', 'no', false, false, 2],
   ['INVALID_ROW', 'no', false, false, 2],
   ['MALFORMED_ROW', 'no', false, false, 2],
   ['REPORT_UNREADABLE', 'no', false, false, 2],

@@ -32,6 +32,8 @@ export interface ReadOptions {
   readonly header?: (header: HeaderAsRead) => readonly string[];
   /** Hears lines for the person running (the separator sniffed). */
   readonly notice?: (line: string) => void;
+  /** Hears the encoding the text is decoded with (a byte order mark's, `encoding`, else utf-8), once, before the first row. */
+  readonly onEncoding?: (name: string) => void;
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 8 * 1024 * 1024;
@@ -118,7 +120,10 @@ export function readRowBatches(path: string, opts: ReadOptions = {}): AsyncGener
   if (base === 'parquet') return parquetRowBatches(path, { header: opts.header });
   const max = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   let encoding = 'utf-8';
-  const lines = readLineBatches(openBytes(path, format, opts.stream), max, opts.encoding, (e) => { encoding = e; });
+  const lines = readLineBatches(openBytes(path, format, opts.stream), max, opts.encoding, (e) => {
+    encoding = e;
+    opts.onEncoding?.(e);
+  });
   if (base === 'ndjson') return ndjsonRowBatches(lines, max, () => encoding);
   return csvRowBatches(lines, {
     maxRecordBytes: max,

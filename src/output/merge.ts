@@ -34,6 +34,7 @@ import {
 import { writeColumnJournal } from './column-journal.js';
 import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './columns.js';
 import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './rebuild.js';
+import { describeReading, readDifferently } from './manifest.js';
 import { mergeTimelines } from './timeline.js';
 
 export interface MergeOptions {
@@ -109,6 +110,7 @@ export function readShardFolders(dirs: readonly string[], log: (line: string) =>
     if (f.manifest.input.sha256 !== first.manifest.input.sha256 || f.manifest.input.sha256 === null) problems.push(`${f.dir} read input ${f.manifest.input.path}, whose contents differ from ${first.dir}'s input ${first.manifest.input.path}${f.manifest.input.sha256 === null ? ' (or came from stdin, which cannot be checked)' : ''}`);
     if (f.manifest.key !== first.manifest.key) problems.push(`${f.dir} keyed rows by '${f.manifest.key}', ${first.dir} by '${first.manifest.key}'`);
     if (f.count !== first.count) problems.push(`${f.dir} is shard ${f.manifest.shard}, Expected one of ${first.count} like ${first.dir} (${first.manifest.shard})`);
+    if (readDifferently(f.manifest, first.manifest)) problems.push(`${f.dir} read its input with ${describeReading(f.manifest.input.reading!)}, ${first.dir} with ${describeReading(first.manifest.input.reading!)}`);
     if ((f.manifest.limit ?? null) !== (first.manifest.limit ?? null)) problems.push(`${f.dir} ran with --limit ${f.manifest.limit ?? 'none'}, ${first.dir} with ${first.manifest.limit ?? 'none'}`);
   }
   const byIndex = new Map<number, string>();

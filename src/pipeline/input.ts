@@ -9,6 +9,7 @@ import { COMMA_STYLE } from '../input/coerce.js';
 import { resolveHeader, type ColumnRequirements } from '../input/header.js';
 import { readRowBatches } from '../input/read.js';
 import type { Pipeline } from '../config/pipeline.js';
+import type { Manifest } from '../output/format/index.js';
 import { kindOf } from '../stages/index.js';
 import type { InputRow, NumberStyle } from '../types.js';
 import type { RunSettings } from './settings.js';
@@ -31,12 +32,17 @@ export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
   return { what: `pipeline '${pipeline.name}'`, required: [...required.values()], known: [...known] };
 }
 
+/** manifest.json's `input.reading` (src/output/format/manifest.ts). */
+export type InputReading = NonNullable<Manifest['input']['reading']>;
+
 export interface OpenedInput {
   /** The rows, a batch at a time; `first` has been taken already. */
   readonly reader: AsyncGenerator<InputRow[]>;
   readonly first: IteratorResult<InputRow[]>;
   /** How numbers written as text are read in this input (its separator, --decimal-comma). */
   readonly numberStyle: NumberStyle;
+  /** How the rows are read, for the manifest (a resume must read them the same way). */
+  readonly reading: InputReading;
 }
 
 /**
@@ -46,14 +52,16 @@ export interface OpenedInput {
  */
 export async function openInput(s: RunSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
   const req = columnRequirements(s.pipeline);
-  let separator = ',';
+  let delimiter: string | null = null;
+  let encoding: string | null = null;
   const reader = readRowBatches(s.input, {
     format: s.inputFormat,
     encoding: s.encoding,
     delimiter: s.delimiter,
     notice: log,
+    onEncoding: (name) => { encoding = name; },
     header: (header) => {
-      separator = header.delimiter ?? ',';
+      delimiter = header.delimiter ?? null;
       return resolveHeader(header, req);
     },
   });
@@ -65,6 +73,7 @@ export async function openInput(s: RunSettings, log: (line: string) => void = s.
     throw new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`);
   }
   const decimalComma = s.decimalComma ?? false;
+  const separator = delimiter ?? ',';
   const numberStyle = decimalComma || separator !== ',' ? { decimalComma, separator } : COMMA_STYLE;
-  return { reader, first, numberStyle };
+  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma } };
 }

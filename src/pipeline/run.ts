@@ -20,7 +20,7 @@ import type { Log } from '../log/logger.js';
 import type { StageContext } from '../stages/types.js';
 import { perService, SERVICES, type InputRow, type NumberStyle, type ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
-import { openInput } from './input.js';
+import { openInput, type InputReading } from './input.js';
 import { createLimiters } from './limiters.js';
 import { Progress } from './progress.js';
 import { OutcomeRecorder } from './recorder.js';
@@ -91,12 +91,12 @@ export class Run {
    */
   async open(): Promise<void> {
     const s = this.s;
-    const manifest = await this.#manifest();
     const kinds = s.pipeline.stages.map((st) => kindOf(st));
     const input = await openInput(s, this.log);
     this.reader = input.reader;
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
+    const manifest = await this.#manifest(input.reading);
     mkdirSync(s.outDir, { recursive: true });
     if (!s.dryRun) {
       this.output = await RunOutput.open(s.outDir, manifest, {
@@ -193,13 +193,13 @@ export class Run {
     }
   }
 
-  async #manifest(): Promise<Manifest> {
+  async #manifest(reading: InputReading): Promise<Manifest> {
     const s = this.s;
     return {
       version: 1,
       tool: 'bre-batch',
       pipeline: { name: s.pipeline.name, path: s.pipeline.path, sha256: s.pipeline.sha256 },
-      input: { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)) },
+      input: { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading },
       key: s.pipeline.key,
       shard: s.shard ? `${s.shard.index}/${s.shard.count}` : null,
       limit: s.limit ?? null,

@@ -87,6 +87,8 @@ describe('input as it really arrives, through the CLI', () => {
       expect(sent.get('LOC-0001')!.input_data).toMatchObject({ latitude: 19.076, longitude: 72.8777 });
       expect(sent.get('LOC-0003')!.user_id).toBe('josé');
       expect(decisions(out)).toEqual(reference);
+      // How the rows were read is recorded: a resume must read them the same way.
+      expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input.reading).toEqual({ encoding: 'windows-1252', delimiter: ';', decimal_comma: true });
     });
   });
 
@@ -183,7 +185,7 @@ describe('input as it really arrives, through the CLI', () => {
     const r = await spawnCli(runArgs('location', input, out), sb.env());
     expect(r.code, r.stderr).toBe(0);
     expect(decisions(out)).toEqual(reference);
-    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input.format).toBe('parquet');
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input).toMatchObject({ format: 'parquet', reading: { encoding: null, delimiter: null, decimal_comma: false } });
   });
 
   it('stdin cannot be Parquet; --delimiter with NDJSON and an unknown --encoding are usage errors', async () => {

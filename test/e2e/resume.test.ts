@@ -149,6 +149,14 @@ describe('kill -9 and resume', () => {
     expect(byPipeline.stderr).toMatch(/refusing to resume/);
     expect(byPipeline.stderr).toMatch(/pipeline/);
 
+    // The same bytes read otherwise would be other values: another encoding or --decimal-comma is refused.
+    for (const extra of [['--encoding', 'windows-1252'], ['--decimal-comma']]) {
+      const byReading = await spawnCli(runArgs('location', input, out, ...extra), sb.env());
+      expect(byReading.code).toBe(2);
+      expect(byReading.stderr).toMatch(/refusing to resume .*its input was read with encoding utf-8, separator ',' \(comma\), no --decimal-comma, now with/);
+    }
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input.reading).toEqual({ encoding: 'utf-8', delimiter: ',', decimal_comma: false });
+
     // The same contents under another path is the same input: the run resumes (nothing left to do).
     const copy = join(dir, 'copy.csv');
     copyFileSync(input, copy);

@@ -17,6 +17,8 @@ interface ShardSpec {
   readonly index: number;
   readonly count?: number;
   readonly inputSha?: string;
+  /** manifest.json's input.reading (how the rows were read). */
+  readonly reading?: { encoding: string | null; delimiter: string | null; decimal_comma: boolean };
   readonly pipelinePath?: string;
   readonly pipelineSha?: string;
   readonly finished?: boolean;
@@ -60,7 +62,7 @@ function makeShard(root: string, spec: ShardSpec): string {
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({
     version: 1, tool: 'bre-batch',
     pipeline: { name: 'location', path: spec.pipelinePath ?? location.path, sha256: spec.pipelineSha ?? location.sha256 },
-    input: { path: '/data/in.csv', format: 'csv', size: 100, sha256: spec.inputSha ?? 'in-sha' },
+    input: { path: '/data/in.csv', format: 'csv', size: 100, sha256: spec.inputSha ?? 'in-sha', reading: spec.reading ?? { encoding: 'utf-8', delimiter: ',', decimal_comma: false } },
     key: 'reference_id', shard: `${spec.index}/${count}`, limit: null, created_at: '2026-01-01T00:00:00Z',
   }));
   const rows = Array.from({ length: TOTAL }, (_, i) => i + 1)
@@ -238,6 +240,7 @@ describe('merge: folders that do not belong together (exit 2)', () => {
     ['another input', { inputSha: 'other' }, /whose contents differ/],
     ['another pipeline', { pipelineSha: 'other' }, /other contents/],
     ['another shard count', { count: 4 }, /Expected one of 3/],
+    ['the input read otherwise', { reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: true } }, /w2 read its input with encoding windows-1252, separator ';' \(semicolon\), --decimal-comma, .*w1 with encoding utf-8, separator ',' \(comma\), no --decimal-comma/],
   ];
   it.each(cases)('%s', async (_, over, message) => {
     const root = tmp();

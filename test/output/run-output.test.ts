@@ -40,6 +40,21 @@ describe('output folder journal', () => {
       .rejects.toThrow(/refusing to resume .*pipeline/);
   });
 
+  it('refuses a resume that reads the input otherwise (encoding, separator, decimal comma); a folder from before the record resumes', async () => {
+    const reading = { encoding: 'utf-8', delimiter: ',', decimal_comma: false };
+    const withReading = (r: typeof reading) => manifest({ input: { path: '/in.csv', format: 'csv', size: 10, sha256: 'bbb', reading: r } });
+    const dir = tmp();
+    (await RunOutput.open(dir, withReading(reading), { retryErrors: false, withTransactions: false })).close();
+    for (const other of [{ encoding: 'windows-1252' }, { delimiter: ';' }, { decimal_comma: true }]) {
+      await expect(RunOutput.open(dir, withReading({ ...reading, ...other }), { retryErrors: false, withTransactions: false }))
+        .rejects.toThrow(/refusing to resume .*its input was read with encoding utf-8, separator ',' \(comma\), no --decimal-comma, now with .*give the same --encoding, --delimiter and --decimal-comma/);
+    }
+    (await RunOutput.open(dir, withReading(reading), { retryErrors: false, withTransactions: false })).close();
+    const older = tmp();
+    (await RunOutput.open(older, manifest(), { retryErrors: false, withTransactions: false })).close();
+    (await RunOutput.open(older, withReading({ ...reading, delimiter: ';' }), { retryErrors: false, withTransactions: false })).close();
+  });
+
   it('--retry-errors moves the errors aside: those rows are to run again and are not done', async () => {
     const dir = tmp();
     let out = await RunOutput.open(dir, manifest(), { retryErrors: false, withTransactions: false });

@@ -10,7 +10,15 @@ export const manifestSchema = z.looseObject({
   tool: z.literal('bre-batch'),
   pipeline: z.object({ name: z.string(), path: z.string(), sha256: z.string() }),
   /** path '-' with size and sha256 null: stdin. */
-  input: z.object({ path: z.string(), format: z.string(), size: z.number().nullable(), sha256: z.string().nullable() }),
+  input: z.object({
+    path: z.string(), format: z.string(), size: z.number().nullable(), sha256: z.string().nullable(),
+    /**
+     * How the rows were read: the encoding decoded (a byte order mark's, --encoding's, else utf-8; null for
+     * Parquet), the CSV separator used (given or sniffed; null but for CSV and TSV), and --decimal-comma.
+     * Absent in folders made before it was recorded.
+     */
+    reading: z.object({ encoding: z.string().nullable(), delimiter: z.string().nullable(), decimal_comma: z.boolean() }).optional(),
+  }),
   /** The row key column. */
   key: z.string(),
   /** `K/N` of a `--shard` run; null otherwise (and in a merged folder). */
