@@ -7,7 +7,7 @@
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { BreError } from '../errors.js';
-import { formatFromPath, type InputFormat } from '../input/read.js';
+import { isInputFormat, resolveFormat, resolveTextOptions, type InputFormat } from '../input/read.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { ComparisonAccumulator } from './comparison.js';
 import type { CompareJson, RunSummary } from './compare-json.js';
@@ -169,12 +169,18 @@ async function loadColumns(o: ResolvedOptions, A: RunFolder): Promise<RowColumns
   if (path === undefined) {
     throw new BreError('USAGE', `Expected --input FILE for ${flags} (run A's manifest.json names no input file), got none`, { field: 'input' });
   }
-  const manifestFormat = o.input === undefined ? A.manifest?.input?.format : undefined;
-  const format: InputFormat | undefined = o.inputFormat
-    ?? (manifestFormat === 'csv' || manifestFormat === 'ndjson' ? manifestFormat : undefined)
-    ?? formatFromPath(path);
+  // Run A's own input is read as run A read it (its format, encoding and separator, from manifest.json), so
+  // that its data row numbers are the ones its results carry; options given on the command line win.
+  const fromManifest = o.input === undefined ? A.manifest?.input : undefined;
+  const format: InputFormat = o.inputFormat
+    ?? (isInputFormat(fromManifest?.format) ? fromManifest.format : undefined)
+    ?? resolveFormat(path);
+  const given = resolveTextOptions({ encoding: o.encoding, delimiter: o.delimiter }, format);
+  const reading = fromManifest?.reading;
+  const encoding = given.encoding ?? reading?.encoding ?? undefined;
+  const delimiter = given.delimiter ?? reading?.delimiter ?? undefined;
   try {
-    return await readInputColumns({ path, format, by: o.by, outcome: o.outcome });
+    return await readInputColumns({ path, format, encoding, delimiter, by: o.by, outcome: o.outcome });
   } catch (err) {
     if (err instanceof BreError && err.code === 'INPUT_UNREADABLE') {
       throw new BreError('USAGE', `Expected a readable input file for ${flags}, got '${path}' (${err.message}); use --input FILE`, { field: 'input', cause: err });

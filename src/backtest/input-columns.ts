@@ -108,6 +108,10 @@ function hasColumn(data: Record<string, unknown>, column: string): boolean {
 export interface InputColumnsOptions {
   readonly path: string;
   readonly format?: InputFormat;
+  /** As `run` reads: a WHATWG encoding name (default UTF-8, a byte order mark decides). */
+  readonly encoding?: string;
+  /** As `run` reads: the CSV separator (default TAB for TSV, else sniffed). */
+  readonly delimiter?: string;
   readonly by?: string;
   readonly outcome?: string;
 }
@@ -120,7 +124,7 @@ export async function readInputColumns(opts: InputColumnsOptions): Promise<RowCo
   let firstColumns: string[] | null = null;
   let rows: AsyncIterable<InputRow>;
   try {
-    rows = readRows(opts.path, opts.format ? { format: opts.format } : {});
+    rows = readRows(opts.path, { format: opts.format, encoding: opts.encoding, delimiter: opts.delimiter });
   } catch (err) {
     throw err instanceof BreError ? err : new BreError('INPUT_UNREADABLE', `Expected a readable input file, got '${opts.path}'`, { cause: err });
   }

@@ -2,7 +2,7 @@
 import { basename, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BreError } from '../errors.js';
-import type { InputFormat } from '../input/read.js';
+import { INPUT_FORMATS, isInputFormat, type InputFormat } from '../input/read.js';
 import type { Product } from './side.js';
 
 export interface CompareOptions {
@@ -26,8 +26,12 @@ export interface CompareOptions {
   readonly by?: string;
   /** Input file for --by/--outcome; default: run A's manifest.json `input.path`. */
   readonly input?: string;
-  /** Default: from the manifest, else from the file extension. */
+  /** Any format `run` reads (csv, tsv, ndjson, parquet, csv.gz...). Default: from the manifest, else from the file extension. */
   readonly inputFormat?: InputFormat;
+  /** Text encoding of the input (--encoding). Default: the one run A read its input with (manifest.json), else UTF-8 (a byte order mark decides). */
+  readonly encoding?: string;
+  /** CSV separator of the input (--delimiter). Default: the one run A read its input with (manifest.json), else sniffed as `run` does. */
+  readonly delimiter?: string;
   /** payday (Decision, LoanAmount) or emi (EmiDecision, best offer). Default payday. */
   readonly product?: Product;
   /** Hash buckets of the on-disk join. Default: one per 4 MiB of the larger results file (1 to 1024). */
@@ -59,6 +63,8 @@ export interface ResolvedOptions {
   readonly by?: string;
   readonly input?: string;
   readonly inputFormat?: InputFormat;
+  readonly encoding?: string;
+  readonly delimiter?: string;
   readonly product: Product;
   readonly buckets?: number;
   readonly tmpDir: string;
@@ -109,8 +115,8 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
   }
   const product = o.product ?? 'payday';
   if (product !== 'payday' && product !== 'emi') throw new BreError('USAGE', `Expected --product payday or emi, got '${String(product)}'`, { field: 'product' });
-  if (o.inputFormat !== undefined && o.inputFormat !== 'csv' && o.inputFormat !== 'ndjson') {
-    throw new BreError('USAGE', `Expected --input-format csv or ndjson, got '${String(o.inputFormat)}'`, { field: 'input-format' });
+  if (o.inputFormat !== undefined && !isInputFormat(o.inputFormat)) {
+    throw new BreError('USAGE', `Expected --input-format to be one of ${INPUT_FORMATS.join(', ')}, got '${String(o.inputFormat)}'`, { field: 'input-format' });
   }
   const defaultOut = sameFolder
     ? join(outA, `compare-${stages.stageA ?? 'champion'}-vs-${stages.stageB ?? 'challenger'}`)
@@ -123,6 +129,8 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
     by: nonEmpty(o.by, '--by'),
     input: o.input === undefined ? undefined : resolve(nonEmpty(o.input, '--input') as string),
     inputFormat: o.inputFormat,
+    encoding: nonEmpty(o.encoding, '--encoding'),
+    delimiter: nonEmpty(o.delimiter, '--delimiter'),
     product,
     buckets: positiveInt(o.buckets, '--buckets'),
     tmpDir: o.tmpDir ?? tmpdir(),

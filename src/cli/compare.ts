@@ -7,7 +7,7 @@ import type { CommandModule } from 'yargs';
 import { runCompare, type CompareJson } from '../backtest/compare.js';
 import type { CompareOptions } from '../backtest/options.js';
 import type { Product } from '../backtest/side.js';
-import type { InputFormat } from '../input/read.js';
+import { INPUT_FORMATS, type InputFormat } from '../input/read.js';
 
 interface CompareArgs {
   outA: string;
@@ -20,6 +20,8 @@ interface CompareArgs {
   by?: string;
   input?: string;
   'input-format'?: string;
+  encoding?: string;
+  delimiter?: string;
   product: string;
   buckets?: number;
 }
@@ -61,6 +63,8 @@ export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
     by: a.by,
     input: a.input,
     inputFormat: a['input-format'] as InputFormat | undefined,
+    encoding: a.encoding,
+    delimiter: a.delimiter,
     product: a.product as Product,
     buckets: a.buckets,
   };
@@ -80,7 +84,9 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('outcome', { type: 'string', describe: 'input column with the observed outcome, 1 = bad, 0 = good: bad rates of the approved and swap sets' })
       .option('by', { type: 'string', describe: 'input column to segment by (e.g. state)' })
       .option('input', { type: 'string', describe: "input file for --outcome/--by (default: run A's input from its manifest.json)" })
-      .option('input-format', { type: 'string', choices: ['csv', 'ndjson'], describe: 'format of --input (default from the extension)' })
+      .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: "format of --input, any that run reads (default: run A's, or from the extension)" })
+      .option('encoding', { type: 'string', describe: "text encoding of the input, e.g. windows-1252 (default: the one run A read it with, else UTF-8)" })
+      .option('delimiter', { type: 'string', describe: "CSV field separator of the input (default: the one run A read it with, else sniffed as run does)" })
       .option('product', { type: 'string', choices: ['payday', 'emi'], default: 'payday', describe: 'payday: decision and loan_amount; emi: emi_decision and the best offer amount' })
       .option('buckets', { type: 'number', describe: 'hash buckets of the on-disk join (default: one per 4 MiB of results)' }) as never,
   handler: async (argv) => {

@@ -3,9 +3,7 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
-import { parseDelimiter } from '../input/dialect.js';
-import { encodingOf } from '../input/lines.js';
-import { baseFormat, INPUT_FORMATS, resolveFormat, type InputFormat } from '../input/read.js';
+import { INPUT_FORMATS, resolveFormat, resolveTextOptions } from '../input/read.js';
 import { defaultConcurrency } from '../limits/limiter.js';
 import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
@@ -59,24 +57,6 @@ export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { work
 
 function utcStamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-}
-
-/** --encoding, --delimiter and --decimal-comma, checked against the input's format. */
-export function resolveTextOptions(a: Pick<RunArgs, 'encoding' | 'delimiter' | 'decimal-comma'>, format: InputFormat): { encoding?: string; delimiter?: string } {
-  const base = baseFormat(format);
-  let encoding: string | undefined;
-  if (a.encoding !== undefined) {
-    if (base === 'parquet') throw new BreError('USAGE', 'Expected no --encoding with Parquet input, got one: Parquet text is UTF-8 by its format');
-    encoding = encodingOf(a.encoding);
-    if (encoding === undefined) throw new BreError('USAGE', `Expected --encoding to be an encoding name such as utf-8, windows-1252, latin1, utf-16le or shift_jis (the WHATWG Encoding Standard's labels), got '${a.encoding}'`, { field: 'encoding' });
-  }
-  let delimiter: string | undefined;
-  if (a.delimiter !== undefined) {
-    if (base !== 'csv' && base !== 'tsv') throw new BreError('USAGE', `Expected --delimiter only with CSV or TSV input, got it with ${base}`, { field: 'delimiter' });
-    delimiter = parseDelimiter(a.delimiter);
-    if (delimiter === undefined) throw new BreError('USAGE', `Expected --delimiter to be one character (or tab, comma, semicolon, pipe), got '${a.delimiter}'`, { field: 'delimiter' });
-  }
-  return { encoding, delimiter };
 }
 
 export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {

@@ -9,7 +9,8 @@ import { BreError } from '../errors.js';
 import type { InputRow } from '../types.js';
 import { csvRowBatches } from './csv.js';
 import type { HeaderAsRead } from './header.js';
-import { readLineBatches, unbatch } from './lines.js';
+import { parseDelimiter } from './dialect.js';
+import { encodingOf, readLineBatches, unbatch } from './lines.js';
 import { ndjsonRowBatches } from './ndjson.js';
 import { parquetMetadataOf, parquetRowBatches } from './parquet.js';
 
@@ -63,6 +64,32 @@ export function resolveFormat(path: string, format?: string): InputFormat {
   const f = formatFromPath(path);
   if (!f) throw new BreError('USAGE', `Expected an input file ending in .csv, .tsv, .ndjson, .jsonl or .parquet (CSV, TSV and NDJSON also gzip'ed: .csv.gz...), or --input-format; got '${path}'`);
   return f;
+}
+
+/** Whether `value` names an input format (e.g. a manifest's `input.format`). */
+export function isInputFormat(value: unknown): value is InputFormat {
+  return typeof value === 'string' && (INPUT_FORMATS as readonly string[]).includes(value);
+}
+
+/**
+ * `--encoding` and `--delimiter` as given (`run`, `compare`), checked against the input's format: the
+ * encoding's name and the separator's character; USAGE (exit 2) when they do not fit.
+ */
+export function resolveTextOptions(given: { readonly encoding?: string; readonly delimiter?: string }, format: InputFormat): { encoding?: string; delimiter?: string } {
+  const base = baseFormat(format);
+  let encoding: string | undefined;
+  if (given.encoding !== undefined) {
+    if (base === 'parquet') throw new BreError('USAGE', 'Expected no --encoding with Parquet input, got one: Parquet text is UTF-8 by its format', { field: 'encoding' });
+    encoding = encodingOf(given.encoding);
+    if (encoding === undefined) throw new BreError('USAGE', `Expected --encoding to be an encoding name such as utf-8, windows-1252, latin1, utf-16le or shift_jis (the WHATWG Encoding Standard's labels), got '${given.encoding}'`, { field: 'encoding' });
+  }
+  let delimiter: string | undefined;
+  if (given.delimiter !== undefined) {
+    if (base !== 'csv' && base !== 'tsv') throw new BreError('USAGE', `Expected --delimiter only with CSV or TSV input, got it with ${base}`, { field: 'delimiter' });
+    delimiter = parseDelimiter(given.delimiter);
+    if (delimiter === undefined) throw new BreError('USAGE', `Expected --delimiter to be one character (or tab, comma, semicolon, pipe), got '${given.delimiter}'`, { field: 'delimiter' });
+  }
+  return { encoding, delimiter };
 }
 
 /** The format without its compression: what the rows are written in. */

@@ -1,11 +1,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import yargs from 'yargs';
 import { runCompare, type CompareJson } from '../../src/backtest/compare.js';
 import { synthesiseRuns } from '../../bench/compare.js';
-import { compareCommand } from '../../src/cli/compare.js';
+import { compareCommand, compareOptionsFromArgs } from '../../src/cli/compare.js';
 import { BreError } from '../../src/errors.js';
+import { writeParquetRows } from '../../scripts/convert-samples.mjs';
 import { tempDir } from '../helpers/temp.js';
 import { handCase, SKIPPED, wf, writeRunFolder } from './fixtures.js';
 
@@ -203,6 +207,75 @@ describe('usage errors (exit 2), nothing written', () => {
   });
 });
 
+describe('--outcome/--by from an input in any format run reads', () => {
+  /** handCase's input.csv as the rows a reader returns: text cells, an empty cell null. */
+  function handRows(input: string): Record<string, string | null>[] {
+    return (parse(readFileSync(input, 'utf8'), { columns: true }) as Record<string, string>[])
+      .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === '' ? null : v])));
+  }
+  const withoutInput = (r: CompareJson) => figuresOf({ ...r, options: { ...r.options, input: null } });
+
+  it('Parquet, gzip\'ed CSV, TSV and gzip\'ed NDJSON give the figures of the CSV', async () => {
+    const root = tempDir();
+    const { a, b, input } = handCase(root);
+    const reference = await runCompare({ outA: a, outB: b, out: join(root, 'csv'), outcome: 'bad', by: 'state' });
+    const rows = handRows(input);
+    const parquet = join(root, 'input.parquet');
+    writeParquetRows(parquet, rows, { csv: true });
+    const csvGz = join(root, 'input.csv.gz');
+    writeFileSync(csvGz, gzipSync(readFileSync(input)));
+    const tsv = join(root, 'input.tsv');
+    writeFileSync(tsv, readFileSync(input, 'utf8').replaceAll(',', '\t'));
+    const ndjsonGz = join(root, 'input.ndjson.gz');
+    writeFileSync(ndjsonGz, gzipSync(rows.map((r) => JSON.stringify({ ...r, bad: r.bad === null ? null : Number(r.bad) })).join('\n')));
+    for (const file of [parquet, csvGz, tsv, ndjsonGz]) {
+      const r = await runCompare({ outA: a, outB: b, out: join(root, `cmp-${basename(file)}`), outcome: 'bad', by: 'state', input: file });
+      expect(r.report.options.input, file).toBe(file);
+      expect(withoutInput(r.report), file).toEqual(withoutInput(reference.report));
+    }
+  });
+
+  it("run A's input is read as run A read it: its format, encoding and separator from manifest.json", async () => {
+    const root = tempDir();
+    const { a, b, input } = handCase(root);
+    const reference = await runCompare({ outA: a, outB: b, out: join(root, 'csv'), outcome: 'bad', by: 'state' });
+    // The same table as Excel writes it in a decimal-comma locale: ';', windows-1252, KA spelt Kà.
+    const excel = join(root, 'excel.csv');
+    const text = readFileSync(input, 'utf8').replaceAll(',', ';').replaceAll(';KA;', ';Kà;').replaceAll('\n', '\r\n');
+    writeFileSync(excel, iconv.encode(text, 'windows-1252'));
+    const manifestPath = join(a, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, input: { ...manifest.input, path: excel, reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: false } } }));
+    const r = await runCompare({ outA: a, outB: b, out: join(root, 'excel'), outcome: 'bad', by: 'state' });
+    const segments = (x: CompareJson) => x.comparisons[0].segments!.map((s) => ({ ...s, segment: s.segment === 'KA' ? 'Kà' : s.segment }));
+    expect(r.report.comparisons[0].segments!.map((s) => s.segment)).toEqual(['Kà', 'MH']);
+    expect(segments(r.report)).toEqual(segments(reference.report));
+    // Read as UTF-8 (a given --encoding wins over the manifest's), Kà's byte is not text: those rows lose their segment.
+    const utf8 = await runCompare({ outA: a, outB: b, out: join(root, 'utf8'), outcome: 'bad', by: 'state', encoding: 'utf-8' });
+    expect(utf8.report.comparisons[0].segments!.map((s) => s.segment)).toEqual(['(missing)', 'MH']);
+
+    // A Parquet input named by the manifest is read as Parquet, whatever its name.
+    const parquet = join(root, 'warehouse-export');
+    writeParquetRows(parquet, handRows(input), { csv: true });
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, input: { ...manifest.input, path: parquet, format: 'parquet', reading: { encoding: null, delimiter: null, decimal_comma: false } } }));
+    const fromParquet = await runCompare({ outA: a, outB: b, out: join(root, 'pq'), outcome: 'bad', by: 'state' });
+    expect(withoutInput(fromParquet.report)).toEqual(withoutInput(reference.report));
+  });
+
+  it.each([
+    ['an unknown format', { inputFormat: 'xml' as never }, /Expected --input-format to be one of csv, tsv, ndjson, parquet, csv\.gz, tsv\.gz, ndjson\.gz, got 'xml'/],
+    ['--delimiter with Parquet', { input: 'x.parquet', delimiter: ';' }, /Expected --delimiter only with CSV or TSV input, got it with parquet/],
+    ['an unknown encoding', { encoding: 'klingon' }, /Expected --encoding to be an encoding name/],
+  ])('%s is a usage error, nothing written', async (_name, over, message) => {
+    const root = tempDir();
+    const { a, b } = handCase(root);
+    const out = join(root, 'cmp');
+    const e = await usageError(runCompare({ outA: a, outB: b, out, by: 'state', ...over }));
+    expect(e.message).toMatch(message);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
 describe('compare command (yargs)', () => {
   it('maps the options and prints a summary', async () => {
     const root = tempDir();
@@ -223,6 +296,12 @@ describe('compare command (yargs)', () => {
     const j = JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8')) as CompareJson;
     expect(j.options).toMatchObject({ outcome: 'bad', by: 'state', product: 'payday' });
     expect(existsSync(join(out, 'compare.csv.partial'))).toBe(false);
+  });
+
+  it('takes --input-format, --encoding and --delimiter as run does', () => {
+    const args = ['compare', 'a', 'b', '--input', 'x.txt', '--input-format', 'csv.gz', '--encoding', 'latin1', '--delimiter', 'semicolon'];
+    const argv = yargs(args).command({ ...compareCommand, handler: () => undefined } as never).strict().parseSync() as never;
+    expect(compareOptionsFromArgs(argv)).toMatchObject({ input: 'x.txt', inputFormat: 'csv.gz', encoding: 'latin1', delimiter: 'semicolon' });
   });
 });
 
