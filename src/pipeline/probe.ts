@@ -8,7 +8,7 @@ import type { ServiceLimiter } from '../limits/limiter.js';
 import type { RunProbe } from '../metrics/sampler.js';
 import type { RunCounters } from './summary.js';
 import type { ServiceName } from '../types.js';
-import { countLines } from './progress.js';
+import { estimateRows } from '../input/read.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 
@@ -27,8 +27,7 @@ export interface ProbeSources {
 export function runProbe(x: ProbeSources): RunProbe {
   let total: number | null = null;
   if (x.s.input !== '-') {
-    void countLines(x.s.input).then((n) => {
-      const rows = Math.max(0, n - (x.s.inputFormat === 'csv' ? 1 : 0));
+    void estimateRows(x.s.input, x.s.inputFormat).then((rows) => {
       const limited = x.s.limit !== undefined ? Math.min(rows, x.s.limit) : rows;
       total = Math.round(limited / (x.s.shard?.count ?? 1));
     }).catch(() => undefined);
