@@ -2,7 +2,10 @@
 import type { ComparisonFigures } from './comparison.js';
 import type { ErrorCounts } from './folder.js';
 import type { StageInfo } from './partition.js';
+import type { RiskFigures } from './risk.js';
 import type { Product } from './side.js';
+import type { InputStabilityFigures } from './stability/input.js';
+import type { StabilityFigures } from './stability/over-time.js';
 
 export interface RunSummary {
   readonly dir: string;
@@ -12,6 +15,21 @@ export interface RunSummary {
   readonly malformed_lines: number;
   readonly errors: ErrorCounts | null;
   readonly stages: Readonly<Record<string, StageInfo>>;
+}
+
+/** One comparison in compare.json: the decision figures and the credit-risk figures. */
+export type ComparisonJson = ComparisonFigures & RiskFigures;
+
+/** A row of the top-movers table: a characteristic whose distribution moved most since the baseline period. */
+export interface MoverJson {
+  readonly name: string;
+  readonly source: StabilityFigures['source'];
+  /** The comparison whose result field it is; null for an input column. */
+  readonly comparison: string | null;
+  readonly baseline: string | null;
+  readonly period: string;
+  readonly psi: number;
+  readonly band: string | null;
 }
 
 export interface CompareJson {
@@ -25,6 +43,8 @@ export interface CompareJson {
     readonly amount_field: string;
     readonly outcome: string | null;
     readonly by: string | null;
+    readonly scores: readonly { readonly label: string; readonly field_a: string; readonly field_b: string; readonly direction: string }[];
+    readonly period: { readonly column: string; readonly unit: string; readonly min_keys: number } | null;
     readonly input: string | null;
     readonly buckets: number;
     readonly sample_size: number;
@@ -46,6 +66,10 @@ export interface CompareJson {
     readonly no_key: { readonly a_rows: number; readonly b_rows: number };
     readonly list_cap: number;
   };
-  readonly comparisons: readonly ComparisonFigures[];
+  readonly comparisons: readonly ComparisonJson[];
+  /** CSI of the input columns over periods (--period); null without --period. */
+  readonly input_stability: InputStabilityFigures | null;
+  /** The 10 input columns and numeric result fields with the largest latest PSI against the baseline period. */
+  readonly stability_top_movers: readonly MoverJson[] | null;
   readonly methods: Readonly<Record<string, string>>;
 }

@@ -10,21 +10,25 @@ import { BreError } from '../errors.js';
 import { isInputFormat, resolveFormat, resolveTextOptions, type InputFormat } from '../input/read.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { ComparisonAccumulator } from './comparison.js';
-import type { CompareJson, RunSummary } from './compare-json.js';
+import type { CompareJson, ComparisonJson, MoverJson, RunSummary } from './compare-json.js';
 import { csvLine } from './csv.js';
 import { featureBins, type FeatureBins } from './features.js';
 import { NumberSink, readNumbers, TextSink } from './files.js';
 import { countErrors, openRunFolder, type ErrorCounts, type RunFolder } from './folder.js';
 import { HistogramCounter, histogramEdges } from './histogram.js';
-import { readInputColumns, RowColumns } from './input-columns.js';
+import { readInputColumns, RowColumns, type InputReading } from './input-columns.js';
 import { joinBuckets, type JoinedLine } from './join.js';
 import { autoBuckets, resolveCompareOptions, type CompareOptions, type ResolvedOptions } from './options.js';
 import { partitionRun, type PartitionStats } from './partition.js';
 import { renderReport } from './report.js';
+import { RiskAccumulator, scoreCells } from './risk.js';
+import type { ScoreSpec } from './score/spec.js';
 import { amountField, sideView, type SideView } from './side.js';
+import { InputStability, type InputStabilityFigures } from './stability/input.js';
+import { topMovers, type StabilityFigures } from './stability/over-time.js';
 import { PSI_EPSILON } from './stats.js';
 
-export type { CompareJson, RunSummary } from './compare-json.js';
+export type { CompareJson, ComparisonJson, MoverJson, RunSummary } from './compare-json.js';
 
 export interface CompareResult {
   readonly outDir: string;
@@ -42,10 +46,21 @@ export const METHODS: Readonly<Record<string, string>> = {
   amount_change: 'B − A over keys both approved with an amount on both sides; zero changes counted apart from the histogram',
   rule_rates: 'rows where the rule is in rules_failed / rows where the stage ran on that side',
   bad_rate: 'outcome 1 = bad, 0 = good, anything else unknown and left out of the rate; 95% Wilson interval',
+  outcome_coverage: 'known / keys of each set; best and worst case: the bad rate if every unknown outcome were good, or bad',
+  auc: 'P(a good scores better than a bad), ties ½, over keys with the score and a known outcome; Gini = 2·AUC − 1; 95% interval AUC ± 1.96·SE (DeLong 1988, computed with the midranks of Sun & Xu 2014)',
+  paired_auc_test: 'DeLong test of AUC_B − AUC_A over keys with both scores and a known outcome: z = difference / SE, SE from the covariance of the structural components; two-sided p',
+  ks: "max over score r of |F_bad(r) − F_good(r)|, F = share scoring ≤ r; the smallest such r is reported",
+  deciles: 'cut points: inverse empirical CDF of all scored keys at 10%, ..., 90% (ties merged), bins (q_k−1, q_k], riskiest first',
+  iv: 'Σ (g_i/G − b_i/B)·ln((g_i/G)/(b_i/B)) over the decile bins, shares floored at 1e-4; < 0.02 not predictive, < 0.1 weak, < 0.3 medium, else strong',
+  tradeoff: 'for approval rates 5%, 10%, ..., 100% of the scored keys: approve every key scoring at least as well as the ⌈p·N⌉-th best (ties never split); bad rate of that set over its known outcomes',
+  operating_points: "each strategy's approval rate and approved-set bad rate over the keys with that score",
+  periods: 'input date column grouped by calendar month, ISO week or quarter; periods with fewer keys than min_keys are marked small',
+  stability: "PSI of each period against the baseline period (the first with at least min_keys values); input columns: bins from a uniform sample of the input; result fields: A's deciles",
 };
 
 interface Comparison {
   readonly acc: ComparisonAccumulator;
+  readonly risk: RiskAccumulator;
   readonly deltas: NumberSink;
   readonly decisions: boolean;
   readonly prefix: string;
@@ -55,15 +70,20 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
   const o = resolveCompareOptions(options);
   const A = await openRunFolder(o.outA, 'A');
   const B = o.sameFolder ? A : await openRunFolder(o.outB, 'B');
-  const columns = await loadColumns(o, A);
+  const inputStability = o.period ? new InputStability({ key: manifestKey(A), outcome: o.outcome, period: o.period.column }, o.sampleSize) : null;
+  const columns = await loadColumns(o, A, inputStability);
   const buckets = o.buckets ?? autoBuckets(Math.max(A.resultsBytes, B.resultsBytes));
   await mkdir(o.tmpDir, { recursive: true });
   const tmp = await mkdtemp(join(o.tmpDir, 'bre-compare-'));
   try {
     const sampleStages = o.stages.mode === 'pair' ? new Set([o.stages.stageA as string]) : ('all' as const);
     const pa = await partitionRun({ source: A.resultsPath, buckets, tmpDir: tmp, prefix: 'a', sampleStages, sampleSize: o.sampleSize });
-    const pb = await partitionRun({ source: B.resultsPath, buckets, tmpDir: tmp, prefix: 'b', sampleSize: o.sampleSize });
+    // B is sampled only to check a challenger score named differently (--score FIELD_A:FIELD_B).
+    const sampleB = o.scores.some((sc) => sc.fieldA !== sc.fieldB) ? ('all' as const) : undefined;
+    const pb = await partitionRun({ source: B.resultsPath, buckets, tmpDir: tmp, prefix: 'b', sampleStages: sampleB, sampleSize: o.sampleSize });
     const pairs = choosePairs(o, A, B, pa, pb);
+    const scoresOf = scoresByPair(o.scores, pairs, pa, pb);
+    if (inputStability && columns) await inputStability.count(columns.path, columns.reading, columns.rows);
 
     await mkdir(o.out, { recursive: true });
     const csvPath = join(o.out, 'compare.csv');
@@ -73,13 +93,17 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
       const label = sa === sb ? sa : `${sa}_vs_${sb}`;
       const decisions = (pa.stages.get(sa)?.decisions ?? false) || (pb.stages.get(sb)?.decisions ?? false);
       const deltas = new NumberSink(join(tmp, `deltas-${i}.f64`));
+      const featureBins = binsFromSample(pa, sa);
       const acc = new ComparisonAccumulator({
-        label, stageA: sa, stageB: sb, decisions,
-        featureBins: binsFromSample(pa, sa),
+        label, stageA: sa, stageB: sb, decisions, featureBins,
         withOutcome: o.outcome !== undefined,
         withSegments: o.by !== undefined,
       }, (d) => deltas.push(d));
-      return { acc, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
+      const risk = new RiskAccumulator({
+        scores: scoresOf[i], period: o.period, withOutcome: o.outcome !== undefined, decisions, featureBins,
+        scorePath: join(tmp, `scores-${i}.f64`),
+      });
+      return { acc, risk, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
     });
     const sameInput = o.input !== undefined || sameInputFile(A, B);
     let counts;
@@ -90,20 +114,27 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         bPaths: pb.bucketPaths ?? [B.resultsPath],
         out: csv,
         listCap: o.listCap,
-        visit: (line) => csvLine(visitLine(line, comparisons, o, columns, sameInput)),
+        visit: (line) => csvLine(visitLine(line, comparisons, o, columns?.rows ?? null, sameInput)),
       });
     } finally {
       csv.close();
-      for (const c of comparisons) c.deltas.close();
+      for (const c of comparisons) {
+        c.deltas.close();
+        c.risk.close();
+      }
     }
 
-    const figures = comparisons.map((c) => {
+    const figures = comparisons.map((c): ComparisonJson => {
       const range = c.acc.changeRange();
-      if (!range) return c.acc.figures(null);
-      const counter = new HistogramCounter(histogramEdges(range.min, range.max));
-      for (const d of readNumbers(c.deltas.path)) counter.add(d);
-      return c.acc.figures(counter.result());
+      let histogram = null;
+      if (range) {
+        const counter = new HistogramCounter(histogramEdges(range.min, range.max));
+        for (const d of readNumbers(c.deltas.path)) counter.add(d);
+        histogram = counter.result();
+      }
+      return { ...c.acc.figures(histogram), ...c.risk.figures() };
     });
+    const inputFigures = inputStability && o.period ? inputStability.figures(o.period.minKeys) : null;
 
     const [errA, errB] = await Promise.all([countErrors(A.dir), o.sameFolder ? null : countErrors(B.dir)]);
     const report: CompareJson = {
@@ -117,7 +148,9 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         amount_field: amountField(o.product),
         outcome: o.outcome ?? null,
         by: o.by ?? null,
-        input: columns ? (o.input ?? inputPathOf(A) ?? null) : null,
+        scores: o.scores.map((sc) => ({ label: sc.label, field_a: sc.fieldA, field_b: sc.fieldB, direction: sc.direction })),
+        period: o.period ? { column: o.period.column, unit: o.period.unit, min_keys: o.period.minKeys } : null,
+        input: columns ? columns.path : null,
         buckets,
         sample_size: o.sampleSize,
       },
@@ -135,6 +168,8 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         list_cap: o.listCap,
       },
       comparisons: figures,
+      input_stability: inputFigures,
+      stability_top_movers: o.period ? movers(inputFigures, figures) : null,
       methods: METHODS,
     };
     const jsonPath = join(o.out, 'compare.json');
@@ -162,10 +197,22 @@ function sameInputFile(A: RunFolder, B: RunFolder): boolean {
   return a !== undefined && a === inputPathOf(B);
 }
 
-async function loadColumns(o: ResolvedOptions, A: RunFolder): Promise<RowColumns | null> {
-  if (o.by === undefined && o.outcome === undefined) return null;
+interface LoadedColumns {
+  readonly rows: RowColumns;
+  readonly path: string;
+  /** How it was read: the input stability's second pass reads it the same way. */
+  readonly reading: InputReading;
+}
+
+function manifestKey(run: RunFolder): string | undefined {
+  return typeof run.manifest?.key === 'string' ? run.manifest.key : undefined;
+}
+
+async function loadColumns(o: ResolvedOptions, A: RunFolder, stability: InputStability | null): Promise<LoadedColumns | null> {
+  if (o.by === undefined && o.outcome === undefined && o.period === undefined) return null;
   const path = o.input ?? inputPathOf(A);
-  const flags = [o.by !== undefined ? '--by' : '', o.outcome !== undefined ? '--outcome' : ''].filter(Boolean).join(' and ');
+  const flags = [o.by !== undefined ? '--by' : '', o.outcome !== undefined ? '--outcome' : '', o.period !== undefined ? '--period' : '']
+    .filter(Boolean).join(' and ');
   if (path === undefined) {
     throw new BreError('USAGE', `Expected --input FILE for ${flags} (run A's manifest.json names no input file), got none`, { field: 'input' });
   }
@@ -176,11 +223,17 @@ async function loadColumns(o: ResolvedOptions, A: RunFolder): Promise<RowColumns
     ?? (isInputFormat(fromManifest?.format) ? fromManifest.format : undefined)
     ?? resolveFormat(path);
   const given = resolveTextOptions({ encoding: o.encoding, delimiter: o.delimiter }, format);
-  const reading = fromManifest?.reading;
-  const encoding = given.encoding ?? reading?.encoding ?? undefined;
-  const delimiter = given.delimiter ?? reading?.delimiter ?? undefined;
+  const asRead = fromManifest?.reading;
+  const encoding = given.encoding ?? asRead?.encoding ?? undefined;
+  const delimiter = given.delimiter ?? asRead?.delimiter ?? undefined;
   try {
-    return await readInputColumns({ path, format, encoding, delimiter, by: o.by, outcome: o.outcome });
+    const reading = { format, encoding, delimiter };
+    const rows = await readInputColumns({
+      path, ...reading, by: o.by, outcome: o.outcome,
+      period: o.period ? { column: o.period.column, unit: o.period.unit } : undefined,
+      onRow: stability ? (r) => stability.offer(r) : undefined,
+    });
+    return { rows, path, reading };
   } catch (err) {
     if (err instanceof BreError && err.code === 'INPUT_UNREADABLE') {
       throw new BreError('USAGE', `Expected a readable input file for ${flags}, got '${path}' (${err.message}); use --input FILE`, { field: 'input', cause: err });
@@ -216,6 +269,45 @@ function choosePairs(o: ResolvedOptions, A: RunFolder, B: RunFolder, pa: Partiti
   return shared.map((id) => [id, id]);
 }
 
+/**
+ * Which scores each comparison assesses: those whose field is in the stage's sampled results (A's field in A's
+ * sample; a differently named B field in B's). A score no comparison has is a usage error naming the numeric
+ * fields there are.
+ */
+function scoresByPair(specs: readonly ScoreSpec[], pairs: readonly [string, string][], pa: PartitionStats, pb: PartitionStats): ScoreSpec[][] {
+  const fieldsOf = (p: PartitionStats, stage: string): Set<string> => {
+    const names = new Set<string>();
+    for (const rec of p.samples.get(stage)?.items ?? []) for (const [k, v] of Object.entries(rec)) if (typeof v === 'number') names.add(k);
+    return names;
+  };
+  const out = pairs.map(([sa, sb]) => {
+    const fa = fieldsOf(pa, sa);
+    const fb = fieldsOf(pb, sb);
+    return specs.filter((sc) => fa.has(sc.fieldA) || fb.has(sc.fieldB));
+  });
+  for (const sc of specs) {
+    if (out.some((list) => list.includes(sc))) continue;
+    const known = [...new Set(pairs.flatMap(([sa]) => [...fieldsOf(pa, sa)]))].sort();
+    const shown = known.slice(0, 25).join(', ') + (known.length > 25 ? `, ... (${known.length} in all)` : '');
+    throw new BreError('USAGE', `Expected --score ${sc.label} to name a numeric field of the compared stages (${pairs.map(([sa, sb]) => (sa === sb ? sa : `${sa}/${sb}`)).join(', ')}), got no such field; numeric fields: ${shown || 'none'}`, { field: 'score' });
+  }
+  return out;
+}
+
+function movers(input: InputStabilityFigures | null, comparisons: readonly ComparisonJson[]): MoverJson[] {
+  const all: { s: StabilityFigures; comparison: string | null }[] = [
+    ...(input?.columns ?? []).map((s) => ({ s, comparison: null })),
+    ...comparisons.flatMap((c) => (c.stability ?? []).map((s) => ({ s, comparison: c.label }))),
+  ];
+  const top = new Set(topMovers(all.map((x) => x.s)));
+  return all.filter((x) => top.has(x.s))
+    .sort((x, y) => (y.s.latest?.psi as number) - (x.s.latest?.psi as number) || (x.s.name < y.s.name ? -1 : 1))
+    .map(({ s, comparison }) => ({
+      name: s.name, source: s.source, comparison, baseline: s.baseline, period: s.latest?.period as string,
+      psi: s.latest?.psi as number, band: s.latest?.band ?? null,
+    }));
+}
+
 function binsFromSample(p: PartitionStats, stage: string): Map<string, FeatureBins> {
   const sample = p.samples.get(stage)?.items ?? [];
   const names = new Set<string>();
@@ -243,8 +335,12 @@ function csvHeader(comparisons: readonly Comparison[], o: ResolvedOptions): stri
     const p = c.prefix;
     h.push(`${p}a_decision`, `${p}b_decision`, `${p}a_loan_amount`, `${p}b_loan_amount`, `${p}amount_change`, `${p}swap_class`);
   }
+  for (const c of comparisons) {
+    for (const sc of c.risk.setup.scores) h.push(`${c.prefix}score_a.${sc.label}`, `${c.prefix}score_b.${sc.label}`);
+  }
   if (o.outcome !== undefined) h.push('outcome');
   if (o.by !== undefined) h.push('segment');
+  if (o.period !== undefined) h.push('period');
   return h;
 }
 
@@ -263,7 +359,9 @@ function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: Reso
   const row = line.a ? line.a.row : sameInput ? (line.b?.row ?? null) : null;
   const segment = columns?.segment(row);
   const outcome = columns?.outcomeOf(row);
+  const period = columns?.periodOf(row);
   const cells: Json[] = [line.key, line.a?.row ?? null, line.b?.row ?? null, line.match];
+  const scores: (number | null)[] = [];
   for (const c of comparisons) {
     const s = c.acc.setup;
     const va = line.a ? sideView(stageResult(line.a, s.stageA), o.product) : null;
@@ -272,13 +370,18 @@ function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: Reso
     if (line.match === 'matched' && va && vb) {
       const cls = c.acc.add(va, vb, { segment, outcome });
       if (cls) swap = cls;
+      scores.push(...c.risk.add(va, vb, cls, outcome, period));
+    } else {
+      scores.push(...scoreCells(c.risk.setup.scores, va, vb));
     }
     if (!c.decisions) continue;
     const change = va?.amount != null && vb?.amount != null ? vb.amount - va.amount : null;
     cells.push(decisionCell(va), decisionCell(vb), va?.amount ?? null, vb?.amount ?? null, change, swap);
   }
+  cells.push(...scores);
   if (o.outcome !== undefined) cells.push(outcome ?? null);
   if (o.by !== undefined) cells.push(segment ?? null);
+  if (o.period !== undefined) cells.push(period ?? null);
   return cells;
 }
 

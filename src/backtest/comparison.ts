@@ -6,6 +6,7 @@
  */
 import { FeatureAccumulator, type FeatureBins, type FeatureFigures } from './features.js';
 import type { Histogram } from './histogram.js';
+import { coverage } from './score/coverage.js';
 import { sortCategories, swapClass, type SideView, type SwapClass } from './side.js';
 import { newcombePaired, rate, type Interval, type PairedCounts, type Rate } from './stats.js';
 
@@ -17,7 +18,8 @@ export interface RowContext {
   readonly outcome?: Outcome;
 }
 
-class Paired {
+/** The 2×2 swap table of approvals (A approved × B approved), counted key by key. */
+export class Paired {
   bothYes = 0;
   aOnly = 0;
   bOnly = 0;
@@ -62,7 +64,8 @@ export function approvalFigures(p: PairedCounts): ApprovalFigures {
   };
 }
 
-class BadCounter {
+/** Keys of a set, those with a known outcome, and the bad ones among them. */
+export class BadCounter {
   rows = 0;
   known = 0;
   bad = 0;
@@ -77,7 +80,7 @@ class BadCounter {
 
   figures(): BadRate {
     const r = rate(this.bad, this.known);
-    return { rows: this.rows, known: this.known, bad: this.bad, bad_rate: r.rate, ci: r.ci };
+    return { rows: this.rows, known: this.known, bad: this.bad, bad_rate: r.rate, ci: r.ci, ...coverage(this.rows, this.known, this.bad) };
   }
 }
 
@@ -88,12 +91,19 @@ export interface BadRate {
   readonly bad: number;
   readonly bad_rate: number | null;
   readonly ci: Interval | null;
+  /** known / rows; `unknown` = rows − known. */
+  readonly coverage: number | null;
+  readonly unknown: number;
+  /** The set's bad rate if every unknown outcome were good / were bad: the truth lies between. */
+  readonly bad_rate_best: number | null;
+  readonly bad_rate_worst: number | null;
 }
 
 const BAD_SETS = ['a_approved', 'b_approved', 'swap_in', 'swap_out', 'both_approve', 'both_reject', 'all'] as const;
 export type BadSet = (typeof BAD_SETS)[number];
 
-class SegmentAccumulator {
+/** Approvals, swaps and the bad rates of each side's approved set, for a segment or a period. */
+export class SegmentAccumulator {
   readonly paired = new Paired();
   readonly badA = new BadCounter();
   readonly badB = new BadCounter();

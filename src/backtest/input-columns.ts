@@ -1,17 +1,25 @@
 /**
- * The input columns a back-test needs (--by segment, --outcome), joined to results by data row number.
- * Read once, before the join, into typed arrays indexed by row: 3 bytes a row (a 1,000,000-row input costs
- * about 3 MB), instead of holding the rows themselves.
+ * The input columns a back-test needs (--by segment, --outcome, --period), joined to results by data row number.
+ * Read once, before the join, into typed arrays indexed by row: 5 bytes a row (a 1,000,000-row input costs
+ * about 5 MB), instead of holding the rows themselves.
  */
 import { BreError } from '../errors.js';
-import { readRows, type InputFormat } from '../input/read.js';
+import { readRows, type ReadOptions } from '../input/read.js';
 import type { InputRow } from '../types.js';
 import type { Outcome } from './comparison.js';
+import { MISSING_PERIOD, periodOf, type PeriodUnit } from './period/period.js';
 
 /** Distinct segment values kept; the rest are grouped as "(other)" (a --by on an id column must not blow up). */
 export const MAX_SEGMENTS = 100;
 export const OTHER_SEGMENT = '(other)';
 export const MISSING_SEGMENT = '(missing)';
+/** Distinct periods accepted (ten years of weeks); more means the wrong column or unit. */
+export const MAX_PERIODS = 520;
+
+export interface PeriodColumn {
+  readonly column: string;
+  readonly unit: PeriodUnit;
+}
 
 /** 1 / 0 (numbers or numeric text), true / false (booleans or text) → bad / good; anything else unknown. */
 export function parseOutcome(value: unknown): Outcome {
@@ -37,11 +45,14 @@ export function segmentText(value: unknown): string | null {
 export class RowColumns {
   private seg = new Uint8Array(0);
   private out = new Int8Array(0);
+  private per = new Uint16Array(0);
   private readonly names: string[] = [MISSING_SEGMENT, OTHER_SEGMENT];
   private readonly ids = new Map<string, number>();
+  private readonly periodNames: string[] = [MISSING_PERIOD];
+  private readonly periodIds = new Map<string, number>();
   rows = 0;
 
-  constructor(readonly by: string | undefined, readonly outcome: string | undefined) {}
+  constructor(readonly by: string | undefined, readonly outcome: string | undefined, readonly period?: PeriodColumn) {}
 
   private ensure(row: number): void {
     if (row < this.out.length) return;
@@ -52,6 +63,11 @@ export class RowColumns {
     out.set(this.out);
     this.seg = seg;
     this.out = out;
+    if (this.period) {
+      const per = new Uint16Array(size);
+      per.set(this.per);
+      this.per = per;
+    }
   }
 
   set(row: number, data: Record<string, unknown>): void {
@@ -63,6 +79,27 @@ export class RowColumns {
       const o = parseOutcome(lookup(data, this.outcome));
       this.out[row] = o === null ? -1 : o;
     }
+    if (this.period) this.per[row] = this.periodId(periodOf(lookup(data, this.period.column), this.period.unit));
+  }
+
+  private periodId(label: string | null): number {
+    if (label === null) return 0;
+    const known = this.periodIds.get(label);
+    if (known !== undefined) return known;
+    if (this.periodNames.length > MAX_PERIODS) {
+      const p = this.period as PeriodColumn;
+      throw new BreError('USAGE', `Expected at most ${MAX_PERIODS} distinct periods in --period column '${p.column}' by ${p.unit}, got more; use a coarser --period-unit (month or quarter) or another column`, { field: 'period' });
+    }
+    this.periodNames.push(label);
+    this.periodIds.set(label, this.periodNames.length - 1);
+    return this.periodNames.length - 1;
+  }
+
+  /** Period of a data row; undefined when no --period was given, "(missing)" when the row is unknown or not a date. */
+  periodOf(row: number | null): string | undefined {
+    if (!this.period) return undefined;
+    if (row === null || row < 1 || row >= this.per.length) return MISSING_PERIOD;
+    return this.periodNames[this.per[row]];
   }
 
   private segmentId(text: string | null): number {
@@ -91,7 +128,7 @@ export class RowColumns {
 }
 
 /** A column by its name, or a nested NDJSON field by its dotted path. */
-function lookup(data: Record<string, unknown>, column: string): unknown {
+export function lookup(data: Record<string, unknown>, column: string): unknown {
   if (column in data) return data[column];
   let cur: unknown = data;
   for (const part of column.split('.')) {
@@ -101,26 +138,28 @@ function lookup(data: Record<string, unknown>, column: string): unknown {
   return cur;
 }
 
-function hasColumn(data: Record<string, unknown>, column: string): boolean {
+export function hasColumn(data: Record<string, unknown>, column: string): boolean {
   return lookup(data, column) !== undefined;
 }
 
-export interface InputColumnsOptions {
+/** How the input is read, as `run` reads: format, encoding (default UTF-8, a byte order mark decides), separator (default TAB for TSV, else sniffed). */
+export type InputReading = Pick<ReadOptions, 'format' | 'encoding' | 'delimiter'>;
+
+export interface InputColumnsOptions extends InputReading {
   readonly path: string;
-  readonly format?: InputFormat;
-  /** As `run` reads: a WHATWG encoding name (default UTF-8, a byte order mark decides). */
-  readonly encoding?: string;
-  /** As `run` reads: the CSV separator (default TAB for TSV, else sniffed). */
-  readonly delimiter?: string;
   readonly by?: string;
   readonly outcome?: string;
+  readonly period?: PeriodColumn;
+  /** Sees every readable row once (the input stability sample). */
+  readonly onRow?: (row: InputRow) => void;
 }
 
 /** Reads the input; fails with USAGE when a named column is in no row (exit 2, nothing written). */
 export async function readInputColumns(opts: InputColumnsOptions): Promise<RowColumns> {
-  const cols = new RowColumns(opts.by, opts.outcome);
+  const cols = new RowColumns(opts.by, opts.outcome, opts.period);
   let sawBy = opts.by === undefined;
   let sawOutcome = opts.outcome === undefined;
+  let sawPeriod = opts.period === undefined;
   let firstColumns: string[] | null = null;
   let rows: AsyncIterable<InputRow>;
   try {
@@ -134,17 +173,23 @@ export async function readInputColumns(opts: InputColumnsOptions): Promise<RowCo
       if (firstColumns === null) firstColumns = Object.keys(r.data);
       if (!sawBy && hasColumn(r.data, opts.by as string)) sawBy = true;
       if (!sawOutcome && hasColumn(r.data, opts.outcome as string)) sawOutcome = true;
+      if (!sawPeriod && hasColumn(r.data, (opts.period as PeriodColumn).column)) sawPeriod = true;
       cols.set(r.row, r.data);
+      opts.onRow?.(r);
     }
   } catch (err) {
     if (err instanceof BreError) throw err;
-    throw new BreError('INPUT_UNREADABLE', `Expected a readable input file for --by/--outcome, got '${opts.path}' (${(err as Error).message})`, { cause: err });
+    throw new BreError('INPUT_UNREADABLE', `Expected a readable input file for --by/--outcome/--period, got '${opts.path}' (${(err as Error).message})`, { cause: err });
   }
   const shown = (firstColumns ?? []).slice(0, 30);
   const more = firstColumns && firstColumns.length > shown.length ? `, ... (${firstColumns.length} in all)` : '';
   const got = firstColumns && firstColumns.length > 0 ? `columns ${shown.join(', ')}${more}` : 'no data rows';
   if (!sawOutcome) {
     throw new BreError('USAGE', `Expected --outcome column '${opts.outcome}' in ${opts.path}, got ${got}`, { field: 'outcome', expected: `a column named ${opts.outcome}` });
+  }
+  if (!sawPeriod) {
+    const p = opts.period as PeriodColumn;
+    throw new BreError('USAGE', `Expected --period column '${p.column}' in ${opts.path}, got ${got}`, { field: 'period', expected: `a column named ${p.column}` });
   }
   if (!sawBy) {
     throw new BreError('USAGE', `Expected --by column '${opts.by}' in ${opts.path}, got ${got}`, { field: 'by', expected: `a column named ${opts.by}` });

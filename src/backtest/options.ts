@@ -3,6 +3,10 @@ import { basename, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BreError } from '../errors.js';
 import { INPUT_FORMATS, isInputFormat, type InputFormat } from '../input/read.js';
+import { DEFAULT_MIN_PERIOD_KEYS } from './period/periods.js';
+import { PERIOD_UNITS, type PeriodUnit } from './period/period.js';
+import type { PeriodOptions } from './risk.js';
+import { parseScoreSpecs, type ScoreSpec } from './score/spec.js';
 import type { Product } from './side.js';
 
 export interface CompareOptions {
@@ -24,7 +28,20 @@ export interface CompareOptions {
   readonly outcome?: string;
   /** Input column to segment by. */
   readonly by?: string;
-  /** Input file for --by/--outcome; default: run A's manifest.json `input.path`. */
+  /**
+   * Numeric result fields to assess as scores against the outcome (needs `outcome`): `FIELD` (the same field in
+   * both stages) or `FIELD_A:FIELD_B`. Repeatable.
+   */
+  readonly score?: string | readonly string[];
+  /** `NAME=higher` or `NAME=lower` per score: which end is the better applicant. Default: higher is better. */
+  readonly scoreDirection?: string | readonly string[];
+  /** Input date column (e.g. application date): approvals, swaps, bad rates and stability per period. */
+  readonly period?: string;
+  /** Grouping of --period dates. Default month. */
+  readonly periodUnit?: PeriodUnit;
+  /** Periods with fewer compared keys than this are marked small. Default 30. */
+  readonly minPeriodKeys?: number;
+  /** Input file for --by/--outcome/--period; default: run A's manifest.json `input.path`. */
   readonly input?: string;
   /** Any format `run` reads (csv, tsv, ndjson, parquet, csv.gz...). Default: from the manifest, else from the file extension. */
   readonly inputFormat?: InputFormat;
@@ -61,6 +78,8 @@ export interface ResolvedOptions {
   readonly stages: StageChoice;
   readonly outcome?: string;
   readonly by?: string;
+  readonly scores: readonly ScoreSpec[];
+  readonly period?: PeriodOptions;
   readonly input?: string;
   readonly inputFormat?: InputFormat;
   readonly encoding?: string;
@@ -118,6 +137,12 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
   if (o.inputFormat !== undefined && !isInputFormat(o.inputFormat)) {
     throw new BreError('USAGE', `Expected --input-format to be one of ${INPUT_FORMATS.join(', ')}, got '${String(o.inputFormat)}'`, { field: 'input-format' });
   }
+  const outcome = nonEmpty(o.outcome, '--outcome');
+  const scores = parseScoreSpecs(o.score, o.scoreDirection);
+  if (scores.length > 0 && outcome === undefined) {
+    throw new BreError('USAGE', `Expected --outcome COLUMN with --score (the power of a score is measured against observed outcomes), got --score ${scores[0].label} alone`, { field: 'outcome' });
+  }
+  const period = resolvePeriod(o);
   const defaultOut = sameFolder
     ? join(outA, `compare-${stages.stageA ?? 'champion'}-vs-${stages.stageB ?? 'challenger'}`)
     : join(outB, `compare-vs-${basename(outA)}`);
@@ -125,8 +150,10 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
     outA, outB, sameFolder,
     out: resolve(o.out ?? defaultOut),
     stages,
-    outcome: nonEmpty(o.outcome, '--outcome'),
+    outcome,
     by: nonEmpty(o.by, '--by'),
+    scores,
+    period,
     input: o.input === undefined ? undefined : resolve(nonEmpty(o.input, '--input') as string),
     inputFormat: o.inputFormat,
     encoding: nonEmpty(o.encoding, '--encoding'),
@@ -138,6 +165,21 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
     listCap: positiveInt(o.listCap, 'listCap') ?? DEFAULT_LIST_CAP,
     now: o.now ?? (() => new Date()),
   };
+}
+
+function resolvePeriod(o: CompareOptions): PeriodOptions | undefined {
+  const column = nonEmpty(o.period, '--period');
+  if (column === undefined) {
+    if (o.periodUnit !== undefined || o.minPeriodKeys !== undefined) {
+      throw new BreError('USAGE', `Expected --period COLUMN with ${o.periodUnit !== undefined ? '--period-unit' : '--min-period-keys'}, got no --period`, { field: 'period' });
+    }
+    return undefined;
+  }
+  const unit = o.periodUnit ?? 'month';
+  if (!(PERIOD_UNITS as readonly string[]).includes(unit)) {
+    throw new BreError('USAGE', `Expected --period-unit ${PERIOD_UNITS.join(', ')}, got '${String(unit)}'`, { field: 'period-unit' });
+  }
+  return { column, unit, minKeys: positiveInt(o.minPeriodKeys, '--min-period-keys') ?? DEFAULT_MIN_PERIOD_KEYS };
 }
 
 export function autoBuckets(largestBytes: number): number {

@@ -37,6 +37,8 @@ beforeAll(async () => {
 });
 
 const close = (x: number | null | undefined, y: number): void => expect(x).toBeCloseTo(y, 10);
+/** Outcome coverage: unknown keys, known share, and the bad rate if every unknown were good / bad (worked by hand). */
+const cov = (unknown: number, coverage: number, best: number, worst: number) => ({ unknown, coverage, bad_rate_best: best, bad_rate_worst: worst });
 
 describe('hand-computed compare.json', () => {
   it('runs and join', () => {
@@ -149,13 +151,13 @@ describe('hand-computed compare.json', () => {
   it('bad rates of the approved and swap sets (outcome 1 = bad)', () => {
     const w = (bad: number, known: number) => wilson(bad, known);
     expect(c.bad_rates).toEqual({
-      a_approved: { rows: 5, known: 4, bad: 2, bad_rate: 0.5, ci: w(2, 4) },
-      b_approved: { rows: 5, known: 4, bad: 1, bad_rate: 0.25, ci: w(1, 4) },
-      swap_in: { rows: 2, known: 1, bad: 0, bad_rate: 0, ci: w(0, 1) },
-      swap_out: { rows: 2, known: 1, bad: 1, bad_rate: 1, ci: w(1, 1) },
-      both_approve: { rows: 3, known: 3, bad: 1, bad_rate: 1 / 3, ci: w(1, 3) },
-      both_reject: { rows: 3, known: 3, bad: 1, bad_rate: 1 / 3, ci: w(1, 3) },
-      all: { rows: 10, known: 8, bad: 3, bad_rate: 0.375, ci: w(3, 8) },
+      a_approved: { rows: 5, known: 4, bad: 2, bad_rate: 0.5, ci: w(2, 4), ...cov(1, 0.8, 2 / 5, 3 / 5) },
+      b_approved: { rows: 5, known: 4, bad: 1, bad_rate: 0.25, ci: w(1, 4), ...cov(1, 0.8, 1 / 5, 2 / 5) },
+      swap_in: { rows: 2, known: 1, bad: 0, bad_rate: 0, ci: w(0, 1), ...cov(1, 0.5, 0, 0.5) },
+      swap_out: { rows: 2, known: 1, bad: 1, bad_rate: 1, ci: w(1, 1), ...cov(1, 0.5, 0.5, 1) },
+      both_approve: { rows: 3, known: 3, bad: 1, bad_rate: 1 / 3, ci: w(1, 3), ...cov(0, 1, 1 / 3, 1 / 3) },
+      both_reject: { rows: 3, known: 3, bad: 1, bad_rate: 1 / 3, ci: w(1, 3), ...cov(0, 1, 1 / 3, 1 / 3) },
+      all: { rows: 10, known: 8, bad: 3, bad_rate: 0.375, ci: w(3, 8), ...cov(2, 0.8, 3 / 10, 5 / 10) },
     });
   });
 
@@ -169,10 +171,10 @@ describe('hand-computed compare.json', () => {
     // (2, 1, 1, 1) and (1, 1, 1, 2): ad − bc = 1 ≤ n/2, φ = 0.
     close(ka.approval.difference_ci!.upper, 0.46486835080922256);
     close(mh.approval.difference_ci!.lower, -0.4648683508092226);
-    expect(ka.bad_rate_a_approved).toEqual({ rows: 3, known: 2, bad: 0, bad_rate: 0, ci: wilson(0, 2) });
-    expect(ka.bad_rate_b_approved).toEqual({ rows: 3, known: 2, bad: 0, bad_rate: 0, ci: wilson(0, 2) });
-    expect(mh.bad_rate_a_approved).toEqual({ rows: 2, known: 2, bad: 2, bad_rate: 1, ci: wilson(2, 2) });
-    expect(mh.bad_rate_b_approved).toEqual({ rows: 2, known: 2, bad: 1, bad_rate: 0.5, ci: wilson(1, 2) });
+    expect(ka.bad_rate_a_approved).toEqual({ rows: 3, known: 2, bad: 0, bad_rate: 0, ci: wilson(0, 2), ...cov(1, 2 / 3, 0, 1 / 3) });
+    expect(ka.bad_rate_b_approved).toEqual({ rows: 3, known: 2, bad: 0, bad_rate: 0, ci: wilson(0, 2), ...cov(1, 2 / 3, 0, 1 / 3) });
+    expect(mh.bad_rate_a_approved).toEqual({ rows: 2, known: 2, bad: 2, bad_rate: 1, ci: wilson(2, 2), ...cov(0, 1, 1, 1) });
+    expect(mh.bad_rate_b_approved).toEqual({ rows: 2, known: 2, bad: 1, bad_rate: 0.5, ci: wilson(1, 2), ...cov(0, 1, 0.5, 0.5) });
   });
 });
 
