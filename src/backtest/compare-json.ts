@@ -5,7 +5,7 @@ import type { StageInfo } from './partition.js';
 import type { RiskFigures } from './risk.js';
 import type { Product } from './side.js';
 import type { InputStabilityFigures } from './stability/input.js';
-import type { StabilityFigures } from './stability/over-time.js';
+import type { Mover } from './stability/over-time.js';
 
 export interface RunSummary {
   readonly dir: string;
@@ -19,18 +19,6 @@ export interface RunSummary {
 
 /** One comparison in compare.json: the decision figures and the credit-risk figures. */
 export type ComparisonJson = ComparisonFigures & RiskFigures;
-
-/** A row of the top-movers table: a characteristic whose distribution moved most since the baseline period. */
-export interface MoverJson {
-  readonly name: string;
-  readonly source: StabilityFigures['source'];
-  /** The comparison whose result field it is; null for an input column. */
-  readonly comparison: string | null;
-  readonly baseline: string | null;
-  readonly period: string;
-  readonly psi: number;
-  readonly band: string | null;
-}
 
 export interface CompareJson {
   readonly version: 1;
@@ -70,6 +58,6 @@ export interface CompareJson {
   /** CSI of the input columns over periods (--period); null without --period. */
   readonly input_stability: InputStabilityFigures | null;
   /** The 10 input columns and numeric result fields with the largest latest PSI against the baseline period. */
-  readonly stability_top_movers: readonly MoverJson[] | null;
+  readonly stability_top_movers: readonly Mover[] | null;
   readonly methods: Readonly<Record<string, string>>;
 }

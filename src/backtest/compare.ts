@@ -10,7 +10,7 @@ import { BreError } from '../errors.js';
 import { isInputFormat, resolveFormat, resolveTextOptions, type InputFormat } from '../input/read.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { ComparisonAccumulator } from './comparison.js';
-import type { CompareJson, ComparisonJson, MoverJson, RunSummary } from './compare-json.js';
+import type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js';
 import { csvLine } from './csv.js';
 import { featureBins, type FeatureBins } from './features.js';
 import { NumberSink, readNumbers, TextSink } from './files.js';
@@ -25,10 +25,10 @@ import { RiskAccumulator, scoreCells } from './risk.js';
 import type { ScoreSpec } from './score/spec.js';
 import { amountField, sideView, type SideView } from './side.js';
 import { InputStability, type InputStabilityFigures } from './stability/input.js';
-import { topMovers, type StabilityFigures } from './stability/over-time.js';
+import { topMovers, type Mover, type StabilityFigures } from './stability/over-time.js';
 import { PSI_EPSILON } from './stats.js';
 
-export type { CompareJson, ComparisonJson, MoverJson, RunSummary } from './compare-json.js';
+export type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js';
 
 export interface CompareResult {
   readonly outDir: string;
@@ -55,7 +55,7 @@ export const METHODS: Readonly<Record<string, string>> = {
   tradeoff: 'for approval rates 5%, 10%, ..., 100% of the scored keys: approve every key scoring at least as well as the ⌈p·N⌉-th best (ties never split); bad rate of that set over its known outcomes',
   operating_points: "each strategy's approval rate and approved-set bad rate over the keys with that score",
   periods: 'input date column grouped by calendar month, ISO week or quarter; periods with fewer keys than min_keys are marked small',
-  stability: "PSI of each period against the baseline period (the first with at least min_keys values); input columns: bins from a uniform sample of the input; result fields: A's deciles",
+  stability: "PSI of each period against the baseline (the oldest periods pooled until they hold a quarter of the dated values and at least min_keys, the last period always left out); noise = (bins − 1)·(1/n_baseline + 1/n), the PSI expected by chance; top movers ranked by PSI − noise; input columns: bins from a uniform sample of the input; result fields: A's deciles",
 };
 
 interface Comparison {
@@ -294,18 +294,19 @@ function scoresByPair(specs: readonly ScoreSpec[], pairs: readonly [string, stri
   return out;
 }
 
-function movers(input: InputStabilityFigures | null, comparisons: readonly ComparisonJson[]): MoverJson[] {
+function movers(input: InputStabilityFigures | null, comparisons: readonly ComparisonJson[]): Mover[] {
   const all: { s: StabilityFigures; comparison: string | null }[] = [
     ...(input?.columns ?? []).map((s) => ({ s, comparison: null })),
     ...comparisons.flatMap((c) => (c.stability ?? []).map((s) => ({ s, comparison: c.label }))),
   ];
-  const top = new Set(topMovers(all.map((x) => x.s)));
-  return all.filter((x) => top.has(x.s))
-    .sort((x, y) => (y.s.latest?.psi as number) - (x.s.latest?.psi as number) || (x.s.name < y.s.name ? -1 : 1))
-    .map(({ s, comparison }) => ({
+  const top = topMovers(all.map((x) => x.s));
+  return top.map((s) => {
+    const { comparison } = all.find((x) => x.s === s) as { comparison: string | null };
+    return {
       name: s.name, source: s.source, comparison, baseline: s.baseline, period: s.latest?.period as string,
-      psi: s.latest?.psi as number, band: s.latest?.band ?? null,
-    }));
+      psi: s.latest?.psi as number, band: s.latest?.band ?? null, noise: s.latest?.noise ?? null,
+    };
+  });
 }
 
 function binsFromSample(p: PartitionStats, stage: string): Map<string, FeatureBins> {

@@ -4,8 +4,10 @@
  * printable (@media print keeps the colours of the heat map and PSI bands, avoids breaking inside a chart).
  */
 import type { ApprovalFigures, BadRate, ComparisonFigures } from './comparison.js';
-import type { CompareJson, RunSummary } from './compare-json.js';
+import type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js';
 import type { FeatureFigures } from './features.js';
+import { ci, runLabel, signed, table, td, th } from './html.js';
+import { coverageWarning, periodsSection, RISK_CSS, scoreSections, stabilitySection } from './report-risk.js';
 import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heatMap, histogramChart } from './svg.js';
 
 /** Rows shown in the rules and PSI tables (compare.json has them all). */
@@ -32,6 +34,7 @@ main{max-width:1080px;margin:0 auto;padding:24px 28px 48px}
 h1{font-size:26px;margin:0 0 4px}
 h2{font-size:21px;margin:36px 0 8px;padding-top:12px;border-top:3px solid var(--ink)}
 h3{font-size:17px;margin:26px 0 8px}
+h4{font-size:15px;margin:18px 0 6px}
 p.sub,p.note{color:var(--mute);margin:4px 0 12px}
 p.note{font-size:13px}
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);padding:1px 4px;border-radius:3px;word-break:break-all}
@@ -64,40 +67,8 @@ svg .dg{stroke:#1d2733;stroke-width:1.5}
 svg .ax{stroke:#8895a4;stroke-width:1}
 svg .gr{stroke:#eef1f4;stroke-width:1}
 svg .zb{fill:#9aa5b1}svg .pb{fill:#2f8a4c}svg .nb{fill:#c0392b}svg .mb{fill:#7f8c8d}
-footer{margin-top:40px;color:var(--mute);font-size:13px}
+footer{margin-top:40px;color:var(--mute);font-size:13px}${RISK_CSS}
 ${PRINT_CSS}`;
-
-function td(text: string, numeric = false, cls = ''): string {
-  const c = [numeric ? 'n' : '', cls].filter(Boolean).join(' ');
-  return `<td${c ? ` class="${c}"` : ''}>${text}</td>`;
-}
-
-function th(text: string, numeric = false): string {
-  return `<th${numeric ? ' class="n"' : ''}>${text}</th>`;
-}
-
-function table(head: readonly string[], rows: readonly string[][], numericFrom = 1): string {
-  return `<div class="tw"><table><thead><tr>${head.map((h, i) => th(esc(h), i >= numericFrom)).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.join('')}</tr>`)
-    .join('')}</tbody></table></div>`;
-}
-
-function ci(c: { lower: number; upper: number } | null, pp = false): string {
-  if (!c) return '–';
-  return pp ? `${fmtPp(c.lower).replace(' pp', '')} to ${fmtPp(c.upper)}` : `${fmtPct(c.lower)} – ${fmtPct(c.upper)}`;
-}
-
-function signed(n: number | null | undefined, digits = 0): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
-  const cls = n > 0 ? 'pos' : n < 0 ? 'neg' : '';
-  const text = `${n > 0 ? '+' : n < 0 ? '−' : ''}${fmtNum(Math.abs(n), digits)}`;
-  return cls ? `<span class="${cls}">${esc(text)}</span>` : esc(text);
-}
-
-function runLabel(side: 'A' | 'B'): string {
-  const color = side === 'A' ? COLOR_A : COLOR_B;
-  return `<span class="sw" style="background:${color}"></span>${side}`;
-}
 
 function summarySection(j: CompareJson): string {
   const run = (r: RunSummary, side: 'A' | 'B'): string[] => [
@@ -122,6 +93,8 @@ function summarySection(j: CompareJson): string {
     `product <code>${esc(o.product)}</code> (decision field <code>${esc(o.decision_field)}</code>, amount <code>${esc(o.amount_field)}</code>)`,
     o.outcome ? `outcome column <code>${esc(o.outcome)}</code> (1 = bad)` : '',
     o.by ? `segments by <code>${esc(o.by)}</code>` : '',
+    ...o.scores.map((sc) => `score <code>${esc(sc.label)}</code> (${sc.direction === 'higher_is_better' ? 'higher' : 'lower'} is better)`),
+    o.period ? `periods: <code>${esc(o.period.column)}</code> by ${esc(o.period.unit)}` : '',
     o.input ? `input <code>${esc(o.input)}</code>` : '',
   ].filter(Boolean).join(' · ');
   const warn = jn.matched === 0 ? `<p class="warn">No key is present in both runs: there is nothing to compare. Check that both runs read the same input.</p>` : '';
@@ -227,7 +200,10 @@ function featuresSection(c: ComparisonFigures): string {
 }
 
 function badRow(label: string, b: BadRate): string[] {
-  return [td(esc(label)), td(fmtInt(b.rows), true), td(fmtInt(b.known), true), td(fmtInt(b.bad), true), td(fmtPct(b.bad_rate), true), td(esc(ci(b.ci)), true)];
+  return [
+    td(esc(label)), td(fmtInt(b.rows), true), td(fmtInt(b.known), true), td(fmtInt(b.bad), true), td(fmtPct(b.bad_rate), true), td(esc(ci(b.ci)), true),
+    td(fmtPct(b.coverage), true), td(b.rows > 0 ? esc(`${fmtPct(b.bad_rate_best)} – ${fmtPct(b.bad_rate_worst)}`) : '–', true),
+  ];
 }
 
 function badSection(c: ComparisonFigures, outcome: string | null): string {
@@ -238,7 +214,7 @@ function badSection(c: ComparisonFigures, outcome: string | null): string {
     badRow('swap-out (A only)', b.swap_out), badRow('approved by both', b.both_approve), badRow('approved by neither', b.both_reject),
     badRow('all compared keys', b.all),
   ];
-  return `<section><h3>Bad rates (outcome <code>${esc(outcome ?? '')}</code>, 1 = bad)</h3><p class="note">Over keys whose outcome is known (0 or 1); 95% Wilson interval. The swap-in bad rate is usually known only when those applicants were approved at the time.</p>${table(['set', 'keys', 'outcome known', 'bad', 'bad rate', '95% interval'], rows)}</section>`;
+  return `<section><h3>Bad rates (outcome <code>${esc(outcome ?? '')}</code>, 1 = bad)</h3><p class="note">Over keys whose outcome is known (0 or 1); 95% Wilson interval. Coverage: the share of the set's keys with a known outcome; the last column is the range the set's bad rate can take whatever the unknown outcomes are (all good to all bad).</p>${table(['set', 'keys', 'outcome known', 'bad', 'bad rate', '95% interval', 'coverage', 'if unknown all good – all bad'], rows)}${coverageWarning(b)}</section>`;
 }
 
 function segmentsSection(c: ComparisonFigures, by: string | null): string {
@@ -263,14 +239,15 @@ function approvalTable(a: ApprovalFigures): string {
   ]);
 }
 
-function comparisonSection(c: ComparisonFigures, j: CompareJson): string {
+function comparisonSection(c: ComparisonJson, j: CompareJson): string {
   const title = c.stage_a === c.stage_b ? `Stage ${c.stage_a}` : `Stage ${c.stage_a} (A) vs ${c.stage_b} (B)`;
   const head = `<h2>${esc(title)}</h2><p class="sub">${esc(fmtInt(c.n))} keys compared; the stage ran for ${esc(fmtInt(c.ran_a))} of them in A and ${esc(fmtInt(c.ran_b))} in B.</p>`;
   if (!c.decisions) {
-    return `${head}<p class="note">This stage carries no decision (features only).</p>${featuresSection(c)}${rulesSection(c)}`;
+    return `${head}<p class="note">This stage carries no decision (features only).</p>${scoreSections(c, j.options.outcome)}${featuresSection(c)}${rulesSection(c)}`;
   }
   return `${head}${kpis(c)}<section><h3>Approval rates</h3>${approvalTable(c.approval as ApprovalFigures)}</section>`
     + decisionsSection(c) + amountsSection(c) + offersSection(c) + badSection(c, j.options.outcome)
+    + scoreSections(c, j.options.outcome) + periodsSection(c)
     + segmentsSection(c, j.options.by) + rulesSection(c) + featuresSection(c);
 }
 
@@ -306,6 +283,7 @@ export function renderReport(j: CompareJson): string {
 <p class="sub">A = <code>${esc(j.a.dir)}</code> · B = <code>${esc(j.b.dir)}</code></p>
 ${summarySection(j)}
 ${j.comparisons.map((c) => comparisonSection(c, j)).join('\n')}
+${stabilitySection(j.stability_top_movers, j.input_stability, j.options.period?.min_keys ?? null)}
 ${keysSection(j)}
 ${methodsSection(j)}
 </main>

@@ -182,6 +182,6 @@ export function histogramChart(title: string, bins: readonly HistBin[], unchange
   return svg(title, width, height, parts);
 }
 
-function svg(title: string, width: number, height: number, parts: readonly string[]): string {
+export function svg(title: string, width: number, height: number, parts: readonly string[]): string {
   return `<svg class="chart" role="img" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}"><title>${esc(title)}</title>${parts.join('')}</svg>`;
 }

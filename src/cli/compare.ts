@@ -6,6 +6,7 @@
 import type { CommandModule } from 'yargs';
 import { runCompare, type CompareJson } from '../backtest/compare.js';
 import type { CompareOptions } from '../backtest/options.js';
+import type { PeriodUnit } from '../backtest/period/period.js';
 import type { Product } from '../backtest/side.js';
 import { INPUT_FORMATS, type InputFormat } from '../input/read.js';
 
@@ -18,6 +19,11 @@ interface CompareArgs {
   'stage-b'?: string;
   outcome?: string;
   by?: string;
+  score?: string[];
+  'score-direction'?: string[];
+  period?: string;
+  'period-unit'?: string;
+  'min-period-keys'?: number;
   input?: string;
   'input-format'?: string;
   encoding?: string;
@@ -46,6 +52,13 @@ export function formatCompareSummary(r: CompareJson, files: { csv: string; json:
     const a = c.approval;
     const ci = a.difference_ci ? ` [${pct(a.difference_ci.lower)}, ${pct(a.difference_ci.upper)}]` : '';
     lines.push(`  ${name}: approval A ${pct(a.a.rate)}, B ${pct(a.b.rate)}, B-A ${pct(a.difference)}${ci}; swap-in ${c.swaps.swap_in}, swap-out ${c.swaps.swap_out}`);
+    for (const s of c.scores ?? []) {
+      const gini = (g: number | null | undefined): string => (g === null || g === undefined ? '–' : g.toFixed(3));
+      const p = s.paired;
+      const test = !p ? 'no paired test' : p.identical ? 'same values in A and B' : p.p_value === null ? 'no test (se 0)' : `paired DeLong p=${p.p_value.toPrecision(2)}`;
+      lines.push(`    score ${s.label}: Gini A ${gini(s.a.power?.gini)}, B ${gini(s.b.power?.gini)}; ${test}; missing A ${s.a.missing.keys}, B ${s.b.missing.keys}`);
+    }
+    if (c.periods) lines.push(`    ${c.periods.periods.length} periods by ${c.periods.unit} (${c.periods.periods.filter((p) => p.small).length} small)`);
   }
   lines.push(`wrote ${files.csv}`, `wrote ${files.json}`, `wrote ${files.html}`);
   return lines.join('\n') + '\n';
@@ -61,6 +74,11 @@ export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
     stageB: a['stage-b'],
     outcome: a.outcome,
     by: a.by,
+    score: a.score,
+    scoreDirection: a['score-direction'],
+    period: a.period,
+    periodUnit: a['period-unit'] as PeriodUnit | undefined,
+    minPeriodKeys: a['min-period-keys'],
     input: a.input,
     inputFormat: a['input-format'] as InputFormat | undefined,
     encoding: a.encoding,
@@ -83,7 +101,12 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('stage-b', { type: 'string', describe: "stage of run B to compare (with --stage-a); default 'challenger' when both folders are the same" })
       .option('outcome', { type: 'string', describe: 'input column with the observed outcome, 1 = bad, 0 = good: bad rates of the approved and swap sets' })
       .option('by', { type: 'string', describe: 'input column to segment by (e.g. state)' })
-      .option('input', { type: 'string', describe: "input file for --outcome/--by (default: run A's input from its manifest.json)" })
+      .option('score', { type: 'string', array: true, describe: 'numeric result field to assess as a score against --outcome: FIELD, or FIELD_A:FIELD_B (repeatable)' })
+      .option('score-direction', { type: 'string', array: true, describe: 'NAME=higher or NAME=lower: which end of a --score is the better applicant (default higher)' })
+      .option('period', { type: 'string', describe: 'input date column (e.g. application_date): vintages and stability per period' })
+      .option('period-unit', { type: 'string', choices: ['month', 'week', 'quarter'], describe: 'grouping of --period dates (default month)' })
+      .option('min-period-keys', { type: 'number', describe: 'periods with fewer compared keys are marked small (default 30)' })
+      .option('input', { type: 'string', describe: "input file for --outcome/--by/--period (default: run A's input from its manifest.json)" })
       .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: "format of --input, any that run reads (default: run A's, or from the extension)" })
       .option('encoding', { type: 'string', describe: "text encoding of the input, e.g. windows-1252 (default: the one run A read it with, else UTF-8)" })
       .option('delimiter', { type: 'string', describe: "CSV field separator of the input (default: the one run A read it with, else sniffed as run does)" })

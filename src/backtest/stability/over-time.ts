@@ -1,21 +1,36 @@
 /**
  * Stability over time of one characteristic (an input column, a numeric result field): its values are counted
- * into fixed bins per period, and each period is compared with a baseline period by PSI (stats.ts). The
- * baseline is the first period with at least `minKeys` values (the first with any when none has that many):
- * the oldest vintage, as a risk team compares today's applicants with those the strategy was built on. Keys
- * without a date ("(missing)" period) are counted but are not a point in time, so they get no PSI.
+ * into fixed bins per period, and each later period is compared with a baseline by PSI (stats.ts). The
+ * baseline is the oldest periods taken together until they hold a quarter of the dated values (and at least
+ * `minKeys`), always leaving the last period out: the applicants the strategy was built on, as a risk team
+ * compares today's population with its development window; one thin first month would make every later
+ * month look shifted. Keys without a date ("(missing)" period) are counted but are not a point in time, so
+ * they get no PSI.
+ *
+ * PSI is biased upwards on small counts: two samples of one unchanged population differ by chance. For shares
+ * b = a + δ, PSI ≈ Σ δ²/a, and with n₀ and n₁ values drawn from the same k-bin distribution its expectation is
+ * (k − 1)·(1/n₀ + 1/n₁) (the mean of a χ² with k − 1 degrees of freedom, scaled). That is reported as `noise`
+ * beside each PSI, and the top movers are ranked by PSI minus noise, so a characteristic that moved beats one
+ * that merely has few values.
  */
 import { comparePeriods, MISSING_PERIOD } from '../period/period.js';
 import { psi, psiBand, type PsiBand } from '../stats.js';
+
+/** Share of the dated values the baseline holds at least. */
+export const BASELINE_SHARE = 0.25;
 
 export interface PeriodPsi {
   readonly period: string;
   /** Values counted in the period (missing values included: they have their own bin). */
   readonly n: number;
   readonly small: boolean;
-  /** Against the baseline; null for the baseline itself and for "(missing)". */
+  /** Part of the baseline. */
+  readonly baseline: boolean;
+  /** Against the baseline; null for the baseline's periods and for "(missing)". */
   readonly psi: number | null;
   readonly band: PsiBand | null;
+  /** The PSI expected from sampling alone if nothing moved: (k − 1)·(1/n_baseline + 1/n), k = bins with a value. */
+  readonly noise: number | null;
 }
 
 export interface StabilityFigures {
@@ -24,7 +39,10 @@ export interface StabilityFigures {
   readonly source: 'input' | 'a' | 'b' | 'a=b';
   readonly type: 'numeric' | 'categorical';
   readonly bins: number;
+  /** The baseline's periods ("2024-07 to 2024-12"); null when no period has a value. */
   readonly baseline: string | null;
+  readonly baseline_periods: readonly string[];
+  readonly baseline_n: number;
   readonly periods: readonly PeriodPsi[];
   /** The last period that is not small, against the baseline: what the top-movers table ranks by. */
   readonly latest: PeriodPsi | null;
@@ -60,23 +78,56 @@ export class OverTime {
     const order = [...this.counts.keys()].sort(comparePeriods);
     const total = (p: string): number => (this.counts.get(p) as Uint32Array).reduce((s, v) => s + v, 0);
     const dated = order.filter((p) => p !== MISSING_PERIOD);
-    const baseline = dated.find((p) => total(p) >= minKeys) ?? dated.find((p) => total(p) > 0) ?? null;
-    const base = baseline === null ? null : [...(this.counts.get(baseline) as Uint32Array)];
+    const need = Math.max(minKeys, Math.ceil(dated.reduce((s, p) => s + total(p), 0) * BASELINE_SHARE));
+    const pooled: string[] = [];
+    let nBase = 0;
+    for (const p of dated) {
+      if (nBase >= need || (pooled.length > 0 && pooled.length === dated.length - 1)) break;
+      pooled.push(p);
+      nBase += total(p);
+    }
+    const inBase = new Set(pooled);
+    const base = nBase === 0 ? null : new Array<number>(this.bins).fill(0);
+    if (base) for (const p of pooled) (this.counts.get(p) as Uint32Array).forEach((v, i) => { base[i] += v; });
     const periods = order.map((period): PeriodPsi => {
       const n = total(period);
-      const value = base === null || period === baseline || period === MISSING_PERIOD ? null : psi(base, [...(this.counts.get(period) as Uint32Array)]);
-      return { period, n, small: n < minKeys, psi: value, band: psiBand(value) };
+      const counts = [...(this.counts.get(period) as Uint32Array)];
+      const value = base === null || inBase.has(period) || period === MISSING_PERIOD ? null : psi(base, counts);
+      const k = base === null ? 0 : counts.filter((c, i) => c > 0 || base[i] > 0).length;
+      return {
+        period, n, small: n < minKeys, baseline: inBase.has(period), psi: value, band: psiBand(value),
+        noise: value === null || n === 0 ? null : (k - 1) * (1 / nBase + 1 / n),
+      };
     });
+    const baseline = base === null ? null : pooled.length === 1 ? pooled[0] : `${pooled[0]} to ${pooled[pooled.length - 1]}`;
     const comparable = periods.filter((p) => p.psi !== null);
     const latest = [...comparable].reverse().find((p) => !p.small) ?? null;
     const max = comparable.filter((p) => !p.small).reduce<PeriodPsi | null>((m, p) => (m === null || (p.psi as number) > (m.psi as number) ? p : m), null);
-    return { name, source, type, bins: this.bins, baseline, periods, latest, max };
+    return { name, source, type, bins: this.bins, baseline, baseline_periods: base ? pooled : [], baseline_n: base ? nBase : 0, periods, latest, max };
   }
 }
 
-/** The characteristics that moved most by their latest PSI, largest first (ties by name). */
+/** A row of the top-movers table: a characteristic whose distribution moved most since the baseline period. */
+export interface Mover {
+  readonly name: string;
+  readonly source: StabilityFigures['source'];
+  /** The comparison whose result field it is; null for an input column. */
+  readonly comparison: string | null;
+  readonly baseline: string | null;
+  readonly period: string;
+  readonly psi: number;
+  readonly band: PsiBand | null;
+  readonly noise: number | null;
+}
+
+/** How far the latest PSI stands above what sampling alone gives. */
+export function excess(s: StabilityFigures): number {
+  return (s.latest?.psi ?? 0) - (s.latest?.noise ?? 0);
+}
+
+/** The characteristics that moved most: latest PSI minus its noise, largest first (ties by name). */
 export function topMovers(all: readonly StabilityFigures[], n = 10): StabilityFigures[] {
   return all.filter((s) => s.latest !== null)
-    .sort((x, y) => (y.latest?.psi as number) - (x.latest?.psi as number) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
+    .sort((x, y) => excess(y) - excess(x) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
     .slice(0, n);
 }

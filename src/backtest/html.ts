@@ -1,0 +1,35 @@
+/** HTML building blocks of report.html: table cells, intervals, signed numbers (text always through esc()). */
+import { COLOR_A, COLOR_B, esc, fmtNum, fmtPct, fmtPp } from './svg.js';
+
+export function td(text: string, numeric = false, cls = ''): string {
+  const c = [numeric ? 'n' : '', cls].filter(Boolean).join(' ');
+  return `<td${c ? ` class="${c}"` : ''}>${text}</td>`;
+}
+
+export function th(text: string, numeric = false): string {
+  return `<th${numeric ? ' class="n"' : ''}>${text}</th>`;
+}
+
+export function table(head: readonly string[], rows: readonly string[][], numericFrom = 1): string {
+  return `<div class="tw"><table><thead><tr>${head.map((h, i) => th(esc(h), i >= numericFrom)).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.join('')}</tr>`)
+    .join('')}</tbody></table></div>`;
+}
+
+export function ci(c: { lower: number; upper: number } | null, pp = false): string {
+  if (!c) return '–';
+  return pp ? `${fmtPp(c.lower).replace(' pp', '')} to ${fmtPp(c.upper)}` : `${fmtPct(c.lower)} – ${fmtPct(c.upper)}`;
+}
+
+export function signed(n: number | null | undefined, digits = 0): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  const cls = n > 0 ? 'pos' : n < 0 ? 'neg' : '';
+  const text = `${n > 0 ? '+' : n < 0 ? '−' : ''}${fmtNum(Math.abs(n), digits)}`;
+  return cls ? `<span class="${cls}">${esc(text)}</span>` : esc(text);
+}
+
+export function runLabel(side: 'A' | 'B'): string {
+  const color = side === 'A' ? COLOR_A : COLOR_B;
+  return `<span class="sw" style="background:${color}"></span>${side}`;
+}
+
