@@ -10,6 +10,7 @@ statistics computed independently of bre-batch, by well-known implementations wh
   deciles             numpy.quantile(method='inverted_cdf'), counted with numpy.searchsorted
   IV, WoE, PSI        numpy
   Wilson interval     scipy.stats.binomtest(...).proportion_ci(method='wilson')
+  chi-square tail     scipy.stats.chi2.sf (the chance of a PSI shift)
   trade-off           numpy (sort, cut at the ceil(p*N)-th best key, ties kept together)
 
 Run with Debian's interpreter (apt-get install -y python3-sklearn python3-scipy):
@@ -286,6 +287,8 @@ def main():
         'expected': expected,
         'paired': pairs,
         'psi': psi_fixture(rows),
+        'chi2_sf': [[x, df, float(stats.chi2.sf(x, df))] for x, df in
+                    [(0.5, 1), (3.841458820694124, 1), (10, 3), (2, 10), (25, 10), (60, 10), (0.01, 2), (150, 40), (400, 9), (7.5, 7)]],
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, 'w') as f:

@@ -55,7 +55,7 @@ export const METHODS: Readonly<Record<string, string>> = {
   tradeoff: 'for approval rates 5%, 10%, ..., 100% of the scored keys: approve every key scoring at least as well as the ⌈p·N⌉-th best (ties never split); bad rate of that set over its known outcomes',
   operating_points: "each strategy's approval rate and approved-set bad rate over the keys with that score",
   periods: 'input date column grouped by calendar month, ISO week or quarter; periods with fewer keys than min_keys are marked small',
-  stability: "PSI of each period against the baseline (the oldest periods pooled until they hold a quarter of the dated values and at least min_keys, the last period always left out); noise = (bins − 1)·(1/n_baseline + 1/n), the PSI expected by chance; top movers ranked by PSI − noise; input columns: bins from a uniform sample of the input; result fields: A's deciles",
+  stability: "PSI of each period against the baseline (the oldest periods pooled until they hold a quarter of the dated values and at least min_keys, the last period always left out); noise = (bins − 1)·(1/n_baseline + 1/n), the PSI expected by chance; p_value: PSI/(1/n_baseline + 1/n) against χ² with bins − 1 degrees of freedom; top movers ranked by PSI − noise; input columns: bins from a uniform sample of the input; result fields: A's deciles",
 };
 
 interface Comparison {
@@ -304,7 +304,7 @@ function movers(input: InputStabilityFigures | null, comparisons: readonly Compa
     const { comparison } = all.find((x) => x.s === s) as { comparison: string | null };
     return {
       name: s.name, source: s.source, comparison, baseline: s.baseline, period: s.latest?.period as string,
-      psi: s.latest?.psi as number, band: s.latest?.band ?? null, noise: s.latest?.noise ?? null,
+      psi: s.latest?.psi as number, band: s.latest?.band ?? null, noise: s.latest?.noise ?? null, p_value: s.latest?.p_value ?? null,
     };
   });
 }

@@ -200,12 +200,13 @@ export function stabilitySection(movers: readonly Mover[] | null, input: InputSt
     td(`<code>${esc(m.name)}</code>`), td(esc(SOURCE[m.source])), td(esc(m.baseline ?? '–')), td(esc(m.period)),
     td(`<span class="band band-${esc(m.band ?? 'stable')}">${esc(fmtNum(m.psi, 3))} ${esc(m.band ?? '')}</span>`, true),
     td(esc(num(m.noise, 3)), true),
-    td(m.noise !== null && m.psi < 2 * m.noise ? '<span class="note">within sampling noise</span>' : '<b>beyond noise</b>'),
+    td(esc(m.p_value === null ? '–' : m.p_value < 0.001 ? '< 0.001' : fmtNum(m.p_value, 3)), true),
+    td(m.p_value !== null && m.p_value < 0.05 ? '<b>moved</b>' : '<span class="note">within chance</span>'),
   ]);
   const skipped = input && input.skipped.length > 0
     ? `<p class="note">Input columns not assessed: ${input.skipped.map((s) => `<code>${esc(s.column)}</code> (${esc(s.reason)})`).join(', ')}.</p>` : '';
   const body = rows.length > 0
-    ? table(['characteristic', 'what', 'baseline period', 'latest period', 'PSI vs baseline', 'noise', ''], rows, 4)
+    ? table(['characteristic', 'what', 'baseline period', 'latest period', 'PSI vs baseline', 'noise', 'p', ''], rows, 4)
     : '<p class="note">No characteristic has two periods to compare.</p>';
-  return `<section><h2>Stability over time</h2><p class="note">Has the population moved since the strategy was built? PSI of each input column (CSI) and each numeric result field: the latest period with at least ${esc(fmtInt(minKeys))} values against the baseline, the oldest periods pooled until they hold a quarter of the values; the ten that moved most beyond sampling noise here (noise: the PSI two samples of an unchanged population of these sizes give on average, (bins − 1)·(1/n₀ + 1/n₁)); every period of every characteristic in compare.json. <span class="band band-stable">&lt; 0.1 stable</span> <span class="band band-moderate">0.1–0.25 moderate</span> <span class="band band-major">≥ 0.25 major</span></p>${body}${skipped}</section>`;
+  return `<section><h2>Stability over time</h2><p class="note">Has the population moved since the strategy was built? PSI of each input column (CSI) and each numeric result field: the latest period with at least ${esc(fmtInt(minKeys))} values against the baseline, the oldest periods pooled until they hold a quarter of the values; the ten that moved most beyond sampling noise here (noise: the PSI two samples of an unchanged population of these sizes give on average, (bins − 1)·(1/n₀ + 1/n₁); p: the chance of a PSI this large if nothing moved, χ² approximation); every period of every characteristic in compare.json. <span class="band band-stable">&lt; 0.1 stable</span> <span class="band band-moderate">0.1–0.25 moderate</span> <span class="band band-major">≥ 0.25 major</span></p>${body}${skipped}</section>`;
 }

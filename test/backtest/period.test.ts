@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RowColumns } from '../../src/backtest/input-columns.js';
 import { resolveCompareOptions } from '../../src/backtest/options.js';
 import { comparePeriods, MISSING_PERIOD, periodOf, type PeriodUnit } from '../../src/backtest/period/period.js';
+import { erfc } from '../../src/backtest/score/normal.js';
 import { OverTime, topMovers } from '../../src/backtest/stability/over-time.js';
 import { parseScoreSpecs } from '../../src/backtest/score/spec.js';
 
@@ -103,6 +104,9 @@ describe('stability over time', () => {
     const expected = (0.25 - 0.6) * Math.log(0.25 / 0.6) + (0.75 - 0.4) * Math.log(0.75 / 0.4);
     expect(f.periods[2].psi).toBeCloseTo(expected, 12);
     expect(f.periods[2].noise).toBeCloseTo(0.45, 12);
+    // χ² with 1 degree of freedom at PSI / (1/5 + 1/4): P(χ²₁ ≥ x) = erfc(√(x/2)).
+    const x = expected / 0.45;
+    expect(f.periods[2].p_value).toBeCloseTo(erfc(Math.sqrt(x / 2)), 6);
     expect(f.periods[1].noise).toBeNull();
     // The latest period that is not small is 2025-02 (2025-03 has one value; (missing) is not a time).
     expect(f.latest?.period).toBe('2025-02');
@@ -124,8 +128,8 @@ describe('stability over time', () => {
     for (const p of ['2025-01', '2025-02']) { still.add(p, 0); still.add(p, 1); }
     const moved = t.figures('moved', 'input', 'numeric', 2);
     const flat = still.figures('flat', 'a', 'numeric', 1);
-    // moved: PSI 0.61 − noise 0.45 > flat: 0 − (1/2 + 1/2).
-    expect(topMovers([flat, moved]).map((s) => s.name)).toEqual(['moved', 'flat']);
-    expect(flat.latest).toMatchObject({ psi: 0, noise: 1 });
+    // A PSI of 0 is no move: only 'moved' is listed.
+    expect(topMovers([flat, moved]).map((s) => s.name)).toEqual(['moved']);
+    expect(flat.latest).toMatchObject({ psi: 0, noise: 1, p_value: 1 });
   });
 });

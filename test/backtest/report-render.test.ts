@@ -5,8 +5,13 @@
  * console error, asks for nothing over the network, shows the key headings and charts, and a screenshot is
  * saved to test/artifacts/report.png for a person to look at. Without /usr/bin/chromium the test is skipped
  * with a message, except under CI=true, where that is a failure.
+ *
+ * The credit-risk sections are rendered from the shipped champion_challenger sample, run through the built CLI
+ * against the built-in sandbox as the README shows; their pictures go to test/artifacts/, and with
+ * BRE_UPDATE_DOCS=1 also to docs/ (the README shows those).
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -21,6 +26,9 @@ const ARGS = [
   '--disable-component-update', '--disable-sync',
 ];
 const ARTIFACTS = resolve(import.meta.dirname, '..', 'artifacts');
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const DOCS = join(ROOT, 'docs');
+const built = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 const present = existsSync(CHROMIUM);
 const ci = process.env.CI === 'true';
 
@@ -81,4 +89,76 @@ describe('report.html in headless Chromium', () => {
       await browser.close();
     }
   }, 120_000);
+
+  it.skipIf(!present || !built)('renders the credit-risk sections of the champion_challenger sample; saves their pictures', async () => {
+    const root = tempDir();
+    const out = join(root, 'run');
+    const env = { ...process.env };
+    for (const k of ['BRE_BASE_URL', 'BUREAU_BASE_URL', 'ACCOUNT_BASE_URL']) delete env[k];
+    const run = spawnSync(process.execPath, [join(ROOT, 'bin', 'bre-batch.js'), 'run', 'champion_challenger', '--input', join(ROOT, 'samples', 'champion_challenger.csv'), '--out', out, '--rate', 'off', '--no-progress'], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const { files, report } = await runCompare({
+      outA: out, outB: out, outcome: 'defaulted', score: ['bureau_intel.bureau_score', 'mobile_intel.vendor_payday_score'], period: 'application_date',
+    });
+    const c = report.comparisons[0];
+    // The sample teaches: the bureau score separates, the partner channel moves the population.
+    expect(c.scores?.[0].a.power?.gini).toBeGreaterThan(0.3);
+    expect(c.periods?.periods.length).toBeGreaterThanOrEqual(12);
+    expect(c.periods?.periods.some((p) => p.small)).toBe(true);
+    expect(report.stability_top_movers?.[0].name).toBe('channel');
+
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const problems: string[] = [];
+      const requests: string[] = [];
+      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+      page.on('request', (r) => requests.push(r.url()));
+      const url = pathToFileURL(files.html).href;
+      await page.goto(url, { waitUntil: 'load' });
+      expect(problems).toEqual([]);
+      expect(requests).toEqual([url]);
+      const h2 = await page.locator('h2').allInnerTexts();
+      expect(h2).toEqual(['Summary', 'Stage champion (A) vs challenger (B)', 'Stability over time']);
+      const h3 = await page.locator('h3').allInnerTexts();
+      for (const h of ['Score power: bureau_intel.bureau_score', 'Score power: mobile_intel.vendor_payday_score', 'Vintages by application_date (month)']) expect(h3).toContain(h);
+      expect(await page.locator('h4').allInnerTexts()).toEqual(expect.arrayContaining(['Cut-off trade-off', 'Deciles and information value']));
+      expect(await page.getByText('Swap-set bad rates are only as good as their outcome coverage').count()).toBe(1);
+      // Decisions, crosstab, amount histogram, a trade-off chart per score, the vintages: every chart laid out.
+      const boxes = await page.locator('svg.chart').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+      expect(boxes).toHaveLength(6);
+      for (const w of boxes) expect(w).toBeGreaterThan(300);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+
+      // Three pictures: score power with its trade-off chart; the vintages; stability over time.
+      const clip = async (from: string, to: string) => {
+        const a = await page.locator(from).first().boundingBox();
+        const b = await page.locator(to).first().boundingBox();
+        if (!a || !b) throw new Error(`Expected ${from} and ${to} on the page`);
+        return { x: 0, y: a.y - 12, width: 1280, height: b.y + b.height - a.y + 24 };
+      };
+      const bureau = 'section:has(h3:has-text("Score power: bureau_intel.bureau_score"))';
+      const shots = [
+        { name: 'backtest-score.png', clip: await clip(`${bureau} h3`, `${bureau} svg.chart`) },
+        { name: 'backtest-vintages.png', clip: await clip('section:has(h3:has-text("Vintages by")) h3', 'section:has(h3:has-text("Vintages by")) table') },
+        { name: 'backtest-stability.png', clip: await clip('section:has(h2:has-text("Stability over time")) h2', 'section:has(h2:has-text("Stability over time")) p.note >> nth=-1') },
+      ];
+      mkdirSync(ARTIFACTS, { recursive: true });
+      for (const s of shots) {
+        const path = join(ARTIFACTS, s.name);
+        await page.screenshot({ path, clip: s.clip, fullPage: true });
+        expect(statSync(path).size).toBeGreaterThan(20_000);
+        if (process.env.BRE_UPDATE_DOCS === '1') {
+          mkdirSync(DOCS, { recursive: true });
+          copyFileSync(path, join(DOCS, s.name));
+        }
+      }
+      await page.emulateMedia({ media: 'print' });
+      expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });

@@ -11,6 +11,7 @@ import { decileFigures } from '../../src/backtest/score/deciles.js';
 import { ksFigures } from '../../src/backtest/score/ks.js';
 import { orient, oriented, tableOf, type Direction } from '../../src/backtest/score/table.js';
 import { tradeoff } from '../../src/backtest/score/tradeoff.js';
+import { chi2Sf } from '../../src/backtest/stability/chi2.js';
 import { binIndex, decileEdges, psi, wilson } from '../../src/backtest/stats.js';
 
 type Row = [string, number | null, number | null, number | null, number, 0 | 1 | null];
@@ -29,6 +30,7 @@ interface Fixture {
   expected: Record<string, Record<string, Expected>>;
   paired: Record<string, Record<string, Paired | null>>;
   psi: { edges: number[]; a: number[]; b: number[]; psi: number };
+  chi2_sf: [number, number, number][];
 }
 
 const fx = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'backtest', 'score-stats.json'), 'utf8')) as Fixture;
@@ -142,5 +144,9 @@ describe('score statistics vs sklearn / scipy / numpy (fixture)', () => {
     expect(count(0)).toEqual(fx.psi.a);
     expect(count(1)).toEqual(fx.psi.b);
     near(psi(count(0), count(1)), fx.psi.psi);
+  });
+
+  it.each(fx.chi2_sf)('χ² upper tail at %d with %i degrees of freedom', (x, df, sf) => {
+    expect(Math.abs(chi2Sf(x, df) - sf) / sf).toBeLessThan(1e-10);
   });
 });

@@ -10,11 +10,14 @@
  * PSI is biased upwards on small counts: two samples of one unchanged population differ by chance. For shares
  * b = a + δ, PSI ≈ Σ δ²/a, and with n₀ and n₁ values drawn from the same k-bin distribution its expectation is
  * (k − 1)·(1/n₀ + 1/n₁) (the mean of a χ² with k − 1 degrees of freedom, scaled). That is reported as `noise`
- * beside each PSI, and the top movers are ranked by PSI minus noise, so a characteristic that moved beats one
+ * beside each PSI with the chance of a PSI at least this large if nothing moved (PSI/(1/n₀ + 1/n₁) against χ²
+ * with k − 1 degrees of freedom: approximate, and on the cautious side where the 1e-4 floor of an empty bin
+ * inflates the PSI). The top movers are ranked by PSI minus noise, so a characteristic that moved beats one
  * that merely has few values.
  */
 import { comparePeriods, MISSING_PERIOD } from '../period/period.js';
 import { psi, psiBand, type PsiBand } from '../stats.js';
+import { chi2Sf } from './chi2.js';
 
 /** Share of the dated values the baseline holds at least. */
 export const BASELINE_SHARE = 0.25;
@@ -31,6 +34,8 @@ export interface PeriodPsi {
   readonly band: PsiBand | null;
   /** The PSI expected from sampling alone if nothing moved: (k − 1)·(1/n_baseline + 1/n), k = bins with a value. */
   readonly noise: number | null;
+  /** P(a PSI this large between two samples of an unchanged population), χ² approximation; null with `psi`. */
+  readonly p_value: number | null;
 }
 
 export interface StabilityFigures {
@@ -94,9 +99,12 @@ export class OverTime {
       const counts = [...(this.counts.get(period) as Uint32Array)];
       const value = base === null || inBase.has(period) || period === MISSING_PERIOD ? null : psi(base, counts);
       const k = base === null ? 0 : counts.filter((c, i) => c > 0 || base[i] > 0).length;
+      const scale = 1 / nBase + 1 / n;
+      const usable = value !== null && n > 0;
       return {
         period, n, small: n < minKeys, baseline: inBase.has(period), psi: value, band: psiBand(value),
-        noise: value === null || n === 0 ? null : (k - 1) * (1 / nBase + 1 / n),
+        noise: usable ? (k - 1) * scale : null,
+        p_value: usable ? chi2Sf((value as number) / scale, k - 1) : null,
       };
     });
     const baseline = base === null ? null : pooled.length === 1 ? pooled[0] : `${pooled[0]} to ${pooled[pooled.length - 1]}`;
@@ -118,6 +126,7 @@ export interface Mover {
   readonly psi: number;
   readonly band: PsiBand | null;
   readonly noise: number | null;
+  readonly p_value: number | null;
 }
 
 /** How far the latest PSI stands above what sampling alone gives. */
@@ -125,9 +134,9 @@ export function excess(s: StabilityFigures): number {
   return (s.latest?.psi ?? 0) - (s.latest?.noise ?? 0);
 }
 
-/** The characteristics that moved most: latest PSI minus its noise, largest first (ties by name). */
+/** The characteristics that moved most: latest PSI minus its noise, largest first (ties by name); a PSI of 0 is no move. */
 export function topMovers(all: readonly StabilityFigures[], n = 10): StabilityFigures[] {
-  return all.filter((s) => s.latest !== null)
+  return all.filter((s) => s.latest !== null && (s.latest.psi as number) > 0)
     .sort((x, y) => excess(y) - excess(x) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
     .slice(0, n);
 }
