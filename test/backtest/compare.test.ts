@@ -190,6 +190,8 @@ describe('usage errors (exit 2), nothing written', () => {
     ['by column missing', (a: string, b: string) => ({ outA: a, outB: b, by: 'city' }), /Expected --by column 'city'/],
     ['input unreadable', (a: string, b: string) => ({ outA: a, outB: b, by: 'state', input: join(a, 'missing.csv') }), /Expected a readable input file for --by/],
     ['bad product', (a: string, b: string) => ({ outA: a, outB: b, product: 'car' as never }), /Expected --product payday or emi, got 'car'/],
+    ['score field not in the stage', (a: string, b: string) => ({ outA: a, outB: b, outcome: 'bad', score: 'nope.score' }), /Expected --score nope\.score to name a numeric field of the compared stages \(bre\), got no such field; numeric fields: bureau_intel\.bureau_score/],
+    ['period column missing', (a: string, b: string) => ({ outA: a, outB: b, period: 'app_date' }), /Expected --period column 'app_date' in .*input\.csv, got columns reference_id, state, bad/],
   ])('%s', async (_name, opts, message) => {
     const root = tempDir();
     const { a, b } = handCase(root);
@@ -313,5 +315,40 @@ describe('offers', () => {
     const r = await runCompare({ outA: a, outB: b });
     expect(r.report.comparisons[0].offers).toBeNull();
     expect(readFileSync(r.files.html, 'utf8')).not.toContain('>Offers<');
+  });
+});
+
+describe('--score on the hand case', () => {
+  // Keys 1..10 (outcome 0 0 1 1 ? 0 1 0 ? 0). A's bureau_intel.bureau_score is 510 + 10·(row − 1) for rows 1-9; row 10
+  // skipped in A (missing, a good). B's mobile_intel.new_score exists on row 1 only.
+  //   A, lower is better: goods 510 520 560 580, bads 530 540 570 (rows 5 and 9 unknown). Goods scoring better (lower)
+  //   than bads: 510 → 3, 520 → 3, 560 → 1 (570), 580 → 0: AUC = 7/12.
+  it('FIELD_A:FIELD_B, a direction, and missing values counted by outcome', async () => {
+    const root = tempDir();
+    const { a, b } = handCase(root);
+    const label = 'bureau_intel.bureau_score:mobile_intel.new_score';
+    const r = await runCompare({ outA: a, outB: b, out: join(root, 'cmp'), outcome: 'bad', score: label, scoreDirection: `${label}=lower` });
+    const s = r.report.comparisons[0].scores![0];
+    expect(s).toMatchObject({ label, field_a: 'bureau_intel.bureau_score', field_b: 'mobile_intel.new_score', direction: 'lower_is_better', keys: 10 });
+    expect(s.a.scored).toEqual({ keys: 9, good: 4, bad: 3, unknown: 2 });
+    expect(s.a.missing).toEqual({ keys: 1, good: 1, bad: 0, unknown: 0 });
+    expect(s.a.power?.auc).toBeCloseTo(7 / 12, 14);
+    expect(s.b.scored).toEqual({ keys: 1, good: 1, bad: 0, unknown: 0 });
+    expect(s.b.missing).toEqual({ keys: 9, good: 4, bad: 3, unknown: 2 });
+    expect(s.b.power).toBeNull();
+    expect(s.paired).toBeNull();
+    // Operating points over A's 9 scored keys: A approved rows 1-5 (outcomes 0 0 1 1 ?), B rows 1, 2, 3, 6, 9.
+    expect(s.a.operating_points).toEqual({
+      a: { approved: 5, approval_rate: 5 / 9, good: 2, bad: 2, unknown: 1, bad_rate: 0.5 },
+      b: { approved: 5, approval_rate: 5 / 9, good: 3, bad: 1, unknown: 1, bad_rate: 0.25 },
+    });
+    const html = readFileSync(r.files.html, 'utf8');
+    expect(html).toContain('No paired test: the keys with both scores have no good or no bad outcome.');
+    expect(html).toContain('9 compared keys have no number in B');
+    // compare.csv: both values of each key (k01: 510 in A, 1 in B, outcome 0; k02: no value in B).
+    const csv = readFileSync(r.files.csv, 'utf8').trimEnd().split('\n');
+    expect(csv[0].endsWith(`,score_a.${label},score_b.${label},outcome`)).toBe(true);
+    expect(csv.find((l) => l.startsWith('k01,'))?.endsWith(',510,1,0')).toBe(true);
+    expect(csv.find((l) => l.startsWith('k02,'))?.endsWith(',520,,0')).toBe(true);
   });
 });

@@ -30,9 +30,12 @@ describe('champion / challenger run, then compare (CLI, sandbox)', () => {
     const out = join(dir, 'run');
     const run = await cli(['run', 'champion_challenger', '--input', input(dir), '--out', out, '--no-progress', '--rate', 'workflow=50/s']);
     expect(run.code, run.stderr).toBe(0);
-    const cmp = await cli(['compare', out, out, '--outcome', 'defaulted', '--by', 'state']);
+    const cmp = await cli(['compare', out, out, '--outcome', 'defaulted', '--by', 'state', '--score', 'bureau_intel.bureau_score', '--period', 'application_date']);
     expect(cmp.code, cmp.stderr).toBe(0);
     expect(cmp.stdout).toMatch(/^compared 24 keys; only in A 0, only in B 0/);
+    expect(cmp.stdout).toMatch(/score bureau_intel\.bureau_score: Gini A -?\d\.\d{3}, B -?\d\.\d{3}; same values in A and B; missing A 0, B 0/);
+    // The first 24 applications of the sample are from July 2024 but for row 17, which has no date: both small.
+    expect(cmp.stdout).toContain('2 periods by month (2 small)');
     const folder = join(out, 'compare-champion-vs-challenger');
     for (const f of ['compare.csv', 'compare.json', 'report.html']) expect(existsSync(join(folder, f))).toBe(true);
     const j = JSON.parse(readFileSync(join(folder, 'compare.json'), 'utf8')) as CompareJson;
@@ -41,10 +44,18 @@ describe('champion / challenger run, then compare (CLI, sandbox)', () => {
     expect(c.approval?.a.n).toBe(24);
     expect(c.features.length).toBeGreaterThan(5);
     expect(c.bad_rates?.all.rows).toBe(24);
-    expect(readFileSync(join(folder, 'compare.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(25);
+    const csv = readFileSync(join(folder, 'compare.csv'), 'utf8').trimEnd().split('\n');
+    expect(csv).toHaveLength(25);
+    expect(csv[0].endsWith(',score_a.bureau_intel.bureau_score,score_b.bureau_intel.bureau_score,outcome,segment,period')).toBe(true);
+    expect(c.scores?.[0].keys).toBe(24);
+    expect(c.periods?.periods.map((p) => [p.period, p.keys, p.small])).toEqual([['2024-07', 23, true], ['(missing)', 1, true]]);
 
     const bad = await cli(['compare', out, out, '--outcome', 'no_such_column']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Expected --outcome column 'no_such_column'/);
+
+    const dir2 = await cli(['compare', out, out, '--outcome', 'defaulted', '--score', 'bureau_intel.bureau_score', '--score-direction', 'bureau_intel.bureau_score=down']);
+    expect(dir2.code).toBe(2);
+    expect(dir2.stderr).toMatch(/Expected --score-direction NAME=higher or NAME=lower/);
   }, 120_000);
 });
