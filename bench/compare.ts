@@ -5,7 +5,11 @@
  * The point to watch is the ratio of peak RSS at 1,000,000 rows to 100,000 rows: the join is on disk (hash
  * buckets), so memory must stay roughly flat while the files grow tenfold.
  *
- *   npx tsx bench/compare.ts [rows]     # standalone (after npm run build): prints one JSON line
+ * With `risk`, the compare also assesses two scores against the outcome (an integer bureau score with about
+ * 600 values, and a probability of default with a distinct value on nearly every key, the worst case for the
+ * score tables) and groups the keys by month of an application date (--score, --period).
+ *
+ *   npx tsx bench/compare.ts [rows] [--risk]     # standalone (after npm run build): prints one JSON line
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -23,6 +27,8 @@ export interface BenchCompareOptions {
   readonly dir: string;
   /** Also read an input CSV for --by state --outcome bad (default true). */
   readonly withInput?: boolean;
+  /** With the input: also --score bureau_intel.bureau_score --score model.pd (lower is better) --period app_date. */
+  readonly risk?: boolean;
   /** Remove the synthetic files and the compare output afterwards (default true); `dir` itself is kept. */
   readonly cleanup?: boolean;
 }
@@ -42,7 +48,7 @@ export interface BenchCompareResult {
 const STATES = ['KA', 'MH', 'TN', 'DL', 'UP', 'WB', 'GJ', 'RJ', 'TS', 'KL'];
 const RULES = ['bureau_score_min', 'dpd_check', 'income_check', 'fraud_check', 'age_check', 'enquiry_check', 'obligation_check', 'vintage_check'];
 
-function stageResult(score: number, salary: number, cutoff: number, r: () => number, state: string): Record<string, unknown> {
+function stageResult(score: number, salary: number, cutoff: number, r: () => number, state: string, pd: number): Record<string, unknown> {
   const approve = score >= cutoff;
   const decision = approve ? 'Approve' : score >= cutoff - 40 ? 'Proceed to Next Rule' : 'Reject';
   const failed = approve ? [] : RULES.filter((_, i) => r() < 0.25 + (i === 0 ? 0.5 : 0));
@@ -68,6 +74,7 @@ function stageResult(score: number, salary: number, cutoff: number, r: () => num
     'mobile_intel.vendor_payday_score': Math.round(r() * 1000) / 1000,
     'mobile_intel.estimated_salary': salary,
     'geocoding.state': state,
+    'model.pd': pd,
   };
 }
 
@@ -84,7 +91,7 @@ export function synthesiseRuns(rows: number, dir: string, seed = 7): { resultsBy
   const a = new TextSink(join(dir, 'a', FILES.results), 1024 * 1024);
   const b = new TextSink(join(dir, 'b', FILES.results), 1024 * 1024);
   const input = new TextSink(join(dir, 'input.csv'), 1024 * 1024);
-  input.write('reference_id,state,bad\n');
+  input.write('reference_id,state,bad,app_date\n');
   try {
     for (let row = 1; row <= rows; row += 1) {
       const key = `ref-${row.toString().padStart(8, '0')}`;
@@ -92,12 +99,17 @@ export function synthesiseRuns(rows: number, dir: string, seed = 7): { resultsBy
       const score = 300 + Math.floor(r() * 600);
       const salary = 15000 + Math.floor(r() * 85000);
       const bad = r() < 0.9 - (score - 300) / 750 ? 1 : 0;
-      input.write(`${key},${state},${r() < 0.3 ? '' : bad}\n`);
+      // Applications spread evenly over 18 months, in row order.
+      const month = Math.floor((18 * (row - 1)) / rows);
+      const date = `${2024 + Math.floor(month / 12)}-${String((month % 12) + 1).padStart(2, '0')}-${String(1 + (row % 28)).padStart(2, '0')}`;
+      input.write(`${key},${state},${r() < 0.3 ? '' : bad},${date}\n`);
+      // A probability of default: continuous (a distinct value on nearly every key), informative, lower is better.
+      const pd = 1 / (1 + Math.exp((score - 600) / 80 + (r() - 0.5)));
       const u = r();
-      if (u >= 0.001) a.write(JSON.stringify({ row, key, stages: { bre: stageResult(score, salary, 620, r, state) } }) + '\n');
+      if (u >= 0.001) a.write(JSON.stringify({ row, key, stages: { bre: stageResult(score, salary, 620, r, state, pd) } }) + '\n');
       if (u < 0.001 || u >= 0.002) {
         const scoreB = Math.min(900, score + Math.floor(r() * 30) - 10);
-        b.write(JSON.stringify({ row, key, stages: { bre: stageResult(scoreB, salary, 600, r, state) } }) + '\n');
+        b.write(JSON.stringify({ row, key, stages: { bre: stageResult(scoreB, salary, 600, r, state, pd * (0.9 + 0.2 * r())) } }) + '\n');
       }
     }
   } finally {
@@ -124,7 +136,11 @@ const [compareModule, json] = process.argv.slice(1);
 const { runCompare } = await import(compareModule);
 const a = JSON.parse(json);
 const t0 = process.hrtime.bigint();
-const r = await runCompare({ outA: a.outA, outB: a.outB, out: a.out, tmpDir: a.tmpDir, ...(a.withInput ? { by: 'state', outcome: 'bad' } : {}) });
+const r = await runCompare({
+  outA: a.outA, outB: a.outB, out: a.out, tmpDir: a.tmpDir,
+  ...(a.withInput ? { by: 'state', outcome: 'bad' } : {}),
+  ...(a.withInput && a.risk ? { score: ['bureau_intel.bureau_score', 'model.pd'], scoreDirection: ['model.pd=lower'], period: 'app_date' } : {}),
+});
 const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 // maxRSS is in kilobytes (getrusage).
 process.stdout.write(JSON.stringify({ seconds: Math.round(seconds * 100) / 100, maxRssKb: process.resourceUsage().maxRSS, buckets: r.report.options.buckets }) + '\\n');
@@ -136,7 +152,7 @@ export async function benchCompare(opts: BenchCompareOptions): Promise<BenchComp
   const t0 = process.hrtime.bigint();
   const { resultsBytes } = synthesiseRuns(opts.rows, dir);
   const synthSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const args = { outA: join(dir, 'a'), outB: join(dir, 'b'), out: join(dir, 'cmp'), tmpDir: dir, withInput: opts.withInput ?? true };
+  const args = { outA: join(dir, 'a'), outB: join(dir, 'b'), out: join(dir, 'cmp'), tmpDir: dir, withInput: opts.withInput ?? true, risk: opts.risk ?? false };
   try {
     const child = await new Promise<{ seconds: number; maxRssKb: number; buckets: number }>((resolve, reject) => {
       const p = spawn(process.execPath, ['--input-type=module', '-e', CHILD, shippedModule('backtest/compare.js'), JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -172,8 +188,9 @@ export async function benchCompare(opts: BenchCompareOptions): Promise<BenchComp
 const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
   const rows = Number(process.argv[2] ?? 100_000);
+  const risk = process.argv.includes('--risk');
   const { tmpdir } = await import('node:os');
   const { mkdtempSync } = await import('node:fs');
-  const result = await benchCompare({ rows, dir: mkdtempSync(join(tmpdir(), 'bre-bench-compare-')) });
+  const result = await benchCompare({ rows, risk, dir: mkdtempSync(join(tmpdir(), 'bre-bench-compare-')) });
   process.stdout.write(JSON.stringify(result) + '\n');
 }

@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,scale_parquet,compare,rebuild,shared]
+ *   npm run bench -- [--quick] [--only rate,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,shared]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only.
@@ -147,6 +147,13 @@ async function benchCompareRss(): Promise<void> {
   figures.compare = { small, large, rss_ratio: ratio(large.peakRssMb, small.peakRssMb) };
 }
 
+/** The same with --score (an integer score and a continuous one) and --period: the credit-risk figures. */
+async function benchCompareRiskRss(): Promise<void> {
+  const small = await benchCompare({ rows: quick ? 20_000 : 100_000, dir: work, risk: true });
+  const large = await benchCompare({ rows: quick ? 200_000 : 1_000_000, dir: work, risk: true });
+  figures.compare_risk = { small, large, rss_ratio: ratio(large.peakRssMb, small.peakRssMb), time_ratio: ratio(large.seconds, small.seconds) };
+}
+
 /** The end of a run, spooled and from the journal alone: seconds per million rows and peak RSS by size. */
 async function benchRebuildEnd(): Promise<void> {
   figures.rebuild = await benchRebuild({ rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], dir: work });
@@ -157,7 +164,7 @@ function round(n: number): number {
 }
 
 const steps: [string, () => Promise<void>][] = [
-  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss], ['compare', benchCompareRss],
+  ['rate', benchRate], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss], ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
   ['rebuild', benchRebuildEnd], ['shared', benchShared],
 ];
 for (const [name, fn] of steps) {

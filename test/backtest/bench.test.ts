@@ -7,9 +7,9 @@ import { tempDir } from '../helpers/temp.js';
 // The benchmark runs the compare in a child process from the build (dist/), as `npm run bench` does; vitest's
 // global setup has built it.
 describe('benchCompare', () => {
-  it('synthesises two runs, compares them in a child process and reports time and peak RSS', async () => {
+  it('synthesises two runs, compares them (with --score and --period) in a child process and reports time and peak RSS', async () => {
     const dir = join(tempDir(), 'bench');
-    const r = await benchCompare({ rows: 3000, dir });
+    const r = await benchCompare({ rows: 3000, dir, risk: true });
     expect(r.rows).toBe(3000);
     expect(r.seconds).toBeGreaterThan(0);
     // A Node process cannot run in less than ~20 MB; a compare of 3000 rows needs far less than 1 GB.

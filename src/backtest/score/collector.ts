@@ -182,8 +182,11 @@ export class ScoreCollector {
     });
   }
 
-  /** Raw table of column `col` over the records `keep` accepts (their value in `col` being a number). */
-  private table(col: number, counts: { good: number; bad: number; unknown: number }, keep: (buf: Float64Array, at: number) => boolean): ScoreTable {
+  /**
+   * Table of column `col` over the records `keep` accepts (their value in `col` being a number), of the raw
+   * values or, with `direction`, oriented (built oriented, not copied: a score can have a value per key).
+   */
+  private table(col: number, counts: { good: number; bad: number; unknown: number }, keep: (buf: Float64Array, at: number) => boolean, direction: Direction = 'higher_is_better'): ScoreTable {
     const arrays = [new Float64Array(counts.good), new Float64Array(counts.bad), new Float64Array(counts.unknown)];
     const fill = [0, 0, 0];
     const oc = this.width - 2;
@@ -192,7 +195,7 @@ export class ScoreCollector {
       if (Number.isNaN(v) || !keep(buf, at)) return;
       const o = buf[at + oc];
       const c = o === 0 ? 0 : o === 1 ? 1 : 2;
-      arrays[c][fill[c]] = v;
+      arrays[c][fill[c]] = orient(v, direction);
       fill[c] += 1;
     });
     return tableFromSorted(arrays[0].subarray(0, fill[0]).sort(), arrays[1].subarray(0, fill[1]).sort(), arrays[2].subarray(0, fill[2]).sort());
@@ -232,8 +235,8 @@ export class ScoreCollector {
       else bad += 1;
     });
     const counts = { good, bad, unknown: 0 };
-    const ta = oriented(this.table(ca, counts, both), direction);
-    const tb = oriented(this.table(cb, counts, both), direction);
+    const ta = this.table(ca, counts, both, direction);
+    const tb = this.table(cb, counts, both, direction);
     const test = new PairedDelong(ta, tb);
     forEachRecord(this.path, this.width, (buf, at) => {
       if (both(buf, at)) test.add(orient(buf[at + ca], direction), orient(buf[at + cb], direction), buf[at + oc] as 0 | 1);

@@ -24,46 +24,49 @@ export interface ScoreTable {
   readonly nUnknown: number;
 }
 
-function sum(a: Uint32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i += 1) s += a[i];
-  return s;
-}
-
 /**
  * Merges three ascending arrays (the scores of the good, bad and unknown keys) into a table. The caller sorts
  * (Float64Array.prototype.sort is numeric); NaN must not be present (a missing score is not a value).
  */
 export function tableFromSorted(good: Float64Array, bad: Float64Array, unknown: Float64Array): ScoreTable {
   const lists = [good, bad, unknown];
-  const at = [0, 0, 0];
-  const values: number[] = [];
-  const counts: [number[], number[], number[]] = [[], [], []];
-  for (;;) {
-    let next = Infinity;
-    let any = false;
-    for (let c = 0; c < 3; c += 1) {
-      if (at[c] < lists[c].length) {
-        any = true;
-        if (lists[c][at[c]] < next) next = lists[c][at[c]];
+  // Two passes over the merge (count the distinct values, then fill): the table is typed arrays of exactly its
+  // size, never growing lists, which matters when nearly every key has its own value.
+  const merge = (visit: (value: number, counts: readonly number[]) => void): void => {
+    const at = [0, 0, 0];
+    const counts = [0, 0, 0];
+    for (;;) {
+      let next = Infinity;
+      let any = false;
+      for (let c = 0; c < 3; c += 1) {
+        if (at[c] < lists[c].length) {
+          any = true;
+          if (lists[c][at[c]] < next) next = lists[c][at[c]];
+        }
       }
+      if (!any) return;
+      for (let c = 0; c < 3; c += 1) {
+        let n = 0;
+        while (at[c] < lists[c].length && lists[c][at[c]] === next) { at[c] += 1; n += 1; }
+        counts[c] = n;
+      }
+      visit(next, counts);
     }
-    if (!any) break;
-    // -0 and 0 are one value (they compare equal); keep the one that prints as "0".
-    values.push(next === 0 ? 0 : next);
-    for (let c = 0; c < 3; c += 1) {
-      let n = 0;
-      while (at[c] < lists[c].length && lists[c][at[c]] === next) { at[c] += 1; n += 1; }
-      counts[c].push(n);
-    }
-  }
-  const t = {
-    values: Float64Array.from(values),
-    good: Uint32Array.from(counts[0]),
-    bad: Uint32Array.from(counts[1]),
-    unknown: Uint32Array.from(counts[2]),
   };
-  return { ...t, nGood: sum(t.good), nBad: sum(t.bad), nUnknown: sum(t.unknown) };
+  let distinct = 0;
+  merge(() => { distinct += 1; });
+  const values = new Float64Array(distinct);
+  const counts = [new Uint32Array(distinct), new Uint32Array(distinct), new Uint32Array(distinct)];
+  let i = 0;
+  merge((value, c) => {
+    // -0 and 0 are one value (they compare equal); keep the one that prints as "0".
+    values[i] = value === 0 ? 0 : value;
+    counts[0][i] = c[0];
+    counts[1][i] = c[1];
+    counts[2][i] = c[2];
+    i += 1;
+  });
+  return { values, good: counts[0], bad: counts[1], unknown: counts[2], nGood: good.length, nBad: bad.length, nUnknown: unknown.length };
 }
 
 /** A table from (score, outcome) pairs in any order; scores that are not finite numbers are left out. */
