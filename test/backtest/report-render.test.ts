@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runCompare } from '../../src/backtest/compare.js';
 import { tempDir } from '../helpers/temp.js';
@@ -36,6 +36,19 @@ if (!present && !ci) {
   process.stderr.write(`report-render.test: skipped, ${CHROMIUM} is missing (install Debian's chromium package: apt-get install -y chromium)\n`);
 }
 
+/** Opens report.html at laptop size, recording console problems and every request the page makes. */
+async function openReport(browser: Browser, html: string): Promise<{ page: Page; problems: string[]; requests: string[]; url: string }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => requests.push(r.url()));
+  const url = pathToFileURL(html).href;
+  await page.goto(url, { waitUntil: 'load' });
+  return { page, problems, requests, url };
+}
+
 describe('report.html in headless Chromium', () => {
   it.runIf(ci && !present)('fails under CI when Chromium is missing', () => {
     expect.fail(`${CHROMIUM} is missing: CI must install Debian's chromium package (apt-get install -y chromium) to render report.html`);
@@ -48,14 +61,7 @@ describe('report.html in headless Chromium', () => {
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      page.on('request', (r) => requests.push(r.url()));
-      const url = pathToFileURL(files.html).href;
-      await page.goto(url, { waitUntil: 'load' });
+      const { page, problems, requests, url } = await openReport(browser, files.html);
 
       expect(problems).toEqual([]);
       expect(requests).toEqual([url]);
@@ -109,14 +115,7 @@ describe('report.html in headless Chromium', () => {
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      page.on('request', (r) => requests.push(r.url()));
-      const url = pathToFileURL(files.html).href;
-      await page.goto(url, { waitUntil: 'load' });
+      const { page, problems, requests, url } = await openReport(browser, files.html);
       expect(problems).toEqual([]);
       expect(requests).toEqual([url]);
       const h2 = await page.locator('h2').allInnerTexts();
