@@ -10,9 +10,13 @@ export function th(text: string, numeric = false): string {
   return `<th${numeric ? ' class="n"' : ''}>${text}</th>`;
 }
 
-export function table(head: readonly string[], rows: readonly string[][], numericFrom = 1): string {
+/** `rowClass` names a CSS class for some rows (e.g. small periods). */
+export function table(head: readonly string[], rows: readonly string[][], numericFrom = 1, rowClass: (i: number) => string = () => ''): string {
   return `<div class="tw"><table><thead><tr>${head.map((h, i) => th(esc(h), i >= numericFrom)).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.join('')}</tr>`)
+    .map((r, i) => {
+      const cls = rowClass(i);
+      return `<tr${cls ? ` class="${cls}"` : ''}>${r.join('')}</tr>`;
+    })
     .join('')}</tbody></table></div>`;
 }
 

@@ -185,8 +185,7 @@ export function periodsSection(c: Comparison): string {
     ] }] : []),
   ]);
   const head = ['period', 'keys', 'approval A', 'approval B', 'B − A (95% interval)', 'swap-in', 'swap-out', ...(withBad ? ['bad rate A approved', 'bad rate B approved', 'outcome known'] : [])];
-  const rows = ps.map((p) => `<tr${p.small ? ' class="small"' : ''}>${periodRow(p).join('')}</tr>`);
-  const tbl = table(head, []).replace('<tbody></tbody>', `<tbody>${rows.join('')}</tbody>`);
+  const tbl = table(head, ps.map(periodRow), 1, (i) => (ps[i].small ? 'small' : ''));
   const nSmall = ps.filter((p) => p.small).length;
   const smallNote = nSmall > 0 ? ` ${nSmall} period${nSmall === 1 ? ' has' : 's have'} fewer than ${pf.min_keys} keys: marked <span class="tag">small</span> (hatched in the chart, hollow markers): shown, but their rates are noisy.` : '';
   return `<section><h3>Vintages by <code>${esc(pf.column)}</code> (${esc(pf.unit)})</h3><p class="note">Keys grouped by the period of their ${esc(pf.column)}; "(missing)": no date in that column.${smallNote}</p><div class="chartbox">${chart}</div>${tbl}</section>`;
