@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCompare, type CompareJson, type ComparisonJson } from '../../src/backtest/compare.js';
-import { tempDir, wf, writeRunFolder } from './fixtures.js';
+import { tempDir } from '../helpers/temp.js';
+import { wf, writeRunFolder } from './fixtures.js';
 
 type Row = [string, number | null, number | null, number | null, number, 0 | 1 | null];
 const fx = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'backtest', 'score-stats.json'), 'utf8')) as {

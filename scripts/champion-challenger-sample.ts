@@ -19,19 +19,19 @@
  *   - Three rows have no application date (counted under "(missing)"); July 2024 starts on the 22nd (a small
  *     period, marked in the report).
  *
- * Deterministic (seeded). Needs the build (it imports the sandbox from dist/):
+ * Deterministic (seeded):
  *
- *     npm run build && node scripts/champion-challenger-sample.mjs [out.csv]
+ *     npx tsx scripts/champion-challenger-sample.ts [out.csv]
  *
  * test/backtest/sample.test.ts checks that the committed sample is what this script writes.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { syntheticProfile } from '../dist/sandbox/logic/bureau.js';
-import { mulberry32 } from '../dist/sandbox/logic/hash.js';
-import { mobileFeatures } from '../dist/sandbox/logic/mobile.js';
-import { runChain } from '../dist/sandbox/logic/workflows/common.js';
-import { CUTOFFS, basicStage, bureauIntel, bureauStage, mobileStage } from '../dist/sandbox/logic/workflows/rules.js';
+import { syntheticProfile } from '../src/sandbox/logic/bureau.js';
+import { mulberry32 } from '../src/sandbox/logic/hash.js';
+import { mobileFeatures } from '../src/sandbox/logic/mobile.js';
+import { runChain } from '../src/sandbox/logic/workflows/common.js';
+import { CUTOFFS, basicStage, bureauIntel, bureauStage, mobileStage } from '../src/sandbox/logic/workflows/rules.js';
 
 export const ROWS = 1500;
 const SEED = 20250930;
@@ -43,7 +43,7 @@ const HEADER = [
 ];
 
 /** Months of the sample: [year, month, first day, relative volume]; volume grows as the product ramps up. */
-const MONTHS = [
+const MONTHS: readonly (readonly [number, number, number, number])[] = [
   [2024, 7, 22, 0.25], [2024, 8, 1, 0.7], [2024, 9, 1, 0.8], [2024, 10, 1, 0.9], [2024, 11, 1, 1], [2024, 12, 1, 1],
   [2025, 1, 1, 1.05], [2025, 2, 1, 1.05], [2025, 3, 1, 1.1], [2025, 4, 1, 1.1], [2025, 5, 1, 1.15], [2025, 6, 1, 1.15],
   [2025, 7, 1, 1.2], [2025, 8, 1, 1.2], [2025, 9, 1, 1.25],
@@ -55,17 +55,17 @@ const LOOSE = new Set(['2025-01', '2025-02', '2025-03', '2025-04', '2025-05']);
 /** Share of the champion's rejects whose outcome is seen anyway (a loan elsewhere, in the bureau). */
 const REJECT_OBSERVED = 0.35;
 
-const pad = (n, w) => String(n).padStart(w, '0');
-const letters = (i) => String.fromCharCode(65 + Math.floor(i / 26) % 26) + String.fromCharCode(65 + (i % 26));
+const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+const letters = (i: number): string => String.fromCharCode(65 + Math.floor(i / 26) % 26) + String.fromCharCode(65 + (i % 26));
 
-function daysIn(year, month) {
+function daysIn(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
 /** One application date per row, in order, spread over the months by their volume. */
-function dates(rng) {
+function dates(rng: () => number): string[] {
   const total = MONTHS.reduce((s, m) => s + m[3], 0);
-  const out = [];
+  const out: string[] = [];
   MONTHS.forEach(([y, m, first, vol], i) => {
     const n = i === MONTHS.length - 1 ? ROWS - out.length : Math.round((ROWS * vol) / total);
     const days = daysIn(y, m) - first + 1;
@@ -76,7 +76,7 @@ function dates(rng) {
 }
 
 /** Monthly income: log-normal around `median`, rounded to 1,000, between 8,000 and 200,000. */
-function income(rng, median) {
+function income(rng: () => number, median: number): number {
   const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
   return Math.min(200_000, Math.max(8_000, Math.round(Math.exp(Math.log(median) + 0.6 * z) / 1000) * 1000));
 }
@@ -85,10 +85,10 @@ function income(rng, median) {
 const PARTNER_FROM = '2025-03';
 const PARTNER_SHARE = 0.4;
 
-export function sampleRows() {
+export function sampleRows(): (string | number)[][] {
   const rng = mulberry32(SEED);
   const when = dates(rng);
-  const rows = [];
+  const rows: (string | number)[][] = [];
   for (let i = 1; i <= ROWS; i += 1) {
     const id = pad(i, 5);
     const pan = `FAK${letters(i)}${pad(i % 10_000, 4)}Z`;
@@ -123,7 +123,7 @@ export function sampleRows() {
   return rows;
 }
 
-export function sampleCsv() {
+export function sampleCsv(): string {
   return [HEADER, ...sampleRows()].map((r) => r.join(',')).join('\n') + '\n';
 }
 
