@@ -1,4 +1,7 @@
-/** HTML building blocks of report.html: table cells, intervals, signed numbers (text always through esc()). */
+/**
+ * HTML building blocks of the report pages (compare's report.html, and a run's, which src/report/ draws): table
+ * cells, intervals, signed numbers. Cell texts come in as HTML: the caller escapes text through esc().
+ */
 import { COLOR_A, COLOR_B, esc, fmtNum, fmtPct, fmtPp } from './svg.js';
 
 export function td(text: string, numeric = false, cls = ''): string {
@@ -10,8 +13,13 @@ export function th(text: string, numeric = false): string {
   return `<th${numeric ? ' class="n"' : ''}>${text}</th>`;
 }
 
-/** `rowClass` names a CSS class for some rows (e.g. small periods). */
-export function table(head: readonly string[], rows: readonly string[][], numericFrom = 1, rowClass: (i: number) => string = () => ''): string {
+/** A row of cell contents as <td>s, those from column `numericFrom` on as numbers (right-aligned, as table()'s head). */
+export function cells(row: readonly string[], numericFrom = 1): string[] {
+  return row.map((c, i) => td(c, i >= numericFrom));
+}
+
+/** Rows of <td>s (td(), cells()) under a head of plain texts; `rowClass` names a CSS class for some rows (e.g. small periods). */
+export function table(head: readonly string[], rows: readonly (readonly string[])[], numericFrom = 1, rowClass: (i: number) => string = () => ''): string {
   return `<div class="tw"><table><thead><tr>${head.map((h, i) => th(esc(h), i >= numericFrom)).join('')}</tr></thead><tbody>${rows
     .map((r, i) => {
       const cls = rowClass(i);

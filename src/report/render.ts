@@ -3,6 +3,7 @@
  * printable), built from the folder's data alone (./data.ts). Every text from the run (error messages,
  * keys, decisions, stage names, paths) is escaped.
  */
+import { cells, table, td } from '../backtest/html.js';
 import { PRINT_CSS } from '../backtest/report.js';
 import { esc, fmtInt, fmtNum, fmtPct } from '../backtest/svg.js';
 import type { TimelineSample } from '../metrics/timeline.js';
@@ -48,12 +49,6 @@ svg .gr{stroke:#eef1f4;stroke-width:1}
 ul.ex{margin:0;padding-left:18px;font-size:13px}
 footer{margin-top:40px;color:var(--mute);font-size:13px}
 ${PRINT_CSS}`;
-
-function table(head: readonly string[], rows: readonly (readonly string[])[], numericFrom = 1): string {
-  const th = head.map((h, i) => `<th${i >= numericFrom ? ' class="n"' : ''}>${esc(h)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${i >= numericFrom ? ' class="n"' : ''}>${c}</td>`).join('')}</tr>`).join('');
-  return `<div class="tw"><table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
-}
 
 const kpi = (value: string, label: string) => `<div class="kpi"><b>${value}</b><span>${esc(label)}</span></div>`;
 
@@ -177,9 +172,9 @@ export function renderRunReport(d: RunReportData): string {
   else if (!d.finished && total !== null) parts.push(`<p>What is left: about <b>${fmtInt(Math.max(0, total - d.rows.succeeded - d.rows.failed))}</b> rows. Re-run the same command to resume.</p>`);
 
   if (d.services.length > 0) {
-    parts.push(table(['service', 'calls', 'retries', '429s', 'p50 ms', 'p95 ms', 'p99 ms', 'achieved /min', 'limit'], d.services.map((s) => [
+    parts.push(table(['service', 'calls', 'retries', '429s', 'p50 ms', 'p95 ms', 'p99 ms', 'achieved /min', 'limit'], d.services.map((s) => cells([
       esc(s.service), fmtInt(s.calls), fmtInt(s.retries), fmtInt(s.throttled), fmtNum(s.p50, 1), fmtNum(s.p95, 1), fmtNum(s.p99, 1), fmtNum(s.achievedPerMinute, 1), esc(s.limit ?? '–'),
-    ])));
+    ]))));
     if (d.merged) parts.push('<p class="note">Calls, retries and 429s are summed over the shards.</p>');
   }
 
@@ -191,7 +186,7 @@ export function renderRunReport(d: RunReportData): string {
       label: `${f.stage}${f.kind ? ` (${f.kind})` : ''}`,
       parts: [{ name: 'ran', value: f.ran, color: '#2f8a4c' }, { name: 'skipped', value: f.skipped, color: '#9aa5b1' }, { name: 'failed', value: f.failed, color: '#c0392b' }],
     }))));
-    parts.push(table(['stage', 'ran', 'skipped', 'failed'], d.funnel.map((f) => [`${esc(f.stage)}${f.kind ? ` <span class="note">${esc(f.kind)}</span>` : ''}`, fmtInt(f.ran), fmtInt(f.skipped), fmtInt(f.failed)])));
+    parts.push(table(['stage', 'ran', 'skipped', 'failed'], d.funnel.map((f) => cells([`${esc(f.stage)}${f.kind ? ` <span class="note">${esc(f.kind)}</span>` : ''}`, fmtInt(f.ran), fmtInt(f.skipped), fmtInt(f.failed)]))));
     parts.push(`<p class="note">Counted over ${esc(d.funnelSource)}.</p>`);
   } else parts.push('<p class="note">No stage counts in this folder.</p>');
 
@@ -202,7 +197,7 @@ export function renderRunReport(d: RunReportData): string {
     const sorted = Object.entries(counts).sort((a, b) => b[1] - a[1]);
     const n = sorted.reduce((s, [, c]) => s + c, 0);
     parts.push(stackedBars(`Stage ${stage}`, sorted.map(([dec, c], i) => ({ label: dec, parts: [{ name: 'rows', value: c, color: PALETTE[i % PALETTE.length] }] }))));
-    parts.push(table(['decision', 'rows', 'share'], sorted.map(([dec, c]) => [esc(dec), fmtInt(c), fmtPct(c / n)])));
+    parts.push(table(['decision', 'rows', 'share'], sorted.map(([dec, c]) => cells([esc(dec), fmtInt(c), fmtPct(c / n)]))));
   }
 
   parts.push('<h2>Errors by code</h2>');
@@ -210,9 +205,9 @@ export function renderRunReport(d: RunReportData): string {
   else {
     const n = d.errors.reduce((s, e) => s + e.count, 0);
     parts.push(table(['code', 'rows', 'share', 'examples (masked as in errors.ndjson)'], d.errors.map((e) => [
-      `<code>${esc(e.code)}</code>`, fmtInt(e.count), fmtPct(e.count / n),
-      `<ul class="ex">${e.examples.map((x) => `<li>row ${esc(x.row ?? '–')}${x.stage ? `, stage ${esc(x.stage)}` : ''}${x.field ? `, field <code>${esc(x.field)}</code>` : ''}: ${esc(x.message)}</li>`).join('')}</ul>`,
-    ]), 1).replace(/<td class="n"><ul/g, '<td><ul'));
+      td(`<code>${esc(e.code)}</code>`), td(fmtInt(e.count), true), td(fmtPct(e.count / n), true),
+      td(`<ul class="ex">${e.examples.map((x) => `<li>row ${esc(x.row ?? '–')}${x.stage ? `, stage ${esc(x.stage)}` : ''}${x.field ? `, field <code>${esc(x.field)}</code>` : ''}: ${esc(x.message)}</li>`).join('')}</ul>`),
+    ]), 1));
   }
 
   parts.push(`<footer>Generated ${esc(d.generatedAt)} from the output folder by bre-batch; rebuild it with <code>bre-batch report ${esc(d.dir)}</code>. Files: ${d.files.map((f) => `<code>${esc(f)}</code>`).join(' ')}</footer>`);

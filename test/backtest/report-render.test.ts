@@ -10,56 +10,26 @@
  * against the built-in sandbox as the README shows; their pictures go to test/artifacts/, and with
  * BRE_UPDATE_DOCS=1 also to docs/ (the README shows those).
  */
-import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect } from 'vitest';
 import { runCompare } from '../../src/backtest/compare.js';
+import { ARTIFACTS, itChromium, launchChromium, openHtml } from '../helpers/chromium.js';
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { handCase } from './fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-];
-const ARTIFACTS = resolve(import.meta.dirname, '..', 'artifacts');
 const DOCS = join(ROOT, 'docs');
-const present = existsSync(CHROMIUM);
-const ci = process.env.CI === 'true';
-
-if (!present && !ci) {
-  process.stderr.write(`report-render.test: skipped, ${CHROMIUM} is missing (install Debian's chromium package: apt-get install -y chromium)\n`);
-}
-
-/** Opens report.html at laptop size, recording console problems and every request the page makes. */
-async function openReport(browser: Browser, html: string): Promise<{ page: Page; problems: string[]; requests: string[]; url: string }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('request', (r) => requests.push(r.url()));
-  const url = pathToFileURL(html).href;
-  await page.goto(url, { waitUntil: 'load' });
-  return { page, problems, requests, url };
-}
 
 describe('report.html in headless Chromium', () => {
-  it.runIf(ci && !present)('fails under CI when Chromium is missing', () => {
-    expect.fail(`${CHROMIUM} is missing: CI must install Debian's chromium package (apt-get install -y chromium) to render report.html`);
-  });
-
-  it.skipIf(!present)('renders with no console error, no request and the key headings; saves a screenshot', async () => {
+  itChromium('renders with no console error, no request and the key headings; saves a screenshot', async () => {
     const root = tempDir();
     const { a, b } = handCase(root);
     const { files } = await runCompare({ outA: a, outB: b, out: join(root, 'cmp'), outcome: 'bad', by: 'state' });
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    const browser = await launchChromium();
     try {
-      const { page, problems, requests, url } = await openReport(browser, files.html);
+      const { page, problems, requests, url } = await openHtml(browser, files.html);
 
       expect(problems).toEqual([]);
       expect(requests).toEqual([url]);
@@ -94,7 +64,7 @@ describe('report.html in headless Chromium', () => {
     }
   }, 120_000);
 
-  it.skipIf(!present)('renders the credit-risk sections of the champion_challenger sample; saves their pictures', async () => {
+  itChromium('renders the credit-risk sections of the champion_challenger sample; saves their pictures', async () => {
     const root = tempDir();
     const out = join(root, 'run');
     const run = await spawnCli(runArgs('champion_challenger', join(ROOT, 'samples', 'champion_challenger.csv'), out, '--rate', 'off'));
@@ -109,9 +79,9 @@ describe('report.html in headless Chromium', () => {
     expect(c.periods?.periods.some((p) => p.small)).toBe(true);
     expect(report.stability_top_movers?.[0].name).toBe('channel');
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    const browser = await launchChromium();
     try {
-      const { page, problems, requests, url } = await openReport(browser, files.html);
+      const { page, problems, requests, url } = await openHtml(browser, files.html);
       expect(problems).toEqual([]);
       expect(requests).toEqual([url]);
       const h2 = await page.locator('h2').allInnerTexts();

@@ -4,40 +4,20 @@
  * pauses of a resumed run marked), prints, and a screenshot is saved to test/artifacts/run-report.png for
  * a person to look at. Without /usr/bin/chromium the test is skipped with a message, except under CI=true.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect } from 'vitest';
 import { writeRunReport } from '../../src/report/write.js';
+import { ARTIFACTS, itChromium, launchChromium, openHtml } from '../helpers/chromium.js';
 import { INJECTED, resumedRunFolder } from './fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = resolve(import.meta.dirname, '..', 'artifacts');
-const present = existsSync(CHROMIUM);
-const ci = process.env.CI === 'true';
-
-if (!present && !ci) process.stderr.write(`run-report-render.test: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)\n`);
-
 describe('run report.html in headless Chromium', () => {
-  it.runIf(ci && !present)('fails under CI when Chromium is missing', () => {
-    expect.fail(`${CHROMIUM} is missing: CI must install Debian's chromium package to render report.html`);
-  });
-
-  it.skipIf(!present)('renders with no console error and no request, shows every section, prints; saves a screenshot', async () => {
+  itChromium('renders with no console error and no request, shows every section, prints; saves a screenshot', async () => {
     const dir = await resumedRunFolder();
     const { path } = await writeRunReport(dir);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      page.on('request', (r) => requests.push(r.url()));
-      const url = pathToFileURL(path).href;
-      await page.goto(url, { waitUntil: 'load' });
+      const { page, problems, requests, url } = await openHtml(browser, path, { width: 1200, height: 900 });
       expect(problems).toEqual([]);
       expect(requests).toEqual([url]);
       expect(await page.title()).toBe('Run report: rescore');
