@@ -1,5 +1,3 @@
-/// <reference lib="dom" />
-// (the DOM types are for the page.evaluate() callbacks, which run in the browser)
 /**
  * report.html in a real headless Chromium (Debian's `chromium`, driven by playwright-core): it renders with no
  * console error, asks for nothing over the network, shows the key headings and charts, and a screenshot is
@@ -14,7 +12,7 @@ import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { runCompare } from '../../src/backtest/compare.js';
-import { ARTIFACTS, itChromium, launchChromium, openHtml } from '../helpers/chromium.js';
+import { ARTIFACTS, chartWidths, itChromium, launchChromium, openHtml, sidewaysOverflow } from '../helpers/chromium.js';
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { handCase } from './fixtures.js';
@@ -44,12 +42,11 @@ describe('report.html in headless Chromium', () => {
       expect(await page.locator('img').count()).toBe(0);
       expect(await page.getByText('<img src=x onerror=alert(1)>').count()).toBe(1);
       // Three charts, each actually laid out.
-      const boxes = await page.locator('svg.chart').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+      const boxes = await chartWidths(page);
       expect(boxes).toHaveLength(3);
       for (const w of boxes) expect(w).toBeGreaterThan(300);
       // Nothing sticks out sideways on a laptop screen.
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
 
       mkdirSync(ARTIFACTS, { recursive: true });
       const shot = join(ARTIFACTS, 'report.png');
@@ -91,11 +88,10 @@ describe('report.html in headless Chromium', () => {
       expect(await page.locator('h4').allInnerTexts()).toEqual(expect.arrayContaining(['Cut-off trade-off', 'Deciles and information value']));
       expect(await page.getByText('Swap-set bad rates are only as good as their outcome coverage').count()).toBe(1);
       // Decisions, crosstab, amount histogram, a trade-off chart per score, the vintages: every chart laid out.
-      const boxes = await page.locator('svg.chart').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+      const boxes = await chartWidths(page);
       expect(boxes).toHaveLength(6);
       for (const w of boxes) expect(w).toBeGreaterThan(300);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
 
       // Three pictures: score power with its trade-off chart; the vintages; stability over time.
       const clip = async (from: string, to: string) => {

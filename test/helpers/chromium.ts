@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (the DOM types are for the page.evaluate() callbacks, which run in the browser)
 /**
  * A real browser for the tests that render a report.html: Debian's Chromium (/usr/bin/chromium; .ci/run installs
  * it) driven by playwright-core. Without it the tests are skipped with a message saying so; under CI=true they
@@ -56,4 +58,14 @@ export async function openHtml(browser: Browser, path: string, viewport = { widt
   const url = pathToFileURL(path).href;
   await page.goto(url, { waitUntil: 'load' });
   return { page, problems, requests, url };
+}
+
+/** The laid-out width of every chart (svg.chart) on the page: 0 for one that is not drawn. */
+export function chartWidths(page: Page): Promise<number[]> {
+  return page.locator('svg.chart').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+}
+
+/** How far the page sticks out sideways: more than 0 puts a horizontal scroll bar on the screen. */
+export function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }

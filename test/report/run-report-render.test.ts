@@ -8,7 +8,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { writeRunReport } from '../../src/report/write.js';
-import { ARTIFACTS, itChromium, launchChromium, openHtml } from '../helpers/chromium.js';
+import { ARTIFACTS, chartWidths, itChromium, launchChromium, openHtml, sidewaysOverflow } from '../helpers/chromium.js';
 import { INJECTED, resumedRunFolder } from './fixtures.js';
 
 describe('run report.html in headless Chromium', () => {
@@ -23,7 +23,7 @@ describe('run report.html in headless Chromium', () => {
       expect(await page.title()).toBe('Run report: rescore');
       expect(await page.locator('h2').allInnerTexts()).toEqual(['Summary', 'Throughput', 'Calls per minute against the limit', 'Latency over the run', 'Retries and 429s over time', 'Stages', 'Decisions per workflow stage', 'Errors by code']);
       // Charts: rows/s, ETA, calls x2, latency x2, retries, the funnel, decisions: each laid out.
-      const widths = await page.locator('svg.chart').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+      const widths = await chartWidths(page);
       expect(widths).toHaveLength(9);
       for (const w of widths) expect(w).toBeGreaterThan(500);
       // The pauses between the four sessions are marked.
@@ -31,7 +31,7 @@ describe('run report.html in headless Chromium', () => {
       // Injected text is text, not an element.
       expect(await page.locator('img').count()).toBe(0);
       expect(await page.getByText(INJECTED, { exact: false }).count()).toBeGreaterThan(0);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
       mkdirSync(ARTIFACTS, { recursive: true });
       const shot = join(ARTIFACTS, 'run-report.png');
       await page.screenshot({ path: shot, fullPage: true });
