@@ -264,6 +264,28 @@ describe('--outcome/--by from an input in any format run reads', () => {
     expect(withoutInput(fromParquet.report)).toEqual(withoutInput(reference.report));
   });
 
+  it("--period: the stability pass reads run A's input again as run A read it (windows-1252, ';')", async () => {
+    const root = tempDir();
+    const { a, b, input } = handCase(root);
+    // An application date (January for the first 8 data rows, February after), and KA spelt Kà: read as UTF-8,
+    // the windows-1252 byte of à is not text, and those rows would drop out of the second pass.
+    const [header, ...lines] = readFileSync(input, 'utf8').trimEnd().split('\n');
+    const utf8 = [`${header},app_date`, ...lines.map((l, i) => `${l.replace(',KA,', ',Kà,')},2025-0${i < 8 ? 1 : 2}-15`)].join('\n') + '\n';
+    const utf8Path = join(root, 'dated.csv');
+    writeFileSync(utf8Path, utf8);
+    const reference = await runCompare({ outA: a, outB: b, out: join(root, 'utf8'), outcome: 'bad', period: 'app_date', minPeriodKeys: 1, input: utf8Path });
+    const excel = join(root, 'excel.csv');
+    writeFileSync(excel, iconv.encode(utf8.replaceAll(',', ';').replaceAll('\n', '\r\n'), 'windows-1252'));
+    const manifestPath = join(a, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, input: { ...manifest.input, path: excel, reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: false } } }));
+    const r = await runCompare({ outA: a, outB: b, out: join(root, 'excel'), outcome: 'bad', period: 'app_date', minPeriodKeys: 1 });
+    const state = r.report.input_stability?.columns.find((c) => c.name === 'state');
+    expect(state?.periods.map((p) => p.n)).toEqual([8, 7]);
+    expect(r.report.input_stability).toEqual(reference.report.input_stability);
+    expect(r.report.comparisons[0].periods).toEqual(reference.report.comparisons[0].periods);
+  });
+
   it.each([
     ['an unknown format', { inputFormat: 'xml' as never }, /Expected --input-format to be one of csv, tsv, ndjson, parquet, csv\.gz, tsv\.gz, ndjson\.gz, got 'xml'/],
     ['--delimiter with Parquet', { input: 'x.parquet', delimiter: ';' }, /Expected --delimiter only with CSV or TSV input, got it with parquet/],
