@@ -4,6 +4,19 @@
  */
 import { COLOR_A, COLOR_B, esc, fmtNum, fmtPct, fmtPp } from './svg.js';
 
+/** Printing a report page (compare's and a run's): a section a page, charts not split, colours kept. */
+export const PRINT_CSS = `@media print{
+  body{font-size:11pt}
+  main{max-width:none;padding:0}
+  h2{break-before:page}
+  h2.first{break-before:auto}
+  section,table,svg,figure,.kpis{break-inside:avoid}
+  .chartbox,.tw{overflow:visible}
+  *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+  @page{margin:14mm}
+}
+`;
+
 export function td(text: string, numeric = false, cls = ''): string {
   const c = [numeric ? 'n' : '', cls].filter(Boolean).join(' ');
   return `<td${c ? ` class="${c}"` : ''}>${text}</td>`;

@@ -6,25 +6,12 @@
 import type { ApprovalFigures, BadRate, ComparisonFigures } from './comparison.js';
 import type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js';
 import type { FeatureFigures } from './features.js';
-import { ci, runLabel, signed, table, td, th } from './html.js';
+import { ci, PRINT_CSS, runLabel, signed, table, td, th } from './html.js';
 import { coverageWarning, periodsSection, RISK_CSS, scoreSections, stabilitySection } from './report-risk.js';
 import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heatMap, histogramChart } from './svg.js';
 
 /** Rows shown in the rules and PSI tables (compare.json has them all). */
 export const TABLE_ROWS = 40;
-
-/** Printing a report page (this one and a run's report.html): a section a page, charts not split, colours kept. */
-export const PRINT_CSS = `@media print{
-  body{font-size:11pt}
-  main{max-width:none;padding:0}
-  h2{break-before:page}
-  h2.first{break-before:auto}
-  section,table,svg,figure,.kpis{break-inside:avoid}
-  .chartbox,.tw{overflow:visible}
-  *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-  @page{margin:14mm}
-}
-`;
 
 const CSS = `
 :root{--a:${COLOR_A};--b:${COLOR_B};--ink:#1d2733;--mute:#5b6775;--line:#d9dee5;--bg:#f6f8fa}

@@ -3,8 +3,7 @@
  * printable), built from the folder's data alone (./data.ts). Every text from the run (error messages,
  * keys, decisions, stage names, paths) is escaped.
  */
-import { cells, table, td } from '../backtest/html.js';
-import { PRINT_CSS } from '../backtest/report.js';
+import { cells, PRINT_CSS, table, td } from '../backtest/html.js';
 import { esc, fmtInt, fmtNum, fmtPct } from '../backtest/svg.js';
 import type { TimelineSample } from '../metrics/timeline.js';
 import { bucketsOf, coveredMs, fmtDuration, spansOf, stackedBars, timeChart, type Bucket, type Line, type Span } from './charts.js';
