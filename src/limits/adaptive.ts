@@ -8,7 +8,7 @@
  * - after that, it rises gently again (2% a step), probing for room while staying near the limit.
  * The rate stays within [floor, ceiling].
  */
-import { BottleneckLimiter, minTimeFor, type LocalLimiterOptions } from './limiter.js';
+import { PacedLimiter, type PacedLimiterOptions } from './paced.js';
 import type { Rate } from './rates.js';
 
 export interface AdaptiveOptions {
@@ -28,18 +28,16 @@ export interface AdaptiveOptions {
   readonly now?: () => number;
 }
 
-export class AdaptiveLimiter extends BottleneckLimiter {
+export class AdaptiveLimiter extends PacedLimiter {
   readonly #opts: Required<AdaptiveOptions>;
-  readonly #margin: number | undefined;
   #probing = true;
   #lastStep: number;
   #lastDecrease = -Infinity;
   #throttled = 0;
 
-  constructor(base: LocalLimiterOptions & { rate: Rate }, opts: AdaptiveOptions = {}) {
+  constructor(base: PacedLimiterOptions & { rate: Rate }, opts: AdaptiveOptions = {}) {
     super(base);
     const start = this.perMinute as number;
-    this.#margin = base.margin;
     this.#opts = {
       decrease: opts.decrease ?? 0.8,
       stepMs: opts.stepMs ?? 5000,
@@ -78,7 +76,7 @@ export class AdaptiveLimiter extends BottleneckLimiter {
   }
 
   #set(perMinute: number): void {
+    this.setRate({ limit: perMinute, windowMs: 60_000 });
     this.perMinute = Math.round(perMinute * 10) / 10;
-    this.limiter.updateSettings({ minTime: minTimeFor({ limit: perMinute, windowMs: 60_000 }, this.#margin) });
   }
 }

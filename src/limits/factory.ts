@@ -1,7 +1,8 @@
 /** Which limiter a service gets: what a run asks for, and the local answer (`--redis` has its own, ./redis.ts). */
 import type { ServiceName } from '../types.js';
 import { AdaptiveLimiter } from './adaptive.js';
-import { BottleneckLimiter, ConcurrencyLimiter, type ServiceLimiter } from './limiter.js';
+import type { ServiceLimiter } from './limiter.js';
+import { PacedLimiter } from './paced.js';
 import { DEFAULT_RATES, type Rate } from './rates.js';
 
 /** What a run needs of one service's limiter. */
@@ -23,11 +24,10 @@ export interface LimiterRequest {
 
 export type LimiterFactory = (request: LimiterRequest) => Promise<ServiceLimiter>;
 
-/** In-process limiters: Bottleneck with a rate, adaptive for account at its default rate, p-limit without. */
+/** In-process limiters: paced (./paced.ts) with or without a rate, adaptive for account at its default rate. */
 export async function localLimiter(r: LimiterRequest): Promise<ServiceLimiter> {
-  if (!r.rate) return new ConcurrencyLimiter(r.service, r.concurrency);
   const base = { service: r.service, rate: r.rate, concurrency: r.concurrency };
   // The account limit is undocumented: adapt, unless the user set one explicitly and it is not the default.
-  if (r.service === 'account' && r.rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate: r.rate });
-  return new BottleneckLimiter(base);
+  if (r.rate && r.service === 'account' && r.rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate: r.rate });
+  return new PacedLimiter(base);
 }

@@ -38,8 +38,8 @@ import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
-import type { LimiterFactory, LimiterRequest } from './factory.js';
-import { BottleneckLimiter, type ServiceLimiter } from './limiter.js';
+import { localLimiter, type LimiterFactory, type LimiterRequest } from './factory.js';
+import { pauseMs, type LimiterStats, type ServiceLimiter } from './limiter.js';
 import { describeRate, type Rate } from './rates.js';
 import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './redis-connection.js';
 
@@ -84,8 +84,15 @@ export function jobExpirationMs(timeoutMs: number, rate: Rate, concurrency: numb
 /** A job whose reserved slot had passed by more than the allowed lateness: it gives the slot up unsent. */
 class LateStart extends Error {}
 
-export class RedisLimiter extends BottleneckLimiter {
+export class RedisLimiter implements ServiceLimiter {
+  readonly service: ServiceName;
   readonly id: string;
+  pausedUntil = 0;
+  protected readonly limiter: Bottleneck;
+  readonly #minTime: number;
+  readonly #perMinute: number;
+  #waitMs = 0;
+  #scheduled = 0;
   readonly #outageMs: number;
   readonly #onStop: () => Promise<void>;
   readonly #watchdog: NodeJS.Timeout;
@@ -97,7 +104,13 @@ export class RedisLimiter extends BottleneckLimiter {
   lateStarts = 0;
 
   constructor(opts: { service: ServiceName; rate: Rate; concurrency: number; bottleneck: Bottleneck; id: string; outageMs: number; minTime: number; connection: RepairedIORedisConnection; onStop: () => Promise<void> }) {
-    super({ service: opts.service, rate: opts.rate, concurrency: opts.concurrency, bottleneck: opts.bottleneck });
+    this.service = opts.service;
+    this.limiter = opts.bottleneck;
+    this.#minTime = opts.minTime;
+    this.#perMinute = (opts.rate.limit * 60_000) / opts.rate.windowMs;
+    // Bottleneck emits 'error' for failures inside its own machinery (e.g. a Redis hiccup); without a
+    // listener it would be thrown asynchronously and crash the process.
+    this.limiter.on('error', () => undefined);
     this.id = opts.id;
     this.#outageMs = opts.outageMs;
     this.#onStop = opts.onStop;
@@ -144,7 +157,37 @@ export class RedisLimiter extends BottleneckLimiter {
     this.#watchdog.unref();
   }
 
-  override async schedule<T>(fn: () => Promise<T>, retry = false): Promise<T> {
+  onThrottled(retryAfterSeconds?: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + pauseMs(retryAfterSeconds));
+  }
+
+  onSuccess(): void {}
+
+  /**
+   * Estimated from this worker's own queue: the jobs queued or waiting for their reserved slot, one spacing
+   * each (other workers on the same budget take slots too, which this cannot see without asking Redis).
+   */
+  nextStartInMs(): number {
+    const c = this.limiter.counts();
+    const ms = Math.max(this.pausedUntil - Date.now(), ((c.QUEUED ?? 0) + (c.RUNNING ?? 0)) * this.#minTime);
+    return ms > 0 ? ms : 0;
+  }
+
+  stats(): LimiterStats {
+    return { waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.#perMinute };
+  }
+
+  /** One attempt through Bottleneck; a lower priority number runs first (5 is its default). */
+  #enqueue<T>(fn: () => Promise<T>, retry: boolean): Promise<T> {
+    const queuedAt = performance.now();
+    this.#scheduled += 1;
+    return this.limiter.schedule({ priority: retry ? 4 : 5 }, () => {
+      this.#waitMs += performance.now() - queuedAt;
+      return fn();
+    });
+  }
+
+  async schedule<T>(fn: () => Promise<T>, retry = false): Promise<T> {
     const started = Date.now();
     let pause = 250;
     // A job re-queued after a late start or a Redis failure was never sent: it keeps its place ahead.
@@ -152,7 +195,7 @@ export class RedisLimiter extends BottleneckLimiter {
     for (;;) {
       let ran = false;
       try {
-        return await super.schedule(() => {
+        return await this.#enqueue(() => {
           ran = true;
           return fn();
         }, ahead);
@@ -173,7 +216,7 @@ export class RedisLimiter extends BottleneckLimiter {
     }
   }
 
-  override async stop(): Promise<void> {
+  async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#watchdog);
     await this.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
@@ -208,7 +251,7 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
 
   return async (r: LimiterRequest): Promise<ServiceLimiter> => {
     const { service, rate } = r;
-    if (!rate || !r.used) return new BottleneckLimiter({ service, rate, concurrency: r.concurrency });
+    if (!rate || !r.used) return localLimiter(r);
 
     opened ??= openRedis(url);
     let connection: RepairedIORedisConnection;

@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BreError } from '../errors.js';
-import { DEFAULT_MARGIN, minTimeFor } from '../limits/limiter.js';
+import { startIntervalMs } from '../limits/pacer.js';
 import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
@@ -55,7 +55,7 @@ export interface Plan {
 }
 
 /** Pure: the plan for `rows` rows. */
-export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions & { margin?: number } = {}): Plan {
+export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions = {}): Plan {
   const calls = new Map<ServiceName, number>();
   for (const st of stages) {
     const kind = kindOf(st);
@@ -64,7 +64,7 @@ export function computePlan(rows: number, stages: readonly StageConfig[], rates:
   const services: ServicePlan[] = SERVICES.filter((s) => calls.has(s)).map((service) => {
     const rate = rates[service];
     const n = calls.get(service)!;
-    return { service, calls: n, rate, ms: rate ? n * minTimeFor(rate, opts.margin ?? DEFAULT_MARGIN) : null };
+    return { service, calls: n, rate, ms: rate ? n * startIntervalMs(rate) : null };
   });
   const limited = services.filter((s) => s.ms !== null).map((s) => s.ms as number);
   const wallMs = limited.length > 0 ? Math.max(...limited) : null;

@@ -11,10 +11,20 @@ export class SlidingWindow {
   #buf: Float64Array;
   #head = 0;
   #size = 0;
+  /** The last ceil(limit) admitted arrivals, kept past the window: for `tightestSpanMs`. */
+  readonly #last: Float64Array | null;
+  #lastHead = 0;
+  #lastSize = 0;
+  /**
+   * Fewest ms between an admitted arrival and the one ceil(limit) admitted arrivals before it: at least the
+   * window (else it was refused); how much more is the margin a client left (Infinity until there are that many).
+   */
+  tightestSpanMs = Infinity;
 
   /** `limit` null = unlimited (the window still counts, for statistics). */
   constructor(readonly limit: number | null, readonly windowMs: number) {
     this.#buf = new Float64Array(limit ?? 64);
+    this.#last = limit === null ? null : new Float64Array(Math.ceil(limit));
   }
 
   /** Admitted requests currently inside the window (as of the last `hit`). */
@@ -34,7 +44,20 @@ export class SlidingWindow {
     const tail = (this.#head + this.#size) % this.#buf.length;
     this.#buf[tail] = now;
     this.#size++;
+    if (this.#last) this.#remember(this.#last, now);
     return 0;
+  }
+
+  #remember(last: Float64Array, now: number): void {
+    if (this.#lastSize < last.length) {
+      last[(this.#lastHead + this.#lastSize) % last.length] = now;
+      this.#lastSize++;
+      return;
+    }
+    const span = now - last[this.#lastHead];
+    if (span < this.tightestSpanMs) this.tightestSpanMs = span;
+    last[this.#lastHead] = now;
+    this.#lastHead = this.#lastHead + 1 === last.length ? 0 : this.#lastHead + 1;
   }
 
   #grow(): void {

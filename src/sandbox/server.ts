@@ -242,9 +242,10 @@ export class SandboxServer {
       win = new SlidingWindow(rate ? rate.limit : null, rate ? rate.windowMs : WINDOW_WHEN_OFF_MS);
       windows.set(key, win);
     }
-    const wait = win.hit(this.now());
+    const now = this.now();
+    const wait = win.hit(now);
     if (wait > 0) { counter.throttled++; this.#answer(res, counter, tooManyRequests(retryAfterSeconds(wait))); return; }
-    if (win.count > counter.maxInWindow) counter.maxInWindow = win.count;
+    counter.admit(now, win);
 
     const fault = this.#drawFault();
     if (fault) counter.faults[fault]++;

@@ -21,6 +21,15 @@ export interface ServiceStats {
    * off), for any single caller IP. With a limit set it never exceeds the limit.
    */
   readonly maxInWindow: number;
+  /**
+   * With a limit: the fewest ms any limit+1 consecutive admitted requests of one caller spanned, i.e. the
+   * window plus the margin the caller left at its tightest (null until a caller sent that many).
+   */
+  readonly tightestSpanMs: number | null;
+  /** Admitted requests (not refused by the limiter), and the sandbox clock at the first and the last one. */
+  readonly admitted: number;
+  readonly firstAdmittedAt: number | null;
+  readonly lastAdmittedAt: number | null;
   /** Requests answered 500 because of a sandbox bug (should stay 0). */
   readonly internalErrors: number;
   /** The limit in force (null = off). */
@@ -43,7 +52,20 @@ export class ServiceCounter {
   throttled = 0;
   faults: Record<FaultKind, number> = { '429': 0, '503': 0, reset: 0, slow: 0, malformed: 0 };
   maxInWindow = 0;
+  tightestSpanMs = Infinity;
+  admitted = 0;
+  firstAdmittedAt: number | null = null;
+  lastAdmittedAt: number | null = null;
   internalErrors = 0;
+
+  /** A request the rate limiter let through, at `now`, with `win` its caller's window. */
+  admit(now: number, win: { readonly count: number; readonly tightestSpanMs: number }): void {
+    this.admitted++;
+    this.firstAdmittedAt ??= now;
+    this.lastAdmittedAt = now;
+    if (win.count > this.maxInWindow) this.maxInWindow = win.count;
+    if (win.tightestSpanMs < this.tightestSpanMs) this.tightestSpanMs = win.tightestSpanMs;
+  }
 
   status(code: number): void {
     this.byStatus[code] = (this.byStatus[code] ?? 0) + 1;
@@ -57,13 +79,19 @@ export class ServiceCounter {
     this.throttled = 0;
     this.faults = { '429': 0, '503': 0, reset: 0, slow: 0, malformed: 0 };
     this.maxInWindow = 0;
+    this.tightestSpanMs = Infinity;
+    this.admitted = 0;
+    this.firstAdmittedAt = null;
+    this.lastAdmittedAt = null;
     this.internalErrors = 0;
   }
 
   snapshot(rate: Rate | null): ServiceStats {
     return {
       requests: this.requests, byStatus: { ...this.byStatus }, sent429: this.sent429, throttled: this.throttled,
-      faults: { ...this.faults }, maxInWindow: this.maxInWindow, internalErrors: this.internalErrors, rate,
+      faults: { ...this.faults }, maxInWindow: this.maxInWindow,
+      tightestSpanMs: Number.isFinite(this.tightestSpanMs) ? this.tightestSpanMs : null,
+      admitted: this.admitted, firstAdmittedAt: this.firstAdmittedAt, lastAdmittedAt: this.lastAdmittedAt, internalErrors: this.internalErrors, rate,
     };
   }
 }

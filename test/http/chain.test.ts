@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/http/chain.js';
-import { BottleneckLimiter } from '../../src/limits/limiter.js';
+import { PacedLimiter } from '../../src/limits/paced.js';
 import type { BreError } from '../../src/errors.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
 
 function client(maxAttempts = 4, timeoutMs = 2000, realSleep = false) {
-  const limiter = new BottleneckLimiter({ service: 'workflow', rate: null, concurrency: 4 });
+  const limiter = new PacedLimiter({ service: 'workflow', rate: null, concurrency: 4 });
   const ac = new AbortController();
   const target = { baseUrl: base, timeoutMs, limiter, connections: 4 };
   const c = createClient({

@@ -3,7 +3,6 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
-import { minTimeFor } from '../../src/limits/limiter.js';
 import type { Rate } from '../../src/limits/rates.js';
 import { clusterMinTime, jobExpirationMs, limiterId, REDIS_MARGIN, redisLimiterFactory, type RedisLimiter } from '../../src/limits/redis.js';
 import { openRedis, redactRedisUrl, stripErrPrefix } from '../../src/limits/redis-connection.js';
@@ -61,7 +60,7 @@ describe('pure parts', () => {
   it('job expiration outlasts the HTTP time-out plus the longest wait for a reserved slot', () => {
     const rate = { limit: 500, windowMs: 60_000 };
     const exp = jobExpirationMs(60_000, rate, 84);
-    expect(exp).toBeGreaterThan(60_000 + 84 * minTimeFor(rate, REDIS_MARGIN));
+    expect(exp).toBeGreaterThan(60_000 + 84 * clusterMinTime(rate, REDIS_MARGIN));
     expect(exp).toBeLessThan(90_000);
   });
 

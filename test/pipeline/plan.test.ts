@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '../../src/pipeline/plan.js';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { DEFAULT_RATES } from '../../src/limits/rates.js';
+import { startIntervalMs } from '../../src/limits/pacer.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/input/shard.js';
 import { tempDir } from '../helpers/temp.js';
@@ -21,7 +22,8 @@ describe('computePlan', () => {
   });
 
   it.each([
-    [6, 12], [24, 3], [72, 1], [67, 2],
+    // 2,000,000 workflow calls at 500/min spaced for 60.045 s a window: 66.7 h
+    [6, 12], [24, 3], [72, 1], [67, 1], [66, 2],
   ])('a %i h window needs %i egress IPs', (hours, ips) => {
     expect(computePlan(2_000_000, rescore.stages, DEFAULT_RATES, { windowHours: hours }).ipsNeeded).toBe(ips);
   });
@@ -89,7 +91,7 @@ describe('planRun', () => {
 describe('remainingEstimate', () => {
   it('is the plan for the rows left, at the run\'s limits', async () => {
     const { remainingEstimate } = await import('../../src/pipeline/plan.js');
-    expect(remainingEstimate(500, { pipeline: location, rates: DEFAULT_RATES })).toEqual({ ms: Math.round(500 * 120 * 1.015), text: '1 min' });
+    expect(remainingEstimate(500, { pipeline: location, rates: DEFAULT_RATES })).toEqual({ ms: Math.round(500 * startIntervalMs(DEFAULT_RATES.workflow!)), text: '1 min' });
     expect(remainingEstimate(500, { pipeline: location, rates: { ...DEFAULT_RATES, workflow: null } }).ms).toBeNull();
   });
 });

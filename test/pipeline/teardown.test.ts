@@ -64,6 +64,7 @@ function recordingFactory(fail: { create?: ServiceName; stop?: ServiceName }): {
       schedule: (fn, retry) => inner.schedule(fn, retry),
       onThrottled: (seconds) => inner.onThrottled(seconds),
       onSuccess: () => inner.onSuccess(),
+      nextStartInMs: () => inner.nextStartInMs(),
       stats: () => inner.stats(),
       stop: async () => {
         stopped.push(r.service);

@@ -30,6 +30,9 @@ describe('rate limit', () => {
       const st = sb.stats().services.workflow;
       expect(st).toMatchObject({ requests: 14, sent429: 3, throttled: 3, maxInWindow: 5, rate: { limit: 5, windowMs: 1000 } });
       expect(st.byStatus).toEqual({ 200: 11, 429: 3 });
+      // admitted at +0, +100, +200, +300, +400, +1000, then five at +2000: the tightest 6 in a row span
+      // exactly the window (+0 to +1000, +1000 to +2000), the referee's "margin left" of 0 ms
+      expect(st).toMatchObject({ admitted: 11, firstAdmittedAt: 1_000_000, lastAdmittedAt: 1_002_000, tightestSpanMs: 1000 });
     });
   });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '../../src/http/chain.js';
-import { BottleneckLimiter } from '../../src/limits/limiter.js';
+import { PacedLimiter } from '../../src/limits/paced.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { aaFetchKind } from '../../src/stages/aa-fetch.js';
 import { aaReportKind } from '../../src/stages/aa-report.js';
@@ -19,7 +19,7 @@ let call: ServiceCall;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, bsaReadyAfterMs: 150, rate: { account: null } });
-  const limiter = new BottleneckLimiter({ service: 'account', rate: null, concurrency: 4 });
+  const limiter = new PacedLimiter({ service: 'account', rate: null, concurrency: 4 });
   const target = { baseUrl: sandbox.urls.account, timeoutMs: 5000, limiter, connections: 4 };
   client = createClient({
     clientId: sandbox.clientId, authToken: sandbox.authToken, maxAttempts: 2, signal: new AbortController().signal,

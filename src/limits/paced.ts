@@ -1,0 +1,261 @@
+/**
+ * The in-process limiter of a service: starts paced by ./pacer.ts (GCRA plus a sliding log of actual starts)
+ * when the service has a rate, and a cap on attempts in flight always. It owns one timer at most, armed for
+ * the next start that has to wait; every wake-up, and every finished attempt, releases all the starts that
+ * are due, so the rate it reaches does not depend on how many timers a second the event loop can fire.
+ *
+ * Why not a library: Bottleneck starts every job from a timer tick of its own (SGrondin/bottleneck#144);
+ * p-throttle (strict mode) arms a timer per call and has no priority, cap or pause; p-queue's `interval` is a
+ * fixed window, which lets through up to twice the limit across a boundary of a server's sliding window.
+ * Bottleneck stays where Redis must arbitrate between processes (./redis.ts).
+ *
+ * An attempt that can start at once starts inside `schedule` and its own promise is returned: without a rate
+ * (the back-testing case) that is nearly every attempt, and it costs no promise of the limiter's own.
+ */
+import { BreError } from '../errors.js';
+import type { ServiceName } from '../types.js';
+import { pauseMs, type LimiterStats, type ServiceLimiter } from './limiter.js';
+import { Pacer, pacingFor, type Slack } from './pacer.js';
+import type { Rate } from './rates.js';
+
+/** Time and timers, injected so that tests never wait on real time. */
+export interface Clock {
+  /**
+   * Milliseconds, monotonic, from a recent origin: performance.now(), not epoch ms, whose doubles are too
+   * coarse (2^-12 ms near 1.7e12) to add a 0.2 ms interval thousands of times without drifting.
+   */
+  now(): number;
+  /** Epoch ms (for `pausedUntil`, which callers compare with Date.now()). */
+  wall(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export const realClock: Clock = {
+  now: () => performance.now(),
+  wall: () => Date.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface PacedLimiterOptions {
+  readonly service: ServiceName;
+  /** null: no spacing, only the cap on attempts in flight. */
+  readonly rate: Rate | null;
+  /** Most attempts in flight. */
+  readonly concurrency: number;
+  /** Slack per window (default LOCAL_SLACK, ./pacer.ts). */
+  readonly slack?: Slack;
+  /** Default: the real clock and timers. */
+  readonly clock?: Clock;
+}
+
+interface Job {
+  readonly fn: () => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
+  readonly queuedAt: number;
+}
+
+/** A FIFO of jobs: an array read from a moving head, compacted now and then (shift() is O(n)). */
+class JobQueue {
+  #items: (Job | undefined)[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(job: Job): void {
+    this.#items.push(job);
+  }
+
+  shift(): Job {
+    const job = this.#items[this.#head]!;
+    this.#items[this.#head] = undefined;
+    this.#head += 1;
+    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return job;
+  }
+
+  drain(): Job[] {
+    const jobs = this.#items.slice(this.#head) as Job[];
+    this.#items = [];
+    this.#head = 0;
+    return jobs;
+  }
+}
+
+export class PacedLimiter implements ServiceLimiter {
+  readonly service: ServiceName;
+  /** Epoch ms before which no attempt starts (after a 429). */
+  pausedUntil = 0;
+  /** The same on this limiter's clock. */
+  #pauseEnd = -Infinity;
+  /** Requests a minute the limiter allows; null without a rate. */
+  protected perMinute: number | null;
+  readonly #clock: Clock;
+  readonly #slack: Slack | undefined;
+  readonly #cap: number;
+  #pacer: Pacer | null;
+  #running = 0;
+  readonly #retries = new JobQueue();
+  readonly #firsts = new JobQueue();
+  #timer: unknown = undefined;
+  #timerAt = Infinity;
+  #pumping = false;
+  #stopped = false;
+  #waitMs = 0;
+  #scheduled = 0;
+  /** Mean ms between finished attempts (an estimate for nextStartInMs when the cap is what holds starts). */
+  #finishGapMs = 0;
+  #lastFinish = 0;
+
+  constructor(opts: PacedLimiterOptions) {
+    this.service = opts.service;
+    this.#clock = opts.clock ?? realClock;
+    this.#slack = opts.slack;
+    this.#cap = Math.max(1, opts.concurrency);
+    this.#pacer = opts.rate ? new Pacer(pacingFor(opts.rate, opts.slack)) : null;
+    this.perMinute = opts.rate ? perMinuteOf(opts.rate) : null;
+  }
+
+  schedule<T>(fn: () => Promise<T>, retry = false): Promise<T> {
+    this.#scheduled += 1;
+    if (this.#stopped) return Promise.reject(this.#stoppedError());
+    const now = this.#clock.now();
+    if (this.#retries.size + this.#firsts.size === 0 && this.#running < this.#cap && this.#delay(now) <= 0) {
+      this.#pacer?.take(now, now);
+      return this.#start(fn);
+    }
+    return new Promise<T>((resolve, reject) => {
+      (retry ? this.#retries : this.#firsts).push({ fn, resolve: resolve as (value: unknown) => void, reject, queuedAt: now });
+      this.#pump();
+    });
+  }
+
+  onThrottled(retryAfterSeconds?: number): void {
+    const ms = pauseMs(retryAfterSeconds);
+    this.pausedUntil = Math.max(this.pausedUntil, this.#clock.wall() + ms);
+    this.#pauseEnd = Math.max(this.#pauseEnd, this.#clock.now() + ms);
+  }
+
+  onSuccess(): void {}
+
+  /** Ms until an attempt scheduled now could start: the pause, the pacing, the queue ahead of it, the cap. */
+  nextStartInMs(): number {
+    const now = this.#clock.now();
+    const ahead = this.#retries.size + this.#firsts.size;
+    let ms = this.#pauseEnd - now;
+    if (this.#pacer) ms = Math.max(ms, this.#pacer.delay(now) + ahead * this.#pacer.pacing.intervalMs);
+    if (this.#running >= this.#cap) ms = Math.max(ms, (ahead + 1) * this.#finishGapMs);
+    return ms > 0 ? ms : 0;
+  }
+
+  stats(): LimiterStats {
+    return { waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute };
+  }
+
+  /** Attempts still queued are rejected (INTERRUPTED, never sent); attempts in flight are left to finish. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#disarm();
+    const err = this.#stoppedError();
+    for (const job of [...this.#retries.drain(), ...this.#firsts.drain()]) job.reject(err);
+  }
+
+  /** A new rate (the adaptive limiter). */
+  protected setRate(rate: Rate): void {
+    this.perMinute = perMinuteOf(rate);
+    const pacing = pacingFor(rate, this.#slack);
+    if (this.#pacer) this.#pacer.setPacing(pacing);
+    else this.#pacer = new Pacer(pacing);
+    this.#pump();
+  }
+
+  /** Ms from `now` until a start may happen: the pause after a 429, then the pacing. */
+  #delay(now: number): number {
+    const paused = this.#pauseEnd - now;
+    if (!this.#pacer) return paused;
+    const paced = this.#pacer.delay(now);
+    return paced > paused ? paced : paused;
+  }
+
+  #start<T>(fn: () => Promise<T>): Promise<T> {
+    this.#running += 1;
+    let p: Promise<T>;
+    try {
+      p = fn();
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(this.#finished, this.#finished);
+    return p;
+  }
+
+  readonly #finished = (): void => {
+    this.#running -= 1;
+    const now = this.#clock.now();
+    if (this.#lastFinish > 0) this.#finishGapMs += (now - this.#lastFinish - this.#finishGapMs) / 16;
+    this.#lastFinish = now;
+    if (this.#retries.size + this.#firsts.size > 0) this.#pump();
+  };
+
+  /** Starts every queued job that may start now (retries first); arms the timer for the next one. */
+  #pump(): void {
+    // A job's fn may schedule again synchronously: the loop below already takes care of the queue.
+    if (this.#pumping || this.#stopped) return;
+    this.#pumping = true;
+    try {
+      while (this.#running < this.#cap) {
+        const queue = this.#retries.size > 0 ? this.#retries : this.#firsts;
+        if (queue.size === 0) break;
+        const now = this.#clock.now();
+        const wait = this.#delay(now);
+        if (wait > 0) {
+          this.#arm(now + wait);
+          break;
+        }
+        const job = queue.shift();
+        // A pause builds no credit either: the spacing starts again from its end.
+        this.#pacer?.take(now, job.queuedAt > this.#pauseEnd ? job.queuedAt : this.#pauseEnd);
+        this.#waitMs += now - job.queuedAt;
+        this.#start(job.fn).then(job.resolve, job.reject);
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined && this.#timerAt <= at) return;
+    this.#disarm();
+    this.#timerAt = at;
+    // Whole ms: timers have 1 ms steps; one that fires early finds the wait not over and arms again.
+    this.#timer = this.#clock.setTimer(this.#wake, Math.max(1, Math.ceil(at - this.#clock.now())));
+  }
+
+  #disarm(): void {
+    if (this.#timer === undefined) return;
+    this.#clock.clearTimer(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+  }
+
+  readonly #wake = (): void => {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    this.#pump();
+  };
+
+  #stoppedError(): BreError {
+    return new BreError('INTERRUPTED', `${this.service} call abandoned: the run is stopping`, { service: this.service });
+  }
+}
+
+function perMinuteOf(rate: Rate): number {
+  return (rate.limit * 60_000) / rate.windowMs;
+}

@@ -1,0 +1,138 @@
+/**
+ * When the next attempt may start, for a rate of `limit` calls per `windowMs` that a server enforces as a
+ * strict SLIDING window (decision spec section 8; the sandbox's src/sandbox/rate.ts): a call at t is refused
+ * while `limit` admitted calls arrived within (t - window, t]. Pure: times are passed in, nothing is timed here
+ * (the limiter that owns the timer is ./paced.ts).
+ *
+ * Two well-known mechanisms, each doing what the other cannot:
+ *
+ * 1. GCRA, the Generic Cell Rate Algorithm in its virtual-scheduling form (ITU-T Recommendation I.371, annex A;
+ *    ATM Forum Traffic Management 4.0): start n has a theoretical time V(n) = max(V(n-1) + T, when it was
+ *    queued, now - tau), and may start once V(n) <= now. One timer wake-up releases EVERY start whose time has
+ *    come, so 5,000 a second need no 5,000 timers a second (Bottleneck starts each job from a timer tick of its
+ *    own, which caps it at a few hundred a second: SGrondin/bottleneck#144), and a wake-up that comes late
+ *    (timers have 1 ms steps; a busy event loop is later) does not push the schedule back: V(n) stays on its
+ *    grid, the late starts go at once. `tau` bounds that catch-up; an idle spell builds no credit (V(n) is
+ *    never before the job was queued).
+ *
+ * 2. A sliding log (the server's own algorithm, mirrored) of the last `guardCount` ACTUAL start times: no start
+ *    within `guardSpanMs` of the start `guardCount` before it. The pacing alone holds only while starts are
+ *    near their theoretical times; after an event-loop stall its catch-up could start late calls close to
+ *    on-time ones `limit` calls later. The log makes the promise on what really happened, whatever the stall.
+ *
+ * Where the slack goes. The strict window tolerates `limit` calls at once only when the window before was empty,
+ * which a client cannot know (its previous run, a resume right after Ctrl-C, another process on the same IP):
+ * so no burst, and every window's slack goes into the spacing, as time, not as a share of the rate:
+ *   T = (window + jitter + timer) / limit,   guard span = window + jitter.
+ * `jitter` covers what happens between a start here and the server's clock stamping it (the send, the network,
+ * the server's own event loop: measured, README "Throttling and retries"); `timer` covers a late wake-up, so
+ * that ordinary lateness costs no slot. Two calls `limit` apart then reach the server at least `window` apart
+ * while the path's jitter stays under `jitter`, stall or no stall on this side.
+ */
+import type { Rate } from './rates.js';
+
+/** Jitter of the path from a start here to the server's stamp, ms per window (see the README's measurement). */
+export const JITTER_SLACK_MS = 40;
+/** Lateness of a timer wake-up absorbed without losing the slot, ms per window. */
+export const TIMER_SLACK_MS = 5;
+/**
+ * tau: a stall of the event loop up to this long (a GC pause, a busy minute of the machine) costs no slot: the
+ * starts it held back go at once when it ends. The log, not tau, keeps that within the server's window.
+ */
+export const CATCH_UP_MS = 50;
+/** The most start times the log keeps; a higher limit is guarded in proportion over a shorter span. */
+const MAX_LOG = 65_536;
+
+export interface Pacing {
+  /** T: ms between theoretical start times. */
+  readonly intervalMs: number;
+  /** At most `guardCount` actual starts in any `guardSpanMs`. */
+  readonly guardCount: number;
+  readonly guardSpanMs: number;
+  /** tau: how far behind `now` a start's theoretical time may be (catch-up after a late wake-up). */
+  readonly catchUpMs: number;
+}
+
+export interface Slack {
+  readonly jitterMs: number;
+  readonly timerMs: number;
+}
+
+export const LOCAL_SLACK: Slack = { jitterMs: JITTER_SLACK_MS, timerMs: TIMER_SLACK_MS };
+
+/** The pacing for a rate. A limit above MAX_LOG keeps a log of limit/m starts over (window + jitter)/m. */
+export function pacingFor(rate: Rate, slack: Slack = LOCAL_SLACK): Pacing {
+  const span = rate.windowMs + slack.jitterMs;
+  const parts = Math.ceil(rate.limit / MAX_LOG);
+  // A fractional limit (2.5/s) allows what a counting window admits, ceil(limit); the spacing keeps the rate.
+  const guardCount = parts === 1 ? Math.max(1, Math.ceil(rate.limit)) : Math.floor(rate.limit / parts);
+  return {
+    intervalMs: (span + slack.timerMs) / rate.limit,
+    guardCount,
+    guardSpanMs: span / parts,
+    catchUpMs: CATCH_UP_MS,
+  };
+}
+
+/** Mean ms between starts at a rate (what `--plan` counts on). */
+export function startIntervalMs(rate: Rate, slack: Slack = LOCAL_SLACK): number {
+  return pacingFor(rate, slack).intervalMs;
+}
+
+export class Pacer {
+  #p: Pacing;
+  /** V of the next start (GCRA's theoretical arrival time). */
+  #tat = -Infinity;
+  #log: Float64Array;
+  #head = 0;
+  #size = 0;
+
+  constructor(pacing: Pacing) {
+    this.#p = pacing;
+    this.#log = new Float64Array(pacing.guardCount);
+  }
+
+  get pacing(): Pacing {
+    return this.#p;
+  }
+
+  /** Ms from `now` until a start is allowed (0 or less: now). */
+  delay(now: number): number {
+    const paced = this.#tat - now;
+    if (this.#size < this.#log.length) return paced;
+    const guarded = this.#log[this.#head] + this.#p.guardSpanMs - now;
+    return guarded > paced ? guarded : paced;
+  }
+
+  /**
+   * Records a start at `now` of a job that could not have started before `notBefore` (when it was queued, or
+   * the end of a pause); the caller checked `delay(now) <= 0`.
+   */
+  take(now: number, notBefore: number): void {
+    let v = this.#tat;
+    if (notBefore > v) v = notBefore;
+    if (now - this.#p.catchUpMs > v) v = now - this.#p.catchUpMs;
+    this.#tat = v + this.#p.intervalMs;
+    const cap = this.#log.length;
+    if (this.#size < cap) {
+      this.#log[(this.#head + this.#size) % cap] = now;
+      this.#size += 1;
+    } else {
+      this.#log[this.#head] = now;
+      this.#head = this.#head + 1 === cap ? 0 : this.#head + 1;
+    }
+  }
+
+  /** A new rate (the adaptive limiter): the schedule goes on from where it is, the log keeps its latest starts. */
+  setPacing(pacing: Pacing): void {
+    const kept = Math.min(this.#size, pacing.guardCount);
+    const log = new Float64Array(pacing.guardCount);
+    for (let i = 0; i < kept; i += 1) log[i] = this.#log[(this.#head + this.#size - kept + i) % this.#log.length];
+    this.#log = log;
+    this.#head = 0;
+    this.#size = kept;
+    // The next start comes one new interval after the last one.
+    if (Number.isFinite(this.#tat)) this.#tat += pacing.intervalMs - this.#p.intervalMs;
+    this.#p = pacing;
+  }
+}

@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { isBreError } from '../../src/errors.js';
+import { PacedLimiter } from '../../src/limits/paced.js';
+import { pacingFor } from '../../src/limits/pacer.js';
+import type { Rate } from '../../src/limits/rates.js';
+import { manualClock, settle } from '../helpers/clock.js';
+
+/** A limiter on a manual clock, and jobs that record when they start and finish when the test says. */
+function setup(rate: Rate | null, concurrency = 1000) {
+  const mc = manualClock();
+  const limiter = new PacedLimiter({ service: 'workflow', rate, concurrency, clock: mc.clock });
+  const started: { name: string; at: number }[] = [];
+  const open = new Map<string, () => void>();
+  /** A job that finishes when `finish(name)` is called (or at once when `instant`). */
+  const job = (name: string, retry = false, instant = true) => limiter.schedule(async () => {
+    started.push({ name, at: mc.now() });
+    if (!instant) await new Promise<void>((r) => open.set(name, r));
+    return name;
+  }, retry);
+  const finish = async (name: string) => {
+    open.get(name)!();
+    await settle();
+  };
+  const inFlight = () => started.length - [...open.keys()].length + open.size;
+  return { mc, limiter, started, job, finish, inFlight, names: () => started.map((s) => s.name) };
+}
+
+describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () => {
+  it('starts a job at once, inside schedule, when nothing holds it', () => {
+    const { limiter, started, job } = setup({ limit: 10, windowMs: 1000 });
+    void job('a');
+    expect(started.map((s) => s.name)).toEqual(['a']);
+    expect(limiter.nextStartInMs()).toBeCloseTo(pacingFor({ limit: 10, windowMs: 1000 }).intervalMs, 9);
+  });
+
+  it.each([
+    ['10/s', { limit: 10, windowMs: 1000 }, 3000],
+    ['1000/s', { limit: 1000, windowMs: 1000 }, 3000],
+    ['5000/s', { limit: 5000, windowMs: 1000 }, 3000],
+    ['100000/s', { limit: 100_000, windowMs: 1000 }, 500],
+    ['60/min', { limit: 60, windowMs: 60_000 }, 180_000],
+  ])('%s: starts spaced by the pacing, many per timer wake-up at high rates', async (_name, rate, ms) => {
+    const { mc, started, job } = setup(rate);
+    const n = Math.ceil((rate.limit * ms) / rate.windowMs) + 50;
+    const all = Array.from({ length: n }, (_, i) => job(`j${i}`));
+    await mc.advance(ms, (at) => at % 3); // wake-ups 0-2 ms late
+    const interval = pacingFor(rate).intervalMs;
+    const expected = Math.floor(ms / interval) + 1;
+    expect(started.length).toBeGreaterThanOrEqual(Math.floor(expected * 0.99));
+    expect(started.length).toBeLessThanOrEqual(expected);
+    // one timer per wake-up, not per start: at most one a ms
+    expect(mc.armed()).toBeLessThanOrEqual(ms + 1);
+    // never more than the limit in any window (the log's span on actual starts)
+    const p = pacingFor(rate);
+    for (let i = 0; i + p.guardCount < started.length; i += 1) expect(started[i + p.guardCount].at - started[i].at).toBeGreaterThanOrEqual(p.guardSpanMs);
+    void Promise.allSettled(all);
+  });
+
+  it('retries go ahead of first attempts still queued', async () => {
+    const { mc, job, names } = setup({ limit: 10, windowMs: 1000 });
+    for (const n of ['f1', 'f2', 'f3']) void job(n);
+    void job('r1', true);
+    void job('f4');
+    void job('r2', true);
+    await mc.advance(1000);
+    expect(names()).toEqual(['f1', 'r1', 'r2', 'f2', 'f3', 'f4']);
+  });
+
+  it('caps attempts in flight, with or without a rate', async () => {
+    for (const rate of [null, { limit: 1000, windowMs: 1000 }]) {
+      const { mc, job, finish, names } = setup(rate, 2);
+      for (const n of ['a', 'b', 'c', 'd']) void job(n, false, false);
+      await mc.advance(100);
+      expect(names()).toEqual(['a', 'b']);
+      await finish('a');
+      await mc.advance(100);
+      expect(names()).toEqual(['a', 'b', 'c']);
+      await finish('b');
+      await finish('c');
+      await mc.advance(100);
+      expect(names()).toEqual(['a', 'b', 'c', 'd']);
+    }
+  });
+
+  it('after a 429 nothing starts until the pause ends, then the spacing resumes without a burst', async () => {
+    const rate = { limit: 100, windowMs: 1000 };
+    const { mc, limiter, started, job } = setup(rate);
+    void job('a');
+    limiter.onThrottled(2);
+    expect(limiter.pausedUntil).toBe(mc.wall() + 2000);
+    expect(limiter.nextStartInMs()).toBe(2000);
+    const t0 = mc.now();
+    for (let i = 0; i < 5; i += 1) void job(`q${i}`);
+    await mc.advance(1999);
+    expect(started).toHaveLength(1);
+    await mc.advance(100);
+    const after = started.slice(1).map((s) => s.at - t0);
+    expect(after[0]).toBeGreaterThanOrEqual(2000);
+    for (let i = 1; i < after.length; i += 1) expect(after[i] - after[i - 1]).toBeGreaterThanOrEqual(pacingFor(rate).intervalMs - 1);
+    // no Retry-After: one second
+    limiter.onThrottled();
+    expect(limiter.pausedUntil).toBe(mc.wall() - mc.now() + Math.max(t0 + 2000, mc.now() + 1000));
+  });
+
+  it('counts the time jobs waited, and how many were scheduled', async () => {
+    const { mc, limiter, job } = setup({ limit: 1, windowMs: 1000 });
+    void job('a');
+    void job('b');
+    await mc.advance(2000);
+    const st = limiter.stats();
+    expect(st.scheduled).toBe(2);
+    expect(st.waitMs).toBe(Math.ceil(pacingFor({ limit: 1, windowMs: 1000 }).intervalMs));
+    expect(st.currentPerMinute).toBe(60);
+  });
+
+  it('nextStartInMs counts the queue ahead: one interval per queued job', async () => {
+    const rate = { limit: 10, windowMs: 1000 };
+    const { limiter, job } = setup(rate);
+    const t = pacingFor(rate).intervalMs;
+    expect(limiter.nextStartInMs()).toBe(0);
+    for (let i = 0; i < 4; i += 1) void job(`j${i}`);
+    // one started, three queued; the next slot is one interval away, and three more are taken before ours
+    expect(limiter.nextStartInMs()).toBeCloseTo(t + 3 * t, 9);
+  });
+
+  it('nextStartInMs without a rate: 0 while under the cap, else queued jobs times the gap between finishes', async () => {
+    const { mc, limiter, job, finish } = setup(null, 2);
+    expect(limiter.nextStartInMs()).toBe(0);
+    void job('a', false, false);
+    void job('b', false, false);
+    for (let i = 0; i < 3; i += 1) void job(`c${i}`, false, false);
+    await mc.advance(10);
+    await finish('a');
+    await mc.advance(10);
+    await finish('b');
+    // one finish every 10 ms (measured), two jobs in flight, three queued (one of them started): the fourth
+    // in line waits about 2 x 10 ms... the estimate is positive and grows with the queue
+    const est = limiter.nextStartInMs();
+    expect(est).toBeGreaterThan(0);
+    void job('d', false, false);
+    expect(limiter.nextStartInMs()).toBeGreaterThan(est);
+  });
+
+  it('stop rejects queued attempts as INTERRUPTED and leaves started ones alone', async () => {
+    const { mc, limiter, job, finish } = setup({ limit: 1, windowMs: 1000 });
+    const a = job('a', false, false);
+    const b = job('b');
+    await limiter.stop();
+    const err = await b.catch((e: unknown) => e);
+    expect(isBreError(err) && err.code).toBe('INTERRUPTED');
+    await finish('a');
+    await expect(a).resolves.toBe('a');
+    await expect(limiter.schedule(async () => 1)).rejects.toMatchObject({ code: 'INTERRUPTED' });
+    await mc.advance(5000);
+    expect(mc.armed()).toBe(1);
+  });
+
+  it('a job that throws synchronously rejects its own promise and frees its slot', async () => {
+    const { limiter, job, started } = setup(null, 1);
+    await expect(limiter.schedule(() => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await job('next');
+    expect(started.map((s) => s.name)).toEqual(['next']);
+  });
+});
