@@ -3,8 +3,8 @@
  * sources through tsx (`npm run bench`); what it measures in other processes is the shipped build in dist/
  * (`npm run bench` builds it first), run by plain node.
  */
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,34 @@ export function shippedModule(path: string): string {
 /** `node --import tsx <bench file>`: a helper process of the benchmark itself, run from its TypeScript. */
 export function benchScriptArgs(file: string, args: readonly string[]): string[] {
   return ['--import', 'tsx', join(PACKAGE_ROOT, 'bench', file), ...args];
+}
+
+/** Credentials of the sandboxes the benchmark starts in their own process. */
+export const CLIENT_ID = 'benchclient';
+export const TOKEN = 'benchtoken0123456789';
+
+/** `bre-batch sandbox --rate off --port 0` in its own process; its URL read from the banner on stdout. */
+export async function startSandboxProcess(rate: readonly string[] = ['off']): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'sandbox', ...rate.flatMap((r) => ['--rate', r]), '--port', '0'], {
+    env: { ...process.env, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the sandbox printed no URL within 20 s: ${err}`)), 20_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /export BRE_BASE_URL=(\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}): ${err}`)));
+  });
+  return { url, child };
 }
 
 export interface CliRun {
@@ -74,6 +102,23 @@ export async function writeLocationParquet(path: string, rows: number): Promise<
     rows: each(),
     columns: [{ name: 'reference_id', ...text }, { name: 'user_id', ...text }, { name: 'lead_id', ...text }, { name: 'latitude', ...number }, { name: 'longitude', ...number }],
   });
+}
+
+/**
+ * A `rescore` input of `rows` rows cycled from samples/rescore.csv, written beside it in samples/ (its rows
+ * name report files relative to that folder); the caller removes it.
+ */
+export function writeRescoreCsv(rows: number, prefix: string): string {
+  const sample = readFileSync(join(PACKAGE_ROOT, 'samples', 'rescore.csv'), 'utf8').trim().split('\n');
+  const lines = [sample[0]];
+  for (let i = 0; i < rows; i += 1) {
+    const src = sample[1 + (i % (sample.length - 1))].split(',');
+    src[0] = `${prefix}-${i + 1}`;
+    lines.push(src.join(','));
+  }
+  const path = join(PACKAGE_ROOT, 'samples', `.bench-${prefix}-${process.pid}.csv`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
 }
 
 export function ratio(a: number, b: number): number {

@@ -11,7 +11,7 @@ export async function createLimiters(s: RunSettings, factory: LimiterFactory): P
   try {
     for (const service of SERVICES) {
       out[service] = await factory({
-        service, rate: s.rates[service], concurrency: s.concurrency[service], timeoutMs: s.timeoutsMs[service],
+        service, rate: s.rates[service], concurrency: s.concurrency[service], rateSlackMs: s.rateSlackMs, timeoutMs: s.timeoutsMs[service],
         used: used.has(service), clientId: s.clientId, log: s.log,
       });
     }

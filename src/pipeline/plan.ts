@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BreError } from '../errors.js';
-import { startIntervalMs } from '../limits/pacer.js';
+import { JITTER_SLACK_MS, startIntervalMs, TIMER_SLACK_MS } from '../limits/pacer.js';
 import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
@@ -55,7 +55,8 @@ export interface Plan {
 }
 
 /** Pure: the plan for `rows` rows. */
-export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions = {}): Plan {
+export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions & { rateSlackMs?: number } = {}): Plan {
+  const slack = { jitterMs: opts.rateSlackMs ?? JITTER_SLACK_MS, timerMs: TIMER_SLACK_MS };
   const calls = new Map<ServiceName, number>();
   for (const st of stages) {
     const kind = kindOf(st);
@@ -64,7 +65,7 @@ export function computePlan(rows: number, stages: readonly StageConfig[], rates:
   const services: ServicePlan[] = SERVICES.filter((s) => calls.has(s)).map((service) => {
     const rate = rates[service];
     const n = calls.get(service)!;
-    return { service, calls: n, rate, ms: rate ? n * startIntervalMs(rate) : null };
+    return { service, calls: n, rate, ms: rate ? n * startIntervalMs(rate, slack) : null };
   });
   const limited = services.filter((s) => s.ms !== null).map((s) => s.ms as number);
   const wallMs = limited.length > 0 ? Math.max(...limited) : null;
@@ -140,7 +141,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
     rows += 1;
   }
   await reader.return(undefined);
-  const plan = computePlan(rows, s.pipeline.stages, s.rates, opts);
+  const plan = computePlan(rows, s.pipeline.stages, s.rates, { ...opts, rateSlackMs: s.rateSlackMs });
   return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
 }
 
@@ -148,7 +149,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
  * For summaries and progress lines of a run that stopped or is under way: how long `rows` more rows need at
  * the run's limits, e.g. `{ ms: 7_200_000, text: '2 h' }`; text 'unknown (no rate limit)' when unlimited.
  */
-export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates'>): { ms: number | null; text: string } {
-  const p = computePlan(rows, s.pipeline.stages, s.rates);
+export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates' | 'rateSlackMs'>): { ms: number | null; text: string } {
+  const p = computePlan(rows, s.pipeline.stages, s.rates, { rateSlackMs: s.rateSlackMs });
   return { ms: p.wallMs === null ? null : Math.round(p.wallMs), text: p.wallMs === null ? 'unknown (no rate limit)' : formatDuration(p.wallMs) };
 }

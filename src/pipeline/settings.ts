@@ -26,6 +26,8 @@ export interface RunSettings {
   readonly decimalComma?: boolean;
   readonly outDir: string;
   readonly rates: Readonly<Record<ServiceName, Rate | null>>;
+  /** Ms per rate window kept free for the path's jitter (--rate-slack; default JITTER_SLACK_MS, limits/pacer.ts). */
+  readonly rateSlackMs?: number;
   /** Most attempts in flight per service. */
   readonly concurrency: Readonly<Record<ServiceName, number>>;
   readonly timeoutsMs: Readonly<Record<ServiceName, number>>;
