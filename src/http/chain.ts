@@ -139,6 +139,39 @@ export function createClient(opts: ClientOptions): ServiceClient {
   }, { once: true });
   const abandoned = (service: ServiceName) => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
 
+  /**
+   * One attempt in one slot of the limiter. An attempt the limiter starts at once (inside `schedule`, as a
+   * free in-process limiter does) has nothing left to abandon and costs no promise of its own; only one that
+   * waits in the queue gets a promise the stop can reject.
+   */
+  function slot(limiter: ServiceLimiter, service: ServiceName, send: Send, req: HttpRequest, retry: boolean): Promise<unknown> {
+    let state = 'queued' as 'queued' | 'started' | 'abandoned';
+    const scheduled = limiter.schedule(async () => {
+      // Started: from here the attempt is left to finish. Abandoned while queued: not sent.
+      if (state === 'abandoned' || opts.signal.aborted) throw abandoned(service);
+      state = 'started';
+      // Released by the limiter during a pause that began after it queued: give the slot up unsent.
+      if (limiter.pausedUntil > Date.now()) return PAUSED;
+      return classifyResponse(service, await send(req));
+    }, retry);
+    if (state === 'started') return scheduled;
+    return new Promise<unknown>((resolve, reject) => {
+      const abandon = () => {
+        if (state !== 'queued') return;
+        state = 'abandoned';
+        reject(abandoned(service));
+      };
+      queued.add(abandon);
+      scheduled.then((value) => {
+        queued.delete(abandon);
+        resolve(value);
+      }, (err: unknown) => {
+        queued.delete(abandon);
+        reject(err);
+      });
+    });
+  }
+
   const limited = (service: ServiceName, send: Send): Attempt => async (req, retry) => {
     const limiter = opts.targets[service].limiter;
     for (;;) {
@@ -152,21 +185,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
         });
         continue;
       }
-      const result = await new Promise<unknown>((resolve, reject) => {
-        const abandon = () => reject(abandoned(service));
-        queued.add(abandon);
-        limiter.schedule(async () => {
-          // Started: from here the attempt is left to finish. Abandoned while queued: not sent.
-          if (!queued.delete(abandon)) throw abandoned(service);
-          if (opts.signal.aborted) throw abandoned(service);
-          // Released by the limiter during a pause that began after it queued: give the slot up unsent.
-          if (limiter.pausedUntil > Date.now()) return PAUSED;
-          return classifyResponse(service, await send(req));
-        }, retry).then(resolve, (err: unknown) => {
-          queued.delete(abandon);
-          reject(err);
-        });
-      });
+      const result = await slot(limiter, service, send, req, retry);
       if (result !== PAUSED) return result;
     }
   };
