@@ -27,7 +27,8 @@ let t0: number;
 if (mode === 'spooled') {
   const union = new ColumnUnion();
   let offset = 0;
-  const spool = new ResultSpool({ stateDir: join(dir, '.state'), csv: true, parquet: true, stages, union, resultsOffset: () => offset });
+  // The spool as its thread in a run drives it (src/output/spool-worker.ts), here on this thread.
+  const spool = new ResultSpool({ stateDir: join(dir, '.state'), csv: true, parquet: true, stages, union });
   let feed = 0;
   let n = 0;
   const total = Number(count ?? 0);
@@ -41,12 +42,12 @@ if (mode === 'spooled') {
         gc();
         retainedMb.push(Math.round(process.memoryUsage().heapUsed / 1e5) / 10);
       }
-      const t = performance.now();
-      const changed = union.observe(l.stages) !== undefined;
-      spool.add(l.row, l.key, l.stages, changed);
-      feed += performance.now() - t;
       // The journal line's length: what the run's results file would have grown by.
-      offset += Buffer.byteLength(`{"row":${l.row},"key":${JSON.stringify(l.key)},"stages":${JSON.stringify(l.stages)}}\n`);
+      const bytes = Buffer.byteLength(`{"row":${l.row},"key":${JSON.stringify(l.key)},"stages":${JSON.stringify(l.stages)}}\n`);
+      const t = performance.now();
+      spool.add(l, offset, offset + bytes);
+      feed += performance.now() - t;
+      offset += bytes;
     }
   }
   feedSeconds = feed / 1000;

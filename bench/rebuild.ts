@@ -1,9 +1,10 @@
 /**
  * The end of a run (issue 13: bounded memory; issue 16: the wait after the last answer). In a child process
  * per size, over a results.ndjson of `location` results:
- * - `spooled`: what an uninterrupted run does. The results are fed to the spool as the run would (parsing
- *   the journal stands in for the objects a run already has, and is not timed), then the end is timed:
- *   results.csv and results.parquet assembled, errors.parquet written;
+ * - `spooled`: what an uninterrupted run does. The journal's lines are fed to the spool with their byte
+ *   ranges as its thread does in a run (src/output/spool-worker.ts; here on the child's own thread, the
+ *   parse not timed), then the end is timed: results.csv and results.parquet assembled, errors.parquet
+ *   written;
  * - `journal`: what a resume after a crash does: both files rebuilt from results.ndjson alone (the column
  *   union known from .state/columns.ndjson, so one pass).
  * Peak RSS is the child's (getrusage maxRSS), and the spooled run also says the heap left after a full
@@ -23,7 +24,7 @@ export interface RebuildRun {
   /** The timed part: the end of the run (spooled), or the whole rebuild (journal). */
   readonly seconds: number;
   readonly secondsPerMillion: number;
-  /** Spooled only: the time the run spent feeding the spool, per million rows (spread over the run). */
+  /** Spooled only: the time spent feeding the spool, per million rows (spread over the run, on the spool's own thread). */
   readonly feedSecondsPerMillion?: number;
   readonly peakRssMb: number;
   /** Spooled only: heap in use after a full garbage collection at each quarter of the feed (MB). */

@@ -32,6 +32,9 @@ export class AppendFile {
    */
   readonly before: AppendFile[] = [];
 
+  /** Told the file's length after each write of lines (a whole line ends there). */
+  onWrite: ((bytes: number) => void) | undefined;
+
   #pending: string[] = [];
   #pendingBytes = 0;
   #scheduled = false;
@@ -79,6 +82,7 @@ export class AppendFile {
       for (let off = written; off < bytes; ) off += writeSync(this.#fd, buf, off);
     }
     this.bytes += bytes;
+    this.onWrite?.(this.bytes);
     this.#dirty = true;
   }
 

@@ -27,6 +27,7 @@ import { ColumnJournal } from './column-journal.js';
 import type { ResultStages, StageColumns } from './columns.js';
 import { OUTPUT_FORMATS, rebuildOutputs, type OutputFormat, type RebuildResult } from './rebuild.js';
 import { ResultSpool, type ResultLine } from './spool.js';
+import { SpoolThread } from './spool-thread.js';
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
 async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number }): Promise<void> {
@@ -83,7 +84,7 @@ export class RunOutput {
   #unlock: (() => void) | undefined;
   readonly #withTransactions: boolean;
   #columns: ColumnJournal | undefined;
-  #spool: ResultSpool | undefined;
+  #spool: SpoolThread | undefined;
   #stages: readonly StageColumns[] = [];
   #formats: ReadonlySet<OutputFormat> = new Set();
 
@@ -157,14 +158,12 @@ export class RunOutput {
     output.#stages = opts.stages ?? [];
     output.#formats = opts.formats ?? new Set(OUTPUT_FORMATS);
     if (opts.stages) {
-      output.#spool = new ResultSpool({
+      const spool = new SpoolThread({
         stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages: opts.stages,
-        union: output.#columns.union,
-        resultsOffset: () => {
-          output.#results.flush();
-          return output.#results.bytes;
-        },
+        union: output.#columns.union, resultsPath: join(dir, FILES.results), start: output.#results.bytes,
       });
+      output.#spool = spool;
+      output.#results.onWrite = (bytes) => spool.notify(bytes);
     }
     return output;
   }
@@ -202,11 +201,9 @@ export class RunOutput {
    * is the same value as an object (what the spool and the column union read; JSON.parse of `stages` else).
    */
   writeResult(row: number, key: string | null, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[], parsed?: ResultStages): void {
-    if (this.#columns) {
-      const obj = parsed ?? (JSON.parse(stages) as ResultStages);
-      const changed = this.#columns.observe(row, obj);
-      this.#spool?.add(row, key, obj, changed);
-    }
+    // The column journal line goes before the results line that shows the column (a crash in between
+    // leaves a column with no row, never a row without its column).
+    if (this.#columns) this.#columns.observe(row, parsed ?? (JSON.parse(stages) as ResultStages));
     if (this.#tx && transactions.length > 0) {
       this.#tx.append(JSON.stringify({ row, key, transactions }));
     }
@@ -259,8 +256,9 @@ export class RunOutput {
    */
   async rebuild(visitResult?: (line: ResultLine) => void): Promise<RebuildResult> {
     try {
+      const spool = await this.#spool?.finish(this.#results.bytes);
       return await rebuildOutputs({
-        dir: this.dir, stages: this.#stages, union: this.#columns?.union, spool: this.#spool?.finish(this.#results.bytes), formats: this.#formats,
+        dir: this.dir, stages: this.#stages, union: this.#columns?.union, spool, formats: this.#formats,
         transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined, visitResult,
       });
     } finally {
@@ -270,6 +268,9 @@ export class RunOutput {
 
   /** Lets another run write to the folder (after the summary: results.csv and summary.json are ours too). */
   unlock(): void {
+    // A run that failed before its end leaves the spool's thread running: it ends here (its files are
+    // removed by the next session).
+    this.#spool?.stop();
     this.#unlock?.();
     this.#unlock = undefined;
   }

@@ -2,18 +2,21 @@
  * results.csv and results.parquet, written while the run goes, so that the end of a run does not read
  * results.ndjson again (issue 16: the wait after the last answer).
  *
- * Each result is added to a spool as it is journalled, from the object already in memory (no parse): a
+ * Each results line is added to a spool as it reaches results.ndjson, with the byte range it holds there: a
  * CSV body (.state/spool-N.csv) and Parquet row groups (.state/results.parquet.body), under the columns
- * known at that time (the column union, src/output/columns.ts). When the union changes in a way the files
- * show (a new column, or a Parquet type that widens), the spool starts a new segment. At the end the files
- * are assembled in journal order: a segment whose columns are the final ones is used as it is (its CSV
- * bytes copied, its row groups listed in the footer); any other range of results.ndjson (rows of earlier
- * sessions, or a segment written before a column appeared) is read again from the journal, which stays
- * the truth. In a run the union settles within the first rows, so the end copies bytes and writes a
- * footer; a resumed run reads the rows of its earlier sessions once.
+ * known at that time (the spool's own column union, src/output/columns.ts, which sees the lines in journal
+ * order as the run's does). When the union changes in a way the files show (a new column, or a Parquet type
+ * that widens), the spool starts a new segment. At the end the files are assembled in journal order: a
+ * segment whose columns are the final ones is used as it is (its CSV bytes copied, its row groups listed in
+ * the footer); any other range of results.ndjson (rows of earlier sessions, or a segment written before a
+ * column appeared) is read again from the journal, which stays the truth. In a run the union settles within
+ * the first rows, so the end copies bytes and writes a footer; a resumed run reads the rows of its earlier
+ * sessions once.
  *
- * The spool belongs to one session: a crash leaves files that the next session removes. Memory: one row
- * group and a few hundred CSV records.
+ * During a run the spool lives in a worker thread that follows results.ndjson (./spool-thread.ts): encoding
+ * (Parquet above all: a row group of 10,000 rows took hundreds of ms at once) costs the run's event loop
+ * nothing. The spool belongs to one session: a crash leaves files that the next session removes. Memory:
+ * one row group and a few hundred CSV records.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,12 +114,24 @@ function appendFileTo(fd: number, path: string): void {
   }
 }
 
-interface Segment {
+/** A range of results.ndjson the spool holds, under the columns it had then (plain data: it crosses threads). */
+export interface SpooledSegment {
   /** Byte range of results.ndjson holding its rows. */
+  readonly start: number;
+  readonly end: number;
+  readonly rows: number;
+  readonly names: string;
+  readonly kinds: string;
+  readonly csvPath?: string;
+  /** Its row groups in the spool's Parquet body. */
+  readonly groups?: GroupsWritten;
+}
+
+/** A segment being written. */
+interface Segment {
   readonly start: number;
   end: number;
   rows: number;
-  readonly columns: readonly ResultColumn[];
   readonly names: string;
   readonly kinds: string;
   readonly shape: RowShape;
@@ -124,6 +139,7 @@ interface Segment {
   readonly csvFd?: number;
   readonly csv?: CsvSink;
   readonly pq?: ParquetGroupWriter;
+  closed: boolean;
 }
 
 export interface SpoolOptions {
@@ -132,18 +148,20 @@ export interface SpoolOptions {
   readonly csv: boolean;
   readonly parquet: boolean;
   readonly stages: readonly StageColumns[];
-  /** The run's live column union (it grows as results come; the spool only reads it). */
+  /**
+   * The column union of the journal before the spool's first line (the spool adds each line's fields to it,
+   * so it must be the spool's own: in a run, a copy of the run's union when the folder was opened).
+   */
   readonly union: ColumnUnion;
-  /** Hands the pending results.ndjson lines to the kernel and says the file's size. */
-  readonly resultsOffset: () => number;
 }
 
 const BODY = 'results.parquet.body';
 
-/** What the spool holds at the end of a session, for assembleResultFiles. */
+/** What the spool holds at the end of a session, for assembleResultFiles (plain data: it crosses threads). */
 export interface SpoolContents {
-  readonly segments: readonly Segment[];
-  readonly body?: ParquetBody;
+  readonly segments: readonly SpooledSegment[];
+  /** The Parquet body file and its length, its row groups written and no footer yet. */
+  readonly body?: { readonly path: string; readonly bytes: number };
 }
 
 export class ResultSpool {
@@ -154,8 +172,7 @@ export class ResultSpool {
 
   constructor(o: SpoolOptions) {
     this.#o = o;
-    // Left by an earlier session (the spool is one session's): its rows are read from the journal instead.
-    if (existsSync(o.stateDir)) for (const f of readdirSync(o.stateDir)) if (/^spool-\d+\.csv$/.test(f) || f === BODY) rmSync(join(o.stateDir, f), { force: true });
+    ResultSpool.clean(o.stateDir);
     this.#body = o.parquet ? new ParquetBody(join(o.stateDir, BODY)) : undefined;
   }
 
@@ -164,9 +181,9 @@ export class ResultSpool {
     const csvPath = this.#o.csv ? join(this.#o.stateDir, `spool-${this.#segments.length}.csv`) : undefined;
     const csvFd = csvPath ? openSync(csvPath, 'w') : undefined;
     const seg: Segment = {
-      start, end: start, rows: 0, columns, names: names(columns), kinds: kinds(columns), shape: new RowShape(columns),
+      start, end: start, rows: 0, names: names(columns), kinds: kinds(columns), shape: new RowShape(columns),
       csvPath, csvFd, csv: csvFd === undefined ? undefined : new CsvSink(csvFd),
-      pq: this.#body?.groups(resultParquetColumns(columns)),
+      pq: this.#body?.groups(resultParquetColumns(columns)), closed: false,
     };
     this.#segments.push(seg);
     return seg;
@@ -175,39 +192,60 @@ export class ResultSpool {
   #close(seg: Segment, end: number): void {
     seg.end = end;
     seg.csv?.flush();
+    seg.closed = true;
     if (seg.csvFd !== undefined) closeSync(seg.csvFd);
     seg.pq?.flush();
   }
 
   /**
-   * One result, before its line is appended to results.ndjson. `changed`: the column union grew with it
-   * (the spool then checks whether its files' columns change).
+   * One results line, in journal order, held in bytes [start, end) of results.ndjson. A new segment starts
+   * when the line's fields change the files' columns.
    */
-  add(row: number, key: unknown, stages: ResultStages, changed: boolean): void {
+  add(line: ResultLine, start: number, end: number): void {
+    const changed = this.#o.union.observe(line.stages) !== undefined;
     let seg = this.#current;
-    if (!seg) seg = this.#current = this.#open(this.#o.resultsOffset());
+    if (!seg) seg = this.#current = this.#open(start);
     else if (changed) {
       const columns = this.#o.union.columns(this.#o.stages);
       if (names(columns) !== seg.names || kinds(columns) !== seg.kinds) {
-        const at = this.#o.resultsOffset();
-        this.#close(seg, at);
-        seg = this.#current = this.#open(at);
+        this.#close(seg, start);
+        seg = this.#current = this.#open(start);
       }
     }
-    const values = seg.shape.values(row, key, stages);
+    const values = seg.shape.values(line.row, line.key, line.stages);
     seg.csv?.add(seg.shape.record(values));
     seg.pq?.push(values);
     seg.rows += 1;
+    seg.end = end;
   }
 
-  /** After results.ndjson is closed (`size`: its length): the spool's segments, for assembleResultFiles. */
+  /**
+   * After results.ndjson is closed (`size`: its length): every file flushed and closed, and what the spool
+   * holds, for assembleResultFiles.
+   */
   finish(size: number): SpoolContents {
     if (this.#current) this.#close(this.#current, size);
-    return { segments: this.#segments, body: this.#body };
+    this.#current = undefined;
+    const segments = this.#segments.map((s): SpooledSegment => ({
+      start: s.start, end: s.end, rows: s.rows, names: s.names, kinds: s.kinds,
+      ...(s.csvPath ? { csvPath: s.csvPath } : {}), ...(s.pq ? { groups: s.pq.written() } : {}),
+    }));
+    return { segments, ...(this.#body ? { body: this.#body.release() } : {}) };
+  }
+
+  /** After a failure: files closed (the caller removes them with `clean`). */
+  abandon(): void {
+    for (const s of this.#segments) {
+      if (s.closed || s.csvFd === undefined) continue;
+      s.closed = true;
+      closeSync(s.csvFd);
+    }
+    this.#body?.abort();
   }
 
   /** Removes the spool's files (after assembling, or when the run ends without it). */
   static clean(stateDir: string): void {
+    // Left by an earlier session (the spool is one session's): its rows are read from the journal instead.
     if (existsSync(stateDir)) for (const f of readdirSync(stateDir)) if (/^spool-\d+\.csv(\.tmp)?$/.test(f) || f === BODY) rmSync(join(stateDir, f), { force: true });
   }
 }
@@ -241,7 +279,7 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
   const csvTmp = o.files.csv ? `${o.files.csv}.tmp` : undefined;
   const csvFd = csvTmp ? openSync(csvTmp, 'w') : undefined;
   const csv = csvFd === undefined ? undefined : new CsvSink(csvFd);
-  const body = o.files.parquet ? (o.spool?.body ?? new ParquetBody(`${o.files.parquet}.tmp`)) : undefined;
+  const body = o.files.parquet ? (o.spool?.body ? ParquetBody.append(o.spool.body.path, o.spool.body.bytes) : new ParquetBody(`${o.files.parquet}.tmp`)) : undefined;
   const parts: GroupsWritten[] = [];
   let rows = 0;
 
@@ -271,13 +309,13 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
     for (const seg of segments) {
       if (seg.start > pos) rows += await readRange(pos, seg.start, !!csv, !!body, true);
       const csvFits = seg.names === finalNames && seg.csvPath !== undefined;
-      const pqFits = seg.names === finalNames && seg.kinds === finalKinds && seg.pq !== undefined;
+      const pqFits = seg.names === finalNames && seg.kinds === finalKinds && seg.groups !== undefined;
       if ((csv && !csvFits) || (body && !pqFits)) await readRange(seg.start, seg.end, !!csv && !csvFits, !!body && !pqFits, false);
       if (csv && csvFits) {
         csv.flush();
         appendFileTo(csvFd!, seg.csvPath!);
       }
-      if (body && pqFits) parts.push(seg.pq!.written());
+      if (body && pqFits) parts.push(seg.groups!);
       rows += seg.rows;
       pos = seg.end;
     }

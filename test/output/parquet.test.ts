@@ -82,15 +82,18 @@ describe('results.parquet', () => {
       writeJournal(ndjson, Array.from({ length: earlier }, (_, i) => i + 1));
       const union = new ColumnUnion();
       for (let r = 1; r <= earlier; r += 1) union.observe(resultLine(r).stages);
+      // The spool keeps its own union (in a run it lives on another thread), from the run's at its start.
+      const spoolUnion = new ColumnUnion();
+      spoolUnion.addAll(union);
       const file = new AppendFile(ndjson);
-      const spool = new ResultSpool({ stateDir: state, csv: true, parquet: true, stages: STAGES, union, resultsOffset: () => { file.flush(); return file.bytes; } });
-      const seen: number[] = [];
+      const spool = new ResultSpool({ stateDir: state, csv: true, parquet: true, stages: STAGES, union: spoolUnion });
       for (let r = earlier + 1; r <= 100; r += 1) {
         const line = resultLine(r);
-        const changed = union.observe(line.stages) !== undefined;
-        spool.add(line.row, line.key, line.stages, changed);
-        seen.push(r);
+        union.observe(line.stages);
+        const start = file.bytes;
         file.append(JSON.stringify(line));
+        file.flush();
+        spool.add(line, start, file.bytes);
       }
       file.close();
       const visited: number[] = [];

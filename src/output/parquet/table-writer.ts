@@ -18,9 +18,13 @@ export const ROW_GROUP_ROWS = 10_000;
 /** Bytes gathered before a write() to the file. */
 const FLUSH_BYTES = 1 << 20;
 
-/** hyparquet-writer's ByteWriter whose bytes go to a file descriptor instead of a growing buffer. */
-function fdWriter(fd: number): Writer {
+/**
+ * hyparquet-writer's ByteWriter whose bytes go to a file descriptor instead of a growing buffer; `at`: the
+ * file's length so far (the offsets the writer records are from the start of the file).
+ */
+function fdWriter(fd: number, at = 0): Writer & { flush(): void } {
   const w = new ByteWriter(FLUSH_BYTES * 2) as unknown as Writer & { index: number };
+  w.offset = at;
   const drain = () => {
     if (w.index === 0) return;
     const bytes = new Uint8Array(w.buffer, 0, w.index);
@@ -34,7 +38,7 @@ function fdWriter(fd: number): Writer {
   };
   w.flush = drain;
   w.finish = drain;
-  return w;
+  return Object.assign(w, { flush: drain });
 }
 
 /** The row groups one group writer produced, with their page indexes (written with the footer). */
@@ -50,13 +54,27 @@ type Internals = Omit<ParquetWriter, 'row_groups' | 'pendingIndexes' | 'num_rows
 export class ParquetBody {
   readonly path: string;
   readonly #fd: number;
-  readonly #out: Writer;
+  readonly #out: Writer & { flush(): void };
   #closed = false;
 
-  constructor(path: string) {
+  /** `append`: the length of the body already in `path` (written and released by a spool), to add to. */
+  constructor(path: string, append?: number) {
     this.path = path;
-    this.#fd = openSync(path, 'w');
-    this.#out = fdWriter(this.#fd);
+    this.#fd = openSync(path, append === undefined ? 'w' : 'a');
+    this.#out = fdWriter(this.#fd, append);
+  }
+
+  /** A body written by someone else (another thread), `bytes` long, to add row groups and the footer to. */
+  static append(path: string, bytes: number): ParquetBody {
+    return new ParquetBody(path, bytes);
+  }
+
+  /** Hands every byte to the kernel and closes the file, with no footer: to be continued with `append`. */
+  release(): { path: string; bytes: number } {
+    this.#out.flush();
+    this.#closed = true;
+    closeSync(this.#fd);
+    return { path: this.path, bytes: this.#out.offset };
   }
 
   /** A writer of row groups with these columns into this file. */

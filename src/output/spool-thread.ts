@@ -1,0 +1,104 @@
+/**
+ * The run's side of the spool (./spool.ts), which runs in a worker thread (./spool-worker.ts): the run
+ * tells it how far results.ndjson has grown after each write (a number per event-loop turn, not a row), and
+ * at the end waits for what it holds. Spooling on the run's thread cost about a fifth of the CPU of a row
+ * with --rate off and stalled the event loop for as long as a Parquet row group took to encode (README,
+ * Performance); on its own thread it uses the core the run leaves idle.
+ *
+ * A spool that fails (a full disk, a crash of the thread) does not stop the run: the journal stays the truth,
+ * and the end reads it instead (assembleResultFiles without a spool).
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ColumnChange, ColumnUnion, StageColumns } from './columns.js';
+import type { SpoolContents } from './spool.js';
+
+/** What the thread starts with. */
+export interface SpoolWorkerData {
+  readonly stateDir: string;
+  readonly csv: boolean;
+  readonly parquet: boolean;
+  readonly stages: readonly StageColumns[];
+  /** The column union of the journal before `start`. */
+  readonly union: readonly ColumnChange[];
+  readonly resultsPath: string;
+  /** Where this session's lines start in results.ndjson. */
+  readonly start: number;
+}
+
+export type ToSpool = { readonly type: 'end'; readonly end: number } | { readonly type: 'finish'; readonly size: number };
+export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly message: string };
+
+/**
+ * The worker: the compiled script beside this file, or, when running from the sources (the tests, tsx), its
+ * TypeScript loaded through tsx's loader (a development dependency), registered in the worker first.
+ */
+function startWorker(workerData: SpoolWorkerData): Worker {
+  const js = new URL('./spool-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData });
+  const boot = {
+    tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
+    script: new URL('./spool-worker.ts', import.meta.url).href,
+  };
+  const code = 'const { workerData: d } = require("node:worker_threads"); import(d.boot.tsx).then((m) => { m.register(); return import(d.boot.script); });';
+  return new Worker(code, { eval: true, workerData: { ...workerData, boot } });
+}
+
+export class SpoolThread {
+  readonly #worker: Worker;
+  readonly #result: Promise<SpoolContents | undefined>;
+  #failure: string | undefined;
+  #ended = false;
+
+  constructor(o: Omit<SpoolWorkerData, 'union'> & { readonly union: ColumnUnion }) {
+    this.#worker = startWorker({ ...o, union: [...o.union.entries()] });
+    // It never keeps the process alive by itself: the run waits for it only at the end (finish).
+    this.#worker.unref();
+    this.#result = new Promise((resolve) => {
+      let settled = false;
+      const settle = (contents: SpoolContents | undefined, failure?: string) => {
+        if (settled) return;
+        settled = true;
+        this.#failure = failure;
+        resolve(contents);
+      };
+      this.#worker.on('message', (m: FromSpool) => (m.type === 'done' ? settle(m.contents) : settle(undefined, m.message)));
+      this.#worker.on('error', (err) => settle(undefined, err.message));
+      this.#worker.on('exit', (code) => settle(undefined, `the spool's thread exited (${code}) before it was done`));
+    });
+  }
+
+  /** Why the spool gave up (undefined while it works). */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  /** results.ndjson now ends at byte `end`, after a whole line. */
+  notify(end: number): void {
+    if (this.#failure === undefined && !this.#ended) this.#worker.postMessage({ type: 'end', end } satisfies ToSpool);
+  }
+
+  /**
+   * results.ndjson is closed at `size` bytes: what the spool holds once it has read every line, or undefined
+   * when it failed (the caller reads the journal instead). The thread ends.
+   */
+  async finish(size: number): Promise<SpoolContents | undefined> {
+    if (this.#ended) return undefined;
+    this.#ended = true;
+    this.#worker.ref();
+    this.#worker.postMessage({ type: 'finish', size } satisfies ToSpool);
+    try {
+      return await this.#result;
+    } finally {
+      await this.#worker.terminate();
+    }
+  }
+
+  /** Ends the thread without waiting for it (a run that failed; the next session removes its files). */
+  stop(): void {
+    this.#ended = true;
+    void this.#worker.terminate();
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The spool's thread (started by ./spool-thread.ts): follows results.ndjson as the run appends to it, and
+ * feeds each line, with its byte range, to a ResultSpool (./spool.ts). The run's thread only says how far
+ * the file has grown; the lines are read back from the page cache here, parsed and encoded on this thread.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { ColumnUnion } from './columns.js';
+import { ResultSpool, type ResultLine } from './spool.js';
+import type { FromSpool, SpoolWorkerData, ToSpool } from './spool-thread.js';
+
+/** Bytes read at a time; a line longer than this is read whole with a larger buffer. */
+const CHUNK = 1 << 20;
+
+/** Reads the complete lines of a growing file from `start`, up to a line boundary the writer names. */
+export class JournalFollower {
+  #fd: number;
+  #buf = Buffer.allocUnsafe(CHUNK);
+  pos: number;
+
+  constructor(path: string, start: number) {
+    this.#fd = openSync(path, 'r');
+    this.pos = start;
+  }
+
+  /** Hands over the lines in [pos, target), at most one buffer's worth; `each` gets a line and its bytes. */
+  step(target: number, each: (text: string, start: number, end: number) => void): void {
+    const want = Math.min(target - this.pos, this.#buf.length);
+    const n = readSync(this.#fd, this.#buf, 0, want, this.pos);
+    let from = 0;
+    for (let nl = this.#buf.indexOf(0x0a, 0); nl !== -1 && nl < n; nl = this.#buf.indexOf(0x0a, from)) {
+      if (nl > from) each(this.#buf.toString('utf8', from, nl), this.pos + from, this.pos + nl + 1);
+      from = nl + 1;
+    }
+    if (from === 0) {
+      // No whole line in a full buffer: the line is longer than the buffer. Else the writer named an end
+      // that is not there (the file was cut from outside): nothing to follow any more.
+      if (n === this.#buf.length) this.#buf = Buffer.allocUnsafe(this.#buf.length * 2);
+      else throw new Error(`results.ndjson has no complete line between bytes ${this.pos} and ${target}`);
+    }
+    this.pos += from;
+  }
+
+  close(): void {
+    closeSync(this.#fd);
+  }
+}
+
+function parse(text: string): ResultLine | undefined {
+  try {
+    return JSON.parse(text) as ResultLine;
+  } catch {
+    // Read from the journal, a line that does not parse is left out (./spool.ts assembleResultFiles too).
+    return undefined;
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const data = workerData as SpoolWorkerData;
+  const post = (m: FromSpool) => port.postMessage(m);
+  let spool: ResultSpool | undefined;
+  let follower: JournalFollower | undefined;
+  let target = data.start;
+  let finishAt: number | undefined;
+  let scheduled = false;
+  let failed = false;
+
+  const fail = (err: unknown) => {
+    failed = true;
+    try {
+      spool?.abandon();
+    } catch {
+      /* the message below is what matters */
+    }
+    post({ type: 'failed', message: (err as Error)?.message ?? String(err) });
+  };
+
+  const step = () => {
+    scheduled = false;
+    try {
+      if (follower!.pos < target) {
+        follower!.step(target, (text, start, end) => {
+          const line = parse(text);
+          if (line?.stages) spool!.add(line, start, end);
+        });
+      }
+      // One buffer a turn, so that the next message (a new end, the finish) is seen between them.
+      if (follower!.pos < target) schedule();
+      else if (finishAt !== undefined) {
+        follower!.close();
+        post({ type: 'done', contents: spool!.finish(finishAt) });
+      }
+    } catch (err) {
+      fail(err);
+    }
+  };
+
+  const schedule = () => {
+    if (scheduled || failed) return;
+    scheduled = true;
+    setImmediate(step);
+  };
+
+  port.on('message', (m: ToSpool) => {
+    if (m.type === 'end') target = Math.max(target, m.end);
+    else {
+      finishAt = m.size;
+      target = Math.max(target, m.size);
+    }
+    schedule();
+  });
+
+  try {
+    const union = new ColumnUnion();
+    for (const c of data.union) union.add(c.stage, c.field, c.types);
+    spool = new ResultSpool({ stateDir: data.stateDir, csv: data.csv, parquet: data.parquet, stages: data.stages, union });
+    follower = new JournalFollower(data.resultsPath, data.start);
+  } catch (err) {
+    fail(err);
+  }
+}
