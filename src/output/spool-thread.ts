@@ -1,7 +1,8 @@
 /**
  * The run's side of the spool (./spool.ts), which runs in a worker thread (./spool-worker.ts): the run
- * tells it how far results.ndjson has grown after each write (a number per event-loop turn, not a row), and
- * at the end waits for what it holds. Spooling on the run's thread cost about a fifth of the CPU of a row
+ * stores how far results.ndjson has grown after each write in memory shared with the thread (a message per
+ * write cost a tenth of the run's CPU), the thread looks every POLL_MS, and at the end the run waits for
+ * what it holds. Spooling on the run's thread cost about a fifth of the CPU of a row
  * with --rate off and stalled the event loop for as long as a Parquet row group took to encode (README,
  * Performance); on its own thread it uses the core the run leaves idle.
  *
@@ -26,9 +27,14 @@ export interface SpoolWorkerData {
   readonly resultsPath: string;
   /** Where this session's lines start in results.ndjson. */
   readonly start: number;
+  /** One BigInt64: the length of results.ndjson so far, stored by the run after each write. */
+  readonly end: SharedArrayBuffer;
 }
 
-export type ToSpool = { readonly type: 'end'; readonly end: number } | { readonly type: 'finish'; readonly size: number };
+/** How often the thread looks at the length the run stored. */
+export const POLL_MS = 20;
+
+export type ToSpool = { readonly type: 'finish'; readonly size: number };
 export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly message: string };
 
 /**
@@ -48,12 +54,16 @@ function startWorker(workerData: SpoolWorkerData): Worker {
 
 export class SpoolThread {
   readonly #worker: Worker;
+  readonly #end: BigInt64Array;
   readonly #result: Promise<SpoolContents | undefined>;
   #failure: string | undefined;
   #ended = false;
 
-  constructor(o: Omit<SpoolWorkerData, 'union'> & { readonly union: ColumnUnion }) {
-    this.#worker = startWorker({ ...o, union: [...o.union.entries()] });
+  constructor(o: Omit<SpoolWorkerData, 'union' | 'end'> & { readonly union: ColumnUnion }) {
+    const end = new SharedArrayBuffer(8);
+    this.#end = new BigInt64Array(end);
+    Atomics.store(this.#end, 0, BigInt(o.start));
+    this.#worker = startWorker({ ...o, union: [...o.union.entries()], end });
     // It never keeps the process alive by itself: the run waits for it only at the end (finish).
     this.#worker.unref();
     this.#result = new Promise((resolve) => {
@@ -77,7 +87,7 @@ export class SpoolThread {
 
   /** results.ndjson now ends at byte `end`, after a whole line. */
   notify(end: number): void {
-    if (this.#failure === undefined && !this.#ended) this.#worker.postMessage({ type: 'end', end } satisfies ToSpool);
+    Atomics.store(this.#end, 0, BigInt(end));
   }
 
   /**

@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ColumnUnion } from './columns.js';
 import { ResultSpool, type ResultLine } from './spool.js';
-import type { FromSpool, SpoolWorkerData, ToSpool } from './spool-thread.js';
+import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './spool-thread.js';
 
 /** Bytes read at a time; a line longer than this is read whole with a larger buffer. */
 const CHUNK = 1 << 20;
@@ -59,6 +59,7 @@ if (parentPort) {
   const port = parentPort;
   const data = workerData as SpoolWorkerData;
   const post = (m: FromSpool) => port.postMessage(m);
+  const written = new BigInt64Array(data.end);
   let spool: ResultSpool | undefined;
   let follower: JournalFollower | undefined;
   let target = data.start;
@@ -68,6 +69,7 @@ if (parentPort) {
 
   const fail = (err: unknown) => {
     failed = true;
+    clearInterval(poll);
     try {
       spool?.abandon();
     } catch {
@@ -85,9 +87,10 @@ if (parentPort) {
           if (line?.stages) spool!.add(line, start, end);
         });
       }
-      // One buffer a turn, so that the next message (a new end, the finish) is seen between them.
+      // One buffer a turn, so that the finish message is seen between them.
       if (follower!.pos < target) schedule();
       else if (finishAt !== undefined) {
+        clearInterval(poll);
         follower!.close();
         post({ type: 'done', contents: spool!.finish(finishAt) });
       }
@@ -103,13 +106,17 @@ if (parentPort) {
   };
 
   port.on('message', (m: ToSpool) => {
-    if (m.type === 'end') target = Math.max(target, m.end);
-    else {
-      finishAt = m.size;
-      target = Math.max(target, m.size);
-    }
+    finishAt = m.size;
+    target = Math.max(target, m.size);
     schedule();
   });
+  const poll = setInterval(() => {
+    const end = Number(Atomics.load(written, 0));
+    if (end > target) {
+      target = end;
+      schedule();
+    }
+  }, POLL_MS);
 
   try {
     const union = new ColumnUnion();
