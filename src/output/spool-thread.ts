@@ -13,15 +13,11 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ColumnChange, ColumnUnion, StageColumns } from './columns.js';
-import type { SpoolContents } from './spool.js';
+import type { ColumnChange, ColumnUnion } from './columns.js';
+import type { SpoolContents, SpoolOptions } from './spool.js';
 
-/** What the thread starts with. */
-export interface SpoolWorkerData {
-  readonly stateDir: string;
-  readonly csv: boolean;
-  readonly parquet: boolean;
-  readonly stages: readonly StageColumns[];
+/** What the thread starts with: the spool's options, the union as plain data. */
+export interface SpoolWorkerData extends Omit<SpoolOptions, 'union'> {
   /** The column union of the journal before `start`. */
   readonly union: readonly ColumnChange[];
   readonly resultsPath: string;
