@@ -36,7 +36,7 @@ export class AdaptiveLimiter extends PacedLimiter {
   #throttled = 0;
 
   constructor(base: PacedLimiterOptions & { rate: Rate }, opts: AdaptiveOptions = {}) {
-    super(base);
+    super({ ...base, widenOn429: false });
     const start = this.perMinute as number;
     this.#opts = {
       decrease: opts.decrease ?? 0.8,

@@ -12,6 +12,8 @@ export interface LimiterStats {
   readonly scheduled: number;
   /** Current requests/minute the limiter allows (changes for adaptive limiters); null when unlimited. */
   readonly currentPerMinute: number | null;
+  /** In-process limiters with a rate: the jitter slack per window at the end, ms (widened by 429s). */
+  readonly jitterSlackMs?: number;
 }
 
 export interface ServiceLimiter {

@@ -15,7 +15,7 @@
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import { pauseMs, type LimiterStats, type ServiceLimiter } from './limiter.js';
-import { Pacer, pacingFor, type Slack } from './pacer.js';
+import { LOCAL_SLACK, Pacer, pacingFor, type Slack } from './pacer.js';
 import type { Rate } from './rates.js';
 
 /** Time and timers, injected so that tests never wait on real time. */
@@ -46,9 +46,17 @@ export interface PacedLimiterOptions {
   readonly concurrency: number;
   /** Slack per window (default LOCAL_SLACK, ./pacer.ts). */
   readonly slack?: Slack;
+  /**
+   * Whether a 429 widens the jitter part of the slack (default true; the adaptive limiter lowers its rate
+   * instead).
+   */
+  readonly widenOn429?: boolean;
   /** Default: the real clock and timers. */
   readonly clock?: Clock;
 }
+
+/** The most a 429 widens the jitter slack to (and a tenth of the window). */
+const MAX_WIDENED_JITTER_MS = 1000;
 
 interface Job {
   readonly fn: () => Promise<unknown>;
@@ -98,7 +106,10 @@ export class PacedLimiter implements ServiceLimiter {
   /** Requests a minute the limiter allows; null without a rate. */
   protected perMinute: number | null;
   readonly #clock: Clock;
-  readonly #slack: Slack | undefined;
+  #slack: Slack;
+  #rate: Rate | null;
+  readonly #widen: boolean;
+  #widenedAt = -Infinity;
   readonly #cap: number;
   #pacer: Pacer | null;
   #running = 0;
@@ -117,7 +128,9 @@ export class PacedLimiter implements ServiceLimiter {
   constructor(opts: PacedLimiterOptions) {
     this.service = opts.service;
     this.#clock = opts.clock ?? realClock;
-    this.#slack = opts.slack;
+    this.#slack = opts.slack ?? LOCAL_SLACK;
+    this.#rate = opts.rate;
+    this.#widen = opts.widenOn429 ?? true;
     this.#cap = Math.max(1, opts.concurrency);
     this.#pacer = opts.rate ? new Pacer(pacingFor(opts.rate, opts.slack)) : null;
     this.perMinute = opts.rate ? perMinuteOf(opts.rate) : null;
@@ -139,8 +152,27 @@ export class PacedLimiter implements ServiceLimiter {
 
   onThrottled(retryAfterSeconds?: number): void {
     const ms = pauseMs(retryAfterSeconds);
+    const now = this.#clock.now();
     this.pausedUntil = Math.max(this.pausedUntil, this.#clock.wall() + ms);
-    this.#pauseEnd = Math.max(this.#pauseEnd, this.#clock.now() + ms);
+    this.#pauseEnd = Math.max(this.#pauseEnd, now + ms);
+    if (this.#widen) this.#widenSlack(now);
+  }
+
+  /**
+   * A 429 at a rate the server was told to expect means a call reached it later, relative to the one `limit`
+   * calls after it, than the jitter slack allows (a loaded server or network; the slack was measured on
+   * loopback). Each 429 costs the whole service a pause, so the slack doubles, at most once per window (one
+   * late burst draws several 429s) and at most to a tenth of the window or 1 s.
+   */
+  #widenSlack(now: number): void {
+    const rate = this.#rate;
+    if (!rate || !this.#pacer || now - this.#widenedAt < rate.windowMs) return;
+    const cap = Math.max(this.#slack.jitterMs, Math.min(rate.windowMs / 10, MAX_WIDENED_JITTER_MS));
+    const jitterMs = Math.min(cap, Math.max(1, this.#slack.jitterMs * 2));
+    if (jitterMs === this.#slack.jitterMs) return;
+    this.#widenedAt = now;
+    this.#slack = { ...this.#slack, jitterMs };
+    this.#pacer.setPacing(pacingFor(rate, this.#slack));
   }
 
   onSuccess(): void {}
@@ -156,7 +188,10 @@ export class PacedLimiter implements ServiceLimiter {
   }
 
   stats(): LimiterStats {
-    return { waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute };
+    return {
+      waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute,
+      ...(this.#rate ? { jitterSlackMs: this.#slack.jitterMs } : {}),
+    };
   }
 
   /** Attempts still queued are rejected (INTERRUPTED, never sent); attempts in flight are left to finish. */
@@ -169,6 +204,7 @@ export class PacedLimiter implements ServiceLimiter {
 
   /** A new rate (the adaptive limiter). */
   protected setRate(rate: Rate): void {
+    this.#rate = rate;
     this.perMinute = perMinuteOf(rate);
     const pacing = pacingFor(rate, this.#slack);
     if (this.#pacer) this.#pacer.setPacing(pacing);

@@ -102,6 +102,30 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     expect(limiter.pausedUntil).toBe(mc.wall() - mc.now() + Math.max(t0 + 2000, mc.now() + 1000));
   });
 
+  it.each([
+    // rate, then the jitter slack after each 429 (each a window after the one before)
+    ['10/s', { limit: 10, windowMs: 1000 }, [80, 100, 100]],
+    ['500/min', { limit: 500, windowMs: 60_000 }, [80, 160, 320, 640, 1000, 1000]],
+  ])('%s: a 429 doubles the jitter slack, once per window, up to a tenth of the window or 1 s', async (_name, rate, after) => {
+    const { mc, limiter } = setup(rate);
+    expect(limiter.stats().jitterSlackMs).toBe(40);
+    for (const expected of after) {
+      limiter.onThrottled();
+      // a burst of 429s from one late spell counts once
+      limiter.onThrottled();
+      expect(limiter.stats().jitterSlackMs).toBe(expected);
+      await mc.advance(rate.windowMs);
+    }
+  });
+
+  it('the adaptive limiter lowers its rate on a 429 instead of widening the slack', async () => {
+    const { AdaptiveLimiter } = await import('../../src/limits/adaptive.js');
+    const mc = manualClock();
+    const l = new AdaptiveLimiter({ service: 'account', rate: { limit: 120, windowMs: 60_000 }, concurrency: 4, clock: mc.clock }, { now: mc.now });
+    l.onThrottled();
+    expect(l.stats()).toMatchObject({ jitterSlackMs: 40, currentPerMinute: 96 });
+  });
+
   it('counts the time jobs waited, and how many were scheduled', async () => {
     const { mc, limiter, job } = setup({ limit: 1, windowMs: 1000 });
     void job('a');

@@ -44,6 +44,8 @@ export const serviceSummarySchema = z.looseObject({
   limiter_wait_ms: ms,
   retry_wait_ms: ms,
   limiter_final_per_minute: z.number().nullable(),
+  /** The jitter slack per rate window at the end, ms (--rate-slack, doubled by 429s); absent with --redis or no rate. */
+  rate_slack_ms: ms.optional(),
 });
 
 /** Stage id -> decision label -> rows (src/stages/decisions.ts). */
