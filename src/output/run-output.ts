@@ -56,6 +56,9 @@ async function keepRowsOf(path: string, rows: RowSet, mode: number): Promise<voi
   renameSync(tmp, path);
 }
 
+/** Results this session writes before its spool's thread starts (a few hundred rows). */
+const SPOOL_AFTER_BYTES = 256 * 1024;
+
 export interface OpenOptions {
   readonly retryErrors: boolean;
   readonly withTransactions: boolean;
@@ -158,12 +161,21 @@ export class RunOutput {
     output.#stages = opts.stages ?? [];
     output.#formats = opts.formats ?? new Set(OUTPUT_FORMATS);
     if (opts.stages) {
-      const spool = new SpoolThread({
-        stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages: opts.stages,
-        union: output.#columns.union, resultsPath: join(dir, FILES.results), start: output.#results.bytes,
-      });
-      output.#spool = spool;
-      output.#results.onWrite = (bytes) => spool.notify(bytes);
+      // The spool's thread starts once this session has written SPOOL_AFTER_BYTES of results: a short run
+      // (a test, a small batch) rebuilds its few rows from the journal in no time and never pays for a
+      // thread starting up beside its first calls. The thread then reads this session's lines from the start.
+      const start = output.#results.bytes;
+      const stages = opts.stages;
+      output.#results.onWrite = (bytes) => {
+        if (output.#spool) output.#spool.notify(bytes);
+        else if (bytes - start >= SPOOL_AFTER_BYTES) {
+          output.#spool = new SpoolThread({
+            stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages,
+            union: output.#columns!.union, resultsPath: join(dir, FILES.results), start,
+          });
+          output.#spool.notify(bytes);
+        }
+      };
     }
     return output;
   }

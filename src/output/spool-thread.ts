@@ -18,7 +18,10 @@ import type { SpoolContents, SpoolOptions } from './spool.js';
 
 /** What the thread starts with: the spool's options, the union as plain data. */
 export interface SpoolWorkerData extends Omit<SpoolOptions, 'union'> {
-  /** The column union of the journal before `start`. */
+  /**
+   * A column union holding at least every column of the journal before `start` (more is fine: the end uses
+   * a segment only if its columns are the final ones).
+   */
   readonly union: readonly ColumnChange[];
   readonly resultsPath: string;
   /** Where this session's lines start in results.ndjson. */

@@ -149,8 +149,8 @@ export interface SpoolOptions {
   readonly parquet: boolean;
   readonly stages: readonly StageColumns[];
   /**
-   * The column union of the journal before the spool's first line (the spool adds each line's fields to it,
-   * so it must be the spool's own: in a run, a copy of the run's union when the folder was opened).
+   * A column union holding at least the columns of the journal before the spool's first line (the spool adds
+   * each line's fields to it, so it must be the spool's own: in a run, a copy of the run's union).
    */
   readonly union: ColumnUnion;
 }

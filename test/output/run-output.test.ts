@@ -31,6 +31,26 @@ describe('output folder journal', () => {
     expect(readFileSync(join(dir, FILES.results), 'utf8')).not.toMatch(/"row":3/);
   });
 
+  it.each([10, 3000])('results files of a run of %i rows (a short one from the journal, a longer one from its spool thread) equal a rebuild from the journal', async (rows) => {
+    const dir = tmp();
+    const stages = [{ id: 's', known: ['decision', 'amount'] }];
+    const out = await RunOutput.open(dir, manifest(), { retryErrors: false, withTransactions: false, stages });
+    for (let r = 1; r <= rows; r += 1) {
+      const result = { s: { decision: r % 2 ? 'Approve' : 'Reject', amount: r * 10, note: `row "${r}", with text enough to make a line of a journal` } };
+      out.writeResult(r, `k${r}`, JSON.stringify(result), [], [], result);
+      // event-loop turns between batches of rows, as in a run
+      if (r % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    out.close();
+    await out.rebuild();
+    const spooled = { csv: readFileSync(join(dir, FILES.resultsCsv), 'utf8'), pq: readFileSync(join(dir, FILES.resultsParquet)) };
+    out.unlock();
+    await rebuildOutputs({ dir, stages, formats: new Set(['csv', 'parquet']) });
+    expect(spooled.csv.split('\n')).toHaveLength(rows + 2);
+    expect(spooled.csv).toBe(readFileSync(join(dir, FILES.resultsCsv), 'utf8'));
+    expect(spooled.pq.length).toBeGreaterThan(0);
+  });
+
   it('refuses another input or pipeline under the same folder', async () => {
     const dir = tmp();
     (await RunOutput.open(dir, manifest(), { retryErrors: false, withTransactions: false })).close();
