@@ -52,7 +52,8 @@ export interface ClientOptions {
   readonly random?: () => number;
 }
 
-type Send = (req: HttpRequest) => Promise<HttpResponse>;
+/** `sent`: called when the request is written to a connection (the limiter's log, ../limits/pacer.ts). */
+type Send = (req: HttpRequest, sent?: () => void) => Promise<HttpResponse>;
 /** One attempt through the limiter; resolves to the parsed body, rejects with a BreError. */
 type Attempt = (req: HttpRequest, retry: boolean) => Promise<unknown>;
 
@@ -100,18 +101,18 @@ export function createClient(opts: ClientOptions): ServiceClient {
   // auth: innermost, so the token never leaves this closure. One headers object for every request: the
   // credentials do not change during a run, and undici only reads it.
   const authHeaders: Record<string, string> = Object.freeze({ 'x-client-id': opts.clientId, 'x-auth-token': opts.authToken, 'content-type': 'application/json' }) as Record<string, string>;
-  const withAuth = (next: Send): Send => (req) => next({
+  const withAuth = (next: Send): Send => (req, sent) => next({
     path: req.path,
     body: req.body,
     headers: req.headers === NO_HEADERS ? authHeaders : { ...req.headers, ...authHeaders },
-  });
+  }, sent);
 
   // time-out and transport, measured per attempt.
-  const timed = (service: ServiceName, timeoutMs: number, stageStats?: CallStats): Send => withAuth(async (req) => {
+  const timed = (service: ServiceName, timeoutMs: number, stageStats?: CallStats): Send => withAuth(async (req, sent) => {
     const started = Date.now();
     const t0 = performance.now();
     try {
-      const res = await transportFor(service).send(service, req, timeoutMs, opts.hardSignal ?? opts.signal);
+      const res = await transportFor(service).send(service, req, timeoutMs, opts.hardSignal ?? opts.signal, sent);
       const ms = performance.now() - t0;
       stats[service].recordAttempt(started, ms, res.status);
       stageStats?.recordAttempt(started, ms, res.status);
@@ -146,13 +147,13 @@ export function createClient(opts: ClientOptions): ServiceClient {
    */
   function slot(limiter: ServiceLimiter, service: ServiceName, send: Send, req: HttpRequest, retry: boolean): Promise<unknown> {
     let state = 'queued' as 'queued' | 'started' | 'abandoned';
-    const scheduled = limiter.schedule(async () => {
+    const scheduled = limiter.schedule(async (sent) => {
       // Started: from here the attempt is left to finish. Abandoned while queued: not sent.
       if (state === 'abandoned' || opts.signal.aborted) throw abandoned(service);
       state = 'started';
       // Released by the limiter during a pause that began after it queued: give the slot up unsent.
       if (limiter.pausedUntil > Date.now()) return PAUSED;
-      return classifyResponse(service, await send(req));
+      return classifyResponse(service, await send(req, sent));
     }, retry);
     if (state === 'started') return scheduled;
     return new Promise<unknown>((resolve, reject) => {

@@ -51,9 +51,10 @@ export class Transport {
    * One attempt. The time-out is undici's own headersTimeout/bodyTimeout (no answer within the time, or a
    * body that stalls that long): no timer or AbortController per request, which matters at thousands of
    * calls a second. A run abandoning its calls destroys the pool (`destroy`), which fails them at once,
-   * instead of every request listening on an abort signal.
+   * instead of every request listening on an abort signal. `sent` is called when the request is written to a
+   * connection (after any wait for one).
    */
-  send(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal): Promise<HttpResponse> {
+  send(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal, sent?: () => void): Promise<HttpResponse> {
     return new Promise<HttpResponse>((resolve, reject) => {
       const fail = (err: unknown) => reject(classifyTransportError(service, err, signal, timeoutMs));
       this.#pool.dispatch({
@@ -63,7 +64,7 @@ export class Transport {
         body: req.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-      }, new WholeBody(this.#maxBytes, resolve, fail));
+      }, new WholeBody(this.#maxBytes, resolve, fail, sent));
     });
   }
 
@@ -104,14 +105,19 @@ class WholeBody implements Dispatcher.DispatchHandler {
   readonly #maxBytes: number;
   readonly #resolve: (res: HttpResponse) => void;
   readonly #reject: (err: unknown) => void;
+  readonly #sent: (() => void) | undefined;
 
-  constructor(maxBytes: number, resolve: (res: HttpResponse) => void, reject: (err: unknown) => void) {
+  constructor(maxBytes: number, resolve: (res: HttpResponse) => void, reject: (err: unknown) => void, sent?: () => void) {
     this.#maxBytes = maxBytes;
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#sent = sent;
   }
 
-  onRequestStart(): void {}
+  /** undici calls it on a connection, just before it writes the request. */
+  onRequestStart(): void {
+    this.#sent?.();
+  }
 
   /** Called again after a 1xx interim answer: the last status and headers are the answer's. */
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[]>): void {

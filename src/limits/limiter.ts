@@ -21,9 +21,10 @@ export interface ServiceLimiter {
   /**
    * Runs `fn` when the limit allows. `retry` attempts go ahead of first attempts still queued, so a row
    * that already waited out its backoff is not sent to the back of a long queue (and a failing service is
-   * noticed by the circuit breaker sooner).
+   * noticed by the circuit breaker sooner). `fn` calls `sent` when its request is written to a connection:
+   * an in-process limiter guards the server's window on that time, not on the start (./pacer.ts).
    */
-  schedule<T>(fn: () => Promise<T>, retry?: boolean): Promise<T>;
+  schedule<T>(fn: (sent: () => void) => Promise<T>, retry?: boolean): Promise<T>;
   /**
    * A 429 was answered. The server's window is full: every attempt of this service holds back until
    * `pausedUntil` (Retry-After, else 1 s), not only the refused one; adaptive limiters also slow down.

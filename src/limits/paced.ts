@@ -58,8 +58,11 @@ export interface PacedLimiterOptions {
 /** The most a 429 widens the jitter slack to (and a tenth of the window). */
 const MAX_WIDENED_JITTER_MS = 1000;
 
+/** What a start without a pacer is given to call when its request is written. */
+const UNPACED = (): void => {};
+
 interface Job {
-  readonly fn: () => Promise<unknown>;
+  readonly fn: (sent: () => void) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (reason: unknown) => void;
   readonly queuedAt: number;
@@ -136,13 +139,12 @@ export class PacedLimiter implements ServiceLimiter {
     this.perMinute = opts.rate ? perMinuteOf(opts.rate) : null;
   }
 
-  schedule<T>(fn: () => Promise<T>, retry = false): Promise<T> {
+  schedule<T>(fn: (sent: () => void) => Promise<T>, retry = false): Promise<T> {
     this.#scheduled += 1;
     if (this.#stopped) return Promise.reject(this.#stoppedError());
     const now = this.#clock.now();
     if (this.#retries.size + this.#firsts.size === 0 && this.#running < this.#cap && this.#delay(now) <= 0) {
-      this.#pacer?.take(now, now);
-      return this.#start(fn);
+      return this.#start(fn, this.#pacer ? this.#pacer.take(now, now) : -1);
     }
     return new Promise<T>((resolve, reject) => {
       (retry ? this.#retries : this.#firsts).push({ fn, resolve: resolve as (value: unknown) => void, reject, queuedAt: now });
@@ -182,7 +184,11 @@ export class PacedLimiter implements ServiceLimiter {
     const now = this.#clock.now();
     const ahead = this.#retries.size + this.#firsts.size;
     let ms = this.#pauseEnd - now;
-    if (this.#pacer) ms = Math.max(ms, this.#pacer.delay(now) + ahead * this.#pacer.pacing.intervalMs);
+    if (this.#pacer) {
+      // A cold start still in flight holds the next one until its answer: about one more interval.
+      const paced = this.#pacer.delay(now);
+      ms = Math.max(ms, (paced === Infinity ? this.#pacer.pacing.intervalMs : paced) + ahead * this.#pacer.pacing.intervalMs);
+    }
     if (this.#running >= this.#cap) ms = Math.max(ms, (ahead + 1) * this.#finishGapMs);
     return ms > 0 ? ms : 0;
   }
@@ -220,16 +226,32 @@ export class PacedLimiter implements ServiceLimiter {
     return paced > paused ? paced : paused;
   }
 
-  #start<T>(fn: () => Promise<T>): Promise<T> {
+  /** `n`: the pacer's number for this start (its entry is settled when sent, or answered), or -1 without one. */
+  #start<T>(fn: (sent: () => void) => Promise<T>, n: number): Promise<T> {
     this.#running += 1;
+    const pacer = this.#pacer;
     let p: Promise<T>;
     try {
-      p = fn();
+      p = fn(pacer && n >= 0 ? () => this.#sent(pacer, n) : UNPACED);
     } catch (err) {
       p = Promise.reject(err);
     }
-    p.then(this.#finished, this.#finished);
+    if (!pacer || n < 0) {
+      p.then(this.#finished, this.#finished);
+    } else {
+      const answered = (): void => {
+        pacer.answered(n, this.#clock.now());
+        this.#finished();
+      };
+      p.then(answered, answered);
+    }
     return p;
+  }
+
+  #sent(pacer: Pacer, n: number): void {
+    pacer.sent(n, this.#clock.now());
+    // A start held by this entry (a window later, so rarely) goes now rather than at the next answer.
+    if (this.#timer === undefined && this.#retries.size + this.#firsts.size > 0) this.#pump();
   }
 
   readonly #finished = (): void => {
@@ -257,9 +279,9 @@ export class PacedLimiter implements ServiceLimiter {
         }
         const job = queue.shift();
         // A pause builds no credit either: the spacing starts again from its end.
-        this.#pacer?.take(now, job.queuedAt > this.#pauseEnd ? job.queuedAt : this.#pauseEnd);
+        const n = this.#pacer ? this.#pacer.take(now, job.queuedAt > this.#pauseEnd ? job.queuedAt : this.#pauseEnd) : -1;
         this.#waitMs += now - job.queuedAt;
-        this.#start(job.fn).then(job.resolve, job.reject);
+        this.#start(job.fn, n).then(job.resolve, job.reject);
       }
     } finally {
       this.#pumping = false;
@@ -267,7 +289,8 @@ export class PacedLimiter implements ServiceLimiter {
   }
 
   #arm(at: number): void {
-    if (this.#timer !== undefined && this.#timerAt <= at) return;
+    // Infinity: an entry of the log is not settled yet; its request's write or answer pumps.
+    if (!Number.isFinite(at) || (this.#timer !== undefined && this.#timerAt <= at)) return;
     this.#disarm();
     this.#timerAt = at;
     // Whole ms: timers have 1 ms steps; one that fires early finds the wait not over and arms again.

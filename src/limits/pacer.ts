@@ -28,6 +28,14 @@
  * the server's own event loop: measured, README "Throttling and retries"); `timer` covers a late wake-up, so
  * that ordinary lateness costs no slot. Two calls `limit` apart then reach the server at least `window` apart
  * while the path's jitter stays under `jitter`, stall or no stall on this side.
+ *
+ * The first window is cold. A session's first calls open connections, load and compile the HTTP parser and
+ * meet a server whose code has not run yet: on a quiet machine the first ten reached the sandbox 30-85 ms after
+ * their start, then the median was 0 (README "Throttling and retries"), so the call `limit` later, on time,
+ * drew a 429 from nearly every run. The jitter slack is for the warm path; the cold window's entries in the
+ * log are instead the times their answers came back (`settle`), an upper bound of the server's stamp whatever
+ * the start-up cost: a start that would need an entry still in flight waits for its answer. It costs the
+ * answers' latency once a run.
  */
 import type { Rate } from './rates.js';
 
@@ -83,20 +91,29 @@ export class Pacer {
   #p: Pacing;
   /** V of the next start (GCRA's theoretical arrival time). */
   #tat = -Infinity;
+  /**
+   * When each start's request was written to a connection, or for the cold window's starts when its answer
+   * came back; Infinity until then.
+   */
   #log: Float64Array;
   #head = 0;
   #size = 0;
+  /** Starts taken so far: the log holds starts `#taken - #size` to `#taken - 1`. */
+  #taken = 0;
+  /** Starts numbered below this are the cold window's, settled by their answers. */
+  readonly #coldEnd: number;
 
   constructor(pacing: Pacing) {
     this.#p = pacing;
     this.#log = new Float64Array(pacing.guardCount);
+    this.#coldEnd = pacing.guardCount;
   }
 
   get pacing(): Pacing {
     return this.#p;
   }
 
-  /** Ms from `now` until a start is allowed (0 or less: now). */
+  /** Ms from `now` until a start is allowed (0 or less: now; Infinity: until the entry it needs is settled). */
   delay(now: number): number {
     const paced = this.#tat - now;
     if (this.#size < this.#log.length) return paced;
@@ -106,21 +123,41 @@ export class Pacer {
 
   /**
    * Records a start at `now` of a job that could not have started before `notBefore` (when it was queued, or
-   * the end of a pause); the caller checked `delay(now) <= 0`.
+   * the end of a pause); the caller checked `delay(now) <= 0`. Returns the start's number, for `sent` and
+   * `answered`.
    */
-  take(now: number, notBefore: number): void {
+  take(now: number, notBefore: number): number {
     let v = this.#tat;
     if (notBefore > v) v = notBefore;
     if (now - this.#p.catchUpMs > v) v = now - this.#p.catchUpMs;
     this.#tat = v + this.#p.intervalMs;
     const cap = this.#log.length;
     if (this.#size < cap) {
-      this.#log[(this.#head + this.#size) % cap] = now;
+      this.#log[(this.#head + this.#size) % cap] = Infinity;
       this.#size += 1;
     } else {
-      this.#log[this.#head] = now;
+      this.#log[this.#head] = Infinity;
       this.#head = this.#head + 1 === cap ? 0 : this.#head + 1;
     }
+    this.#taken += 1;
+    return this.#taken - 1;
+  }
+
+  /** Start `n`'s request was written to a connection at `now` (ignored for the cold window's starts). */
+  sent(n: number, now: number): void {
+    if (n >= this.#coldEnd) this.#settle(n, now);
+  }
+
+  /** Start `n` was answered, or failed, at `now`: the server stamped it no later, if it got it at all. */
+  answered(n: number, now: number): void {
+    this.#settle(n, now);
+  }
+
+  #settle(n: number, now: number): void {
+    const oldest = this.#taken - this.#size;
+    if (n < oldest || n >= this.#taken) return;
+    const at = (this.#head + (n - oldest)) % this.#log.length;
+    if (this.#log[at] === Infinity) this.#log[at] = now;
   }
 
   /** A new rate (the adaptive limiter): the schedule goes on from where it is, the log keeps its latest starts. */

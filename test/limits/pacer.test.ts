@@ -17,13 +17,16 @@ function noise(i: number): number {
  * A backlogged pacer driven as the limiter drives it: at each wake-up every due start goes, then a timer is
  * armed in whole ms for the next one and fires `late(at)` after its time (a busy event loop).
  */
-function run(rate: Rate, ms: number, late: (at: number) => number): number[] {
+function run(rate: Rate, ms: number, late: (at: number) => number, answerMs = 1): number[] {
   const p = new Pacer(pacingFor(rate));
   const starts: number[] = [];
   let now = 0;
   while (now < ms) {
     while (p.delay(now) <= 0) {
-      p.take(now, 0);
+      // Written at once, answered `answerMs` later.
+      const n = p.take(now, 0);
+      p.sent(n, now);
+      p.answered(n, now + answerMs);
       starts.push(now);
     }
     const at = now + Math.max(1, Math.ceil(p.delay(now)));
@@ -108,6 +111,61 @@ describe('Pacer: every start that is due goes at each wake-up; never more than t
     expect(share(starts, rate)).toBeLessThanOrEqual(1);
     // the server's strict window, with each call reaching it up to the jitter slack late, refuses none:
     expect(refusedByServer(starts, rate, (i) => noise(i) * JITTER_SLACK_MS * 0.999)).toBe(0);
+  });
+
+  it('the cold window: the first limit starts are guarded by their answers, so a slow start-up draws no 429', () => {
+    const rate = perSecond(100);
+    // Cold calls reach the server up to 85 ms after their start (measured on the sandbox), then on time;
+    // each answer comes 2 ms after the call reached the server.
+    const slowStart = (i: number) => (i < 10 ? 85 - i * 5 : 0);
+    const p = new Pacer(pacingFor(rate));
+    const starts: number[] = [];
+    let now = 0;
+    while (now < 5000) {
+      while (p.delay(now) <= 0) {
+        const n = p.take(now, 0);
+        p.sent(n, now);
+        p.answered(n, now + slowStart(starts.length) + 2);
+        starts.push(now);
+      }
+      now += Math.max(1, Math.ceil(p.delay(now)));
+    }
+    expect(refusedByServer(starts, rate, slowStart)).toBe(0);
+    expect(share(starts, rate)).toBeGreaterThanOrEqual(0.95);
+    // Guarded by the times the cold window's requests were written instead, the same start-up is refused.
+    const byWrite = new Pacer(pacingFor(rate));
+    const early: number[] = [];
+    for (now = 0; now < 5000; now += Math.max(1, Math.ceil(byWrite.delay(now)))) {
+      while (byWrite.delay(now) <= 0) {
+        const n = byWrite.take(now, 0);
+        byWrite.answered(n, now);
+        early.push(now);
+      }
+    }
+    expect(refusedByServer(early, rate, slowStart)).toBeGreaterThan(0);
+  });
+
+  it('the cold window waits for answers; later windows for the writes of the requests', () => {
+    const p = new Pacer(pacingFor({ limit: 2, windowMs: 1000 }));
+    const a = p.take(0, 0);
+    const b = p.take(600, 0);
+    p.sent(a, 1);
+    p.sent(b, 601);
+    // written, but not answered: the cold window's entries are still open
+    expect(p.delay(5000)).toBe(Infinity);
+    p.answered(a, 5000);
+    expect(p.delay(5000)).toBeCloseTo(1040, 9);
+    p.answered(b, 602);
+    const c = p.take(6040, 0);
+    expect(p.delay(7100)).toBeLessThanOrEqual(0);
+    p.take(7100, 0);
+    // the next start needs c's entry: c's request is not written yet
+    expect(p.delay(7100)).toBe(Infinity);
+    // After the cold window, the write settles the entry (here held 960 ms in the client before it went
+    // out): the answer does not move it.
+    p.sent(c, 7000);
+    p.answered(c, 9000);
+    expect(p.delay(7100)).toBeCloseTo(7000 + 1040 - 7100, 9);
   });
 
   it('no burst after an idle spell: the first start of a quiet limiter is one, the next one interval later', () => {
