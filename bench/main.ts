@@ -63,7 +63,7 @@ function rateTargets(section: string, runs: readonly RateRun[], minShare: number
 
 /** Configured rates from 1/s to 5,000/s, each against a sandbox limited to the same rate. */
 async function benchRateSweep(): Promise<void> {
-  const runs = await benchSweep({ dir: work, seconds: quick ? 8 : 15 });
+  const runs = await benchSweep({ dir: work, seconds: quick ? 8 : 30 });
   figures.sweep = runs;
   rateTargets('sweep', runs, 0.95);
 }
