@@ -29,9 +29,10 @@ function accountInput(dir: string, sample: string, n: number, prefix: string): s
 
 interface Secret { name: string; value: string }
 
-function secretsOf(out: string): Secret[] {
+/** The secrets of each line of secrets.ndjson (one line a row). */
+function secretLines(out: string): Secret[][] {
   const path = join(out, 'secrets.ndjson');
-  return readFileSync(path, 'utf8').trimEnd().split('\n').flatMap((l) => (JSON.parse(l) as { secrets: Secret[] }).secrets);
+  return readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { secrets: Secret[] }).secrets);
 }
 
 /** Every place a secret was found: files of the folder (secrets.ndjson excepted) and the process's output. */
@@ -86,9 +87,26 @@ describe('secrets in a run', () => {
     expect(folder.results.length).toBeGreaterThan(0);
 
     expect(statSync(join(out, 'secrets.ndjson')).mode & 0o777).toBe(0o600);
-    const secrets = secretsOf(out);
-    const kinds = new Set(secrets.map((s) => s.name.replace(/^file\.\d+\./, '')));
-    expect([...kinds].sort()).toEqual(pipeline === 'aa_transactions' ? ['report_url'] : ['file_password', 'generated_name', 'url']);
+    const lines = secretLines(out);
+    expect(lines.length).toBeGreaterThan(0);
+    // What each line must hold is decided by the line itself: an AA report has its link; each file of a BSA
+    // session its url and generated name, and a password from the second file on (the sandbox's first file
+    // is not protected). Which rows get that far depends on the faults drawn, i.e. on the order of calls.
+    for (const line of lines) {
+      const names = line.map((s) => s.name).sort();
+      if (pipeline === 'aa_transactions') {
+        expect(names).toEqual(['report_url']);
+        continue;
+      }
+      const files = Math.max(...names.map((n) => Number(/^file\.(\d+)\./.exec(n)?.[1] ?? NaN)));
+      const expected: string[] = [];
+      for (let f = 1; f <= files; f += 1) {
+        expected.push(`file.${f}.generated_name`, `file.${f}.url`);
+        if (f >= 2) expected.push(`file.${f}.file_password`);
+      }
+      expect(names).toEqual(expected.sort());
+    }
+    const secrets = lines.flat();
     // The full values, and any piece of a link (an excerpt of a body cut short would hold only its start).
     const needles = [sb.token, ...secrets.map((s) => s.value), '/__reports/', '/__files/', 'X-Sandbox-Signature'];
     expect(leaks(out, run, needles)).toEqual([]);
