@@ -41,6 +41,8 @@ export const ERROR_TABLE = {
   REPORT_FORMAT_UNKNOWN: input,
   REPORT_FORMAT_UNSUPPORTED: input,
   OUTPUT_MISMATCH: input,
+  /** A --local-address that is not on this machine or cannot reach a service (src/http/egress-check.ts). */
+  LOCAL_ADDRESS_UNUSABLE: input,
   // a call and its answer
   AUTH_REFUSED: refused,
   IP_NOT_ALLOWED: refused,

@@ -1,4 +1,5 @@
 /** `bre-batch run <pipeline> --input <file|->`: option parsing only; the work is in src/pipeline/runner.ts. */
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
@@ -37,6 +38,7 @@ interface RunArgs {
   'retry-errors': boolean;
   shard?: string;
   redis?: string;
+  'local-address'?: string[];
   progress: boolean;
   'keep-personal-data': boolean;
   'max-consecutive-failures': number;
@@ -56,6 +58,21 @@ interface RunArgs {
  * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
  */
 export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
+
+/**
+ * --local-address, repeatable or comma-separated, else BRE_LOCAL_ADDRESSES (commas or spaces): IP literals,
+ * each once. Undefined when neither is given.
+ */
+export function parseLocalAddresses(option: readonly string[] | undefined, env: string | undefined): string[] | undefined {
+  const given = option && option.length > 0 ? option.join(',') : env;
+  if (given === undefined || given.trim() === '') return undefined;
+  const out: string[] = [];
+  for (const a of given.split(/[\s,]+/).filter((x) => x !== '')) {
+    if (isIP(a) === 0) throw new BreError('USAGE', `Expected --local-address to be an IP address of this machine (e.g. 10.0.0.5), got '${a}'`);
+    if (!out.includes(a)) out.push(a);
+  }
+  return out;
+}
 
 function utcStamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -88,6 +105,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
   const outputFormats = parseOutputFormats(a['output-formats']);
+  const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
@@ -128,6 +146,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     retryErrors: a['retry-errors'],
     shard,
     redisUrl: a.redis,
+    ...(localAddresses ? { localAddresses } : {}),
     progress: a.progress,
     clientId: clientId ?? 'dry-run',
     authToken: authToken ?? '',
@@ -200,6 +219,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('retry-errors', { type: 'boolean', default: false, describe: 'with --out of an earlier run: run again only the rows in its errors file' })
     .option('shard', { type: 'string', describe: 'K/N: only rows whose key hashes to shard K of N' })
     .option('redis', { type: 'string', describe: 'redis://host:port: share each service limiter with other workers on the same egress IP' })
+    .option('local-address', { type: 'string', array: true, describe: 'ADDR[,ADDR...], repeatable (or env BRE_LOCAL_ADDRESSES): calls leave from these source addresses, each with its own full limits; rows go to the address free soonest' })
     .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)' })
     .option('keep-personal-data', { type: 'boolean', default: false, describe: 'do not mask personal data in errors.ndjson and logs (only for a secure location)' })
     .option('max-consecutive-failures', { type: 'number', default: DEFAULT_CIRCUIT.consecutive, describe: 'stop the run (exit 3) after this many consecutive service failures; 0 = never' })

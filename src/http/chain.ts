@@ -50,6 +50,13 @@ export interface ClientOptions {
   /** Test hook: replaces the backoff sleep. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly random?: () => number;
+  /** The source address of every connection (--local-address); undefined: the system picks. */
+  readonly localAddress?: string;
+  /**
+   * Per-service stats every attempt and retry is also counted in: the run's, when each source address has a
+   * client of its own (src/pipeline/egress.ts) whose `stats` are that address's.
+   */
+  readonly alsoStats?: Readonly<Record<ServiceName, CallStats>>;
 }
 
 /** `sent`: called when the request is written to a connection (the limiter's log, ../limits/pacer.ts). */
@@ -84,6 +91,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
   const transports = new Map<string, Transport>();
   const stats = { workflow: new CallStats(), bureau: new CallStats(), account: new CallStats() };
   const retryWaitMs: Record<ServiceName, number> = { workflow: 0, bureau: 0, account: 0 };
+  const also = opts.alsoStats;
   opts.hardSignal?.addEventListener('abort', () => {
     for (const t of transports.values()) void t.destroy();
   }, { once: true });
@@ -92,7 +100,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
     const t = opts.targets[service];
     let tr = transports.get(t.baseUrl);
     if (!tr) {
-      tr = new Transport(t.baseUrl, Math.max(t.connections, 1));
+      tr = new Transport(t.baseUrl, Math.max(t.connections, 1), undefined, opts.localAddress);
       transports.set(t.baseUrl, tr);
     }
     return tr;
@@ -115,6 +123,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
       const res = await transportFor(service).send(service, req, timeoutMs, opts.hardSignal ?? opts.signal, sent);
       const ms = performance.now() - t0;
       stats[service].recordAttempt(started, ms, res.status);
+      also?.[service].recordAttempt(started, ms, res.status);
       stageStats?.recordAttempt(started, ms, res.status);
       return res;
     } catch (err) {
@@ -122,6 +131,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
       if (e.code !== 'INTERRUPTED') {
         const ms = performance.now() - t0;
         stats[service].recordAttempt(started, ms, e.code.toLowerCase());
+        also?.[service].recordAttempt(started, ms, e.code.toLowerCase());
         stageStats?.recordAttempt(started, ms, e.code.toLowerCase());
       }
       throw e;
@@ -219,6 +229,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
           throw e.with({ attempts: attempt, service });
         }
         stats[service].retries += 1;
+        if (also) also[service].retries += 1;
         if (stageStats) stageStats.retries += 1;
         const delay = backoffDelayMs(attempt, e.retryAfterSeconds, { random: opts.random });
         const slept = performance.now();

@@ -32,8 +32,11 @@ export class Transport {
   readonly #prefix: string;
   readonly #maxBytes: number;
 
-  /** `maxResponseBytes`: answers longer than this are cut there (the rest is not read). */
-  constructor(baseUrl: string, connections: number, maxResponseBytes = MAX_RESPONSE_BYTES) {
+  /**
+   * `maxResponseBytes`: answers longer than this are cut there (the rest is not read). `localAddress`: the
+   * source address every connection of the pool is bound to (--local-address); undefined lets the system pick.
+   */
+  constructor(baseUrl: string, connections: number, maxResponseBytes = MAX_RESPONSE_BYTES, localAddress?: string) {
     this.#maxBytes = maxResponseBytes;
     const url = new URL(baseUrl);
     this.origin = url.origin;
@@ -44,6 +47,7 @@ export class Transport {
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 60_000,
       connectTimeout: 10_000,
+      ...(localAddress ? { localAddress } : {}),
     });
   }
 

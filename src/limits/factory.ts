@@ -21,6 +21,8 @@ export interface LimiterRequest {
   readonly used: boolean;
   /** The API client id (a shared budget belongs to one client). */
   readonly clientId: string;
+  /** The source address the limiter's calls leave from (--local-address): the limits are per address. */
+  readonly address?: string;
   /** Where a human-readable note goes (stderr). */
   readonly log: (line: string) => void;
 }

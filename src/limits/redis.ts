@@ -10,9 +10,10 @@
  * `maxConcurrent` is a cap on calls in flight over all workers together.
  *
  * Decisions:
- * - id `bre-batch:<service>:<first 16 hex of sha256(client id)>[:<BRE_LIMITER_ID_SUFFIX>]`: the client id
- *   is never stored in clear; the optional suffix (environment) keeps budgets apart, e.g. one per egress IP
- *   when several allow-listed addresses share a Redis, or per test.
+ * - id `bre-batch:<service>:<first 16 hex of sha256(client id)>[:<BRE_LIMITER_ID_SUFFIX>][@<address>]`: the
+ *   client id is never stored in clear; the optional suffix (environment) keeps budgets apart (per test, or
+ *   per egress IP behind a NAT); `@<address>` is the source address of a run with --local-address, so that
+ *   workers on several hosts sharing some addresses share one budget per address, as the server counts.
  * - the last worker to start writes its rate into the shared settings (Bottleneck's init keeps the first
  *   writer's, which would keep a stale rate forever after the user changes --rate); a differing rate already
  *   there is reported, since workers on one budget should run with the same --rate.
@@ -74,9 +75,9 @@ export interface RedisLimiterOptions {
   readonly keyTtlMs?: number;
 }
 
-export function limiterId(service: ServiceName, clientId: string, suffix?: string): string {
+export function limiterId(service: ServiceName, clientId: string, suffix?: string, address?: string): string {
   const h = createHash('sha256').update(clientId).digest('hex').slice(0, 16);
-  return `bre-batch:${service}:${h}${suffix ? `:${suffix}` : ''}`;
+  return `bre-batch:${service}:${h}${suffix ? `:${suffix}` : ''}${address ? `@${address}` : ''}`;
 }
 
 /** Longest a job may hold its slot in Redis: see the header. */
@@ -265,7 +266,7 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
       throw err;
     }
     users += 1;
-    const id = limiterId(service, r.clientId, suffix);
+    const id = limiterId(service, r.clientId, suffix, r.address);
     // Whole ms: with a key lifetime set, Bottleneck's Lua passes nextRequest (+= minTime) to PEXPIRE, which
     // rejects a fraction ("value is not an integer"). Rounding up keeps the spacing on the safe side.
     const minTime = clusterMinTime(rate, margin);
@@ -281,7 +282,7 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
       timeout: opts.keyTtlMs ?? 15 * 60_000,
     });
     try {
-      await withTimeout(bottleneck.ready(), 10_000, `the shared ${service} limiter did not become ready on Redis at ${redactRedisUrl(url)}`);
+      await withTimeout(bottleneck.ready(), 10_000, `the shared ${service}${r.address ? ` (${r.address})` : ''} limiter did not become ready on Redis at ${redactRedisUrl(url)}`);
       const previous = await connection.client.hmget(`b_${id}_settings`, 'minTime', 'maxConcurrent');
       if (previous[0] !== null && Math.abs(Number(previous[0]) - minTime) > 0.01) {
         r.log(`shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describeRate(rate)}). Start every worker with the same --rate.`);

@@ -13,6 +13,11 @@ export function formatSummary(sum: RunSummary): string {
     if (!st) continue;
     lines.push(`  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429, achieved ${st.achieved_per_minute ?? '-'}/min (limit ${st.rate_limit}), p95 ${st.latency_ms.p95 ?? '-'} ms`);
   }
+  for (const [address, a] of Object.entries(sum.addresses ?? {})) {
+    const rates = SERVICES.filter((svc) => a.services[svc]).map((svc) => `${svc} ${a.services[svc]!.achieved_per_minute ?? '-'}/min`).join(', ');
+    const moved = a.rows_moved_away > 0 ? `, ${a.rows_moved_away} rows moved to other addresses` : '';
+    lines.push(`  from ${address}: ${a.rows} rows, ${a.calls} calls, ${a.throttled_429} x 429, achieved ${rates || '-'}, ${a.failures} failures${moved}${a.circuit_open ? ` (failing: ${a.circuit_open})` : ''}`);
+  }
   for (const [stage, counts] of Object.entries(sum.decisions)) {
     const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([d, n]) => `${d} ${n}`);
     if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(", ")}`);

@@ -8,7 +8,6 @@ import { BreError, isBreError } from '../errors.js';
 import { rowKey, shardOf } from '../input/shard.js';
 import type { InputRow } from '../types.js';
 import type { Run } from './run.js';
-import { runRow } from './row.js';
 
 export async function feed(run: Run): Promise<void> {
   const { s, counters, output } = run;
@@ -60,7 +59,7 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
       run.recorder.unreadable(row);
       return;
     }
-    run.recorder.settle(row, key, await runRow(row, run.stages, run.ctx, run.s.dryRun));
+    run.recorder.settle(row, key, await run.egress!.run(row, run.ctx));
   } catch (err) {
     // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that
     // row's error, never a stop: a resume would meet the same row again.

@@ -27,6 +27,7 @@ export async function finish(run: Run): Promise<RunResult> {
   const { s, stopped } = run;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
+    lanes: run.egress?.lanes,
   };
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
   const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);

@@ -3,12 +3,11 @@
  * folder's rows done before this session, and the input's row count (counted once, in the background, as
  * the progress bar does; unknown for stdin).
  */
-import type { ServiceClient } from '../http/chain.js';
-import type { ServiceLimiter } from '../limits/limiter.js';
-import type { RunProbe } from '../metrics/sampler.js';
+import type { RunProbe, SeriesProbe } from '../metrics/sampler.js';
 import type { RunCounters } from './summary.js';
 import type { ServiceName } from '../types.js';
 import { estimateRows } from '../input/read.js';
+import type { Egress } from './egress.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 
@@ -16,8 +15,7 @@ export interface ProbeSources {
   readonly s: RunSettings;
   readonly counters: RunCounters;
   readonly stages: readonly StageRuntime[];
-  readonly client: ServiceClient;
-  readonly limiters: Readonly<Record<ServiceName, ServiceLimiter>>;
+  readonly egress: Egress;
   /** The services the pipeline calls. */
   readonly services: readonly ServiceName[];
   /** Rows in results or errors when the folder was opened. */
@@ -40,13 +38,15 @@ export function runProbe(x: ProbeSources): RunProbe {
       return { done, total: total === null ? null : Math.max(total, done) };
     },
     stages: () => Object.fromEntries(x.stages.map((st) => [st.config.id, { ran: st.counters.ran, skipped: st.counters.skipped, failed: st.counters.failed }])),
-    series: () => x.services.map((svc) => {
-      const st = x.client.stats[svc];
-      const lim = x.limiters[svc].stats();
+    // One series per service, or per service and source address with several (label `address`).
+    series: () => x.egress.lanes.flatMap((lane) => x.services.map((svc): SeriesProbe => {
+      const st = lane.client.stats[svc];
+      const lim = lane.limiters[svc].stats();
       return {
-        labels: { service: svc }, calls: st.attempts, retries: st.retries, throttled: st.throttled, waitMs: lim.waitMs, limitPerMin: lim.currentPerMinute,
+        labels: x.egress.several ? { service: svc, address: lane.address! } : { service: svc },
+        calls: st.attempts, retries: st.retries, throttled: st.throttled, waitMs: lim.waitMs, limitPerMin: lim.currentPerMinute,
         takeLatency: () => st.takeRecent(),
       };
-    }),
+    })),
   };
 }

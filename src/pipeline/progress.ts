@@ -18,7 +18,7 @@ export class Progress {
   constructor(
     private readonly s: RunSettings,
     private readonly stages: readonly StageRuntime[],
-    private readonly client: ServiceClient,
+    private readonly client: Pick<ServiceClient, 'stats'>,
     private readonly counters: RunCounters,
     private readonly input: string,
   ) {

@@ -6,10 +6,11 @@
 import { dirname, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { BreError } from '../errors.js';
-import { createClient, type ServiceClient } from '../http/chain.js';
+import type { ServiceClient } from '../http/chain.js';
+import { checkLocalAddresses } from '../http/egress-check.js';
 import { maskText } from '../input/mask.js';
 import { localLimiter, type LimiterFactory } from '../limits/factory.js';
-import type { LimiterStats, ServiceLimiter } from '../limits/limiter.js';
+import type { LimiterStats } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
 import type { Manifest } from '../output/format/index.js';
 import { inputFingerprint } from '../output/manifest.js';
@@ -18,10 +19,10 @@ import { RunOutput } from '../output/run-output.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import type { Log } from '../log/logger.js';
 import type { StageContext } from '../stages/types.js';
-import { perService, SERVICES, type InputRow, type NumberStyle, type ServiceName } from '../types.js';
+import type { InputRow, NumberStyle, ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
+import { Egress } from './egress.js';
 import { openInput, type InputReading } from './input.js';
-import { createLimiters } from './limiters.js';
 import { Progress } from './progress.js';
 import { OutcomeRecorder } from './recorder.js';
 import type { StageRuntime } from './row.js';
@@ -41,6 +42,17 @@ export interface RunHooks {
 /** Warnings about rows printed in full; the rest are only counted. */
 const WARNINGS_SHOWN = 20;
 
+/** A service's limit per minute over every lane (null: no limit). */
+function sumLimits(egress: Egress, svc: ServiceName): number | null {
+  let sum = 0;
+  for (const lane of egress.lanes) {
+    const perMinute = lane.limiters[svc].stats().currentPerMinute;
+    if (perMinute === null) return null;
+    sum += perMinute;
+  }
+  return sum;
+}
+
 export class Run {
   readonly started = Date.now();
   readonly redactor = new Redactor();
@@ -51,8 +63,10 @@ export class Run {
   firstBatch!: IteratorResult<InputRow[]>;
   /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
   output: RunOutput | undefined;
-  limiters: Record<ServiceName, ServiceLimiter> | undefined;
-  client!: ServiceClient;
+  /** The lanes calls leave by: one, or one per --local-address (./egress.ts). */
+  egress: Egress | undefined;
+  /** Every lane's calls together, for the summary, the progress bar and the monitor. */
+  client!: Pick<ServiceClient, 'stats' | 'retryWaitMs'>;
   stages!: StageRuntime[];
   ctx!: StageContext;
   recorder!: OutcomeRecorder;
@@ -97,6 +111,8 @@ export class Run {
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
     const manifest = await this.#manifest(input.reading);
+    // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
+    if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
     mkdirSync(s.outDir, { recursive: true });
     if (!s.dryRun) {
       this.output = await RunOutput.open(s.outDir, manifest, {
@@ -104,37 +120,31 @@ export class Run {
         stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
       });
     }
-    this.limiters = await createLimiters(s, this.hooks.limiterFactory ?? localLimiter);
-    const limiters = this.limiters;
-    this.client = createClient({
-      clientId: s.clientId,
-      authToken: s.authToken,
-      maxAttempts: s.maxAttempts,
-      signal: this.stop.signal,
-      hardSignal: this.stop.hardSignal,
-      targets: perService((svc) => ({ baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc] })),
-    });
-    this.stages = s.pipeline.stages.map((config, i) => {
+    const stages = s.pipeline.stages.map((config) => {
       const stats = new CallStats();
       this.stageStats.set(config.id, stats);
-      const service = kinds[i].service;
-      return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, call: (path, body, o) => this.client.call(service, path, body, o, stats) };
+      return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
     });
+    const egress = await Egress.open(s, this.hooks.limiterFactory ?? localLimiter, stages, this.stop, (line) => this.log(line, { level: 'warn' }));
+    this.egress = egress;
+    this.client = egress;
+    this.stages = egress.lanes[0].stages as StageRuntime[];
     this.ctx = this.#stageContext();
     this.recorder = new OutcomeRecorder(s, this.output, this.redactor, new Circuit(s.circuit), this.counters, (why) => this.stop.request(why), this.log);
     this.decisions = new DecisionCounter(s.pipeline.stages);
     this.recorder.onResult = (stages) => this.decisions.add(stages);
     const services = [...new Set(kinds.map((k) => k.service))];
     this.monitor = await RunMonitor.start(runProbe({
-      s, counters: this.counters, stages: this.stages, client: this.client, limiters, services,
+      s, counters: this.counters, stages: this.stages, egress, services,
       doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0,
     }), {
       dir: this.output ? s.outDir : undefined, metrics: s.metrics, warn: (m) => this.log(m, { level: 'warn' }),
-      limits: Object.fromEntries(services.map((svc) => [svc, limiters[svc].stats().currentPerMinute])),
+      limits: Object.fromEntries(services.map((svc) => [svc, sumLimits(egress, svc)])),
     });
-    this.window = new RowWindow(windowSize(s.concurrency, new Set(services)));
+    // Every lane has its own limiters and connections to keep busy.
+    this.window = new RowWindow(windowSize(s.concurrency, new Set(services)) * egress.lanes.length);
     this.#unlisten = this.stop.listen(this.log);
-    this.#progress = new Progress(s, this.stages, this.client, this.counters, s.input);
+    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input);
     this.#progress.start();
   }
 
@@ -151,32 +161,17 @@ export class Run {
     if (this.#servicesReleased) return;
     this.#servicesReleased = true;
     try {
-      await this.client?.close();
+      await this.egress?.closeClients();
     } finally {
       try {
-        await this.#stopLimiters();
+        await this.egress?.stopLimiters();
       } finally {
+        if (this.egress) this.limiterStats = this.egress.limiterStats();
         this.#progress?.stop();
         this.#unlisten?.();
         this.stop.dispose();
       }
     }
-  }
-
-  /** Every limiter is stopped, even when one fails to (the first failure is thrown after). */
-  async #stopLimiters(): Promise<void> {
-    let failure: unknown;
-    for (const svc of SERVICES) {
-      const l = this.limiters?.[svc];
-      if (!l) continue;
-      try {
-        await l.stop();
-        this.limiterStats[svc] = l.stats();
-      } catch (err) {
-        failure ??= err;
-      }
-    }
-    if (failure !== undefined) throw failure;
   }
 
   /** Gives back whatever is still held, whichever step failed: services, the reader, the journals and the lock. */

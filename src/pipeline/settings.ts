@@ -37,6 +37,11 @@ export interface RunSettings {
   readonly retryErrors: boolean;
   readonly shard?: Shard;
   readonly redisUrl?: string;
+  /**
+   * --local-address / BRE_LOCAL_ADDRESSES: the source addresses calls leave from, each with its own limiters
+   * and connections (./egress.ts). Undefined: the system picks, as without the option.
+   */
+  readonly localAddresses?: readonly string[];
   readonly progress: boolean;
   readonly clientId: string;
   readonly authToken: string;

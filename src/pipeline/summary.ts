@@ -4,6 +4,7 @@ import type { ServiceClient } from '../http/chain.js';
 import type { LimiterStats } from '../limits/limiter.js';
 import { describeRate } from '../limits/rates.js';
 import type { CallStats } from '../metrics/service-stats.js';
+import type { Lane } from './egress.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 import type { RunSummary } from '../output/format/index.js';
@@ -35,7 +36,7 @@ export interface SummaryInput {
   readonly counters: RunCounters;
   readonly stages: readonly StageRuntime[];
   readonly stageStats: ReadonlyMap<string, CallStats>;
-  readonly client: ServiceClient;
+  readonly client: Pick<ServiceClient, 'stats' | 'retryWaitMs'>;
   readonly limiterStats: Partial<Record<ServiceName, LimiterStats>>;
   readonly started: number;
   readonly stopped?: BreError;
@@ -46,6 +47,8 @@ export interface SummaryInput {
   readonly csv?: { rows: number; columns: number };
   readonly transactions?: number;
   readonly dryRunErrorsPath?: string;
+  /** The lanes of a run with several source addresses (one lane: no `addresses` in the summary). */
+  readonly lanes?: readonly Lane[];
 }
 
 export function buildSummary(x: SummaryInput): RunSummary {
@@ -89,6 +92,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
     }])),
     services: servicesOf(x),
     decisions: x.decisions,
+    ...(x.lanes && x.lanes.length > 1 ? { addresses: addressesOf(x.lanes) } : {}),
     ...(x.csv ? { results_csv: x.csv } : {}),
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
@@ -116,3 +120,20 @@ function servicesOf(x: SummaryInput): RunSummary['services'] {
   return out;
 }
 
+
+/** Per source address: its rows, the rows it passed on, and its calls per service. */
+export function addressesOf(lanes: readonly Lane[]): NonNullable<RunSummary['addresses']> {
+  return Object.fromEntries(lanes.map((lane) => {
+    const services: NonNullable<RunSummary['addresses']>[string]['services'] = {};
+    let calls = 0;
+    let throttled = 0;
+    for (const svc of SERVICES) {
+      const st = lane.client.stats[svc];
+      if (st.attempts === 0) continue;
+      calls += st.attempts;
+      throttled += st.throttled;
+      services[svc] = { attempts: st.attempts, retries: st.retries, throttled_429: st.throttled, achieved_per_minute: st.achievedPerMinute() };
+    }
+    return [lane.address!, { rows: lane.rows, rows_moved_away: lane.movedAway, failures: lane.failures, circuit_open: lane.down ?? null, calls, throttled_429: throttled, services }];
+  }));
+}

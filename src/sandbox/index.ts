@@ -11,7 +11,7 @@ import type { Rate } from './rate.js';
 import { SandboxServer } from './server.js';
 import type { SandboxStats } from './stats.js';
 
-export type { SandboxStats, ServiceStats, FaultKind } from './stats.js';
+export type { SandboxStats, ServiceStats, CallerStats, FaultKind } from './stats.js';
 export type { Rate } from './rate.js';
 export type { Faults } from './options.js';
 
@@ -72,6 +72,8 @@ export interface Sandbox {
   stats(): SandboxStats;
   setFaults(f: SandboxOptions['faults']): void;
   setRate(service: ServiceName, rate: Rate | null): void;
+  /** Destroys every connection from these caller addresses until called again without them (a network going away). */
+  setBlocked(addresses: readonly string[]): void;
   /** Closes the server and every open socket at once (hung `slow` requests too). */
   close(): Promise<void>;
 }
@@ -127,6 +129,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     stats: () => sb.stats(),
     setFaults: (f) => sb.setFaults(f),
     setRate: (service, rate) => sb.setRate(service, rate),
+    setBlocked: (addresses) => sb.setBlocked(addresses),
     close: () => sb.close(),
   };
 }

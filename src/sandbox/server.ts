@@ -66,6 +66,12 @@ function serviceOfPath(path: string): ServiceName | null {
   return null;
 }
 
+/** A caller's address as its window and stats know it: IPv4-mapped IPv6 (::ffff:127.0.0.2) as IPv4. */
+function callerKey(ip: string | undefined): string {
+  if (!ip) return '';
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}
+
 function decode(s: string): string {
   try { return decodeURIComponent(s); } catch { return s; }
 }
@@ -97,6 +103,8 @@ export class SandboxServer {
   #idCounter = 0;
   #token: Buffer;
   #closing = false;
+  /** Caller addresses whose connections are destroyed (a test's address whose network went away). */
+  #blocked = new Set<string>();
   baseUrl = '';
 
   constructor(config: ServerConfig) {
@@ -158,6 +166,16 @@ export class SandboxServer {
   stats(): SandboxStats {
     const services = Object.fromEntries(SERVICES.map((s) => [s, this.counters[s].snapshot(this.#rates[s])])) as SandboxStats['services'];
     return { seed: this.#config.seed, now: this.now(), services, other: { requests: this.other.requests, byStatus: { ...this.other.byStatus } } };
+  }
+
+  /** Destroys every connection from these caller addresses, now and until unblocked (an empty list). */
+  setBlocked(addresses: readonly string[]): void {
+    this.#blocked = new Set(addresses.map((a) => callerKey(a)));
+    for (const sock of this.#sockets) if (this.#blocked.has(callerKey(sock.remoteAddress))) sock.destroy();
+  }
+
+  get blocked(): string[] {
+    return [...this.#blocked];
   }
 
   resetStats(): void {
@@ -235,7 +253,10 @@ export class SandboxServer {
 
     // Sliding window per caller IP (refused requests do not enter the window).
     const windows = this.#windows[service];
-    const key = ip ?? '';
+    const key = callerKey(ip);
+    const caller = counter.caller(key);
+    caller.requests++;
+    if (this.#blocked.has(key)) { caller.blocked++; req.socket.destroy(); return; }
     let win = windows.get(key);
     if (!win) {
       const rate = this.#rates[service];
@@ -244,8 +265,8 @@ export class SandboxServer {
     }
     const now = this.now();
     const wait = win.hit(now);
-    if (wait > 0) { counter.throttled++; this.#answer(res, counter, tooManyRequests(retryAfterSeconds(wait))); return; }
-    counter.admit(now, win);
+    if (wait > 0) { counter.throttled++; caller.throttled++; this.#answer(res, counter, tooManyRequests(retryAfterSeconds(wait))); return; }
+    counter.admit(now, win, caller);
 
     const fault = this.#drawFault();
     if (fault) counter.faults[fault]++;
@@ -403,6 +424,13 @@ const CONTROL: Record<string, Control> = {
   },
   'GET /__sandbox/faults': (s) => s.faults,
   'POST /__sandbox/faults': (s, body) => { s.setFaults(body as Faults); return s.faults; },
+  'GET /__sandbox/blocked': (s) => ({ addresses: s.blocked }),
+  'POST /__sandbox/blocked': (s, body) => {
+    const list = isObj(body) ? body.addresses : undefined;
+    if (!Array.isArray(list) || !list.every((a) => typeof a === 'string')) throw new Error(`Expected {"addresses": ["127.0.0.3", ...]} (an empty list unblocks), got ${JSON.stringify(body)}`);
+    s.setBlocked(list as string[]);
+    return { addresses: s.blocked };
+  },
   'GET /__sandbox/rate': (s) => s.rates,
   'POST /__sandbox/rate': (s, body) => {
     if (!isObj(body)) throw new Error(`Expected an object such as {"workflow": {"limit": 500, "windowMs": 60000}} or {"bureau": null}, got ${JSON.stringify(body)}`);

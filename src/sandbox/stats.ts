@@ -5,6 +5,18 @@ import type { Rate } from './rate.js';
 export const FAULT_KINDS = ['429', '503', 'reset', 'slow', 'malformed'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/** One caller address's share of a service (the limit is per caller IP, so its window is its own). */
+export interface CallerStats {
+  readonly requests: number;
+  readonly admitted: number;
+  /** 429s its window answered. */
+  readonly throttled: number;
+  /** Most admitted requests of this caller inside one sliding window; with a limit, never above it. */
+  readonly maxInWindow: number;
+  /** Connections destroyed because the caller was blocked (POST /__sandbox/blocked). */
+  readonly blocked: number;
+}
+
 export interface ServiceStats {
   /** Requests to this service's paths (every answer, 403/404/429 included, and resets). */
   readonly requests: number;
@@ -34,6 +46,8 @@ export interface ServiceStats {
   readonly internalErrors: number;
   /** The limit in force (null = off). */
   readonly rate: Rate | null;
+  /** Per caller IP (IPv4-mapped IPv6 written as IPv4): its requests, its 429s and its busiest window. */
+  readonly callers: Readonly<Record<string, CallerStats>>;
 }
 
 export interface SandboxStats {
@@ -57,9 +71,21 @@ export class ServiceCounter {
   firstAdmittedAt: number | null = null;
   lastAdmittedAt: number | null = null;
   internalErrors = 0;
+  callers = new Map<string, { requests: number; admitted: number; throttled: number; maxInWindow: number; blocked: number }>();
+
+  /** The counts of one caller address (made on its first request). */
+  caller(ip: string): { requests: number; admitted: number; throttled: number; maxInWindow: number; blocked: number } {
+    let c = this.callers.get(ip);
+    if (!c) this.callers.set(ip, (c = { requests: 0, admitted: 0, throttled: 0, maxInWindow: 0, blocked: 0 }));
+    return c;
+  }
 
   /** A request the rate limiter let through, at `now`, with `win` its caller's window. */
-  admit(now: number, win: { readonly count: number; readonly tightestSpanMs: number }): void {
+  admit(now: number, win: { readonly count: number; readonly tightestSpanMs: number }, caller?: { admitted: number; maxInWindow: number }): void {
+    if (caller) {
+      caller.admitted++;
+      if (win.count > caller.maxInWindow) caller.maxInWindow = win.count;
+    }
     this.admitted++;
     this.firstAdmittedAt ??= now;
     this.lastAdmittedAt = now;
@@ -84,6 +110,7 @@ export class ServiceCounter {
     this.firstAdmittedAt = null;
     this.lastAdmittedAt = null;
     this.internalErrors = 0;
+    this.callers = new Map();
   }
 
   snapshot(rate: Rate | null): ServiceStats {
@@ -92,6 +119,7 @@ export class ServiceCounter {
       faults: { ...this.faults }, maxInWindow: this.maxInWindow,
       tightestSpanMs: Number.isFinite(this.tightestSpanMs) ? this.tightestSpanMs : null,
       admitted: this.admitted, firstAdmittedAt: this.firstAdmittedAt, lastAdmittedAt: this.lastAdmittedAt, internalErrors: this.internalErrors, rate,
+      callers: Object.fromEntries([...this.callers].map(([ip, c]) => [ip, { ...c }])),
     };
   }
 }

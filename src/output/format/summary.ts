@@ -48,6 +48,21 @@ export const serviceSummarySchema = z.looseObject({
   rate_slack_ms: ms.optional(),
 });
 
+/** One source address of a run with several (--local-address; src/pipeline/egress.ts). */
+export const addressSummarySchema = z.looseObject({
+  /** Rows started from it (rows moved in included), rows moved to another address after failing here. */
+  rows: count,
+  rows_moved_away: count,
+  /** Rows whose stage failed here after all retries (moved away or written to errors). */
+  failures: count,
+  /** Why its circuit opened (it took no more rows), else null. */
+  circuit_open: z.string().nullable(),
+  /** Attempts and 429s over every service. */
+  calls: count,
+  throttled_429: count,
+  services: z.partialRecord(z.enum(SERVICES), z.looseObject({ attempts: count, retries: count, throttled_429: count, achieved_per_minute: z.number().nullable() })),
+});
+
 /** Stage id -> decision label -> rows (src/stages/decisions.ts). */
 export const decisionCountsSchema = z.record(z.string(), z.record(z.string(), count));
 
@@ -84,6 +99,8 @@ export const runSummarySchema = z.looseObject({
   stages: z.record(z.string(), stageSummarySchema),
   services: z.partialRecord(serviceName, serviceSummarySchema),
   decisions: decisionCountsSchema,
+  /** Runs with several --local-address: address -> what it did; absent otherwise. */
+  addresses: z.record(z.string(), addressSummarySchema).optional(),
   results_csv: z.object({ rows: count, columns: count }).optional(),
   transactions: count.optional(),
   dry_run_errors: z.string().optional(),
