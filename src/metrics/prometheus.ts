@@ -6,8 +6,8 @@
  *   at the end. `bre_batch_last_success_timestamp_seconds` is carried over from the file a previous run
  *   left, so "the nightly run did not finish" is an alert on its age.
  * - `--metrics-port P`: the same text served on 127.0.0.1:P/metrics while the run goes.
- * Series are labelled by pipeline and shard, and per service; another label (an egress address) can be
- * added to the per-service metrics without renaming any.
+ * Series are labelled by pipeline and shard, and per service; a run with several source addresses
+ * (--local-address) labels the per-service series with `address` too (one series per service and address).
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -66,7 +66,7 @@ export class RunMetrics {
     this.#base = { pipeline: o.pipeline, shard: o.shard };
     const reg = [this.#reg];
     const base = ['pipeline', 'shard'];
-    const svc = [...base, 'service'];
+    const svc = [...base, 'service', 'address'];
     this.#rows = new Counter({ name: 'bre_batch_rows_total', help: 'Rows of this run session, by outcome (read, succeeded, failed)', labelNames: [...base, 'outcome'], registers: reg });
     this.#calls = new Counter({ name: 'bre_batch_calls_total', help: 'Attempts sent, retries included', labelNames: svc, registers: reg });
     this.#retries = new Counter({ name: 'bre_batch_retries_total', help: 'Attempts that were retries', labelNames: svc, registers: reg });

@@ -8,8 +8,8 @@
  * busiest service: calls(service) / rate(service), the rate being the limiter's actual spacing (the limit
  * less its safety margin). Calls per row are the nominal count each stage kind declares (StageKind.callsPerRow); the estimate assumes
  * every conditional stage runs and no retries, so it is an upper bound for `when:` stages and a lower bound
- * under heavy 429/5xx traffic. With k IPs each taking 1/k of the rows (`--shard K/k` per IP), the wall time
- * divides by k.
+ * under heavy 429/5xx traffic. With k IPs, each with its own limit, the wall time divides by k: k addresses
+ * on one host (`--local-address`, one process) or k hosts each taking 1/k of the rows (`--shard K/k`).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +29,8 @@ import { SERVICES, type ServiceName } from '../types.js';
 export interface PlanOptions {
   /** Length of the window the run must fit in, in hours (e.g. a nightly 6 h window). */
   readonly windowHours?: number;
+  /** Source addresses of this host the run will use (--local-address; default 1). */
+  readonly addresses?: number;
 }
 
 /** Nominal calls a stage makes for one row, as its kind declares (see the header for what is not counted). */
@@ -52,6 +54,8 @@ export interface Plan {
   readonly windowHours?: number;
   /** Egress IPs needed to finish inside the window. */
   readonly ipsNeeded?: number;
+  /** Source addresses this host will use (1 without --local-address). */
+  readonly addresses: number;
 }
 
 /** Pure: the plan for `rows` rows. */
@@ -69,7 +73,7 @@ export function computePlan(rows: number, stages: readonly StageConfig[], rates:
   });
   const limited = services.filter((s) => s.ms !== null).map((s) => s.ms as number);
   const wallMs = limited.length > 0 ? Math.max(...limited) : null;
-  const plan: Plan = { rows, services, wallMs };
+  const plan: Plan = { rows, services, wallMs, addresses: Math.max(1, opts.addresses ?? 1) };
   if (opts.windowHours === undefined) return plan;
   if (!(opts.windowHours > 0)) throw new BreError('USAGE', `Expected --window to be a number of hours above 0, got '${opts.windowHours}'`, { field: 'window' });
   const windowMs = opts.windowHours * 3_600_000;
@@ -99,10 +103,16 @@ export function formatPlan(p: Plan, what: { pipeline: string; input: string; sha
   }
   if (p.wallMs === null) lines.push('  time: not limited by any rate (--rate off)');
   else lines.push(`  time from one egress IP: about ${formatDuration(p.wallMs)} (the busiest service; stages overlap across rows; no retries counted)`);
+  const k = p.addresses;
+  if (k > 1 && p.wallMs !== null) lines.push(`  ${k} addresses on this host (--local-address): about ${formatDuration(p.wallMs / k)}`);
   if (p.windowHours !== undefined && p.ipsNeeded !== undefined && p.wallMs !== null) {
-    lines.push(p.ipsNeeded === 1
-      ? `  fits a ${p.windowHours} h window from one egress IP`
-      : `  a ${p.windowHours} h window needs ${p.ipsNeeded} egress IPs, each allow-listed with its own limit: run --shard K/${p.ipsNeeded} behind each (about ${formatDuration(p.wallMs / p.ipsNeeded)} each), then merge`);
+    const ips = p.ipsNeeded;
+    if (ips <= k) lines.push(k === 1 ? `  fits a ${p.windowHours} h window from one egress IP` : `  fits a ${p.windowHours} h window from the ${k} addresses on this host`);
+    else {
+      lines.push(`  a ${p.windowHours} h window needs ${ips} egress IPs, each allow-listed with its own limit${k > 1 ? ` (this host has ${k})` : ''}:`);
+      lines.push(`    one host with ${ips} addresses: --local-address ADDR1,...,ADDR${ips} (one process, one output folder; about ${formatDuration(p.wallMs / ips)})`);
+      lines.push(`    or ${ips} hosts: run --shard K/${ips} behind each (about ${formatDuration(p.wallMs / ips)} each), then merge`);
+    }
   }
   return lines.join('\n');
 }
@@ -141,7 +151,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
     rows += 1;
   }
   await reader.return(undefined);
-  const plan = computePlan(rows, s.pipeline.stages, s.rates, { ...opts, rateSlackMs: s.rateSlackMs });
+  const plan = computePlan(rows, s.pipeline.stages, s.rates, { ...opts, rateSlackMs: s.rateSlackMs, addresses: s.localAddresses?.length });
   return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
 }
 
@@ -149,7 +159,8 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
  * For summaries and progress lines of a run that stopped or is under way: how long `rows` more rows need at
  * the run's limits, e.g. `{ ms: 7_200_000, text: '2 h' }`; text 'unknown (no rate limit)' when unlimited.
  */
-export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates' | 'rateSlackMs'>): { ms: number | null; text: string } {
+export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates' | 'rateSlackMs' | 'localAddresses'>): { ms: number | null; text: string } {
   const p = computePlan(rows, s.pipeline.stages, s.rates, { rateSlackMs: s.rateSlackMs });
-  return { ms: p.wallMs === null ? null : Math.round(p.wallMs), text: p.wallMs === null ? 'unknown (no rate limit)' : formatDuration(p.wallMs) };
+  const ms = p.wallMs === null ? null : p.wallMs / Math.max(1, s.localAddresses?.length ?? 1);
+  return { ms: ms === null ? null : Math.round(ms), text: ms === null ? 'unknown (no rate limit)' : formatDuration(ms) };
 }

@@ -5,6 +5,7 @@
 import cliProgress from 'cli-progress';
 import { estimateRows } from '../input/read.js';
 import type { ServiceClient } from '../http/chain.js';
+import type { Lane } from './egress.js';
 import type { RunCounters } from './summary.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
@@ -21,18 +22,21 @@ export class Progress {
     private readonly client: Pick<ServiceClient, 'stats'>,
     private readonly counters: RunCounters,
     private readonly input: string,
+    /** With several source addresses: calls, 429s and rate per address on the line too. */
+    private readonly lanes: readonly Lane[] = [],
   ) {
     this.#enabled = s.progress && process.stderr.isTTY === true;
   }
 
   start(): void {
     if (!this.#enabled) return;
+    const perAddress = this.lanes.length > 1 ? ' | {addresses}' : '';
     this.#bar = new cliProgress.SingleBar({
       stream: process.stderr,
       // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
       format: this.input === '-'
-        ? '{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}'
-        : '{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}',
+        ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}`
+        : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}${perAddress}`,
       hideCursor: true,
       etaBuffer: 200,
       fps: 4,
@@ -60,6 +64,12 @@ export class Progress {
       retries: svc.reduce((n, x) => n + x.retries, 0),
       throttled: svc.reduce((n, x) => n + x.throttled, 0),
       errors: this.counters.failed,
+      // Per address: calls a minute so far and 429s; `down` once its circuit opened.
+      addresses: this.lanes.map((l) => {
+        const st = Object.values(l.client.stats);
+        const calls = st.reduce((n, x) => n + x.attempts, 0);
+        return `${l.address} ${Math.round(calls / minutes)}/min ${st.reduce((n, x) => n + x.throttled, 0)}x429${l.down ? ' down' : ''}`;
+      }).join(' '),
     };
   }
 

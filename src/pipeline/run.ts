@@ -144,7 +144,7 @@ export class Run {
     // Every lane has its own limiters and connections to keep busy.
     this.window = new RowWindow(windowSize(s.concurrency, new Set(services)) * egress.lanes.length);
     this.#unlisten = this.stop.listen(this.log);
-    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input);
+    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes);
     this.#progress.start();
   }
 

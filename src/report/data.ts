@@ -44,6 +44,19 @@ export interface ServiceFigures {
   readonly achievedPerMinute: number | null;
 }
 
+/** One source address of a run with several (summary.json `addresses`). */
+export interface AddressFigures {
+  readonly address: string;
+  readonly rows: number;
+  readonly calls: number;
+  readonly throttled: number;
+  /** `workflow 598/min, bureau 1190/min`. */
+  readonly achieved: string;
+  readonly failures: number;
+  readonly movedAway: number;
+  readonly circuitOpen: string | null;
+}
+
 export interface RunReportData {
   readonly dir: string;
   readonly title: string;
@@ -62,6 +75,8 @@ export interface RunReportData {
   readonly funnel: readonly StageFunnel[];
   readonly funnelSource: 'all sessions' | 'last session only' | 'none';
   readonly services: readonly ServiceFigures[];
+  /** Empty unless the last session used several source addresses. */
+  readonly addresses: readonly AddressFigures[];
   readonly errors: readonly ErrorCodeCount[];
   readonly timeline: Timeline | undefined;
   /** What the folder cannot show, in words a person reading the report understands. */
@@ -162,6 +177,12 @@ export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount
     limit: typeof st?.rate_limit === 'string' ? st.rate_limit : null, achievedPerMinute: num(st?.achieved_per_minute),
   }));
 
+  const addresses: AddressFigures[] = Object.entries<any>(summary?.addresses ?? {}).map(([address, a]) => ({
+    address, rows: Number(a?.rows ?? 0), calls: Number(a?.calls ?? 0), throttled: Number(a?.throttled_429 ?? 0),
+    achieved: Object.entries<any>(a?.services ?? {}).map(([svc, st]) => `${svc} ${num(st?.achieved_per_minute) ?? '–'}/min`).join(', '),
+    failures: Number(a?.failures ?? 0), movedAway: Number(a?.rows_moved_away ?? 0), circuitOpen: typeof a?.circuit_open === 'string' ? a.circuit_open : null,
+  }));
+
   const lastSample = timeline?.samples.at(-1);
   const succeeded = num(summary?.rows?.succeeded) ?? 0;
   const failed = num(summary?.rows?.failed) ?? failedRows;
@@ -183,6 +204,7 @@ export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount
     funnel,
     funnelSource,
     services,
+    addresses,
     errors,
     timeline: timeline && timeline.samples.length > 0 ? timeline : undefined,
     missing,

@@ -176,6 +176,12 @@ export function renderRunReport(d: RunReportData): string {
     ]))));
     if (d.merged) parts.push('<p class="note">Calls, retries and 429s are summed over the shards.</p>');
   }
+  if (d.addresses.length > 0) {
+    parts.push(table(['source address', 'rows', 'calls', '429s', 'achieved', 'failures', 'rows moved away', 'circuit'], d.addresses.map((a) => cells([
+      esc(a.address), fmtInt(a.rows), fmtInt(a.calls), fmtInt(a.throttled), esc(a.achieved || '–'), fmtInt(a.failures), fmtInt(a.movedAway), esc(a.circuitOpen ? `open: ${a.circuitOpen}` : 'closed'),
+    ]))));
+    parts.push('<p class="note">Each address has its own limits (last session). A row whose address failed at the network ran again, whole, from another.</p>');
+  }
 
   parts.push(timeSections(d));
 

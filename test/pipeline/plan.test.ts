@@ -78,9 +78,23 @@ describe('planRun', () => {
     expect(text).toContain('(shard 2/3)');
   });
 
-  it('a window too short for one IP says how many IPs and shards', async () => {
+  it('a window too short for one IP says how many IPs, as addresses of one host and as shards on several', async () => {
     const text = await planRun(settings({ rates: { ...DEFAULT_RATES, workflow: { limit: 1, windowMs: 60_000 } } }), { windowHours: 0.5 });
-    expect(text).toMatch(/a 0.5 h window needs 5 egress IPs, each allow-listed with its own limit: run --shard K\/5 behind each/);
+    expect(text).toMatch(/a 0.5 h window needs 5 egress IPs, each allow-listed with its own limit:\n/);
+    expect(text).toMatch(/one host with 5 addresses: --local-address ADDR1,...,ADDR5 \(one process, one output folder; about 24 min\)/);
+    expect(text).toMatch(/or 5 hosts: run --shard K\/5 behind each \(about 24 min each\), then merge/);
+  });
+
+  it('counts the addresses of this host: the time from them, and whether they fit the window', async () => {
+    const rates = { ...DEFAULT_RATES, workflow: { limit: 1, windowMs: 60_000 } };
+    const three = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
+    const fits = await planRun(settings({ rates, localAddresses: [...three, '127.0.0.5', '127.0.0.6'] }), { windowHours: 0.5 });
+    expect(fits).toMatch(/time from one egress IP: about 2 h/);
+    expect(fits).toMatch(/5 addresses on this host \(--local-address\): about 24 min/);
+    expect(fits).toMatch(/fits a 0.5 h window from the 5 addresses on this host/);
+    const short = await planRun(settings({ rates, localAddresses: three }), { windowHours: 0.5 });
+    expect(short).toMatch(/3 addresses on this host \(--local-address\): about 40 min/);
+    expect(short).toMatch(/a 0.5 h window needs 5 egress IPs, each allow-listed with its own limit \(this host has 3\):/);
   });
 
   it('refuses stdin', async () => {
@@ -93,5 +107,6 @@ describe('remainingEstimate', () => {
     const { remainingEstimate } = await import('../../src/pipeline/plan.js');
     expect(remainingEstimate(500, { pipeline: location, rates: DEFAULT_RATES })).toEqual({ ms: Math.round(500 * startIntervalMs(DEFAULT_RATES.workflow!)), text: '1 min' });
     expect(remainingEstimate(500, { pipeline: location, rates: { ...DEFAULT_RATES, workflow: null } }).ms).toBeNull();
+    expect(remainingEstimate(500, { pipeline: location, rates: DEFAULT_RATES, localAddresses: ['127.0.0.2', '127.0.0.3'] }).ms).toBe(Math.round(250 * startIntervalMs(DEFAULT_RATES.workflow!)));
   });
 });
