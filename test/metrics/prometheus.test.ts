@@ -79,6 +79,24 @@ describe('--metrics-file', () => {
     expect(value(f, 'bre_batch_last_success_timestamp_seconds')).toBe('1200');
   });
 
+  it('several source addresses: one series per service and address, counted apart', async () => {
+    const dir = tempDir('bre-prom-');
+    const file = join(dir, 'bre_batch.prom');
+    const m = await RunMetrics.start({ file, pipeline: 'location', shard: '' }, 1_000_000);
+    const series = (a: number, b: number) => [
+      { labels: { service: 'workflow', address: '127.0.0.2' }, calls: a, retries: 0, throttled: 1, waitMs: 0, limitPerMin: 600, perMinute: 590 },
+      { labels: { service: 'workflow', address: '127.0.0.3' }, calls: b, retries: 0, throttled: 0, waitMs: 0, limitPerMin: 600, perMinute: 598 },
+    ];
+    m.update(snapshot({ series: series(40, 42) }));
+    m.update(snapshot({ series: series(100, 97) }));
+    await m.write(1_001_000);
+    const f = parse(readFileSync(file, 'utf8'));
+    expect(value(f, 'bre_batch_calls_total', { service: 'workflow', address: '127.0.0.2' })).toBe('100');
+    expect(value(f, 'bre_batch_calls_total', { service: 'workflow', address: '127.0.0.3' })).toBe('97');
+    expect(value(f, 'bre_batch_throttled_total', { address: '127.0.0.2' })).toBe('1');
+    expect(value(f, 'bre_batch_rate_limit_per_minute', { address: '127.0.0.3' })).toBe('600');
+  });
+
   it('a path that cannot be written is a usage error naming the fix, before anything runs', async () => {
     const dir = tempDir('bre-prom-');
     await expect(RunMetrics.start({ file: join(dir, 'missing', 'x.prom'), pipeline: 'p', shard: '' })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/Expected an existing folder/) });
