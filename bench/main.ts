@@ -2,11 +2,11 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,shared]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,shared]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only. `documented` takes about 8 minutes (3 rounds of 150 s), `--quick` one round
- * of 70 s.
+ * of 70 s. `egress` (one source address against three, 10/s each) takes about 2 minutes, `--quick` one.
  *
  * (`npm run bench` builds dist/, then runs this file through tsx.)
  *
@@ -23,6 +23,7 @@ import { benchDocumented, benchSweep, type RateRun } from './rates.js';
 import { benchRawVsAutocannon } from './raw.js';
 import { benchCompare } from './compare.js';
 import { benchRebuild } from './rebuild.js';
+import { benchEgress } from './egress.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -197,6 +198,19 @@ async function benchRebuildEnd(): Promise<void> {
   });
 }
 
+/** One source address against three, each at a strict 10/s of its own (issue 17). */
+async function benchEgressAddresses(): Promise<void> {
+  const egress = await benchEgress({ dir: work, rowsPerAddress: quick ? 150 : 300 });
+  figures.egress = egress;
+  const worst = Math.max(...Object.values(egress.three.per_address).map((a) => a.max_in_window));
+  const all429 = egress.one.sandbox_429 + egress.three.sandbox_429;
+  targets.push({
+    section: 'egress', figure: `rows/s from 3 addresses vs 1 (--local-address), ${egress.limit_per_address} per address, ${egress.three.rows} rows`,
+    measured: `${egress.ratio ?? 'n/a'}x (${egress.three.rows_per_s} vs ${egress.one.rows_per_s} rows/s), ${all429} 429s, max ${worst} admitted in a window per address`,
+    target: '>= 2.85x, 0 429s, <= 10 per window', met: (egress.ratio ?? 0) >= 2.85 && all429 === 0 && worst <= 10,
+  });
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -204,7 +218,7 @@ function round(n: number): number {
 const steps: [string, () => Promise<void>][] = [
   ['sweep', benchRateSweep], ['documented', benchDocumentedLimits], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss],
   ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
-  ['rebuild', benchRebuildEnd], ['shared', benchShared],
+  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['shared', benchShared],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;
