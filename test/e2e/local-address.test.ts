@@ -243,8 +243,11 @@ describe('--local-address: several source addresses, each at its own limit', () 
 });
 
 describe('--local-address with --redis: one shared budget per address', () => {
-  const LIMIT = 50;
-  const WINDOW_MS = 5000;
+  // 300 ms of slack per window at 20/s, as in redis-workers.test.ts (less was below what workers starting
+  // at once on two loaded cores can take); more calls per address than the limit, so that two workers each
+  // at the full rate (a budget not shared) would draw 429s.
+  const LIMIT = 200;
+  const WINDOW_MS = 10_000;
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: { limit: LIMIT, windowMs: WINDOW_MS } } });
@@ -255,7 +258,7 @@ describe('--local-address with --redis: one shared budget per address', () => {
 
   itRedis('two workers sharing two addresses stay within each address\'s limit; the limiter ids name the address', async () => {
     const dir = tempDir('bre-egress-redis-');
-    const rows = 160;
+    const rows = 500;
     const input = locationCsv(dir, rows);
     const suffix = randomUUID();
     const shared = ['127.0.0.2', '127.0.0.3'];
