@@ -242,6 +242,27 @@ describe('--local-address: several source addresses, each at its own limit', () 
   }, 60_000);
 });
 
+describe('--local-address with an address the provider has not allow-listed', () => {
+  it('its 403 stops the run (exit 3) naming the address; without it, the same command resumes', async () => {
+    const sb = await startTestSandbox({ rate: { workflow: null }, allow: ['127.0.0.1/32', '127.0.0.2/32'] });
+    try {
+      const dir = tempDir('bre-egress-403-');
+      const rows = 60;
+      const input = locationCsv(dir, rows);
+      const out = join(dir, 'out');
+      const r = await spawnCli(runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2,127.0.0.3'), sb.env());
+      expect(r.code, why(r)).toBe(3);
+      expect(r.stderr).toMatch(/refused this machine's IP address \(HTTP 403 Forbidden\).*\(calls from --local-address 127\.0\.0\.3\)/);
+      expect(readOutput(out).errors).toEqual([]);
+      const again = await spawnCli(runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2'), sb.env());
+      expect(again.code, why(again)).toBe(0);
+      expect(invariantProblems(rows, readOutput(out))).toEqual([]);
+    } finally {
+      await sb.close();
+    }
+  }, 60_000);
+});
+
 describe('--local-address with --redis: one shared budget per address', () => {
   // 300 ms of slack per window at 20/s, as in redis-workers.test.ts (less was below what workers starting
   // at once on two loaded cores can take); more calls per address than the limit, so that two workers each
