@@ -93,7 +93,8 @@ export function convertSamples(outDir) {
   }
   const out = {};
   for (const file of readdirSync(SAMPLES)) {
-    if (!/\.(csv|ndjson)$/.test(file)) continue;
+    // A dotfile is no sample: the benchmark writes its rescore inputs beside the samples as .bench-*.csv.
+    if (file.startsWith('.') || !/\.(csv|ndjson)$/.test(file)) continue;
     const sample = join(SAMPLES, file);
     out[file.replace(/\.(csv|ndjson)$/, '')] = { sample, ...convertSample(sample, outDir) };
   }

@@ -33,9 +33,9 @@
  * meet a server whose code has not run yet: on a quiet machine the first ten reached the sandbox 30-85 ms after
  * their start, then the median was 0 (README "Throttling and retries"), so the call `limit` later, on time,
  * drew a 429 from nearly every run. The jitter slack is for the warm path; the cold window's entries in the
- * log are instead the times their answers came back (`settle`), an upper bound of the server's stamp whatever
- * the start-up cost: a start that would need an entry still in flight waits for its answer. It costs the
- * answers' latency once a run.
+ * log are instead the times their answers came back, an upper bound of the server's stamp whatever the
+ * start-up cost, or COLD_PATH_MS after the write while there is no answer (a call that hangs at the start of a
+ * run must not hold every later start until its time-out). It costs the answers' latency once a run.
  */
 import type { Rate } from './rates.js';
 
@@ -48,6 +48,8 @@ export const TIMER_SLACK_MS = 5;
  * starts it held back go at once when it ends. The log, not tau, keeps that within the server's window.
  */
 export const CATCH_UP_MS = 50;
+/** How late a cold call is taken to reach the server at most, after its write, until its answer says sooner. */
+export const COLD_PATH_MS = 1000;
 /** The most start times the log keeps; a higher limit is guarded in proportion over a shorter span. */
 const MAX_LOG = 65_536;
 
@@ -92,8 +94,9 @@ export class Pacer {
   /** V of the next start (GCRA's theoretical arrival time). */
   #tat = -Infinity;
   /**
-   * When each start's request was written to a connection, or for the cold window's starts when its answer
-   * came back; Infinity until then.
+   * For each start, the latest the server can have stamped it: when its request was written to a connection,
+   * or for the cold window's starts when its answer came back (COLD_PATH_MS after the write until then);
+   * Infinity until known.
    */
   #log: Float64Array;
   #head = 0;
@@ -143,21 +146,22 @@ export class Pacer {
     return this.#taken - 1;
   }
 
-  /** Start `n`'s request was written to a connection at `now` (ignored for the cold window's starts). */
+  /** Start `n`'s request was written to a connection at `now`. */
   sent(n: number, now: number): void {
-    if (n >= this.#coldEnd) this.#settle(n, now);
+    this.#bound(n, n < this.#coldEnd ? now + COLD_PATH_MS : now);
   }
 
   /** Start `n` was answered, or failed, at `now`: the server stamped it no later, if it got it at all. */
   answered(n: number, now: number): void {
-    this.#settle(n, now);
+    this.#bound(n, now);
   }
 
-  #settle(n: number, now: number): void {
+  /** The server stamped start `n` no later than `latest`. */
+  #bound(n: number, latest: number): void {
     const oldest = this.#taken - this.#size;
     if (n < oldest || n >= this.#taken) return;
     const at = (this.#head + (n - oldest)) % this.#log.length;
-    if (this.#log[at] === Infinity) this.#log[at] = now;
+    if (latest < this.#log[at]) this.#log[at] = latest;
   }
 
   /** A new rate (the adaptive limiter): the schedule goes on from where it is, the log keeps its latest starts. */

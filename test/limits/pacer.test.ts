@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CATCH_UP_MS, JITTER_SLACK_MS, Pacer, pacingFor, startIntervalMs, TIMER_SLACK_MS } from '../../src/limits/pacer.js';
+import { CATCH_UP_MS, COLD_PATH_MS, JITTER_SLACK_MS, Pacer, pacingFor, startIntervalMs, TIMER_SLACK_MS } from '../../src/limits/pacer.js';
 import type { Rate } from '../../src/limits/rates.js';
 import { SlidingWindow } from '../../src/sandbox/rate.js';
 
@@ -145,16 +145,19 @@ describe('Pacer: every start that is due goes at each wake-up; never more than t
     expect(refusedByServer(early, rate, slowStart)).toBeGreaterThan(0);
   });
 
-  it('the cold window waits for answers; later windows for the writes of the requests', () => {
+  it('the cold window waits for answers (at most COLD_PATH_MS after the write); later windows for the writes', () => {
     const p = new Pacer(pacingFor({ limit: 2, windowMs: 1000 }));
     const a = p.take(0, 0);
     const b = p.take(600, 0);
-    p.sent(a, 1);
-    p.sent(b, 601);
-    // written, but not answered: the cold window's entries are still open
+    // neither written nor answered: no bound at all
     expect(p.delay(5000)).toBe(Infinity);
-    p.answered(a, 5000);
-    expect(p.delay(5000)).toBeCloseTo(1040, 9);
+    // written at 1 and not answered: it reached the server by 1 + COLD_PATH_MS
+    p.sent(a, 1);
+    expect(p.delay(1500)).toBeCloseTo(1 + COLD_PATH_MS + 1040 - 1500, 9);
+    // its answer came at 30: that is the bound now
+    p.answered(a, 30);
+    expect(p.delay(1500)).toBeLessThanOrEqual(0);
+    p.sent(b, 601);
     p.answered(b, 602);
     const c = p.take(6040, 0);
     expect(p.delay(7100)).toBeLessThanOrEqual(0);
