@@ -140,6 +140,8 @@ export interface RebuildOptions {
   /** The transactions journal, for account pipelines. */
   readonly transactionsJournal?: string;
   readonly visitResult?: (line: ResultLine) => void;
+  /** Byte offset of results.ndjson from which `visitResult` sees no line (this session's rows). */
+  readonly visitResultsBefore?: number;
   readonly visitError?: (line: Record<string, unknown>) => void;
 }
 
@@ -168,7 +170,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   const union = o.union ?? await scanUnion(resultsPath);
   const results = await assembleResultFiles({
     resultsPath, size: existsSync(resultsPath) ? statSync(resultsPath).size : 0, files: resultFiles,
-    columns: union.columns(o.stages), spool: o.spool, visit: o.visitResult,
+    columns: union.columns(o.stages), spool: o.spool, visit: o.visitResult, visitBefore: o.visitResultsBefore,
   });
   if (csv) files.push(FILES.resultsCsv);
   if (parquet) files.push(FILES.resultsParquet);

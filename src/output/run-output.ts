@@ -88,6 +88,8 @@ export class RunOutput {
   readonly #withTransactions: boolean;
   #columns: ColumnJournal | undefined;
   #spool: SpoolThread | undefined;
+  /** Length of results.ndjson when this session opened it: its own lines come after. */
+  #sessionStart = 0;
   #stages: readonly StageColumns[] = [];
   #formats: ReadonlySet<OutputFormat> = new Set();
 
@@ -158,13 +160,14 @@ export class RunOutput {
     await output.#pruneJournal(succeeded);
     output.#columns = await ColumnJournal.open(join(dir, FILES.columns), join(dir, FILES.results), succeeded);
     output.#results.before.push(output.#columns.file);
+    output.#sessionStart = output.#results.bytes;
     output.#stages = opts.stages ?? [];
     output.#formats = opts.formats ?? new Set(OUTPUT_FORMATS);
     if (opts.stages) {
       // The spool's thread starts once this session has written SPOOL_AFTER_BYTES of results: a short run
       // (a test, a small batch) rebuilds its few rows from the journal in no time and never pays for a
       // thread starting up beside its first calls. The thread then reads this session's lines from the start.
-      const start = output.#results.bytes;
+      const start = output.#sessionStart;
       const stages = opts.stages;
       output.#results.onWrite = (bytes) => {
         if (output.#spool) output.#spool.notify(bytes);
@@ -263,8 +266,9 @@ export class RunOutput {
 
   /**
    * After close: results.csv/.parquet (from the spool and, for rows of earlier sessions, the journal),
-   * errors.parquet and the transactions files. `visitResult` sees the result lines read from the journal
-   * (rows this session spooled were seen by the caller as they came).
+   * errors.parquet and the transactions files. `visitResult` sees the result lines of earlier sessions only:
+   * this session's were seen by the caller as they were written, whether the spool held them or not (a short
+   * run starts no spool and its rows are read back from the journal too).
    */
   async rebuild(visitResult?: (line: ResultLine) => void): Promise<RebuildResult> {
     try {
@@ -272,6 +276,7 @@ export class RunOutput {
       return await rebuildOutputs({
         dir: this.dir, stages: this.#stages, union: this.#columns?.union, spool, formats: this.#formats,
         transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined, visitResult,
+        visitResultsBefore: this.#sessionStart,
       });
     } finally {
       ResultSpool.clean(join(this.dir, FILES.state));

@@ -259,8 +259,13 @@ export interface AssembleOptions {
   readonly columns: readonly ResultColumn[];
   /** What this session spooled; undefined: every row is read from the journal. */
   readonly spool?: SpoolContents;
-  /** Sees every result line read from the journal (rows the spool did not hold: the caller saw those). */
+  /** Sees result lines read from the journal that start before `visitBefore` (default: all of them). */
   readonly visit?: (line: ResultLine) => void;
+  /**
+   * Byte offset of the first line `visit` must not see: where this session's lines begin (the caller saw
+   * those as they were written, whether or not the spool held them).
+   */
+  readonly visitBefore?: number;
   /** Folder for temporary files when there is no spool. */
   readonly tmpDir?: string;
 }
@@ -305,9 +310,17 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
 
   try {
     csv?.add(['row', 'key', ...o.columns.map((c) => c.name)]);
+    // A range read from the journal: its lines before `visitBefore` are shown to `visit`, the rest not.
+    const fromJournal = async (start: number, end: number): Promise<number> => {
+      const cut = Math.min(Math.max(o.visitBefore ?? end, start), end);
+      let n = 0;
+      if (cut > start) n += await readRange(start, cut, !!csv, !!body, true);
+      if (end > cut) n += await readRange(cut, end, !!csv, !!body, false);
+      return n;
+    };
     let pos = 0;
     for (const seg of segments) {
-      if (seg.start > pos) rows += await readRange(pos, seg.start, !!csv, !!body, true);
+      if (seg.start > pos) rows += await fromJournal(pos, seg.start);
       const csvFits = seg.names === finalNames && seg.csvPath !== undefined;
       const pqFits = seg.names === finalNames && seg.kinds === finalKinds && seg.groups !== undefined;
       if ((csv && !csvFits) || (body && !pqFits)) await readRange(seg.start, seg.end, !!csv && !csvFits, !!body && !pqFits, false);
@@ -319,7 +332,7 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
       rows += seg.rows;
       pos = seg.end;
     }
-    if (o.size > pos) rows += await readRange(pos, o.size, !!csv, !!body, true);
+    if (o.size > pos) rows += await fromJournal(pos, o.size);
     if (body) {
       body.finish(pqColumns, parts);
       renameSync(body.path, o.files.parquet!);

@@ -50,6 +50,16 @@ describe('shipped pipelines on their samples', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.rows.succeeded).toBe(results.length);
     expect(summary.finished).toBe(true);
+    // Decisions are counted once a row (a short run's rows are read back from the journal at the end too).
+    for (const [stage, counts] of Object.entries<Record<string, number>>(summary.decisions)) {
+      const seen: Record<string, number> = {};
+      for (const line of results) {
+        const st = line.stages[stage];
+        const d = st?.skipped === true ? '(skipped)' : st?.decision;
+        if (typeof d === 'string') seen[d] = (seen[d] ?? 0) + 1;
+      }
+      expect(counts, `${p}: decisions of stage ${stage}`).toEqual(seen);
+    }
     const first = results[0].stages;
     for (const [id, st] of Object.entries<Record<string, unknown>>(first)) {
       const pipelineText = readFileSync(join(ROOT, 'pipelines', `${p}.yaml`), 'utf8');

@@ -66,6 +66,8 @@ describe('kill -9 and resume', () => {
     expect(invariantProblems(ROWS, after)).toEqual([]);
     expect(after.results).toHaveLength(ROWS);
     expect(after.summary.rows.resumed).toBe(doneBefore);
+    // each row's decision counted once: the killed session's from the journal, this one's as they came
+    expect(Object.values(after.summary.decisions.location as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(ROWS);
     expect(after.summary.rows.processed_this_session).toBe(ROWS - doneBefore);
     expect(after.summary.finished).toBe(true);
     expect(after.csvLines).toHaveLength(ROWS + 1);
