@@ -71,13 +71,16 @@ export async function runCli(args: readonly string[], env: Record<string, string
   return { code, seconds: (performance.now() - t0) / 1000, stdout, stderr };
 }
 
-/** A location_bre input of `rows` rows over real Indian coordinates. */
-export async function writeLocationCsv(path: string, rows: number): Promise<void> {
+/**
+ * A location_bre input of `rows` rows over real Indian coordinates, or every row at `at` (the request a fixed
+ * load generator sends, so that the server does the same work for both).
+ */
+export async function writeLocationCsv(path: string, rows: number, at?: { readonly latitude: string; readonly longitude: string }): Promise<void> {
   const out = createWriteStream(path);
   out.write('reference_id,user_id,lead_id,latitude,longitude\n');
   for (let i = 1; i <= rows; i += 1) {
-    const lat = (8 + ((i * 7919) % 2700) / 100).toFixed(4);
-    const lng = (69 + ((i * 104729) % 2000) / 100).toFixed(4);
+    const lat = at?.latitude ?? (8 + ((i * 7919) % 2700) / 100).toFixed(4);
+    const lng = at?.longitude ?? (69 + ((i * 104729) % 2000) / 100).toFixed(4);
     if (!out.write(`B-${i},u${i},l${i},${lat},${lng}\n`)) await once(out, 'drain');
   }
   out.end();
