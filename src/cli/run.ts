@@ -18,7 +18,7 @@ import { writeRunReport } from '../report/write.js';
 import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
 import { parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
-import { JITTER_SLACK_MS } from '../limits/pacer.js';
+import { PATH_SLACK_MS } from '../limits/pacer.js';
 
 interface RunArgs {
   pipeline: string;
@@ -210,7 +210,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('delimiter', { type: 'string', describe: 'CSV field separator: one character, or tab, comma, semicolon, pipe (default: TAB for .tsv, else sniffed among , ; TAB |)' })
     .option('decimal-comma', { type: 'boolean', default: false, describe: 'numbers written as text use a decimal comma and dot grouping: 19,076 is 19.076, 1.20.000,50 is 120000.5' })
     .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
-    .option('rate-slack', { type: 'string', default: `${JITTER_SLACK_MS}ms`, describe: 'time per rate window kept free for the jitter between a call leaving and the server counting it; raise it on a path with more jitter' })
+    .option('rate-slack', { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' })
     .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
     .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION per attempt (workflow=60s, bureau=30s, account=60s)' })
     .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })

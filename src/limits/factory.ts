@@ -3,7 +3,6 @@ import type { ServiceName } from '../types.js';
 import { AdaptiveLimiter } from './adaptive.js';
 import type { ServiceLimiter } from './limiter.js';
 import { PacedLimiter } from './paced.js';
-import { JITTER_SLACK_MS, TIMER_SLACK_MS } from './pacer.js';
 import { DEFAULT_RATES, type Rate } from './rates.js';
 
 /** What a run needs of one service's limiter. */
@@ -13,7 +12,7 @@ export interface LimiterRequest {
   readonly rate: Rate | null;
   /** Most attempts in flight. */
   readonly concurrency: number;
-  /** Ms per window kept free for the path's jitter (default JITTER_SLACK_MS, ./pacer.ts); local limiters only. */
+  /** How late an unanswered call is taken to reach the server (default PATH_SLACK_MS, ./pacer.ts); local limiters only. */
   readonly rateSlackMs?: number;
   /** Per-attempt time-out, ms: a shared limiter's reserved slot must outlive an attempt. */
   readonly timeoutMs: number;
@@ -31,7 +30,7 @@ export type LimiterFactory = (request: LimiterRequest) => Promise<ServiceLimiter
 
 /** In-process limiters: paced (./paced.ts) with or without a rate, adaptive for account at its default rate. */
 export async function localLimiter(r: LimiterRequest): Promise<ServiceLimiter> {
-  const slack = { jitterMs: r.rateSlackMs ?? JITTER_SLACK_MS, timerMs: TIMER_SLACK_MS };
+  const slack = r.rateSlackMs === undefined ? {} : { pathMs: r.rateSlackMs };
   const base = { service: r.service, rate: r.rate, concurrency: r.concurrency, slack };
   // The account limit is undocumented: adapt, unless the user set one explicitly and it is not the default.
   if (r.rate && r.service === 'account' && r.rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate: r.rate });

@@ -12,8 +12,8 @@ export interface LimiterStats {
   readonly scheduled: number;
   /** Current requests/minute the limiter allows (changes for adaptive limiters); null when unlimited. */
   readonly currentPerMinute: number | null;
-  /** In-process limiters with a rate: the jitter slack per window at the end, ms (widened by 429s). */
-  readonly jitterSlackMs?: number;
+  /** In-process limiters with a rate: the margin kept beyond each window at the end, ms (widened by 429s). */
+  readonly marginMs?: number;
 }
 
 export interface ServiceLimiter {
@@ -22,7 +22,8 @@ export interface ServiceLimiter {
    * Runs `fn` when the limit allows. `retry` attempts go ahead of first attempts still queued, so a row
    * that already waited out its backoff is not sent to the back of a long queue (and a failing service is
    * noticed by the circuit breaker sooner). `fn` calls `sent` when its request is written to a connection:
-   * an in-process limiter guards the server's window on that time, not on the start (./pacer.ts).
+   * an in-process limiter bounds when the server counted the call by that time until the answer comes
+   * (./pacer.ts).
    */
   schedule<T>(fn: (sent: () => void) => Promise<T>, retry?: boolean): Promise<T>;
   /**

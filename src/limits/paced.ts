@@ -15,7 +15,7 @@
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import { pauseMs, type LimiterStats, type ServiceLimiter } from './limiter.js';
-import { LOCAL_SLACK, Pacer, pacingFor, type Slack } from './pacer.js';
+import { Pacer, pacingFor, type Slack } from './pacer.js';
 import type { Rate } from './rates.js';
 
 /** Time and timers, injected so that tests never wait on real time. */
@@ -44,19 +44,18 @@ export interface PacedLimiterOptions {
   readonly rate: Rate | null;
   /** Most attempts in flight. */
   readonly concurrency: number;
-  /** Slack per window (default LOCAL_SLACK, ./pacer.ts). */
+  /** The path bound and the margin beyond the window (defaults: ./pacer.ts). */
   readonly slack?: Slack;
-  /**
-   * Whether a 429 widens the jitter part of the slack (default true; the adaptive limiter lowers its rate
-   * instead).
-   */
+  /** Whether a 429 widens the margin (default true; the adaptive limiter lowers its rate instead). */
   readonly widenOn429?: boolean;
   /** Default: the real clock and timers. */
   readonly clock?: Clock;
 }
 
-/** The most a 429 widens the jitter slack to (and a tenth of the window). */
-const MAX_WIDENED_JITTER_MS = 1000;
+/** The most a 429 widens the margin to (and a tenth of the window). */
+const MAX_WIDENED_MARGIN_MS = 1000;
+/** The least a 429 widens the margin to: a 429 says the margin was off by more than whole-ms rounding. */
+const MIN_WIDENED_MARGIN_MS = 20;
 
 /** What a start without a pacer is given to call when its request is written. */
 const UNPACED = (): void => {};
@@ -131,7 +130,7 @@ export class PacedLimiter implements ServiceLimiter {
   constructor(opts: PacedLimiterOptions) {
     this.service = opts.service;
     this.#clock = opts.clock ?? realClock;
-    this.#slack = opts.slack ?? LOCAL_SLACK;
+    this.#slack = opts.slack ?? {};
     this.#rate = opts.rate;
     this.#widen = opts.widenOn429 ?? true;
     this.#cap = Math.max(1, opts.concurrency);
@@ -161,19 +160,21 @@ export class PacedLimiter implements ServiceLimiter {
   }
 
   /**
-   * A 429 at a rate the server was told to expect means a call reached it later, relative to the one `limit`
-   * calls after it, than the jitter slack allows (a loaded server or network; the slack was measured on
-   * loopback). Each 429 costs the whole service a pause, so the slack doubles, at most once per window (one
-   * late burst draws several 429s) and at most to a tenth of the window or 1 s.
+   * A 429 at a rate the server was told to expect, with every call logged at its answer, means the server
+   * counts more than this process sent (another client on the same IP), measures the window otherwise
+   * (a drifting clock), or got a call more than the path bound after its write. Each 429 costs the whole
+   * service a pause, so the margin doubles (to 20 ms at least), at most once per window (one late burst
+   * draws several 429s) and at most to a tenth of the window or 1 s.
    */
   #widenSlack(now: number): void {
     const rate = this.#rate;
     if (!rate || !this.#pacer || now - this.#widenedAt < rate.windowMs) return;
-    const cap = Math.max(this.#slack.jitterMs, Math.min(rate.windowMs / 10, MAX_WIDENED_JITTER_MS));
-    const jitterMs = Math.min(cap, Math.max(1, this.#slack.jitterMs * 2));
-    if (jitterMs === this.#slack.jitterMs) return;
+    const margin = this.#pacer.pacing.marginMs;
+    const cap = Math.max(margin, Math.min(rate.windowMs / 10, MAX_WIDENED_MARGIN_MS));
+    const marginMs = Math.min(cap, Math.max(MIN_WIDENED_MARGIN_MS, margin * 2));
+    if (marginMs === margin) return;
     this.#widenedAt = now;
-    this.#slack = { ...this.#slack, jitterMs };
+    this.#slack = { ...this.#slack, marginMs };
     this.#pacer.setPacing(pacingFor(rate, this.#slack));
   }
 
@@ -185,7 +186,7 @@ export class PacedLimiter implements ServiceLimiter {
     const ahead = this.#retries.size + this.#firsts.size;
     let ms = this.#pauseEnd - now;
     if (this.#pacer) {
-      // A cold start still in flight holds the next one until its answer: about one more interval.
+      // A call not written yet holds the next start until it is: about one more interval.
       const paced = this.#pacer.delay(now);
       ms = Math.max(ms, (paced === Infinity ? this.#pacer.pacing.intervalMs : paced) + ahead * this.#pacer.pacing.intervalMs);
     }
@@ -196,7 +197,7 @@ export class PacedLimiter implements ServiceLimiter {
   stats(): LimiterStats {
     return {
       waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute,
-      ...(this.#rate ? { jitterSlackMs: this.#slack.jitterMs } : {}),
+      ...(this.#pacer ? { marginMs: round2(this.#pacer.pacing.marginMs) } : {}),
     };
   }
 
@@ -313,6 +314,10 @@ export class PacedLimiter implements ServiceLimiter {
   #stoppedError(): BreError {
     return new BreError('INTERRUPTED', `${this.service} call abandoned: the run is stopping`, { service: this.service });
   }
+}
+
+function round2(ms: number): number {
+  return Math.round(ms * 100) / 100;
 }
 
 function perMinuteOf(rate: Rate): number {

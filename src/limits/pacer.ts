@@ -15,41 +15,40 @@
  *    grid, the late starts go at once. `tau` bounds that catch-up; an idle spell builds no credit (V(n) is
  *    never before the job was queued).
  *
- * 2. A sliding log (the server's own algorithm, mirrored) of the last `guardCount` ACTUAL start times: no start
- *    within `guardSpanMs` of the start `guardCount` before it. The pacing alone holds only while starts are
- *    near their theoretical times; after an event-loop stall its catch-up could start late calls close to
- *    on-time ones `limit` calls later. The log makes the promise on what really happened, whatever the stall.
+ * 2. A sliding log (the server's own algorithm, mirrored) of the last `guardCount` calls: no start within
+ *    `guardSpanMs` of the call `guardCount` before it. The pacing alone holds only while calls reach the
+ *    server near their theoretical times; after an event-loop stall its catch-up could start late calls close
+ *    to on-time ones `limit` calls later. The log makes the promise on what really happened, whatever the stall.
  *
- * Where the slack goes. The strict window tolerates `limit` calls at once only when the window before was empty,
- * which a client cannot know (its previous run, a resume right after Ctrl-C, another process on the same IP):
- * so no burst, and every window's slack goes into the spacing, as time, not as a share of the rate:
- *   T = (window + jitter + timer) / limit,   guard span = window + jitter.
- * `jitter` covers what happens between a start here and the server's clock stamping it (the send, the network,
- * the server's own event loop: measured, README "Throttling and retries"); `timer` covers a late wake-up, so
- * that ordinary lateness costs no slot. Two calls `limit` apart then reach the server at least `window` apart
- * while the path's jitter stays under `jitter`, stall or no stall on this side.
+ * What the log keeps of a call is the latest time the server can have stamped it: its answer's arrival here
+ * (the server stamps a call before it answers it), or, while there is no answer, `pathMs` after its request was
+ * written (--rate-slack: a call that hangs must not hold every later start until its time-out). A start then
+ * waits until the call `limit` before it is at least `window + margin` behind, on that bound: two calls
+ * `limit` apart reach the server at least a window apart whatever happened on the way (a cold start that
+ * opens connections and compiles the parser, a server whose event loop is busy, a client that queued the
+ * write), with nothing assumed about the path's jitter. What it costs is each call's answer time, once per
+ * window: under a millisecond a window on loopback, a few ms at 5,000/s on a loaded machine (README
+ * "Throttling and retries"), a round trip across regions.
  *
- * The first window is cold. A session's first calls open connections, load and compile the HTTP parser and
- * meet a server whose code has not run yet: on a quiet machine the first ten reached the sandbox 30-85 ms after
- * their start, then the median was 0 (README "Throttling and retries"), so the call `limit` later, on time,
- * drew a 429 from nearly every run. The jitter slack is for the warm path; the cold window's entries in the
- * log are instead the times their answers came back, an upper bound of the server's stamp whatever the
- * start-up cost, or COLD_PATH_MS after the write while there is no answer (a call that hangs at the start of a
- * run must not hold every later start until its time-out). It costs the answers' latency once a run.
+ * No burst. The strict window tolerates `limit` calls at once only when the window before was empty, which a
+ * client cannot know (its previous run, a resume right after Ctrl-C, another process on the same IP): so the
+ * spacing is T = (window + margin) / limit from the first call. `margin` covers the two clocks measuring
+ * the window (this process's monotonic clock and the server's, which NTP may slew by up to 500 ppm) and
+ * whole-millisecond stamps; a 429 widens it (./paced.ts).
  */
 import type { Rate } from './rates.js';
 
-/** Jitter of the path from a start here to the server's stamp, ms per window (see the README's measurement). */
-export const JITTER_SLACK_MS = 40;
-/** Lateness of a timer wake-up absorbed without losing the slot, ms per window. */
-export const TIMER_SLACK_MS = 5;
+/** How late an unanswered call is taken to reach the server at most, after its write (--rate-slack default). */
+export const PATH_SLACK_MS = 250;
 /**
  * tau: a stall of the event loop up to this long (a GC pause, a busy minute of the machine) costs no slot: the
  * starts it held back go at once when it ends. The log, not tau, keeps that within the server's window.
  */
 export const CATCH_UP_MS = 50;
-/** How late a cold call is taken to reach the server at most, after its write, until its answer says sooner. */
-export const COLD_PATH_MS = 1000;
+/** Margin beyond the window: whole-ms stamps and timers, plus the most NTP slews a clock (500 ppm). */
+export function marginFor(windowMs: number): number {
+  return 2 + windowMs * 0.0005;
+}
 /** The most start times the log keeps; a higher limit is guarded in proportion over a shorter span. */
 const MAX_LOG = 65_536;
 
@@ -61,32 +60,42 @@ export interface Pacing {
   readonly guardSpanMs: number;
   /** tau: how far behind `now` a start's theoretical time may be (catch-up after a late wake-up). */
   readonly catchUpMs: number;
+  /** An unanswered call's entry in the log: its write plus this. */
+  readonly pathMs: number;
+  readonly marginMs: number;
 }
 
 export interface Slack {
-  readonly jitterMs: number;
-  readonly timerMs: number;
+  /** How late an unanswered call is taken to reach the server at most, after its write (default PATH_SLACK_MS). */
+  readonly pathMs?: number;
+  /** Ms kept beyond the window (default marginFor(window)); a 429 widens it (./paced.ts). */
+  readonly marginMs?: number;
 }
 
-export const LOCAL_SLACK: Slack = { jitterMs: JITTER_SLACK_MS, timerMs: TIMER_SLACK_MS };
-
-/** The pacing for a rate. A limit above MAX_LOG keeps a log of limit/m starts over (window + jitter)/m. */
-export function pacingFor(rate: Rate, slack: Slack = LOCAL_SLACK): Pacing {
-  const span = rate.windowMs + slack.jitterMs;
+/** The pacing for a rate. A limit above MAX_LOG keeps a log of limit/m calls over (window + margin)/m. */
+export function pacingFor(rate: Rate, slack: Slack = {}): Pacing {
+  const marginMs = slack.marginMs ?? marginFor(rate.windowMs);
+  const span = rate.windowMs + marginMs;
   const parts = Math.ceil(rate.limit / MAX_LOG);
   // A fractional limit (2.5/s) allows what a counting window admits, ceil(limit); the spacing keeps the rate.
   const guardCount = parts === 1 ? Math.max(1, Math.ceil(rate.limit)) : Math.floor(rate.limit / parts);
   return {
-    intervalMs: (span + slack.timerMs) / rate.limit,
+    intervalMs: span / rate.limit,
     guardCount,
     guardSpanMs: span / parts,
     catchUpMs: CATCH_UP_MS,
+    pathMs: slack.pathMs ?? PATH_SLACK_MS,
+    marginMs,
   };
 }
 
-/** Mean ms between starts at a rate (what `--plan` counts on). */
-export function startIntervalMs(rate: Rate, slack: Slack = LOCAL_SLACK): number {
-  return pacingFor(rate, slack).intervalMs;
+/**
+ * Mean ms between starts at a rate when answers take `answerMs` (what `--plan` counts on): the log holds each
+ * call's successor `limit` later until its answer is a window and the margin behind.
+ */
+export function startIntervalMs(rate: Rate, slack: Slack = {}, answerMs = 0): number {
+  const p = pacingFor(rate, slack);
+  return p.intervalMs + Math.min(answerMs, p.pathMs) / Math.ceil(rate.limit);
 }
 
 export class Pacer {
@@ -94,22 +103,18 @@ export class Pacer {
   /** V of the next start (GCRA's theoretical arrival time). */
   #tat = -Infinity;
   /**
-   * For each start, the latest the server can have stamped it: when its request was written to a connection,
-   * or for the cold window's starts when its answer came back (COLD_PATH_MS after the write until then);
-   * Infinity until known.
+   * For each call, the latest the server can have stamped it: when its answer came back, or `pathMs` after its
+   * request was written until then; Infinity until written.
    */
   #log: Float64Array;
   #head = 0;
   #size = 0;
   /** Starts taken so far: the log holds starts `#taken - #size` to `#taken - 1`. */
   #taken = 0;
-  /** Starts numbered below this are the cold window's, settled by their answers. */
-  readonly #coldEnd: number;
 
   constructor(pacing: Pacing) {
     this.#p = pacing;
     this.#log = new Float64Array(pacing.guardCount);
-    this.#coldEnd = pacing.guardCount;
   }
 
   get pacing(): Pacing {
@@ -148,7 +153,7 @@ export class Pacer {
 
   /** Start `n`'s request was written to a connection at `now`. */
   sent(n: number, now: number): void {
-    this.#bound(n, n < this.#coldEnd ? now + COLD_PATH_MS : now);
+    this.#bound(n, now + this.#p.pathMs);
   }
 
   /** Start `n` was answered, or failed, at `now`: the server stamped it no later, if it got it at all. */

@@ -47,7 +47,7 @@ import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './red
 /** Redis arbitrates on reservations, not on when a request is written (see the slack above). */
 const NOT_TRACKED = (): void => {};
 
-/** Spacing margin in cluster mode (vs 1.5% locally): start jitter across processes adds to the spread. */
+/** Spacing margin in cluster mode (locally a few ms a window, ../limits/pacer.ts): start jitter across processes adds to the spread. */
 export const REDIS_MARGIN = 0.03;
 
 /**

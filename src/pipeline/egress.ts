@@ -188,7 +188,7 @@ export class Egress {
     if (failure !== undefined) throw failure;
   }
 
-  /** The limiters' figures per service over every lane: waits summed, rates summed, the widest slack. */
+  /** The limiters' figures per service over every lane: waits summed, rates summed, the widest margin. */
   limiterStats(): Partial<Record<ServiceName, LimiterStats>> {
     const out: Partial<Record<ServiceName, LimiterStats>> = {};
     for (const svc of SERVICES) {
@@ -198,11 +198,11 @@ export class Egress {
         out[svc] = all[0];
         continue;
       }
-      const slacks = all.map((x) => x.jitterSlackMs).filter((x): x is number => x !== undefined);
+      const margins = all.map((x) => x.marginMs).filter((x): x is number => x !== undefined);
       out[svc] = {
         waitMs: all.reduce((n, x) => n + x.waitMs, 0), scheduled: all.reduce((n, x) => n + x.scheduled, 0),
         currentPerMinute: all.some((x) => x.currentPerMinute === null) ? null : all.reduce((n, x) => n + x.currentPerMinute!, 0),
-        ...(slacks.length > 0 ? { jitterSlackMs: Math.max(...slacks) } : {}),
+        ...(margins.length > 0 ? { marginMs: Math.max(...margins) } : {}),
       };
     }
     return out;

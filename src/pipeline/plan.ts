@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BreError } from '../errors.js';
-import { JITTER_SLACK_MS, startIntervalMs, TIMER_SLACK_MS } from '../limits/pacer.js';
+import { startIntervalMs } from '../limits/pacer.js';
 import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
@@ -60,7 +60,7 @@ export interface Plan {
 
 /** Pure: the plan for `rows` rows. */
 export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions & { rateSlackMs?: number } = {}): Plan {
-  const slack = { jitterMs: opts.rateSlackMs ?? JITTER_SLACK_MS, timerMs: TIMER_SLACK_MS };
+  const slack = opts.rateSlackMs === undefined ? {} : { pathMs: opts.rateSlackMs };
   const calls = new Map<ServiceName, number>();
   for (const st of stages) {
     const kind = kindOf(st);

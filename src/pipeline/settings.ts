@@ -26,7 +26,7 @@ export interface RunSettings {
   readonly decimalComma?: boolean;
   readonly outDir: string;
   readonly rates: Readonly<Record<ServiceName, Rate | null>>;
-  /** Ms per rate window kept free for the path's jitter (--rate-slack; default JITTER_SLACK_MS, limits/pacer.ts). */
+  /** How late an unanswered call is taken to reach the server, ms (--rate-slack; default PATH_SLACK_MS, limits/pacer.ts). */
   readonly rateSlackMs?: number;
   /** Most attempts in flight per service. */
   readonly concurrency: Readonly<Record<ServiceName, number>>;

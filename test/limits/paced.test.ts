@@ -11,9 +11,10 @@ function setup(rate: Rate | null, concurrency = 1000) {
   const limiter = new PacedLimiter({ service: 'workflow', rate, concurrency, clock: mc.clock });
   const started: { name: string; at: number }[] = [];
   const open = new Map<string, () => void>();
-  /** A job that finishes when `finish(name)` is called (or at once when `instant`). */
-  const job = (name: string, retry = false, instant = true) => limiter.schedule(async () => {
+  /** A job that finishes when `finish(name)` is called (or at once when `instant`); `written`: its request goes out. */
+  const job = (name: string, retry = false, instant = true, written = false) => limiter.schedule(async (sent) => {
     started.push({ name, at: mc.now() });
+    if (written) sent();
     if (!instant) await new Promise<void>((r) => open.set(name, r));
     return name;
   }, retry);
@@ -103,27 +104,27 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
   });
 
   it.each([
-    // rate, then the jitter slack after each 429 (each a window after the one before)
-    ['10/s', { limit: 10, windowMs: 1000 }, [80, 100, 100]],
-    ['500/min', { limit: 500, windowMs: 60_000 }, [80, 160, 320, 640, 1000, 1000]],
-  ])('%s: a 429 doubles the jitter slack, once per window, up to a tenth of the window or 1 s', async (_name, rate, after) => {
+    // rate, its margin, then the margin after each 429 (each a window after the one before)
+    ['10/s', { limit: 10, windowMs: 1000 }, 2.5, [20, 40, 80, 100, 100]],
+    ['500/min', { limit: 500, windowMs: 60_000 }, 32, [64, 128, 256, 512, 1000, 1000]],
+  ])('%s: a 429 doubles the margin (to 20 ms at least), once per window, up to a tenth of the window or 1 s', async (_name, rate, margin, after) => {
     const { mc, limiter } = setup(rate);
-    expect(limiter.stats().jitterSlackMs).toBe(40);
+    expect(limiter.stats().marginMs).toBe(margin);
     for (const expected of after) {
       limiter.onThrottled();
       // a burst of 429s from one late spell counts once
       limiter.onThrottled();
-      expect(limiter.stats().jitterSlackMs).toBe(expected);
+      expect(limiter.stats().marginMs).toBe(expected);
       await mc.advance(rate.windowMs);
     }
   });
 
-  it('the adaptive limiter lowers its rate on a 429 instead of widening the slack', async () => {
+  it('the adaptive limiter lowers its rate on a 429 instead of widening the margin', async () => {
     const { AdaptiveLimiter } = await import('../../src/limits/adaptive.js');
     const mc = manualClock();
     const l = new AdaptiveLimiter({ service: 'account', rate: { limit: 120, windowMs: 60_000 }, concurrency: 4, clock: mc.clock }, { now: mc.now });
     l.onThrottled();
-    expect(l.stats()).toMatchObject({ jitterSlackMs: 40, currentPerMinute: 96 });
+    expect(l.stats()).toMatchObject({ marginMs: 32, currentPerMinute: 96 });
   });
 
   it('counts the time jobs waited, and how many were scheduled', async () => {
@@ -165,17 +166,28 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     expect(limiter.nextStartInMs()).toBeGreaterThan(est);
   });
 
-  it('the cold window: a start waits for the answer of the start a limit before it, then the guard span', async () => {
+  it('a start waits for the answer of the call a limit before it (not written: no bound), then the guard span', async () => {
     const { mc, started, job, finish } = setup({ limit: 1, windowMs: 1000 });
     void job('a', false, false);
     void job('b');
     await mc.advance(5000);
     expect(started.map((s) => s.name)).toEqual(['a']);
     await finish('a');
-    await mc.advance(1039);
+    // answered at 5000: the guard span is the window and its margin (2.5 ms), on whole-ms timers
+    await mc.advance(1002);
     expect(started.map((s) => s.name)).toEqual(['a']);
     await mc.advance(1);
-    expect(started.map((s) => ({ ...s }))).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 6040 }]);
+    expect(started.map((s) => ({ ...s }))).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 6003 }]);
+  });
+
+  it('a call written and never answered is taken to have reached the server PATH_SLACK_MS after its write', async () => {
+    const { mc, started, job } = setup({ limit: 1, windowMs: 1000 });
+    void job('a', false, false, true);
+    void job('b');
+    await mc.advance(1252);
+    expect(started.map((s) => s.name)).toEqual(['a']);
+    await mc.advance(1);
+    expect(started.map((s) => ({ ...s }))).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 1253 }]);
   });
 
   it('stop rejects queued attempts as INTERRUPTED and leaves started ones alone', async () => {

@@ -22,7 +22,7 @@ describe('computePlan', () => {
   });
 
   it.each([
-    // 2,000,000 workflow calls at 500/min spaced for 60.045 s a window: 66.7 h
+    // 2,000,000 workflow calls at 500/min spaced for 60.032 s a window: 66.7 h
     [6, 12], [24, 3], [72, 1], [67, 1], [66, 2],
   ])('a %i h window needs %i egress IPs', (hours, ips) => {
     expect(computePlan(2_000_000, rescore.stages, DEFAULT_RATES, { windowHours: hours }).ipsNeeded).toBe(ips);

@@ -44,8 +44,11 @@ export const serviceSummarySchema = z.looseObject({
   limiter_wait_ms: ms,
   retry_wait_ms: ms,
   limiter_final_per_minute: z.number().nullable(),
-  /** The jitter slack per rate window at the end, ms (--rate-slack, doubled by 429s); absent with --redis or no rate. */
-  rate_slack_ms: ms.optional(),
+  /**
+   * The margin kept beyond each rate window at the end, ms (2 ms + 0.05% of the window, widened by 429s);
+   * absent with --redis or no rate.
+   */
+  rate_margin_ms: z.number().nonnegative().optional(),
 });
 
 /** One source address of a run with several (--local-address; src/pipeline/egress.ts). */
