@@ -12,7 +12,11 @@ export interface LimiterStats {
   readonly scheduled: number;
   /** Current requests/minute the limiter allows (changes for adaptive limiters); null when unlimited. */
   readonly currentPerMinute: number | null;
-  /** In-process limiters with a rate: the margin kept beyond each window at the end, ms (widened by 429s). */
+  /**
+   * In-process limiters with a rate, at the end (both widened by 429s): how late an unanswered call was taken
+   * to reach the server (--rate-slack), and the margin kept beyond each window, ms.
+   */
+  readonly slackMs?: number;
   readonly marginMs?: number;
 }
 

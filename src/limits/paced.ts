@@ -56,6 +56,8 @@ export interface PacedLimiterOptions {
 const MAX_WIDENED_MARGIN_MS = 1000;
 /** The least a 429 widens the margin to: a 429 says the margin was off by more than whole-ms rounding. */
 const MIN_WIDENED_MARGIN_MS = 20;
+/** The most a 429 widens the path bound to (and the window). */
+const MAX_WIDENED_PATH_MS = 2000;
 
 /** What a start without a pacer is given to call when its request is written. */
 const UNPACED = (): void => {};
@@ -160,21 +162,23 @@ export class PacedLimiter implements ServiceLimiter {
   }
 
   /**
-   * A 429 at a rate the server was told to expect, with every call logged at its answer, means the server
-   * counts more than this process sent (another client on the same IP), measures the window otherwise
-   * (a drifting clock), or got a call more than the path bound after its write. Each 429 costs the whole
-   * service a pause, so the margin doubles (to 20 ms at least), at most once per window (one late burst
-   * draws several 429s) and at most to a tenth of the window or 1 s.
+   * A 429 at a rate the server was told to expect, with every call logged at its answer, means the server got
+   * a call more than the path bound after its write while its answer was slower still (a server or machine so
+   * loaded that requests wait before it reads them), counts more than this process sent (another client on
+   * the same IP), or measures the window otherwise (a drifting clock). Each 429 costs the whole service a
+   * pause, so both double, at most once per window (one late burst draws several 429s): the path bound up to
+   * the window or 2 s, the margin (to 20 ms at least) up to a tenth of the window or 1 s.
    */
   #widenSlack(now: number): void {
     const rate = this.#rate;
     if (!rate || !this.#pacer || now - this.#widenedAt < rate.windowMs) return;
-    const margin = this.#pacer.pacing.marginMs;
-    const cap = Math.max(margin, Math.min(rate.windowMs / 10, MAX_WIDENED_MARGIN_MS));
-    const marginMs = Math.min(cap, Math.max(MIN_WIDENED_MARGIN_MS, margin * 2));
-    if (marginMs === margin) return;
+    const { pathMs: path, marginMs: margin } = this.#pacer.pacing;
+    const pathMs = Math.min(Math.max(path, Math.min(rate.windowMs, MAX_WIDENED_PATH_MS)), path * 2);
+    const marginCap = Math.max(margin, Math.min(rate.windowMs / 10, MAX_WIDENED_MARGIN_MS));
+    const marginMs = Math.min(marginCap, Math.max(MIN_WIDENED_MARGIN_MS, margin * 2));
+    if (pathMs === path && marginMs === margin) return;
     this.#widenedAt = now;
-    this.#slack = { ...this.#slack, marginMs };
+    this.#slack = { pathMs, marginMs };
     this.#pacer.setPacing(pacingFor(rate, this.#slack));
   }
 
@@ -197,7 +201,7 @@ export class PacedLimiter implements ServiceLimiter {
   stats(): LimiterStats {
     return {
       waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute,
-      ...(this.#pacer ? { marginMs: round2(this.#pacer.pacing.marginMs) } : {}),
+      ...(this.#pacer ? { slackMs: this.#pacer.pacing.pathMs, marginMs: round2(this.#pacer.pacing.marginMs) } : {}),
     };
   }
 

@@ -188,7 +188,7 @@ export class Egress {
     if (failure !== undefined) throw failure;
   }
 
-  /** The limiters' figures per service over every lane: waits summed, rates summed, the widest margin. */
+  /** The limiters' figures per service over every lane: waits summed, rates summed, the widest slack and margin. */
   limiterStats(): Partial<Record<ServiceName, LimiterStats>> {
     const out: Partial<Record<ServiceName, LimiterStats>> = {};
     for (const svc of SERVICES) {
@@ -198,11 +198,17 @@ export class Egress {
         out[svc] = all[0];
         continue;
       }
-      const margins = all.map((x) => x.marginMs).filter((x): x is number => x !== undefined);
+      const widest = (pick: (x: LimiterStats) => number | undefined) => {
+        const xs = all.map(pick).filter((x): x is number => x !== undefined);
+        return xs.length > 0 ? Math.max(...xs) : undefined;
+      };
+      const slackMs = widest((x) => x.slackMs);
+      const marginMs = widest((x) => x.marginMs);
       out[svc] = {
         waitMs: all.reduce((n, x) => n + x.waitMs, 0), scheduled: all.reduce((n, x) => n + x.scheduled, 0),
         currentPerMinute: all.some((x) => x.currentPerMinute === null) ? null : all.reduce((n, x) => n + x.currentPerMinute!, 0),
-        ...(margins.length > 0 ? { marginMs: Math.max(...margins) } : {}),
+        ...(slackMs !== undefined ? { slackMs } : {}),
+        ...(marginMs !== undefined ? { marginMs } : {}),
       };
     }
     return out;

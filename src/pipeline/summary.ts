@@ -114,6 +114,7 @@ function servicesOf(x: SummaryInput): RunSummary['services'] {
       limiter_wait_ms: x.limiterStats[svc]?.waitMs ?? 0,
       retry_wait_ms: Math.round(x.client.retryWaitMs[svc] ?? 0),
       limiter_final_per_minute: x.limiterStats[svc]?.currentPerMinute ?? null,
+      ...(x.limiterStats[svc]?.slackMs !== undefined ? { rate_slack_ms: x.limiterStats[svc]!.slackMs } : {}),
       ...(x.limiterStats[svc]?.marginMs !== undefined ? { rate_margin_ms: x.limiterStats[svc]!.marginMs } : {}),
     };
   }

@@ -104,17 +104,17 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
   });
 
   it.each([
-    // rate, its margin, then the margin after each 429 (each a window after the one before)
-    ['10/s', { limit: 10, windowMs: 1000 }, 2.5, [20, 40, 80, 100, 100]],
-    ['500/min', { limit: 500, windowMs: 60_000 }, 32, [64, 128, 256, 512, 1000, 1000]],
-  ])('%s: a 429 doubles the margin (to 20 ms at least), once per window, up to a tenth of the window or 1 s', async (_name, rate, margin, after) => {
+    // rate, its margin, then the path bound and the margin after each 429 (each a window after the one before)
+    ['10/s', { limit: 10, windowMs: 1000 }, 2.5, [[500, 20], [1000, 40], [1000, 80], [1000, 100], [1000, 100]]],
+    ['500/min', { limit: 500, windowMs: 60_000 }, 32, [[500, 64], [1000, 128], [2000, 256], [2000, 512], [2000, 1000], [2000, 1000]]],
+  ])('%s: a 429 doubles the path bound (up to the window or 2 s) and the margin (to 20 ms at least, up to a tenth of the window or 1 s), once per window', async (_name, rate, margin, after) => {
     const { mc, limiter } = setup(rate);
-    expect(limiter.stats().marginMs).toBe(margin);
+    expect(limiter.stats()).toMatchObject({ slackMs: 250, marginMs: margin });
     for (const expected of after) {
       limiter.onThrottled();
       // a burst of 429s from one late spell counts once
       limiter.onThrottled();
-      expect(limiter.stats().marginMs).toBe(expected);
+      expect([limiter.stats().slackMs, limiter.stats().marginMs]).toEqual(expected);
       await mc.advance(rate.windowMs);
     }
   });

@@ -45,9 +45,10 @@ export const serviceSummarySchema = z.looseObject({
   retry_wait_ms: ms,
   limiter_final_per_minute: z.number().nullable(),
   /**
-   * The margin kept beyond each rate window at the end, ms (2 ms + 0.05% of the window, widened by 429s);
-   * absent with --redis or no rate.
+   * At the end, ms, both widened by 429s (absent with --redis or no rate): how late an unanswered call was
+   * taken to reach the server (--rate-slack), and the margin kept beyond each rate window (2 ms + 0.05% of it).
    */
+  rate_slack_ms: ms.optional(),
   rate_margin_ms: z.number().nonnegative().optional(),
 });
 
