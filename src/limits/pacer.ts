@@ -89,13 +89,9 @@ export function pacingFor(rate: Rate, slack: Slack = {}): Pacing {
   };
 }
 
-/**
- * Mean ms between starts at a rate when answers take `answerMs` (what `--plan` counts on): the log holds each
- * call's successor `limit` later until its answer is a window and the margin behind.
- */
-export function startIntervalMs(rate: Rate, slack: Slack = {}, answerMs = 0): number {
-  const p = pacingFor(rate, slack);
-  return p.intervalMs + Math.min(answerMs, p.pathMs) / Math.ceil(rate.limit);
+/** Mean ms between starts at a rate (what `--plan` counts on; the answers' time a window comes on top). */
+export function startIntervalMs(rate: Rate, slack: Slack = {}): number {
+  return pacingFor(rate, slack).intervalMs;
 }
 
 export class Pacer {

@@ -59,8 +59,7 @@ export interface Plan {
 }
 
 /** Pure: the plan for `rows` rows. */
-export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions & { rateSlackMs?: number } = {}): Plan {
-  const slack = opts.rateSlackMs === undefined ? {} : { pathMs: opts.rateSlackMs };
+export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions = {}): Plan {
   const calls = new Map<ServiceName, number>();
   for (const st of stages) {
     const kind = kindOf(st);
@@ -69,7 +68,7 @@ export function computePlan(rows: number, stages: readonly StageConfig[], rates:
   const services: ServicePlan[] = SERVICES.filter((s) => calls.has(s)).map((service) => {
     const rate = rates[service];
     const n = calls.get(service)!;
-    return { service, calls: n, rate, ms: rate ? n * startIntervalMs(rate, slack) : null };
+    return { service, calls: n, rate, ms: rate ? n * startIntervalMs(rate) : null };
   });
   const limited = services.filter((s) => s.ms !== null).map((s) => s.ms as number);
   const wallMs = limited.length > 0 ? Math.max(...limited) : null;
@@ -151,7 +150,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
     rows += 1;
   }
   await reader.return(undefined);
-  const plan = computePlan(rows, s.pipeline.stages, s.rates, { ...opts, rateSlackMs: s.rateSlackMs, addresses: s.localAddresses?.length });
+  const plan = computePlan(rows, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
   return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
 }
 
@@ -159,8 +158,8 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
  * For summaries and progress lines of a run that stopped or is under way: how long `rows` more rows need at
  * the run's limits, e.g. `{ ms: 7_200_000, text: '2 h' }`; text 'unknown (no rate limit)' when unlimited.
  */
-export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates' | 'rateSlackMs' | 'localAddresses'>): { ms: number | null; text: string } {
-  const p = computePlan(rows, s.pipeline.stages, s.rates, { rateSlackMs: s.rateSlackMs });
+export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates' | 'localAddresses'>): { ms: number | null; text: string } {
+  const p = computePlan(rows, s.pipeline.stages, s.rates);
   const ms = p.wallMs === null ? null : p.wallMs / Math.max(1, s.localAddresses?.length ?? 1);
   return { ms: ms === null ? null : Math.round(ms), text: ms === null ? 'unknown (no rate limit)' : formatDuration(ms) };
 }

@@ -121,12 +121,6 @@ describe('pacingFor: the margin is time per window, not a share of the rate', ()
     expect(1000 * startIntervalMs(perMinute(1000))).toBeLessThan(60_000 * 1.001);
     expect(1000 / (5000 * startIntervalMs(perSecond(5000)))).toBeGreaterThan(0.997);
   });
-
-  it('--plan counts each answer time once per window, up to the path bound', () => {
-    const rate = perSecond(100);
-    expect(startIntervalMs(rate, {}, 20)).toBeCloseTo(startIntervalMs(rate) + 20 / 100, 9);
-    expect(startIntervalMs(rate, { pathMs: 5 }, 20)).toBeCloseTo(startIntervalMs(rate) + 5 / 100, 9);
-  });
 });
 
 describe('Pacer: every start that is due goes at each wake-up; never more than the limit in a window', () => {
