@@ -10,6 +10,7 @@
  */
 const LAYERS = [
   ['types.ts', 'errors.ts'],
+  ['db'],
   ['metrics', 'input', 'log'],
   ['limits', 'normalise', 'services'],
   ['http'],

@@ -43,6 +43,10 @@ export const ERROR_TABLE = {
   OUTPUT_MISMATCH: input,
   /** A --local-address that is not on this machine or cannot reach a service (src/http/egress-check.ts). */
   LOCAL_ADDRESS_UNUSABLE: input,
+  /** A database (--input or --sink URL) that cannot be connected to before the run (src/db/). */
+  DB_UNREACHABLE: input,
+  /** A statement the database refused before the run: a table that does not exist, a query with an error. */
+  DB_QUERY_FAILED: input,
   // a call and its answer
   AUTH_REFUSED: refused,
   IP_NOT_ALLOWED: refused,

@@ -28,20 +28,28 @@ export function checkBaseUrl(name: string, value: string): string {
   throw new BreError('CONFIG_INVALID', `Expected ${name} to use https:// (plain http is allowed only on loopback), got '${url.protocol}//${url.host}'`);
 }
 
+/**
+ * A secret kept in a file: refused unless only its owner can read it (chmod 600), since anyone who can read
+ * it holds the secret. `what` names it in messages (e.g. `BRE_AUTH_TOKEN_FILE ${path}`).
+ */
+export function readOwnerOnlyFile(path: string, what: string): string {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new BreError('CONFIG_INVALID', `${what} names ${path}, which cannot be read`);
+  }
+  if ((st.mode & 0o077) !== 0) {
+    throw new BreError('CONFIG_INVALID', `Expected ${what} ${path} to be readable by its owner only (chmod 600), got mode ${(st.mode & 0o777).toString(8)}`);
+  }
+  return readFileSync(path, 'utf8').trim();
+}
+
 export function readToken(env: NodeJS.ProcessEnv): string | undefined {
   if (env.BRE_AUTH_TOKEN) return env.BRE_AUTH_TOKEN.trim();
   const file = env.BRE_AUTH_TOKEN_FILE;
   if (!file) return undefined;
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    throw new BreError('CONFIG_INVALID', `BRE_AUTH_TOKEN_FILE names ${file}, which cannot be read`);
-  }
-  if ((st.mode & 0o077) !== 0) {
-    throw new BreError('CONFIG_INVALID', `Expected BRE_AUTH_TOKEN_FILE ${file} to be readable by its owner only (chmod 600), got mode ${(st.mode & 0o777).toString(8)}`);
-  }
-  return readFileSync(file, 'utf8').trim();
+  return readOwnerOnlyFile(file, 'BRE_AUTH_TOKEN_FILE');
 }
 
 /** `callsNothing`: --plan and --dry-run make no call, so they need no credentials. */

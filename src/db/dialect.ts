@@ -1,0 +1,25 @@
+/**
+ * What differs between databases, behind one interface (the shape of dlt's destinations): connecting,
+ * quoting, parameters, and the SQL the source and the sink need. One file per database implements it
+ * (./postgres.ts, ./mysql.ts) and registers itself in ./index.ts; adding another database is one file there.
+ */
+import type { DbSession } from './session.js';
+import type { DbUrl, DialectName } from './url.js';
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** For messages: `PostgreSQL`, `MySQL/MariaDB`. */
+  readonly label: string;
+  /** Opens one connection; a failure is a BreError DB_UNREACHABLE naming the URL (without its password). */
+  connect(url: DbUrl): Promise<DbSession>;
+  /** An identifier (table, column), quoted for this database. */
+  quote(identifier: string): string;
+  /** `schema.table` quoted, the schema only when given. */
+  table(name: string, schema?: string): string;
+  /** The placeholder of the i-th parameter (from 1): `$1` or `?`. */
+  param(i: number): string;
+  /** Longest identifier the database keeps (63 bytes for PostgreSQL, 64 characters for MySQL). */
+  readonly maxIdentifier: number;
+  /** Most bind parameters in one statement (65,535 for both, by their wire protocols). */
+  readonly maxParams: number;
+}

@@ -1,0 +1,154 @@
+/**
+ * MySQL and MariaDB through `mysql2` (its promise API): one connection per session, values as DbRow promises
+ * (./session.ts), TLS as the URL decides (./url.ts). The session runs in UTC (time_zone '+00:00') so that a
+ * TIMESTAMP reads the same on every host.
+ */
+import { readFileSync } from 'node:fs';
+import mysql from 'mysql2/promise';
+import type { FieldPacket, TypeCastField } from 'mysql2/promise';
+import type { Dialect } from './dialect.js';
+import { connectFailure, ConnectionLost } from './failure.js';
+import type { DbColumn, DbResult, DbSession } from './session.js';
+import type { DbUrl } from './url.js';
+
+/** mysql2's column type numbers (MySQL's protocol) and the names this project reports. */
+const TYPE_NAMES: Readonly<Record<number, string>> = {
+  0: 'decimal', 1: 'tinyint', 2: 'smallint', 3: 'int', 4: 'float', 5: 'double', 7: 'timestamp', 8: 'bigint', 9: 'mediumint',
+  10: 'date', 11: 'time', 12: 'datetime', 13: 'year', 15: 'varchar', 16: 'bit', 245: 'json', 246: 'decimal', 247: 'enum',
+  248: 'set', 249: 'tinyblob', 250: 'mediumblob', 251: 'longblob', 252: 'blob', 253: 'varchar', 254: 'char',
+};
+
+/** MariaDB stores JSON as LONGTEXT but says so in its extended metadata (10.5+). */
+function isJsonField(f: { type?: string | number; extendedFormat?: string; columnType?: number }): boolean {
+  return f.type === 'JSON' || f.columnType === 245 || f.extendedFormat === 'json';
+}
+
+/**
+ * DATE as `YYYY-MM-DD`, DATETIME/TIMESTAMP as ISO text, JSON parsed; DECIMAL and BIGINT come as exact text
+ * from `bigNumberStrings`, so they need nothing here.
+ */
+function typeCast(field: TypeCastField, next: () => unknown): unknown {
+  switch (field.type) {
+    case 'DATE':
+      return field.string();
+    case 'DATETIME':
+    case 'TIMESTAMP': {
+      const v = field.string();
+      return v === null ? null : v.replace(' ', 'T');
+    }
+    default:
+      if (isJsonField(field as unknown as { type?: string; extendedFormat?: string })) {
+        const v = field.string();
+        return v === null ? null : JSON.parse(v);
+      }
+      return next();
+  }
+}
+
+function tlsOptions(url: DbUrl): mysql.ConnectionOptions['ssl'] {
+  if (url.tls === 'off') return undefined;
+  if (url.tls === 'no-verify') return { rejectUnauthorized: false };
+  return { rejectUnauthorized: true, ...(url.caFile ? { ca: readFileSync(url.caFile, 'utf8') } : {}) };
+}
+
+function columnsOf(fields: FieldPacket[] | undefined): DbColumn[] {
+  return (fields ?? []).map((f) => ({
+    name: f.name,
+    type: isJsonField(f as unknown as { columnType?: number; extendedFormat?: string }) ? 'json' : (TYPE_NAMES[f.columnType ?? f.type ?? -1] ?? `type ${f.columnType ?? f.type}`),
+  }));
+}
+
+class MysqlSession implements DbSession {
+  readonly lost: Promise<Error>;
+  #inTransaction = false;
+  #closed = false;
+
+  constructor(readonly url: DbUrl, readonly connection: mysql.Connection) {
+    this.lost = new Promise((resolve) => {
+      connection.on('error', (err: Error) => resolve(err));
+      connection.on('end', () => {
+        if (!this.#closed) resolve(new Error('the connection was closed by the server'));
+      });
+    });
+  }
+
+  async query<R>(sql: string, params: readonly unknown[] = []): Promise<DbResult<R>> {
+    let result: unknown;
+    let fields: FieldPacket[] | undefined;
+    try {
+      [result, fields] = await this.connection.query({ sql, values: params as unknown[] });
+    } catch (err) {
+      // The server's errors carry an ER_* code; a codeless one is the client's own (a closed connection).
+      throw (err as { code?: unknown }).code === undefined ? new ConnectionLost(err) : err;
+    }
+    if (Array.isArray(result)) return { rows: result as R[], columns: columnsOf(fields), count: result.length };
+    return { rows: [], columns: [], count: (result as { affectedRows?: number }).affectedRows ?? 0 };
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#inTransaction) throw new Error('a transaction is already open on this session');
+    this.#inTransaction = true;
+    try {
+      await this.connection.beginTransaction();
+      try {
+        const out = await work();
+        await this.connection.commit();
+        return out;
+      } catch (err) {
+        await this.connection.rollback().catch(() => undefined);
+        throw err;
+      }
+    } finally {
+      this.#inTransaction = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.connection.end().catch(() => undefined);
+  }
+
+  destroy(): void {
+    this.#closed = true;
+    this.connection.destroy();
+  }
+}
+
+export const mysqlDialect: Dialect = {
+  name: 'mysql',
+  label: 'MySQL/MariaDB',
+  maxIdentifier: 64,
+  maxParams: 65_535,
+  async connect(url) {
+    let connection: mysql.Connection;
+    try {
+      connection = await mysql.createConnection({
+        host: url.host, port: url.port, database: url.database, user: url.user ?? process.env.USER,
+        // The mysql client's own variable; a URL from the environment or an owner-only file may carry it too.
+        password: url.password ?? process.env.MYSQL_PWD, ssl: tlsOptions(url),
+        supportBigNumbers: true, bigNumberStrings: true, decimalNumbers: false, typeCast, timezone: 'Z',
+        connectTimeout: 10_000, multipleStatements: false, enableKeepAlive: true, charset: 'utf8mb4',
+      });
+    } catch (err) {
+      throw connectFailure(url, 'MySQL/MariaDB', err);
+    }
+    connection.on('error', () => undefined);
+    await connection.query("SET time_zone = '+00:00'");
+    return new MysqlSession(url, connection);
+  },
+  quote(identifier) {
+    return `\`${identifier.replace(/`/g, '``')}\``;
+  },
+  table(name, schema) {
+    return schema === undefined ? this.quote(name) : `${this.quote(schema)}.${this.quote(name)}`;
+  },
+  param() {
+    return '?';
+  },
+};
+
+/** The mysql2 connection of a session this dialect opened. */
+export function mysqlConnectionOf(session: DbSession): mysql.Connection {
+  return (session as MysqlSession).connection;
+}

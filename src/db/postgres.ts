@@ -1,0 +1,147 @@
+/**
+ * PostgreSQL through node-postgres (`pg`): one Client per session, values parsed as DbRow promises
+ * (./session.ts), TLS as the URL decides (./url.ts). The session runs in UTC so that a timestamptz reads the
+ * same on every host.
+ */
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { BreError } from '../errors.js';
+import type { Dialect } from './dialect.js';
+import { connectFailure, ConnectionLost } from './failure.js';
+import type { DbColumn, DbResult, DbSession } from './session.js';
+import type { DbUrl } from './url.js';
+
+/** Type names of the OIDs a row is likely to hold (pg_type.typname); others are looked up once. */
+const OID_NAMES: Readonly<Record<number, string>> = {
+  16: 'boolean', 17: 'bytea', 18: 'char', 19: 'name', 20: 'bigint', 21: 'smallint', 23: 'integer', 25: 'text', 26: 'oid',
+  114: 'json', 700: 'real', 701: 'double precision', 1042: 'character', 1043: 'character varying', 1082: 'date',
+  1083: 'time', 1114: 'timestamp', 1184: 'timestamptz', 1186: 'interval', 1266: 'timetz', 1700: 'numeric',
+  2950: 'uuid', 3802: 'jsonb',
+};
+
+const text = (v: string): string => v;
+/** `2024-03-01 10:00:00.5` -> `2024-03-01T10:00:00.5` */
+const isoLocal = (v: string): string => v.replace(' ', 'T');
+/** `2024-03-01 10:00:00+00` -> `2024-03-01T10:00:00+00:00` */
+const isoOffset = (v: string): string => v.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00');
+
+/** Exact text for numeric and int8, ISO text for dates and timestamps; the driver's own parsers for the rest. */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    switch (oid) {
+      case 20:
+      case 1700:
+      case 1082:
+        return text;
+      case 1114:
+        return isoLocal;
+      case 1184:
+        return isoOffset;
+      default:
+        return pg.types.getTypeParser(oid, format as 'text');
+    }
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+function tlsOptions(url: DbUrl): pg.ClientConfig['ssl'] {
+  if (url.tls === 'off') return false;
+  if (url.tls === 'no-verify') return { rejectUnauthorized: false };
+  return { rejectUnauthorized: true, ...(url.caFile ? { ca: readFileSync(url.caFile, 'utf8') } : {}), servername: url.host };
+}
+
+class PgSession implements DbSession {
+  readonly lost: Promise<Error>;
+  #inTransaction = false;
+  #closed = false;
+
+  constructor(readonly url: DbUrl, readonly client: pg.Client) {
+    this.lost = new Promise((resolve) => {
+      // An 'error' event without a listener would crash the process: a killed backend while idle lands here.
+      client.on('error', (err) => resolve(err));
+      client.on('end', () => {
+        if (!this.#closed) resolve(new Error('the connection was closed by the server'));
+      });
+    });
+  }
+
+  async query<R>(sql: string, params: readonly unknown[] = []): Promise<DbResult<R>> {
+    let res: pg.QueryResult;
+    try {
+      res = await this.client.query({ text: sql, values: params as unknown[] });
+    } catch (err) {
+      throw (err as { code?: unknown }).code === undefined ? new ConnectionLost(err) : err;
+    }
+    const columns: DbColumn[] = (res.fields ?? []).map((f) => ({ name: f.name, type: OID_NAMES[f.dataTypeID] ?? `oid ${f.dataTypeID}` }));
+    return { rows: res.rows as R[], columns, count: res.rowCount ?? res.rows.length };
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#inTransaction) throw new Error('a transaction is already open on this session');
+    this.#inTransaction = true;
+    try {
+      await this.client.query('BEGIN');
+      try {
+        const out = await work();
+        await this.client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await this.client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    } finally {
+      this.#inTransaction = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.client.end().catch(() => undefined);
+  }
+
+  destroy(): void {
+    this.#closed = true;
+    // end() waits for the server; a broken connection may never answer, so the socket goes too.
+    (this.client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    void this.client.end().catch(() => undefined);
+  }
+}
+
+export const postgres: Dialect = {
+  name: 'postgres',
+  label: 'PostgreSQL',
+  maxIdentifier: 63,
+  maxParams: 65_535,
+  async connect(url) {
+    // No password in the URL: pg reads PGPASSWORD, then ~/.pgpass, as libpq does.
+    const client = new pg.Client({
+      host: url.host, port: url.port, database: url.database, user: url.user, password: url.password,
+      ssl: tlsOptions(url), types: TYPES, keepAlive: true, connectionTimeoutMillis: 10_000,
+      application_name: 'bre-batch', options: '-c TimeZone=UTC',
+    });
+    // Errors before connect() settles are reported by connect() itself.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw connectFailure(url, 'PostgreSQL', err);
+    }
+    return new PgSession(url, client);
+  },
+  quote(identifier) {
+    return `"${identifier.replace(/"/g, '""')}"`;
+  },
+  table(name, schema) {
+    return schema === undefined ? this.quote(name) : `${this.quote(schema)}.${this.quote(name)}`;
+  },
+  param(i) {
+    return `$${i}`;
+  },
+};
+
+/** The pg Client of a session this dialect opened (for COPY and cursors, which only it knows). */
+export function pgClientOf(session: DbSession): pg.Client {
+  if (!(session instanceof PgSession)) throw new BreError('UNEXPECTED', 'not a PostgreSQL session');
+  return session.client;
+}
