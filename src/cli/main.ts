@@ -2,13 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { exitCodeOf, isBreError } from '../errors.js';
-import { runCommand } from './run.js';
-import { pipelinesCommand } from './pipelines.js';
-import { sandboxCommand } from './sandbox.js';
-import { detectCommand } from './detect.js';
-import { compareCommand } from './compare.js';
-import { mergeCommand } from './merge.js';
-import { reportCommand } from './report.js';
+import { commands } from './commands.js';
 import { createLog } from '../log/logger.js';
 
 /** With --log-format json even the last word is a JSON line (the option may not have been parsed yet). */
@@ -16,8 +10,6 @@ function jsonLogs(): boolean {
   const argv = process.argv.slice(2);
   return argv.includes('--log-format=json') || argv.some((x, i) => x === '--log-format' && argv[i + 1] === 'json');
 }
-
-const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand, reportCommand];
 
 /** yargs reads a lone `-` as a stray positional; `--input -` (stdin) must reach the option as its value. */
 function normaliseArgv(argv: string[]): string[] {
