@@ -18,6 +18,8 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['REPORT_UNREADABLE', 'no', false, false, 2],
   ['REPORT_FORMAT_UNKNOWN', 'no', false, false, 2],
   ['REPORT_FORMAT_UNSUPPORTED', 'no', false, false, 2],
+  ['FILE_OUTSIDE_ROOT', 'no', false, false, 2],
+  ['FILES_ROOT_NEEDED', 'no', false, false, 2],
   ['OUTPUT_MISMATCH', 'no', false, false, 2],
   ['LOCAL_ADDRESS_UNUSABLE', 'no', false, false, 2],
   ['AUTH_REFUSED', 'no', true, false, 3],
