@@ -2,7 +2,8 @@
  * A file a row names (a bureau report by `bureau_report_path`, bank data by `bank_data_path`), read the one
  * way both columns share: the path is placed inside the run's files root first (../input/files-root.ts), so a
  * path leading outside it is that row's error and the file is never opened; then the file is read once per
- * run (./bureau/file-cache.ts, by its real path) and analysed by `transform`.
+ * run (./bureau/file-cache.ts, by its real path) and analysed by `transform`. Both the look-up and the read
+ * are kept in the cache: many rows name one file.
  */
 import type { FieldError } from '../input/validation.js';
 import { describeValue } from '../input/coerce.js';
@@ -48,7 +49,10 @@ export async function readRowFile<T>(field: FieldValue, req: RowFileRequest<T>, 
     return { ok: false, error: { field: column, expected, message: `${column}: Expected ${expected}, got ${describeValue(field.value)}`, code: 'REPORT_UNREADABLE' } };
   }
   const given = field.value.trim();
-  const where = await locateRowFile(root, given);
+  const cache = opts.cache ?? sharedFileCache;
+  const where = root.kind === 'none'
+    ? await locateRowFile(root, given)
+    : await cache.locate(`${root.path}\0${root.real}\0${given}`, () => locateRowFile(root, given));
   if (!where.ok) {
     switch (where.problem) {
       case 'no-root':
@@ -73,7 +77,7 @@ export async function readRowFile<T>(field: FieldValue, req: RowFileRequest<T>, 
     }
   }
   try {
-    const value = await (opts.cache ?? sharedFileCache).get(where.path, req.kind, req.transform);
+    const value = await cache.get(where.path, req.kind, req.transform);
     return { ok: true, value, given };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

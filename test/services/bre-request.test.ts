@@ -259,6 +259,15 @@ describe('file reads are cached', () => {
     expect(n).toBe(4);
     expect(cache.size).toBe(2);
   });
+
+  it('keeps look-ups too: one per path a row gives, the least recently used going first', async () => {
+    const found: string[] = [];
+    const cache = new FileCache({ maxLocations: 2 });
+    const locate = (key: string) => cache.locate(key, async () => { found.push(key); return key.toUpperCase(); });
+    expect(await Promise.all(['a', 'a', 'b', 'a', 'c', 'a', 'b'].map(locate))).toEqual(['A', 'A', 'B', 'A', 'C', 'A', 'B']);
+    // a, b; a again (kept); c evicts b; a kept; b looked up again.
+    expect(found).toEqual(['a', 'b', 'c', 'b']);
+  });
 });
 
 describe('file paths stay inside the files root', () => {
