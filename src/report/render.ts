@@ -99,14 +99,16 @@ function timeSections(d: RunReportData): string {
   const mid = (b: Bucket) => (b.start + b.end) / 2;
   const services = serviceNames(tl.samples);
   const out: string[] = [];
+  const gaps = spans.length - 1;
+  const sessions = new Set(tl.sessions.map((s) => `${s.shard ?? ''}#${s.session}`)).size;
+  const sessionsText = `${fmtInt(sessions)} session${sessions === 1 ? '' : 's'}${d.merged ? ' over all shards' : ''}`;
   if (buckets.filter((b) => b.samples.length > 0).length < MIN_POINTS) {
     out.push('<h2>Over time</h2>');
     out.push(`<p class="short">${esc(shortRunSentence(spans.reduce((n, s) => n + (s.end - s.start), 0), tl.samples.length))}</p>`);
+    if (sessions > 1) out.push(`<p class="note">${sessionsText}.</p>`);
     return out.join('');
   }
-  const gaps = spans.length - 1;
-  const sessions = new Set(tl.sessions.map((s) => `${s.shard ?? ''}#${s.session}`)).size;
-  out.push(`<p class="note">${fmtInt(sessions)} session${sessions === 1 ? '' : 's'}${d.merged ? ' over all shards' : ''}${gaps > 0 ? `; ${gaps} pause${gaps === 1 ? '' : 's'} between them, drawn as hatched bands (not to scale)` : ''}. Times are UTC.</p>`);
+  out.push(`<p class="note">${sessionsText}${gaps > 0 ? `; ${gaps} pause${gaps === 1 ? '' : 's'} between them, drawn as hatched bands (not to scale)` : ''}. Times are UTC.</p>`);
 
   const rowsLine: Line = {
     name: 'rows a second', color: '#3b6ea8',

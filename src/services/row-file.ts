@@ -68,7 +68,7 @@ export async function readRowFile<T>(field: FieldValue, req: RowFileRequest<T>, 
         return {
           ok: false,
           error: {
-            field: column, expected: `a path inside the files root ${root.kind === 'folder' ? root.path : ''}`, code: 'FILE_OUTSIDE_ROOT',
+            field: column, expected: `a path inside the files root ${describeFilesRoot(root)}`, code: 'FILE_OUTSIDE_ROOT',
             message: `${column}: '${given}' leads outside the files root ${describeFilesRoot(root)}${where.problem === 'link-outside' ? ' through a symbolic link' : ''}; the file was not read. Put the file inside the root, or name the folder that holds the files with --files-root`,
           },
         };
