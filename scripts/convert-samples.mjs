@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Converts every shipped pipeline's sample (samples/<pipeline>.csv or .ndjson) to Parquet and to gzip, the
- * way warehouses hand such files over, into OUT_DIR (with links to the samples' reports/ and bank/ folders,
- * which the samples' *_path columns name relatively):
+ * way warehouses hand such files over, into OUT_DIR (with copies of the samples' reports/ and bank/ folders,
+ * which the samples' *_path columns name relatively: copies, not links, since a file column may not lead
+ * outside the input's folder through a symbolic link, src/input/files-root.ts):
  *
  *   node scripts/convert-samples.mjs OUT_DIR
  *
@@ -12,7 +13,7 @@
  * types, an object becomes a struct (its object or array fields JSON), an array JSON.
  * The tests run each shipped pipeline on these and compare with the CSV/NDJSON run (test/e2e).
  */
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
@@ -89,7 +90,7 @@ export function convertSample(samplePath, outDir) {
 export function convertSamples(outDir) {
   mkdirSync(outDir, { recursive: true });
   for (const folder of ['reports', 'bank']) {
-    if (!existsSync(join(outDir, folder))) symlinkSync(join(SAMPLES, folder), join(outDir, folder));
+    cpSync(join(SAMPLES, folder), join(outDir, folder), { recursive: true });
   }
   const out = {};
   for (const file of readdirSync(SAMPLES)) {

@@ -40,6 +40,16 @@ export const ERROR_TABLE = {
   REPORT_UNREADABLE: input,
   REPORT_FORMAT_UNKNOWN: input,
   REPORT_FORMAT_UNSUPPORTED: input,
+  /**
+   * A row's file column (bureau_report_path, bank_data_path) names a file outside the files root: an absolute
+   * path elsewhere, `..`, or a symbolic link leading out (src/input/files-root.ts). A row fault; never read.
+   */
+  FILE_OUTSIDE_ROOT: rowFault,
+  /**
+   * A file column where the input has no folder (stdin) and no --files-root was given: the row's error
+   * (NDJSON), or exit 2 before anything is called when the header names the column (CSV, Parquet).
+   */
+  FILES_ROOT_NEEDED: input,
   OUTPUT_MISMATCH: input,
   /** A --local-address that is not on this machine or cannot reach a service (src/http/egress-check.ts). */
   LOCAL_ADDRESS_UNUSABLE: input,

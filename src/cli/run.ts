@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
+import { resolveFilesRoot } from '../input/files-root.js';
 import { INPUT_FORMATS, resolveFormat, resolveTextOptions } from '../input/read.js';
 import { defaultConcurrency } from '../limits/limiter.js';
 import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
@@ -28,6 +29,7 @@ interface RunArgs {
   encoding?: string;
   delimiter?: string;
   'decimal-comma': boolean;
+  'files-root'?: string;
   rate?: string[];
   'rate-slack': string;
   concurrency?: number;
@@ -82,6 +84,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   const pipeline = loadPipeline(a.pipeline);
   const inputFormat = resolveFormat(a.input, a['input-format']);
   const text = resolveTextOptions(a, inputFormat);
+  const filesRoot = resolveFilesRoot(a['files-root'], a.input);
   const rates = resolveRates(a.rate);
   const rateSlackMs = parseDuration(a['rate-slack'], { flag: 'rate-slack', unit: 'ms' });
   const timeoutsMs = parseServiceDurations(a.timeout, 'timeout', DEFAULT_TIMEOUTS_MS);
@@ -135,6 +138,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     inputFormat,
     ...text,
     decimalComma: a['decimal-comma'],
+    filesRoot,
     outDir: a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
     rates,
     rateSlackMs,
@@ -209,6 +213,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('encoding', { type: 'string', describe: 'text encoding of the input, e.g. windows-1252, latin1, utf-16le, shift_jis (default UTF-8; a byte order mark decides)' })
     .option('delimiter', { type: 'string', describe: 'CSV field separator: one character, or tab, comma, semicolon, pipe (default: TAB for .tsv, else sniffed among , ; TAB |)' })
     .option('decimal-comma', { type: 'boolean', default: false, describe: 'numbers written as text use a decimal comma and dot grouping: 19,076 is 19.076, 1.20.000,50 is 120000.5' })
+    .option('files-root', { type: 'string', describe: 'the folder files named in rows (bureau_report_path, bank_data_path) must lie inside; relative paths resolve against it (default: the input file\'s folder; none for stdin)' })
     .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
     .option('rate-slack', { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' })
     .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })

@@ -13,7 +13,7 @@ export interface FieldError {
   /** Full sentence for the errors file. Must not contain the field's value when the field is personal data. */
   readonly message: string;
   /** Defaults to INVALID_ROW. */
-  readonly code?: 'INVALID_ROW' | 'REPORT_UNREADABLE' | 'REPORT_FORMAT_UNKNOWN' | 'REPORT_FORMAT_UNSUPPORTED';
+  readonly code?: 'INVALID_ROW' | 'REPORT_UNREADABLE' | 'REPORT_FORMAT_UNKNOWN' | 'REPORT_FORMAT_UNSUPPORTED' | 'FILE_OUTSIDE_ROOT' | 'FILES_ROOT_NEEDED';
 }
 
 /** A row checked and turned into `P` (a request body, say), or every problem found in it. */
@@ -30,4 +30,9 @@ export interface ColumnSpec {
   readonly optional: readonly string[];
   /** Column -> when it is needed, in words (e.g. "when the bureau is supplied by the caller"). */
   readonly conditional: Readonly<Record<string, string>>;
+  /**
+   * The columns above that name files, read inside the run's files root (./files-root.ts): an input with
+   * no root whose header has one of them is refused before anything is called. Default none.
+   */
+  readonly files?: readonly string[];
 }

@@ -38,6 +38,36 @@ export function readDifferently(a: Manifest, b: Manifest): boolean {
   return x !== undefined && y !== undefined && (x.encoding !== y.encoding || x.delimiter !== y.delimiter || x.decimal_comma !== y.decimal_comma);
 }
 
+type FilesRootRecord = NonNullable<Manifest['input']['files_root']>;
+
+function describeRoot(r: FilesRootRecord): string {
+  return r.path === null ? 'no files root' : `${r.path} (${r.given ? '--files-root' : "the input file's folder"})`;
+}
+
+/**
+ * Why a resume would read the rows' files elsewhere than the folder's earlier sessions did; undefined when
+ * it would not. The same row would send another file: as with another input, the folder's rows would mix
+ * two sets of files, so it is refused. Not refused: a folder that predates the record; one made with no
+ * root (no row read a file: each row naming one is in errors, for --retry-errors with a root to redo); and
+ * two runs both on the input's folder (the same rule: the input, whose contents are checked, moved with its
+ * files).
+ */
+export function filesRootChange(old: Manifest, now: Manifest): string | undefined {
+  const a = old.input.files_root;
+  const b = now.input.files_root;
+  if (a === undefined || b === undefined || a.path === null) return undefined;
+  if (!a.given && !b.given) return undefined;
+  if (a.path === b.path) return undefined;
+  return `its rows' files were read inside ${describeRoot(a)}, now ${b.path === null ? 'there is no files root' : `inside ${describeRoot(b)}`} (a row would send another file: give --files-root ${a.path})`;
+}
+
+/** The manifest to keep after a resume: a root given now to a folder made without one is recorded from now on. */
+export function resumedManifest(old: Manifest, now: Manifest): Manifest | undefined {
+  const a = old.input.files_root;
+  const b = now.input.files_root;
+  return a !== undefined && a.path === null && b !== undefined && b.path !== null ? { ...old, input: { ...old.input, files_root: b } } : undefined;
+}
+
 /** Refuses to resume into a folder made from another input, pipeline, key, shard or limit, or read otherwise. */
 export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
   const problems: string[] = [];
@@ -48,6 +78,8 @@ export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
   if (readDifferently(old, now)) {
     problems.push(`its input was read with ${describeReading(old.input.reading!)}, now with ${describeReading(now.input.reading!)} (the same bytes would give other values: give the same --encoding, --delimiter and --decimal-comma)`);
   }
+  const root = filesRootChange(old, now);
+  if (root !== undefined) problems.push(root);
   if (problems.length > 0) {
     throw new BreError('OUTPUT_MISMATCH', `refusing to resume into ${dir}: ${problems.join('; ')}. Use another --out, or the same input and pipeline.`);
   }

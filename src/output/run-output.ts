@@ -19,7 +19,7 @@ import type { NormalisedTransaction } from '../types.js';
 import { RowSet } from './bitset.js';
 import { AppendFile, rowOfLine } from './ndjson-file.js';
 import { FILES, readManifest, writeManifest, writeSummary, type ErrorLine, type Manifest, type RunSummary } from './format/index.js';
-import { checkSameRun } from './manifest.js';
+import { checkSameRun, resumedManifest } from './manifest.js';
 import { lockOutput } from './lock.js';
 import { readLines } from '../input/lines.js';
 import { createReadStream } from 'node:fs';
@@ -119,8 +119,11 @@ export class RunOutput {
 
   static async #open(dir: string, manifest: Manifest, opts: OpenOptions): Promise<RunOutput> {
     const old = readManifest(dir);
-    if (old) checkSameRun(dir, old, manifest);
-    else {
+    if (old) {
+      checkSameRun(dir, old, manifest);
+      const kept = resumedManifest(old, manifest);
+      if (kept) writeManifest(dir, kept);
+    } else {
       if (existsSync(join(dir, FILES.results)) || existsSync(join(dir, FILES.errors))) {
         throw new BreError('OUTPUT_MISMATCH', `refusing to write into ${dir}: it holds results but no manifest.json (not a bre-batch output folder, or damaged)`);
       }

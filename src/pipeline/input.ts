@@ -6,6 +6,7 @@
  */
 import { BreError, isBreError } from '../errors.js';
 import { COMMA_STYLE } from '../input/coerce.js';
+import { checkFileColumns } from '../input/files-root.js';
 import { resolveHeader, type ColumnRequirements } from '../input/header.js';
 import { readRowBatches } from '../input/read.js';
 import type { Pipeline } from '../config/pipeline.js';
@@ -14,6 +15,11 @@ import { kindOf } from '../stages/index.js';
 import type { InputRow, NumberStyle } from '../types.js';
 import type { RunSettings } from './settings.js';
 
+/** The columns of file paths a pipeline reads (read inside the files root: src/input/files-root.ts). */
+export function fileColumns(pipeline: Pipeline): string[] {
+  return [...new Set(pipeline.stages.flatMap((stage) => kindOf(stage).columns(stage).files ?? []))];
+}
+
 /** The columns a pipeline needs in every row, and every name it reads (for matching header names). */
 export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
   const required = new Map<string, readonly string[]>();
@@ -21,7 +27,7 @@ export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
   for (const stage of pipeline.stages) {
     const spec = kindOf(stage).columns(stage);
     for (const name of spec.required) if (!required.has(name)) required.set(name, [name, ...(spec.alternatives?.[name] ?? [])]);
-    const names = [...spec.required, ...spec.optional, ...Object.keys(spec.conditional), ...Object.values(spec.alternatives ?? {}).flat()];
+    const names = [...spec.required, ...spec.optional, ...Object.keys(spec.conditional), ...Object.values(spec.alternatives ?? {}).flat(), ...(spec.files ?? [])];
     for (const name of names) {
       if (!/^[\w.-]+$/.test(name)) continue; // descriptions such as "(every other column)"
       known.add(name);
@@ -47,11 +53,14 @@ export interface OpenedInput {
 
 /**
  * Opens the input and reads its first batch of rows (the header with it). Throws a BreError with exit 2
- * (INPUT_HEADER, INPUT_UNREADABLE) when the header is not what the pipeline needs or cannot be read.
+ * (INPUT_HEADER, INPUT_UNREADABLE) when the header is not what the pipeline needs or cannot be read, and
+ * FILES_ROOT_NEEDED when it names a column of file paths and the run has no files root (stdin without
+ * --files-root).
  * `log` hears the one line saying which separator was sniffed, when it is not a comma.
  */
 export async function openInput(s: RunSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
   const req = columnRequirements(s.pipeline);
+  const files = fileColumns(s.pipeline);
   let delimiter: string | null = null;
   let encoding: string | null = null;
   const reader = readRowBatches(s.input, {
@@ -62,7 +71,9 @@ export async function openInput(s: RunSettings, log: (line: string) => void = s.
     onEncoding: (name) => { encoding = name; },
     header: (header) => {
       delimiter = header.delimiter ?? null;
-      return resolveHeader(header, req);
+      const names = resolveHeader(header, req);
+      checkFileColumns(names, files, s.filesRoot, header.where);
+      return names;
     },
   });
   let first: IteratorResult<InputRow[]>;

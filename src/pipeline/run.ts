@@ -3,7 +3,7 @@
  * the limiters and the client, the signal handlers and the progress bar. `open` takes them in order;
  * `letGoOfServices` and `close` give back whatever is still held, whichever step failed.
  */
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { BreError } from '../errors.js';
 import type { ServiceClient } from '../http/chain.js';
@@ -194,7 +194,10 @@ export class Run {
       version: 1,
       tool: 'bre-batch',
       pipeline: { name: s.pipeline.name, path: s.pipeline.path, sha256: s.pipeline.sha256 },
-      input: { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading },
+      input: {
+        path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading,
+        files_root: s.filesRoot.kind === 'folder' ? { path: s.filesRoot.real, given: s.filesRoot.given } : { path: null, given: false },
+      },
       key: s.pipeline.key,
       shard: s.shard ? `${s.shard.index}/${s.shard.count}` : null,
       limit: s.limit ?? null,
@@ -206,7 +209,7 @@ export class Run {
     const s = this.s;
     let shown = 0;
     return {
-      inputDir: s.input === '-' ? process.cwd() : dirname(resolve(s.input)),
+      filesRoot: s.filesRoot,
       clientId: s.clientId,
       now: this.hooks.now ?? (() => new Date()),
       signal: this.stop.signal,

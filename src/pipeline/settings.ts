@@ -1,6 +1,7 @@
 /** Everything a run needs, fully resolved (the CLI builds it from options and the environment). */
 import type { CircuitOptions } from './circuit.js';
 import type { Pipeline } from '../config/pipeline.js';
+import type { FilesRoot } from '../input/files-root.js';
 import type { InputFormat } from '../input/read.js';
 import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
@@ -24,6 +25,11 @@ export interface RunSettings {
   readonly delimiter?: string;
   /** --decimal-comma: numbers written as text use a decimal comma and dot grouping (19,076 = 19.076). Default false. */
   readonly decimalComma?: boolean;
+  /**
+   * The folder file columns (bureau_report_path, bank_data_path) must lie inside: --files-root, else the input
+   * file's folder, else none (stdin): src/input/files-root.ts.
+   */
+  readonly filesRoot: FilesRoot;
   readonly outDir: string;
   readonly rates: Readonly<Record<ServiceName, Rate | null>>;
   /** How late an unanswered call is taken to reach the server, ms (--rate-slack; default PATH_SLACK_MS, limits/pacer.ts). */

@@ -7,6 +7,7 @@
 import { esc } from '../backtest/svg.js';
 import { niceStep } from '../backtest/histogram.js';
 import type { Timeline, TimelineSample } from '../metrics/timeline.js';
+import { minTickGapPx, tickLabels, tickStep, tickTimes, type TickLabel } from './ticks.js';
 
 /** A period the run was running (sessions of several shards that overlap are one period). */
 export interface Span {
@@ -92,25 +93,31 @@ export class TimeAxis {
     return out;
   }
 
-  /** A few time labels per period (UTC clock time; the date where a period starts). */
-  ticks(): { x: number; label: string }[] {
-    const out: { x: number; label: string }[] = [];
-    // Seconds shown when the whole run is short enough for minutes to repeat.
-    const total = this.spans.reduce((n, s) => n + (s.end - s.start), 0);
-    const hhmm = (t: number) => new Date(t).toISOString().slice(11, total < 15 * 60_000 ? 19 : 16);
-    const ymd = (t: number) => new Date(t).toISOString().slice(5, 10);
-    this.spans.forEach((s, k) => {
-      const w = Math.max(1, s.end - s.start) * this.#scale;
-      const n = Math.max(1, Math.min(6, Math.floor(w / 120)));
-      // A period's end label would collide with the next one's start across the narrow gap band.
-      const last = k < this.spans.length - 1 ? n - 1 : n;
-      for (let i = 0; i <= last; i += 1) {
-        const t = s.start + ((s.end - s.start) * i) / n;
-        out.push({ x: this.x(t), label: i === 0 ? `${ymd(t)} ${hhmm(t)}` : hhmm(t) });
-      }
-    });
-    return out;
+  /**
+   * Clock labels at one nice step for the whole axis (./ticks.ts), on the step's multiples in each period; a
+   * period too short to hold one is labelled at its start. Of two labels that would crowd each other (a
+   * period's first just after a gap band), the period's first is kept: it says when the run resumed.
+   */
+  ticks(): AxisTick[] {
+    const step = tickStep(this.#scale);
+    const gap = minTickGapPx(step);
+    const kept: { t: number; x: number; first: boolean }[] = [];
+    for (const s of this.spans) {
+      const inside = tickTimes(s.start, s.end, step);
+      (inside.length > 0 ? inside : [s.start]).forEach((t, i) => {
+        const tick = { t, x: this.x(t), first: i === 0 };
+        const last = kept.at(-1);
+        if (!last || tick.x - last.x >= gap) kept.push(tick);
+        else if (tick.first && !last.first) kept[kept.length - 1] = tick;
+      });
+    }
+    const xs = new Map(kept.map((k) => [k.t, k.x]));
+    return tickLabels(kept.map((k) => k.t), step).map((l) => ({ ...l, x: xs.get(l.t)! }));
   }
+}
+
+export interface AxisTick extends TickLabel {
+  readonly x: number;
 }
 
 export interface Bucket {
@@ -164,14 +171,46 @@ function niceMax(max: number): { top: number; step: number } {
 
 const fmtTick = (v: number) => (Math.abs(v) >= 1e6 ? `${Number((v / 1e6).toPrecision(3))}M` : Math.abs(v) >= 1e3 ? `${Number((v / 1e3).toPrecision(3))}k` : `${Number(v.toPrecision(3))}`);
 
-/** A line chart over the time axis: one polyline per line and period, the gaps hatched. */
+/**
+ * Fewest points a line needs for its chart to be drawn: one or two intervals make a dot or a stroke, not a
+ * course over time (a run of a few seconds has a single sample).
+ */
+export const MIN_POINTS = 3;
+
+/** The most points with a value any of the lines has. */
+export function mostPoints(lines: readonly Line[]): number {
+  return Math.max(0, ...lines.map((l) => l.points.filter((p) => p[1] !== null).length));
+}
+
+/** What stands in for a chart with too few points to draw. */
+export function tooFewSentence(points: number): string {
+  const which = points === 0 ? 'no interval of the run has' : points === 1 ? 'only one interval of the run has' : `only ${points} intervals of the run have`;
+  return `Not drawn: ${which} figures for this chart, too few to show a course over time.`;
+}
+
+/**
+ * What stands in for the charts over time when the whole run has fewer than MIN_POINTS sampled intervals:
+ * how long it ran and why nothing is drawn.
+ */
+export function shortRunSentence(ms: number, samples: number): string {
+  return `The run lasted ${fmtDuration(ms)}. Its time series holds ${samples === 1 ? '1 sample' : `${samples} samples`} `
+    + '(one is taken every few seconds): too few to draw how the rate, the latency and the retries went over time. '
+    + 'The tables above give them for the whole run.';
+}
+
+/**
+ * A line chart over the time axis: one polyline per line and period, the gaps hatched; a sentence instead when
+ * no line has MIN_POINTS points.
+ */
 export function timeChart(title: string, unit: string, spans: readonly Span[], lines: readonly Line[]): string {
+  const most = mostPoints(lines);
+  if (most < MIN_POINTS) return `<figure class="chartbox"><figcaption>${esc(title)}</figcaption><p class="note">${esc(tooFewSentence(most))}</p></figure>`;
   const W = 960;
   const H = 240;
   const left = 64;
   const right = 16;
   const top = 34;
-  const bottom = 34;
+  const bottom = 40;
   const plotW = W - left - right;
   const plotH = H - top - bottom;
   const axis = new TimeAxis(spans, left, plotW);
@@ -187,9 +226,15 @@ export function timeChart(title: string, unit: string, spans: readonly Span[], l
     parts.push(`<rect x="${g.x0.toFixed(1)}" y="${top}" width="${(g.x1 - g.x0).toFixed(1)}" height="${plotH}" fill="url(#hatch)"><title>${esc(g.label)}</title></rect>`);
     parts.push(`<text class="gp" x="${((g.x0 + g.x1) / 2).toFixed(1)}" y="${top - 4}" text-anchor="middle">${esc(g.label)}</text>`);
   }
-  const ticks = axis.ticks();
-  // The first and last labels sit inside the chart, not across its edges.
-  ticks.forEach((t, i) => parts.push(`<text class="tk" x="${t.x.toFixed(1)}" y="${H - bottom + 16}" text-anchor="${i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle'}">${esc(t.label)}</text>`));
+  for (const t of axis.ticks()) {
+    const x = t.x.toFixed(1);
+    // A label sits inside the picture, not across its edge (about 3.3 px a character either side).
+    const half = Math.max(t.label.length, t.date?.length ?? 0) * 3.3;
+    const anchor = t.x + half > W - 2 ? 'end' : t.x - half < 2 ? 'start' : 'middle';
+    parts.push(`<line class="gr" x1="${x}" x2="${x}" y1="${top}" y2="${top + plotH}"/><line class="ax" x1="${x}" x2="${x}" y1="${top + plotH}" y2="${top + plotH + 4}"/>`);
+    parts.push(`<text class="tk xt" x="${x}" y="${H - bottom + 17}" text-anchor="${anchor}">${esc(t.label)}</text>`);
+    if (t.date !== undefined) parts.push(`<text class="tk dt" x="${x}" y="${H - bottom + 31}" text-anchor="${anchor}">${esc(t.date)}</text>`);
+  }
   parts.push(`<line class="ax" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
   for (const l of lines) {
     for (const s of spans) {

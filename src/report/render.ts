@@ -6,7 +6,7 @@
 import { cells, PRINT_CSS, table, td } from '../backtest/html.js';
 import { esc, fmtInt, fmtNum, fmtPct } from '../backtest/svg.js';
 import type { TimelineSample } from '../metrics/timeline.js';
-import { bucketsOf, coveredMs, fmtDuration, spansOf, stackedBars, timeChart, type Bucket, type Line, type Span } from './charts.js';
+import { bucketsOf, coveredMs, fmtDuration, MIN_POINTS, shortRunSentence, spansOf, stackedBars, timeChart, type Bucket, type Line, type Span } from './charts.js';
 import type { RunReportData } from './data.js';
 
 const SERVICE_COLORS: Record<string, string> = { workflow: '#3b6ea8', bureau: '#e07b24', account: '#2f8a4c' };
@@ -44,6 +44,7 @@ svg .vl,svg .tk{font-size:11px;fill:var(--mute)}
 svg .at{font-size:12px;fill:var(--mute);font-weight:600}
 svg .gp{font-size:11px;fill:#7a5a00}
 svg .ax{stroke:#8895a4;stroke-width:1}
+svg .dt{font-weight:600;fill:var(--ink)}
 svg .gr{stroke:#eef1f4;stroke-width:1}
 ul.ex{margin:0;padding-left:18px;font-size:13px}
 footer{margin-top:40px;color:var(--mute);font-size:13px}
@@ -100,7 +101,14 @@ function timeSections(d: RunReportData): string {
   const out: string[] = [];
   const gaps = spans.length - 1;
   const sessions = new Set(tl.sessions.map((s) => `${s.shard ?? ''}#${s.session}`)).size;
-  out.push(`<p class="note">${fmtInt(sessions)} session${sessions === 1 ? '' : 's'}${d.merged ? ' over all shards' : ''}${gaps > 0 ? `; ${gaps} pause${gaps === 1 ? '' : 's'} between them, drawn as hatched bands (not to scale)` : ''}. Times are UTC.</p>`);
+  const sessionsText = `${fmtInt(sessions)} session${sessions === 1 ? '' : 's'}${d.merged ? ' over all shards' : ''}`;
+  if (buckets.filter((b) => b.samples.length > 0).length < MIN_POINTS) {
+    out.push('<h2>Over time</h2>');
+    out.push(`<p class="short">${esc(shortRunSentence(spans.reduce((n, s) => n + (s.end - s.start), 0), tl.samples.length))}</p>`);
+    if (sessions > 1) out.push(`<p class="note">${sessionsText}.</p>`);
+    return out.join('');
+  }
+  out.push(`<p class="note">${sessionsText}${gaps > 0 ? `; ${gaps} pause${gaps === 1 ? '' : 's'} between them, drawn as hatched bands (not to scale)` : ''}. Times are UTC.</p>`);
 
   const rowsLine: Line = {
     name: 'rows a second', color: '#3b6ea8',

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { bureauFeatureColumns, normaliseBureauFeatures } from '../normalise/bureau-features.js';
 import { FEATURE_FORMAT_TYPES } from '../services/bureau/formats.js';
+import { REPORT_PATH_FIELD } from '../services/bureau/report.js';
 import { BUREAU_PATH, buildBureauFeaturesRequest, REFUSED_FEATURE_FORMATS } from '../services/bureau/request.js';
 import type { JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
@@ -42,14 +43,15 @@ export const bureauFeaturesKind: StageKind<BureauFeaturesOptions, BureauFeatures
     optional: ['fetched_timestamp', ...(stage.options.format ? [] : ['format_type'])],
     conditional: {
       raw_data: 'base64 of the bureau report (also read from bureau_raw_json), unless bureau_report_path is given',
-      bureau_report_path: 'the bureau report file, instead of raw_data / bureau_raw_json',
+      [REPORT_PATH_FIELD]: 'the bureau report file, instead of raw_data / bureau_raw_json',
     },
+    files: [REPORT_PATH_FIELD],
   }),
 
   resultColumns: () => bureauFeatureColumns(),
 
   async prepare(row, stage, ctx): Promise<PrepareResult<BureauFeaturesPrepared>> {
-    const built = await buildBureauFeaturesRequest(row.data, { inputDir: ctx.inputDir, format: stage.options.format, now: ctx.now });
+    const built = await buildBureauFeaturesRequest(row.data, { filesRoot: ctx.filesRoot, format: stage.options.format, now: ctx.now });
     if (!built.ok) return built;
     for (const w of built.warnings ?? []) ctx.warn(w, row);
     return { ok: true, value: built.value };

@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import type { CallOptions, CallResult } from '../http/chain.js';
+import type { FilesRoot } from '../input/files-root.js';
 import type { ColumnSpec, PrepareResult } from '../input/validation.js';
 import type { InputRow, JsonObject, NormalisedResult, NormalisedTransaction, NumberStyle, SecretValue, ServiceName } from '../types.js';
 
@@ -41,8 +42,8 @@ export interface StageCondition {
 }
 
 export interface StageContext {
-  /** Folder of the input file: `*_path` columns are resolved against it. */
-  readonly inputDir: string;
+  /** The folder file columns (`*_path`) must lie inside: the input file's folder, --files-root, or none. */
+  readonly filesRoot: FilesRoot;
   readonly clientId: string;
   /** The run's clock (tests move it). */
   readonly now: () => Date;

@@ -15,8 +15,10 @@
 import { z } from 'zod';
 import { normaliseWorkflow, workflowResultColumns } from '../normalise/workflow.js';
 import { isNamedEndpoint, NAMED_COLUMNS, NAMED_ENDPOINTS } from '../services/bre/endpoints.js';
+import { BANK_PATH_FIELD } from '../services/bre/bank-data.js';
 import { COLUMN_TYPES } from '../services/bre/extra-columns.js';
 import { buildWorkflowRequest, type WorkflowRequest } from '../services/bre/request.js';
+import { REPORT_PATH_FIELD } from '../services/bureau/report.js';
 import type { JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
 import type { ColumnSpec, PrepareResult } from '../input/validation.js';
@@ -75,6 +77,7 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
       conditional: {
         '(every other column)': 'sent in input_data as given (dotted names nested); reports and bank data as for the named workflows',
       },
+      files: [REPORT_PATH_FIELD, BANK_PATH_FIELD],
     };
   },
 
@@ -91,7 +94,7 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
       };
     };
     const built = buildWorkflowRequest(row.data, inputEndpoint(stage), {
-      inputDir: ctx.inputDir,
+      filesRoot: ctx.filesRoot,
       passColumns: stage.options.pass_columns,
       excludeColumns: stage.options.exclude_columns,
       columnTypes: stage.options.column_types as Readonly<Record<string, 'string' | 'number' | 'boolean' | 'json'>>,

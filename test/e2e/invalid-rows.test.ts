@@ -16,8 +16,8 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 // The sandbox runs in this process, so the CLI must be spawned asynchronously.
-function run(pipeline: string, input: string, out: string) {
-  return spawnCli(['run', pipeline, '--input', input, '--out', out, '--no-progress'], { BRE_BASE_URL: sb.url, BRE_CLIENT_ID: sb.clientId, BRE_AUTH_TOKEN: sb.authToken });
+function run(pipeline: string, input: string, out: string, ...more: string[]) {
+  return spawnCli(['run', pipeline, '--input', input, '--out', out, '--no-progress', ...more], { BRE_BASE_URL: sb.url, BRE_CLIENT_ID: sb.clientId, BRE_AUTH_TOKEN: sb.authToken });
 }
 
 describe('invalid rows cost no call', () => {
@@ -67,7 +67,8 @@ describe('invalid rows cost no call', () => {
     ].join('\n') + '\n');
     const before = sb.stats().services.bureau.requests;
     const out = join(dir, 'out');
-    const r = await run('bureau_features', input, out);
+    // The reports are named by absolute paths inside samples/, the files root.
+    const r = await run('bureau_features', input, out, '--files-root', join(ROOT, 'samples'));
     expect(r.code, r.stderr).toBe(1);
     expect(sb.stats().services.bureau.requests - before).toBe(1);
     const errors = readFileSync(join(out, 'errors.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

@@ -19,7 +19,7 @@ const CONCURRENCY = 6;
 /** The run's window of rows in flight for rescore's two services (bureau, workflow) at CONCURRENCY calls each. */
 const WINDOW = windowSize(perService(() => CONCURRENCY), new Set(['bureau', 'workflow']));
 
-/** The shipped rescore sample repeated to `n` rows with fresh keys; file columns made absolute. */
+/** The shipped rescore sample repeated to `n` rows with fresh keys; file columns made absolute (inside samples/, the run's --files-root). */
 function rescoreInput(dir: string, n: number): string {
   const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8').trimEnd().split('\n');
   const cols = header.split(',');
@@ -58,7 +58,7 @@ describe('repeated kill -9 of a two-stage pipeline under faults', () => {
     const rows = 240;
     const input = rescoreInput(dir, rows);
     const out = join(dir, 'out');
-    const args = runArgs('rescore', input, out, '--rate', 'bureau=60/s', '--rate', 'workflow=60/s', '--concurrency', String(CONCURRENCY), '--max-attempts', '8');
+    const args = runArgs('rescore', input, out, '--files-root', join(ROOT, 'samples'), '--rate', 'bureau=60/s', '--rate', 'workflow=60/s', '--concurrency', String(CONCURRENCY), '--max-attempts', '8');
     const results = join(out, 'results.ndjson');
     const kills = 5;
     for (let k = 0; k < kills; k += 1) {

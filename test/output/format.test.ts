@@ -14,6 +14,7 @@ import { runPipeline } from '../../src/pipeline/runner.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { perService } from '../../src/types.js';
 import { tempDir } from '../helpers/temp.js';
+import { resolveFilesRoot } from '../../src/input/files-root.js';
 
 const lines = (path: string): unknown[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
 
@@ -28,7 +29,7 @@ describe('a run writes the format', () => {
     // Row 3's latitude is out of range: an errors.ndjson line.
     writeFileSync(input, 'reference_id,user_id,lead_id,latitude,longitude\nR1,u1,l1,19.07,72.87\nR2,u2,l2,28.61,77.2\nR3,u3,l3,95,77.2\n');
     await runPipeline({
-      pipeline: loadPipeline('location'), input, inputFormat: 'csv', outDir: out, rates: perService(() => null), concurrency: perService(() => 2),
+      pipeline: loadPipeline('location'), input, inputFormat: 'csv', filesRoot: resolveFilesRoot(undefined, input), outDir: out, rates: perService(() => null), concurrency: perService(() => 2),
       timeoutsMs: perService(() => 10_000), maxAttempts: 1, dryRun: false, retryErrors: false, progress: false, clientId: sandbox.clientId,
       authToken: sandbox.authToken, baseUrls: sandbox.urls, keepPersonalData: false, circuit: DEFAULT_CIRCUIT, stopGraceMs: 1000, log: () => undefined,
       outputFormats: new Set(['csv', 'parquet']),

@@ -15,12 +15,13 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { perService } from '../../src/types.js';
 import { locationCsv } from '../helpers/output.js';
 import { tempDir } from '../helpers/temp.js';
+import { resolveFilesRoot } from '../../src/input/files-root.js';
 
 const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
 
 function settings(sb: Sandbox, input: string, outDir: string): RunSettings {
   return {
-    pipeline: loadPipeline('location'), input: resolve(input), inputFormat: 'csv', outDir,
+    pipeline: loadPipeline('location'), input: resolve(input), inputFormat: 'csv', filesRoot: resolveFilesRoot(undefined, input), outDir,
     rates: perService(() => null), concurrency: perService(() => 4), timeoutsMs: perService(() => 10_000), maxAttempts: 6,
     dryRun: false, retryErrors: false, progress: false, clientId: sb.clientId, authToken: sb.authToken, baseUrls: sb.urls,
     keepPersonalData: false, circuit: DEFAULT_CIRCUIT, stopGraceMs: 1000, log: () => undefined, outputFormats: new Set(['csv']),

@@ -8,6 +8,7 @@ import { startIntervalMs } from '../../src/limits/pacer.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/input/shard.js';
 import { tempDir } from '../helpers/temp.js';
+import { folderRoot } from '../../src/input/files-root.js';
 
 const rescore = loadPipeline('rescore');
 const location = loadPipeline('location');
@@ -57,7 +58,7 @@ describe('planRun', () => {
   const body = Array.from({ length: 120 }, (_, i) => `LOC-${i + 1},u${i + 1},l${i + 1},${i === 5 ? '"19.0\n"' : '19.0'},72.8`);
   writeFileSync(input, `reference_id,user_id,lead_id,latitude,longitude\n${body.join('\n')}\n`);
   const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
-    pipeline: location, input, inputFormat: 'csv', outDir: join(dir, 'nowhere'), rates: { ...DEFAULT_RATES, workflow: { limit: 60, windowMs: 60_000 } }, ...over,
+    pipeline: location, input, inputFormat: 'csv', filesRoot: folderRoot(dir, false), outDir: join(dir, 'nowhere'), rates: { ...DEFAULT_RATES, workflow: { limit: 60, windowMs: 60_000 } }, ...over,
   } as unknown as RunSettings);
 
   it('counts data rows (not lines) and says the time at the configured rate', async () => {

@@ -39,7 +39,7 @@ function stages(...kinds: string[]): StageRuntime[] {
 }
 
 function ctx(warnings: string[] = []): StageContext {
-  return { inputDir: '.', clientId: 'c', now: () => new Date(), signal: new AbortController().signal, warn: (m) => warnings.push(m) };
+  return { filesRoot: { kind: 'none', why: 'a test' }, clientId: 'c', now: () => new Date(), signal: new AbortController().signal, warn: (m) => warnings.push(m) };
 }
 
 describe('prepareRow: synchronous unless a stage answers with a promise', () => {

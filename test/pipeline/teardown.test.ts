@@ -17,6 +17,7 @@ import type { RunSettings } from '../../src/pipeline/settings.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { perService, type ServiceName } from '../../src/types.js';
 import { tempDir } from '../helpers/temp.js';
+import { folderRoot } from '../../src/input/files-root.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -31,6 +32,7 @@ function settings(outDir: string): RunSettings {
     pipeline: loadPipeline('location'),
     input: resolve(import.meta.dirname, '../../samples/location.csv'),
     inputFormat: 'csv',
+    filesRoot: folderRoot(resolve(import.meta.dirname, '../../samples'), false),
     outDir,
     rates: perService(() => null),
     concurrency: perService(() => 4),

@@ -41,7 +41,7 @@ describe('an unexpected exception in a stage', () => {
       call: async () => ({ status: 200, body: {}, attempts: 1 }),
       counters: { ran: 0, skipped: 0, failed: 0, calls: 0 },
     }];
-    const ctx: StageContext = { inputDir: '.', clientId: 'c', now: () => new Date(), signal: new AbortController().signal, warn: () => undefined };
+    const ctx: StageContext = { filesRoot: { kind: 'none', why: 'a test' }, clientId: 'c', now: () => new Date(), signal: new AbortController().signal, warn: () => undefined };
     const outcome = await runRow(row, stages, ctx, false);
     expect(outcome).toMatchObject({ kind: 'failed', stage: 'decision', error: { code: 'UNEXPECTED' } });
 

@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildWorkflowRequest, type WorkflowRequestOptions } from '../../src/services/bre/request.js';
 import { FileCache } from '../../src/services/bureau/file-cache.js';
 import type { FieldError } from '../../src/input/validation.js';
+import { folderRoot, type FilesRoot } from '../../src/input/files-root.js';
 
 const SAMPLES = join(dirname(fileURLToPath(import.meta.url)), '../../samples');
-const opts: WorkflowRequestOptions = { inputDir: SAMPLES, cache: new FileCache() };
+const opts: WorkflowRequestOptions = { filesRoot: folderRoot(SAMPLES, false), cache: new FileCache() };
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 const reportFile = (name: string): string => readFileSync(join(SAMPLES, 'reports', name), 'utf8');
 const BUREAU_A_B64 = b64(reportFile('bureau_a.json'));
@@ -231,12 +232,18 @@ describe('broken rows -> every problem, named by the user\'s column', () => {
 describe('file reads are cached', () => {
   it('one read per file however many rows name it, failures included', async () => {
     const reads: string[] = [];
-    const cache = new FileCache({ read: async (p) => { reads.push(p); if (p.endsWith('missing.json')) throw Object.assign(new Error('x'), { code: 'ENOENT' }); return readFileSync(p); } });
-    const o = { inputDir: SAMPLES, cache };
+    // gig.json is there but cannot be read (as if its mode were 000): the failure is cached like a success.
+    const cache = new FileCache({ read: async (p) => { reads.push(p); if (p.endsWith('gig.json')) throw Object.assign(new Error('x'), { code: 'EACCES' }); return readFileSync(p); } });
+    const o = { filesRoot: folderRoot(SAMPLES, false), cache };
     const row = { ...TOP, lead_id: 'L', app_user_id: 'A', declared_income: 1, bank_type: 'bank_aa', bureau_report_path: 'reports/bureau_a.json', bank_data_path: 'bank/salaried.json' };
     await Promise.all(Array.from({ length: 20 }, () => ok('bureau_mobile_bank_bre', row, o)));
+    for (let i = 0; i < 3; i++) {
+      expect(brief(await errs('bureau_mobile_bank_bre', { ...row, bank_data_path: 'bank/gig.json' }, o))).toEqual([['bank_data_path', 'the path of a JSON bank data file', 'REPORT_UNREADABLE']]);
+    }
+    // A file that is not there is found missing by the files-root check, before any read.
     for (let i = 0; i < 3; i++) await errs('bureau_mobile_bank_bre', { ...row, bank_data_path: 'bank/missing.json' }, o);
-    expect(reads.map((p) => p.slice(SAMPLES.length))).toEqual(['/reports/bureau_a.json', '/bank/salaried.json', '/bank/missing.json']);
+    const real = realpathSync(SAMPLES);
+    expect(reads.map((p) => p.slice(real.length))).toEqual(['/reports/bureau_a.json', '/bank/salaried.json', '/bank/gig.json']);
   });
 
   it('evicts the least recently used entry', async () => {
@@ -251,5 +258,48 @@ describe('file reads are cached', () => {
     await cache.get('/b', 'k', (b) => b.length);
     expect(n).toBe(4);
     expect(cache.size).toBe(2);
+  });
+
+  it('keeps look-ups too: one per path a row gives, the least recently used going first', async () => {
+    const found: string[] = [];
+    const cache = new FileCache({ maxLocations: 2 });
+    const locate = (key: string) => cache.locate(key, async () => { found.push(key); return key.toUpperCase(); });
+    expect(await Promise.all(['a', 'a', 'b', 'a', 'c', 'a', 'b'].map(locate))).toEqual(['A', 'A', 'B', 'A', 'C', 'A', 'B']);
+    // a, b; a again (kept); c evicts b; a kept; b looked up again.
+    expect(found).toEqual(['a', 'b', 'c', 'b']);
+  });
+});
+
+describe('file paths stay inside the files root', () => {
+  // package.json beside samples/ is JSON: read, it would be sent as bank data or a report.
+  const outside = join(SAMPLES, '..', 'package.json');
+  const row = { ...TOP, lead_id: 'L', app_user_id: 'A', declared_income: 1, bank_type: 'bank_aa', bureau_report_path: 'reports/bureau_a.json', bank_data_path: 'bank/salaried.json' };
+
+  it.each<[string, Record<string, unknown>, FilesRoot, [string, string][]]>([
+    ['bank data by an absolute path elsewhere', { bank_data_path: outside }, folderRoot(SAMPLES, false), [['bank_data_path', 'FILE_OUTSIDE_ROOT']]],
+    ['bank data through ..', { bank_data_path: '../package.json' }, folderRoot(SAMPLES, false), [['bank_data_path', 'FILE_OUTSIDE_ROOT']]],
+    ['a report through ..', { bureau_report_path: 'reports/../../package.json' }, folderRoot(SAMPLES, false), [['bureau_report_path', 'FILE_OUTSIDE_ROOT']]],
+    ['both, each its own error', { bureau_report_path: outside, bank_data_path: '../package.json' }, folderRoot(SAMPLES, false),
+      [['bureau_report_path', 'FILE_OUTSIDE_ROOT'], ['bank_data_path', 'FILE_OUTSIDE_ROOT']]],
+    ['no root (stdin)', {}, { kind: 'none', why: 'the input is stdin' }, [['bureau_report_path', 'FILES_ROOT_NEEDED'], ['bank_data_path', 'FILES_ROOT_NEEDED']]],
+  ])('%s: the row\'s error, nothing read', async (_name, over, filesRoot, expected) => {
+    const reads: string[] = [];
+    const cache = new FileCache({ read: async (p) => { reads.push(p); return readFileSync(p); } });
+    const es = await errs('bureau_mobile_bank_bre', { ...row, ...over }, { filesRoot, cache });
+    expect(es.map((e) => [e.field, e.code])).toEqual(expected);
+    // Only the row's other file (inside the root) may have been read.
+    expect(reads.filter((p) => !p.startsWith(realpathSync(SAMPLES)))).toEqual([]);
+  });
+
+  it('the message names the field, the path as given and the root', async () => {
+    const [e] = await errs('bank_bre', { ...TOP, lead_id: 'L', declared_income: 1, bank_type: 'bank_aa', bank_data_path: '../package.json' });
+    expect(e.message).toBe(`bank_data_path: '../package.json' leads outside the files root ${resolve(SAMPLES)} (the input file's folder); the file was not read. Put the file inside the root, or name the folder that holds the files with --files-root`);
+    const [n] = await errs('bank_bre', { ...TOP, lead_id: 'L', declared_income: 1, bank_type: 'bank_aa', bank_data_path: 'bank/salaried.json' }, { filesRoot: { kind: 'none', why: 'the input is stdin' } });
+    expect(n.message).toBe("bank_data_path: 'bank/salaried.json' was not read: a file column needs a files root and the input is stdin; pass --files-root DIR, the folder the files are in");
+  });
+
+  it('an absolute path inside the root is read', async () => {
+    const body = await ok('bank_bre', { ...TOP, lead_id: 'L', declared_income: 1, bank_type: 'bank_aa', bank_data_path: join(SAMPLES, 'bank', 'salaried.json') }) as { input_data: { external: { bank_data: unknown } } };
+    expect(body.input_data.external.bank_data).toEqual(SALARIED);
   });
 });

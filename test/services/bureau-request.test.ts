@@ -4,11 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FileCache } from '../../src/services/bureau/file-cache.js';
 import { buildBureauFeaturesRequest, formatTimestampUtc, parseFetchedTimestamp, type BureauRequestOptions } from '../../src/services/bureau/request.js';
+import { folderRoot } from '../../src/input/files-root.js';
 
 const SAMPLES = join(dirname(fileURLToPath(import.meta.url)), '../../samples');
 const b64 = (name: string): string => readFileSync(join(SAMPLES, 'reports', name)).toString('base64');
 const NOW = new Date('2026-11-21T04:05:06.789Z');
-const opts: BureauRequestOptions = { inputDir: SAMPLES, now: () => NOW, cache: new FileCache() };
+const opts: BureauRequestOptions = { filesRoot: folderRoot(SAMPLES, false), now: () => NOW, cache: new FileCache() };
 const TOP = { reference_id: 'R1', user_id: 'U1' };
 
 describe('bureau feature request (2.8)', () => {

@@ -33,6 +33,7 @@ describe('bureau_features stage kind', () => {
       required: ['user_id', 'reference_id'],
       optional: ['fetched_timestamp', 'format_type'],
       conditional: expect.objectContaining({ raw_data: expect.any(String), bureau_report_path: expect.any(String) }),
+      files: ['bureau_report_path'],
     });
     expect(bureauFeaturesKind.columns(stage({ format: 'bureau_a_json' })).optional).toEqual(['fetched_timestamp']);
   });

@@ -4,6 +4,7 @@ import type { CallResult } from '../../src/http/chain.js';
 import type { ServiceCall, StageConfig, StageContext, StageKind } from '../../src/stages/types.js';
 import type { InputRow, JsonObject } from '../../src/types.js';
 import { ROOT } from '../helpers/cli.js';
+import { folderRoot } from '../../src/input/files-root.js';
 
 /** Report paths in rows resolve against samples/, as for the shipped sample inputs. */
 export const SAMPLES = join(ROOT, 'samples');
@@ -27,7 +28,7 @@ export function context(now?: Date | (() => Date)): TestContext {
   const abort = new AbortController();
   const clock = typeof now === 'function' ? now : () => now ?? new Date();
   return {
-    inputDir: SAMPLES, clientId: 'client-01', now: clock, signal: abort.signal, abort, warnings,
+    filesRoot: folderRoot(SAMPLES, false), clientId: 'client-01', now: clock, signal: abort.signal, abort, warnings,
     warn: (message) => { warnings.push(message); },
   };
 }

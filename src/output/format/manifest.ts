@@ -18,6 +18,12 @@ export const manifestSchema = z.looseObject({
      * Absent in folders made before it was recorded.
      */
     reading: z.object({ encoding: z.string().nullable(), delimiter: z.string().nullable(), decimal_comma: z.boolean() }).optional(),
+    /**
+     * The files root rows' file columns were read inside (src/input/files-root.ts): its real path, null when
+     * there was none (stdin without --files-root); `given` when --files-root named it, not the input's folder.
+     * Absent in folders made before it was recorded.
+     */
+    files_root: z.object({ path: z.string().nullable(), given: z.boolean() }).optional(),
   }),
   /** The row key column. */
   key: z.string(),

@@ -1,8 +1,8 @@
 /**
  * Bank data supplied by the caller (spec 2.6; bank_bre "Supplied by the caller" in 4.4, and 4.5).
  * Sources (CONTRACT "Input"): `bank_data` (or `external.bank_data`): an object or array in NDJSON, or its
- * JSON text in a CSV cell; or `bank_data_path`: a JSON file resolved against the input file's folder,
- * read, parsed and checked once per run (../bureau/file-cache.ts).
+ * JSON text in a CSV cell; or `bank_data_path`: a JSON file inside the run's files root (the input file's
+ * folder or --files-root: ../row-file.ts), read, parsed and checked once per run (../bureau/file-cache.ts).
  *
  * Shape checks follow 2.6 to the letter where it is definite: an account is an object with `metadata`
  * (object) and `transaction_data` (array) — both required by 4.5. The spec does not say which metadata and
@@ -10,12 +10,13 @@
  * txnId, type, narration strings; amount a number; currentBalance numeric text; transactionTimestamp
  * `YYYY-MM-DD HH:MM:SS`. At most MAX_PROBLEMS problems are listed per row, then a count.
  */
-import { isAbsolute, resolve } from 'node:path';
 import type { Json } from '../../types.js';
 import type { FieldError } from '../../input/validation.js';
 import { describeValue } from '../../input/coerce.js';
 import { getField, isPlainObject, type FieldValue } from '../../input/fields.js';
-import { FileCache, sharedFileCache } from '../bureau/file-cache.js';
+import type { FilesRoot } from '../../input/files-root.js';
+import type { FileCache } from '../bureau/file-cache.js';
+import { readRowFile } from '../row-file.js';
 
 export const BANK_DATA_FIELD = 'external.bank_data';
 export const BANK_PATH_FIELD = 'bank_data_path';
@@ -114,7 +115,8 @@ function arrayRefused(column: string): FieldError {
 
 export interface BankDataOptions {
   readonly allowArray: boolean;
-  readonly inputDir: string;
+  /** The folder `bank_data_path` must lie inside (relative paths resolve against it). */
+  readonly filesRoot: FilesRoot;
   readonly cache?: FileCache;
 }
 
@@ -145,19 +147,10 @@ function parseFile(bytes: Buffer): ParsedFile {
 
 async function fromPath(field: FieldValue, opts: BankDataOptions): Promise<BankDataResult> {
   const expected = 'the path of a JSON bank data file';
-  if (typeof field.value !== 'string') {
-    return { ok: false, errors: [{ field: field.column, expected, message: `${field.column}: Expected ${expected}, got ${describeValue(field.value)}`, code: 'REPORT_UNREADABLE' }] };
-  }
-  const given = field.value.trim();
-  const abs = isAbsolute(given) ? given : resolve(opts.inputDir, given);
-  let parsed: ParsedFile;
-  try {
-    parsed = await (opts.cache ?? sharedFileCache).get(abs, 'bank-data', parseFile);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? 'read failed');
-    return { ok: false, errors: [{ field: field.column, expected, message: `${field.column}: cannot read bank data file '${given}' (${why})`, code: 'REPORT_UNREADABLE' }] };
-  }
+  const read = await readRowFile(field, { what: 'bank data', expected, kind: 'bank-data', transform: parseFile }, opts);
+  if (!read.ok) return { ok: false, errors: [read.error] };
+  const parsed = read.value;
+  const given = read.given;
   if (parsed.parseError !== undefined || parsed.value === undefined) {
     return { ok: false, errors: [{ field: field.column, expected, message: `${field.column}: ${parsed.parseError} ('${given}')`, code: 'REPORT_UNREADABLE' }] };
   }

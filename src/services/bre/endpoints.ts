@@ -122,6 +122,7 @@ export const NAMED_COLUMNS: Readonly<Record<NamedEndpoint, ColumnSpec>> = {
       [REPORT_PATH_FIELD]: `when the caller supplies the bureau: the report file, instead of ${REPORT_RAW}`,
       [REPORT_TYPE]: 'with a supplied report: its format (2.7); detected from the report when absent',
     },
+    files: [REPORT_PATH_FIELD],
   },
   bank_bre: {
     required: [...TOP_COLUMNS],
@@ -137,6 +138,7 @@ export const NAMED_COLUMNS: Readonly<Record<NamedEndpoint, ColumnSpec>> = {
       [BANK_DATA_FIELD]: `supplied mode: one account object or an array of them (2.6), or give ${BANK_PATH_FIELD}`,
       [BANK_PATH_FIELD]: `supplied mode: a JSON file of the bank data, instead of ${BANK_DATA_FIELD}`,
     },
+    files: [BANK_PATH_FIELD],
   },
   bureau_mobile_bank_bre: {
     required: [...TOP_COLUMNS, 'lead_id', 'app_user_id', 'declared_income', 'external.bank_type'],
@@ -147,6 +149,7 @@ export const NAMED_COLUMNS: Readonly<Record<NamedEndpoint, ColumnSpec>> = {
       [BANK_DATA_FIELD]: `one account object (2.6), unless ${BANK_PATH_FIELD} is given`,
       [BANK_PATH_FIELD]: `a JSON file of one account, unless ${BANK_DATA_FIELD} is given`,
     },
+    files: [REPORT_PATH_FIELD, BANK_PATH_FIELD],
   },
   repeat_bre: { required: [...TOP_COLUMNS, ...REPEAT_FIELDS.map((f) => f.column)], optional: [], conditional: {} },
 };

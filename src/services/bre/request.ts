@@ -12,6 +12,7 @@ import type { FieldError, PrepareResult } from '../../input/validation.js';
 import type { Json, JsonObject, NumberStyle } from '../../types.js';
 import { COMMA_STYLE } from '../../input/coerce.js';
 import { setPath } from '../../input/fields.js';
+import type { FilesRoot } from '../../input/files-root.js';
 import { FileCache } from '../bureau/file-cache.js';
 import { BRE_BUREAU_FORMATS } from '../bureau/formats.js';
 import { hasReport, REPORT_PATH_FIELD, resolveBureauReport } from '../bureau/report.js';
@@ -25,8 +26,8 @@ import { copyColumns, type ColumnType } from './extra-columns.js';
 import { tableSchema, TOP_FIELDS, validateTable, type FieldSpec } from '../field-table.js';
 
 export interface WorkflowRequestOptions {
-  /** Folder `bureau_report_path` and `bank_data_path` are resolved against. */
-  readonly inputDir: string;
+  /** The folder `bureau_report_path` and `bank_data_path` must lie inside (../../input/files-root.ts). */
+  readonly filesRoot: FilesRoot;
   /** Named workflows: further columns sent in input_data as given. Default none. */
   readonly passColumns?: readonly string[];
   /** Client workflows: columns never sent. Default none. */
@@ -152,7 +153,7 @@ export function buildWorkflowRequest(
     if (p.report) {
       const report = await resolveBureauReport(data, {
         accepted: BRE_BUREAU_FORMATS, rawFields: BRE_REPORT_FIELDS, formatFields: BRE_FORMAT_FIELDS,
-        inputDir: opts.inputDir, cache: opts.cache,
+        filesRoot: opts.filesRoot, cache: opts.cache,
       });
       if (report.ok) {
         warnings.push(...report.value.warnings);
@@ -163,7 +164,7 @@ export function buildWorkflowRequest(
       }
     }
     if (p.bank) {
-      const bank = await resolveBankData(data, { allowArray: p.bank.allowArray, inputDir: opts.inputDir, cache: opts.cache });
+      const bank = await resolveBankData(data, { allowArray: p.bank.allowArray, filesRoot: opts.filesRoot, cache: opts.cache });
       if (bank.ok) setPath(input, 'external.bank_data', bank.value);
       else errors.push(...bank.errors);
     }

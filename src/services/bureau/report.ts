@@ -3,8 +3,9 @@
  * is encoded as a base64 string of the report text in UTF-8 before sending").
  *
  * Sources (CONTRACT "Input"): base64 in `bureau_raw_json` (or `external.bureau_raw_json`; `raw_data` for the
- * bureau feature stage), or a file named by `bureau_report_path`, resolved against the input file's folder,
- * read once per run (./file-cache.ts) and encoded here. Giving both is an error (which one is meant?).
+ * bureau feature stage), or a file named by `bureau_report_path`, inside the run's files root (the input
+ * file's folder or --files-root: ../row-file.ts), read once per run (./file-cache.ts) and encoded here.
+ * Giving both is an error (which one is meant?).
  *
  * Checked before sending, because the service answers 500 to a report it cannot decode (spec 4.7, 7):
  * valid standard base64, UTF-8 text, JSON (XML for bureau_b_xml). The SOAP form of bureau_c is refused
@@ -12,12 +13,13 @@
  * then detection (./detect.ts); undetectable -> REPORT_FORMAT_UNKNOWN. A named format that disagrees with
  * what detection sees is sent as named, with a warning.
  */
-import { isAbsolute, resolve } from 'node:path';
 import type { FieldError } from '../../input/validation.js';
 import { describeValue, fieldError } from '../../input/coerce.js';
 import { getField, getFirstField, type FieldValue } from '../../input/fields.js';
 import { inspectReport, type ReportInspection } from './detect.js';
-import { FileCache, sharedFileCache } from './file-cache.js';
+import type { FilesRoot } from '../../input/files-root.js';
+import { readRowFile } from '../row-file.js';
+import type { FileCache } from './file-cache.js';
 import { XML_FORMATS, type BureauFormat } from './formats.js';
 
 export const REPORT_PATH_FIELD = 'bureau_report_path';
@@ -31,8 +33,8 @@ export interface ReportOptions {
   readonly formatFields: readonly string[];
   /** A format forced by the stage's options; beats the row. */
   readonly forcedFormat?: string;
-  /** Folder `bureau_report_path` is resolved against. */
-  readonly inputDir: string;
+  /** The folder `bureau_report_path` must lie inside (relative paths resolve against it). */
+  readonly filesRoot: FilesRoot;
   /** Why a known name is not accepted here (bureau_c_softpull_json_v2 at /api/bureau). */
   readonly refusedFormats?: Readonly<Record<string, string>>;
   readonly cache?: FileCache;
@@ -94,21 +96,11 @@ function fromBase64(field: FieldValue): Loaded | FieldError {
 }
 
 async function fromPath(field: FieldValue, opts: ReportOptions): Promise<Loaded | FieldError> {
-  const expected = 'the path of a readable bureau report file';
-  if (typeof field.value !== 'string') return fieldError(field.column, expected, field.value, 'REPORT_UNREADABLE');
-  const given = field.value.trim();
-  const abs = isAbsolute(given) ? given : resolve(opts.inputDir, given);
-  const cache = opts.cache ?? sharedFileCache;
-  try {
-    return await cache.get(abs, 'bureau-report', (bytes) => ({ base64: bytes.toString('base64'), inspection: analyse(bytes) }));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? 'read failed');
-    return {
-      field: field.column, expected, code: 'REPORT_UNREADABLE',
-      message: `${field.column}: cannot read bureau report file '${given}' (${why})`,
-    };
-  }
+  const read = await readRowFile(field, {
+    what: 'bureau report', expected: 'the path of a readable bureau report file', kind: 'bureau-report',
+    transform: (bytes): Loaded => ({ base64: bytes.toString('base64'), inspection: analyse(bytes) }),
+  }, opts);
+  return read.ok ? read.value : read.error;
 }
 
 function isFieldError(x: Loaded | FieldError): x is FieldError {

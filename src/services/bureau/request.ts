@@ -14,6 +14,7 @@ import type { FieldError, PrepareResult } from '../../input/validation.js';
 import type { JsonObject } from '../../types.js';
 import { fieldError } from '../../input/coerce.js';
 import { getField } from '../../input/fields.js';
+import type { FilesRoot } from '../../input/files-root.js';
 import { tableSchema, TOP_FIELDS, validateTable } from '../field-table.js';
 import type { FileCache } from './file-cache.js';
 import { FEATURE_FORMAT_TYPES } from './formats.js';
@@ -28,7 +29,8 @@ export const REFUSED_FEATURE_FORMATS: Readonly<Record<string, string>> = {
 };
 
 export interface BureauRequestOptions {
-  readonly inputDir: string;
+  /** The folder `bureau_report_path` must lie inside (../../input/files-root.ts). */
+  readonly filesRoot: FilesRoot;
   /** A format forced for every row (stage option `format`). */
   readonly format?: string;
   readonly now: () => Date;
@@ -78,7 +80,7 @@ export async function buildBureauFeaturesRequest(
 
   const report = await resolveBureauReport(data, {
     accepted: FEATURE_FORMAT_TYPES, rawFields: BUREAU_RAW_FIELDS, formatFields: BUREAU_FORMAT_FIELDS,
-    forcedFormat: opts.format, inputDir: opts.inputDir, refusedFormats: REFUSED_FEATURE_FORMATS, cache: opts.cache,
+    forcedFormat: opts.format, filesRoot: opts.filesRoot, refusedFormats: REFUSED_FEATURE_FORMATS, cache: opts.cache,
   });
   if (!report.ok) errors.push(...report.errors);
   if (errors.length || !top.ok || !report.ok || fetched === undefined) return { ok: false, errors };
