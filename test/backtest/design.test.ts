@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrap, replicateSe } from '../../src/backtest/design/bootstrap.js';
 import { checkDesign, coveredPopulation, DesignError, type Design, type LonelyPsu, type Stratum } from '../../src/backtest/design/design.js';
-import { degreesOfFreedom, mean, ratio, total, Z95 } from '../../src/backtest/design/estimators.js';
+import { degreesOfFreedom, mean, NO_VARIATION, ratio, total, Z95 } from '../../src/backtest/design/estimators.js';
 import { Random } from '../../src/backtest/design/rng.js';
 import { prepareScore, weightedAuc, weightedKs } from '../../src/backtest/design/weighted-score.js';
 import { aucFigures } from '../../src/backtest/score/auc.js';
@@ -70,6 +70,13 @@ describe('estimators, worked by hand', () => {
     expect(t).toEqual({ estimate: 15, se: 0, ci: { lower: 15, upper: 15 } });
     const m = mean(d, y, 'average', { lower: 0, upper: 0.7 });
     expect(m?.ci?.upper).toBe(0.7);
+  });
+
+  it('no variation in a sample that did not take every row: no interval, and a note saying why', () => {
+    const none = f64([0, 0, 0, 0, 0, 0]);
+    const t = total(d, none, 'average');
+    expect(t).toEqual({ estimate: 0, se: 0, ci: null, note: NO_VARIATION });
+    expect(mean(d, f64([1, 1, 1, 1, 1, 1]), 'average')?.ci).toBeNull();
   });
 
   it('degrees of freedom: units less strata', () => {

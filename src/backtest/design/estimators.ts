@@ -16,7 +16,7 @@
  * With very few units per stratum (say under 30 units over the strata's count) t would be wider and the
  * normal interval is somewhat too narrow; compare.json gives `df` beside every interval so a reader can judge.
  */
-import { stratumWeights, type Design, type LonelyPsu } from './design.js';
+import { CENSUS_TOLERANCE, fpcFactor, stratumWeights, type Design, type LonelyPsu } from './design.js';
 import { stratifiedVariance } from './variance.js';
 
 /** z for a two-sided 95% interval: qnorm(0.975), as R's confint(). */
@@ -31,9 +31,18 @@ export interface Estimate {
   readonly estimate: number;
   /** Standard error; null when it cannot be estimated (see LonelyPsu 'average' with no stratum to average). */
   readonly se: number | null;
-  /** estimate ± Z95·se, within `bounds` when given; null without se. */
+  /** estimate ± Z95·se, within `bounds` when given; null without se, or when the sample shows no variation. */
   readonly ci: Interval | null;
+  /** Why there is no interval when there is a standard error (NO_VARIATION). */
+  readonly note?: string;
 }
+
+/**
+ * A standard error of 0 from a sample that did not take every row: every sampled unit had the same value (no
+ * swap-in among the sampled keys, say). The population may well hold other values, so [x, x] would claim a
+ * certainty the sample does not have: no interval is given.
+ */
+export const NO_VARIATION = 'every sampled key has the same value: the sample gives no interval (the population may differ)';
 
 /** Per-unit values, one per unit of the design, in the design's unit order. */
 export type Values = Float64Array;
@@ -55,8 +64,20 @@ export function interval(estimate: number, se: number | null, bounds?: Interval)
   return { lower, upper };
 }
 
-function withSe(estimate: number, variance: number | null, bounds?: Interval): Estimate {
+/** A standard error that is 0 but for rounding. */
+export function noVariation(estimate: number, se: number): boolean {
+  return se <= 1e-12 * Math.max(1, Math.abs(estimate));
+}
+
+/** Whether every stratum with a unit was sampled whole: a standard error of 0 is then the truth. */
+export function census(d: Design): boolean {
+  for (const h of d.unitStratum) if (fpcFactor(d.strata[h]) >= CENSUS_TOLERANCE) return false;
+  return true;
+}
+
+function withSe(d: Design, estimate: number, variance: number | null, bounds?: Interval): Estimate {
   const se = variance === null ? null : Math.sqrt(Math.max(0, variance));
+  if (se !== null && noVariation(estimate, se) && !census(d)) return { estimate, se, ci: null, note: NO_VARIATION };
   return { estimate, se, ci: interval(estimate, se, bounds) };
 }
 
@@ -74,7 +95,7 @@ export function total(d: Design, y: Values, lonely: LonelyPsu, bounds?: Interval
     z[i] = w[i] * y[i];
     t += z[i];
   }
-  return withSe(t, stratifiedVariance(d, z, lonely), bounds);
+  return withSe(d, t, stratifiedVariance(d, z, lonely), bounds);
 }
 
 /** R̂ = Σ w·y / Σ w·x; null when Σ w·x is 0 (an empty set has no rate). */
@@ -92,7 +113,7 @@ export function ratio(d: Design, y: Values, x: Values, lonely: LonelyPsu, bounds
   const r = ty / tx;
   const z = new Float64Array(y.length);
   for (let i = 0; i < y.length; i += 1) z[i] = (w[i] * (y[i] - r * x[i])) / tx;
-  return withSe(r, stratifiedVariance(d, z, lonely), bounds);
+  return withSe(d, r, stratifiedVariance(d, z, lonely), bounds);
 }
 
 /** The mean of y over the design's units (a domain mean when the units are a domain's); null without units. */
