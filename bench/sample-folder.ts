@@ -51,7 +51,7 @@ export async function readInputKeys(input: string, keyColumn: string, by: readon
 
 export interface Selection {
   /** The manifest's `sample` object. */
-  readonly block: Record<string, unknown> & { readonly strata: readonly { name: string; population: number; sample: number }[] };
+  readonly block: Record<string, unknown> & { readonly population: number; readonly sampled: number; readonly strata: readonly { name: string; population: number; sample: number }[] };
   /** Sampled key -> its stratum name and weight. */
   readonly chosen: ReadonlyMap<string, { readonly stratum: string; readonly weight: number }>;
 }
