@@ -136,7 +136,7 @@ export async function benchSampleCoverage(o: SampleCoverageOptions): Promise<Sam
 
 /** The README's table. */
 export function coverageTable(r: SampleCoverageResult): string {
-  const f = (x: number, d = 3): string => (Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : x.toFixed(d));
+  const f = (x: number, d = 3): string => (Math.abs(x) >= 1000 || Number.isInteger(x) ? Math.round(x).toLocaleString('en-US') : x.toFixed(d));
   const head = '| figure | full run | covered | share | mean interval width | mean z | sd z | target 93–97% |\n|---|---|---|---|---|---|---|---|';
   return `${head}\n${r.figures.map((x) => `| ${x.figure} | ${f(x.truth)} | ${x.covered} / ${x.seeds} | ${(x.share * 100).toFixed(1)}% | ${f(x.mean_width)} | ${x.mean_z.toFixed(2)} | ${x.sd_z.toFixed(2)} | ${x.met === null ? '–' : x.met ? 'met' : 'NOT met'} |`).join('\n')}\n`;
 }
