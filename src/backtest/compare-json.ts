@@ -23,7 +23,11 @@ export interface RunSummary {
  * One comparison in compare.json: the decision figures and the credit-risk figures, over the compared keys; on
  * sampled runs those describe the sample only, and `estimates` holds the population estimates (null otherwise).
  */
-export type ComparisonJson = ComparisonFigures & RiskFigures & { readonly estimates: SampleEstimates | null };
+export type ComparisonJson = ComparisonFigures & RiskFigures & {
+  /** What the figures outside `estimates` count: the sampled keys unweighted ('sample'), or every compared key. */
+  readonly basis: 'sample' | 'all compared keys';
+  readonly estimates: SampleEstimates | null;
+};
 
 export interface CompareJson {
   readonly version: 1;

@@ -152,7 +152,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
           replicates: o.replicates, seed: sampling.bootstrapSeed,
         })
         : null;
-      return { ...c.acc.figures(histogram), ...c.risk.figures(), estimates };
+      return { ...c.acc.figures(histogram), ...c.risk.figures(), basis: sampling ? 'sample' : 'all compared keys', estimates };
     });
     const inputFigures = inputStability && o.period ? inputStability.figures(o.period.minKeys) : null;
 

@@ -89,6 +89,7 @@ export function designDifference(a: SampleBlock, b: SampleBlock): string | null 
       return `stratum '${s.name}' differs (A: ${s.sample} of ${s.population}, B: ${t.sample} of ${t.population})`;
     }
   }
-  if (b.strata.length !== a.strata.length) return `B has ${b.strata.length - a.strata.length} strata that A has not`;
+  const extra = b.strata.length - a.strata.length;
+  if (extra !== 0) return `B has ${extra} ${extra === 1 ? 'stratum' : 'strata'} that A has not`;
   return null;
 }
