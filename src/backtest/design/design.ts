@@ -45,13 +45,12 @@ export class DesignError extends Error {}
  */
 export function checkDesign(d: Design): Design {
   const counts = new Int32Array(d.strata.length);
-  d.strata.forEach((s, h) => {
+  for (const s of d.strata) {
     if (!Number.isInteger(s.population) || !Number.isInteger(s.sampled) || s.sampled < 0 || s.population < s.sampled) {
       throw new DesignError(`Expected stratum '${s.name}' to have whole numbers population ≥ sample ≥ 0, got population ${s.population} and sample ${s.sampled}`);
     }
     if (s.population === 0) throw new DesignError(`Expected stratum '${s.name}' to have a population of at least 1, got 0`);
-    void h;
-  });
+  }
   for (let i = 0; i < d.unitStratum.length; i += 1) {
     const h = d.unitStratum[i];
     if (h < 0 || h >= d.strata.length) throw new DesignError(`Expected unit ${i} to be in one of the ${d.strata.length} strata, got stratum index ${h}`);

@@ -10,7 +10,7 @@
  * stratum with no unit in the domain (not part of the sum, nor of the strata counted for `average`).
  * test/backtest/design-fixture.test.ts holds it to R's standard errors to 1e-9.
  */
-import { CENSUS_TOLERANCE, fpcFactor, type Design, type LonelyPsu } from './design.js';
+import { CENSUS_TOLERANCE, fpcFactor, unitsPerStratum, type Design, type LonelyPsu } from './design.js';
 
 /** The variance of Σ z (null when every stratum with units is lonely under `average`: nothing to average). */
 export function stratifiedVariance(d: Design, z: Float64Array, lonely: LonelyPsu): number | null {
@@ -64,8 +64,7 @@ export function stratifiedVariance(d: Design, z: Float64Array, lonely: LonelyPsu
  * strata / strata with a variance it scales by: the bootstrap applies the same factor to its variance.
  */
 export function lonelyScale(d: Design): { lonely: number; present: number; factor: number | null } {
-  const r = new Int32Array(d.strata.length);
-  for (let i = 0; i < d.unitStratum.length; i += 1) r[d.unitStratum[i]] += 1;
+  const r = unitsPerStratum(d);
   let present = 0;
   let lonely = 0;
   d.strata.forEach((s, h) => {

@@ -14,7 +14,7 @@
  *   PSI                      from the weighted shares of A's bins      no interval (see PsiEstimate)
  */
 import { bootstrap, replicateSe } from '../design/bootstrap.js';
-import { checkDesign, DEFAULT_LONELY_PSU, stratumWeights, type Design, type Stratum } from '../design/design.js';
+import { checkDesign, coveredPopulation, DEFAULT_LONELY_PSU, stratumWeights, type Design, type Stratum } from '../design/design.js';
 import { census, degreesOfFreedom, interval, NO_VARIATION, noVariation, ratio, total, type Estimate, type Interval } from '../design/estimators.js';
 import { prepareScore, weightedAuc, weightedKs, type PreparedScore } from '../design/weighted-score.js';
 import { binLabels } from '../features.js';
@@ -131,7 +131,7 @@ export function sampleEstimates(u: UnitTable, features: readonly WeightedFeature
   const d: Design = checkDesign({ strata: s.strata, unitStratum: u.stratum });
   const n = u.stratum.length;
   const one = column(n, () => 1);
-  const population = coveredPopulationOf(d);
+  const population = coveredPopulation(d);
   const counts: Interval = { lower: 0, upper: population };
   const base = {
     basis: 'population estimate' as const,
@@ -180,15 +180,6 @@ export function sampleEstimates(u: UnitTable, features: readonly WeightedFeature
     },
     scores: scoreEstimates(d, u, s),
   };
-}
-
-function coveredPopulationOf(d: Design): number {
-  const seen = new Uint8Array(d.strata.length);
-  let n = 0;
-  for (const h of d.unitStratum) {
-    if (!seen[h]) { seen[h] = 1; n += d.strata[h].population; }
-  }
-  return n;
 }
 
 function badRates(d: Design, u: UnitTable, sets: Record<string, Float64Array>): SampleEstimates['bad_rates'] {
