@@ -63,7 +63,7 @@ function daysIn(year: number, month: number): number {
 }
 
 /** One application date per row, in order, spread over the months by their volume. */
-function dates(rng: () => number): string[] {
+function dates(rng: () => number, ROWS: number): string[] {
   const total = MONTHS.reduce((s, m) => s + m[3], 0);
   const out: string[] = [];
   MONTHS.forEach(([y, m, first, vol], i) => {
@@ -85,9 +85,11 @@ function income(rng: () => number, median: number): number {
 const PARTNER_FROM = '2025-03';
 const PARTNER_SHARE = 0.4;
 
-export function sampleRows(): (string | number)[][] {
+/** The rows of the sample; `rows` more than 1,500 enlarge it (the same months, volumes and risks) for the coverage benchmark. */
+export function sampleRows(count = ROWS): (string | number)[][] {
+  const ROWS = count;
   const rng = mulberry32(SEED);
-  const when = dates(rng);
+  const when = dates(rng, ROWS);
   const rows: (string | number)[][] = [];
   for (let i = 1; i <= ROWS; i += 1) {
     const id = pad(i, 5);
@@ -123,8 +125,8 @@ export function sampleRows(): (string | number)[][] {
   return rows;
 }
 
-export function sampleCsv(): string {
-  return [HEADER, ...sampleRows()].map((r) => r.join(',')).join('\n') + '\n';
+export function sampleCsv(count = ROWS): string {
+  return [HEADER, ...sampleRows(count)].map((r) => r.join(',')).join('\n') + '\n';
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

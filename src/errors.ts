@@ -51,6 +51,10 @@ export const ERROR_TABLE = {
    */
   FILES_ROOT_NEEDED: input,
   OUTPUT_MISMATCH: input,
+  /** `compare`: the two runs are not the same sample (or only one is a sample): src/backtest/sampled/. */
+  SAMPLE_MISMATCH: input,
+  /** `compare`: a sampled run's design (manifest.json `sample`) is unreadable, or its rows disagree with it. */
+  SAMPLE_INVALID: input,
   /** A --local-address that is not on this machine or cannot reach a service (src/http/egress-check.ts). */
   LOCAL_ADDRESS_UNUSABLE: input,
   /** A database (--input or --sink URL) that cannot be connected to before the run (src/db/). */

@@ -21,6 +21,8 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['FILE_OUTSIDE_ROOT', 'no', false, false, 2],
   ['FILES_ROOT_NEEDED', 'no', false, false, 2],
   ['OUTPUT_MISMATCH', 'no', false, false, 2],
+  ['SAMPLE_MISMATCH', 'no', false, false, 2],
+  ['SAMPLE_INVALID', 'no', false, false, 2],
   ['LOCAL_ADDRESS_UNUSABLE', 'no', false, false, 2],
   ['DB_UNREACHABLE', 'no', false, false, 2],
   ['DB_QUERY_FAILED', 'no', false, false, 2],

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchCompare } from '../../bench/compare.js';
+import { benchSampleCoverage, coverageTable } from '../../bench/sample-coverage.js';
 import { tempDir } from '../helpers/temp.js';
 
 // The benchmark runs the compare in a child process from the build (dist/), as `npm run bench` does; vitest's
@@ -19,4 +20,19 @@ describe('benchCompare', () => {
     expect(r.buckets).toBeGreaterThanOrEqual(1);
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it('sample coverage: runs the whole input once, compares samples of it and counts the intervals holding the full run', async () => {
+    const dir = join(tempDir(), 'coverage');
+    const r = await benchSampleCoverage({ dir, rows: 1500, seeds: 3, replicates: 100 });
+    expect([r.rows, r.sampled, r.seeds]).toEqual([1500, 300, 3]);
+    const auc = r.figures.find((f) => f.figure.startsWith('AUC'));
+    expect(auc?.truth).toBeGreaterThan(0.6);
+    expect(auc?.seeds).toBe(3);
+    expect(r.figures.filter((f) => f.target).map((f) => f.figure)).toEqual([
+      'approval rate A', 'approval rate B', 'swap-out share', 'bad rate of A\u2019s approved set', 'AUC of the champion\u2019s bureau score',
+    ]);
+    for (const f of r.figures) expect(f.covered).toBeLessThanOrEqual(f.seeds);
+    expect(coverageTable(r)).toMatch(/^\| figure \| full run \| covered/);
+    expect(readdirSync(dir).sort()).toEqual(['cmp-full', 'input.csv']);
+  }, 120_000);
 });

@@ -16,6 +16,7 @@ import { ARTIFACTS, chartWidths, itChromium, launchChromium, openHtml, sidewaysO
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { handCase } from './fixtures.js';
+import { fullRun, sampledFolder, selection } from './sampled-folders.js';
 
 const DOCS = join(ROOT, 'docs');
 
@@ -116,6 +117,59 @@ describe('report.html in headless Chromium', () => {
           copyFileSync(path, join(DOCS, s.name));
         }
       }
+      await page.emulateMedia({ media: 'print' });
+      expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+
+  itChromium('on a sample: the notice at the top and on every estimate, sample-only sections marked; saves its picture', async () => {
+    const root = tempDir();
+    const full = await fullRun(join(root, 'full'));
+    const sel = await selection();
+    // Two sampled rows of August 2024 fail: the report must say so.
+    const fail = new Set([...sel.chosen.entries()].filter(([, c]) => c.stratum === '2024-08').slice(0, 2).map(([k]) => k));
+    const s = sampledFolder(full, join(root, 's20'), sel, { fail });
+    const { files, report } = await runCompare({ outA: s, outB: s, outcome: 'defaulted', score: ['bureau_intel.bureau_score'], period: 'application_date' });
+    expect(report.sample?.notice).toBe('estimated from a sample of 300 of 1,500');
+
+    const browser = await launchChromium();
+    try {
+      const { page, problems, requests, url } = await openHtml(browser, files.html);
+      expect(problems).toEqual([]);
+      expect(requests).toEqual([url]);
+      // At the top: the first thing after the title.
+      const first = page.locator('h1 + p');
+      expect(await first.getAttribute('class')).toBe('sample-notice');
+      expect(await first.innerText()).toMatch(/^Estimated from a sample of 300 of 1,500 rows of the input/);
+      // On each figure of estimates: five KPI boxes, the interval chart's title, and a caption under the chart and each table.
+      const section = page.locator('section:has(h3:has-text("Population estimates"))');
+      expect(await section.locator('.kpi').count()).toBe(5);
+      for (const box of await section.locator('.kpi').allInnerTexts()) expect(box).toContain('estimated from a sample of 300 of 1,500');
+      const captions = await section.locator('p.est-note').allInnerTexts();
+      expect(captions.length).toBe(1 + 5);
+      for (const c of captions) expect(c).toMatch(/^Estimated from a sample of 300 of 1,500/);
+      expect(await section.locator('svg.chart title').first().textContent()).toContain('estimated from a sample of 300 of 1,500');
+      expect(await section.locator('h4').allInnerTexts()).toEqual(['Approvals and swaps', 'Bad rates (outcome defaulted)', 'Loan amounts', 'Score power', 'Feature stability (PSI), A against B']);
+      // Every section counted over the sampled keys unweighted says so in its heading.
+      const sampleOnly = await page.locator('.sample-only h3').allInnerTexts();
+      expect(sampleOnly.length).toBeGreaterThanOrEqual(8);
+      for (const h of sampleOnly) expect(h).toMatch(/^sample only/);
+      expect(await page.getByText('2 sampled rows could not be compared').count()).toBe(1);
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+      for (const w of await chartWidths(page)) expect(w).toBeGreaterThan(300);
+
+      // The picture: from the notice to the end of the first table of estimates.
+      const top = await page.locator('.sample-notice').boundingBox();
+      const end = await section.locator('.tw').first().boundingBox();
+      if (!top || !end) throw new Error('Expected the notice and the estimates on the page');
+      const name = 'backtest-sample.png';
+      const path = join(ARTIFACTS, name);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path, fullPage: true, clip: { x: 0, y: top.y - 60, width: 1280, height: end.y + end.height - top.y + 110 } });
+      expect(statSync(path).size).toBeGreaterThan(20_000);
+      if (process.env.BRE_UPDATE_DOCS === '1') copyFileSync(path, join(DOCS, name));
       await page.emulateMedia({ media: 'print' });
       expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
     } finally {
