@@ -11,7 +11,7 @@
 const LAYERS = [
   ['types.ts', 'errors.ts'],
   ['metrics', 'input', 'log'],
-  ['limits', 'normalise', 'services'],
+  ['limits', 'normalise', 'services', 'sample'],
   ['http'],
   ['stages'],
   ['config'],
