@@ -4,7 +4,7 @@
  * empty strata.
  */
 import { describe, expect, it } from 'vitest';
-import { allocate, roundHalfUp } from '../../src/sample/allocation.js';
+import { allocate, roundHalfUp, type AllocationRule } from '../../src/sample/allocation.js';
 
 describe('roundHalfUp', () => {
   it.each([
@@ -90,7 +90,7 @@ describe('the limits every allocation keeps', () => {
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     for (let t = 0; t < 300; t += 1) {
       const pops = Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => Math.floor(rnd() * rnd() * 400));
-      const rules = [{ share: Math.max(0.001, rnd()) }, { size: 1 + Math.floor(rnd() * 900), allocation: 'proportional' as const }, { size: 1 + Math.floor(rnd() * 900), allocation: 'equal' as const }];
+      const rules: AllocationRule[] = [{ share: Math.max(0.001, rnd()) }, { size: 1 + Math.floor(rnd() * 900), allocation: 'proportional' }, { size: 1 + Math.floor(rnd() * 900), allocation: 'equal' }];
       for (const rule of rules) {
         const n = allocate(pops, rule);
         n.forEach((k, i) => {
