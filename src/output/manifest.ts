@@ -3,6 +3,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { BreError } from '../errors.js';
 import { describeDelimiter } from '../input/dialect.js';
+import { designDifference } from '../sample/draw.js';
 import type { Manifest } from './format/index.js';
 
 export async function fileSha256(path: string): Promise<string> {
@@ -38,7 +39,10 @@ export function readDifferently(a: Manifest, b: Manifest): boolean {
   return x !== undefined && y !== undefined && (x.encoding !== y.encoding || x.delimiter !== y.delimiter || x.decimal_comma !== y.decimal_comma);
 }
 
-/** Refuses to resume into a folder made from another input, pipeline, key, shard or limit, or read otherwise. */
+/**
+ * Refuses to resume into a folder made from another input, pipeline, key or shard, read otherwise, or drawn as
+ * another sample (another design, or the same one from other rows: --limit draws it from the first N rows).
+ */
 export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
   const problems: string[] = [];
   if (old.pipeline.sha256 !== now.pipeline.sha256) problems.push(`it was made by pipeline '${old.pipeline.name}' (${old.pipeline.path}) with other contents than '${now.pipeline.name}' now`);
@@ -48,6 +52,9 @@ export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
   if (readDifferently(old, now)) {
     problems.push(`its input was read with ${describeReading(old.input.reading!)}, now with ${describeReading(now.input.reading!)} (the same bytes would give other values: give the same --encoding, --delimiter and --decimal-comma)`);
   }
+  const sample = designDifference(old.sample, now.sample);
+  if (sample) problems.push(`${sample} (give the same sample options to resume it)`);
+  else if (old.sample && (old.limit ?? null) !== (now.limit ?? null)) problems.push(`its sample was drawn from ${old.limit === null ? 'every row' : `the first ${old.limit} rows (--limit ${old.limit})`}, now from ${now.limit === null ? 'every row' : `the first ${now.limit}`}`);
   if (problems.length > 0) {
     throw new BreError('OUTPUT_MISMATCH', `refusing to resume into ${dir}: ${problems.join('; ')}. Use another --out, or the same input and pipeline.`);
   }

@@ -11,13 +11,21 @@ import { readRowBatches } from '../input/read.js';
 import type { Pipeline } from '../config/pipeline.js';
 import type { Manifest } from '../output/format/index.js';
 import { kindOf } from '../stages/index.js';
+import type { SampleSpec } from '../sample/design.js';
 import type { InputRow, NumberStyle } from '../types.js';
 import type { RunSettings } from './settings.js';
 
-/** The columns a pipeline needs in every row, and every name it reads (for matching header names). */
-export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
+/**
+ * The columns a pipeline needs in every row, and every name it reads (for matching header names); with a
+ * sample, the --stratify-by columns too (the header must have them, however empty their cells).
+ */
+export function columnRequirements(pipeline: Pipeline, sample?: SampleSpec): ColumnRequirements {
   const required = new Map<string, readonly string[]>();
   const known = new Set<string>([pipeline.key]);
+  for (const c of sample?.stratifyBy ?? []) {
+    required.set(c.column, [c.column]);
+    known.add(c.column);
+  }
   for (const stage of pipeline.stages) {
     const spec = kindOf(stage).columns(stage);
     for (const name of spec.required) if (!required.has(name)) required.set(name, [name, ...(spec.alternatives?.[name] ?? [])]);
@@ -29,7 +37,7 @@ export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
       if (dot !== -1) known.add(name.slice(dot + 1));
     }
   }
-  return { what: `pipeline '${pipeline.name}'`, required: [...required.values()], known: [...known] };
+  return { what: `pipeline '${pipeline.name}'${sample?.stratifyBy.length ? ' and --stratify-by' : ''}`, required: [...required.values()], known: [...known] };
 }
 
 /** manifest.json's `input.reading` (src/output/format/manifest.ts). */
@@ -43,6 +51,8 @@ export interface OpenedInput {
   readonly numberStyle: NumberStyle;
   /** How the rows are read, for the manifest (a resume must read them the same way). */
   readonly reading: InputReading;
+  /** The names rows are keyed by, as the header check resolved them; undefined for NDJSON (no header). */
+  readonly columns: readonly string[] | undefined;
 }
 
 /**
@@ -51,8 +61,9 @@ export interface OpenedInput {
  * `log` hears the one line saying which separator was sniffed, when it is not a comma.
  */
 export async function openInput(s: RunSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
-  const req = columnRequirements(s.pipeline);
+  const req = columnRequirements(s.pipeline, s.sample);
   let delimiter: string | null = null;
+  let columns: string[] | undefined;
   let encoding: string | null = null;
   const reader = readRowBatches(s.input, {
     format: s.inputFormat,
@@ -62,7 +73,8 @@ export async function openInput(s: RunSettings, log: (line: string) => void = s.
     onEncoding: (name) => { encoding = name; },
     header: (header) => {
       delimiter = header.delimiter ?? null;
-      return resolveHeader(header, req);
+      columns = resolveHeader(header, req);
+      return columns;
     },
   });
   let first: IteratorResult<InputRow[]>;
@@ -75,5 +87,5 @@ export async function openInput(s: RunSettings, log: (line: string) => void = s.
   const decimalComma = s.decimalComma ?? false;
   const separator = delimiter ?? ',';
   const numberStyle = decimalComma || separator !== ',' ? { decimalComma, separator } : COMMA_STYLE;
-  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma } };
+  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma }, columns };
 }

@@ -12,30 +12,30 @@
  */
 import { BreError } from '../errors.js';
 import { allocate } from './allocation.js';
-import { SAMPLE_METHOD, type SampleSpec } from './design.js';
+import { describeSampleOptions, SAMPLE_METHOD, stratifyLabel, type Allocation, type SampleSpec, type StratifyColumn } from './design.js';
 import { BottomK, sampleHash } from './selection.js';
 import { compareStrata, stratumKey, stratumName, type StratumValues } from './strata.js';
 
 /** One stratum as manifest.json and summary.json record it: N_h is `population`, n_h `sample`. */
 export interface StratumRecord {
   readonly name: string;
-  readonly values: readonly (string | null)[];
+  readonly values: (string | null)[];
   readonly population: number;
   readonly sample: number;
 }
 
-/** manifest.json's `sample` (the interface shared with `compare`'s estimators). */
+/** manifest.json's `sample` (the interface shared with `compare`'s estimators); plain arrays, as JSON reads back. */
 export interface SampleDesign {
   readonly seed: string;
   readonly method: string;
-  readonly stratify_by: readonly { readonly column: string; readonly group: string | null }[];
-  readonly allocation: string;
+  readonly stratify_by: StratifyColumn[];
+  readonly allocation: Allocation;
   readonly size: number | null;
   readonly share: number | null;
   /** Rows in the strata (rows without a key are in none). */
   readonly population: number;
   readonly sampled: number;
-  readonly strata: readonly StratumRecord[];
+  readonly strata: StratumRecord[];
 }
 
 /** The design weight of a stratum's rows: N_h / n_h. */
@@ -118,4 +118,33 @@ export class SampleDraw {
     });
     return out;
   }
+}
+
+/** The options a recorded design was drawn with (its manifest was checked when read). */
+export function specOf(d: SampleDesign): SampleSpec {
+  return {
+    seed: d.seed, stratifyBy: d.stratify_by, allocation: d.allocation, size: d.size, share: d.share,
+  };
+}
+
+/**
+ * How two folders' sample options differ, option by option (`--seed was 'a', now 'b'`), in words for a message
+ * that refuses to resume or merge; undefined when they are the same design (or neither is a sample). Strata
+ * that differ under the same options mean another input: the input's fingerprint says so first.
+ */
+export function designDifference(before: SampleDesign | undefined, now: SampleDesign | undefined): string | undefined {
+  if (!before && !now) return undefined;
+  if (!before) return `it is not a sample, now ${describeSampleOptions(specOf(now!))}`;
+  if (!now) return `it is a sample (${describeSampleOptions(specOf(before))}), now the whole input`;
+  const a = specOf(before);
+  const b = specOf(now);
+  const diffs: string[] = [];
+  const size = (x: SampleSpec) => (x.size !== null ? `--sample ${x.size}` : `--sample-share ${x.share}`);
+  if (size(a) !== size(b)) diffs.push(`${size(a)} then, ${size(b)} now`);
+  const strata = (x: SampleSpec) => (x.stratifyBy.length > 0 ? x.stratifyBy.map(stratifyLabel).join(',') : '(none)');
+  if (strata(a) !== strata(b)) diffs.push(`--stratify-by ${strata(a)} then, ${strata(b)} now`);
+  if (a.seed !== b.seed) diffs.push(`--seed ${JSON.stringify(a.seed)} then, ${JSON.stringify(b.seed)} now`);
+  if (a.allocation !== b.allocation) diffs.push(`--sample-allocation ${a.allocation} then, ${b.allocation} now`);
+  if (diffs.length === 0 && JSON.stringify(before.strata) !== JSON.stringify(now.strata)) diffs.push('the same options drew other strata (the input differs)');
+  return diffs.length === 0 ? undefined : `its sample was drawn with ${describeSampleOptions(a)}; ${diffs.join('; ')}`;
 }
