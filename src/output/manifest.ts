@@ -53,8 +53,10 @@ export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
     problems.push(`its input was read with ${describeReading(old.input.reading!)}, now with ${describeReading(now.input.reading!)} (the same bytes would give other values: give the same --encoding, --delimiter and --decimal-comma)`);
   }
   const sample = designDifference(old.sample, now.sample);
-  if (sample) problems.push(`${sample} (give the same sample options to resume it)`);
-  else if (old.sample && (old.limit ?? null) !== (now.limit ?? null)) problems.push(`its sample was drawn from ${old.limit === null ? 'every row' : `the first ${old.limit} rows (--limit ${old.limit})`}, now from ${now.limit === null ? 'every row' : `the first ${now.limit}`}`);
+  const limitDiffers = (old.limit ?? null) !== (now.limit ?? null);
+  // Another --limit draws from other rows: that, not the strata it changes, is what to say.
+  if (sample && !(old.sample && now.sample && limitDiffers)) problems.push(`${sample} (give the same sample options to resume it)`);
+  else if (old.sample && limitDiffers) problems.push(`its sample was drawn from ${old.limit === null ? 'every row' : `the first ${old.limit} rows (--limit ${old.limit})`}, now from ${now.limit === null ? 'every row' : `the first ${now.limit}`}`);
   if (problems.length > 0) {
     throw new BreError('OUTPUT_MISMATCH', `refusing to resume into ${dir}: ${problems.join('; ')}. Use another --out, or the same input and pipeline.`);
   }

@@ -117,8 +117,8 @@ export function readShardFolders(dirs: readonly string[], log: (line: string) =>
     if (f.count !== first.count) problems.push(`${f.dir} is shard ${f.manifest.shard}, Expected one of ${first.count} like ${first.dir} (${first.manifest.shard})`);
     if (readDifferently(f.manifest, first.manifest)) problems.push(`${f.dir} read its input with ${describeReading(f.manifest.input.reading!)}, ${first.dir} with ${describeReading(first.manifest.input.reading!)}`);
     if ((f.manifest.limit ?? null) !== (first.manifest.limit ?? null)) problems.push(`${f.dir} ran with --limit ${f.manifest.limit ?? 'none'}, ${first.dir} with ${first.manifest.limit ?? 'none'}`);
-    const sample = designDifference(first.manifest.sample, f.manifest.sample);
-    if (sample) problems.push(`${f.dir} is not the same sample as ${first.dir}: measured from ${first.dir}, ${sample}`);
+    const sample = designDifference(first.manifest.sample, f.manifest.sample, [`in ${first.dir}`, `in ${f.dir}`]);
+    if (sample) problems.push(`${f.dir} is not the same sample as ${first.dir}: ${sample}`);
   }
   const byIndex = new Map<number, string>();
   for (const f of folders) {

@@ -128,23 +128,26 @@ export function specOf(d: SampleDesign): SampleSpec {
 }
 
 /**
- * How two folders' sample options differ, option by option (`--seed was 'a', now 'b'`), in words for a message
- * that refuses to resume or merge; undefined when they are the same design (or neither is a sample). Strata
- * that differ under the same options mean another input: the input's fingerprint says so first.
+ * How two folders' sample options differ, option by option (`--seed "a" then, "b" now`), in words for a message
+ * that refuses to resume or merge; undefined when they are the same design (or neither is a sample). `as`
+ * names the two (default `then` and `now`, for a resume). Strata that differ under the same options mean
+ * another input: the input's fingerprint says so first.
  */
-export function designDifference(before: SampleDesign | undefined, now: SampleDesign | undefined): string | undefined {
+export function designDifference(before: SampleDesign | undefined, now: SampleDesign | undefined, as: readonly [string, string] = ['then', 'now']): string | undefined {
   if (!before && !now) return undefined;
-  if (!before) return `it is not a sample, now ${describeSampleOptions(specOf(now!))}`;
-  if (!now) return `it is a sample (${describeSampleOptions(specOf(before))}), now the whole input`;
+  if (!before) return `it is not a sample ${as[0]}, a sample ${as[1]} (${describeSampleOptions(specOf(now!))})`;
+  if (!now) return `it is a sample ${as[0]} (${describeSampleOptions(specOf(before))}), the whole input ${as[1]}`;
   const a = specOf(before);
   const b = specOf(now);
   const diffs: string[] = [];
-  const size = (x: SampleSpec) => (x.size !== null ? `--sample ${x.size}` : `--sample-share ${x.share}`);
-  if (size(a) !== size(b)) diffs.push(`${size(a)} then, ${size(b)} now`);
+  const differ = (what: string, x: string, y: string) => {
+    if (x !== y) diffs.push(`${what} ${x} ${as[0]}, ${y} ${as[1]}`);
+  };
+  differ('the size', a.size !== null ? `--sample ${a.size}` : `--sample-share ${a.share}`, b.size !== null ? `--sample ${b.size}` : `--sample-share ${b.share}`);
   const strata = (x: SampleSpec) => (x.stratifyBy.length > 0 ? x.stratifyBy.map(stratifyLabel).join(',') : '(none)');
-  if (strata(a) !== strata(b)) diffs.push(`--stratify-by ${strata(a)} then, ${strata(b)} now`);
-  if (a.seed !== b.seed) diffs.push(`--seed ${JSON.stringify(a.seed)} then, ${JSON.stringify(b.seed)} now`);
-  if (a.allocation !== b.allocation) diffs.push(`--sample-allocation ${a.allocation} then, ${b.allocation} now`);
-  if (diffs.length === 0 && JSON.stringify(before.strata) !== JSON.stringify(now.strata)) diffs.push('the same options drew other strata (the input differs)');
+  differ('--stratify-by', strata(a), strata(b));
+  differ('--seed', JSON.stringify(a.seed), JSON.stringify(b.seed));
+  differ('--sample-allocation', a.allocation, b.allocation);
+  if (diffs.length === 0 && JSON.stringify(before.strata) !== JSON.stringify(now.strata)) diffs.push(`the same options drew other strata ${as[0]} and ${as[1]} (the input differs)`);
   return diffs.length === 0 ? undefined : `its sample was drawn with ${describeSampleOptions(a)}; ${diffs.join('; ')}`;
 }
