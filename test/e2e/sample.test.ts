@@ -10,10 +10,11 @@
  * - a row without a key is SAMPLE_NO_KEY; --limit draws from the first N rows; --dry-run validates the sample.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/input/shard.js';
+import { formatMergeReport, mergeOutputs } from '../../src/output/merge.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
 import { readOutput, type OutputLine, type RunFolder } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -192,6 +193,15 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     expect(b.summary.rows.missing).toBe(0);
     await expectMatchesJournal(join(merged, 'results.parquet'), join(merged, 'results.ndjson'), b.csvLines[0].split(','));
     expect(readFileSync(join(merged, 'report.html'), 'utf8')).toContain(`A sample of ${EXPECTED.size} of 1,500 rows`);
+    // A sampled row missing from a shard is found: the stratum must hold n_h rows over the shards.
+    const damaged = join(dir, 'w1-damaged');
+    cpSync(outs[0], damaged, { recursive: true });
+    const [dropped, ...kept] = readFileSync(join(damaged, 'results.ndjson'), 'utf8').trimEnd().split('\n');
+    writeFileSync(join(damaged, 'results.ndjson'), `${kept.join('\n')}\n`);
+    const report = await mergeOutputs({ dirs: [damaged, outs[1]], out: join(dir, 'merged-damaged') });
+    expect(report.ok).toBe(false);
+    expect(report.missingRows).toEqual({ count: 1, first: [], strata: [{ name: JSON.parse(dropped).stratum, missing: 1 }] });
+    expect(formatMergeReport(report)).toContain(`1 row of the sample is in no shard: 1 of stratum ${JSON.parse(dropped).stratum}`);
     // A worker drawn with another seed cannot be merged in.
     const other = join(dir, 'other');
     expect((await spawnCli(runArgs('champion_challenger', INPUT, other, '--rate', 'off', ...SAMPLE, '--seed', 'x', '--shard', '2/2'), sb.env())).code).toBe(0);
