@@ -43,6 +43,10 @@ export const ERROR_TABLE = {
   REPORT_FORMAT_UNKNOWN: input,
   REPORT_FORMAT_UNSUPPORTED: input,
   OUTPUT_MISMATCH: input,
+  /** `compare`: the two runs are not the same sample (or only one is a sample): src/backtest/sampled/. */
+  SAMPLE_MISMATCH: input,
+  /** `compare`: a sampled run's design (manifest.json `sample`) is unreadable, or its rows disagree with it. */
+  SAMPLE_INVALID: input,
   /** A --local-address that is not on this machine or cannot reach a service (src/http/egress-check.ts). */
   LOCAL_ADDRESS_UNUSABLE: input,
   // a call and its answer

@@ -20,6 +20,8 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['REPORT_FORMAT_UNKNOWN', 'no', false, false, 2],
   ['REPORT_FORMAT_UNSUPPORTED', 'no', false, false, 2],
   ['OUTPUT_MISMATCH', 'no', false, false, 2],
+  ['SAMPLE_MISMATCH', 'no', false, false, 2],
+  ['SAMPLE_INVALID', 'no', false, false, 2],
   ['LOCAL_ADDRESS_UNUSABLE', 'no', false, false, 2],
   ['AUTH_REFUSED', 'no', true, false, 3],
   ['IP_NOT_ALLOWED', 'no', true, false, 3],

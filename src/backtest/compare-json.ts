@@ -3,6 +3,8 @@ import type { ComparisonFigures } from './comparison.js';
 import type { ErrorCounts } from './folder.js';
 import type { StageInfo } from './partition.js';
 import type { RiskFigures } from './risk.js';
+import type { SampleEstimates } from './sampled/estimates.js';
+import type { SampleSummary } from './sampled/sampling.js';
 import type { Product } from './side.js';
 import type { InputStabilityFigures } from './stability/input.js';
 import type { Mover } from './stability/over-time.js';
@@ -17,8 +19,11 @@ export interface RunSummary {
   readonly stages: Readonly<Record<string, StageInfo>>;
 }
 
-/** One comparison in compare.json: the decision figures and the credit-risk figures. */
-export type ComparisonJson = ComparisonFigures & RiskFigures;
+/**
+ * One comparison in compare.json: the decision figures and the credit-risk figures, over the compared keys; on
+ * sampled runs those describe the sample only, and `estimates` holds the population estimates (null otherwise).
+ */
+export type ComparisonJson = ComparisonFigures & RiskFigures & { readonly estimates: SampleEstimates | null };
 
 export interface CompareJson {
   readonly version: 1;
@@ -36,7 +41,11 @@ export interface CompareJson {
     readonly input: string | null;
     readonly buckets: number;
     readonly sample_size: number;
+    /** Bootstrap replicates of the AUC and KS intervals of a sampled comparison; null for runs that are not samples. */
+    readonly replicates: number | null;
   };
+  /** The sample design and the rows not compared, when the runs are a sample; null otherwise. */
+  readonly sample: SampleSummary | null;
   readonly join: {
     readonly matched: number;
     readonly only_a: number;

@@ -22,6 +22,10 @@ import { autoBuckets, resolveCompareOptions, type CompareOptions, type ResolvedO
 import { partitionRun, type PartitionStats } from './partition.js';
 import { renderReport } from './report.js';
 import { RiskAccumulator, scoreCells } from './risk.js';
+import { sampleEstimates } from './sampled/estimates.js';
+import { SAMPLE_METHODS } from './sampled/methods.js';
+import { Sampling } from './sampled/sampling.js';
+import { SampleUnits } from './sampled/units.js';
 import type { ScoreSpec } from './score/spec.js';
 import { amountField, sideView, type SideView } from './side.js';
 import { InputStability, type InputStabilityFigures } from './stability/input.js';
@@ -61,6 +65,8 @@ export const METHODS: Readonly<Record<string, string>> = {
 interface Comparison {
   readonly acc: ComparisonAccumulator;
   readonly risk: RiskAccumulator;
+  /** The compared keys as units of the sample (sampled runs only). */
+  readonly units: SampleUnits | null;
   readonly deltas: NumberSink;
   readonly decisions: boolean;
   readonly prefix: string;
@@ -70,6 +76,8 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
   const o = resolveCompareOptions(options);
   const A = await openRunFolder(o.outA, 'A');
   const B = o.sameFolder ? A : await openRunFolder(o.outB, 'B');
+  // Sampled runs: refused unless both are one sample; their rows are checked against the design on the first pass.
+  const sampling = Sampling.open(A, B, o.sameFolder, o.replicates);
   const inputStability = o.period ? new InputStability({ key: manifestKey(A), outcome: o.outcome, period: o.period.column }, o.sampleSize) : null;
   const columns = await loadColumns(o, A, inputStability);
   const buckets = o.buckets ?? autoBuckets(Math.max(A.resultsBytes, B.resultsBytes));
@@ -77,10 +85,11 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
   const tmp = await mkdtemp(join(o.tmpDir, 'bre-compare-'));
   try {
     const sampleStages = o.stages.mode === 'pair' ? new Set([o.stages.stageA as string]) : ('all' as const);
-    const pa = await partitionRun({ source: A.resultsPath, buckets, tmpDir: tmp, prefix: 'a', sampleStages, sampleSize: o.sampleSize });
+    const pa = await partitionRun({ source: A.resultsPath, buckets, tmpDir: tmp, prefix: 'a', sampleStages, sampleSize: o.sampleSize, onLine: sampling?.resultLine('a') });
     // B is sampled only to check a challenger score named differently (--score FIELD_A:FIELD_B).
     const sampleB = o.scores.some((sc) => sc.fieldA !== sc.fieldB) ? ('all' as const) : undefined;
-    const pb = await partitionRun({ source: B.resultsPath, buckets, tmpDir: tmp, prefix: 'b', sampleStages: sampleB, sampleSize: o.sampleSize });
+    const pb = await partitionRun({ source: B.resultsPath, buckets, tmpDir: tmp, prefix: 'b', sampleStages: sampleB, sampleSize: o.sampleSize, onLine: sampling?.resultLine('b') });
+    await sampling?.checkRuns();
     const pairs = choosePairs(o, A, B, pa, pb);
     const scoresOf = scoresByPair(o.scores, pairs, pa, pb);
     if (inputStability && columns) await inputStability.count(columns.path, columns.reading, columns.rows);
@@ -103,19 +112,24 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         scores: scoresOf[i], period: o.period, withOutcome: o.outcome !== undefined, decisions, featureBins,
         scorePath: join(tmp, `scores-${i}.f64`),
       });
-      return { acc, risk, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
+      const units = sampling ? new SampleUnits(scoresOf[i], featureBins, sampling.weights) : null;
+      return { acc, risk, units, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
     });
     const sameInput = o.input !== undefined || sameInputFile(A, B);
     let counts;
     try {
-      csv.write(csvLine(csvHeader(comparisons, o)));
+      csv.write(csvLine(csvHeader(comparisons, o, sampling !== null)));
       counts = await joinBuckets({
         aPaths: pa.bucketPaths ?? [A.resultsPath],
         bPaths: pb.bucketPaths ?? [B.resultsPath],
         out: csv,
         listCap: o.listCap,
-        visit: (line) => csvLine(visitLine(line, comparisons, o, columns?.rows ?? null, sameInput)),
+        visit: (line) => csvLine(visitLine(line, comparisons, o, columns?.rows ?? null, sameInput, sampling)),
       });
+    } catch (err) {
+      csv.close();
+      await rm(csvPartial, { force: true });
+      throw err;
     } finally {
       csv.close();
       for (const c of comparisons) {
@@ -132,7 +146,13 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         for (const d of readNumbers(c.deltas.path)) counter.add(d);
         histogram = counter.result();
       }
-      return { ...c.acc.figures(histogram), ...c.risk.figures() };
+      const estimates = c.units && sampling
+        ? sampleEstimates(c.units.table(), c.units.weightedFeatures(), {
+          strata: sampling.strata, decisions: c.decisions, withOutcome: o.outcome !== undefined, specs: c.risk.setup.scores,
+          replicates: o.replicates, seed: sampling.bootstrapSeed,
+        })
+        : null;
+      return { ...c.acc.figures(histogram), ...c.risk.figures(), estimates };
     });
     const inputFigures = inputStability && o.period ? inputStability.figures(o.period.minKeys) : null;
 
@@ -153,7 +173,9 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         input: columns ? columns.path : null,
         buckets,
         sample_size: o.sampleSize,
+        replicates: sampling ? o.replicates : null,
       },
+      sample: sampling ? sampling.summary() : null,
       join: {
         matched: counts.matched,
         only_a: counts.onlyA,
@@ -170,7 +192,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
       comparisons: figures,
       input_stability: inputFigures,
       stability_top_movers: o.period ? movers(inputFigures, figures) : null,
-      methods: METHODS,
+      methods: sampling ? { ...SAMPLE_METHODS, ...METHODS } : METHODS,
     };
     const jsonPath = join(o.out, 'compare.json');
     const htmlPath = join(o.out, 'report.html');
@@ -329,7 +351,7 @@ function runSummary(run: RunFolder, p: PartitionStats, errors: ErrorCounts | nul
   };
 }
 
-function csvHeader(comparisons: readonly Comparison[], o: ResolvedOptions): string[] {
+function csvHeader(comparisons: readonly Comparison[], o: ResolvedOptions, sampled: boolean): string[] {
   const h = ['key', 'a_row', 'b_row', 'match'];
   for (const c of comparisons) {
     if (!c.decisions) continue;
@@ -342,6 +364,7 @@ function csvHeader(comparisons: readonly Comparison[], o: ResolvedOptions): stri
   if (o.outcome !== undefined) h.push('outcome');
   if (o.by !== undefined) h.push('segment');
   if (o.period !== undefined) h.push('period');
+  if (sampled) h.push('stratum', 'weight');
   return h;
 }
 
@@ -355,7 +378,7 @@ function decisionCell(view: SideView | null): string {
   return view ? view.category : '';
 }
 
-function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: ResolvedOptions, columns: RowColumns | null, sameInput: boolean): Json[] {
+function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: ResolvedOptions, columns: RowColumns | null, sameInput: boolean, sampling: Sampling | null): Json[] {
   // Input columns are joined by data row number: A's row, or B's for a line only in B when both ran on one input.
   const row = line.a ? line.a.row : sameInput ? (line.b?.row ?? null) : null;
   const segment = columns?.segment(row);
@@ -363,6 +386,8 @@ function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: Reso
   const period = columns?.periodOf(row);
   const cells: Json[] = [line.key, line.a?.row ?? null, line.b?.row ?? null, line.match];
   const scores: (number | null)[] = [];
+  // A compared key of a sample is a unit of its stratum (the same in both runs).
+  const unit = sampling && line.match === 'matched' && line.a && line.b ? sampling.unitOf(line.a, line.b) : null;
   for (const c of comparisons) {
     const s = c.acc.setup;
     const va = line.a ? sideView(stageResult(line.a, s.stageA), o.product) : null;
@@ -371,6 +396,7 @@ function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: Reso
     if (line.match === 'matched' && va && vb) {
       const cls = c.acc.add(va, vb, { segment, outcome });
       if (cls) swap = cls;
+      if (unit !== null) c.units?.add(unit, va, vb, outcome);
       scores.push(...c.risk.add(va, vb, cls, outcome, period));
     } else {
       scores.push(...scoreCells(c.risk.setup.scores, va, vb));
@@ -383,6 +409,10 @@ function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: Reso
   if (o.outcome !== undefined) cells.push(outcome ?? null);
   if (o.by !== undefined) cells.push(segment ?? null);
   if (o.period !== undefined) cells.push(period ?? null);
+  if (sampling) {
+    const side = line.a ?? line.b;
+    cells.push(typeof side?.stratum === 'string' ? side.stratum : null, typeof side?.weight === 'number' ? side.weight : null);
+  }
   return cells;
 }
 

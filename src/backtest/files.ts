@@ -6,6 +6,7 @@ export class TextSink {
   private readonly fd: number;
   private parts: string[] = [];
   private size = 0;
+  private closed = false;
   bytes = 0;
 
   constructor(readonly path: string, private readonly chunkBytes = 256 * 1024) {
@@ -27,7 +28,10 @@ export class TextSink {
     this.size = 0;
   }
 
+  /** Idempotent: a failed join closes the file before the `finally` that always does. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.flush();
     closeSync(this.fd);
   }

@@ -63,6 +63,9 @@ export interface ResultLine {
   readonly row: number | null;
   readonly key: string | null;
   readonly stages: Record<string, unknown>;
+  /** A sampled run's stratum name and design weight (absent otherwise): checked by sampled/run-keys.ts. */
+  readonly stratum?: unknown;
+  readonly weight?: unknown;
 }
 
 /** null when the line is not a results object (counted as malformed by the caller). */
@@ -74,10 +77,10 @@ export function parseResultLine(text: string): ResultLine | null {
     return null;
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
-  const o = v as { row?: unknown; key?: unknown; stages?: unknown };
+  const o = v as { row?: unknown; key?: unknown; stages?: unknown; stratum?: unknown; weight?: unknown };
   const stages = o.stages && typeof o.stages === 'object' && !Array.isArray(o.stages) ? (o.stages as Record<string, unknown>) : null;
   if (!stages) return null;
   const key = typeof o.key === 'string' ? o.key : typeof o.key === 'number' ? String(o.key) : null;
   const row = typeof o.row === 'number' && Number.isInteger(o.row) ? o.row : null;
-  return { row, key, stages };
+  return o.stratum === undefined && o.weight === undefined ? { row, key, stages } : { row, key, stages, stratum: o.stratum, weight: o.weight };
 }

@@ -3,6 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BreError } from '../errors.js';
 import { INPUT_FORMATS, isInputFormat, type InputFormat } from '../input/read.js';
+import { DEFAULT_REPLICATES } from './design/bootstrap.js';
 import { DEFAULT_MIN_PERIOD_KEYS } from './period/periods.js';
 import { PERIOD_UNITS, type PeriodUnit } from '../input/period.js';
 import type { PeriodOptions } from './risk.js';
@@ -59,6 +60,8 @@ export interface CompareOptions {
   readonly sampleSize?: number;
   /** Most keys listed in compare.json for only-A, only-B and duplicates. Default 100. */
   readonly listCap?: number;
+  /** Sampled runs: bootstrap replicates for the AUC, Gini and KS intervals (at least 100). Default 1,000. */
+  readonly replicates?: number;
   /** Clock for compare.json's generated_at (tests). */
   readonly now?: () => Date;
 }
@@ -89,11 +92,13 @@ export interface ResolvedOptions {
   readonly tmpDir: string;
   readonly sampleSize: number;
   readonly listCap: number;
+  readonly replicates: number;
   readonly now: () => Date;
 }
 
 export const DEFAULT_SAMPLE_SIZE = 10_000;
 export const DEFAULT_LIST_CAP = 100;
+export const MIN_REPLICATES = 100;
 export const BUCKET_TARGET_BYTES = 4 * 1024 * 1024;
 export const MAX_BUCKETS = 1024;
 
@@ -163,8 +168,17 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
     tmpDir: o.tmpDir ?? tmpdir(),
     sampleSize: positiveInt(o.sampleSize, 'sampleSize') ?? DEFAULT_SAMPLE_SIZE,
     listCap: positiveInt(o.listCap, 'listCap') ?? DEFAULT_LIST_CAP,
+    replicates: replicatesOf(o.replicates),
     now: o.now ?? (() => new Date()),
   };
+}
+
+function replicatesOf(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_REPLICATES;
+  if (!Number.isInteger(value) || value < MIN_REPLICATES) {
+    throw new BreError('USAGE', `Expected --replicates to be a whole number of at least ${MIN_REPLICATES}, got ${String(value)}`, { field: 'replicates' });
+  }
+  return value;
 }
 
 function resolvePeriod(o: CompareOptions): PeriodOptions | undefined {

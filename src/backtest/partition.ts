@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { readLines } from '../input/lines.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { TextSink } from './files.js';
-import { MAX_RESULT_LINE_BYTES, parseResultLine } from './folder.js';
+import { MAX_RESULT_LINE_BYTES, parseResultLine, type ResultLine } from './folder.js';
 import { Reservoir } from './features.js';
 import { hasDecision, isFeatureField } from './side.js';
 
@@ -59,6 +59,8 @@ export interface PartitionOptions {
   /** Sample the features of these stages ('all' = every stage; undefined = none, as for side B). */
   readonly sampleStages?: ReadonlySet<string> | 'all';
   readonly sampleSize: number;
+  /** Sees every results line once (a sampled run's checks). */
+  readonly onLine?: (line: ResultLine) => void;
 }
 
 export async function partitionRun(opts: PartitionOptions): Promise<PartitionStats> {
@@ -81,6 +83,7 @@ export async function partitionRun(opts: PartitionOptions): Promise<PartitionSta
       if (!parsed) { malformed += 1; continue; }
       rows += 1;
       if (parsed.key === null) nullKey += 1;
+      opts.onLine?.(parsed);
       for (const [id, raw] of Object.entries(parsed.stages)) {
         const info = stages.get(id) ?? { rows: 0, ran: 0, decisions: false };
         info.rows += 1;

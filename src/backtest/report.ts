@@ -8,6 +8,7 @@ import type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js'
 import type { FeatureFigures } from './features.js';
 import { ci, PRINT_CSS, runLabel, signed, table, td, th } from './html.js';
 import { coverageWarning, periodsSection, RISK_CSS, scoreSections, stabilitySection } from './report-risk.js';
+import { estimatesSection, markSampleOnly, SAMPLE_CSS, SAMPLE_ONLY_TAG, sampleNotice, sampleSection } from './sampled/report.js';
 import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heatMap, histogramChart } from './svg.js';
 
 /** Rows shown in the rules and PSI tables (compare.json has them all). */
@@ -54,7 +55,7 @@ svg .dg{stroke:#1d2733;stroke-width:1.5}
 svg .ax{stroke:#8895a4;stroke-width:1}
 svg .gr{stroke:#eef1f4;stroke-width:1}
 svg .zb{fill:#9aa5b1}svg .pb{fill:#2f8a4c}svg .nb{fill:#c0392b}svg .mb{fill:#7f8c8d}
-footer{margin-top:40px;color:var(--mute);font-size:13px}${RISK_CSS}
+footer{margin-top:40px;color:var(--mute);font-size:13px}${RISK_CSS}${SAMPLE_CSS}
 ${PRINT_CSS}`;
 
 function summarySection(j: CompareJson): string {
@@ -85,7 +86,7 @@ function summarySection(j: CompareJson): string {
     o.input ? `input <code>${esc(o.input)}</code>` : '',
   ].filter(Boolean).join(' · ');
   const warn = jn.matched === 0 ? `<p class="warn">No key is present in both runs: there is nothing to compare. Check that both runs read the same input.</p>` : '';
-  return `<section><h2 class="first">Summary</h2>${runs}${table(['join', 'count'], joinRows)}${warn}<p class="note">${opts}</p></section>`;
+  return `<section><h2 class="first">Summary</h2>${runs}${table(['join', 'count'], joinRows)}${warn}<p class="note">${opts}</p></section>${sampleSection(j)}`;
 }
 
 function kpis(c: ComparisonFigures): string {
@@ -229,13 +230,16 @@ function approvalTable(a: ApprovalFigures): string {
 function comparisonSection(c: ComparisonJson, j: CompareJson): string {
   const title = c.stage_a === c.stage_b ? `Stage ${c.stage_a}` : `Stage ${c.stage_a} (A) vs ${c.stage_b} (B)`;
   const head = `<h2>${esc(title)}</h2><p class="sub">${esc(fmtInt(c.n))} keys compared; the stage ran for ${esc(fmtInt(c.ran_a))} of them in A and ${esc(fmtInt(c.ran_b))} in B.</p>`;
+  // On a sample, the population estimates come first and every figure counted over the sampled keys is marked.
+  const sampled = (html: string): string => (j.sample && c.estimates ? estimatesSection(c, j) + markSampleOnly(html, j.sample) : html);
   if (!c.decisions) {
-    return `${head}<p class="note">This stage carries no decision (features only).</p>${scoreSections(c, j.options.outcome)}${featuresSection(c)}${rulesSection(c)}`;
+    return `${head}<p class="note">This stage carries no decision (features only).</p>${sampled(scoreSections(c, j.options.outcome) + featuresSection(c) + rulesSection(c))}`;
   }
-  return `${head}${kpis(c)}<section><h3>Approval rates</h3>${approvalTable(c.approval as ApprovalFigures)}</section>`
+  const kpi = j.sample ? '' : kpis(c);
+  return `${head}${kpi}${sampled(`<section><h3>Approval rates</h3>${approvalTable(c.approval as ApprovalFigures)}</section>`
     + decisionsSection(c) + amountsSection(c) + offersSection(c) + badSection(c, j.options.outcome)
     + scoreSections(c, j.options.outcome) + periodsSection(c)
-    + segmentsSection(c, j.options.by) + rulesSection(c) + featuresSection(c);
+    + segmentsSection(c, j.options.by) + rulesSection(c) + featuresSection(c))}`;
 }
 
 function keysSection(j: CompareJson): string {
@@ -250,6 +254,16 @@ function keysSection(j: CompareJson): string {
 function methodsSection(j: CompareJson): string {
   return `<footer><h3>How the figures are computed</h3><ul>${Object.entries(j.methods)
     .map(([k, v]) => `<li><b>${esc(k.replace(/_/g, ' '))}</b>: ${esc(v)}</li>`).join('')}</ul><p>Generated ${esc(j.generated_at)} by bre-batch compare. Every figure is also in compare.json; one line per key in compare.csv.</p></footer>`;
+}
+
+/**
+ * On a sample, what the stability section counts: the input columns over every row of the input file (the
+ * population itself, not an estimate), the result fields over the sampled keys only.
+ */
+function sampledStability(j: CompareJson, html: string): string {
+  if (!j.sample || html === '') return html;
+  const note = `<p class="note">${SAMPLE_ONLY_TAG}On this sample: the input columns (source <code>input</code>) are counted over every row of the input file, sampled or not: the population itself, not an estimate. The result fields (sources <code>a</code>, <code>b</code>) exist for the ${esc(fmtInt(j.sample.compared))} sampled keys only and are counted unweighted: sample only.</p>`;
+  return html.replace('<h2>Stability over time</h2>', `<h2>Stability over time</h2>${note}`);
 }
 
 export function renderReport(j: CompareJson): string {
@@ -267,10 +281,11 @@ export function renderReport(j: CompareJson): string {
 <body>
 <main>
 <h1>${esc(title)}</h1>
+${sampleNotice(j)}
 <p class="sub">A = <code>${esc(j.a.dir)}</code> · B = <code>${esc(j.b.dir)}</code></p>
 ${summarySection(j)}
 ${j.comparisons.map((c) => comparisonSection(c, j)).join('\n')}
-${stabilitySection(j.stability_top_movers, j.input_stability, j.options.period?.min_keys ?? null)}
+${sampledStability(j, stabilitySection(j.stability_top_movers, j.input_stability, j.options.period?.min_keys ?? null))}
 ${keysSection(j)}
 ${methodsSection(j)}
 </main>

@@ -5,6 +5,7 @@
  */
 import type { CommandModule } from 'yargs';
 import { runCompare, type CompareJson } from '../backtest/compare.js';
+import type { Estimate } from '../backtest/design/estimators.js';
 import type { CompareOptions } from '../backtest/options.js';
 import type { PeriodUnit } from '../input/period.js';
 import type { Product } from '../backtest/side.js';
@@ -30,6 +31,7 @@ interface CompareArgs {
   delimiter?: string;
   product: string;
   buckets?: number;
+  replicates?: number;
 }
 
 function pct(x: number | null | undefined): string {
@@ -42,8 +44,10 @@ export function formatCompareSummary(r: CompareJson, files: { csv: string; json:
   const lines = [
     `compared ${j.matched} keys; only in A ${j.only_a}, only in B ${j.only_b}, duplicate keys ${j.duplicates.keys}, rows without key ${j.no_key.a_rows + j.no_key.b_rows}`,
   ];
+  if (r.sample) lines.push(...sampleLines(r));
   for (const c of r.comparisons) {
     const name = c.stage_a === c.stage_b ? c.stage_a : `${c.stage_a} vs ${c.stage_b}`;
+    if (r.sample) lines.push(`  ${name} (sample only, unweighted: the figures below describe the ${r.sample.compared} sampled keys, not the population):`);
     if (!c.approval || !c.swaps) {
       const shifted = c.features.filter((f) => f.band === 'major' || f.band === 'moderate').length;
       lines.push(`  ${name}: features only; ${shifted} of ${c.features.length} features with PSI >= 0.1`);
@@ -62,6 +66,30 @@ export function formatCompareSummary(r: CompareJson, files: { csv: string; json:
   }
   lines.push(`wrote ${files.csv}`, `wrote ${files.json}`, `wrote ${files.html}`);
   return lines.join('\n') + '\n';
+}
+
+function est(e: Estimate | null | undefined, as: (x: number) => string): string {
+  if (!e) return '–';
+  return e.ci ? `${as(e.estimate)} [${as(e.ci.lower)}, ${as(e.ci.upper)}]` : `${as(e.estimate)} (no interval)`;
+}
+
+/** The population estimates of a sampled comparison, first: they are what the sample is for. */
+function sampleLines(r: CompareJson): string[] {
+  const s = r.sample as NonNullable<CompareJson['sample']>;
+  const missing = s.not_compared > 0 ? `; ${s.not_compared} sampled keys not compared (failed or missing), left out` : '';
+  const lines = [`${s.notice} (stratified by ${s.design.stratify_by.map((x) => (x.group ? `${x.column}:${x.group}` : x.column)).join(', ')}, seed ${s.design.seed}): ${s.compared} sampled keys compared${missing}; 95% intervals`];
+  const count = (x: number): string => Math.round(x).toLocaleString('en-US');
+  for (const c of r.comparisons) {
+    const e = c.estimates;
+    if (!e) continue;
+    const name = c.stage_a === c.stage_b ? c.stage_a : `${c.stage_a} vs ${c.stage_b}`;
+    if (e.approval && e.swaps) {
+      lines.push(`  ${name} estimates: approval A ${est(e.approval.a, pct)}, B ${est(e.approval.b, pct)}, B-A ${est(e.approval.difference, pct)}; swap-in ${est(e.swaps.swap_in.count, count)}, swap-out ${est(e.swaps.swap_out.count, count)}`);
+    }
+    if (e.bad_rates) lines.push(`    bad rate of the approved: A ${est(e.bad_rates.a_approved.bad_rate, pct)}, B ${est(e.bad_rates.b_approved.bad_rate, pct)}`);
+    for (const sc of e.scores ?? []) lines.push(`    score ${sc.label}: AUC A ${est(sc.a.auc, (x) => x.toFixed(3))}, B ${est(sc.b.auc, (x) => x.toFixed(3))}`);
+  }
+  return lines;
 }
 
 export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
@@ -85,6 +113,7 @@ export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
     delimiter: a.delimiter,
     product: a.product as Product,
     buckets: a.buckets,
+    replicates: a.replicates,
   };
 }
 
@@ -111,7 +140,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('encoding', { type: 'string', describe: "text encoding of the input, e.g. windows-1252 (default: the one run A read it with, else UTF-8)" })
       .option('delimiter', { type: 'string', describe: "CSV field separator of the input (default: the one run A read it with, else sniffed as run does)" })
       .option('product', { type: 'string', choices: ['payday', 'emi'], default: 'payday', describe: 'payday: decision and loan_amount; emi: emi_decision and the best offer amount' })
-      .option('buckets', { type: 'number', describe: 'hash buckets of the on-disk join (default: one per 4 MiB of results)' }) as never,
+      .option('buckets', { type: 'number', describe: 'hash buckets of the on-disk join (default: one per 4 MiB of results)' })
+      .option('replicates', { type: 'number', describe: 'sampled runs: bootstrap replicates of the AUC, Gini and KS intervals (default 1000, at least 100)' }) as never,
   handler: async (argv) => {
     const result = await runCompare(compareOptionsFromArgs(argv));
     process.stdout.write(formatCompareSummary(result.report, result.files));
