@@ -55,12 +55,15 @@ export interface OpenedInput {
   readonly columns: readonly string[] | undefined;
 }
 
+/** What opening the input reads of a run's settings (the bench draws samples with no run around them). */
+export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputFormat' | 'encoding' | 'delimiter' | 'decimalComma' | 'sample' | 'log'>;
+
 /**
  * Opens the input and reads its first batch of rows (the header with it). Throws a BreError with exit 2
  * (INPUT_HEADER, INPUT_UNREADABLE) when the header is not what the pipeline needs or cannot be read.
  * `log` hears the one line saying which separator was sniffed, when it is not a comma.
  */
-export async function openInput(s: RunSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
+export async function openInput(s: InputSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
   const req = columnRequirements(s.pipeline, s.sample);
   let delimiter: string | null = null;
   let columns: string[] | undefined;

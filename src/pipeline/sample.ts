@@ -19,8 +19,11 @@ import { SampleDraw, StrataCount, weightOf, type SampleDesign } from '../sample/
 import type { SampleSpec } from '../sample/design.js';
 import { stratumValues } from '../sample/strata.js';
 import type { InputRow } from '../types.js';
-import { openInput } from './input.js';
+import { openInput, type InputSettings } from './input.js';
 import type { RunSettings } from './settings.js';
+
+/** What drawing a sample reads of a run's settings: the input and how it is read, up to --limit. */
+export type DrawSettings = InputSettings & Pick<RunSettings, 'limit'>;
 
 /** What a sampled row carries in results and errors (interface: the sample design in an output folder). */
 export interface SampleMembership {
@@ -44,7 +47,7 @@ export interface DrawnSample {
  * Each row of the input up to --limit, a batch at a time, through the run's own reader. A failure to read
  * (or an input that changed between the reads) is INPUT_UNREADABLE: nothing has been called or written.
  */
-async function eachRow(s: RunSettings, visit: (row: InputRow) => void): Promise<void> {
+async function eachRow(s: DrawSettings, visit: (row: InputRow) => void): Promise<void> {
   const { reader, first } = await openInput(s, () => undefined);
   try {
     for (let next = first; !next.done; next = await reader.next()) {
@@ -66,7 +69,7 @@ async function eachRow(s: RunSettings, visit: (row: InputRow) => void): Promise<
  * the run), and for an NDJSON input in which no row has a --stratify-by column (a CSV or Parquet header
  * without it fails the header check first, INPUT_HEADER).
  */
-export async function drawSample(s: RunSettings, spec: SampleSpec): Promise<DrawnSample> {
+export async function drawSample(s: DrawSettings, spec: SampleSpec): Promise<DrawnSample> {
   if (s.input === '-') throw new BreError('USAGE', 'Expected --input to be a file with --sample or --sample-share, got - (stdin): the sample is drawn by reading the input before the run, which stdin allows only once', { field: 'input' });
   const key = s.pipeline.key;
   const count = new StrataCount();
