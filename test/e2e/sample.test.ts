@@ -7,7 +7,8 @@
  * - the three rows without an application date are a stratum of their own, `(missing)`;
  * - a kill -9 and a resume choose the same keys; a resume with another seed is refused (exit 2);
  * - two shards, merged, equal one run; a --stratify-by column the input lacks is exit 2 before any call;
- * - a row without a key is SAMPLE_NO_KEY; --limit draws from the first N rows; --dry-run validates the sample.
+ * - a row without a key is SAMPLE_NO_KEY; --limit draws from the first N rows; --dry-run validates the sample;
+ * - `compare` on the sampled folder estimates the population (branch sample-estimates' estimators).
  */
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -138,6 +139,16 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     expect(html).toContain(`A sample of ${EXPECTED.size} of 1,500 rows`);
     expect(html).toMatch(/\(missing\) <span class="note">— no readable value: a stratum of its own/);
     expect(r.stdout).toContain(`sample: ${EXPECTED.size} of 1500 rows in 16 strata (--sample-share 0.2 --stratify-by application_date:month --seed bre-batch)`);
+    // compare reads the folder as the sample it is: population estimates with intervals, the failed rows
+    // known as missing data of the design.
+    const cmp = await spawnCli(['compare', out, out, '--stage-a', 'champion', '--stage-b', 'challenger', '--outcome', 'defaulted', '--out', join(dir, 'cmp')], {});
+    expect(cmp.code, cmp.stderr).toBe(0);
+    const cj = JSON.parse(readFileSync(join(dir, 'cmp', 'compare.json'), 'utf8'));
+    expect(cj.sample.design.seed).toBe('bre-batch');
+    expect(cj.sample.design.population).toBe(1500);
+    const approval = cj.comparisons[0].estimates.approval.a;
+    expect(approval.ci.lower).toBeLessThan(approval.estimate);
+    expect(approval.ci.upper).toBeGreaterThan(approval.estimate);
   }, 60_000);
 
   it('a kill -9 and a resume choose the same keys; a resume with another seed is refused', async () => {
