@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { periodOf, type PeriodUnit } from '../src/backtest/period/period.js';
+import { periodOf, type PeriodUnit } from '../src/input/period.js';
 import { readRows } from '../src/input/read.js';
 
 export interface StratifyBy {

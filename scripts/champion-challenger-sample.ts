@@ -21,7 +21,10 @@
  *
  * Deterministic (seeded):
  *
- *     npx tsx scripts/champion-challenger-sample.ts [out.csv]
+ *     npx tsx scripts/champion-challenger-sample.ts [out.csv] [--rows N]
+ *
+ * (`--rows` writes an input of another size of the same make, e.g. the 20,000 rows of the bench's coverage
+ * simulation; the committed sample is the default 1,500.)
  *
  * test/backtest/sample.test.ts checks that the committed sample is what this script writes.
  */
@@ -63,16 +66,16 @@ function daysIn(year: number, month: number): number {
 }
 
 /** One application date per row, in order, spread over the months by their volume. */
-function dates(rng: () => number, ROWS: number): string[] {
+function dates(rng: () => number, rows: number): string[] {
   const total = MONTHS.reduce((s, m) => s + m[3], 0);
   const out: string[] = [];
   MONTHS.forEach(([y, m, first, vol], i) => {
-    const n = i === MONTHS.length - 1 ? ROWS - out.length : Math.round((ROWS * vol) / total);
+    const n = i === MONTHS.length - 1 ? rows - out.length : Math.round((rows * vol) / total);
     const days = daysIn(y, m) - first + 1;
     const list = Array.from({ length: n }, () => first + Math.floor(rng() * days)).sort((a, b) => a - b);
     for (const d of list) out.push(`${y}-${pad(m, 2)}-${pad(d, 2)}`);
   });
-  return out.slice(0, ROWS);
+  return out.slice(0, rows);
 }
 
 /** Monthly income: log-normal around `median`, rounded to 1,000, between 8,000 and 200,000. */
@@ -85,13 +88,12 @@ function income(rng: () => number, median: number): number {
 const PARTNER_FROM = '2025-03';
 const PARTNER_SHARE = 0.4;
 
-/** The rows of the sample; `rows` more than 1,500 enlarge it (the same months, volumes and risks) for the coverage benchmark. */
-export function sampleRows(count = ROWS): (string | number)[][] {
-  const ROWS = count;
+/** The rows of the sample; `rows` other than ROWS gives a larger (or smaller) input of the same make (the bench's). */
+export function sampleRows(rows = ROWS): (string | number)[][] {
   const rng = mulberry32(SEED);
-  const when = dates(rng, ROWS);
-  const rows: (string | number)[][] = [];
-  for (let i = 1; i <= ROWS; i += 1) {
+  const when = dates(rng, rows);
+  const out: (string | number)[][] = [];
+  for (let i = 1; i <= rows; i += 1) {
     const id = pad(i, 5);
     const pan = `FAK${letters(i)}${pad(i % 10_000, 4)}Z`;
     const appUser = `app${id}`;
@@ -116,21 +118,26 @@ export function sampleRows(count = ROWS): (string | number)[][] {
     const seen = champion ? matured : matured && rng() < REJECT_OBSERVED;
     const state = STATES[Math.floor(rng() * STATES.length)];
     const dobYear = 1960 + Math.floor(rng() * 42);
-    rows.push([
+    out.push([
       `CC-${id}`, `user${id}`, `lead${id}`, appUser, declared, pan, 'FAKE TESTPERSON', `${i} FAKE LANE`, 'Maharashtra', 'Mumbai',
       '400001', `9${pad(i, 9)}`, 'FAKE TESTPERSON', `${dobYear}-${pad(1 + (i % 12), 2)}-${pad(1 + (i % 28), 2)}`, 'salaried',
       'bank_transfer', 'personal', 'salaried', rng() < 0.5 ? 'F' : 'M', state, channel, date, seen ? bad : '',
     ]);
   }
-  return rows;
+  return out;
 }
 
-export function sampleCsv(count = ROWS): string {
-  return [HEADER, ...sampleRows(count)].map((r) => r.join(',')).join('\n') + '\n';
+export function sampleCsv(rows = ROWS): string {
+  return [HEADER, ...sampleRows(rows)].map((r) => r.join(',')).join('\n') + '\n';
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const out = process.argv[2] ?? fileURLToPath(new URL('../samples/champion_challenger.csv', import.meta.url));
-  writeFileSync(out, sampleCsv());
-  process.stdout.write(`wrote ${out}: ${ROWS} rows\n`);
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--rows');
+  const given = at === -1 ? undefined : args.splice(at, 2)[1];
+  const rows = given === undefined ? ROWS : Number(given);
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`Expected --rows to be a whole number >= 1, got '${given ?? ''}'`);
+  const out = args[0] ?? fileURLToPath(new URL('../samples/champion_challenger.csv', import.meta.url));
+  writeFileSync(out, sampleCsv(rows));
+  process.stdout.write(`wrote ${out}: ${rows} rows\n`);
 }

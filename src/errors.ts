@@ -36,6 +36,8 @@ export const ERROR_TABLE = {
   /** The input's header lacks a column the pipeline needs in every row, or two names collide (src/input/header.ts). */
   INPUT_HEADER: input,
   INVALID_ROW: input,
+  /** A row of a sampled run (`run --sample`) with no key: it cannot be ranked, so it is in no stratum (src/sample/draw.ts). */
+  SAMPLE_NO_KEY: input,
   MALFORMED_ROW: input,
   REPORT_UNREADABLE: input,
   REPORT_FORMAT_UNKNOWN: input,

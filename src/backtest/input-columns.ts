@@ -7,7 +7,7 @@ import { BreError } from '../errors.js';
 import { readRows, type ReadOptions } from '../input/read.js';
 import type { InputRow } from '../types.js';
 import type { Outcome } from './comparison.js';
-import { MISSING_PERIOD, periodOf, type PeriodUnit } from './period/period.js';
+import { MISSING_PERIOD, periodOf, type PeriodUnit } from '../input/period.js';
 
 /** Distinct segment values kept; the rest are grouped as "(other)" (a --by on an id column must not blow up). */
 export const MAX_SEGMENTS = 100;

@@ -5,7 +5,7 @@ import { BreError } from '../errors.js';
 import { INPUT_FORMATS, isInputFormat, type InputFormat } from '../input/read.js';
 import { DEFAULT_REPLICATES } from './design/bootstrap.js';
 import { DEFAULT_MIN_PERIOD_KEYS } from './period/periods.js';
-import { PERIOD_UNITS, type PeriodUnit } from './period/period.js';
+import { PERIOD_UNITS, type PeriodUnit } from '../input/period.js';
 import type { PeriodOptions } from './risk.js';
 import { parseScoreSpecs, type ScoreSpec } from './score/spec.js';
 import type { Product } from './side.js';

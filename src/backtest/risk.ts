@@ -7,7 +7,7 @@
 import type { Outcome } from './comparison.js';
 import type { FeatureBins } from './features.js';
 import { PeriodAccumulator, type PeriodsFigures } from './period/periods.js';
-import type { PeriodUnit } from './period/period.js';
+import type { PeriodUnit } from '../input/period.js';
 import { ScoreCollector, type ScoreFigures } from './score/collector.js';
 import type { ScoreSpec } from './score/spec.js';
 import type { SideView, SwapClass } from './side.js';

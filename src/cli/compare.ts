@@ -7,7 +7,7 @@ import type { CommandModule } from 'yargs';
 import { runCompare, type CompareJson } from '../backtest/compare.js';
 import type { Estimate } from '../backtest/design/estimators.js';
 import type { CompareOptions } from '../backtest/options.js';
-import type { PeriodUnit } from '../backtest/period/period.js';
+import type { PeriodUnit } from '../input/period.js';
 import type { Product } from '../backtest/side.js';
 import { INPUT_FORMATS, type InputFormat } from '../input/read.js';
 

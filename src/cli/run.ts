@@ -11,6 +11,7 @@ import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
 import type { RunSettings } from '../pipeline/settings.js';
 import { parseShard } from '../input/shard.js';
+import { resolveSampleOptions } from '../sample/design.js';
 import { formatSummary } from '../output/summary.js';
 import { parseOutputFormats } from '../output/rebuild.js';
 import { Redactor } from '../output/redact.js';
@@ -39,6 +40,11 @@ interface RunArgs {
   'dry-run': boolean;
   'retry-errors': boolean;
   shard?: string;
+  sample?: string;
+  'sample-share'?: string;
+  'stratify-by'?: string[];
+  seed?: string;
+  'sample-allocation'?: string;
   redis?: string;
   'local-address'?: string[];
   progress: boolean;
@@ -101,6 +107,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
       throw new BreError('USAGE', (err as Error).message);
     }
   }
+  const sample = resolveSampleOptions({ sample: a.sample, sampleShare: a['sample-share'], stratifyBy: a['stratify-by'], seed: a.seed, allocation: a['sample-allocation'] });
+  if (sample && a.input === '-') throw new BreError('USAGE', 'Expected --input to be a file with --sample or --sample-share, got - (stdin): the sample is drawn by reading the input before the run, which stdin allows only once', { field: 'input' });
   if (!Number.isInteger(a['max-consecutive-failures']) || a['max-consecutive-failures'] < 0) throw new BreError('USAGE', `Expected --max-consecutive-failures to be a whole number >= 0, got '${a['max-consecutive-failures']}'`);
   if (!(a['max-failure-share'] > 0 && a['max-failure-share'] <= 1)) throw new BreError('USAGE', `Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '${a['max-failure-share']}'`);
   if (!Number.isInteger(a['failure-window']) || a['failure-window'] < 1) throw new BreError('USAGE', `Expected --failure-window to be a whole number >= 1, got '${a['failure-window']}'`);
@@ -149,6 +157,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     dryRun: a['dry-run'],
     retryErrors: a['retry-errors'],
     shard,
+    ...(sample ? { sample } : {}),
     redisUrl: a.redis,
     ...(localAddresses ? { localAddresses } : {}),
     progress: a.progress,
@@ -223,6 +232,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })
     .option('retry-errors', { type: 'boolean', default: false, describe: 'with --out of an earlier run: run again only the rows in its errors file' })
     .option('shard', { type: 'string', describe: 'K/N: only rows whose key hashes to shard K of N' })
+    .option('sample', { type: 'string', describe: 'N: send only a stratified random sample of about N rows (see --stratify-by); each carries its stratum and design weight' })
+    .option('sample-share', { type: 'string', describe: 'P (0 < P <= 1): send a sample of round(P x N_h) rows of every stratum (at least 2 where it has 2)' })
+    .option('stratify-by', { type: 'string', array: true, describe: 'COL[:month|week|quarter][,COL...]: the strata of --sample / --sample-share (a date column grouped as compare --period does); default: one stratum, the whole input' })
+    .option('seed', { type: 'string', describe: 'text that, with each row key, decides which rows a sample takes (default bre-batch; recorded in manifest.json)' })
+    .option('sample-allocation', { type: 'string', describe: 'with --sample N: rows per stratum in proportion to its size (default), or the same count in every stratum' })
     .option('redis', { type: 'string', describe: 'redis://host:port: share each service limiter with other workers on the same egress IP' })
     .option('local-address', { type: 'string', array: true, describe: 'ADDR[,ADDR...], repeatable (or env BRE_LOCAL_ADDRESSES): calls leave from these source addresses, each with its own full limits; rows go to the address free soonest' })
     .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)' })

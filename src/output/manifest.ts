@@ -3,6 +3,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { BreError } from '../errors.js';
 import { describeDelimiter } from '../input/dialect.js';
+import { designDifference } from '../sample/draw.js';
 import type { Manifest } from './format/index.js';
 
 export async function fileSha256(path: string): Promise<string> {
@@ -68,7 +69,10 @@ export function resumedManifest(old: Manifest, now: Manifest): Manifest | undefi
   return a !== undefined && a.path === null && b !== undefined && b.path !== null ? { ...old, input: { ...old.input, files_root: b } } : undefined;
 }
 
-/** Refuses to resume into a folder made from another input, pipeline, key, shard or limit, or read otherwise. */
+/**
+ * Refuses to resume into a folder made from another input, pipeline, key or shard, read otherwise, with its files in another root, or drawn as
+ * another sample (another design, or the same one from other rows: --limit draws it from the first N rows).
+ */
 export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
   const problems: string[] = [];
   if (old.pipeline.sha256 !== now.pipeline.sha256) problems.push(`it was made by pipeline '${old.pipeline.name}' (${old.pipeline.path}) with other contents than '${now.pipeline.name}' now`);
@@ -80,6 +84,11 @@ export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
   }
   const root = filesRootChange(old, now);
   if (root !== undefined) problems.push(root);
+  const sample = designDifference(old.sample, now.sample);
+  const limitDiffers = (old.limit ?? null) !== (now.limit ?? null);
+  // Another --limit draws from other rows: that, not the strata it changes, is what to say.
+  if (sample && !(old.sample && now.sample && limitDiffers)) problems.push(`${sample} (give the same sample options to resume it)`);
+  else if (old.sample && limitDiffers) problems.push(`its sample was drawn from ${old.limit === null ? 'every row' : `the first ${old.limit} rows (--limit ${old.limit})`}, now from ${now.limit === null ? 'every row' : `the first ${now.limit}`}`);
   if (problems.length > 0) {
     throw new BreError('OUTPUT_MISMATCH', `refusing to resume into ${dir}: ${problems.join('; ')}. Use another --out, or the same input and pipeline.`);
   }

@@ -35,6 +35,7 @@ import { writeColumnJournal } from './column-journal.js';
 import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './columns.js';
 import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './rebuild.js';
 import { describeReading, readDifferently } from './manifest.js';
+import { designDifference } from '../sample/draw.js';
 import { mergeTimelines } from './timeline.js';
 
 export interface MergeOptions {
@@ -67,8 +68,12 @@ export interface MergeReport {
   readonly unfinishedShards: readonly string[];
   readonly problems: readonly RowProblem[];
   readonly problemCount: number;
-  /** Rows of the input found in no shard (only known when every shard is present and finished). */
-  readonly missingRows: { readonly count: number; readonly first: readonly number[] } | null;
+  /**
+   * Rows of the input found in no shard (only known when every shard is present and finished). For sampled
+   * shards, the rows of the sample found in none, counted per stratum (`first` is empty: a stratum's n_h says
+   * how many rows it must hold, not which, without reading the input again).
+   */
+  readonly missingRows: { readonly count: number; readonly first: readonly number[]; readonly strata?: readonly { readonly name: string; readonly missing: number }[] } | null;
   readonly rows: { readonly succeeded: number; readonly failed: number };
   readonly summary?: MergedSummary;
 }
@@ -112,6 +117,8 @@ export function readShardFolders(dirs: readonly string[], log: (line: string) =>
     if (f.count !== first.count) problems.push(`${f.dir} is shard ${f.manifest.shard}, Expected one of ${first.count} like ${first.dir} (${first.manifest.shard})`);
     if (readDifferently(f.manifest, first.manifest)) problems.push(`${f.dir} read its input with ${describeReading(f.manifest.input.reading!)}, ${first.dir} with ${describeReading(first.manifest.input.reading!)}`);
     if ((f.manifest.limit ?? null) !== (first.manifest.limit ?? null)) problems.push(`${f.dir} ran with --limit ${f.manifest.limit ?? 'none'}, ${first.dir} with ${first.manifest.limit ?? 'none'}`);
+    const sample = designDifference(first.manifest.sample, f.manifest.sample, [`in ${first.dir}`, `in ${f.dir}`]);
+    if (sample) problems.push(`${f.dir} is not the same sample as ${first.dir}: ${sample}`);
   }
   const byIndex = new Map<number, string>();
   for (const f of folders) {
@@ -147,7 +154,7 @@ async function* journalLines(path: string): AsyncGenerator<string> {
 }
 
 /** Pass 1: every row once, in the shard its key hashes to; the column union of the results on the way. */
-async function checkRows(folders: readonly ShardFolder[], listLimit: number): Promise<{ problems: RowProblem[]; problemCount: number; seen: RowSet; succeeded: number; failed: number; union: ColumnUnion; changes: { row: number; change: ColumnChange }[] }> {
+async function checkRows(folders: readonly ShardFolder[], listLimit: number): Promise<{ problems: RowProblem[]; problemCount: number; seen: RowSet; succeeded: number; failed: number; union: ColumnUnion; changes: { row: number; change: ColumnChange }[]; strata: Map<string | null, number> }> {
   if (folders.length > 255) throw new BreError('USAGE', `Expected at most 255 shard folders, got ${folders.length}`);
   const seen = new RowSet();
   const owners = new RowOwners();
@@ -157,14 +164,16 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
   let failed = 0;
   const union = new ColumnUnion();
   const changes: { row: number; change: ColumnChange }[] = [];
+  /** Rows per stratum name (null: a line without one), for sampled shards. */
+  const strata = new Map<string | null, number>();
   for (let fi = 0; fi < folders.length; fi += 1) {
     const f = folders[fi];
     for (let ji = 0; ji < JOURNALS.length; ji += 1) {
       const path = join(f.dir, JOURNALS[ji]);
       for await (const text of journalLines(path)) {
-        let parsed: { row?: unknown; key?: unknown; stages?: ResultStages };
+        let parsed: { row?: unknown; key?: unknown; stratum?: unknown; stages?: ResultStages };
         try {
-          parsed = JSON.parse(text) as { row?: unknown; key?: unknown; stages?: ResultStages };
+          parsed = JSON.parse(text) as { row?: unknown; key?: unknown; stratum?: unknown; stages?: ResultStages };
         } catch {
           throw new BreError('OUTPUT_MISMATCH', `${path} holds a line that is not JSON: the folder is damaged (re-run its worker with the same command to repair it)`);
         }
@@ -180,6 +189,8 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
           continue;
         }
         owners.set(row, fi + 1, ji);
+        const stratum = typeof parsed.stratum === 'string' ? parsed.stratum : null;
+        strata.set(stratum, (strata.get(stratum) ?? 0) + 1);
         if (shardOf(key, row, f.count) !== f.index) {
           problemCount += 1;
           if (problems.length < listLimit) problems.push({ row, key, problem: 'wrong shard', found: [path] });
@@ -192,7 +203,7 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
       }
     }
   }
-  return { problems, problemCount, seen, succeeded, failed, union, changes };
+  return { problems, problemCount, seen, succeeded, failed, union, changes, strata };
 }
 
 async function write(out: Writable, text: string): Promise<void> {
@@ -302,7 +313,16 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
 
   const checked = await checkRows(folders, listLimit);
   let missingRows: MergeReport['missingRows'] = null;
-  if (missingShards.length === 0 && unfinished.length === 0) {
+  const design = folders[0].manifest.sample;
+  if (design && missingShards.length === 0 && unfinished.length === 0) {
+    // Every worker drew the whole sample: each stratum holds n_h rows over the shards, and the rows outside
+    // the strata (no key, unreadable: errors of the run) are those the counting pass found.
+    const outside = folders.map((f) => f.summary?.sample).find((x) => x !== undefined);
+    const expected = new Map<string | null, number>(design.strata.map((st) => [st.name, st.sample]));
+    expected.set(null, outside ? outside.rows_without_key + outside.rows_unreadable : checked.strata.get(null) ?? 0);
+    const strata = [...expected].map(([name, n]) => ({ name: name ?? '(rows without a key or unreadable)', missing: Math.max(0, n - (checked.strata.get(name) ?? 0)) })).filter((x) => x.missing > 0);
+    missingRows = { count: strata.reduce((a, x) => a + x.missing, 0), first: [], strata };
+  } else if (missingShards.length === 0 && unfinished.length === 0) {
     // Each worker reads the whole input, so a finished worker's `rows.read` is the input's data row count.
     const total = Math.max(0, ...folders.map((f) => f.summary?.rows.read ?? 0));
     let count = 0;
@@ -354,7 +374,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   const rebuilt = await rebuildOutputs({
     dir: out, stages: stages.columns, union: checked.union, formats: opts.formats ?? new Set(OUTPUT_FORMATS),
     transactionsJournal: existsSync(join(out, FILES.txJournal)) ? join(out, FILES.txJournal) : undefined,
-    visitResult: (line) => decisions.add(line.stages),
+    visitResult: (line) => decisions.add(line.stages), sampled: m.sample !== undefined,
   });
   const csv = rebuilt.results;
   const transactions = rebuilt.transactions;
@@ -367,6 +387,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     finished,
     shards: { count: n, merged: folders.map((f) => f.shard), missing: missingShards.map((k) => `${k}/${n}`), unfinished },
     rows: { succeeded, failed, ...(missingRows ? { missing: missingRows.count } : {}) },
+    ...(sampleOf(folders) ? { sample: sampleOf(folders) } : {}),
     // Workers run side by side: the merge took as long as the slowest of them.
     seconds: Math.max(0, ...folders.map((f) => f.summary?.seconds ?? 0)),
     services: sumServices(folders),
@@ -380,6 +401,11 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   return { ok: true, ...base, rows: { succeeded, failed }, summary };
 }
 
+/** Sampled shards: the design with the rows outside it, from a shard's summary (the same in every one). */
+function sampleOf(folders: readonly ShardFolder[]): MergedSummary['sample'] {
+  return folders.map((f) => f.summary?.sample).find((x) => x !== undefined);
+}
+
 /** The lines printed at the end of `merge`. */
 export function formatMergeReport(r: MergeReport): string {
   const lines: string[] = [];
@@ -391,7 +417,9 @@ export function formatMergeReport(r: MergeReport): string {
       for (const p of r.problems) lines.push(`    row ${p.row} (key ${JSON.stringify(p.key)}): ${p.problem === 'duplicate' ? 'in both' : 'in the wrong shard:'} ${p.found.join(' and ')}`);
       if (r.problemCount > r.problems.length) lines.push(`    ... and ${r.problemCount - r.problems.length} more`);
     }
-    if (r.missingRows && r.missingRows.count > 0) {
+    if (r.missingRows && r.missingRows.count > 0 && r.missingRows.strata) {
+      lines.push(`  ${r.missingRows.count} row${r.missingRows.count > 1 ? 's' : ''} of the sample ${r.missingRows.count > 1 ? 'are' : 'is'} in no shard: ${r.missingRows.strata.slice(0, 20).map((x) => `${x.missing} of stratum ${x.name}`).join(', ')}${r.missingRows.strata.length > 20 ? ', ...' : ''}`);
+    } else if (r.missingRows && r.missingRows.count > 0) {
       lines.push(`  ${r.missingRows.count} data row${r.missingRows.count > 1 ? 's are' : ' is'} in no shard: rows ${r.missingRows.first.join(', ')}${r.missingRows.count > r.missingRows.first.length ? ', ...' : ''}`);
     }
     return lines.join('\n');

@@ -36,9 +36,18 @@ const TRANSACTION_PARQUET: readonly ParquetColumn[] = [
   { name: 'balance', kind: 'double' }, { name: 'mode', kind: 'string' }, { name: 'narration', kind: 'string' },
 ];
 
-/** errors.parquet: the fields of an errors.ndjson line (src/output/run-output.ts ErrorLine), in that order. */
-const ERROR_PARQUET: readonly ParquetColumn[] = [
-  { name: 'row', kind: 'int64' }, { name: 'line', kind: 'int64' }, { name: 'key', kind: 'string' },
+/**
+ * errors.parquet: the fields of an errors.ndjson line (src/output/format/journal.ts ErrorLine), in that order;
+ * a sampled run's rows carry their stratum and weight after the key.
+ */
+function errorParquetColumns(sampled: boolean): ParquetColumn[] {
+  return [
+    { name: 'row', kind: 'int64' }, { name: 'line', kind: 'int64' }, { name: 'key', kind: 'string' },
+    ...(sampled ? [{ name: 'stratum', kind: 'string' } as const, { name: 'weight', kind: 'double' } as const] : []),
+    ...ERROR_PARQUET_REST,
+  ];
+}
+const ERROR_PARQUET_REST: readonly ParquetColumn[] = [
   { name: 'stage', kind: 'string' }, { name: 'status', kind: 'int64' }, { name: 'code', kind: 'string' },
   { name: 'message', kind: 'string' }, { name: 'field', kind: 'string' }, { name: 'expected', kind: 'string' },
   { name: 'errors', kind: 'json' }, { name: 'attempts', kind: 'int64' }, { name: 'input', kind: 'json' },
@@ -80,15 +89,16 @@ export async function scanUnion(ndjsonPath: string): Promise<ColumnUnion> {
 }
 
 /** errors.parquet from errors.ndjson; `visit` sees every error line (the run report counts codes there). */
-export async function writeErrorFiles(ndjsonPath: string, parquetPath: string | undefined, visit?: (line: Record<string, unknown>) => void): Promise<number> {
-  const pq = parquetPath ? new ParquetTableWriter(parquetPath, ERROR_PARQUET) : undefined;
+export async function writeErrorFiles(ndjsonPath: string, parquetPath: string | undefined, visit?: (line: Record<string, unknown>) => void, sampled = false): Promise<number> {
+  const columns = errorParquetColumns(sampled);
+  const pq = parquetPath ? new ParquetTableWriter(parquetPath, columns) : undefined;
   let rows = 0;
   try {
     for await (const batch of readNdjsonBatches<Record<string, unknown>>(ndjsonPath)) {
       for (const line of batch) {
         if (!line) continue;
         visit?.(line);
-        pq?.push(ERROR_PARQUET.map((c) => line[c.name]));
+        pq?.push(columns.map((c) => line[c.name]));
         rows += 1;
       }
     }
@@ -143,6 +153,8 @@ export interface RebuildOptions {
   /** Byte offset of results.ndjson from which `visitResult` sees no line (this session's rows). */
   readonly visitResultsBefore?: number;
   readonly visitError?: (line: Record<string, unknown>) => void;
+  /** A sampled run: the results and errors files carry `stratum,weight` after `row,key`. */
+  readonly sampled?: boolean;
 }
 
 export interface RebuildResult {
@@ -170,11 +182,11 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   const union = o.union ?? await scanUnion(resultsPath);
   const results = await assembleResultFiles({
     resultsPath, size: existsSync(resultsPath) ? statSync(resultsPath).size : 0, files: resultFiles,
-    columns: union.columns(o.stages), spool: o.spool, visit: o.visitResult, visitBefore: o.visitResultsBefore,
+    columns: union.columns(o.stages), spool: o.spool, visit: o.visitResult, visitBefore: o.visitResultsBefore, sampled: o.sampled,
   });
   if (csv) files.push(FILES.resultsCsv);
   if (parquet) files.push(FILES.resultsParquet);
-  const errors = await writeErrorFiles(at(FILES.errors), parquet ? at(FILES.errorsParquet) : undefined, o.visitError);
+  const errors = await writeErrorFiles(at(FILES.errors), parquet ? at(FILES.errorsParquet) : undefined, o.visitError, o.sampled);
   if (parquet) files.push(FILES.errorsParquet);
   let transactions: number | undefined;
   if (o.transactionsJournal) {

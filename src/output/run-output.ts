@@ -66,6 +66,8 @@ export interface OpenOptions {
   readonly stages?: readonly StageColumns[];
   /** The formats of the rebuilt files (--output-formats). */
   readonly formats?: ReadonlySet<OutputFormat>;
+  /** A sampled run: the results files carry `stratum` and `weight` after `row,key`. */
+  readonly sampled?: boolean;
 }
 
 export class RunOutput {
@@ -92,6 +94,7 @@ export class RunOutput {
   #sessionStart = 0;
   #stages: readonly StageColumns[] = [];
   #formats: ReadonlySet<OutputFormat> = new Set();
+  #sampled = false;
 
   private constructor(dir: string, withTransactions: boolean) {
     this.dir = dir;
@@ -166,6 +169,7 @@ export class RunOutput {
     output.#sessionStart = output.#results.bytes;
     output.#stages = opts.stages ?? [];
     output.#formats = opts.formats ?? new Set(OUTPUT_FORMATS);
+    output.#sampled = opts.sampled === true;
     if (opts.stages) {
       // The spool's thread starts once this session has written SPOOL_AFTER_BYTES of results: a short run
       // (a test, a small batch) rebuilds its few rows from the journal in no time and never pays for a
@@ -176,7 +180,7 @@ export class RunOutput {
         if (output.#spool) output.#spool.notify(bytes);
         else if (bytes - start >= SPOOL_AFTER_BYTES) {
           output.#spool = new SpoolThread({
-            stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages,
+            stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages, sampled: output.#sampled,
             union: output.#columns!.union, resultsPath: join(dir, FILES.results), start,
           });
           output.#spool.notify(bytes);
@@ -218,7 +222,7 @@ export class RunOutput {
    * `stages` is the stages object already serialised (and scrubbed) by the caller; `parsed`, when given,
    * is the same value as an object (what the spool and the column union read; JSON.parse of `stages` else).
    */
-  writeResult(row: number, key: string | null, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[], parsed?: ResultStages): void {
+  writeResult(row: number, key: string | null, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[], parsed?: ResultStages, member?: { readonly stratum: string; readonly weight: number }): void {
     // The column journal line goes before the results line that shows the column (a crash in between
     // leaves a column with no row, never a row without its column).
     if (this.#columns) this.#columns.observe(row, parsed ?? (JSON.parse(stages) as ResultStages));
@@ -233,7 +237,8 @@ export class RunOutput {
       }
       this.#secrets.append(JSON.stringify({ row, key, secrets }));
     }
-    this.#results.append(`{"row":${row},"key":${JSON.stringify(key ?? null)},"stages":${stages}}`);
+    const design = member ? `,"stratum":${JSON.stringify(member.stratum)},"weight":${JSON.stringify(member.weight)}` : '';
+    this.#results.append(`{"row":${row},"key":${JSON.stringify(key ?? null)}${design},"stages":${stages}}`);
     this.done.add(row);
   }
 
@@ -277,7 +282,7 @@ export class RunOutput {
     try {
       const spool = await this.#spool?.finish(this.#results.bytes);
       return await rebuildOutputs({
-        dir: this.dir, stages: this.#stages, union: this.#columns?.union, spool, formats: this.#formats,
+        dir: this.dir, stages: this.#stages, union: this.#columns?.union, spool, formats: this.#formats, sampled: this.#sampled,
         transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined, visitResult,
         visitResultsBefore: this.#sessionStart,
       });

@@ -121,7 +121,7 @@ if (parentPort) {
   try {
     const union = new ColumnUnion();
     for (const c of data.union) union.add(c.stage, c.field, c.types);
-    spool = new ResultSpool({ stateDir: data.stateDir, csv: data.csv, parquet: data.parquet, stages: data.stages, union });
+    spool = new ResultSpool({ stateDir: data.stateDir, csv: data.csv, parquet: data.parquet, stages: data.stages, union, sampled: data.sampled });
     follower = new JournalFollower(data.resultsPath, data.start);
   } catch (err) {
     fail(err);

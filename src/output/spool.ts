@@ -30,6 +30,9 @@ import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from './parq
 export interface ResultLine {
   row: number;
   key: unknown;
+  /** A sampled run's (`run --sample`): the row's stratum and design weight. */
+  stratum?: unknown;
+  weight?: unknown;
   stages: Record<string, Record<string, unknown>>;
 }
 
@@ -38,34 +41,51 @@ export interface ResultFiles {
   readonly parquet?: string;
 }
 
+/**
+ * The columns before the stages': `row,key`, and in a sampled run `stratum,weight` (interface: the sample
+ * design in an output folder).
+ */
+export function leadingColumns(sampled: boolean): ParquetColumn[] {
+  const lead: ParquetColumn[] = [{ name: 'row', kind: 'int64' }, { name: 'key', kind: 'string' }];
+  return sampled ? [...lead, { name: 'stratum', kind: 'string' }, { name: 'weight', kind: 'double' }] : lead;
+}
+
 /** The Parquet columns of results.parquet: the same names and order as results.csv's header. */
-export function resultParquetColumns(columns: readonly ResultColumn[]): ParquetColumn[] {
-  return [{ name: 'row', kind: 'int64' }, { name: 'key', kind: 'string' }, ...columns.map((c) => ({ name: c.name, kind: kindOfTypes(c.types) }))];
+export function resultParquetColumns(columns: readonly ResultColumn[], sampled = false): ParquetColumn[] {
+  return [...leadingColumns(sampled), ...columns.map((c) => ({ name: c.name, kind: kindOfTypes(c.types) }))];
 }
 
 const names = (columns: readonly ResultColumn[]) => columns.map((c) => c.name).join('\n');
 const kinds = (columns: readonly ResultColumn[]) => columns.map((c) => kindOfTypes(c.types)).join('\n');
 
-/** A row's values in file order (row, key, then each column) and its CSV record. */
+/** A row's values in file order (row, key, [stratum, weight,] then each column) and its CSV record. */
 class RowShape {
   readonly width: number;
+  readonly #lead: number;
   readonly #stage: string[];
   readonly #field: string[];
 
-  constructor(columns: readonly ResultColumn[]) {
-    this.width = columns.length + 2;
+  constructor(columns: readonly ResultColumn[], sampled: boolean) {
+    this.#lead = sampled ? 4 : 2;
+    this.width = columns.length + this.#lead;
     this.#stage = columns.map((c) => c.stage);
     this.#field = columns.map((c) => c.field);
   }
 
-  values(row: number, key: unknown, stages: ResultStages): unknown[] {
+  values(line: ResultLine): unknown[] {
     const values: unknown[] = new Array(this.width);
-    values[0] = row;
-    values[1] = key;
+    values[0] = line.row;
+    values[1] = line.key;
+    if (this.#lead === 4) {
+      values[2] = line.stratum ?? null;
+      values[3] = line.weight ?? null;
+    }
+    const stages = line.stages as ResultStages;
+    const lead = this.#lead;
     for (let i = 0; i < this.#stage.length; i += 1) {
       const v = stages[this.#stage[i]]?.[this.#field[i]];
       // Objects from the run (not parsed from the line) may hold what JSON writes otherwise (NaN, a Date).
-      values[i + 2] = typeof v === 'object' || typeof v === 'number' ? asJsonValue(v) : v;
+      values[i + lead] = typeof v === 'object' || typeof v === 'number' ? asJsonValue(v) : v;
     }
     return values;
   }
@@ -153,6 +173,8 @@ export interface SpoolOptions {
    * each line's fields to it, so it must be the spool's own: in a run, a copy of the run's union).
    */
   readonly union: ColumnUnion;
+  /** A sampled run: `stratum,weight` after `row,key`. */
+  readonly sampled?: boolean;
 }
 
 const BODY = 'results.parquet.body';
@@ -181,9 +203,9 @@ export class ResultSpool {
     const csvPath = this.#o.csv ? join(this.#o.stateDir, `spool-${this.#segments.length}.csv`) : undefined;
     const csvFd = csvPath ? openSync(csvPath, 'w') : undefined;
     const seg: Segment = {
-      start, end: start, rows: 0, names: names(columns), kinds: kinds(columns), shape: new RowShape(columns),
+      start, end: start, rows: 0, names: names(columns), kinds: kinds(columns), shape: new RowShape(columns, this.#o.sampled === true),
       csvPath, csvFd, csv: csvFd === undefined ? undefined : new CsvSink(csvFd),
-      pq: this.#body?.groups(resultParquetColumns(columns)), closed: false,
+      pq: this.#body?.groups(resultParquetColumns(columns, this.#o.sampled === true)), closed: false,
     };
     this.#segments.push(seg);
     return seg;
@@ -212,7 +234,7 @@ export class ResultSpool {
         seg = this.#current = this.#open(start);
       }
     }
-    const values = seg.shape.values(line.row, line.key, line.stages);
+    const values = seg.shape.values(line);
     seg.csv?.add(seg.shape.record(values));
     seg.pq?.push(values);
     seg.rows += 1;
@@ -268,6 +290,8 @@ export interface AssembleOptions {
   readonly visitBefore?: number;
   /** Folder for temporary files when there is no spool. */
   readonly tmpDir?: string;
+  /** A sampled run: `stratum,weight` after `row,key` (the spool was told the same). */
+  readonly sampled?: boolean;
 }
 
 /**
@@ -278,8 +302,9 @@ export interface AssembleOptions {
 export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: number; columns: number }> {
   const finalNames = names(o.columns);
   const finalKinds = kinds(o.columns);
-  const shape = new RowShape(o.columns);
-  const pqColumns = resultParquetColumns(o.columns);
+  const sampled = o.sampled === true;
+  const shape = new RowShape(o.columns, sampled);
+  const pqColumns = resultParquetColumns(o.columns, sampled);
   const segments = o.spool?.segments ?? [];
   const csvTmp = o.files.csv ? `${o.files.csv}.tmp` : undefined;
   const csvFd = csvTmp ? openSync(csvTmp, 'w') : undefined;
@@ -295,7 +320,7 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
       for (const line of batch) {
         if (!line?.stages) continue;
         if (visit) o.visit?.(line);
-        const values = shape.values(line.row, line.key, line.stages);
+        const values = shape.values(line);
         if (toCsv) csv!.add(shape.record(values));
         pq?.push(values);
         n += 1;
@@ -309,7 +334,7 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
   };
 
   try {
-    csv?.add(['row', 'key', ...o.columns.map((c) => c.name)]);
+    csv?.add([...leadingColumns(sampled).map((c) => c.name), ...o.columns.map((c) => c.name)]);
     // A range read from the journal: its lines before `visitBefore` are shown to `visit`, the rest not.
     const fromJournal = async (start: number, end: number): Promise<number> => {
       const cut = Math.min(Math.max(o.visitBefore ?? end, start), end);
@@ -354,5 +379,5 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
     }
     throw err;
   }
-  return { rows, columns: o.columns.length + 2 };
+  return { rows, columns: o.columns.length + leadingColumns(sampled).length };
 }

@@ -1,4 +1,6 @@
 /** The few lines printed on stdout at the end of a run, from its summary.json. */
+import { describeSampleOptions } from '../sample/design.js';
+import { specOf } from '../sample/draw.js';
 import { SERVICES } from '../types.js';
 import type { RunSummary } from './format/index.js';
 
@@ -7,7 +9,11 @@ export function formatSummary(sum: RunSummary): string {
   const lines: string[] = [];
   lines.push(`${sum.dry_run ? 'Dry run' : 'Run'} of pipeline '${sum.pipeline}' ${sum.finished ? 'finished' : 'STOPPED'} in ${sum.seconds} s`);
   if (sum.dry_run) lines.push(`  rows: ${r.read} read, ${r.valid} valid, ${r.failed_this_session} would fail (see ${sum.dry_run_errors})`);
-  else lines.push(`  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}`);
+  else lines.push(`  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}${r.not_in_sample ? `, ${r.not_in_sample} not in the sample` : ''}`);
+  if (sum.sample) {
+    const d = sum.sample;
+    lines.push(`  sample: ${d.sampled} of ${d.population} rows in ${d.strata.length} strat${d.strata.length === 1 ? 'um' : 'a'} (${describeSampleOptions(specOf(d))}); each row carries its stratum and weight N_h/n_h`);
+  }
   for (const svc of SERVICES) {
     const st = sum.services[svc];
     if (!st) continue;

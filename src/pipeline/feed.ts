@@ -17,6 +17,12 @@ export async function feed(run: Run): Promise<void> {
       if (s.limit !== undefined && row.row > s.limit) break batches;
       counters.read += 1;
       const key = row.readError ? null : rowKey(row, s.pipeline.key);
+      // Not in the sample: neither a result nor an error, counted (rows without a key or unreadable are
+      // errors of the run: they could not be ranked).
+      if (run.sample && key !== null && !run.sample.chosen.has(row.row)) {
+        counters.notInSample += 1;
+        continue;
+      }
       if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
         counters.outOfShard += 1;
         continue;
@@ -57,6 +63,10 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
   try {
     if (row.readError) {
       run.recorder.unreadable(row);
+      return;
+    }
+    if (run.sample && key === null) {
+      run.recorder.withoutSampleKey(row);
       return;
     }
     run.recorder.settle(row, key, await run.egress!.run(row, run.ctx));

@@ -12,6 +12,7 @@ import { estimateRows } from '../input/read.js';
 import { FILES, type RunSummary } from '../output/format/index.js';
 import { remainingEstimate } from './plan.js';
 import type { Run } from './run.js';
+import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
 import { buildSummary, type SummaryInput } from './summary.js';
 
@@ -27,7 +28,7 @@ export async function finish(run: Run): Promise<RunResult> {
   const { s, stopped } = run;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
-    lanes: run.egress?.lanes,
+    lanes: run.egress?.lanes, sample: run.sample,
   };
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
   const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
@@ -48,7 +49,7 @@ export async function finish(run: Run): Promise<RunResult> {
     const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
     const csv = rebuilt.results;
     const totals = { succeeded: csv.rows, failed: out.failedTotal };
-    const remaining = stopped && s.input !== '-' ? await remainingAfterStop(s, totals.succeeded + totals.failed) : undefined;
+    const remaining = stopped && s.input !== '-' ? await remainingAfterStop(s, totals.succeeded + totals.failed, run.sample) : undefined;
     const summary = buildSummary({ ...common, totals, decisions: run.decisions.counts, csv, transactions: rebuilt.transactions, remaining });
     summary.files = [...rebuilt.files];
     summary.end_of_run = { last_answer_at: new Date(lastAnswerAt).toISOString(), files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10 };
@@ -62,9 +63,9 @@ export async function finish(run: Run): Promise<RunResult> {
   }
 }
 
-/** For a stopped run: about how many rows are left and how long they need at the configured limits. */
-async function remainingAfterStop(s: RunSettings, done: number): Promise<RunSummary['remaining']> {
-  const dataRows = Math.min(s.limit ?? Infinity, await estimateRows(s.input, s.inputFormat));
+/** For a stopped run: about how many rows are left (of the sample, for a sampled run) and how long they need. */
+async function remainingAfterStop(s: RunSettings, done: number, sample?: DrawnSample): Promise<RunSummary['remaining']> {
+  const dataRows = sample ? sample.design.sampled + sample.withoutKey + sample.unreadable : Math.min(s.limit ?? Infinity, await estimateRows(s.input, s.inputFormat));
   const rows = Math.max(0, Math.round(dataRows / (s.shard?.count ?? 1)) - done);
   const eta = remainingEstimate(rows, s);
   return { rows_estimate: rows, time_estimate: eta.text, time_estimate_ms: eta.ms };

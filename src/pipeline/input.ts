@@ -12,6 +12,7 @@ import { readRowBatches } from '../input/read.js';
 import type { Pipeline } from '../config/pipeline.js';
 import type { Manifest } from '../output/format/index.js';
 import { kindOf } from '../stages/index.js';
+import type { SampleSpec } from '../sample/design.js';
 import type { InputRow, NumberStyle } from '../types.js';
 import type { RunSettings } from './settings.js';
 
@@ -20,10 +21,17 @@ export function fileColumns(pipeline: Pipeline): string[] {
   return [...new Set(pipeline.stages.flatMap((stage) => kindOf(stage).columns(stage).files ?? []))];
 }
 
-/** The columns a pipeline needs in every row, and every name it reads (for matching header names). */
-export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
+/**
+ * The columns a pipeline needs in every row, and every name it reads (for matching header names); with a
+ * sample, the --stratify-by columns too (the header must have them, however empty their cells).
+ */
+export function columnRequirements(pipeline: Pipeline, sample?: SampleSpec): ColumnRequirements {
   const required = new Map<string, readonly string[]>();
   const known = new Set<string>([pipeline.key]);
+  for (const c of sample?.stratifyBy ?? []) {
+    required.set(c.column, [c.column]);
+    known.add(c.column);
+  }
   for (const stage of pipeline.stages) {
     const spec = kindOf(stage).columns(stage);
     for (const name of spec.required) if (!required.has(name)) required.set(name, [name, ...(spec.alternatives?.[name] ?? [])]);
@@ -35,7 +43,7 @@ export function columnRequirements(pipeline: Pipeline): ColumnRequirements {
       if (dot !== -1) known.add(name.slice(dot + 1));
     }
   }
-  return { what: `pipeline '${pipeline.name}'`, required: [...required.values()], known: [...known] };
+  return { what: `pipeline '${pipeline.name}'${sample?.stratifyBy.length ? ' and --stratify-by' : ''}`, required: [...required.values()], known: [...known] };
 }
 
 /** manifest.json's `input.reading` (src/output/format/manifest.ts). */
@@ -49,7 +57,12 @@ export interface OpenedInput {
   readonly numberStyle: NumberStyle;
   /** How the rows are read, for the manifest (a resume must read them the same way). */
   readonly reading: InputReading;
+  /** The names rows are keyed by, as the header check resolved them; undefined for NDJSON (no header). */
+  readonly columns: readonly string[] | undefined;
 }
+
+/** What opening the input reads of a run's settings (the bench draws samples with no run around them). */
+export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputFormat' | 'encoding' | 'delimiter' | 'decimalComma' | 'sample' | 'filesRoot' | 'log'>;
 
 /**
  * Opens the input and reads its first batch of rows (the header with it). Throws a BreError with exit 2
@@ -58,10 +71,11 @@ export interface OpenedInput {
  * --files-root).
  * `log` hears the one line saying which separator was sniffed, when it is not a comma.
  */
-export async function openInput(s: RunSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
-  const req = columnRequirements(s.pipeline);
+export async function openInput(s: InputSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
+  const req = columnRequirements(s.pipeline, s.sample);
   const files = fileColumns(s.pipeline);
   let delimiter: string | null = null;
+  let columns: string[] | undefined;
   let encoding: string | null = null;
   const reader = readRowBatches(s.input, {
     format: s.inputFormat,
@@ -71,9 +85,9 @@ export async function openInput(s: RunSettings, log: (line: string) => void = s.
     onEncoding: (name) => { encoding = name; },
     header: (header) => {
       delimiter = header.delimiter ?? null;
-      const names = resolveHeader(header, req);
-      checkFileColumns(names, files, s.filesRoot, header.where);
-      return names;
+      columns = resolveHeader(header, req);
+      checkFileColumns(columns, files, s.filesRoot, header.where);
+      return columns;
     },
   });
   let first: IteratorResult<InputRow[]>;
@@ -86,5 +100,5 @@ export async function openInput(s: RunSettings, log: (line: string) => void = s.
   const decimalComma = s.decimalComma ?? false;
   const separator = delimiter ?? ',';
   const numberStyle = decimalComma || separator !== ',' ? { decimalComma, separator } : COMMA_STYLE;
-  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma } };
+  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma }, columns };
 }

@@ -23,6 +23,9 @@ import { openInput } from './input.js';
 import type { RunSettings } from './settings.js';
 import { rowKey, shardOf } from '../input/shard.js';
 import { kindOf } from '../stages/index.js';
+import { describeSampleOptions } from '../sample/design.js';
+import { specOf, type SampleDesign } from '../sample/draw.js';
+import { drawSample } from './sample.js';
 import type { StageConfig } from '../stages/types.js';
 import { SERVICES, type ServiceName } from '../types.js';
 
@@ -94,8 +97,19 @@ export function formatDuration(ms: number): string {
 
 const n = (x: number) => x.toLocaleString('en-US');
 
-export function formatPlan(p: Plan, what: { pipeline: string; input: string; shard?: string; done?: number }): string {
+/** A sampled run's plan: its design, and the plan of the whole input at the same limits, for comparison. */
+export interface SamplePlan {
+  readonly design: SampleDesign;
+  readonly whole: Plan;
+}
+
+export function formatPlan(p: Plan, what: { pipeline: string; input: string; shard?: string; done?: number; sample?: SamplePlan }): string {
   const lines = [`Plan for pipeline '${what.pipeline}' over ${what.input}${what.shard ? ` (shard ${what.shard})` : ''}`];
+  const sample = what.sample;
+  if (sample) {
+    const d = sample.design;
+    lines.push(`  a sample of ${n(d.sampled)} of ${n(d.population)} rows, ${n(d.strata.length)} strat${d.strata.length === 1 ? 'um' : 'a'} (${describeSampleOptions(specOf(d))})`);
+  }
   lines.push(`  rows to do: ${n(p.rows)}${what.done ? ` (${n(what.done)} already done in the output folder)` : ''}`);
   for (const s of p.services) {
     lines.push(`  ${s.service}: ${n(s.calls)} calls at ${describeRate(s.rate)}${s.ms === null ? ' (not limited: as fast as the service answers)' : ` -> ${formatDuration(s.ms)}`}`);
@@ -112,6 +126,12 @@ export function formatPlan(p: Plan, what: { pipeline: string; input: string; sha
       lines.push(`    one host with ${ips} addresses: --local-address ADDR1,...,ADDR${ips} (one process, one output folder; about ${formatDuration(p.wallMs / ips)})`);
       lines.push(`    or ${ips} hosts: run --shard K/${ips} behind each (about ${formatDuration(p.wallMs / ips)} each), then merge`);
     }
+  }
+  if (sample) {
+    const w = sample.whole;
+    const time = (x: Plan) => (x.wallMs === null ? 'not limited (--rate off)' : `about ${formatDuration(x.wallMs / k)}`);
+    const faster = p.wallMs !== null && w.wallMs !== null && p.wallMs > 0 ? ` (${(w.wallMs / p.wallMs).toFixed(1)}x as long)` : '';
+    lines.push(`  beside it, the whole input: ${n(w.rows)} rows, ${time(w)}${faster}; the sample: ${n(p.rows)} rows, ${time(p)}${k > 1 ? ` (${k} addresses)` : ' (one egress IP)'}`);
   }
   return lines.join('\n');
 }
@@ -134,24 +154,31 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   const s = settings;
   if (s.input === '-') throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
   const done = await doneRows(s.outDir);
+  const drawn = s.sample ? await drawSample(s, s.sample) : undefined;
+  // A sampled run sends the sample's rows (and writes the rows without a key or unreadable to errors); the
+  // whole input is planned beside it.
   let rows = 0;
+  let sampleRows = 0;
   let doneCount = 0;
   const { reader, first } = await openInput(s);
   batches: for (let next = first; !next.done; next = await reader.next()) for (const row of next.value) {
     if (s.limit !== undefined && row.row > s.limit) break batches;
-    if (s.shard) {
-      const key = row.readError ? null : rowKey(row, s.pipeline.key);
-      if (shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
-    }
+    const key = row.readError ? null : rowKey(row, s.pipeline.key);
+    if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
     if (done.has(row.row)) {
       doneCount += 1;
       continue;
     }
     rows += 1;
+    if (drawn && (key === null || drawn.chosen.has(row.row))) sampleRows += 1;
   }
   await reader.return(undefined);
-  const plan = computePlan(rows, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
-  return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
+  const planOf = (n: number) => computePlan(n, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
+  const plan = planOf(drawn ? sampleRows : rows);
+  return formatPlan(plan, {
+    pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount,
+    ...(drawn ? { sample: { design: drawn.design, whole: planOf(rows) } } : {}),
+  });
 }
 
 /**

@@ -20,11 +20,14 @@ export interface ProbeSources {
   readonly services: readonly ServiceName[];
   /** Rows in results or errors when the folder was opened. */
   readonly doneBefore: number;
+  /** A sampled run: the rows it sends over all shards (the sample, and the rows that are errors of the run). */
+  readonly sampleRows?: number;
 }
 
 export function runProbe(x: ProbeSources): RunProbe {
   let total: number | null = null;
-  if (x.s.input !== '-') {
+  if (x.sampleRows !== undefined) total = Math.round(x.sampleRows / (x.s.shard?.count ?? 1));
+  else if (x.s.input !== '-') {
     void estimateRows(x.s.input, x.s.inputFormat).then((rows) => {
       const limited = x.s.limit !== undefined ? Math.min(rows, x.s.limit) : rows;
       total = Math.round(limited / (x.s.shard?.count ?? 1));

@@ -24,6 +24,8 @@ export class Progress {
     private readonly input: string,
     /** With several source addresses: calls, 429s and rate per address on the line too. */
     private readonly lanes: readonly Lane[] = [],
+    /** A sampled run: the rows it sends over all shards, instead of the input's. */
+    private readonly sampleRows?: number,
   ) {
     this.#enabled = s.progress && process.stderr.isTTY === true;
   }
@@ -42,7 +44,8 @@ export class Progress {
       fps: 4,
     }, cliProgress.Presets.shades_classic);
     this.#bar.start(0, 0, this.#payload());
-    if (this.input !== '-') {
+    if (this.sampleRows !== undefined) this.#total = Math.round(this.sampleRows / (this.s.shard?.count ?? 1));
+    else if (this.input !== '-') {
       void estimateRows(this.input, this.s.inputFormat).then((n) => {
         this.#total = n;
         if (this.s.limit !== undefined) this.#total = Math.min(this.#total, this.s.limit);

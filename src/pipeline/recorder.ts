@@ -11,6 +11,7 @@ import type { RunCounters } from './summary.js';
 import type { InputRow } from '../types.js';
 import type { Circuit } from './circuit.js';
 import type { RowOutcome } from './row.js';
+import type { SampleMembership } from './sample.js';
 import type { RunSettings } from './settings.js';
 
 /** Characters of an unexpected error's own message kept in its error line. */
@@ -21,6 +22,11 @@ export class OutcomeRecorder {
   readonly dryErrors: string[] = [];
   /** Sees the stages of every result written (the summary counts decisions there). */
   onResult: ((stages: Record<string, Record<string, unknown>>) => void) | undefined;
+  /**
+   * A sampled run: the stratum and design weight of a row, written on its line in results or errors (a failed
+   * sampled row is still in the sample: the estimates must know it is missing, not outside the design).
+   */
+  membership: ((row: number) => SampleMembership | undefined) | undefined;
 
   constructor(
     private readonly s: RunSettings,
@@ -57,7 +63,7 @@ export class OutcomeRecorder {
         // The object goes along when it is what the line says (nothing was scrubbed): the spool reads it
         // instead of parsing the line again.
         const parsed = stagesJson === raw ? outcome.stages as Record<string, Record<string, unknown>> : JSON.parse(stagesJson) as Record<string, Record<string, unknown>>;
-        this.output!.writeResult(row.row, key, stagesJson, outcome.transactions, outcome.secrets, parsed);
+        this.output!.writeResult(row.row, key, stagesJson, outcome.transactions, outcome.secrets, parsed, this.membership?.(row.row));
         this.onResult?.(parsed);
         c.succeeded += 1;
         const open = this.circuit.record(null);
@@ -69,7 +75,7 @@ export class OutcomeRecorder {
         c.failed += 1;
         const first = outcome.errors[0];
         this.#writeError({
-          row: row.row, line: row.line, key, stage: outcome.stage, status: null,
+          row: row.row, line: row.line, key, ...this.#member(row), stage: outcome.stage, status: null,
           code: first.code ?? 'INVALID_ROW',
           message: this.redactor.scrub(outcome.errors.map((e) => e.message).join('; ')),
           field: first.field, expected: first.expected,
@@ -83,7 +89,7 @@ export class OutcomeRecorder {
         const e = outcome.error;
         const message = e.code === 'UNEXPECTED' ? this.#bug(row, outcome.stage, e) : e.message;
         this.#writeError({
-          row: row.row, line: row.line, key, stage: outcome.stage, status: e.status, code: e.code,
+          row: row.row, line: row.line, key, ...this.#member(row), stage: outcome.stage, status: e.status, code: e.code,
           message: this.redactor.scrub(this.s.keepPersonalData ? message : maskText(message)),
           ...(e.field ? { field: e.field } : {}), ...(e.expected ? { expected: e.expected } : {}),
           attempts: e.attempts ?? 1, input: this.#input(row.data),
@@ -102,11 +108,26 @@ export class OutcomeRecorder {
     this.#writeError({ row: row.row, line: row.line, key: null, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input: null });
   }
 
+  /**
+   * A row of a sampled run without a key: it cannot be ranked by hash(seed, key), so it is in no stratum and
+   * is an error of the run (src/sample/draw.ts).
+   */
+  withoutSampleKey(row: InputRow): void {
+    this.counters.invalid += 1;
+    this.counters.failed += 1;
+    const field = this.s.pipeline.key;
+    this.#writeError({
+      row: row.row, line: row.line, key: null, stage: null, status: null, code: 'SAMPLE_NO_KEY',
+      message: `the row has no ${field}: a sample chooses rows by a hash of their key, so a row without one is in no stratum and is not sent`,
+      field, expected: `a ${field} (the row key) in every row of a sampled run`, attempts: 0, input: this.#input(row.data),
+    });
+  }
+
   /** Anything else that went wrong with one row is that row's error (a resume would meet it again). */
   unexpected(row: InputRow, key: string | null, err: unknown): void {
     this.counters.failed += 1;
     const message = `the row could not be processed: ${this.redactor.scrub(maskText((err as Error)?.message ?? String(err)))}`;
-    this.#writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: 'INVALID_ROW', message, field: '(row)', expected: 'a row the pipeline can read', attempts: 0, input: null });
+    this.#writeError({ row: row.row, line: row.line, key, ...this.#member(row), stage: null, status: null, code: 'INVALID_ROW', message, field: '(row)', expected: 'a row the pipeline can read', attempts: 0, input: null });
   }
 
   /**
@@ -119,6 +140,12 @@ export class OutcomeRecorder {
     this.log(`row ${row.row} (line ${row.line}), stage ${stage}: unexpected error, a bug in bre-batch (please report it): ${this.redactor.scrub(this.s.keepPersonalData ? stack : maskText(stack))}`);
     const short = e.message.length > MAX_BUG_MESSAGE ? `${e.message.slice(0, MAX_BUG_MESSAGE)}...` : e.message;
     return `unexpected error (a bug in bre-batch; its stack is in the log): ${short}`;
+  }
+
+  /** `stratum` and `weight` of a sampled row, for its error line; nothing otherwise. */
+  #member(row: InputRow): { stratum?: string; weight?: number } {
+    const m = this.membership?.(row.row);
+    return m ? { stratum: m.stratum, weight: m.weight } : {};
   }
 
   #writeError(e: ErrorLine): void {

@@ -32,6 +32,7 @@ import { newCounters, type RunCounters } from './summary.js';
 import { RowWindow, windowSize } from './window.js';
 import { RunMonitor } from './monitor.js';
 import { runProbe } from './probe.js';
+import { drawSample, type DrawnSample } from './sample.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -63,6 +64,8 @@ export class Run {
   firstBatch!: IteratorResult<InputRow[]>;
   /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
   output: RunOutput | undefined;
+  /** A sampled run's draw (--sample): the rows it sends, each row's stratum and weight. */
+  sample: DrawnSample | undefined;
   /** The lanes calls leave by: one, or one per --local-address (./egress.ts). */
   egress: Egress | undefined;
   /** Every lane's calls together, for the summary, the progress bar and the monitor. */
@@ -110,13 +113,15 @@ export class Run {
     this.reader = input.reader;
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
+    // The counting pass, before the folder exists: a --stratify-by column the input lacks is exit 2.
+    if (s.sample) this.sample = await drawSample(s, s.sample);
     const manifest = await this.#manifest(input.reading);
     // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
     if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
     mkdirSync(s.outDir, { recursive: true });
     if (!s.dryRun) {
       this.output = await RunOutput.open(s.outDir, manifest, {
-        retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats,
+        retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats, sampled: this.sample !== undefined,
         stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
       });
     }
@@ -133,10 +138,11 @@ export class Run {
     this.recorder = new OutcomeRecorder(s, this.output, this.redactor, new Circuit(s.circuit), this.counters, (why) => this.stop.request(why), this.log);
     this.decisions = new DecisionCounter(s.pipeline.stages);
     this.recorder.onResult = (stages) => this.decisions.add(stages);
+    this.recorder.membership = this.sample?.of;
     const services = [...new Set(kinds.map((k) => k.service))];
     this.monitor = await RunMonitor.start(runProbe({
       s, counters: this.counters, stages: this.stages, egress, services,
-      doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0,
+      doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0, sampleRows: this.#sampleRows(),
     }), {
       dir: this.output ? s.outDir : undefined, metrics: s.metrics, warn: (m) => this.log(m, { level: 'warn' }),
       limits: Object.fromEntries(services.map((svc) => [svc, sumLimits(egress, svc)])),
@@ -144,7 +150,7 @@ export class Run {
     // Every lane has its own limiters and connections to keep busy.
     this.window = new RowWindow(windowSize(s.concurrency, new Set(services)) * egress.lanes.length);
     this.#unlisten = this.stop.listen(this.log);
-    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes);
+    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes, this.#sampleRows());
     this.#progress.start();
   }
 
@@ -202,7 +208,14 @@ export class Run {
       shard: s.shard ? `${s.shard.index}/${s.shard.count}` : null,
       limit: s.limit ?? null,
       created_at: new Date().toISOString(),
+      ...(this.sample ? { sample: this.sample.design } : {}),
     };
+  }
+
+  /** Rows a sampled run sends over all its shards: the sample, and the rows without a key or unreadable (errors). */
+  #sampleRows(): number | undefined {
+    const d = this.sample;
+    return d ? d.design.sampled + d.withoutKey + d.unreadable : undefined;
   }
 
   #stageContext(): StageContext {

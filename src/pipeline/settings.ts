@@ -6,6 +6,7 @@ import type { InputFormat } from '../input/read.js';
 import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
 import type { Rate } from '../limits/rates.js';
+import type { SampleSpec } from '../sample/design.js';
 import type { ServiceName } from '../types.js';
 
 export interface Shard {
@@ -42,6 +43,11 @@ export interface RunSettings {
   readonly dryRun: boolean;
   readonly retryErrors: boolean;
   readonly shard?: Shard;
+  /**
+   * --sample N | --sample-share P (with --stratify-by, --seed, --sample-allocation): only the rows of a
+   * stratified sample are sent, each carrying its stratum and design weight (./sample.ts). Undefined: every row.
+   */
+  readonly sample?: SampleSpec;
   readonly redisUrl?: string;
   /**
    * --local-address / BRE_LOCAL_ADDRESSES: the source addresses calls leave from, each with its own limiters

@@ -5,6 +5,7 @@ import type { LimiterStats } from '../limits/limiter.js';
 import { describeRate } from '../limits/rates.js';
 import type { CallStats } from '../metrics/service-stats.js';
 import type { Lane } from './egress.js';
+import type { DrawnSample } from './sample.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 import type { RunSummary } from '../output/format/index.js';
@@ -19,6 +20,8 @@ export interface RunCounters {
   invalid: number;
   resumed: number;
   outOfShard: number;
+  /** Rows a sampled run read but did not choose (neither results nor errors). */
+  notInSample: number;
   warnings: number;
   retriedRows: number;
   dryRunValid: number;
@@ -28,7 +31,7 @@ export interface RunCounters {
 }
 
 export function newCounters(): RunCounters {
-  return { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, warnings: 0, retriedRows: 0, dryRunValid: 0, firstDispatch: 0, lastSettle: 0 };
+  return { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, notInSample: 0, warnings: 0, retriedRows: 0, dryRunValid: 0, firstDispatch: 0, lastSettle: 0 };
 }
 
 export interface SummaryInput {
@@ -49,6 +52,8 @@ export interface SummaryInput {
   readonly dryRunErrorsPath?: string;
   /** The lanes of a run with several source addresses (one lane: no `addresses` in the summary). */
   readonly lanes?: readonly Lane[];
+  /** A sampled run's draw. */
+  readonly sample?: DrawnSample;
 }
 
 export function buildSummary(x: SummaryInput): RunSummary {
@@ -74,6 +79,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
       resumed: c.resumed,
       retried_from_errors: c.retriedRows,
       out_of_shard: c.outOfShard,
+      ...(x.s.sample ? { not_in_sample: c.notInSample } : {}),
       ...(x.s.dryRun ? { valid: c.dryRunValid } : {}),
     },
     warnings: c.warnings,
@@ -97,6 +103,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
     ...(x.remaining ? { remaining: x.remaining } : {}),
+    ...(x.sample ? { sample: { ...x.sample.design, rows_without_key: x.sample.withoutKey, rows_unreadable: x.sample.unreadable } } : {}),
   };
 }
 

@@ -8,7 +8,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timeline } from '../metrics/timeline.js';
 import { readTimeline } from '../output/timeline.js';
-import { FILES } from '../output/format/index.js';
+import { FILES, sampleDesignSchema } from '../output/format/index.js';
+import { describeSampleOptions } from '../sample/design.js';
+import { specOf, weightOf } from '../sample/draw.js';
 import { readNdjsonBatches } from '../output/ndjson-file.js';
 
 export interface ErrorExample {
@@ -57,6 +59,19 @@ export interface AddressFigures {
   readonly circuitOpen: string | null;
 }
 
+/** A sampled run (manifest.json's `sample`): the notice at the top and the strata. */
+export interface SampleFigures {
+  readonly sampled: number;
+  readonly population: number;
+  /** The options that drew it, as typed. */
+  readonly options: string;
+  readonly columns: readonly string[];
+  readonly strata: readonly { readonly name: string; readonly missing: boolean; readonly population: number; readonly sample: number; readonly weight: number }[];
+  /** Rows outside the strata, errors of the run (from summary.json; null when it has none yet). */
+  readonly withoutKey: number | null;
+  readonly unreadable: number | null;
+}
+
 export interface RunReportData {
   readonly dir: string;
   readonly title: string;
@@ -69,6 +84,8 @@ export interface RunReportData {
   readonly seconds: number | null;
   readonly rows: { readonly succeeded: number; readonly failed: number; readonly total: number | null };
   readonly rowsPerSecond: number | null;
+  /** A sampled run's design; null otherwise. */
+  readonly sample: SampleFigures | null;
   readonly remaining: { readonly rows: number; readonly time: string } | null;
   readonly decisions: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Over every session when the time series has them, else the summary's (last session only). */
@@ -187,6 +204,8 @@ export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount
   const succeeded = num(summary?.rows?.succeeded) ?? 0;
   const failed = num(summary?.rows?.failed) ?? failedRows;
   const pipeline = String(summary?.pipeline ?? manifest?.pipeline?.name ?? '(unknown pipeline)');
+  const design = sampleDesignSchema.safeParse(manifest?.sample);
+  if (manifest?.sample !== undefined && !design.success) missing.push('manifest.json describes a sample this report cannot read: the strata and weights are not shown.');
   return {
     dir,
     title: `Run report: ${pipeline}${merged ? ' (merged)' : ''}`,
@@ -199,6 +218,12 @@ export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount
     seconds: num(summary?.seconds),
     rows: { succeeded, failed, total: lastSample?.total ?? null },
     rowsPerSecond: num(summary?.rows_per_second),
+    sample: design.success ? {
+      sampled: design.data.sampled, population: design.data.population, options: describeSampleOptions(specOf(design.data)),
+      columns: design.data.stratify_by.map((c) => (c.group ? `${c.column} (${c.group})` : c.column)),
+      strata: design.data.strata.map((st) => ({ name: st.name, missing: st.values.includes(null), population: st.population, sample: st.sample, weight: weightOf(st) })),
+      withoutKey: num(summary?.sample?.rows_without_key), unreadable: num(summary?.sample?.rows_unreadable),
+    } : null,
     remaining: summary?.remaining ? { rows: Number(summary.remaining.rows_estimate ?? 0), time: String(summary.remaining.time_estimate ?? '') } : null,
     decisions: (summary?.decisions ?? {}) as Record<string, Record<string, number>>,
     funnel,

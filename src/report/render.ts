@@ -35,6 +35,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .state{display:inline-block;font-weight:600;border-radius:4px;padding:2px 8px;font-size:14px}
 .ok{background:#dff3e4;color:#1e6b34}.stop{background:#fbdcdc;color:#9b1c1c}.part{background:#fff1c7;color:#7a5a00}
 .warn{background:#fff7e0;border-left:4px solid #e0a800;padding:8px 12px;margin:12px 0}
+.sample{background:#eaf2fb;border-left:4px solid #3b6ea8;padding:8px 12px;margin:12px 0}
 figure{margin:10px 0 16px}
 figcaption{font-weight:600;margin-bottom:4px}
 .chartbox{overflow-x:auto}
@@ -159,17 +160,36 @@ function stateBadge(d: RunReportData): string {
   return '<span class="state part">not finished</span>';
 }
 
+/** The notice at the top of a sampled run's report: what it is a sample of, and what its counts mean. */
+function sampleNotice(x: NonNullable<RunReportData['sample']>): string {
+  const by = x.columns.length > 0 ? `stratified by ${esc(x.columns.join(' and '))}` : 'one stratum (no --stratify-by)';
+  return `<div class="sample" id="sample-notice"><b>A sample of ${fmtInt(x.sampled)} of ${fmtInt(x.population)} rows</b>, ${by}, ${fmtInt(x.strata.length)} strat${x.strata.length === 1 ? 'um' : 'a'} (<code>${esc(x.options)}</code>). `
+    + 'The counts on this page are the sampled rows\' own, not the population\'s: each row carries its stratum and design weight N<sub>h</sub>/n<sub>h</sub> in results and errors, and <code>bre-batch compare</code> estimates the population from them, with intervals.</div>';
+}
+
+/** The strata of a sampled run: N_h, n_h and the weight; a stratum with a missing value is named so. */
+function sampleSection(x: NonNullable<RunReportData['sample']>): string {
+  const out = ['<h2>Sample design</h2>'];
+  out.push(table(['stratum', 'rows in the input (N_h)', 'sampled (n_h)', 'weight N_h / n_h'], x.strata.map((st) => cells([
+    `${esc(st.name)}${st.missing ? ' <span class="note">— no readable value: a stratum of its own</span>' : ''}`, fmtInt(st.population), fmtInt(st.sample), fmtNum(st.weight, 3),
+  ]))));
+  const outside = (x.withoutKey ?? 0) + (x.unreadable ?? 0);
+  out.push(`<p class="note">Every stratum gives at least 2 rows where it has 2, so that each has a variance. ${outside > 0 ? `${fmtInt(outside)} row${outside === 1 ? '' : 's'} of the input ${outside === 1 ? 'is' : 'are'} in no stratum (no key, or unreadable): ${outside === 1 ? 'it is an error' : 'they are errors'} of the run.` : 'Every row of the input with a key is in a stratum.'}</p>`);
+  return out.join('');
+}
+
 export function renderRunReport(d: RunReportData): string {
   const parts: string[] = [];
   parts.push(`<h1>${esc(d.title)}</h1>`);
   parts.push(`<p class="sub">${stateBadge(d)} folder <code>${esc(d.dir)}</code>${d.input ? ` · input <code>${esc(d.input)}</code>` : ''}${d.shard ? ` · shard ${esc(d.shard)}` : ''}</p>`);
+  if (d.sample) parts.push(sampleNotice(d.sample));
   for (const m of d.missing) parts.push(`<div class="warn">${esc(m)}</div>`);
 
   const total = d.rows.total;
   const kpis = [
     kpi(fmtInt(d.rows.succeeded), 'rows succeeded'),
     kpi(fmtInt(d.rows.failed), 'rows in errors'),
-    total !== null ? kpi(fmtInt(total), 'data rows in the input') : '',
+    total !== null ? kpi(fmtInt(total), d.sample ? 'rows the sample sends' : 'data rows in the input') : '',
     d.seconds !== null ? kpi(esc(fmtDuration(d.seconds * 1000)), d.merged ? 'slowest shard' : 'last session') : '',
     d.rowsPerSecond !== null ? kpi(fmtNum(d.rowsPerSecond, 1), 'rows a second (last session)') : '',
   ];
@@ -191,6 +211,7 @@ export function renderRunReport(d: RunReportData): string {
     parts.push('<p class="note">Each address has its own limits (last session). A row whose address failed at the network ran again, whole, from another.</p>');
   }
 
+  if (d.sample) parts.push(sampleSection(d.sample));
   parts.push(timeSections(d));
 
   parts.push('<h2>Stages</h2>');

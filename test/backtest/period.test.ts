@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RowColumns } from '../../src/backtest/input-columns.js';
 import { resolveCompareOptions } from '../../src/backtest/options.js';
-import { comparePeriods, MISSING_PERIOD, periodOf, type PeriodUnit } from '../../src/backtest/period/period.js';
+import { comparePeriods, MISSING_PERIOD, periodOf, type PeriodUnit } from '../../src/input/period.js';
 import { erfc } from '../../src/backtest/score/normal.js';
 import { OverTime, topMovers } from '../../src/backtest/stability/over-time.js';
 import { parseScoreSpecs } from '../../src/backtest/score/spec.js';

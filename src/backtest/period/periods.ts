@@ -4,7 +4,7 @@
  */
 import { approvalFigures, BadCounter, SegmentAccumulator, type ApprovalFigures, type BadRate, type Outcome } from '../comparison.js';
 import type { SideView, SwapClass } from '../side.js';
-import { comparePeriods } from './period.js';
+import { comparePeriods } from '../../input/period.js';
 
 /** Default --min-period-keys: below this many compared keys a period is marked small. */
 export const DEFAULT_MIN_PERIOD_KEYS = 30;

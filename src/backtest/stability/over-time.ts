@@ -15,7 +15,7 @@
  * inflates the PSI). The top movers are ranked by PSI minus noise, so a characteristic that moved beats one
  * that merely has few values.
  */
-import { comparePeriods, MISSING_PERIOD } from '../period/period.js';
+import { comparePeriods, MISSING_PERIOD } from '../../input/period.js';
 import { psi, psiBand, type PsiBand } from '../stats.js';
 import { chi2Sf } from './chi2.js';
 

@@ -11,9 +11,15 @@ const rowNumber = z.number().int().positive();
 /** The row's key as text, or null when the row has none (src/input/shard.ts). */
 const rowKey = z.string().nullable();
 
+/** A sampled run's row (`run --sample`): its stratum's name and design weight N_h / n_h; absent otherwise. */
+const stratum = z.string().optional();
+const weight = z.number().positive().optional();
+
 export const resultLineSchema = z.object({
   row: rowNumber,
   key: rowKey,
+  stratum,
+  weight,
   /** Stage id -> the stage's normalised result (or `{ "skipped": true }`). */
   stages: z.record(z.string(), z.record(z.string(), z.unknown())),
 });
@@ -26,6 +32,8 @@ export const errorLineSchema = z.object({
   /** Physical input line where the row starts. */
   line: z.number().int().nullable(),
   key: rowKey,
+  stratum,
+  weight,
   stage: z.string().nullable(),
   /** HTTP status of the last answer, when there was one. */
   status: z.number().int().nullable(),

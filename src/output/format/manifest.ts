@@ -2,8 +2,34 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { BreError } from '../../errors.js';
+import { PERIOD_UNITS } from '../../input/period.js';
+import { ALLOCATIONS } from '../../sample/design.js';
+import type { SampleDesign } from '../../sample/draw.js';
 import { FILES } from './files.js';
 import { readJsonFile, writeJsonFile } from './json-file.js';
+
+const whole = z.number().int().nonnegative();
+
+/**
+ * The design of a sampled run (`run --sample`; src/sample/draw.ts writes it, `compare` estimates from it).
+ * A stratum's `population` is N_h, `sample` n_h; `values` are exact (null: missing), `name` is for display.
+ */
+export const sampleDesignSchema = z.object({
+  seed: z.string(),
+  method: z.string(),
+  stratify_by: z.array(z.object({ column: z.string(), group: z.enum(PERIOD_UNITS).nullable() })),
+  allocation: z.enum(ALLOCATIONS),
+  /** --sample N, or null; --sample-share P, or null: exactly one is set. */
+  size: z.number().int().positive().nullable(),
+  share: z.number().positive().max(1).nullable(),
+  /** Rows in the strata (ΣN_h) and in the sample (Σn_h). */
+  population: whole,
+  sampled: whole,
+  strata: z.array(z.object({ name: z.string(), values: z.array(z.string().nullable()), population: whole, sample: whole })),
+});
+/** The schema reads what src/sample/draw.ts writes (checked when compiling). */
+type Reads<T extends SampleDesign> = T;
+export type ManifestSample = Reads<z.infer<typeof sampleDesignSchema>>;
 
 export const manifestSchema = z.looseObject({
   version: z.literal(1),
@@ -31,6 +57,8 @@ export const manifestSchema = z.looseObject({
   shard: z.string().nullable(),
   limit: z.number().nullable(),
   created_at: z.string(),
+  /** A sampled run (`--sample`, `--sample-share`): its design; absent otherwise. */
+  sample: sampleDesignSchema.optional(),
   /** A merged folder: the shard folders it was made from. */
   merged_from: z.array(z.object({ dir: z.string(), shard: z.string().nullable() })).optional(),
 });

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { BreError } from '../../errors.js';
 import { SERVICES } from '../../types.js';
 import { FILES } from './files.js';
+import { sampleDesignSchema } from './manifest.js';
 import { readJsonFile, writeJsonFile, type JsonFileRead } from './json-file.js';
 
 const count = z.number();
@@ -72,6 +73,16 @@ export const decisionCountsSchema = z.record(z.string(), z.record(z.string(), co
 
 const serviceName = z.enum(SERVICES);
 
+/**
+ * A sampled run's design (as manifest.json's `sample`) and the rows outside it: those without a key
+ * (SAMPLE_NO_KEY) and those that could not be read (MALFORMED_ROW) are errors of the run, in no stratum.
+ * Counted over the whole input (up to --limit) by the counting pass, in every session and every shard.
+ */
+export const sampleSummarySchema = sampleDesignSchema.extend({
+  rows_without_key: count,
+  rows_unreadable: count,
+});
+
 export const runSummarySchema = z.looseObject({
   pipeline: z.string(),
   input: z.string(),
@@ -93,6 +104,8 @@ export const runSummarySchema = z.looseObject({
     resumed: count,
     retried_from_errors: count,
     out_of_shard: count,
+    /** A sampled run: rows read this session that are not in the sample (neither results nor errors). */
+    not_in_sample: count.optional(),
     /** Dry runs: rows that would be sent. */
     valid: count.optional(),
   }),
@@ -108,6 +121,8 @@ export const runSummarySchema = z.looseObject({
   results_csv: z.object({ rows: count, columns: count }).optional(),
   transactions: count.optional(),
   dry_run_errors: z.string().optional(),
+  /** A sampled run (`--sample`): the design and the rows outside it. */
+  sample: sampleSummarySchema.optional(),
   /** A stopped run: about how much is left at the configured limits. */
   remaining: z.object({ rows_estimate: count, time_estimate: z.string(), time_estimate_ms: ms.nullable() }).optional(),
   /** The files rebuilt at the end (README: Output folder), and when the last answer came and how long the end took. */
@@ -124,6 +139,8 @@ export const mergedSummarySchema = z.looseObject({
   finished: z.boolean(),
   shards: z.object({ count, merged: z.array(z.string()), missing: z.array(z.string()), unfinished: z.array(z.string()) }),
   rows: z.object({ succeeded: count, failed: count, missing: count.optional() }),
+  /** Sampled shards: their (one) design and the rows outside it. */
+  sample: sampleSummarySchema.optional(),
   /** The slowest shard's: workers run side by side. */
   seconds: z.number(),
   services: z.partialRecord(serviceName, z.object({ attempts: count, retries: count, throttled_429: count })),

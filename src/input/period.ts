@@ -1,6 +1,7 @@
 /**
- * The period of a key: the application date of an input column, grouped by calendar month (default), ISO 8601
- * week or quarter. Labels sort chronologically as text ("2025-01" < "2025-02", "2025-W09" < "2025-W10",
+ * The period of a row: a date of an input column, grouped by calendar month (default), ISO 8601 week or
+ * quarter, for `compare --period` (src/backtest/) and `run --stratify-by COL:month` (src/sample/); it lives
+ * here, below both, so that the two group a date the same way. Labels sort chronologically as text ("2025-01" < "2025-02", "2025-W09" < "2025-W10",
  * "2025-Q1" < "2025-Q2"). A value that is not a date gets no period: its key is counted under "(missing)",
  * never dropped and never given a guessed date.
  *
