@@ -54,7 +54,7 @@ interface RunArgs {
 }
 
 /**
- * Per-attempt time-outs. Bureau: 30 s, the documented example client (decision spec section 8); workflows
+ * Whole-attempt time-outs (src/http/deadlines.ts). Bureau: 30 s, the documented example client (decision spec section 8); workflows
  * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
  */
 export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
@@ -212,7 +212,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
     .option('rate-slack', { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' })
     .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
-    .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION per attempt (workflow=60s, bureau=30s, account=60s)' })
+    .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION: the most one attempt may take, connecting, headers and body together; past it the attempt is cut and retried as a time-out (workflow=60s, bureau=30s, account=60s)' })
     .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })
     .option('limit', { type: 'number', describe: 'only the first N data rows' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })
