@@ -1,9 +1,9 @@
 /** `bre-batch run <pipeline> --input <file|->`: option parsing only; the work is in src/pipeline/runner.ts. */
 import { isIP } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
-import { BreError } from '../errors.js';
+import { BreError, diskFullCode, diskFullError, isBreError } from '../errors.js';
 import { INPUT_FORMATS, resolveFormat, resolveTextOptions } from '../input/read.js';
 import { defaultConcurrency } from '../limits/limiter.js';
 import { DEFAULT_CIRCUIT } from '../pipeline/circuit.js';
@@ -165,11 +165,35 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   } };
 }
 
+/**
+ * A write that found the disk full, wherever it was (the end files, report.html, summary.json, the metrics
+ * file at the start), is DISK_FULL (exit 3) naming the folder: the output folder, or the folder of a file
+ * written outside it.
+ */
+export function asDiskFull(err: unknown, outDir: string | undefined): unknown {
+  if (!diskFullCode(err) || (isBreError(err) && err.code === 'DISK_FULL')) return err;
+  const path = (err as { path?: unknown }).path;
+  if (typeof path === 'string' && (outDir === undefined || relative(resolve(outDir), resolve(path)).startsWith('..'))) {
+    return diskFullError(dirname(path), err, 'the folder');
+  }
+  return diskFullError(outDir ?? '.', err);
+}
+
 export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
+  let outDir = a.out;
+  try {
+    return await runCommandInner(a, hooks, (dir) => (outDir = dir));
+  } catch (err) {
+    throw asDiskFull(err, outDir);
+  }
+}
+
+async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string) => void): Promise<number> {
   // Every log line is scrubbed of the token (added once it is read) and of the run's secrets.
   const redactor = new Redactor();
   const log = createLog({ format: parseLogFormat(a['log-format']), scrub: (t) => redactor.scrub(t) });
   const { settings, cleanup } = await buildSettings(a, log);
+  folder(settings.outDir);
   redactor.add(settings.authToken);
   if (a.plan) {
     if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`);

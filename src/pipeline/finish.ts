@@ -3,7 +3,8 @@
  * the run's spool (and, for rows of earlier sessions, from the journal, where their decisions are counted),
  * errors.parquet and the transactions files written, the time series and metrics closed, summary.json
  * written with the files and the wait after the last answer, and the folder unlocked. A dry run writes
- * dry-run-errors.ndjson instead.
+ * dry-run-errors.ndjson instead. A run stopped by a full disk writes nothing more: it throws its DISK_FULL
+ * (exit 3), and the re-run resumes and does the end.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -42,6 +43,17 @@ export async function finish(run: Run): Promise<RunResult> {
     return { exitCode: stopped ? 3 : errors.length > 0 ? 1 : 0, summary, stopped };
   }
   const out = run.output;
+  if (stopped?.code === 'DISK_FULL') {
+    // Nothing more is written to a full disk: no end files, no summary (they would fail, or take the room a
+    // resume needs). The journals hold whole lines; the re-run the message asks for does the end.
+    try {
+      out.close();
+    } catch {
+      /* the stop already says why */
+    }
+    await monitor?.finish('stopped').catch(() => undefined);
+    throw stopped;
+  }
   try {
     out.close();
     if (!stopped && out.retry.size > 0) out.finishRetry();
