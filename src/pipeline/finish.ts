@@ -55,7 +55,13 @@ export async function finish(run: Run): Promise<RunResult> {
     throw stopped;
   }
   try {
-    out.close();
+    try {
+      out.close();
+    } catch (err) {
+      // The journal's write failure that stopped the run (kept and thrown again by close) is told already;
+      // the end files are made from the whole lines on disk. Any other failure here is news: thrown.
+      if (stopped?.cause !== err) throw err;
+    }
     if (!stopped && out.retry.size > 0) out.finishRetry();
     const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
     const csv = rebuilt.results;
