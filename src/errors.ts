@@ -83,6 +83,8 @@ export const ERROR_TABLE = {
   // the run as a whole
   CIRCUIT_OPEN: stop,
   INTERRUPTED: stop,
+  /** ENOSPC or EDQUOT writing the output folder (or the metrics file): nothing is lost, a re-run resumes. */
+  DISK_FULL: stop,
 } as const satisfies Record<string, ErrorTreatment>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
@@ -173,4 +175,26 @@ export function toBreError(err: unknown, fallback: ErrorCode = 'UNEXPECTED'): Br
   if (err instanceof BreError) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new BreError(fallback, message, { cause: err });
+}
+
+/** The system's codes for a full disk: no space left (ENOSPC), or the user's quota used up (EDQUOT). */
+const DISK_FULL_CODES: Readonly<Record<string, string>> = { ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded' };
+
+/** ENOSPC or EDQUOT when `err`, or an error it was caused by, is a full disk; undefined otherwise. */
+export function diskFullCode(err: unknown): 'ENOSPC' | 'EDQUOT' | undefined {
+  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return code;
+  }
+  return undefined;
+}
+
+/**
+ * The stop of a run whose disk filled up: one message that names the folder, says the disk is full, and says
+ * what to do. Nothing is lost: every row written is whole in the journal (a line cut by the full disk is cut
+ * back, src/output/ndjson-file.ts), every other row runs again on resume.
+ */
+export function diskFullError(folder: string, cause: unknown, what = 'the output folder'): BreError {
+  const code = diskFullCode(cause) ?? 'ENOSPC';
+  return new BreError('DISK_FULL', `the disk is full: cannot write to ${what} ${folder} (${code}: ${DISK_FULL_CODES[code]}). Nothing is lost: once there is room, re-run the same command and it resumes where it stopped.`, { cause });
 }

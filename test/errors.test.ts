@@ -3,7 +3,7 @@
  * fatal codes, the circuit breaker and the CLI's exit code.
  */
 import { describe, expect, it } from 'vitest';
-import { BreError, ERROR_CODES, exitCodeOf, isFatal, isRetryable, isServiceFailure, toBreError, treatmentOf, type ErrorCode } from '../src/errors.js';
+import { BreError, ERROR_CODES, diskFullCode, diskFullError, exitCodeOf, isFatal, isRetryable, isServiceFailure, toBreError, treatmentOf, type ErrorCode } from '../src/errors.js';
 import { Circuit } from '../src/pipeline/circuit.js';
 
 /** code, retried, fatal, counts for the circuit, exit code when thrown to the top. */
@@ -44,6 +44,7 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['UNEXPECTED', 'no', false, false, 2],
   ['CIRCUIT_OPEN', 'no', false, false, 3],
   ['INTERRUPTED', 'no', false, false, 3],
+  ['DISK_FULL', 'no', false, false, 3],
 ];
 
 describe('the error table', () => {
@@ -68,5 +69,27 @@ describe('the error table', () => {
     expect(e.code).toBe('UNEXPECTED');
     expect(e.cause).toBeInstanceOf(TypeError);
     expect(exitCodeOf(new TypeError('boom'))).toBe(2);
+  });
+});
+
+describe('a full disk (issue 24)', () => {
+  const errno = (code: string) => Object.assign(new Error(`${code}: failed, write`), { code, syscall: 'write' });
+  it.each([
+    ['ENOSPC', errno('ENOSPC'), 'ENOSPC'],
+    ['EDQUOT', errno('EDQUOT'), 'EDQUOT'],
+    ['ENOSPC as the cause of another error', new Error('spool failed', { cause: errno('ENOSPC') }), 'ENOSPC'],
+    ['EIO', errno('EIO'), undefined],
+    ['EACCES', errno('EACCES'), undefined],
+    ['a string', 'ENOSPC', undefined],
+    ['null', null, undefined],
+  ] as const)('%s -> %s', (_name, err, code) => {
+    expect(diskFullCode(err)).toBe(code);
+  });
+
+  it('DISK_FULL: exit 3, one message naming the folder, saying the disk is full and that a re-run resumes', () => {
+    const e = diskFullError('/data/out/night', errno('EDQUOT'));
+    expect(e.code).toBe('DISK_FULL');
+    expect(exitCodeOf(e)).toBe(3);
+    expect(e.message).toBe('the disk is full: cannot write to the output folder /data/out/night (EDQUOT: disk quota exceeded). Nothing is lost: once there is room, re-run the same command and it resumes where it stopped.');
   });
 });

@@ -1,7 +1,8 @@
 /** `bre-batch <command>`: argument parsing only; each command lives in its own file. */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { exitCodeOf, isBreError } from '../errors.js';
+import { dirname } from 'node:path';
+import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
 import { commands } from './commands.js';
 import { createLog } from '../log/logger.js';
 
@@ -41,7 +42,10 @@ for (const c of commands) cli.command(c as never);
 
 try {
   await cli.parseAsync();
-} catch (err) {
+} catch (thrown) {
+  // A full disk met by any command (run names its output folder itself, src/cli/run.ts): DISK_FULL, exit 3.
+  const path = (thrown as { path?: unknown } | null)?.path;
+  const err = diskFullCode(thrown) && !isBreError(thrown) ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder') : thrown;
   const message = err instanceof Error ? err.message : String(err);
   createLog({ format: jsonLogs() ? 'json' : 'human' })(`bre-batch: ${message}`, { level: 'error', code: isBreError(err) ? err.code : undefined });
   if (!isBreError(err) && process.env.BRE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);

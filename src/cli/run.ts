@@ -1,9 +1,9 @@
 /** `bre-batch run <pipeline> --input <file|->`: option parsing only; the work is in src/pipeline/runner.ts. */
 import { isIP } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
-import { BreError } from '../errors.js';
+import { BreError, diskFullCode, diskFullError, isBreError } from '../errors.js';
 import { resolveFilesRoot } from '../input/files-root.js';
 import { INPUT_FORMATS, resolveFormat, resolveTextOptions } from '../input/read.js';
 import { defaultConcurrency } from '../limits/limiter.js';
@@ -62,7 +62,7 @@ interface RunArgs {
 }
 
 /**
- * Per-attempt time-outs. Bureau: 30 s, the documented example client (decision spec section 8); workflows
+ * Whole-attempt time-outs (src/http/deadlines.ts). Bureau: 30 s, the documented example client (decision spec section 8); workflows
  * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
  */
 export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
@@ -178,11 +178,35 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   } };
 }
 
+/**
+ * A write that found the disk full, wherever it was (the end files, report.html, summary.json, the metrics
+ * file at the start), is DISK_FULL (exit 3) naming the folder: the output folder, or the folder of a file
+ * written outside it.
+ */
+export function asDiskFull(err: unknown, outDir: string | undefined): unknown {
+  if (!diskFullCode(err) || (isBreError(err) && err.code === 'DISK_FULL')) return err;
+  const path = (err as { path?: unknown }).path;
+  if (typeof path === 'string' && (outDir === undefined || relative(resolve(outDir), resolve(path)).startsWith('..'))) {
+    return diskFullError(dirname(path), err, 'the folder');
+  }
+  return diskFullError(outDir ?? '.', err);
+}
+
 export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
+  let outDir = a.out;
+  try {
+    return await runCommandInner(a, hooks, (dir) => (outDir = dir));
+  } catch (err) {
+    throw asDiskFull(err, outDir);
+  }
+}
+
+async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string) => void): Promise<number> {
   // Every log line is scrubbed of the token (added once it is read) and of the run's secrets.
   const redactor = new Redactor();
   const log = createLog({ format: parseLogFormat(a['log-format']), scrub: (t) => redactor.scrub(t) });
   const { settings, cleanup } = await buildSettings(a, log);
+  folder(settings.outDir);
   redactor.add(settings.authToken);
   if (a.plan) {
     if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`);
@@ -226,7 +250,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
     .option('rate-slack', { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' })
     .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
-    .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION per attempt (workflow=60s, bureau=30s, account=60s)' })
+    .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION: the most one attempt may take, connecting, headers and body together; past it the attempt is cut and retried as a time-out (workflow=60s, bureau=30s, account=60s)' })
     .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })
     .option('limit', { type: 'number', describe: 'only the first N data rows' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })

@@ -6,7 +6,11 @@
  * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
  *   it sleeps the documented backoff (or Retry-After) OUTSIDE the limiter, holding no slot;
  * - limit spaces attempt starts and caps attempts in flight per service;
- * - time-out bounds one attempt (the limiter wait is not counted against it);
+ * - time-out bounds the whole of one attempt, from its dispatch to the last byte of its answer: waiting for
+ *   a connection, connecting, the headers and the body (a deadline per attempt, ./deadlines.ts, enforced by
+ *   the transport, which owns the connection it aborts); the limiter wait is not counted against it. A cut
+ *   attempt is TIMEOUT, retried like any; the limiter logs it as a call the server may have counted
+ *   (../limits/pacer.ts);
  * - auth adds the two credential headers last, so nothing above ever holds the token.
  */
 import { BreError, isRetryable, toBreError } from '../errors.js';
@@ -18,7 +22,7 @@ import { classifyResponse } from './classify.js';
 import { Transport, type HttpRequest, type HttpResponse } from './transport.js';
 
 export interface CallOptions {
-  /** Per-attempt time-out override in ms (otherwise the service's --timeout). */
+  /** Whole-attempt time-out override in ms (otherwise the service's --timeout). */
   readonly timeoutMs?: number;
 }
 

@@ -4,12 +4,17 @@
  * per answer; every documented answer is a small JSON document read in one piece, and at thousands of calls a
  * second that Readable (its construction, events and ticks) was a large share of the runner's CPU and of its
  * garbage-collection time (figures in the README's Performance section). The handler keeps what `request()`
- * gave: the same Pool and keep-alive, the same time-outs and error classes, and a body always consumed, by
- * construction.
+ * gave: the same Pool and keep-alive, the same error classes, and a body always consumed, by construction.
+ *
+ * The time-out (--timeout) bounds the whole attempt, from its dispatch to the last byte of its answer
+ * (./deadlines.ts): connecting, waiting for the headers and reading the body all count. undici's own
+ * headersTimeout/bodyTimeout stay beneath it at the same length (they bound the silence between bytes, from
+ * the request's write, so they never fire first); they are what is left should the deadline's timer not run.
  */
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
+import { Deadlines, type Expiring } from './deadlines.js';
 
 export interface HttpRequest {
   readonly path: string;
@@ -31,6 +36,7 @@ export class Transport {
   readonly origin: string;
   readonly #prefix: string;
   readonly #maxBytes: number;
+  readonly #deadlines = new Deadlines();
 
   /**
    * `maxResponseBytes`: answers longer than this are cut there (the rest is not read). `localAddress`: the
@@ -52,15 +58,16 @@ export class Transport {
   }
 
   /**
-   * One attempt. The time-out is undici's own headersTimeout/bodyTimeout (no answer within the time, or a
-   * body that stalls that long): no timer or AbortController per request, which matters at thousands of
-   * calls a second. A run abandoning its calls destroys the pool (`destroy`), which fails them at once,
-   * instead of every request listening on an abort signal. `sent` is called when the request is written to a
-   * connection (after any wait for one).
+   * One attempt, cut with TIMEOUT when it has not been answered in full `timeoutMs` after this call (one
+   * timer for every attempt, ./deadlines.ts). A run abandoning its calls destroys the pool (`destroy`), which
+   * fails them at once, instead of every request listening on an abort signal. `sent` is called when the
+   * request is written to a connection (after any wait for one); an attempt cut before that is never written.
    */
   send(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal, sent?: () => void): Promise<HttpResponse> {
     return new Promise<HttpResponse>((resolve, reject) => {
       const fail = (err: unknown) => reject(classifyTransportError(service, err, signal, timeoutMs));
+      const handler = new WholeBody(this.#maxBytes, resolve, fail, sent, this.#deadlines);
+      this.#deadlines.add(timeoutMs, handler);
       this.#pool.dispatch({
         method: 'POST',
         path: this.#prefix + req.path,
@@ -68,23 +75,33 @@ export class Transport {
         body: req.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-      }, new WholeBody(this.#maxBytes, resolve, fail, sent));
+      }, handler);
     });
   }
 
   /** Abandons every call in flight. */
   destroy(): Promise<void> {
+    this.#deadlines.clear();
     return this.#pool.destroy().catch(() => undefined);
   }
 
   close(): Promise<void> {
+    this.#deadlines.clear();
     return this.#pool.close().catch(() => this.#pool.destroy());
   }
 }
 
+/** The reason an attempt is cut with when its deadline passes (classified as TIMEOUT below). */
+class DeadlinePassed extends Error {
+  constructor() {
+    super('the attempt\'s deadline passed');
+    this.name = 'DeadlinePassed';
+  }
+}
+
 function classifyTransportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined, timeoutMs: number): BreError {
-  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-    return new BreError('TIMEOUT', `${service} service did not answer within ${timeoutMs} ms`, { service });
+  if (err instanceof DeadlinePassed || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+    return new BreError('TIMEOUT', `${service} service did not answer in full within ${timeoutMs} ms (--timeout bounds the whole attempt: connecting, the headers and the body)`, { service });
   }
   if (signal?.aborted) {
     return new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
@@ -98,9 +115,10 @@ function classifyTransportError(service: ServiceName, err: unknown, signal: Abor
  * Collects one answer: status, headers and the whole body, decoded once as UTF-8 at the end (a chunk may end
  * inside a multi-byte character). A body over the cap is cut there and the connection dropped; what was read
  * is returned, and does not parse, so the chain sees a malformed answer. One settlement whatever undici calls
- * after it.
+ * after it. Its deadline (`expire`) fails it at once and aborts the request: through undici's controller once
+ * the request has a connection, or, before that, as soon as it gets one (the request is then never written).
  */
-class WholeBody implements Dispatcher.DispatchHandler {
+class WholeBody implements Dispatcher.DispatchHandler, Expiring {
   #status = 0;
   #headers: Record<string, string | string[] | undefined> = {};
   #chunks: Buffer[] = [];
@@ -110,16 +128,38 @@ class WholeBody implements Dispatcher.DispatchHandler {
   readonly #resolve: (res: HttpResponse) => void;
   readonly #reject: (err: unknown) => void;
   readonly #sent: (() => void) | undefined;
+  readonly #deadlines: Deadlines | undefined;
+  #controller: Dispatcher.DispatchController | undefined;
+  #expired = false;
 
-  constructor(maxBytes: number, resolve: (res: HttpResponse) => void, reject: (err: unknown) => void, sent?: () => void) {
+  constructor(maxBytes: number, resolve: (res: HttpResponse) => void, reject: (err: unknown) => void, sent?: () => void, deadlines?: Deadlines) {
     this.#maxBytes = maxBytes;
     this.#resolve = resolve;
     this.#reject = reject;
     this.#sent = sent;
+    this.#deadlines = deadlines;
+  }
+
+  get done(): boolean {
+    return this.#settled;
+  }
+
+  expire(): void {
+    if (this.#settled) return;
+    this.#expired = true;
+    const reason = new DeadlinePassed();
+    this.#fail(reason);
+    this.#controller?.abort(reason);
   }
 
   /** undici calls it on a connection, just before it writes the request. */
-  onRequestStart(): void {
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // Cut while it waited for a connection: it is not written (undici checks right after this call).
+    if (this.#expired) {
+      controller.abort(new DeadlinePassed());
+      return;
+    }
     this.#sent?.();
   }
 
@@ -148,16 +188,25 @@ class WholeBody implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.#fail(err);
+  }
+
+  #fail(err: unknown): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#chunks = [];
+    this.#deadlines?.settled();
     this.#reject(err);
   }
 
   #settle(): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#deadlines?.settled();
     const c = this.#chunks;
     const text = c.length === 0 ? '' : c.length === 1 ? c[0].toString('utf8') : Buffer.concat(c, this.#size).toString('utf8');
+    // The handler may wait in the deadlines' queue a while longer: it holds no body meanwhile.
+    this.#chunks = [];
     this.#resolve({ status: this.#status, headers: this.#headers, text });
   }
 }

@@ -3,6 +3,7 @@
  * per-IP limit holds whatever the retry traffic. In-process: ./paced.ts; shared between processes through
  * Redis: ./redis.ts; which one a run gets: ./factory.ts.
  */
+import { isBreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import type { Rate } from './rates.js';
 
@@ -63,4 +64,12 @@ export function defaultConcurrency(rate: Rate | null): number {
   if (!rate) return 64;
   const perSecond = (rate.limit * 1000) / rate.windowMs;
   return Math.max(8, Math.min(256, Math.ceil(perSecond * 10)));
+}
+
+/**
+ * An attempt this side cut before its answer came (its whole-attempt time-out, TIMEOUT; the run abandoning
+ * it, INTERRUPTED): no answer tells when the server counted it, if it did (./pacer.ts `cut`).
+ */
+export function wasCut(err: unknown): boolean {
+  return isBreError(err) && (err.code === 'TIMEOUT' || err.code === 'INTERRUPTED');
 }

@@ -14,7 +14,7 @@
  */
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
-import { pauseMs, type LimiterStats, type ServiceLimiter } from './limiter.js';
+import { pauseMs, wasCut, type LimiterStats, type ServiceLimiter } from './limiter.js';
 import { Pacer, pacingFor, type Slack } from './pacer.js';
 import type { Rate } from './rates.js';
 
@@ -248,7 +248,13 @@ export class PacedLimiter implements ServiceLimiter {
         pacer.answered(n, this.#clock.now());
         this.#finished();
       };
-      p.then(answered, answered);
+      // A cut attempt keeps its entry at its write plus the path bound (./pacer.ts): the server may count it later.
+      const failed = (err: unknown): void => {
+        if (wasCut(err)) pacer.cut(n, this.#clock.now());
+        else pacer.answered(n, this.#clock.now());
+        this.#finished();
+      };
+      p.then(answered, failed);
     }
     return p;
   }

@@ -22,7 +22,10 @@
  *
  * What the log keeps of a call is the latest time the server can have stamped it: its answer's arrival here
  * (the server stamps a call before it answers it), or, while there is no answer, `pathMs` after its request was
- * written (--rate-slack: a call that hangs must not hold every later start until its time-out). A start then
+ * written (--rate-slack: a call that hangs must not hold every later start until its time-out). A call this
+ * side cuts (its whole-attempt time-out, a run abandoning it) never gets an answer: the moment of the cut says
+ * nothing of when the server counted it, so its entry stays at its write plus `pathMs`, like any unanswered
+ * call's; cut before it was written, it never reached the server and is settled at the cut (`cut`). A start then
  * waits until the call `limit` before it is at least `window + margin` behind, on that bound: two calls
  * `limit` apart reach the server at least a window apart whatever happened on the way (a cold start that
  * opens connections and compiles the parser, a server whose event loop is busy, a client that queued the
@@ -155,6 +158,18 @@ export class Pacer {
   /** Start `n` was answered, or failed, at `now`: the server stamped it no later, if it got it at all. */
   answered(n: number, now: number): void {
     this.#bound(n, now);
+  }
+
+  /**
+   * Start `n` was cut by this side at `now` without an answer. Written: the server may still stamp it up to
+   * its write plus `pathMs`, which its entry already says (the cut must not bring that earlier). Never
+   * written: it never reaches the server; its entry is settled at the cut.
+   */
+  cut(n: number, now: number): void {
+    const oldest = this.#taken - this.#size;
+    if (n < oldest || n >= this.#taken) return;
+    const at = (this.#head + (n - oldest)) % this.#log.length;
+    if (this.#log[at] === Infinity) this.#log[at] = now;
   }
 
   /** The server stamped start `n` no later than `latest`. */

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
-import { BreError } from '../errors.js';
+import { BreError, diskFullCode } from '../errors.js';
 import type { RunSnapshot } from './sampler.js';
 
 export type RunState = 'running' | 'finished' | 'stopped' | 'failed';
@@ -108,6 +108,8 @@ export class RunMetrics {
     try {
       await m.write(now);
     } catch (err) {
+      // A full disk is no usage error: it is reported as one (exit 3) by the command, like any other.
+      if (diskFullCode(err)) throw err;
       throw new BreError('USAGE', `cannot write --metrics-file ${o.file}: ${(err as Error).message}; Expected a file in a folder this user can write`);
     }
     if (o.port !== undefined) {

@@ -103,9 +103,13 @@ function create(path: string): boolean {
   try {
     const info: LockInfo = { pid: process.pid, host: hostname(), started: new Date().toISOString(), ...processIdentity(process.pid) };
     writeSync(fd, JSON.stringify(info));
-  } finally {
+  } catch (err) {
+    // An empty lock (a full disk) would be taken over as torn anyway; it is not left behind.
     closeSync(fd);
+    unlinkSync(path);
+    throw err;
   }
+  closeSync(fd);
   return true;
 }
 

@@ -2,8 +2,10 @@
  * Append-only NDJSON files that survive `kill -9`. Lines of one event-loop turn are gathered and handed to
  * the kernel with one write() at the end of that turn (setImmediate), so a killed process loses at most the
  * rows finished in its last turn, which count as in flight and are re-sent on resume; a write() per row
- * cost more than the rest of a fast run. A torn last line (power loss, full disk) is cut off when the file
- * is opened again. fsync runs on a short timer (group commit): a power cut can lose the last ~200 ms.
+ * cost more than the rest of a fast run. A write that fails part-way (a full disk) is cut back at once to the
+ * last whole line, and the failure is kept: every later append throws it, so the run stops with whole lines
+ * only. A torn last line all the same (power loss, kill -9 inside a write) is cut off when the file is opened
+ * again. fsync runs on a short timer (group commit): a power cut can lose the last ~200 ms.
  */
 import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync, createReadStream } from 'node:fs';
 import { readLineBatches, unbatch } from '../input/lines.js';
@@ -34,6 +36,11 @@ export class AppendFile {
 
   /** Told the file's length after each write of lines (a whole line ends there). */
   onWrite: ((bytes: number) => void) | undefined;
+  /**
+   * Told when a write of gathered lines failed (a full disk), as it happens: at the end of an event-loop turn
+   * no caller is there to catch it. The next append or flush throws it too.
+   */
+  onFailure: ((err: Error) => void) | undefined;
 
   #pending: string[] = [];
   #pendingBytes = 0;
@@ -60,30 +67,73 @@ export class AppendFile {
   #flushQuietly(): void {
     try {
       this.flush();
-    } catch (err) {
-      this.#failure = err as Error;
+    } catch {
+      /* kept in #failure, told to onFailure */
     }
   }
 
-  /** Hands the gathered lines to the kernel. */
+  /** Bytes in the file with the lines still gathered (those counted as characters: near enough for an estimate). */
+  get size(): number {
+    return this.bytes + this.#pendingBytes + this.#pending.length;
+  }
+
+  /** Why writing failed, if it did (every later append and flush throws it). */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  /** Hands the gathered lines to the kernel. Throws when they could not all be written (see the header). */
   flush(): void {
     for (const f of this.before) f.flush();
     this.#scheduled = false;
+    if (this.#failure) throw this.#failure;
     if (this.#pending.length === 0) return;
-    const text = `${this.#pending.length === 1 ? this.#pending[0] : this.#pending.join('\n')}\n`;
+    const count = this.#pending.length;
+    const text = `${count === 1 ? this.#pending[0] : this.#pending.join('\n')}\n`;
     this.#pending = [];
     this.#pendingBytes = 0;
-    // The string goes to the kernel as it is (no Buffer on the JS heap); a short write, rare on a local
-    // file, finishes from a Buffer at the byte where it stopped.
-    const written = writeSync(this.#fd, text);
     const bytes = Buffer.byteLength(text);
-    if (written < bytes) {
-      const buf = Buffer.from(text);
-      for (let off = written; off < bytes; ) off += writeSync(this.#fd, buf, off);
+    // The string goes to the kernel as it is (no Buffer on the JS heap); a short write (rare on a local file,
+    // or the disk filling up) finishes from a Buffer at the byte where it stopped.
+    let written = 0;
+    let buf: Buffer | undefined;
+    try {
+      written = writeSync(this.#fd, text);
+      if (written < bytes) {
+        buf = Buffer.from(text);
+        while (written < bytes) written += writeSync(this.#fd, buf, written);
+      }
+    } catch (err) {
+      this.#failed(err as Error, buf ?? Buffer.from(text), written, count);
+      throw err;
     }
     this.bytes += bytes;
     this.onWrite?.(this.bytes);
     this.#dirty = true;
+  }
+
+  /**
+   * A write of `count` lines (`text`) stopped after `written` bytes: the file is cut back to the last whole
+   * line in it (a truncate that shortens a file needs no room), and the lines that did not make it are no
+   * longer counted.
+   */
+  #failed(err: Error, text: Buffer, written: number, count: number): void {
+    this.#failure = err;
+    const kept = written > 0 ? text.lastIndexOf(0x0a, written - 1) + 1 : 0;
+    let keptLines = 0;
+    for (let i = text.indexOf(0x0a); i !== -1 && i < kept; i = text.indexOf(0x0a, i + 1)) keptLines += 1;
+    try {
+      if (written > kept) ftruncateSync(this.#fd, this.bytes + kept);
+    } catch {
+      /* the file cannot even be cut: its torn tail is cut when it is opened again (repairTail) */
+    }
+    this.lines -= count - keptLines;
+    if (kept > 0) {
+      this.bytes += kept;
+      this.onWrite?.(this.bytes);
+      this.#dirty = true;
+    }
+    this.onFailure?.(err);
   }
 
   /**
@@ -112,12 +162,16 @@ export class AppendFile {
     }
   }
 
+  /** Flushes, syncs and closes; throws, after closing, when the file's lines could not all be written. */
   close(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    this.flush();
-    this.sync();
-    closeSync(this.#fd);
+    try {
+      this.flush();
+    } finally {
+      this.sync();
+      closeSync(this.#fd);
+    }
   }
 }
 

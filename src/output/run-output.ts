@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { BreError } from '../errors.js';
+import { BreError, diskFullCode } from '../errors.js';
 import type { NormalisedTransaction } from '../types.js';
 import { RowSet } from './bitset.js';
 import { AppendFile, rowOfLine } from './ndjson-file.js';
@@ -96,11 +96,23 @@ export class RunOutput {
   #formats: ReadonlySet<OutputFormat> = new Set();
   #sampled = false;
 
+  /**
+   * Told at once when a journal's write fails (a full disk) or when the spool's thread fails on a full disk:
+   * the run stops (src/pipeline/run.ts). Rows whose lines did not make it are not done; they run again.
+   */
+  onWriteFailure: ((err: Error) => void) | undefined;
+
   private constructor(dir: string, withTransactions: boolean) {
     this.dir = dir;
     this.#withTransactions = withTransactions;
-    this.#results = new AppendFile(join(dir, FILES.results));
-    this.#errors = new AppendFile(join(dir, FILES.errors));
+    this.#results = this.#journal(new AppendFile(join(dir, FILES.results)));
+    this.#errors = this.#journal(new AppendFile(join(dir, FILES.errors)));
+  }
+
+  /** A journal of the run: its write failures reach onWriteFailure. */
+  #journal(file: AppendFile): AppendFile {
+    file.onFailure = (err) => this.onWriteFailure?.(err);
+    return file;
   }
 
   /**
@@ -165,7 +177,7 @@ export class RunOutput {
     output.succeededBefore = succeeded.size;
     await output.#pruneJournal(succeeded);
     output.#columns = await ColumnJournal.open(join(dir, FILES.columns), join(dir, FILES.results), succeeded);
-    output.#results.before.push(output.#columns.file);
+    output.#results.before.push(output.#journal(output.#columns.file));
     output.#sessionStart = output.#results.bytes;
     output.#stages = opts.stages ?? [];
     output.#formats = opts.formats ?? new Set(OUTPUT_FORMATS);
@@ -183,6 +195,11 @@ export class RunOutput {
             stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages, sampled: output.#sampled,
             union: output.#columns!.union, resultsPath: join(dir, FILES.results), start,
           });
+          // A spool that fails otherwise is replaced by the journal at the end; on a full disk so would be
+          // everything else the run writes: it stops now.
+          output.#spool.onFailure = (err) => {
+            if (diskFullCode(err)) output.onWriteFailure?.(err);
+          };
           output.#spool.notify(bytes);
         }
       };
@@ -213,7 +230,7 @@ export class RunOutput {
     await keepRowsOf(path, succeeded, 0o644);
     await keepRowsOf(join(this.dir, FILES.secrets), succeeded, 0o600);
     if (this.#withTransactions) {
-      this.#tx = new AppendFile(path);
+      this.#tx = this.#journal(new AppendFile(path));
       this.#results.before.push(this.#tx);
     }
   }
@@ -231,7 +248,7 @@ export class RunOutput {
     }
     if (secrets.length > 0) {
       if (!this.#secrets) {
-        this.#secrets = new AppendFile(join(this.dir, FILES.secrets), 0o600);
+        this.#secrets = this.#journal(new AppendFile(join(this.dir, FILES.secrets), 0o600));
         chmodSync(join(this.dir, FILES.secrets), 0o600);
         this.#results.before.push(this.#secrets);
       }
@@ -240,11 +257,38 @@ export class RunOutput {
     const design = member ? `,"stratum":${JSON.stringify(member.stratum)},"weight":${JSON.stringify(member.weight)}` : '';
     this.#results.append(`{"row":${row},"key":${JSON.stringify(key ?? null)}${design},"stages":${stages}}`);
     this.done.add(row);
+    if (this.#watch) this.#written();
   }
 
   writeError(err: ErrorLine): void {
     this.#errors.append(JSON.stringify(err));
     this.done.add(err.row);
+    if (this.#watch) this.#written();
+  }
+
+  /** Bytes of the journals (results, errors, transactions, secrets, columns), lines not yet flushed included. */
+  get journalBytes(): number {
+    return this.#results.size + this.#errors.size + (this.#tx?.size ?? 0) + (this.#secrets?.size ?? 0) + (this.#columns?.file.size ?? 0);
+  }
+
+  /** Rows this session has written to results or errors. */
+  get sessionRows(): number {
+    return this.#results.lines + this.#errors.lines;
+  }
+
+  /** Calls `fn` once, when this session has written `rows` rows (a run's first measure of its own output). */
+  whenWritten(rows: number, fn: () => void): void {
+    this.#watch = { rows, fn };
+  }
+
+  #watch: { readonly rows: number; readonly fn: () => void } | undefined;
+
+  #written(): void {
+    const w = this.#watch;
+    if (w && this.sessionRows >= w.rows) {
+      this.#watch = undefined;
+      w.fn();
+    }
   }
 
   get resultsWritten(): number {
@@ -261,15 +305,22 @@ export class RunOutput {
 
   #closed = false;
 
-  /** Closes the journals (flushed and synced); again is a no-op. */
+  /**
+   * Closes the journals (flushed and synced); again is a no-op. Every journal is closed; the first failure
+   * (a full disk: lines that could not be written) is thrown after.
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#results.close();
-    this.#errors.close();
-    this.#tx?.close();
-    this.#secrets?.close();
-    this.#columns?.close();
+    let failure: unknown;
+    for (const close of [() => this.#results.close(), () => this.#errors.close(), () => this.#tx?.close(), () => this.#secrets?.close(), () => this.#columns?.close()]) {
+      try {
+        close();
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure !== undefined) throw failure;
   }
 
   /**

@@ -34,7 +34,8 @@ export interface SpoolWorkerData extends Omit<SpoolOptions, 'union'> {
 export const POLL_MS = 20;
 
 export type ToSpool = { readonly type: 'finish'; readonly size: number };
-export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly message: string };
+/** `code`: the system's error code of the failure, when it had one (ENOSPC: a full disk). */
+export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly message: string; readonly code?: string };
 
 /**
  * The worker: the compiled script beside this file, or, when running from the sources (the tests, tsx), its
@@ -67,17 +68,24 @@ export class SpoolThread {
     this.#worker.unref();
     this.#result = new Promise((resolve) => {
       let settled = false;
-      const settle = (contents: SpoolContents | undefined, failure?: string) => {
+      const settle = (contents: SpoolContents | undefined, failure?: string, code?: string) => {
         if (settled) return;
         settled = true;
         this.#failure = failure;
         resolve(contents);
+        if (failure !== undefined && !this.#ended) this.onFailure?.(Object.assign(new Error(failure), code ? { code } : {}));
       };
-      this.#worker.on('message', (m: FromSpool) => (m.type === 'done' ? settle(m.contents) : settle(undefined, m.message)));
+      this.#worker.on('message', (m: FromSpool) => (m.type === 'done' ? settle(m.contents) : settle(undefined, m.message, m.code)));
       this.#worker.on('error', (err) => settle(undefined, err.message));
       this.#worker.on('exit', (code) => settle(undefined, `the spool's thread exited (${code}) before it was done`));
     });
   }
+
+  /**
+   * Told when the spool gives up while the run goes (not after `finish` or `stop`), with the system's error
+   * code when there was one: the run decides whether that stops it (a full disk does).
+   */
+  onFailure: ((err: Error & { code?: string }) => void) | undefined;
 
   /** Why the spool gave up (undefined while it works). */
   get failure(): string | undefined {

@@ -75,7 +75,8 @@ if (parentPort) {
     } catch {
       /* the message below is what matters */
     }
-    post({ type: 'failed', message: (err as Error)?.message ?? String(err) });
+    const code = (err as { code?: unknown } | null)?.code;
+    post({ type: 'failed', message: (err as Error)?.message ?? String(err), ...(typeof code === 'string' ? { code } : {}) });
   };
 
   const step = () => {

@@ -31,6 +31,11 @@ export class TimelineWriter {
     return w;
   }
 
+  /** Told when a write of the time series fails (a full disk) as it happens; later writes throw it. */
+  set onFailure(fn: ((err: Error) => void) | undefined) {
+    this.#file.onFailure = fn;
+  }
+
   sample(s: Omit<TimelineSample, 'kind' | 'session'>): void {
     this.#write({ kind: 'sample', session: this.session, ...s });
   }

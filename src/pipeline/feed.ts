@@ -8,6 +8,7 @@ import { BreError, isBreError } from '../errors.js';
 import { rowKey, shardOf } from '../input/shard.js';
 import type { InputRow } from '../types.js';
 import type { Run } from './run.js';
+import { writeFailureStop } from './stop.js';
 
 export async function feed(run: Run): Promise<void> {
   const { s, counters, output } = run;
@@ -82,7 +83,7 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
       }
     }
     // A write failure (disk full) stops the run: the row is not done and will be re-sent on resume.
-    run.stop.request(new BreError('INTERRUPTED', `cannot write to ${run.s.outDir}: ${(err as Error).message}`));
+    run.stop.request(writeFailureStop(run.s.outDir, err));
   } finally {
     run.counters.lastSettle = performance.now();
     run.window.settled();

@@ -3,7 +3,8 @@
  * the run's spool (and, for rows of earlier sessions, from the journal, where their decisions are counted),
  * errors.parquet and the transactions files written, the time series and metrics closed, summary.json
  * written with the files and the wait after the last answer, and the folder unlocked. A dry run writes
- * dry-run-errors.ndjson instead.
+ * dry-run-errors.ndjson instead. A run stopped by a full disk writes nothing more: it throws its DISK_FULL
+ * (exit 3), and the re-run resumes and does the end.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -43,8 +44,25 @@ export async function finish(run: Run): Promise<RunResult> {
     return { exitCode: stopped ? 3 : errors.length > 0 ? 1 : 0, summary, stopped };
   }
   const out = run.output;
+  if (stopped?.code === 'DISK_FULL') {
+    // Nothing more is written to a full disk: no end files, no summary (they would fail, or take the room a
+    // resume needs). The journals hold whole lines; the re-run the message asks for does the end.
+    try {
+      out.close();
+    } catch {
+      /* the stop already says why */
+    }
+    await monitor?.finish('stopped').catch(() => undefined);
+    throw stopped;
+  }
   try {
-    out.close();
+    try {
+      out.close();
+    } catch (err) {
+      // The journal's write failure that stopped the run (kept and thrown again by close) is told already;
+      // the end files are made from the whole lines on disk. Any other failure here is news: thrown.
+      if (stopped?.cause !== err) throw err;
+    }
     if (!stopped && out.retry.size > 0) out.finishRetry();
     const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
     const csv = rebuilt.results;

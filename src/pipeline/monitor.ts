@@ -3,9 +3,12 @@
  * series (src/output/timeline.ts, for report.html) and to the scheduler's metrics (src/metrics/prometheus.ts), and once more
  * at the end. The timer never keeps the process alive.
  */
+import { dirname } from 'node:path';
+import { diskFullCode, diskFullError, type BreError } from '../errors.js';
 import { RunMetrics, type RunState } from '../metrics/prometheus.js';
 import { RunSampler, type RunProbe } from '../metrics/sampler.js';
 import { TimelineWriter } from '../output/timeline.js';
+import { writeFailureStop } from './stop.js';
 
 export interface MonitorOptions {
   /** The output folder (its time series); none for a dry run. */
@@ -15,8 +18,13 @@ export interface MonitorOptions {
   readonly limits: Readonly<Record<string, number | null>>;
   readonly intervalMs?: number;
   readonly now?: () => number;
-  /** A failure to write the metrics file mid-run (a full disk): said once, the run goes on. */
+  /** A failure to write the metrics file mid-run (other than a full disk): said once, the run goes on. */
   readonly warn?: (message: string) => void;
+  /**
+   * Stops the run: the time series could not be written (DISK_FULL on a full disk, else INTERRUPTED), or
+   * the metrics file's disk is full (DISK_FULL naming its folder).
+   */
+  readonly stop?: (why: BreError) => void;
 }
 
 export const MONITOR_INTERVAL_MS = 5_000;
@@ -27,9 +35,12 @@ export class RunMonitor {
   readonly #metrics: RunMetrics | undefined;
   readonly #now: () => number;
   readonly #warn: (message: string) => void;
+  readonly #stop: (why: BreError) => void;
+  readonly #dir: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   #warned = false;
+  #finished = false;
 
   private constructor(sampler: RunSampler, timeline: TimelineWriter | undefined, o: MonitorOptions) {
     this.#sampler = sampler;
@@ -37,12 +48,15 @@ export class RunMonitor {
     this.#metrics = o.metrics;
     this.#now = o.now ?? Date.now;
     this.#warn = o.warn ?? (() => undefined);
+    this.#stop = o.stop ?? (() => undefined);
+    this.#dir = o.dir;
   }
 
   static async start(probe: RunProbe, o: MonitorOptions): Promise<RunMonitor> {
     const now = o.now ?? Date.now;
     const timeline = o.dir ? await TimelineWriter.open(o.dir, { t: now(), pid: process.pid, limits: o.limits }) : undefined;
     const m = new RunMonitor(new RunSampler(probe, now), timeline, o);
+    if (timeline) timeline.onFailure = (err) => m.#timelineFailed(err);
     m.#timer = setInterval(() => m.tick(), o.intervalMs ?? MONITOR_INTERVAL_MS);
     m.#timer.unref();
     return m;
@@ -51,32 +65,73 @@ export class RunMonitor {
   /** Takes a snapshot now (the timer's work; also callable by tests with an injected clock). */
   tick(): Promise<void> {
     const { snapshot, sample } = this.#sampler.take();
-    this.#timeline?.sample(sample);
+    try {
+      this.#timeline?.sample(sample);
+    } catch (err) {
+      this.#timelineFailed(err);
+    }
     const metrics = this.#metrics;
     if (!metrics) return this.#writing;
     metrics.update(snapshot);
-    this.#writing = this.#writing.then(() => metrics.write(this.#now())).catch((err: unknown) => {
-      if (!this.#warned) this.#warn(`warning: cannot write the metrics file: ${(err as Error).message}; the run goes on`);
-      this.#warned = true;
-    });
+    this.#writing = this.#writing.then(() => metrics.write(this.#now())).catch((err: unknown) => this.#metricsFailed(err));
     return this.#writing;
   }
 
-  /** The last snapshot, the session's end, and the final metrics. */
+  /**
+   * The last snapshot, the session's end, and the final metrics. Throws DISK_FULL when the disk of the
+   * folder or of the metrics file is full (the run then exits 3 and a re-run does the end).
+   */
   async finish(state: Exclude<RunState, 'running'>): Promise<void> {
+    if (this.#finished) return;
+    this.#finished = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     const metrics = this.#metrics;
     const { snapshot, sample } = this.#sampler.take();
-    this.#timeline?.sample(sample);
-    if (state !== 'failed') this.#timeline?.end(this.#now(), state);
-    this.#timeline?.close();
+    let full: BreError | undefined;
+    if (this.#timeline) {
+      try {
+        this.#timeline.sample(sample);
+        if (state !== 'failed') this.#timeline.end(this.#now(), state);
+      } catch {
+        /* the close below throws the same failure */
+      }
+      try {
+        this.#timeline.close();
+      } catch (err) {
+        if (diskFullCode(err)) full = diskFullError(this.#dir ?? '.', err);
+      }
+    }
     if (metrics) {
       metrics.update(snapshot);
       metrics.finish(state, this.#now());
       await this.#writing;
-      await metrics.write(this.#now()).catch((err: unknown) => this.#warn(`warning: cannot write the metrics file: ${(err as Error).message}`));
+      await metrics.write(this.#now()).catch((err: unknown) => {
+        if (diskFullCode(err)) full ??= this.#metricsDiskFull(err);
+        else this.#warn(`warning: cannot write the metrics file: ${(err as Error).message}`);
+      });
       await metrics.close();
     }
+    if (full) throw full;
+  }
+
+  /** The time series is part of the output folder: a failure to write it stops the run like a journal's. */
+  #timelineFailed(err: unknown): void {
+    this.#stop(writeFailureStop(this.#dir ?? '.', err));
+  }
+
+  #metricsFailed(err: unknown): void {
+    if (diskFullCode(err)) {
+      this.#stop(this.#metricsDiskFull(err));
+      return;
+    }
+    if (!this.#warned) this.#warn(`warning: cannot write the metrics file: ${(err as Error).message}; the run goes on`);
+    this.#warned = true;
+  }
+
+  /** The metrics file may live on another disk than the output folder: its own folder is named. */
+  #metricsDiskFull(err: unknown): BreError {
+    const path = (err as { path?: unknown }).path;
+    return diskFullError(typeof path === 'string' ? dirname(path) : '.', err, 'the metrics file\'s folder');
   }
 }

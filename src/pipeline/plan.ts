@@ -8,7 +8,8 @@
  * busiest service: calls(service) / rate(service), the rate being the limiter's actual spacing (the limit
  * less its safety margin). Calls per row are the nominal count each stage kind declares (StageKind.callsPerRow); the estimate assumes
  * every conditional stage runs and no retries, so it is an upper bound for `when:` stages and a lower bound
- * under heavy 429/5xx traffic. With k IPs, each with its own limit, the wall time divides by k: k addresses
+ * under heavy 429/5xx traffic. It also says how much room the output will take on its folder's disk, and warns
+ * when the disk has less free (../output/room.ts). With k IPs, each with its own limit, the wall time divides by k: k addresses
  * on one host (`--local-address`, one process) or k hosts each taking 1/k of the rows (`--shard K/k`).
  */
 import { existsSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
 import { FILES } from '../output/format/index.js';
+import { assumedRowBytes, estimateRoom, formatBytes, freeBytes, journalBytesIn, roomWarning, type RoomEstimate } from '../output/room.js';
 import { openInput } from './input.js';
 import type { RunSettings } from './settings.js';
 import { rowKey, shardOf } from '../input/shard.js';
@@ -103,7 +105,25 @@ export interface SamplePlan {
   readonly whole: Plan;
 }
 
-export function formatPlan(p: Plan, what: { pipeline: string; input: string; shard?: string; done?: number; sample?: SamplePlan }): string {
+
+/** What the plan says of the output's size and the room on its disk (../output/room.ts). */
+export interface PlanRoom {
+  readonly estimate: RoomEstimate;
+  readonly dir: string;
+  /** Bytes free on the folder's disk; undefined when unknown. */
+  readonly free?: number;
+}
+
+function roomLines(r: PlanRoom): string[] {
+  const e = r.estimate;
+  const perRow = `${formatBytes(e.bytesPerRow)} a row ${e.measured ? 'as written so far' : 'assumed'}`;
+  const lines = [`  output: about ${formatBytes(e.totalBytes)} (${formatBytes(e.journalBytes)} of journal at ${perRow}, then ${formatBytes(e.endBytes)} for the end files)${r.free === undefined ? '' : `; ${formatBytes(r.free)} free on the disk of ${r.dir}`}`];
+  const warning = r.free === undefined ? undefined : roomWarning(e, r.free, r.dir);
+  if (warning) lines.push(`  ${warning}`);
+  return lines;
+}
+
+export function formatPlan(p: Plan, what: { pipeline: string; input: string; shard?: string; done?: number; sample?: SamplePlan; room?: PlanRoom }): string {
   const lines = [`Plan for pipeline '${what.pipeline}' over ${what.input}${what.shard ? ` (shard ${what.shard})` : ''}`];
   const sample = what.sample;
   if (sample) {
@@ -133,6 +153,7 @@ export function formatPlan(p: Plan, what: { pipeline: string; input: string; sha
     const faster = p.wallMs !== null && w.wallMs !== null && p.wallMs > 0 ? ` (${(w.wallMs / p.wallMs).toFixed(1)}x as long)` : '';
     lines.push(`  beside it, the whole input: ${n(w.rows)} rows, ${time(w)}${faster}; the sample: ${n(p.rows)} rows, ${time(p)}${k > 1 ? ` (${k} addresses)` : ' (one egress IP)'}`);
   }
+  if (what.room) lines.push(...roomLines(what.room));
   return lines.join('\n');
 }
 
@@ -178,7 +199,23 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   return formatPlan(plan, {
     pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount,
     ...(drawn ? { sample: { design: drawn.design, whole: planOf(rows) } } : {}),
+    room: await planRoom(s, drawn ? sampleRows : rows, done.size),
   });
+}
+
+/**
+ * The output's size: at the bytes a row the folder's journals hold when it has rows (a resume), else at the
+ * sandbox's typical bytes a row for the pipeline's stages.
+ */
+async function planRoom(s: RunSettings, rows: number, doneRows: number): Promise<PlanRoom> {
+  const journal = doneRows > 0 ? journalBytesIn(s.outDir) : 0;
+  const measured = journal > 0;
+  const bytesPerRow = measured ? journal / doneRows : assumedRowBytes(s.pipeline.stages.map((st) => kindOf(st).service));
+  return {
+    estimate: estimateRoom({ rows, doneRows, bytesPerRow, measured, formats: s.outputFormats }),
+    dir: s.outDir,
+    free: await freeBytes(s.outDir),
+  };
 }
 
 /**

@@ -27,12 +27,14 @@ import { Progress } from './progress.js';
 import { OutcomeRecorder } from './recorder.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
-import { RunStop } from './stop.js';
+import { RunStop, writeFailureStop } from './stop.js';
 import { newCounters, type RunCounters } from './summary.js';
 import { RowWindow, windowSize } from './window.js';
 import { RunMonitor } from './monitor.js';
 import { runProbe } from './probe.js';
 import { drawSample, type DrawnSample } from './sample.js';
+import { checkRoom } from './room-check.js';
+import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -124,6 +126,13 @@ export class Run {
         retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats, sampled: this.sample !== undefined,
         stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
       });
+      // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
+      this.output.onWriteFailure = (err) => this.stop.request(writeFailureStop(s.outDir, err));
+      const output = this.output;
+      const bytesAtOpen = output.journalBytes;
+      output.whenWritten(ROOM_SAMPLE_ROWS, () => {
+        void checkRoom(s, output, bytesAtOpen, (line) => this.log(line, { level: 'warn' })).catch(() => undefined);
+      });
     }
     const stages = s.pipeline.stages.map((config) => {
       const stats = new CallStats();
@@ -145,6 +154,7 @@ export class Run {
       doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0, sampleRows: this.#sampleRows(),
     }), {
       dir: this.output ? s.outDir : undefined, metrics: s.metrics, warn: (m) => this.log(m, { level: 'warn' }),
+      stop: (why) => this.stop.request(why),
       limits: Object.fromEntries(services.map((svc) => [svc, sumLimits(egress, svc)])),
     });
     // Every lane has its own limiters and connections to keep busy.
@@ -189,8 +199,14 @@ export class Run {
       await this.monitor?.finish('failed').catch(() => undefined);
       this.monitor = undefined;
       if (!this.#readerDone) await this.reader?.return(undefined).catch(() => undefined);
-      this.output?.close();
-      this.output?.unlock();
+      try {
+        // Closed already unless a step threw; a failure here (a full disk) is that step's to report.
+        this.output?.close();
+      } catch {
+        /* the journals hold whole lines only (src/output/ndjson-file.ts) */
+      } finally {
+        this.output?.unlock();
+      }
     }
   }
 

@@ -5,7 +5,16 @@
  */
 import type { Log } from '../log/logger.js';
 import { setMaxListeners } from 'node:events';
-import { BreError } from '../errors.js';
+import { BreError, diskFullCode, diskFullError } from '../errors.js';
+
+/**
+ * Why a run stops when its output folder cannot be written: DISK_FULL on a full disk (ENOSPC, EDQUOT),
+ * INTERRUPTED for any other failure of the folder (an I/O error). Exit 3 either way: a re-run resumes.
+ */
+export function writeFailureStop(outDir: string, err: unknown): BreError {
+  if (diskFullCode(err)) return diskFullError(outDir, err);
+  return new BreError('INTERRUPTED', `cannot write to ${outDir}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+}
 
 export class RunStop {
   /** Aborted at the stop: no new rows, queued attempts and backoff sleeps give up. */

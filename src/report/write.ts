@@ -1,5 +1,5 @@
 /** report.html of an output folder: gathered (./data.ts), rendered (./render.ts), replaced atomically. */
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILES } from '../output/format/index.js';
 import { loadRunReport, type ErrorCodeCount } from './data.js';
@@ -9,7 +9,13 @@ import { renderRunReport } from './render.js';
 export async function writeRunReport(dir: string, opts: { errors?: ErrorCodeCount[]; now?: Date } = {}): Promise<{ path: string; missing: readonly string[] }> {
   const data = await loadRunReport(dir, opts);
   const path = join(dir, FILES.report);
-  writeFileSync(`${path}.tmp`, renderRunReport(data));
-  renameSync(`${path}.tmp`, path);
+  try {
+    writeFileSync(`${path}.tmp`, renderRunReport(data));
+    renameSync(`${path}.tmp`, path);
+  } catch (err) {
+    // A half-written page (a full disk) must not hold the room a re-run needs.
+    rmSync(`${path}.tmp`, { force: true });
+    throw err;
+  }
   return { path, missing: data.missing };
 }

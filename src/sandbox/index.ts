@@ -30,6 +30,8 @@ export const DEFAULT_RATES: Readonly<Record<ServiceName, Rate>> = {
 };
 
 export const DEFAULT_SLOW_MS = 60_000;
+/** One byte a second: issue 24's trickling proxy. */
+export const DEFAULT_TRICKLE_MS = 1_000;
 export const DEFAULT_BSA_READY_AFTER_MS = 2_000;
 export const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
@@ -50,6 +52,8 @@ export interface SandboxOptions {
   readonly faults?: Faults;
   /** How long a `slow` fault hangs before answering normally (default 60 000 ms). */
   readonly slowMs?: number;
+  /** Ms between the bytes of a `trickle` fault's body (default 1000: one byte a second). */
+  readonly trickleMs?: number;
   /** Seeds the fault PRNG (default: random, reported in stats().seed). */
   readonly seed?: number | string;
   /** Caller IP allow-list, CIDR or single addresses (default loopback only: 127.0.0.0/8 and ::1). */
@@ -106,6 +110,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     latencyMs: nonNegative(opts.latencyMs, 0, 'latencyMs'),
     faults: validateFaults(opts.faults ?? {}),
     slowMs: nonNegative(opts.slowMs, DEFAULT_SLOW_MS, 'slowMs'),
+    trickleMs: nonNegative(opts.trickleMs, DEFAULT_TRICKLE_MS, 'trickleMs'),
     seed: opts.seed ?? Math.floor(Math.random() * 0xffffffff),
     allow: parseAllow(opts.allow ?? LOOPBACK_ALLOW),
     bsaReadyAfterMs: nonNegative(opts.bsaReadyAfterMs, DEFAULT_BSA_READY_AFTER_MS, 'bsaReadyAfterMs'),

@@ -67,7 +67,7 @@ export function validateFaults(value: unknown): Faults {
   return out;
 }
 
-/** `--faults 429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01` (or `none`). */
+/** `--faults 429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01,empty=0.01,html=0.01,trickle=0.01` (or `none`). */
 export function parseFaultSpec(text: string): Faults {
   const t = text.trim();
   if (t === '' || /^(none|off)$/i.test(t)) return {};
@@ -115,6 +115,7 @@ export interface SandboxFlags {
   readonly allow?: readonly string[] | string;
   readonly 'bsa-ready-after'?: string | number;
   readonly 'slow-ms'?: string | number;
+  readonly 'trickle-ms'?: string | number;
 }
 
 export interface ParsedSandboxFlags {
@@ -127,6 +128,7 @@ export interface ParsedSandboxFlags {
   readonly allow?: readonly string[];
   readonly bsaReadyAfterMs?: number;
   readonly slowMs?: number;
+  readonly trickleMs?: number;
 }
 
 const list = (v: readonly string[] | string | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? [...v] : [v as string]);
@@ -147,6 +149,7 @@ export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
     allow: allow.length > 0 ? allow.flatMap((e) => e.split(',')).map((e) => e.trim()).filter((e) => e !== '') : undefined,
     bsaReadyAfterMs: f['bsa-ready-after'] === undefined ? undefined : parseMs(f['bsa-ready-after'], 'bsa-ready-after'),
     slowMs: f['slow-ms'] === undefined ? undefined : parseMs(f['slow-ms'], 'slow-ms'),
+    trickleMs: f['trickle-ms'] === undefined ? undefined : parseMs(f['trickle-ms'], 'trickle-ms'),
   };
 }
 

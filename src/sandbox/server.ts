@@ -1,8 +1,8 @@
 /**
  * One node:http server on loopback serving the three services on one origin. Per request, in order:
  *   allow-list (403 HTML) -> route (404) -> sliding-window rate limit per IP per service (429)
- *   -> injected fault (429 / 503 / reset / slow / malformed) -> method (405) -> credentials (401)
- *   -> body (413, 422) -> handler -> latency -> answer.
+ *   -> injected fault (429 / 503 / reset / slow / empty / html; malformed and trickle change the answer)
+ *   -> method (405) -> credentials (401) -> body (413, 422) -> handler -> latency -> answer.
  * The hot path allocates little: fixed routes are a Map lookup, windows are ring buffers, request ids a
  * random prefix plus a counter, and nothing is logged.
  */
@@ -32,6 +32,8 @@ export interface ServerConfig {
   readonly latencyMs: number;
   readonly faults: Faults;
   readonly slowMs: number;
+  /** Ms between the bytes of a `trickle` answer's body. */
+  readonly trickleMs: number;
   readonly seed: number | string;
   readonly allow: readonly Cidr[];
   readonly bsaReadyAfterMs: number;
@@ -58,6 +60,9 @@ const WINDOW_WHEN_OFF_MS = 60_000;
 
 /** A placeholder "statement file" for the pre-signed-like URLs of fetch_uploaded. */
 const PLACEHOLDER_PDF = '%PDF-1.4\n% bre-batch sandbox placeholder statement (no real data)\n%%EOF\n';
+
+/** What a proxy in front of a service answers while the service is down for maintenance: a 200, in HTML. */
+const MAINTENANCE_PAGE = '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>Down for maintenance</h1><p>We will be back shortly.</p></body></html>';
 
 function serviceOfPath(path: string): ServiceName | null {
   if (path.startsWith('/execute/')) return 'workflow';
@@ -221,6 +226,37 @@ export class SandboxServer {
     else this.#send(res, a);
   }
 
+  /**
+   * The answer's headers at once (its full content-length), then its body one byte every `trickleMs`: a
+   * server or proxy that is never silent for long and never done. The client's time-out must cut it.
+   */
+  #trickle(res: ServerResponse, counter: ServiceCounter, a: Answer): void {
+    counter.status(a.status);
+    if (res.headersSent || res.destroyed) return;
+    const body = Buffer.from(a.body);
+    res.writeHead(a.status, { 'content-type': a.contentType ?? 'application/json', 'content-length': body.length, ...a.headers });
+    res.flushHeaders();
+    let sent = 0;
+    res.on('close', () => {
+      if (sent < body.length) counter.trickles.cut++;
+    });
+    const step = () => {
+      if (res.destroyed) return;
+      sent += 1;
+      if (sent < body.length) {
+        res.write(body.subarray(sent - 1, sent));
+        this.#later(this.#config.trickleMs, step);
+      } else {
+        counter.trickles.completed++;
+        res.end(body.subarray(sent - 1));
+      }
+    };
+    if (body.length === 0) {
+      counter.trickles.completed++;
+      res.end();
+    } else this.#later(this.#config.trickleMs, step);
+  }
+
   #drawFault(): FaultKind | null {
     if (this.#faultTotal <= 0) return null;
     let u = this.#rng();
@@ -274,18 +310,23 @@ export class SandboxServer {
       case '429': this.#answer(res, counter, tooManyRequests(1)); return;
       case '503': this.#answer(res, counter, unavailable(service)); return;
       case 'reset': req.socket.destroy(); return;
-      case 'slow': this.#later(this.#config.slowMs, () => this.#serve(req, res, route, service, counter, params, false)); return;
-      default: this.#serve(req, res, route, service, counter, params, fault === 'malformed');
+      case 'slow': this.#later(this.#config.slowMs, () => this.#serve(req, res, route, service, counter, params, null)); return;
+      // What a proxy in front of the service may answer: a 200 with no body, or its maintenance page.
+      case 'empty': req.resume(); this.#answer(res, counter, { status: 200, body: '' }); return;
+      case 'html': req.resume(); this.#answer(res, counter, { status: 200, body: MAINTENANCE_PAGE, contentType: 'text/html; charset=utf-8' }); return;
+      default: this.#serve(req, res, route, service, counter, params, fault);
     }
   }
 
-  #serve(req: IncomingMessage, res: ServerResponse, route: Route, service: ServiceName, counter: ServiceCounter, params: Record<string, string>, malformed: boolean): void {
+  /** `fault`: `malformed` cuts the answer's body in half, `trickle` sends it a byte at a time. */
+  #serve(req: IncomingMessage, res: ServerResponse, route: Route, service: ServiceName, counter: ServiceCounter, params: Record<string, string>, fault: FaultKind | null): void {
     const reply = (a: Answer) => {
-      if (malformed) {
+      if (fault === 'malformed') {
         // A 200 whose body is cut short: never valid JSON (every body starts with '{').
         const cut = a.body.slice(0, Math.max(1, Math.floor(a.body.length / 2)));
         this.#answer(res, counter, { status: 200, body: cut });
-      } else this.#answer(res, counter, a);
+      } else if (fault === 'trickle') this.#trickle(res, counter, a);
+      else this.#answer(res, counter, a);
     };
     if (req.method !== 'POST') { reply(methodNotAllowed(service, 'POST')); return; }
     const requestId = this.#requestId();

@@ -2,8 +2,14 @@
 import type { ServiceName } from '../types.js';
 import type { Rate } from './rate.js';
 
-export const FAULT_KINDS = ['429', '503', 'reset', 'slow', 'malformed'] as const;
+/**
+ * New kinds go at the end: the draw walks this order, so a seed gives the same faults as before for the
+ * kinds it already had.
+ */
+export const FAULT_KINDS = ['429', '503', 'reset', 'slow', 'malformed', 'empty', 'html', 'trickle'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+const noFaults = (): Record<FaultKind, number> => Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
 
 /** One caller address's share of a service (the limit is per caller IP, so its window is its own). */
 export interface CallerStats {
@@ -28,6 +34,11 @@ export interface ServiceStats {
   readonly throttled: number;
   /** Injected faults by kind. */
   readonly faults: Readonly<Record<FaultKind, number>>;
+  /**
+   * `trickle` answers whose client hung up before the last byte (`cut`: its time-out, counted as the socket
+   * closes) and those sent in full (`completed`).
+   */
+  readonly trickles: { readonly cut: number; readonly completed: number };
   /**
    * Most admitted requests seen inside one sliding window (the service's window, 60 s when its limit is
    * off), for any single caller IP. With a limit set it never exceeds the limit.
@@ -64,7 +75,8 @@ export class ServiceCounter {
   byStatus: Record<string, number> = {};
   sent429 = 0;
   throttled = 0;
-  faults: Record<FaultKind, number> = { '429': 0, '503': 0, reset: 0, slow: 0, malformed: 0 };
+  faults: Record<FaultKind, number> = noFaults();
+  trickles = { cut: 0, completed: 0 };
   maxInWindow = 0;
   tightestSpanMs = Infinity;
   admitted = 0;
@@ -103,7 +115,8 @@ export class ServiceCounter {
     this.byStatus = {};
     this.sent429 = 0;
     this.throttled = 0;
-    this.faults = { '429': 0, '503': 0, reset: 0, slow: 0, malformed: 0 };
+    this.faults = noFaults();
+    this.trickles = { cut: 0, completed: 0 };
     this.maxInWindow = 0;
     this.tightestSpanMs = Infinity;
     this.admitted = 0;
@@ -116,7 +129,7 @@ export class ServiceCounter {
   snapshot(rate: Rate | null): ServiceStats {
     return {
       requests: this.requests, byStatus: { ...this.byStatus }, sent429: this.sent429, throttled: this.throttled,
-      faults: { ...this.faults }, maxInWindow: this.maxInWindow,
+      faults: { ...this.faults }, trickles: { ...this.trickles }, maxInWindow: this.maxInWindow,
       tightestSpanMs: Number.isFinite(this.tightestSpanMs) ? this.tightestSpanMs : null,
       admitted: this.admitted, firstAdmittedAt: this.firstAdmittedAt, lastAdmittedAt: this.lastAdmittedAt, internalErrors: this.internalErrors, rate,
       callers: Object.fromEntries([...this.callers].map(([ip, c]) => [ip, { ...c }])),

@@ -163,3 +163,71 @@ describe('answers of the wrong kind from a server that is not the sandbox', () =
     expect(folder.errors.find((e) => e.row === 6)?.message).toMatch(/not a JSON object: <html>maintenance<\/html>/);
   }, 30_000);
 });
+
+describe('a server that trickles a share of its answers (issue 24): --timeout bounds the whole attempt', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    // One byte a second: each trickled answer (a few hundred bytes) would take minutes to finish. The seed
+    // fixes which requests trickle.
+    sb = await startTestSandbox({ rate: { workflow: null }, faults: { trickle: 0.1 }, trickleMs: 1000, seed: 24 });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('every row done exactly once; every trickling attempt cut at the time-out and retried', async () => {
+    const dir = tempDir();
+    const rows = 80;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off', '--timeout', 'workflow=2s', '--max-attempts', '10'), sb.env());
+    expect(res.code, res.stderr).toBe(0);
+    const folder = readOutput(out);
+    expect(invariantProblems(rows, folder)).toEqual([]);
+    expect(folder.results).toHaveLength(rows);
+
+    const stats = sb.sandbox.stats().services.workflow;
+    const trickled = stats.faults.trickle;
+    expect(trickled).toBeGreaterThan(0);
+    // Every trickled answer was cut by the client, none was waited out to its end...
+    expect(stats.trickles).toEqual({ cut: trickled, completed: 0 });
+    // ...each as a time-out, each retried: the only failed attempts of the run.
+    const wf = folder.summary.services.workflow;
+    expect(wf.statuses.timeout).toBe(trickled);
+    expect(wf.attempts).toBe(stats.requests);
+    expect(wf.retries).toBe(trickled);
+    expect(wf.attempts).toBe(rows + trickled);
+    // a cut answer is counted as its time-out, not as the 200 its headers said
+    expect(wf.statuses['200']).toBe(rows);
+  }, 120_000);
+});
+
+describe('200s a proxy answers for a service (empty, an HTML page, a body cut short) are retried (issue 24)', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rate: { workflow: null }, faults: { empty: 0.1, html: 0.1, malformed: 0.1 }, seed: 7 });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('every row ends in results once; each such answer cost one retry', async () => {
+    const dir = tempDir();
+    const rows = 60;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off', '--max-attempts', '10'), sb.env());
+    expect(res.code, res.stderr).toBe(0);
+    const folder = readOutput(out);
+    expect(invariantProblems(rows, folder)).toEqual([]);
+    expect(folder.results).toHaveLength(rows);
+    expect(folder.errors).toEqual([]);
+    const injected = sb.sandbox.stats().services.workflow.faults;
+    for (const k of ['empty', 'html', 'malformed'] as const) expect(injected[k], `fault ${k}`).toBeGreaterThan(0);
+    const bad = injected.empty + injected.html + injected.malformed;
+    const wf = folder.summary.services.workflow;
+    expect(wf.retries).toBe(bad);
+    expect(wf.attempts).toBe(rows + bad);
+    expect(wf.statuses['200']).toBe(rows + bad);
+  }, 120_000);
+});

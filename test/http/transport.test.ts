@@ -10,6 +10,9 @@ let base = '';
 let connections = 0;
 /** Requests the server has received, by path. */
 const received = new Map<string, number>();
+/** Body bytes the /trickle route has sent; answers /hold keeps until the test ends them. */
+let trickled = 0;
+const held: import('node:http').ServerResponse[] = [];
 const BIG = JSON.stringify({ rows: Array.from({ length: 5000 }, (_, i) => ({ i, text: 'é'.repeat(20) })) });
 
 beforeAll(async () => {
@@ -38,6 +41,16 @@ beforeAll(async () => {
         // Headers, then a body that stops half-way.
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
         res.write('{"partial":');
+      } else if (req.url === '/trickle') {
+        // Headers at once, then the body one byte every 20 ms: never silent for long, never finished.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': 100_000 });
+        const timer = setInterval(() => {
+          trickled += 1;
+          res.write('x');
+        }, 20);
+        res.on('close', () => clearInterval(timer));
+      } else if (req.url === '/hold') {
+        held.push(res);
       } else if (req.url === '/throttled') {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7', 'x-multi': ['a', 'b'] });
         res.end('{"detail":"slow down"}');
@@ -109,6 +122,33 @@ describe('transport: every body read whole, whichever way it is framed', () => {
     expect(err.service).toBe('bureau');
     expect(err.message).toContain('150 ms');
     await t.destroy();
+  });
+
+  it('a body trickled a byte at a time is cut at the time-out: it bounds the whole attempt, not the silence between bytes', async () => {
+    const t = new Transport(base, 2);
+    const before = trickled;
+    const err = (await t.send('bureau', { path: '/trickle', headers: {}, body: '{}' }, 400).catch((e) => e)) as BreError;
+    expect(err.code).toBe('TIMEOUT');
+    expect(err.message).toContain('400 ms');
+    // the server had answered the headers and was sending the body when the attempt was cut
+    expect(trickled - before).toBeGreaterThan(0);
+    await t.close();
+  });
+
+  it('an attempt still waiting for a connection at its deadline is cut, and its request is never written', async () => {
+    const t = new Transport(base, 1);
+    const first = t.send('workflow', { path: '/hold', headers: {}, body: '{}' }, 60_000);
+    await waitFor(() => held.length > 0, 10_000, 'the first call to reach the server');
+    let written = false;
+    const err = (await t.send('workflow', { path: '/never', headers: {}, body: '{}' }, 100, undefined, () => (written = true)).catch((e) => e)) as BreError;
+    expect(err.code).toBe('TIMEOUT');
+    held.shift()!.end('{}');
+    expect((await first).text).toBe('{}');
+    // The pool is first in, first out: once a later call is answered, the cut one has had its turn.
+    expect((await t.send('workflow', { path: '/empty', headers: {}, body: '{}' }, 2000)).status).toBe(200);
+    expect(received.get('/never') ?? 0).toBe(0);
+    expect(written).toBe(false);
+    await t.close();
   });
 
   it('calls in flight fail at once when the pool is destroyed (a run abandoning its calls)', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isBreError } from '../../src/errors.js';
+import { BreError, isBreError } from '../../src/errors.js';
 import { PacedLimiter } from '../../src/limits/paced.js';
-import { pacingFor } from '../../src/limits/pacer.js';
+import { PATH_SLACK_MS, pacingFor } from '../../src/limits/pacer.js';
 import type { Rate } from '../../src/limits/rates.js';
 import { manualClock, settle } from '../helpers/clock.js';
 
@@ -188,6 +188,39 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     expect(started.map((s) => s.name)).toEqual(['a']);
     await mc.advance(1);
     expect(started.map((s) => ({ ...s }))).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 1253 }]);
+  });
+
+  describe('an attempt this side cut (issue 24): the log keeps it as a call the server may have counted', () => {
+    /** `a` is written at 0 and fails at 100 with `code`; `b` waits for the log's entry of `a`. */
+    async function cutAt100(code: 'TIMEOUT' | 'INTERRUPTED' | 'NETWORK', written: boolean) {
+      const { mc, limiter, started, job } = setup({ limit: 1, windowMs: 1000 });
+      let fail!: () => void;
+      const a = limiter.schedule(async (sent) => {
+        started.push({ name: 'a', at: mc.now() });
+        if (written) sent();
+        await new Promise<void>((r) => (fail = r));
+        throw new BreError(code, `a ${code}`);
+      });
+      void a.catch(() => undefined);
+      void job('b');
+      await mc.advance(100);
+      fail();
+      await mc.advance(5000);
+      return started.map((s) => ({ ...s }));
+    }
+
+    it.each([['TIMEOUT'], ['INTERRUPTED']] as const)('%s after its write: the entry stays at the write plus PATH_SLACK_MS, not at the cut', async (code) => {
+      // cut at 100, long before 0 + 250: the server may still get it at 250, so b waits 250 + 1002.5
+      expect(await cutAt100(code, true)).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: PATH_SLACK_MS + 1003 }]);
+    });
+
+    it('a failure the server sent (NETWORK: its reset) bounds the entry at the failure, as an answer does', async () => {
+      expect(await cutAt100('NETWORK', true)).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 100 + 1003 }]);
+    });
+
+    it('cut before it was written (waiting for a connection): it never reached the server; settled at the cut', async () => {
+      expect(await cutAt100('TIMEOUT', false)).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 100 + 1003 }]);
+    });
   });
 
   it('stop rejects queued attempts as INTERRUPTED and leaves started ones alone', async () => {

@@ -187,6 +187,27 @@ describe('Pacer: every start that is due goes at each wake-up; never more than t
     expect(p.delay(1300)).toBeCloseTo(601 + PATH_SLACK_MS + span - 1300, 9);
   });
 
+  it('a call cut by this side: written, its entry stays at the write plus pathMs; never written, at the cut', () => {
+    const rate = { limit: 1, windowMs: 1000 };
+    const span = pacingFor(rate).guardSpanMs;
+    const written = new Pacer(pacingFor(rate));
+    const a = written.take(0, 0);
+    written.sent(a, 1);
+    written.cut(a, 50);
+    expect(written.delay(0)).toBeCloseTo(1 + PATH_SLACK_MS + span, 9);
+    // cut after the write's bound: the bound stays (the entry is never moved later)
+    const late = new Pacer(pacingFor(rate));
+    const b = late.take(0, 0);
+    late.sent(b, 1);
+    late.cut(b, 5000);
+    expect(late.delay(0)).toBeCloseTo(1 + PATH_SLACK_MS + span, 9);
+    const unsent = new Pacer(pacingFor(rate));
+    const c = unsent.take(0, 0);
+    expect(unsent.delay(10)).toBe(Infinity);
+    unsent.cut(c, 30);
+    expect(unsent.delay(0)).toBeCloseTo(30 + span, 9);
+  });
+
   it('the path bound is --rate-slack', () => {
     const p = new Pacer(pacingFor({ limit: 1, windowMs: 1000 }, { pathMs: 40 }));
     p.sent(p.take(0, 0), 10);

@@ -74,4 +74,16 @@ describe('the spool on its own thread', () => {
     const files = { csv: join(dir, 'results.csv') };
     expect((await assembleResultFiles({ resultsPath: ndjson, size: readFileSync(ndjson).length, files, columns: union.columns(STAGES) })).rows).toBe(10);
   });
+
+  it('a spool that fails while the run goes tells onFailure at once, with the system\'s code (ENOSPC stops a run: issue 24)', async () => {
+    const { dir, ndjson, union } = folder(10);
+    const spool = new SpoolThread({ stateDir: join(dir, 'no-such-folder'), csv: true, parquet: true, stages: STAGES, union, resultsPath: ndjson, start: 0 });
+    const told = await new Promise<Error & { code?: string }>((resolve) => {
+      spool.onFailure = resolve;
+      spool.notify(readFileSync(ndjson).length);
+    });
+    expect(told.code).toBe('ENOENT');
+    expect(told.message).toMatch(/ENOENT/);
+    expect(await spool.finish(readFileSync(ndjson).length)).toBeUndefined();
+  });
 });

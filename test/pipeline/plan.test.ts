@@ -58,7 +58,8 @@ describe('planRun', () => {
   const body = Array.from({ length: 120 }, (_, i) => `LOC-${i + 1},u${i + 1},l${i + 1},${i === 5 ? '"19.0\n"' : '19.0'},72.8`);
   writeFileSync(input, `reference_id,user_id,lead_id,latitude,longitude\n${body.join('\n')}\n`);
   const settings = (over: Partial<RunSettings> = {}): RunSettings => ({
-    pipeline: location, input, inputFormat: 'csv', filesRoot: folderRoot(dir, false), outDir: join(dir, 'nowhere'), rates: { ...DEFAULT_RATES, workflow: { limit: 60, windowMs: 60_000 } }, ...over,
+    pipeline: location, input, inputFormat: 'csv', filesRoot: folderRoot(dir, false), outDir: join(dir, 'nowhere'), rates: { ...DEFAULT_RATES, workflow: { limit: 60, windowMs: 60_000 } },
+    outputFormats: new Set(['csv', 'parquet']), ...over,
   } as unknown as RunSettings);
 
   it('counts data rows (not lines) and says the time at the configured rate', async () => {
@@ -96,6 +97,34 @@ describe('planRun', () => {
     const short = await planRun(settings({ rates, localAddresses: three }), { windowHours: 0.5 });
     expect(short).toMatch(/3 addresses on this host \(--local-address\): about 40 min/);
     expect(short).toMatch(/a 0.5 h window needs 5 egress IPs, each allow-listed with its own limit \(this host has 3\):/);
+  });
+
+  it('says how much room the output takes: at the typical bytes a row before any row is written', async () => {
+    const text = await planRun(settings());
+    // 120 rows x 1.5 KB (a workflow stage), then 0.9 of that for results.csv and results.parquet
+    expect(text).toMatch(/\n {2}output: about 342 KB \(180 KB of journal at 1\.5 KB a row assumed, then 162 KB for the end files\); [\d.]+ [KMGT]?B free on the disk of .*nowhere$/);
+  });
+
+  it('...and at the bytes a row of the folder\'s journal when it has rows', async () => {
+    const out = join(dir, 'measured');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'manifest.json'), '{}');
+    // 4 rows of 261 bytes and a newline each
+    writeFileSync(join(out, 'results.ndjson'), [1, 2, 3, 4].map((r) => `${JSON.stringify({ row: r, key: `LOC-${r}`, stages: { location: { text: 'x'.repeat(204) } } })}\n`).join(''));
+    const text = await planRun(settings({ outDir: out }));
+    expect(text).toContain('rows to do: 116 (4 already done in the output folder)');
+    expect(text).toMatch(/output: about 58\.7 KB \(30\.4 KB of journal at 262 B a row as written so far, then 28\.3 KB for the end files\)/);
+  });
+
+  it('warns in one line when the disk has less room than that', () => {
+    const p = computePlan(2_000_000, location.stages, DEFAULT_RATES);
+    const estimate = { rows: 2_000_000, bytesPerRow: 1500, measured: false, journalBytes: 3e9, endBytes: 2.7e9, totalBytes: 5.7e9 };
+    const text = formatPlan(p, { pipeline: 'location', input: 'x.csv', room: { estimate, dir: '/data/out', free: 1.2e9 } });
+    expect(text.split('\n').slice(-2)).toEqual([
+      '  output: about 5.7 GB (3.0 GB of journal at 1.5 KB a row assumed, then 2.7 GB for the end files); 1.2 GB free on the disk of /data/out',
+      '  warning: the disk of /data/out has 1.2 GB free, and this run\'s output needs about 5.7 GB (2,000,000 rows at 1.5 KB a row assumed: 3.0 GB of journal, then 2.7 GB for the end files): free some room or choose another --out (a run stopped by a full disk resumes when re-run)',
+    ]);
+    expect(formatPlan(p, { pipeline: 'location', input: 'x.csv', room: { estimate, dir: '/data/out', free: 6e9 } })).not.toMatch(/warning/);
   });
 
   it('refuses stdin', async () => {

@@ -61,6 +61,52 @@ describe('fault injection', () => {
     });
   });
 
+  it('empty and html: what a proxy answers, a 200 with no body or with its maintenance page; the service is not called', async () => {
+    await withSandbox({ faults: { empty: 1 } }, async (sb) => {
+      const r = await post(sb, `/execute/${sb.clientId}/location_bre`, location);
+      expect([r.status, r.text]).toEqual([200, '']);
+      expect(sb.stats().services.workflow.faults.empty).toBe(1);
+    });
+    await withSandbox({ faults: { html: 1 } }, async (sb) => {
+      const r = await post(sb, '/aa/fetch_data', aaBody);
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toMatch(/^text\/html/);
+      expect(r.text).toMatch(/^<!DOCTYPE html>.*maintenance/i);
+      expect(sb.stats().services.account.faults.html).toBe(1);
+    });
+  });
+
+  it('trickle: the headers at once, then the body a byte every trickleMs; a client that hangs up is counted as cut', async () => {
+    await withSandbox({ faults: { trickle: 1 }, trickleMs: 50 }, async (sb) => {
+      const ac = new AbortController();
+      const res = await request(`${sb.url}/execute/${sb.clientId}/location_bre`, { method: 'POST', headers: authHeaders(sb), body: JSON.stringify(location), signal: ac.signal });
+      expect(res.statusCode).toBe(200);
+      const length = Number(res.headers['content-length']);
+      expect(length).toBeGreaterThan(100);
+      // the first bytes of the body come one at a time
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) {
+        chunks.push(chunk as Buffer);
+        if (chunks.length === 3) break;
+      }
+      expect(chunks.map((c) => c.length)).toEqual([1, 1, 1]);
+      expect(Buffer.concat(chunks).toString()).toMatch(/^\{"\w$/);
+      ac.abort();
+      await waitFor(() => sb.stats().services.workflow.trickles.cut === 1, 10_000, 'the trickle to be counted as cut');
+      expect(sb.stats().services.workflow).toMatchObject({ faults: { trickle: 1 }, trickles: { cut: 1, completed: 0 } });
+    });
+  });
+
+  it('trickle: a client that waits gets the whole answer', async () => {
+    await withSandbox({ faults: { trickle: 1 }, trickleMs: 0 }, async (sb) => {
+      // bad credentials: a short answer (401), trickled like any other
+      const r = await post(sb, `/execute/${sb.clientId}/location_bre`, location, { ...authHeaders(sb), 'x-auth-token': 'wrong' });
+      expect(r.status).toBe(401);
+      expect(r.json).toMatchObject({ detail: 'Invalid client credentials' });
+      expect(sb.stats().services.workflow.trickles).toEqual({ cut: 0, completed: 1 });
+    });
+  });
+
   it('is reproducible with a seed, and draws faults at about the configured rates', async () => {
     const faults = { 429: 0.2, 503: 0.2, malformed: 0.2 };
     const sequence = async (seed: number | string) => withSandbox({ faults, seed }, async (sb) => {

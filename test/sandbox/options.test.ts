@@ -49,7 +49,7 @@ describe('--faults', () => {
   });
   it.each([
     ['429=2', 'Expected a probability between 0 and 1 for fault 429, got 2'],
-    ['teapot=0.1', "Expected a fault kind among 429, 503, reset, slow, malformed, got 'teapot'"],
+    ['teapot=0.1', "Expected a fault kind among 429, 503, reset, slow, malformed, empty, html, trickle, got 'teapot'"],
     ['429=0.6,503=0.6', 'Expected fault probabilities summing to at most 1, got 1.2'],
     ['429:0.1', "Expected --faults KIND=PROBABILITY[,KIND=PROBABILITY...] (e.g. 429=0.05,503=0.02), got '429:0.1'"],
   ])('rejects %s', (spec, message) => {
@@ -63,8 +63,8 @@ describe('--faults', () => {
 describe('sandbox flags', () => {
   it('applies defaults and parses every flag', () => {
     expect(parseSandboxFlags({})).toEqual({ port: 0, host: '127.0.0.1', rate: {}, latencyMs: 0, faults: {}, seed: undefined, allow: undefined, bsaReadyAfterMs: undefined, slowMs: undefined });
-    const f = parseSandboxFlags({ port: '8080', rate: ['off'], 'latency-ms': '25', faults: '503=0.5', seed: 'abc', allow: ['10.0.0.0/8,::1'], 'bsa-ready-after': '0', 'slow-ms': '100' });
-    expect(f).toMatchObject({ port: 8080, latencyMs: 25, faults: { '503': 0.5 }, seed: 'abc', allow: ['10.0.0.0/8', '::1'], bsaReadyAfterMs: 0, slowMs: 100 });
+    const f = parseSandboxFlags({ port: '8080', rate: ['off'], 'latency-ms': '25', faults: '503=0.5', seed: 'abc', allow: ['10.0.0.0/8,::1'], 'bsa-ready-after': '0', 'slow-ms': '100', 'trickle-ms': '2s' });
+    expect(f).toMatchObject({ port: 8080, latencyMs: 25, faults: { '503': 0.5 }, seed: 'abc', allow: ['10.0.0.0/8', '::1'], bsaReadyAfterMs: 0, slowMs: 100, trickleMs: 2000 });
     expect(f.rate).toEqual({ workflow: null, bureau: null, account: null });
     expect(parseSandboxFlags({ seed: '42' }).seed).toBe(42);
   });

@@ -1,5 +1,5 @@
 /** The small JSON files of a folder (manifest.json, summary.json): read through a schema, written whole. */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { z } from 'zod';
 
 export type JsonFileRead<T> =
@@ -26,6 +26,11 @@ export function readJsonFile<T>(path: string, schema: z.ZodType<T>): JsonFileRea
 
 /** Written to a temporary name and renamed: a reader never sees half a file. */
 export function writeJsonFile(path: string, value: unknown): void {
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
-  renameSync(`${path}.tmp`, path);
+  try {
+    writeFileSync(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
+    renameSync(`${path}.tmp`, path);
+  } catch (err) {
+    rmSync(`${path}.tmp`, { force: true });
+    throw err;
+  }
 }

@@ -1,0 +1,109 @@
+/**
+ * Room on the output folder's disk (issue 24): `--plan` and the start of every run estimate what the output
+ * will take and warn, in one line, when the disk has less free room than that. A run that fills its disk all
+ * the same stops with DISK_FULL and resumes when re-run (src/errors.ts); this is the warning before the night.
+ *
+ * The estimate: the journal's bytes a row (results or errors, with the row's transactions, secrets and column
+ * lines under .state/) times the rows still to do, plus the files rebuilt at the end for every row of the
+ * folder, as a share of the journal's bytes. Measured with `--rate off` over the sandbox (5,000 location rows,
+ * 2,400 rescore rows), results.csv is 0.27-0.30 of results.ndjson, and results.parquet 0.01-0.03 (the
+ * sandbox's answers repeat and compress well; real answers less so). While results.csv is assembled, it and
+ * its spool (.state/, src/output/spool.ts) are on disk together, so the CSV share counts twice:
+ *   csv 0.6 (2 x 0.3), parquet 0.3 (ten times what the sandbox's data takes, for data that compresses less):
+ * both formats together make the output about twice the journal.
+ * Before a run has written a row, the bytes a row come from TYPICAL_ROW_BYTES (the sandbox's answers, rounded
+ * up); once it has written ROOM_SAMPLE_ROWS rows, from what it wrote.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { ServiceName } from '../types.js';
+import { FILES } from './format/index.js';
+import type { OutputFormat } from './rebuild.js';
+
+/** The end files' bytes as a share of the journal's (see the header). */
+export const END_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.6, parquet: 0.3 };
+
+/**
+ * Journal bytes a row per stage calling each service, before any row is written (measured on the sandbox:
+ * location 680 B, bureau_mobile 1,170 B, bureau_features 450 B, aa_transactions 2,300 B a row plus some
+ * 35 KB of transactions; rounded up).
+ */
+export const TYPICAL_ROW_BYTES: Readonly<Record<ServiceName, number>> = { workflow: 1_500, bureau: 500, account: 10_000 };
+
+/** Rows a run writes before it measures its own bytes a row and checks the room. */
+export const ROOM_SAMPLE_ROWS = 100;
+
+export interface RoomEstimate {
+  /** Rows still to write to the journal. */
+  readonly rows: number;
+  readonly bytesPerRow: number;
+  /** Whether bytesPerRow was measured in the folder (else assumed, TYPICAL_ROW_BYTES). */
+  readonly measured: boolean;
+  readonly journalBytes: number;
+  readonly endBytes: number;
+  readonly totalBytes: number;
+}
+
+/**
+ * Pure: the room `rows` more rows need at `bytesPerRow` in the journal, with the end files for them and for
+ * the `doneRows` already in the folder (the end files are rebuilt for every row).
+ */
+export function estimateRoom(o: { readonly rows: number; readonly doneRows?: number; readonly bytesPerRow: number; readonly measured: boolean; readonly formats: ReadonlySet<OutputFormat> }): RoomEstimate {
+  const rows = Math.max(0, o.rows);
+  const share = [...o.formats].reduce((sum, f) => sum + END_FILES_SHARE[f], 0);
+  const journalBytes = rows * o.bytesPerRow;
+  const endBytes = (rows + Math.max(0, o.doneRows ?? 0)) * o.bytesPerRow * share;
+  return { rows, bytesPerRow: o.bytesPerRow, measured: o.measured, journalBytes, endBytes, totalBytes: journalBytes + endBytes };
+}
+
+/** Pure: bytes a row for a pipeline calling these services (one entry per stage), before any row is written. */
+export function assumedRowBytes(services: readonly ServiceName[]): number {
+  return services.reduce((sum, s) => sum + TYPICAL_ROW_BYTES[s], 0);
+}
+
+/** 1.2 GB, 340 MB, 12 KB, 512 B: decimal units, as df -H and file managers show them. */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i += 1;
+  }
+  return i === 0 ? `${Math.round(v)} B` : `${v >= 100 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
+}
+
+/** Pure: the one-line warning when `freeBytes` is short of the estimate; undefined when there is room. */
+export function roomWarning(est: RoomEstimate, freeBytes: number, dir: string): string | undefined {
+  if (freeBytes >= est.totalBytes) return undefined;
+  const perRow = `${formatBytes(est.bytesPerRow)} a row${est.measured ? '' : ' assumed'}`;
+  return `warning: the disk of ${dir} has ${formatBytes(freeBytes)} free, and this run's output needs about ${formatBytes(est.totalBytes)} `
+    + `(${est.rows.toLocaleString('en-US')} rows at ${perRow}: ${formatBytes(est.journalBytes)} of journal, then ${formatBytes(est.endBytes)} for the end files): `
+    + 'free some room or choose another --out (a run stopped by a full disk resumes when re-run)';
+}
+
+/** Bytes free for this user on the disk of `dir` (or of its nearest existing parent); undefined when unknown. */
+export async function freeBytes(dir: string): Promise<number | undefined> {
+  let at = resolve(dir);
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    const s = await statfs(at);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The journals of a folder: what a row's bytes are measured on. */
+const JOURNALS = [FILES.results, FILES.errors, FILES.retrying, FILES.txJournal, FILES.secrets, FILES.columns] as const;
+
+/** Bytes of a folder's journals (0 for a folder that has none yet). */
+export function journalBytesIn(dir: string): number {
+  let n = 0;
+  for (const name of JOURNALS) {
+    const path = join(dir, name);
+    if (existsSync(path)) n += statSync(path).size;
+  }
+  return n;
+}
