@@ -7,12 +7,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Selection } from '../../bench/sample-folder.js';
 import type { CompareJson } from '../../src/backtest/compare.js';
 import type { Estimate } from '../../src/backtest/design/estimators.js';
+import type { DrawnSample } from '../../src/pipeline/sample.js';
 import { spawnCli as cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-import { BY_MONTH, fullRun, INPUT, sampledFolder, selection } from './sampled-folders.js';
+import { BY_MONTH, fullRun, INPUT, rowsOf, sampledFolder, selection } from './sampled-folders.js';
 
 const OUTCOME = ['--outcome', 'defaulted'];
 
@@ -26,7 +26,7 @@ function lines(path: string): Record<string, unknown>[] {
 
 let root: string;
 let full: string;
-let sel: Selection;
+let sel: DrawnSample;
 let truth: CompareJson;
 
 beforeAll(async () => {
@@ -135,8 +135,7 @@ describe('compare on a 20% sample stratified by application month', () => {
 
   it('failed sampled rows are left out and counted; the estimates speak for the strata that still have keys', async () => {
     // Both sampled rows of "(missing)" and 3 of 2024-07's 5 fail in the challenger.
-    const inStratum = (name: string): string[] => [...sel.chosen.entries()].filter(([, c]) => c.stratum === name).map(([k]) => k);
-    const fail = new Set([...inStratum('(missing)'), ...inStratum('2024-07').slice(0, 3)]);
+    const fail = new Set([...rowsOf(sel, '(missing)'), ...rowsOf(sel, '2024-07').slice(0, 3)]);
     const s = sampledFolder(full, join(root, 'failed'), sel, { fail });
     const out = join(root, 'cmp-failed');
     const r = await cli(['compare', s, s, ...OUTCOME, '--out', out]);
@@ -188,19 +187,17 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
     const a = sampledFolder(full, join(root, 'r2a'), sel);
     const other = sampledFolder(full, join(root, 'r2b'), await selection({ ...BY_MONTH, seed: 'another' }));
     await refused(['compare', a, other, '--stage', 'champion'], /the seeds differ \(A 'bre-batch', B 'another'\)/);
-    const bigger = sampledFolder(full, join(root, 'r2c'), await selection({ ...BY_MONTH, share: 0.3 }));
+    const bigger = sampledFolder(full, join(root, 'r2c'), await selection({ ...BY_MONTH, sampleShare: '0.3' }));
     await refused(['compare', a, bigger, '--stage', 'champion'], /the sample sizes were asked differently \(A proportional, share 0.2; B proportional, share 0.3\)/);
   }, 60_000);
 
   it('the same design but other keys', async () => {
     const a = sampledFolder(full, join(root, 'r3a'), sel);
-    // B swaps one sampled key of 2024-08 for an unsampled key of the same month.
-    const chosen = new Map(sel.chosen);
-    const [out08] = [...chosen.entries()].find(([, c]) => c.stratum === '2024-08') as [string, { stratum: string; weight: number }];
-    const spare = [...monthOf().entries()].find(([k, m]) => m === '2024-08' && !chosen.has(k))?.[0] as string;
-    chosen.delete(out08);
-    chosen.set(spare, { stratum: '2024-08', weight: 5 });
-    const b = sampledFolder(full, join(root, 'r3b'), { block: sel.block, chosen });
+    // B swaps one sampled row of 2024-08 for an unsampled row of the same month.
+    const [out08] = rowsOf(sel, '2024-08');
+    const spare = [...monthOf().entries()].find(([row, m]) => m === '2024-08' && !sel.chosen.has(row))?.[0] as number;
+    const of = (row: number) => (row === out08 ? undefined : row === spare ? { stratum: '2024-08', weight: 5 } : sel.of(row));
+    const b = sampledFolder(full, join(root, 'r3b'), { design: sel.design, of });
     await refused(['compare', a, b, '--stage', 'champion'], /Expected runs A and B to hold the same sampled keys in the same strata, got different keys/);
   }, 60_000);
 
@@ -223,10 +220,9 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
   }, 60_000);
 });
 
-/** Key -> application month of the shipped sample. */
-function monthOf(): Map<string, string> {
+/** Data row number (from 1) -> application month of the shipped sample. */
+function monthOf(): Map<number, string> {
   const [header, ...rows] = readFileSync(INPUT, 'utf8').trimEnd().split('\n').map((l) => l.split(','));
-  const key = header.indexOf('reference_id');
   const date = header.indexOf('application_date');
-  return new Map(rows.map((r) => [r[key], r[date].slice(0, 7)]));
+  return new Map(rows.map((r, i) => [i + 1, r[date].slice(0, 7)]));
 }
