@@ -89,8 +89,8 @@ export class Sampling {
    * one that is not, and two different designs.
    */
   static open(A: RunFolder, B: RunFolder, sameFolder: boolean, replicates: number): Sampling | null {
-    const a = sampleBlockOf(A.manifest as Record<string, unknown> | null, A.dir);
-    const b = sameFolder ? a : sampleBlockOf(B.manifest as Record<string, unknown> | null, B.dir);
+    const a = sampleBlockOf(A.manifestJson, A.dir);
+    const b = sameFolder ? a : sampleBlockOf(B.manifestJson, B.dir);
     if (a === undefined && b === undefined) return null;
     if (a === undefined || b === undefined) {
       const [sampled, whole] = a ? ['A', 'B'] : ['B', 'A'];
