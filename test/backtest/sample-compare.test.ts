@@ -213,14 +213,14 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
     await refused(['compare', s, s], /Expected the stratum of row \d+ in .*results\.ndjson to be one of the 16 strata of its manifest\.json, got "2031-01"/);
     writeFileSync(path, original);
     const manifest = join(s, 'manifest.json');
-    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { sample: { strata: { sample: number }[] } };
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { sample: { strata: { sample: number; population: number }[] } };
     m.sample.strata[3].sample -= 1;
     writeFileSync(manifest, JSON.stringify(m));
     await refused(['compare', s, s], /Expected the strata in .*manifest\.json to add up to its population 1500 and sample 300, got 1500 and 299/);
     // A design that is not the format (a fractional N_h) is refused as well, not taken for a run of every row
     // (which would give the unweighted figures of a weighted sample, silently).
     m.sample.strata[3].sample += 1;
-    (m.sample.strata[3] as { population: number }).population += 0.5;
+    m.sample.strata[3].population += 0.5;
     writeFileSync(manifest, JSON.stringify(m));
     await refused(['compare', s, s], /Expected the sample design in .*manifest\.json to be readable, got a problem at sample\.strata\.3\.population/);
   }, 60_000);
