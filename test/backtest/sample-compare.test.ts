@@ -12,7 +12,7 @@ import type { Estimate } from '../../src/backtest/design/estimators.js';
 import type { DrawnSample } from '../../src/pipeline/sample.js';
 import { spawnCli as cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-import { BY_MONTH, fullRun, INPUT, rowsOf, sampledFolder, selection } from './sampled-folders.js';
+import { BY_MONTH, fullRun, INPUT, rowsOf, selection, writeSampledFolder } from './sampled-folders.js';
 
 const OUTCOME = ['--outcome', 'defaulted'];
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 describe('compare on a 20% sample stratified by application month', () => {
   it('estimates the population with intervals, says so, and keeps the design in compare.json', async () => {
-    const s = sampledFolder(full, join(root, 's20'), sel);
+    const s = writeSampledFolder(full, join(root, 's20'), sel);
     const out = join(root, 'cmp-s20');
     const r = await cli(['compare', s, s, ...OUTCOME, '--score', 'bureau_intel.bureau_score', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
@@ -119,8 +119,8 @@ describe('compare on a 20% sample stratified by application month', () => {
   }, 60_000);
 
   it('two folders of the same sample give the same estimates as one', async () => {
-    const a = sampledFolder(full, join(root, 'pair-a'), sel);
-    const b = sampledFolder(full, join(root, 'pair-b'), sel);
+    const a = writeSampledFolder(full, join(root, 'pair-a'), sel);
+    const b = writeSampledFolder(full, join(root, 'pair-b'), sel);
     const one = join(root, 'cmp-one');
     const two = join(root, 'cmp-two');
     expect((await cli(['compare', a, a, ...OUTCOME, '--out', one])).code).toBe(0);
@@ -136,7 +136,7 @@ describe('compare on a 20% sample stratified by application month', () => {
   it('failed sampled rows are left out and counted; the estimates speak for the strata that still have keys', async () => {
     // Both sampled rows of "(missing)" and 3 of 2024-07's 5 fail in the challenger.
     const fail = new Set([...rowsOf(sel, '(missing)'), ...rowsOf(sel, '2024-07').slice(0, 3)]);
-    const s = sampledFolder(full, join(root, 'failed'), sel, { fail });
+    const s = writeSampledFolder(full, join(root, 'failed'), sel, { fail });
     const out = join(root, 'cmp-failed');
     const r = await cli(['compare', s, s, ...OUTCOME, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
@@ -158,7 +158,7 @@ describe('compare on a 20% sample stratified by application month', () => {
 
   it('an unfinished run: its unprocessed sampled rows are counted and the report says to resume', async () => {
     const unprocessed = new Set([...sel.chosen.keys()].slice(10, 14));
-    const s = sampledFolder(full, join(root, 'unfinished'), sel, { unprocessed });
+    const s = writeSampledFolder(full, join(root, 'unfinished'), sel, { unprocessed });
     const out = join(root, 'cmp-unfinished');
     const r = await cli(['compare', s, s, ...OUTCOME, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
@@ -178,31 +178,31 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
   }
 
   it('a sample against a run of every row', async () => {
-    const s = sampledFolder(full, join(root, 'r1'), sel);
+    const s = writeSampledFolder(full, join(root, 'r1'), sel);
     await refused(['compare', s, full, '--stage', 'champion'], /Expected runs A and B to be the same sample, got run A a sample \(300 of 1,500 rows\) and run B a run of every row/);
     await refused(['compare', full, s, '--stage', 'champion'], /got run B a sample \(300 of 1,500 rows\) and run A a run of every row/);
   }, 60_000);
 
   it('two samples drawn with different seeds, or shares', async () => {
-    const a = sampledFolder(full, join(root, 'r2a'), sel);
-    const other = sampledFolder(full, join(root, 'r2b'), await selection({ ...BY_MONTH, seed: 'another' }));
+    const a = writeSampledFolder(full, join(root, 'r2a'), sel);
+    const other = writeSampledFolder(full, join(root, 'r2b'), await selection({ ...BY_MONTH, seed: 'another' }));
     await refused(['compare', a, other, '--stage', 'champion'], /the seeds differ \(A 'bre-batch', B 'another'\)/);
-    const bigger = sampledFolder(full, join(root, 'r2c'), await selection({ ...BY_MONTH, sampleShare: '0.3' }));
+    const bigger = writeSampledFolder(full, join(root, 'r2c'), await selection({ ...BY_MONTH, sampleShare: '0.3' }));
     await refused(['compare', a, bigger, '--stage', 'champion'], /the sample sizes were asked differently \(A proportional, share 0.2; B proportional, share 0.3\)/);
   }, 60_000);
 
   it('the same design but other keys', async () => {
-    const a = sampledFolder(full, join(root, 'r3a'), sel);
+    const a = writeSampledFolder(full, join(root, 'r3a'), sel);
     // B swaps one sampled row of 2024-08 for an unsampled row of the same month.
     const [out08] = rowsOf(sel, '2024-08');
     const spare = [...monthOf().entries()].find(([row, m]) => m === '2024-08' && !sel.chosen.has(row))?.[0] as number;
     const of = (row: number) => (row === out08 ? undefined : row === spare ? { stratum: '2024-08', weight: 5 } : sel.of(row));
-    const b = sampledFolder(full, join(root, 'r3b'), { design: sel.design, of });
+    const b = writeSampledFolder(full, join(root, 'r3b'), { design: sel.design, of });
     await refused(['compare', a, b, '--stage', 'champion'], /Expected runs A and B to hold the same sampled keys in the same strata, got different keys/);
   }, 60_000);
 
   it('a run whose rows disagree with its design (SAMPLE_INVALID)', async () => {
-    const s = sampledFolder(full, join(root, 'r4'), sel);
+    const s = writeSampledFolder(full, join(root, 'r4'), sel);
     const path = join(s, 'results.ndjson');
     const original = readFileSync(path, 'utf8');
     writeFileSync(path, original.replace('"stratum":"2024-08","weight":5', '"stratum":"2024-08","weight":4'));

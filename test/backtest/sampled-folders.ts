@@ -4,10 +4,12 @@
  * (src/pipeline/sample.ts, through bench/sample-folder.ts): 20% of each application month, seed `bre-batch`.
  */
 import { join } from 'node:path';
-import { drawFromInput, writeSampledFolder, type SampledFolderOptions, type SampleOfRows } from '../../bench/sample-folder.js';
+import { drawFromInput } from '../../bench/sample-folder.js';
 import type { DrawnSample } from '../../src/pipeline/sample.js';
 import type { SampleOptions } from '../../src/sample/design.js';
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+
+export { writeSampledFolder } from '../../bench/sample-folder.js';
 
 export const INPUT = join(ROOT, 'samples', 'champion_challenger.csv');
 /** `--sample-share 0.2 --stratify-by application_date:month --seed bre-batch`. */
@@ -28,8 +30,4 @@ export function selection(options: SampleOptions = BY_MONTH): Promise<DrawnSampl
 /** The chosen rows of one stratum, smallest hash first. */
 export function rowsOf(sample: DrawnSample, stratum: string): number[] {
   return [...sample.chosen.keys()].filter((row) => sample.of(row)?.stratum === stratum);
-}
-
-export function sampledFolder(full: string, out: string, sample: SampleOfRows, o: SampledFolderOptions = {}): string {
-  return writeSampledFolder(full, out, sample, o);
 }
