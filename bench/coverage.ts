@@ -18,20 +18,18 @@
  *    lets one full run stand for 200 sampled runs instead of 200 runs; `checkRealRuns` proves it on a few seeds
  *    by running `run --sample-share` for real and finding compare.json's estimates identical.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPipeline } from '../src/config/pipeline.js';
-import { resolveFilesRoot } from '../src/input/files-root.js';
-import { drawSample, type DrawnSample } from '../src/pipeline/sample.js';
-import { resolveSampleOptions } from '../src/sample/design.js';
+import type { SampleOptions } from '../src/sample/design.js';
 import { sampleCsv } from '../scripts/champion-challenger-sample.js';
 import { runCli } from './harness.js';
+import { drawFromInput, writeSampledFolder } from './sample-folder.js';
 
 /** The four figures the issue names, and where compare.json's estimates hold them. */
 export const FIGURES = ['approval_rate_a', 'swap_out_share', 'bad_rate_a_approved', 'auc_champion'] as const;
 export type Figure = (typeof FIGURES)[number];
 
-interface Est {
+export interface Est {
   readonly estimate: number;
   readonly se: number | null;
   readonly ci: { readonly lower: number; readonly upper: number } | null;
@@ -53,23 +51,6 @@ function figuresOf(compareJson: string): Record<Figure, Est | null> {
     bad_rate_a_approved: e.bad_rates?.a_approved?.bad_rate ?? null,
     auc_champion: score?.a?.auc ?? null,
   };
-}
-
-/** The sampled run's folder: the full run's lines of the chosen rows, with their stratum and weight. */
-function writeSampledFolder(full: string, out: string, drawn: DrawnSample): void {
-  mkdirSync(out, { recursive: true });
-  for (const file of ['results.ndjson', 'errors.ndjson']) {
-    const lines: string[] = [];
-    for (const text of readFileSync(join(full, file), 'utf8').split('\n')) {
-      if (text === '') continue;
-      const { row, key, ...rest } = JSON.parse(text) as { row: number; key: unknown };
-      const m = drawn.of(row);
-      if (m) lines.push(JSON.stringify({ row, key, stratum: m.stratum, weight: m.weight, ...rest }));
-    }
-    writeFileSync(join(out, file), lines.map((l) => `${l}\n`).join(''));
-  }
-  const manifest = JSON.parse(readFileSync(join(full, 'manifest.json'), 'utf8'));
-  writeFileSync(join(out, 'manifest.json'), `${JSON.stringify({ ...manifest, sample: drawn.design }, null, 2)}\n`);
 }
 
 /**
@@ -102,7 +83,42 @@ export interface CoverageRow {
   readonly mean_half_width: number;
   readonly sd_of_estimates: number;
   readonly mean_se: number;
+  /**
+   * Mean and standard deviation over the seeds of z = (estimate − full run's value) / SE, for the seeds with an
+   * SE above 0: 0 and 1 when the estimator is unbiased and its SE honest (sd z above 1: the SEs are too small).
+   */
+  readonly mean_z: number;
+  readonly sd_z: number;
   readonly in_target: boolean;
+}
+
+/** issue 25's target: the 95% intervals cover the full run's value in 93% to 97% of the seeds. */
+export const TARGET = { lower: 0.93, upper: 0.97 } as const;
+
+function meanSd(xs: readonly number[]): { mean: number; sd: number } {
+  const mean = xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
+  return { mean, sd: Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / Math.max(1, xs.length - 1)) };
+}
+
+/**
+ * One figure's row of the coverage table (pure): how many of `seeds` samples' intervals hold the full run's value
+ * `full`, from the estimates of the seeds that gave one (a seed without an estimate or an interval counts as not
+ * covering).
+ */
+export function coverageRow(figure: Figure, full: number, list: readonly Est[], seeds: number): CoverageRow {
+  const withCi = list.filter((e) => e.ci !== null);
+  const covered = withCi.filter((e) => e.ci!.lower <= full && full <= e.ci!.upper).length;
+  const coverage = covered / seeds;
+  const z = meanSd(list.filter((e) => e.se !== null && e.se > 0).map((e) => (e.estimate - full) / e.se!));
+  return {
+    figure, full, seeds, covered, no_interval: seeds - withCi.length, coverage,
+    mean_half_width: withCi.reduce((a, e) => a + (e.ci!.upper - e.ci!.lower) / 2, 0) / Math.max(1, withCi.length),
+    sd_of_estimates: meanSd(list.map((e) => e.estimate)).sd,
+    mean_se: list.reduce((a, e) => a + (e.se ?? 0), 0) / Math.max(1, list.length),
+    mean_z: z.mean,
+    sd_z: z.sd,
+    in_target: coverage >= TARGET.lower && coverage <= TARGET.upper,
+  };
 }
 
 export interface CoverageResult {
@@ -132,11 +148,7 @@ export async function benchCoverage(o: { readonly dir: string; readonly rows: nu
   const fullRunS = (performance.now() - t0) / 1000;
   log(`coverage: full run of ${o.rows} rows in ${fullRunS.toFixed(1)} s`);
 
-  const settings = { pipeline: loadPipeline('champion_challenger'), input, inputFormat: 'csv' as const, filesRoot: resolveFilesRoot(undefined, input), log: () => undefined };
-  const draw = (options: Parameters<typeof resolveSampleOptions>[0]) => {
-    const spec = resolveSampleOptions(options)!;
-    return drawSample({ ...settings, sample: spec }, spec);
-  };
+  const draw = (options: SampleOptions) => drawFromInput(input, options);
   const compare = async (folder: string, out: string): Promise<Record<Figure, Est | null>> => {
     const r = await runCli(['compare', folder, folder, ...COMPARE_ARGS, '--out', out], {});
     if (r.code !== 0) throw new Error(`compare ${folder} failed (${r.code}): ${r.stderr}`);
@@ -191,18 +203,7 @@ export async function benchCoverage(o: { readonly dir: string; readonly rows: nu
   const table = FIGURES.map((f): CoverageRow => {
     const t = truth[f];
     if (!t) throw new Error(`the census has no ${f}`);
-    const list = estimates[f];
-    const withCi = list.filter((e) => e.ci !== null);
-    const covered = withCi.filter((e) => e.ci!.lower <= t.estimate && t.estimate <= e.ci!.upper).length;
-    const mean = list.reduce((a, e) => a + e.estimate, 0) / list.length;
-    const coverage = covered / o.seeds;
-    return {
-      figure: f, full: t.estimate, seeds: o.seeds, covered, no_interval: o.seeds - withCi.length, coverage,
-      mean_half_width: withCi.reduce((a, e) => a + (e.ci!.upper - e.ci!.lower) / 2, 0) / Math.max(1, withCi.length),
-      sd_of_estimates: Math.sqrt(list.reduce((a, e) => a + (e.estimate - mean) ** 2, 0) / Math.max(1, list.length - 1)),
-      mean_se: list.reduce((a, e) => a + (e.se ?? 0), 0) / Math.max(1, list.length),
-      in_target: coverage >= 0.93 && coverage <= 0.97,
-    };
+    return coverageRow(f, t.estimate, estimates[f], o.seeds);
   });
   return {
     rows: o.rows, share: o.share, sampled, strata, seeds: o.seeds, table, full_run_s: round(fullRunS), per_seed_s: round(perSeedS),

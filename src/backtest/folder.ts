@@ -1,8 +1,9 @@
 /** An output folder of `bre-batch run` as the back-test reads it (its format: src/output/format). */
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { BreError } from '../errors.js';
-import { errorLines, FILES, readManifest, type Manifest } from '../output/format/index.js';
+import { errorLines, FILES, manifestSchema, type Manifest } from '../output/format/index.js';
 
 /** Longest results line accepted (a row with many features and offers); longer lines are counted as malformed. */
 export const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
@@ -13,6 +14,11 @@ export interface RunFolder {
   readonly resultsBytes: number;
   /** Parsed manifest.json, when present and readable. */
   readonly manifest: Manifest | null;
+  /**
+   * manifest.json as written, before its schema (null when absent or not a JSON object): a sampled run's design is
+   * read from it, so that a damaged design is refused (sampled/block.ts) rather than taken for a run of every row.
+   */
+  readonly manifestJson: Readonly<Record<string, unknown>> | null;
 }
 
 export async function openRunFolder(dir: string, role: 'A' | 'B'): Promise<RunFolder> {
@@ -26,16 +32,20 @@ export async function openRunFolder(dir: string, role: 'A' | 'B'): Promise<RunFo
   if (!rs || !rs.isFile()) {
     throw new BreError('USAGE', `Expected ${join(dir, FILES.results)} (run ${role} must be an output folder of 'bre-batch run'), got no such file`, { field: role === 'A' ? 'outA' : 'outB' });
   }
-  return { dir: abs, resultsPath, resultsBytes: rs.size, manifest: manifestOf(abs) };
+  return { dir: abs, resultsPath, resultsBytes: rs.size, ...manifestOf(abs) };
 }
 
-/** A damaged manifest only costs the back-test the run's name and input path. */
-function manifestOf(dir: string): Manifest | null {
+/** A damaged manifest only costs the back-test the run's name and input path (and a damaged design, the compare). */
+function manifestOf(dir: string): Pick<RunFolder, 'manifest' | 'manifestJson'> {
+  let raw: unknown;
   try {
-    return readManifest(dir) ?? null;
+    raw = JSON.parse(readFileSync(join(dir, FILES.manifest), 'utf8'));
   } catch {
-    return null;
+    return { manifest: null, manifestJson: null };
   }
+  const parsed = manifestSchema.safeParse(raw);
+  const json = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+  return { manifest: parsed.success ? parsed.data : null, manifestJson: json };
 }
 
 export interface ErrorCounts {

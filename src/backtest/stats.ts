@@ -9,7 +9,7 @@
  * would make the interval far too wide when most decisions agree.
  */
 
-/** z for a two-sided 95% interval. */
+/** z for a two-sided 95% interval: qnorm(0.975), as R's confint() (design/ uses it too). */
 export const Z95 = 1.959963984540054;
 
 export interface Interval {

@@ -7,11 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrap, replicateSe } from '../../src/backtest/design/bootstrap.js';
 import { checkDesign, coveredPopulation, DesignError, type Design, type LonelyPsu, type Stratum } from '../../src/backtest/design/design.js';
-import { degreesOfFreedom, mean, NO_VARIATION, ratio, total, Z95 } from '../../src/backtest/design/estimators.js';
+import { degreesOfFreedom, mean, NO_VARIATION, ratio, total } from '../../src/backtest/design/estimators.js';
 import { Random } from '../../src/backtest/design/rng.js';
 import { prepareScore, weightedAuc, weightedKs } from '../../src/backtest/design/weighted-score.js';
 import { aucFigures } from '../../src/backtest/score/auc.js';
 import { ksFigures } from '../../src/backtest/score/ks.js';
+import { Z95 } from '../../src/backtest/stats.js';
 import { oriented, tableOf } from '../../src/backtest/score/table.js';
 
 const f64 = (xs: readonly number[]): Float64Array => Float64Array.from(xs);

@@ -16,7 +16,7 @@ import { ARTIFACTS, chartWidths, itChromium, launchChromium, openHtml, sidewaysO
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { handCase } from './fixtures.js';
-import { fullRun, sampledFolder, selection } from './sampled-folders.js';
+import { fullRun, rowsOf, selection, writeSampledFolder } from './sampled-folders.js';
 
 const DOCS = join(ROOT, 'docs');
 
@@ -129,8 +129,8 @@ describe('report.html in headless Chromium', () => {
     const full = await fullRun(join(root, 'full'));
     const sel = await selection();
     // Two sampled rows of August 2024 fail: the report must say so.
-    const fail = new Set([...sel.chosen.entries()].filter(([, c]) => c.stratum === '2024-08').slice(0, 2).map(([k]) => k));
-    const s = sampledFolder(full, join(root, 's20'), sel, { fail });
+    const fail = new Set(rowsOf(sel, '2024-08').slice(0, 2));
+    const s = writeSampledFolder(full, join(root, 's20'), sel, { fail });
     const { files, report } = await runCompare({ outA: s, outB: s, outcome: 'defaulted', score: ['bureau_intel.bureau_score'], period: 'application_date' });
     expect(report.sample?.notice).toBe('estimated from a sample of 300 of 1,500');
 

@@ -7,12 +7,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Selection } from '../../bench/sample-folder.js';
 import type { CompareJson } from '../../src/backtest/compare.js';
 import type { Estimate } from '../../src/backtest/design/estimators.js';
+import type { DrawnSample } from '../../src/pipeline/sample.js';
 import { spawnCli as cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-import { BY_MONTH, fullRun, INPUT, sampledFolder, selection } from './sampled-folders.js';
+import { BY_MONTH, fullRun, INPUT, rowsOf, selection, writeSampledFolder } from './sampled-folders.js';
 
 const OUTCOME = ['--outcome', 'defaulted'];
 
@@ -26,7 +26,7 @@ function lines(path: string): Record<string, unknown>[] {
 
 let root: string;
 let full: string;
-let sel: Selection;
+let sel: DrawnSample;
 let truth: CompareJson;
 
 beforeAll(async () => {
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 describe('compare on a 20% sample stratified by application month', () => {
   it('estimates the population with intervals, says so, and keeps the design in compare.json', async () => {
-    const s = sampledFolder(full, join(root, 's20'), sel);
+    const s = writeSampledFolder(full, join(root, 's20'), sel);
     const out = join(root, 'cmp-s20');
     const r = await cli(['compare', s, s, ...OUTCOME, '--score', 'bureau_intel.bureau_score', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
@@ -119,8 +119,8 @@ describe('compare on a 20% sample stratified by application month', () => {
   }, 60_000);
 
   it('two folders of the same sample give the same estimates as one', async () => {
-    const a = sampledFolder(full, join(root, 'pair-a'), sel);
-    const b = sampledFolder(full, join(root, 'pair-b'), sel);
+    const a = writeSampledFolder(full, join(root, 'pair-a'), sel);
+    const b = writeSampledFolder(full, join(root, 'pair-b'), sel);
     const one = join(root, 'cmp-one');
     const two = join(root, 'cmp-two');
     expect((await cli(['compare', a, a, ...OUTCOME, '--out', one])).code).toBe(0);
@@ -135,9 +135,8 @@ describe('compare on a 20% sample stratified by application month', () => {
 
   it('failed sampled rows are left out and counted; the estimates speak for the strata that still have keys', async () => {
     // Both sampled rows of "(missing)" and 3 of 2024-07's 5 fail in the challenger.
-    const inStratum = (name: string): string[] => [...sel.chosen.entries()].filter(([, c]) => c.stratum === name).map(([k]) => k);
-    const fail = new Set([...inStratum('(missing)'), ...inStratum('2024-07').slice(0, 3)]);
-    const s = sampledFolder(full, join(root, 'failed'), sel, { fail });
+    const fail = new Set([...rowsOf(sel, '(missing)'), ...rowsOf(sel, '2024-07').slice(0, 3)]);
+    const s = writeSampledFolder(full, join(root, 'failed'), sel, { fail });
     const out = join(root, 'cmp-failed');
     const r = await cli(['compare', s, s, ...OUTCOME, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
@@ -159,7 +158,7 @@ describe('compare on a 20% sample stratified by application month', () => {
 
   it('an unfinished run: its unprocessed sampled rows are counted and the report says to resume', async () => {
     const unprocessed = new Set([...sel.chosen.keys()].slice(10, 14));
-    const s = sampledFolder(full, join(root, 'unfinished'), sel, { unprocessed });
+    const s = writeSampledFolder(full, join(root, 'unfinished'), sel, { unprocessed });
     const out = join(root, 'cmp-unfinished');
     const r = await cli(['compare', s, s, ...OUTCOME, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
@@ -179,33 +178,31 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
   }
 
   it('a sample against a run of every row', async () => {
-    const s = sampledFolder(full, join(root, 'r1'), sel);
+    const s = writeSampledFolder(full, join(root, 'r1'), sel);
     await refused(['compare', s, full, '--stage', 'champion'], /Expected runs A and B to be the same sample, got run A a sample \(300 of 1,500 rows\) and run B a run of every row/);
     await refused(['compare', full, s, '--stage', 'champion'], /got run B a sample \(300 of 1,500 rows\) and run A a run of every row/);
   }, 60_000);
 
   it('two samples drawn with different seeds, or shares', async () => {
-    const a = sampledFolder(full, join(root, 'r2a'), sel);
-    const other = sampledFolder(full, join(root, 'r2b'), await selection({ ...BY_MONTH, seed: 'another' }));
+    const a = writeSampledFolder(full, join(root, 'r2a'), sel);
+    const other = writeSampledFolder(full, join(root, 'r2b'), await selection({ ...BY_MONTH, seed: 'another' }));
     await refused(['compare', a, other, '--stage', 'champion'], /the seeds differ \(A 'bre-batch', B 'another'\)/);
-    const bigger = sampledFolder(full, join(root, 'r2c'), await selection({ ...BY_MONTH, share: 0.3 }));
+    const bigger = writeSampledFolder(full, join(root, 'r2c'), await selection({ ...BY_MONTH, sampleShare: '0.3' }));
     await refused(['compare', a, bigger, '--stage', 'champion'], /the sample sizes were asked differently \(A proportional, share 0.2; B proportional, share 0.3\)/);
   }, 60_000);
 
   it('the same design but other keys', async () => {
-    const a = sampledFolder(full, join(root, 'r3a'), sel);
-    // B swaps one sampled key of 2024-08 for an unsampled key of the same month.
-    const chosen = new Map(sel.chosen);
-    const [out08] = [...chosen.entries()].find(([, c]) => c.stratum === '2024-08') as [string, { stratum: string; weight: number }];
-    const spare = [...monthOf().entries()].find(([k, m]) => m === '2024-08' && !chosen.has(k))?.[0] as string;
-    chosen.delete(out08);
-    chosen.set(spare, { stratum: '2024-08', weight: 5 });
-    const b = sampledFolder(full, join(root, 'r3b'), { block: sel.block, chosen });
+    const a = writeSampledFolder(full, join(root, 'r3a'), sel);
+    // B swaps one sampled row of 2024-08 for an unsampled row of the same month.
+    const [out08] = rowsOf(sel, '2024-08');
+    const spare = [...monthOf().entries()].find(([row, m]) => m === '2024-08' && !sel.chosen.has(row))?.[0] as number;
+    const of = (row: number) => (row === out08 ? undefined : row === spare ? { stratum: '2024-08', weight: 5 } : sel.of(row));
+    const b = writeSampledFolder(full, join(root, 'r3b'), { design: sel.design, of });
     await refused(['compare', a, b, '--stage', 'champion'], /Expected runs A and B to hold the same sampled keys in the same strata, got different keys/);
   }, 60_000);
 
   it('a run whose rows disagree with its design (SAMPLE_INVALID)', async () => {
-    const s = sampledFolder(full, join(root, 'r4'), sel);
+    const s = writeSampledFolder(full, join(root, 'r4'), sel);
     const path = join(s, 'results.ndjson');
     const original = readFileSync(path, 'utf8');
     writeFileSync(path, original.replace('"stratum":"2024-08","weight":5', '"stratum":"2024-08","weight":4'));
@@ -216,17 +213,22 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
     await refused(['compare', s, s], /Expected the stratum of row \d+ in .*results\.ndjson to be one of the 16 strata of its manifest\.json, got "2031-01"/);
     writeFileSync(path, original);
     const manifest = join(s, 'manifest.json');
-    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { sample: { strata: { sample: number }[] } };
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { sample: { strata: { sample: number; population: number }[] } };
     m.sample.strata[3].sample -= 1;
     writeFileSync(manifest, JSON.stringify(m));
     await refused(['compare', s, s], /Expected the strata in .*manifest\.json to add up to its population 1500 and sample 300, got 1500 and 299/);
+    // A design that is not the format (a fractional N_h) is refused as well, not taken for a run of every row
+    // (which would give the unweighted figures of a weighted sample, silently).
+    m.sample.strata[3].sample += 1;
+    m.sample.strata[3].population += 0.5;
+    writeFileSync(manifest, JSON.stringify(m));
+    await refused(['compare', s, s], /Expected the sample design in .*manifest\.json to be readable, got a problem at sample\.strata\.3\.population/);
   }, 60_000);
 });
 
-/** Key -> application month of the shipped sample. */
-function monthOf(): Map<string, string> {
+/** Data row number (from 1) -> application month of the shipped sample. */
+function monthOf(): Map<number, string> {
   const [header, ...rows] = readFileSync(INPUT, 'utf8').trimEnd().split('\n').map((l) => l.split(','));
-  const key = header.indexOf('reference_id');
   const date = header.indexOf('application_date');
-  return new Map(rows.map((r) => [r[key], r[date].slice(0, 7)]));
+  return new Map(rows.map((r, i) => [i + 1, r[date].slice(0, 7)]));
 }

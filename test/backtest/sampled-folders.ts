@@ -1,14 +1,19 @@
 /**
  * Sampled output folders for the tests: the shipped champion_challenger sample run whole through the built CLI
- * against the built-in sandbox (once per test file), then sampled from by the selection rule the sample-run
- * branch implements (bench/sample-folder.ts): 20% of each application month, seed `bre-batch`.
+ * against the built-in sandbox (once per test file), then sampled from with the product's own selection
+ * (src/pipeline/sample.ts, through bench/sample-folder.ts): 20% of each application month, seed `bre-batch`.
  */
 import { join } from 'node:path';
-import { readInputKeys, selectSample, writeSampledFolder, type SampledFolderOptions, type SampleDesignSpec, type Selection } from '../../bench/sample-folder.js';
+import { drawFromInput } from '../../bench/sample-folder.js';
+import type { DrawnSample } from '../../src/pipeline/sample.js';
+import type { SampleOptions } from '../../src/sample/design.js';
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
 
+export { writeSampledFolder } from '../../bench/sample-folder.js';
+
 export const INPUT = join(ROOT, 'samples', 'champion_challenger.csv');
-export const BY_MONTH: SampleDesignSpec = { seed: 'bre-batch', share: 0.2, stratifyBy: [{ column: 'application_date', group: 'month' }] };
+/** `--sample-share 0.2 --stratify-by application_date:month --seed bre-batch`. */
+export const BY_MONTH: SampleOptions = { sampleShare: '0.2', stratifyBy: 'application_date:month', seed: 'bre-batch' };
 
 /** Runs the whole sample (1,500 rows, both stages) into `dir`; fails with the CLI's stderr. */
 export async function fullRun(dir: string): Promise<string> {
@@ -17,11 +22,12 @@ export async function fullRun(dir: string): Promise<string> {
   return dir;
 }
 
-export async function selection(spec: SampleDesignSpec = BY_MONTH): Promise<Selection> {
-  const keys = await readInputKeys(INPUT, 'reference_id', spec.stratifyBy);
-  return selectSample(keys, spec);
+/** The sample `run champion_challenger --input samples/champion_challenger.csv` draws with these options. */
+export function selection(options: SampleOptions = BY_MONTH): Promise<DrawnSample> {
+  return drawFromInput(INPUT, options);
 }
 
-export function sampledFolder(full: string, out: string, sel: Selection, o: SampledFolderOptions = {}): string {
-  return writeSampledFolder(full, out, sel, o);
+/** The chosen rows of one stratum, smallest hash first. */
+export function rowsOf(sample: DrawnSample, stratum: string): number[] {
+  return [...sample.chosen.keys()].filter((row) => sample.of(row)?.stratum === stratum);
 }

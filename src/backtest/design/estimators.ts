@@ -17,15 +17,8 @@
  * normal interval is somewhat too narrow; compare.json gives `df` beside every interval so a reader can judge.
  */
 import { CENSUS_TOLERANCE, fpcFactor, stratumWeights, type Design, type LonelyPsu } from './design.js';
+import { Z95, type Interval } from '../stats.js';
 import { stratifiedVariance } from './variance.js';
-
-/** z for a two-sided 95% interval: qnorm(0.975), as R's confint(). */
-export const Z95 = 1.959963984540054;
-
-export interface Interval {
-  readonly lower: number;
-  readonly upper: number;
-}
 
 export interface Estimate {
   readonly estimate: number;

@@ -10,8 +10,8 @@
  * The units are sorted once (prepareScore); each evaluation with another set of weights (a bootstrap replicate)
  * is one pass over them, O(units).
  */
-
-export type Direction = 'higher_is_better' | 'lower_is_better';
+import type { KsFigures } from '../score/ks.js';
+import type { Direction } from '../score/table.js';
 
 /** The scored units with a known outcome, in ascending order of raw score, grouped by distinct value. */
 export interface PreparedScore {
@@ -74,16 +74,8 @@ export function weightedAuc(p: PreparedScore, w: Float64Array): number {
   return p.direction === 'higher_is_better' ? higher : 1 - higher;
 }
 
-export interface WeightedKs {
-  readonly ks: number;
-  /** The raw score where the gap peaks (the smallest such score). */
-  readonly at_score: number;
-  readonly bad_cdf: number;
-  readonly good_cdf: number;
-}
-
-/** Weighted KS; null without good or bad weight. */
-export function weightedKs(p: PreparedScore, w: Float64Array): WeightedKs | null {
+/** Weighted KS, the figures of score/ks.ts's (at the smallest raw score where the gap peaks); null without good or bad weight. */
+export function weightedKs(p: PreparedScore, w: Float64Array): KsFigures | null {
   const G = p.groups.length - 1;
   let totalGood = 0;
   let totalBad = 0;
@@ -94,7 +86,7 @@ export function weightedKs(p: PreparedScore, w: Float64Array): WeightedKs | null
   if (!(totalGood > 0) || !(totalBad > 0)) return null;
   let cumGood = 0;
   let cumBad = 0;
-  let best: WeightedKs | null = null;
+  let best: KsFigures | null = null;
   for (let g = 0; g < G; g += 1) {
     for (let k = p.groups[g]; k < p.groups[g + 1]; k += 1) {
       if (p.bad[k]) cumBad += w[p.order[k]];

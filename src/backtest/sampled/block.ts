@@ -1,41 +1,23 @@
 /**
- * The sample design a sampled run records in its manifest.json (`sample`; the shared format is in the README
- * and src/output/format/manifest.ts): the seed, how the strata were formed, and per stratum N_h (`population`)
- * and n_h (`sample`). Read here with a schema of its own, strict about what the estimates rely on, so that a
- * damaged design is refused with a message (SAMPLE_INVALID) rather than estimated from.
+ * The sample design a sampled run records in its manifest.json (`sample`; its one schema is `sampleDesignSchema`
+ * in src/output/format/manifest.ts): the seed, how the strata were formed, and per stratum N_h (`population`) and
+ * n_h (`sample`). Read strictly, and checked against itself here, so that a damaged design is refused with a
+ * message (SAMPLE_INVALID) rather than estimated from.
  */
-import { z } from 'zod';
 import { BreError } from '../../errors.js';
+import { sampleDesignSchema, type ManifestSample } from '../../output/format/index.js';
 import type { Stratum } from '../design/design.js';
 
-const stratumSchema = z.looseObject({
-  name: z.string(),
-  values: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])),
-  population: z.number().int().positive(),
-  sample: z.number().int().nonnegative(),
-});
-
-export const sampleBlockSchema = z.looseObject({
-  seed: z.string(),
-  method: z.string(),
-  stratify_by: z.array(z.looseObject({ column: z.string(), group: z.string().nullable() })),
-  allocation: z.string(),
-  size: z.number().int().nullable(),
-  share: z.number().nullable(),
-  population: z.number().int().nonnegative(),
-  sampled: z.number().int().nonnegative(),
-  strata: z.array(stratumSchema),
-});
-export type SampleBlock = z.infer<typeof sampleBlockSchema>;
+export type SampleBlock = ManifestSample;
 
 /**
  * The `sample` object of a run's manifest (`undefined` for a run that is not a sample). Refuses (SAMPLE_INVALID)
  * a block that is not the format, or whose numbers disagree with themselves.
  */
-export function sampleBlockOf(manifest: Record<string, unknown> | null, dir: string): SampleBlock | undefined {
+export function sampleBlockOf(manifest: Readonly<Record<string, unknown>> | null, dir: string): SampleBlock | undefined {
   const raw = manifest?.sample;
   if (raw === undefined || raw === null) return undefined;
-  const parsed = sampleBlockSchema.safeParse(raw);
+  const parsed = sampleDesignSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new BreError('SAMPLE_INVALID', `Expected the sample design in ${dir}/manifest.json to be readable, got a problem at sample.${issue.path.join('.')}: ${issue.message}`, { field: 'sample' });

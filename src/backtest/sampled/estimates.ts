@@ -15,11 +15,11 @@
  */
 import { bootstrap, replicateSe } from '../design/bootstrap.js';
 import { checkDesign, coveredPopulation, DEFAULT_LONELY_PSU, stratumWeights, type Design, type Stratum } from '../design/design.js';
-import { census, degreesOfFreedom, interval, NO_VARIATION, noVariation, ratio, total, type Estimate, type Interval } from '../design/estimators.js';
+import { census, degreesOfFreedom, interval, NO_VARIATION, noVariation, ratio, total, type Estimate } from '../design/estimators.js';
 import { prepareScore, weightedAuc, weightedKs, type PreparedScore } from '../design/weighted-score.js';
-import { binLabels } from '../features.js';
+import { binLabels, type FeatureFigures } from '../features.js';
 import type { ScoreSpec } from '../score/spec.js';
-import { psi, psiBand, type PsiBand } from '../stats.js';
+import { psi, psiBand, type Interval } from '../stats.js';
 import type { UnitTable, WeightedFeature } from './units.js';
 
 const LONELY = DEFAULT_LONELY_PSU;
@@ -76,18 +76,12 @@ export interface ScoreEstimates {
 }
 
 /**
- * PSI of a feature between A and B from the estimated population shares of A's bins. No interval: PSI is ≥ 0
- * and its sampling distribution is not normal near 0 (where it mostly is: with no shift, a linearised SE is 0
- * and a bootstrap's intervals sit above the truth), so neither method gives an honest interval there.
+ * PSI of a feature between A and B from the estimated population shares of A's bins (`bins`: each bin's estimated
+ * share, A and B). No interval: PSI is ≥ 0 and its sampling distribution is not normal near 0 (where it mostly
+ * is: with no shift, a linearised SE is 0 and a bootstrap's intervals sit above the truth), so neither method
+ * gives an honest interval there.
  */
-export interface PsiEstimate {
-  readonly feature: string;
-  readonly type: 'numeric' | 'categorical';
-  readonly psi: number | null;
-  readonly band: PsiBand | null;
-  /** Estimated population share of each bin, A and B. */
-  readonly bins: readonly { readonly label: string; readonly a: number; readonly b: number }[];
-}
+export type PsiEstimate = Pick<FeatureFigures, 'feature' | 'type' | 'psi' | 'band' | 'bins'>;
 
 export interface SampleEstimates {
   readonly basis: 'population estimate';

@@ -1,5 +1,5 @@
 /** compare.json `methods` entries of a sampled comparison (merged before the others; report.html lists them). */
-import { Z95 } from '../design/estimators.js';
+import { Z95 } from '../stats.js';
 
 export const SAMPLE_METHODS: Readonly<Record<string, string>> = {
   sample_design: 'stratified simple random sample without replacement (manifest.json `sample`); each sampled key weighs N_h / n_h of its stratum',

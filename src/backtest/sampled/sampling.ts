@@ -17,12 +17,9 @@ import type { ResultLine, RunFolder } from '../folder.js';
 import { designDifference, sampleBlockOf, strataOf, stratifiedBy, type SampleBlock } from './block.js';
 import { SampledRun } from './run-keys.js';
 
-export interface SampleStratumSummary {
-  readonly name: string;
-  readonly values: readonly (string | number | boolean | null)[];
-  /** N_h and n_h of the design, and its weight N_h / n_h (null for a stratum with no sampled row). */
-  readonly population: number;
-  readonly sample: number;
+/** A stratum of the design (N_h `population`, n_h `sample`), its weight and what became of its sampled rows. */
+export interface SampleStratumSummary extends Readonly<SampleBlock['strata'][number]> {
+  /** N_h / n_h (null for a stratum with no sampled row). */
   readonly weight: number | null;
   /** Sampled keys compared; failed in A's / B's errors.ndjson; the rest were not compared for another reason. */
   readonly compared: number;
@@ -34,17 +31,8 @@ export interface SampleStratumSummary {
 export interface SampleSummary {
   /** "estimated from a sample of 300 of 1,500": what the report says at the top and on each figure. */
   readonly notice: string;
-  readonly design: {
-    readonly seed: string;
-    readonly method: string;
-    readonly stratify_by: SampleBlock['stratify_by'];
-    readonly allocation: string;
-    readonly size: number | null;
-    readonly share: number | null;
-    readonly population: number;
-    readonly sampled: number;
-    readonly strata: readonly SampleStratumSummary[];
-  };
+  /** The design as manifest.json records it, each stratum with what became of its rows. */
+  readonly design: Readonly<Omit<SampleBlock, 'strata'>> & { readonly strata: readonly SampleStratumSummary[] };
   /** How A and B were found to be one sample. */
   readonly same_sample: 'one run' | 'same design and keys' | 'same design; keys not compared (a run has not finished)';
   /** Sampled keys compared (the estimates' units) and not. */
@@ -89,8 +77,8 @@ export class Sampling {
    * one that is not, and two different designs.
    */
   static open(A: RunFolder, B: RunFolder, sameFolder: boolean, replicates: number): Sampling | null {
-    const a = sampleBlockOf(A.manifest as Record<string, unknown> | null, A.dir);
-    const b = sameFolder ? a : sampleBlockOf(B.manifest as Record<string, unknown> | null, B.dir);
+    const a = sampleBlockOf(A.manifestJson, A.dir);
+    const b = sameFolder ? a : sampleBlockOf(B.manifestJson, B.dir);
     if (a === undefined && b === undefined) return null;
     if (a === undefined || b === undefined) {
       const [sampled, whole] = a ? ['A', 'B'] : ['B', 'A'];
@@ -156,8 +144,7 @@ export class Sampling {
     return {
       notice: this.notice,
       design: {
-        seed: bl.seed, method: bl.method, stratify_by: bl.stratify_by, allocation: bl.allocation, size: bl.size, share: bl.share,
-        population: bl.population, sampled: bl.sampled,
+        ...bl,
         strata: bl.strata.map((s, h) => ({
           name: s.name, values: s.values, population: s.population, sample: s.sample,
           weight: s.sample > 0 ? s.population / s.sample : null,

@@ -25,7 +25,8 @@ export const sampleDesignSchema = z.object({
   /** Rows in the strata (ΣN_h) and in the sample (Σn_h). */
   population: whole,
   sampled: whole,
-  strata: z.array(z.object({ name: z.string(), values: z.array(z.string().nullable()), population: whole, sample: whole })),
+  /** A stratum exists because rows fell in it: N_h ≥ 1 (the estimators divide by it). */
+  strata: z.array(z.object({ name: z.string(), values: z.array(z.string().nullable()), population: z.number().int().positive(), sample: whole })),
 });
 /** The schema reads what src/sample/draw.ts writes (checked when compiling). */
 type Reads<T extends SampleDesign> = T;
