@@ -253,6 +253,18 @@ export class RunOutput {
 
   #closed = false;
 
+  /**
+   * Hands every pending journal line to the kernel, then to the disk: a database input's resume point
+   * (src/pipeline/frontier.ts) is written only after the lines it covers. A no-op once closed (close syncs).
+   */
+  syncJournals(): void {
+    if (this.#closed) return;
+    this.#results.flush();
+    this.#errors.flush();
+    this.#results.sync();
+    this.#errors.sync();
+  }
+
   /** Closes the journals (flushed and synced); again is a no-op. */
   close(): void {
     if (this.#closed) return;

@@ -21,7 +21,7 @@ import { readNdjson } from '../output/ndjson-file.js';
 import { FILES } from '../output/format/index.js';
 import { openInput } from './input.js';
 import type { RunSettings } from './settings.js';
-import { rowKey, shardOf } from '../input/shard.js';
+import { lineKey, shardOf } from '../input/shard.js';
 import { kindOf } from '../stages/index.js';
 import type { StageConfig } from '../stages/types.js';
 import { SERVICES, type ServiceName } from '../types.js';
@@ -132,24 +132,33 @@ async function doneRows(outDir: string): Promise<RowSet> {
  */
 export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Promise<string> {
   const s = settings;
-  if (s.input === '-') throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
+  if (s.input === '-' && !s.source) throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
   const done = await doneRows(s.outDir);
   let rows = 0;
   let doneCount = 0;
-  const { reader, first } = await openInput(s);
-  batches: for (let next = first; !next.done; next = await reader.next()) for (const row of next.value) {
-    if (s.limit !== undefined && row.row > s.limit) break batches;
-    if (s.shard) {
-      const key = row.readError ? null : rowKey(row, s.pipeline.key);
-      if (shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
+  const { reader, first, db } = await openInput(s);
+  try {
+    if (db && !s.shard) {
+      // A database counts its own rows (the same query); the folder's done rows are those in the count.
+      const total = Math.min(await db.source.count(), s.limit ?? Infinity);
+      if (s.limit === undefined) doneCount = done.size;
+      else for (let r = 1; r <= total; r += 1) if (done.has(r)) doneCount += 1;
+      rows = Math.max(0, total - doneCount);
+    } else {
+      batches: for (let next = first; !next.done; next = await reader.next()) for (const row of next.value) {
+        if (s.limit !== undefined && row.row > s.limit) break batches;
+        if (s.shard && shardOf(lineKey(row, s.pipeline.key), row.row, s.shard.count) !== s.shard.index) continue;
+        if (done.has(row.row)) {
+          doneCount += 1;
+          continue;
+        }
+        rows += 1;
+      }
     }
-    if (done.has(row.row)) {
-      doneCount += 1;
-      continue;
-    }
-    rows += 1;
+  } finally {
+    await reader.return(undefined);
+    await db?.source.close();
   }
-  await reader.return(undefined);
   const plan = computePlan(rows, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
   return formatPlan(plan, { pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount });
 }

@@ -14,6 +14,8 @@ import type { LimiterStats } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
 import type { Manifest } from '../output/format/index.js';
 import { inputFingerprint } from '../output/manifest.js';
+import { FILES, writeFrontier } from '../output/format/index.js';
+import { sourceIdentity, type DbSource } from '../input/db/index.js';
 import { Redactor } from '../output/redact.js';
 import { RunOutput } from '../output/run-output.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
@@ -22,7 +24,8 @@ import type { StageContext } from '../stages/types.js';
 import type { InputRow, NumberStyle, ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
 import { Egress } from './egress.js';
-import { openInput, type InputReading } from './input.js';
+import { estimateInputRows, openInput, type InputReading } from './input.js';
+import { FrontierTracker, type FrontierPoint } from './frontier.js';
 import { Progress } from './progress.js';
 import { OutcomeRecorder } from './recorder.js';
 import type { StageRuntime } from './row.js';
@@ -38,6 +41,9 @@ export interface RunHooks {
   /** Test hook: the run's clock. */
   readonly now?: () => Date;
 }
+
+/** How often a database input's resume point is written while it moves. */
+const FRONTIER_EVERY_MS = 1000;
 
 /** Warnings about rows printed in full; the rest are only counted. */
 const WARNINGS_SHOWN = 20;
@@ -73,6 +79,12 @@ export class Run {
   window!: RowWindow;
   /** Limiter figures, taken when the services are let go of. */
   limiterStats: Partial<Record<ServiceName, LimiterStats>> = {};
+  /** A database input: its source, and (for a run into a folder) the resume point as rows settle. */
+  source: DbSource | undefined;
+  frontier: FrontierTracker | undefined;
+  #frontierSaved: FrontierPoint | undefined;
+  #frontierTimer: NodeJS.Timeout | undefined;
+  #rowEstimate: Promise<number> | undefined;
   #numberStyle: NumberStyle | undefined;
   #progress: Progress | undefined;
   #unlisten: (() => void) | undefined;
@@ -106,10 +118,15 @@ export class Run {
   async open(): Promise<void> {
     const s = this.s;
     const kinds = s.pipeline.stages.map((st) => kindOf(st));
-    const input = await openInput(s, this.log);
+    const input = await openInput(s, this.log, { resume: !s.dryRun });
     this.reader = input.reader;
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
+    this.source = input.db?.source;
+    if (input.db && !s.dryRun) {
+      this.frontier = new FrontierTracker(input.db.start);
+      this.#frontierSaved = input.db.start;
+    }
     const manifest = await this.#manifest(input.reading);
     // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
     if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
@@ -119,6 +136,11 @@ export class Run {
         retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats,
         stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
       });
+      if (this.frontier) {
+        // About once a second: a kill loses at most the last second's move of the resume point.
+        this.#frontierTimer = setInterval(() => this.saveFrontier(), FRONTIER_EVERY_MS);
+        this.#frontierTimer.unref();
+      }
     }
     const stages = s.pipeline.stages.map((config) => {
       const stats = new CallStats();
@@ -135,7 +157,7 @@ export class Run {
     this.recorder.onResult = (stages) => this.decisions.add(stages);
     const services = [...new Set(kinds.map((k) => k.service))];
     this.monitor = await RunMonitor.start(runProbe({
-      s, counters: this.counters, stages: this.stages, egress, services,
+      s, counters: this.counters, stages: this.stages, egress, services, estimate: () => this.rowEstimate(),
       doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0,
     }), {
       dir: this.output ? s.outDir : undefined, metrics: s.metrics, warn: (m) => this.log(m, { level: 'warn' }),
@@ -144,13 +166,35 @@ export class Run {
     // Every lane has its own limiters and connections to keep busy.
     this.window = new RowWindow(windowSize(s.concurrency, new Set(services)) * egress.lanes.length);
     this.#unlisten = this.stop.listen(this.log);
-    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes);
+    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes, () => this.rowEstimate());
     this.#progress.start();
   }
 
   /** The reader has been drained or has failed: it holds no file any more. */
   readerDone(): void {
     this.#readerDone = true;
+  }
+
+  /** About how many data rows the input holds (counted once, on first ask); undefined for stdin. */
+  rowEstimate(): Promise<number> | undefined {
+    this.#rowEstimate ??= estimateInputRows(this.s, this.source);
+    return this.#rowEstimate;
+  }
+
+  /**
+   * Writes the database input's resume point when it has moved: after the journal lines it covers (handed
+   * to the disk first). A folder that cannot be written shows in the journal's next write, which stops the run.
+   */
+  saveFrontier(): void {
+    const point = this.frontier?.point;
+    if (!point || !this.output || point.row === this.#frontierSaved?.row) return;
+    try {
+      this.output.syncJournals();
+      writeFrontier(this.s.outDir, point);
+      this.#frontierSaved = point;
+    } catch (err) {
+      this.log(`warning: cannot write ${FILES.frontier} in ${this.s.outDir}: ${(err as Error).message}`, { level: 'warn' });
+    }
   }
 
   /**
@@ -183,6 +227,9 @@ export class Run {
       await this.monitor?.finish('failed').catch(() => undefined);
       this.monitor = undefined;
       if (!this.#readerDone) await this.reader?.return(undefined).catch(() => undefined);
+      await this.source?.close().catch(() => undefined);
+      clearInterval(this.#frontierTimer);
+      this.saveFrontier();
       this.output?.close();
       this.output?.unlock();
     }
@@ -194,7 +241,9 @@ export class Run {
       version: 1,
       tool: 'bre-batch',
       pipeline: { name: s.pipeline.name, path: s.pipeline.path, sha256: s.pipeline.sha256 },
-      input: { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading },
+      input: s.source
+        ? { path: s.input, format: s.source.url.dialect, size: null, sha256: null, reading, source: sourceIdentity(s.source.url, s.source.relation) }
+        : { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading },
       key: s.pipeline.key,
       shard: s.shard ? `${s.shard.index}/${s.shard.count}` : null,
       limit: s.limit ?? null,
@@ -206,7 +255,8 @@ export class Run {
     const s = this.s;
     let shown = 0;
     return {
-      inputDir: s.input === '-' ? process.cwd() : dirname(resolve(s.input)),
+      // A database's file columns (bureau_report_path...) are relative to where the command runs.
+      inputDir: s.input === '-' || s.source ? process.cwd() : dirname(resolve(s.input)),
       clientId: s.clientId,
       now: this.hooks.now ?? (() => new Date()),
       signal: this.stop.signal,

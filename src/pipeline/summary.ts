@@ -6,6 +6,7 @@ import { describeRate } from '../limits/rates.js';
 import type { CallStats } from '../metrics/service-stats.js';
 import type { Lane } from './egress.js';
 import type { StageRuntime } from './row.js';
+import { sourceIdentity, type SourceStats } from '../input/db/index.js';
 import type { RunSettings } from './settings.js';
 import type { RunSummary } from '../output/format/index.js';
 import type { DecisionCounts } from '../stages/types.js';
@@ -49,6 +50,8 @@ export interface SummaryInput {
   readonly dryRunErrorsPath?: string;
   /** The lanes of a run with several source addresses (one lane: no `addresses` in the summary). */
   readonly lanes?: readonly Lane[];
+  /** A database input: what it read this session. */
+  readonly source?: SourceStats;
 }
 
 export function buildSummary(x: SummaryInput): RunSummary {
@@ -97,6 +100,15 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
     ...(x.remaining ? { remaining: x.remaining } : {}),
+    ...(x.source && x.s.source ? { source: sourceSummary(x.s.source, x.source, x.s.pipeline.key) } : {}),
+  };
+}
+
+/** summary.json's `source`: what a database input read this session, and from where it started. */
+function sourceSummary(db: NonNullable<RunSettings['source']>, st: SourceStats, key: string): NonNullable<RunSummary['source']> {
+  return {
+    ...sourceIdentity(db.url, db.relation), key,
+    started_after_row: st.startedAfterRow, rows_read: st.rowsRead, rows_fetched: st.rowsFetched, queries: st.queries, reconnects: st.reconnects,
   };
 }
 

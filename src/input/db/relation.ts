@@ -6,7 +6,7 @@
  * PostgreSQL folds it to lower case (as `psql` does), MySQL keeps it as written.
  */
 import { BreError } from '../../errors.js';
-import type { DialectName, SourceRelation } from '../../db/index.js';
+import type { DbUrl, DialectName, SourceRelation } from '../../db/index.js';
 
 /** The parts of a dotted name, quotes honoured; undefined when the text is not such a name. */
 export function splitQualifiedName(text: string): { text: string; quoted: boolean }[] | undefined {
@@ -79,7 +79,27 @@ export function tableName(rel: SourceRelation): string | undefined {
   return rel.schema === undefined ? shownPart(rel.name) : `${shownPart(rel.schema)}.${shownPart(rel.name)}`;
 }
 
-/** For messages: `table public.loans` / `the query SELECT ...`. */
+/** Characters of a query's text shown in a message. */
+const SHOWN_QUERY = 160;
+
+/** For messages: `table public.loans` / `the query SELECT ...` (a long query cut short). */
 export function describeRelation(rel: SourceRelation): string {
-  return rel.kind === 'query' ? `the query ${rel.sql}` : `table ${tableName(rel)}`;
+  if (rel.kind === 'table') return `table ${tableName(rel)}`;
+  const oneLine = rel.sql.replace(/\s+/g, ' ');
+  return `the query ${oneLine.length > SHOWN_QUERY ? `${oneLine.slice(0, SHOWN_QUERY)}...` : oneLine}`;
+}
+
+/**
+ * What a database input reads, for the manifest (a resume must read the same): the server, database and user
+ * (the URL without its password, parameters and scheme spelling: postgresql:// is postgres://, mariadb:// is
+ * mysql://), and the table as --table names it or the query's text.
+ */
+export function sourceIdentity(url: DbUrl, rel: SourceRelation): { url: string; table: string | null; query: string | null } {
+  const host = url.host.includes(':') ? `[${url.host}]` : url.host;
+  const user = url.user === undefined ? '' : `${encodeURIComponent(url.user)}@`;
+  return {
+    url: `${url.dialect}://${user}${host}:${url.port}/${encodeURIComponent(url.database)}`,
+    table: tableName(rel) ?? null,
+    query: rel.kind === 'query' ? rel.sql : null,
+  };
 }

@@ -60,7 +60,7 @@ export interface SourceStats {
   rowsRead: number;
   /** Rows the database sent (a page's look-ahead row and a group fetched again count too). */
   rowsFetched: number;
-  /** Statements run for rows (pages, groups, the NULL keys). */
+  /** Statements run for rows (pages, groups, the NULL keys; not the count). */
   queries: number;
   /** Connections opened again after a loss. */
   reconnects: number;
@@ -197,7 +197,7 @@ export class DbSource {
 
   /** Rows of the relation (`SELECT count(*)`), for --plan and the progress bar's total. */
   async count(): Promise<number> {
-    const r = await this.#query<{ n: unknown }>(this.#dialect.keyset.count(this.#opts.relation), []);
+    const r = await this.#query<{ n: unknown }>(this.#dialect.keyset.count(this.#opts.relation), [], false);
     return Number(r.rows[0]?.n ?? 0);
   }
 
@@ -279,7 +279,7 @@ export class DbSource {
    * One statement, again on a new connection after a loss, with backoff (0.25 s doubling to 8 s) for up to
    * `retryForMs`; a statement the database refuses is DB_QUERY_FAILED at once.
    */
-  async #query<R>(sql: string, params: readonly unknown[]): Promise<DbResult<R>> {
+  async #query<R>(sql: string, params: readonly unknown[], forRows = true): Promise<DbResult<R>> {
     const retryFor = this.#opts.retryForMs ?? DEFAULT_RETRY_FOR_MS;
     const sleep = this.#opts.sleep ?? defaultSleep;
     let since: number | undefined;
@@ -288,9 +288,11 @@ export class DbSource {
       if (this.#closed) throw new BreError('INTERRUPTED', 'the input was closed');
       try {
         if (this.#lost || !this.#session) await this.#reconnect();
-        this.stats.queries += 1;
         const r = await this.#session!.query<R>(sql, params);
-        this.stats.rowsFetched += r.rows.length;
+        if (forRows) {
+          this.stats.queries += 1;
+          this.stats.rowsFetched += r.rows.length;
+        }
         if (since !== undefined) this.#opts.notice?.(`the input database is back (${this.description}): reading on`);
         return r;
       } catch (err) {

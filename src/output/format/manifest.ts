@@ -5,6 +5,13 @@ import { BreError } from '../../errors.js';
 import { FILES } from './files.js';
 import { readJsonFile, writeJsonFile } from './json-file.js';
 
+export const sourceSchema = z.object({
+  url: z.string(),
+  table: z.string().nullable(),
+  query: z.string().nullable(),
+});
+export type ManifestSource = z.infer<typeof sourceSchema>;
+
 export const manifestSchema = z.looseObject({
   version: z.literal(1),
   tool: z.literal('bre-batch'),
@@ -18,6 +25,11 @@ export const manifestSchema = z.looseObject({
      * Absent in folders made before it was recorded.
      */
     reading: z.object({ encoding: z.string().nullable(), delimiter: z.string().nullable(), decimal_comma: z.boolean() }).optional(),
+    /**
+     * A database input (`--input postgres://...`; `path` is then the URL too and `format` the dialect): the URL
+     * without its password (nor its parameters), and the table (as --table names it) or the query's text.
+     */
+    source: sourceSchema.optional(),
   }),
   /** The row key column. */
   key: z.string(),
