@@ -19,7 +19,7 @@ import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
 import { parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
 import { PATH_SLACK_MS } from '../limits/pacer.js';
-import { parseRelation } from '../input/db/index.js';
+import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
 import { namesDatabase, resolveDbUrl } from './db-url.js';
 import type { DbInputSettings } from '../pipeline/settings.js';
 
@@ -29,6 +29,7 @@ interface RunArgs {
   table?: string;
   query?: string;
   'input-retry': string;
+  'input-page-rows': number;
   out?: string;
   'input-format'?: string;
   encoding?: string;
@@ -88,7 +89,7 @@ function utcStamp(d = new Date()): string {
  * A database --input (a URL, env:VAR or file:PATH) with --table or --query; undefined for a file. The options
  * that only say how to read text make no sense for a database's typed rows and are refused (exit 2).
  */
-export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'input-retry' | 'input-format' | 'encoding' | 'delimiter' | 'decimal-comma'>): DbInputSettings | undefined {
+export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'input-retry' | 'input-page-rows' | 'input-format' | 'encoding' | 'delimiter' | 'decimal-comma'>): DbInputSettings | undefined {
   if (!namesDatabase(a.input)) {
     const given = a.table !== undefined ? '--table' : a.query !== undefined ? '--query' : undefined;
     if (given) throw new BreError('USAGE', `Expected ${given} only with a database --input (postgres://HOST/DB, mysql://HOST/DB, env:VAR or file:PATH), got --input ${a.input}`, { field: given.slice(2) });
@@ -98,11 +99,14 @@ export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'i
   for (const [flag, value] of textOnly) {
     if (value !== undefined) throw new BreError('USAGE', `Expected no --${flag} with a database --input, got --${flag}${value === true ? '' : ` ${String(value)}`}: a database's rows come typed (numbers as numbers, text as text), not as text to decode`, { field: flag });
   }
+  const pageRows = a['input-page-rows'];
+  if (!Number.isInteger(pageRows) || pageRows < 1 || pageRows > 100_000) throw new BreError('USAGE', `Expected --input-page-rows to be a whole number from 1 to 100000, got '${pageRows}'`, { field: 'input-page-rows' });
   const url = resolveDbUrl(a.input, '--input');
   return {
     url,
     relation: parseRelation({ table: a.table, query: a.query }, url.dialect),
     retryForMs: parseDuration(a['input-retry'], { flag: 'input-retry', unit: 's' }),
+    pageRows,
   };
 }
 
@@ -240,6 +244,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('table', { type: 'string', describe: 'with a database --input: the table to read, NAME or SCHEMA.NAME ("Quoted"."Parts" keep case and dots)' })
     .option('query', { type: 'string', describe: 'with a database --input: a SELECT whose rows to read (instead of --table); it is read in key order, in pages' })
     .option('input-retry', { type: 'string', default: '60s', describe: 'with a database --input: how long to keep connecting again when it goes away mid-run before stopping (exit 3, resumable)' })
+    .option('input-page-rows', { type: 'number', default: DEFAULT_PAGE_ROWS, describe: 'with a database --input: rows read per keyset page (smaller for very wide rows)' })
     .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
     .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: 'default from the extension; required for stdin (e.g. csv.gz for gzip\'ed CSV on stdin)' })
     .option('encoding', { type: 'string', describe: 'text encoding of the input, e.g. windows-1252, latin1, utf-16le, shift_jis (default UTF-8; a byte order mark decides)' })
