@@ -304,10 +304,10 @@ export class DbSource {
         since ??= Date.now();
         const waited = Date.now() - since;
         if (waited >= retryFor) {
-          throw new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${Math.round(retryFor / 1000)} s (${this.description}): ${reasonOf(lastLoss)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err });
+          throw new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(lastLoss)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err });
         }
         const wait = Math.min(8000, 250 * 2 ** Math.min(attempt, 5), retryFor - waited);
-        if (attempt === 0) this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${Math.round(retryFor / 1000)} s`);
+        if (attempt === 0) this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`);
         await sleep(wait);
       }
     }
@@ -327,6 +327,11 @@ export class DbSource {
 /** A broken connection, or a new one that could not be made (the server still down): worth another try. */
 function isLoss(err: unknown): boolean {
   return isConnectionLoss(err) || (isBreError(err) && err.code === 'DB_UNREACHABLE');
+}
+
+/** `300 ms`, `60 s`: --input-retry as a person gave it. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
 function reasonOf(err: unknown): string {
