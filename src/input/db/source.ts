@@ -92,7 +92,8 @@ export class DbSource {
   readonly #opts: DbSourceOptions;
   readonly #pageRows: number;
   #session: DbSession | undefined;
-  #lost = false;
+  /** Why the connection broke while no statement ran (the session's `lost`); undefined while it is fine. */
+  #lost: Error | undefined;
   #closed = false;
   /** The rows' names, where the header check renamed a column (`Reference_ID` -> `reference_id`). */
   #rename: (string | undefined)[] | undefined;
@@ -157,9 +158,9 @@ export class DbSource {
 
   #adopt(session: DbSession): void {
     this.#session = session;
-    this.#lost = false;
-    session.lost.then(() => {
-      if (this.#session === session) this.#lost = true;
+    this.#lost = undefined;
+    session.lost.then((why) => {
+      if (this.#session === session) this.#lost = why;
     }, noop);
   }
 
@@ -287,7 +288,13 @@ export class DbSource {
     for (let attempt = 0; ; attempt += 1) {
       if (this.#closed) throw new BreError('INTERRUPTED', 'the input was closed');
       try {
-        if (this.#lost || !this.#session) await this.#reconnect();
+        if (this.#lost && since === undefined) {
+          // Broken while idle (between pages): seen before the next statement, not by it failing.
+          this.#opts.notice?.(`the input database connection was lost (${reasonOf(this.#lost)}): connecting again`);
+          this.#session?.destroy();
+          this.#session = undefined;
+        }
+        if (!this.#session) await this.#reconnect();
         const r = await this.#session!.query<R>(sql, params);
         if (forRows) {
           this.stats.queries += 1;
@@ -297,7 +304,6 @@ export class DbSource {
         return r;
       } catch (err) {
         if (!isLoss(err)) throw new BreError('DB_QUERY_FAILED', `reading ${this.description} failed: ${queryReason(err)}`, { cause: err });
-        this.#lost = true;
         this.#session?.destroy();
         this.#session = undefined;
         lastLoss = err;
