@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,shared]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,shared]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only. `documented` takes about 8 minutes (3 rounds of 150 s), `--quick` one round
@@ -211,6 +211,26 @@ async function benchEgressAddresses(): Promise<void> {
   });
 }
 
+/**
+ * A database as the input (issue 23): 1M rows from a PostgreSQL table against the same from a CSV file, at
+ * --rate off; peak RSS of 1M table rows over 100k. Needs the local PostgreSQL (and MariaDB, informative).
+ */
+async function benchDbSource(): Promise<void> {
+  const { benchSource } = await import('./source.js');
+  const src = await benchSource({ dir: work, rows: quick ? [20_000, 200_000] : [100_000, 1_000_000] });
+  figures.source = src;
+  const [small, large] = src.postgres;
+  targets.push({
+    section: 'source', figure: `rows/s, ${large.rows.toLocaleString('en-US')} rows from a PostgreSQL table vs the same from CSV, --rate off (whole run; while rows flow)`,
+    measured: `${pct(src.ratioToCsv)} (${large.rowsPerSecond} vs ${src.csv.rowsPerSecond} rows/s); ${pct(src.flowRatioToCsv)}`,
+    target: '>= 80%', met: src.ratioToCsv >= 0.8 && large.exit === 0 && src.csv.exit === 0,
+  });
+  targets.push({
+    section: 'source', figure: `peak RSS, ${large.rows.toLocaleString('en-US')} table rows vs ${small.rows.toLocaleString('en-US')}`,
+    measured: `${src.rssRatio ?? 'n/a'}x (${large.peakRssMb} vs ${small.peakRssMb} MB)`, target: '<= 1.25x', met: src.rssRatio !== null && src.rssRatio <= 1.25,
+  });
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -218,7 +238,7 @@ function round(n: number): number {
 const steps: [string, () => Promise<void>][] = [
   ['sweep', benchRateSweep], ['documented', benchDocumentedLimits], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss],
   ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
-  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['shared', benchShared],
+  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['shared', benchShared],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;
