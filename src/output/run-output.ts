@@ -254,15 +254,13 @@ export class RunOutput {
   #closed = false;
 
   /**
-   * Hands every pending journal line to the kernel, then to the disk: a database input's resume point
-   * (src/pipeline/frontier.ts) is written only after the lines it covers. A no-op once closed (close syncs).
+   * Hands every journal line written so far to the kernel, then to the disk, off the event loop: a database
+   * input's resume point (src/pipeline/frontier.ts) is written only once the lines it covers are there.
+   * Resolves at once when closed (close syncs).
    */
-  syncJournals(): void {
+  async syncJournals(): Promise<void> {
     if (this.#closed) return;
-    this.#results.flush();
-    this.#errors.flush();
-    this.#results.sync();
-    this.#errors.sync();
+    await Promise.all([this.#results.flushAndSync(), this.#errors.flushAndSync()]);
   }
 
   /** Closes the journals (flushed and synced); again is a no-op. */

@@ -48,7 +48,7 @@ export async function finish(run: Run): Promise<RunResult> {
   try {
     out.close();
     // The journals are closed and on disk: the resume point goes after them.
-    run.saveFrontier();
+    await run.saveFrontier();
     if (!stopped && out.retry.size > 0) out.finishRetry();
     const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
     const csv = rebuilt.results;

@@ -83,6 +83,8 @@ export class Run {
   source: DbSource | undefined;
   frontier: FrontierTracker | undefined;
   #frontierSaved: FrontierPoint | undefined;
+  #frontierSave: Promise<void> = Promise.resolve();
+  #frontierPending = 0;
   #frontierTimer: NodeJS.Timeout | undefined;
   #rowEstimate: Promise<number> | undefined;
   #numberStyle: NumberStyle | undefined;
@@ -138,7 +140,7 @@ export class Run {
       });
       if (this.frontier) {
         // About once a second: a kill loses at most the last second's move of the resume point.
-        this.#frontierTimer = setInterval(() => this.saveFrontier(), FRONTIER_EVERY_MS);
+        this.#frontierTimer = setInterval(() => void this.saveFrontier(true), FRONTIER_EVERY_MS);
         this.#frontierTimer.unref();
       }
     }
@@ -182,14 +184,26 @@ export class Run {
   }
 
   /**
-   * Writes the database input's resume point when it has moved: after the journal lines it covers (handed
-   * to the disk first). A folder that cannot be written shows in the journal's next write, which stops the run.
+   * Writes the database input's resume point when it has moved, once the journal lines it covers are on the
+   * disk (synced off the event loop while the run goes on; the point is taken before, so it covers no line
+   * written after). Saves run one after another; the timer's skips a tick while one is under way. A folder
+   * that cannot be written shows in the journal's next write, which stops the run.
    */
-  saveFrontier(): void {
+  saveFrontier(fromTimer = false): Promise<void> {
+    if (fromTimer && this.#frontierPending > 0) return Promise.resolve();
+    this.#frontierPending += 1;
+    this.#frontierSave = this.#frontierSave.then(() => this.#writeFrontier()).finally(() => {
+      this.#frontierPending -= 1;
+    });
+    return this.#frontierSave;
+  }
+
+  async #writeFrontier(): Promise<void> {
     const point = this.frontier?.point;
-    if (!point || !this.output || point.row === this.#frontierSaved?.row) return;
+    const output = this.output;
+    if (!point || !output || point.row <= (this.#frontierSaved?.row ?? 0)) return;
     try {
-      this.output.syncJournals();
+      await output.syncJournals();
       writeFrontier(this.s.outDir, point);
       this.#frontierSaved = point;
     } catch (err) {
@@ -229,8 +243,9 @@ export class Run {
       if (!this.#readerDone) await this.reader?.return(undefined).catch(() => undefined);
       await this.source?.close().catch(() => undefined);
       clearInterval(this.#frontierTimer);
-      this.saveFrontier();
+      // The journals are closed (flushed and synced) first: the last resume point goes after them.
       this.output?.close();
+      await this.saveFrontier();
       this.output?.unlock();
     }
   }
