@@ -95,6 +95,7 @@ export class DbSource {
   /** Why the connection broke while no statement ran (the session's `lost`); undefined while it is fine. */
   #lost: Error | undefined;
   #closed = false;
+  #connecting: Promise<DbSession> | undefined;
   /** The rows' names, where the header check renamed a column (`Reference_ID` -> `reference_id`). */
   #rename: (string | undefined)[] | undefined;
 
@@ -284,18 +285,18 @@ export class DbSource {
     const retryFor = this.#opts.retryForMs ?? DEFAULT_RETRY_FOR_MS;
     const sleep = this.#opts.sleep ?? defaultSleep;
     let since: number | undefined;
-    let lastLoss: unknown;
     for (let attempt = 0; ; attempt += 1) {
-      if (this.#closed) throw new BreError('INTERRUPTED', 'the input was closed');
+      if (this.#closed) throw closedError();
+      let session = this.#session;
       try {
-        if (this.#lost && since === undefined) {
+        if (session && this.#lost) {
           // Broken while idle (between pages): seen before the next statement, not by it failing.
           this.#opts.notice?.(`the input database connection was lost (${reasonOf(this.#lost)}): connecting again`);
-          this.#session?.destroy();
-          this.#session = undefined;
+          this.#drop(session);
+          session = undefined;
         }
-        if (!this.#session) await this.#reconnect();
-        const r = await this.#session!.query<R>(sql, params);
+        session ??= await this.#connect();
+        const r = await session.query<R>(sql, params);
         if (forRows) {
           this.stats.queries += 1;
           this.stats.rowsFetched += r.rows.length;
@@ -303,31 +304,50 @@ export class DbSource {
         if (since !== undefined) this.#opts.notice?.(`the input database is back (${this.description}): reading on`);
         return r;
       } catch (err) {
+        if (this.#closed) throw closedError();
         if (!isLoss(err)) throw new BreError('DB_QUERY_FAILED', `reading ${this.description} failed: ${queryReason(err)}`, { cause: err });
-        this.#session?.destroy();
-        this.#session = undefined;
-        lastLoss = err;
+        // Only the connection this statement ran on: another statement may have opened a new one meanwhile.
+        if (session) this.#drop(session);
         since ??= Date.now();
         const waited = Date.now() - since;
         if (waited >= retryFor) {
-          throw new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(lastLoss)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err });
+          throw new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(err)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err });
         }
-        const wait = Math.min(8000, 250 * 2 ** Math.min(attempt, 5), retryFor - waited);
         if (attempt === 0) this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`);
-        await sleep(wait);
+        await sleep(Math.min(8000, 250 * 2 ** Math.min(attempt, 5), retryFor - waited));
       }
     }
   }
 
-  async #reconnect(): Promise<void> {
-    const session = await openSession(this.#opts.url);
-    if (this.#closed) {
-      await session.close();
-      throw new BreError('INTERRUPTED', 'the input was closed');
-    }
-    this.stats.reconnects += 1;
-    this.#adopt(session);
+  #drop(session: DbSession): void {
+    session.destroy();
+    if (this.#session === session) this.#session = undefined;
   }
+
+  /** A new connection, one at a time (the count and a page may both find the old one gone). */
+  #connect(): Promise<DbSession> {
+    if (this.#session) return Promise.resolve(this.#session);
+    this.#connecting ??= (async () => {
+      try {
+        const session = await openSession(this.#opts.url);
+        if (this.#closed) {
+          await session.close();
+          throw closedError();
+        }
+        this.stats.reconnects += 1;
+        this.#adopt(session);
+        return session;
+      } finally {
+        this.#connecting = undefined;
+      }
+    })();
+    return this.#connecting;
+  }
+
+}
+
+function closedError(): BreError {
+  return new BreError('INTERRUPTED', 'the input was closed');
 }
 
 /** A broken connection, or a new one that could not be made (the server still down): worth another try. */

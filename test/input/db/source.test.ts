@@ -9,10 +9,23 @@ import { parseDbUrl, type DialectName } from '../../../src/db/index.js';
 import { DbSource, type DbSourceOptions } from '../../../src/input/db/index.js';
 import { resolveHeader } from '../../../src/input/header.js';
 import type { InputRow } from '../../../src/types.js';
-import { available, freshDatabase, itDb, killConnections } from '../../helpers/db.js';
+import { adminSession, available, freshDatabase, itDb, killConnections } from '../../helpers/db.js';
 import { loadRows, sql } from '../../helpers/db-load.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { waitFor } from '../../helpers/wait.js';
+
+/** Connections to `database` other than the one asking. */
+async function connectionsTo(dialect: DialectName, database: string): Promise<number> {
+  const admin = await adminSession(dialect);
+  try {
+    const r = dialect === 'postgres'
+      ? await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
+      : await admin.query<{ n: string }>('SELECT count(*) AS n FROM information_schema.PROCESSLIST WHERE db = ? AND id <> CONNECTION_ID()', [database]);
+    return Number(r.rows[0].n);
+  } finally {
+    await admin.close();
+  }
+}
 
 async function readAll(src: DbSource, start?: { row: number; key: string | null }): Promise<InputRow[]> {
   const out: InputRow[] = [];
@@ -153,6 +166,25 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       expect(rows.map((r) => r.row)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
       expect(rows.map((r) => r.data.v)).toEqual(Array.from({ length: 60 }, (_, i) => String(i)));
       expect(src.stats.reconnects).toBeGreaterThanOrEqual(1);
+    });
+
+    itDb(dialect)('the count and a page finding the connection gone together open one new connection, and close leaves none', async () => {
+      const src = await open({ relation: { kind: 'table', name: 'manyrows' }, pageRows: 5 });
+      const name = new URL(url).pathname.slice(1);
+      const rows = src.rows();
+      await rows.next();
+      await waitFor(async () => (await killConnections(dialect, name)) >= 1, 10_000, 'the source connection killed');
+      const [count, rest] = await Promise.all([src.count(), (async () => {
+        let n = 5;
+        for (let r = await rows.next(); !r.done; r = await rows.next()) n += r.value.length;
+        return n;
+      })()]);
+      expect(count).toBe(60);
+      expect(rest).toBe(60);
+      expect(src.stats.reconnects).toBe(1);
+      await src.close();
+      // No connection of the source is left open (a closed one may take a moment to leave the server's list).
+      await waitFor(async () => (await connectionsTo(dialect, name)) === 0, 10_000, 'no connection left to the database');
     });
 
     describe('through a proxy that goes away', () => {
