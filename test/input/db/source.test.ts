@@ -97,6 +97,25 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       }
     });
 
+    itDb(dialect)('decimal keys page as numbers (9.5 before 10.25 before 100), dates as dates', async () => {
+      await loadRows(url, 'deckeys', ['100', '9.5', '10.25', '-3', '9.50001'].map((k, i) => ({ reference_id: k, d: `2026-0${i + 1}-01` })), { types: { reference_id: 'decimal(12,5)', d: 'date' } });
+      const src = await open({ relation: { kind: 'table', name: 'deckeys' }, pageRows: 1 });
+      try {
+        expect((await readAll(src)).map((r) => r.sourceKey)).toEqual(['-3.00000', '9.50000', '9.50001', '10.25000', '100.00000']);
+        expect((await readAll(src, { row: 2, key: '9.50000' })).map((r) => r.row)).toEqual([3, 4, 5]);
+      } finally {
+        await src.close();
+      }
+      const byDate = await open({ relation: { kind: 'query', sql: 'SELECT d AS reference_id FROM deckeys' }, pageRows: 2 });
+      try {
+        const rows = await readAll(byDate);
+        expect(rows.map((r) => r.sourceKey)).toEqual(['2026-01-01', '2026-02-01', '2026-03-01', '2026-04-01', '2026-05-01']);
+        expect((await readAll(byDate, { row: 3, key: '2026-03-01' })).map((r) => r.sourceKey)).toEqual(['2026-04-01', '2026-05-01']);
+      } finally {
+        await byDate.close();
+      }
+    });
+
     itDb(dialect)("text keys compare in the database's collation", async () => {
       const src = await open({ relation: { kind: 'table', name: 'cased' }, pageRows: 1 });
       try {
