@@ -339,6 +339,8 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
         const r = await spawnCli(runArgs('location', url, join(dir, `s${k}`), '--table', 'shard_loc', '--rate', 'off', '--shard', `${k}/2`, '--input-page-rows', '9'));
         expect(r.code, r.stderr).toBe(0);
         expect(readOutput(join(dir, `s${k}`)).summary.rows.out_of_shard).toBeGreaterThan(0);
+        // Another shard's rows are settled for this one: its frontier reaches the last row.
+        expect(frontierOf(join(dir, `s${k}`))).toMatchObject({ row: 40, key: 'LOC-000040' });
       }
       const m = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
       expect(m.code, m.stderr).toBe(0);
