@@ -217,17 +217,19 @@ async function benchEgressAddresses(): Promise<void> {
  */
 async function benchDbSource(): Promise<void> {
   const { benchSource } = await import('./source.js');
-  const src = await benchSource({ dir: work, rows: quick ? [20_000, 200_000] : [100_000, 1_000_000] });
+  const src = await benchSource({ dir: work, rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], rounds: quick ? 1 : 2 });
   figures.source = src;
-  const [small, large] = src.postgres;
+  const { small, rounds } = src;
+  const large = rounds[0].postgres.rows;
+  const perRound = rounds.map((r) => `${r.postgres.rowsPerSecond} vs ${r.csv.rowsPerSecond}`).join('; ');
   targets.push({
-    section: 'source', figure: `rows/s, ${large.rows.toLocaleString('en-US')} rows from a PostgreSQL table vs the same from CSV, --rate off (whole run; while rows flow)`,
-    measured: `${pct(src.ratioToCsv)} (${large.rowsPerSecond} vs ${src.csv.rowsPerSecond} rows/s); ${pct(src.flowRatioToCsv)}`,
-    target: '>= 80%', met: src.ratioToCsv >= 0.8 && large.exit === 0 && src.csv.exit === 0,
+    section: 'source', figure: `rows/s, ${large.toLocaleString('en-US')} rows from a PostgreSQL table vs the same from CSV, --rate off (median of ${rounds.length} rounds in turn; whole run, while rows flow)`,
+    measured: `${pct(src.ratioToCsv)}, ${pct(src.flowRatioToCsv)} (rows/s ${perRound})`,
+    target: '>= 80%', met: src.ratioToCsv >= 0.8 && rounds.every((r) => r.postgres.exit === 0 && r.csv.exit === 0),
   });
   targets.push({
-    section: 'source', figure: `peak RSS, ${large.rows.toLocaleString('en-US')} table rows vs ${small.rows.toLocaleString('en-US')}`,
-    measured: `${src.rssRatio ?? 'n/a'}x (${large.peakRssMb} vs ${small.peakRssMb} MB)`, target: '<= 1.25x', met: src.rssRatio !== null && src.rssRatio <= 1.25,
+    section: 'source', figure: `peak RSS, ${large.toLocaleString('en-US')} table rows vs ${small.rows.toLocaleString('en-US')}`,
+    measured: `${src.rssRatio ?? 'n/a'}x (${src.largePeakRssMb} vs ${small.peakRssMb} MB)`, target: '<= 1.25x', met: src.rssRatio !== null && src.rssRatio <= 1.25,
   });
 }
 

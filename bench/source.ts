@@ -3,8 +3,11 @@
  * (`--input postgres://... --table`) and from a CSV file, against a sandbox in another process (so the
  * runner is measured alone). Figures:
  * - rows a second, whole process (start to exit, as a user waits) and while rows flow (summary.json's
- *   rows_per_second), 1M rows from the table against the same 1M from the CSV: the table at least 80%;
- * - peak RSS of the table run at 1M rows over 100k: at most 1.25x (the reader holds a page or two);
+ *   rows_per_second), 1M rows from the table against the same 1M from the CSV: the table at least 80%. These
+ *   machines are shared and their load drifts over the minutes a run takes, so the two runs are taken in
+ *   turn, `rounds` times, the order swapped each round, and the ratio is the median of the rounds';
+ * - peak RSS of the table run at 1M rows (the highest of the rounds) over 100k: at most 1.25x (the reader
+ *   holds a page or two);
  * - the source alone (no pipeline: DbSource read in this process) at several page sizes, rows a second,
  *   which is how the default page size (DEFAULT_PAGE_ROWS) was chosen;
  * - the same table read from MariaDB (informative), when its server answers.
@@ -40,14 +43,24 @@ export interface SourceRun {
   readonly succeeded: number | null;
 }
 
-export interface SourceBenchResult {
+export interface SourceRound {
   readonly csv: SourceRun;
-  readonly postgres: readonly SourceRun[];
-  /** The 1M table run's rows/s over the CSV run's (whole process; and while rows flow). */
+  readonly postgres: SourceRun;
+  /** The table run's rows/s over the CSV run's: whole process, and while rows flow. */
+  readonly ratio: number;
+  readonly flowRatio: number | null;
+}
+
+export interface SourceBenchResult {
+  /** The table run of the small size (the RSS baseline). */
+  readonly small: SourceRun;
+  readonly rounds: readonly SourceRound[];
+  /** The median of the rounds' ratios (whole process; while rows flow). */
   readonly ratioToCsv: number;
   readonly flowRatioToCsv: number | null;
-  /** Peak RSS of the 1M table run over the 100k one. */
+  /** Peak RSS of the large table runs (the highest) over the small one. */
   readonly rssRatio: number | null;
+  readonly largePeakRssMb: number | null;
   readonly readOnly: readonly { readonly pageRows: number; readonly rowsPerSecond: number }[];
   readonly mysql?: SourceRun | { readonly error: string };
 }
@@ -141,7 +154,13 @@ async function readOnly(url: DbUrl, pageRows: number): Promise<number> {
   return Math.round(n / ((performance.now() - t0) / 1000));
 }
 
-export async function benchSource(opts: { dir: string; rows: readonly [number, number]; pageSizes?: readonly number[]; mysql?: boolean }): Promise<SourceBenchResult> {
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export async function benchSource(opts: { dir: string; rows: readonly [number, number]; rounds?: number; pageSizes?: readonly number[]; mysql?: boolean }): Promise<SourceBenchResult> {
   const [small, large] = opts.rows;
   const name = (n: number, d: string) => `bre_bench_src_${d}_${n}_${process.pid}`;
   const sandbox = await startSandboxProcess();
@@ -149,16 +168,31 @@ export async function benchSource(opts: { dir: string; rows: readonly [number, n
   try {
     const csvPath = join(opts.dir, `source-${large}.csv`);
     await writeLocationCsv(csvPath, large);
-    const pg: SourceRun[] = [];
     const urls = new Map<number, string>();
     for (const n of [small, large]) {
       made.push(['postgres', name(n, 'pg')]);
       urls.set(n, await makeTable('postgres', name(n, 'pg'), n));
     }
-    // The CSV run between the two table runs: the machine's load drifts; the ratio compares neighbours.
-    pg.push(await runOnce(`postgres table, ${small} rows`, small, ['--input', urls.get(small)!, '--table', 'loc'], join(opts.dir, 'src-pg-small'), sandbox.url));
-    const csv = await runOnce(`csv, ${large} rows`, large, ['--input', csvPath], join(opts.dir, 'src-csv'), sandbox.url);
-    pg.push(await runOnce(`postgres table, ${large} rows`, large, ['--input', urls.get(large)!, '--table', 'loc'], join(opts.dir, 'src-pg-large'), sandbox.url));
+    const smallRun = await runOnce(`postgres table, ${small} rows`, small, ['--input', urls.get(small)!, '--table', 'loc'], join(opts.dir, 'src-pg-small'), sandbox.url);
+    const rounds: SourceRound[] = [];
+    for (let r = 0; r < (opts.rounds ?? 2); r += 1) {
+      const table = () => runOnce(`postgres table, ${large} rows`, large, ['--input', urls.get(large)!, '--table', 'loc'], join(opts.dir, 'src-pg-large'), sandbox.url);
+      const file = () => runOnce(`csv, ${large} rows`, large, ['--input', csvPath], join(opts.dir, 'src-csv'), sandbox.url);
+      // The order swapped each round: neither input always gets the quieter minutes.
+      let postgres: SourceRun;
+      let csv: SourceRun;
+      if (r % 2 === 0) {
+        postgres = await table();
+        csv = await file();
+      } else {
+        csv = await file();
+        postgres = await table();
+      }
+      rounds.push({
+        csv, postgres, ratio: ratio(postgres.rowsPerSecond, csv.rowsPerSecond),
+        flowRatio: postgres.flowRowsPerSecond && csv.flowRowsPerSecond ? ratio(postgres.flowRowsPerSecond, csv.flowRowsPerSecond) : null,
+      });
+    }
     rmSync(csvPath, { force: true });
     const largeUrl = parseDbUrl(urls.get(large)!, { flag: 'bench' });
     const readOnlyRuns = [];
@@ -173,12 +207,15 @@ export async function benchSource(opts: { dir: string; rows: readonly [number, n
         mysql = { error: (err as Error).message };
       }
     }
-    const [pgSmall, pgLarge] = pg;
+    const flows = rounds.map((r) => r.flowRatio).filter((x): x is number => x !== null);
+    const peaks = rounds.map((r) => r.postgres.peakRssMb).filter((x): x is number => x !== null);
+    const largePeak = peaks.length > 0 ? Math.max(...peaks) : null;
     return {
-      csv, postgres: pg,
-      ratioToCsv: ratio(pgLarge.rowsPerSecond, csv.rowsPerSecond),
-      flowRatioToCsv: pgLarge.flowRowsPerSecond && csv.flowRowsPerSecond ? ratio(pgLarge.flowRowsPerSecond, csv.flowRowsPerSecond) : null,
-      rssRatio: pgSmall.peakRssMb && pgLarge.peakRssMb ? ratio(pgLarge.peakRssMb, pgSmall.peakRssMb) : null,
+      small: smallRun, rounds,
+      ratioToCsv: ratio(median(rounds.map((r) => r.ratio)), 1),
+      flowRatioToCsv: flows.length > 0 ? ratio(median(flows), 1) : null,
+      rssRatio: smallRun.peakRssMb && largePeak ? ratio(largePeak, smallRun.peakRssMb) : null,
+      largePeakRssMb: largePeak,
       readOnly: readOnlyRuns,
       ...(mysql ? { mysql } : {}),
     };
