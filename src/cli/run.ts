@@ -29,6 +29,7 @@ interface RunArgs {
   table?: string;
   query?: string;
   'input-retry': string;
+  'input-timeout': string;
   'input-page-rows': number;
   out?: string;
   'input-format'?: string;
@@ -89,7 +90,7 @@ function utcStamp(d = new Date()): string {
  * A database --input (a URL, env:VAR or file:PATH) with --table or --query; undefined for a file. The options
  * that only say how to read text make no sense for a database's typed rows and are refused (exit 2).
  */
-export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'input-retry' | 'input-page-rows' | 'input-format' | 'encoding' | 'delimiter' | 'decimal-comma'>): DbInputSettings | undefined {
+export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'input-retry' | 'input-timeout' | 'input-page-rows' | 'input-format' | 'encoding' | 'delimiter' | 'decimal-comma'>): DbInputSettings | undefined {
   if (!namesDatabase(a.input)) {
     const given = a.table !== undefined ? '--table' : a.query !== undefined ? '--query' : undefined;
     if (given) throw new BreError('USAGE', `Expected ${given} only with a database --input (postgres://HOST/DB, mysql://HOST/DB, env:VAR or file:PATH), got --input ${a.input}`, { field: given.slice(2) });
@@ -106,6 +107,7 @@ export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'i
     url,
     relation: parseRelation({ table: a.table, query: a.query }, url.dialect),
     retryForMs: parseDuration(a['input-retry'], { flag: 'input-retry', unit: 's' }),
+    statementTimeoutMs: parseDuration(a['input-timeout'], { flag: 'input-timeout', unit: 's', min: 1 }),
     pageRows,
   };
 }
@@ -244,6 +246,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('table', { type: 'string', describe: 'with a database --input: the table to read, NAME or SCHEMA.NAME ("Quoted"."Parts" keep case and dots)' })
     .option('query', { type: 'string', describe: 'with a database --input: a SELECT whose rows to read (instead of --table); it is read in key order, in pages' })
     .option('input-retry', { type: 'string', default: '60s', describe: 'with a database --input: how long to keep connecting again when it goes away mid-run before stopping (exit 3, resumable)' })
+    .option('input-timeout', { type: 'string', default: '5m', describe: 'with a database --input: how long one page may go unanswered before its connection is taken for lost (then connected again, as for --input-retry)' })
     .option('input-page-rows', { type: 'number', default: DEFAULT_PAGE_ROWS, describe: 'with a database --input: rows read per keyset page (smaller for very wide rows)' })
     .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
     .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: 'default from the extension; required for stdin (e.g. csv.gz for gzip\'ed CSV on stdin)' })

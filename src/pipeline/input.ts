@@ -112,7 +112,7 @@ async function openDbInput(s: RunSettings, log: (line: string) => void, opts: Op
   const db = s.source!;
   const req = columnRequirements(s.pipeline);
   const source = await DbSource.open({
-    url: db.url, relation: db.relation, key: s.pipeline.key, retryForMs: db.retryForMs, pageRows: db.pageRows,
+    url: db.url, relation: db.relation, key: s.pipeline.key, retryForMs: db.retryForMs, statementTimeoutMs: db.statementTimeoutMs, pageRows: db.pageRows,
     notice: (line) => log(line),
     header: (header, columns) => resolveHeader({ ...header, nested: jsonPaths(req, columns) }, req),
   });

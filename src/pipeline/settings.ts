@@ -20,6 +20,8 @@ export interface DbInputSettings {
   readonly relation: SourceRelation;
   /** How long a source that went away mid-run is tried again before the run stops (--input-retry; default 60 s). */
   readonly retryForMs: number;
+  /** How long one statement may go unanswered before its connection is taken for lost (--input-timeout; default 5 min). */
+  readonly statementTimeoutMs?: number;
   /** Rows a keyset page keeps (default DEFAULT_PAGE_ROWS, src/input/db/source.ts). */
   readonly pageRows?: number;
 }

@@ -1,7 +1,8 @@
 /**
  * A TCP proxy of a test's own in front of a database server: "the database goes away" is played by cutting
- * the proxy's connections and refusing new ones (`down`), and "it is back" by listening again on the same
- * port (`up`). The shared server itself is never stopped.
+ * the proxy's connections and refusing new ones (`down`), "it is back" by listening again on the same port
+ * (`up`), and a network that drops packets without a word by `stall` (the open connections carry nothing
+ * more, new ones work). The shared server itself is never stopped.
  */
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
@@ -13,11 +14,14 @@ export interface TcpProxy {
   down(): Promise<void>;
   /** Listens again on the same port. */
   up(): Promise<void>;
+  /** The connections open now carry nothing more either way (and are not closed); new ones work. */
+  stall(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   let made = 0;
   let port = 0;
   let server: Server;
@@ -32,7 +36,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       }
       client.pipe(upstream);
       upstream.pipe(client);
-      client.on('close', () => upstream.destroy());
+      const pair: [Socket, Socket] = [client, upstream];
+      pairs.add(pair);
+      client.on('close', () => {
+        upstream.destroy();
+        pairs.delete(pair);
+      });
       upstream.on('close', () => client.destroy());
     });
     server.once('error', reject);
@@ -52,6 +61,16 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     connections: () => made,
     down,
+    stall: () => {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        // Read and dropped: what a black-holing network does to the bytes.
+        client.on('data', () => undefined);
+        upstream.on('data', () => undefined);
+      }
+      pairs.clear();
+    },
     up: listen,
     close: async () => {
       if (server.listening) await down();

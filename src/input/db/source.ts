@@ -15,7 +15,7 @@
  */
 import { BreError, isBreError } from '../../errors.js';
 import {
-  COUNT_COLUMN, dialectOf, isConnectionLoss, isOrderableKeyType, openSession, queryReason, RANK_COLUMN,
+  ConnectionLost, COUNT_COLUMN, dialectOf, isConnectionLoss, isOrderableKeyType, openSession, queryReason, RANK_COLUMN,
   type DbColumn, type DbResult, type DbRow, type DbSession, type DbUrl, type Dialect, type SourceRelation,
 } from '../../db/index.js';
 import type { InputRow } from '../../types.js';
@@ -27,6 +27,12 @@ import { describeRelation } from './relation.js';
 export const DEFAULT_PAGE_ROWS = 2000;
 /** How long a source that went away is tried again before the run stops. */
 export const DEFAULT_RETRY_FOR_MS = 60_000;
+/**
+ * How long one statement may go unanswered before its connection is taken for lost: a network that drops
+ * packets instead of refusing them (a failover, a partition) is otherwise noticed only by TCP keepalive,
+ * after hours.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 300_000;
 
 export interface DbSourceOptions {
   readonly url: DbUrl;
@@ -40,6 +46,7 @@ export interface DbSourceOptions {
   readonly header?: (header: HeaderAsRead, columns: readonly DbColumn[]) => readonly string[];
   readonly pageRows?: number;
   readonly retryForMs?: number;
+  readonly statementTimeoutMs?: number;
   /** Hears a line for the person running when the source goes away and when it is back. */
   readonly notice?: (line: string) => void;
   /** Test hook. */
@@ -296,7 +303,7 @@ export class DbSource {
           session = undefined;
         }
         session ??= await this.#connect();
-        const r = await session.query<R>(sql, params);
+        const r = await this.#answer(session, session.query<R>(sql, params));
         if (forRows) {
           this.stats.queries += 1;
           this.stats.rowsFetched += r.rows.length;
@@ -316,6 +323,25 @@ export class DbSource {
         if (attempt === 0) this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`);
         await sleep(Math.min(8000, 250 * 2 ** Math.min(attempt, 5), retryFor - waited));
       }
+    }
+  }
+
+  /** The statement's answer; after the statement time-out, its connection is ended and it is a loss. */
+  async #answer<T>(session: DbSession, answer: Promise<T>): Promise<T> {
+    const ms = this.#opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new ConnectionLost(new Error(`no answer within ${duration(ms)}`)));
+        // Ending it makes the statement itself give up too (its promise is not waited for any more).
+        session.destroy();
+      }, ms);
+    });
+    answer.catch(noop);
+    try {
+      return await Promise.race([answer, silent]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

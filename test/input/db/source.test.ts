@@ -254,6 +254,23 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
         await proxy.up();
         expect(err).toMatchObject({ code: 'SOURCE_UNAVAILABLE', message: expect.stringMatching(/went away and did not come back within 300 ms \(table manyrows at .*\): .*re-run the same command to resume/) });
       });
+
+      itDb(dialect)('a connection that stops answering without closing is taken for lost after the statement time-out', async () => {
+        const notices: string[] = [];
+        const src = await open({ relation: { kind: 'table', name: 'manyrows' }, pageRows: 5, statementTimeoutMs: 500, notice: (l) => notices.push(l), sleep: async () => undefined }, proxied);
+        const rows: InputRow[] = [];
+        try {
+          for await (const batch of src.rows()) {
+            rows.push(...batch);
+            if (rows.length === 20) proxy.stall();
+          }
+        } finally {
+          await src.close();
+        }
+        expect(rows.map((r) => r.row)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+        expect(src.stats.reconnects).toBe(1);
+        expect(notices.join('\n')).toMatch(/the input database went away \(.*no answer within 500 ms\)/);
+      });
     });
   });
 }
