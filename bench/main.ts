@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,sample_draw,shared,coverage]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sample_draw,shared,coverage]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -237,6 +237,28 @@ async function benchIntervalCoverage(): Promise<void> {
   targets.push({ section: 'coverage', figure: 'real sampled runs whose compare.json estimates equal the derived folders\'', measured: `${cov.real_runs_identical.length} of 2`, target: '2 of 2', met: cov.real_runs_identical.length === 2 });
 }
 
+/**
+ * A database as the input (issue 23): 1M rows from a PostgreSQL table against the same from a CSV file, at
+ * --rate off; peak RSS of 1M table rows over 100k. Needs the local PostgreSQL (and MariaDB, informative).
+ */
+async function benchDbSource(): Promise<void> {
+  const { benchSource } = await import('./source.js');
+  const src = await benchSource({ dir: work, rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], rounds: quick ? 1 : 2 });
+  figures.source = src;
+  const { small, rounds } = src;
+  const large = rounds[0].postgres.rows;
+  const perRound = rounds.map((r) => `${r.postgres.rowsPerSecond} vs ${r.csv.rowsPerSecond}`).join('; ');
+  targets.push({
+    section: 'source', figure: `rows/s, ${large.toLocaleString('en-US')} rows from a PostgreSQL table vs the same from CSV, --rate off (median of ${rounds.length} rounds in turn; whole run, while rows flow)`,
+    measured: `${pct(src.ratioToCsv)}, ${pct(src.flowRatioToCsv)} (rows/s ${perRound})`,
+    target: '>= 80%', met: src.ratioToCsv >= 0.8 && rounds.every((r) => r.postgres.exit === 0 && r.csv.exit === 0),
+  });
+  targets.push({
+    section: 'source', figure: `peak RSS, ${large.toLocaleString('en-US')} table rows vs ${small.rows.toLocaleString('en-US')}`,
+    measured: `${src.rssRatio ?? 'n/a'}x (${src.largePeakRssMb} vs ${small.peakRssMb} MB)`, target: '<= 1.25x', met: src.rssRatio !== null && src.rssRatio <= 1.25,
+  });
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -244,7 +266,7 @@ function round(n: number): number {
 const steps: [string, () => Promise<void>][] = [
   ['sweep', benchRateSweep], ['documented', benchDocumentedLimits], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss],
   ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
-  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['sample_draw', benchSampleCountingPass], ['shared', benchShared], ['coverage', benchIntervalCoverage],
+  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sample_draw', benchSampleCountingPass], ['shared', benchShared], ['coverage', benchIntervalCoverage],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;

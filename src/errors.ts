@@ -63,6 +63,15 @@ export const ERROR_TABLE = {
   DB_UNREACHABLE: input,
   /** A statement the database refused before the run: a table that does not exist, a query with an error. */
   DB_QUERY_FAILED: input,
+  /** A database input's row whose key is NULL (src/input/db/): that row's error. */
+  MISSING_KEY: rowFault,
+  /** A database input's rows that share one key: each is an error (which one is meant cannot be known). */
+  DUPLICATE_KEY: rowFault,
+  /**
+   * A resumed database input whose rows no longer match the journal (a row number now holds another key):
+   * the table changed behind the run; re-running cannot resume it, a new --out starts it again.
+   */
+  SOURCE_CHANGED: input,
   // a call and its answer
   AUTH_REFUSED: refused,
   IP_NOT_ALLOWED: refused,
@@ -85,6 +94,8 @@ export const ERROR_TABLE = {
   INTERRUPTED: stop,
   /** ENOSPC or EDQUOT writing the output folder (or the metrics file): nothing is lost, a re-run resumes. */
   DISK_FULL: stop,
+  /** The database input went away mid-run and did not come back within --input-retry: resumable. */
+  SOURCE_UNAVAILABLE: stop,
 } as const satisfies Record<string, ErrorTreatment>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

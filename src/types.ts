@@ -24,8 +24,21 @@ export interface InputRow {
   readonly line: number;
   /** Column name -> raw value (strings for CSV; any JSON for NDJSON). */
   readonly data: Record<string, unknown>;
-  /** Set when the row could not be read (ragged CSV, NDJSON that is not an object...). */
-  readonly readError?: { readonly code: 'MALFORMED_ROW'; readonly message: string; readonly expected: string; readonly field?: string };
+  /**
+   * Set when the row could not be read (ragged CSV, NDJSON that is not an object...), or, from a database,
+   * has no key or shares its key with other rows (src/input/db/).
+   */
+  readonly readError?: { readonly code: 'MALFORMED_ROW' | 'MISSING_KEY' | 'DUPLICATE_KEY'; readonly message: string; readonly expected: string; readonly field?: string };
+  /**
+   * A database row: its key as the database gave it, as text (null: NULL), which a resume passes back to start
+   * after it. The key written to the output files is the row's key column as for any row (src/input/shard.ts).
+   */
+  readonly sourceKey?: string | null;
+  /**
+   * A database row that is the last of its key (or of the rows without a key): every row read up to it has
+   * been read, whatever the database's order among equal keys, so a resume may start after its key.
+   */
+  readonly groupEnd?: boolean;
 }
 
 /**

@@ -27,6 +27,9 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['LOCAL_ADDRESS_UNUSABLE', 'no', false, false, 2],
   ['DB_UNREACHABLE', 'no', false, false, 2],
   ['DB_QUERY_FAILED', 'no', false, false, 2],
+  ['MISSING_KEY', 'no', false, false, 2],
+  ['DUPLICATE_KEY', 'no', false, false, 2],
+  ['SOURCE_CHANGED', 'no', false, false, 2],
   ['AUTH_REFUSED', 'no', true, false, 3],
   ['IP_NOT_ALLOWED', 'no', true, false, 3],
   ['RATE_LIMITED', 'yes', false, true, 2],
@@ -45,6 +48,7 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['CIRCUIT_OPEN', 'no', false, false, 3],
   ['INTERRUPTED', 'no', false, false, 3],
   ['DISK_FULL', 'no', false, false, 3],
+  ['SOURCE_UNAVAILABLE', 'no', false, false, 3],
 ];
 
 describe('the error table', () => {

@@ -21,10 +21,18 @@ import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
 import { parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
 import { PATH_SLACK_MS } from '../limits/pacer.js';
+import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
+import { namesDatabase, resolveDbUrl } from './db-url.js';
+import type { DbInputSettings } from '../pipeline/settings.js';
 
 interface RunArgs {
   pipeline: string;
   input: string;
+  table?: string;
+  query?: string;
+  'input-retry': string;
+  'input-timeout': string;
+  'input-page-rows': number;
   out?: string;
   'input-format'?: string;
   encoding?: string;
@@ -86,11 +94,39 @@ function utcStamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
+/**
+ * A database --input (a URL, env:VAR or file:PATH) with --table or --query; undefined for a file. The options
+ * that only say how to read text make no sense for a database's typed rows and are refused (exit 2).
+ */
+export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'input-retry' | 'input-timeout' | 'input-page-rows' | 'input-format' | 'encoding' | 'delimiter' | 'decimal-comma'>): DbInputSettings | undefined {
+  if (!namesDatabase(a.input)) {
+    const given = a.table !== undefined ? '--table' : a.query !== undefined ? '--query' : undefined;
+    if (given) throw new BreError('USAGE', `Expected ${given} only with a database --input (postgres://HOST/DB, mysql://HOST/DB, env:VAR or file:PATH), got --input ${a.input}`, { field: given.slice(2) });
+    return undefined;
+  }
+  const textOnly: [string, unknown][] = [['input-format', a['input-format']], ['encoding', a.encoding], ['delimiter', a.delimiter], ['decimal-comma', a['decimal-comma'] || undefined]];
+  for (const [flag, value] of textOnly) {
+    if (value !== undefined) throw new BreError('USAGE', `Expected no --${flag} with a database --input, got --${flag}${value === true ? '' : ` ${String(value)}`}: a database's rows come typed (numbers as numbers, text as text), not as text to decode`, { field: flag });
+  }
+  const pageRows = a['input-page-rows'];
+  if (!Number.isInteger(pageRows) || pageRows < 1 || pageRows > 100_000) throw new BreError('USAGE', `Expected --input-page-rows to be a whole number from 1 to 100000, got '${pageRows}'`, { field: 'input-page-rows' });
+  const url = resolveDbUrl(a.input, '--input');
+  return {
+    url,
+    relation: parseRelation({ table: a.table, query: a.query }, url.dialect),
+    retryForMs: parseDuration(a['input-retry'], { flag: 'input-retry', unit: 's' }),
+    statementTimeoutMs: parseDuration(a['input-timeout'], { flag: 'input-timeout', unit: 's', min: 1 }),
+    pageRows,
+  };
+}
+
 export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
   const pipeline = loadPipeline(a.pipeline);
-  const inputFormat = resolveFormat(a.input, a['input-format']);
-  const text = resolveTextOptions(a, inputFormat);
-  const filesRoot = resolveFilesRoot(a['files-root'], a.input);
+  const source = resolveDbInput(a);
+  // A database's rows are typed values, read as NDJSON's are.
+  const inputFormat = source ? 'ndjson' : resolveFormat(a.input, a['input-format']);
+  const text = source ? {} : resolveTextOptions(a, inputFormat);
+  const filesRoot = resolveFilesRoot(a['files-root'], source ? { database: source.url.display } : a.input);
   const rates = resolveRates(a.rate);
   const rateSlackMs = parseDuration(a['rate-slack'], { flag: 'rate-slack', unit: 'ms' });
   const timeoutsMs = parseServiceDurations(a.timeout, 'timeout', DEFAULT_TIMEOUTS_MS);
@@ -142,8 +178,9 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   }
   const settings: RunSettings = {
     pipeline,
-    input: a.input,
+    input: source ? source.url.display : a.input,
     inputFormat,
+    ...(source ? { source } : {}),
     ...text,
     decimalComma: a['decimal-comma'],
     filesRoot,
@@ -228,6 +265,8 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
       const s = result.stopped;
       log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
       log('bre-batch: re-run the same command to resume; rows already done are not sent again.', { level: 'error' });
+    } else if (result.stopped) {
+      log(`bre-batch: stopped: ${result.stopped.message}`, { level: 'error', code: result.stopped.code });
     }
     return result.exitCode;
   } finally {
@@ -240,7 +279,12 @@ export const runCommand: CommandModule<object, RunArgs> = {
   describe: 'stream rows through a pipeline and write the output folder',
   builder: (y: Argv) => y
     .positional('pipeline', { type: 'string', demandOption: true, describe: 'a shipped pipeline name (see `bre-batch pipelines`) or a path to a pipeline file' })
-    .option('input', { type: 'string', demandOption: true, describe: 'CSV, TSV, NDJSON or Parquet file (CSV, TSV, NDJSON also .gz), or - for stdin' })
+    .option('input', { type: 'string', demandOption: true, describe: 'CSV, TSV, NDJSON or Parquet file (CSV, TSV, NDJSON also .gz), - for stdin, or a database: postgres://HOST[:PORT]/DB, mysql://HOST[:PORT]/DB (no password: PGPASSWORD, ~/.pgpass, MYSQL_PWD), env:VAR or file:PATH holding the URL' })
+    .option('table', { type: 'string', describe: 'with a database --input: the table to read, NAME or SCHEMA.NAME ("Quoted"."Parts" keep case and dots)' })
+    .option('query', { type: 'string', describe: 'with a database --input: a SELECT whose rows to read (instead of --table); it is read in key order, in pages' })
+    .option('input-retry', { type: 'string', default: '60s', describe: 'with a database --input: how long to keep connecting again when it goes away mid-run before stopping (exit 3, resumable)' })
+    .option('input-timeout', { type: 'string', default: '5m', describe: 'with a database --input: how long one page may go unanswered before its connection is taken for lost (then connected again, as for --input-retry)' })
+    .option('input-page-rows', { type: 'number', default: DEFAULT_PAGE_ROWS, describe: 'with a database --input: rows read per keyset page (smaller for very wide rows)' })
     .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
     .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: 'default from the extension; required for stdin (e.g. csv.gz for gzip\'ed CSV on stdin)' })
     .option('encoding', { type: 'string', describe: 'text encoding of the input, e.g. windows-1252, latin1, utf-16le, shift_jis (default UTF-8; a byte order mark decides)' })

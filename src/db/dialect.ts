@@ -3,6 +3,7 @@
  * quoting, parameters, and the SQL the source and the sink need. One file per database implements it
  * (./postgres.ts, ./mysql.ts) and registers itself in ./index.ts; adding another database is one file there.
  */
+import type { KeysetSql } from './keyset.js';
 import type { DbSession } from './session.js';
 import type { DbUrl, DialectName } from './url.js';
 
@@ -22,4 +23,8 @@ export interface Dialect {
   readonly maxIdentifier: number;
   /** Most bind parameters in one statement (65,535 for both, by their wire protocols). */
   readonly maxParams: number;
+
+  // The source (src/input/db/): reading a table or a query in key order.
+  /** The statements of a keyset reader (./keyset.ts). */
+  readonly keyset: KeysetSql;
 }

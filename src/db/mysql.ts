@@ -8,6 +8,7 @@ import mysql from 'mysql2/promise';
 import type { FieldPacket, TypeCastField } from 'mysql2/promise';
 import type { Dialect } from './dialect.js';
 import { connectFailure, ConnectionLost } from './failure.js';
+import { standardKeyset } from './keyset.js';
 import type { DbColumn, DbResult, DbSession } from './session.js';
 import type { DbUrl } from './url.js';
 
@@ -115,6 +116,9 @@ class MysqlSession implements DbSession {
   }
 }
 
+/** Key types MySQL would compare with a text parameter as doubles (exact only to 2^53): cast to DECIMAL instead. */
+const EXACT_NUMBER_TYPES = new Set(['decimal', 'tinyint', 'smallint', 'mediumint', 'int', 'bigint', 'year']);
+
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   label: 'MySQL/MariaDB',
@@ -146,6 +150,13 @@ export const mysqlDialect: Dialect = {
   param() {
     return '?';
   },
+  // The source's statements. MySQL compares an integer or decimal column with a string as doubles ("Type
+  // Conversion in Expression Evaluation"): a bigint key above 2^53 would compare wrongly. DECIMAL(65,30)
+  // holds every integer type and every DECIMAL exactly, and the range is still read from the key's index.
+  keyset: standardKeyset({
+    quote: (id) => mysqlDialect.quote(id), table: (name, schema) => mysqlDialect.table(name, schema),
+    keyParam: (type) => (EXACT_NUMBER_TYPES.has(type) ? 'CAST(? AS DECIMAL(65,30))' : '?'),
+  }),
 };
 
 /** The mysql2 connection of a session this dialect opened. */

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import { connectFailure, ConnectionLost } from './failure.js';
+import { standardKeyset } from './keyset.js';
 import type { DbColumn, DbResult, DbSession } from './session.js';
 import type { DbUrl } from './url.js';
 
@@ -138,6 +139,9 @@ export const postgres: Dialect = {
   param(i) {
     return `$${i}`;
   },
+  // The source's statements. An untyped parameter takes the type of the key it is compared with: bigint
+  // and numeric keys compare as numbers, text keys in the column's collation.
+  keyset: standardKeyset({ quote: (id) => postgres.quote(id), table: (name, schema) => postgres.table(name, schema), keyParam: () => '$1' }),
 };
 
 /** The pg Client of a session this dialect opened (for COPY and cursors, which only it knows). */

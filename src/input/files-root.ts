@@ -34,13 +34,20 @@ export type FilesRoot =
     readonly why: string;
   };
 
-/** The folder an input's files are taken from by default; null for an input that has none (stdin). */
-export function inputFolder(input: string): string | null {
-  return input === '-' ? null : dirname(resolve(input));
+/**
+ * What a run reads its rows from, as far as a files root cares: a file (its folder is the default root), stdin
+ * or a database (neither has a folder).
+ */
+export type InputPlace = string | { readonly database: string };
+
+/** The folder an input's files are taken from by default; null for an input that has none (stdin, a database). */
+export function inputFolder(input: InputPlace): string | null {
+  return typeof input !== 'string' || input === '-' ? null : dirname(resolve(input));
 }
 
 /** Why an input has no folder, for messages. */
-function noFolderWhy(input: string): string {
+function noFolderWhy(input: InputPlace): string {
+  if (typeof input !== 'string') return `the input is the database ${input.database}`;
   return input === '-' ? 'the input is stdin' : `the input ${input} has no folder`;
 }
 
@@ -48,7 +55,7 @@ function noFolderWhy(input: string): string {
  * The run's root: `--files-root` when given (USAGE, exit 2, unless it is a folder), else the input's folder,
  * else none.
  */
-export function resolveFilesRoot(option: string | undefined, input: string): FilesRoot {
+export function resolveFilesRoot(option: string | undefined, input: InputPlace): FilesRoot {
   if (option !== undefined) {
     const expected = (got: string) => new BreError('USAGE', `Expected --files-root to be a folder, got ${got}`, { field: 'files-root', expected: 'a folder' });
     if (option.trim() === '') throw expected('an empty value');

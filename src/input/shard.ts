@@ -18,6 +18,15 @@ export function rowKey(row: InputRow, keyColumn: string): string | null {
   }
 }
 
+/**
+ * The key a row's line in results or errors carries: its key column's, but none for a row that could not be
+ * read, unless a database read it whole and refused it for sharing its key with others (DUPLICATE_KEY).
+ */
+export function lineKey(row: InputRow, keyColumn: string): string | null {
+  if (row.readError && row.readError.code !== 'DUPLICATE_KEY') return null;
+  return rowKey(row, keyColumn);
+}
+
 export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) {

@@ -69,12 +69,32 @@ export function resumedManifest(old: Manifest, now: Manifest): Manifest | undefi
   return a !== undefined && a.path === null && b !== undefined && b.path !== null ? { ...old, input: { ...old.input, files_root: b } } : undefined;
 }
 
+/** A database input's table or query, in words. */
+function describeRead(source: NonNullable<Manifest['input']['source']>): string {
+  return source.table !== null ? `table ${source.table}` : `the query ${source.query ?? ''}`;
+}
+
 /**
- * Refuses to resume into a folder made from another input, pipeline, key or shard, read otherwise, with its files in another root, or drawn as
+ * What differs between two folders' database inputs (another server, database, user, table or query text);
+ * empty when both read the same, or neither reads a database.
+ */
+export function sourceDifferences(old: Manifest, now: Manifest): string[] {
+  const a = old.input.source;
+  const b = now.input.source;
+  if (!a && !b) return [];
+  if (!a || !b) return [`it was made from ${a ? 'the database' : 'the file'} ${old.input.path}, now from ${b ? 'the database' : 'the file'} ${now.input.path}`];
+  const problems: string[] = [];
+  if (a.url !== b.url) problems.push(`it read the database ${a.url}, now ${b.url}`);
+  if (a.table !== b.table || a.query !== b.query) problems.push(`it read ${describeRead(a)}, now ${describeRead(b)}`);
+  return problems;
+}
+
+/**
+ * Refuses to resume into a folder made from another input (file or database source), pipeline, key or shard, read otherwise, with its files in another root, or drawn as
  * another sample (another design, or the same one from other rows: --limit draws it from the first N rows).
  */
 export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
-  const problems: string[] = [];
+  const problems: string[] = [...sourceDifferences(old, now)];
   if (old.pipeline.sha256 !== now.pipeline.sha256) problems.push(`it was made by pipeline '${old.pipeline.name}' (${old.pipeline.path}) with other contents than '${now.pipeline.name}' now`);
   if (old.input.sha256 && now.input.sha256 && old.input.sha256 !== now.input.sha256) problems.push(`it was made from input ${old.input.path}, whose contents differ from ${now.input.path}`);
   if (old.key !== now.key) problems.push(`its row key was '${old.key}', now '${now.key}'`);

@@ -34,7 +34,7 @@ import {
 import { writeColumnJournal } from './column-journal.js';
 import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './columns.js';
 import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './rebuild.js';
-import { describeReading, readDifferently } from './manifest.js';
+import { describeReading, readDifferently, sourceDifferences } from './manifest.js';
 import { designDifference } from '../sample/draw.js';
 import { mergeTimelines } from './timeline.js';
 
@@ -112,7 +112,10 @@ export function readShardFolders(dirs: readonly string[], log: (line: string) =>
   const problems: string[] = [];
   for (const f of folders.slice(1)) {
     if (f.manifest.pipeline.sha256 !== first.manifest.pipeline.sha256) problems.push(`${f.dir} was made by pipeline '${f.manifest.pipeline.name}' with other contents than ${first.dir} ('${first.manifest.pipeline.name}')`);
-    if (f.manifest.input.sha256 !== first.manifest.input.sha256 || f.manifest.input.sha256 === null) problems.push(`${f.dir} read input ${f.manifest.input.path}, whose contents differ from ${first.dir}'s input ${first.manifest.input.path}${f.manifest.input.sha256 === null ? ' (or came from stdin, which cannot be checked)' : ''}`);
+    // Shards of a database input read the same table or query: its identity stands in for the file's hash.
+    const fromDb = f.manifest.input.source !== undefined || first.manifest.input.source !== undefined;
+    if (fromDb) problems.push(...sourceDifferences(first.manifest, f.manifest).map((p) => `${f.dir}: ${p} (${first.dir})`));
+    else if (f.manifest.input.sha256 !== first.manifest.input.sha256 || f.manifest.input.sha256 === null) problems.push(`${f.dir} read input ${f.manifest.input.path}, whose contents differ from ${first.dir}'s input ${first.manifest.input.path}${f.manifest.input.sha256 === null ? ' (or came from stdin, which cannot be checked)' : ''}`);
     if (f.manifest.key !== first.manifest.key) problems.push(`${f.dir} keyed rows by '${f.manifest.key}', ${first.dir} by '${first.manifest.key}'`);
     if (f.count !== first.count) problems.push(`${f.dir} is shard ${f.manifest.shard}, Expected one of ${first.count} like ${first.dir} (${first.manifest.shard})`);
     if (readDifferently(f.manifest, first.manifest)) problems.push(`${f.dir} read its input with ${describeReading(f.manifest.input.reading!)}, ${first.dir} with ${describeReading(first.manifest.input.reading!)}`);

@@ -151,6 +151,16 @@ export class AppendFile {
 
   #syncing = false;
 
+  /**
+   * The lines appended so far handed to the kernel, then to the disk on libuv's thread pool: resolves once
+   * they are on it (what may be written only after them waits for this). Never rejects: a failing disk shows
+   * in the next write.
+   */
+  flushAndSync(): Promise<void> {
+    this.flush();
+    return new Promise((resolve) => fsync(this.#fd, () => resolve()));
+  }
+
   /** Synchronous, also when a background sync may still be running (close must not race it). */
   sync(): void {
     if (!this.#dirty && !this.#syncing) return;

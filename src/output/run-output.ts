@@ -306,6 +306,16 @@ export class RunOutput {
   #closed = false;
 
   /**
+   * Hands every journal line written so far to the kernel, then to the disk, off the event loop: a database
+   * input's resume point (src/pipeline/frontier.ts) is written only once the lines it covers are there.
+   * Resolves at once when closed (close syncs).
+   */
+  async syncJournals(): Promise<void> {
+    if (this.#closed) return;
+    await Promise.all([this.#results.flushAndSync(), this.#errors.flushAndSync()]);
+  }
+
+  /**
    * Closes the journals (flushed and synced); again is a no-op. Every journal is closed; the first failure
    * (a full disk: lines that could not be written) is thrown after.
    */

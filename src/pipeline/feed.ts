@@ -5,7 +5,7 @@
  * still be running then (the runner waits for them).
  */
 import { BreError, isBreError } from '../errors.js';
-import { rowKey, shardOf } from '../input/shard.js';
+import { lineKey, shardOf } from '../input/shard.js';
 import type { InputRow } from '../types.js';
 import type { Run } from './run.js';
 import { writeFailureStop } from './stop.js';
@@ -17,20 +17,26 @@ export async function feed(run: Run): Promise<void> {
       if (run.stopped) break batches;
       if (s.limit !== undefined && row.row > s.limit) break batches;
       counters.read += 1;
-      const key = row.readError ? null : rowKey(row, s.pipeline.key);
+      // A database input's resume point moves over the rows as they settle (./frontier.ts): a row skipped
+      // here is settled at once; a row that runs, once its line is written.
+      run.frontier?.read(row);
+      const key = lineKey(row, s.pipeline.key);
       // Not in the sample: neither a result nor an error, counted (rows without a key or unreadable are
       // errors of the run: they could not be ranked).
-      if (run.sample && key !== null && !run.sample.chosen.has(row.row)) {
+      if (run.sample && key !== null && !row.readError && !run.sample.chosen.has(row.row)) {
         counters.notInSample += 1;
+        run.frontier?.settled(row.row);
         continue;
       }
       if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
         counters.outOfShard += 1;
+        run.frontier?.settled(row.row);
         continue;
       }
       if (output) {
         if (output.done.has(row.row)) {
           counters.resumed += 1;
+          run.frontier?.settled(row.row);
           continue;
         }
         // --retry-errors runs the rows of the errors file, and also the rows an earlier stopped or killed
@@ -63,7 +69,7 @@ export async function feed(run: Run): Promise<void> {
 async function settleRow(run: Run, row: InputRow, key: string | null): Promise<void> {
   try {
     if (row.readError) {
-      run.recorder.unreadable(row);
+      run.recorder.unreadable(row, key);
       return;
     }
     if (run.sample && key === null) {
@@ -85,6 +91,8 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
     // A write failure (disk full) stops the run: the row is not done and will be re-sent on resume.
     run.stop.request(writeFailureStop(run.s.outDir, err));
   } finally {
+    // Not written (the run stopped while it was in flight): it holds the resume point where it is.
+    if (run.output?.done.has(row.row)) run.frontier?.settled(row.row);
     run.counters.lastSettle = performance.now();
     run.window.settled();
   }

@@ -8,18 +8,19 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { BreError } from '../errors.js';
-import { estimateRows } from '../input/read.js';
+import { exitCodeOf, type BreError } from '../errors.js';
 import { FILES, type RunSummary } from '../output/format/index.js';
 import { remainingEstimate } from './plan.js';
 import type { Run } from './run.js';
-import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
 import { buildSummary, type SummaryInput } from './summary.js';
 
 export interface RunResult {
-  /** 0 every row succeeded, 1 some rows in errors, 3 stopped early (README: Exit codes). */
-  readonly exitCode: 0 | 1 | 3;
+  /**
+   * 0 every row succeeded, 1 some rows in errors, 3 stopped early (README: Exit codes); 2 stopped by what a
+   * re-run cannot mend (a database input that changed behind the run, a statement it refuses).
+   */
+  readonly exitCode: 0 | 1 | 2 | 3;
   readonly summary: RunSummary;
   /** Why the run stopped early, for the person reading the terminal. */
   readonly stopped?: BreError;
@@ -29,8 +30,9 @@ export async function finish(run: Run): Promise<RunResult> {
   const { s, stopped } = run;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
-    lanes: run.egress?.lanes, sample: run.sample,
+    lanes: run.egress?.lanes, sample: run.sample, source: run.source?.stats,
   };
+  const stoppedExit = stopped ? exitCodeOf(stopped) : 0;
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
   const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
   const monitor = run.monitor;
@@ -41,7 +43,7 @@ export async function finish(run: Run): Promise<RunResult> {
     writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
     const summary = buildSummary({ ...common, totals: { succeeded: 0, failed: errors.length }, decisions: {}, dryRunErrorsPath: path });
     await monitor?.finish(stopped ? 'stopped' : 'finished');
-    return { exitCode: stopped ? 3 : errors.length > 0 ? 1 : 0, summary, stopped };
+    return { exitCode: stopped ? stoppedExit : errors.length > 0 ? 1 : 0, summary, stopped };
   }
   const out = run.output;
   if (stopped?.code === 'DISK_FULL') {
@@ -63,27 +65,30 @@ export async function finish(run: Run): Promise<RunResult> {
       // the end files are made from the whole lines on disk. Any other failure here is news: thrown.
       if (stopped?.cause !== err) throw err;
     }
+    // The journals are closed and on disk: the resume point goes after them.
+    await run.saveFrontier();
     if (!stopped && out.retry.size > 0) out.finishRetry();
     const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
     const csv = rebuilt.results;
     const totals = { succeeded: csv.rows, failed: out.failedTotal };
-    const remaining = stopped && s.input !== '-' ? await remainingAfterStop(s, totals.succeeded + totals.failed, run.sample) : undefined;
+    const estimate = stopped ? run.rowEstimate() : undefined;
+    const remaining = estimate ? await remainingAfterStop(s, totals.succeeded + totals.failed, estimate) : undefined;
     const summary = buildSummary({ ...common, totals, decisions: run.decisions.counts, csv, transactions: rebuilt.transactions, remaining });
     summary.files = [...rebuilt.files];
     summary.end_of_run = { last_answer_at: new Date(lastAnswerAt).toISOString(), files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10 };
     await monitor?.finish(stopped ? 'stopped' : 'finished');
     out.writeSummary(summary);
     out.unlock();
-    return { exitCode: stopped ? 3 : totals.failed > 0 ? 1 : 0, summary, stopped };
+    return { exitCode: stopped ? stoppedExit : totals.failed > 0 ? 1 : 0, summary, stopped };
   } catch (err) {
     await monitor?.finish('failed').catch(() => undefined);
     throw err;
   }
 }
 
-/** For a stopped run: about how many rows are left (of the sample, for a sampled run) and how long they need. */
-async function remainingAfterStop(s: RunSettings, done: number, sample?: DrawnSample): Promise<RunSummary['remaining']> {
-  const dataRows = sample ? sample.design.sampled + sample.withoutKey + sample.unreadable : Math.min(s.limit ?? Infinity, await estimateRows(s.input, s.inputFormat));
+/** For a stopped run: about how many rows are left (of the sample, for a sampled run) and how long they need at the configured limits. */
+async function remainingAfterStop(s: RunSettings, done: number, estimate: Promise<number>): Promise<RunSummary['remaining']> {
+  const dataRows = Math.min(s.limit ?? Infinity, await estimate.catch(() => 0));
   const rows = Math.max(0, Math.round(dataRows / (s.shard?.count ?? 1)) - done);
   const eta = remainingEstimate(rows, s);
   return { rows_estimate: rows, time_estimate: eta.text, time_estimate_ms: eta.ms };

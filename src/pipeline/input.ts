@@ -4,16 +4,24 @@
  * called or written, so a file with a misnamed column costs one exit 2 and a message, not a night of
  * row errors. `run`, `run --dry-run` and `run --plan` all open their input here.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { BreError, isBreError } from '../errors.js';
+import type { DbColumn } from '../db/index.js';
 import { COMMA_STYLE } from '../input/coerce.js';
 import { checkFileColumns } from '../input/files-root.js';
+import { DbSource, sourceIdentity } from '../input/db/index.js';
 import { resolveHeader, type ColumnRequirements } from '../input/header.js';
-import { readRowBatches } from '../input/read.js';
+import { estimateRows, readRowBatches } from '../input/read.js';
+import { lineKey } from '../input/shard.js';
 import type { Pipeline } from '../config/pipeline.js';
-import type { Manifest } from '../output/format/index.js';
+import { FILES, readFrontier, readManifest, type Manifest } from '../output/format/index.js';
+import { JournalKeys } from '../output/journal-keys.js';
+import { sourceDifferences } from '../output/manifest.js';
 import { kindOf } from '../stages/index.js';
 import type { SampleSpec } from '../sample/design.js';
 import type { InputRow, NumberStyle } from '../types.js';
+import type { FrontierPoint } from './frontier.js';
 import type { RunSettings } from './settings.js';
 
 /** The columns of file paths a pipeline reads (read inside the files root: src/input/files-root.ts). */
@@ -59,19 +67,32 @@ export interface OpenedInput {
   readonly reading: InputReading;
   /** The names rows are keyed by, as the header check resolved them; undefined for NDJSON (no header). */
   readonly columns: readonly string[] | undefined;
+  /** A database input: the source (closed by the caller) and where this session's reading started. */
+  readonly db?: { readonly source: DbSource; readonly start: FrontierPoint | undefined };
+}
+
+export interface OpenOptions {
+  /**
+   * A database input read for a run into --out: start after the folder's frontier, when it has one and may
+   * be trusted, and check that every row the folder holds still has its key. Default: read from the start.
+   */
+  readonly resume?: boolean;
 }
 
 /** What opening the input reads of a run's settings (the bench draws samples with no run around them). */
-export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputFormat' | 'encoding' | 'delimiter' | 'decimalComma' | 'sample' | 'filesRoot' | 'log'>;
+export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputFormat' | 'encoding' | 'delimiter' | 'decimalComma' | 'sample' | 'filesRoot' | 'log' | 'source'>
+  /** Where a database input's resume point is (`OpenOptions.resume`). */
+  & Partial<Pick<RunSettings, 'outDir' | 'retryErrors'>>;
 
 /**
  * Opens the input and reads its first batch of rows (the header with it). Throws a BreError with exit 2
- * (INPUT_HEADER, INPUT_UNREADABLE) when the header is not what the pipeline needs or cannot be read, and
- * FILES_ROOT_NEEDED when it names a column of file paths and the run has no files root (stdin without
- * --files-root).
- * `log` hears the one line saying which separator was sniffed, when it is not a comma.
+ * (INPUT_HEADER, INPUT_UNREADABLE; for a database DB_UNREACHABLE, DB_QUERY_FAILED) when the header is not
+ * what the pipeline needs or the input cannot be read, and FILES_ROOT_NEEDED when it names a column of file
+ * paths and the run has no files root (stdin or a database without --files-root). `log` hears the one line
+ * saying which separator was sniffed, when it is not a comma (and, for a database, where a resume starts).
  */
-export async function openInput(s: InputSettings, log: (line: string) => void = s.log): Promise<OpenedInput> {
+export async function openInput(s: InputSettings, log: (line: string) => void = s.log, opts: OpenOptions = {}): Promise<OpenedInput> {
+  if (s.source) return openDbInput(s, log, opts);
   const req = columnRequirements(s.pipeline, s.sample);
   const files = fileColumns(s.pipeline);
   let delimiter: string | null = null;
@@ -101,4 +122,93 @@ export async function openInput(s: InputSettings, log: (line: string) => void = 
   const separator = delimiter ?? ',';
   const numberStyle = decimalComma || separator !== ',' ? { decimalComma, separator } : COMMA_STYLE;
   return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma }, columns };
+}
+
+/**
+ * The header check of a database input: a json/jsonb column `a` may hold any `a.b` a pipeline reads (its rows
+ * are objects, reached by dotted path as NDJSON's nested fields are: ../input/fields.ts), which the columns
+ * alone cannot tell: such paths count as present, and a row without one is that row's error.
+ */
+export function jsonPaths(req: ColumnRequirements, columns: readonly DbColumn[]): string[] {
+  const json = new Set(columns.filter((c) => c.type === 'json' || c.type === 'jsonb').map((c) => c.name.toLowerCase()));
+  return req.required.flat().filter((name) => name.includes('.') && json.has(name.slice(0, name.indexOf('.')).toLowerCase()));
+}
+
+async function openDbInput(s: InputSettings, log: (line: string) => void, opts: OpenOptions): Promise<OpenedInput> {
+  const db = s.source!;
+  const req = columnRequirements(s.pipeline, s.sample);
+  const files = fileColumns(s.pipeline);
+  let names: string[] | undefined;
+  const source = await DbSource.open({
+    url: db.url, relation: db.relation, key: s.pipeline.key, retryForMs: db.retryForMs, statementTimeoutMs: db.statementTimeoutMs, pageRows: db.pageRows,
+    notice: (line) => log(line),
+    header: (header, columns) => {
+      names = resolveHeader({ ...header, nested: jsonPaths(req, columns) }, req);
+      checkFileColumns(names, files, s.filesRoot, header.where);
+      return names;
+    },
+  });
+  try {
+    const resume = opts.resume ? await resumeOf(s, log) : undefined;
+    const rows = source.rows(resume?.start);
+    const reader = resume ? checkedRows(rows, resume.keys, s.pipeline.key, source.description) : rows;
+    const first = await reader.next();
+    return { reader, first, numberStyle: COMMA_STYLE, reading: { encoding: null, delimiter: null, decimal_comma: false }, columns: names, db: { source, start: resume?.start } };
+  } catch (err) {
+    await source.close();
+    throw err;
+  }
+}
+
+/**
+ * Where a database input's run into --out starts, and the keys of the rows the folder holds after it. From
+ * the start: a new folder, a folder of another input (the output refuses it when it opens), --retry-errors
+ * or an interrupted retry (the rows to run again are anywhere), and a folder without a readable frontier
+ * (killed before its first write: the done rows are skipped as for a file).
+ */
+async function resumeOf(s: InputSettings, log: (line: string) => void): Promise<{ start: FrontierPoint | undefined; keys: JournalKeys } | undefined> {
+  const dir = s.outDir;
+  if (dir === undefined) return undefined;
+  const old = readManifest(dir);
+  if (!old || old.key !== s.pipeline.key || old.input.source === undefined) return undefined;
+  const now = { ...old, input: { ...old.input, source: sourceIdentity(s.source!.url, s.source!.relation) } };
+  if (sourceDifferences(old, now).length > 0) return undefined;
+  let start: FrontierPoint | undefined;
+  if (!s.retryErrors && !existsSync(join(dir, FILES.retrying))) {
+    const read = readFrontier(dir);
+    if (read.problem) log(`warning: ${join(dir, FILES.frontier)} cannot be read (${read.problem}): reading the input from its start (rows already done are skipped)`);
+    start = read.frontier ? { row: read.frontier.row, key: read.frontier.key } : undefined;
+  }
+  if (start) log(`resuming after row ${start.row} (${s.pipeline.key} ${start.key === null ? 'NULL' : `'${start.key}'`}): the rows up to it are done`);
+  return { start, keys: await JournalKeys.read(dir, start?.row ?? 0) };
+}
+
+/** The rows, each one the folder already holds checked against its line's key: SOURCE_CHANGED when it differs. */
+async function* checkedRows(rows: AsyncGenerator<InputRow[]>, keys: JournalKeys, keyColumn: string, what: string): AsyncGenerator<InputRow[]> {
+  for await (const batch of rows) {
+    if (keys.size > 0) {
+      for (const r of batch) {
+        // The rows of a duplicated key are all errors, in an order the database does not keep: any of them
+        // may take any of their numbers.
+        if (r.readError?.code === 'DUPLICATE_KEY') continue;
+        const key = lineKey(r, keyColumn);
+        if (keys.matches(r.row, key) === false) {
+          throw new BreError('SOURCE_CHANGED', `row ${r.row} of ${what} now has ${keyColumn} ${key === null ? 'NULL' : `'${key}'`}, but the output folder's line for row ${r.row} has another key: `
+            + 'the input changed behind the run (rows added or removed before the last row read, or keys changed), so its row numbers no longer name the same rows. '
+            + 'Nothing more is read into this folder; to run the input as it is now, use a new --out', { row: r.row, field: keyColumn });
+        }
+      }
+    }
+    yield batch;
+  }
+}
+
+/**
+ * About how many data rows the input holds, for the progress bar, the monitor and a stopped run's estimate:
+ * a file's lines (src/input/read.ts), a database's `count(*)`; undefined for stdin.
+ */
+export function estimateInputRows(s: RunSettings, source?: DbSource): Promise<number> | undefined {
+  if (source) return source.count();
+  if (s.input === '-' || s.source) return undefined;
+  return estimateRows(s.input, s.inputFormat);
 }

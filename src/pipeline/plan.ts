@@ -23,7 +23,7 @@ import { FILES } from '../output/format/index.js';
 import { assumedRowBytes, estimateRoom, formatBytes, freeBytes, journalBytesIn, roomWarning, type RoomEstimate } from '../output/room.js';
 import { openInput } from './input.js';
 import type { RunSettings } from './settings.js';
-import { rowKey, shardOf } from '../input/shard.js';
+import { lineKey, shardOf } from '../input/shard.js';
 import { kindOf } from '../stages/index.js';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf, type SampleDesign } from '../sample/draw.js';
@@ -173,7 +173,7 @@ async function doneRows(outDir: string): Promise<RowSet> {
  */
 export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Promise<string> {
   const s = settings;
-  if (s.input === '-') throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
+  if (s.input === '-' && !s.source) throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
   const done = await doneRows(s.outDir);
   const drawn = s.sample ? await drawSample(s, s.sample) : undefined;
   // A sampled run sends the sample's rows (and writes the rows without a key or unreadable to errors); the
@@ -181,19 +181,31 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   let rows = 0;
   let sampleRows = 0;
   let doneCount = 0;
-  const { reader, first } = await openInput(s);
-  batches: for (let next = first; !next.done; next = await reader.next()) for (const row of next.value) {
-    if (s.limit !== undefined && row.row > s.limit) break batches;
-    const key = row.readError ? null : rowKey(row, s.pipeline.key);
-    if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
-    if (done.has(row.row)) {
-      doneCount += 1;
-      continue;
+  const { reader, first, db } = await openInput(s);
+  try {
+    if (db && !s.shard && !drawn) {
+      // A database counts its own rows (the same query); the folder's done rows are those in the count.
+      const total = Math.min(await db.source.count(), s.limit ?? Infinity);
+      if (s.limit === undefined) doneCount = done.size;
+      else for (let r = 1; r <= total; r += 1) if (done.has(r)) doneCount += 1;
+      rows = Math.max(0, total - doneCount);
+    } else {
+      batches: for (let next = first; !next.done; next = await reader.next()) for (const row of next.value) {
+        if (s.limit !== undefined && row.row > s.limit) break batches;
+        const key = lineKey(row, s.pipeline.key);
+        if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
+        if (done.has(row.row)) {
+          doneCount += 1;
+          continue;
+        }
+        rows += 1;
+        if (drawn && (key === null || row.readError || drawn.chosen.has(row.row))) sampleRows += 1;
+      }
     }
-    rows += 1;
-    if (drawn && (key === null || drawn.chosen.has(row.row))) sampleRows += 1;
+  } finally {
+    await reader.return(undefined);
+    await db?.source.close();
   }
-  await reader.return(undefined);
   const planOf = (n: number) => computePlan(n, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
   const plan = planOf(drawn ? sampleRows : rows);
   return formatPlan(plan, {

@@ -20,15 +20,15 @@ export interface ProbeSources {
   readonly services: readonly ServiceName[];
   /** Rows in results or errors when the folder was opened. */
   readonly doneBefore: number;
-  /** A sampled run: the rows it sends over all shards (the sample, and the rows that are errors of the run). */
-  readonly sampleRows?: number;
+  /** The input's rows (a file's lines, a database's count); undefined when unknown (stdin). Default: the file's. */
+  readonly estimate?: () => Promise<number> | undefined;
 }
 
 export function runProbe(x: ProbeSources): RunProbe {
   let total: number | null = null;
-  if (x.sampleRows !== undefined) total = Math.round(x.sampleRows / (x.s.shard?.count ?? 1));
-  else if (x.s.input !== '-') {
-    void estimateRows(x.s.input, x.s.inputFormat).then((rows) => {
+  const estimate = x.estimate ? x.estimate() : x.s.input === '-' ? undefined : estimateRows(x.s.input, x.s.inputFormat);
+  if (estimate !== undefined) {
+    void estimate.then((rows) => {
       const limited = x.s.limit !== undefined ? Math.min(rows, x.s.limit) : rows;
       total = Math.round(limited / (x.s.shard?.count ?? 1));
     }).catch(() => undefined);

@@ -21,11 +21,11 @@ export class Progress {
     private readonly stages: readonly StageRuntime[],
     private readonly client: Pick<ServiceClient, 'stats'>,
     private readonly counters: RunCounters,
-    private readonly input: string,
+    input: string,
     /** With several source addresses: calls, 429s and rate per address on the line too. */
     private readonly lanes: readonly Lane[] = [],
-    /** A sampled run: the rows it sends over all shards, instead of the input's. */
-    private readonly sampleRows?: number,
+    /** The input's rows (a file's lines, a database's count); undefined when unknown (stdin). */
+    private readonly estimate: () => Promise<number> | undefined = () => (input === '-' ? undefined : estimateRows(input, s.inputFormat)),
   ) {
     this.#enabled = s.progress && process.stderr.isTTY === true;
   }
@@ -33,10 +33,11 @@ export class Progress {
   start(): void {
     if (!this.#enabled) return;
     const perAddress = this.lanes.length > 1 ? ' | {addresses}' : '';
+    const estimate = this.estimate();
     this.#bar = new cliProgress.SingleBar({
       stream: process.stderr,
       // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
-      format: this.input === '-'
+      format: estimate === undefined
         ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}`
         : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}${perAddress}`,
       hideCursor: true,
@@ -44,9 +45,8 @@ export class Progress {
       fps: 4,
     }, cliProgress.Presets.shades_classic);
     this.#bar.start(0, 0, this.#payload());
-    if (this.sampleRows !== undefined) this.#total = Math.round(this.sampleRows / (this.s.shard?.count ?? 1));
-    else if (this.input !== '-') {
-      void estimateRows(this.input, this.s.inputFormat).then((n) => {
+    if (estimate !== undefined) {
+      void estimate.then((n) => {
         this.#total = n;
         if (this.s.limit !== undefined) this.#total = Math.min(this.#total, this.s.limit);
       }).catch(() => undefined);

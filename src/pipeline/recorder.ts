@@ -100,12 +100,16 @@ export class OutcomeRecorder {
     }
   }
 
-  /** A row the reader could not read (ragged CSV, NDJSON that is not an object, ...). */
-  unreadable(row: InputRow): void {
+  /**
+   * A row the reader could not read (ragged CSV, NDJSON that is not an object, ...), or a database row without
+   * a key or sharing it: those were read whole, so their line has the row (masked) and the key they share.
+   */
+  unreadable(row: InputRow, key: string | null = null): void {
     const r = row.readError!;
     this.counters.invalid += 1;
     this.counters.failed += 1;
-    this.#writeError({ row: row.row, line: row.line, key: null, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input: null });
+    const input = row.sourceKey !== undefined ? this.#input(row.data) : null;
+    this.#writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input });
   }
 
   /**

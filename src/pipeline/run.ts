@@ -14,6 +14,8 @@ import type { LimiterStats } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
 import type { Manifest } from '../output/format/index.js';
 import { inputFingerprint } from '../output/manifest.js';
+import { FILES, writeFrontier } from '../output/format/index.js';
+import { sourceIdentity, type DbSource } from '../input/db/index.js';
 import { Redactor } from '../output/redact.js';
 import { RunOutput } from '../output/run-output.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
@@ -22,7 +24,8 @@ import type { StageContext } from '../stages/types.js';
 import type { InputRow, NumberStyle, ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
 import { Egress } from './egress.js';
-import { openInput, type InputReading } from './input.js';
+import { estimateInputRows, openInput, type InputReading } from './input.js';
+import { FrontierTracker, type FrontierPoint } from './frontier.js';
 import { Progress } from './progress.js';
 import { OutcomeRecorder } from './recorder.js';
 import type { StageRuntime } from './row.js';
@@ -41,6 +44,9 @@ export interface RunHooks {
   /** Test hook: the run's clock. */
   readonly now?: () => Date;
 }
+
+/** How often a database input's resume point is written while it moves. */
+const FRONTIER_EVERY_MS = 1000;
 
 /** Warnings about rows printed in full; the rest are only counted. */
 const WARNINGS_SHOWN = 20;
@@ -78,6 +84,14 @@ export class Run {
   window!: RowWindow;
   /** Limiter figures, taken when the services are let go of. */
   limiterStats: Partial<Record<ServiceName, LimiterStats>> = {};
+  /** A database input: its source, and (for a run into a folder) the resume point as rows settle. */
+  source: DbSource | undefined;
+  frontier: FrontierTracker | undefined;
+  #frontierSaved: FrontierPoint | undefined;
+  #frontierSave: Promise<void> = Promise.resolve();
+  #frontierPending = 0;
+  #frontierTimer: NodeJS.Timeout | undefined;
+  #rowEstimate: Promise<number> | undefined;
   #numberStyle: NumberStyle | undefined;
   #progress: Progress | undefined;
   #unlisten: (() => void) | undefined;
@@ -111,10 +125,15 @@ export class Run {
   async open(): Promise<void> {
     const s = this.s;
     const kinds = s.pipeline.stages.map((st) => kindOf(st));
-    const input = await openInput(s, this.log);
+    const input = await openInput(s, this.log, { resume: !s.dryRun });
     this.reader = input.reader;
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
+    this.source = input.db?.source;
+    if (input.db && !s.dryRun) {
+      this.frontier = new FrontierTracker(input.db.start);
+      this.#frontierSaved = input.db.start;
+    }
     // The counting pass, before the folder exists: a --stratify-by column the input lacks is exit 2.
     if (s.sample) this.sample = await drawSample(s, s.sample);
     const manifest = await this.#manifest(input.reading);
@@ -131,8 +150,13 @@ export class Run {
       const output = this.output;
       const bytesAtOpen = output.journalBytes;
       output.whenWritten(ROOM_SAMPLE_ROWS, () => {
-        void checkRoom(s, output, bytesAtOpen, (line) => this.log(line, { level: 'warn' })).catch(() => undefined);
+        void checkRoom(s, output, bytesAtOpen, () => this.rowEstimate(), (line) => this.log(line, { level: 'warn' })).catch(() => undefined);
       });
+      if (this.frontier) {
+        // About once a second: a kill loses at most the last second's move of the resume point.
+        this.#frontierTimer = setInterval(() => void this.saveFrontier(true), FRONTIER_EVERY_MS);
+        this.#frontierTimer.unref();
+      }
     }
     const stages = s.pipeline.stages.map((config) => {
       const stats = new CallStats();
@@ -150,8 +174,8 @@ export class Run {
     this.recorder.membership = this.sample?.of;
     const services = [...new Set(kinds.map((k) => k.service))];
     this.monitor = await RunMonitor.start(runProbe({
-      s, counters: this.counters, stages: this.stages, egress, services,
-      doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0, sampleRows: this.#sampleRows(),
+      s, counters: this.counters, stages: this.stages, egress, services, estimate: () => this.rowEstimate(),
+      doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0,
     }), {
       dir: this.output ? s.outDir : undefined, metrics: s.metrics, warn: (m) => this.log(m, { level: 'warn' }),
       stop: (why) => this.stop.request(why),
@@ -160,13 +184,49 @@ export class Run {
     // Every lane has its own limiters and connections to keep busy.
     this.window = new RowWindow(windowSize(s.concurrency, new Set(services)) * egress.lanes.length);
     this.#unlisten = this.stop.listen(this.log);
-    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes, this.#sampleRows());
+    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes, () => this.rowEstimate());
     this.#progress.start();
   }
 
   /** The reader has been drained or has failed: it holds no file any more. */
   readerDone(): void {
     this.#readerDone = true;
+  }
+
+  /** About how many data rows the input holds (counted once, on first ask); undefined for stdin. */
+  rowEstimate(): Promise<number> | undefined {
+    // A sampled run sends its sample's rows (and writes those without a key, or unreadable, to errors).
+    const sampled = this.#sampleRows();
+    this.#rowEstimate ??= sampled !== undefined ? Promise.resolve(sampled) : estimateInputRows(this.s, this.source);
+    return this.#rowEstimate;
+  }
+
+  /**
+   * Writes the database input's resume point when it has moved, once the journal lines it covers are on the
+   * disk (synced off the event loop while the run goes on; the point is taken before, so it covers no line
+   * written after). Saves run one after another; the timer's skips a tick while one is under way. A folder
+   * that cannot be written shows in the journal's next write, which stops the run.
+   */
+  saveFrontier(fromTimer = false): Promise<void> {
+    if (fromTimer && this.#frontierPending > 0) return Promise.resolve();
+    this.#frontierPending += 1;
+    this.#frontierSave = this.#frontierSave.then(() => this.#writeFrontier()).finally(() => {
+      this.#frontierPending -= 1;
+    });
+    return this.#frontierSave;
+  }
+
+  async #writeFrontier(): Promise<void> {
+    const point = this.frontier?.point;
+    const output = this.output;
+    if (!point || !output || point.row <= (this.#frontierSaved?.row ?? 0)) return;
+    try {
+      await output.syncJournals();
+      writeFrontier(this.s.outDir, point);
+      this.#frontierSaved = point;
+    } catch (err) {
+      this.log(`warning: cannot write ${FILES.frontier} in ${this.s.outDir}: ${(err as Error).message}`, { level: 'warn' });
+    }
   }
 
   /**
@@ -199,9 +259,13 @@ export class Run {
       await this.monitor?.finish('failed').catch(() => undefined);
       this.monitor = undefined;
       if (!this.#readerDone) await this.reader?.return(undefined).catch(() => undefined);
+      await this.source?.close().catch(() => undefined);
+      clearInterval(this.#frontierTimer);
       try {
         // Closed already unless a step threw; a failure here (a full disk) is that step's to report.
         this.output?.close();
+        // The journals are closed (flushed and synced) first: the last resume point goes after them.
+        await this.saveFrontier();
       } catch {
         /* the journals hold whole lines only (src/output/ndjson-file.ts) */
       } finally {
@@ -217,7 +281,9 @@ export class Run {
       tool: 'bre-batch',
       pipeline: { name: s.pipeline.name, path: s.pipeline.path, sha256: s.pipeline.sha256 },
       input: {
-        path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading,
+        ...(s.source
+          ? { path: s.input, format: s.source.url.dialect, size: null, sha256: null, reading, source: sourceIdentity(s.source.url, s.source.relation) }
+          : { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading }),
         files_root: s.filesRoot.kind === 'folder' ? { path: s.filesRoot.real, given: s.filesRoot.given } : { path: null, given: false },
       },
       key: s.pipeline.key,

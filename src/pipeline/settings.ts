@@ -2,6 +2,7 @@
 import type { CircuitOptions } from './circuit.js';
 import type { Pipeline } from '../config/pipeline.js';
 import type { FilesRoot } from '../input/files-root.js';
+import type { DbUrl, SourceRelation } from '../db/index.js';
 import type { InputFormat } from '../input/read.js';
 import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
@@ -15,11 +16,26 @@ export interface Shard {
   readonly count: number;
 }
 
+/** A database input: `--input postgres://...` (or mysql://, env:VAR, file:PATH) with --table or --query. */
+export interface DbInputSettings {
+  readonly url: DbUrl;
+  readonly relation: SourceRelation;
+  /** How long a source that went away mid-run is tried again before the run stops (--input-retry; default 60 s). */
+  readonly retryForMs: number;
+  /** How long one statement may go unanswered before its connection is taken for lost (--input-timeout; default 5 min). */
+  readonly statementTimeoutMs?: number;
+  /** Rows a keyset page keeps (default DEFAULT_PAGE_ROWS, src/input/db/source.ts). */
+  readonly pageRows?: number;
+}
+
 export interface RunSettings {
   readonly pipeline: Pipeline;
-  /** Input path, or '-' for stdin. */
+  /** Input path, or '-' for stdin; for a database input, its URL without the password (for messages). */
   readonly input: string;
+  /** The file's format; a database's rows are typed values, read as NDJSON's are (its value here: 'ndjson'). */
   readonly inputFormat: InputFormat;
+  /** Set for a database input (then `input` is only its name and `encoding`, `delimiter` are unset). */
+  readonly source?: DbInputSettings;
   /** Text encoding of the input (WHATWG label); undefined: UTF-8 unless a byte order mark says otherwise. */
   readonly encoding?: string;
   /** CSV field separator; undefined: TAB for TSV, else sniffed among , ; TAB |. */

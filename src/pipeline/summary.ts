@@ -7,6 +7,7 @@ import type { CallStats } from '../metrics/service-stats.js';
 import type { Lane } from './egress.js';
 import type { DrawnSample } from './sample.js';
 import type { StageRuntime } from './row.js';
+import { sourceIdentity, type SourceStats } from '../input/db/index.js';
 import type { RunSettings } from './settings.js';
 import type { RunSummary } from '../output/format/index.js';
 import type { DecisionCounts } from '../stages/types.js';
@@ -54,6 +55,8 @@ export interface SummaryInput {
   readonly lanes?: readonly Lane[];
   /** A sampled run's draw. */
   readonly sample?: DrawnSample;
+  /** A database input: what it read this session. */
+  readonly source?: SourceStats;
 }
 
 export function buildSummary(x: SummaryInput): RunSummary {
@@ -104,6 +107,15 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
     ...(x.remaining ? { remaining: x.remaining } : {}),
     ...(x.sample ? { sample: { ...x.sample.design, rows_without_key: x.sample.withoutKey, rows_unreadable: x.sample.unreadable } } : {}),
+    ...(x.source && x.s.source ? { source: sourceSummary(x.s.source, x.source, x.s.pipeline.key) } : {}),
+  };
+}
+
+/** summary.json's `source`: what a database input read this session, and from where it started. */
+function sourceSummary(db: NonNullable<RunSettings['source']>, st: SourceStats, key: string): NonNullable<RunSummary['source']> {
+  return {
+    ...sourceIdentity(db.url, db.relation), key,
+    started_after_row: st.startedAfterRow, rows_read: st.rowsRead, rows_fetched: st.rowsFetched, queries: st.queries, reconnects: st.reconnects,
   };
 }
 

@@ -19,6 +19,8 @@ export const FILES = {
   columns: '.state/columns.ndjson',
   /** The run's time series, for report.html (src/output/timeline.ts). */
   timeline: '.state/timeline.ndjson',
+  /** A database input's resume point: every row up to it is settled (src/output/format/frontier.ts). */
+  frontier: '.state/source-frontier.json',
 } as const;
 
 /** transactions.csv's header, in order. */

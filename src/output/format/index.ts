@@ -5,7 +5,8 @@
  */
 export { FILES, TRANSACTION_COLUMNS } from './files.js';
 export { readJsonFile, writeJsonFile, type JsonFileRead } from './json-file.js';
-export { manifestSchema, readManifest, sampleDesignSchema, writeManifest, type Manifest, type ManifestSample } from './manifest.js';
+export { manifestSchema, readManifest, sampleDesignSchema, writeManifest, type Manifest, type ManifestSample, type ManifestSource } from './manifest.js';
+export { readFrontier, writeFrontier, type Frontier } from './frontier.js';
 export {
   errorLines, errorLineSchema, fieldProblemSchema, isErrorLine, isResultLine, resultLineBatches, resultLineSchema, secretsLineSchema,
   type ErrorLine, type ResultLine, type SecretsLine,

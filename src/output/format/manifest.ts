@@ -31,6 +31,12 @@ export const sampleDesignSchema = z.object({
 /** The schema reads what src/sample/draw.ts writes (checked when compiling). */
 type Reads<T extends SampleDesign> = T;
 export type ManifestSample = Reads<z.infer<typeof sampleDesignSchema>>;
+export const sourceSchema = z.object({
+  url: z.string(),
+  table: z.string().nullable(),
+  query: z.string().nullable(),
+});
+export type ManifestSource = z.infer<typeof sourceSchema>;
 
 export const manifestSchema = z.looseObject({
   version: z.literal(1),
@@ -51,6 +57,11 @@ export const manifestSchema = z.looseObject({
      * Absent in folders made before it was recorded.
      */
     files_root: z.object({ path: z.string().nullable(), given: z.boolean() }).optional(),
+    /**
+     * A database input (`--input postgres://...`; `path` is then the URL too and `format` the dialect): the URL
+     * without its password (nor its parameters), and the table (as --table names it) or the query's text.
+     */
+    source: sourceSchema.optional(),
   }),
   /** The row key column. */
   key: z.string(),

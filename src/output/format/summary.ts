@@ -128,6 +128,15 @@ export const runSummarySchema = z.looseObject({
   /** The files rebuilt at the end (README: Output folder), and when the last answer came and how long the end took. */
   files: z.array(z.string()).optional(),
   end_of_run: z.object({ last_answer_at: z.string(), files_seconds: z.number() }).optional(),
+  /**
+   * A database input, this session: where it was read from (as the manifest says), the row it started after
+   * (a resume's frontier; 0 from the start), the rows handed to the run, the rows the database sent (a page's
+   * look-ahead row and a key's group read again included), the statements run and the connections opened again.
+   */
+  source: z.looseObject({
+    url: z.string(), table: z.string().nullable(), query: z.string().nullable(), key: z.string(),
+    started_after_row: count, rows_read: count, rows_fetched: count, queries: count, reconnects: count,
+  }).optional(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
