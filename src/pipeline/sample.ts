@@ -48,7 +48,7 @@ export interface DrawnSample {
  * (or an input that changed between the reads) is INPUT_UNREADABLE: nothing has been called or written.
  */
 async function eachRow(s: DrawSettings, visit: (row: InputRow) => void): Promise<void> {
-  const { reader, first } = await openInput(s, () => undefined);
+  const { reader, first, db } = await openInput(s, () => undefined);
   try {
     for (let next = first; !next.done; next = await reader.next()) {
       for (const row of next.value) {
@@ -61,6 +61,8 @@ async function eachRow(s: DrawSettings, visit: (row: InputRow) => void): Promise
     throw new BreError('INPUT_UNREADABLE', `cannot draw the sample from ${s.input}: ${(err as Error).message}`, { cause: err });
   } finally {
     await reader.return(undefined);
+    // A database input's connection is the caller's to close (./input.ts).
+    await db?.source.close();
   }
 }
 

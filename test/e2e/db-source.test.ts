@@ -115,6 +115,24 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       expect(existsSync(join(dir, 'out'))).toBe(false);
     });
 
+    itDb(dialect)('a sample drawn from a table: the same keys and weights as from the file, and --plan beside the whole table', async () => {
+      const sample = join(SAMPLES, 'champion_challenger.csv');
+      await loadSample(url, 'cc_sample', sample);
+      const dir = tempDir('bre-e2e-db-sample-');
+      const opts = ['--sample-share', '0.2', '--stratify-by', 'application_date:month', '--rate', 'off'];
+      const fromFile = await spawnCli(runArgs('champion_challenger', sample, join(dir, 'file'), ...opts));
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      const fromDb = await spawnCli(runArgs('champion_challenger', url, join(dir, 'db'), '--table', 'cc_sample', ...opts));
+      expect(fromDb.code, fromDb.stderr).toBe(0);
+      const weights = (d: string) => new Map(readOutput(join(dir, d)).results.map((l) => [l.key, `${(l as { stratum?: string }).stratum}:${(l as { weight?: number }).weight}`]));
+      expect(weights('db').size).toBe(300);
+      expect(weights('db')).toEqual(weights('file'));
+      const plan = await spawnCli(['run', 'champion_challenger', '--input', url, '--table', 'cc_sample', '--plan', ...opts.slice(0, 4)]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toMatch(/a sample of 300 of 1,500 rows, 16 strata/);
+      expect(plan.stdout).toMatch(/beside it, the whole input: 1,500 rows/);
+    });
+
     itDb(dialect)('--query reads what the query selects, in key order; --dry-run and --plan read the same', async () => {
       await loadRows(url, 'q_loc', locationRows(30));
       const query = 'SELECT * FROM q_loc WHERE user_id <> \'user000007\'';
