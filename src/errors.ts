@@ -72,6 +72,13 @@ export const ERROR_TABLE = {
    * the table changed behind the run; re-running cannot resume it, a new --out starts it again.
    */
   SOURCE_CHANGED: input,
+  /**
+   * A --sink table bre-batch did not create that cannot take the rows (no key column, no unique index on it, a
+   * column it requires or cannot fill): exit 2 before any call; bre-batch never alters a user's table.
+   */
+  SINK_TABLE_MISMATCH: input,
+  /** A write the sink database refused mid-run (a value a user's column cannot take): the run stops; the folder keeps every row. */
+  SINK_REJECTED: input,
   // a call and its answer
   AUTH_REFUSED: refused,
   IP_NOT_ALLOWED: refused,
@@ -96,6 +103,8 @@ export const ERROR_TABLE = {
   DISK_FULL: stop,
   /** The database input went away mid-run and did not come back within --input-retry: resumable. */
   SOURCE_UNAVAILABLE: stop,
+  /** The --sink database went away mid-run and did not come back within --sink-retry: resumable, nothing lost. */
+  SINK_UNAVAILABLE: stop,
 } as const satisfies Record<string, ErrorTreatment>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

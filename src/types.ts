@@ -80,3 +80,18 @@ export type ServiceName = (typeof SERVICES)[number];
 export function perService<T>(value: (service: ServiceName) => T): Record<ServiceName, T> {
   return Object.fromEntries(SERVICES.map((s) => [s, value(s)])) as Record<ServiceName, T>;
 }
+
+/**
+ * The type of an output column, one list for every place that types columns: results.parquet
+ * (src/output/parquet/schema.ts) and the database sink's tables (src/db/sink-sql.ts, src/output/sink/).
+ */
+export type ColumnKind =
+  | 'boolean'
+  | 'int64'
+  | 'double'
+  | 'string'
+  | 'json'
+  /** Wall-clock time as the source wrote it (no offset applied). */
+  | 'timestamp_local_ms'
+  /** A calendar date. */
+  | 'date';

@@ -24,8 +24,9 @@ import { PATH_SLACK_MS } from '../limits/pacer.js';
 import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
 import { namesDatabase, resolveDbUrl } from './db-url.js';
 import type { DbInputSettings } from '../pipeline/settings.js';
+import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
 
-interface RunArgs {
+interface RunArgs extends SinkArgs {
   pipeline: string;
   input: string;
   table?: string;
@@ -153,6 +154,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
+  const sink = resolveSink(a, pipeline.name);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
@@ -194,6 +196,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     dryRun: a['dry-run'],
     retryErrors: a['retry-errors'],
     shard,
+    ...(sink ? { sink } : {}),
     ...(sample ? { sample } : {}),
     redisUrl: a.redis,
     ...(localAddresses ? { localAddresses } : {}),
@@ -285,6 +288,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('input-retry', { type: 'string', default: '60s', describe: 'with a database --input: how long to keep connecting again when it goes away mid-run before stopping (exit 3, resumable)' })
     .option('input-timeout', { type: 'string', default: '5m', describe: 'with a database --input: how long one page may go unanswered before its connection is taken for lost (then connected again, as for --input-retry)' })
     .option('input-page-rows', { type: 'number', default: DEFAULT_PAGE_ROWS, describe: 'with a database --input: rows read per keyset page (smaller for very wide rows)' })
+    .options(SINK_OPTIONS)
     .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
     .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: 'default from the extension; required for stdin (e.g. csv.gz for gzip\'ed CSV on stdin)' })
     .option('encoding', { type: 'string', describe: 'text encoding of the input, e.g. windows-1252, latin1, utf-16le, shift_jis (default UTF-8; a byte order mark decides)' })

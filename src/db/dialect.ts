@@ -4,6 +4,7 @@
  * (./postgres.ts, ./mysql.ts) and registers itself in ./index.ts; adding another database is one file there.
  */
 import type { KeysetSql } from './keyset.js';
+import type { SinkSql } from './sink-sql.js';
 import type { DbSession } from './session.js';
 import type { DbUrl, DialectName } from './url.js';
 
@@ -27,4 +28,7 @@ export interface Dialect {
   // The source (src/input/db/): reading a table or a query in key order.
   /** The statements of a keyset reader (./keyset.ts). */
   readonly keyset: KeysetSql;
+
+  // The sink (src/output/sink/): creating, checking and upserting its tables.
+  readonly sink: SinkSql;
 }

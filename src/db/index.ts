@@ -22,5 +22,6 @@ export function openSession(url: DbUrl): Promise<DbSession> {
 export type { Dialect } from './dialect.js';
 export { RANK_COLUMN, COUNT_COLUMN, isOrderableKeyType, type SourceRelation } from './keyset.js';
 export type { DbColumn, DbResult, DbRow, DbSession } from './session.js';
+export type { ColumnDef, SinkSql, TableColumn } from './sink-sql.js';
 export { isDbUrl, parseDbUrl, isLoopbackHost, type DbUrl, type DialectName, type TlsMode } from './url.js';
 export { connectReason, queryReason, isConnectionLoss, isRetryableConflict, ConnectionLost, CONNECTION_LOST } from './failure.js';

@@ -9,6 +9,7 @@ import type { FieldPacket, TypeCastField } from 'mysql2/promise';
 import type { Dialect } from './dialect.js';
 import { connectFailure, ConnectionLost } from './failure.js';
 import { standardKeyset } from './keyset.js';
+import { standardSink } from './sink-sql.js';
 import type { DbColumn, DbResult, DbSession } from './session.js';
 import type { DbUrl } from './url.js';
 
@@ -156,6 +157,38 @@ export const mysqlDialect: Dialect = {
   keyset: standardKeyset({
     quote: (id) => mysqlDialect.quote(id), table: (name, schema) => mysqlDialect.table(name, schema),
     keyParam: (type) => (EXACT_NUMBER_TYPES.has(type) ? 'CAST(? AS DECIMAL(65,30))' : '?'),
+  }),
+  // The sink's statements. A primary key cannot be a TEXT column: keys are VARCHAR(255) (1,020 bytes in
+  // utf8mb4, within InnoDB's 3,072-byte index limit). MariaDB's JSON is LONGTEXT with a check: both read back.
+  sink: standardSink({
+    quote: (id) => mysqlDialect.quote(id),
+    param: () => '?',
+    types: { boolean: 'boolean', int64: 'bigint', double: 'double', string: 'longtext', json: 'json', timestamp_local_ms: 'datetime(3)', date: 'date' },
+    keyType: 'varchar(255)',
+    families: {
+      text: ['varchar', 'char', 'text', 'tinytext', 'mediumtext', 'longtext'], json: ['json', 'longtext'],
+      integer: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint'], number: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint', 'decimal', 'float', 'double'],
+      boolean: ['boolean', 'bit'], timestamp: ['datetime', 'timestamp'], date: ['date'],
+    },
+    onConflict: (key, update) => `ON DUPLICATE KEY UPDATE ${(update.length === 0 ? key : update).map((c) => `${mysqlDialect.quote(c)} = VALUES(${mysqlDialect.quote(c)})`).join(', ')}`,
+    tableComment: (_table, comment) => ({ option: `COMMENT='${comment.replace(/'/g, "''")}'` }),
+    widen: (table, c) => `ALTER TABLE ${table} MODIFY COLUMN ${mysqlDialect.quote(c.name)} ${c.type}`,
+    describe: (name, schema) => ({
+      // BOOLEAN is TINYINT(1): told apart from a small integer by its column_type.
+      sql: `SELECT column_name AS name, CASE WHEN column_type = 'tinyint(1)' THEN 'boolean' ELSE data_type END AS type, is_nullable = 'YES' AS nullable,
+              ((column_default IS NOT NULL AND column_default <> 'NULL') OR extra LIKE '%auto_increment%' OR extra LIKE '%GENERATED%') AS has_default
+            FROM information_schema.columns WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? ORDER BY ordinal_position`,
+      params: [schema ?? null, name],
+    }),
+    uniqueColumns: (name, schema) => ({
+      sql: `SELECT MIN(column_name) AS name FROM information_schema.statistics
+            WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? AND non_unique = 0 GROUP BY index_name HAVING COUNT(*) = 1`,
+      params: [schema ?? null, name],
+    }),
+    comment: (name, schema) => ({
+      sql: 'SELECT table_comment AS comment FROM information_schema.tables WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?',
+      params: [schema ?? null, name],
+    }),
   }),
 };
 

@@ -9,6 +9,7 @@ import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import { connectFailure, ConnectionLost } from './failure.js';
 import { standardKeyset } from './keyset.js';
+import { standardSink } from './sink-sql.js';
 import type { DbColumn, DbResult, DbSession } from './session.js';
 import type { DbUrl } from './url.js';
 
@@ -142,6 +143,32 @@ export const postgres: Dialect = {
   // The source's statements. An untyped parameter takes the type of the key it is compared with: bigint
   // and numeric keys compare as numbers, text keys in the column's collation.
   keyset: standardKeyset({ quote: (id) => postgres.quote(id), table: (name, schema) => postgres.table(name, schema), keyParam: () => '$1' }),
+  // The sink's statements. A table is found by its quoted name through to_regclass, as the planner would.
+  sink: standardSink({
+    quote: (id) => postgres.quote(id),
+    param: (i) => `$${i}`,
+    types: { boolean: 'boolean', int64: 'bigint', double: 'double precision', string: 'text', json: 'jsonb', timestamp_local_ms: 'timestamp(3)', date: 'date' },
+    keyType: 'text',
+    families: {
+      text: ['text', 'character varying', 'character'], json: ['json', 'jsonb'], integer: ['smallint', 'integer', 'bigint'],
+      number: ['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision'], boolean: ['boolean'],
+      timestamp: ['timestamp without time zone', 'timestamp with time zone'], date: ['date'],
+    },
+    onConflict: (key, update) => `ON CONFLICT (${key.map((k) => postgres.quote(k)).join(', ')}) ${update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${update.map((c) => `${postgres.quote(c)} = EXCLUDED.${postgres.quote(c)}`).join(', ')}`}`,
+    tableComment: (table, comment) => ({ statement: `COMMENT ON TABLE ${table} IS '${comment.replace(/'/g, "''")}'` }),
+    widen: (table, c) => `ALTER TABLE ${table} ALTER COLUMN ${postgres.quote(c.name)} TYPE ${c.type} USING ${postgres.quote(c.name)}::${c.type}`,
+    describe: (name, schema) => ({
+      sql: `SELECT column_name AS name, data_type AS type, is_nullable = 'YES' AS nullable, (column_default IS NOT NULL OR is_identity = 'YES' OR is_generated = 'ALWAYS') AS has_default
+            FROM information_schema.columns WHERE table_schema = COALESCE($1::text, current_schema()) AND table_name = $2 ORDER BY ordinal_position`,
+      params: [schema ?? null, name],
+    }),
+    uniqueColumns: (name, schema) => ({
+      sql: `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+            WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL`,
+      params: [postgres.table(name, schema)],
+    }),
+    comment: (name, schema) => ({ sql: `SELECT obj_description(to_regclass($1), 'pg_class') AS comment`, params: [postgres.table(name, schema)] }),
+  }),
 };
 
 /** The pg Client of a session this dialect opened (for COPY and cursors, which only it knows). */

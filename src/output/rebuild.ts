@@ -12,12 +12,13 @@ import { join } from 'node:path';
 import { rename } from 'node:fs/promises';
 import { csvRecords } from './csv-line.js';
 import { BreError } from '../errors.js';
-import { FILES, TRANSACTION_COLUMNS } from './format/index.js';
+import { errorTableColumns, FILES, TRANSACTION_COLUMNS, TRANSACTION_TABLE } from './format/index.js';
+
 import type { NormalisedTransaction } from '../types.js';
 import { ColumnUnion, type StageColumns } from './columns.js';
 import { excelSafe } from './excel.js';
 import { readNdjsonBatches } from './ndjson-file.js';
-import { isoOffset, type ParquetColumn } from './parquet/schema.js';
+import { isoOffset } from './parquet/schema.js';
 import { assembleResultFiles, type ResultFiles, type ResultLine, type SpoolContents } from './spool.js';
 import { ParquetTableWriter } from './parquet/table-writer.js';
 
@@ -27,31 +28,6 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'parquet'];
 /** The files this module writes (their names are the output format's, src/output/format/files.ts). */
 export const REBUILT_FILES = [FILES.resultsCsv, FILES.resultsParquet, FILES.errorsParquet, FILES.transactions, FILES.transactionsParquet] as const;
 
-
-/** transactions.parquet: as transactions.csv, with the source's UTC offset beside the wall-clock timestamp. */
-const TRANSACTION_PARQUET: readonly ParquetColumn[] = [
-  { name: 'key', kind: 'string' }, { name: 'source', kind: 'string' }, { name: 'account', kind: 'string' },
-  { name: 'txn_id', kind: 'string' }, { name: 'timestamp', kind: 'timestamp_local_ms' }, { name: 'timestamp_offset', kind: 'string' },
-  { name: 'value_date', kind: 'date' }, { name: 'type', kind: 'string' }, { name: 'amount', kind: 'double' },
-  { name: 'balance', kind: 'double' }, { name: 'mode', kind: 'string' }, { name: 'narration', kind: 'string' },
-];
-
-/**
- * errors.parquet: the fields of an errors.ndjson line (src/output/format/journal.ts ErrorLine), in that order;
- * a sampled run's rows carry their stratum and weight after the key.
- */
-function errorParquetColumns(sampled: boolean): ParquetColumn[] {
-  return [
-    { name: 'row', kind: 'int64' }, { name: 'line', kind: 'int64' }, { name: 'key', kind: 'string' },
-    ...(sampled ? [{ name: 'stratum', kind: 'string' } as const, { name: 'weight', kind: 'double' } as const] : []),
-    ...ERROR_PARQUET_REST,
-  ];
-}
-const ERROR_PARQUET_REST: readonly ParquetColumn[] = [
-  { name: 'stage', kind: 'string' }, { name: 'status', kind: 'int64' }, { name: 'code', kind: 'string' },
-  { name: 'message', kind: 'string' }, { name: 'field', kind: 'string' }, { name: 'expected', kind: 'string' },
-  { name: 'errors', kind: 'json' }, { name: 'attempts', kind: 'int64' }, { name: 'input', kind: 'json' },
-];
 
 /** A CSV file written a batch of records at a time, under a temporary name. */
 class CsvFile {
@@ -90,7 +66,7 @@ export async function scanUnion(ndjsonPath: string): Promise<ColumnUnion> {
 
 /** errors.parquet from errors.ndjson; `visit` sees every error line (the run report counts codes there). */
 export async function writeErrorFiles(ndjsonPath: string, parquetPath: string | undefined, visit?: (line: Record<string, unknown>) => void, sampled = false): Promise<number> {
-  const columns = errorParquetColumns(sampled);
+  const columns = errorTableColumns(sampled);
   const pq = parquetPath ? new ParquetTableWriter(parquetPath, columns) : undefined;
   let rows = 0;
   try {
@@ -113,7 +89,7 @@ export async function writeErrorFiles(ndjsonPath: string, parquetPath: string | 
 /** transactions.csv and/or transactions.parquet from the transactions journal (rows that reached results only). */
 export async function writeTransactionFiles(journalPath: string, files: ResultFiles): Promise<number> {
   const csv = files.csv ? new CsvFile(files.csv) : undefined;
-  const pq = files.parquet ? new ParquetTableWriter(files.parquet, TRANSACTION_PARQUET) : undefined;
+  const pq = files.parquet ? new ParquetTableWriter(files.parquet, TRANSACTION_TABLE) : undefined;
   let n = 0;
   try {
     await csv?.write([[...TRANSACTION_COLUMNS]]);

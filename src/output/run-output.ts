@@ -271,6 +271,11 @@ export class RunOutput {
     return this.#results.size + this.#errors.size + (this.#tx?.size ?? 0) + (this.#secrets?.size ?? 0) + (this.#columns?.file.size ?? 0);
   }
 
+  /** Bytes of results.ndjson and errors.ndjson, lines not yet flushed included (how far a sink is behind). */
+  get journalEnds(): { results: number; errors: number } {
+    return { results: this.#results.size, errors: this.#errors.size };
+  }
+
   /** Rows this session has written to results or errors. */
   get sessionRows(): number {
     return this.#results.lines + this.#errors.lines;

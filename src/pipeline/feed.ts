@@ -9,11 +9,12 @@ import { lineKey, shardOf } from '../input/shard.js';
 import type { InputRow } from '../types.js';
 import type { Run } from './run.js';
 import { writeFailureStop } from './stop.js';
+import { sinkKeyProblem } from './sink.js';
 
 export async function feed(run: Run): Promise<void> {
   const { s, counters, output } = run;
   try {
-    batches: for (let next = run.firstBatch; !next.done; next = await run.reader.next()) for (const row of next.value) {
+    batches: for (let next = run.firstBatch; !next.done; next = await run.reader.next()) for (let row of next.value) {
       if (run.stopped) break batches;
       if (s.limit !== undefined && row.row > s.limit) break batches;
       counters.read += 1;
@@ -21,6 +22,8 @@ export async function feed(run: Run): Promise<void> {
       // here is settled at once; a row that runs, once its line is written.
       run.frontier?.read(row);
       const key = lineKey(row, s.pipeline.key);
+      // With a sink a row needs a key of its own (checked over every row read, done ones included).
+      if (run.sink) row = sinkKeyProblem(run.sink, row, key, s.pipeline.key);
       // Not in the sample: neither a result nor an error, counted (rows without a key or unreadable are
       // errors of the run: they could not be ranked).
       if (run.sample && key !== null && !row.readError && !run.sample.chosen.has(row.row)) {
@@ -44,6 +47,9 @@ export async function feed(run: Run): Promise<void> {
         if (s.retryErrors && !output.retry.has(row.row) && output.earlierLimit !== null && row.row > output.earlierLimit) continue;
         if (output.retry.has(row.row)) counters.retriedRows += 1;
       }
+      // A sink far behind holds the rows back (its journal lag is bounded, not the memory).
+      const behind = run.sink?.follower && output ? run.sink.follower.room(output.journalEnds) : undefined;
+      if (behind) await behind;
       const waiting = run.window.enter();
       if (waiting) await waiting;
       if (run.stopped) {

@@ -27,6 +27,7 @@ export interface RunResult {
 }
 
 export async function finish(run: Run): Promise<RunResult> {
+  await finishSink(run);
   const { s, stopped } = run;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
@@ -92,4 +93,24 @@ async function remainingAfterStop(s: RunSettings, done: number, estimate: Promis
   const rows = Math.max(0, Math.round(dataRows / (s.shard?.count ?? 1)) - done);
   const eta = remainingEstimate(rows, s);
   return { rows_estimate: rows, time_estimate: eta.text, time_estimate_ms: eta.ms };
+}
+
+/**
+ * --sink: the journals are closed, and the sink writes them to their end before the end files (a sink that
+ * fails for good now stops the run as it would have mid-run: exit 3, the folder whole, the re-run catching up).
+ */
+async function finishSink(run: Run): Promise<void> {
+  const follower = run.sink?.follower;
+  if (!follower || !run.output || run.stopped?.code === 'DISK_FULL') return;
+  try {
+    run.output.close();
+  } catch {
+    /* the journals hold whole lines; finish reports the failure */
+  }
+  try {
+    const st = await follower.finish();
+    run.log(`sink: ${st.results} result${st.results === 1 ? '' : 's'} and ${st.errors} error${st.errors === 1 ? '' : 's'} written this session (${st.batches} batch${st.batches === 1 ? '' : 'es'}) to ${run.sink!.writer.describe()}`);
+  } catch (err) {
+    run.stop.request(err as BreError);
+  }
 }

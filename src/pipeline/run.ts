@@ -38,6 +38,7 @@ import { runProbe } from './probe.js';
 import { drawSample, type DrawnSample } from './sample.js';
 import { checkRoom } from './room-check.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
+import { followSink, openSink, type RunSink } from './sink.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -87,6 +88,8 @@ export class Run {
   /** A database input: its source, and (for a run into a folder) the resume point as rows settle. */
   source: DbSource | undefined;
   frontier: FrontierTracker | undefined;
+  /** --sink: the tables the journals are followed into (./sink.ts). */
+  sink: RunSink | undefined;
   #frontierSaved: FrontierPoint | undefined;
   #frontierSave: Promise<void> = Promise.resolve();
   #frontierPending = 0;
@@ -139,6 +142,8 @@ export class Run {
     const manifest = await this.#manifest(input.reading);
     // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
     if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
+    // So is a sink that cannot be reached, or a user's table that cannot take the rows.
+    this.sink = await openSink(s, this.sample !== undefined, kinds.some((k) => k.producesTransactions === true), (line) => this.log(line));
     mkdirSync(s.outDir, { recursive: true });
     if (!s.dryRun) {
       this.output = await RunOutput.open(s.outDir, manifest, {
@@ -152,6 +157,8 @@ export class Run {
       output.whenWritten(ROOM_SAMPLE_ROWS, () => {
         void checkRoom(s, output, bytesAtOpen, () => this.rowEstimate(), (line) => this.log(line, { level: 'warn' })).catch(() => undefined);
       });
+      // The sink catches up with what the folder holds, then follows it (a run that resumes writes the rest).
+      if (this.sink) await followSink(this.sink, s.outDir, (line) => this.log(line), (why) => this.stop.request(why));
       if (this.frontier) {
         // About once a second: a kill loses at most the last second's move of the resume point.
         this.#frontierTimer = setInterval(() => void this.saveFrontier(true), FRONTIER_EVERY_MS);
@@ -260,6 +267,9 @@ export class Run {
       this.monitor = undefined;
       if (!this.#readerDone) await this.reader?.return(undefined).catch(() => undefined);
       await this.source?.close().catch(() => undefined);
+      // Still following only when a step threw: what it has not written, the next session does.
+      await this.sink?.follower?.stop();
+      await this.sink?.writer.close().catch(() => undefined);
       clearInterval(this.#frontierTimer);
       try {
         // Closed already unless a step threw; a failure here (a full disk) is that step's to report.

@@ -9,6 +9,7 @@ import type { RunMetrics } from '../metrics/prometheus.js';
 import type { Rate } from '../limits/rates.js';
 import type { SampleSpec } from '../sample/design.js';
 import type { ServiceName } from '../types.js';
+import type { SinkTarget } from '../output/sink/index.js';
 
 export interface Shard {
   /** From 1. */
@@ -59,6 +60,11 @@ export interface RunSettings {
   readonly dryRun: boolean;
   readonly retryErrors: boolean;
   readonly shard?: Shard;
+  /**
+   * --sink URL (--sink-table, --sink-schema, --sink-retry): results, errors and transactions are also written
+   * into database tables, exactly once (./sink.ts). Undefined: the folder only.
+   */
+  readonly sink?: SinkTarget;
   /**
    * --sample N | --sample-share P (with --stratify-by, --seed, --sample-allocation): only the rows of a
    * stratified sample are sent, each carrying its stratum and design weight (./sample.ts). Undefined: every row.

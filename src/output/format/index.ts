@@ -6,6 +6,7 @@
 export { FILES, TRANSACTION_COLUMNS } from './files.js';
 export { readJsonFile, writeJsonFile, type JsonFileRead } from './json-file.js';
 export { manifestSchema, readManifest, sampleDesignSchema, writeManifest, type Manifest, type ManifestSample, type ManifestSource } from './manifest.js';
+export { errorTableColumns, TRANSACTION_TABLE, type TypedColumn } from './tables.js';
 export { readFrontier, writeFrontier, type Frontier } from './frontier.js';
 export {
   errorLines, errorLineSchema, fieldProblemSchema, isErrorLine, isResultLine, resultLineBatches, resultLineSchema, secretsLineSchema,

@@ -8,18 +8,11 @@
  * is text, each value as results.csv writes it (text as is, anything else as JSON). Nulls stay null.
  */
 import type { SchemaElement } from 'hyparquet-writer';
+import type { ColumnKind } from '../../types.js';
 import { TYPE } from '../columns.js';
 
-export type ParquetKind =
-  | 'boolean'
-  | 'int64'
-  | 'double'
-  | 'string'
-  | 'json'
-  /** Wall-clock time as the source wrote it (no offset applied): Parquet TIMESTAMP, isAdjustedToUTC false. */
-  | 'timestamp_local_ms'
-  /** Days since 1970-01-01. */
-  | 'date';
+/** The column kinds are one list for Parquet and the database sink (src/types.ts). */
+export type ParquetKind = ColumnKind;
 
 export interface ParquetColumn {
   readonly name: string;

@@ -1,0 +1,147 @@
+/**
+ * The statements the sink (src/output/sink/) writes and checks its tables with. Most are standard SQL; what a
+ * database does its own way (type names, the upsert clause, how a table's comment and unique indexes are
+ * read) each dialect gives to `standardSink` in its own file, as it gives its keyset statements.
+ */
+import type { ColumnKind } from '../types.js';
+
+/** A column of a table bre-batch creates. */
+export interface ColumnDef {
+  readonly name: string;
+  /** The SQL type, as `SinkSql.typeOf` or `keyType` gave it. */
+  readonly type: string;
+  readonly notNull?: boolean;
+}
+
+/** A column of an existing table, as the database describes it. */
+export interface TableColumn {
+  readonly name: string;
+  /** information_schema's data_type, lower case (`text`, `bigint`, `jsonb`, `varchar`, `longtext`...). */
+  readonly type: string;
+  readonly nullable: boolean;
+  readonly hasDefault: boolean;
+}
+
+export interface Statement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+export interface SinkSql {
+  /** The SQL type of a column of that kind. */
+  typeOf(kind: ColumnKind): string;
+  /** The type of a key column bre-batch creates (text; a bounded varchar where a primary key needs one). */
+  readonly keyType: string;
+  /** Types a key may be written into: text of any length, or exact numbers (keys from a database's numeric key). */
+  isKeyType(type: string): boolean;
+  /** Whether a column of this type takes any JSON value (as JSON or as its text). */
+  holdsJson(type: string): boolean;
+  /** Whether a column of this type takes text of any value (results.csv's text of a mixed column). */
+  holdsText(type: string): boolean;
+  /** Whether a column of this type takes a value of that kind. */
+  holds(type: string, kind: ColumnKind): boolean;
+  /** The kind of values a column of this type is written with (undefined: a type the sink does not write). */
+  kindOf(type: string): ColumnKind | undefined;
+  /** CREATE TABLE IF NOT EXISTS, with its primary key and the comment that marks it as bre-batch's own. */
+  createTable(table: string, columns: readonly ColumnDef[], primaryKey: readonly string[], comment: string): string[];
+  addColumn(table: string, column: ColumnDef): string;
+  /** Changes a column of bre-batch's own table to a wider type (a field that held integers now holds fractions). */
+  widenColumn(table: string, column: ColumnDef): string;
+  /** One statement inserting `rows` rows of `columns`, updating every non-key column of a row whose key is there. */
+  upsert(table: string, columns: readonly string[], key: readonly string[], rows: number): string;
+  /** DELETE of the rows whose `column` is one of `n` parameters. */
+  deleteIn(table: string, column: string, n: number): string;
+  /** The table's columns; no rows when it does not exist. */
+  describe(name: string, schema: string | undefined): Statement;
+  /** Rows (one column, `name`) naming each column that alone makes a unique index or primary key of the table. */
+  uniqueColumns(name: string, schema: string | undefined): Statement;
+  /** One row with one column, `comment`: the table's comment (null when none). */
+  comment(name: string, schema: string | undefined): Statement;
+}
+
+/** What differs between databases in the sink's statements. */
+export interface SinkDialectParts {
+  readonly quote: (id: string) => string;
+  readonly param: (i: number) => string;
+  readonly types: Readonly<Record<ColumnKind, string>>;
+  readonly keyType: string;
+  /** Type names (information_schema's data_type) of each family. */
+  readonly families: { readonly text: readonly string[]; readonly json: readonly string[]; readonly integer: readonly string[]; readonly number: readonly string[]; readonly boolean: readonly string[]; readonly timestamp: readonly string[]; readonly date: readonly string[] };
+  /** `ON CONFLICT (k) DO UPDATE SET c = EXCLUDED.c` or `ON DUPLICATE KEY UPDATE c = VALUES(c)`. */
+  readonly onConflict: (key: readonly string[], update: readonly string[]) => string;
+  /** CREATE TABLE's statements after the columns' list (PostgreSQL: a COMMENT ON; MySQL: a table option). */
+  readonly tableComment: (table: string, comment: string) => { readonly option?: string; readonly statement?: string };
+  readonly widen: (table: string, column: ColumnDef) => string;
+  readonly describe: SinkSql['describe'];
+  readonly uniqueColumns: SinkSql['uniqueColumns'];
+  readonly comment: SinkSql['comment'];
+}
+
+const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
+export function standardSink(p: SinkDialectParts): SinkSql {
+  const q = p.quote;
+  const f = p.families;
+  const has = (list: readonly string[], type: string) => list.includes(type.toLowerCase());
+  return {
+    typeOf: (kind) => p.types[kind],
+    keyType: p.keyType,
+    isKeyType: (type) => has(f.text, type) || has(f.integer, type) || type.toLowerCase() === 'numeric' || type.toLowerCase() === 'decimal',
+    holdsJson: (type) => has(f.json, type) || has(f.text, type),
+    holdsText: (type) => has(f.text, type),
+    holds(type, kind) {
+      if (has(f.text, type)) return true;
+      switch (kind) {
+        case 'boolean':
+          return has(f.boolean, type);
+        case 'int64':
+          return has(f.integer, type) || has(f.number, type);
+        case 'double':
+          return has(f.number, type);
+        case 'json':
+          return has(f.json, type);
+        case 'timestamp_local_ms':
+          return has(f.timestamp, type);
+        case 'date':
+          return has(f.date, type) || has(f.timestamp, type);
+        case 'string':
+          return false;
+      }
+    },
+    kindOf(type) {
+      if (has(f.boolean, type)) return 'boolean';
+      if (has(f.integer, type)) return 'int64';
+      if (has(f.number, type)) return 'double';
+      if (has(f.text, type)) return 'string';
+      if (has(f.json, type)) return 'json';
+      if (has(f.timestamp, type)) return 'timestamp_local_ms';
+      if (has(f.date, type)) return 'date';
+      return undefined;
+    },
+    createTable(table, columns, primaryKey, comment) {
+      const defs = columns.map((c) => `${q(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}`);
+      const c = p.tableComment(table, comment);
+      const create = `CREATE TABLE IF NOT EXISTS ${table} (${defs.join(', ')}, PRIMARY KEY (${primaryKey.map(q).join(', ')}))${c.option ? ` ${c.option}` : ''}`;
+      return c.statement ? [create, c.statement] : [create];
+    },
+    addColumn: (table, column) => `ALTER TABLE ${table} ADD COLUMN ${q(column.name)} ${column.type}`,
+    widenColumn: (table, column) => p.widen(table, column),
+    upsert(table, columns, key, rows) {
+      const width = columns.length;
+      const tuples: string[] = [];
+      for (let r = 0; r < rows; r += 1) {
+        const ps: string[] = [];
+        for (let c = 0; c < width; c += 1) ps.push(p.param(r * width + c + 1));
+        tuples.push(`(${ps.join(', ')})`);
+      }
+      const update = columns.filter((c) => !key.includes(c));
+      return `INSERT INTO ${table} (${columns.map(q).join(', ')}) VALUES ${tuples.join(', ')} ${p.onConflict(key, update)}`;
+    },
+    deleteIn: (table, column, n) => `DELETE FROM ${table} WHERE ${q(column)} IN (${Array.from({ length: n }, (_, i) => p.param(i + 1)).join(', ')})`,
+    describe: p.describe,
+    uniqueColumns: p.uniqueColumns,
+    comment: p.comment,
+  };
+}
+
+export { literal as sqlLiteral };

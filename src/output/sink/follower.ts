@@ -1,0 +1,261 @@
+/**
+ * Follows an output folder's journals into the sink: results.ndjson and errors.ndjson are read from where the
+ * commit table says this folder was written up to, a batch at a time, each written in one transaction with
+ * its new position (./writer.ts). The journal stays the truth: a kill at any moment loses nothing the next
+ * session does not write again, and an upsert written twice changes nothing.
+ *
+ * The same code serves a run (following the journals while they grow, off the rows' path) and `bre-batch
+ * load` (one pass to the end). A journal replaced since its position was recorded (--retry-errors moves
+ * errors.ndjson aside) is read again from its start.
+ *
+ * An account pipeline's transactions are journalled per row in .state/transactions.ndjson before the row's
+ * results line: the results' read end is taken before the transactions are read, so every result read has
+ * its transactions at hand.
+ */
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { BreError, isBreError } from '../../errors.js';
+import type { NormalisedTransaction } from '../../types.js';
+import { RowSet } from '../bitset.js';
+import { rowOfLine } from '../ndjson-file.js';
+import { FILES, isErrorLine, isResultLine, type ErrorLine, type Manifest } from '../format/index.js';
+import { fileIdentity, fileSize, JournalTail } from './tail.js';
+import type { FolderId, FolderProgress, ResultItem, SinkWriter } from './writer.js';
+
+/** Journal bytes read for one batch (about 5,000 results lines of a typical pipeline). */
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** How often a run's journals are looked at when the last look found nothing new. */
+const POLL_MS = 200;
+
+/** The commit table's name of a folder: where it is (host and path) and when it was made (a new folder at the same path is another). */
+export function folderId(dir: string, manifest: Manifest): FolderId {
+  const path = realpathSync(dir);
+  const host = hostname();
+  const id = createHash('sha256').update(`${host}\0${path}\0${manifest.created_at}`).digest('hex').slice(0, 32);
+  return { id, host, path };
+}
+
+export interface FollowerStats {
+  results: number;
+  errors: number;
+  batches: number;
+}
+
+export class SinkFollower {
+  readonly stats: FollowerStats = { results: 0, errors: 0, batches: 0 };
+  readonly #results: JournalTail;
+  readonly #errors: JournalTail;
+  readonly #tx: JournalTail | undefined;
+  /** Transactions of rows whose results line has not been written to the sink yet, by row (the last line wins). */
+  readonly #pending = new Map<number, readonly NormalisedTransaction[]>();
+  #marks: { results: string | null; errors: string | null };
+  #batches: number;
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+  #finalSizes: { results: number; errors: number } | undefined;
+  #failure: BreError | undefined;
+  #wake: (() => void) | undefined;
+  #roomWaiters: (() => void)[] = [];
+  /** Bytes of the journals behind which the run waits, and under which it goes on again. */
+  #high = 64 * 1024 * 1024;
+  #low = 32 * 1024 * 1024;
+
+  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED). */
+  onFailure: ((err: BreError) => void) | undefined;
+
+  private constructor(
+    readonly dir: string,
+    readonly folder: FolderId,
+    private readonly writer: SinkWriter,
+    progress: FolderProgress | undefined,
+    private readonly log: (line: string) => void,
+  ) {
+    const resultsPath = join(dir, FILES.results);
+    const errorsPath = join(dir, FILES.errors);
+    this.#marks = { results: fileIdentity(resultsPath), errors: fileIdentity(errorsPath) };
+    // A position is kept only for the same file, no longer than it is now.
+    const at = (mark: { file: string | null; bytes: number } | undefined, file: string | null, path: string) =>
+      mark && mark.file !== null && mark.file === file && mark.bytes <= fileSize(path) ? mark.bytes : 0;
+    this.#results = new JournalTail(resultsPath, at(progress?.results, this.#marks.results, resultsPath));
+    this.#errors = new JournalTail(errorsPath, at(progress?.errors, this.#marks.errors, errorsPath));
+    this.#batches = progress?.batches ?? 0;
+    this.#tx = writer.shape.transactions ? new JournalTail(join(dir, FILES.txJournal), 0) : undefined;
+  }
+
+  /** Reads the folder's progress from the commit table; the transactions of rows not yet written are gathered. */
+  static async open(dir: string, manifest: Manifest, writer: SinkWriter, log: (line: string) => void): Promise<SinkFollower> {
+    const folder = folderId(dir, manifest);
+    const f = new SinkFollower(dir, folder, writer, await writer.progress(folder), log);
+    if (f.#tx) await f.#gatherTransactions();
+    return f;
+  }
+
+  /** Where the journals have been written up to (results, errors). */
+  get positions(): { results: number; errors: number } {
+    return { results: this.#results.position, errors: this.#errors.position };
+  }
+
+  get failure(): BreError | undefined {
+    return this.#failure;
+  }
+
+  /** Starts following the journals as the run appends to them. */
+  follow(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /**
+   * undefined while the sink keeps up; else a promise that settles once it has caught up enough (or failed):
+   * a sink that falls behind holds the rows back instead of the journal growing ahead of it without bound.
+   */
+  room(ends: { results: number; errors: number }): Promise<void> | undefined {
+    if (this.#failure || this.#lag(ends) < this.#high) return undefined;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.#failure || this.#stopping || this.#lag(ends) < this.#low) resolve();
+        else this.#roomWaiters.push(check);
+      };
+      this.#roomWaiters.push(check);
+    });
+  }
+
+  /**
+   * The journals are closed at these sizes: writes what is left, then stops. Throws the failure that stopped
+   * the sink, if it did.
+   */
+  async finish(): Promise<FollowerStats> {
+    this.#finalSizes = { results: fileSize(this.#results.path), errors: fileSize(this.#errors.path) };
+    this.follow();
+    this.#wake?.();
+    await this.#loop;
+    await this.#close();
+    if (this.#failure) throw this.#failure;
+    return this.stats;
+  }
+
+  /** Stops following without writing what is left (the run failed otherwise; the next session catches up). */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#loop?.catch(() => undefined);
+    await this.#close();
+  }
+
+  #lag(ends: { results: number; errors: number }): number {
+    return ends.results - this.#results.position + (ends.errors - this.#errors.position);
+  }
+
+  async #close(): Promise<void> {
+    for (const w of this.#roomWaiters.splice(0)) w();
+    await Promise.all([this.#results.close(), this.#errors.close(), this.#tx?.close()]);
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (!this.#stopping) {
+        const wrote = await this.#cycle();
+        for (const w of this.#roomWaiters.splice(0)) w();
+        if (wrote) continue;
+        if (this.#finalSizes) return;
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, POLL_MS);
+          this.#wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.#wake = undefined;
+      }
+    } catch (err) {
+      this.#failure = isBreError(err) ? err : new BreError('SINK_REJECTED', `the sink failed: ${(err as Error).message}`, { cause: err });
+      for (const w of this.#roomWaiters.splice(0)) w();
+      this.onFailure?.(this.#failure);
+    }
+  }
+
+  /** One batch, when there is anything to write; false when the journals had nothing new. */
+  async #cycle(): Promise<boolean> {
+    // The read ends first, then the transactions: a results line read has its transactions journalled before it.
+    const ends = this.#finalSizes ?? { results: fileSize(this.#results.path), errors: fileSize(this.#errors.path) };
+    if (this.#tx) await this.#gatherTransactions();
+    const r = await this.#results.read(ends.results, BATCH_BYTES);
+    const e = await this.#errors.read(ends.errors, Math.max(64 * 1024, BATCH_BYTES - (r.next - this.#results.position)));
+    if (r.next === this.#results.position && e.next === this.#errors.position) return false;
+    const results: ResultItem[] = [];
+    for (const text of r.lines) {
+      const line = parse(text);
+      if (!isResultLine(line)) {
+        this.log(`sink: skipped a line of ${FILES.results} that is not a result line (at byte ${this.#results.position})`);
+        continue;
+      }
+      if (line.key === null) {
+        // Only a folder written before its run had a sink can hold one: no key, no row to upsert.
+        this.log(`sink: row ${line.row} has no key and cannot be written to ${this.writer.names.results}`);
+        continue;
+      }
+      const tx = this.#pending.get(line.row);
+      results.push({ row: line.row, key: line.key, stratum: line.stratum, weight: line.weight, stages: line.stages, ...(this.#tx ? { transactions: tx ?? [] } : {}) });
+    }
+    const errors: ErrorLine[] = [];
+    for (const text of e.lines) {
+      const line = parse(text);
+      if (isErrorLine(line)) errors.push(line);
+    }
+    const progress: FolderProgress = {
+      results: { file: this.#marks.results, bytes: r.next },
+      errors: { file: this.#marks.errors, bytes: e.next },
+      batches: this.#batches + 1,
+    };
+    await this.writer.write(this.folder, { results, errors, progress });
+    this.#batches += 1;
+    this.#results.advance(r.next);
+    this.#errors.advance(e.next);
+    for (const x of results) this.#pending.delete(x.row);
+    for (const x of errors) this.#pending.delete(x.row);
+    this.stats.results += results.length;
+    this.stats.errors += errors.length;
+    this.stats.batches += 1;
+    return true;
+  }
+
+  /**
+   * Reads the transactions journal on from where it was: at the start, every row's, but those of rows already
+   * written to the sink (before the results position) are not kept.
+   */
+  async #gatherTransactions(): Promise<void> {
+    const tail = this.#tx!;
+    let written: RowSet | undefined;
+    if (tail.position === 0 && this.#results.position > 0) {
+      written = new RowSet();
+      const prefix = new JournalTail(this.#results.path, 0);
+      for (let chunk = await prefix.read(this.#results.position, BATCH_BYTES); chunk.lines.length > 0; chunk = await prefix.read(this.#results.position, BATCH_BYTES)) {
+        for (const l of chunk.lines) {
+          const row = rowOfLine(l);
+          if (row !== undefined) written.add(row);
+        }
+        prefix.advance(chunk.next);
+      }
+      await prefix.close();
+    }
+    const end = fileSize(tail.path);
+    for (let chunk = await tail.read(end, BATCH_BYTES); chunk.lines.length > 0 || chunk.next > tail.position; chunk = await tail.read(end, BATCH_BYTES)) {
+      for (const l of chunk.lines) {
+        const v = parse(l) as { row?: unknown; transactions?: unknown } | undefined;
+        if (!v || typeof v.row !== 'number' || !Array.isArray(v.transactions)) continue;
+        if (written?.has(v.row)) continue;
+        this.#pending.set(v.row, v.transactions as NormalisedTransaction[]);
+      }
+      tail.advance(chunk.next);
+    }
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

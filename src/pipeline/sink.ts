@@ -1,0 +1,52 @@
+/**
+ * A run with --sink: the sink's tables are made or checked before the output folder exists (a database that
+ * cannot be reached, a user's table that cannot take the rows: exit 2, nothing called), then the folder's
+ * journals are followed into them while the run goes (src/output/sink/), off the rows' path: the feed waits
+ * only when the sink falls far behind. A sink that fails for good stops the run; the folder keeps every row
+ * and the same command resumes, the sink catching up first.
+ */
+import { readManifest } from '../output/format/index.js';
+import { SinkFollower, SinkWriter } from '../output/sink/index.js';
+import type { BreError } from '../errors.js';
+import type { InputRow } from '../types.js';
+import type { RunSettings } from './settings.js';
+
+export interface RunSink {
+  readonly writer: SinkWriter;
+  follower: SinkFollower | undefined;
+  /** A file input's keys seen so far: a key met again is that row's error (one row per key in the table). */
+  readonly keys: Set<string> | undefined;
+}
+
+export async function openSink(s: RunSettings, sampled: boolean, transactions: boolean, log: (line: string) => void): Promise<RunSink | undefined> {
+  if (!s.sink || s.dryRun) return undefined;
+  const writer = await SinkWriter.open(s.sink, { key: s.pipeline.key, sampled, transactions }, (line) => log(line));
+  log(`sink: writing to ${writer.describe()}`);
+  // A database input refuses duplicate and NULL keys itself (src/input/db/source.ts).
+  return { writer, follower: undefined, keys: s.source ? undefined : new Set() };
+}
+
+/** Starts following the folder's journals (after it is opened: its torn tails cut, its retry set aside). */
+export async function followSink(sink: RunSink, dir: string, log: (line: string) => void, stop: (why: BreError) => void): Promise<void> {
+  const manifest = readManifest(dir);
+  if (!manifest) return;
+  sink.follower = await SinkFollower.open(dir, manifest, sink.writer, log);
+  sink.follower.onFailure = stop;
+  sink.follower.follow();
+}
+
+/**
+ * With a sink every row needs a key, and a file's key may appear once: such a row is an error before any call
+ * (a database input has checked its own).
+ */
+export function sinkKeyProblem(sink: RunSink, row: InputRow, key: string | null, keyField: string): InputRow {
+  if (!sink.keys || row.readError) return row;
+  if (key === null) {
+    return { ...row, readError: { code: 'MISSING_KEY', field: keyField, expected: `a value in ${keyField}`, message: `the row has no ${keyField}: with --sink every row is written once per key, so a row without one is not sent` } };
+  }
+  if (sink.keys.has(key)) {
+    return { ...row, readError: { code: 'DUPLICATE_KEY', field: keyField, expected: `one row per ${keyField}`, message: `an earlier row of the input has ${keyField} '${key}': with --sink the table holds one row per key, so this row is not sent` } };
+  }
+  sink.keys.add(key);
+  return row;
+}
