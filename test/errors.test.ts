@@ -30,6 +30,8 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['MISSING_KEY', 'no', false, false, 2],
   ['DUPLICATE_KEY', 'no', false, false, 2],
   ['SOURCE_CHANGED', 'no', false, false, 2],
+  ['SINK_TABLE_MISMATCH', 'no', false, false, 2],
+  ['SINK_REJECTED', 'no', false, false, 2],
   ['AUTH_REFUSED', 'no', true, false, 3],
   ['IP_NOT_ALLOWED', 'no', true, false, 3],
   ['RATE_LIMITED', 'yes', false, true, 2],
@@ -49,6 +51,7 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['INTERRUPTED', 'no', false, false, 3],
   ['DISK_FULL', 'no', false, false, 3],
   ['SOURCE_UNAVAILABLE', 'no', false, false, 3],
+  ['SINK_UNAVAILABLE', 'no', false, false, 3],
 ];
 
 describe('the error table', () => {

@@ -9,5 +9,6 @@ import { detectCommand } from './detect.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
 import { reportCommand } from './report.js';
+import { loadCommand } from './load.js';
 
-export const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand, reportCommand] as const;
+export const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand, loadCommand, reportCommand] as const;
