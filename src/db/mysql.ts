@@ -91,10 +91,11 @@ class MysqlSession implements DbSession {
     if (this.#inTransaction) throw new Error('a transaction is already open on this session');
     this.#inTransaction = true;
     try {
-      await this.connection.beginTransaction();
+      // Through query(): a connection lost before START TRANSACTION or at COMMIT is a ConnectionLost there too.
+      await this.query('START TRANSACTION');
       try {
         const out = await work();
-        await this.connection.commit();
+        await this.query('COMMIT');
         return out;
       } catch (err) {
         await this.connection.rollback().catch(() => undefined);
@@ -167,7 +168,7 @@ export const mysqlDialect: Dialect = {
     keyType: 'varchar(255)',
     families: {
       text: ['varchar', 'char', 'text', 'tinytext', 'mediumtext', 'longtext'], json: ['json', 'longtext'],
-      integer: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint'], number: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint', 'decimal', 'float', 'double'],
+      integer: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint'], number: ['decimal', 'float', 'double'],
       boolean: ['boolean', 'bit'], timestamp: ['datetime', 'timestamp'], date: ['date'],
     },
     onConflict: (key, update) => `ON DUPLICATE KEY UPDATE ${(update.length === 0 ? key : update).map((c) => `${mysqlDialect.quote(c)} = VALUES(${mysqlDialect.quote(c)})`).join(', ')}`,

@@ -81,10 +81,11 @@ class PgSession implements DbSession {
     if (this.#inTransaction) throw new Error('a transaction is already open on this session');
     this.#inTransaction = true;
     try {
-      await this.client.query('BEGIN');
+      // Through query(): a connection lost before BEGIN or at COMMIT is a ConnectionLost there too.
+      await this.query('BEGIN');
       try {
         const out = await work();
-        await this.client.query('COMMIT');
+        await this.query('COMMIT');
         return out;
       } catch (err) {
         await this.client.query('ROLLBACK').catch(() => undefined);
@@ -151,7 +152,7 @@ export const postgres: Dialect = {
     keyType: 'text',
     families: {
       text: ['text', 'character varying', 'character'], json: ['json', 'jsonb'], integer: ['smallint', 'integer', 'bigint'],
-      number: ['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision'], boolean: ['boolean'],
+      number: ['numeric', 'real', 'double precision'], boolean: ['boolean'],
       timestamp: ['timestamp without time zone', 'timestamp with time zone'], date: ['date'],
     },
     onConflict: (key, update) => `ON CONFLICT (${key.map((k) => postgres.quote(k)).join(', ')}) ${update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${update.map((c) => `${postgres.quote(c)} = EXCLUDED.${postgres.quote(c)}`).join(', ')}`}`,

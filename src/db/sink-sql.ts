@@ -65,7 +65,7 @@ export interface SinkDialectParts {
   readonly param: (i: number) => string;
   readonly types: Readonly<Record<ColumnKind, string>>;
   readonly keyType: string;
-  /** Type names (information_schema's data_type) of each family. */
+  /** Type names (information_schema's data_type) of each family; `number`: those that keep a fraction (MySQL would round one into an integer column). */
   readonly families: { readonly text: readonly string[]; readonly json: readonly string[]; readonly integer: readonly string[]; readonly number: readonly string[]; readonly boolean: readonly string[]; readonly timestamp: readonly string[]; readonly date: readonly string[] };
   /** `ON CONFLICT (k) DO UPDATE SET c = EXCLUDED.c` or `ON DUPLICATE KEY UPDATE c = VALUES(c)`. */
   readonly onConflict: (key: readonly string[], update: readonly string[]) => string;

@@ -31,7 +31,7 @@ export async function finish(run: Run): Promise<RunResult> {
   const { s, stopped } = run;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
-    lanes: run.egress?.lanes, sample: run.sample, source: run.source?.stats,
+    lanes: run.egress?.lanes, sample: run.sample, source: run.source?.stats, sink: sinkSummary(run),
   };
   const stoppedExit = stopped ? exitCodeOf(stopped) : 0;
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
@@ -113,4 +113,12 @@ async function finishSink(run: Run): Promise<void> {
   } catch (err) {
     run.stop.request(err as BreError);
   }
+}
+
+/** summary.json's `sink`: what this session wrote into the tables. */
+function sinkSummary(run: Run): RunSummary['sink'] {
+  const sink = run.sink;
+  if (!sink?.follower) return undefined;
+  const st = sink.follower.stats;
+  return { url: sink.writer.target.url.display, tables: sink.writer.tables(), results_written: st.results, errors_written: st.errors, batches: st.batches, reconnects: sink.writer.reconnects };
 }

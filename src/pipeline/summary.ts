@@ -57,6 +57,8 @@ export interface SummaryInput {
   readonly sample?: DrawnSample;
   /** A database input: what it read this session. */
   readonly source?: SourceStats;
+  /** --sink: what this session wrote into the tables. */
+  readonly sink?: NonNullable<RunSummary['sink']>;
 }
 
 export function buildSummary(x: SummaryInput): RunSummary {
@@ -108,6 +110,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.remaining ? { remaining: x.remaining } : {}),
     ...(x.sample ? { sample: { ...x.sample.design, rows_without_key: x.sample.withoutKey, rows_unreadable: x.sample.unreadable } } : {}),
     ...(x.source && x.s.source ? { source: sourceSummary(x.s.source, x.source, x.s.pipeline.key) } : {}),
+    ...(x.sink ? { sink: x.sink } : {}),
   };
 }
 

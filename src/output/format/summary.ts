@@ -137,6 +137,13 @@ export const runSummarySchema = z.looseObject({
     url: z.string(), table: z.string().nullable(), query: z.string().nullable(), key: z.string(),
     started_after_row: count, rows_read: count, rows_fetched: count, queries: count, reconnects: count,
   }).optional(),
+  /**
+   * --sink, this session: the database (without its password) and tables, the result and error lines written
+   * into them (a resume's catch-up included), the batches (one transaction each) and the connections opened again.
+   */
+  sink: z.looseObject({
+    url: z.string(), tables: z.array(z.string()), results_written: count, errors_written: count, batches: count, reconnects: count,
+  }).optional(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 

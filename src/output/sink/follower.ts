@@ -155,10 +155,13 @@ export class SinkFollower {
   async #run(): Promise<void> {
     try {
       while (!this.#stopping) {
+        // A look that began before finish() read to the sizes of then: only one that began after ends it.
+        const final = this.#finalSizes !== undefined;
         const wrote = await this.#cycle();
         for (const w of this.#roomWaiters.splice(0)) w();
         if (wrote) continue;
-        if (this.#finalSizes) return;
+        if (final) return;
+        if (this.#finalSizes) continue;
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, POLL_MS);
           this.#wake = () => {

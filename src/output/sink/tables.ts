@@ -43,9 +43,10 @@ export function sinkNames(table: string, maxIdentifier: number): SinkNames {
 export function columnName(name: string, maxIdentifier: number): string {
   if (Buffer.byteLength(name) <= maxIdentifier) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
-  let head = name;
-  while (Buffer.byteLength(head) > maxIdentifier - 9) head = head.slice(0, -1);
-  return `${head}~${hash}`;
+  // By code points: half a surrogate pair would reach the database as U+FFFD, another name than this one.
+  const head = Array.from(name);
+  while (Buffer.byteLength(head.join('')) > maxIdentifier - 9) head.pop();
+  return `${head.join('')}~${hash}`;
 }
 
 /** NAME's fixed columns, after the key: the row number, a sample's design, the whole result, when it was written. */

@@ -107,6 +107,8 @@ export class SinkWriter {
   /** Result fields by their `stage.field` header: the column they go in. */
   readonly #fields = new Map<string, string>();
   #warnedLoss = false;
+  /** Connections opened again after a loss. */
+  reconnects = 0;
 
   private constructor(readonly target: SinkTarget, readonly shape: SinkShape, private readonly log: (line: string) => void, private readonly sleep: (ms: number) => Promise<void>) {
     this.dialect = dialectOf(target.url);
@@ -129,10 +131,15 @@ export class SinkWriter {
     return w;
   }
 
-  /** The table names as messages show them. */
-  describe(): string {
+  /** The tables, schema and all. */
+  tables(): string[] {
     const t = [this.names.results, this.names.errors, ...(this.shape.transactions ? [this.names.transactions] : [])];
-    return `${t.map((n) => (this.target.schema ? `${this.target.schema}.${n}` : n)).join(', ')} at ${this.target.url.display}`;
+    return t.map((n) => (this.target.schema ? `${this.target.schema}.${n}` : n));
+  }
+
+  /** The tables and the database, as messages show them. */
+  describe(): string {
+    return `${this.tables().join(', ')} at ${this.target.url.display}`;
   }
 
   /** Where the commit table says the folder has been written up to; undefined when it never was. */
@@ -199,15 +206,16 @@ export class SinkWriter {
     const key = this.shape.key;
     const col = (c: SinkColumn, notNull = false) => ({ name: c.name, type: this.dialect.sink.typeOf(c.kind), notNull });
     const keyCol = { name: key, type: this.dialect.sink.keyType, notNull: true };
+    // Each table is checked before the next is made: a user's table refused leaves nothing new behind.
     this.#results = await this.#table(session, this.names.results, [keyCol, ...resultFixedColumns(this.shape.sampled).map((c) => col(c))], [key]);
+    this.#check(this.#results, [key], true);
     this.#errors = await this.#table(session, this.names.errors, errorColumns(key, this.shape.sampled).map((c) => col(c, c.name === 'row')), ['row']);
+    this.#check(this.#errors, ['row'], true);
     if (this.shape.transactions) {
       this.#transactions = await this.#table(session, this.names.transactions, transactionColumns(key).map((c) => (c.name === key ? keyCol : col(c, c.name === 'seq'))), [key, 'seq']);
+      this.#check(this.#transactions, [key], false);
     }
     this.#loads = await this.#table(session, LOADS_TABLE, LOAD_COLUMNS.map((c) => (c.name === 'sink_table' || c.name === 'folder' ? { name: c.name, type: this.dialect.sink.keyType, notNull: true } : col(c))), ['sink_table', 'folder']);
-    this.#check(this.#results, [key], true);
-    this.#check(this.#errors, ['row'], true);
-    if (this.#transactions) this.#check(this.#transactions, [key], false);
     if (!this.#loads.owned) this.#mismatch(this.#loads, `${LOADS_TABLE} is the commit table bre-batch keeps; a table of that name that bre-batch did not create is in the way`, `rename or drop it`);
     for (const c of this.#results.columns.keys()) if (c.includes('.')) this.#fields.set(c, c);
   }
@@ -297,7 +305,7 @@ export class SinkWriter {
       const have = t.columns.get(name);
       if (!t.owned) {
         if (have) {
-          this.#fields.set(header, name);
+          this.#bind(header, name);
           if (!this.dialect.sink.holds(have.type, kind)) {
             throw new BreError('SINK_REJECTED', `the sink table ${t.name} at ${this.target.url.display} has a column ${name} of type ${have.type}, and the field now holds ${describeKind(kind)}: make the column ${this.dialect.sink.typeOf(kind)} (or text), then re-run the same command to resume`, { field: name });
           }
@@ -314,8 +322,17 @@ export class SinkWriter {
         await this.#ddl(session, this.dialect.sink.widenColumn(t.sql, def));
         t.columns.set(name, { type: def.type, kind: wider });
       }
-      this.#fields.set(header, name);
+      this.#bind(header, name);
     }
+  }
+
+  /**
+   * A field's column. A shortened column found at open is known only by its own name until its field is seen:
+   * that name goes, or the column would be written twice in one statement.
+   */
+  #bind(header: string, name: string): void {
+    if (header !== name) this.#fields.delete(name);
+    this.#fields.set(header, name);
   }
 
   /** A change of bre-batch's own table; another worker may have made the same change first. */
@@ -412,7 +429,10 @@ export class SinkWriter {
     let since: number | undefined;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        this.#session ??= await openSession(this.target.url);
+        if (!this.#session) {
+          this.#session = await openSession(this.target.url);
+          if (since !== undefined) this.reconnects += 1;
+        }
         const out = await work(this.#session);
         if (since !== undefined) this.log(`sink: ${this.dialect.label} at ${this.target.url.display} is back; writing goes on`);
         return out;
