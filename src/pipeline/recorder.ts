@@ -108,7 +108,8 @@ export class OutcomeRecorder {
     const r = row.readError!;
     this.counters.invalid += 1;
     this.counters.failed += 1;
-    const input = row.sourceKey !== undefined ? this.#input(row.data) : null;
+    // A row refused for its key (a database's, or a file's with --sink) was read whole: its line shows it, masked.
+    const input = row.sourceKey !== undefined || r.code !== 'MALFORMED_ROW' ? this.#input(row.data) : null;
     this.#writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input });
   }
 
