@@ -2,11 +2,13 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sample_draw,shared,coverage]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sink,sample_draw,shared,coverage]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
- * full run of 20,000 rows, about 15 minutes; `--quick`: 40 samples). `documented` takes about 8 minutes (3 rounds of 150 s), `--quick` one round
+ * full run of 20,000 rows, about 15 minutes; `--quick`: 40 samples), and so does `sink` (the database sink
+ * against the local PostgreSQL: `load` of two 1M-row folders, twice each, and 3 rounds of runs with and
+ * without --sink, about 15 minutes; `--quick`: 200,000 and 100,000 rows, one round each). `documented` takes about 8 minutes (3 rounds of 150 s), `--quick` one round
  * of 70 s. `egress` (one source address against three, 10/s each) takes about 2 minutes, `--quick` one.
  *
  * (`npm run bench` builds dist/, then runs this file through tsx.)
@@ -32,7 +34,7 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only'));
 const only = onlyArg ? (onlyArg.split('=')[1] ?? args[args.indexOf(onlyArg) + 1]).split(',') : undefined;
-const OPT_IN = new Set(['shared', 'coverage']);
+const OPT_IN = new Set(['shared', 'coverage', 'sink']);
 const want = (name: string) => (only ? only.includes(name) : !OPT_IN.has(name));
 const work = mkdtempSync(join(tmpdir(), 'bre-bench-'));
 const figures: Record<string, unknown> = {};
@@ -259,6 +261,34 @@ async function benchDbSource(): Promise<void> {
   });
 }
 
+/**
+ * The database sink (issue 23): `bre-batch load` of a 1M-row folder into PostgreSQL, rows a second (at least
+ * 20,000), and a --rate off run with --sink against the same run without it (at least 90%). Opt-in: it needs
+ * the local PostgreSQL and about 15 minutes (bench/sink.ts).
+ */
+async function benchDbSink(): Promise<void> {
+  const { benchSink } = await import('./sink.js');
+  const sink = await benchSink({ dir: work, ...(quick ? { loadRows: 200_000, loadRounds: 1, runRows: 100_000, rounds: 1 } : {}) });
+  figures.sink = sink;
+  for (const l of sink.load ?? []) {
+    targets.push({
+      section: 'sink', figure: `bre-batch load of ${l.rows.toLocaleString('en-US')} rows of ${l.pipeline} (${l.results.toLocaleString('en-US')} results, ${l.errors.toLocaleString('en-US')} errors, ${l.folderMb} MB) into PostgreSQL, whole process (median of ${l.runs.length})`,
+      measured: `${l.rowsPerSecond.toLocaleString('en-US')} rows/s (rounds ${l.runs.map((r) => r.rowsPerSecond).join(', ')}; the server's own COPY of the same rows ${l.serverCopyRowsPerSecond?.toLocaleString('en-US') ?? 'n/a'} rows/s)`,
+      target: '>= 20,000 rows/s',
+      met: l.rowsPerSecond >= 20_000 && l.runs.every((r) => r.exit === 0 && r.inTables.results === l.results && r.inTables.errors === l.errors),
+    });
+  }
+  const run = sink.run;
+  if (run) {
+    const perRound = run.rounds.map((r) => `${r.with.rowsPerSecond} vs ${r.without.rowsPerSecond}`).join('; ');
+    targets.push({
+      section: 'sink', figure: `rows/s, run location --rate off of ${run.rows.toLocaleString('en-US')} rows with --sink postgres:// vs without (median of ${run.rounds.length} rounds in turn; whole run, while rows flow)`,
+      measured: `${pct(run.ratio)}, ${pct(run.flowRatio)} (rows/s ${perRound})`,
+      target: '>= 90%', met: run.ratio >= 0.9 && run.rounds.every((r) => r.with.exit === 0 && r.without.exit === 0 && r.with.inTable === run.rows),
+    });
+  }
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -266,7 +296,7 @@ function round(n: number): number {
 const steps: [string, () => Promise<void>][] = [
   ['sweep', benchRateSweep], ['documented', benchDocumentedLimits], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss],
   ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
-  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sample_draw', benchSampleCountingPass], ['shared', benchShared], ['coverage', benchIntervalCoverage],
+  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sink', benchDbSink], ['sample_draw', benchSampleCountingPass], ['shared', benchShared], ['coverage', benchIntervalCoverage],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;

@@ -31,4 +31,10 @@ export interface Dialect {
 
   // The sink (src/output/sink/): creating, checking and upserting its tables.
   readonly sink: SinkSql;
+  /**
+   * Upserts many rows at once faster than `sink.upsert`'s multi-row statements, where the database has a way
+   * (PostgreSQL: COPY, ./pg-copy.ts); the same result. `likelyNew`: the table is bre-batch's own and its rows
+   * most likely new keys (a way that is faster then may be tried first). Inside the caller's transaction.
+   */
+  readonly bulkUpsert?: (session: DbSession, table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly unknown[])[], likelyNew: boolean) => Promise<void>;
 }

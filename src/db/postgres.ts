@@ -9,6 +9,7 @@ import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import { connectFailure, ConnectionLost } from './failure.js';
 import { standardKeyset } from './keyset.js';
+import { copyUpsert } from './pg-copy.js';
 import { standardSink } from './sink-sql.js';
 import type { DbColumn, DbResult, DbSession } from './session.js';
 import type { DbUrl } from './url.js';
@@ -170,6 +171,9 @@ export const postgres: Dialect = {
     }),
     comment: (name, schema) => ({ sql: `SELECT obj_description(to_regclass($1), 'pg_class') AS comment`, params: [postgres.table(name, schema)] }),
   }),
+  bulkUpsert: (session, table, columns, key, rows, likelyNew) => copyUpsert(pgClientOf(session), {
+    table, columns, quote: (id) => postgres.quote(id), upsertFrom: (source) => postgres.sink.upsertFrom(table, source, columns, key), likelyNew,
+  }, rows),
 };
 
 /** The pg Client of a session this dialect opened (for COPY and cursors, which only it knows). */

@@ -49,6 +49,8 @@ export interface SinkSql {
   widenColumn(table: string, column: ColumnDef): string;
   /** One statement inserting `rows` rows of `columns`, updating every non-key column of a row whose key is there. */
   upsert(table: string, columns: readonly string[], key: readonly string[], rows: number): string;
+  /** The upsert of every row of `source` (a table with these columns), as `upsert` does it. */
+  upsertFrom(table: string, source: string, columns: readonly string[], key: readonly string[]): string;
   /** DELETE of the rows whose `column` is one of `n` parameters. */
   deleteIn(table: string, column: string, n: number): string;
   /** The table's columns; no rows when it does not exist. */
@@ -136,6 +138,10 @@ export function standardSink(p: SinkDialectParts): SinkSql {
       }
       const update = columns.filter((c) => !key.includes(c));
       return `INSERT INTO ${table} (${columns.map(q).join(', ')}) VALUES ${tuples.join(', ')} ${p.onConflict(key, update)}`;
+    },
+    upsertFrom(table, source, columns, key) {
+      const cols = columns.map(q).join(', ');
+      return `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${source} ${p.onConflict(key, columns.filter((c) => !key.includes(c)))}`;
     },
     deleteIn: (table, column, n) => `DELETE FROM ${table} WHERE ${q(column)} IN (${Array.from({ length: n }, (_, i) => p.param(i + 1)).join(', ')})`,
     describe: p.describe,

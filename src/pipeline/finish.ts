@@ -120,5 +120,5 @@ function sinkSummary(run: Run): RunSummary['sink'] {
   const sink = run.sink;
   if (!sink?.follower) return undefined;
   const st = sink.follower.stats;
-  return { url: sink.writer.target.url.display, tables: sink.writer.tables(), results_written: st.results, errors_written: st.errors, batches: st.batches, reconnects: sink.writer.reconnects };
+  return { url: sink.writer.target.url.display, tables: sink.writer.tables(), results_written: st.results, errors_written: st.errors, batches: st.batches, reconnects: sink.follower.reconnects };
 }

@@ -6,14 +6,15 @@
  * and the same command resumes, the sink catching up first.
  */
 import { readManifest } from '../output/format/index.js';
-import { SinkFollower, SinkWriter } from '../output/sink/index.js';
+import { SinkThread, SinkWriter } from '../output/sink/index.js';
 import type { BreError } from '../errors.js';
 import type { InputRow } from '../types.js';
 import type { RunSettings } from './settings.js';
 
 export interface RunSink {
+  /** Made and checked the tables before the folder existed; its connection is closed once the thread has its own. */
   readonly writer: SinkWriter;
-  follower: SinkFollower | undefined;
+  follower: SinkThread | undefined;
   /** A file input's keys seen so far: a key met again is that row's error (one row per key in the table). */
   readonly keys: Set<string> | undefined;
 }
@@ -28,11 +29,11 @@ export async function openSink(s: RunSettings, sampled: boolean, transactions: b
 
 /** Starts following the folder's journals (after it is opened: its torn tails cut, its retry set aside). */
 export async function followSink(sink: RunSink, dir: string, log: (line: string) => void, stop: (why: BreError) => void): Promise<void> {
-  const manifest = readManifest(dir);
-  if (!manifest) return;
-  sink.follower = await SinkFollower.open(dir, manifest, sink.writer, log);
+  if (!readManifest(dir)) return;
+  // On a thread of its own: reading the journals back and encoding their rows stay off the rows' path.
+  sink.follower = await SinkThread.open(dir, sink.writer.target, sink.writer.shape, log);
   sink.follower.onFailure = stop;
-  sink.follower.follow();
+  await sink.writer.close();
 }
 
 /**

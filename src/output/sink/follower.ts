@@ -28,6 +28,8 @@ import type { FolderId, FolderProgress, ResultItem, SinkWriter } from './writer.
 const BATCH_BYTES = 4 * 1024 * 1024;
 /** How often a run's journals are looked at when the last look found nothing new. */
 const POLL_MS = 200;
+/** How long after writing what a run's journals held the next look waits (unless a batch filled). */
+const FOLLOW_MS = POLL_MS;
 
 /** The commit table's name of a folder: where it is (host and path) and when it was made (a new folder at the same path is another). */
 export function folderId(dir: string, manifest: Manifest): FolderId {
@@ -35,6 +37,18 @@ export function folderId(dir: string, manifest: Manifest): FolderId {
   const host = hostname();
   const id = createHash('sha256').update(`${host}\0${path}\0${manifest.created_at}`).digest('hex').slice(0, 32);
   return { id, host, path };
+}
+
+/** The lines read for one write, and the positions after them. */
+interface Batch {
+  readonly results: ResultItem[];
+  readonly errors: ErrorLine[];
+  readonly next: { readonly results: number; readonly errors: number };
+  /** Journal bytes the batch holds. */
+  readonly bytes: number;
+  /** The read began after finish(): an empty one means everything is written. */
+  readonly final: boolean;
+  readonly empty: boolean;
 }
 
 export interface FollowerStats {
@@ -64,6 +78,8 @@ export class SinkFollower {
 
   /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED). */
   onFailure: ((err: BreError) => void) | undefined;
+  /** Told after each batch written (the positions and stats moved). */
+  onProgress: (() => void) | undefined;
 
   private constructor(
     readonly dir: string,
@@ -153,44 +169,72 @@ export class SinkFollower {
   }
 
   async #run(): Promise<void> {
+    let next: Promise<Batch> | undefined;
     try {
+      next = this.#read(this.positions);
       while (!this.#stopping) {
-        // A look that began before finish() read to the sizes of then: only one that began after ends it.
-        const final = this.#finalSizes !== undefined;
-        const wrote = await this.#cycle();
+        const batch: Batch = await next;
+        next = undefined;
+        if (batch.empty) {
+          for (const w of this.#roomWaiters.splice(0)) w();
+          // A look that began before finish() read to the sizes of then: only one that began after ends it.
+          if (batch.final) return;
+          if (!this.#finalSizes) await this.#idle(POLL_MS);
+          if (this.#stopping) return;
+          next = this.#read(this.positions);
+          continue;
+        }
+        const writing = this.#write(batch);
+        // More to write (a batch that filled, or the run's end): the next one is read and parsed while this one
+        // is written, the database's work and ours overlapping. Else the journals were read to their end, and
+        // the next look waits a while: a run's rows go in batches of a fifth of a second or so, not of a few
+        // rows each (each batch costs its statements and a commit, here and on the database).
+        const more: boolean = batch.bytes >= BATCH_BYTES / 2 || this.#finalSizes !== undefined;
+        next = more ? this.#read(batch.next) : undefined;
+        await writing;
         for (const w of this.#roomWaiters.splice(0)) w();
-        if (wrote) continue;
-        if (final) return;
-        if (this.#finalSizes) continue;
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, POLL_MS);
-          this.#wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        this.#wake = undefined;
+        if (next) continue;
+        if (!this.#finalSizes) await this.#idle(FOLLOW_MS);
+        if (this.#stopping) return;
+        next = this.#read(this.positions);
       }
     } catch (err) {
       this.#failure = isBreError(err) ? err : new BreError('SINK_REJECTED', `the sink failed: ${(err as Error).message}`, { cause: err });
       for (const w of this.#roomWaiters.splice(0)) w();
       this.onFailure?.(this.#failure);
+    } finally {
+      await next?.catch(() => undefined);
     }
   }
 
-  /** One batch, when there is anything to write; false when the journals had nothing new. */
-  async #cycle(): Promise<boolean> {
+  /** Until `ms` have passed, or finish() or stop() wakes the loop. */
+  async #idle(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.#wake = undefined;
+  }
+
+  /** The lines of one batch from `from` (the positions written, or the end of the batch being written). */
+  async #read(from: { results: number; errors: number }): Promise<Batch> {
+    const final = this.#finalSizes !== undefined;
     // The read ends first, then the transactions: a results line read has its transactions journalled before it.
     const ends = this.#finalSizes ?? { results: fileSize(this.#results.path), errors: fileSize(this.#errors.path) };
     if (this.#tx) await this.#gatherTransactions();
-    const r = await this.#results.read(ends.results, BATCH_BYTES);
-    const e = await this.#errors.read(ends.errors, Math.max(64 * 1024, BATCH_BYTES - (r.next - this.#results.position)));
-    if (r.next === this.#results.position && e.next === this.#errors.position) return false;
+    const r = await this.#results.read(ends.results, BATCH_BYTES, from.results);
+    const e = await this.#errors.read(ends.errors, Math.max(64 * 1024, BATCH_BYTES - (r.next - from.results)), from.errors);
+    const next = { results: r.next, errors: e.next };
+    const bytes = r.next - from.results + (e.next - from.errors);
+    if (bytes === 0) return { results: [], errors: [], next, bytes, final, empty: true };
     const results: ResultItem[] = [];
     for (const text of r.lines) {
       const line = parse(text);
       if (!isResultLine(line)) {
-        this.log(`sink: skipped a line of ${FILES.results} that is not a result line (at byte ${this.#results.position})`);
+        this.log(`sink: skipped a line of ${FILES.results} that is not a result line (at byte ${from.results})`);
         continue;
       }
       if (line.key === null) {
@@ -199,28 +243,37 @@ export class SinkFollower {
         continue;
       }
       const tx = this.#pending.get(line.row);
-      results.push({ row: line.row, key: line.key, stratum: line.stratum, weight: line.weight, stages: line.stages, ...(this.#tx ? { transactions: tx ?? [] } : {}) });
+      results.push({
+        row: line.row, key: line.key, stratum: line.stratum, weight: line.weight, stages: line.stages, stagesText: stagesTextOf(text, line),
+        ...(this.#tx ? { transactions: tx ?? [] } : {}),
+      });
     }
     const errors: ErrorLine[] = [];
     for (const text of e.lines) {
       const line = parse(text);
       if (isErrorLine(line)) errors.push(line);
     }
+    return { results, errors, next, bytes, final, empty: false };
+  }
+
+  /** One batch in one transaction with the positions after it; then they are the follower's. */
+  async #write(batch: Batch): Promise<void> {
+    const { results, errors, next } = batch;
     const progress: FolderProgress = {
-      results: { file: this.#marks.results, bytes: r.next },
-      errors: { file: this.#marks.errors, bytes: e.next },
+      results: { file: this.#marks.results, bytes: next.results },
+      errors: { file: this.#marks.errors, bytes: next.errors },
       batches: this.#batches + 1,
     };
     await this.writer.write(this.folder, { results, errors, progress });
     this.#batches += 1;
-    this.#results.advance(r.next);
-    this.#errors.advance(e.next);
+    this.#results.advance(next.results);
+    this.#errors.advance(next.errors);
     for (const x of results) this.#pending.delete(x.row);
     for (const x of errors) this.#pending.delete(x.row);
     this.stats.results += results.length;
     this.stats.errors += errors.length;
     this.stats.batches += 1;
-    return true;
+    this.onProgress?.();
   }
 
   /**
@@ -253,6 +306,26 @@ export class SinkFollower {
       tail.advance(chunk.next);
     }
   }
+}
+
+/**
+ * The text of a results line's `stages`, cut from the line when that is exact: the line's last member, after
+ * scalar members only (row, key, a sample's stratum and weight), as a run and merge write it. The `result`
+ * column takes it as it is instead of the object made into JSON again.
+ */
+function stagesTextOf(text: string, line: object): string | undefined {
+  if (text.charCodeAt(text.length - 1) !== 0x7d) return undefined;
+  let last: string | undefined;
+  for (const k in line) {
+    const v = (line as Record<string, unknown>)[k];
+    // An integer-like name comes first whatever its place in the text: its order cannot be told.
+    if ((k !== 'stages' && typeof v === 'object' && v !== null) || (k.charCodeAt(0) >= 0x30 && k.charCodeAt(0) <= 0x39)) return undefined;
+    last = k;
+  }
+  if (last !== 'stages') return undefined;
+  // A member name's quote cannot be inside a string (there it is escaped) and nothing before is nested: the first is the one.
+  const at = text.indexOf(',"stages":');
+  return at < 0 ? undefined : text.slice(at + ',"stages":'.length, -1);
 }
 
 function parse(text: string): unknown {

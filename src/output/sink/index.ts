@@ -6,3 +6,4 @@
 export { folderId, SinkFollower, type FollowerStats } from './follower.js';
 export { SinkWriter, type FolderId, type SinkShape, type SinkTarget } from './writer.js';
 export { LOADS_TABLE, OWNED_COMMENT } from './tables.js';
+export { SinkThread } from './thread.js';

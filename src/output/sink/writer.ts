@@ -47,6 +47,8 @@ export interface ResultItem {
   readonly stratum?: string;
   readonly weight?: number;
   readonly stages: Record<string, Record<string, unknown>>;
+  /** `stages` as the journal line has it, when it could be cut from the line (the `result` column's text). */
+  readonly stagesText?: string;
   /** The row's transactions (an account pipeline), replacing those its key had. */
   readonly transactions?: readonly NormalisedTransaction[];
 }
@@ -94,6 +96,8 @@ const LOAD_COLUMNS: readonly SinkColumn[] = [
 
 /** Most rows in one INSERT: fewer when the rows are wide (the bind parameters of one statement are bounded). */
 const MAX_STATEMENT_ROWS = 1000;
+/** Rows from which the database's bulk way (PostgreSQL's COPY) is worth its extra statements. */
+const BULK_MIN_ROWS = 100;
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000, 15000] as const;
 
 export class SinkWriter {
@@ -286,20 +290,28 @@ export class SinkWriter {
    * keeps the columns it has: a field without one is only in `result`; one whose column cannot hold it stops.
    */
   async #fitColumns(session: DbSession, results: readonly ResultItem[]): Promise<void> {
-    const types = new Map<string, number>();
+    // By stage, then field (no `stage.field` text made per value), in the order the fields first appear.
+    const byStage = new Map<string, Map<string, { header: string; bits: number }>>();
+    const types: { header: string; bits: number }[] = [];
     for (const r of results) {
       for (const stage in r.stages) {
         const fields = r.stages[stage];
+        let seen = byStage.get(stage);
+        if (!seen) byStage.set(stage, (seen = new Map()));
         for (const field in fields) {
           const bit = typeBit(fields[field]);
           if (bit === 0) continue;
-          const header = `${stage}.${field}`;
-          types.set(header, (types.get(header) ?? 0) | bit);
+          let e = seen.get(field);
+          if (!e) {
+            seen.set(field, (e = { header: `${stage}.${field}`, bits: 0 }));
+            types.push(e);
+          }
+          e.bits |= bit;
         }
       }
     }
     const t = this.#results;
-    for (const [header, bits] of types) {
+    for (const { header, bits } of types) {
       const kind = kindOfTypes(bits);
       const name = this.#fields.get(header) ?? columnName(header, this.dialect.maxIdentifier);
       const have = t.columns.get(name);
@@ -357,6 +369,8 @@ export class SinkWriter {
     const fields = [...this.#fields].filter(([, col]) => t.columns.has(col));
     const columns = [key, ...fixed.map((c) => c.name), ...fields.map(([, col]) => col)];
     const kinds = fields.map(([, col]) => t.columns.get(col)!.kind ?? 'string');
+    const stages = fields.map(([header]) => header.slice(0, header.indexOf('.')));
+    const names = fields.map(([header]) => header.slice(header.indexOf('.') + 1));
     const rows = results.map((r) => {
       const values: unknown[] = [r.key];
       for (const c of fixed) {
@@ -364,14 +378,11 @@ export class SinkWriter {
           case 'row': values.push(r.row); break;
           case 'stratum': values.push(r.stratum ?? null); break;
           case 'weight': values.push(r.weight ?? null); break;
-          case 'result': values.push(JSON.stringify(r.stages)); break;
+          case 'result': values.push(r.stagesText ?? JSON.stringify(r.stages)); break;
           case 'loaded_at': values.push(now); break;
         }
       }
-      fields.forEach(([header], i) => {
-        const dot = header.indexOf('.');
-        values.push(sinkValue(kinds[i], r.stages[header.slice(0, dot)]?.[header.slice(dot + 1)]));
-      });
+      for (let i = 0; i < kinds.length; i += 1) values.push(sinkValue(kinds[i], r.stages[stages[i]]?.[names[i]]));
       return values;
     });
     await this.#upsert(session, t, columns, [key], rows);
@@ -408,6 +419,10 @@ export class SinkWriter {
   }
 
   async #upsert(session: DbSession, t: Table, columns: readonly string[], key: readonly string[], rows: readonly unknown[][]): Promise<void> {
+    if (this.dialect.bulkUpsert && rows.length >= BULK_MIN_ROWS) {
+      await this.dialect.bulkUpsert(session, t.sql, columns, key, rows, t.owned);
+      return;
+    }
     const per = Math.max(1, Math.min(MAX_STATEMENT_ROWS, Math.floor(this.dialect.maxParams / columns.length)));
     for (let i = 0; i < rows.length; i += per) {
       const chunk = rows.slice(i, i + per);

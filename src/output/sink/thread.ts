@@ -1,0 +1,203 @@
+/**
+ * A run's sink on a thread of its own (./worker.ts runs the follower and its writer there): reading the
+ * journals back, parsing them and encoding the rows for the database cost the run's thread a tenth to a fifth
+ * of its CPU with --rate off, and a batch held its event loop for tens of milliseconds; on its own thread they
+ * use what the run leaves idle (as the spool does, ../spool-thread.ts). The run's side only asks how far the
+ * sink has written (memory shared with the thread, stored after each batch) and is told when it fails.
+ *
+ * `bre-batch load` has no rows to keep moving: it runs the follower on the process's main thread (./load.ts).
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { BreError, type BreErrorContext, type ErrorCode } from '../../errors.js';
+import type { FollowerStats } from './follower.js';
+import type { SinkShape, SinkTarget } from './writer.js';
+
+export interface SinkWorkerData {
+  readonly dir: string;
+  readonly target: SinkTarget;
+  readonly shape: SinkShape;
+  /** Two BigInt64: where results.ndjson and errors.ndjson have been written up to, stored by the thread. */
+  readonly positions: SharedArrayBuffer;
+}
+
+/** A BreError as a message carries it. */
+export interface SentError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly context: Omit<BreErrorContext, 'cause'>;
+}
+
+export type ToSinkThread = { readonly type: 'finish' } | { readonly type: 'stop' };
+export type FromSinkThread =
+  | { readonly type: 'log'; readonly line: string }
+  | { readonly type: 'ready' }
+  | { readonly type: 'progress'; readonly stats: FollowerStats; readonly reconnects: number }
+  | { readonly type: 'done'; readonly stats: FollowerStats; readonly reconnects: number }
+  | { readonly type: 'stopped' }
+  | { readonly type: 'failed'; readonly error: SentError };
+
+export function sendError(err: unknown): SentError {
+  if (err instanceof BreError) {
+    const { code: _code, status, ...context } = { ...err } as Record<string, unknown>;
+    return { code: err.code, message: err.message, context: { ...(context as BreErrorContext), ...(typeof status === 'number' ? { status } : {}) } };
+  }
+  return { code: 'SINK_REJECTED', message: `the sink failed: ${(err as Error)?.message ?? String(err)}`, context: {} };
+}
+
+function receivedError(e: SentError): BreError {
+  return new BreError(e.code, e.message, e.context);
+}
+
+/** The compiled worker beside this file, or its TypeScript through tsx's loader (the sources: tests, tsx). */
+function startWorker(workerData: SinkWorkerData): Worker {
+  const js = new URL('./worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData });
+  const boot = {
+    tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
+    script: new URL('./worker.ts', import.meta.url).href,
+  };
+  const code = 'const { workerData: d } = require("node:worker_threads"); import(d.boot.tsx).then((m) => { m.register(); return import(d.boot.script); });';
+  return new Worker(code, { eval: true, workerData: { ...workerData, boot } });
+}
+
+/** Journal bytes behind which the run waits, and under which it goes on again (as ./follower.ts room()). */
+const HIGH = 64 * 1024 * 1024;
+const LOW = 32 * 1024 * 1024;
+
+export class SinkThread {
+  readonly #worker: Worker;
+  readonly #positions: BigInt64Array;
+  readonly #log: (line: string) => void;
+  #stats: FollowerStats = { results: 0, errors: 0, batches: 0 };
+  #reconnects = 0;
+  #failure: BreError | undefined;
+  #ended = false;
+  #roomWaiters: (() => void)[] = [];
+  #settle: ((m: FromSinkThread) => void) | undefined;
+  readonly #exited: Promise<void>;
+
+  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED) while the run goes. */
+  onFailure: ((err: BreError) => void) | undefined;
+
+  private constructor(data: SinkWorkerData, log: (line: string) => void) {
+    this.#positions = new BigInt64Array(data.positions);
+    this.#log = log;
+    this.#worker = startWorker(data);
+    // It never keeps the process alive by itself: the run waits for it only at its end (finish).
+    this.#worker.unref();
+    this.#worker.on('message', (m: FromSinkThread) => this.#receive(m));
+    this.#worker.on('error', (err) => this.#receive({ type: 'failed', error: sendError(err) }));
+    this.#exited = new Promise((resolve) => this.#worker.once('exit', () => {
+      this.#receive({ type: 'failed', error: { code: 'SINK_REJECTED', message: 'the sink\'s thread ended before it was done', context: {} } });
+      resolve();
+    }));
+  }
+
+  /** Starts the thread; settles once it has read where the folder was written up to (or failed to). */
+  static async open(dir: string, target: SinkTarget, shape: SinkShape, log: (line: string) => void): Promise<SinkThread> {
+    const t = new SinkThread({ dir, target, shape, positions: new SharedArrayBuffer(16) }, log);
+    const first = await t.#next((m) => m.type === 'ready' || m.type === 'failed');
+    if (first.type === 'failed') {
+      await t.#worker.terminate();
+      throw receivedError(first.error);
+    }
+    return t;
+  }
+
+  get stats(): FollowerStats {
+    return this.#stats;
+  }
+
+  /** Connections the thread's writer opened again after a loss. */
+  get reconnects(): number {
+    return this.#reconnects;
+  }
+
+  get failure(): BreError | undefined {
+    return this.#failure;
+  }
+
+  /** As SinkFollower.room: undefined while the sink keeps up, else a promise that settles once it has caught up enough. */
+  room(ends: { results: number; errors: number }): Promise<void> | undefined {
+    if (this.#failure || this.#ended || this.#lag(ends) < HIGH) return undefined;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.#failure || this.#ended || this.#lag(ends) < LOW) resolve();
+        else this.#roomWaiters.push(check);
+      };
+      this.#roomWaiters.push(check);
+    });
+  }
+
+  /** The journals are closed: the thread writes what is left and ends. Throws the failure that stopped the sink. */
+  async finish(): Promise<FollowerStats> {
+    if (this.#failure) {
+      await this.#end();
+      throw this.#failure;
+    }
+    this.#worker.ref();
+    this.#worker.postMessage({ type: 'finish' } satisfies ToSinkThread);
+    const m = await this.#next((x) => x.type === 'done' || x.type === 'failed');
+    await this.#end();
+    if (m.type === 'failed') throw receivedError(m.error);
+    return this.#stats;
+  }
+
+  /** Stops without writing what is left (the run failed otherwise; the next session catches up). */
+  async stop(): Promise<void> {
+    if (this.#ended) return;
+    this.#worker.ref();
+    this.#worker.postMessage({ type: 'stop' } satisfies ToSinkThread);
+    await this.#next((x) => x.type === 'stopped' || x.type === 'failed');
+    await this.#end();
+  }
+
+  #lag(ends: { results: number; errors: number }): number {
+    return ends.results - Number(Atomics.load(this.#positions, 0)) + (ends.errors - Number(Atomics.load(this.#positions, 1)));
+  }
+
+  async #end(): Promise<void> {
+    this.#ended = true;
+    for (const w of this.#roomWaiters.splice(0)) w();
+    await this.#worker.terminate();
+    await this.#exited;
+  }
+
+  /** The next message that `accept`s. */
+  #next(accept: (m: FromSinkThread) => boolean): Promise<FromSinkThread> {
+    return new Promise((resolve) => {
+      this.#settle = (m) => {
+        if (!accept(m)) return;
+        this.#settle = undefined;
+        resolve(m);
+      };
+    });
+  }
+
+  #receive(m: FromSinkThread): void {
+    switch (m.type) {
+      case 'log':
+        this.#log(m.line);
+        return;
+      case 'progress':
+      case 'done':
+        this.#stats = m.stats;
+        this.#reconnects = m.reconnects;
+        for (const w of this.#roomWaiters.splice(0)) w();
+        break;
+      case 'failed':
+        if (!this.#failure && !this.#ended) {
+          this.#failure = receivedError(m.error);
+          for (const w of this.#roomWaiters.splice(0)) w();
+          if (this.#settle === undefined) this.onFailure?.(this.#failure);
+        }
+        break;
+      default:
+        break;
+    }
+    this.#settle?.(m);
+  }
+}

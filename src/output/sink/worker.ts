@@ -1,0 +1,83 @@
+/**
+ * The sink's thread (started by ./thread.ts): the follower and its writer, with their own connection, follow
+ * the run's journals into the tables. The run's thread reads how far they have been written from the shared
+ * memory stored here after each batch, and is told when writing fails for good.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { BreError, isBreError } from '../../errors.js';
+import { FILES, readManifest } from '../format/index.js';
+import { SinkFollower } from './follower.js';
+import { sendError, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
+import { SinkWriter } from './writer.js';
+
+if (parentPort) {
+  const port = parentPort;
+  const data = workerData as SinkWorkerData;
+  const post = (m: FromSinkThread) => port.postMessage(m);
+  const positions = new BigInt64Array(data.positions);
+  const log = (line: string) => post({ type: 'log', line });
+  let writer: SinkWriter | undefined;
+  let follower: SinkFollower | undefined;
+  const store = (f: SinkFollower) => {
+    Atomics.store(positions, 0, BigInt(f.positions.results));
+    Atomics.store(positions, 1, BigInt(f.positions.errors));
+  };
+  try {
+    writer = await openWriter(data, log);
+    const manifest = readManifest(data.dir);
+    if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${data.dir} has no ${FILES.manifest}: the sink has no folder to follow`);
+    const f = await SinkFollower.open(data.dir, manifest, writer, log);
+    follower = f;
+    store(f);
+    f.onProgress = () => {
+      store(f);
+      post({ type: 'progress', stats: { ...f.stats }, reconnects: writer!.reconnects });
+    };
+    f.onFailure = (err) => post({ type: 'failed', error: sendError(err) });
+    f.follow();
+    post({ type: 'ready' });
+  } catch (err) {
+    post({ type: 'failed', error: sendError(err) });
+    await writer?.close().catch(() => undefined);
+  }
+  port.on('message', (m: ToSinkThread) => {
+    const f = follower;
+    const w = writer!;
+    if (!f) return;
+    if (m.type === 'finish') {
+      // The connection is closed before the run hears: it ends the thread then.
+      f.finish().then(
+        async (stats) => {
+          store(f);
+          await w.close().catch(() => undefined);
+          post({ type: 'done', stats: { ...stats }, reconnects: w.reconnects });
+        },
+        async (err: unknown) => {
+          await w.close().catch(() => undefined);
+          post({ type: 'failed', error: sendError(err) });
+        },
+      );
+    } else {
+      f.stop().finally(() => w.close().catch(() => undefined)).finally(() => post({ type: 'stopped' }));
+    }
+  });
+}
+
+/**
+ * The thread's own writer. The run made and checked the tables a moment ago (../../pipeline/sink.ts), so a
+ * failure now is the database going away: tried again for --sink-retry, as a write would be.
+ */
+async function openWriter(data: SinkWorkerData, log: (line: string) => void): Promise<SinkWriter> {
+  const since = Date.now();
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await SinkWriter.open(data.target, data.shape, log);
+    } catch (err) {
+      if (!isBreError(err) || (err.code !== 'DB_UNREACHABLE' && err.code !== 'DB_QUERY_FAILED')) throw err;
+      if (Date.now() - since >= data.target.retryForMs) {
+        throw new BreError('SINK_UNAVAILABLE', `the sink at ${data.target.url.display} went away and did not come back within --sink-retry (${Math.round(data.target.retryForMs / 1000)} s): ${err.message}. Nothing is lost: the rows are in the output folder; re-run the same command when the database is back (or \`bre-batch load\` the folder).`, { cause: err });
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, 250 * 2 ** attempt)));
+    }
+  }
+}
