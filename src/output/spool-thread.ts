@@ -9,10 +9,8 @@
  * A spool that fails (a full disk, a crash of the thread) does not stop the run: the journal stays the truth,
  * and the end reads it instead (assembleResultFiles without a spool).
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startScriptWorker } from './worker-thread.js';
 import type { ColumnChange, ColumnUnion } from './columns.js';
 import type { SpoolContents, SpoolOptions } from './spool.js';
 
@@ -37,19 +35,8 @@ export type ToSpool = { readonly type: 'finish'; readonly size: number };
 /** `code`: the system's error code of the failure, when it had one (ENOSPC: a full disk). */
 export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly message: string; readonly code?: string };
 
-/**
- * The worker: the compiled script beside this file, or, when running from the sources (the tests, tsx), its
- * TypeScript loaded through tsx's loader (a development dependency), registered in the worker first.
- */
 function startWorker(workerData: SpoolWorkerData): Worker {
-  const js = new URL('./spool-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData });
-  const boot = {
-    tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
-    script: new URL('./spool-worker.ts', import.meta.url).href,
-  };
-  const code = 'const { workerData: d } = require("node:worker_threads"); import(d.boot.tsx).then((m) => { m.register(); return import(d.boot.script); });';
-  return new Worker(code, { eval: true, workerData: { ...workerData, boot } });
+  return startScriptWorker(new URL('./spool-worker.js', import.meta.url), workerData);
 }
 
 export class SpoolThread {

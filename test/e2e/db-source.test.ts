@@ -17,6 +17,7 @@ import { countLines, filesUnder, invariantProblems, readOutput, type RunFolder }
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
+import { mulberry32 } from '../../src/sandbox/logic/hash.js';
 
 const SAMPLES = join(ROOT, 'samples');
 /** File columns (bureau_report_path...) of a database input resolve against where the command runs. */
@@ -59,17 +60,8 @@ function locationRows(n: number, bad: readonly number[] = []): SampleRow[] {
   });
 }
 
-/** A seeded PRNG (mulberry32): the kill points are random but the same on every run of the test. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (the sandbox's mulberry32): the kill points are random but the same on every run of the test. */
+const prng = (seed: number): (() => number) => mulberry32(seed);
 
 function frontierOf(out: string): { row: number; key: string | null } | undefined {
   const path = join(out, '.state', 'source-frontier.json');

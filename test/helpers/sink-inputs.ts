@@ -9,6 +9,7 @@ import { openSession, parseDbUrl } from '../../src/db/index.js';
 import { ROOT, type RunningCli } from './cli.js';
 import { readSampleRows, type SampleRow } from './db-load.js';
 import { sleep } from './wait.js';
+import { mulberry32 } from '../../src/sandbox/logic/hash.js';
 
 /** `n` rows for the location pipeline, keys LOC-000001... (a latitude out of range, a row error, at `bad`). */
 export function locationRows(n: number, bad: readonly number[] = [], first = 1): SampleRow[] {
@@ -32,17 +33,8 @@ export function aaRows(n: number): SampleRow[] {
   return Array.from({ length: n }, (_, i) => ({ ...sample[i % sample.length], reference_id: `AA-${String(i + 1).padStart(6, '0')}` }));
 }
 
-/** A seeded PRNG (mulberry32): the kill points are random but the same on every run of the test. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (the sandbox's mulberry32): the kill points are random but the same on every run of the test. */
+export const prng = (seed: number): (() => number) => mulberry32(seed);
 
 export interface LoadsRow {
   readonly sink_table: string;

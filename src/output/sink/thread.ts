@@ -7,10 +7,8 @@
  *
  * `bre-batch load` has no rows to keep moving: it runs the follower on the process's main thread (./load.ts).
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startScriptWorker } from '../worker-thread.js';
 import { BreError, type BreErrorContext, type ErrorCode } from '../../errors.js';
 import type { FollowerStats } from './follower.js';
 import type { SinkShape, SinkTarget } from './writer.js';
@@ -51,16 +49,8 @@ function receivedError(e: SentError): BreError {
   return new BreError(e.code, e.message, e.context);
 }
 
-/** The compiled worker beside this file, or its TypeScript through tsx's loader (the sources: tests, tsx). */
 function startWorker(workerData: SinkWorkerData): Worker {
-  const js = new URL('./worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData });
-  const boot = {
-    tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
-    script: new URL('./worker.ts', import.meta.url).href,
-  };
-  const code = 'const { workerData: d } = require("node:worker_threads"); import(d.boot.tsx).then((m) => { m.register(); return import(d.boot.script); });';
-  return new Worker(code, { eval: true, workerData: { ...workerData, boot } });
+  return startScriptWorker(new URL('./worker.js', import.meta.url), workerData);
 }
 
 /** Journal bytes behind which the run waits, and under which it goes on again (as ./follower.ts room()). */

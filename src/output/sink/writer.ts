@@ -457,10 +457,10 @@ export class SinkWriter {
         if (!lost && !isRetryableConflict(err)) {
           throw new BreError('SINK_REJECTED', `${this.#where()} refused a write to ${this.describe()}: ${queryReason(err)}. Fix the table (or name another with --sink-table), then re-run the same command: the rows are in the output folder and the sink catches up.`, { cause: err });
         }
-        if (lost) {
-          this.#session?.destroy();
-          this.#session = undefined;
-        }
+        // A new connection for the next attempt, a conflict's too: a COPY that failed can leave node-postgres'
+        // connection unusable (pg-copy-streams#115).
+        this.#session?.destroy();
+        this.#session = undefined;
         since ??= Date.now();
         if (Date.now() - since >= this.target.retryForMs) {
           throw new BreError('SINK_UNAVAILABLE', `${this.#where()} went away and did not come back within --sink-retry (${Math.round(this.target.retryForMs / 1000)} s): ${lost ? queryReason(err) : 'conflicts kept aborting the write'}. Nothing is lost: the rows are in the output folder; re-run the same command when the database is back (or \`bre-batch load\` the folder).`, { cause: err });
