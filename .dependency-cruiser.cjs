@@ -20,6 +20,7 @@ const LAYERS = [
   ['pipeline'],
   ['backtest', 'sandbox'],
   ['report'],
+  ['app'],
   ['cli'],
 ];
 

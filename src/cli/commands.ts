@@ -1,14 +1,33 @@
 /**
- * Every command of `bre-batch`, in the order `--help` lists them. Kept apart from main.ts (which parses
- * process.argv when imported) so that the README test can read the commands' options from the same list.
+ * Every command of `bre-batch`, in the order `--help` lists them: its name and one line, and how to load the
+ * rest. main.ts loads only the module of the command given (`bre-batch --help` and a typo load none), so no
+ * command pays for another's modules at start-up. test/cli/commands.test.ts holds each line to its module's.
  */
-import { runCommand } from './run.js';
-import { sandboxCommand } from './sandbox.js';
-import { pipelinesCommand } from './pipelines.js';
-import { detectCommand } from './detect.js';
-import { compareCommand } from './compare.js';
-import { mergeCommand } from './merge.js';
-import { reportCommand } from './report.js';
-import { loadCommand } from './load.js';
+import type { CommandModule } from 'yargs';
 
-export const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand, loadCommand, reportCommand] as const;
+export interface CommandEntry {
+  /** As yargs takes it: the name and the positionals. */
+  readonly command: string;
+  readonly describe: string;
+  readonly load: () => Promise<CommandModule<object, never>>;
+}
+
+const entry = (command: string, describe: string, load: () => Promise<unknown>): CommandEntry => ({ command, describe, load: load as CommandEntry['load'] });
+
+export const COMMANDS: readonly CommandEntry[] = [
+  entry('run <pipeline>', 'stream rows through a pipeline and write the output folder', async () => (await import('./run.js')).runCommand),
+  entry('sandbox', 'start the built-in emulator of all three services on loopback and print its base URL and credentials', async () => (await import('./sandbox.js')).sandboxCommand),
+  entry('pipelines', 'list the shipped pipelines with the input columns each needs', async () => (await import('./pipelines.js')).pipelinesCommand),
+  entry('detect <file...>', 'print the bureau report format of each file (bureau_a_json, ...) or why it cannot be told', async () => (await import('./detect.js')).detectCommand),
+  entry('compare <outA> <outB>', 'back-test two runs over the same rows: compare.csv, compare.json and report.html', async () => (await import('./compare.js')).compareCommand),
+  entry('merge <dirs..>', 'combine the output folders of `run --shard K/N` workers into one, checking every row is there once', async () => (await import('./merge.js')).mergeCommand),
+  entry('load <out>', 'write an output folder (a run\'s or a merged one) into database tables, with the same upserts as run --sink; no API call', async () => (await import('./load.js')).loadCommand),
+  entry('report <dir>', 'rebuild report.html of an output folder (a run\'s or a merged one) from the folder alone', async () => (await import('./report.js')).reportCommand),
+];
+
+export const commandName = (c: { readonly command?: unknown }): string => String(c.command).split(' ')[0];
+
+/** Every command's module, loaded (for the tests that read their options: test/docs/readme.test.ts). */
+export async function loadAllCommands(): Promise<CommandModule<object, never>[]> {
+  return Promise.all(COMMANDS.map((c) => c.load()));
+}

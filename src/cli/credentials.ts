@@ -45,20 +45,23 @@ export function readOwnerOnlyFile(path: string, what: string): string {
   return readFileSync(path, 'utf8').trim();
 }
 
-export function readToken(env: NodeJS.ProcessEnv): string | undefined {
+type Env = Readonly<Record<string, string | undefined>>;
+type ReadSecret = (path: string, what: string) => string;
+
+export function readToken(env: Env, read: ReadSecret = readOwnerOnlyFile): string | undefined {
   if (env.BRE_AUTH_TOKEN) return env.BRE_AUTH_TOKEN.trim();
   const file = env.BRE_AUTH_TOKEN_FILE;
   if (!file) return undefined;
-  return readOwnerOnlyFile(file, 'BRE_AUTH_TOKEN_FILE');
+  return read(file, 'BRE_AUTH_TOKEN_FILE');
 }
 
 /** `callsNothing`: --plan and --dry-run make no call, so they need no credentials. */
-export function endpointsFromEnv(env: NodeJS.ProcessEnv, callsNothing = false): Endpoints {
+export function endpointsFromEnv(env: Env, callsNothing = false, read: ReadSecret = readOwnerOnlyFile): Endpoints {
   const bre = env.BRE_BASE_URL;
   const bureau = env.BUREAU_BASE_URL;
   const account = env.ACCOUNT_BASE_URL;
   const clientId = env.BRE_CLIENT_ID?.trim() || undefined;
-  const authToken = readToken(env);
+  const authToken = readToken(env, read);
   if (!bre && !bureau && !account) return { baseUrls: null, clientId, authToken };
   // A service without its own base URL falls back to BRE_BASE_URL (one gateway for all three).
   const fallback = bre ?? bureau ?? account!;

@@ -7,7 +7,7 @@ import { BreError } from '../errors.js';
 import { isDbUrl, parseDbUrl, type DbUrl } from '../db/index.js';
 import { readOwnerOnlyFile } from './credentials.js';
 
-export function resolveDbUrl(given: string, flag: string, env: NodeJS.ProcessEnv = process.env): DbUrl {
+export function resolveDbUrl(given: string, flag: string, env: Readonly<Record<string, string | undefined>> = process.env, read: (path: string, what: string) => string = readOwnerOnlyFile): DbUrl {
   if (given.startsWith('env:')) {
     const name = given.slice(4);
     const value = env[name];
@@ -16,7 +16,7 @@ export function resolveDbUrl(given: string, flag: string, env: NodeJS.ProcessEnv
   }
   if (given.startsWith('file:')) {
     const path = given.slice(5);
-    return parseDbUrl(readOwnerOnlyFile(path, `${flag} file:`), { flag: `${flag} ${given}`, passwordAllowed: true });
+    return parseDbUrl(read(path, `${flag} file:`), { flag: `${flag} ${given}`, passwordAllowed: true });
   }
   return parseDbUrl(given, { flag });
 }

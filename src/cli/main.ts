@@ -1,14 +1,18 @@
-/** `bre-batch <command>`: argument parsing only; each command lives in its own file. */
+/**
+ * `bre-batch <command>`: argument parsing only; each command lives in its own file. Only the module of the
+ * command given is loaded (./commands.ts): `bre-batch --help` and `pipelines` do not pay for `run`'s.
+ */
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { dirname } from 'node:path';
 import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
-import { commands } from './commands.js';
 import { createLog } from '../log/logger.js';
+import { commandName, COMMANDS, type CommandEntry } from './commands.js';
+import { usageMessage } from './usage.js';
 
 /** With --log-format json even the last word is a JSON line (the option may not have been parsed yet). */
-function jsonLogs(): boolean {
-  const argv = process.argv.slice(2);
+function jsonLogs(argv: readonly string[]): boolean {
   return argv.includes('--log-format=json') || argv.some((x, i) => x === '--log-format' && argv[i + 1] === 'json');
 }
 
@@ -24,30 +28,39 @@ function normaliseArgv(argv: string[]): string[] {
   return out;
 }
 
-const cli = yargs(normaliseArgv(hideBin(process.argv)))
+const argv = normaliseArgv(hideBin(process.argv));
+// No option comes before the command, so its name is the first word that is not one.
+const chosen: CommandEntry | undefined = COMMANDS.find((c) => commandName(c) === argv.find((x) => !x.startsWith('-')));
+const chosenModule = chosen ? await chosen.load() : undefined;
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+const cli = yargs(argv)
   .scriptName('bre-batch')
   .strict()
-  .demandCommand(1, 'Expected a command: run, sandbox, pipelines, detect, compare, merge or report')
-  .recommendCommands()
+  .demandCommand(1, `Expected a command: ${COMMANDS.map(commandName).join(', ')}`)
   .help()
-  .version(false)
+  .version(version)
   .fail((msg, err) => {
     if (err) throw err;
+    const text = usageMessage(msg, chosen, chosenModule);
     // Written synchronously in both forms, so nothing is lost to the exit.
-    if (jsonLogs()) createLog({ format: 'json' })(`bre-batch: ${msg}`, { level: 'error', code: 'USAGE' });
-    else process.stderr.write(`bre-batch: ${msg}\nTry 'bre-batch --help'.\n`);
+    if (jsonLogs(argv)) createLog({ format: 'json' })(`bre-batch: ${text}`, { level: 'error', code: 'USAGE' });
+    else process.stderr.write(`bre-batch: ${text}\nTry 'bre-batch ${chosen ? `${commandName(chosen)} ` : ''}--help'.\n`);
     process.exit(2);
   });
-for (const c of commands) cli.command(c as never);
+for (const c of COMMANDS) cli.command(c === chosen ? (chosenModule as never) : { command: c.command, describe: c.describe, handler: () => undefined });
 
 try {
   await cli.parseAsync();
 } catch (thrown) {
-  // A full disk met by any command (run names its output folder itself, src/cli/run.ts): DISK_FULL, exit 3.
+  // A full disk met by any command (run names its output folder itself, src/app/run.ts): DISK_FULL, exit 3.
   const path = (thrown as { path?: unknown } | null)?.path;
   const err = diskFullCode(thrown) && !isBreError(thrown) ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder') : thrown;
   const message = err instanceof Error ? err.message : String(err);
-  createLog({ format: jsonLogs() ? 'json' : 'human' })(`bre-batch: ${message}`, { level: 'error', code: isBreError(err) ? err.code : undefined });
+  const json = jsonLogs(argv);
+  createLog({ format: json ? 'json' : 'human' })(`bre-batch: ${message}`, { level: 'error', code: isBreError(err) ? err.code : undefined });
+  // A usage error says where the command's options are explained.
+  if (!json && isBreError(err) && err.code === 'USAGE' && chosen) process.stderr.write(`Try 'bre-batch ${commandName(chosen)} --help'.\n`);
   if (!isBreError(err) && process.env.BRE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
   // Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors (set by the command), 2 or 3 by the error table.
   process.exitCode = exitCodeOf(err);

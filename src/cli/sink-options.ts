@@ -24,13 +24,13 @@ export const SINK_OPTIONS = {
 } as const satisfies Record<string, Options>;
 
 /** The sink target, or undefined without --sink (its other options then refused). */
-export function resolveSink(a: SinkArgs, defaultTable: string): SinkTarget | undefined {
+export function resolveSink(a: SinkArgs, defaultTable: string, env: Readonly<Record<string, string | undefined>> = process.env, read?: (path: string, what: string) => string): SinkTarget | undefined {
   if (a.sink === undefined) {
     const given = a['sink-table'] !== undefined ? 'sink-table' : a['sink-schema'] !== undefined ? 'sink-schema' : undefined;
     if (given) throw new BreError('USAGE', `Expected --${given} only with --sink URL, got --${given} without --sink`, { field: given });
     return undefined;
   }
-  const url = resolveDbUrl(a.sink, '--sink');
+  const url = resolveDbUrl(a.sink, '--sink', env, read);
   const schema = a['sink-schema'];
   if (schema !== undefined && url.dialect !== 'postgres') {
     throw new BreError('USAGE', `Expected --sink-schema only with a PostgreSQL --sink, got it with ${url.display}: MySQL's schema is the URL's database`, { field: 'sink-schema' });

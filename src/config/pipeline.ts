@@ -24,6 +24,7 @@ import { BreError } from '../errors.js';
 import { getStageKind, stageKindNames } from '../stages/index.js';
 import type { StageCondition, StageConfig } from '../stages/types.js';
 import { PIPELINES_DIR } from './paths.js';
+import { nearest } from './suggest.js';
 
 export interface Pipeline {
   readonly name: string;
@@ -101,7 +102,9 @@ export function resolvePipelinePath(nameOrPath: string): string {
     const p = join(PIPELINES_DIR, nameOrPath + ext);
     if (existsSync(p)) return p;
   }
-  throw new BreError('PIPELINE_INVALID', `no pipeline named '${nameOrPath}': Expected one of ${listPipelineNames().join(', ')}, or a path to a pipeline file`);
+  const names = listPipelineNames();
+  const near = nearest(nameOrPath, names);
+  throw new BreError('PIPELINE_INVALID', `no pipeline named '${nameOrPath}'${near ? ` (did you mean '${near}'?)` : ''}: Expected one of ${names.join(', ')}, or a path to a pipeline file`);
 }
 
 export function listPipelineNames(): string[] {

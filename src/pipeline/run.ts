@@ -42,6 +42,11 @@ import { followSink, openSink, type RunSink } from './sink.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
+  /**
+   * Where the services are, asked once the input has been checked and before anything is called (the
+   * built-in sandbox starts here: a missing input file is said before any sandbox is). Default: the settings'.
+   */
+  readonly connect?: () => Promise<Pick<RunSettings, 'baseUrls' | 'clientId' | 'authToken'>>;
   /** Test hook: the run's clock. */
   readonly now?: () => Date;
 }
@@ -101,9 +106,17 @@ export class Run {
   #readerDone = false;
   #servicesReleased = false;
 
-  constructor(readonly s: RunSettings, readonly hooks: RunHooks = {}) {
+  #s: RunSettings;
+
+  constructor(s: RunSettings, readonly hooks: RunHooks = {}) {
+    this.#s = s;
     this.redactor.add(s.authToken);
     this.stop = new RunStop(s.stopGraceMs);
+  }
+
+  /** The run's settings; the services' addresses and credentials are the connected ones once `open` has asked. */
+  get s(): RunSettings {
+    return this.#s;
   }
 
   /** Log lines on stderr (for people, or JSON with their fields), secrets scrubbed. */
@@ -126,7 +139,7 @@ export class Run {
    * corrected input under the same --out.
    */
   async open(): Promise<void> {
-    const s = this.s;
+    let s = this.s;
     const kinds = s.pipeline.stages.map((st) => kindOf(st));
     const input = await openInput(s, this.log, { resume: !s.dryRun });
     this.reader = input.reader;
@@ -139,6 +152,11 @@ export class Run {
     }
     // The counting pass, before the folder exists: a --stratify-by column the input lacks is exit 2.
     if (s.sample) this.sample = await drawSample(s, s.sample);
+    if (this.hooks.connect && !s.dryRun) {
+      const endpoints = await this.hooks.connect();
+      this.redactor.add(endpoints.authToken);
+      s = this.#s = { ...s, ...endpoints };
+    }
     const manifest = await this.#manifest(input.reading);
     // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
     if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);

@@ -1,8 +1,9 @@
-/** `run --input` naming a database (src/cli/run.ts resolveDbInput): what it takes, and what it refuses with exit 2. */
+/** `run --input` naming a database (src/cli/run-options/database.ts resolveDbInput): what it takes, and what it refuses with exit 2. */
 import { describe, expect, it } from 'vitest';
-import { resolveDbInput } from '../../src/cli/run.js';
+import { resolveDbInput as resolveWith } from '../../src/cli/run-options/database.js';
 import { DEFAULT_PAGE_ROWS } from '../../src/input/db/index.js';
 
+const resolveDbInput = (a: Parameters<typeof resolveWith>[0]) => resolveWith(a, { env: {}, readSecretFile: () => { throw new Error('no file is read'); } });
 const base = { 'input-retry': '60s', 'input-timeout': '5m', 'input-page-rows': DEFAULT_PAGE_ROWS, 'decimal-comma': false } as const;
 
 describe('a database --input', () => {

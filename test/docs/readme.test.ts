@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
-import { commands } from '../../src/cli/commands.js';
+import { loadAllCommands } from '../../src/cli/commands.js';
 import { readMarkdown, type MdHeading } from './markdown.js';
 
+const commands = await loadAllCommands();
 const README = readMarkdown(join(import.meta.dirname, '..', '..', 'README.md'));
 
 function section(text: string, within?: MdHeading): MdHeading {

@@ -1,0 +1,28 @@
+/**
+ * What `bre-batch run` asks for, as src/cli/ resolves it from the options and the environment: every setting
+ * of the run but what only starting things gives (the log, the metrics server, the built-in sandbox's address
+ * and credentials), and what to do besides running (--plan, the metrics, the log's form).
+ */
+import type { LogFormat } from '../log/logger.js';
+import type { RunSettings } from '../pipeline/settings.js';
+import type { ServiceName } from '../types.js';
+
+/** Where the services are and how to sign in: from the environment; no base URL at all means the built-in sandbox. */
+export interface RunEndpoints {
+  /** null when no base URL is set at all: the built-in sandbox is used. */
+  readonly baseUrls: Readonly<Record<ServiceName, string>> | null;
+  readonly clientId?: string;
+  readonly authToken?: string;
+}
+
+export type ResolvedRunSettings = Omit<RunSettings, 'log' | 'metrics' | 'baseUrls' | 'clientId' | 'authToken'>;
+
+export interface RunRequest {
+  readonly settings: ResolvedRunSettings;
+  readonly endpoints: RunEndpoints;
+  /** --plan: say what the run would take instead of running it. */
+  readonly plan?: { readonly windowHours?: number };
+  /** --metrics-file, --metrics-port: started before the run, stopped after it. */
+  readonly metrics?: { readonly file?: string; readonly port?: number };
+  readonly logFormat: LogFormat;
+}

@@ -1,0 +1,112 @@
+/**
+ * `bre-batch run`, below the option parsing: starts what the run needs besides itself (the metrics, the
+ * built-in sandbox when no base URL is set, the shared Redis limiter), says the plan instead with --plan,
+ * runs the pipeline (src/pipeline/runner.ts), draws report.html and prints the summary. A full disk met
+ * anywhere is DISK_FULL (exit 3) naming the folder.
+ */
+import { dirname, relative, resolve } from 'node:path';
+import { diskFullCode, diskFullError, isBreError } from '../errors.js';
+import { createLog, type Log } from '../log/logger.js';
+import { Redactor } from '../output/redact.js';
+import { formatSummary } from '../output/summary.js';
+import { runPipeline, type RunHooks } from '../pipeline/runner.js';
+import type { RunSettings } from '../pipeline/settings.js';
+import { writeRunReport } from '../report/write.js';
+import { perService } from '../types.js';
+import type { RunEndpoints, RunRequest } from './run-request.js';
+
+/** --dry-run and --plan call nothing: any address will do. */
+const NOWHERE = perService(() => 'http://127.0.0.1:9');
+
+/**
+ * A write that found the disk full, wherever it was (the end files, report.html, summary.json, the metrics
+ * file at the start), is DISK_FULL (exit 3) naming the folder: the output folder, or the folder of a file
+ * written outside it.
+ */
+export function asDiskFull(err: unknown, outDir: string | undefined): unknown {
+  if (!diskFullCode(err) || (isBreError(err) && err.code === 'DISK_FULL')) return err;
+  const path = (err as { path?: unknown }).path;
+  if (typeof path === 'string' && (outDir === undefined || relative(resolve(outDir), resolve(path)).startsWith('..'))) {
+    return diskFullError(dirname(path), err, 'the folder');
+  }
+  return diskFullError(outDir ?? '.', err);
+}
+
+/** Runs the request and returns the exit code (0 every row succeeded, 1 some in errors, 3 stopped early). */
+export async function executeRun(req: RunRequest, hooks: RunHooks = {}): Promise<number> {
+  try {
+    return await execute(req, hooks);
+  } catch (err) {
+    throw asDiskFull(err, req.settings.outDir);
+  }
+}
+
+async function execute(req: RunRequest, hooks: RunHooks): Promise<number> {
+  // Every log line is scrubbed of the token (added once it is read) and of the run's secrets.
+  const redactor = new Redactor();
+  const log = createLog({ format: req.logFormat, scrub: (t) => redactor.scrub(t) });
+  const e = req.endpoints;
+  if (e.authToken) redactor.add(e.authToken);
+  const base: RunSettings = { ...req.settings, log, clientId: e.clientId ?? 'dry-run', authToken: e.authToken ?? '', baseUrls: e.baseUrls ?? NOWHERE };
+  if (req.plan) {
+    const { planRun } = await import('../pipeline/plan.js');
+    process.stdout.write(`${await planRun(base, { windowHours: req.plan.windowHours })}\n`);
+    return 0;
+  }
+  // Started once every option is known good and before anything is called: a metrics file that cannot be
+  // written is exit 2, and the file never says `running` for a command that was refused.
+  const metrics = req.metrics
+    // prom-client is loaded only when asked for (it costs every other command its start-up time).
+    ? await (await import('../metrics/prometheus.js')).RunMetrics.start({ ...req.metrics, pipeline: base.pipeline.name, shard: base.shard ? `${base.shard.index}/${base.shard.count}` : '' })
+    : undefined;
+  const sandbox = new SandboxOnDemand(e, base.rates, log, redactor);
+  try {
+    let limiterFactory = hooks.limiterFactory;
+    if (base.redisUrl && !limiterFactory) {
+      const { redisLimiterFactory } = await import('../limits/redis.js');
+      limiterFactory = redisLimiterFactory(base.redisUrl);
+    }
+    const settings = { ...base, metrics };
+    const connect = e.baseUrls || base.dryRun ? hooks.connect : () => sandbox.start();
+    const result = await runPipeline(settings, { ...hooks, limiterFactory, ...(connect ? { connect } : {}) });
+    // report.html is drawn from the folder the run just finished writing (src/report/).
+    const report = base.dryRun ? undefined : await writeRunReport(base.outDir);
+    process.stdout.write(`${formatSummary(result.summary)}\n${report ? `  report: ${report.path}\n` : ''}`);
+    if (result.stopped && result.exitCode === 3) {
+      const s = result.stopped;
+      log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
+      log('bre-batch: re-run the same command to resume; rows already done are not sent again.', { level: 'error' });
+    } else if (result.stopped) {
+      log(`bre-batch: stopped: ${result.stopped.message}`, { level: 'error', code: result.stopped.code });
+    }
+    return result.exitCode;
+  } finally {
+    await metrics?.close();
+    await sandbox.close();
+  }
+}
+
+/**
+ * The built-in sandbox, started when the run first needs a service (after its input has been checked: a
+ * missing file is said before any sandbox is), stopped after the run.
+ */
+class SandboxOnDemand {
+  #close: (() => Promise<void>) | undefined;
+
+  constructor(private readonly env: RunEndpoints, private readonly rates: RunSettings['rates'], private readonly log: Log, private readonly redactor: Redactor) {}
+
+  async start(): Promise<Pick<RunSettings, 'baseUrls' | 'clientId' | 'authToken'>> {
+    const { startSandbox } = await import('../sandbox/index.js');
+    // The built-in sandbox enforces the limits this run is configured for (the documented ones unless
+    // --rate says otherwise), so a rehearsal behaves like the real service and `--rate off` back-tests fast.
+    const sb = await startSandbox({ port: 0, clientId: this.env.clientId, authToken: this.env.authToken, rate: this.rates });
+    this.#close = () => sb.close();
+    this.redactor.add(sb.authToken);
+    this.log(`no BRE_BASE_URL set: using the built-in sandbox at ${sb.url}`);
+    return { baseUrls: sb.urls, clientId: sb.clientId, authToken: sb.authToken };
+  }
+
+  async close(): Promise<void> {
+    await this.#close?.();
+  }
+}

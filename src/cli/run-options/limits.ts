@@ -1,0 +1,81 @@
+/** `run`'s limits and network options: rates, concurrency, time-outs, attempts, a shared limiter, source addresses. */
+import { isIP } from 'node:net';
+import { BreError } from '../../errors.js';
+import { parseDuration, parseServiceDurations, resolveRates } from '../../config/units.js';
+import { defaultConcurrency } from '../../limits/limiter.js';
+import { PATH_SLACK_MS } from '../../limits/pacer.js';
+import type { Rate } from '../../limits/rates.js';
+import { perService, SERVICES, type ServiceName } from '../../types.js';
+import { wholeNumber, type OptionFamily, type OptionsContext } from './family.js';
+
+export interface LimitsArgs {
+  rate?: string[];
+  'rate-slack': string;
+  concurrency?: unknown;
+  timeout?: string[];
+  'max-attempts': unknown;
+  redis?: string;
+  'local-address'?: string[];
+}
+
+/**
+ * Whole-attempt time-outs (src/http/deadlines.ts). Bureau: 30 s, the documented example client (decision spec section 8); workflows
+ * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
+ */
+export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
+
+export const LIMITS_OPTIONS = {
+  title: 'Limits and network:',
+  options: {
+    rate: { type: 'string', array: true, defaultDescription: 'workflow=500/min, bureau=1000/min, account=120/min adaptive', describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')}` },
+    'rate-slack': { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' },
+    concurrency: { requiresArg: true, defaultDescription: 'sized from the rate: rate x 10 s', describe: 'N: most calls in flight per service' },
+    timeout: { type: 'string', array: true, defaultDescription: 'workflow=60s, bureau=30s, account=60s', describe: 'SERVICE=DURATION: the most one attempt may take, connecting, headers and body together; past it the attempt is cut and retried as a time-out' },
+    'max-attempts': { requiresArg: true, default: 6, describe: 'N: attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' },
+    redis: { type: 'string', describe: 'redis://host:port: share each service limiter with other workers on the same egress IP' },
+    'local-address': { type: 'string', array: true, defaultDescription: 'env BRE_LOCAL_ADDRESSES, else the system\'s choice', describe: 'ADDR[,ADDR...], repeatable: calls leave from these source addresses, each with its own full limits; rows go to the address free soonest' },
+  },
+} as const satisfies OptionFamily;
+
+export interface ResolvedLimits {
+  readonly rates: Record<ServiceName, Rate | null>;
+  readonly rateSlackMs: number;
+  readonly concurrency: Record<ServiceName, number>;
+  readonly timeoutsMs: Record<ServiceName, number>;
+  readonly maxAttempts: number;
+  readonly redisUrl?: string;
+  readonly localAddresses?: string[];
+}
+
+/**
+ * --local-address, repeatable or comma-separated, else BRE_LOCAL_ADDRESSES (commas or spaces): IP literals,
+ * each once. Undefined when neither is given.
+ */
+export function parseLocalAddresses(option: readonly string[] | undefined, env: string | undefined): string[] | undefined {
+  const given = option && option.length > 0 ? option.join(',') : env;
+  if (given === undefined || given.trim() === '') return undefined;
+  const out: string[] = [];
+  for (const a of given.split(/[\s,]+/).filter((x) => x !== '')) {
+    if (isIP(a) === 0) throw new BreError('USAGE', `Expected --local-address to be an IP address of this machine (e.g. 10.0.0.5), got '${a}'`);
+    if (!out.includes(a)) out.push(a);
+  }
+  return out;
+}
+
+export function resolveLimits(a: LimitsArgs, ctx: Pick<OptionsContext, 'env'>): ResolvedLimits {
+  const rates = resolveRates(a.rate);
+  const rateSlackMs = parseDuration(a['rate-slack'], { flag: 'rate-slack', unit: 'ms' });
+  const timeoutsMs = parseServiceDurations(a.timeout, 'timeout', DEFAULT_TIMEOUTS_MS);
+  const given = a.concurrency === undefined ? undefined : wholeNumber('concurrency', a.concurrency, { min: 1 });
+  const maxAttempts = wholeNumber('max-attempts', a['max-attempts'], { min: 1 });
+  const localAddresses = parseLocalAddresses(a['local-address'], ctx.env.BRE_LOCAL_ADDRESSES);
+  return {
+    rates,
+    rateSlackMs,
+    concurrency: perService((s) => given ?? defaultConcurrency(rates[s])),
+    timeoutsMs,
+    maxAttempts,
+    ...(a.redis !== undefined ? { redisUrl: a.redis } : {}),
+    ...(localAddresses ? { localAddresses } : {}),
+  };
+}

@@ -1,0 +1,38 @@
+/** `run`'s monitoring options: the progress bar, Prometheus metrics (a file, a port) and the log lines' form. */
+import { LOG_FORMATS, parseLogFormat, type LogFormat } from '../../log/logger.js';
+import { numberIn, type OptionFamily } from './family.js';
+
+export interface MonitoringArgs {
+  progress: boolean;
+  'metrics-file'?: string;
+  'metrics-port'?: unknown;
+  'log-format'?: string;
+}
+
+export const MONITORING_OPTIONS = {
+  title: 'Monitoring:',
+  options: {
+    progress: { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)' },
+    'metrics-file': { type: 'string', describe: 'write Prometheus metrics here for node exporter\'s textfile collector (replaced every 5 s and at the end)' },
+    'metrics-port': { requiresArg: true, describe: 'PORT: serve the same metrics on http://127.0.0.1:PORT/metrics while the run goes' },
+    'log-format': { type: 'string', choices: [...LOG_FORMATS], defaultDescription: 'human', describe: 'log lines on stderr: human, or json (one object a line)' },
+  },
+} as const satisfies OptionFamily;
+
+export interface ResolvedMonitoring {
+  readonly progress: boolean;
+  /** Where the scheduler's metrics go; undefined: none. */
+  readonly metrics?: { readonly file?: string; readonly port?: number };
+  readonly logFormat: LogFormat;
+}
+
+export function resolveMonitoring(a: MonitoringArgs): ResolvedMonitoring {
+  const port = a['metrics-port'] === undefined ? undefined
+    : numberIn('metrics-port', a['metrics-port'], 'a port number from 0 to 65535', (n) => Number.isInteger(n) && n >= 0 && n <= 65535);
+  const file = a['metrics-file'];
+  return {
+    progress: a.progress,
+    ...(file !== undefined || port !== undefined ? { metrics: { ...(file !== undefined ? { file } : {}), ...(port !== undefined ? { port } : {}) } } : {}),
+    logFormat: parseLogFormat(a['log-format']),
+  };
+}
