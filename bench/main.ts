@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sink,sample_draw,shared,coverage]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sink,sample_draw,startup,shared,coverage]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -29,6 +29,7 @@ import { benchRebuild } from './rebuild.js';
 import { benchEgress } from './egress.js';
 import { benchSampleDraw } from './sample.js';
 import { benchCoverage } from './coverage.js';
+import { benchStartup } from './startup.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -289,6 +290,22 @@ async function benchDbSink(): Promise<void> {
   }
 }
 
+/**
+ * Start-up (issue 31): `--help` and `pipelines` in at most 0.3 s, a one-row run against the built-in sandbox
+ * in at most 0.8 s; the median of 11 runs in turn (`--quick`: 5), `node -e 0` beside them (bench/startup.ts).
+ */
+async function benchStartupTimes(): Promise<void> {
+  const f = await benchStartup({ dir: work, rounds: quick ? 5 : 11 });
+  figures.startup = f;
+  const row = (x: typeof f.help, limit: number) => targets.push({
+    section: 'startup', figure: `${x.command}, process start to exit (median of ${x.runs.length}; node -e 0: ${f.node.median_s} s)`,
+    measured: `${x.median_s} s (fastest ${x.min_s} s)`, target: `<= ${limit} s`, met: x.median_s <= limit,
+  });
+  row(f.help, 0.3);
+  row(f.pipelines, 0.3);
+  row(f.one_row_run, 0.8);
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -296,7 +313,7 @@ function round(n: number): number {
 const steps: [string, () => Promise<void>][] = [
   ['sweep', benchRateSweep], ['documented', benchDocumentedLimits], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss],
   ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
-  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sink', benchDbSink], ['sample_draw', benchSampleCountingPass], ['shared', benchShared], ['coverage', benchIntervalCoverage],
+  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sink', benchDbSink], ['sample_draw', benchSampleCountingPass], ['startup', benchStartupTimes], ['shared', benchShared], ['coverage', benchIntervalCoverage],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;

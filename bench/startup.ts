@@ -1,0 +1,64 @@
+/**
+ * Start-up (issue 31): how long a command takes from the process's start to its exit, the median of `rounds`
+ * runs in turn, each a fresh `node bin/bre-batch.js`: `--help`, `pipelines`, and a one-row `run` against the
+ * built-in sandbox (the run starts it in-process, as a first-night user's does). `node -e 0` is measured the
+ * same way: what Node alone costs on this machine at this moment, which no command can go below.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { CLI } from './harness.js';
+
+export interface StartupFigure {
+  readonly command: string;
+  /** Seconds, in the order measured. */
+  readonly runs: readonly number[];
+  readonly median_s: number;
+  readonly min_s: number;
+}
+
+export interface StartupFigures {
+  readonly node: StartupFigure;
+  readonly help: StartupFigure;
+  readonly pipelines: StartupFigure;
+  readonly one_row_run: StartupFigure;
+}
+
+async function timed(args: readonly string[]): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '' } });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const seconds = (performance.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}: ${stderr}`);
+  return seconds;
+}
+
+function figure(command: string, runs: number[]): StartupFigure {
+  const sorted = [...runs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  return { command, runs: runs.map(r3), median_s: r3(median), min_s: r3(sorted[0]) };
+}
+
+export async function benchStartup(o: { readonly dir: string; readonly rounds: number }): Promise<StartupFigures> {
+  const dir = mkdtempSync(join(o.dir, 'startup-'));
+  const input = join(dir, 'one.csv');
+  writeFileSync(input, 'reference_id,user_id,lead_id,latitude,longitude\nS-1,u1,l1,19.076,72.8777\n');
+  const commands: [keyof StartupFigures, string, (i: number) => string[]][] = [
+    ['node', 'node -e 0', () => ['-e', '0']],
+    ['help', 'bre-batch --help', () => [CLI, '--help']],
+    ['pipelines', 'bre-batch pipelines', () => [CLI, 'pipelines']],
+    ['one_row_run', 'bre-batch run location --input one.csv (built-in sandbox)', (i) => [CLI, 'run', 'location', '--input', input, '--out', join(dir, `out-${i}`), '--no-progress']],
+  ];
+  const runs = new Map(commands.map(([name]) => [name, [] as number[]]));
+  // In turn, round by round: a busy moment of the shared machine falls on every command alike.
+  for (let i = 0; i < o.rounds; i += 1) {
+    for (const [name, , args] of commands) runs.get(name)!.push(await timed(args(i)));
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return Object.fromEntries(commands.map(([name, command]) => [name, figure(command, runs.get(name)!)])) as unknown as StartupFigures;
+}

@@ -1,0 +1,57 @@
+/**
+ * `run`'s run-control options (src/cli/run-options/control.ts): --dry-run, --plan, --window-hours,
+ * --stop-grace, --max-consecutive-failures, --max-failure-share, --failure-window.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CIRCUIT } from '../../../src/pipeline/circuit.js';
+import { refusal, resolveArgs } from './parse.js';
+
+describe('--dry-run', () => {
+  it('is off by default', () => {
+    expect(resolveArgs([]).settings.dryRun).toBe(false);
+    expect(resolveArgs(['--dry-run']).settings.dryRun).toBe(true);
+  });
+});
+
+describe('--plan and --window-hours', () => {
+  it('run by default; --plan says the plan instead', () => {
+    expect(resolveArgs([]).plan).toBeUndefined();
+    expect(resolveArgs(['--plan']).plan).toEqual({});
+    expect(resolveArgs(['--plan', '--window-hours', '6']).plan).toEqual({ windowHours: 6 });
+  });
+
+  it.each(['0', 'six'])('refuse window %s with --plan, quoted as given', (given) => {
+    expect(refusal(['--plan', '--window-hours', given])).toEqual({ code: 'USAGE', message: `Expected --window-hours to be a number of hours above 0, got '${given}'` });
+  });
+});
+
+describe('--stop-grace', () => {
+  it('defaults to 10 s; a bare number is seconds', () => {
+    expect(resolveArgs([]).settings.stopGraceMs).toBe(10_000);
+    expect(resolveArgs(['--stop-grace', '3']).settings.stopGraceMs).toBe(3000);
+  });
+
+  it('refuses what is no duration', () => {
+    expect(refusal(['--stop-grace', 'later']).message).toMatch(/Expected --stop-grace to be a duration .*got 'later'/);
+  });
+});
+
+describe('the circuit breaker: --max-consecutive-failures, --max-failure-share, --failure-window', () => {
+  it('default to the circuit\'s', () => {
+    expect(resolveArgs([]).settings.circuit).toEqual(DEFAULT_CIRCUIT);
+  });
+
+  it('take what is given; 0 and 1 mean never', () => {
+    expect(resolveArgs(['--max-consecutive-failures', '0', '--max-failure-share', '1', '--failure-window', '50']).settings.circuit).toEqual({ consecutive: 0, share: 1, window: 50 });
+  });
+
+  it.each([
+    ['--max-consecutive-failures', '-1', "Expected --max-consecutive-failures to be a whole number >= 0, got '-1'"],
+    ['--max-consecutive-failures', 'x', "Expected --max-consecutive-failures to be a whole number >= 0, got 'x'"],
+    ['--max-failure-share', '0', "Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '0'"],
+    ['--max-failure-share', 'half', "Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got 'half'"],
+    ['--failure-window', '0', "Expected --failure-window to be a whole number >= 1, got '0'"],
+  ])('refuse %s %s, quoted as given', (flag, given, message) => {
+    expect(refusal([`${flag}=${given}`])).toEqual({ code: 'USAGE', message });
+  });
+});
