@@ -68,6 +68,7 @@ interface RunArgs extends SinkArgs {
   'output-formats'?: string;
   'metrics-file'?: string;
   'metrics-port'?: number;
+  pushgateway?: string;
   'log-format'?: string;
 }
 
@@ -164,9 +165,9 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   let cleanup = async () => {};
   // Started once every option is known good and before anything is called: a metrics file that cannot be
   // written is exit 2, and the file never says `running` for a command that was refused.
-  const metrics = !a.plan && (a['metrics-file'] !== undefined || a['metrics-port'] !== undefined)
+  const metrics = !a.plan && (a['metrics-file'] !== undefined || a['metrics-port'] !== undefined || a.pushgateway !== undefined)
     // prom-client is loaded only when asked for (it costs every other command its start-up time).
-    ? await (await import('../metrics/prometheus.js')).RunMetrics.start({ file: a['metrics-file'], port: a['metrics-port'], pipeline: pipeline.name, shard: shard ? `${shard.index}/${shard.count}` : '' })
+    ? await startMetrics(a, pipeline.name, shard ? `${shard.index}/${shard.count}` : '', log)
     : undefined;
   if (!baseUrls && !a['dry-run'] && !a.plan) {
     const { startSandbox } = await import('../sandbox/index.js');
@@ -218,6 +219,13 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     await metrics?.close();
     await cleanup();
   } };
+}
+
+async function startMetrics(a: RunArgs, pipeline: string, shard: string, log: Log) {
+  const { RunMetrics } = await import('../metrics/prometheus.js');
+  const { parsePushgatewayUrl } = await import('../metrics/pushgateway.js');
+  const pushgateway = a.pushgateway !== undefined ? parsePushgatewayUrl(a.pushgateway) : undefined;
+  return RunMetrics.start({ file: a['metrics-file'], port: a['metrics-port'], pushgateway, pipeline, shard, warn: (m) => log(m, { level: 'warn' }) });
 }
 
 /**
@@ -325,6 +333,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('output-formats', { type: 'string', describe: 'formats of the files rebuilt at the end: csv, parquet or csv,parquet (default both)' })
     .option('metrics-file', { type: 'string', describe: 'write Prometheus metrics here for node exporter\'s textfile collector (replaced every 5 s and at the end)' })
     .option('metrics-port', { type: 'number', describe: 'serve the same metrics on http://127.0.0.1:PORT/metrics while the run goes' })
+    .option('pushgateway', { type: 'string', describe: 'push the same metrics to this Prometheus Pushgateway (push-add, job bre_batch, grouped by pipeline) every 5 s and at the end; a gateway that is down never stops the run' })
     .option('log-format', { type: 'string', choices: ['human', 'json'], describe: 'log lines on stderr: human (default) or json (one object a line)' }) as unknown as Argv<RunArgs>,
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
     process.exitCode = await runCommandHandler(a);
