@@ -22,7 +22,7 @@ export interface RunRequest {
   readonly endpoints: RunEndpoints;
   /** --plan: say what the run would take instead of running it. */
   readonly plan?: { readonly windowHours?: number };
-  /** --metrics-file, --metrics-port: started before the run, stopped after it. */
-  readonly metrics?: { readonly file?: string; readonly port?: number };
+  /** --metrics-file, --metrics-port, --pushgateway: started before the run, stopped after it. */
+  readonly metrics?: { readonly file?: string; readonly port?: number; readonly pushgateway?: string };
   readonly logFormat: LogFormat;
 }

@@ -55,10 +55,7 @@ async function execute(req: RunRequest, hooks: RunHooks): Promise<number> {
   }
   // Started once every option is known good and before anything is called: a metrics file that cannot be
   // written is exit 2, and the file never says `running` for a command that was refused.
-  const metrics = req.metrics
-    // prom-client is loaded only when asked for (it costs every other command its start-up time).
-    ? await (await import('../metrics/prometheus.js')).RunMetrics.start({ ...req.metrics, pipeline: base.pipeline.name, shard: base.shard ? `${base.shard.index}/${base.shard.count}` : '' })
-    : undefined;
+  const metrics = req.metrics ? await startMetrics(req.metrics, base, log) : undefined;
   const sandbox = new SandboxOnDemand(e, base.rates, log, redactor);
   try {
     let limiterFactory = hooks.limiterFactory;
@@ -84,6 +81,14 @@ async function execute(req: RunRequest, hooks: RunHooks): Promise<number> {
     await metrics?.close();
     await sandbox.close();
   }
+}
+
+/** prom-client is loaded only when metrics are asked for (it costs every other run its start-up time). */
+async function startMetrics(m: NonNullable<RunRequest['metrics']>, s: RunSettings, log: Log) {
+  const { RunMetrics } = await import('../metrics/prometheus.js');
+  const { parsePushgatewayUrl } = await import('../metrics/pushgateway.js');
+  const pushgateway = m.pushgateway !== undefined ? parsePushgatewayUrl(m.pushgateway) : undefined;
+  return RunMetrics.start({ file: m.file, port: m.port, pushgateway, pipeline: s.pipeline.name, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : '', warn: (w) => log(w, { level: 'warn' }) });
 }
 
 /**

@@ -8,6 +8,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
 import { createLog } from '../log/logger.js';
+import { applyOutputMode, parseOutputMode } from '../output/modes.js';
 import { commandName, COMMANDS, type CommandEntry } from './commands.js';
 import { usageMessage } from './usage.js';
 
@@ -28,9 +29,20 @@ function normaliseArgv(argv: string[]): string[] {
   return out;
 }
 
+/** Options every command takes, which may come before the command's name: those taking a value. */
+const GLOBAL_WITH_VALUE = new Set(['--output-mode']);
+
+/** The command's name: the first word that is neither an option nor a global option's value. */
+function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i += 1) {
+    if (GLOBAL_WITH_VALUE.has(args[i])) i += 1;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return undefined;
+}
+
 const argv = normaliseArgv(hideBin(process.argv));
-// No option comes before the command, so its name is the first word that is not one.
-const chosen: CommandEntry | undefined = COMMANDS.find((c) => commandName(c) === argv.find((x) => !x.startsWith('-')));
+const chosen: CommandEntry | undefined = COMMANDS.find((c) => commandName(c) === commandWord(argv));
 const chosenModule = chosen ? await chosen.load() : undefined;
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -48,6 +60,11 @@ const cli = yargs(argv)
     else process.stderr.write(`bre-batch: ${text}\nTry 'bre-batch ${chosen ? `${commandName(chosen)} ` : ''}--help'.\n`);
     process.exit(2);
   });
+// Every command that writes a folder (run, merge, compare --out, report) creates it for its owner only:
+// the mode is the process's umask, set before the command starts (src/output/modes.ts).
+cli
+  .option('output-mode', { type: 'string', global: true, describe: 'mode of the folders and files written, in octal (files get it without x); default 0700: owner only, since they hold applicants\' data' })
+  .middleware((args) => applyOutputMode(parseOutputMode(args['output-mode'])), true);
 for (const c of COMMANDS) cli.command(c === chosen ? (chosenModule as never) : { command: c.command, describe: c.describe, handler: () => undefined });
 
 try {

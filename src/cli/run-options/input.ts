@@ -11,6 +11,7 @@ export interface InputArgs {
   delimiter?: string;
   'decimal-comma': boolean;
   'files-root'?: string;
+  'allow-empty': boolean;
 }
 
 export const INPUT_OPTIONS = {
@@ -21,6 +22,7 @@ export const INPUT_OPTIONS = {
     encoding: { type: 'string', defaultDescription: 'UTF-8; a byte order mark decides', describe: 'text encoding of the input, e.g. windows-1252, latin1, utf-16le, shift_jis' },
     delimiter: { type: 'string', defaultDescription: 'TAB for .tsv, else sniffed among , ; TAB |', describe: 'CSV field separator: one character, or tab, comma, semicolon, pipe' },
     'decimal-comma': { type: 'boolean', default: false, describe: 'numbers written as text use a decimal comma and dot grouping: 19,076 is 19.076, 1.20.000,50 is 120000.5' },
+    'allow-empty': { type: 'boolean', default: false, describe: 'an input with no data rows (0 bytes, a header only, an empty table) is an empty night: exit 0, said in the summary (default: exit 2, INPUT_EMPTY)' },
     'files-root': { type: 'string', defaultDescription: 'the input file\'s folder; none for stdin', describe: 'the folder files named in rows (bureau_report_path, bank_data_path) must lie inside; relative paths resolve against it' },
   },
 } as const satisfies OptionFamily;
@@ -32,6 +34,7 @@ export interface ResolvedInput {
   readonly delimiter?: string;
   readonly decimalComma: boolean;
   readonly filesRoot: FilesRoot;
+  readonly allowEmpty: boolean;
 }
 
 /** The input as the run reads it; `source` is the database input, when --input names one. */
@@ -40,5 +43,5 @@ export function resolveInput(a: InputArgs, source: DbInputSettings | undefined, 
   const inputFormat = source ? 'ndjson' : resolveFormat(a.input, a['input-format']);
   const text = source ? {} : resolveTextOptions(a, inputFormat);
   const filesRoot = ctx.filesRoot(a['files-root'], source ? { database: source.url.display } : a.input);
-  return { input: source ? source.url.display : a.input, inputFormat, ...text, decimalComma: a['decimal-comma'], filesRoot };
+  return { input: source ? source.url.display : a.input, inputFormat, ...text, decimalComma: a['decimal-comma'], filesRoot, allowEmpty: a['allow-empty'] };
 }

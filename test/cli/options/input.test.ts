@@ -86,3 +86,10 @@ describe('--files-root', () => {
     expect(seen).toEqual([['reports', 'in.csv']]);
   });
 });
+
+describe('--allow-empty', () => {
+  it('is off by default: an input with no data rows is exit 2', () => {
+    expect(resolveArgs([]).settings.allowEmpty).toBe(false);
+    expect(resolveArgs(['--allow-empty']).settings.allowEmpty).toBe(true);
+  });
+});

@@ -23,6 +23,10 @@ describe('--metrics-file and --metrics-port', () => {
     expect(refusal([`--metrics-port=${given}`])).toEqual({ code: 'USAGE', message: `Expected --metrics-port to be a port number from 0 to 65535, got '${given}'` });
   });
 
+  it('--pushgateway asks for a push, its URL checked where the metrics start', () => {
+    expect(resolveArgs(['--pushgateway', 'http://127.0.0.1:9091']).metrics).toEqual({ pushgateway: 'http://127.0.0.1:9091' });
+  });
+
   it('are not started for --plan, which runs nothing', () => {
     expect(resolveArgs(['--plan', '--metrics-port', '9464']).metrics).toBeUndefined();
   });
