@@ -15,10 +15,15 @@ export interface RunEndpoints {
   readonly authToken?: string;
 }
 
-export type ResolvedRunSettings = Omit<RunSettings, 'log' | 'metrics' | 'baseUrls' | 'clientId' | 'authToken'>;
+/** The settings but for the output folder, whose default is chosen by looking at the folders there are. */
+export type ResolvedRunSettings = Omit<RunSettings, 'log' | 'metrics' | 'baseUrls' | 'clientId' | 'authToken' | 'outDir'>;
 
 export interface RunRequest {
   readonly settings: ResolvedRunSettings;
+  /** --out; undefined: the default folder (src/pipeline/default-folder.ts), this run's unfinished one if there is one. */
+  readonly out: string | undefined;
+  /** The command that resumes this run, as the person typed it (src/cli/resume-command.ts), for the stop message. */
+  readonly resumeCommand: string;
   readonly endpoints: RunEndpoints;
   /** --plan: say what the run would take instead of running it. */
   readonly plan?: { readonly windowHours?: number };

@@ -10,6 +10,7 @@ import { createLog, type Log } from '../log/logger.js';
 import { Redactor } from '../output/redact.js';
 import { formatSummary } from '../output/summary.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
+import { chooseDefaultFolder } from '../pipeline/default-folder.js';
 import type { RunSettings } from '../pipeline/settings.js';
 import { writeRunReport } from '../report/write.js';
 import { perService } from '../types.js';
@@ -34,20 +35,23 @@ export function asDiskFull(err: unknown, outDir: string | undefined): unknown {
 
 /** Runs the request and returns the exit code (0 every row succeeded, 1 some in errors, 3 stopped early). */
 export async function executeRun(req: RunRequest, hooks: RunHooks = {}): Promise<number> {
+  let outDir = req.out;
   try {
-    return await execute(req, hooks);
+    return await execute(req, hooks, (dir) => (outDir = dir));
   } catch (err) {
-    throw asDiskFull(err, req.settings.outDir);
+    throw asDiskFull(err, outDir);
   }
 }
 
-async function execute(req: RunRequest, hooks: RunHooks): Promise<number> {
+async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) => void): Promise<number> {
   // Every log line is scrubbed of the token (added once it is read) and of the run's secrets.
   const redactor = new Redactor();
   const log = createLog({ format: req.logFormat, scrub: (t) => redactor.scrub(t) });
   const e = req.endpoints;
   if (e.authToken) redactor.add(e.authToken);
-  const base: RunSettings = { ...req.settings, log, clientId: e.clientId ?? 'dry-run', authToken: e.authToken ?? '', baseUrls: e.baseUrls ?? NOWHERE };
+  const outDir = await outputFolder(req, log);
+  folder(outDir);
+  const base: RunSettings = { ...req.settings, outDir, log, clientId: e.clientId ?? 'dry-run', authToken: e.authToken ?? '', baseUrls: e.baseUrls ?? NOWHERE };
   if (req.plan) {
     const { planRun } = await import('../pipeline/plan.js');
     process.stdout.write(`${await planRun(base, { windowHours: req.plan.windowHours })}\n`);
@@ -72,7 +76,8 @@ async function execute(req: RunRequest, hooks: RunHooks): Promise<number> {
     if (result.stopped && result.exitCode === 3) {
       const s = result.stopped;
       log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
-      log('bre-batch: re-run the same command to resume; rows already done are not sent again.', { level: 'error' });
+      // The exact command, quoted: without --out it finds this folder again (src/pipeline/default-folder.ts).
+      log(`bre-batch: re-run the same command to resume (it takes up ${base.outDir} again; rows already done are not sent again):\n  ${req.resumeCommand}`, { level: 'error', resume_command: req.resumeCommand });
     } else if (result.stopped) {
       log(`bre-batch: stopped: ${result.stopped.message}`, { level: 'error', code: result.stopped.code });
     }
@@ -81,6 +86,18 @@ async function execute(req: RunRequest, hooks: RunHooks): Promise<number> {
     await metrics?.close();
     await sandbox.close();
   }
+}
+
+/**
+ * --out, else the default folder: without --out the same command finds its own unfinished folder again
+ * (src/pipeline/default-folder.ts); a dry run resumes nothing and writes only where it has rows to report.
+ */
+async function outputFolder(req: RunRequest, log: Log): Promise<string> {
+  if (req.out !== undefined) return req.out;
+  const s = req.settings;
+  const folder = await chooseDefaultFolder({ pipeline: s.pipeline, input: s.input, source: s.source, shard: s.shard, limit: s.limit, sample: s.sample, fresh: s.dryRun });
+  if (folder.note) log(folder.note);
+  return folder.dir;
 }
 
 /** prom-client is loaded only when metrics are asked for (it costs every other run its start-up time). */

@@ -6,6 +6,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { resolveFilesRoot } from '../input/files-root.js';
 import { readOwnerOnlyFile } from './credentials.js';
+import { resumeCommand } from './resume-command.js';
 import { resolveRunRequest, RUN_OPTION_FAMILIES, type OptionsContext, type RunArgs } from './run-options/index.js';
 
 export type { RunArgs } from './run-options/index.js';
@@ -14,7 +15,7 @@ export type { RunArgs } from './run-options/index.js';
 export async function processContext(): Promise<OptionsContext> {
   // Loaded when the command runs: pipelines bring every stage kind, which `run --help` does not need.
   const { loadPipeline } = await import('../config/pipeline.js');
-  return { env: process.env, now: () => new Date(), loadPipeline, filesRoot: resolveFilesRoot, readSecretFile: readOwnerOnlyFile };
+  return { env: process.env, loadPipeline, filesRoot: resolveFilesRoot, readSecretFile: readOwnerOnlyFile };
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -26,7 +27,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     return y as unknown as Argv<RunArgs>;
   },
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
-    const request = resolveRunRequest(a, await processContext());
+    const request = resolveRunRequest(a, await processContext(), resumeCommand(process.argv.slice(2), process.env));
     const { executeRun } = await import('../app/run.js');
     process.exitCode = await executeRun(request);
   },

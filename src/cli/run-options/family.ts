@@ -11,7 +11,6 @@ import type { FilesRoot, InputPlace } from '../../input/files-root.js';
 /** Everything outside the arguments that resolving them may consult: the environment and a few reads. */
 export interface OptionsContext {
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly now: () => Date;
   /** A shipped pipeline by name, or a pipeline file by path (src/config/pipeline.ts). */
   readonly loadPipeline: (ref: string) => Pipeline;
   /** --files-root, else the input's folder (src/input/files-root.ts: it looks the folder up on the disk). */

@@ -24,14 +24,15 @@ export interface RunArgs extends InputArgs, DatabaseArgs, OutputArgs, LimitsArgs
   pipeline: string;
 }
 
-export function resolveRunRequest(a: RunArgs, ctx: OptionsContext): RunRequest {
+/** `resumeCommand`: the command that resumes this run, as typed (src/cli/resume-command.ts). */
+export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand = ''): RunRequest {
   const pipeline = ctx.loadPipeline(a.pipeline);
   const source = resolveDbInput(a, ctx);
   const input = resolveInput(a, source, ctx);
   const limits = resolveLimits(a, ctx);
   const sampling = resolveSampling(a);
   const control = resolveControl(a);
-  const output = resolveOutput(a, pipeline.name, ctx.now);
+  const output = resolveOutput(a);
   const monitoring = resolveMonitoring(a);
   const sink = resolveRunSink(a, pipeline.name, ctx);
   const callsNothing = control.dryRun || control.plan !== undefined;
@@ -43,7 +44,6 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext): RunRequest {
       ...limits,
       ...sampling,
       ...(sink ? { sink } : {}),
-      outDir: output.outDir,
       outputFormats: output.outputFormats,
       keepPersonalData: output.keepPersonalData,
       retryErrors: output.retryErrors,
@@ -52,6 +52,8 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext): RunRequest {
       stopGraceMs: control.stopGraceMs,
       progress: monitoring.progress,
     },
+    out: output.out,
+    resumeCommand,
     endpoints: endpointsFromEnv(ctx.env, callsNothing, ctx.readSecretFile),
     ...(control.plan ? { plan: control.plan } : {}),
     // --plan starts nothing: the metrics are the run's.

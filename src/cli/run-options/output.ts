@@ -1,5 +1,4 @@
 /** `run`'s output options: the folder, the formats rebuilt at the end, masking, and retrying an earlier run's errors. */
-import { join } from 'node:path';
 import { BreError } from '../../errors.js';
 import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/rebuild.js';
 import type { OptionFamily } from './family.js';
@@ -14,7 +13,7 @@ export interface OutputArgs {
 export const OUTPUT_OPTIONS = {
   title: 'Output:',
   options: {
-    out: { type: 'string', defaultDescription: 'output/<pipeline>-<UTC timestamp>', describe: 'output folder; the same --out resumes' },
+    out: { type: 'string', defaultDescription: 'output/<pipeline>-<UTC timestamp>, or the unfinished one of the same run', describe: 'output folder; the same --out resumes, and so does the same command without it' },
     'output-formats': { type: 'string', defaultDescription: OUTPUT_FORMATS.join(','), describe: `formats of the files rebuilt at the end: ${OUTPUT_FORMATS.join(', ')} or ${OUTPUT_FORMATS.join(',')}` },
     'keep-personal-data': { type: 'boolean', default: false, describe: 'do not mask personal data in errors.ndjson and logs (only for a secure location)' },
     'retry-errors': { type: 'boolean', default: false, describe: 'with --out of an earlier run: run again only the rows in its errors file' },
@@ -22,21 +21,17 @@ export const OUTPUT_OPTIONS = {
 } as const satisfies OptionFamily;
 
 export interface ResolvedOutput {
-  readonly outDir: string;
+  /** --out; undefined: the default folder, chosen where the run starts (src/pipeline/default-folder.ts). */
+  readonly out: string | undefined;
   readonly outputFormats: Set<'csv' | 'parquet'>;
   readonly keepPersonalData: boolean;
   readonly retryErrors: boolean;
 }
 
-/** `20260126T081500Z`: sorts as time does, and is a valid folder name everywhere. */
-function utcStamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-}
-
-export function resolveOutput(a: OutputArgs, pipelineName: string, now: () => Date): ResolvedOutput {
+export function resolveOutput(a: OutputArgs): ResolvedOutput {
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   return {
-    outDir: a.out ?? join('output', `${pipelineName}-${utcStamp(now())}`),
+    out: a.out,
     outputFormats: parseOutputFormats(a['output-formats']),
     keepPersonalData: a['keep-personal-data'],
     retryErrors: a['retry-errors'],

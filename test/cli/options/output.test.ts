@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { refusal, resolveArgs } from './parse.js';
 
 describe('--out', () => {
-  it("defaults to output/<pipeline>-<UTC timestamp> from the context's clock", () => {
-    expect(resolveArgs([]).settings.outDir).toBe('output/location-20260126T081500Z');
+  it('is left to the run by default (output/<pipeline>-<UTC timestamp>, or the unfinished folder of the same run: src/pipeline/default-folder.ts)', () => {
+    expect(resolveArgs([]).out).toBeUndefined();
   });
 
   it('is the folder given', () => {
-    expect(resolveArgs(['--out', '/data/nightly']).settings.outDir).toBe('/data/nightly');
+    expect(resolveArgs(['--out', '/data/nightly']).out).toBe('/data/nightly');
   });
 });
 

@@ -25,12 +25,9 @@ export function parseCommandLine(argv: readonly string[]): RunArgs {
     .parseSync() as unknown as RunArgs;
 }
 
-export const NOW = new Date('2026-01-26T08:15:00.123Z');
-
 export function fakeContext(over: Partial<OptionsContext> = {}): OptionsContext {
   return {
     env: {},
-    now: () => NOW,
     loadPipeline: (ref) => ({ name: ref, path: `/pipelines/${ref}.yaml`, stages: [], key: 'reference_id' }) as unknown as Pipeline,
     filesRoot: (given, input) => (given !== undefined
       ? { kind: 'folder', path: `/abs/${given}`, real: `/abs/${given}`, given: true }

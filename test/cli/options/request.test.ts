@@ -3,7 +3,8 @@
  * credentials come through the context, never from this process.
  */
 import { describe, expect, it } from 'vitest';
-import { fakeContext, refusal, resolveArgs } from './parse.js';
+import { resolveRunRequest } from '../../../src/cli/run-options/index.js';
+import { fakeContext, parseRun, refusal, resolveArgs } from './parse.js';
 
 describe('the pipeline', () => {
   it('is loaded through the context, by the name or path given', () => {
@@ -12,6 +13,12 @@ describe('the pipeline', () => {
     const r = resolveArgs([], fakeContext({ loadPipeline: (ref) => { asked.push(ref); return base.loadPipeline(ref); } }));
     expect(asked).toEqual(['location']);
     expect(r.settings.pipeline.name).toBe('location');
+  });
+});
+
+describe('the command that resumes the run', () => {
+  it('is carried as the command line gave it, for the stop message', () => {
+    expect(resolveRunRequest(parseRun([]), fakeContext(), "bre-batch run location --input 'my file.csv'").resumeCommand).toBe("bre-batch run location --input 'my file.csv'");
   });
 });
 
