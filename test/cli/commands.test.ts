@@ -84,6 +84,6 @@ describe('bre-batch', () => {
     expect(titles).toEqual(['Positionals', 'Input', 'Output', 'Limits and network', 'Database', 'Sampling', 'Monitoring', 'Run control', 'Options']);
     expect(r.stdout).toMatch(/--sample-allocation[\s\S]*proportional, equal[\s\S]*\[default: proportional\]/);
     expect(r.stdout).toMatch(/--max-attempts[\s\S]*\[default: 6\]/);
-    expect(r.stdout).toMatch(/--out [\s\S]*\[default: output\/<pipeline>-<UTC timestamp>\]/);
+    expect(r.stdout).toMatch(/--out [\s\S]*\[default: output\/<pipeline>-<UTC timestamp>, or the unfinished one of\s+the same run\]/);
   });
 });
