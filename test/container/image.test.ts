@@ -2,15 +2,18 @@
  * The container image (Dockerfile) built and run with podman as a user would (issue 33): built on a base made
  * here (test/helpers/container.ts: no registry is reachable) named by --build-arg; it runs as the non-root
  * user with the CLI as its entrypoint, the output folder and the token file mounted; against the sandbox on
- * the host network, `podman stop` mid-run stops it (node as PID 1 takes SIGTERM itself: exit 3), and the same
- * `podman run` resumes from the mounted folder with no row sent twice (the sandbox's answers counted per key).
+ * the host network, the README's cron line for the image, run as written but for
+ * its paths, credentials and date: `podman stop` mid-run stops it (node as PID 1 takes SIGTERM itself: exit 3), so does SIGTERM to
+ * the `podman run` client (a cron job stopped: podman passes it on), and the same `podman run` resumes from the
+ * mounted folder with no row sent twice (the sandbox's answers counted per key).
  */
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
-import { ensureBaseImage, exec, podman, podmanEnv } from '../helpers/container.js';
-import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { ensureBaseImage, exec, podman, podmanEnv, startExec } from '../helpers/container.js';
+import { invariantProblems, readOutput } from '../helpers/output.js';
+import { startPushgateway, type TestPushgateway } from '../helpers/pushgateway.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -19,10 +22,42 @@ import { waitFor } from '../helpers/wait.js';
 const IMAGE = 'localhost/bre-batch:test';
 const ROWS = 150;
 const NODE_UID = 1000;
+const NIGHT = '2026-11-26';
+
+/** `n` rescore rows: the sample's 24 over and over, each with its own key. */
+function rescoreRows(n: number): string {
+  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8').trim().split('\n');
+  const out = [header];
+  for (let i = 1; i <= n; i += 1) out.push(rows[(i - 1) % rows.length].replace(/^RS-\d+/, `RS-${String(i).padStart(5, '0')}`));
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * The README's cron line for the image (In a container), as this test runs it: its command without the
+ * schedule, the user and the log redirection, with the host's paths, credentials, image and date replaced.
+ * Every replacement must find its text: a README that drifts from what is tested fails here.
+ */
+function readmeCronCommand(replace: Record<string, string>): string[] {
+  const line = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => /^0 22 \* \* \*\s+root\s+podman run /.test(l));
+  if (!line) throw new Error("no cron line with `podman run` in the README's In a container");
+  let command = line.replace(/^0 22 \* \* \*\s+root\s+/, '').replace(/\s*>>.*$/, '');
+  for (const [from, to] of Object.entries(replace)) {
+    if (!command.includes(from)) throw new Error(`the README's cron line no longer has '${from}': ${command}`);
+    command = command.split(from).join(to);
+  }
+  return command.split(/\s+/);
+}
+
+/** Rows in results or errors of a folder so far. */
+function doneRows(folder: string): number {
+  const out = readOutput(folder);
+  return out.results.length + out.errors.length;
+}
 
 describe('the container image', () => {
   let sb: TestSandbox;
   let proxy: CountingProxy;
+  let gw: TestPushgateway;
   let build: { code: number | null; stderr: string };
 
   beforeAll(async () => {
@@ -31,8 +66,10 @@ describe('the container image', () => {
     build = await exec('podman', ['build', '--network', 'host', '--build-arg', `NODE_IMAGE=${base}`, '-t', IMAGE, ROOT], { env: podmanEnv() });
     sb = await startTestSandbox({ rate: { workflow: null, bureau: null } });
     proxy = await startCountingProxy(sb.sandbox.url);
+    gw = await startPushgateway();
   }, 40 * 60_000);
   afterAll(async () => {
+    await gw?.stop();
     await proxy?.close();
     await sb?.close();
   });
@@ -57,12 +94,15 @@ describe('the container image', () => {
     expect(pipelines.stdout).toContain('rescore');
   });
 
-  it('podman stop mid-run: exit 3; the same podman run resumes from the mounted folder, no row sent twice', async () => {
+  it('the README\'s cron line: podman stop mid-run, then SIGTERM to podman run, exit 3 each time; the same line resumes from the mounted folder, no row sent twice', async () => {
     expect(build.code).toBe(0);
     const dir = tempDir('bre-image-');
+    // The input folder, mounted read-only: the night's file and the reports and bank files its rows name.
     const input = join(dir, 'in');
     mkdirSync(input);
-    locationCsv(input, ROWS, 'accounts.csv');
+    cpSync(join(ROOT, 'samples', 'reports'), join(input, 'reports'), { recursive: true });
+    cpSync(join(ROOT, 'samples', 'bank'), join(input, 'bank'), { recursive: true });
+    writeFileSync(join(input, `${NIGHT}.csv`), rescoreRows(ROWS));
     // The folder mounted at /data, owned by the image's user; the token in an owner-only file, mounted read-only.
     const data = join(dir, 'data');
     mkdirSync(data, { mode: 0o700 });
@@ -73,42 +113,61 @@ describe('the container image', () => {
     chmodSync(token, 0o600);
 
     const name = `bre-batch-test-${process.pid}`;
-    const runArgs = [
-      'run', '--rm', '--name', name, '--network', 'host',
-      '-v', `${input}:/in:ro`, '-v', `${data}:/data`, '-v', `${token}:/run/secrets/bre-token:ro`,
-      '-e', 'BRE_AUTH_TOKEN_FILE=/run/secrets/bre-token', '-e', `BRE_CLIENT_ID=${sb.sandbox.clientId}`,
-      '-e', `BRE_BASE_URL=${proxy.url}`, '-e', `BUREAU_BASE_URL=${proxy.url}`, '-e', `ACCOUNT_BASE_URL=${proxy.url}`,
-      IMAGE, 'run', 'location', '--input', '/in/accounts.csv', '--out', '/data/night', '--no-progress',
-      // Slow enough to be stopped part-way; the sandbox itself has no limit.
-      '--rate', 'workflow=20/s',
-    ];
+    const [cmd, ...args] = readmeCronCommand({
+      '/srv/bre/in': input, '/srv/bre/data': data, '/srv/bre/token': token, 'bre-rescore': name,
+      'BRE_CLIENT_ID=acme': `BRE_CLIENT_ID=${sb.sandbox.clientId}`,
+      'BRE_BASE_URL=https://bre.example.com': `BRE_BASE_URL=${proxy.url}`,
+      'registry.example.com/bre-batch:1': IMAGE,
+      '$(date +\\%F)': NIGHT,
+      'http://pushgateway.internal:9091': gw.url,
+    });
+    expect(cmd).toBe('podman');
+    // The sandbox's other two services at the same proxy, and slow enough to be stopped part-way.
+    const imageAt = args.indexOf(IMAGE);
+    const runArgs = [...args.slice(0, imageAt), '-e', `BUREAU_BASE_URL=${proxy.url}`, '-e', `ACCOUNT_BASE_URL=${proxy.url}`, ...args.slice(imageAt), '--rate', 'workflow=20/s'];
+    const folder = join(data, 'out', NIGHT);
+    const answered = () => new Set([...proxy.successes.keys()].map((k) => k.split(' ').pop())).size;
     proxy.reset();
-    const first = exec('podman', runArgs, { env: podmanEnv() });
-    await waitFor(() => proxy.successes.size >= 20, 120_000, '20 rows answered');
+
+    // 1. `podman stop` (what Kubernetes and an operator do): SIGTERM to node, PID 1 of the container.
+    const first = exec(cmd, runArgs, { env: podmanEnv() });
+    await waitFor(() => answered() >= 20, 180_000, '20 rows answered');
     const stop = await podman(['stop', '--time', '30', name]);
     expect(stop.code, stop.stderr).toBe(0);
     const stopped = await first;
     expect(stopped.code, stopped.stderr).toBe(3);
     expect(stopped.stderr).toContain('re-run the same command to resume');
-    const part = readOutput(join(data, 'night'));
-    expect(part.results.length).toBeGreaterThan(0);
-    expect(part.results.length).toBeLessThan(ROWS);
+    expect(await gw.samples('bre_batch_run_state', { job: 'bre_batch', pipeline: 'rescore', state: 'stopped' })).toMatchObject([{ value: 1 }]);
+    const part = doneRows(folder);
+    expect(part).toBeGreaterThan(0);
+    expect(part).toBeLessThan(ROWS);
 
-    const again = await exec('podman', runArgs, { env: podmanEnv() });
-    expect(again.code, again.stderr).toBe(0);
-    const out = readOutput(join(data, 'night'));
+    // 2. SIGTERM to the `podman run` client (what stopping the cron job does): podman passes it on to the
+    // container (--sig-proxy, on by default), and the resumed run stops the same way.
+    const second = startExec(cmd, runArgs, { env: podmanEnv() });
+    await waitFor(() => answered() >= part + 20, 180_000, '20 more rows answered');
+    second.child.kill('SIGTERM');
+    const proxied = await second.done;
+    expect(proxied.code, proxied.stderr).toBe(3);
+    const more = doneRows(folder);
+    expect(more).toBeGreaterThan(part);
+    expect(more).toBeLessThan(ROWS);
+
+    // 3. The same line again: it resumes from the mounted folder and finishes.
+    const again = await exec(cmd, runArgs, { env: podmanEnv() });
+    const out = readOutput(folder);
+    expect(again.code, again.stderr).toBe(out.errors.length > 0 ? 1 : 0);
     expect(invariantProblems(ROWS, out)).toEqual([]);
-    expect(out.results).toHaveLength(ROWS);
     expect([...proxy.repeated()]).toEqual([]);
-    expect(proxy.successes.size).toBe(ROWS);
+    expect(answered()).toBe(out.results.length);
+    expect(await gw.samples('bre_batch_run_state', { job: 'bre_batch', pipeline: 'rescore', state: 'finished' })).toMatchObject([{ value: 1 }]);
 
     // Written by the image's user into the mounted folder; the token is in none of it.
-    const files = readdirSync(join(data, 'night'), { recursive: true }).map((f) => join(data, 'night', String(f)));
-    for (const f of files) {
+    for (const f of readdirSync(folder, { recursive: true }).map((x) => join(folder, String(x)))) {
       const st = statSync(f);
       expect(st.uid, f).toBe(NODE_UID);
       if (st.isFile()) expect(readFileSync(f).includes(sb.token), f).toBe(false);
     }
-    expect(stopped.stdout + stopped.stderr + again.stdout + again.stderr).not.toContain(sb.token);
+    expect([stopped, proxied, again].map((r) => r.stdout + r.stderr).join('')).not.toContain(sb.token);
   });
 });

@@ -7,8 +7,9 @@
  * reaches the registry the host uses. Made once per Node version and kept in podman's store (the tag says
  * what it holds): later runs only build the application on top.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from './temp.js';
 
@@ -39,17 +40,23 @@ export function podmanEnv(): NodeJS.ProcessEnv {
   return { ...process.env, CONTAINERS_CONF: conf };
 }
 
-/** Runs a command to its end, keeping its output; `input` is written to its stdin. */
-export function exec(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Exec> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+/** Starts a command, keeping its output; `done` settles when it has exited. */
+export function startExec(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): { child: ChildProcess; done: Promise<Exec> } {
+  const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const done = new Promise<Exec>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+  return { child, done };
+}
+
+/** Runs a command to its end, keeping its output. */
+export function exec(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Exec> {
+  return startExec(cmd, args, opts).done;
 }
 
 async function must(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Exec> {
@@ -65,7 +72,18 @@ export function podman(args: readonly string[]): Promise<Exec> {
 /** The base image, made when podman's store lacks it (a few minutes: debootstrap and a Node download). */
 export async function ensureBaseImage(): Promise<string> {
   if ((await podman(['image', 'exists', BASE_TAG])).code === 0) return BASE_TAG;
-  const work = tempDir('bre-base-');
+  // Not a tempDir: a root filesystem is removed here, inside the caller's long hook, not in the short one
+  // at the end of the file.
+  const work = mkdtempSync(join(tmpdir(), 'bre-base-'));
+  try {
+    await makeBase(work);
+  } finally {
+    await exec('rm', ['-rf', work]);
+  }
+  return BASE_TAG;
+}
+
+async function makeBase(work: string): Promise<void> {
   const rootfs = join(work, 'rootfs');
   await must('debootstrap', ['--variant=minbase', 'bookworm', rootfs, DEBIAN_MIRROR]);
 
@@ -99,6 +117,5 @@ export async function ensureBaseImage(): Promise<string> {
   mkdirSync(join(rootfs, 'usr', 'local', 'etc'), { recursive: true });
   writeFileSync(join(rootfs, 'usr', 'local', 'etc', 'npmrc'), `${npmrc.join('\n')}\n`);
 
-  await must('bash', ['-c', 'tar -C "$1" -c . | podman import --change "ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin" - "$2"', 'import', rootfs, BASE_TAG], { env: podmanEnv() });
-  return BASE_TAG;
+  await must('bash', ['-c', 'set -o pipefail; tar -C "$1" -c . | podman import --change "ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin" - "$2"', 'import', rootfs, BASE_TAG], { env: podmanEnv() });
 }
