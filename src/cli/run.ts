@@ -47,6 +47,7 @@ interface RunArgs extends SinkArgs {
   'max-attempts': number;
   limit?: number;
   'dry-run': boolean;
+  'allow-empty': boolean;
   'retry-errors': boolean;
   shard?: string;
   sample?: string;
@@ -194,6 +195,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     timeoutsMs,
     maxAttempts: a['max-attempts'],
     limit: a.limit,
+    allowEmpty: a['allow-empty'],
     dryRun: a['dry-run'],
     retryErrors: a['retry-errors'],
     shard,
@@ -310,6 +312,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })
     .option('limit', { type: 'number', describe: 'only the first N data rows' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })
+    .option('allow-empty', { type: 'boolean', default: false, describe: 'an input with no data rows (0 bytes, a header only, an empty table) is an empty night: exit 0, said in the summary (default: exit 2, INPUT_EMPTY)' })
     .option('retry-errors', { type: 'boolean', default: false, describe: 'with --out of an earlier run: run again only the rows in its errors file' })
     .option('shard', { type: 'string', describe: 'K/N: only rows whose key hashes to shard K of N' })
     .option('sample', { type: 'string', describe: 'N: send only a stratified random sample of about N rows (see --stratify-by); each carries its stratum and design weight' })

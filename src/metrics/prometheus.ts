@@ -11,7 +11,7 @@
  * Series are labelled by pipeline and shard, and per service; a run with several source addresses
  * (--local-address) labels the per-service series with `address` too (one series per service and address).
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -195,6 +195,9 @@ export class RunMetrics {
     const tmp = `${this.#o.file}.tmp.${process.pid}`;
     try {
       writeFileSync(tmp, await this.#reg.metrics());
+      // Counts, rates and states only, no row's data: node exporter (another user) must read it, whatever
+      // the owner-only mode of the output (--output-mode).
+      chmodSync(tmp, 0o644);
       renameSync(tmp, this.#o.file);
     } catch (err) {
       rmSync(tmp, { force: true });
