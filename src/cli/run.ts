@@ -151,7 +151,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   if (!Number.isInteger(a['failure-window']) || a['failure-window'] < 1) throw new BreError('USAGE', `Expected --failure-window to be a whole number >= 1, got '${a['failure-window']}'`);
   const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
-  const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
+  const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s], timeoutsMs[s]));
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
   const sink = resolveSink(a, pipeline.name);
