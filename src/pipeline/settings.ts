@@ -56,6 +56,13 @@ export interface RunSettings {
   readonly concurrency: Readonly<Record<ServiceName, number>>;
   readonly timeoutsMs: Readonly<Record<ServiceName, number>>;
   readonly maxAttempts: number;
+  /**
+   * --throttle-deadline: how long a service may answer nothing but 429s before the run stops (THROTTLED, exit 3,
+   * resumable), ms. Default DEFAULT_THROTTLE_DEADLINE_MS (src/http/).
+   */
+  readonly throttleDeadlineMs?: number;
+  /** --max-response-size: an answer longer than this is cut while it streams (RESPONSE_TOO_LARGE), bytes. */
+  readonly maxResponseBytes?: number;
   readonly limit?: number;
   readonly dryRun: boolean;
   readonly retryErrors: boolean;
