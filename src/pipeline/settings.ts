@@ -64,6 +64,8 @@ export interface RunSettings {
   /** --max-response-size: an answer longer than this is cut while it streams (RESPONSE_TOO_LARGE), bytes. */
   readonly maxResponseBytes?: number;
   readonly limit?: number;
+  /** --allow-empty: an input with no data rows is an empty night (exit 0), not INPUT_EMPTY (exit 2). */
+  readonly allowEmpty?: boolean;
   readonly dryRun: boolean;
   readonly retryErrors: boolean;
   readonly shard?: Shard;
