@@ -77,6 +77,8 @@ export class Egress {
         const limiters = await createLimiters(s, factory, address);
         const client = createClient({
           clientId: s.clientId, authToken: s.authToken, maxAttempts: s.maxAttempts, signal: stop.signal, hardSignal: stop.hardSignal,
+          ...(s.throttleDeadlineMs !== undefined ? { throttleDeadlineMs: s.throttleDeadlineMs } : {}),
+          ...(s.maxResponseBytes !== undefined ? { maxResponseBytes: s.maxResponseBytes } : {}),
           targets: perService((svc) => ({ baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc] })),
           ...(address ? { localAddress: address } : {}), ...(runStats ? { alsoStats: runStats } : {}),
         });
