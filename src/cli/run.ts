@@ -1,6 +1,6 @@
 /** `bre-batch run <pipeline> --input <file|->`: option parsing only; the work is in src/pipeline/runner.ts. */
 import { isIP } from 'node:net';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError, diskFullCode, diskFullError, isBreError } from '../errors.js';
@@ -25,6 +25,8 @@ import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
 import { namesDatabase, resolveDbUrl } from './db-url.js';
 import type { DbInputSettings } from '../pipeline/settings.js';
 import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { chooseDefaultFolder } from '../pipeline/default-folder.js';
+import { resumeCommand } from './resume-command.js';
 
 interface RunArgs extends SinkArgs {
   pipeline: string;
@@ -95,10 +97,6 @@ export function parseLocalAddresses(option: readonly string[] | undefined, env: 
   return out;
 }
 
-function utcStamp(d = new Date()): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-}
-
 /**
  * A database --input (a URL, env:VAR or file:PATH) with --table or --query; undefined for a file. The options
  * that only say how to read text make no sense for a database's typed rows and are refused (exit 2).
@@ -161,6 +159,10 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
   const sink = resolveSink(a, pipeline.name);
+  // Without --out, the same command finds its own unfinished folder again (src/pipeline/default-folder.ts); a
+  // dry run resumes nothing and writes only where it has rows to report.
+  const folder = a.out !== undefined ? { dir: a.out } : await chooseDefaultFolder({ pipeline, input: a.input, source, shard, limit: a.limit, sample, fresh: a['dry-run'] });
+  if ('note' in folder && folder.note) log(folder.note);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
@@ -192,7 +194,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     ...text,
     decimalComma: a['decimal-comma'],
     filesRoot,
-    outDir: a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
+    outDir: folder.dir,
     rates,
     rateSlackMs,
     concurrency,
@@ -283,7 +285,9 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
     if (result.stopped && result.exitCode === 3) {
       const s = result.stopped;
       log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
-      log('bre-batch: re-run the same command to resume; rows already done are not sent again.', { level: 'error' });
+      // The exact command, quoted: without --out it finds this folder again (src/pipeline/default-folder.ts).
+      const again = resumeCommand(process.argv.slice(2), process.env);
+      log(`bre-batch: re-run the same command to resume (it takes up ${settings.outDir} again; rows already done are not sent again):\n  ${again}`, { level: 'error', resume_command: again });
     } else if (result.stopped) {
       log(`bre-batch: stopped: ${result.stopped.message}`, { level: 'error', code: result.stopped.code });
     }
