@@ -1,7 +1,7 @@
 /** `run`'s limits and network options: rates, concurrency, time-outs, attempts, a shared limiter, source addresses. */
 import { isIP } from 'node:net';
 import { BreError } from '../../errors.js';
-import { parseDuration, parseServiceDurations, resolveRates } from '../../config/units.js';
+import { parseByteSize, parseDuration, parseServiceDurations, resolveRates } from '../../config/units.js';
 import { defaultConcurrency } from '../../limits/limiter.js';
 import { PATH_SLACK_MS } from '../../limits/pacer.js';
 import type { Rate } from '../../limits/rates.js';
@@ -14,6 +14,8 @@ export interface LimitsArgs {
   concurrency?: unknown;
   timeout?: string[];
   'max-attempts': unknown;
+  'throttle-deadline': string;
+  'max-response-size': string;
   redis?: string;
   'local-address'?: string[];
 }
@@ -29,9 +31,11 @@ export const LIMITS_OPTIONS = {
   options: {
     rate: { type: 'string', array: true, defaultDescription: 'workflow=500/min, bureau=1000/min, account=120/min adaptive', describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')}` },
     'rate-slack': { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' },
-    concurrency: { requiresArg: true, defaultDescription: 'sized from the rate: rate x 10 s', describe: 'N: most calls in flight per service' },
+    concurrency: { requiresArg: true, defaultDescription: 'rate x time-out x 1.25', describe: 'N: most calls in flight per service; below it they follow the answers\' latency (rate x latency)' },
     timeout: { type: 'string', array: true, defaultDescription: 'workflow=60s, bureau=30s, account=60s', describe: 'SERVICE=DURATION: the most one attempt may take, connecting, headers and body together; past it the attempt is cut and retried as a time-out' },
-    'max-attempts': { requiresArg: true, default: 6, describe: 'N: attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' },
+    'max-attempts': { requiresArg: true, default: 6, describe: 'N: attempts per call (5xx 502-504, network errors, time-outs) before the row goes to errors; 429s are not counted (the row waits for the service)' },
+    'throttle-deadline': { type: 'string', default: '10m', describe: 'how long a service may answer nothing but 429s before the run stops (exit 3, resumable; no row goes to errors for it)' },
+    'max-response-size': { type: 'string', default: '16MiB', describe: 'an answer longer than this is cut while it streams (RESPONSE_TOO_LARGE): memory stays bounded whatever a server sends' },
     redis: { type: 'string', describe: 'redis://host:port: share each service limiter with other workers on the same egress IP' },
     'local-address': { type: 'string', array: true, defaultDescription: 'env BRE_LOCAL_ADDRESSES, else the system\'s choice', describe: 'ADDR[,ADDR...], repeatable: calls leave from these source addresses, each with its own full limits; rows go to the address free soonest' },
   },
@@ -43,6 +47,8 @@ export interface ResolvedLimits {
   readonly concurrency: Record<ServiceName, number>;
   readonly timeoutsMs: Record<ServiceName, number>;
   readonly maxAttempts: number;
+  readonly throttleDeadlineMs: number;
+  readonly maxResponseBytes: number;
   readonly redisUrl?: string;
   readonly localAddresses?: string[];
 }
@@ -68,13 +74,17 @@ export function resolveLimits(a: LimitsArgs, ctx: Pick<OptionsContext, 'env'>): 
   const timeoutsMs = parseServiceDurations(a.timeout, 'timeout', DEFAULT_TIMEOUTS_MS);
   const given = a.concurrency === undefined ? undefined : wholeNumber('concurrency', a.concurrency, { min: 1 });
   const maxAttempts = wholeNumber('max-attempts', a['max-attempts'], { min: 1 });
+  const throttleDeadlineMs = parseDuration(a['throttle-deadline'], { flag: 'throttle-deadline', unit: 's', min: 1000 });
+  const maxResponseBytes = parseByteSize(a['max-response-size'], 'max-response-size', 1024);
   const localAddresses = parseLocalAddresses(a['local-address'], ctx.env.BRE_LOCAL_ADDRESSES);
   return {
     rates,
     rateSlackMs,
-    concurrency: perService((s) => given ?? defaultConcurrency(rates[s])),
+    concurrency: perService((s) => given ?? defaultConcurrency(rates[s], timeoutsMs[s])),
     timeoutsMs,
     maxAttempts,
+    throttleDeadlineMs,
+    maxResponseBytes,
     ...(a.redis !== undefined ? { redisUrl: a.redis } : {}),
     ...(localAddresses ? { localAddresses } : {}),
   };
