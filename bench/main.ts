@@ -239,7 +239,7 @@ async function benchStartupTimes(): Promise<void> {
   figures.startup = f;
   const row = (x: typeof f.help, limit: number) => targets.push({
     section: 'startup', figure: `${x.command}, process start to exit (median of ${x.runs.length}; node -e 0: ${f.node.median_s} s)`,
-    measured: `${x.median_s} s (fastest ${x.min_s} s)`, target: `<= ${limit} s`, met: x.median_s <= limit,
+    measured: `${x.median_s} s (fastest ${x.min_s} s; ${x.over_node_s} s over node -e 0)`, target: `<= ${limit} s`, met: x.median_s <= limit,
   });
   row(f.help, 0.3);
   row(f.pipelines, 0.3);

@@ -16,6 +16,8 @@ export interface StartupFigure {
   readonly runs: readonly number[];
   readonly median_s: number;
   readonly min_s: number;
+  /** The median less `node -e 0`'s: what the command itself costs, a steadier figure on a busy machine. */
+  readonly over_node_s?: number;
 }
 
 export interface StartupFigures {
@@ -60,5 +62,7 @@ export async function benchStartup(o: { readonly dir: string; readonly rounds: n
     for (const [name, , args] of commands) runs.get(name)!.push(await timed(args(i)));
   }
   rmSync(dir, { recursive: true, force: true });
-  return Object.fromEntries(commands.map(([name, command]) => [name, figure(command, runs.get(name)!)])) as unknown as StartupFigures;
+  const node = figure('node -e 0', runs.get('node')!);
+  const over = (f: StartupFigure): StartupFigure => ({ ...f, over_node_s: Math.round((f.median_s - node.median_s) * 1000) / 1000 });
+  return Object.fromEntries(commands.map(([name, command]) => [name, name === 'node' ? node : over(figure(command, runs.get(name)!))])) as unknown as StartupFigures;
 }
