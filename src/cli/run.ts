@@ -6,6 +6,9 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { resolveFilesRoot } from '../input/files-root.js';
 import { readOwnerOnlyFile } from './credentials.js';
+// Loaded at start-up, not with the run: it notes the shell that launched this process (cron's or npx's
+// `sh -c`) while that shell is still its parent (src/pipeline/stop.ts).
+import '../pipeline/stop.js';
 import { resumeCommand } from './resume-command.js';
 import { resolveRunRequest, RUN_OPTION_FAMILIES, type OptionsContext, type RunArgs } from './run-options/index.js';
 

@@ -26,8 +26,9 @@ describe('--rate-slack', () => {
 });
 
 describe('--concurrency', () => {
-  it('is sized from the rate by default (rate x 10 s, 8 to 256; 64 with no limit)', () => {
-    expect(resolveArgs([]).settings.concurrency).toEqual({ workflow: 84, bureau: 167, account: 20 });
+  it('is sized from the rate and the time-out by default (rate x time-out x 1.25; 64 with no limit)', () => {
+    expect(resolveArgs([]).settings.concurrency).toEqual({ workflow: 626, bureau: 626, account: 151 });
+    expect(resolveArgs(['--timeout', 'bureau=15s']).settings.concurrency.bureau).toBe(314);
     expect(resolveArgs(['--rate', 'off']).settings.concurrency).toEqual({ workflow: 64, bureau: 64, account: 64 });
   });
 
