@@ -78,7 +78,7 @@ export class Egress {
         const client = createClient({
           clientId: s.clientId, authToken: s.authToken, maxAttempts: s.maxAttempts, signal: stop.signal, hardSignal: stop.hardSignal,
           targets: perService((svc) => ({ baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc] })),
-          ...(address ? { localAddress: address } : {}), ...(runStats ? { alsoStats: runStats } : {}),
+          ...(address ? { localAddress: address } : {}), ...(runStats ? { alsoStats: runStats } : {}), ...(s.network ? { network: s.network } : {}),
         });
         const bound = stages.map((st): StageRuntime => {
           const service = kindOf(st.config).service;
