@@ -15,6 +15,7 @@
  */
 import { BreError, isRetryable, toBreError } from '../errors.js';
 import { backoffDelayMs } from '../limits/backoff.js';
+import { sleep as abortableSleep } from '../retry/sleep.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
 import type { JsonObject, ServiceName } from '../types.js';
@@ -79,15 +80,6 @@ export interface ServiceClient {
   /** Milliseconds spent sleeping before retries (backoff or Retry-After), summed over calls, per service. */
   readonly retryWaitMs: Readonly<Record<ServiceName, number>>;
   close(): Promise<void>;
-}
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal.reason); };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export function createClient(opts: ClientOptions): ServiceClient {
