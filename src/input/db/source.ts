@@ -15,7 +15,7 @@
  */
 import { BreError, isBreError } from '../../errors.js';
 import {
-  ConnectionLost, COUNT_COLUMN, dialectOf, isConnectionLoss, isOrderableKeyType, openSession, queryReason, RANK_COLUMN,
+  ConnectionLost, COUNT_COLUMN, dialectOf, isOrderableKeyType, openSession, queryReason, RANK_COLUMN,
   type DbColumn, type DbResult, type DbRow, type DbSession, type DbUrl, type Dialect, type SourceRelation,
 } from '../../db/index.js';
 import type { InputRow } from '../../types.js';
@@ -293,7 +293,7 @@ export class DbSource {
     const wait = this.#opts.sleep;
     return retrying({
       forMs: retryFor,
-      retryable: (err) => !this.#closed && isLoss(err),
+      retryable: (err) => !this.#closed && this.#isLoss(err),
       refused: (err) => (this.#closed ? closedError() : new BreError('DB_QUERY_FAILED', `reading ${this.description} failed: ${queryReason(err)}`, { cause: err })),
       giveUp: (err) => new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(err)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err }),
       onLoss: (err) => this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`),
@@ -318,7 +318,7 @@ export class DbSource {
         return r;
       } catch (err) {
         // Only the connection this statement ran on: another statement may have opened a new one meanwhile.
-        if (session && isLoss(err)) this.#drop(session);
+        if (session && this.#isLoss(err)) this.#drop(session);
         throw err;
       }
     });
@@ -341,6 +341,11 @@ export class DbSource {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A broken connection, or a new one that could not be made (the server still down): worth another try. */
+  #isLoss(err: unknown): boolean {
+    return isBreError(err) ? err.code === 'DB_UNREACHABLE' : this.#dialect.classify(err) === 'lost';
   }
 
   #drop(session: DbSession): void {
@@ -374,10 +379,6 @@ function closedError(): BreError {
   return new BreError('INTERRUPTED', 'the input was closed');
 }
 
-/** A broken connection, or a new one that could not be made (the server still down): worth another try. */
-function isLoss(err: unknown): boolean {
-  return isConnectionLoss(err) || (isBreError(err) && err.code === 'DB_UNREACHABLE');
-}
 
 /** `300 ms`, `60 s`: --input-retry as a person gave it. */
 function duration(ms: number): string {

@@ -4,7 +4,7 @@
  * are and never altered. The batches are written by ./batch.ts, the connection kept by ./writer.ts.
  */
 import { BreError } from '../../errors.js';
-import { isConnectionLoss, type DbSession, type DbUrl, type Dialect, type TableColumn } from '../../db/index.js';
+import type { DbSession, DbUrl, Dialect, TableColumn } from '../../db/index.js';
 import type { ColumnKind } from '../../types.js';
 import { kindOfTypes } from '../parquet/schema.js';
 import { typeBit } from '../columns.js';
@@ -106,7 +106,7 @@ export class SinkSchema {
         for (const sql of this.dialect.sink.createTable(this.#quoted(name), columns, primaryKey, OWNED_COMMENT)) await session.query(sql);
       } catch (err) {
         // Another worker made it at the same moment (PostgreSQL may say so with a unique violation).
-        if (isConnectionLoss(err)) throw err;
+        if (this.dialect.classify(err) === 'lost') throw err;
       }
       table = await this.#describe(session, name);
       if (table.columns.size === 0) throw new BreError('DB_QUERY_FAILED', `${this.where()}: cannot create the table ${name}`);
@@ -226,9 +226,7 @@ export class SinkSchema {
     try {
       await session.query(sql);
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === '42701' || code === 'ER_DUP_FIELDNAME') return;
-      throw err;
+      if (this.dialect.classify(err) !== 'exists') throw err;
     }
   }
 }

@@ -8,7 +8,7 @@
  * again would not mend it.
  */
 import { BreError, isBreError } from '../../errors.js';
-import { dialectOf, isConnectionLoss, isRetryableConflict, openSession, queryReason, type DbSession, type Dialect } from '../../db/index.js';
+import { dialectOf, openSession, queryReason, type DbSession, type Dialect } from '../../db/index.js';
 import { retrying } from '../../retry/policy.js';
 import { sleep as realSleep } from '../../retry/sleep.js';
 import { dedupe, readProgress, writeBatch, type FolderId, type FolderProgress, type SinkBatch } from './batch.js';
@@ -96,8 +96,8 @@ export class SinkWriter {
    * failure); the sink's other BreErrors (a column that cannot hold a field) are thrown as they are.
    */
   #withRetry<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
-    const lost = (err: unknown) => (isBreError(err) && err.code === 'DB_UNREACHABLE') || (!isBreError(err) && isConnectionLoss(err));
-    const retryable = (err: unknown) => lost(err) || (!isBreError(err) && isRetryableConflict(err));
+    const lost = (err: unknown) => (isBreError(err) ? err.code === 'DB_UNREACHABLE' : this.dialect.classify(err) === 'lost');
+    const retryable = (err: unknown) => lost(err) || (!isBreError(err) && this.dialect.classify(err) === 'conflict');
     const where = `${this.dialect.label} at ${this.target.url.display}`;
     return retrying({
       forMs: this.target.retryForMs,
