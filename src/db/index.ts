@@ -16,7 +16,7 @@ const DIALECTS: readonly Dialect[] = [postgres, mysqlDialect];
 /** The dialect registered under `name` (a parsed URL's `dialect`). */
 export function dialectNamed(name: DialectName): Dialect {
   const d = DIALECTS.find((x) => x.name === name);
-  if (!d) throw new BreError('UNEXPECTED', `no database dialect is named '${name}'`);
+  if (!d) throw new BreError('INTERNAL', `no database dialect is named '${name}'`);
   return d;
 }
 

@@ -204,6 +204,6 @@ export const postgres: Dialect = {
 
 /** The pg Client of a session this dialect opened (for COPY and cursors, which only it knows). */
 export function pgClientOf(session: DbSession): pg.Client {
-  if (!(session instanceof PgSession)) throw new BreError('UNEXPECTED', 'not a PostgreSQL session');
+  if (!(session instanceof PgSession)) throw new BreError('INTERNAL', 'not a PostgreSQL session');
   return session.client;
 }
