@@ -90,6 +90,8 @@ export class Run {
   frontier: FrontierTracker | undefined;
   /** --sink: the tables the journals are followed into (./sink.ts). */
   sink: RunSink | undefined;
+  /** --allow-empty, and the input had no data rows: what it held. */
+  inputEmpty: string | undefined;
   #frontierSaved: FrontierPoint | undefined;
   #frontierSave: Promise<void> = Promise.resolve();
   #frontierPending = 0;
@@ -132,6 +134,7 @@ export class Run {
     this.reader = input.reader;
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
+    this.inputEmpty = input.empty;
     this.source = input.db?.source;
     if (input.db && !s.dryRun) {
       this.frontier = new FrontierTracker(input.db.start);
