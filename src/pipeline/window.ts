@@ -40,8 +40,8 @@ export class RowWindow {
     this.#inflight += 1;
   }
 
-  /** A started row has settled: its place is free again. */
-  settled(): void {
+  /** A started row has ended (its line is written): its place is free again. */
+  ended(): void {
     this.#slots.release();
     this.#inflight -= 1;
     if (this.#inflight === 0) this.#drained?.();
