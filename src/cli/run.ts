@@ -1,6 +1,6 @@
 /** `bre-batch run <pipeline> --input <file|->`: option parsing only; the work is in src/pipeline/runner.ts. */
 import { isIP } from 'node:net';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError, diskFullCode, diskFullError, isBreError } from '../errors.js';
@@ -19,12 +19,14 @@ import { createLog, parseLogFormat, type Log } from '../log/logger.js';
 import { writeRunReport } from '../report/write.js';
 import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
-import { parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
+import { parseByteSize, parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
 import { PATH_SLACK_MS } from '../limits/pacer.js';
 import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
 import { namesDatabase, resolveDbUrl } from './db-url.js';
 import type { DbInputSettings } from '../pipeline/settings.js';
 import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { chooseDefaultFolder } from '../pipeline/default-folder.js';
+import { resumeCommand } from './resume-command.js';
 
 interface RunArgs extends SinkArgs {
   pipeline: string;
@@ -45,6 +47,8 @@ interface RunArgs extends SinkArgs {
   concurrency?: number;
   timeout?: string[];
   'max-attempts': number;
+  'throttle-deadline': string;
+  'max-response-size': string;
   limit?: number;
   'dry-run': boolean;
   'allow-empty': boolean;
@@ -91,10 +95,6 @@ export function parseLocalAddresses(option: readonly string[] | undefined, env: 
     if (!out.includes(a)) out.push(a);
   }
   return out;
-}
-
-function utcStamp(d = new Date()): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
 /**
@@ -152,11 +152,17 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   if (!(a['max-failure-share'] > 0 && a['max-failure-share'] <= 1)) throw new BreError('USAGE', `Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '${a['max-failure-share']}'`);
   if (!Number.isInteger(a['failure-window']) || a['failure-window'] < 1) throw new BreError('USAGE', `Expected --failure-window to be a whole number >= 1, got '${a['failure-window']}'`);
   const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
+  const throttleDeadlineMs = parseDuration(a['throttle-deadline'], { flag: 'throttle-deadline', unit: 's', min: 1000 });
+  const maxResponseBytes = parseByteSize(a['max-response-size'], 'max-response-size', 1024);
   if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
-  const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
+  const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s], timeoutsMs[s]));
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
   const sink = resolveSink(a, pipeline.name);
+  // Without --out, the same command finds its own unfinished folder again (src/pipeline/default-folder.ts); a
+  // dry run resumes nothing and writes only where it has rows to report.
+  const folder = a.out !== undefined ? { dir: a.out } : await chooseDefaultFolder({ pipeline, input: a.input, source, shard, limit: a.limit, sample, fresh: a['dry-run'] });
+  if ('note' in folder && folder.note) log(folder.note);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
@@ -188,12 +194,14 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     ...text,
     decimalComma: a['decimal-comma'],
     filesRoot,
-    outDir: a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
+    outDir: folder.dir,
     rates,
     rateSlackMs,
     concurrency,
     timeoutsMs,
     maxAttempts: a['max-attempts'],
+    throttleDeadlineMs,
+    maxResponseBytes,
     limit: a.limit,
     allowEmpty: a['allow-empty'],
     dryRun: a['dry-run'],
@@ -277,7 +285,9 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
     if (result.stopped && result.exitCode === 3) {
       const s = result.stopped;
       log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
-      log('bre-batch: re-run the same command to resume; rows already done are not sent again.', { level: 'error' });
+      // The exact command, quoted: without --out it finds this folder again (src/pipeline/default-folder.ts).
+      const again = resumeCommand(process.argv.slice(2), process.env);
+      log(`bre-batch: re-run the same command to resume (it takes up ${settings.outDir} again; rows already done are not sent again):\n  ${again}`, { level: 'error', resume_command: again });
     } else if (result.stopped) {
       log(`bre-batch: stopped: ${result.stopped.message}`, { level: 'error', code: result.stopped.code });
     }
@@ -307,9 +317,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('files-root', { type: 'string', describe: 'the folder files named in rows (bureau_report_path, bank_data_path) must lie inside; relative paths resolve against it (default: the input file\'s folder; none for stdin)' })
     .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
     .option('rate-slack', { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' })
-    .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
+    .option('concurrency', { type: 'number', describe: 'most calls in flight per service; below it they follow the answers\' latency (rate x latency); default rate x time-out x 1.25' })
     .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION: the most one attempt may take, connecting, headers and body together; past it the attempt is cut and retried as a time-out (workflow=60s, bureau=30s, account=60s)' })
-    .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })
+    .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (5xx 502-504, network errors, time-outs) before the row goes to errors; 429s are not counted (the row waits for the service)' })
+    .option('throttle-deadline', { type: 'string', default: '10m', describe: 'how long a service may answer nothing but 429s before the run stops (exit 3, resumable; no row goes to errors for it)' })
+    .option('max-response-size', { type: 'string', default: '16MiB', describe: 'an answer longer than this is cut while it streams (RESPONSE_TOO_LARGE): memory stays bounded whatever a server sends' })
     .option('limit', { type: 'number', describe: 'only the first N data rows' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })
     .option('allow-empty', { type: 'boolean', default: false, describe: 'an input with no data rows (0 bytes, a header only, an empty table) is an empty night: exit 0, said in the summary (default: exit 2, INPUT_EMPTY)' })
