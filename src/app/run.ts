@@ -6,6 +6,7 @@
  */
 import { dirname, relative, resolve } from 'node:path';
 import { diskFullCode, diskFullError, isBreError } from '../errors.js';
+import { networkSecrets } from '../http/network.js';
 import { createLog, type Log } from '../log/logger.js';
 import { Redactor } from '../output/redact.js';
 import { formatSummary } from '../output/summary.js';
@@ -49,6 +50,7 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
   const log = createLog({ format: req.logFormat, scrub: (t) => redactor.scrub(t) });
   const e = req.endpoints;
   if (e.authToken) redactor.add(e.authToken);
+  for (const secret of networkSecrets(req.settings.network)) redactor.add(secret);
   const outDir = await outputFolder(req, log);
   folder(outDir);
   const base: RunSettings = { ...req.settings, outDir, log, clientId: e.clientId ?? 'dry-run', authToken: e.authToken ?? '', baseUrls: e.baseUrls ?? NOWHERE };

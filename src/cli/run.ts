@@ -6,6 +6,7 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { resolveFilesRoot } from '../input/files-root.js';
 import { readOwnerOnlyFile } from './credentials.js';
+import { resolveNetwork } from './network-options.js';
 // Loaded at start-up, not with the run: it notes the shell that launched this process (cron's or npx's
 // `sh -c`) while that shell is still its parent (src/pipeline/stop.ts).
 import '../pipeline/stop.js';
@@ -30,7 +31,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     return y as unknown as Argv<RunArgs>;
   },
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
-    const request = resolveRunRequest(a, await processContext(), resumeCommand(process.argv.slice(2), process.env));
+    const resolved = resolveRunRequest(a, await processContext(), resumeCommand(process.argv.slice(2), process.env));
+    // Only the user's base URLs go through proxies and client certificates: the built-in sandbox is in-process.
+    const baseUrls = resolved.endpoints.baseUrls;
+    const network = baseUrls ? resolveNetwork(a, process.env, baseUrls, resolved.settings.localAddresses) : undefined;
+    const request = network ? { ...resolved, settings: { ...resolved.settings, network } } : resolved;
     const { executeRun } = await import('../app/run.js');
     process.exitCode = await executeRun(request);
   },

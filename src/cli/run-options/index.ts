@@ -12,15 +12,16 @@ import type { OptionFamily, OptionsContext } from './family.js';
 import { INPUT_OPTIONS, resolveInput, type InputArgs } from './input.js';
 import { LIMITS_OPTIONS, resolveLimits, type LimitsArgs } from './limits.js';
 import { MONITORING_OPTIONS, resolveMonitoring, type MonitoringArgs } from './monitoring.js';
+import { NETWORK_FAMILY, type NetworkArgs } from './network.js';
 import { OUTPUT_OPTIONS, resolveOutput, type OutputArgs } from './output.js';
 import { resolveSampling, SAMPLING_OPTIONS, type SamplingArgs } from './sampling.js';
 
 export type { OptionsContext } from './family.js';
 
 /** In the order `run --help` shows them: what a first run needs first. */
-export const RUN_OPTION_FAMILIES: readonly OptionFamily[] = [INPUT_OPTIONS, OUTPUT_OPTIONS, LIMITS_OPTIONS, DATABASE_OPTIONS, SAMPLING_OPTIONS, MONITORING_OPTIONS, CONTROL_OPTIONS];
+export const RUN_OPTION_FAMILIES: readonly OptionFamily[] = [INPUT_OPTIONS, OUTPUT_OPTIONS, LIMITS_OPTIONS, NETWORK_FAMILY, DATABASE_OPTIONS, SAMPLING_OPTIONS, MONITORING_OPTIONS, CONTROL_OPTIONS];
 
-export interface RunArgs extends InputArgs, DatabaseArgs, OutputArgs, LimitsArgs, SamplingArgs, MonitoringArgs, ControlArgs {
+export interface RunArgs extends InputArgs, DatabaseArgs, OutputArgs, LimitsArgs, NetworkArgs, SamplingArgs, MonitoringArgs, ControlArgs {
   pipeline: string;
 }
 
