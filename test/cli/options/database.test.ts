@@ -69,7 +69,7 @@ describe('--sink', () => {
 
   it('takes a schema only for PostgreSQL', () => {
     expect(resolveArgs(['--sink', 'postgres://app@db/risk', '--sink-schema', 'bre']).settings.sink).toMatchObject({ schema: 'bre' });
-    expect(refusal(['--sink', 'mysql://app@db/risk', '--sink-schema', 'bre']).message).toMatch(/Expected --sink-schema only with a PostgreSQL --sink/);
+    expect(refusal(['--sink', 'mysql://app@db/risk', '--sink-schema', 'bre']).message).toMatch(/Expected --sink-schema only with a --sink that has schemas \(PostgreSQL\)/);
   });
 
   it('refuses a password on the command line', () => {
