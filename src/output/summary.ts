@@ -30,6 +30,8 @@ export function formatSummary(sum: RunSummary): string {
     if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(", ")}`);
   }
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
+  const open = (r.in_flight_at_stop ?? 0) + (r.not_started ?? 0);
+  if (sum.stopped && open > 0) lines.push(`  not done this session: ${r.in_flight_at_stop ?? 0} rows in flight at the stop, ${r.not_started ?? 0} read but not started (the resume sends them)`);
   if (sum.remaining) lines.push(`  left: about ${sum.remaining.rows_estimate} rows, ${sum.remaining.time_estimate} at the configured limits`);
   if (!sum.dry_run) lines.push(`  output: ${sum.out}`);
   if (Array.isArray(sum.files) && sum.files.length > 0) lines.push(`  files: results.ndjson, errors.ndjson, ${sum.files.join(', ')}`);
