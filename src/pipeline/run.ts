@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { BreError } from '../errors.js';
 import type { ServiceClient } from '../http/chain.js';
 import { checkLocalAddresses } from '../http/egress-check.js';
+import { networkSecrets } from '../http/network.js';
 import { maskText } from '../input/mask.js';
 import { localLimiter, type LimiterFactory } from '../limits/factory.js';
 import type { LimiterStats } from '../limits/limiter.js';
@@ -85,7 +86,7 @@ export class Run {
   window!: RowWindow;
   /** Limiter figures, taken when the services are let go of. */
   limiterStats: Partial<Record<ServiceName, LimiterStats>> = {};
-  /** A database input: its source, and (for a run into a folder) the resume point as rows settle. */
+  /** A database input: its source, and (for a run into a folder) the resume point as rows are done. */
   source: DbSource | undefined;
   frontier: FrontierTracker | undefined;
   /** --sink: the tables the journals are followed into (./sink.ts). */
@@ -105,6 +106,7 @@ export class Run {
 
   constructor(readonly s: RunSettings, readonly hooks: RunHooks = {}) {
     this.redactor.add(s.authToken);
+    for (const secret of networkSecrets(s.network)) this.redactor.add(secret);
     this.stop = new RunStop(s.stopGraceMs);
   }
 

@@ -33,6 +33,8 @@ describe('--pushgateway', () => {
     const good = await spawnCli(runArgs('location', input, join(dir, 'night1'), '--rate', 'off', '--pushgateway', gw.url), sb.env());
     expect(good.code, good.stderr).toBe(0);
     expect(good.stderr).not.toContain('Pushgateway');
+    // Nothing else on stderr either: no deprecation warning of Node 24+ (url.parse) among the run's log lines.
+    expect(good.stderr).not.toContain('DeprecationWarning');
     expect(await gw.samples('bre_batch_run_state', { ...GROUP, state: 'finished' })).toMatchObject([{ value: 1 }]);
     expect(await gw.samples('bre_batch_rows_total', { ...GROUP, outcome: 'succeeded' })).toMatchObject([{ value: 12 }]);
     expect(await gw.samples('bre_batch_calls_total', { ...GROUP, service: 'workflow' })).toMatchObject([{ value: 12 }]);
@@ -73,12 +75,8 @@ describe('--pushgateway', () => {
 
     // A gateway that takes the connection and the request and never answers.
     const held: Socket[] = [];
-    let open = 0;
-    let mostOpen = 0;
     const silent = createServer((s) => {
       held.push(s);
-      mostOpen = Math.max(mostOpen, ++open);
-      s.on('close', () => { open -= 1; });
       s.resume();
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -88,9 +86,10 @@ describe('--pushgateway', () => {
       expect(hung.code, hung.stderr).toBe(0);
       expect(countLines(join(dir, 'hung', 'results.ndjson'))).toBe(12);
       expect(hung.stderr).toMatch(/Pushgateway at http:\/\/127\.0\.0\.1:\d+\/ did not finish in time; the run's end did not wait for it/);
-      // One push at a time: a silent gateway is never sent a queue of them.
+      // It was pushed to (and held). That a slow gateway gets one push at a time, never a queue, is the
+      // pusher's rule, tested in test/metrics/pushgateway.test.ts (seen from this server, the close of a
+      // timed-out push and the next push's connection may arrive in either order).
       expect(held.length).toBeGreaterThan(0);
-      expect(mostOpen).toBe(1);
     } finally {
       for (const s of held) s.destroy();
       silent.close();
