@@ -23,7 +23,8 @@ import { parseDuration, parseServiceDurations, resolveRates } from '../config/un
 import { PATH_SLACK_MS } from '../limits/pacer.js';
 import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
 import { namesDatabase, resolveDbUrl } from './db-url.js';
-import type { DbInputSettings } from '../pipeline/settings.js';
+import type { DbInputSettings, JobSettings } from '../pipeline/settings.js';
+import { newWorkerId } from '../job/index.js';
 import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
 
 interface RunArgs extends SinkArgs {
@@ -68,6 +69,10 @@ interface RunArgs extends SinkArgs {
   'metrics-file'?: string;
   'metrics-port'?: number;
   'log-format'?: string;
+  job?: string;
+  'job-lease': string;
+  'job-heartbeat': string;
+  'job-chunk-rows': number;
 }
 
 /**
@@ -121,6 +126,26 @@ export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'i
   };
 }
 
+/** Rows per chunk: 500, a minute of one address at the documented workflow limit (500/min), so the last chunk ends within about a minute of the others. */
+export const DEFAULT_CHUNK_ROWS = 500;
+
+/** --job NAME and its options (--sink on PostgreSQL; not with the options that pick rows or a folder to resume). */
+export function resolveJob(a: Pick<RunArgs, 'job' | 'job-lease' | 'job-heartbeat' | 'job-chunk-rows' | 'sink' | 'shard' | 'sample' | 'sample-share' | 'limit' | 'input' | 'retry-errors'>): JobSettings | undefined {
+  if (a.job === undefined) return undefined;
+  const name = a.job.trim();
+  if (name === '' || name.length > 200) throw new BreError('USAGE', `Expected --job to be a name of 1 to 200 characters, got '${a.job}'`, { field: 'job' });
+  if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL with --job: the job\'s chunks and leases live in the sink\'s database, beside its tables', { field: 'job' });
+  const refused: [string, unknown][] = [['--shard', a.shard], ['--sample', a.sample], ['--sample-share', a['sample-share']], ['--limit', a.limit]];
+  for (const [flag, v] of refused) if (v !== undefined) throw new BreError('USAGE', `Expected no ${flag} with --job, got ${flag} ${String(v)}: a job's workers share the whole input between them`, { field: 'job' });
+  if (a.input === '-') throw new BreError('USAGE', 'Expected --input to be a file or a database with --job, got - (stdin): every worker reads the chunks it claims', { field: 'input' });
+  const leaseMs = parseDuration(a['job-lease'], { flag: 'job-lease', unit: 's', min: 1000 });
+  const heartbeatMs = parseDuration(a['job-heartbeat'], { flag: 'job-heartbeat', unit: 's', min: 100 });
+  if (heartbeatMs * 3 > leaseMs) throw new BreError('USAGE', `Expected --job-heartbeat to be at most a third of --job-lease (${a['job-lease']}), got '${a['job-heartbeat']}': a lease must survive a missed heartbeat or two`, { field: 'job-heartbeat' });
+  const chunkRows = a['job-chunk-rows'];
+  if (!Number.isInteger(chunkRows) || chunkRows < 1 || chunkRows > 1_000_000) throw new BreError('USAGE', `Expected --job-chunk-rows to be a whole number from 1 to 1000000, got '${chunkRows}'`, { field: 'job-chunk-rows' });
+  return { name, worker: newWorkerId(), leaseMs, heartbeatMs, chunkRows, retryErrors: a['retry-errors'] };
+}
+
 export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
   const pipeline = loadPipeline(a.pipeline);
   const source = resolveDbInput(a);
@@ -150,7 +175,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   if (!(a['max-failure-share'] > 0 && a['max-failure-share'] <= 1)) throw new BreError('USAGE', `Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '${a['max-failure-share']}'`);
   if (!Number.isInteger(a['failure-window']) || a['failure-window'] < 1) throw new BreError('USAGE', `Expected --failure-window to be a whole number >= 1, got '${a['failure-window']}'`);
   const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
-  if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
+  const job = resolveJob(a);
+  if (a['retry-errors'] && !a.out && !job) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
@@ -186,7 +212,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     ...text,
     decimalComma: a['decimal-comma'],
     filesRoot,
-    outDir: a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
+    // A job's worker writes a folder of its own each session (scratch: the job's state is in the database).
+    outDir: job ? join(a.out ?? join('output', `job-${job.name}`), `${job.worker.replace(/[^\w.-]+/g, '-')}-${utcStamp()}`) : a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
     rates,
     rateSlackMs,
     concurrency,
@@ -194,7 +221,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     maxAttempts: a['max-attempts'],
     limit: a.limit,
     dryRun: a['dry-run'],
-    retryErrors: a['retry-errors'],
+    retryErrors: a['retry-errors'] && !job,
+    ...(job ? { job } : {}),
     shard,
     ...(sink ? { sink } : {}),
     ...(sample ? { sample } : {}),
@@ -260,6 +288,13 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
       const { redisLimiterFactory } = await import('../limits/redis.js');
       limiterFactory = redisLimiterFactory(settings.redisUrl);
     }
+    if (settings.job && !settings.dryRun && !settings.job.retryErrors) {
+      const { jobState } = await import('../pipeline/job.js');
+      if ((await jobState(settings)) === 'done') {
+        log(`bre-batch: the job '${settings.job.name}' is done: nothing left for this worker (\`bre-batch job status ${settings.job.name} --sink ...\` shows it; --retry-errors re-opens its errors)`);
+        return 0;
+      }
+    }
     const result = await runPipeline(settings, { ...hooks, limiterFactory });
     // report.html is drawn from the folder the run just finished writing (src/report/).
     const report = settings.dryRun ? undefined : await writeRunReport(settings.outDir);
@@ -322,6 +357,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('output-formats', { type: 'string', describe: 'formats of the files rebuilt at the end: csv, parquet or csv,parquet (default both)' })
     .option('metrics-file', { type: 'string', describe: 'write Prometheus metrics here for node exporter\'s textfile collector (replaced every 5 s and at the end)' })
     .option('metrics-port', { type: 'number', describe: 'serve the same metrics on http://127.0.0.1:PORT/metrics while the run goes' })
+    .option('job', { type: 'string', describe: 'NAME: join the job NAME as one of its workers (with a PostgreSQL --sink): claim chunks of the input, take over those of dead workers; every host runs the same command' })
+    .option('job-lease', { type: 'string', default: '60s', describe: 'with --job: how long a chunk stays with a worker that stopped renewing it (killed, partitioned, stalled) before another takes it over' })
+    .option('job-heartbeat', { type: 'string', default: '10s', describe: 'with --job: how often a worker renews its chunks\' leases (at most a third of --job-lease)' })
+    .option('job-chunk-rows', { type: 'number', default: DEFAULT_CHUNK_ROWS, describe: 'with --job: rows per chunk when this worker is the one that splits the input (about a minute of one address at the documented workflow limit)' })
     .option('log-format', { type: 'string', choices: ['human', 'json'], describe: 'log lines on stderr: human (default) or json (one object a line)' }) as unknown as Argv<RunArgs>,
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
     process.exitCode = await runCommandHandler(a);

@@ -65,6 +65,14 @@ export interface FolderProgress {
   readonly batches: number;
 }
 
+/**
+ * A job's fence (src/job/fence.ts): inside a batch's transaction, which of its rows may be written (those of
+ * chunks the worker still holds), their chunks' positions written in the same transaction.
+ */
+export interface BatchFence {
+  admit(session: DbSession, rows: { readonly results: readonly number[]; readonly errors: readonly number[] }): Promise<(row: number) => boolean>;
+}
+
 export interface SinkBatch {
   readonly results: readonly ResultItem[];
   readonly errors: readonly ErrorLine[];
@@ -165,12 +173,18 @@ export class SinkWriter {
   }
 
   /** Writes one batch in one transaction, with the folder's progress; tries again while the connection comes back. */
-  async write(folder: FolderId, batch: SinkBatch): Promise<void> {
-    const results = dedupe(batch.results, (r) => r.key);
-    const errors = dedupe(batch.errors, (e) => e.row);
+  async write(folder: FolderId, batch: SinkBatch, fence?: BatchFence): Promise<{ results: number; errors: number }> {
+    const allResults = dedupe(batch.results, (r) => r.key);
+    const allErrors = dedupe(batch.errors, (e) => e.row);
+    let written = { results: allResults.length, errors: allErrors.length };
     await this.#withRetry(async (session) => {
-      await this.#fitColumns(session, results);
+      await this.#fitColumns(session, allResults);
       await session.transaction(async () => {
+        // A job's worker writes only the rows of chunks it still holds, checked in this transaction (src/job/fence.ts).
+        const may = fence ? await fence.admit(session, { results: allResults.map((r) => r.row), errors: allErrors.map((e) => e.row) }) : undefined;
+        const results = may ? allResults.filter((r) => may(r.row)) : allResults;
+        const errors = may ? allErrors.filter((e) => may(e.row)) : allErrors;
+        written = { results: results.length, errors: errors.length };
         await this.#writeResults(session, results);
         await this.#writeErrors(session, errors);
         await this.#upsert(session, this.#loads, LOAD_COLUMNS.map((c) => c.name), ['sink_table', 'folder'], [[
@@ -179,6 +193,7 @@ export class SinkWriter {
         ]]);
       });
     });
+    return written;
   }
 
   async close(): Promise<void> {
