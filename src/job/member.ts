@@ -204,10 +204,11 @@ export class JobMember {
       const held = [...this.#held.values()];
       const report = held.map((h) => ({ chunk: h.claim.chunk, token: h.claim.token, sentTo: h.sentTo, resent: h.resent }));
       try {
-        const lost = await this.opts.store.heartbeat(this.opts.name, {
+        const { lost, done } = await this.opts.store.heartbeat(this.opts.name, {
           worker: this.opts.worker, host: hostname(), address: this.opts.address, rowsSettled: settled, rate: this.#rate,
         }, report, this.opts.leaseMs);
         for (const h of held) h.resent -= report.find((r) => r.chunk === h.claim.chunk)!.resent;
+        for (const c of done) if (this.#held.delete(c)) this.stats.done += 1;
         for (const c of lost) this.#lose(c, 'its lease lapsed');
       } catch (err) {
         this.stop();

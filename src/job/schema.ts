@@ -67,6 +67,7 @@ export function createJobTables(t: JobTables): string[] {
       rows_settled bigint NOT NULL DEFAULT 0,
       rate double precision NOT NULL DEFAULT 0,
       chunks integer NOT NULL DEFAULT 0,
+      lease_ms integer NOT NULL DEFAULT 60000,
       PRIMARY KEY (job, worker))`,
   ];
 }

@@ -174,9 +174,9 @@ export class JobStore {
 
   /**
    * Renews the leases of the chunks this worker holds (only those whose token is still its own) and records
-   * how far it has handed each to its run; returns the chunks it lost (taken over after a lapse, or done).
+   * how far it has handed each to its run; returns the chunks it lost (taken over after a lapse) and those done.
    */
-  async heartbeat(name: string, worker: WorkerReport, held: readonly HeldReport[], leaseMs: number): Promise<number[]> {
+  async heartbeat(name: string, worker: WorkerReport, held: readonly HeldReport[], leaseMs: number): Promise<{ lost: number[]; done: number[] }> {
     const kept = held.length === 0 ? [] : await this.#query<{ chunk: number }>(
       `UPDATE ${this.tables.chunks} c SET lease_until = now() + $3 * interval '1 millisecond', sent_to = GREATEST(c.sent_to, u.sent), resent = c.resent + u.resent
        FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[]) AS u(chunk, token, sent, resent)
@@ -185,12 +185,19 @@ export class JobStore {
       [name, worker.worker, leaseMs, held.map((h) => h.chunk), held.map((h) => h.token), held.map((h) => h.sentTo), held.map((h) => h.resent)],
     );
     await this.#query(
-      `INSERT INTO ${this.tables.workers} (job, worker, host, address, state, rows_settled, rate, chunks) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7)
-       ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_settled = EXCLUDED.rows_settled, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks`,
-      [name, worker.worker, worker.host, worker.address, worker.rowsSettled, worker.rate, held.length],
+      `INSERT INTO ${this.tables.workers} (job, worker, host, address, state, rows_settled, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
+       ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_settled = EXCLUDED.rows_settled, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks, lease_ms = EXCLUDED.lease_ms`,
+      [name, worker.worker, worker.host, worker.address, worker.rowsSettled, worker.rate, held.length, leaseMs],
     );
     const still = new Set(kept.map((k) => Number(k.chunk)));
-    return held.filter((h) => !still.has(h.chunk)).map((h) => h.chunk);
+    const missing = held.filter((h) => !still.has(h.chunk));
+    if (missing.length === 0) return { lost: [], done: [] };
+    // Not renewed: done by this worker's own last batch (its word may not have reached the run yet), or lost.
+    const done = new Set((await this.#query<{ chunk: number }>(
+      `SELECT c.chunk FROM ${this.tables.chunks} c JOIN unnest($2::int[], $3::bigint[]) AS u(chunk, token) ON c.chunk = u.chunk AND c.token = u.token WHERE c.job = $1 AND c.state = 'done'`,
+      [name, missing.map((h) => h.chunk), missing.map((h) => h.token)],
+    )).map((r) => Number(r.chunk)));
+    return { lost: missing.filter((h) => !done.has(h.chunk)).map((h) => h.chunk), done: [...done] };
   }
 
   /**
