@@ -288,9 +288,9 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
       const { redisLimiterFactory } = await import('../limits/redis.js');
       limiterFactory = redisLimiterFactory(settings.redisUrl);
     }
-    if (settings.job && !settings.dryRun && !settings.job.retryErrors) {
-      const { jobState } = await import('../pipeline/job.js');
-      if ((await jobState(settings)) === 'done') {
+    if (settings.job && !settings.dryRun) {
+      const { jobPrecheck } = await import('../pipeline/job.js');
+      if ((await jobPrecheck(settings)) === 'done' && !settings.job.retryErrors) {
         log(`bre-batch: the job '${settings.job.name}' is done: nothing left for this worker (\`bre-batch job status ${settings.job.name} --sink ...\` shows it; --retry-errors re-opens its errors)`);
         return 0;
       }

@@ -25,7 +25,7 @@ export function definitionDifferences(job: JobDefinition, mine: JobDefinition): 
   }
   if (job.input.kind !== mine.input.kind || job.input.identity !== mine.input.identity) {
     out.push(`the input: the job reads ${job.input.kind} ${job.input.identity}, this worker ${mine.input.kind} ${mine.input.identity}`);
-  } else if ((job.input.reading ?? '') !== (mine.input.reading ?? '')) {
+  } else if (mine.input.reading !== undefined && (job.input.reading ?? '') !== mine.input.reading) {
     out.push(`how the input is read: the job ${job.input.reading}, this worker ${mine.input.reading}`);
   }
   if (job.key !== mine.key) out.push(`the key: the job's is ${job.key}, this worker's ${mine.key}`);

@@ -6,5 +6,5 @@
 export { JobStore, type ChunkPlan, type ClaimedChunk, type JobRow } from './store.js';
 export { JobMember, newWorkerId, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS, type ChunkListener } from './member.js';
 export { JobFence, type FenceOutcome, type HeldChunk } from './fence.js';
-export { definitionDifferences, type JobDefinition } from './definition.js';
+export { definitionDifferences, mismatchError, type JobDefinition } from './definition.js';
 export { jobTables, JOBS_TABLE, CHUNKS_TABLE, WORKERS_TABLE } from './schema.js';

@@ -7,7 +7,7 @@
  */
 import { BreError } from '../errors.js';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
-import { JobMember, JobStore, type ChunkPlan, type ClaimedChunk, type JobDefinition } from '../job/index.js';
+import { definitionDifferences, JobMember, JobStore, mismatchError, type ChunkPlan, type ClaimedChunk, type JobDefinition } from '../job/index.js';
 import { inputFingerprint } from '../output/manifest.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
@@ -25,23 +25,32 @@ export interface RunJob {
   close(stopped: boolean): Promise<void>;
 }
 
-/** The job's state ('splitting', 'running', 'done'), or undefined when no worker has started it. */
-export async function jobState(s: RunSettings): Promise<string | undefined> {
+/**
+ * Before a worker does anything: the job's state, or undefined when no worker has started it; a job started
+ * with another pipeline, input, key, rate or table is JOB_MISMATCH (exit 2), whatever its state.
+ */
+export async function jobPrecheck(s: RunSettings): Promise<string | undefined> {
   const store = await JobStore.open({ url: s.sink!.url, schema: s.sink!.schema, retryForMs: s.sink!.retryForMs });
   try {
-    return (await store.job(s.job!.name))?.state;
+    const job = await store.job(s.job!.name);
+    if (!job) return undefined;
+    // How a file is read is compared when the worker joins (it needs the file opened); the rest here.
+    const differences = definitionDifferences(job.definition, await jobDefinition(s, undefined));
+    if (differences.length > 0) throw mismatchError(s.job!.name, differences);
+    return job.state;
   } finally {
     await store.close();
   }
 }
 
 /** The definition every worker of the job must share (src/job/definition.ts). */
-export async function jobDefinition(s: RunSettings, reading: OpenedInput['reading']): Promise<JobDefinition> {
+export async function jobDefinition(s: RunSettings, reading: OpenedInput['reading'] | undefined): Promise<JobDefinition> {
   const sink = s.sink!;
-  const rates = Object.entries(s.rates).map(([svc, r]) => `${svc}=${r ? `${r.limit}/${r.windowMs}ms` : 'off'}`).join(',');
+  const per = (ms: number) => (ms === 1000 ? 's' : ms === 60_000 ? 'min' : `${ms}ms`);
+  const rates = Object.entries(s.rates).map(([svc, r]) => `${svc}=${r ? `${r.limit}/${per(r.windowMs)}` : 'off'}`).join(',');
   const input = s.source
     ? { kind: 'database' as const, identity: JSON.stringify(sourceIdentity(s.source.url, s.source.relation)) }
-    : { kind: 'file' as const, identity: await fileIdentity(s.input), reading: JSON.stringify(reading) };
+    : { kind: 'file' as const, identity: await fileIdentity(s.input), ...(reading ? { reading: JSON.stringify(reading) } : {}) };
   return { sink_table: sink.schema ? `${sink.schema}.${sink.table}` : sink.table, pipeline: { name: s.pipeline.name, sha256: s.pipeline.sha256 }, input, key: s.pipeline.key, rates };
 }
 
