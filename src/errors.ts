@@ -35,6 +35,8 @@ export const ERROR_TABLE = {
   INPUT_UNREADABLE: input,
   /** The input's header lacks a column the pipeline needs in every row, or two names collide (src/input/header.ts). */
   INPUT_HEADER: input,
+  /** An input with no data rows (0 bytes, a header only, blank lines, an empty table or query) without --allow-empty. */
+  INPUT_EMPTY: input,
   INVALID_ROW: input,
   /** A row of a sampled run (`run --sample`) with no key: it cannot be ranked, so it is in no stratum (src/sample/draw.ts). */
   SAMPLE_NO_KEY: input,

@@ -13,6 +13,7 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['PIPELINE_INVALID', 'no', false, false, 2],
   ['INPUT_UNREADABLE', 'no', false, false, 2],
   ['INPUT_HEADER', 'no', false, false, 2],
+  ['INPUT_EMPTY', 'no', false, false, 2],
   ['INVALID_ROW', 'no', false, false, 2],
   ['MALFORMED_ROW', 'no', false, false, 2],
   ['SAMPLE_NO_KEY', 'no', false, false, 2],

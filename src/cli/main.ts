@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
 import { commands } from './commands.js';
 import { createLog } from '../log/logger.js';
+import { applyOutputMode, parseOutputMode } from '../output/modes.js';
 
 /** With --log-format json even the last word is a JSON line (the option may not have been parsed yet). */
 function jsonLogs(): boolean {
@@ -38,6 +39,11 @@ const cli = yargs(normaliseArgv(hideBin(process.argv)))
     else process.stderr.write(`bre-batch: ${msg}\nTry 'bre-batch --help'.\n`);
     process.exit(2);
   });
+// Every command that writes a folder (run, merge, compare --out, report) creates it for its owner only:
+// the mode is the process's umask, set before the command starts (src/output/modes.ts).
+cli
+  .option('output-mode', { type: 'string', global: true, describe: 'mode of the folders and files written, in octal (files get it without x); default 0700: owner only, since they hold applicants\' data' })
+  .middleware((argv) => applyOutputMode(parseOutputMode(argv['output-mode'])), true);
 for (const c of commands) cli.command(c as never);
 
 try {

@@ -48,6 +48,7 @@ interface RunArgs extends SinkArgs {
   'max-attempts': number;
   limit?: number;
   'dry-run': boolean;
+  'allow-empty': boolean;
   'retry-errors': boolean;
   shard?: string;
   sample?: string;
@@ -68,6 +69,7 @@ interface RunArgs extends SinkArgs {
   'output-formats'?: string;
   'metrics-file'?: string;
   'metrics-port'?: number;
+  pushgateway?: string;
   'log-format'?: string;
   job?: string;
   'job-lease': string;
@@ -189,9 +191,9 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   let cleanup = async () => {};
   // Started once every option is known good and before anything is called: a metrics file that cannot be
   // written is exit 2, and the file never says `running` for a command that was refused.
-  const metrics = !a.plan && (a['metrics-file'] !== undefined || a['metrics-port'] !== undefined)
+  const metrics = !a.plan && (a['metrics-file'] !== undefined || a['metrics-port'] !== undefined || a.pushgateway !== undefined)
     // prom-client is loaded only when asked for (it costs every other command its start-up time).
-    ? await (await import('../metrics/prometheus.js')).RunMetrics.start({ file: a['metrics-file'], port: a['metrics-port'], pipeline: pipeline.name, shard: shard ? `${shard.index}/${shard.count}` : '' })
+    ? await startMetrics(a, pipeline.name, shard ? `${shard.index}/${shard.count}` : '', log)
     : undefined;
   if (!baseUrls && !a['dry-run'] && !a.plan) {
     const { startSandbox } = await import('../sandbox/index.js');
@@ -220,6 +222,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     timeoutsMs,
     maxAttempts: a['max-attempts'],
     limit: a.limit,
+    allowEmpty: a['allow-empty'],
     dryRun: a['dry-run'],
     retryErrors: a['retry-errors'] && !job,
     ...(job ? { job } : {}),
@@ -244,6 +247,13 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     await metrics?.close();
     await cleanup();
   } };
+}
+
+async function startMetrics(a: RunArgs, pipeline: string, shard: string, log: Log) {
+  const { RunMetrics } = await import('../metrics/prometheus.js');
+  const { parsePushgatewayUrl } = await import('../metrics/pushgateway.js');
+  const pushgateway = a.pushgateway !== undefined ? parsePushgatewayUrl(a.pushgateway) : undefined;
+  return RunMetrics.start({ file: a['metrics-file'], port: a['metrics-port'], pushgateway, pipeline, shard, warn: (m) => log(m, { level: 'warn' }) });
 }
 
 /**
@@ -337,6 +347,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })
     .option('limit', { type: 'number', describe: 'only the first N data rows' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })
+    .option('allow-empty', { type: 'boolean', default: false, describe: 'an input with no data rows (0 bytes, a header only, an empty table) is an empty night: exit 0, said in the summary (default: exit 2, INPUT_EMPTY)' })
     .option('retry-errors', { type: 'boolean', default: false, describe: 'with --out of an earlier run: run again only the rows in its errors file' })
     .option('shard', { type: 'string', describe: 'K/N: only rows whose key hashes to shard K of N' })
     .option('sample', { type: 'string', describe: 'N: send only a stratified random sample of about N rows (see --stratify-by); each carries its stratum and design weight' })
@@ -361,6 +372,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('job-lease', { type: 'string', default: '60s', describe: 'with --job: how long a chunk stays with a worker that stopped renewing it (killed, partitioned, stalled) before another takes it over' })
     .option('job-heartbeat', { type: 'string', default: '10s', describe: 'with --job: how often a worker renews its chunks\' leases (at most a third of --job-lease)' })
     .option('job-chunk-rows', { type: 'number', default: DEFAULT_CHUNK_ROWS, describe: 'with --job: rows per chunk when this worker is the one that splits the input (about a minute of one address at the documented workflow limit)' })
+    .option('pushgateway', { type: 'string', describe: 'push the same metrics to this Prometheus Pushgateway (push-add, job bre_batch, grouped by pipeline) every 5 s and at the end; a gateway that is down never stops the run' })
     .option('log-format', { type: 'string', choices: ['human', 'json'], describe: 'log lines on stderr: human (default) or json (one object a line)' }) as unknown as Argv<RunArgs>,
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
     process.exitCode = await runCommandHandler(a);

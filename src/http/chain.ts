@@ -1,25 +1,32 @@
 /**
- * The HTTP client as a chain of wrappers. The order, outermost first, is written down here and only here:
+ * The HTTP client: small layers over the next dispatch (./layers/, one file each), composed here and only
+ * here. Outermost first:
  *
- *   retry  ->  limit  ->  time-out  ->  auth  ->  transport (undici Pool)
+ *   retry -> limit -> classify -> measure -> deadline -> auth -> transport (undici Pool)
  *
  * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
  *   it sleeps the documented backoff (or Retry-After) OUTSIDE the limiter, holding no slot;
- * - limit spaces attempt starts and caps attempts in flight per service;
- * - time-out bounds the whole of one attempt, from its dispatch to the last byte of its answer: waiting for
- *   a connection, connecting, the headers and the body (a deadline per attempt, ./deadlines.ts, enforced by
- *   the transport, which owns the connection it aborts); the limiter wait is not counted against it. A cut
- *   attempt is TIMEOUT, retried like any; the limiter logs it as a call the server may have counted
- *   (../limits/pacer.ts);
+ * - limit spaces attempt starts and caps attempts in flight per service; classification is below it, so it
+ *   hears of a 429 (the whole service pauses) and of a success by the answer's code;
+ * - measure counts every attempt the limiter let through, with its outcome and duration;
+ * - deadline (time-out) bounds the whole of one attempt, from its dispatch to the last byte of its answer:
+ *   waiting for a connection, connecting, the headers and the body (./deadlines.ts; the transport, which
+ *   owns the connection, aborts it); the limiter wait is not counted against it. A cut attempt is TIMEOUT,
+ *   retried like any; the limiter logs it as a call the server may have counted (../limits/pacer.ts);
  * - auth adds the two credential headers last, so nothing above ever holds the token.
  */
-import { BreError, isRetryable, toBreError } from '../errors.js';
-import { backoffDelayMs } from '../limits/backoff.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
-import { CallStats } from '../metrics/service-stats.js';
+import type { CallStats } from '../metrics/service-stats.js';
 import type { JsonObject, ServiceName } from '../types.js';
-import { classifyResponse } from './classify.js';
-import { Transport, type HttpRequest, type HttpResponse } from './transport.js';
+import { Deadlines } from './deadlines.js';
+import { auth, NO_HEADERS } from './layers/auth.js';
+import { classify } from './layers/classify.js';
+import { deadline } from './layers/deadline.js';
+import { limit } from './layers/limit.js';
+import { measure, Meter } from './layers/measure.js';
+import { abortableSleep, retry } from './layers/retry.js';
+import type { Dispatch } from './layers/types.js';
+import { Transport, type HttpResponse } from './transport.js';
 
 export interface CallOptions {
   /** Whole-attempt time-out override in ms (otherwise the service's --timeout). */
@@ -43,7 +50,7 @@ export interface ServiceTarget {
 
 export interface ClientOptions {
   readonly clientId: string;
-  /** Read once from the environment or a file; held only inside the auth wrapper's closure. */
+  /** Read once from the environment or a file; held only inside the auth layer's closure. */
   readonly authToken: string;
   readonly maxAttempts: number;
   readonly targets: Readonly<Record<ServiceName, ServiceTarget>>;
@@ -63,15 +70,6 @@ export interface ClientOptions {
   readonly alsoStats?: Readonly<Record<ServiceName, CallStats>>;
 }
 
-/** `sent`: called when the request is written to a connection (the limiter's log, ../limits/pacer.ts). */
-type Send = (req: HttpRequest, sent?: () => void) => Promise<HttpResponse>;
-/** One attempt through the limiter; resolves to the parsed body, rejects with a BreError. */
-type Attempt = (req: HttpRequest, retry: boolean) => Promise<unknown>;
-
-/** What a limiter slot returns when the attempt was not sent because the service is paused after a 429. */
-const PAUSED = Symbol('paused');
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
 export interface ServiceClient {
   /** `stageStats` receives the same per-attempt records as the service's own stats. */
   call(service: ServiceName, path: string, body: JsonObject, opts?: CallOptions, stageStats?: CallStats): Promise<CallResult>;
@@ -81,179 +79,58 @@ export interface ServiceClient {
   close(): Promise<void>;
 }
 
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal.reason); };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** One pool per base URL: services that share one share its connections. */
+function transportsOf(opts: ClientOptions): Record<ServiceName, Transport> {
+  const byUrl: Record<string, Transport> = {};
+  const pick = (service: ServiceName): Transport => {
+    const t = opts.targets[service];
+    byUrl[t.baseUrl] ??= new Transport(t.baseUrl, Math.max(t.connections, 1), undefined, opts.localAddress);
+    return byUrl[t.baseUrl];
+  };
+  return { workflow: pick('workflow'), bureau: pick('bureau'), account: pick('account') };
 }
 
 export function createClient(opts: ClientOptions): ServiceClient {
   const sleep = opts.sleep ?? abortableSleep;
-  const transports = new Map<string, Transport>();
-  const stats = { workflow: new CallStats(), bureau: new CallStats(), account: new CallStats() };
-  const retryWaitMs: Record<ServiceName, number> = { workflow: 0, bureau: 0, account: 0 };
-  const also = opts.alsoStats;
+  const transports = transportsOf(opts);
+  const pools = [...new Set(Object.values(transports))];
+  const deadlines = new Deadlines();
+  const meter = new Meter(opts.alsoStats);
+  const inFlight = opts.hardSignal ?? opts.signal;
   opts.hardSignal?.addEventListener('abort', () => {
-    for (const t of transports.values()) void t.destroy();
+    deadlines.clear();
+    for (const t of pools) void t.destroy();
   }, { once: true });
 
-  function transportFor(service: ServiceName): Transport {
-    const t = opts.targets[service];
-    let tr = transports.get(t.baseUrl);
-    if (!tr) {
-      tr = new Transport(t.baseUrl, Math.max(t.connections, 1), undefined, opts.localAddress);
-      transports.set(t.baseUrl, tr);
-    }
-    return tr;
-  }
+  const transport: Dispatch<HttpResponse> = (a) => transports[a.service].dispatch(a.service, a.request, a.timeoutMs, inFlight, a.sent, a.deadline);
 
-  // auth: innermost, so the token never leaves this closure. One headers object for every request: the
-  // credentials do not change during a run, and undici only reads it.
-  const authHeaders: Record<string, string> = Object.freeze({ 'x-client-id': opts.clientId, 'x-auth-token': opts.authToken, 'content-type': 'application/json' }) as Record<string, string>;
-  const withAuth = (next: Send): Send => (req, sent) => next({
-    path: req.path,
-    body: req.body,
-    headers: req.headers === NO_HEADERS ? authHeaders : { ...req.headers, ...authHeaders },
-  }, sent);
-
-  // time-out and transport, measured per attempt.
-  const timed = (service: ServiceName, timeoutMs: number, stageStats?: CallStats): Send => withAuth(async (req, sent) => {
-    const started = Date.now();
-    const t0 = performance.now();
-    try {
-      const res = await transportFor(service).send(service, req, timeoutMs, opts.hardSignal ?? opts.signal, sent);
-      const ms = performance.now() - t0;
-      stats[service].recordAttempt(started, ms, res.status);
-      also?.[service].recordAttempt(started, ms, res.status);
-      stageStats?.recordAttempt(started, ms, res.status);
-      return res;
-    } catch (err) {
-      const e = toBreError(err, 'NETWORK');
-      if (e.code !== 'INTERRUPTED') {
-        const ms = performance.now() - t0;
-        stats[service].recordAttempt(started, ms, e.code.toLowerCase());
-        also?.[service].recordAttempt(started, ms, e.code.toLowerCase());
-        stageStats?.recordAttempt(started, ms, e.code.toLowerCase());
-      }
-      throw e;
-    }
-  });
-
-  // limit: one attempt = one slot of the service's limiter. An attempt still queued when the run stops is
-  // abandoned at once: the limiter would otherwise release the queue one spacing interval at a time (a full
-  // window of rows at 500/min is ~15 s), far past the stop's grace. A started attempt is left to finish
-  // (or to the hard signal). One listener on the stop signal serves every queued attempt (a listener per
-  // attempt cost a measurable share of a fast run).
-  const queued = new Set<() => void>();
-  opts.signal.addEventListener('abort', () => {
-    for (const abandon of queued) abandon();
-    queued.clear();
-  }, { once: true });
-  const abandoned = (service: ServiceName) => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
-
-  /**
-   * One attempt in one slot of the limiter. An attempt the limiter starts at once (inside `schedule`, as a
-   * free in-process limiter does) has nothing left to abandon and costs no promise of its own; only one that
-   * waits in the queue gets a promise the stop can reject.
-   */
-  function slot(limiter: ServiceLimiter, service: ServiceName, send: Send, req: HttpRequest, retry: boolean): Promise<unknown> {
-    let state = 'queued' as 'queued' | 'started' | 'abandoned';
-    const scheduled = limiter.schedule(async (sent) => {
-      // Started: from here the attempt is left to finish. Abandoned while queued: not sent.
-      if (state === 'abandoned' || opts.signal.aborted) throw abandoned(service);
-      state = 'started';
-      // Released by the limiter during a pause that began after it queued: give the slot up unsent.
-      if (limiter.pausedUntil > Date.now()) return PAUSED;
-      return classifyResponse(service, await send(req, sent));
-    }, retry);
-    if (state === 'started') return scheduled;
-    return new Promise<unknown>((resolve, reject) => {
-      const abandon = () => {
-        if (state !== 'queued') return;
-        state = 'abandoned';
-        reject(abandoned(service));
-      };
-      queued.add(abandon);
-      scheduled.then((value) => {
-        queued.delete(abandon);
-        resolve(value);
-      }, (err: unknown) => {
-        queued.delete(abandon);
-        reject(err);
-      });
-    });
-  }
-
-  const limited = (service: ServiceName, send: Send): Attempt => async (req, retry) => {
-    const limiter = opts.targets[service].limiter;
-    for (;;) {
-      if (opts.signal.aborted) throw abandoned(service);
-      // After a 429 the whole service holds back until the pause ends (outside the limiter, holding no
-      // slot); the limiter's spacing then spreads the waiting attempts out again.
-      const wait = limiter.pausedUntil - Date.now();
-      if (wait > 0) {
-        await sleep(wait, opts.signal).catch(() => {
-          throw abandoned(service);
-        });
-        continue;
-      }
-      const result = await slot(limiter, service, send, req, retry);
-      if (result !== PAUSED) return result;
-    }
-  };
-
-  // The attempt function of a service (with its time-out and a stage's stats) is built once, not per call.
-  const attempts = new Map<CallStats | undefined, Map<ServiceName, Map<number, Attempt>>>();
-  function attemptFor(service: ServiceName, timeoutMs: number, stageStats: CallStats | undefined): Attempt {
-    let byService = attempts.get(stageStats);
-    if (!byService) attempts.set(stageStats, (byService = new Map()));
-    let byTimeout = byService.get(service);
-    if (!byTimeout) byService.set(service, (byTimeout = new Map()));
-    let fn = byTimeout.get(timeoutMs);
-    if (!fn) byTimeout.set(timeoutMs, (fn = limited(service, timed(service, timeoutMs, stageStats))));
-    return fn;
-  }
-
-  async function call(service: ServiceName, path: string, body: JsonObject, callOpts: CallOptions = {}, stageStats?: CallStats): Promise<CallResult> {
-    const target = opts.targets[service];
-    const attemptOnce = attemptFor(service, callOpts.timeoutMs ?? target.timeoutMs, stageStats);
-    const req: HttpRequest = { path, headers: NO_HEADERS, body: JSON.stringify(body) };
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const parsed = await attemptOnce(req, attempt > 1);
-        target.limiter.onSuccess();
-        return { status: 200, body: parsed, attempts: attempt };
-      } catch (err) {
-        const e = toBreError(err, 'NETWORK');
-        if (e.code === 'RATE_LIMITED') target.limiter.onThrottled(e.retryAfterSeconds);
-        if (!isRetryable(e) || attempt >= opts.maxAttempts || opts.signal.aborted) {
-          throw e.with({ attempts: attempt, service });
-        }
-        stats[service].retries += 1;
-        if (also) also[service].retries += 1;
-        if (stageStats) stageStats.retries += 1;
-        const delay = backoffDelayMs(attempt, e.retryAfterSeconds, { random: opts.random });
-        const slept = performance.now();
-        try {
-          await sleep(delay, opts.signal);
-        } catch {
-          throw new BreError('INTERRUPTED', `${service} call abandoned while waiting to retry: the run is stopping`, { service, attempts: attempt });
-        } finally {
-          retryWaitMs[service] += performance.now() - slept;
-        }
-      }
-    }
-  }
+  // The order of the layers, outermost first (why: this file's head comment).
+  const dispatch = retry({ maxAttempts: opts.maxAttempts, signal: opts.signal, sleep, random: opts.random, meter })(
+    limit({ limiterOf: (service) => opts.targets[service].limiter, signal: opts.signal, sleep })(
+      classify(
+        measure(meter)(
+          deadline(deadlines)(
+            auth(opts.clientId, opts.authToken)(
+              transport))))));
 
   return {
-    call,
-    stats,
-    retryWaitMs,
+    async call(service, path, body, callOpts = {}, stageStats) {
+      const { body: parsed, attempts } = await dispatch({
+        service,
+        request: { path, headers: NO_HEADERS, body: JSON.stringify(body) },
+        timeoutMs: callOpts.timeoutMs ?? opts.targets[service].timeoutMs,
+        number: 1,
+        stageStats,
+        sent: undefined,
+        deadline: undefined,
+      });
+      return { status: 200, body: parsed, attempts };
+    },
+    stats: meter.stats,
+    retryWaitMs: meter.retryWaitMs,
     async close() {
-      await Promise.all([...transports.values()].map((t) => t.close()));
+      deadlines.clear();
+      await Promise.all(pools.map((t) => t.close()));
     },
   };
 }

@@ -11,7 +11,9 @@
  * are dropped from the head of their queue as it moves (amortised O(1)), or all at once when a queue grows
  * well past the attempts still live (one slow attempt at the head holds back the ones behind it).
  */
+import { BreError } from '../errors.js';
 import { realClock, type Clock } from '../limits/paced.js';
+import type { ServiceName } from '../types.js';
 
 /** What the deadlines keep of an attempt. */
 export interface Expiring {
@@ -147,4 +149,92 @@ export class Deadlines {
     this.#timer = undefined;
     this.#timerAt = Infinity;
   }
+}
+
+/** The reason a request is aborted with when its attempt's deadline passes. */
+export class DeadlinePassed extends Error {
+  constructor() {
+    super('the attempt\'s deadline passed');
+    this.name = 'DeadlinePassed';
+  }
+}
+
+/** What a cut attempt fails with, whichever timer cut it (this one, or undici's own beneath it). */
+export function timeoutError(service: ServiceName, timeoutMs: number): BreError {
+  return new BreError('TIMEOUT', `${service} service did not answer in full within ${timeoutMs} ms (--timeout bounds the whole attempt: connecting, the headers and the body)`, { service });
+}
+
+/**
+ * One attempt's deadline, handed down to the transport, which owns the request it aborts: it binds the
+ * request once it has a connection, just before writing it. Cut before that, the request is never written.
+ */
+export class AttemptDeadline implements Expiring {
+  #done = false;
+  #expired = false;
+  #abort: ((reason: Error) => void) | undefined;
+  readonly #onExpire: () => void;
+
+  constructor(onExpire: () => void) {
+    this.#onExpire = onExpire;
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** The transport's hook: false when the deadline has already passed (the request must not be written). */
+  bind(abort: (reason: Error) => void): boolean {
+    if (this.#expired) return false;
+    if (!this.#done) this.#abort = abort;
+    return true;
+  }
+
+  /** The attempt settled in time; false when its deadline had passed first (it already failed). */
+  settle(): boolean {
+    if (this.#done) return false;
+    this.#done = true;
+    this.#abort = undefined;
+    return true;
+  }
+
+  expire(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#expired = true;
+    const abort = this.#abort;
+    this.#abort = undefined;
+    this.#onExpire();
+    abort?.(new DeadlinePassed());
+  }
+}
+
+/**
+ * Runs one attempt under a deadline of `ms`: it fails with `timedOut()` the moment the deadline passes, without
+ * waiting for the request to wind down (the transport aborts it through the deadline it was given).
+ */
+export function withinDeadline<R>(deadlines: Deadlines, ms: number, run: (deadline: AttemptDeadline) => Promise<R>, timedOut: () => Error): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    const deadline = new AttemptDeadline(() => {
+      deadlines.settled();
+      reject(timedOut());
+    });
+    deadlines.add(ms, deadline);
+    const settle = (): boolean => {
+      if (!deadline.settle()) return false;
+      deadlines.settled();
+      return true;
+    };
+    let attempt: Promise<R>;
+    try {
+      attempt = run(deadline);
+    } catch (err) {
+      if (settle()) reject(err);
+      return;
+    }
+    attempt.then((value) => {
+      if (settle()) resolve(value);
+    }, (err: unknown) => {
+      if (settle()) reject(err);
+    });
+  });
 }

@@ -7,14 +7,16 @@
  * gave: the same Pool and keep-alive, the same error classes, and a body always consumed, by construction.
  *
  * The time-out (--timeout) bounds the whole attempt, from its dispatch to the last byte of its answer
- * (./deadlines.ts): connecting, waiting for the headers and reading the body all count. undici's own
- * headersTimeout/bodyTimeout stay beneath it at the same length (they bound the silence between bytes, from
- * the request's write, so they never fire first); they are what is left should the deadline's timer not run.
+ * (./deadlines.ts): connecting, waiting for the headers and reading the body all count. The deadline is kept
+ * above (the chain's deadline layer, ./layers/deadline.ts, or `send` here); the transport owns the request, so
+ * it is what aborts it. undici's own headersTimeout/bodyTimeout stay beneath it at the same length (they
+ * bound the silence between bytes, from the request's write, so they never fire first); they are what is
+ * left should the deadline's timer not run.
  */
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
-import { Deadlines, type Expiring } from './deadlines.js';
+import { AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';
 
 export interface HttpRequest {
   readonly path: string;
@@ -64,10 +66,18 @@ export class Transport {
    * request is written to a connection (after any wait for one); an attempt cut before that is never written.
    */
   send(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal, sent?: () => void): Promise<HttpResponse> {
+    return withinDeadline(this.#deadlines, timeoutMs, (deadline) => this.dispatch(service, req, timeoutMs, signal, sent, deadline), () => timeoutError(service, timeoutMs));
+  }
+
+  /**
+   * One attempt under a deadline kept by the caller: `deadline` aborts the request when it passes (or keeps it
+   * from being written, when it passes while the request waits for a connection). `timeoutMs` sets undici's
+   * own time-outs beneath it.
+   */
+  dispatch(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal, sent?: () => void, deadline?: AttemptDeadline): Promise<HttpResponse> {
     return new Promise<HttpResponse>((resolve, reject) => {
       const fail = (err: unknown) => reject(classifyTransportError(service, err, signal, timeoutMs));
-      const handler = new WholeBody(this.#maxBytes, resolve, fail, sent, this.#deadlines);
-      this.#deadlines.add(timeoutMs, handler);
+      const handler = new WholeBody(this.#maxBytes, resolve, fail, sent, deadline);
       this.#pool.dispatch({
         method: 'POST',
         path: this.#prefix + req.path,
@@ -91,17 +101,9 @@ export class Transport {
   }
 }
 
-/** The reason an attempt is cut with when its deadline passes (classified as TIMEOUT below). */
-class DeadlinePassed extends Error {
-  constructor() {
-    super('the attempt\'s deadline passed');
-    this.name = 'DeadlinePassed';
-  }
-}
-
 function classifyTransportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined, timeoutMs: number): BreError {
   if (err instanceof DeadlinePassed || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-    return new BreError('TIMEOUT', `${service} service did not answer in full within ${timeoutMs} ms (--timeout bounds the whole attempt: connecting, the headers and the body)`, { service });
+    return timeoutError(service, timeoutMs);
   }
   if (signal?.aborted) {
     return new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
@@ -115,10 +117,10 @@ function classifyTransportError(service: ServiceName, err: unknown, signal: Abor
  * Collects one answer: status, headers and the whole body, decoded once as UTF-8 at the end (a chunk may end
  * inside a multi-byte character). A body over the cap is cut there and the connection dropped; what was read
  * is returned, and does not parse, so the chain sees a malformed answer. One settlement whatever undici calls
- * after it. Its deadline (`expire`) fails it at once and aborts the request: through undici's controller once
- * the request has a connection, or, before that, as soon as it gets one (the request is then never written).
+ * after it. Its deadline, when it passes, aborts the request through undici's controller once the request has
+ * a connection, or, before that, as soon as it gets one (the request is then never written).
  */
-class WholeBody implements Dispatcher.DispatchHandler, Expiring {
+class WholeBody implements Dispatcher.DispatchHandler {
   #status = 0;
   #headers: Record<string, string | string[] | undefined> = {};
   #chunks: Buffer[] = [];
@@ -128,35 +130,23 @@ class WholeBody implements Dispatcher.DispatchHandler, Expiring {
   readonly #resolve: (res: HttpResponse) => void;
   readonly #reject: (err: unknown) => void;
   readonly #sent: (() => void) | undefined;
-  readonly #deadlines: Deadlines | undefined;
-  #controller: Dispatcher.DispatchController | undefined;
-  #expired = false;
+  readonly #deadline: AttemptDeadline | undefined;
 
-  constructor(maxBytes: number, resolve: (res: HttpResponse) => void, reject: (err: unknown) => void, sent?: () => void, deadlines?: Deadlines) {
+  constructor(maxBytes: number, resolve: (res: HttpResponse) => void, reject: (err: unknown) => void, sent?: () => void, deadline?: AttemptDeadline) {
     this.#maxBytes = maxBytes;
     this.#resolve = resolve;
     this.#reject = reject;
     this.#sent = sent;
-    this.#deadlines = deadlines;
-  }
-
-  get done(): boolean {
-    return this.#settled;
-  }
-
-  expire(): void {
-    if (this.#settled) return;
-    this.#expired = true;
-    const reason = new DeadlinePassed();
-    this.#fail(reason);
-    this.#controller?.abort(reason);
+    this.#deadline = deadline;
   }
 
   /** undici calls it on a connection, just before it writes the request. */
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
     // Cut while it waited for a connection: it is not written (undici checks right after this call).
-    if (this.#expired) {
+    if (this.#deadline && !this.#deadline.bind((reason) => {
+      this.#fail(reason);
+      controller.abort(reason);
+    })) {
       controller.abort(new DeadlinePassed());
       return;
     }
@@ -195,17 +185,14 @@ class WholeBody implements Dispatcher.DispatchHandler, Expiring {
     if (this.#settled) return;
     this.#settled = true;
     this.#chunks = [];
-    this.#deadlines?.settled();
     this.#reject(err);
   }
 
   #settle(): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#deadlines?.settled();
     const c = this.#chunks;
     const text = c.length === 0 ? '' : c.length === 1 ? c[0].toString('utf8') : Buffer.concat(c, this.#size).toString('utf8');
-    // The handler may wait in the deadlines' queue a while longer: it holds no body meanwhile.
     this.#chunks = [];
     this.#resolve({ status: this.#status, headers: this.#headers, text });
   }

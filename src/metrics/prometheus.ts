@@ -6,14 +6,17 @@
  *   at the end. `bre_batch_last_success_timestamp_seconds` is carried over from the file a previous run
  *   left, so "the nightly run did not finish" is an alert on its age.
  * - `--metrics-port P`: the same text served on 127.0.0.1:P/metrics while the run goes.
+ * - `--pushgateway URL`: the same pushed to a Pushgateway each time the file would be written
+ *   (src/metrics/pushgateway.ts), beside the run.
  * Series are labelled by pipeline and shard, and per service; a run with several source addresses
  * (--local-address) labels the per-service series with `address` too (one series per service and address).
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { BreError, diskFullCode } from '../errors.js';
+import { MetricsPusher } from './pushgateway.js';
 import type { RunSnapshot } from './sampler.js';
 
 export type RunState = 'running' | 'finished' | 'stopped' | 'failed';
@@ -27,6 +30,10 @@ export interface MetricsOptions {
   readonly pipeline: string;
   /** `K/N` of a sharded run, else empty. */
   readonly shard: string;
+  /** A Pushgateway to push to (checked by parsePushgatewayUrl). */
+  readonly pushgateway?: URL;
+  /** Where a failed push is said (once); the run goes on. */
+  readonly warn?: (message: string) => void;
 }
 
 /** The value of a sample with these labels in a text exposition, or undefined (a small reader: our own file). */
@@ -60,6 +67,7 @@ export class RunMetrics {
   readonly #lastSuccess: Gauge;
   #last: RunSnapshot | undefined;
   #server: Server | undefined;
+  readonly #pusher: MetricsPusher | undefined;
 
   private constructor(o: MetricsOptions) {
     this.#o = o;
@@ -81,6 +89,11 @@ export class RunMetrics {
     this.#started = new Gauge({ name: 'bre_batch_run_start_timestamp_seconds', help: 'When this run session started', labelNames: base, registers: reg });
     this.#updated = new Gauge({ name: 'bre_batch_last_update_timestamp_seconds', help: 'When these metrics were written', labelNames: base, registers: reg });
     this.#lastSuccess = new Gauge({ name: 'bre_batch_last_success_timestamp_seconds', help: 'When a run of this pipeline last finished (every row in results or errors)', labelNames: base, registers: reg });
+    // The shard is in the group too: push-add replaces a metric by name within its group, so the shards of
+    // one run grouped together would wipe each other's series.
+    this.#pusher = o.pushgateway
+      ? new MetricsPusher(this.#reg, { url: o.pushgateway, groupings: { pipeline: o.pipeline, ...(o.shard ? { shard: o.shard } : {}) }, warn: o.warn ?? (() => undefined) })
+      : undefined;
   }
 
   /**
@@ -174,13 +187,17 @@ export class RunMetrics {
     return this.#reg.metrics();
   }
 
-  /** Replaces the metrics file (atomically). */
+  /** Replaces the metrics file (atomically), and pushes to the Pushgateway without waiting for it. */
   async write(now = Date.now()): Promise<void> {
     this.#updated.set(this.#base, now / 1000);
+    this.#pusher?.push();
     if (!this.#o.file) return;
     const tmp = `${this.#o.file}.tmp.${process.pid}`;
     try {
       writeFileSync(tmp, await this.#reg.metrics());
+      // Counts, rates and states only, no row's data: node exporter (another user) must read it, whatever
+      // the owner-only mode of the output (--output-mode).
+      chmodSync(tmp, 0o644);
       renameSync(tmp, this.#o.file);
     } catch (err) {
       rmSync(tmp, { force: true });
@@ -188,7 +205,9 @@ export class RunMetrics {
     }
   }
 
+  /** Ends the pushes (the last one, bounded in time: a gateway that is down never holds the run's end) and the server. */
   async close(): Promise<void> {
+    await this.#pusher?.finish();
     const s = this.#server;
     this.#server = undefined;
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));

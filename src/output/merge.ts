@@ -17,6 +17,7 @@
  * - shards missing or unfinished are warned about, and the merge is marked unfinished: re-running an
  *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
  */
+import { outputFileMode } from './modes.js';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, chmodSync } from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
@@ -219,7 +220,7 @@ async function finish(out: Writable): Promise<void> {
 }
 
 /** Concatenates the journals (whole lines only), written to a temporary name and renamed when complete. */
-async function concatJournals(folders: readonly ShardFolder[], name: string, dest: string, mode = 0o644): Promise<number> {
+async function concatJournals(folders: readonly ShardFolder[], name: string, dest: string, mode = outputFileMode()): Promise<number> {
   const tmp = `${dest}.tmp`;
   const out = createWriteStream(tmp, { mode });
   let n = 0;
@@ -231,7 +232,7 @@ async function concatJournals(folders: readonly ShardFolder[], name: string, des
   }
   await finish(out);
   renameSync(tmp, dest);
-  if (mode !== 0o644) chmodSync(dest, mode);
+  chmodSync(dest, mode);
   return n;
 }
 

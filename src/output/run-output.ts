@@ -13,6 +13,7 @@
  *   the end. A crash in between is repaired by the next run of either kind.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, chmodSync } from 'node:fs';
+import { outputFileMode } from './modes.js';
 import { join } from 'node:path';
 import { BreError, diskFullCode } from '../errors.js';
 import type { NormalisedTransaction } from '../types.js';
@@ -227,7 +228,7 @@ export class RunOutput {
    */
   async #pruneJournal(succeeded: RowSet): Promise<void> {
     const path = join(this.dir, FILES.txJournal);
-    await keepRowsOf(path, succeeded, 0o644);
+    await keepRowsOf(path, succeeded, outputFileMode());
     await keepRowsOf(join(this.dir, FILES.secrets), succeeded, 0o600);
     if (this.#withTransactions) {
       this.#tx = this.#journal(new AppendFile(path));

@@ -10,6 +10,7 @@ export function formatSummary(sum: RunSummary): string {
   lines.push(`${sum.dry_run ? 'Dry run' : 'Run'} of pipeline '${sum.pipeline}' ${sum.finished ? 'finished' : 'STOPPED'} in ${sum.seconds} s`);
   if (sum.dry_run) lines.push(`  rows: ${r.read} read, ${r.valid} valid, ${r.failed_this_session} would fail (see ${sum.dry_run_errors})`);
   else lines.push(`  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}${r.not_in_sample ? `, ${r.not_in_sample} not in the sample` : ''}`);
+  if (sum.input_empty) lines.push(`  input: no data rows, it held ${sum.input_empty} (--allow-empty: an empty night, nothing to do)`);
   if (sum.sample) {
     const d = sum.sample;
     lines.push(`  sample: ${d.sampled} of ${d.population} rows in ${d.strata.length} strat${d.strata.length === 1 ? 'um' : 'a'} (${describeSampleOptions(specOf(d))}); each row carries its stratum and weight N_h/n_h`);

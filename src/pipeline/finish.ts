@@ -31,7 +31,7 @@ export async function finish(run: Run): Promise<RunResult> {
   const { s, stopped } = run;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
-    lanes: run.egress?.lanes, sample: run.sample, source: run.source?.stats, sink: sinkSummary(run),
+    lanes: run.egress?.lanes, sample: run.sample, source: run.source?.stats, sink: sinkSummary(run), inputEmpty: run.inputEmpty,
   };
   const stoppedExit = stopped ? exitCodeOf(stopped) : 0;
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).

@@ -12,6 +12,7 @@ import { COMMA_STYLE } from '../input/coerce.js';
 import { checkFileColumns } from '../input/files-root.js';
 import { DbSource, sourceIdentity } from '../input/db/index.js';
 import { resolveHeader, type ColumnRequirements } from '../input/header.js';
+import { describeEmpty, inspectInputFile } from '../input/inspect.js';
 import { estimateRows, readRowBatches } from '../input/read.js';
 import { lineKey } from '../input/shard.js';
 import type { Pipeline } from '../config/pipeline.js';
@@ -69,6 +70,8 @@ export interface OpenedInput {
   readonly columns: readonly string[] | undefined;
   /** A database input: the source (closed by the caller) and where this session's reading started. */
   readonly db?: { readonly source: DbSource; readonly start: FrontierPoint | undefined };
+  /** The input had no data rows and --allow-empty said that was expected: what it held, in words. */
+  readonly empty?: string;
 }
 
 export interface OpenOptions {
@@ -81,8 +84,18 @@ export interface OpenOptions {
 
 /** What opening the input reads of a run's settings (the bench draws samples with no run around them). */
 export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputFormat' | 'encoding' | 'delimiter' | 'decimalComma' | 'sample' | 'filesRoot' | 'log' | 'source'>
-  /** Where a database input's resume point is (`OpenOptions.resume`). */
-  & Partial<Pick<RunSettings, 'outDir' | 'retryErrors'>>;
+  /** Where a database input's resume point is (`OpenOptions.resume`); whether an input without data rows is expected. */
+  & Partial<Pick<RunSettings, 'outDir' | 'retryErrors' | 'allowEmpty'>>;
+
+/**
+ * An input without data rows is INPUT_EMPTY (exit 2), naming what it held: a truncated nightly export must
+ * not look like a quiet night. --allow-empty says an empty input is expected: `what` is returned instead.
+ */
+function emptyInput(s: InputSettings, where: string, what: string): string {
+  if (s.allowEmpty) return what;
+  throw new BreError('INPUT_EMPTY', `Expected data rows in ${where}, got ${what}: an empty or truncated export? Nothing was called. `
+    + 'Give --allow-empty when an empty input is expected (the run then ends with exit 0 and says so)', { field: 'input' });
+}
 
 /**
  * Opens the input and reads its first batch of rows (the header with it). Throws a BreError with exit 2
@@ -93,6 +106,8 @@ export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputForma
  */
 export async function openInput(s: InputSettings, log: (line: string) => void = s.log, opts: OpenOptions = {}): Promise<OpenedInput> {
   if (s.source) return openDbInput(s, log, opts);
+  // A missing path, a folder or a binary file is said in words before it is read as rows.
+  const bytes = inspectInputFile(s.input, s.inputFormat, s.encoding);
   const req = columnRequirements(s.pipeline, s.sample);
   const files = fileColumns(s.pipeline);
   let delimiter: string | null = null;
@@ -121,7 +136,8 @@ export async function openInput(s: InputSettings, log: (line: string) => void = 
   const decimalComma = s.decimalComma ?? false;
   const separator = delimiter ?? ',';
   const numberStyle = decimalComma || separator !== ',' ? { decimalComma, separator } : COMMA_STYLE;
-  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma }, columns };
+  const empty = first.done ? emptyInput(s, s.input === '-' ? 'the input (stdin)' : `the input ${s.input}`, describeEmpty({ bytes, columns, format: s.inputFormat })) : undefined;
+  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma }, columns, ...(empty ? { empty } : {}) };
 }
 
 /**
@@ -153,7 +169,9 @@ async function openDbInput(s: InputSettings, log: (line: string) => void, opts: 
     const rows = source.rows(resume?.start);
     const reader = resume ? checkedRows(rows, resume.keys, s.pipeline.key, source.description) : rows;
     const first = await reader.next();
-    return { reader, first, numberStyle: COMMA_STYLE, reading: { encoding: null, delimiter: null, decimal_comma: false }, columns: names, db: { source, start: resume?.start } };
+    // A resume past the last row reads nothing, yet the input is not empty.
+    const empty = first.done && !resume?.start ? emptyInput(s, source.description, db.relation.kind === 'table' ? 'an empty table (0 rows)' : 'a query that returned 0 rows') : undefined;
+    return { reader, first, numberStyle: COMMA_STYLE, reading: { encoding: null, delimiter: null, decimal_comma: false }, columns: names, db: { source, start: resume?.start }, ...(empty ? { empty } : {}) };
   } catch (err) {
     await source.close();
     throw err;

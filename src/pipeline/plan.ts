@@ -181,7 +181,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   let rows = 0;
   let sampleRows = 0;
   let doneCount = 0;
-  const { reader, first, db } = await openInput(s);
+  const { reader, first, db, empty } = await openInput(s);
   try {
     if (db && !s.shard && !drawn) {
       // A database counts its own rows (the same query); the folder's done rows are those in the count.
@@ -208,11 +208,12 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   }
   const planOf = (n: number) => computePlan(n, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
   const plan = planOf(drawn ? sampleRows : rows);
-  return formatPlan(plan, {
+  const text = formatPlan(plan, {
     pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount,
     ...(drawn ? { sample: { design: drawn.design, whole: planOf(rows) } } : {}),
     room: await planRoom(s, drawn ? sampleRows : rows, done.size),
   });
+  return empty ? `${text}\n  input: no data rows, it held ${empty} (--allow-empty: an empty night, nothing to do)` : text;
 }
 
 /**

@@ -93,6 +93,8 @@ export class Run {
   sink: RunSink | undefined;
   /** --job: this run is one worker of a job; its rows come from the chunks it claims (./job.ts). */
   job: RunJob | undefined;
+  /** --allow-empty, and the input had no data rows: what it held. */
+  inputEmpty: string | undefined;
   #frontierSaved: FrontierPoint | undefined;
   #frontierSave: Promise<void> = Promise.resolve();
   #frontierPending = 0;
@@ -137,6 +139,7 @@ export class Run {
     this.reader = input.reader;
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
+    this.inputEmpty = input.empty;
     this.source = input.db?.source;
     if (input.db && !s.dryRun) {
       this.frontier = new FrontierTracker(input.db.start);

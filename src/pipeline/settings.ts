@@ -70,6 +70,8 @@ export interface RunSettings {
   readonly timeoutsMs: Readonly<Record<ServiceName, number>>;
   readonly maxAttempts: number;
   readonly limit?: number;
+  /** --allow-empty: an input with no data rows is an empty night (exit 0), not INPUT_EMPTY (exit 2). */
+  readonly allowEmpty?: boolean;
   readonly dryRun: boolean;
   readonly retryErrors: boolean;
   readonly shard?: Shard;

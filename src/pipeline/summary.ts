@@ -59,6 +59,8 @@ export interface SummaryInput {
   readonly source?: SourceStats;
   /** --sink: what this session wrote into the tables. */
   readonly sink?: NonNullable<RunSummary['sink']>;
+  /** --allow-empty and an input with no data rows: what it held. */
+  readonly inputEmpty?: string;
 }
 
 export function buildSummary(x: SummaryInput): RunSummary {
@@ -107,6 +109,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.csv ? { results_csv: x.csv } : {}),
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
+    ...(x.inputEmpty ? { input_empty: x.inputEmpty } : {}),
     ...(x.remaining ? { remaining: x.remaining } : {}),
     ...(x.sample ? { sample: { ...x.sample.design, rows_without_key: x.sample.withoutKey, rows_unreadable: x.sample.unreadable } } : {}),
     ...(x.source && x.s.source ? { source: sourceSummary(x.s.source, x.source, x.s.pipeline.key) } : {}),

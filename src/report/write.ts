@@ -1,5 +1,6 @@
 /** report.html of an output folder: gathered (./data.ts), rendered (./render.ts), replaced atomically. */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { READABLE_FILE_MODE } from '../output/modes.js';
 import { join } from 'node:path';
 import { FILES } from '../output/format/index.js';
 import { loadRunReport, type ErrorCodeCount } from './data.js';
@@ -11,6 +12,9 @@ export async function writeRunReport(dir: string, opts: { errors?: ErrorCodeCoun
   const path = join(dir, FILES.report);
   try {
     writeFileSync(`${path}.tmp`, renderRunReport(data));
+    // Counts, rates, codes and charts, no applicant's data: it may be shared beyond the folder's owner (the
+    // folder's own mode, --output-mode, still decides who reaches it).
+    chmodSync(`${path}.tmp`, READABLE_FILE_MODE);
     renameSync(`${path}.tmp`, path);
   } catch (err) {
     // A half-written page (a full disk) must not hold the room a re-run needs.

@@ -36,6 +36,8 @@ export interface SpawnOptions {
    * full disk fails with ENOSPC (Node ignores SIGXFSZ), without needing root to mount a small filesystem.
    */
   readonly fileSizeLimitKb?: number;
+  /** The shell's umask for the CLI, in octal (e.g. '000': a user whose files everyone may read). */
+  readonly umask?: string;
 }
 
 /**
@@ -54,9 +56,10 @@ export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.Pro
 
 /** Starts `bre-batch <args>`; the caller may signal `child` and awaits `done`. */
 export function startCli(args: readonly string[], env: Record<string, string | undefined> = {}, opts: SpawnOptions = {}): RunningCli {
-  const [cmd, argv] = opts.fileSizeLimitKb === undefined
+  const prefix = [opts.fileSizeLimitKb === undefined ? '' : `ulimit -f ${opts.fileSizeLimitKb} && `, opts.umask === undefined ? '' : `umask ${opts.umask} && `].join('');
+  const [cmd, argv] = prefix === ''
     ? [process.execPath, [BIN, ...args]]
-    : ['bash', ['-c', `ulimit -f ${opts.fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
+    : ['bash', ['-c', `${prefix}exec "$0" "$@"`, process.execPath, BIN, ...args]];
   const child = spawn(cmd, argv, { cwd: opts.cwd ?? ROOT, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -121,6 +121,8 @@ export const runSummarySchema = z.looseObject({
   results_csv: z.object({ rows: count, columns: count }).optional(),
   transactions: count.optional(),
   dry_run_errors: z.string().optional(),
+  /** An input with no data rows run with --allow-empty: what it held (`a header only (5 columns: ...)`). */
+  input_empty: z.string().optional(),
   /** A sampled run (`--sample`): the design and the rows outside it. */
   sample: sampleSummarySchema.optional(),
   /** A stopped run: about how much is left at the configured limits. */

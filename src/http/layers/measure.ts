@@ -1,0 +1,55 @@
+/**
+ * Measure: every attempt's start, duration and outcome (an HTTP status, or the error code in lower case) into
+ * the service's stats, the run's (`also`, when each source address has a client of its own) and the stage's.
+ * It sits just above the deadline, so a cut attempt counts as `timeout` and its time is the time-out's. An
+ * attempt abandoned by the stopping run (INTERRUPTED) is not counted: it says nothing of the service.
+ */
+import { toBreError } from '../../errors.js';
+import { CallStats } from '../../metrics/service-stats.js';
+import type { ServiceName } from '../../types.js';
+import type { HttpResponse } from '../transport.js';
+import type { Attempt, Layer } from './types.js';
+
+/** The client's counters, written by the measure and retry layers, read by the run (summary, progress, metrics). */
+export class Meter {
+  readonly stats: Readonly<Record<ServiceName, CallStats>> = { workflow: new CallStats(), bureau: new CallStats(), account: new CallStats() };
+  /** Milliseconds spent sleeping before retries (backoff or Retry-After), summed over calls, per service. */
+  readonly retryWaitMs: Record<ServiceName, number> = { workflow: 0, bureau: 0, account: 0 };
+  readonly #also: Readonly<Record<ServiceName, CallStats>> | undefined;
+
+  constructor(also?: Readonly<Record<ServiceName, CallStats>>) {
+    this.#also = also;
+  }
+
+  attempt(a: Attempt, startedAt: number, ms: number, status: number | string): void {
+    this.stats[a.service].recordAttempt(startedAt, ms, status);
+    this.#also?.[a.service].recordAttempt(startedAt, ms, status);
+    a.stageStats?.recordAttempt(startedAt, ms, status);
+  }
+
+  retry(a: Attempt): void {
+    this.stats[a.service].retries += 1;
+    if (this.#also) this.#also[a.service].retries += 1;
+    if (a.stageStats) a.stageStats.retries += 1;
+  }
+
+  waited(service: ServiceName, ms: number): void {
+    this.retryWaitMs[service] += ms;
+  }
+}
+
+export function measure(meter: Meter): Layer<HttpResponse> {
+  return (next) => async (a) => {
+    const started = Date.now();
+    const t0 = performance.now();
+    try {
+      const res = await next(a);
+      meter.attempt(a, started, performance.now() - t0, res.status);
+      return res;
+    } catch (err) {
+      const e = toBreError(err, 'NETWORK');
+      if (e.code !== 'INTERRUPTED') meter.attempt(a, started, performance.now() - t0, e.code.toLowerCase());
+      throw e;
+    }
+  };
+}
