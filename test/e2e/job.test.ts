@@ -98,7 +98,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('run --job: elas
     const before = callers();
     const addresses = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
     // Slower than the sandbox allows, so that the job is still running when the 4th worker has started.
-    const rate = 6;
+    const rate = 4;
     const runs = addresses.map((a, i) => worker(job, table, join(dir, `w${i}`), a, rate));
     const victim = 1 + Math.floor(random() * 2);
     // The seeded moment: so many results in the victim's journal (its rows come a chunk at a time, so it is mid-chunk).
@@ -116,8 +116,10 @@ describe.runIf(available.postgres || process.env.CI === 'true')('run --job: elas
     expect((during.chunks as { done: number; total: number }).done).toBeLessThan((during.chunks as { total: number }).total);
     expect((during.workers as unknown[]).length).toBeGreaterThanOrEqual(3);
 
-    await waitFor(async () => (await query(sink, 'SELECT 1 FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2', [job, `%:${fourth.child.pid}:%`])).length > 0,
-      60_000, 'the 4th worker holding a chunk');
+    await waitFor(async () => {
+      if (fourth.child.exitCode !== null) throw new Error(`the 4th worker exited before it held a chunk:\n${fourth.stderr()}`);
+      return (await query(sink, 'SELECT 1 FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2', [job, `%:${fourth.child.pid}:%`])).length > 0;
+    }, 60_000, 'the 4th worker holding a chunk');
     const results = await Promise.all([...runs.filter((_, i) => i !== victim), fourth].map((r) => r.done));
     for (const r of results) expect(r.code, why(r)).toBe(0);
     expect(results.some((r) => r.stderr.includes('took over chunk')), 'a worker took over the dead one\'s chunk').toBe(true);
