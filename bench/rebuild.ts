@@ -31,11 +31,21 @@ export interface RebuildRun {
   readonly retainedHeapMb?: readonly number[];
 }
 
-/** A results.ndjson as `run location` writes it: one workflow stage, 21 fields, a few kinds of value. */
-export async function writeLocationResults(path: string, rows: number): Promise<void> {
+/**
+ * A results.ndjson as `run location` writes it: one workflow stage, 21 fields, a few kinds of value, its rows
+ * in the order they finish in a run (`jitter`: each row up to that many places late, as with rows in flight;
+ * seeded), which the results files put back in row order.
+ */
+export async function writeLocationResults(path: string, rows: number, jitter = 64): Promise<void> {
   const out = createWriteStream(path);
   const cities = [['Maharashtra', '400070', 'Mumbai'], ['Delhi', '110011', 'Central Delhi'], ['Karnataka', '560001', 'Bengaluru'], ['Tamil Nadu', '600001', 'Chennai']];
-  for (let i = 1; i <= rows; i += 1) {
+  let seed = 12345;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const at = new Float64Array(rows);
+  for (let i = 0; i < rows; i += 1) at[i] = i + rnd() * jitter;
+  const order = Int32Array.from({ length: rows }, (_, i) => i).sort((a, b) => at[a] - at[b]);
+  for (const o of order) {
+    const i = o + 1;
     const [state, pincode, city] = cities[i % cities.length];
     const approve = i % 5 !== 0;
     const stages = { location: {

@@ -26,6 +26,8 @@ import { namesDatabase, resolveDbUrl } from './db-url.js';
 import type { DbInputSettings, JobSettings } from '../pipeline/settings.js';
 import { newWorkerId } from '../job/index.js';
 import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { chooseDefaultFolder } from '../pipeline/default-folder.js';
+import { resumeCommand } from './resume-command.js';
 
 interface RunArgs extends SinkArgs {
   pipeline: string;
@@ -98,10 +100,6 @@ export function parseLocalAddresses(option: readonly string[] | undefined, env: 
   return out;
 }
 
-function utcStamp(d = new Date()): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-}
-
 /**
  * A database --input (a URL, env:VAR or file:PATH) with --table or --query; undefined for a file. The options
  * that only say how to read text make no sense for a database's typed rows and are refused (exit 2).
@@ -126,6 +124,10 @@ export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'i
     statementTimeoutMs: parseDuration(a['input-timeout'], { flag: 'input-timeout', unit: 's', min: 1 }),
     pageRows,
   };
+}
+
+function utcStamp(d = new Date()): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
 /** Rows per chunk: 500, a minute of one address at the documented workflow limit (500/min), so the last chunk ends within about a minute of the others. */
@@ -183,6 +185,12 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
   const sink = resolveSink(a, pipeline.name);
+  // Without --out, the same command finds its own unfinished folder again (src/pipeline/default-folder.ts); a
+  // dry run resumes nothing and writes only where it has rows to report.
+  // A job's worker writes a folder of its own each session (scratch: the job's state is in the database).
+  const folder = job ? { dir: join(a.out ?? join('output', `job-${job.name}`), `${job.worker.replace(/[^\w.-]+/g, '-')}-${utcStamp()}`) }
+    : a.out !== undefined ? { dir: a.out } : await chooseDefaultFolder({ pipeline, input: a.input, source, shard, limit: a.limit, sample, fresh: a['dry-run'] });
+  if ('note' in folder && folder.note) log(folder.note);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
   let baseUrls = env.baseUrls;
@@ -214,8 +222,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     ...text,
     decimalComma: a['decimal-comma'],
     filesRoot,
-    // A job's worker writes a folder of its own each session (scratch: the job's state is in the database).
-    outDir: job ? join(a.out ?? join('output', `job-${job.name}`), `${job.worker.replace(/[^\w.-]+/g, '-')}-${utcStamp()}`) : a.out ?? join('output', `${pipeline.name}-${utcStamp()}`),
+    outDir: folder.dir,
     rates,
     rateSlackMs,
     concurrency,
@@ -312,7 +319,9 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
     if (result.stopped && result.exitCode === 3) {
       const s = result.stopped;
       log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
-      log('bre-batch: re-run the same command to resume; rows already done are not sent again.', { level: 'error' });
+      // The exact command, quoted: without --out it finds this folder again (src/pipeline/default-folder.ts).
+      const again = resumeCommand(process.argv.slice(2), process.env);
+      log(`bre-batch: re-run the same command to resume (it takes up ${settings.outDir} again; rows already done are not sent again):\n  ${again}`, { level: 'error', resume_command: again });
     } else if (result.stopped) {
       log(`bre-batch: stopped: ${result.stopped.message}`, { level: 'error', code: result.stopped.code });
     }

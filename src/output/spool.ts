@@ -5,27 +5,30 @@
  * Each results line is added to a spool as it reaches results.ndjson, with the byte range it holds there: a
  * CSV body (.state/spool-N.csv) and Parquet row groups (.state/results.parquet.body), under the columns
  * known at that time (the spool's own column union, src/output/columns.ts, which sees the lines in journal
- * order as the run's does). When the union changes in a way the files show (a new column, or a Parquet type
- * that widens), the spool starts a new segment. At the end the files are assembled in journal order: a
- * segment whose columns are the final ones is used as it is (its CSV bytes copied, its row groups listed in
- * the footer); any other range of results.ndjson (rows of earlier sessions, or a segment written before a
- * column appeared) is read again from the journal, which stays the truth. In a run the union settles within
- * the first rows, so the end copies bytes and writes a footer; a resumed run reads the rows of its earlier
- * sessions once.
+ * order as the run's does). A segment's rows are written in row order (the input's, issue 31) through a
+ * reorder buffer of REORDER_ROWS rows: answers finish out of order by about the rows in flight. When the
+ * union changes in a way the files show (a new column, or a Parquet type that widens), or a row comes after
+ * a later row was written, the spool starts a new segment. At the end (assembleResultFiles), when the
+ * segments with the final columns and the rest of the journal follow one another in row order (a run of one
+ * session), the segments are used as they are (CSV bytes copied, row groups listed in the footer) and the
+ * rest (the first rows, before the spool's thread started) read again from the journal, which stays the
+ * truth; otherwise (a resumed run, --retry-errors) every row is read from the journal in row order, by a
+ * merge of sorted runs in bounded memory (./row-sort.ts).
  *
  * During a run the spool lives in a worker thread that follows results.ndjson (./spool-thread.ts): encoding
  * (Parquet above all: a row group of 10,000 rows took hundreds of ms at once) costs the run's event loop
  * nothing. The spool belongs to one session: a crash leaves files that the next session removes. Memory:
- * one row group and a few hundred CSV records.
+ * one row group, a few hundred CSV records and the reorder buffer.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { csvRecords } from './csv-line.js';
 import { asJsonValue, type ColumnUnion, type ResultColumn, type ResultStages, type StageColumns } from './columns.js';
 import { excelSafe } from './excel.js';
-import { readNdjsonBatches } from './ndjson-file.js';
 import { kindOfTypes, type ParquetColumn } from './parquet/schema.js';
 import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from './parquet/table-writer.js';
+import { MinHeap } from './min-heap.js';
+import { linesByRow, sortInMemory, SORT_CHUNK_BYTES, type JournalRange, type SortedLine } from './row-sort.js';
 
 export interface ResultLine {
   row: number;
@@ -140,6 +143,11 @@ export interface SpooledSegment {
   readonly start: number;
   readonly end: number;
   readonly rows: number;
+  /** Its first and last row numbers: its rows are written in row order (undefined: no row). */
+  readonly firstRow?: number;
+  readonly lastRow?: number;
+  /** Rows it holds whose lines are in an earlier segment's bytes (held back when the columns changed). */
+  readonly carried?: readonly number[];
   readonly names: string;
   readonly kinds: string;
   readonly csvPath?: string;
@@ -152,6 +160,9 @@ interface Segment {
   readonly start: number;
   end: number;
   rows: number;
+  firstRow?: number;
+  lastRow?: number;
+  carried?: number[];
   readonly names: string;
   readonly kinds: string;
   readonly shape: RowShape;
@@ -179,6 +190,18 @@ export interface SpoolOptions {
 
 const BODY = 'results.parquet.body';
 
+/**
+ * Rows the spool holds back to write them in row order: answers finish out of order by about the rows in
+ * flight (a few hundred); a row later than this many others starts a new segment, and the end merges.
+ */
+export const REORDER_ROWS = 4096;
+
+/** A row held back, as its line: it is encoded when written, under the columns of the segment it goes to. */
+interface Held {
+  readonly row: number;
+  readonly line: ResultLine;
+}
+
 /** What the spool holds at the end of a session, for assembleResultFiles (plain data: it crosses threads). */
 export interface SpoolContents {
   readonly segments: readonly SpooledSegment[];
@@ -190,6 +213,7 @@ export class ResultSpool {
   readonly #o: SpoolOptions;
   readonly #segments: Segment[] = [];
   readonly #body: ParquetBody | undefined;
+  readonly #held = new MinHeap<Held>((a, b) => a.row < b.row);
   #current: Segment | undefined;
 
   constructor(o: SpoolOptions) {
@@ -211,7 +235,19 @@ export class ResultSpool {
     return seg;
   }
 
-  #close(seg: Segment, end: number): void {
+  /** The row held back longest in row order goes to the segment's files. */
+  #write(seg: Segment, h: Held): void {
+    const values = seg.shape.values(h.line);
+    seg.csv?.add(seg.shape.record(values));
+    seg.pq?.push(values);
+    seg.rows += 1;
+    seg.firstRow ??= h.row;
+    seg.lastRow = h.row;
+  }
+
+  /** `flush`: the rows held go to this segment; else they go on to the next one (its `carried`). */
+  #close(seg: Segment, end: number, flush = true): void {
+    if (flush) for (let h = this.#held.pop(); h; h = this.#held.pop()) this.#write(seg, h);
     seg.end = end;
     seg.csv?.flush();
     seg.closed = true;
@@ -220,8 +256,9 @@ export class ResultSpool {
   }
 
   /**
-   * One results line, in journal order, held in bytes [start, end) of results.ndjson. A new segment starts
-   * when the line's fields change the files' columns.
+   * One results line, in journal order, held in bytes [start, end) of results.ndjson. A segment's rows are
+   * written in row order through a reorder buffer; a new segment starts when the line's fields change the
+   * files' columns, or when its row comes after a later row was written already (the end then merges).
    */
   add(line: ResultLine, start: number, end: number): void {
     const changed = this.#o.union.observe(line.stages) !== undefined;
@@ -230,14 +267,19 @@ export class ResultSpool {
     else if (changed) {
       const columns = this.#o.union.columns(this.#o.stages);
       if (names(columns) !== seg.names || kinds(columns) !== seg.kinds) {
-        this.#close(seg, start);
+        // The rows held go on to the new segment, under its columns, so that the segments stay in row order
+        // one after the other; the end knows them by `carried` (their lines are in this segment's bytes).
+        this.#close(seg, start, false);
         seg = this.#current = this.#open(start);
+        seg.carried = this.#held.items().map((h) => h.row);
       }
     }
-    const values = seg.shape.values(line);
-    seg.csv?.add(seg.shape.record(values));
-    seg.pq?.push(values);
-    seg.rows += 1;
+    if (seg.lastRow !== undefined && line.row < seg.lastRow) {
+      this.#close(seg, start);
+      seg = this.#current = this.#open(start);
+    }
+    this.#held.push({ row: line.row, line });
+    if (this.#held.size > REORDER_ROWS) this.#write(seg, this.#held.pop()!);
     seg.end = end;
   }
 
@@ -250,6 +292,7 @@ export class ResultSpool {
     this.#current = undefined;
     const segments = this.#segments.map((s): SpooledSegment => ({
       start: s.start, end: s.end, rows: s.rows, names: s.names, kinds: s.kinds,
+      ...(s.firstRow === undefined ? {} : { firstRow: s.firstRow, lastRow: s.lastRow }), ...(s.carried?.length ? { carried: s.carried } : {}),
       ...(s.csvPath ? { csvPath: s.csvPath } : {}), ...(s.pq ? { groups: s.pq.written() } : {}),
     }));
     return { segments, ...(this.#body ? { body: this.#body.release() } : {}) };
@@ -294,10 +337,16 @@ export interface AssembleOptions {
   readonly sampled?: boolean;
 }
 
+/** A part of the results files, in journal order: a spooled segment used as it is, or lines of the journal. */
+type Piece = { readonly seg: SpooledSegment } | { readonly ranges: readonly JournalRange[]; lines?: SortedLine[] };
+
 /**
- * results.csv and/or results.parquet: the spooled segments that match the final columns as they are, the
- * rest read from results.ndjson, all in journal order. Both files are written under temporary names and
- * renamed when complete.
+ * results.csv and/or results.parquet, in row order (the input's), written under temporary names and renamed
+ * when complete. When the spooled segments that have the final columns and the rest of the journal (read
+ * into memory and sorted) follow one another in row order, as in a run of one session, the segments are
+ * used as they are (CSV bytes copied, row groups listed) and only the rest is encoded. Otherwise (a resumed
+ * run, --retry-errors, a merge, a row that came later than REORDER_ROWS others) every line is read from the
+ * journal in row order (./row-sort.ts: sorted runs merged, memory bounded) and encoded.
  */
 export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: number; columns: number }> {
   const finalNames = names(o.columns);
@@ -305,59 +354,92 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
   const sampled = o.sampled === true;
   const shape = new RowShape(o.columns, sampled);
   const pqColumns = resultParquetColumns(o.columns, sampled);
-  const segments = o.spool?.segments ?? [];
+  const cut = o.visitBefore ?? o.size;
+  // A journal range's lines before `cut` are shown to `visit` (rows of earlier sessions), the rest not.
+  const split = (start: number, end: number, visit: boolean): JournalRange[] => {
+    const at = visit ? Math.min(Math.max(cut, start), end) : start;
+    return [{ start, end: at, visit: true }, { start: at, end, visit: false }].filter((r) => r.end > r.start);
+  };
+  const pieces: Piece[] = [];
+  let pos = 0;
+  for (const seg of o.spool?.segments ?? []) {
+    if (seg.start > pos) pieces.push({ ranges: split(pos, seg.start, true) });
+    const fits = (!o.files.csv || (seg.names === finalNames && seg.csvPath !== undefined))
+      && (!o.files.parquet || (seg.names === finalNames && seg.kinds === finalKinds && seg.groups !== undefined));
+    if (fits && seg.rows > 0) pieces.push({ seg });
+    else if (seg.end > seg.start) pieces.push({ ranges: split(seg.start, seg.end, false) });
+    pos = seg.end;
+  }
+  if (o.size > pos) pieces.push({ ranges: split(pos, o.size, true) });
+  // Rows a segment used as it is holds, whose lines are in the bytes of an earlier piece.
+  const carried = new Set(pieces.flatMap((p) => ('seg' in p ? p.seg.carried ?? [] : [])));
+
+  let ordered = pieces.reduce((n, p) => n + ('ranges' in p ? p.ranges.reduce((m, r) => m + r.end - r.start, 0) : 0), 0) <= SORT_CHUNK_BYTES;
+  if (ordered) {
+    let last = -Infinity;
+    for (const p of pieces) {
+      if ('ranges' in p) p.lines = (await sortInMemory(o.resultsPath, p.ranges)).filter((l) => !carried.has(l.row));
+      const [first, end] = 'seg' in p ? [p.seg.firstRow, p.seg.lastRow] : [p.lines![0]?.row, p.lines![p.lines!.length - 1]?.row];
+      if (first === undefined || end === undefined) continue;
+      if (first < last) ordered = false;
+      last = end;
+    }
+  }
+
   const csvTmp = o.files.csv ? `${o.files.csv}.tmp` : undefined;
   const csvFd = csvTmp ? openSync(csvTmp, 'w') : undefined;
   const csv = csvFd === undefined ? undefined : new CsvSink(csvFd);
-  const body = o.files.parquet ? (o.spool?.body ? ParquetBody.append(o.spool.body.path, o.spool.body.bytes) : new ParquetBody(`${o.files.parquet}.tmp`)) : undefined;
+  const spoolBody = ordered ? o.spool?.body : undefined;
+  const body = o.files.parquet ? (spoolBody ? ParquetBody.append(spoolBody.path, spoolBody.bytes) : new ParquetBody(`${o.files.parquet}.tmp`)) : undefined;
   const parts: GroupsWritten[] = [];
   let rows = 0;
 
-  const readRange = async (start: number, end: number, toCsv: boolean, toParquet: boolean, visit: boolean): Promise<number> => {
-    const pq = toParquet ? body!.groups(pqColumns) : undefined;
+  const encode = (lines: readonly SortedLine[], pq: ParquetGroupWriter | undefined): number => {
     let n = 0;
-    for await (const batch of readNdjsonBatches<ResultLine>(o.resultsPath, { start, end })) {
-      for (const line of batch) {
-        if (!line?.stages) continue;
-        if (visit) o.visit?.(line);
-        const values = shape.values(line);
-        if (toCsv) csv!.add(shape.record(values));
-        pq?.push(values);
-        n += 1;
+    for (const l of lines) {
+      let line: ResultLine | undefined;
+      try {
+        line = JSON.parse(l.text) as ResultLine;
+      } catch {
+        continue; // a line that does not parse is left out, as by every reader of the journal
       }
-    }
-    if (pq) {
-      pq.flush();
-      parts.push(pq.written());
+      if (!line?.stages) continue;
+      if (l.visit) o.visit?.(line);
+      const values = shape.values(line);
+      csv?.add(shape.record(values));
+      pq?.push(values);
+      n += 1;
     }
     return n;
+  };
+  const groupsOf = (pq: ParquetGroupWriter | undefined) => {
+    if (!pq) return;
+    pq.flush();
+    parts.push(pq.written());
   };
 
   try {
     csv?.add([...leadingColumns(sampled).map((c) => c.name), ...o.columns.map((c) => c.name)]);
-    // A range read from the journal: its lines before `visitBefore` are shown to `visit`, the rest not.
-    const fromJournal = async (start: number, end: number): Promise<number> => {
-      const cut = Math.min(Math.max(o.visitBefore ?? end, start), end);
-      let n = 0;
-      if (cut > start) n += await readRange(start, cut, !!csv, !!body, true);
-      if (end > cut) n += await readRange(cut, end, !!csv, !!body, false);
-      return n;
-    };
-    let pos = 0;
-    for (const seg of segments) {
-      if (seg.start > pos) rows += await fromJournal(pos, seg.start);
-      const csvFits = seg.names === finalNames && seg.csvPath !== undefined;
-      const pqFits = seg.names === finalNames && seg.kinds === finalKinds && seg.groups !== undefined;
-      if ((csv && !csvFits) || (body && !pqFits)) await readRange(seg.start, seg.end, !!csv && !csvFits, !!body && !pqFits, false);
-      if (csv && csvFits) {
-        csv.flush();
-        appendFileTo(csvFd!, seg.csvPath!);
+    if (ordered) {
+      for (const p of pieces) {
+        if ('seg' in p) {
+          if (csv) {
+            csv.flush();
+            appendFileTo(csvFd!, p.seg.csvPath!);
+          }
+          if (body) parts.push(p.seg.groups!);
+          rows += p.seg.rows;
+        } else {
+          const pq = body?.groups(pqColumns);
+          rows += encode(p.lines!, pq);
+          groupsOf(pq);
+        }
       }
-      if (body && pqFits) parts.push(seg.groups!);
-      rows += seg.rows;
-      pos = seg.end;
+    } else {
+      const pq = body?.groups(pqColumns);
+      for await (const batch of linesByRow(o.resultsPath, split(0, o.size, true), o.tmpDir ?? dirname(o.resultsPath))) rows += encode(batch, pq);
+      groupsOf(pq);
     }
-    if (o.size > pos) rows += await fromJournal(pos, o.size);
     if (body) {
       body.finish(pqColumns, parts);
       renameSync(body.path, o.files.parquet!);

@@ -5,6 +5,7 @@
  */
 import type { Log } from '../log/logger.js';
 import { setMaxListeners } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { BreError, diskFullCode, diskFullError } from '../errors.js';
 
 /**
@@ -15,6 +16,54 @@ export function writeFailureStop(outDir: string, err: unknown): BreError {
   if (diskFullCode(err)) return diskFullError(outDir, err);
   return new BreError('INTERRUPTED', `cannot write to ${outDir}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
+
+/** How often the run looks whether the shell that started it is still there. */
+const LAUNCHER_CHECK_MS = 500;
+
+const SHELLS = new Set(['sh', 'dash', 'bash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox']);
+
+/**
+ * Whether a process's command line (argv) is a shell running a command string (`sh -c '...'`): cron's
+ * way of running a job line, and npm's of running `npx` and `npm start`. Such a shell dies of a SIGTERM
+ * (or SIGINT) without passing it on to the command it waits for, so the run would go on unseen.
+ */
+export function isShellCommandLauncher(argv: readonly string[]): boolean {
+  const name = (argv[0] ?? '').replace(/^-/, '').split('/').pop() ?? '';
+  return SHELLS.has(name) && argv.slice(1).some((a) => /^-[a-z]*c[a-z]*$/.test(a));
+}
+
+/**
+ * Whether this process was set apart from its launcher on purpose: started under nohup (SIGHUP ignored), as
+ * a session leader (setsid), or by a command string that puts it in the background (a trailing `&`).
+ */
+export function detachedOnPurpose(status: string, stat: string, launcherArgv: readonly string[]): boolean {
+  const ignored = /^SigIgn:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  if (ignored !== undefined && (BigInt(`0x${ignored}`) & 1n) === 1n) return true; // bit 0 is SIGHUP (1)
+  // `pid (comm) state ppid pgrp session ...`: comm may hold spaces, so fields are counted after the last ')'.
+  const [, , , session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (session !== undefined && Number(session) === process.pid) return true;
+  const script = launcherArgv[launcherArgv.length - 1] ?? '';
+  return /&\s*$/.test(script) && !/&&\s*$/.test(script);
+}
+
+/** The pid of this process's parent when it is such a shell and the run is not detached (Linux: /proc); else undefined. */
+function shellLauncher(): number | undefined {
+  const ppid = process.ppid;
+  if (ppid <= 1) return undefined;
+  try {
+    const argv = readFileSync(`/proc/${ppid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    if (!isShellCommandLauncher(argv)) return undefined;
+    return detachedOnPurpose(readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/stat', 'utf8'), argv) ? undefined : ppid;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Read when this module loads, at start-up: a launcher killed while the run is still starting (reading its
+ * input, starting the sandbox) has already gone by the time the run listens, and is noticed then.
+ */
+const LAUNCHER = shellLauncher();
 
 export class RunStop {
   /** Aborted at the stop: no new rows, queued attempts and backoff sleeps give up. */
@@ -65,7 +114,20 @@ export class RunStop {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // A shell launcher (`sh -c`: cron, npx, npm start) that got the signal dies without passing it on: its
+    // going (this process handed to another parent) is taken as that signal. Not any parent: a run left
+    // behind on purpose (nohup, `&` in a login shell) keeps going when that shell exits.
+    const launcher = LAUNCHER;
+    const check = () => {
+      if (launcher === undefined || process.ppid === launcher || this.#reason) return;
+      log(`the shell that started bre-batch (pid ${launcher}) has gone, most likely stopped by a signal it did not pass on: stopping as on SIGTERM; re-run the same command to resume`, { level: 'warn', code: 'INTERRUPTED' });
+      this.request(new BreError('INTERRUPTED', `interrupted: the shell that started it (pid ${launcher}) has gone`));
+    };
+    check();
+    const watch = launcher === undefined ? undefined : setInterval(check, LAUNCHER_CHECK_MS);
+    watch?.unref();
     return () => {
+      clearInterval(watch);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     };

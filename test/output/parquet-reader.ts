@@ -44,11 +44,11 @@ function expectedCell(want: unknown, type: string): unknown {
   return want;
 }
 
-/** Every cell of the Parquet file against the journal line it came from. */
+/** Every cell of the Parquet file against the journal line it came from (the file is in row order, the journal in the order rows finished). */
 export async function expectMatchesJournal(parquetPath: string, ndjsonPath: string, header: string[]): Promise<void> {
   const t = await readParquet(parquetPath);
   expect(t.columns).toEqual(header);
-  const lines = readFileSync(ndjsonPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = readFileSync(ndjsonPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).sort((a, b) => a.row - b.row);
   expect(t.rows).toHaveLength(lines.length);
   lines.forEach((line, i) => {
     const got = t.rows[i];

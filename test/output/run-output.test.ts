@@ -113,7 +113,9 @@ describe('results.csv', () => {
     await rebuildOutputs({ dir, stages: [{ id: 'w', known: ['decision', 'rules_failed'] }], formats: new Set(['csv']) });
     const lines = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n');
     expect(lines[0]).toBe('row,key,w.decision,w.rules_failed,w.alpha,w.zeta');
-    expect(lines[2]).toBe(`1,'=cmd,Approve,"[""r1"",""r2""]",'@x,`);
+    // In row order, though the journal has row 2 first (issue 31).
+    expect(lines[1]).toBe(`1,'=cmd,Approve,"[""r1"",""r2""]",'@x,`);
+    expect(lines[2]).toBe('2,b,Reject,,,1');
   });
 
   it.each([

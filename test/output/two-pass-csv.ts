@@ -1,7 +1,7 @@
 /**
  * The reference for results.csv: how earlier builds wrote it, in two passes over results.ndjson (the union of
  * all fields first, in a stable order: row, key, then each stage in pipeline order with its known columns
- * first and any others sorted; then the rows). The spool and the one-pass rebuild (src/output/spool.ts)
+ * first and any others sorted; then the rows, in row order). The spool and the one-pass rebuild (src/output/spool.ts)
  * must write the same bytes; tests compare them with this.
  */
 import { createWriteStream } from 'node:fs';
@@ -47,7 +47,11 @@ export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stage
   };
   await write([['row', 'key', ...columns.map((c) => `${c.stage}.${c.field}`)]]);
   let rows = 0;
-  for await (const batch of resultLineBatches(ndjsonPath)) {
+  // In row order (the input's), as results.csv is since issue 31; the journal holds them as they finished.
+  const lines: ResultLine[] = [];
+  for await (const batch of resultLineBatches(ndjsonPath)) for (const line of batch) if (line) lines.push(line);
+  lines.sort((a, b) => a.row - b.row);
+  for (const batch of [lines]) {
     const records: string[][] = [];
     for (const line of batch) {
       if (!line) continue;

@@ -1,0 +1,134 @@
+/**
+ * results.csv and results.parquet in row order however the answers arrived (issue 31): the spool's reorder
+ * buffer writes a session's rows in order, a row later than REORDER_ROWS others and the rows of earlier
+ * sessions are merged by row; the merge of sorted runs on disk (row-sort.ts) gives every line once, in order,
+ * and removes its runs.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ColumnUnion, type StageColumns } from '../../src/output/columns.js';
+import { linesByRow } from '../../src/output/row-sort.js';
+import { assembleResultFiles, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool.js';
+import { expectMatchesJournal, readParquet } from './parquet-reader.js';
+import { tempDir } from '../helpers/temp.js';
+
+const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
+
+/** A result line; a column appears from row `lateFrom` on (the spool starts a new segment there). */
+function line(row: number, lateFrom = 5000): ResultLine {
+  const wf: Record<string, unknown> = { decision: row % 2 ? 'Approve' : 'Reject', amount: row % 3 ? row * 10 : null, note: `r,"${row}"\nnext` };
+  if (row > lateFrom) wf.late = row;
+  return { row, key: `K${row}`, stages: { wf } };
+}
+
+/** 1..n in the order answers might finish: each row late by up to `jitter` places (seeded). */
+function arrival(rows: readonly number[], jitter: number, seed = 1): number[] {
+  let s = seed;
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return rows.map((r, i) => ({ r, at: i + rnd() * jitter })).sort((a, b) => a.at - b.at).map((x) => x.r);
+}
+
+/**
+ * A folder whose results.ndjson holds `earlier` (an earlier session) then `session` (this one, spooled in
+ * process), and what the spool holds.
+ */
+function folder(earlier: readonly number[], session: readonly number[]) {
+  const dir = tempDir('bre-order-');
+  const stateDir = join(dir, '.state');
+  mkdirSync(stateDir);
+  const ndjson = join(dir, 'results.ndjson');
+  const union = new ColumnUnion();
+  let text = '';
+  for (const r of earlier) {
+    union.observe(line(r).stages);
+    text += `${JSON.stringify(line(r))}\n`;
+  }
+  const start = Buffer.byteLength(text);
+  const spool = new ResultSpool({ stateDir, csv: true, parquet: true, stages: STAGES, union: cloneUnion(union) });
+  let pos = start;
+  for (const r of session) {
+    union.observe(line(r).stages);
+    const l = `${JSON.stringify(line(r))}\n`;
+    spool.add(line(r), pos, pos + Buffer.byteLength(l));
+    pos += Buffer.byteLength(l);
+    text += l;
+  }
+  writeFileSync(ndjson, text);
+  return { dir, ndjson, union, start, size: pos, contents: spool.finish(pos) };
+}
+
+function cloneUnion(u: ColumnUnion): ColumnUnion {
+  const c = new ColumnUnion();
+  for (const e of u.entries()) c.add(e.stage, e.field, e.types);
+  return c;
+}
+
+/** The row numbers of a results.csv (its first column; records may span lines). */
+async function csvRows(path: string): Promise<number[]> {
+  const { parse } = await import('csv-parse/sync');
+  return (parse(readFileSync(path, 'utf8'), { from_line: 2 }) as string[][]).map((r) => Number(r[0]));
+}
+
+const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+
+describe('results in row order', () => {
+  it('a session whose answers finish out of order: the spool writes its rows in order, the end copies them', async () => {
+    const f = folder([], arrival(range(1, 9000), 300));
+    // One segment per set of columns (`late` appears after row 5000), each in row order, one after the
+    // other: the rows held when the column appeared went on to the second.
+    const [a, b] = f.contents.segments;
+    expect(f.contents.segments).toHaveLength(2);
+    expect([a.firstRow, b.lastRow]).toEqual([1, 9000]);
+    expect(a.lastRow! + 1).toBe(b.firstRow);
+    expect(b.carried!.length).toBeGreaterThan(REORDER_ROWS - 300);
+    const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
+    const done = await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files, columns: f.union.columns(STAGES), spool: f.contents, visitBefore: f.start });
+    expect(done.rows).toBe(9000);
+    expect(await csvRows(files.csv)).toEqual(range(1, 9000));
+    await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
+    // The same bytes as the files made from the journal alone.
+    const alone = { csv: join(f.dir, 'alone.csv') };
+    await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files: alone, columns: f.union.columns(STAGES) });
+    expect(readFileSync(files.csv, 'utf8')).toBe(readFileSync(alone.csv, 'utf8'));
+  });
+
+  it(`a row that comes after more than ${REORDER_ROWS} others, and rows of an earlier session done again, are merged into place`, async () => {
+    const late = arrival(range(1, 3 * REORDER_ROWS), 50).filter((r) => r !== 17);
+    // The earlier session did rows 1..500 but 3, 40 and 41 (in flight when it stopped) and 17 (which this
+    // one does last, much later than the others).
+    const earlier = arrival(range(1, 500).filter((r) => ![3, 17, 40, 41].includes(r)), 20);
+    const session = [3, 40, 41, ...late.filter((r) => r > 500), 17];
+    const f = folder(earlier, session);
+    expect(f.contents.segments.length).toBeGreaterThan(1);
+    const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
+    const visited: number[] = [];
+    const done = await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files, columns: f.union.columns(STAGES), spool: f.contents, visit: (l) => visited.push(l.row), visitBefore: f.start });
+    expect(done.rows).toBe(3 * REORDER_ROWS);
+    expect(await csvRows(files.csv)).toEqual(range(1, 3 * REORDER_ROWS));
+    await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
+    // The decisions of the earlier session's rows are counted from the journal, this session's are not.
+    expect(visited.sort((a, b) => a - b)).toEqual([...earlier].sort((a, b) => a - b));
+  });
+
+  it('the merge of sorted runs on disk gives every line once, in row order, and removes its runs', async () => {
+    const dir = tempDir('bre-sort-');
+    const rows = arrival(range(1, 5000), 4000, 7);
+    const text = rows.map((r) => `${JSON.stringify(line(r))}\n`).join('');
+    const path = join(dir, 'results.ndjson');
+    writeFileSync(path, text);
+    const cut = Buffer.byteLength(rows.slice(0, 1000).map((r) => `${JSON.stringify(line(r))}\n`).join(''));
+    const got: { row: number; visit: boolean }[] = [];
+    // About 60 runs of 8 KB: the heap merges them.
+    for await (const batch of linesByRow(path, [{ start: 0, end: cut, visit: true }, { start: cut, end: text.length, visit: false }], dir, 8192)) {
+      for (const l of batch) {
+        expect(JSON.parse(l.text).row).toBe(l.row);
+        got.push({ row: l.row, visit: l.visit });
+      }
+    }
+    expect(got.map((g) => g.row)).toEqual(range(1, 5000));
+    expect(got.filter((g) => g.visit).map((g) => g.row).sort((a, b) => a - b)).toEqual(rows.slice(0, 1000).sort((a, b) => a - b));
+    expect(readdirSync(dir)).toEqual(['results.ndjson']);
+    expect(existsSync(join(dir, 'results.ndjson.sort-0.tmp'))).toBe(false);
+  });
+});
