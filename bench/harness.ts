@@ -27,8 +27,8 @@ export const CLIENT_ID = 'benchclient';
 export const TOKEN = 'benchtoken0123456789';
 
 /** `bre-batch sandbox --rate off --port 0` in its own process; its URL read from the banner on stdout. */
-export async function startSandboxProcess(rate: readonly string[] = ['off']): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'sandbox', ...rate.flatMap((r) => ['--rate', r]), '--port', '0'], {
+export async function startSandboxProcess(rate: readonly string[] = ['off'], extra: readonly string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'sandbox', ...rate.flatMap((r) => ['--rate', r]), '--port', '0', ...extra], {
     env: { ...process.env, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -89,7 +89,12 @@ export const ERROR_TABLE = {
   // a call and its answer
   AUTH_REFUSED: refused,
   IP_NOT_ALLOWED: refused,
-  RATE_LIMITED: transient,
+  /**
+   * A 429: the service's state, never a row's fault. Retried until the service answers, however many attempts
+   * that takes (--max-attempts does not count them); not a failure for the circuit breaker, which counts
+   * throttling apart. A service that refuses everything for --throttle-deadline stops the run (THROTTLED).
+   */
+  RATE_LIMITED: { retry: 'yes', fatal: false, serviceFailure: false, exit: 2 },
   TIMEOUT: transient,
   NETWORK: transient,
   SERVER_UNAVAILABLE: transient,
@@ -99,6 +104,11 @@ export const ERROR_TABLE = {
   VALIDATION_FAILED: rowFault,
   ACCOUNT_ERROR: rowFault,
   BAD_RESPONSE: { retry: '2xx', fatal: false, serviceFailure: true, exit: 2 },
+  /**
+   * An answer longer than --max-response-size: cut there while it streamed (memory stays bounded whatever the
+   * server sends). Not retried (the same request would get the same answer); counts against the service.
+   */
+  RESPONSE_TOO_LARGE: { retry: 'no', fatal: false, serviceFailure: true, exit: 2 },
   NOT_READY: rowFault,
   HTTP_ERROR: rowFault,
   /** A bug: an exception nobody expected (in a normaliser, say). The row's line says so; the stack goes to the log. */
@@ -106,6 +116,11 @@ export const ERROR_TABLE = {
   // the run as a whole
   CIRCUIT_OPEN: stop,
   INTERRUPTED: stop,
+  /**
+   * A service answered nothing but 429s for --throttle-deadline: the run stops (no row goes to errors for it),
+   * resumable once the service takes calls again.
+   */
+  THROTTLED: { retry: 'no', fatal: true, serviceFailure: false, exit: 3 },
   /** ENOSPC or EDQUOT writing the output folder (or the metrics file): nothing is lost, a re-run resumes. */
   DISK_FULL: stop,
   /** The database input went away mid-run and did not come back within --input-retry: resumable. */

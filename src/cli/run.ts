@@ -19,7 +19,7 @@ import { createLog, parseLogFormat, type Log } from '../log/logger.js';
 import { writeRunReport } from '../report/write.js';
 import { perService, SERVICES, type ServiceName } from '../types.js';
 import { endpointsFromEnv } from './credentials.js';
-import { parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
+import { parseByteSize, parseDuration, parseServiceDurations, resolveRates } from '../config/units.js';
 import { PATH_SLACK_MS } from '../limits/pacer.js';
 import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
 import { namesDatabase, resolveDbUrl } from './db-url.js';
@@ -48,6 +48,8 @@ interface RunArgs extends SinkArgs {
   concurrency?: number;
   timeout?: string[];
   'max-attempts': number;
+  'throttle-deadline': string;
+  'max-response-size': string;
   limit?: number;
   'dry-run': boolean;
   'allow-empty': boolean;
@@ -179,9 +181,11 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   if (!(a['max-failure-share'] > 0 && a['max-failure-share'] <= 1)) throw new BreError('USAGE', `Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '${a['max-failure-share']}'`);
   if (!Number.isInteger(a['failure-window']) || a['failure-window'] < 1) throw new BreError('USAGE', `Expected --failure-window to be a whole number >= 1, got '${a['failure-window']}'`);
   const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
+  const throttleDeadlineMs = parseDuration(a['throttle-deadline'], { flag: 'throttle-deadline', unit: 's', min: 1000 });
+  const maxResponseBytes = parseByteSize(a['max-response-size'], 'max-response-size', 1024);
   const job = resolveJob(a);
   if (a['retry-errors'] && !a.out && !job) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
-  const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s]));
+  const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s], timeoutsMs[s]));
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
   const sink = resolveSink(a, pipeline.name);
@@ -228,6 +232,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     concurrency,
     timeoutsMs,
     maxAttempts: a['max-attempts'],
+    throttleDeadlineMs,
+    maxResponseBytes,
     limit: a.limit,
     allowEmpty: a['allow-empty'],
     dryRun: a['dry-run'],
@@ -351,9 +357,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('files-root', { type: 'string', describe: 'the folder files named in rows (bureau_report_path, bank_data_path) must lie inside; relative paths resolve against it (default: the input file\'s folder; none for stdin)' })
     .option('rate', { type: 'string', array: true, describe: `SERVICE=N/UNIT (UNIT s or min), SERVICE=off or off, repeatable; SERVICE ${SERVICES.join(', ')} (workflow=500/min, bureau=1000/min, account=120/min adaptive)` })
     .option('rate-slack', { type: 'string', default: `${PATH_SLACK_MS}ms`, describe: 'how late a call whose answer has not come back is taken to reach the server after it left (the answer bounds it when sooner); raise it on a path that can hold a request longer' })
-    .option('concurrency', { type: 'number', describe: 'most calls in flight per service (default sized from the rate: rate x 10 s)' })
+    .option('concurrency', { type: 'number', describe: 'most calls in flight per service; below it they follow the answers\' latency (rate x latency); default rate x time-out x 1.25' })
     .option('timeout', { type: 'string', array: true, describe: 'SERVICE=DURATION: the most one attempt may take, connecting, headers and body together; past it the attempt is cut and retried as a time-out (workflow=60s, bureau=30s, account=60s)' })
-    .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (429, 5xx 502-504, network errors, time-outs) before the row goes to errors' })
+    .option('max-attempts', { type: 'number', default: 6, describe: 'attempts per call (5xx 502-504, network errors, time-outs) before the row goes to errors; 429s are not counted (the row waits for the service)' })
+    .option('throttle-deadline', { type: 'string', default: '10m', describe: 'how long a service may answer nothing but 429s before the run stops (exit 3, resumable; no row goes to errors for it)' })
+    .option('max-response-size', { type: 'string', default: '16MiB', describe: 'an answer longer than this is cut while it streams (RESPONSE_TOO_LARGE): memory stays bounded whatever a server sends' })
     .option('limit', { type: 'number', describe: 'only the first N data rows' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' })
     .option('allow-empty', { type: 'boolean', default: false, describe: 'an input with no data rows (0 bytes, a header only, an empty table) is an empty night: exit 0, said in the summary (default: exit 2, INPUT_EMPTY)' })

@@ -20,12 +20,14 @@ export const sandboxCommand: CommandModule = {
     .option('host', { type: 'string', describe: 'address to listen on (default 127.0.0.1)' })
     .option('rate', { type: 'string', array: true, describe: 'limit enforced per caller IP: SERVICE=N/UNIT (UNIT s or min), SERVICE=off, or off for all' })
     .option('latency-ms', { type: 'string', describe: 'delay added to every answer, ms (default 0)' })
-    .option('faults', { type: 'string', describe: 'fault probabilities, e.g. 429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01,empty=0.01,html=0.01,trickle=0.01' })
+    .option('faults', { type: 'string', describe: 'fault probabilities, e.g. 429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01,empty=0.01,html=0.01,trickle=0.01,endless=0.01' })
     .option('seed', { type: 'string', describe: 'seed of the fault generator (default random)' })
     .option('allow', { type: 'string', array: true, describe: 'caller IP allow-list, CIDR or address (default loopback only)' })
     .option('bsa-ready-after', { type: 'string', describe: 'ms a BSA session stays "processing" after its first status_check (default 2000)' })
     .option('slow-ms', { type: 'string', describe: 'how long a "slow" fault hangs, ms (default 60000)' })
-    .option('trickle-ms', { type: 'string', describe: 'ms between the bytes of a "trickle" fault\'s body (default 1000)' }),
+    .option('trickle-ms', { type: 'string', describe: 'ms between the bytes of a "trickle" fault\'s body (default 1000)' })
+    .option('throttle-for', { type: 'string', describe: 'a gateway that answers every service call 429 for this long from the first call (e.g. 20s), then lets calls through' })
+    .option('throttle-retry-after', { type: 'string', describe: 'the Retry-After of --throttle-for\'s 429s, whole seconds (default 0, as some gateways send)' }),
   handler: async (argv) => {
     const flags = parseSandboxFlags(argv as SandboxFlags);
     let sb;

@@ -5,7 +5,9 @@
  *   retry -> limit -> classify -> measure -> deadline -> auth -> transport (undici Pool)
  *
  * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
- *   it sleeps the documented backoff (or Retry-After) OUTSIDE the limiter, holding no slot;
+ *   it sleeps the documented backoff (or a longer Retry-After) OUTSIDE the limiter, holding no slot; a 429 is
+ *   the service's state, not the call's: it is not counted against --max-attempts, and the service's pause
+ *   (the limit layer) is its back-off;
  * - limit spaces attempt starts and caps attempts in flight per service; classification is below it, so it
  *   hears of a 429 (the whole service pauses) and of a success by the answer's code;
  * - measure counts every attempt the limiter let through, with its outcome and duration;
@@ -52,7 +54,12 @@ export interface ClientOptions {
   readonly clientId: string;
   /** Read once from the environment or a file; held only inside the auth layer's closure. */
   readonly authToken: string;
+  /** Attempts per call before it fails; 429s are not counted (./layers/retry.ts). */
   readonly maxAttempts: number;
+  /** How long a service may answer nothing but 429s before its calls stop the run (THROTTLED; ./layers/limit.ts). */
+  readonly throttleDeadlineMs?: number;
+  /** Answers longer than this are cut while they stream (RESPONSE_TOO_LARGE; ./transport.ts). */
+  readonly maxResponseBytes?: number;
   readonly targets: Readonly<Record<ServiceName, ServiceTarget>>;
   /** Aborted when the run stops taking work: queued attempts and backoff sleeps give up at once. */
   readonly signal: AbortSignal;
@@ -84,7 +91,7 @@ function transportsOf(opts: ClientOptions): Record<ServiceName, Transport> {
   const byUrl: Record<string, Transport> = {};
   const pick = (service: ServiceName): Transport => {
     const t = opts.targets[service];
-    byUrl[t.baseUrl] ??= new Transport(t.baseUrl, Math.max(t.connections, 1), undefined, opts.localAddress);
+    byUrl[t.baseUrl] ??= new Transport(t.baseUrl, Math.max(t.connections, 1), opts.maxResponseBytes, opts.localAddress);
     return byUrl[t.baseUrl];
   };
   return { workflow: pick('workflow'), bureau: pick('bureau'), account: pick('account') };
@@ -106,7 +113,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
 
   // The order of the layers, outermost first (why: this file's head comment).
   const dispatch = retry({ maxAttempts: opts.maxAttempts, signal: opts.signal, sleep, random: opts.random, meter })(
-    limit({ limiterOf: (service) => opts.targets[service].limiter, signal: opts.signal, sleep })(
+    limit({ limiterOf: (service) => opts.targets[service].limiter, signal: opts.signal, sleep, throttleDeadlineMs: opts.throttleDeadlineMs, waited: (service, ms) => meter.waited(service, ms) })(
       classify(
         measure(meter)(
           deadline(deadlines)(

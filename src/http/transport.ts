@@ -30,8 +30,20 @@ export interface HttpResponse {
   readonly text: string;
 }
 
-/** Larger answers are cut off and treated as malformed: no documented response comes near this. */
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * Larger answers are cut while they stream (RESPONSE_TOO_LARGE; --max-response-size): no documented answer comes
+ * near this, and each attempt in flight may hold up to this much, so calls in flight x this bounds the memory
+ * answers take whatever a server sends (issue 32: an endless body took 2.5 GB with 20 rows).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** Why an answer was cut: it went past the size limit (at `received` bytes, or declared longer up front). */
+class AnswerTooLarge extends Error {
+  constructor(readonly status: number, readonly received: number, readonly declared: number | null, readonly limit: number) {
+    super(`answer longer than ${limit} bytes`);
+    this.name = 'AnswerTooLarge';
+  }
+}
 
 export class Transport {
   readonly #pool: Pool;
@@ -44,7 +56,7 @@ export class Transport {
    * `maxResponseBytes`: answers longer than this are cut there (the rest is not read). `localAddress`: the
    * source address every connection of the pool is bound to (--local-address); undefined lets the system pick.
    */
-  constructor(baseUrl: string, connections: number, maxResponseBytes = MAX_RESPONSE_BYTES, localAddress?: string) {
+  constructor(baseUrl: string, connections: number, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES, localAddress?: string) {
     this.#maxBytes = maxResponseBytes;
     const url = new URL(baseUrl);
     this.origin = url.origin;
@@ -105,6 +117,10 @@ function classifyTransportError(service: ServiceName, err: unknown, signal: Abor
   if (err instanceof DeadlinePassed || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return timeoutError(service, timeoutMs);
   }
+  if (err instanceof AnswerTooLarge) {
+    const how = err.declared !== null ? `declared ${err.declared} bytes (content-length)` : `cut after ${err.received} bytes`;
+    return new BreError('RESPONSE_TOO_LARGE', `${service} service's answer (HTTP ${err.status}) was longer than --max-response-size ${mib(err.limit)}: ${how}. No documented answer comes near this: an endless or misrouted body (a proxy serving a download, a runaway upstream); raise --max-response-size only if the service's answers are really that large`, { service, status: err.status });
+  }
   if (signal?.aborted) {
     return new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
   }
@@ -154,19 +170,19 @@ class WholeBody implements Dispatcher.DispatchHandler {
   }
 
   /** Called again after a 1xx interim answer: the last status and headers are the answer's. */
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[]>): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[]>): void {
     this.#status = statusCode;
     this.#headers = headers;
+    // Declared too long: cut before a byte of it is read.
+    const declared = Number(headers['content-length']);
+    if (statusCode >= 200 && Number.isFinite(declared) && declared > this.#maxBytes) this.#tooLarge(controller, declared);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled) return;
-    const room = this.#maxBytes - this.#size;
-    if (chunk.length > room) {
-      if (room > 0) this.#chunks.push(chunk.subarray(0, room));
-      this.#size = this.#maxBytes;
-      this.#settle();
-      controller.abort(new Error(`answer longer than ${this.#maxBytes} bytes`));
+    if (chunk.length > this.#maxBytes - this.#size) {
+      this.#size += chunk.length;
+      this.#tooLarge(controller, null);
       return;
     }
     this.#size += chunk.length;
@@ -179,6 +195,13 @@ class WholeBody implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     this.#fail(err);
+  }
+
+  /** Past the size limit: what was read is let go at once and the connection dropped. */
+  #tooLarge(controller: Dispatcher.DispatchController, declared: number | null): void {
+    const err = new AnswerTooLarge(this.#status, this.#size, declared, this.#maxBytes);
+    this.#fail(err);
+    controller.abort(err);
   }
 
   #fail(err: unknown): void {
@@ -196,4 +219,9 @@ class WholeBody implements Dispatcher.DispatchHandler {
     this.#chunks = [];
     this.#resolve({ status: this.#status, headers: this.#headers, text });
   }
+}
+
+/** A size in MiB when it is whole ones, else in bytes (as --max-response-size takes it). */
+function mib(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)}MiB` : `${bytes}`;
 }

@@ -67,6 +67,7 @@ export class AdaptiveLimiter extends PacedLimiter {
   }
 
   override onSuccess(): void {
+    super.onSuccess();
     const now = this.#opts.now();
     if (now - this.#lastStep < this.#opts.stepMs) return;
     this.#lastStep = now;

@@ -19,6 +19,24 @@ export interface LimiterStats {
    */
   readonly slackMs?: number;
   readonly marginMs?: number;
+  /** In-process limiters: the calls in flight against the cap that follows the latency, at the end. */
+  readonly inFlight?: InFlightView;
+}
+
+/** Calls in flight, the cap the latency sets (./in-flight.ts), and whether its bound (--concurrency) holds. */
+export interface InFlightView {
+  readonly running: number;
+  readonly cap: number;
+  /** --concurrency. */
+  readonly bound: number;
+  /** The latency the cap is sized for, ms. */
+  readonly latencyMs: number;
+  /** The bound held a start back within the last second: it, not the limit, holds the rate. */
+  readonly boundHolding: boolean;
+  /** Ms the bound held starts back, in all. */
+  readonly boundHeldMs: number;
+  /** Calls in flight the latency asked for when the bound last held (0: never). */
+  readonly wantedAtHold: number;
 }
 
 export interface ServiceLimiter {
@@ -33,11 +51,20 @@ export interface ServiceLimiter {
   schedule<T>(fn: (sent: () => void) => Promise<T>, retry?: boolean): Promise<T>;
   /**
    * A 429 was answered. The server's window is full: every attempt of this service holds back until
-   * `pausedUntil` (Retry-After, else 1 s), not only the refused one; adaptive limiters also slow down.
+   * `pausedUntil`, not only the refused one, for the documented back-off of this spell of 429s or a longer
+   * Retry-After (./throttle.ts); adaptive limiters also slow down.
    */
   onThrottled(retryAfterSeconds?: number): void;
   /** Epoch ms before which no attempt should start (0 when not paused). */
   readonly pausedUntil: number;
+  /** Epoch ms since which every answer has been a 429 (null when the service is not throttling). */
+  readonly throttledSince: number | null;
+  /** An answer that was not a 429 (a row's own error included): the service takes calls again. */
+  onAnswered(): void;
+  /** Calls in flight against the cap that follows the latency (in-process limiters). */
+  inFlight?(): InFlightView;
+  /** The cap on calls in flight now (cheap: asked as rows enter the run's window). */
+  inFlightCap?(): number;
   onSuccess(): void;
   /**
    * About how many ms until an attempt scheduled now would start: 0 when one could start now, else an
@@ -50,21 +77,19 @@ export interface ServiceLimiter {
   stop(): Promise<void>;
 }
 
-/** The pause a 429 asks for, ms: its Retry-After (at most a minute), else one second. */
-export function pauseMs(retryAfterSeconds: number | undefined): number {
-  const seconds = retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0 ? Math.min(retryAfterSeconds, 60) : 1;
-  return seconds * 1000;
+/**
+ * The bound on calls in flight (--concurrency's default). The calls in flight follow the latency measured
+ * (./in-flight.ts: Little's law, rate x latency); this is how far they may go: no call lasts longer than its
+ * time-out (it is cut there), so rate x time-out, with the same margin, keeps the limit busy whatever the answers
+ * take. Without a limit, a fixed pool that saturates a local target.
+ */
+export function defaultConcurrency(rate: Rate | null, timeoutMs: number): number {
+  if (!rate) return 64;
+  return Math.max(8, Math.min(MAX_DEFAULT_CONCURRENCY, Math.ceil((rate.limit * timeoutMs * 1.25) / rate.windowMs) + 1));
 }
 
-/**
- * Concurrency that keeps a limited service busy (Little's law: in flight = rate x latency). Sized for
- * responses of up to ~10 s at the full rate; without a limit, a fixed pool that saturates a local target.
- */
-export function defaultConcurrency(rate: Rate | null): number {
-  if (!rate) return 64;
-  const perSecond = (rate.limit * 1000) / rate.windowMs;
-  return Math.max(8, Math.min(256, Math.ceil(perSecond * 10)));
-}
+/** The default bound's ceiling: sockets and rows in memory stay within reason at any rate. */
+export const MAX_DEFAULT_CONCURRENCY = 4096;
 
 /**
  * An attempt this side cut before its answer came (its whole-attempt time-out, TIMEOUT; the run abandoning

@@ -14,9 +14,11 @@
  */
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
-import { pauseMs, wasCut, type LimiterStats, type ServiceLimiter } from './limiter.js';
+import { InFlight, type Flight } from './in-flight.js';
+import { wasCut, type InFlightView, type LimiterStats, type ServiceLimiter } from './limiter.js';
 import { Pacer, pacingFor, type Slack } from './pacer.js';
 import type { Rate } from './rates.js';
+import { Throttle } from './throttle.js';
 
 /** Time and timers, injected so that tests never wait on real time. */
 export interface Clock {
@@ -42,14 +44,20 @@ export interface PacedLimiterOptions {
   readonly service: ServiceName;
   /** null: no spacing, only the cap on attempts in flight. */
   readonly rate: Rate | null;
-  /** Most attempts in flight. */
+  /**
+   * Most attempts in flight (--concurrency). With a rate, the attempts in flight follow the latency measured up
+   * to this bound (./in-flight.ts); without one, or with `followLatency: false`, this is the cap.
+   */
   readonly concurrency: number;
+  readonly followLatency?: boolean;
   /** The path bound and the margin beyond the window (defaults: ./pacer.ts). */
   readonly slack?: Slack;
   /** Whether a 429 widens the margin (default true; the adaptive limiter lowers its rate instead). */
   readonly widenOn429?: boolean;
   /** Default: the real clock and timers. */
   readonly clock?: Clock;
+  /** The back-off's jitter (tests). */
+  readonly random?: () => number;
 }
 
 /** The most a 429 widens the margin to (and a tenth of the window). */
@@ -58,6 +66,9 @@ const MAX_WIDENED_MARGIN_MS = 1000;
 const MIN_WIDENED_MARGIN_MS = 20;
 /** The most a 429 widens the path bound to (and the window). */
 const MAX_WIDENED_PATH_MS = 2000;
+
+/** The least time between two checks of a cap growing as its oldest call ages. */
+const GROWTH_CHECK_MS = 50;
 
 /** What a start without a pacer is given to call when its request is written. */
 const UNPACED = (): void => {};
@@ -114,13 +125,15 @@ export class PacedLimiter implements ServiceLimiter {
   #rate: Rate | null;
   readonly #widen: boolean;
   #widenedAt = -Infinity;
-  readonly #cap: number;
+  readonly #inFlight: InFlight;
+  readonly #follow: boolean;
+  readonly #throttle: Throttle;
   #pacer: Pacer | null;
-  #running = 0;
   readonly #retries = new JobQueue();
   readonly #firsts = new JobQueue();
   #timer: unknown = undefined;
   #timerAt = Infinity;
+  #growTimer: unknown = undefined;
   #pumping = false;
   #stopped = false;
   #waitMs = 0;
@@ -135,8 +148,10 @@ export class PacedLimiter implements ServiceLimiter {
     this.#slack = opts.slack ?? {};
     this.#rate = opts.rate;
     this.#widen = opts.widenOn429 ?? true;
-    this.#cap = Math.max(1, opts.concurrency);
     this.#pacer = opts.rate ? new Pacer(pacingFor(opts.rate, opts.slack)) : null;
+    this.#follow = opts.followLatency ?? true;
+    this.#inFlight = new InFlight({ perMs: this.#follow && opts.rate ? opts.rate.limit / opts.rate.windowMs : null, bound: opts.concurrency });
+    this.#throttle = new Throttle(opts.random ? { random: opts.random } : {});
     this.perMinute = opts.rate ? perMinuteOf(opts.rate) : null;
   }
 
@@ -144,7 +159,7 @@ export class PacedLimiter implements ServiceLimiter {
     this.#scheduled += 1;
     if (this.#stopped) return Promise.reject(this.#stoppedError());
     const now = this.#clock.now();
-    if (this.#retries.size + this.#firsts.size === 0 && this.#running < this.#cap && this.#delay(now) <= 0) {
+    if (this.#retries.size + this.#firsts.size === 0 && this.#inFlight.running < this.#inFlight.cap(now) && this.#delay(now) <= 0) {
       return this.#start(fn, this.#pacer ? this.#pacer.take(now, now) : -1);
     }
     return new Promise<T>((resolve, reject) => {
@@ -153,12 +168,38 @@ export class PacedLimiter implements ServiceLimiter {
     });
   }
 
+  /**
+   * The service's pause after a 429: the documented back-off for this spell (./throttle.ts), or a longer
+   * Retry-After; never shorter than the back-off, whatever the Retry-After says.
+   */
   onThrottled(retryAfterSeconds?: number): void {
-    const ms = pauseMs(retryAfterSeconds);
     const now = this.#clock.now();
-    this.pausedUntil = Math.max(this.pausedUntil, this.#clock.wall() + ms);
+    const wall = this.#clock.wall();
+    const ms = this.#throttle.refused(now, wall, retryAfterSeconds);
+    this.pausedUntil = Math.max(this.pausedUntil, wall + ms);
     this.#pauseEnd = Math.max(this.#pauseEnd, now + ms);
     if (this.#widen) this.#widenSlack(now);
+  }
+
+  get throttledSince(): number | null {
+    return this.#throttle.since;
+  }
+
+  onAnswered(): void {
+    this.#throttle.answered();
+  }
+
+  inFlightCap(): number {
+    return this.#inFlight.cap(this.#clock.now());
+  }
+
+  inFlight(): InFlightView {
+    const now = this.#clock.now();
+    const f = this.#inFlight;
+    return {
+      running: f.running, cap: f.cap(now), bound: f.bound, latencyMs: Math.round(f.latencyMs(now)),
+      boundHolding: f.boundHolding(now), boundHeldMs: Math.round(f.boundHeldMs), wantedAtHold: f.wantedAtHold,
+    };
   }
 
   /**
@@ -182,7 +223,9 @@ export class PacedLimiter implements ServiceLimiter {
     this.#pacer.setPacing(pacingFor(rate, this.#slack));
   }
 
-  onSuccess(): void {}
+  onSuccess(): void {
+    this.#throttle.answered();
+  }
 
   /** Ms until an attempt scheduled now could start: the pause, the pacing, the queue ahead of it, the cap. */
   nextStartInMs(): number {
@@ -194,7 +237,7 @@ export class PacedLimiter implements ServiceLimiter {
       const paced = this.#pacer.delay(now);
       ms = Math.max(ms, (paced === Infinity ? this.#pacer.pacing.intervalMs : paced) + ahead * this.#pacer.pacing.intervalMs);
     }
-    if (this.#running >= this.#cap) ms = Math.max(ms, (ahead + 1) * this.#finishGapMs);
+    if (this.#inFlight.running >= this.#inFlight.cap(now)) ms = Math.max(ms, (ahead + 1) * this.#finishGapMs);
     return ms > 0 ? ms : 0;
   }
 
@@ -202,6 +245,7 @@ export class PacedLimiter implements ServiceLimiter {
     return {
       waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute,
       ...(this.#pacer ? { slackMs: this.#pacer.pacing.pathMs, marginMs: round2(this.#pacer.pacing.marginMs) } : {}),
+      inFlight: this.inFlight(),
     };
   }
 
@@ -209,6 +253,8 @@ export class PacedLimiter implements ServiceLimiter {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#disarm();
+    if (this.#growTimer !== undefined) this.#clock.clearTimer(this.#growTimer);
+    this.#growTimer = undefined;
     const err = this.#stoppedError();
     for (const job of [...this.#retries.drain(), ...this.#firsts.drain()]) job.reject(err);
   }
@@ -217,6 +263,7 @@ export class PacedLimiter implements ServiceLimiter {
   protected setRate(rate: Rate): void {
     this.#rate = rate;
     this.perMinute = perMinuteOf(rate);
+    if (this.#follow) this.#inFlight.setRate(rate.limit / rate.windowMs);
     const pacing = pacingFor(rate, this.#slack);
     if (this.#pacer) this.#pacer.setPacing(pacing);
     else this.#pacer = new Pacer(pacing);
@@ -233,7 +280,7 @@ export class PacedLimiter implements ServiceLimiter {
 
   /** `n`: the pacer's number for this start (its entry is settled when sent, or answered), or -1 without one. */
   #start<T>(fn: (sent: () => void) => Promise<T>, n: number): Promise<T> {
-    this.#running += 1;
+    const flight = this.#inFlight.started(this.#clock.now());
     const pacer = this.#pacer;
     let p: Promise<T>;
     try {
@@ -242,17 +289,18 @@ export class PacedLimiter implements ServiceLimiter {
       p = Promise.reject(err);
     }
     if (!pacer || n < 0) {
-      p.then(this.#finished, this.#finished);
+      const done = (): void => this.#finished(flight);
+      p.then(done, done);
     } else {
       const answered = (): void => {
         pacer.answered(n, this.#clock.now());
-        this.#finished();
+        this.#finished(flight);
       };
       // A cut attempt keeps its entry at its write plus the path bound (./pacer.ts): the server may count it later.
       const failed = (err: unknown): void => {
         if (wasCut(err)) pacer.cut(n, this.#clock.now());
         else pacer.answered(n, this.#clock.now());
-        this.#finished();
+        this.#finished(flight);
       };
       p.then(answered, failed);
     }
@@ -265,13 +313,13 @@ export class PacedLimiter implements ServiceLimiter {
     if (this.#timer === undefined && this.#retries.size + this.#firsts.size > 0) this.#pump();
   }
 
-  readonly #finished = (): void => {
-    this.#running -= 1;
+  #finished(flight: Flight): void {
     const now = this.#clock.now();
+    this.#inFlight.finished(flight, now);
     if (this.#lastFinish > 0) this.#finishGapMs += (now - this.#lastFinish - this.#finishGapMs) / 16;
     this.#lastFinish = now;
     if (this.#retries.size + this.#firsts.size > 0) this.#pump();
-  };
+  }
 
   /** Starts every queued job that may start now (retries first); arms the timer for the next one. */
   #pump(): void {
@@ -279,10 +327,16 @@ export class PacedLimiter implements ServiceLimiter {
     if (this.#pumping || this.#stopped) return;
     this.#pumping = true;
     try {
-      while (this.#running < this.#cap) {
+      for (;;) {
         const queue = this.#retries.size > 0 ? this.#retries : this.#firsts;
         if (queue.size === 0) break;
         const now = this.#clock.now();
+        if (this.#inFlight.running >= this.#inFlight.cap(now)) {
+          // Held by the cap: a finish pumps again, and so does the oldest call ageing past what the cap assumed.
+          this.#inFlight.held(now);
+          this.#armGrowth(now);
+          break;
+        }
         const wait = this.#delay(now);
         if (wait > 0) {
           this.#arm(now + wait);
@@ -297,6 +351,20 @@ export class PacedLimiter implements ServiceLimiter {
     } finally {
       this.#pumping = false;
     }
+  }
+
+  /**
+   * The cap's own timer (./in-flight.ts `growsAt`), apart from the pacing's so that neither moves the other:
+   * at most one armed, and at most 20 wake-ups a second (a start held 50 ms is made up by the pacing's catch-up).
+   */
+  #armGrowth(now: number): void {
+    if (this.#growTimer !== undefined) return;
+    const at = this.#inFlight.growsAt(now);
+    if (!Number.isFinite(at)) return;
+    this.#growTimer = this.#clock.setTimer(() => {
+      this.#growTimer = undefined;
+      this.#pump();
+    }, Math.max(GROWTH_CHECK_MS, Math.ceil(at - now)));
   }
 
   #arm(at: number): void {

@@ -40,8 +40,9 @@ import Bottleneck from 'bottleneck';
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import { localLimiter, type LimiterFactory, type LimiterRequest } from './factory.js';
-import { pauseMs, type LimiterStats, type ServiceLimiter } from './limiter.js';
+import type { LimiterStats, ServiceLimiter } from './limiter.js';
 import { describeRate, type Rate } from './rates.js';
+import { Throttle } from './throttle.js';
 import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './redis-connection.js';
 
 /** Redis arbitrates on reservations, not on when a request is written (see the slack above). */
@@ -92,6 +93,7 @@ export class RedisLimiter implements ServiceLimiter {
   readonly service: ServiceName;
   readonly id: string;
   pausedUntil = 0;
+  readonly #throttle = new Throttle();
   protected readonly limiter: Bottleneck;
   readonly #minTime: number;
   readonly #perMinute: number;
@@ -161,11 +163,23 @@ export class RedisLimiter implements ServiceLimiter {
     this.#watchdog.unref();
   }
 
+  /** This worker's pause: the documented back-off for the spell, as an in-process limiter's (./throttle.ts). */
   onThrottled(retryAfterSeconds?: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + pauseMs(retryAfterSeconds));
+    const now = Date.now();
+    this.pausedUntil = Math.max(this.pausedUntil, now + this.#throttle.refused(now, now, retryAfterSeconds));
   }
 
-  onSuccess(): void {}
+  get throttledSince(): number | null {
+    return this.#throttle.since;
+  }
+
+  onAnswered(): void {
+    this.#throttle.answered();
+  }
+
+  onSuccess(): void {
+    this.#throttle.answered();
+  }
 
   /**
    * Estimated from this worker's own queue: the jobs queued or waiting for their reserved slot, one spacing

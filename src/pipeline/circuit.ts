@@ -2,7 +2,9 @@
  * Stops a run that is only producing failures (a service down for the night) instead of grinding a million
  * rows into errors.ndjson: N consecutive service failures, or a failure share above a threshold over the last
  * `window` finished calls. Which codes count is the error table's (src/errors.ts): data errors (422, workflow
- * 500 {detail}, account detail.error) are the row's fault, not the service's, and do not count.
+ * 500 {detail}, account detail.error) are the row's fault, not the service's, and do not count. Throttling is
+ * counted apart (`throttled`): a service answering 429 is full, not failing; its rows wait, and a spell longer
+ * than --throttle-deadline stops the run on its own (THROTTLED, src/http/), not as a run of failures.
  */
 import { isServiceFailure, type ErrorCode } from '../errors.js';
 
@@ -23,6 +25,8 @@ export class Circuit {
   #pos = 0;
   #filled = 0;
   #failures = 0;
+  /** Outcomes that were throttling (RATE_LIMITED): neither a failure nor a success. */
+  throttled = 0;
 
   constructor(opts: CircuitOptions = DEFAULT_CIRCUIT) {
     this.#opts = opts;
@@ -31,6 +35,10 @@ export class Circuit {
 
   /** Records an outcome; returns a reason when the circuit opens. */
   record(code: ErrorCode | null): string | undefined {
+    if (code === 'RATE_LIMITED') {
+      this.throttled += 1;
+      return undefined;
+    }
     const failed = code !== null && isServiceFailure(code);
     if (code !== null && !failed) return undefined;
     this.#streak = failed ? this.#streak + 1 : 0;

@@ -77,6 +77,8 @@ export class Egress {
         const limiters = await createLimiters(s, factory, address);
         const client = createClient({
           clientId: s.clientId, authToken: s.authToken, maxAttempts: s.maxAttempts, signal: stop.signal, hardSignal: stop.hardSignal,
+          ...(s.throttleDeadlineMs !== undefined ? { throttleDeadlineMs: s.throttleDeadlineMs } : {}),
+          ...(s.maxResponseBytes !== undefined ? { maxResponseBytes: s.maxResponseBytes } : {}),
           targets: perService((svc) => ({ baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc] })),
           ...(address ? { localAddress: address } : {}), ...(runStats ? { alsoStats: runStats } : {}),
         });
@@ -209,10 +211,18 @@ export class Egress {
         currentPerMinute: all.some((x) => x.currentPerMinute === null) ? null : all.reduce((n, x) => n + x.currentPerMinute!, 0),
         ...(slackMs !== undefined ? { slackMs } : {}),
         ...(marginMs !== undefined ? { marginMs } : {}),
+        ...heldMost(all),
       };
     }
     return out;
   }
+}
+
+/** The lane whose bound on calls in flight held its rate back longest speaks for the service. */
+function heldMost(all: readonly LimiterStats[]): Pick<LimiterStats, 'inFlight'> {
+  let most: LimiterStats['inFlight'];
+  for (const x of all) if (x.inFlight && (!most || x.inFlight.boundHeldMs > most.boundHeldMs)) most = x.inFlight;
+  return most ? { inFlight: most } : {};
 }
 
 /** A fatal answer to one address (403 IP not allowed, say) names the address in the stop's message. */

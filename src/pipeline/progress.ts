@@ -4,6 +4,8 @@
  */
 import cliProgress from 'cli-progress';
 import { estimateRows } from '../input/read.js';
+import { boundHoldingShort } from '../limits/in-flight.js';
+import { SERVICES, type ServiceName } from '../types.js';
 import type { ServiceClient } from '../http/chain.js';
 import type { Lane } from './egress.js';
 import type { RunCounters } from './summary.js';
@@ -30,7 +32,13 @@ export class Progress {
     this.#enabled = s.progress && process.stderr.isTTY === true;
   }
 
+  /** Services whose --concurrency held the rate back, said once in the log (a line for cron's mail too). */
+  readonly #said = new Set<ServiceName>();
+  #watch: NodeJS.Timeout | undefined;
+
   start(): void {
+    this.#watch = setInterval(() => this.#sayHeld(), 1000);
+    this.#watch.unref();
     if (!this.#enabled) return;
     const perAddress = this.lanes.length > 1 ? ' | {addresses}' : '';
     const estimate = this.estimate();
@@ -38,8 +46,8 @@ export class Progress {
       stream: process.stderr,
       // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
       format: estimate === undefined
-        ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}`
-        : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}${perAddress}`,
+        ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}{held}`
+        : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}${perAddress}{held}`,
       hideCursor: true,
       etaBuffer: 200,
       fps: 4,
@@ -67,6 +75,7 @@ export class Progress {
       retries: svc.reduce((n, x) => n + x.retries, 0),
       throttled: svc.reduce((n, x) => n + x.throttled, 0),
       errors: this.counters.failed,
+      held: this.#held().map(([svc, v]) => ` | ${boundHoldingShort(svc, v)}`).join(''),
       // Per address: calls a minute so far and 429s; `down` once its circuit opened.
       addresses: this.lanes.map((l) => {
         const st = Object.values(l.client.stats);
@@ -74,6 +83,29 @@ export class Progress {
         return `${l.address} ${Math.round(calls / minutes)}/min ${st.reduce((n, x) => n + x.throttled, 0)}x429${l.down ? ' down' : ''}`;
       }).join(' '),
     };
+  }
+
+  /** Services whose bound on calls in flight (--concurrency) holds starts back now, with a lane's view. */
+  #held(): [ServiceName, { bound: number; wantedAtHold: number; latencyMs: number }][] {
+    const out: [ServiceName, { bound: number; wantedAtHold: number; latencyMs: number }][] = [];
+    for (const svc of SERVICES) {
+      for (const lane of this.lanes) {
+        const v = lane.limiters[svc].inFlight?.();
+        if (v?.boundHolding) {
+          out.push([svc, v]);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  #sayHeld(): void {
+    for (const [svc, v] of this.#held()) {
+      if (this.#said.has(svc)) continue;
+      this.#said.add(svc);
+      this.s.log(`${svc}: --concurrency ${v.bound} holds the rate below the limit: answers take about ${Math.round(v.latencyMs / 100) / 10} s and the limit needs about ${v.wantedAtHold} calls in flight; raise --concurrency to ${v.wantedAtHold} or more`, { level: 'warn' });
+    }
   }
 
   #update(): void {
@@ -84,6 +116,7 @@ export class Progress {
   }
 
   stop(): void {
+    if (this.#watch) clearInterval(this.#watch);
     if (this.#timer) clearInterval(this.#timer);
     if (this.#bar) {
       this.#update();

@@ -21,7 +21,7 @@ import { RunOutput } from '../output/run-output.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import type { Log } from '../log/logger.js';
 import type { StageContext } from '../stages/types.js';
-import type { InputRow, NumberStyle, ServiceName } from '../types.js';
+import { perService, type InputRow, type NumberStyle, type ServiceName } from '../types.js';
 import { Circuit } from './circuit.js';
 import { Egress } from './egress.js';
 import { estimateInputRows, openInput, type InputReading } from './input.js';
@@ -198,8 +198,14 @@ export class Run {
       stop: (why) => this.stop.request(why),
       limits: Object.fromEntries(services.map((svc) => [svc, sumLimits(egress, svc)])),
     });
-    // Every lane has its own limiters and connections to keep busy.
-    this.window = new RowWindow(windowSize(s.concurrency, new Set(services)) * egress.lanes.length);
+    // Every lane has its own limiters and connections to keep busy: as many rows as their calls in flight
+    // (which follow the latency, ../limits/in-flight.ts), never more than their bounds allow.
+    const used = new Set(services);
+    const most = windowSize(s.concurrency, used) * egress.lanes.length;
+    this.window = new RowWindow(() => {
+      const caps = perService((svc) => (used.has(svc) ? egress.lanes.reduce((n, l) => n + (l.limiters[svc].inFlightCap?.() ?? s.concurrency[svc]), 0) : 0));
+      return Math.min(most, windowSize(caps, used));
+    });
     this.#unlisten = this.stop.listen(this.log);
     this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes, () => this.rowEstimate());
     this.#progress.start();

@@ -69,6 +69,13 @@ export interface RunSettings {
   readonly concurrency: Readonly<Record<ServiceName, number>>;
   readonly timeoutsMs: Readonly<Record<ServiceName, number>>;
   readonly maxAttempts: number;
+  /**
+   * --throttle-deadline: how long a service may answer nothing but 429s before the run stops (THROTTLED, exit 3,
+   * resumable), ms. Default DEFAULT_THROTTLE_DEADLINE_MS (src/http/).
+   */
+  readonly throttleDeadlineMs?: number;
+  /** --max-response-size: an answer longer than this is cut while it streams (RESPONSE_TOO_LARGE), bytes. */
+  readonly maxResponseBytes?: number;
   readonly limit?: number;
   /** --allow-empty: an input with no data rows is an empty night (exit 0), not INPUT_EMPTY (exit 2). */
   readonly allowEmpty?: boolean;

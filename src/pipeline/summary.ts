@@ -1,7 +1,8 @@
 /** summary.json of a run, built from the run's counters, stages, client and limiters (the format: src/output/format). */
 import type { BreError } from '../errors.js';
 import type { ServiceClient } from '../http/chain.js';
-import type { LimiterStats } from '../limits/limiter.js';
+import { boundNote } from '../limits/in-flight.js';
+import type { InFlightView, LimiterStats } from '../limits/limiter.js';
 import { describeRate } from '../limits/rates.js';
 import type { CallStats } from '../metrics/service-stats.js';
 import type { Lane } from './egress.js';
@@ -141,11 +142,22 @@ function servicesOf(x: SummaryInput): RunSummary['services'] {
       limiter_final_per_minute: x.limiterStats[svc]?.currentPerMinute ?? null,
       ...(x.limiterStats[svc]?.slackMs !== undefined ? { rate_slack_ms: x.limiterStats[svc]!.slackMs } : {}),
       ...(x.limiterStats[svc]?.marginMs !== undefined ? { rate_margin_ms: x.limiterStats[svc]!.marginMs } : {}),
+      ...inFlightOf(svc, x.limiterStats[svc]?.inFlight),
     };
   }
   return out;
 }
 
+/** How the calls in flight followed the latency, and whether --concurrency held the rate back (and by how much). */
+function inFlightOf(svc: ServiceName, v: InFlightView | undefined): Partial<NonNullable<RunSummary['services'][ServiceName]>> {
+  if (!v) return {};
+  const note = boundNote(svc, v);
+  return {
+    latency_mean_ms: v.latencyMs,
+    concurrency_held_ms: v.boundHeldMs,
+    ...(note ? { concurrency_needed: v.wantedAtHold, concurrency_note: note } : {}),
+  };
+}
 
 /** Per source address: its rows, the rows it passed on, and its calls per service. */
 export function addressesOf(lanes: readonly Lane[]): NonNullable<RunSummary['addresses']> {

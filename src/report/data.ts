@@ -43,6 +43,8 @@ export interface ServiceFigures {
   readonly p95: number | null;
   readonly p99: number | null;
   readonly limit: string | null;
+  /** summary.json's sentence when --concurrency, not the limit, held the rate back; null otherwise. */
+  readonly concurrencyNote: string | null;
   readonly achievedPerMinute: number | null;
 }
 
@@ -192,6 +194,7 @@ export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount
     service, calls: Number(st?.attempts ?? 0), retries: Number(st?.retries ?? 0), throttled: Number(st?.throttled_429 ?? 0),
     p50: num(st?.latency_ms?.p50), p95: num(st?.latency_ms?.p95), p99: num(st?.latency_ms?.p99),
     limit: typeof st?.rate_limit === 'string' ? st.rate_limit : null, achievedPerMinute: num(st?.achieved_per_minute),
+    concurrencyNote: typeof st?.concurrency_note === 'string' ? st.concurrency_note : null,
   }));
 
   const addresses: AddressFigures[] = Object.entries<any>(summary?.addresses ?? {}).map(([address, a]) => ({

@@ -203,6 +203,7 @@ export function renderRunReport(d: RunReportData): string {
       esc(s.service), fmtInt(s.calls), fmtInt(s.retries), fmtInt(s.throttled), fmtNum(s.p50, 1), fmtNum(s.p95, 1), fmtNum(s.p99, 1), fmtNum(s.achievedPerMinute, 1), esc(s.limit ?? '–'),
     ]))));
     if (d.merged) parts.push('<p class="note">Calls, retries and 429s are summed over the shards.</p>');
+    for (const svc of d.services) if (svc.concurrencyNote) parts.push(`<div class="warn"><b>Held by --concurrency</b>: ${esc(svc.concurrencyNote)}</div>`);
   }
   if (d.addresses.length > 0) {
     parts.push(table(['source address', 'rows', 'calls', '429s', 'achieved', 'failures', 'rows moved away', 'circuit'], d.addresses.map((a) => cells([

@@ -6,7 +6,7 @@
 import type { ServiceName } from '../types.js';
 import { SERVICES } from '../types.js';
 import { LOOPBACK_ALLOW } from './cidr.js';
-import { parseAllow, validateFaults, validateRate, type Faults } from './options.js';
+import { NO_THROTTLE, parseAllow, validateFaults, validateRate, validateThrottle, type Faults, type ThrottleWindow } from './options.js';
 import type { Rate } from './rate.js';
 import { SandboxServer } from './server.js';
 import type { SandboxStats } from './stats.js';
@@ -54,6 +54,8 @@ export interface SandboxOptions {
   readonly slowMs?: number;
   /** Ms between the bytes of a `trickle` fault's body (default 1000: one byte a second). */
   readonly trickleMs?: number;
+  /** A gateway answering every service call 429 for `forMs` from its first call, with `Retry-After: retryAfter` (default: never). */
+  readonly throttle?: ThrottleWindow;
   /** Seeds the fault PRNG (default: random, reported in stats().seed). */
   readonly seed?: number | string;
   /** Caller IP allow-list, CIDR or single addresses (default loopback only: 127.0.0.0/8 and ::1). */
@@ -75,6 +77,8 @@ export interface Sandbox {
   readonly clock: { advance(ms: number): void; now(): number };
   stats(): SandboxStats;
   setFaults(f: SandboxOptions['faults']): void;
+  /** Throttles every service call for `forMs` from the next call on (429 with Retry-After `retryAfter`). */
+  setThrottle(t: ThrottleWindow): void;
   setRate(service: ServiceName, rate: Rate | null): void;
   /** Destroys every connection from these caller addresses until called again without them (a network going away). */
   setBlocked(addresses: readonly string[]): void;
@@ -111,6 +115,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     faults: validateFaults(opts.faults ?? {}),
     slowMs: nonNegative(opts.slowMs, DEFAULT_SLOW_MS, 'slowMs'),
     trickleMs: nonNegative(opts.trickleMs, DEFAULT_TRICKLE_MS, 'trickleMs'),
+    throttle: validateThrottle(opts.throttle ?? NO_THROTTLE),
     seed: opts.seed ?? Math.floor(Math.random() * 0xffffffff),
     allow: parseAllow(opts.allow ?? LOOPBACK_ALLOW),
     bsaReadyAfterMs: nonNegative(opts.bsaReadyAfterMs, DEFAULT_BSA_READY_AFTER_MS, 'bsaReadyAfterMs'),
@@ -133,6 +138,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     clock: { advance: (ms) => sb.advance(ms), now: () => sb.now() },
     stats: () => sb.stats(),
     setFaults: (f) => sb.setFaults(f),
+    setThrottle: (t) => sb.setThrottle(t),
     setRate: (service, rate) => sb.setRate(service, rate),
     setBlocked: (addresses) => sb.setBlocked(addresses),
     close: () => sb.close(),

@@ -67,6 +67,23 @@ export function validateFaults(value: unknown): Faults {
   return out;
 }
 
+/** A gateway that answers every service call 429 for `forMs` from its first call (src/sandbox/server.ts). */
+export interface ThrottleWindow {
+  readonly forMs: number;
+  /** Seconds in each 429's Retry-After (0, as some gateways send while they throttle). */
+  readonly retryAfter: number;
+}
+
+export const NO_THROTTLE: ThrottleWindow = { forMs: 0, retryAfter: 0 };
+
+export function validateThrottle(value: unknown): ThrottleWindow {
+  const t = value as { forMs?: unknown; retryAfter?: unknown } | null;
+  const ok = typeof value === 'object' && value !== null && typeof t!.forMs === 'number' && Number.isFinite(t!.forMs) && t!.forMs >= 0
+    && (t!.retryAfter === undefined || (typeof t!.retryAfter === 'number' && Number.isFinite(t!.retryAfter) && t!.retryAfter >= 0));
+  if (!ok) usage('throttle', '{"forMs": a number >= 0, "retryAfter": seconds >= 0}', value);
+  return { forMs: t!.forMs as number, retryAfter: (t!.retryAfter as number | undefined) ?? 0 };
+}
+
 /** `--faults 429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01,empty=0.01,html=0.01,trickle=0.01` (or `none`). */
 export function parseFaultSpec(text: string): Faults {
   const t = text.trim();
@@ -116,6 +133,8 @@ export interface SandboxFlags {
   readonly 'bsa-ready-after'?: string | number;
   readonly 'slow-ms'?: string | number;
   readonly 'trickle-ms'?: string | number;
+  readonly 'throttle-for'?: string | number;
+  readonly 'throttle-retry-after'?: string | number;
 }
 
 export interface ParsedSandboxFlags {
@@ -129,6 +148,7 @@ export interface ParsedSandboxFlags {
   readonly bsaReadyAfterMs?: number;
   readonly slowMs?: number;
   readonly trickleMs?: number;
+  readonly throttle?: ThrottleWindow;
 }
 
 const list = (v: readonly string[] | string | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? [...v] : [v as string]);
@@ -150,7 +170,17 @@ export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
     bsaReadyAfterMs: f['bsa-ready-after'] === undefined ? undefined : parseMs(f['bsa-ready-after'], 'bsa-ready-after'),
     slowMs: f['slow-ms'] === undefined ? undefined : parseMs(f['slow-ms'], 'slow-ms'),
     trickleMs: f['trickle-ms'] === undefined ? undefined : parseMs(f['trickle-ms'], 'trickle-ms'),
+    throttle: f['throttle-for'] === undefined ? undefined : {
+      forMs: parseMs(f['throttle-for'], 'throttle-for'),
+      retryAfter: f['throttle-retry-after'] === undefined ? 0 : parseRetryAfterFlag(f['throttle-retry-after']),
+    },
   };
+}
+
+function parseRetryAfterFlag(text: string | number): number {
+  const n = typeof text === 'number' ? text : /^\d+$/.test(String(text).trim()) ? Number(text) : NaN;
+  if (!Number.isInteger(n) || n < 0) usage('throttle-retry-after', '--throttle-retry-after to be a whole number of seconds >= 0', text);
+  return n;
 }
 
 export function describeFaults(f: Faults): string {

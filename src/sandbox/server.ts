@@ -1,7 +1,8 @@
 /**
  * One node:http server on loopback serving the three services on one origin. Per request, in order:
  *   allow-list (403 HTML) -> route (404) -> sliding-window rate limit per IP per service (429)
- *   -> injected fault (429 / 503 / reset / slow / empty / html; malformed and trickle change the answer)
+ *   -> a gateway throttling everything for a while (429, Retry-After as set; --throttle-for)
+ *   -> injected fault (429 / 503 / reset / slow / empty / html / endless; malformed and trickle change the answer)
  *   -> method (405) -> credentials (401) -> body (413, 422) -> handler -> latency -> answer.
  * The hot path allocates little: fixed routes are a Map lookup, windows are ring buffers, request ids a
  * random prefix plus a counter, and nothing is logged.
@@ -17,7 +18,7 @@ import {
 } from './answers.js';
 import { allowChecker, type Cidr } from './cidr.js';
 import { rngFrom, type Rng } from './logic/hash.js';
-import { validateFaults, validateRate, type Faults } from './options.js';
+import { validateFaults, validateRate, validateThrottle, type Faults, type ThrottleWindow } from './options.js';
 import { SlidingWindow, retryAfterSeconds, type Rate } from './rate.js';
 import { aaFetchData, aaRetrieveReport, bsaFetchData, bsaFetchUploaded, bsaStatusCheck, serveReport } from './routes/account.js';
 import { AccountState, type Handler } from './routes/context.js';
@@ -34,6 +35,12 @@ export interface ServerConfig {
   readonly slowMs: number;
   /** Ms between the bytes of a `trickle` answer's body. */
   readonly trickleMs: number;
+  /**
+   * A gateway in front that answers every service call 429 for `forMs` from the first call it sees (or from a
+   * POST /__sandbox/throttle), with `Retry-After: retryAfter` seconds (0 as some gateways send), then lets calls
+   * through. 0: never.
+   */
+  readonly throttle: ThrottleWindow;
   readonly seed: number | string;
   readonly allow: readonly Cidr[];
   readonly bsaReadyAfterMs: number;
@@ -98,6 +105,9 @@ export class SandboxServer {
   #windows: Record<ServiceName, Map<string, SlidingWindow>> = { workflow: new Map(), bureau: new Map(), account: new Map() };
   #faults: Faults;
   #faultTotal = 0;
+  #throttle: ThrottleWindow;
+  /** Sandbox clock when the throttling window began (its first call); null before. */
+  #throttleFrom: number | null = null;
   #rng: Rng;
   #allowed: (ip: string | undefined) => boolean;
   #loopback = allowChecker([{ v6: false, bits: 0x7f000000n, prefix: 8, text: '127.0.0.0/8' }, { v6: true, bits: 1n, prefix: 128, text: '::1' }]);
@@ -117,6 +127,7 @@ export class SandboxServer {
     this.#rates = { ...config.rates };
     this.#faults = {};
     this.setFaults(config.faults);
+    this.#throttle = config.throttle;
     this.#rng = rngFrom(config.seed);
     this.#allowed = allowChecker(config.allow);
     this.#token = Buffer.from(config.authToken);
@@ -157,6 +168,23 @@ export class SandboxServer {
 
   get faults(): Faults {
     return { ...this.#faults };
+  }
+
+  /** Throttles every service call for `forMs` from the next call on (0 ends a window under way). */
+  setThrottle(t: ThrottleWindow): void {
+    this.#throttle = validateThrottle(t);
+    this.#throttleFrom = null;
+  }
+
+  get throttle(): ThrottleWindow & { readonly startedAt: number | null } {
+    return { ...this.#throttle, startedAt: this.#throttleFrom };
+  }
+
+  /** Whether the gateway still throttles at `now` (the window starts at the first call it sees). */
+  #throttling(now: number): boolean {
+    if (this.#throttle.forMs <= 0) return false;
+    this.#throttleFrom ??= now;
+    return now - this.#throttleFrom < this.#throttle.forMs;
   }
 
   setRate(service: ServiceName, rate: Rate | null): void {
@@ -257,6 +285,28 @@ export class SandboxServer {
     } else this.#later(this.#config.trickleMs, step);
   }
 
+  /**
+   * A 200 whose JSON body never ends: the headers, then 64 KiB chunks as fast as the client reads them, until it
+   * hangs up (a proxy streaming a runaway upstream, a misrouted file download). The client must cut it.
+   */
+  #endless(res: ServerResponse, counter: ServiceCounter): void {
+    counter.status(200);
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"padding": "');
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const pump = () => {
+      while (!res.destroyed && !this.#closing) {
+        counter.endlessBytes += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+  }
+
   #drawFault(): FaultKind | null {
     if (this.#faultTotal <= 0) return null;
     let u = this.#rng();
@@ -293,6 +343,13 @@ export class SandboxServer {
     const caller = counter.caller(key);
     caller.requests++;
     if (this.#blocked.has(key)) { caller.blocked++; req.socket.destroy(); return; }
+    // The gateway in front throttles before the service's own limiter sees the call.
+    if (this.#throttling(this.now())) {
+      counter.gatewayThrottled++;
+      req.resume();
+      this.#answer(res, counter, tooManyRequests(this.#throttle.retryAfter));
+      return;
+    }
     let win = windows.get(key);
     if (!win) {
       const rate = this.#rates[service];
@@ -314,6 +371,7 @@ export class SandboxServer {
       // What a proxy in front of the service may answer: a 200 with no body, or its maintenance page.
       case 'empty': req.resume(); this.#answer(res, counter, { status: 200, body: '' }); return;
       case 'html': req.resume(); this.#answer(res, counter, { status: 200, body: MAINTENANCE_PAGE, contentType: 'text/html; charset=utf-8' }); return;
+      case 'endless': req.resume(); this.#endless(res, counter); return;
       default: this.#serve(req, res, route, service, counter, params, fault);
     }
   }
@@ -464,6 +522,8 @@ const CONTROL: Record<string, Control> = {
     return clockView(s);
   },
   'GET /__sandbox/faults': (s) => s.faults,
+  'GET /__sandbox/throttle': (s) => s.throttle,
+  'POST /__sandbox/throttle': (s, body) => { s.setThrottle(body as ThrottleWindow); return s.throttle; },
   'POST /__sandbox/faults': (s, body) => { s.setFaults(body as Faults); return s.faults; },
   'GET /__sandbox/blocked': (s) => ({ addresses: s.blocked }),
   'POST /__sandbox/blocked': (s, body) => {

@@ -6,7 +6,7 @@ import type { Rate } from './rate.js';
  * New kinds go at the end: the draw walks this order, so a seed gives the same faults as before for the
  * kinds it already had.
  */
-export const FAULT_KINDS = ['429', '503', 'reset', 'slow', 'malformed', 'empty', 'html', 'trickle'] as const;
+export const FAULT_KINDS = ['429', '503', 'reset', 'slow', 'malformed', 'empty', 'html', 'trickle', 'endless'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const noFaults = (): Record<FaultKind, number> => Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
@@ -32,6 +32,10 @@ export interface ServiceStats {
   readonly sent429: number;
   /** 429s sent by the rate limiter only. */
   readonly throttled: number;
+  /** 429s sent while the gateway throttled everything (--throttle-for), apart from the rate limiter's. */
+  readonly gatewayThrottled: number;
+  /** `endless` answers: bytes of body sent in all before their clients hung up. */
+  readonly endlessBytes: number;
   /** Injected faults by kind. */
   readonly faults: Readonly<Record<FaultKind, number>>;
   /**
@@ -75,6 +79,8 @@ export class ServiceCounter {
   byStatus: Record<string, number> = {};
   sent429 = 0;
   throttled = 0;
+  gatewayThrottled = 0;
+  endlessBytes = 0;
   faults: Record<FaultKind, number> = noFaults();
   trickles = { cut: 0, completed: 0 };
   maxInWindow = 0;
@@ -115,6 +121,8 @@ export class ServiceCounter {
     this.byStatus = {};
     this.sent429 = 0;
     this.throttled = 0;
+    this.gatewayThrottled = 0;
+    this.endlessBytes = 0;
     this.faults = noFaults();
     this.trickles = { cut: 0, completed: 0 };
     this.maxInWindow = 0;
@@ -129,6 +137,7 @@ export class ServiceCounter {
   snapshot(rate: Rate | null): ServiceStats {
     return {
       requests: this.requests, byStatus: { ...this.byStatus }, sent429: this.sent429, throttled: this.throttled,
+      gatewayThrottled: this.gatewayThrottled, endlessBytes: this.endlessBytes,
       faults: { ...this.faults }, trickles: { ...this.trickles }, maxInWindow: this.maxInWindow,
       tightestSpanMs: Number.isFinite(this.tightestSpanMs) ? this.tightestSpanMs : null,
       admitted: this.admitted, firstAdmittedAt: this.firstAdmittedAt, lastAdmittedAt: this.lastAdmittedAt, internalErrors: this.internalErrors, rate,

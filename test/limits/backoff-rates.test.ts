@@ -14,8 +14,11 @@ describe('documented backoff: base 1 s, doubled, capped at 60 s, +-20% jitter', 
     expect(backoffDelayMs(3, undefined, { random: () => 0 })).toBe(3200);
     expect(backoffDelayMs(3, undefined, { random: () => 1 })).toBe(4800);
   });
-  it('Retry-After wins', () => {
+  it('a longer Retry-After wins; a shorter one (0 included) never shortens the documented backoff', () => {
     expect(backoffDelayMs(1, 7)).toBe(7000);
+    expect(backoffDelayMs(1, 0, { random: () => 0.5 })).toBe(1000);
+    expect(backoffDelayMs(4, 2, { random: () => 0.5 })).toBe(8000);
+    expect(backoffDelayMs(1, 600, { random: () => 0.5 })).toBe(60_000);
     expect(parseRetryAfter('3')).toBe(3);
     expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:05 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT'))).toBe(5);
     expect(parseRetryAfter('Wed, 21 Oct 2026 07:27:00 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT'))).toBe(0);
@@ -59,8 +62,11 @@ describe('--rate', () => {
     expect(resolveRates([]).bureau).toEqual({ limit: 1000, windowMs: 60_000 });
     expect(Object.values(resolveRates(['off']))).toEqual([null, null, null]);
   });
-  it('concurrency follows Little\'s law', () => {
-    expect(defaultConcurrency({ limit: 500, windowMs: 60_000 })).toBe(84);
-    expect(defaultConcurrency(null)).toBe(64);
+  it('the bound on calls in flight is rate x time-out with a margin (no answer outlasts its time-out)', () => {
+    expect(defaultConcurrency({ limit: 500, windowMs: 60_000 }, 60_000)).toBe(626);
+    expect(defaultConcurrency({ limit: 1000, windowMs: 60_000 }, 30_000)).toBe(626);
+    expect(defaultConcurrency({ limit: 1, windowMs: 60_000 }, 30_000)).toBe(8);
+    expect(defaultConcurrency({ limit: 5000, windowMs: 1000 }, 60_000)).toBe(4096);
+    expect(defaultConcurrency(null, 30_000)).toBe(64);
   });
 });

@@ -8,7 +8,7 @@ import { manualClock, settle } from '../helpers/clock.js';
 /** A limiter on a manual clock, and jobs that record when they start and finish when the test says. */
 function setup(rate: Rate | null, concurrency = 1000) {
   const mc = manualClock();
-  const limiter = new PacedLimiter({ service: 'workflow', rate, concurrency, clock: mc.clock });
+  const limiter = new PacedLimiter({ service: 'workflow', rate, concurrency, clock: mc.clock, random: () => 0.5 });
   const started: { name: string; at: number }[] = [];
   const open = new Map<string, () => void>();
   /** A job that finishes when `finish(name)` is called (or at once when `instant`); `written`: its request goes out. */
@@ -98,9 +98,17 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     const after = started.slice(1).map((s) => s.at - t0);
     expect(after[0]).toBeGreaterThanOrEqual(2000);
     for (let i = 1; i < after.length; i += 1) expect(after[i] - after[i - 1]).toBeGreaterThanOrEqual(pacingFor(rate).intervalMs - 1);
-    // no Retry-After: one second
+    // a second pause, no Retry-After: the documented back-off doubles (2 s, jitter drawn at its middle)
     limiter.onThrottled();
-    expect(limiter.pausedUntil).toBe(mc.wall() - mc.now() + Math.max(t0 + 2000, mc.now() + 1000));
+    expect(limiter.pausedUntil).toBe(mc.wall() + 2000);
+    // a 429 during the pause (an attempt sent before it) is the same refusal: the pause does not grow
+    limiter.onThrottled(0);
+    expect(limiter.pausedUntil).toBe(mc.wall() + 2000);
+    // an answer that is not a 429 ends the spell: the next pause is the first step again
+    limiter.onSuccess();
+    await mc.advance(2000);
+    limiter.onThrottled(0);
+    expect(limiter.pausedUntil).toBe(mc.wall() + 1000);
   });
 
   it.each([

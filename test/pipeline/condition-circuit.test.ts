@@ -46,6 +46,15 @@ describe('circuit breaker', () => {
     expect(c.record('TIMEOUT')).toBeUndefined();
     expect(c.record('TIMEOUT')).toMatch(/3 of the last 4/);
   });
+  it('counts throttling apart: 429s neither open it nor break a run of failures', () => {
+    const c = new Circuit({ consecutive: 3, share: 0.5, window: 4 });
+    for (let i = 0; i < 50; i += 1) expect(c.record('RATE_LIMITED')).toBeUndefined();
+    expect(c.throttled).toBe(50);
+    expect(c.record('NETWORK')).toBeUndefined();
+    expect(c.record('RATE_LIMITED')).toBeUndefined();
+    expect(c.record('NETWORK')).toBeUndefined();
+    expect(c.record('NETWORK')).toMatch(/3 consecutive calls failed/);
+  });
 });
 
 describe('shards', () => {

@@ -42,6 +42,10 @@ function recording(busy: readonly string[] = []): { factory: LimiterFactory; thr
       get pausedUntil() {
         return inner.pausedUntil;
       },
+      get throttledSince() {
+        return inner.throttledSince;
+      },
+      onAnswered: () => inner.onAnswered(),
       schedule: (fn, retry) => inner.schedule(fn, retry),
       onThrottled: (seconds) => {
         throttled.set(address, throttled.get(address)! + 1);

@@ -63,6 +63,10 @@ function recordingFactory(fail: { create?: ServiceName; stop?: ServiceName }): {
       get pausedUntil() {
         return inner.pausedUntil;
       },
+      get throttledSince() {
+        return inner.throttledSince;
+      },
+      onAnswered: () => inner.onAnswered(),
       schedule: (fn, retry) => inner.schedule(fn, retry),
       onThrottled: (seconds) => inner.onThrottled(seconds),
       onSuccess: () => inner.onSuccess(),

@@ -49,7 +49,7 @@ describe('--faults', () => {
   });
   it.each([
     ['429=2', 'Expected a probability between 0 and 1 for fault 429, got 2'],
-    ['teapot=0.1', "Expected a fault kind among 429, 503, reset, slow, malformed, empty, html, trickle, got 'teapot'"],
+    ['teapot=0.1', "Expected a fault kind among 429, 503, reset, slow, malformed, empty, html, trickle, endless, got 'teapot'"],
     ['429=0.6,503=0.6', 'Expected fault probabilities summing to at most 1, got 1.2'],
     ['429:0.1', "Expected --faults KIND=PROBABILITY[,KIND=PROBABILITY...] (e.g. 429=0.05,503=0.02), got '429:0.1'"],
   ])('rejects %s', (spec, message) => {

@@ -18,6 +18,25 @@ export interface LimitOptions {
   /** Aborted when the run stops taking work: queued attempts and pause waits give up at once. */
   readonly signal: AbortSignal;
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * How long a service may answer nothing but 429s before its calls stop the run (THROTTLED: fatal, exit 3,
+   * no row written to errors). Default DEFAULT_THROTTLE_DEADLINE_MS.
+   */
+  readonly throttleDeadlineMs?: number;
+  /** A retry's wait for the service's pause to end (a 429's back-off is that pause): counted with the retries' sleeps. */
+  readonly waited?: (service: ServiceName, ms: number) => void;
+}
+
+/** --throttle-deadline's default: a gateway's throttling spell of a few minutes is waited out, a night's is not. */
+export const DEFAULT_THROTTLE_DEADLINE_MS = 10 * 60_000;
+
+/** The stop of a run whose service has refused every call for the deadline. */
+export function throttledStop(service: ServiceName, sinceMs: number, deadlineMs: number): BreError {
+  return new BreError('THROTTLED', `the ${service} service kept throttling: it answered every call 429 Too Many Requests for ${minutes(sinceMs)} (--throttle-deadline ${minutes(deadlineMs)}). No row was written to errors for it: re-run the same command once the service takes calls again (it resumes), or give a longer --throttle-deadline; if it goes on, ask the provider whether this machine's address shares its limit with other clients`, { service, status: 429 });
+}
+
+function minutes(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
 }
 
 /** What a limiter slot returns when the attempt was not sent because the service is paused after a 429. */
@@ -27,6 +46,12 @@ const abandoned = (service: ServiceName) => new BreError('INTERRUPTED', `${servi
 
 export function limit(opts: LimitOptions): Layer<unknown> {
   const { signal, sleep } = opts;
+  const deadlineMs = opts.throttleDeadlineMs ?? DEFAULT_THROTTLE_DEADLINE_MS;
+  /** THROTTLED once the service has refused everything for the deadline. */
+  const pastDeadline = (limiter: ServiceLimiter, service: ServiceName): void => {
+    const since = limiter.throttledSince;
+    if (since !== null && Date.now() - since >= deadlineMs) throw throttledStop(service, Date.now() - since, deadlineMs);
+  };
   const queued = new Set<() => void>();
   signal.addEventListener('abort', () => {
     for (const abandon of queued) abandon();
@@ -70,13 +95,19 @@ export function limit(opts: LimitOptions): Layer<unknown> {
     const limiter = opts.limiterOf(a.service);
     for (;;) {
       if (signal.aborted) throw abandoned(a.service);
+      pastDeadline(limiter, a.service);
       // After a 429 the whole service holds back until the pause ends (outside the limiter, holding no
       // slot); the limiter's spacing then spreads the waiting attempts out again.
       const wait = limiter.pausedUntil - Date.now();
       if (wait > 0) {
-        await sleep(wait, signal).catch(() => {
+        const slept = performance.now();
+        try {
+          await sleep(wait, signal);
+        } catch {
           throw abandoned(a.service);
-        });
+        } finally {
+          if (a.number > 1) opts.waited?.(a.service, performance.now() - slept);
+        }
         continue;
       }
       let result: unknown;
@@ -84,7 +115,10 @@ export function limit(opts: LimitOptions): Layer<unknown> {
         result = await slot(limiter, next, a);
       } catch (err) {
         const e = toBreError(err, 'NETWORK');
-        if (e.code === 'RATE_LIMITED') limiter.onThrottled(e.retryAfterSeconds);
+        if (e.code === 'RATE_LIMITED') {
+          limiter.onThrottled(e.retryAfterSeconds);
+          pastDeadline(limiter, a.service);
+        } else if (e.status !== null) limiter.onAnswered();
         throw e;
       }
       if (result === PAUSED) continue;

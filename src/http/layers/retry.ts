@@ -1,8 +1,14 @@
 /**
  * Retry: the outermost layer. A failed attempt whose code is retryable (../../errors.ts) is tried again after
- * the documented backoff, or the server's Retry-After (../../limits/backoff.ts), up to --max-attempts. Being
+ * the documented backoff, or a longer Retry-After (../../limits/backoff.ts), up to --max-attempts. Being
  * outermost, each attempt goes through the limiter again, and the sleep before it holds no limiter slot.
  * The sleep gives up at once when the run stops taking work.
+ *
+ * A 429 is the service's state, never the call's fault (issue 32): it does not count against --max-attempts,
+ * so a row waiting on a throttling service stays pending however many attempts that takes, and it sleeps
+ * nothing here: the whole service pauses for the documented back-off of the spell (the limit layer,
+ * ../../limits/throttle.ts), which every call waits out before its next attempt. How long the service may go on
+ * refusing is --throttle-deadline's to say (THROTTLED, the limit layer).
  */
 import { BreError, isRetryable, toBreError } from '../../errors.js';
 import { backoffDelayMs } from '../../limits/backoff.js';
@@ -38,14 +44,19 @@ export function retry(opts: RetryOptions): (next: Dispatch<unknown>) => Dispatch
   const { maxAttempts, signal, sleep, random, meter } = opts;
   return (next) => async (first) => {
     const { service } = first;
+    // Attempts that count against --max-attempts: every one but those answered 429.
+    let counted = 0;
     for (let a: Attempt = first; ; a = { ...a, number: a.number + 1 }) {
       try {
         return { body: await next(a), attempts: a.number };
       } catch (err) {
         const e = toBreError(err, 'NETWORK');
-        if (!isRetryable(e) || a.number >= maxAttempts || signal.aborted) throw e.with({ attempts: a.number, service });
+        const throttled = e.code === 'RATE_LIMITED';
+        if (!throttled) counted += 1;
+        if (!isRetryable(e) || counted >= maxAttempts || signal.aborted) throw e.with({ attempts: a.number, service });
         meter.retry(a);
-        const delay = backoffDelayMs(a.number, e.retryAfterSeconds, { random });
+        if (throttled) continue;
+        const delay = backoffDelayMs(counted, e.retryAfterSeconds, { random });
         const slept = performance.now();
         try {
           await sleep(delay, signal);

@@ -51,6 +51,16 @@ export const serviceSummarySchema = z.looseObject({
    */
   rate_slack_ms: ms.optional(),
   rate_margin_ms: z.number().nonnegative().optional(),
+  /**
+   * In-process limiters (absent with --redis and in older folders): the calls in flight follow the latency up to
+   * `concurrency` (--concurrency). The mean latency they were sized for at the end, ms; how long `concurrency`
+   * rather than the rate limit held the starts back, ms; when that was long enough to matter, the calls in
+   * flight the limit needed and a sentence that says so and names the option.
+   */
+  latency_mean_ms: ms.optional(),
+  concurrency_held_ms: ms.optional(),
+  concurrency_needed: count.optional(),
+  concurrency_note: z.string().optional(),
 });
 
 /** One source address of a run with several (--local-address; src/pipeline/egress.ts). */

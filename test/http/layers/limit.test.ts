@@ -19,9 +19,11 @@ function recordingLimiter() {
       sentHooks.push(sent);
       return fn(sent);
     },
+    throttledSince: null as number | null,
     onThrottled(s?: number) { told.push(`throttled ${s}`); },
+    onAnswered() { told.push('answered'); },
     onSuccess() { told.push('success'); },
-  } as unknown as ServiceLimiter & { pausedUntil: number };
+  } as unknown as ServiceLimiter & { pausedUntil: number; throttledSince: number | null };
   return { limiter, told, sentHooks };
 }
 
@@ -38,7 +40,7 @@ describe('limit layer', () => {
     expect(next.seen[0].sent).toBe(sentHooks[0]);
   });
 
-  it('a 429 tells the limiter (with its Retry-After); other failures do not, and neither counts as a success', async () => {
+  it('a 429 tells the limiter (with its Retry-After); another answer says the service answers again; neither counts as a success', async () => {
     const { limiter, told } = recordingLimiter();
     const next = scripted<unknown>([
       () => { throw new BreError('RATE_LIMITED', '429', { service: 'workflow', status: 429, retryAfterSeconds: 7 }); },
@@ -47,7 +49,22 @@ describe('limit layer', () => {
     const layer = limit({ limiterOf: () => limiter, signal: new AbortController().signal, sleep: noSleep })(next);
     expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('RATE_LIMITED');
     expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('SERVER_UNAVAILABLE');
-    expect(told).toEqual(['schedule', 'throttled 7', 'schedule']);
+    expect(told).toEqual(['schedule', 'throttled 7', 'schedule', 'answered']);
+  });
+
+  it('a service that has answered nothing but 429s for --throttle-deadline stops the run: THROTTLED, after a 429 or before the pause', async () => {
+    const { limiter } = recordingLimiter();
+    const next = scripted<unknown>([() => { throw new BreError('RATE_LIMITED', '429', { service: 'workflow', status: 429, retryAfterSeconds: 0 }); }]);
+    const layer = limit({ limiterOf: () => limiter, signal: new AbortController().signal, sleep: noSleep, throttleDeadlineMs: 60_000 })(next);
+    // throttling for 30 s: the 429 goes up (the call waits)
+    limiter.throttledSince = Date.now() - 30_000;
+    expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('RATE_LIMITED');
+    // for 2 minutes: the next attempt is not even sent
+    limiter.throttledSince = Date.now() - 120_000;
+    const err = (await layer(attempt()).catch((e) => e)) as BreError;
+    expect(err.code).toBe('THROTTLED');
+    expect(err.message).toMatch(/kept throttling: it answered every call 429 Too Many Requests for 2m \(--throttle-deadline 1m\)\. No row was written to errors/);
+    expect(next.seen).toHaveLength(1);
   });
 
   it('while the service is paused after a 429, an attempt waits the pause out before it takes a slot', async () => {

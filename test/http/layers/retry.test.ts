@@ -24,10 +24,27 @@ describe('retry layer', () => {
     expect(meter.stats.bureau.retries).toBe(2);
   });
 
-  it('a server\'s Retry-After wins over the backoff', async () => {
-    const { layer, slept } = layerWith([() => { throw new BreError('RATE_LIMITED', '429', { service: 'bureau', status: 429, retryAfterSeconds: 5 }); }, () => ({})]);
+  it('a server\'s longer Retry-After wins over the backoff; a shorter one (0 included) never shortens it', async () => {
+    const { layer, slept } = layerWith([
+      () => { throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503, retryAfterSeconds: 5 }); },
+      () => { throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503, retryAfterSeconds: 0 }); },
+      () => ({}),
+    ]);
     await layer(attempt({ service: 'bureau' }));
-    expect(slept).toEqual([5000]);
+    expect(slept[0]).toBe(5000);
+    expect(slept[1]).toBeGreaterThanOrEqual(1600);
+  });
+
+  it('429s are not counted against --max-attempts and sleep nothing here (the service\'s pause is the back-off)', async () => {
+    const throttled = () => { throw new BreError('RATE_LIMITED', '429', { service: 'bureau', status: 429, retryAfterSeconds: 0 }); };
+    const { layer, slept, next } = layerWith([...Array.from({ length: 20 }, () => throttled), unavailable, unavailable, () => ({ ok: 1 })], 3);
+    const res = await layer(attempt({ service: 'bureau' }));
+    expect(res).toEqual({ body: { ok: 1 }, attempts: 23 });
+    expect(next.seen).toHaveLength(23);
+    // only the two 503s slept, each the documented backoff for the counted attempts (1 s, 2 s +-20%)
+    expect(slept).toHaveLength(2);
+    expect(slept[0]).toBeGreaterThanOrEqual(800);
+    expect(slept[1]).toBeGreaterThanOrEqual(1600);
   });
 
   it('stops at --max-attempts with the last error, its attempt count and service', async () => {

@@ -1,0 +1,123 @@
+/**
+ * The README's Kubernetes manifests are the ones users copy (issue 33): every YAML block of the README that
+ * is a Kubernetes object is validated offline against the Kubernetes API's OpenAPI schema (the classes of
+ * npm `kubernetes-models` validate against it), and each container runs the image's CLI the way signals
+ * reach it (`exec node /app/bin/bre-batch.js`, no npx) with options the command really has.
+ */
+import { join } from 'node:path';
+import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { commands } from '../../src/cli/commands.js';
+import yargs from 'yargs';
+
+const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+
+interface Manifest {
+  readonly line: number;
+  readonly doc: { apiVersion?: string; kind?: string; [k: string]: unknown };
+}
+
+/** Every Kubernetes object (a YAML document with apiVersion and kind) in the README's ```yaml blocks. */
+function manifests(markdown: string): Manifest[] {
+  const out: Manifest[] = [];
+  for (const m of markdown.matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)) {
+    const line = markdown.slice(0, m.index).split('\n').length + 1;
+    for (const d of parseAllDocuments(m[1])) {
+      if (d.errors.length > 0) throw new Error(`README line ${line}: ${d.errors[0].message}`);
+      const doc = d.toJS() as Manifest['doc'];
+      if (doc && typeof doc === 'object' && doc.apiVersion && doc.kind) out.push({ line, doc });
+    }
+  }
+  return out;
+}
+
+const model = (doc: Manifest['doc']): { validate(): void } => {
+  const key = `${doc.apiVersion}/${doc.kind}`;
+  if (key === 'batch/v1/CronJob') return new CronJob(doc as never);
+  if (key === 'batch/v1/Job') return new Job(doc as never);
+  throw new Error(`no model for ${key} in this test: add its class from kubernetes-models`);
+};
+
+/** The option names a command's builder declares, as yargs holds them (as readme.test.ts reads them). */
+function optionNames(cmd: { builder?: unknown }): Set<string> {
+  const y = yargs([]);
+  if (typeof cmd.builder === 'function') (cmd.builder as (y: unknown) => unknown)(y);
+  else if (cmd.builder) y.options(cmd.builder as never);
+  return new Set(Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key));
+}
+
+interface Container { name: string; image: string; command?: string[]; args?: string[] }
+function containersOf(doc: Manifest['doc']): Container[] {
+  const spec = doc.kind === 'CronJob' ? (doc as any).spec.jobTemplate.spec.template.spec : (doc as any).spec.template.spec;
+  return spec.containers as Container[];
+}
+
+/** The bre-batch command lines a container's shell script runs with exec: [command, ...options]. */
+function cliRuns(c: Container): { command: string; options: string[]; script: string }[] {
+  const script = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+  return [...script.matchAll(/exec node \/app\/bin\/bre-batch\.js (\w+)([^&|;]*)/g)].map((m) => ({
+    command: m[1],
+    options: [...m[2].matchAll(/(?:^|\s)--([a-z0-9-]+)/g)].map((o) => o[1]),
+    script,
+  }));
+}
+
+describe("README's Kubernetes manifests", () => {
+  const found = manifests(README);
+
+  it('are there: the CronJob of the shards and the one that merges', () => {
+    expect(found.map((f) => `${f.doc.kind} ${(f.doc.metadata as { name: string }).name}`)).toEqual(['CronJob bre-batch-rescore', 'CronJob bre-batch-rescore-merge']);
+  });
+
+  it('each is valid against the Kubernetes API schema', () => {
+    for (const f of found) {
+      expect(() => model(f.doc).validate(), `README line ${f.line}`).not.toThrow();
+    }
+  });
+
+  it('the validation used here refuses what is wrong (a string for a count, a container without a name, an unknown policy)', () => {
+    const doc = structuredClone(found[0].doc) as any;
+    doc.spec.jobTemplate.spec.backoffLimit = 'eight';
+    expect(() => model(doc).validate()).toThrow(/backoffLimit must be integer/);
+    const unnamed = structuredClone(found[0].doc) as any;
+    unnamed.spec.jobTemplate.spec.template.spec.containers[0].name = undefined;
+    expect(() => model(unnamed).validate()).toThrow(/name/);
+    const policy = structuredClone(found[0].doc) as any;
+    policy.spec.concurrencyPolicy = 'Never';
+    expect(() => model(policy).validate()).toThrow(/concurrencyPolicy must be equal to one of the allowed values/);
+  });
+
+  it('every container runs the image built from the Dockerfile, node by exec (SIGTERM reaches it), as a non-root user', () => {
+    for (const f of found) {
+      const spec = (f.doc as any).spec.jobTemplate.spec.template.spec;
+      expect(spec.securityContext.runAsNonRoot, `README line ${f.line}`).toBe(true);
+      for (const c of containersOf(f.doc)) {
+        expect(c.image).toBe('registry.example.com/bre-batch:1');
+        const script = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+        expect(script).not.toMatch(/\bnpx\b|\bnpm\b/);
+        expect(cliRuns(c).length, script).toBeGreaterThan(0);
+        // Nothing runs after the CLI in the script: exec hands the shell's PID (1) to node.
+        expect(script.trimEnd()).toMatch(/exec node \/app\/bin\/bre-batch\.js [^&|;]*$/);
+      }
+    }
+    const worker = (found[0].doc as any).spec.jobTemplate.spec.template.spec;
+    // Longer than the CLI's default --stop-grace (10 s), so the calls in flight finish before SIGKILL.
+    expect(worker.terminationGracePeriodSeconds).toBeGreaterThan(10);
+  });
+
+  it('the command lines use only options their command has', () => {
+    for (const f of found) {
+      for (const c of containersOf(f.doc)) {
+        for (const run of cliRuns(c)) {
+          const cmd = commands.find((x) => String((x as { command?: unknown }).command).split(' ')[0] === run.command);
+          expect(cmd, run.script).toBeDefined();
+          const known = optionNames(cmd as { builder?: unknown });
+          expect(run.options.filter((o) => !known.has(o) && !known.has(o.replace(/^no-/, '')))).toEqual([]);
+        }
+      }
+    }
+  });
+});
