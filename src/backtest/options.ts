@@ -36,6 +36,8 @@ export interface CompareOptions {
   readonly score?: string | readonly string[];
   /** `NAME=higher` or `NAME=lower` per score: which end is the better applicant. Default: higher is better. */
   readonly scoreDirection?: string | readonly string[];
+  /** `--score-missing -1,0`: values of every --score that mean no score (default -1; `none`). */
+  readonly scoreMissing?: string | readonly string[];
   /** Input date column (e.g. application date): approvals, swaps, bad rates and stability per period. */
   readonly period?: string;
   /** Grouping of --period dates. Default month. */
@@ -143,7 +145,7 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
     throw new BreError('USAGE', `Expected --input-format to be one of ${INPUT_FORMATS.join(', ')}, got '${String(o.inputFormat)}'`, { field: 'input-format' });
   }
   const outcome = nonEmpty(o.outcome, '--outcome');
-  const scores = parseScoreSpecs(o.score, o.scoreDirection);
+  const scores = parseScoreSpecs(o.score, o.scoreDirection, o.scoreMissing);
   if (scores.length > 0 && outcome === undefined) {
     throw new BreError('USAGE', `Expected --outcome COLUMN with --score (the power of a score is measured against observed outcomes), got --score ${scores[0].label} alone`, { field: 'outcome' });
   }

@@ -43,6 +43,7 @@ function powerRow(side: 'A' | 'B', f: ScoreSideFigures, showField: boolean): str
     td(`<span class="sw" style="background:${side === 'A' ? COLOR_A : COLOR_B}"></span>${side}${showField ? `: <code>${esc(f.field)}</code>` : ''}`),
     td(`${esc(fmtInt(f.scored.keys))} <span class="note">(${esc(fmtInt(f.scored.good))} good, ${esc(fmtInt(f.scored.bad))} bad, ${esc(fmtInt(f.scored.unknown))} unknown)</span>`, true),
     td(esc(fmtInt(f.missing.keys)), true),
+    td(esc(fmtInt(f.no_score?.keys ?? 0)), true),
     td(p ? `${esc(num(p.auc, 3))} <span class="note">(${esc(range(p.ci))})</span>` : '–', true),
     td(p ? `${esc(num(p.gini, 3))} <span class="note">(${esc(range(p.gini_ci))})</span>` : '–', true),
     td(f.ks ? `${esc(num(f.ks.ks, 3))} <span class="note">at ${esc(score(f.ks.at_score))}</span>` : '–', true),
@@ -60,6 +61,15 @@ function pairedText(s: ScoreFigures): string {
     ? `B separates goods from bads ${p.difference > 0 ? 'better' : 'worse'} than A (p < 0.05).`
     : 'The difference is within what chance gives (p ≥ 0.05): no evidence that one score separates better.';
   return `AUC B − A: ${p.difference >= 0 ? '+' : '−'}${fmtNum(Math.abs(p.difference), 4)} (Gini ${p.difference >= 0 ? '+' : '−'}${fmtNum(Math.abs(2 * p.difference), 4)}), 95% interval ${fmtNum(p.ci?.lower, 4)} to ${fmtNum(p.ci?.upper, 4)}; z = ${fmtNum(p.z, 2)}, p = ${p.p_value < 0.0001 ? '< 0.0001' : fmtNum(p.p_value, 4)} (paired DeLong test over ${keys}). ${verdict}`;
+}
+
+/** Keys whose value is a no-score marker (--score-missing): counted apart, with their outcomes. */
+function noScoreNote(side: 'A' | 'B', f: ScoreSideFigures): string {
+  const n = f.no_score;
+  if (!n || n.keys === 0) return '';
+  const markers = n.markers.map((m) => `${fmtNum(m.value)}: ${fmtInt(m.keys)} (${fmtInt(m.good)} good, ${fmtInt(m.bad)} bad, ${fmtInt(m.unknown)} unknown)`).join('; ');
+  const rate = n.good + n.bad > 0 ? `, bad rate ${fmtNum((100 * n.bad) / (n.good + n.bad), 1)}%` : '';
+  return `<p class="box">No score in ${side}'s <code>${esc(f.field)}</code>: ${esc(fmtInt(n.keys))} compared keys carry a no-score marker (${esc(markers)}${esc(rate)}), such as a bureau's no-history -1. They are counted here, apart from the power, the deciles and the cut-off table, not ranked as the lowest score (<code>--score-missing</code>).</p>`;
 }
 
 function missingNote(side: 'A' | 'B', f: ScoreSideFigures): string {
@@ -119,9 +129,9 @@ function decileTable(side: 'A' | 'B', f: ScoreSideFigures): string {
 function scoreSection(s: ScoreFigures, outcome: string | null): string {
   const dir = s.direction === 'higher_is_better' ? 'higher is better' : 'lower is better';
   const named = s.field_a !== s.field_b;
-  const power = table(['run', 'scored keys', 'missing', 'AUC (95%)', 'Gini (95%)', 'KS', 'IV'], [powerRow('A', s.a, named), powerRow('B', s.b, named)]);
+  const power = table(['run', 'scored keys', 'missing', 'no score', 'AUC (95%)', 'Gini (95%)', 'KS', 'IV'], [powerRow('A', s.a, named), powerRow('B', s.b, named)]);
   const deciles = s.keys_differing === 0 ? decileTable('A', s.a) : decileTable('A', s.a) + decileTable('B', s.b);
-  return `<section><h3>Score power: <code>${esc(s.label)}</code></h3><p class="note">${esc(dir)}; against outcome <code>${esc(outcome ?? '')}</code> over the keys with a score and a known outcome. AUC: the chance that a good scores better than a bad (0.5 = no better than chance); Gini = 2·AUC − 1; KS: the largest gap between the score distributions of bads and goods.</p>${power}<p class="box">${esc(pairedText(s))}</p>${missingNote('A', s.a)}${s.keys_differing > 0 ? missingNote('B', s.b) : ''}${tradeoffSection(s)}<h4>Deciles and information value</h4>${deciles}</section>`;
+  return `<section><h3>Score power: <code>${esc(s.label)}</code></h3><p class="note">${esc(dir)}; against outcome <code>${esc(outcome ?? '')}</code> over the keys with a score and a known outcome. AUC: the chance that a good scores better than a bad (0.5 = no better than chance); Gini = 2·AUC − 1; KS: the largest gap between the score distributions of bads and goods.</p>${power}<p class="box">${esc(pairedText(s))}</p>${missingNote('A', s.a)}${s.keys_differing > 0 ? missingNote('B', s.b) : ''}${noScoreNote('A', s.a)}${s.keys_differing > 0 ? noScoreNote('B', s.b) : ''}${tradeoffSection(s)}<h4>Deciles and information value</h4>${deciles}</section>`;
 }
 
 export function scoreSections(c: Comparison, outcome: string | null): string {

@@ -22,6 +22,7 @@ interface CompareArgs {
   by?: string;
   score?: string[];
   'score-direction'?: string[];
+  'score-missing'?: string[];
   period?: string;
   'period-unit'?: string;
   'min-period-keys'?: number;
@@ -60,7 +61,7 @@ export function formatCompareSummary(r: CompareJson, files: { csv: string; json:
       const gini = (g: number | null | undefined): string => (g === null || g === undefined ? '–' : g.toFixed(3));
       const p = s.paired;
       const test = !p ? 'no paired test' : p.identical ? 'same values in A and B' : p.p_value === null ? 'no test (se 0)' : `paired DeLong p=${p.p_value.toPrecision(2)}`;
-      lines.push(`    score ${s.label}: Gini A ${gini(s.a.power?.gini)}, B ${gini(s.b.power?.gini)}; ${test}; missing A ${s.a.missing.keys}, B ${s.b.missing.keys}`);
+      lines.push(`    score ${s.label}: Gini A ${gini(s.a.power?.gini)}, B ${gini(s.b.power?.gini)}; ${test}; missing A ${s.a.missing.keys}, B ${s.b.missing.keys}; no-score markers A ${s.a.no_score.keys}, B ${s.b.no_score.keys}`);
     }
     if (c.periods) lines.push(`    ${c.periods.periods.length} periods by ${c.periods.unit} (${c.periods.periods.filter((p) => p.small).length} small)`);
   }
@@ -104,6 +105,7 @@ export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
     by: a.by,
     score: a.score,
     scoreDirection: a['score-direction'],
+    scoreMissing: a['score-missing'],
     period: a.period,
     periodUnit: a['period-unit'] as PeriodUnit | undefined,
     minPeriodKeys: a['min-period-keys'],
@@ -132,6 +134,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('by', { type: 'string', describe: 'input column to segment by (e.g. state)' })
       .option('score', { type: 'string', array: true, describe: 'numeric result field to assess as a score against --outcome: FIELD, or FIELD_A:FIELD_B (repeatable)' })
       .option('score-direction', { type: 'string', array: true, describe: 'NAME=higher or NAME=lower: which end of a --score is the better applicant (default higher)' })
+      .option('score-missing', { type: 'string', array: true, describe: 'values of a --score that mean no score (the bureaus\' no-history marker), counted apart from the deciles and the cut-off table; comma-separated, or none (default -1)' })
       .option('period', { type: 'string', describe: 'input date column (e.g. application_date): vintages and stability per period' })
       .option('period-unit', { type: 'string', choices: ['month', 'week', 'quarter'], describe: 'grouping of --period dates (default month)' })
       .option('min-period-keys', { type: 'number', describe: 'periods with fewer compared keys are marked small (default 30)' })

@@ -6,9 +6,8 @@
  */
 import type { Outcome } from '../comparison.js';
 import { binLabels, binOf, type FeatureBins } from '../features.js';
-import type { ScoreSpec } from '../score/spec.js';
+import { scoreValue, type ScoreSpec } from '../score/spec.js';
 import type { SideView } from '../side.js';
-import type { Json } from '../../types.js';
 
 class Grow<T extends Float64Array | Int32Array | Int8Array | Uint8Array> {
   private buf: T;
@@ -57,10 +56,6 @@ export interface WeightedFeature {
   readonly b: Float64Array;
 }
 
-function numberOf(v: Json | undefined): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
-}
-
 export class SampleUnits {
   private readonly stratum = new Grow((n) => new Int32Array(n));
   private readonly approvedA = new Grow((n) => new Uint8Array(n));
@@ -92,8 +87,9 @@ export class SampleUnits {
     this.amountB.push(b.amount ?? Number.NaN);
     this.outcome.push(outcome === 0 || outcome === 1 ? outcome : -1);
     this.specs.forEach((s, i) => {
-      this.scores[i].a.push(a.ran ? numberOf(a.features[s.fieldA]) : Number.NaN);
-      this.scores[i].b.push(b.ran ? numberOf(b.features[s.fieldB]) : Number.NaN);
+      // A no-score marker (--score-missing) is no score: left out as a missing value is.
+      this.scores[i].a.push(a.ran ? scoreValue(a.features[s.fieldA], s) : Number.NaN);
+      this.scores[i].b.push(b.ran ? scoreValue(b.features[s.fieldB], s) : Number.NaN);
     });
     const w = this.weights[h];
     for (const f of this.features) {

@@ -13,7 +13,7 @@ import { aucFigures, PairedDelong, type AucFigures, type PairedAucFigures } from
 import { decileFigures, ivBand, type DecileRow, type IvBand } from './deciles.js';
 import { ksFigures, type KsFigures } from './ks.js';
 import { forEachRecord } from './records.js';
-import type { ScoreSpec } from './spec.js';
+import { scoreValue, type ScoreSpec } from './spec.js';
 import { orient, oriented, tableFromSorted, type Direction, type ScoreTable } from './table.js';
 import { tradeoff, type TradeoffRow } from './tradeoff.js';
 
@@ -40,6 +40,11 @@ export interface ScoreSideFigures {
   readonly scored: ClassCounts;
   /** Keys without a number (field absent, null, not a number, stage not run), by outcome: left out of the figures. */
   readonly missing: ClassCounts;
+  /**
+   * Keys whose value is a no-score marker (`--score-missing`, e.g. -1: no credit history), by outcome and by
+   * marker: left out of the figures (deciles, cut-off table, power), not ranked as the lowest score.
+   */
+  readonly no_score: ClassCounts & { readonly markers: readonly ({ readonly value: number } & ClassCounts)[] };
   readonly distinct_values: number;
   /** AUC, Gini and their DeLong 95% intervals over the scored keys with a known outcome; null without goods or bads. */
   readonly power: AucFigures | null;
@@ -108,6 +113,8 @@ class Point {
 class SideState {
   readonly scored = new Tally();
   readonly missing = new Tally();
+  readonly noScore = new Tally();
+  readonly byMarker = new Map<number, Tally>();
   readonly pointA = new Point();
   readonly pointB = new Point();
 }
@@ -138,16 +145,25 @@ export class ScoreCollector {
     const o = outcome === 0 || outcome === 1 ? outcome : Number.NaN;
     const cells: (number | null)[] = [];
     this.specs.forEach((s, i) => {
-      const a = numberOf(fieldsA[s.fieldA]);
-      const b = numberOf(fieldsB[s.fieldB]);
+      // compare.csv shows the values as they are (a marker too); the figures take the scores only.
+      const rawA = numberOf(fieldsA[s.fieldA]);
+      const rawB = numberOf(fieldsB[s.fieldB]);
+      const a = scoreValue(rawA, s);
+      const b = scoreValue(rawB, s);
       this.rec[2 * i] = a;
       this.rec[2 * i + 1] = b;
-      cells.push(Number.isNaN(a) ? null : a, Number.isNaN(b) ? null : b);
-      if (!(a === b || (Number.isNaN(a) && Number.isNaN(b)))) this.differing[i] += 1;
+      cells.push(Number.isNaN(rawA) ? null : rawA, Number.isNaN(rawB) ? null : rawB);
+      if (!(rawA === rawB || (Number.isNaN(rawA) && Number.isNaN(rawB)))) this.differing[i] += 1;
       const st = this.sides[i];
-      for (const [side, v] of [[st.a, a], [st.b, b]] as const) {
+      for (const [side, v, raw] of [[st.a, a, rawA], [st.b, b, rawB]] as const) {
         if (Number.isNaN(v)) {
-          side.missing.add(o);
+          if (Number.isNaN(raw)) side.missing.add(o);
+          else {
+            side.noScore.add(o);
+            let t = side.byMarker.get(raw);
+            if (!t) side.byMarker.set(raw, (t = new Tally()));
+            t.add(o);
+          }
           continue;
         }
         side.scored.add(o);
@@ -209,6 +225,7 @@ export class ScoreCollector {
       field,
       scored: st.scored.counts(),
       missing: st.missing.counts(),
+      no_score: { ...st.noScore.counts(), markers: [...st.byMarker].sort((x, y) => x[0] - y[0]).map(([value, t]) => ({ value, ...t.counts() })) },
       distinct_values: raw.values.length,
       power: aucFigures(o),
       ks: ksFigures(raw),
