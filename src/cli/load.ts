@@ -16,7 +16,7 @@ export async function loadCommandHandler(a: LoadArgs): Promise<number> {
   if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL: the database to load the folder into', { field: 'sink' });
   const target = resolveSink(a, a['sink-table'] ?? defaultSinkTable(a.out))!;
   const r = await loadFolder(a.out, target, log);
-  process.stdout.write(`Loaded ${a.out} into ${r.tables}: ${r.results} result${r.results === 1 ? '' : 's'} and ${r.errors} error${r.errors === 1 ? '' : 's'} written (${r.batches} batch${r.batches === 1 ? '' : 'es'}); rows the tables already had from this folder were not read again\n`);
+  process.stdout.write(`Loaded ${a.out} into ${r.tables}: ${r.results} result${r.results === 1 ? '' : 's'} and ${r.errors} error${r.errors === 1 ? '' : 's'} written (${r.batches} batch${r.batches === 1 ? '' : 'es'})${r.startedAt.results + r.startedAt.errors > 0 ? '; rows the tables already had from this folder were not read again' : ''}\n`);
   if (r.retrying) log(`load: warning: ${a.out} holds an unfinished --retry-errors (errors.retrying.ndjson): those rows are loaded once that run finishes`);
   return 0;
 }

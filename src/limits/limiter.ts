@@ -29,8 +29,11 @@ export interface InFlightView {
   readonly cap: number;
   /** --concurrency. */
   readonly bound: number;
-  /** The latency the cap is sized for, ms. */
+  /** The latency the cap is sized for, ms; and the mean of the answers so far (0 before the first). */
   readonly latencyMs: number;
+  readonly meanLatencyMs: number;
+  /** The calls in flight the latency asks for now, before the bound. */
+  readonly wanted: number;
   /** The bound held a start back within the last second: it, not the limit, holds the rate. */
   readonly boundHolding: boolean;
   /** Ms the bound held starts back, in all. */

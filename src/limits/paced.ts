@@ -198,6 +198,7 @@ export class PacedLimiter implements ServiceLimiter {
     const f = this.#inFlight;
     return {
       running: f.running, cap: f.cap(now), bound: f.bound, latencyMs: Math.round(f.latencyMs(now)),
+      meanLatencyMs: Math.round(f.meanLatencyMs), wanted: f.wanted(now),
       boundHolding: f.boundHolding(now), boundHeldMs: Math.round(f.boundHeldMs), wantedAtHold: f.wantedAtHold,
     };
   }

@@ -5,6 +5,7 @@
 import cliProgress from 'cli-progress';
 import { estimateRows } from '../input/read.js';
 import { boundHoldingShort } from '../limits/in-flight.js';
+import type { InFlightView } from '../limits/limiter.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import type { ServiceClient } from '../http/chain.js';
 import type { Lane } from './egress.js';
@@ -75,7 +76,7 @@ export class Progress {
       retries: svc.reduce((n, x) => n + x.retries, 0),
       throttled: svc.reduce((n, x) => n + x.throttled, 0),
       errors: this.counters.failed,
-      held: this.#held().map(([svc, v]) => ` | ${boundHoldingShort(svc, v)}`).join(''),
+      held: this.#held().map(([svc, v]) => ` | ${boundHoldingShort(svc, { bound: v.bound, wantedAtHold: v.wanted })}`).join(''),
       // Per address: calls a minute so far and 429s; `down` once its circuit opened.
       addresses: this.lanes.map((l) => {
         const st = Object.values(l.client.stats);
@@ -86,8 +87,8 @@ export class Progress {
   }
 
   /** Services whose bound on calls in flight (--concurrency) holds starts back now, with a lane's view. */
-  #held(): [ServiceName, { bound: number; wantedAtHold: number; latencyMs: number }][] {
-    const out: [ServiceName, { bound: number; wantedAtHold: number; latencyMs: number }][] = [];
+  #held(): [ServiceName, InFlightView][] {
+    const out: [ServiceName, InFlightView][] = [];
     for (const svc of SERVICES) {
       for (const lane of this.lanes) {
         const v = lane.limiters[svc].inFlight?.();
@@ -102,9 +103,10 @@ export class Progress {
 
   #sayHeld(): void {
     for (const [svc, v] of this.#held()) {
-      if (this.#said.has(svc)) continue;
+      // Said once answers have come: before them the latency is only the age of the calls in flight.
+      if (this.#said.has(svc) || v.meanLatencyMs === 0) continue;
       this.#said.add(svc);
-      this.s.log(`${svc}: --concurrency ${v.bound} holds the rate below the limit: answers take about ${Math.round(v.latencyMs / 100) / 10} s and the limit needs about ${v.wantedAtHold} calls in flight; raise --concurrency to ${v.wantedAtHold} or more`, { level: 'warn' });
+      this.s.log(`${svc}: --concurrency ${v.bound} holds the rate below the limit: answers take about ${Math.round(v.latencyMs / 100) / 10} s and the limit needs about ${v.wanted} calls in flight; raise --concurrency to ${v.wanted} or more`, { level: 'warn' });
     }
   }
 

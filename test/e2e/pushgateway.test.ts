@@ -73,12 +73,8 @@ describe('--pushgateway', () => {
 
     // A gateway that takes the connection and the request and never answers.
     const held: Socket[] = [];
-    let open = 0;
-    let mostOpen = 0;
     const silent = createServer((s) => {
       held.push(s);
-      mostOpen = Math.max(mostOpen, ++open);
-      s.on('close', () => { open -= 1; });
       s.resume();
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -88,9 +84,10 @@ describe('--pushgateway', () => {
       expect(hung.code, hung.stderr).toBe(0);
       expect(countLines(join(dir, 'hung', 'results.ndjson'))).toBe(12);
       expect(hung.stderr).toMatch(/Pushgateway at http:\/\/127\.0\.0\.1:\d+\/ did not finish in time; the run's end did not wait for it/);
-      // One push at a time: a silent gateway is never sent a queue of them.
+      // It was pushed to (and held). That a slow gateway gets one push at a time, never a queue, is the
+      // pusher's rule, tested in test/metrics/pushgateway.test.ts (seen from this server, the close of a
+      // timed-out push and the next push's connection may arrive in either order).
       expect(held.length).toBeGreaterThan(0);
-      expect(mostOpen).toBe(1);
     } finally {
       for (const s of held) s.destroy();
       silent.close();

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_AUTH_TOKEN, DEFAULT_CLIENT_ID, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { waitFor } from '../helpers/wait.js';
 import { authHeaders, call, post, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
@@ -210,6 +211,40 @@ describe('control paths', () => {
       expect((await call(s, 'GET', '/__sandbox/nothing', undefined, {})).status).toBe(404);
       expect((await call(s, 'POST', '/__sandbox/clock', { advanceMs: -1 }, {})).status).toBe(400);
       expect((await call(s, 'DELETE', '/__sandbox/stats', undefined, {})).status).toBe(405);
+    });
+  });
+
+  it('a throttling gateway (POST /__sandbox/throttle): every call 429 with its Retry-After, from the first call for forMs, then through', async () => {
+    await withSandbox({}, async (s) => {
+      const t = await call(s, 'POST', '/__sandbox/throttle', { forMs: 60_000, retryAfter: 0 }, {});
+      expect(t.json).toEqual({ forMs: 60_000, retryAfter: 0, startedAt: null });
+      for (let i = 0; i < 3; i += 1) {
+        const r = await post(s, `/execute/${s.clientId}/location_bre`, location);
+        expect(r.status).toBe(429);
+        expect(r.headers['retry-after']).toBe('0');
+      }
+      expect(typeof (await call(s, 'GET', '/__sandbox/throttle', undefined, {})).json.startedAt).toBe('number');
+      // the window is on the sandbox's clock: past it, calls go through
+      s.clock.advance(60_000);
+      expect((await post(s, `/execute/${s.clientId}/location_bre`, location)).status).toBe(200);
+      const st = s.stats().services.workflow;
+      expect(st).toMatchObject({ gatewayThrottled: 3, sent429: 3, throttled: 0 });
+      expect((await call(s, 'POST', '/__sandbox/throttle', { forMs: 'long' }, {})).status).toBe(400);
+    });
+  });
+
+  it('an endless answer: a 200 whose body never ends, until the client hangs up', async () => {
+    await withSandbox({ faults: { endless: 1 } }, async (s) => {
+      const res = await request(`${s.url}/execute/${s.clientId}/location_bre`, { method: 'POST', headers: authHeaders(s), body: JSON.stringify(location) });
+      expect(res.statusCode).toBe(200);
+      let read = 0;
+      for await (const chunk of res.body) {
+        read += (chunk as Buffer).length;
+        if (read > 4 * 1024 * 1024) break;
+      }
+      expect(read).toBeGreaterThan(4 * 1024 * 1024);
+      await waitFor(() => s.stats().services.workflow.endlessBytes >= read, 5000, 'the sandbox to count what it sent');
+      expect(s.stats().services.workflow.faults.endless).toBe(1);
     });
   });
 });

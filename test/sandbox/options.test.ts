@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
 import { sandboxBanner } from '../../src/sandbox/banner.js';
 import { allowChecker, parseCidr } from '../../src/sandbox/cidr.js';
-import { parseFaultSpec, parseRateSpecs, parseSandboxFlags, validateFaults } from '../../src/sandbox/options.js';
+import { parseFaultSpec, parseRateSpecs, parseSandboxFlags, validateFaults, validateThrottle } from '../../src/sandbox/options.js';
 import { SlidingWindow, retryAfterSeconds } from '../../src/sandbox/rate.js';
 import { DEFAULT_RATES } from '../../src/sandbox/index.js';
 
@@ -67,6 +67,13 @@ describe('sandbox flags', () => {
     expect(f).toMatchObject({ port: 8080, latencyMs: 25, faults: { '503': 0.5 }, seed: 'abc', allow: ['10.0.0.0/8', '::1'], bsaReadyAfterMs: 0, slowMs: 100, trickleMs: 2000 });
     expect(f.rate).toEqual({ workflow: null, bureau: null, account: null });
     expect(parseSandboxFlags({ seed: '42' }).seed).toBe(42);
+  });
+  it('--throttle-for and --throttle-retry-after: a gateway throttling every call for a while', () => {
+    expect(parseSandboxFlags({ 'throttle-for': '20s' }).throttle).toEqual({ forMs: 20_000, retryAfter: 0 });
+    expect(parseSandboxFlags({ 'throttle-for': '1m', 'throttle-retry-after': '3' }).throttle).toEqual({ forMs: 60_000, retryAfter: 3 });
+    expect(parseSandboxFlags({}).throttle).toBeUndefined();
+    expect(usageMessage(() => parseSandboxFlags({ 'throttle-for': '5s', 'throttle-retry-after': '0.5' }))).toBe("Expected --throttle-retry-after to be a whole number of seconds >= 0, got '0.5'");
+    expect(usageMessage(() => validateThrottle({ forMs: -1 }))).toBe('Expected {"forMs": a number >= 0, "retryAfter": seconds >= 0}, got {"forMs":-1}');
   });
   it.each([
     [{ port: '70000' }, "Expected --port to be a whole number from 0 to 65535, got '70000'"],

@@ -15,6 +15,11 @@ export interface LoadResult extends FollowerStats {
   readonly tables: string;
   /** Rows an interrupted --retry-errors set aside (in neither journal until it finishes): not loaded. */
   readonly retrying: boolean;
+  /**
+   * Where the tables' commit record had this folder's journals when the load began (bytes of results.ndjson
+   * and errors.ndjson): zero on a first load, and the lines before are not read again.
+   */
+  readonly startedAt: { readonly results: number; readonly errors: number };
 }
 
 /** The table a folder loads into by default: its pipeline's name. */
@@ -39,8 +44,9 @@ export async function loadFolder(dir: string, target: SinkTarget, log: (line: st
     }, log);
     try {
       const follower = await SinkFollower.open(dir, manifest, writer, log);
+      const startedAt = follower.positions;
       const stats = await follower.finish();
-      return { ...stats, tables: writer.describe(), retrying: existsSync(join(dir, FILES.retrying)) };
+      return { ...stats, tables: writer.describe(), retrying: existsSync(join(dir, FILES.retrying)), startedAt };
     } finally {
       await writer.close();
     }
