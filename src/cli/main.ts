@@ -13,12 +13,18 @@ function jsonLogs(): boolean {
   return argv.includes('--log-format=json') || argv.some((x, i) => x === '--log-format' && argv[i + 1] === 'json');
 }
 
-/** yargs reads a lone `-` as a stray positional; `--input -` (stdin) must reach the option as its value. */
+/**
+ * yargs reads a lone `-` as a stray positional; `--input -` (stdin) must reach the option as its value. And it
+ * reads `--no-proxy LIST` as `--proxy false` then a stray LIST (its --no- negation): joined, it is the option.
+ */
 function normaliseArgv(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--input' && argv[i + 1] === '-') {
       out.push('--input=-');
+      i += 1;
+    } else if (argv[i] === '--no-proxy' && argv[i + 1] !== undefined) {
+      out.push(`--no-proxy=${argv[i + 1]}`);
       i += 1;
     } else out.push(argv[i]);
   }

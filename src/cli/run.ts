@@ -26,10 +26,12 @@ import { namesDatabase, resolveDbUrl } from './db-url.js';
 import type { DbInputSettings, JobSettings } from '../pipeline/settings.js';
 import { newWorkerId } from '../job/index.js';
 import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { NETWORK_OPTIONS, resolveNetwork, type NetworkArgs } from './network-options.js';
+import { networkSecrets } from '../http/network.js';
 import { chooseDefaultFolder } from '../pipeline/default-folder.js';
 import { resumeCommand } from './resume-command.js';
 
-interface RunArgs extends SinkArgs {
+interface RunArgs extends SinkArgs, NetworkArgs {
   pipeline: string;
   input: string;
   table?: string;
@@ -197,6 +199,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   if ('note' in folder && folder.note) log(folder.note);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
+  // Only the user's base URLs go through proxies and client certificates: the built-in sandbox is in-process.
+  const network = env.baseUrls ? resolveNetwork(a, process.env, env.baseUrls, localAddresses) : undefined;
   let baseUrls = env.baseUrls;
   let clientId = env.clientId;
   let authToken = env.authToken;
@@ -244,6 +248,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     ...(sample ? { sample } : {}),
     redisUrl: a.redis,
     ...(localAddresses ? { localAddresses } : {}),
+    ...(network ? { network } : {}),
     progress: a.progress,
     clientId: clientId ?? 'dry-run',
     authToken: authToken ?? '',
@@ -299,6 +304,7 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
   const { settings, cleanup } = await buildSettings(a, log);
   folder(settings.outDir);
   redactor.add(settings.authToken);
+  for (const secret of networkSecrets(settings.network)) redactor.add(secret);
   if (a.plan) {
     if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`);
     const { planRun } = await import('../pipeline/plan.js');
@@ -349,6 +355,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('input-timeout', { type: 'string', default: '5m', describe: 'with a database --input: how long one page may go unanswered before its connection is taken for lost (then connected again, as for --input-retry)' })
     .option('input-page-rows', { type: 'number', default: DEFAULT_PAGE_ROWS, describe: 'with a database --input: rows read per keyset page (smaller for very wide rows)' })
     .options(SINK_OPTIONS)
+    .options(NETWORK_OPTIONS)
     .option('out', { type: 'string', describe: 'output folder (default output/<pipeline>-<UTC timestamp>); the same --out resumes' })
     .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: 'default from the extension; required for stdin (e.g. csv.gz for gzip\'ed CSV on stdin)' })
     .option('encoding', { type: 'string', describe: 'text encoding of the input, e.g. windows-1252, latin1, utf-16le, shift_jis (default UTF-8; a byte order mark decides)' })

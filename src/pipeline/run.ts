@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { BreError } from '../errors.js';
 import type { ServiceClient } from '../http/chain.js';
 import { checkLocalAddresses } from '../http/egress-check.js';
+import { networkSecrets } from '../http/network.js';
 import { maskText } from '../input/mask.js';
 import { localLimiter, type LimiterFactory } from '../limits/factory.js';
 import type { LimiterStats } from '../limits/limiter.js';
@@ -108,6 +109,7 @@ export class Run {
 
   constructor(readonly s: RunSettings, readonly hooks: RunHooks = {}) {
     this.redactor.add(s.authToken);
+    for (const secret of networkSecrets(s.network)) this.redactor.add(secret);
     this.stop = new RunStop(s.stopGraceMs);
   }
 

@@ -8,6 +8,7 @@ import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
 import type { Rate } from '../limits/rates.js';
 import type { SampleSpec } from '../sample/design.js';
+import type { NetworkSettings } from '../http/network.js';
 import type { ServiceName } from '../types.js';
 import type { SinkTarget } from '../output/sink/index.js';
 
@@ -98,6 +99,8 @@ export interface RunSettings {
    * and connections (./egress.ts). Undefined: the system picks, as without the option.
    */
   readonly localAddresses?: readonly string[];
+  /** Proxies and TLS settings of the calls (--proxy, --ca-file, --client-cert, ...; src/http/network.ts). */
+  readonly network?: NetworkSettings;
   readonly progress: boolean;
   readonly clientId: string;
   readonly authToken: string;
