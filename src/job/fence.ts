@@ -49,7 +49,7 @@ export class JobFence {
 
   /**
    * In the batch's transaction: which rows may be written. Called again when the transaction is tried again
-   * (a connection lost): only the last call's outcome counts, taken by `settled()` once it committed.
+   * (a connection lost): only the last call's outcome counts, taken by `committed()` once it committed.
    */
   async admit(session: DbSession, rows: { readonly results: readonly number[]; readonly errors: readonly number[] }): Promise<(row: number) => boolean> {
     const byChunk = new Map<number, { held: HeldChunk; results: number[]; errors: number[] }>();
@@ -121,7 +121,7 @@ export class JobFence {
   }
 
   /** The batch's transaction committed: what it did. */
-  settled(): FenceOutcome | undefined {
+  committed(): FenceOutcome | undefined {
     const o = this.#pending;
     this.#pending = undefined;
     if (!o) return undefined;

@@ -47,8 +47,8 @@ export interface JobMemberOptions {
   readonly heartbeatMs: number;
   /** How often a worker with nothing to claim looks again for a chunk whose lease lapsed (default: the heartbeat). */
   readonly pollMs?: number;
-  /** Rows this worker's run has settled (results or errors), for its rate. */
-  readonly settled: () => number;
+  /** Rows this worker's run has done (a line in results or errors), for its rate. */
+  readonly rowsDone: () => number;
   readonly log: (line: string) => void;
   /** The job's database went away for good (SINK_UNAVAILABLE): the run stops, resumable. */
   readonly fail: (err: BreError) => void;
@@ -79,7 +79,7 @@ export class JobMember {
   #beating: Promise<void> | undefined;
   #stopped = false;
   #wake: (() => void) | undefined;
-  #lastBeat = { at: Date.now(), settled: 0 };
+  #lastBeat = { at: Date.now(), done: 0 };
   #rate = 0;
 
   constructor(readonly opts: JobMemberOptions) {}
@@ -193,22 +193,22 @@ export class JobMember {
     if (this.#beating) return this.#beating;
     this.#beating = (async () => {
       const now = Date.now();
-      const settled = this.opts.settled();
+      const done = this.opts.rowsDone();
       const seconds = (now - this.#lastBeat.at) / 1000;
       if (seconds > 0.5) {
-        const rate = (settled - this.#lastBeat.settled) / seconds;
+        const rate = (done - this.#lastBeat.done) / seconds;
         // Smoothed over about three heartbeats: one slow interval does not halve the job's ETA.
         this.#rate = this.#rate === 0 ? rate : this.#rate * 0.6 + rate * 0.4;
-        this.#lastBeat = { at: now, settled };
+        this.#lastBeat = { at: now, done };
       }
       const held = [...this.#held.values()];
       const report = held.map((h) => ({ chunk: h.claim.chunk, token: h.claim.token, sentTo: h.sentTo, resent: h.resent }));
       try {
-        const { lost, done } = await this.opts.store.heartbeat(this.opts.name, {
-          worker: this.opts.worker, host: hostname(), address: this.opts.address, rowsSettled: settled, rate: this.#rate,
+        const { lost, done: finished } = await this.opts.store.heartbeat(this.opts.name, {
+          worker: this.opts.worker, host: hostname(), address: this.opts.address, rowsDone: done, rate: this.#rate,
         }, report, this.opts.leaseMs);
         for (const h of held) h.resent -= report.find((r) => r.chunk === h.claim.chunk)!.resent;
-        for (const c of done) if (this.#held.delete(c)) this.stats.done += 1;
+        for (const c of finished) if (this.#held.delete(c)) this.stats.done += 1;
         for (const c of lost) this.#lose(c, 'its lease lapsed');
       } catch (err) {
         this.stop();

@@ -64,7 +64,7 @@ export function createJobTables(t: JobTables): string[] {
       state text NOT NULL,
       started_at timestamptz NOT NULL DEFAULT now(),
       seen_at timestamptz NOT NULL DEFAULT now(),
-      rows_settled bigint NOT NULL DEFAULT 0,
+      rows_done bigint NOT NULL DEFAULT 0,
       rate double precision NOT NULL DEFAULT 0,
       chunks integer NOT NULL DEFAULT 0,
       lease_ms integer NOT NULL DEFAULT 60000,

@@ -22,7 +22,7 @@ export interface WorkerStatus {
   readonly state: string;
   readonly alive: boolean;
   readonly rate: number;
-  readonly rowsSettled: number;
+  readonly rowsDone: number;
   readonly seenAt: string;
 }
 
@@ -61,11 +61,11 @@ export async function readJobStatus(store: JobStore, name: string, windowHours?:
   const held = await store.query<Record<string, unknown>>(
     `SELECT chunk, holder, claimed_at, lease_until, position, rows FROM ${t.chunks} WHERE job = $1 AND state = 'held' AND lease_until >= now() ORDER BY chunk`, [name]);
   const workers = await store.query<Record<string, unknown>>(
-    `SELECT worker, address, state, rate, rows_settled, seen_at, (state = 'working' AND seen_at + lease_ms * interval '1 millisecond' >= now()) AS alive
+    `SELECT worker, address, state, rate, rows_done, seen_at, (state = 'working' AND seen_at + lease_ms * interval '1 millisecond' >= now()) AS alive
      FROM ${t.workers} WHERE job = $1 ORDER BY started_at, worker`, [name]);
   const ws: WorkerStatus[] = workers.map((w) => ({
     worker: String(w.worker), address: (w.address as string | null) ?? null, state: String(w.state), alive: w.alive === true,
-    rate: Number(w.rate), rowsSettled: Number(w.rows_settled), seenAt: String(w.seen_at),
+    rate: Number(w.rate), rowsDone: Number(w.rows_done), seenAt: String(w.seen_at),
   }));
   const rows = Number(job.rows);
   const results = Number(agg.results);
@@ -116,7 +116,7 @@ export function formatJobStatus(s: JobStatus): string {
   const alive = s.workers.filter((w) => w.alive);
   lines.push(`  workers: ${alive.length} running${s.workers.length > alive.length ? `, ${s.workers.length - alive.length} gone or finished` : ''}`);
   for (const w of s.workers) {
-    lines.push(`    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsSettled} rows settled`);
+    lines.push(`    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done`);
   }
   if (s.state === 'done') {
     lines.push(`  done at ${s.doneAt}`);

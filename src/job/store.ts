@@ -7,7 +7,8 @@
  * (exit 3, resumable), as the sink does.
  */
 import { BreError, isBreError } from '../errors.js';
-import { dialectOf, isConnectionLoss, openSession, queryReason, type DbSession, type DbUrl, type Dialect } from '../db/index.js';
+import { dialectOf, openSession, queryReason, type DbSession, type DbUrl, type Dialect } from '../db/index.js';
+import { retrying, type RetryClock } from '../retry/policy.js';
 import { createJobTables, jobTables, type JobTables } from './schema.js';
 import { definitionDifferences, mismatchError, type JobDefinition } from './definition.js';
 import { bitsOf, clearBit, prefixOf } from './bits.js';
@@ -48,8 +49,8 @@ export interface WorkerReport {
   readonly worker: string;
   readonly host: string;
   readonly address: string | null;
-  readonly rowsSettled: number;
-  /** Rows settled per second, lately. */
+  readonly rowsDone: number;
+  /** Rows done per second, lately. */
   readonly rate: number;
 }
 
@@ -65,10 +66,9 @@ export interface JobStoreOptions {
   readonly schema?: string;
   readonly retryForMs: number;
   readonly log?: (line: string) => void;
-  readonly sleep?: (ms: number) => Promise<void>;
+  /** Test hook: the retry policy's clock. */
+  readonly clock?: RetryClock;
 }
-
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000, 15000] as const;
 
 export class JobStore {
   readonly dialect: Dialect;
@@ -102,7 +102,7 @@ export class JobStore {
         await session.query(sql);
       } catch (err) {
         // Two workers making the table at one moment: PostgreSQL may say so with a unique violation on its catalog.
-        if (isConnectionLoss(err) || (err as { code?: string }).code !== '23505') throw err;
+        if (this.dialect.classify(err) === 'lost' || (err as { code?: string }).code !== '23505') throw err;
       }
     }
   }
@@ -185,9 +185,9 @@ export class JobStore {
       [name, worker.worker, leaseMs, held.map((h) => h.chunk), held.map((h) => h.token), held.map((h) => h.sentTo), held.map((h) => h.resent)],
     );
     await this.#query(
-      `INSERT INTO ${this.tables.workers} (job, worker, host, address, state, rows_settled, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
-       ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_settled = EXCLUDED.rows_settled, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks, lease_ms = EXCLUDED.lease_ms`,
-      [name, worker.worker, worker.host, worker.address, worker.rowsSettled, worker.rate, held.length, leaseMs],
+      `INSERT INTO ${this.tables.workers} (job, worker, host, address, state, rows_done, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
+       ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_done = EXCLUDED.rows_done, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks, lease_ms = EXCLUDED.lease_ms`,
+      [name, worker.worker, worker.host, worker.address, worker.rowsDone, worker.rate, held.length, leaseMs],
     );
     const still = new Set(kept.map((k) => Number(k.chunk)));
     const missing = held.filter((h) => !still.has(h.chunk));
@@ -267,25 +267,27 @@ export class JobStore {
     return this.#retry(async (session) => (await session.query<R>(sql, params)).rows);
   }
 
-  /** `work` on the connection, again on a new one after a loss, with backoff, for --sink-retry. */
-  async #retry<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
-    const since = Date.now();
-    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-    for (let attempt = 0; ; attempt += 1) {
+  /** `work` on the connection, again on a new one after a loss, on the retry policy's schedule, for --sink-retry (src/retry/policy.ts). */
+  #retry<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
+    const lost = (err: unknown) => (isBreError(err) ? err.code === 'DB_UNREACHABLE' : this.dialect.classify(err) === 'lost');
+    const where = this.opts.url.display;
+    return retrying({
+      forMs: this.opts.retryForMs,
+      retryable: lost,
+      giveUp: (err) => new BreError('SINK_UNAVAILABLE', `the job's database at ${where} went away and did not come back within --sink-retry (${Math.round(this.opts.retryForMs / 1000)} s): ${isBreError(err) ? err.message : queryReason(err)}. Nothing is lost: the chunks this worker held go back to the job when their lease lapses; re-run the same command when the database is back`, { cause: err }),
+      onLoss: (err) => this.opts.log?.(`job: lost the connection to ${where} (${isBreError(err) ? err.message : queryReason(err)}): connecting again for up to ${Math.round(this.opts.retryForMs / 1000)} s`),
+      ...(this.opts.clock ? { clock: this.opts.clock } : {}),
+    }, async () => {
       try {
         this.#session ??= await openSession(this.opts.url);
         return await work(this.#session);
       } catch (err) {
-        const loss = isConnectionLoss(err) || (isBreError(err) && err.code === 'DB_UNREACHABLE');
-        if (!loss) throw err;
-        this.#session?.destroy();
-        this.#session = undefined;
-        if (Date.now() - since >= this.opts.retryForMs) {
-          throw new BreError('SINK_UNAVAILABLE', `the job's database at ${this.opts.url.display} went away and did not come back within --sink-retry (${Math.round(this.opts.retryForMs / 1000)} s): ${isBreError(err) ? err.message : queryReason(err)}. Nothing is lost: the chunks this worker held go back to the job when their lease lapses; re-run the same command when the database is back`, { cause: err });
+        if (lost(err)) {
+          this.#session?.destroy();
+          this.#session = undefined;
         }
-        if (attempt === 0) this.opts.log?.(`job: the database went away (${queryReason(err)}): connecting again for up to ${Math.round(this.opts.retryForMs / 1000)} s`);
-        await sleep(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]);
+        throw err;
       }
-    }
+    });
   }
 }

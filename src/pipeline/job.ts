@@ -17,8 +17,8 @@ import type { RunSettings } from './settings.js';
 
 export interface RunJob {
   readonly member: JobMember;
-  /** The run's settled rows (for the worker's rate) and its stop (the job's database gone for good). */
-  bind(settled: () => number, fail: (err: BreError) => void): void;
+  /** The run's rows done (for the worker's rate) and its stop (the job's database gone for good). */
+  bind(rowsDone: () => number, fail: (err: BreError) => void): void;
   /** The job's rows (all chunks), for the progress bar. */
   readonly rows: number;
   /** Hands back what is held and lets go of the input. */
@@ -85,10 +85,10 @@ export async function openJob(s: RunSettings, log: (line: string) => void): Prom
       const reopened = await store.reopenErrors(js.name, dialectOf(sink.url).table(names.errors, sink.schema));
       if (reopened > 0) log(`job ${js.name}: --retry-errors re-opened ${reopened} chunk${reopened > 1 ? 's' : ''} with rows in ${names.errors}`);
     }
-    let settledBy: () => number = () => 0;
+    let doneBy: () => number = () => 0;
     const member = new JobMember({
       store, name: js.name, worker: js.worker, address: s.localAddresses?.join(',') ?? null, leaseMs: js.leaseMs, heartbeatMs: js.heartbeatMs,
-      settled: () => settledBy(), log, fail: (err) => failWith(err),
+      rowsDone: () => doneBy(), log, fail: (err) => failWith(err),
     });
     let failWith: (err: BreError) => void = () => undefined;
     const reader = member.rows((c) => chunkRows(src, c));
@@ -96,8 +96,8 @@ export async function openJob(s: RunSettings, log: (line: string) => void): Prom
     const runJob: RunJob = {
       member,
       rows: job.rows,
-      bind(settled, fail) {
-        settledBy = settled;
+      bind(rowsDone, fail) {
+        doneBy = rowsDone;
         failWith = fail;
       },
       async close(stopped) {
