@@ -4,7 +4,7 @@
  * runs the pipeline (src/pipeline/runner.ts), draws report.html and prints the summary. A full disk met
  * anywhere is DISK_FULL (exit 3) naming the folder.
  */
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { diskFullCode, diskFullError, isBreError } from '../errors.js';
 import { networkSecrets } from '../http/network.js';
 import { createLog, type Log } from '../log/logger.js';
@@ -69,6 +69,13 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
       const { redisLimiterFactory } = await import('../limits/redis.js');
       limiterFactory = redisLimiterFactory(base.redisUrl);
     }
+    if (base.job && !base.dryRun) {
+      const { jobPrecheck } = await import('../pipeline/job.js');
+      if ((await jobPrecheck(base)) === 'done' && !base.job.retryErrors) {
+        log(`bre-batch: the job '${base.job.name}' is done: nothing left for this worker (\`bre-batch job status ${base.job.name} --sink ...\` shows it; --retry-errors re-opens its errors)`);
+        return 0;
+      }
+    }
     const settings = { ...base, metrics };
     const connect = e.baseUrls || base.dryRun ? hooks.connect : () => sandbox.start();
     const result = await runPipeline(settings, { ...hooks, limiterFactory, ...(connect ? { connect } : {}) });
@@ -95,11 +102,17 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
  * (src/pipeline/default-folder.ts); a dry run resumes nothing and writes only where it has rows to report.
  */
 async function outputFolder(req: RunRequest, log: Log): Promise<string> {
-  if (req.out !== undefined) return req.out;
   const s = req.settings;
+  // A job's worker writes a folder of its own each session (scratch: the job's state is in the database).
+  if (s.job) return join(req.out ?? join('output', `job-${s.job.name}`), `${s.job.worker.replace(/[^\w.-]+/g, '-')}-${utcStamp(new Date())}`);
+  if (req.out !== undefined) return req.out;
   const folder = await chooseDefaultFolder({ pipeline: s.pipeline, input: s.input, source: s.source, shard: s.shard, limit: s.limit, sample: s.sample, fresh: s.dryRun });
   if (folder.note) log(folder.note);
   return folder.dir;
+}
+
+function utcStamp(d: Date): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
 /** prom-client is loaded only when metrics are asked for (it costs every other run its start-up time). */

@@ -22,6 +22,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('compare <outA> <outB>', 'back-test two runs over the same rows: compare.csv, compare.json and report.html', async () => (await import('./compare.js')).compareCommand),
   entry('merge <dirs..>', 'combine the output folders of `run --shard K/N` workers into one, checking every row is there once', async () => (await import('./merge.js')).mergeCommand),
   entry('load <out>', 'write an output folder (a run\'s or a merged one) into database tables, with the same upserts as run --sink; no API call', async () => (await import('./load.js')).loadCommand),
+  entry('job <action> <name>', 'a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink\'s database', async () => (await import('./job.js')).jobCommand),
   entry('report <dir>', 'rebuild report.html of an output folder (a run\'s or a merged one) from the folder alone', async () => (await import('./report.js')).reportCommand),
 ];
 

@@ -16,10 +16,11 @@ import { resolveRunRequest, RUN_OPTION_FAMILIES, type OptionsContext, type RunAr
 export type { RunArgs } from './run-options/index.js';
 
 /** The context of a real command line: this process's environment, clock and disk. */
-export async function processContext(): Promise<OptionsContext> {
+export async function processContext(withJob = false): Promise<OptionsContext> {
   // Loaded when the command runs: pipelines bring every stage kind, which `run --help` does not need.
   const { loadPipeline } = await import('../config/pipeline.js');
-  return { env: process.env, loadPipeline, filesRoot: resolveFilesRoot, readSecretFile: readOwnerOnlyFile };
+  const { newWorkerId } = withJob ? await import('../job/index.js') : { newWorkerId: () => '' };
+  return { env: process.env, loadPipeline, filesRoot: resolveFilesRoot, readSecretFile: readOwnerOnlyFile, workerId: newWorkerId };
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -31,7 +32,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     return y as unknown as Argv<RunArgs>;
   },
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
-    const resolved = resolveRunRequest(a, await processContext(), resumeCommand(process.argv.slice(2), process.env));
+    const resolved = resolveRunRequest(a, await processContext(a.job !== undefined), resumeCommand(process.argv.slice(2), process.env));
     // Only the user's base URLs go through proxies and client certificates: the built-in sandbox is in-process.
     const baseUrls = resolved.endpoints.baseUrls;
     const network = baseUrls ? resolveNetwork(a, process.env, baseUrls, resolved.settings.localAddresses) : undefined;

@@ -15,6 +15,8 @@ export interface OptionsContext {
   readonly loadPipeline: (ref: string) => Pipeline;
   /** --files-root, else the input's folder (src/input/files-root.ts: it looks the folder up on the disk). */
   readonly filesRoot: (given: string | undefined, input: InputPlace) => FilesRoot;
+  /** This process's name among a job's workers (run --job: src/job/). */
+  readonly workerId: () => string;
   /** A secret kept in a file only its owner may read (BRE_AUTH_TOKEN_FILE, `file:PATH` URLs). */
   readonly readSecretFile: (path: string, what: string) => string;
 }

@@ -10,6 +10,7 @@ import { CONTROL_OPTIONS, resolveControl, type ControlArgs } from './control.js'
 import { DATABASE_OPTIONS, resolveDbInput, resolveRunSink, type DatabaseArgs } from './database.js';
 import type { OptionFamily, OptionsContext } from './family.js';
 import { INPUT_OPTIONS, resolveInput, type InputArgs } from './input.js';
+import { JOB_OPTIONS, resolveJob, type JobArgs } from './job.js';
 import { LIMITS_OPTIONS, resolveLimits, type LimitsArgs } from './limits.js';
 import { MONITORING_OPTIONS, resolveMonitoring, type MonitoringArgs } from './monitoring.js';
 import { NETWORK_FAMILY, type NetworkArgs } from './network.js';
@@ -19,9 +20,9 @@ import { resolveSampling, SAMPLING_OPTIONS, type SamplingArgs } from './sampling
 export type { OptionsContext } from './family.js';
 
 /** In the order `run --help` shows them: what a first run needs first. */
-export const RUN_OPTION_FAMILIES: readonly OptionFamily[] = [INPUT_OPTIONS, OUTPUT_OPTIONS, LIMITS_OPTIONS, NETWORK_FAMILY, DATABASE_OPTIONS, SAMPLING_OPTIONS, MONITORING_OPTIONS, CONTROL_OPTIONS];
+export const RUN_OPTION_FAMILIES: readonly OptionFamily[] = [INPUT_OPTIONS, OUTPUT_OPTIONS, LIMITS_OPTIONS, NETWORK_FAMILY, DATABASE_OPTIONS, SAMPLING_OPTIONS, MONITORING_OPTIONS, CONTROL_OPTIONS, JOB_OPTIONS];
 
-export interface RunArgs extends InputArgs, DatabaseArgs, OutputArgs, LimitsArgs, NetworkArgs, SamplingArgs, MonitoringArgs, ControlArgs {
+export interface RunArgs extends InputArgs, DatabaseArgs, OutputArgs, LimitsArgs, NetworkArgs, SamplingArgs, MonitoringArgs, ControlArgs, JobArgs {
   pipeline: string;
 }
 
@@ -33,7 +34,8 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
   const limits = resolveLimits(a, ctx);
   const sampling = resolveSampling(a);
   const control = resolveControl(a);
-  const output = resolveOutput(a);
+  const job = resolveJob(a, ctx);
+  const output = resolveOutput(a, job !== undefined);
   const monitoring = resolveMonitoring(a);
   const sink = resolveRunSink(a, pipeline.name, ctx);
   const callsNothing = control.dryRun || control.plan !== undefined;
@@ -48,6 +50,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
       outputFormats: output.outputFormats,
       keepPersonalData: output.keepPersonalData,
       retryErrors: output.retryErrors,
+      ...(job ? { job } : {}),
       dryRun: control.dryRun,
       circuit: control.circuit,
       stopGraceMs: control.stopGraceMs,

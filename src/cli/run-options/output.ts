@@ -28,12 +28,13 @@ export interface ResolvedOutput {
   readonly retryErrors: boolean;
 }
 
-export function resolveOutput(a: OutputArgs): ResolvedOutput {
-  if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
+/** `job`: run --job, whose worker writes a folder of its own each session (its --retry-errors is the job's). */
+export function resolveOutput(a: OutputArgs, job = false): ResolvedOutput {
+  if (a['retry-errors'] && !a.out && !job) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   return {
     out: a.out,
     outputFormats: parseOutputFormats(a['output-formats']),
     keepPersonalData: a['keep-personal-data'],
-    retryErrors: a['retry-errors'],
+    retryErrors: a['retry-errors'] && !job,
   };
 }

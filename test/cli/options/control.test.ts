@@ -55,3 +55,26 @@ describe('the circuit breaker: --max-consecutive-failures, --max-failure-share, 
     expect(refusal([`${flag}=${given}`])).toEqual({ code: 'USAGE', message });
   });
 });
+
+describe('--job and its options', () => {
+  it('join no job by default', () => {
+    expect(resolveArgs([]).settings.job).toBeUndefined();
+  });
+
+  it('take a name, with a --sink; this worker named by the context', () => {
+    expect(resolveArgs(['--job', 'nightly', '--sink', 'postgres://app@db/risk']).settings.job).toEqual({ name: 'nightly', worker: 'host-1-42', leaseMs: 60_000, heartbeatMs: 10_000, chunkRows: 500, retryErrors: false });
+  });
+
+  it('refuse what picks rows or no sink, and a heartbeat above a third of the lease', () => {
+    expect(refusal(['--job', 'n']).message).toMatch(/^Expected --sink URL with --job/);
+    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--limit', '5']).message).toMatch(/^Expected no --limit with --job, got --limit 5/);
+    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--job-lease', '30s', '--job-heartbeat', '11s']).message).toMatch(/^Expected --job-heartbeat to be at most a third of --job-lease/);
+    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--job-chunk-rows', 'lots']).message).toBe("Expected --job-chunk-rows to be a whole number from 1 to 1000000, got 'lots'");
+  });
+
+  it('take --retry-errors as the job\'s, without --out', () => {
+    const r = resolveArgs(['--job', 'n', '--sink', 'postgres://app@db/risk', '--retry-errors']);
+    expect(r.settings.job?.retryErrors).toBe(true);
+    expect(r.settings.retryErrors).toBe(false);
+  });
+});

@@ -28,6 +28,7 @@ export function parseCommandLine(argv: readonly string[]): RunArgs {
 export function fakeContext(over: Partial<OptionsContext> = {}): OptionsContext {
   return {
     env: {},
+    workerId: () => 'host-1-42',
     loadPipeline: (ref) => ({ name: ref, path: `/pipelines/${ref}.yaml`, stages: [], key: 'reference_id' }) as unknown as Pipeline,
     filesRoot: (given, input) => (given !== undefined
       ? { kind: 'folder', path: `/abs/${given}`, real: `/abs/${given}`, given: true }
