@@ -39,7 +39,7 @@ describe('bre-batch', () => {
     const r = await spawnCli(['lod']);
     expect(r.code).toBe(2);
     for (const c of COMMANDS) expect(r.stderr).toContain(commandName(c));
-    expect(r.stderr).toContain("Unknown command 'lod' (did you mean 'load'?): Expected one of run, sandbox, pipelines, detect, compare, merge, load, report");
+    expect(r.stderr).toContain(`Unknown command 'lod' (did you mean 'load'?): Expected one of ${COMMANDS.map(commandName).join(', ')}`);
     expect(r.stderr).toContain("Try 'bre-batch --help'.");
   });
 
