@@ -154,8 +154,9 @@ export class Run {
     if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
     // So is a sink that cannot be reached, or a user's table that cannot take the rows.
     this.sink = await openSink(s, this.sample !== undefined, kinds.some((k) => k.producesTransactions === true), (line) => this.log(line));
-    mkdirSync(s.outDir, { recursive: true });
+    // A dry run makes its folder only if it has rows to report (./finish.ts).
     if (!s.dryRun) {
+      mkdirSync(s.outDir, { recursive: true });
       this.output = await RunOutput.open(s.outDir, manifest, {
         retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats, sampled: this.sample !== undefined,
         stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
