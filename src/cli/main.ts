@@ -2,7 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { dirname } from 'node:path';
-import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
+import { diskFullCode, diskFullError, exitCodeOf, internalError, isBreError } from '../errors.js';
 import { commands } from './commands.js';
 import { createLog } from '../log/logger.js';
 import { applyOutputMode, parseOutputMode } from '../output/modes.js';
@@ -13,12 +13,18 @@ function jsonLogs(): boolean {
   return argv.includes('--log-format=json') || argv.some((x, i) => x === '--log-format' && argv[i + 1] === 'json');
 }
 
-/** yargs reads a lone `-` as a stray positional; `--input -` (stdin) must reach the option as its value. */
+/**
+ * yargs reads a lone `-` as a stray positional; `--input -` (stdin) must reach the option as its value. And it
+ * reads `--no-proxy LIST` as `--proxy false` then a stray LIST (its --no- negation): joined, it is the option.
+ */
 function normaliseArgv(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--input' && argv[i + 1] === '-') {
       out.push('--input=-');
+      i += 1;
+    } else if (argv[i] === '--no-proxy' && argv[i + 1] !== undefined) {
+      out.push(`--no-proxy=${argv[i + 1]}`);
       i += 1;
     } else out.push(argv[i]);
   }
@@ -51,10 +57,12 @@ try {
 } catch (thrown) {
   // A full disk met by any command (run names its output folder itself, src/cli/run.ts): DISK_FULL, exit 3.
   const path = (thrown as { path?: unknown } | null)?.path;
-  const err = diskFullCode(thrown) && !isBreError(thrown) ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder') : thrown;
-  const message = err instanceof Error ? err.message : String(err);
-  createLog({ format: jsonLogs() ? 'json' : 'human' })(`bre-batch: ${message}`, { level: 'error', code: isBreError(err) ? err.code : undefined });
-  if (!isBreError(err) && process.env.BRE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+  // Anything else that is not a BreError is a bug: INTERNAL, asking for a report.
+  const err = isBreError(thrown) ? thrown
+    : diskFullCode(thrown) ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder')
+      : internalError(thrown);
+  createLog({ format: jsonLogs() ? 'json' : 'human' })(`bre-batch: ${err.message}`, { level: 'error', code: err.code });
+  if (err.code === 'INTERNAL' && process.env.BRE_DEBUG) process.stderr.write(`${err.stack}\n`);
   // Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors (set by the command), 2 or 3 by the error table.
   process.exitCode = exitCodeOf(err);
 }

@@ -26,8 +26,10 @@ import { classify } from './layers/classify.js';
 import { deadline } from './layers/deadline.js';
 import { limit } from './layers/limit.js';
 import { measure, Meter } from './layers/measure.js';
-import { abortableSleep, retry } from './layers/retry.js';
+import { retry } from './layers/retry.js';
+import { sleep as abortableSleep } from '../retry/sleep.js';
 import type { Dispatch } from './layers/types.js';
+import { routeOf, type NetworkSettings } from './network.js';
 import { Transport, type HttpResponse } from './transport.js';
 
 export interface CallOptions {
@@ -75,6 +77,8 @@ export interface ClientOptions {
    * client of its own (src/pipeline/egress.ts) whose `stats` are that address's.
    */
   readonly alsoStats?: Readonly<Record<ServiceName, CallStats>>;
+  /** Proxies and TLS settings (./network.ts); undefined: direct, Node's defaults. */
+  readonly network?: NetworkSettings;
 }
 
 export interface ServiceClient {
@@ -86,13 +90,17 @@ export interface ServiceClient {
   close(): Promise<void>;
 }
 
-/** One pool per base URL: services that share one share its connections. */
+/** One pool per base URL and TLS settings: services that share both share its connections. */
 function transportsOf(opts: ClientOptions): Record<ServiceName, Transport> {
-  const byUrl: Record<string, Transport> = {};
+  const made: { baseUrl: string; tls: unknown; transport: Transport }[] = [];
   const pick = (service: ServiceName): Transport => {
     const t = opts.targets[service];
-    byUrl[t.baseUrl] ??= new Transport(t.baseUrl, Math.max(t.connections, 1), opts.maxResponseBytes, opts.localAddress);
-    return byUrl[t.baseUrl];
+    const tls = opts.network?.tls[service];
+    const same = made.find((m) => m.baseUrl === t.baseUrl && m.tls === tls);
+    if (same) return same.transport;
+    const transport = new Transport(t.baseUrl, Math.max(t.connections, 1), opts.maxResponseBytes, opts.localAddress, routeOf(service, t.baseUrl, opts.network));
+    made.push({ baseUrl: t.baseUrl, tls, transport });
+    return transport;
   };
   return { workflow: pick('workflow'), bureau: pick('bureau'), account: pick('account') };
 }

@@ -13,9 +13,10 @@
  * bound the silence between bytes, from the request's write, so they never fire first); they are what is
  * left should the deadline's timer not run.
  */
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { Pool, ProxyAgent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
+import type { Route } from './network.js';
 import { AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';
 
 export interface HttpRequest {
@@ -46,29 +47,34 @@ class AnswerTooLarge extends Error {
 }
 
 export class Transport {
-  readonly #pool: Pool;
+  readonly #pool: Pool | ProxyAgent;
   readonly origin: string;
   readonly #prefix: string;
   readonly #maxBytes: number;
   readonly #deadlines = new Deadlines();
+  /** undici's ProxyAgent writes `host` into a request's headers: the chain's are one frozen object (auth). */
+  readonly #copyHeaders: boolean;
 
   /**
    * `maxResponseBytes`: answers longer than this are cut there (the rest is not read). `localAddress`: the
    * source address every connection of the pool is bound to (--local-address); undefined lets the system pick.
+   * `route`: the proxy to tunnel through and the TLS options for the origin (./network.ts); a client
+   * certificate goes to the origin, through the tunnel (`requestTls`), never to the proxy.
    */
-  constructor(baseUrl: string, connections: number, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES, localAddress?: string) {
+  constructor(baseUrl: string, connections: number, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES, localAddress?: string, route?: Route) {
     this.#maxBytes = maxResponseBytes;
     const url = new URL(baseUrl);
     this.origin = url.origin;
     this.#prefix = url.pathname.replace(/\/+$/, '');
-    this.#pool = new Pool(url.origin, {
-      connections,
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 60_000,
-      connectTimeout: 10_000,
-      ...(localAddress ? { localAddress } : {}),
-    });
+    this.#copyHeaders = route?.proxy !== undefined;
+    const pooling = { connections, pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connectTimeout: 10_000 };
+    this.#pool = route?.proxy
+      ? new ProxyAgent({ uri: route.proxy, ...pooling, ...(route.tls ? { requestTls: route.tls } : {}) })
+      : new Pool(url.origin, {
+        ...pooling,
+        ...(localAddress ? { localAddress } : {}),
+        ...(route?.tls ? { connect: route.tls } : {}),
+      });
   }
 
   /**
@@ -91,9 +97,10 @@ export class Transport {
       const fail = (err: unknown) => reject(classifyTransportError(service, err, signal, timeoutMs));
       const handler = new WholeBody(this.#maxBytes, resolve, fail, sent, deadline);
       this.#pool.dispatch({
+        origin: this.origin,
         method: 'POST',
         path: this.#prefix + req.path,
-        headers: req.headers,
+        headers: this.#copyHeaders ? { ...req.headers } : req.headers,
         body: req.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

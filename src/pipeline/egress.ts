@@ -80,7 +80,7 @@ export class Egress {
           ...(s.throttleDeadlineMs !== undefined ? { throttleDeadlineMs: s.throttleDeadlineMs } : {}),
           ...(s.maxResponseBytes !== undefined ? { maxResponseBytes: s.maxResponseBytes } : {}),
           targets: perService((svc) => ({ baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc] })),
-          ...(address ? { localAddress: address } : {}), ...(runStats ? { alsoStats: runStats } : {}),
+          ...(address ? { localAddress: address } : {}), ...(runStats ? { alsoStats: runStats } : {}), ...(s.network ? { network: s.network } : {}),
         });
         const bound = stages.map((st): StageRuntime => {
           const service = kindOf(st.config).service;

@@ -8,6 +8,7 @@ import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
 import type { Rate } from '../limits/rates.js';
 import type { SampleSpec } from '../sample/design.js';
+import type { NetworkSettings } from '../http/network.js';
 import type { ServiceName } from '../types.js';
 import type { SinkTarget } from '../output/sink/index.js';
 
@@ -27,6 +28,19 @@ export interface DbInputSettings {
   readonly statementTimeoutMs?: number;
   /** Rows a keyset page keeps (default DEFAULT_PAGE_ROWS, src/input/db/source.ts). */
   readonly pageRows?: number;
+}
+
+/** `run --job NAME` (with --sink on PostgreSQL): this worker's part in a job shared by many hosts (./job.ts). */
+export interface JobSettings {
+  readonly name: string;
+  /** This process's name in the job's tables (src/job/member.ts newWorkerId). */
+  readonly worker: string;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  /** Rows per chunk when this worker is the one that splits the input. */
+  readonly chunkRows: number;
+  /** --retry-errors: a job that is done has its chunks with errors re-opened, those rows sent again. */
+  readonly retryErrors: boolean;
 }
 
 export interface RunSettings {
@@ -85,6 +99,8 @@ export interface RunSettings {
    * and connections (./egress.ts). Undefined: the system picks, as without the option.
    */
   readonly localAddresses?: readonly string[];
+  /** Proxies and TLS settings of the calls (--proxy, --ca-file, --client-cert, ...; src/http/network.ts). */
+  readonly network?: NetworkSettings;
   readonly progress: boolean;
   readonly clientId: string;
   readonly authToken: string;
@@ -98,6 +114,8 @@ export interface RunSettings {
   readonly log: Log;
   /** The formats of the files rebuilt at the end (--output-formats; default csv and parquet). */
   readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
+  /** --job NAME: this run is one worker of a job; its rows come from the chunks it claims. Undefined: a run of its own. */
+  readonly job?: JobSettings;
   /** The scheduler's metrics (--metrics-file, --metrics-port), already started; none by default. */
   readonly metrics?: RunMetrics;
 }

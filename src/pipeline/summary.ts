@@ -27,7 +27,7 @@ export interface RunCounters {
   warnings: number;
   retriedRows: number;
   dryRunValid: number;
-  /** performance.now() when the first row was dispatched and when the last one settled. */
+  /** performance.now() when the first row was dispatched and when the last one was done. */
   firstDispatch: number;
   lastSettle: number;
 }
@@ -88,11 +88,16 @@ export function buildSummary(x: SummaryInput): RunSummary {
       retried_from_errors: c.retriedRows,
       out_of_shard: c.outOfShard,
       ...(x.s.sample ? { not_in_sample: c.notInSample } : {}),
+      // Every row read this session is accounted for: done before, another shard's, outside the sample,
+      // succeeded or failed now, or neither (sent again by the resume): started but still in flight when the
+      // run stopped, or not started (the stop came first; for --retry-errors, past the earlier run's --limit).
+      in_flight_at_stop: Math.max(0, c.processed - c.succeeded - c.failed - c.dryRunValid),
+      not_started: Math.max(0, c.read - c.resumed - c.outOfShard - c.notInSample - c.processed),
       ...(x.s.dryRun ? { valid: c.dryRunValid } : {}),
     },
     warnings: c.warnings,
     seconds: Math.round(seconds * 10) / 10,
-    // Rows a second while rows were flowing (first dispatched to last settled): start-up, hashing the
+    // Rows a second while rows were flowing (first dispatched to last done): start-up, hashing the
     // input and rebuilding results.csv are in `seconds` but not here.
     rows_per_second: c.lastSettle > c.firstDispatch ? Math.round((c.processed / ((c.lastSettle - c.firstDispatch) / 1000)) * 100) / 100 : null,
     stages: Object.fromEntries(x.stages.map((st) => [st.config.id, {

@@ -46,7 +46,7 @@ export interface SpawnOptions {
  */
 export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['BRE_BASE_URL', 'BUREAU_BASE_URL', 'ACCOUNT_BASE_URL', 'BRE_CLIENT_ID', 'BRE_AUTH_TOKEN', 'BRE_AUTH_TOKEN_FILE', 'BRE_DEBUG']) delete out[k];
+  for (const k of ['BRE_BASE_URL', 'BUREAU_BASE_URL', 'ACCOUNT_BASE_URL', 'BRE_CLIENT_ID', 'BRE_AUTH_TOKEN', 'BRE_AUTH_TOKEN_FILE', 'BRE_DEBUG', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete out[k];
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete out[k];
     else out[k] = v;

@@ -9,9 +9,10 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startScriptWorker } from '../worker-thread.js';
-import { BreError, type BreErrorContext, type ErrorCode } from '../../errors.js';
+import { BreError, internalError, isBreError, type BreErrorJSON } from '../../errors.js';
 import type { FollowerStats } from './follower.js';
 import type { SinkShape, SinkTarget } from './writer.js';
+import type { FenceOutcome, HeldChunk } from '../../job/fence.js';
 
 export interface SinkWorkerData {
   readonly dir: string;
@@ -19,34 +20,27 @@ export interface SinkWorkerData {
   readonly shape: SinkShape;
   /** Two BigInt64: where results.ndjson and errors.ndjson have been written up to, stored by the thread. */
   readonly positions: SharedArrayBuffer;
+  /** A job's worker (`run --job`): each batch passes the job's fence (src/job/fence.ts). */
+  readonly job?: { readonly name: string; readonly worker: string; readonly schema?: string };
 }
 
-/** A BreError as a message carries it. */
-export interface SentError {
-  readonly code: ErrorCode;
-  readonly message: string;
-  readonly context: Omit<BreErrorContext, 'cause'>;
-}
-
-export type ToSinkThread = { readonly type: 'finish' } | { readonly type: 'stop' };
+export type ToSinkThread =
+  | { readonly type: 'finish' }
+  | { readonly type: 'stop' }
+  | { readonly type: 'hold'; readonly chunk: HeldChunk }
+  | { readonly type: 'drop'; readonly chunk: number };
 export type FromSinkThread =
   | { readonly type: 'log'; readonly line: string }
   | { readonly type: 'ready' }
   | { readonly type: 'progress'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'done'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'stopped' }
-  | { readonly type: 'failed'; readonly error: SentError };
+  | { readonly type: 'job'; readonly outcome: FenceOutcome }
+  | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
-export function sendError(err: unknown): SentError {
-  if (err instanceof BreError) {
-    const { code: _code, status, ...context } = { ...err } as Record<string, unknown>;
-    return { code: err.code, message: err.message, context: { ...(context as BreErrorContext), ...(typeof status === 'number' ? { status } : {}) } };
-  }
-  return { code: 'SINK_REJECTED', message: `the sink failed: ${(err as Error)?.message ?? String(err)}`, context: {} };
-}
-
-function receivedError(e: SentError): BreError {
-  return new BreError(e.code, e.message, e.context);
+/** A failure as the thread sends it: the sink's own BreErrors as they are, anything else is a bug (INTERNAL). */
+export function sendError(err: unknown): BreErrorJSON {
+  return (isBreError(err) ? err : internalError(err, "in the sink's thread")).toJSON();
 }
 
 function startWorker(workerData: SinkWorkerData): Worker {
@@ -69,8 +63,10 @@ export class SinkThread {
   #settle: ((m: FromSinkThread) => void) | undefined;
   readonly #exited: Promise<void>;
 
-  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED) while the run goes. */
+  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED, INTERNAL for a crash) while the run goes. */
   onFailure: ((err: BreError) => void) | undefined;
+  /** A job's worker: told after each batch what it did to the chunks (lost, done). */
+  onJob: ((outcome: FenceOutcome) => void) | undefined;
 
   private constructor(data: SinkWorkerData, log: (line: string) => void) {
     this.#positions = new BigInt64Array(data.positions);
@@ -80,19 +76,19 @@ export class SinkThread {
     this.#worker.unref();
     this.#worker.on('message', (m: FromSinkThread) => this.#receive(m));
     this.#worker.on('error', (err) => this.#receive({ type: 'failed', error: sendError(err) }));
-    this.#exited = new Promise((resolve) => this.#worker.once('exit', () => {
-      this.#receive({ type: 'failed', error: { code: 'SINK_REJECTED', message: 'the sink\'s thread ended before it was done', context: {} } });
+    this.#exited = new Promise((resolve) => this.#worker.once('exit', (code) => {
+      this.#receive({ type: 'failed', error: sendError(new Error(`the thread ended (exit code ${code}) before it was done`)) });
       resolve();
     }));
   }
 
   /** Starts the thread; settles once it has read where the folder was written up to (or failed to). */
-  static async open(dir: string, target: SinkTarget, shape: SinkShape, log: (line: string) => void): Promise<SinkThread> {
-    const t = new SinkThread({ dir, target, shape, positions: new SharedArrayBuffer(16) }, log);
+  static async open(dir: string, target: SinkTarget, shape: SinkShape, log: (line: string) => void, job?: SinkWorkerData['job']): Promise<SinkThread> {
+    const t = new SinkThread({ dir, target, shape, positions: new SharedArrayBuffer(16), ...(job ? { job } : {}) }, log);
     const first = await t.#next((m) => m.type === 'ready' || m.type === 'failed');
     if (first.type === 'failed') {
       await t.#worker.terminate();
-      throw receivedError(first.error);
+      throw BreError.fromJSON(first.error);
     }
     return t;
   }
@@ -122,6 +118,16 @@ export class SinkThread {
     });
   }
 
+  /** A job's chunk claimed: its rows may be written under its token (before any of its rows is journalled). */
+  hold(chunk: HeldChunk): void {
+    if (!this.#ended) this.#worker.postMessage({ type: 'hold', chunk } satisfies ToSinkThread);
+  }
+
+  /** A job's chunk lost: its rows are refused from now on. */
+  drop(chunk: number): void {
+    if (!this.#ended) this.#worker.postMessage({ type: 'drop', chunk } satisfies ToSinkThread);
+  }
+
   /** The journals are closed: the thread writes what is left and ends. Throws the failure that stopped the sink. */
   async finish(): Promise<FollowerStats> {
     if (this.#failure) {
@@ -132,7 +138,7 @@ export class SinkThread {
     this.#worker.postMessage({ type: 'finish' } satisfies ToSinkThread);
     const m = await this.#next((x) => x.type === 'done' || x.type === 'failed');
     await this.#end();
-    if (m.type === 'failed') throw receivedError(m.error);
+    if (m.type === 'failed') throw BreError.fromJSON(m.error);
     return this.#stats;
   }
 
@@ -172,6 +178,9 @@ export class SinkThread {
       case 'log':
         this.#log(m.line);
         return;
+      case 'job':
+        this.onJob?.(m.outcome);
+        return;
       case 'progress':
       case 'done':
         this.#stats = m.stats;
@@ -180,7 +189,7 @@ export class SinkThread {
         break;
       case 'failed':
         if (!this.#failure && !this.#ended) {
-          this.#failure = receivedError(m.error);
+          this.#failure = BreError.fromJSON(m.error);
           for (const w of this.#roomWaiters.splice(0)) w();
           if (this.#settle === undefined) this.onFailure?.(this.#failure);
         }

@@ -8,7 +8,10 @@ import { BreError, isBreError } from '../../errors.js';
 import { FILES, readManifest } from '../format/index.js';
 import { SinkFollower } from './follower.js';
 import { sendError, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
-import { SinkWriter } from './writer.js';
+import { sinkUnavailable, SinkWriter } from './writer.js';
+import { JobFence } from '../../job/fence.js';
+import { jobTables } from '../../job/schema.js';
+import { retrying } from '../../retry/policy.js';
 
 if (parentPort) {
   const port = parentPort;
@@ -18,6 +21,7 @@ if (parentPort) {
   const log = (line: string) => post({ type: 'log', line });
   let writer: SinkWriter | undefined;
   let follower: SinkFollower | undefined;
+  let jobFence: JobFence | undefined;
   const store = (f: SinkFollower) => {
     Atomics.store(positions, 0, BigInt(f.positions.results));
     Atomics.store(positions, 1, BigInt(f.positions.errors));
@@ -28,6 +32,15 @@ if (parentPort) {
     if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${data.dir} has no ${FILES.manifest}: the sink has no folder to follow`);
     const f = await SinkFollower.open(data.dir, manifest, writer, log);
     follower = f;
+    if (data.job) {
+      const fence = new JobFence(data.job.name, data.job.worker, jobTables(writer.dialect, data.job.schema));
+      jobFence = fence;
+      f.fence = fence;
+      f.onBatch = () => {
+        const outcome = fence.committed();
+        if (outcome && (outcome.lost.length > 0 || outcome.done.length > 0 || outcome.refused > 0)) post({ type: 'job', outcome });
+      };
+    }
     store(f);
     f.onProgress = () => {
       store(f);
@@ -41,6 +54,9 @@ if (parentPort) {
     await writer?.close().catch(() => undefined);
   }
   port.on('message', (m: ToSinkThread) => {
+    // Chunks claimed and lost come before any of their rows is journalled (messages keep their order).
+    if (m.type === 'hold') return jobFence?.hold(m.chunk);
+    if (m.type === 'drop') return jobFence?.drop(m.chunk);
     const f = follower;
     const w = writer!;
     if (!f) return;
@@ -67,17 +83,11 @@ if (parentPort) {
  * The thread's own writer. The run made and checked the tables a moment ago (../../pipeline/sink.ts), so a
  * failure now is the database going away: tried again for --sink-retry, as a write would be.
  */
-async function openWriter(data: SinkWorkerData, log: (line: string) => void): Promise<SinkWriter> {
-  const since = Date.now();
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await SinkWriter.open(data.target, data.shape, log);
-    } catch (err) {
-      if (!isBreError(err) || (err.code !== 'DB_UNREACHABLE' && err.code !== 'DB_QUERY_FAILED')) throw err;
-      if (Date.now() - since >= data.target.retryForMs) {
-        throw new BreError('SINK_UNAVAILABLE', `the sink at ${data.target.url.display} went away and did not come back within --sink-retry (${Math.round(data.target.retryForMs / 1000)} s): ${err.message}. Nothing is lost: the rows are in the output folder; re-run the same command when the database is back (or \`bre-batch load\` the folder).`, { cause: err });
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, 250 * 2 ** attempt)));
-    }
-  }
+function openWriter(data: SinkWorkerData, log: (line: string) => void): Promise<SinkWriter> {
+  const unreachable = (err: unknown) => isBreError(err) && (err.code === 'DB_UNREACHABLE' || err.code === 'DB_QUERY_FAILED');
+  return retrying({
+    forMs: data.target.retryForMs,
+    retryable: unreachable,
+    giveUp: (err) => sinkUnavailable(data.target, (err as Error).message, err),
+  }, () => SinkWriter.open(data.target, data.shape, log));
 }

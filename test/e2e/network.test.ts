@@ -1,0 +1,121 @@
+/**
+ * The network as banks have it (issue 32), against real servers on loopback: nginx with a private CA that
+ * requires a client certificate, in front of the sandbox, and tinyproxy as the egress proxy.
+ */
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runArgs, spawnCli } from '../helpers/cli.js';
+import { makePki, startNginx, startTinyproxy, type RunningServer, type TestPki } from '../helpers/network-servers.js';
+import { filesUnder, invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+
+/** CONNECT lines tinyproxy logged for `port`. */
+function connectsTo(proxy: RunningServer, port: number): number {
+  return proxy.log().split('\n').filter((l) => l.includes('CONNECT') && l.includes(`127.0.0.1:${port}`)).length;
+}
+
+describe('network: client certificates, a private CA and a proxy, against nginx and tinyproxy', () => {
+  let sb: TestSandbox;
+  let pki: TestPki;
+  let nginx: RunningServer;
+  let proxy: RunningServer;
+  let authProxy: RunningServer;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rate: { workflow: null } });
+    pki = makePki();
+    nginx = await startNginx(pki, sb.sandbox.url);
+    proxy = await startTinyproxy();
+    authProxy = await startTinyproxy({ auth: { user: 'egress', password: 'proxy-secret-91f' } });
+  }, 60_000);
+  afterAll(async () => {
+    await nginx?.stop();
+    await proxy?.stop();
+    await authProxy?.stop();
+    await sb?.close();
+  });
+
+  const certArgs = () => ['--ca-file', pki.caCert, '--client-cert', pki.clientCert, '--client-key', pki.clientKey];
+
+  it('a client certificate (PEM) and a CA file: every row through nginx, straight, no CONNECT', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    const before = connectsTo(proxy, nginx.port);
+    const res = await spawnCli(runArgs('location', locationCsv(dir, 8), out, ...certArgs()), sb.env(nginx.url, { NO_PROXY: '127.0.0.1', HTTPS_PROXY: proxy.url }));
+    expect(res.code, res.stderr).toBe(0);
+    expect(invariantProblems(8, readOutput(out))).toEqual([]);
+    expect(readOutput(out).results).toHaveLength(8);
+    expect(connectsTo(proxy, nginx.port)).toBe(before);
+    // nginx saw the calls (its access log has their paths, answered 200).
+    expect(nginx.log()).toMatch(/POST \/execute\/\S+ HTTP\/1\.1" 200/);
+  }, 90_000);
+
+  it('HTTPS_PROXY: the calls go through the proxy\'s CONNECT tunnel, and the client certificate reaches nginx through it', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    const before = connectsTo(proxy, nginx.port);
+    const res = await spawnCli(runArgs('location', locationCsv(dir, 8), out, ...certArgs()), sb.env(nginx.url, { HTTPS_PROXY: proxy.url }));
+    expect(res.code, res.stderr).toBe(0);
+    expect(readOutput(out).results).toHaveLength(8);
+    expect(connectsTo(proxy, nginx.port)).toBeGreaterThan(before);
+  }, 90_000);
+
+  it('lowercase https_proxy wins over HTTPS_PROXY; --no-proxy overrides it', async () => {
+    const dir = tempDir();
+    const before = connectsTo(proxy, nginx.port);
+    const res = await spawnCli(runArgs('location', locationCsv(dir, 3), join(dir, 'a'), ...certArgs()), sb.env(nginx.url, { https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:9' }));
+    expect(res.code, res.stderr).toBe(0);
+    expect(connectsTo(proxy, nginx.port)).toBeGreaterThan(before);
+    const mid = connectsTo(proxy, nginx.port);
+    const direct = await spawnCli(runArgs('location', locationCsv(dir, 3), join(dir, 'b'), ...certArgs(), '--no-proxy', '127.0.0.1'), sb.env(nginx.url, { https_proxy: proxy.url }));
+    expect(direct.code, direct.stderr).toBe(0);
+    expect(connectsTo(proxy, nginx.port)).toBe(mid);
+  }, 90_000);
+
+  it('a PKCS#12 client certificate with its passphrase in an owner-only file', async () => {
+    const dir = tempDir();
+    const pass = join(dir, 'pass');
+    writeFileSync(pass, pki.pfxPassphrase);
+    chmodSync(pass, 0o600);
+    const res = await spawnCli(runArgs('location', locationCsv(dir, 4), join(dir, 'out'), '--ca-file', pki.caCert, '--client-pfx', pki.clientPfx), sb.env(nginx.url, { BRE_CLIENT_KEY_PASSPHRASE_FILE: pass }));
+    expect(res.code, res.stderr).toBe(0);
+    expect(readOutput(join(dir, 'out')).results).toHaveLength(4);
+  }, 90_000);
+
+  it('a proxy that wants credentials: from --proxy env:VAR, and they are never printed nor written', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    const secretUrl = `http://egress:proxy-secret-91f@127.0.0.1:${authProxy.port}`;
+    const res = await spawnCli(runArgs('location', locationCsv(dir, 4), out, ...certArgs(), '--proxy', 'env:EGRESS_PROXY'), sb.env(nginx.url, { EGRESS_PROXY: secretUrl }));
+    expect(res.code, res.stderr).toBe(0);
+    expect(connectsTo(authProxy, nginx.port)).toBeGreaterThan(0);
+    expect(res.stdout + res.stderr).not.toContain('proxy-secret-91f');
+    for (const f of filesUnder(out)) expect(readFileSync(f.path, 'latin1'), f.path).not.toContain('proxy-secret-91f');
+  }, 90_000);
+
+  it('refused before anything is called (exit 2): credentials in --proxy, --local-address with a proxy, a key others can read, a wrong passphrase', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 2);
+    const inline = await spawnCli(runArgs('location', input, join(dir, 'a'), ...certArgs(), '--proxy', 'http://u:pw-on-the-line@127.0.0.1:3128'), sb.env(nginx.url));
+    expect(inline.code).toBe(2);
+    expect(inline.stderr).toContain('without credentials on the command line');
+    expect(inline.stderr).not.toContain('pw-on-the-line');
+
+    const both = await spawnCli(runArgs('location', input, join(dir, 'b'), ...certArgs(), '--local-address', '127.0.0.1'), sb.env(nginx.url, { HTTPS_PROXY: proxy.url }));
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('Expected --local-address without a proxy');
+
+    const loose = join(dir, 'loose.key');
+    writeFileSync(loose, readFileSync(pki.clientKey, 'utf8'));
+    chmodSync(loose, 0o644);
+    const readable = await spawnCli(runArgs('location', input, join(dir, 'c'), '--ca-file', pki.caCert, '--client-cert', pki.clientCert, '--client-key', loose), sb.env(nginx.url));
+    expect(readable.code).toBe(2);
+    expect(readable.stderr).toContain('readable by its owner only');
+
+    const wrong = await spawnCli(runArgs('location', input, join(dir, 'd'), '--ca-file', pki.caCert, '--client-pfx', pki.clientPfx), sb.env(nginx.url, { BRE_CLIENT_KEY_PASSPHRASE: 'not-it' }));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('passphrase');
+    for (const r of [inline, both, readable, wrong]) expect(r.stdout).not.toContain('rows');
+  }, 120_000);
+});
