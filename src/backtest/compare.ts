@@ -16,7 +16,7 @@ import { featureBins, type FeatureBins } from './features.js';
 import { NumberSink, readNumbers, TextSink } from './files.js';
 import { countErrors, openRunFolder, type ErrorCounts, type RunFolder } from './folder.js';
 import { HistogramCounter, histogramEdges } from './histogram.js';
-import { readInputColumns, RowColumns, type InputReading } from './input-columns.js';
+import { readInputColumns, type RowColumns, type InputReading } from './input-columns.js';
 import { joinBuckets, type JoinedLine } from './join.js';
 import { autoBuckets, resolveCompareOptions, type CompareOptions, type ResolvedOptions } from './options.js';
 import { partitionRun, type PartitionStats } from './partition.js';

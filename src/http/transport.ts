@@ -17,7 +17,7 @@ import { Pool, ProxyAgent, errors as undiciErrors, type Dispatcher } from 'undic
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import type { Route } from './network.js';
-import { AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';
+import { type AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';
 
 export interface HttpRequest {
   readonly path: string;

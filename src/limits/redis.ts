@@ -190,7 +190,7 @@ export class RedisLimiter implements ServiceLimiter {
   nextStartInMs(): number {
     const c = this.limiter.counts();
     const ms = Math.max(this.pausedUntil - Date.now(), ((c.QUEUED ?? 0) + (c.RUNNING ?? 0)) * this.#minTime);
-    return ms > 0 ? ms : 0;
+    return Math.max(ms , 0);
   }
 
   stats(): LimiterStats {

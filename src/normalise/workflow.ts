@@ -146,7 +146,7 @@ function put(out: NormalisedResult, key: string, value: Json | undefined): void 
 function flatten(out: NormalisedResult, prefix: string, engines: Json | undefined, reserve: boolean, skip?: readonly string[], skipEmpty = false): void {
   if (!isObj(engines)) return;
   for (const engine of Object.keys(engines)) {
-    if (skip !== undefined && skip.includes(engine)) continue;
+    if (skip?.includes(engine)) continue;
     const feats = engines[engine];
     if (isObj(feats)) {
       const names = Object.keys(feats);
