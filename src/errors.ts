@@ -185,6 +185,7 @@ export interface BreErrorContext {
 /** The context fields, readable on the error as they were given (declared once, in BreErrorContext). */
 export interface BreError extends Readonly<Omit<BreErrorContext, 'status' | 'cause'>> {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above declares the fields the constructor assigns from the context, once.
 export class BreError extends Error {
   readonly code: ErrorCode;
   /** HTTP status of the answer; null when there was none. */

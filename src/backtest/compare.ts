@@ -116,7 +116,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
       return { acc, risk, units, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
     });
     const sameInput = o.input !== undefined || sameInputFile(A, B);
-    let counts;
+    let counts: Awaited<ReturnType<typeof joinBuckets>>;
     try {
       csv.write(csvLine(csvHeader(comparisons, o, sampling !== null)));
       counts = await joinBuckets({

@@ -3,7 +3,7 @@
  * named by BRE_AUTH_TOKEN_FILE that only its owner can read; it is never accepted on the command line,
  * where it would be visible in `ps` and shell history.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 
@@ -33,7 +33,7 @@ export function checkBaseUrl(name: string, value: string): string {
  * it holds the secret. `what` names it in messages (e.g. `BRE_AUTH_TOKEN_FILE ${path}`).
  */
 export function readOwnerOnlyFile(path: string, what: string): string {
-  let st;
+  let st: Stats;
   try {
     st = statSync(path);
   } catch {

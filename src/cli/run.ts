@@ -140,7 +140,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   }
   if (!Number.isInteger(a['max-attempts']) || a['max-attempts'] < 1) throw new BreError('USAGE', `Expected --max-attempts to be a whole number >= 1, got '${a['max-attempts']}'`);
   if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 0)) throw new BreError('USAGE', `Expected --limit to be a whole number >= 0, got '${a.limit}'`);
-  let shard;
+  let shard: ReturnType<typeof parseShard> | undefined;
   if (a.shard !== undefined) {
     try {
       shard = parseShard(a.shard);

@@ -99,7 +99,7 @@ export function readShardFolders(dirs: readonly string[], log: (line: string) =>
     const manifest = readManifest(dir);
     if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`);
     if (!manifest.shard) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a shard: Expected a run made with --shard K/N, got an unsharded run (it already holds every row)`);
-    let shard;
+    let shard: ReturnType<typeof parseShard>;
     try {
       shard = parseShard(manifest.shard);
     } catch {

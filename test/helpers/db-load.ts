@@ -62,7 +62,7 @@ function q(dialect: DialectName, id: string): string {
   return dialect === 'postgres' ? `"${id.replace(/"/g, '""')}"` : `\`${id.replace(/`/g, '``')}\``;
 }
 
-function valueOf(v: unknown, type: string): unknown {
+function sqlValueOf(v: unknown, type: string): unknown {
   if (v === undefined || v === null) return null;
   if (/json/.test(type)) return JSON.stringify(v);
   if (typeof v === 'object') return JSON.stringify(v);
@@ -100,7 +100,7 @@ export async function insertRows(session: DbSession, dialect: DialectName, table
     const chunk = rows.slice(i, i + per);
     const params: unknown[] = [];
     const tuples = chunk.map((r) => `(${columns.map((c) => {
-      params.push(valueOf(r[c.name], c.type));
+      params.push(sqlValueOf(r[c.name], c.type));
       return dialect === 'postgres' ? `$${params.length}` : '?';
     }).join(', ')})`);
     await session.query(`INSERT INTO ${q(dialect, table)} (${columns.map((c) => q(dialect, c.name)).join(', ')}) VALUES ${tuples.join(', ')}`, params);

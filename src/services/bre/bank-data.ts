@@ -85,7 +85,9 @@ function bankDataProblems(value: unknown): Problem[] {
   const out: Problem[] = [];
   if (Array.isArray(value)) {
     if (value.length === 0) out.push({ at: '(top level)', expected: 'at least one account', got: 'an empty array' });
-    value.forEach((acc, i) => checkAccount(acc, `[${i}]`, out));
+    value.forEach((acc, i) => {
+      checkAccount(acc, `[${i}]`, out);
+    });
   } else {
     checkAccount(value, '', out);
   }
