@@ -32,7 +32,7 @@ import { InputStability, type InputStabilityFigures } from './stability/input.js
 import { topMovers, type Mover, type StabilityFigures } from './stability/over-time.js';
 import { PSI_EPSILON } from './stats.js';
 
-export type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js';
+export type { CompareJson, ComparisonJson } from './compare-json.js';
 
 export interface CompareResult {
   readonly outDir: string;
@@ -40,7 +40,7 @@ export interface CompareResult {
   readonly report: CompareJson;
 }
 
-export const METHODS: Readonly<Record<string, string>> = {
+const METHODS: Readonly<Record<string, string>> = {
   approved: "decision 'Approve' or 'Approved' in any case (emi: emi_decision); skipped, absent or any other decision is not approved",
   population: 'keys present exactly once in both runs; keys only in one run, duplicate keys and rows without a key are counted, listed and left out',
   approval_rate_ci: 'Wilson score interval, 95%',

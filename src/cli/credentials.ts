@@ -16,7 +16,7 @@ export interface Endpoints {
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
-export function checkBaseUrl(name: string, value: string): string {
+function checkBaseUrl(name: string, value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -45,7 +45,7 @@ export function readOwnerOnlyFile(path: string, what: string): string {
   return readFileSync(path, 'utf8').trim();
 }
 
-export function readToken(env: NodeJS.ProcessEnv): string | undefined {
+function readToken(env: NodeJS.ProcessEnv): string | undefined {
   if (env.BRE_AUTH_TOKEN) return env.BRE_AUTH_TOKEN.trim();
   const file = env.BRE_AUTH_TOKEN_FILE;
   if (!file) return undefined;

@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { listPipelineNames, loadPipeline } from '../config/pipeline.js';
 import { getStageKind } from '../stages/index.js';
 
-export function describePipelines(): string {
+function describePipelines(): string {
   const out: string[] = [];
   for (const name of listPipelineNames()) {
     const p = loadPipeline(name);

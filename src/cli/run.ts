@@ -82,13 +82,13 @@ interface RunArgs extends SinkArgs, NetworkArgs {
  * Whole-attempt time-outs (src/http/deadlines.ts). Bureau: 30 s, the documented example client (decision spec section 8); workflows
  * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
  */
-export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
+const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
 
 /**
  * --local-address, repeatable or comma-separated, else BRE_LOCAL_ADDRESSES (commas or spaces): IP literals,
  * each once. Undefined when neither is given.
  */
-export function parseLocalAddresses(option: readonly string[] | undefined, env: string | undefined): string[] | undefined {
+function parseLocalAddresses(option: readonly string[] | undefined, env: string | undefined): string[] | undefined {
   const given = option && option.length > 0 ? option.join(',') : env;
   if (given === undefined || given.trim() === '') return undefined;
   const out: string[] = [];
@@ -125,7 +125,7 @@ export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'i
   };
 }
 
-export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
+async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
   const pipeline = loadPipeline(a.pipeline);
   const source = resolveDbInput(a);
   // A database's rows are typed values, read as NDJSON's are.
@@ -255,7 +255,7 @@ export function asDiskFull(err: unknown, outDir: string | undefined): unknown {
   return diskFullError(outDir ?? '.', err);
 }
 
-export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
+async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
   let outDir = a.out;
   try {
     return await runCommandInner(a, hooks, (dir) => (outDir = dir));

@@ -34,7 +34,7 @@ const startsWith = (head: Buffer, sig: readonly number[]) => head.length >= sig.
  * characters (text, in any encoding bre-batch reads, has tabs, newlines and carriage returns only). UTF-16
  * text has NULs: a byte order mark, or --encoding utf-16le/be, says so and skips the check.
  */
-export function binaryKind(head: Buffer, encoding?: string): string | undefined {
+function binaryKind(head: Buffer, encoding?: string): string | undefined {
   for (const [sig, what] of SIGNATURES) if (startsWith(head, sig)) return what;
   if (startsWith(head, [0xff, 0xfe]) || startsWith(head, [0xfe, 0xff]) || /^utf-?16/i.test(encoding ?? '')) return undefined;
   let control = 0;

@@ -29,7 +29,7 @@ import { define } from '../input/fields.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { describeShape } from './shape.js';
 
-export const OFFER_FIELDS = ['product_code', 'tenure_months', 'pf_percent', 'interest_rate', 'emi_amount', 'loan_amount'] as const;
+const OFFER_FIELDS = ['product_code', 'tenure_months', 'pf_percent', 'interest_rate', 'emi_amount', 'loan_amount'] as const;
 
 const FIXED_COLUMNS: readonly string[] = [
   'decision', 'decision_reason', 'loan_amount', 'repayment_date', 'emi_decision', 'loan_offers', 'offers_count',

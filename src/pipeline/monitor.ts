@@ -27,7 +27,7 @@ export interface MonitorOptions {
   readonly stop?: (why: BreError) => void;
 }
 
-export const MONITOR_INTERVAL_MS = 5_000;
+const MONITOR_INTERVAL_MS = 5_000;
 
 export class RunMonitor {
   readonly #sampler: RunSampler;

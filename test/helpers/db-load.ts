@@ -52,7 +52,7 @@ function inferType(values: readonly unknown[], dialect: DialectName): string {
 }
 
 /** The columns of the rows (in order of first appearance), typed. */
-export function inferColumns(rows: readonly SampleRow[], dialect: DialectName, types: Readonly<Record<string, string>> = {}): ColumnDef[] {
+function inferColumns(rows: readonly SampleRow[], dialect: DialectName, types: Readonly<Record<string, string>> = {}): ColumnDef[] {
   const names: string[] = [];
   for (const r of rows) for (const k of Object.keys(r)) if (!names.includes(k)) names.push(k);
   return names.map((name) => ({ name, type: types[name] ?? inferType(rows.map((r) => r[name]), dialect) }));
@@ -94,7 +94,7 @@ export async function loadRows(url: string, table: string, rows: readonly Sample
 }
 
 /** Inserts `rows` (columns as made by loadRows), 500 a statement. */
-export async function insertRows(session: DbSession, dialect: DialectName, table: string, columns: readonly ColumnDef[], rows: readonly SampleRow[]): Promise<void> {
+async function insertRows(session: DbSession, dialect: DialectName, table: string, columns: readonly ColumnDef[], rows: readonly SampleRow[]): Promise<void> {
   const per = 500;
   for (let i = 0; i < rows.length; i += per) {
     const chunk = rows.slice(i, i + per);

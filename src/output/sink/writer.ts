@@ -15,7 +15,7 @@ import { dedupe, readProgress, writeBatch, type FolderId, type FolderProgress, t
 import { SinkSchema, type SinkShape, type SinkTarget } from './schema.js';
 import { sinkNames, type SinkNames } from './tables.js';
 
-export type { FolderId, FolderProgress, JournalMark, ResultItem, SinkBatch } from './batch.js';
+export type { FolderId, FolderProgress, ResultItem, SinkBatch } from './batch.js';
 export type { SinkShape, SinkTarget } from './schema.js';
 
 /** The sink went away for longer than --sink-retry: the one message, whoever gives up (a write, the thread's start). */

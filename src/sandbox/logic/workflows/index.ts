@@ -10,7 +10,7 @@ import { bureauMobileBank } from './bureau-mobile-bank.js';
 import { location } from './location.js';
 import { repeat } from './repeat.js';
 
-export const WORKFLOWS: Readonly<Record<string, WorkflowRun>> = {
+const WORKFLOWS: Readonly<Record<string, WorkflowRun>> = {
   location_bre: location,
   bureau_mobile_bre: bureauMobile,
   bank_bre: bank,
