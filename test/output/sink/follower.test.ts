@@ -191,7 +191,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       expect(stats.batches).toBeGreaterThan(1);
       const rows = await tableRows(url, 'big', 'row');
       expect(rows).toHaveLength(2500);
-      expect(rows.every((r, i) => num(r['decision.n']) === i)).toBe(true);
+      expect(rows.every((r, i) => num(r['decision_n']) === i)).toBe(true);
     });
   });
 }

@@ -9,7 +9,7 @@ import { columnName, LOADS_TABLE, OWNED_COMMENT } from '../../../src/output/sink
 import type { NormalisedTransaction } from '../../../src/types.js';
 import { available, freshDatabase, itDb } from '../../helpers/db.js';
 import {
-  batch, bool, errorLine, FOLDER, json, num, openWriter, progressAt, query, quote, result, tableColumns, tableComment, tableRows,
+  batch, bool, breError, errorLine, FOLDER, json, num, openWriter, progressAt, query, quote, result, tableColumns, tableComment, tableRows,
 } from '../../helpers/sink.js';
 
 function tx(amount: number, extra: Partial<NormalisedTransaction> = {}): NormalisedTransaction {
@@ -23,18 +23,21 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       url = await freshDatabase(dialect);
     });
     const types = dialect === 'postgres'
-      ? { key: 'text', bigint: 'bigint', double: 'double precision', text: 'text', json: 'jsonb', boolean: 'boolean', ts: 'timestamp with time zone', date: 'date' }
-      : { key: 'varchar', bigint: 'bigint', double: 'double', text: 'longtext', json: 'longtext', boolean: 'boolean', ts: 'datetime', date: 'date' };
+      ? { key: 'text', bigint: 'bigint', double: 'double precision', text: 'text', json: 'jsonb', boolean: 'boolean', ts: 'timestamp without time zone', instant: 'timestamp with time zone', date: 'date' }
+      : { key: 'varchar', bigint: 'bigint', double: 'double', text: 'longtext', json: 'longtext', boolean: 'boolean', ts: 'datetime', instant: 'datetime', date: 'date' };
 
     itDb(dialect)('open makes NAME, NAME_errors, NAME_transactions and the commit table, each with the owned comment; opening again changes nothing', async () => {
       const w = await openWriter(url, 'made', { transactions: true });
       await w.close();
       for (const t of ['made', 'made_errors', 'made_transactions', LOADS_TABLE]) expect(await tableComment(url, t), t).toBe(OWNED_COMMENT);
       const made = await tableColumns(url, 'made');
-      expect([...made]).toEqual([['reference_id', types.key], ['row', 'bigint'], ['result', types.json], ['loaded_at', types.ts]]);
+      expect([...made]).toEqual([['reference_id', types.key], ['row', 'bigint'], ['result', types.json], ['loaded_at', types.instant]]);
       const errors = await tableColumns(url, 'made_errors');
       expect([...errors.keys()]).toEqual(['row', 'line', 'reference_id', 'stage', 'status', 'code', 'message', 'field', 'expected', 'errors', 'attempts', 'input', 'loaded_at']);
       expect(errors.get('input')).toBe(types.json);
+      // When a row was written is an instant; a transaction's timestamp is its wall clock (its offset beside it).
+      expect(errors.get('loaded_at')).toBe(types.instant);
+      expect((await tableColumns(url, LOADS_TABLE)).get('updated_at')).toBe(types.instant);
       const txs = await tableColumns(url, 'made_transactions');
       expect(txs.get('timestamp')).toBe(types.ts);
       expect(txs.get('value_date')).toBe(types.date);
@@ -220,6 +223,36 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       const cols = [...(await tableColumns(url, 'longname')).keys()];
       expect(cols.filter((c) => c.startsWith('decision_'))).toEqual([col]);
       expect((await tableRows(url, 'longname', 'reference_id')).map((r) => r[col])).toEqual(['second']);
+    });
+
+    itDb(dialect)('a later writer finds the plain columns again: a field its batch lacks is written null, not left stale', async () => {
+      const w = await openWriter(url, 'again');
+      await w.write(FOLDER, batch([result(1, 'K1', { d: { a: 1, b: 'x' } })], [], progressAt(10, 0, 1)));
+      await w.close();
+      const later = await openWriter(url, 'again');
+      await later.write(FOLDER, batch([result(1, 'K1', { d: { a: 2 } })], [], progressAt(20, 0, 2)));
+      await later.close();
+      expect([...(await tableColumns(url, 'again')).keys()].slice(4)).toEqual(['d_a', 'd_b']);
+      expect((await tableRows(url, 'again', 'reference_id')).map((r) => [num(r.d_a), r.d_b])).toEqual([[2, null]]);
+    });
+
+    itDb(dialect)('a table an earlier bre-batch made with dotted columns is refused before anything, with the statements that fix it', async () => {
+      const w = await openWriter(url, 'dotted');
+      await w.write(FOLDER, batch([result(1, 'K1', { decision: { decision: 'A', score: 1 } })], [], progressAt(10, 0, 1)));
+      await w.close();
+      for (const c of ['decision_decision', 'decision_score']) await query(url, `ALTER TABLE dotted RENAME COLUMN ${c} TO ${quote(url, c.replace('_', '.'))}`);
+      const err = await breError(openWriter(url, 'dotted'));
+      expect(err.code).toBe('SINK_TABLE_MISMATCH');
+      expect(err.message).toContain('--sink-table');
+      const statements = err.message.match(/ALTER TABLE [^;]+;/g) ?? [];
+      expect(statements.map((x) => x.replace(/[`"]/g, ''))).toEqual([
+        'ALTER TABLE dotted RENAME COLUMN decision.decision TO decision_decision;', 'ALTER TABLE dotted RENAME COLUMN decision.score TO decision_score;',
+      ]);
+      for (const x of statements) await query(url, x);
+      const fixed = await openWriter(url, 'dotted');
+      await fixed.write(FOLDER, batch([result(2, 'K2', { decision: { decision: 'B', score: 2 } })], [], progressAt(20, 0, 2)));
+      await fixed.close();
+      expect((await tableRows(url, 'dotted', 'reference_id')).map((r) => [r.reference_id, r.decision_decision, num(r.decision_score)])).toEqual([['K1', 'A', 1], ['K2', 'B', 2]]);
     });
   });
 }
