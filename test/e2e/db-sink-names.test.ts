@@ -11,7 +11,7 @@ import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadSample } from '../helpers/db-load.js';
 import { readOutput } from '../helpers/output.js';
 import { query, quote } from '../helpers/sink.js';
-import { exitErrorCode, readTable, sinkProblems } from '../helpers/sink-tables.js';
+import { exitErrorCode, logLines, readTable, sinkProblems } from '../helpers/sink-tables.js';
 import { tempDir } from '../helpers/temp.js';
 
 const SAMPLE = join(ROOT, 'samples', 'location.csv');
@@ -26,7 +26,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       sink = await freshDatabase(dialect, `bre_e2e_sinkn_dst_${dialect}`);
       rows = (await loadSample(source, 'loc', SAMPLE)).rows.length;
     });
-    const run = (out: string) => spawnCli(runArgs('location', source, out, '--table', 'loc', '--sink', sink, '--sink-table', 'named', '--rate', 'off'));
+    const run = (out: string) => spawnCli(runArgs('location', source, out, '--table', 'loc', '--sink', sink, '--sink-table', 'named', '--rate', 'off', '--log-format', 'json'));
 
     itDb(dialect)('result fields are plain columns a query names unquoted; loaded_at is an instant; an old dotted table is refused with its fix', async () => {
       const out = join(tempDir(`bre-e2e-sinkn-${dialect}-`), 'out');
@@ -49,9 +49,10 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       const refused = await run(again);
       expect(refused.code, refused.stderr).toBe(2);
       expect(exitErrorCode(refused.stderr)).toBe('SINK_TABLE_MISMATCH');
-      expect(refused.stderr).toContain('--sink-table');
+      const message = logLines(refused.stderr).filter((l) => l.code === 'SINK_TABLE_MISMATCH').at(-1)?.message ?? '';
+      expect(message).toContain('--sink-table');
       expect(existsSync(again)).toBe(false);
-      const statements = refused.stderr.replace(/\\"/g, '"').match(/ALTER TABLE [^;]+ RENAME COLUMN [^;]+;/g) ?? [];
+      const statements = message.match(/ALTER TABLE [^;]+ RENAME COLUMN [^;]+;/g) ?? [];
       expect(statements).toHaveLength(old.length);
       expect(statements.join(' ')).toContain('TO location_decision;');
 
