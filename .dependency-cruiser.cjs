@@ -9,7 +9,7 @@
  * dependency-cruiser to use), which keeps `import type` lines that the compiled JavaScript would drop.
  */
 const LAYERS = [
-  ['types.ts', 'errors.ts'],
+  ['types.ts', 'errors.ts', 'retry'],
   ['db'],
   ['metrics', 'input', 'log'],
   ['limits', 'normalise', 'services', 'sample'],

@@ -122,6 +122,11 @@ export const ERROR_TABLE = {
   HTTP_ERROR: rowFault,
   /** A bug: an exception nobody expected (in a normaliser, say). The row's line says so; the stack goes to the log. */
   UNEXPECTED: rowFault,
+  /**
+   * A bug that ends the command (`internalError`: anything thrown that is not a BreError, a thread of the run
+   * that crashed): the message asks for a report and says BRE_DEBUG=1 prints the stack.
+   */
+  INTERNAL: { retry: 'no', fatal: false, serviceFailure: false, exit: 2 },
   // the run as a whole
   CIRCUIT_OPEN: stop,
   INTERRUPTED: stop,
@@ -132,6 +137,8 @@ export const ERROR_TABLE = {
   THROTTLED: { retry: 'no', fatal: true, serviceFailure: false, exit: 3 },
   /** ENOSPC or EDQUOT writing the output folder (or the metrics file): nothing is lost, a re-run resumes. */
   DISK_FULL: stop,
+  /** The output folder refused a write for another reason than a full disk (EFBIG, EIO, EACCES...): resumable once fixed. */
+  OUTPUT_UNWRITABLE: stop,
   /** The database input went away mid-run and did not come back within --input-retry: resumable. */
   SOURCE_UNAVAILABLE: stop,
   /** The --sink database went away mid-run and did not come back within --sink-retry: resumable, nothing lost. */
@@ -215,10 +222,57 @@ export class BreError extends Error {
     merged.stack = this.stack;
     return merged;
   }
+
+  /**
+   * The error as plain data, the one way it crosses to another thread (a worker's message): code, message, the
+   * context but its cause (which may not be cloneable, and whose details stay on the thread that met it), and
+   * the stack, for BRE_DEBUG.
+   */
+  toJSON(): BreErrorJSON {
+    const { cause: _cause, ...context } = this.#context;
+    return { code: this.code, message: this.message, context, ...(this.stack === undefined ? {} : { stack: this.stack }) };
+  }
+
+  /** The error `toJSON` made, on the thread that receives it. */
+  static fromJSON(json: BreErrorJSON): BreError {
+    const e = new BreError(json.code, json.message, json.context);
+    if (json.stack !== undefined) e.stack = json.stack;
+    return e;
+  }
+}
+
+/** A BreError as a message between threads carries it (BreError.toJSON). */
+export interface BreErrorJSON {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly context: Omit<BreErrorContext, 'cause'>;
+  readonly stack?: string;
 }
 
 export function isBreError(err: unknown): err is BreError {
   return err instanceof BreError;
+}
+
+/**
+ * A bug met outside any row (`where`: `in the sink's thread`): INTERNAL, with a message that asks for a
+ * report. The stack is the cause's, printed with BRE_DEBUG=1.
+ */
+export function internalError(err: unknown, where?: string): BreError {
+  if (err instanceof BreError && err.code === 'INTERNAL') return err;
+  const message = err instanceof Error ? err.message : String(err);
+  const e = new BreError('INTERNAL', `bre-batch met a bug${where ? ` ${where}` : ''}: ${message}. Please report it with the command you ran and what it printed; run it again with BRE_DEBUG=1 to print the stack as well.`, { cause: err });
+  if (err instanceof Error && err.stack !== undefined) e.stack = err.stack;
+  return e;
+}
+
+/**
+ * The output folder refused a write for another reason than a full disk (a file-size limit, an I/O error, a
+ * permission taken away): the run stops, nothing is lost, and once the folder is fixed a re-run resumes.
+ */
+export function outputUnwritable(folder: string, cause: unknown, what = 'the output folder'): BreError {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const reason = (cause as Error | null)?.message ?? String(cause);
+  return new BreError('OUTPUT_UNWRITABLE', `cannot write to ${what} ${folder}: ${reason}${typeof code === 'string' && !reason.includes(code) ? ` (${code})` : ''}. Nothing is lost: fix the folder (room for large files, permissions, the disk), then re-run the same command and it resumes where it stopped.`, { cause });
 }
 
 /** Anything thrown, as a BreError (an unexpected throw becomes a row error, UNEXPECTED, never a crash). */

@@ -3,7 +3,9 @@
  * fatal codes, the circuit breaker and the CLI's exit code.
  */
 import { describe, expect, it } from 'vitest';
-import { BreError, ERROR_CODES, diskFullCode, diskFullError, exitCodeOf, isFatal, isRetryable, isServiceFailure, toBreError, treatmentOf, type ErrorCode } from '../src/errors.js';
+import { BreError, ERROR_CODES, diskFullCode, diskFullError, exitCodeOf, internalError, isFatal, isRetryable, isServiceFailure, outputUnwritable, toBreError, treatmentOf, type ErrorCode } from '../src/errors.js';
+import { sendError } from '../src/output/sink/thread.js';
+import { writeFailureStop } from '../src/pipeline/stop.js';
 import { Circuit } from '../src/pipeline/circuit.js';
 
 /** code, retried, fatal, counts for the circuit, exit code when thrown to the top. */
@@ -53,10 +55,12 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['NOT_READY', 'no', false, false, 2],
   ['HTTP_ERROR', 'no', false, false, 2],
   ['UNEXPECTED', 'no', false, false, 2],
+  ['INTERNAL', 'no', false, false, 2],
   ['CIRCUIT_OPEN', 'no', false, false, 3],
   ['INTERRUPTED', 'no', false, false, 3],
   ['THROTTLED', 'no', true, false, 3],
   ['DISK_FULL', 'no', false, false, 3],
+  ['OUTPUT_UNWRITABLE', 'no', false, false, 3],
   ['SOURCE_UNAVAILABLE', 'no', false, false, 3],
   ['SINK_UNAVAILABLE', 'no', false, false, 3],
 ];
@@ -105,5 +109,60 @@ describe('a full disk (issue 24)', () => {
     expect(e.code).toBe('DISK_FULL');
     expect(exitCodeOf(e)).toBe(3);
     expect(e.message).toBe('the disk is full: cannot write to the output folder /data/out/night (EDQUOT: disk quota exceeded). Nothing is lost: once there is room, re-run the same command and it resumes where it stopped.');
+  });
+});
+
+describe('passing a BreError between threads', () => {
+  it('toJSON is plain data (cloneable), without the cause; fromJSON gives the same code, message, context and stack', () => {
+    const cause = new Error('socket hang up');
+    const e = new BreError('SINK_UNAVAILABLE', 'the sink went away', { status: 503, service: 'workflow', field: 'sink-table', details: { tries: 3 }, cause });
+    const json = e.toJSON();
+    expect(json).not.toHaveProperty('context.cause');
+    const back = BreError.fromJSON(structuredClone(json));
+    expect(back).toBeInstanceOf(BreError);
+    expect(back.code).toBe('SINK_UNAVAILABLE');
+    expect(back.message).toBe('the sink went away');
+    expect(back.status).toBe(503);
+    expect(back.service).toBe('workflow');
+    expect(back.field).toBe('sink-table');
+    expect(back.details).toEqual({ tries: 3 });
+    expect(back.stack).toBe(e.stack);
+    expect(exitCodeOf(back)).toBe(3);
+  });
+
+  it("the sink's thread sends its own BreErrors as they are, anything else as INTERNAL", () => {
+    const own = BreError.fromJSON(sendError(new BreError('SINK_REJECTED', 'a column refused')));
+    expect([own.code, own.message]).toEqual(['SINK_REJECTED', 'a column refused']);
+    const crash = BreError.fromJSON(sendError(new TypeError("Cannot read properties of undefined (reading 'rows')")));
+    expect(crash.code).toBe('INTERNAL');
+    expect(crash.message).toContain("in the sink's thread: Cannot read properties of undefined (reading 'rows')");
+    expect(crash.message).toContain('BRE_DEBUG=1');
+  });
+});
+
+describe('INTERNAL and OUTPUT_UNWRITABLE', () => {
+  it('internalError asks for a report, names where, keeps the stack of what was thrown, and is not wrapped twice', () => {
+    const thrown = new RangeError('Invalid array length');
+    const e = internalError(thrown, "in the spool's thread");
+    expect(e.code).toBe('INTERNAL');
+    expect(e.message).toBe("bre-batch met a bug in the spool's thread: Invalid array length. Please report it with the command you ran and what it printed; run it again with BRE_DEBUG=1 to print the stack as well.");
+    expect(e.stack).toBe(thrown.stack);
+    expect(e.cause).toBe(thrown);
+    expect(internalError(e)).toBe(e);
+    expect(internalError('a string').message).toContain('bre-batch met a bug: a string.');
+  });
+
+  it('a folder write failing for another reason than a full disk is OUTPUT_UNWRITABLE (exit 3), a full disk DISK_FULL', () => {
+    const efbig = Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG' });
+    const e = writeFailureStop('/data/out/night', efbig);
+    expect(e.code).toBe('OUTPUT_UNWRITABLE');
+    expect(e.message).toBe('cannot write to the output folder /data/out/night: EFBIG: file too large, write. Nothing is lost: fix the folder (room for large files, permissions, the disk), then re-run the same command and it resumes where it stopped.');
+    expect(exitCodeOf(e)).toBe(3);
+    const eio = writeFailureStop('/data/out/night', Object.assign(new Error('i/o error'), { code: 'EIO' }));
+    expect(eio.message).toContain('/data/out/night: i/o error (EIO).');
+    expect(writeFailureStop('/d', Object.assign(new Error('full'), { code: 'ENOSPC' })).code).toBe('DISK_FULL');
+    // A thread that already said which keeps its words.
+    const fromThread = outputUnwritable('/d', efbig);
+    expect(writeFailureStop('/elsewhere', fromThread)).toBe(fromThread);
   });
 });

@@ -2,7 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { dirname } from 'node:path';
-import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
+import { diskFullCode, diskFullError, exitCodeOf, internalError, isBreError } from '../errors.js';
 import { commands } from './commands.js';
 import { createLog } from '../log/logger.js';
 import { applyOutputMode, parseOutputMode } from '../output/modes.js';
@@ -57,10 +57,12 @@ try {
 } catch (thrown) {
   // A full disk met by any command (run names its output folder itself, src/cli/run.ts): DISK_FULL, exit 3.
   const path = (thrown as { path?: unknown } | null)?.path;
-  const err = diskFullCode(thrown) && !isBreError(thrown) ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder') : thrown;
-  const message = err instanceof Error ? err.message : String(err);
-  createLog({ format: jsonLogs() ? 'json' : 'human' })(`bre-batch: ${message}`, { level: 'error', code: isBreError(err) ? err.code : undefined });
-  if (!isBreError(err) && process.env.BRE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+  // Anything else that is not a BreError is a bug: INTERNAL, asking for a report.
+  const err = isBreError(thrown) ? thrown
+    : diskFullCode(thrown) ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder')
+      : internalError(thrown);
+  createLog({ format: jsonLogs() ? 'json' : 'human' })(`bre-batch: ${err.message}`, { level: 'error', code: err.code });
+  if (err.code === 'INTERNAL' && process.env.BRE_DEBUG) process.stderr.write(`${err.stack}\n`);
   // Exit codes (CONTRACT): 0 all rows ok, 1 some rows in errors (set by the command), 2 or 3 by the error table.
   process.exitCode = exitCodeOf(err);
 }

@@ -6,7 +6,7 @@
  */
 import type { CommandModule } from 'yargs';
 import { BreError } from '../errors.js';
-import { DEFAULT_AUTH_TOKEN, DEFAULT_RATES, startSandbox } from '../sandbox/index.js';
+import { DEFAULT_AUTH_TOKEN, SANDBOX_LIMITS, startSandbox } from '../sandbox/index.js';
 import { sandboxBanner } from '../sandbox/banner.js';
 import { parseSandboxFlags, type SandboxFlags } from '../sandbox/options.js';
 import { SERVICES, type ServiceName } from '../types.js';
@@ -40,7 +40,7 @@ export const sandboxCommand: CommandModule = {
       }
       throw err;
     }
-    const rates = Object.fromEntries(SERVICES.map((s) => [s, flags.rate[s] === undefined ? DEFAULT_RATES[s] : flags.rate[s]])) as Record<ServiceName, Rate | null>;
+    const rates = Object.fromEntries(SERVICES.map((s) => [s, flags.rate[s] === undefined ? SANDBOX_LIMITS[s] : flags.rate[s]])) as Record<ServiceName, Rate | null>;
     process.stdout.write(sandboxBanner({
       url: sb.url, clientId: sb.clientId, authToken: sb.authToken,
       defaultToken: sb.authToken === DEFAULT_AUTH_TOKEN && !process.env.BRE_AUTH_TOKEN,

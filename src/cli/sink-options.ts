@@ -6,6 +6,7 @@
 import type { Options } from 'yargs';
 import { BreError } from '../errors.js';
 import { parseDuration } from '../config/units.js';
+import { dialectOf } from '../db/index.js';
 import type { SinkTarget } from '../output/sink/index.js';
 import { resolveDbUrl } from './db-url.js';
 
@@ -32,8 +33,9 @@ export function resolveSink(a: SinkArgs, defaultTable: string): SinkTarget | und
   }
   const url = resolveDbUrl(a.sink, '--sink');
   const schema = a['sink-schema'];
-  if (schema !== undefined && url.dialect !== 'postgres') {
-    throw new BreError('USAGE', `Expected --sink-schema only with a PostgreSQL --sink, got it with ${url.display}: MySQL's schema is the URL's database`, { field: 'sink-schema' });
+  const dialect = dialectOf(url);
+  if (schema !== undefined && !dialect.schemas) {
+    throw new BreError('USAGE', `Expected --sink-schema only with a --sink that has schemas (PostgreSQL), got it with ${url.display}: ${dialect.label} has no schema apart from the URL's database`, { field: 'sink-schema' });
   }
   const table = a['sink-table'] ?? defaultTable;
   if (table.trim() === '') throw new BreError('USAGE', "Expected --sink-table to be a table name, got ''", { field: 'sink-table' });

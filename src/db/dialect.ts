@@ -1,17 +1,27 @@
 /**
- * What differs between databases, behind one interface (the shape of dlt's destinations): connecting,
- * quoting, parameters, and the SQL the source and the sink need. One file per database implements it
- * (./postgres.ts, ./mysql.ts) and registers itself in ./index.ts; adding another database is one file there.
+ * What differs between databases, behind one interface (the shape of dlt's destinations): its URLs, what it can
+ * do (schemas, case folding), connecting, what its errors mean, quoting, parameters, and the SQL the source and
+ * the sink need. One file per database implements it (./postgres.ts, ./mysql.ts) and is listed in ./index.ts;
+ * adding another database is that file and its tests: nothing outside it names a dialect.
  */
 import type { KeysetSql } from './keyset.js';
 import type { SinkSql } from './sink-sql.js';
 import type { DbSession } from './session.js';
-import type { DbUrl, DialectName } from './url.js';
+import type { Failure } from './failure.js';
+import type { DbUrl, DialectAddress } from './url.js';
 
-export interface Dialect {
-  readonly name: DialectName;
+export interface Dialect extends DialectAddress {
   /** For messages: `PostgreSQL`, `MySQL/MariaDB`. */
   readonly label: string;
+  /**
+   * Whether a table may live in a schema apart from the URL's database (PostgreSQL: yes, --sink-schema;
+   * MySQL: a schema is a database).
+   */
+  readonly schemas: boolean;
+  /** Whether an unquoted identifier is folded to lower case, as the database does (PostgreSQL; MySQL keeps it). */
+  readonly foldsUnquoted: boolean;
+  /** What a failed statement's error means (./failure.ts Failure): the server's codes are the dialect's to read. */
+  classify(err: unknown): Failure;
   /** Opens one connection; a failure is a BreError DB_UNREACHABLE naming the URL (without its password). */
   connect(url: DbUrl): Promise<DbSession>;
   /** An identifier (table, column), quoted for this database. */

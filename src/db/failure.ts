@@ -1,23 +1,38 @@
 /**
- * Driver errors as messages a person acts on. Both drivers put a stable code on their errors (Node's
- * ECONNREFUSED/ENOTFOUND, PostgreSQL's SQLSTATE, MySQL's ER_* names); the wording is chosen from the code,
- * never from the driver's message text. No message here ever holds a password: only the URL's display form.
+ * Driver errors as messages a person acts on, and what every dialect shares in classifying them: the network's
+ * own codes (Node's ECONNREFUSED, ECONNRESET...) and a session's ConnectionLost mean the same whatever the
+ * database. The server's codes (PostgreSQL's SQLSTATE, MySQL's ER_* names) are each dialect's to read
+ * (`classify` and `connectReason` in ./postgres.ts, ./mysql.ts). The wording is chosen from the code, never
+ * from the driver's message text. No message here ever holds a password: only the URL's display form.
  */
 import { BreError } from '../errors.js';
 import type { DbUrl } from './url.js';
 
 interface DriverError {
   readonly code?: string;
-  readonly errno?: number;
   readonly message?: string;
 }
 
+/**
+ * What a failed statement means to the one who would try it again: `lost`, the connection is gone (connect
+ * again and repeat); `conflict`, the transaction lost a race (a deadlock, a serialization failure: run it
+ * again); `exists`, what the statement makes is already there (another worker made it first); `refused`, the
+ * server will refuse it again.
+ */
+export type Failure = 'lost' | 'conflict' | 'exists' | 'refused';
+
+/** The code of a driver error (undefined when it has none). */
+export function codeOf(err: unknown): string | undefined {
+  const code = ((err ?? {}) as DriverError).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** The code a session puts on a driver error that came from the connection, not from the server. */
-export const CONNECTION_LOST = 'CONNECTION_LOST';
+const CONNECTION_LOST = 'CONNECTION_LOST';
 
 /**
- * A statement failed because the connection broke. node-postgres reports that without a code (every error
- * the server sends carries a SQLSTATE, so a codeless one is the client's own: terminated, not queryable).
+ * A statement failed because the connection broke. Both drivers report that without a code (every error the
+ * server sends carries one, so a codeless one is the client's own: terminated, not queryable).
  */
 export class ConnectionLost extends Error {
   readonly code = CONNECTION_LOST;
@@ -27,9 +42,24 @@ export class ConnectionLost extends Error {
   }
 }
 
-/** Why a connection could not be made, in words, from the error's code. */
-export function connectReason(err: unknown): string {
+/** A driver error as a session throws it: a codeless one is the connection's (ConnectionLost). */
+export function sessionError(err: unknown): unknown {
+  return codeOf(err) === undefined ? new ConnectionLost(err) : err;
+}
+
+/** The network's codes and a session's lost connection, whatever the database. */
+const NETWORK_LOSS = new Set([CONNECTION_LOST, 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** Whether the error is the network's (the same for every dialect): the dialects' `classify` asks this first. */
+export function isNetworkLoss(err: unknown): boolean {
+  return NETWORK_LOSS.has(codeOf(err) ?? '');
+}
+
+/** Why a connection could not be made, in words: the network's and TLS's codes; a dialect adds its server's. */
+export function connectReason(err: unknown, serverReason?: (code: string) => string | undefined): string {
   const e = (err ?? {}) as DriverError;
+  const own = e.code === undefined ? undefined : serverReason?.(e.code);
+  if (own !== undefined) return own;
   switch (e.code) {
     case 'ECONNREFUSED':
       return 'nothing answers at that address and port (is the server running?)';
@@ -39,14 +69,6 @@ export function connectReason(err: unknown): string {
     case 'ETIMEDOUT':
     case 'ECONNRESET':
       return 'the connection timed out or was reset (a firewall, or the wrong port?)';
-    case '28P01':
-    case '28000':
-    case 'ER_ACCESS_DENIED_ERROR':
-    case 'ER_DBACCESS_DENIED_ERROR':
-      return 'the server refused the user or password';
-    case '3D000':
-    case 'ER_BAD_DB_ERROR':
-      return 'the database does not exist';
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
@@ -58,35 +80,16 @@ export function connectReason(err: unknown): string {
   }
 }
 
-export function connectFailure(url: DbUrl, label: string, err: unknown): BreError {
-  return new BreError('DB_UNREACHABLE', `cannot connect to ${label} at ${url.display}: ${connectReason(err)}`, { cause: err });
+/** The two refusals of a connection every server has, as a dialect's `serverReason` answers them. */
+export const REFUSED_LOGIN = 'the server refused the user or password';
+export const NO_DATABASE = 'the database does not exist';
+
+export function connectFailure(url: DbUrl, label: string, err: unknown, serverReason?: (code: string) => string | undefined): BreError {
+  return new BreError('DB_UNREACHABLE', `cannot connect to ${label} at ${url.display}: ${connectReason(err, serverReason)}`, { cause: err });
 }
 
 /** The driver's own words about a failed statement (SQLSTATE or ER_* code first), for a message. */
 export function queryReason(err: unknown): string {
   const e = (err ?? {}) as DriverError;
   return `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`;
-}
-
-/**
- * Whether an error means the connection is gone (the server went away, the backend was killed, the network
- * broke), as opposed to a statement the server refused: only then is reconnecting and trying again sensible.
- */
-export function isConnectionLoss(err: unknown): boolean {
-  const e = (err ?? {}) as DriverError;
-  const code = e.code ?? '';
-  if (LOSS_CODES.has(code)) return true;
-  // SQLSTATE class 08 (connection exception), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now).
-  return /^08/.test(code) || /^57P0[123]$/.test(code);
-}
-
-const LOSS_CODES = new Set([
-  CONNECTION_LOST, 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  'PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_QUERY_INTERRUPTED',
-]);
-
-/** Serialization failures and deadlocks: the transaction may simply be run again. */
-export function isRetryableConflict(err: unknown): boolean {
-  const code = ((err ?? {}) as DriverError).code ?? '';
-  return code === '40001' || code === '40P01' || code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT';
 }

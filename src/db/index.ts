@@ -1,17 +1,37 @@
 /**
- * The databases bre-batch reads from and writes to, by dialect name (each registers here, as stage kinds do in
- * src/stages/index.ts). Callers open a session from a URL and never name a dialect themselves.
+ * The databases bre-batch reads from and writes to (each dialect is listed here, as stage kinds are in
+ * src/stages/index.ts). Callers open a session from a URL and never name a dialect themselves: they ask the
+ * URL's dialect what it can do and what an error means.
  */
+import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import { mysqlDialect } from './mysql.js';
 import { postgres } from './postgres.js';
 import type { DbSession } from './session.js';
-import type { DbUrl, DialectName } from './url.js';
+import { isDbUrlOf, parseDbUrlOf, type DbUrl, type DialectName, type ParseOptions } from './url.js';
 
-const DIALECTS: Readonly<Record<DialectName, Dialect>> = { postgres, mysql: mysqlDialect };
+/** In the order messages list their schemes. */
+const DIALECTS: readonly Dialect[] = [postgres, mysqlDialect];
+
+/** The dialect registered under `name` (a parsed URL's `dialect`). */
+export function dialectNamed(name: DialectName): Dialect {
+  const d = DIALECTS.find((x) => x.name === name);
+  if (!d) throw new BreError('INTERNAL', `no database dialect is named '${name}'`);
+  return d;
+}
 
 export function dialectOf(url: DbUrl): Dialect {
-  return DIALECTS[url.dialect];
+  return dialectNamed(url.dialect);
+}
+
+/** Whether `text` is a database URL (and not a file path): it starts with one of the dialects' schemes. */
+export function isDbUrl(text: string): boolean {
+  return isDbUrlOf(text, DIALECTS);
+}
+
+/** A database URL as the user gives it (./url.ts), for one of the registered dialects. */
+export function parseDbUrl(text: string, opts: ParseOptions): DbUrl {
+  return parseDbUrlOf(text, opts, DIALECTS);
 }
 
 /** One connection; DB_UNREACHABLE (exit 2) naming the URL without its password when it cannot be made. */
@@ -23,5 +43,5 @@ export type { Dialect } from './dialect.js';
 export { RANK_COLUMN, COUNT_COLUMN, isOrderableKeyType, type SourceRelation } from './keyset.js';
 export type { DbColumn, DbResult, DbRow, DbSession } from './session.js';
 export type { ColumnDef, SinkSql, TableColumn } from './sink-sql.js';
-export { isDbUrl, parseDbUrl, isLoopbackHost, type DbUrl, type DialectName, type TlsMode } from './url.js';
-export { connectReason, queryReason, isConnectionLoss, isRetryableConflict, ConnectionLost, CONNECTION_LOST } from './failure.js';
+export { isLoopbackHost, type DbUrl, type DialectName, type TlsMode } from './url.js';
+export { queryReason, ConnectionLost, type Failure } from './failure.js';

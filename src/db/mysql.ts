@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import type { FieldPacket, TypeCastField } from 'mysql2/promise';
 import type { Dialect } from './dialect.js';
-import { connectFailure, ConnectionLost } from './failure.js';
+import { codeOf, connectFailure, isNetworkLoss, NO_DATABASE, REFUSED_LOGIN, sessionError, type Failure } from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { standardSink } from './sink-sql.js';
 import type { DbColumn, DbResult, DbSession } from './session.js';
@@ -81,7 +81,7 @@ class MysqlSession implements DbSession {
       [result, fields] = await this.connection.query({ sql, values: params as unknown[] });
     } catch (err) {
       // The server's errors carry an ER_* code; a codeless one is the client's own (a closed connection).
-      throw (err as { code?: unknown }).code === undefined ? new ConnectionLost(err) : err;
+      throw sessionError(err);
     }
     if (Array.isArray(result)) return { rows: result as R[], columns: columnsOf(fields), count: result.length };
     return { rows: [], columns: [], count: (result as { affectedRows?: number }).affectedRows ?? 0 };
@@ -121,9 +121,35 @@ class MysqlSession implements DbSession {
 /** Key types MySQL would compare with a text parameter as doubles (exact only to 2^53): cast to DECIMAL instead. */
 const EXACT_NUMBER_TYPES = new Set(['decimal', 'tinyint', 'smallint', 'mediumint', 'int', 'bigint', 'year']);
 
+/** mysql2's PROTOCOL_CONNECTION_LOST and the server's own going away. */
+const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_QUERY_INTERRUPTED']);
+
+function classify(err: unknown): Failure {
+  if (isNetworkLoss(err)) return 'lost';
+  const code = codeOf(err) ?? '';
+  if (LOST.has(code)) return 'lost';
+  if (code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT') return 'conflict';
+  if (code === 'ER_DUP_FIELDNAME' || code === 'ER_TABLE_EXISTS_ERROR') return 'exists';
+  return 'refused';
+}
+
+function serverReason(code: string): string | undefined {
+  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') return REFUSED_LOGIN;
+  if (code === 'ER_BAD_DB_ERROR') return NO_DATABASE;
+  return undefined;
+}
+
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   label: 'MySQL/MariaDB',
+  // MariaDB speaks the MySQL protocol.
+  schemes: ['mysql', 'mariadb'],
+  defaultPort: 3306,
+  // The mysql client's own variable (read in connect below).
+  passwordFrom: 'MYSQL_PWD',
+  schemas: false,
+  foldsUnquoted: false,
+  classify,
   maxIdentifier: 64,
   maxParams: 65_535,
   async connect(url) {
@@ -137,7 +163,7 @@ export const mysqlDialect: Dialect = {
         connectTimeout: 10_000, multipleStatements: false, enableKeepAlive: true, charset: 'utf8mb4',
       });
     } catch (err) {
-      throw connectFailure(url, 'MySQL/MariaDB', err);
+      throw connectFailure(url, 'MySQL/MariaDB', err, serverReason);
     }
     connection.on('error', () => undefined);
     await connection.query("SET time_zone = '+00:00'");
@@ -192,8 +218,3 @@ export const mysqlDialect: Dialect = {
     }),
   }),
 };
-
-/** The mysql2 connection of a session this dialect opened. */
-export function mysqlConnectionOf(session: DbSession): mysql.Connection {
-  return (session as MysqlSession).connection;
-}

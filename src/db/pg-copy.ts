@@ -13,7 +13,7 @@
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import copyStreams from 'pg-copy-streams';
-import { ConnectionLost } from './failure.js';
+import { sessionError } from './failure.js';
 
 /** A value as COPY's text format writes it (NULL is `\N`; a backslash, tab, newline or CR is escaped). */
 function copyValue(v: unknown): string {
@@ -157,7 +157,7 @@ async function copyRows(client: pg.Client, sql: string, rows: readonly (readonly
   try {
     await done;
   } catch (err) {
-    throw (err as { code?: unknown }).code === undefined ? new ConnectionLost(err) : err;
+    throw sessionError(err);
   }
 }
 
@@ -166,6 +166,6 @@ async function run(client: pg.Client, work: string | ((client: pg.Client) => Pro
     if (typeof work === 'string') await client.query(work);
     else await work(client);
   } catch (err) {
-    throw (err as { code?: unknown }).code === undefined ? new ConnectionLost(err) : err;
+    throw sessionError(err);
   }
 }

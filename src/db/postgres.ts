@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
-import { connectFailure, ConnectionLost } from './failure.js';
+import { codeOf, connectFailure, isNetworkLoss, NO_DATABASE, REFUSED_LOGIN, sessionError, type Failure } from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { copyUpsert } from './pg-copy.js';
 import { standardSink } from './sink-sql.js';
@@ -72,7 +72,7 @@ class PgSession implements DbSession {
     try {
       res = await this.client.query({ text: sql, values: params as unknown[] });
     } catch (err) {
-      throw (err as { code?: unknown }).code === undefined ? new ConnectionLost(err) : err;
+      throw sessionError(err);
     }
     const columns: DbColumn[] = (res.fields ?? []).map((f) => ({ name: f.name, type: OID_NAMES[f.dataTypeID] ?? `oid ${f.dataTypeID}` }));
     return { rows: res.rows as R[], columns, count: res.rowCount ?? res.rows.length };
@@ -111,9 +111,35 @@ class PgSession implements DbSession {
   }
 }
 
+/** SQLSTATE's words: class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now). */
+function classify(err: unknown): Failure {
+  if (isNetworkLoss(err)) return 'lost';
+  const code = codeOf(err) ?? '';
+  if (/^08/.test(code) || /^57P0[123]$/.test(code)) return 'lost';
+  // serialization_failure, deadlock_detected
+  if (code === '40001' || code === '40P01') return 'conflict';
+  // duplicate_column, duplicate_table, duplicate_object
+  if (code === '42701' || code === '42P07' || code === '42710') return 'exists';
+  return 'refused';
+}
+
+/** invalid_password, invalid_authorization_specification, invalid_catalog_name. */
+function serverReason(code: string): string | undefined {
+  if (code === '28P01' || code === '28000') return REFUSED_LOGIN;
+  if (code === '3D000') return NO_DATABASE;
+  return undefined;
+}
+
 export const postgres: Dialect = {
   name: 'postgres',
   label: 'PostgreSQL',
+  schemes: ['postgres', 'postgresql'],
+  defaultPort: 5432,
+  // As libpq reads them: node-postgres does the same when the URL has no password.
+  passwordFrom: 'PGPASSWORD or ~/.pgpass',
+  schemas: true,
+  foldsUnquoted: true,
+  classify,
   maxIdentifier: 63,
   maxParams: 65_535,
   async connect(url) {
@@ -129,7 +155,7 @@ export const postgres: Dialect = {
       await client.connect();
     } catch (err) {
       await client.end().catch(() => undefined);
-      throw connectFailure(url, 'PostgreSQL', err);
+      throw connectFailure(url, 'PostgreSQL', err, serverReason);
     }
     return new PgSession(url, client);
   },
@@ -178,6 +204,6 @@ export const postgres: Dialect = {
 
 /** The pg Client of a session this dialect opened (for COPY and cursors, which only it knows). */
 export function pgClientOf(session: DbSession): pg.Client {
-  if (!(session instanceof PgSession)) throw new BreError('UNEXPECTED', 'not a PostgreSQL session');
+  if (!(session instanceof PgSession)) throw new BreError('INTERNAL', 'not a PostgreSQL session');
   return session.client;
 }

@@ -6,18 +6,21 @@
  */
 import { BreError } from '../errors.js';
 
-export const DIALECT_NAMES = ['postgres', 'mysql'] as const;
-export type DialectName = (typeof DIALECT_NAMES)[number];
+/** A dialect's name (`postgres`, `mysql`), as registered in ./index.ts. */
+export type DialectName = string;
 
-/** URL schemes and the dialect each speaks (MariaDB speaks the MySQL protocol). */
-const SCHEMES: Readonly<Record<string, DialectName>> = {
-  'postgres:': 'postgres',
-  'postgresql:': 'postgres',
-  'mysql:': 'mysql',
-  'mariadb:': 'mysql',
-};
-
-const DEFAULT_PORTS: Readonly<Record<DialectName, number>> = { postgres: 5432, mysql: 3306 };
+/**
+ * What reading a URL needs to know of a dialect; each dialect file declares it (./dialect.ts extends it), so
+ * that this file names none.
+ */
+export interface DialectAddress {
+  readonly name: DialectName;
+  /** The URL schemes it answers to, without `://` (`postgres`, `postgresql`). */
+  readonly schemes: readonly string[];
+  readonly defaultPort: number;
+  /** Where its driver reads a password the URL does not carry, for the message refusing one on the command line. */
+  readonly passwordFrom: string;
+}
 
 /**
  * How the connection is encrypted. `verify`: TLS, the server's certificate checked against the system's (or
@@ -49,10 +52,15 @@ export interface ParseOptions {
   readonly passwordAllowed?: boolean;
 }
 
-/** Whether `text` is a database URL (and not a file path): it starts with one of the schemes. */
-export function isDbUrl(text: string): boolean {
-  const m = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(text);
-  return m !== null && SCHEMES[m[1].toLowerCase()] !== undefined;
+function dialectOfScheme(scheme: string, dialects: readonly DialectAddress[]): DialectAddress | undefined {
+  const s = scheme.toLowerCase().replace(/:$/, '');
+  return dialects.find((d) => d.schemes.includes(s));
+}
+
+/** Whether `text` is a database URL (and not a file path): it starts with one of the dialects' schemes. */
+export function isDbUrlOf(text: string, dialects: readonly DialectAddress[]): boolean {
+  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text);
+  return m !== null && dialectOfScheme(m[1], dialects) !== undefined;
 }
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|\[::1\])$/i;
@@ -88,7 +96,7 @@ function tlsOf(host: string, params: URLSearchParams, flag: string): TlsMode {
 
 const KNOWN_PARAMS = new Set(['sslmode', 'ssl', 'sslrootcert']);
 
-export function parseDbUrl(text: string, opts: ParseOptions): DbUrl {
+export function parseDbUrlOf(text: string, opts: ParseOptions, dialects: readonly DialectAddress[]): DbUrl {
   const { flag } = opts;
   let url: URL;
   try {
@@ -96,12 +104,16 @@ export function parseDbUrl(text: string, opts: ParseOptions): DbUrl {
   } catch {
     throw new BreError('USAGE', `Expected ${flag} to be a database URL such as postgres://host:5432/db or mysql://host/db, got '${redactUrlText(text)}'`, { field: flag });
   }
-  const dialect = SCHEMES[url.protocol.toLowerCase()];
-  if (!dialect) throw new BreError('USAGE', `Expected ${flag} to start with postgres://, postgresql://, mysql:// or mariadb://, got '${url.protocol}//'`, { field: flag });
+  const found = dialectOfScheme(url.protocol, dialects);
+  if (!found) {
+    const schemes = dialects.flatMap((d) => d.schemes.map((x) => `${x}://`));
+    throw new BreError('USAGE', `Expected ${flag} to start with ${schemes.slice(0, -1).join(', ')} or ${schemes[schemes.length - 1]}, got '${url.protocol}//'`, { field: flag });
+  }
+  const dialect = found.name;
   const password = url.password === '' ? undefined : decodeURIComponent(url.password);
   if (password !== undefined && !opts.passwordAllowed) {
     throw new BreError('USAGE', `refusing a password on the command line (${flag}): it would show in ps and in shell history. `
-      + `Give it in ${dialect === 'postgres' ? 'PGPASSWORD or ~/.pgpass' : 'MYSQL_PWD'}, or pass the whole URL as ${flag} env:VARIABLE or ${flag} file:PATH (a file only its owner can read)`, { field: flag });
+      + `Give it in ${found.passwordFrom}, or pass the whole URL as ${flag} env:VARIABLE or ${flag} file:PATH (a file only its owner can read)`, { field: flag });
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (host === '') throw new BreError('USAGE', `Expected ${flag} to name a host (postgres://HOST[:PORT]/DB), got '${redactUrlText(text)}'`, { field: flag });
@@ -112,7 +124,7 @@ export function parseDbUrl(text: string, opts: ParseOptions): DbUrl {
   for (const name of url.searchParams.keys()) {
     if (!KNOWN_PARAMS.has(name)) throw new BreError('USAGE', `Expected ${flag}'s parameters to be among ${[...KNOWN_PARAMS].join(', ')}, got '${name}'`, { field: flag });
   }
-  const port = url.port === '' ? DEFAULT_PORTS[dialect] : Number(url.port);
+  const port = url.port === '' ? found.defaultPort : Number(url.port);
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
   const tls = tlsOf(host, url.searchParams, flag);
   const caFile = url.searchParams.get('sslrootcert') ?? undefined;

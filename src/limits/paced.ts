@@ -279,7 +279,7 @@ export class PacedLimiter implements ServiceLimiter {
     return paced > paused ? paced : paused;
   }
 
-  /** `n`: the pacer's number for this start (its entry is settled when sent, or answered), or -1 without one. */
+  /** `n`: the pacer's number for this start (its entry's time is fixed when sent, or answered), or -1 without one. */
   #start<T>(fn: (sent: () => void) => Promise<T>, n: number): Promise<T> {
     const flight = this.#inFlight.started(this.#clock.now());
     const pacer = this.#pacer;
@@ -369,7 +369,7 @@ export class PacedLimiter implements ServiceLimiter {
   }
 
   #arm(at: number): void {
-    // Infinity: an entry of the log is not settled yet; its request's write or answer pumps.
+    // Infinity: the time of an entry of the log is not fixed yet; its request's write or answer pumps.
     if (!Number.isFinite(at) || (this.#timer !== undefined && this.#timerAt <= at)) return;
     this.#disarm();
     this.#timerAt = at;

@@ -25,7 +25,7 @@
  * written (--rate-slack: a call that hangs must not hold every later start until its time-out). A call this
  * side cuts (its whole-attempt time-out, a run abandoning it) never gets an answer: the moment of the cut says
  * nothing of when the server counted it, so its entry stays at its write plus `pathMs`, like any unanswered
- * call's; cut before it was written, it never reached the server and is settled at the cut (`cut`). A start then
+ * call's; cut before it was written, it never reached the server and its time is fixed at the cut (`cut`). A start then
  * waits until the call `limit` before it is at least `window + margin` behind, on that bound: two calls
  * `limit` apart reach the server at least a window apart whatever happened on the way (a cold start that
  * opens connections and compiles the parser, a server whose event loop is busy, a client that queued the
@@ -120,7 +120,7 @@ export class Pacer {
     return this.#p;
   }
 
-  /** Ms from `now` until a start is allowed (0 or less: now; Infinity: until the entry it needs is settled). */
+  /** Ms from `now` until a start is allowed (0 or less: now; Infinity: until the time of the entry it needs is fixed). */
   delay(now: number): number {
     const paced = this.#tat - now;
     if (this.#size < this.#log.length) return paced;
@@ -163,7 +163,7 @@ export class Pacer {
   /**
    * Start `n` was cut by this side at `now` without an answer. Written: the server may still stamp it up to
    * its write plus `pathMs`, which its entry already says (the cut must not bring that earlier). Never
-   * written: it never reaches the server; its entry is settled at the cut.
+   * written: it never reaches the server; its entry's time is fixed at the cut.
    */
   cut(n: number, now: number): void {
     const oldest = this.#taken - this.#size;

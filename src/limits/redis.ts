@@ -32,12 +32,14 @@
  *   than half the resulting slack after its reserved slot gives the slot up and queues again (see
  *   clusterMinTime and the RedisLimiter constructor): a strict sliding window never sees a burst.
  * - Redis going away mid-run: the limiter machinery fails (or a queued job's registration does), never the
- *   call itself; such an attempt has not been sent, so it is re-scheduled here after a pause, for up to
- *   `outageMs`, and only then reported as a NETWORK error (retried by the chain, and counted by the circuit).
+ *   call itself; such an attempt has not been sent, so it is re-scheduled here on the retry policy's
+ *   schedule (src/retry/policy.ts), for up to `outageMs`, and only then reported as a NETWORK error (retried
+ *   by the chain, and counted by the circuit).
  */
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { BreError } from '../errors.js';
+import { retrying } from '../retry/policy.js';
 import type { ServiceName } from '../types.js';
 import { localLimiter, type LimiterFactory, type LimiterRequest } from './factory.js';
 import type { LimiterStats, ServiceLimiter } from './limiter.js';
@@ -206,32 +208,32 @@ export class RedisLimiter implements ServiceLimiter {
   }
 
   async schedule<T>(fn: (sent: () => void) => Promise<T>, retry = false): Promise<T> {
-    const started = Date.now();
-    let pause = 250;
     // A job re-queued after a late start or a Redis failure was never sent: it keeps its place ahead.
     let ahead = retry;
-    for (;;) {
-      let ran = false;
-      try {
-        return await this.#enqueue((sent) => {
-          ran = true;
-          return fn(sent);
-        }, ahead);
-      } catch (err) {
-        if (ran || this.#stopped) throw err;
-        ahead = true;
-        if (err instanceof LateStart) {
-          this.lateStarts += 1;
-          continue;
-        }
-        if (Date.now() - started + pause > this.#outageMs) {
-          throw new BreError('NETWORK', `the shared ${this.service} limiter on Redis has failed for ${Math.round((Date.now() - started) / 1000)} s: ${(err as Error).message}`, { service: this.service, cause: err });
-        }
+    let ran = false;
+    return retrying({
+      forMs: this.#outageMs,
+      retryable: () => !ran && !this.#stopped,
+      giveUp: (err, waitedMs) => new BreError('NETWORK', `the shared ${this.service} limiter on Redis has failed for ${Math.round(waitedMs / 1000)} s: ${(err as Error).message}`, { service: this.service, cause: err }),
+      onRetry: () => {
         this.rescheduled += 1;
-        await new Promise((r) => setTimeout(r, pause));
-        pause = Math.min(pause * 2, 4000);
+      },
+    }, async () => {
+      for (;;) {
+        try {
+          return await this.#enqueue((sent) => {
+            ran = true;
+            return fn(sent);
+          }, ahead);
+        } catch (err) {
+          if (ran || this.#stopped) throw err;
+          ahead = true;
+          // A slot given up is no failure of Redis: queued again at once.
+          if (!(err instanceof LateStart)) throw err;
+          this.lateStarts += 1;
+        }
       }
-    }
+    });
   }
 
   async stop(): Promise<void> {

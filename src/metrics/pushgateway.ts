@@ -10,9 +10,9 @@
  * while rows flow; at most one is in flight (a slow gateway gets the newest metrics when it answers, not a
  * queue); the last push at the end waits at most `endWaitMs`. A failure is said once and the run goes on.
  */
-import { Agent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import { Pushgateway, type Registry } from 'prom-client';
+import { Agent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Registry } from 'prom-client';
 import { BreError } from '../errors.js';
 
 export const PUSH_JOB = 'bre_batch';
@@ -46,7 +46,7 @@ export interface PusherOptions {
   readonly requestTimeoutMs?: number;
   /** How long the end of the run waits for the last push. */
   readonly endWaitMs?: number;
-  /** The request itself (tests replace it); by default prom-client's push-add of `registry`. */
+  /** The request itself (tests replace it); by default a push-add of `registry` (postText). */
   readonly send?: () => Promise<unknown>;
 }
 
@@ -73,9 +73,8 @@ export class MetricsPusher {
       // No keep-alive: a push every few seconds gains nothing from it, and an idle socket would hold the
       // process open at the end.
       const agent = o.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: false }) : new Agent({ keepAlive: false });
-      const gateway = new Pushgateway(o.url.href.replace(/\/$/, ''), { timeout, agent }, registry);
-      const groupings = groupingPath(o.groupings);
-      this.#send = () => gateway.pushAdd({ jobName: PUSH_JOB, groupings });
+      const target = new URL(`${o.url.pathname.replace(/\/$/, '')}${groupPath(o.groupings)}`, o.url);
+      this.#send = async () => postText(target, await registry.metrics(), registry.contentType, agent, timeout);
       // A push the end gave up on must not hold the process open until its socket times out.
       this.#abort = () => agent.destroy();
     }
@@ -94,7 +93,7 @@ export class MetricsPusher {
   }
 
   #start(): void {
-    // prom-client renders the registry as the request starts: this push carries every change asked for so far.
+    // The registry is rendered as the push starts: this push carries every change asked for so far.
     const upTo = this.#requested;
     this.#inFlight = this.#one().finally(() => {
       this.#sent = upTo;
@@ -144,6 +143,32 @@ export class MetricsPusher {
       this.#abort();
     }
   }
+}
+
+/**
+ * `POST /metrics/job/<job>/<label>/<value>...`: the Pushgateway's push-add. Not prom-client's Pushgateway
+ * class: it parses the URL with `url.parse()`, which Node 24 and later warn about on stderr, in the middle of
+ * a run's log (and of its JSON lines).
+ */
+function postText(target: URL, body: string, contentType: string, agent: Agent, timeoutMs: number): Promise<void> {
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(target, { method: 'POST', agent, timeout: timeoutMs, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => { text += d; });
+      res.on('end', () => ((res.statusCode ?? 0) >= 400 ? reject(new Error(`HTTP ${res.statusCode}: ${text.trim().slice(0, 200)}`)) : resolve()));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs / 1000} s`), { code: 'TIMEOUT' })));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The group's path: the job, then each grouping label. */
+export function groupPath(groupings: Readonly<Record<string, string>>): string {
+  const labels = Object.entries(groupingPath(groupings)).map(([k, v]) => `/${encodeURIComponent(k)}/${encodeURIComponent(v)}`);
+  return `/metrics/job/${encodeURIComponent(PUSH_JOB)}${labels.join('')}`;
 }
 
 /**

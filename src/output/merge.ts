@@ -12,7 +12,7 @@
  *   the same input contents and row key, all split N ways with the same N, no shard given twice
  *   (OUTPUT_MISMATCH, exit 2);
  * - no row in two places (two shards, or results and errors of one), and every row in the shard its key
- *   hashes to (src/pipeline/shard.ts): otherwise exit 1 with the list;
+ *   hashes to (src/input/shard.ts): otherwise exit 1 with the list;
  * - when all N shards are given and finished: no data row missing (exit 1 with the list);
  * - shards missing or unfinished are warned about, and the merge is marked unfinished: re-running an
  *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).

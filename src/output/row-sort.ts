@@ -27,7 +27,7 @@ export interface SortedLine {
 }
 
 /** Text held in memory before a sorted run goes to disk. */
-export const SORT_CHUNK_BYTES = 64 * 1024 * 1024;
+export const SORT_CHUNK_BYTES = 32 * 1024 * 1024;
 const BATCH = 1024;
 
 const byRow = (a: SortedLine, b: SortedLine) => a.row - b.row;

@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, chmodSync } from 'node:fs';
 import { outputFileMode } from './modes.js';
 import { join } from 'node:path';
-import { BreError, diskFullCode } from '../errors.js';
+import { BreError } from '../errors.js';
 import type { NormalisedTransaction } from '../types.js';
 import { RowSet } from './bitset.js';
 import { AppendFile, rowOfLine } from './ndjson-file.js';
@@ -199,7 +199,7 @@ export class RunOutput {
           // A spool that fails otherwise is replaced by the journal at the end; on a full disk so would be
           // everything else the run writes: it stops now.
           output.#spool.onFailure = (err) => {
-            if (diskFullCode(err)) output.onWriteFailure?.(err);
+            if (err.code === 'DISK_FULL') output.onWriteFailure?.(err);
           };
           output.#spool.notify(bytes);
         }

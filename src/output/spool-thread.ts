@@ -11,6 +11,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startScriptWorker } from './worker-thread.js';
+import { BreError, internalError, type BreErrorJSON } from '../errors.js';
 import type { ColumnChange, ColumnUnion } from './columns.js';
 import type { SpoolContents, SpoolOptions } from './spool.js';
 
@@ -32,8 +33,8 @@ export interface SpoolWorkerData extends Omit<SpoolOptions, 'union'> {
 export const POLL_MS = 20;
 
 export type ToSpool = { readonly type: 'finish'; readonly size: number };
-/** `code`: the system's error code of the failure, when it had one (ENOSPC: a full disk). */
-export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly message: string; readonly code?: string };
+/** A failure as BreError.toJSON carries it: DISK_FULL, OUTPUT_UNWRITABLE, or INTERNAL for a bug. */
+export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
 function startWorker(workerData: SpoolWorkerData): Worker {
   return startScriptWorker(new URL('./spool-worker.js', import.meta.url), workerData);
@@ -55,24 +56,25 @@ export class SpoolThread {
     this.#worker.unref();
     this.#result = new Promise((resolve) => {
       let settled = false;
-      const settle = (contents: SpoolContents | undefined, failure?: string, code?: string) => {
+      const settle = (contents: SpoolContents | undefined, failure?: BreError) => {
         if (settled) return;
         settled = true;
-        this.#failure = failure;
+        this.#failure = failure?.message;
         resolve(contents);
-        if (failure !== undefined && !this.#ended) this.onFailure?.(Object.assign(new Error(failure), code ? { code } : {}));
+        if (failure !== undefined && !this.#ended) this.onFailure?.(failure);
       };
-      this.#worker.on('message', (m: FromSpool) => (m.type === 'done' ? settle(m.contents) : settle(undefined, m.message, m.code)));
-      this.#worker.on('error', (err) => settle(undefined, err.message));
-      this.#worker.on('exit', (code) => settle(undefined, `the spool's thread exited (${code}) before it was done`));
+      const crashed = (err: unknown) => settle(undefined, internalError(err, "in the spool's thread"));
+      this.#worker.on('message', (m: FromSpool) => (m.type === 'done' ? settle(m.contents) : settle(undefined, BreError.fromJSON(m.error))));
+      this.#worker.on('error', crashed);
+      this.#worker.on('exit', (code) => crashed(new Error(`the thread exited (${code}) before it was done`)));
     });
   }
 
   /**
-   * Told when the spool gives up while the run goes (not after `finish` or `stop`), with the system's error
-   * code when there was one: the run decides whether that stops it (a full disk does).
+   * Told when the spool gives up while the run goes (not after `finish` or `stop`): the run decides whether
+   * that stops it (DISK_FULL does).
    */
-  onFailure: ((err: Error & { code?: string }) => void) | undefined;
+  onFailure: ((err: BreError) => void) | undefined;
 
   /** Why the spool gave up (undefined while it works). */
   get failure(): string | undefined {

@@ -4,7 +4,9 @@
  * the file has grown; the lines are read back from the page cache here, parsed and encoded on this thread.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { diskFullCode, diskFullError, internalError, isBreError, outputUnwritable } from '../errors.js';
 import { ColumnUnion } from './columns.js';
 import { ResultSpool, type ResultLine } from './spool.js';
 import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './spool-thread.js';
@@ -75,8 +77,14 @@ if (parentPort) {
     } catch {
       /* the message below is what matters */
     }
+    // The output folder is the state folder's parent. A failure with a system code is the disk's or the folder's.
+    const folder = dirname(data.stateDir);
     const code = (err as { code?: unknown } | null)?.code;
-    post({ type: 'failed', message: (err as Error)?.message ?? String(err), ...(typeof code === 'string' ? { code } : {}) });
+    const e = isBreError(err) ? err
+      : diskFullCode(err) ? diskFullError(folder, err)
+        : typeof code === 'string' ? outputUnwritable(folder, err)
+          : internalError(err, "in the spool's thread");
+    post({ type: 'failed', error: e.toJSON() });
   };
 
   const step = () => {

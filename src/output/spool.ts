@@ -195,11 +195,14 @@ const BODY = 'results.parquet.body';
  * flight (a few hundred); a row later than this many others starts a new segment, and the end merges.
  */
 export const REORDER_ROWS = 4096;
+/** ... and at most this many bytes of journal lines (a wide pipeline's lines are kilobytes each, parsed more). */
+export const REORDER_BYTES = 8 * 1024 * 1024;
 
 /** A row held back, as its line: it is encoded when written, under the columns of the segment it goes to. */
 interface Held {
   readonly row: number;
   readonly line: ResultLine;
+  readonly bytes: number;
 }
 
 /** What the spool holds at the end of a session, for assembleResultFiles (plain data: it crosses threads). */
@@ -214,6 +217,7 @@ export class ResultSpool {
   readonly #segments: Segment[] = [];
   readonly #body: ParquetBody | undefined;
   readonly #held = new MinHeap<Held>((a, b) => a.row < b.row);
+  #heldBytes = 0;
   #current: Segment | undefined;
 
   constructor(o: SpoolOptions) {
@@ -237,6 +241,7 @@ export class ResultSpool {
 
   /** The row held back longest in row order goes to the segment's files. */
   #write(seg: Segment, h: Held): void {
+    this.#heldBytes -= h.bytes;
     const values = seg.shape.values(h.line);
     seg.csv?.add(seg.shape.record(values));
     seg.pq?.push(values);
@@ -278,8 +283,9 @@ export class ResultSpool {
       this.#close(seg, start);
       seg = this.#current = this.#open(start);
     }
-    this.#held.push({ row: line.row, line });
-    if (this.#held.size > REORDER_ROWS) this.#write(seg, this.#held.pop()!);
+    this.#held.push({ row: line.row, line, bytes: end - start });
+    this.#heldBytes += end - start;
+    while (this.#held.size > REORDER_ROWS || (this.#heldBytes > REORDER_BYTES && this.#held.size > 1)) this.#write(seg, this.#held.pop()!);
     seg.end = end;
   }
 

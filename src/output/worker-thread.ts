@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-/** `js`: the compiled script's URL (`new URL('./x-worker.js', import.meta.url)`). */
+/** `js`: the compiled script's URL (`new URL('./spool-worker.js', import.meta.url)`). */
 export function startScriptWorker(js: URL, workerData: unknown): Worker {
   if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData });
   const boot = {

@@ -18,8 +18,8 @@ export async function feed(run: Run): Promise<void> {
       if (run.stopped) break batches;
       if (s.limit !== undefined && row.row > s.limit) break batches;
       counters.read += 1;
-      // A database input's resume point moves over the rows as they settle (./frontier.ts): a row skipped
-      // here is settled at once; a row that runs, once its line is written.
+      // A database input's resume point moves over the rows as they are done (./frontier.ts): a row skipped
+      // here is done at once; a row that runs, once its line is written.
       run.frontier?.read(row);
       const key = lineKey(row, s.pipeline.key);
       // With a sink a row needs a key of its own (checked over every row read, done ones included).
@@ -28,18 +28,18 @@ export async function feed(run: Run): Promise<void> {
       // errors of the run: they could not be ranked).
       if (run.sample && key !== null && !row.readError && !run.sample.chosen.has(row.row)) {
         counters.notInSample += 1;
-        run.frontier?.settled(row.row);
+        run.frontier?.done(row.row);
         continue;
       }
       if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
         counters.outOfShard += 1;
-        run.frontier?.settled(row.row);
+        run.frontier?.done(row.row);
         continue;
       }
       if (output) {
         if (output.done.has(row.row)) {
           counters.resumed += 1;
-          run.frontier?.settled(row.row);
+          run.frontier?.done(row.row);
           continue;
         }
         // --retry-errors runs the rows of the errors file, and also the rows an earlier stopped or killed
@@ -82,7 +82,7 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
       run.recorder.withoutSampleKey(row);
       return;
     }
-    run.recorder.settle(row, key, await run.egress!.run(row, run.ctx));
+    run.recorder.record(row, key, await run.egress!.run(row, run.ctx));
   } catch (err) {
     // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that
     // row's error, never a stop: a resume would meet the same row again.
@@ -98,9 +98,9 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
     run.stop.request(writeFailureStop(run.s.outDir, err));
   } finally {
     // Not written (the run stopped while it was in flight): it holds the resume point where it is.
-    if (run.output?.done.has(row.row)) run.frontier?.settled(row.row);
+    if (run.output?.done.has(row.row)) run.frontier?.done(row.row);
     run.counters.lastSettle = performance.now();
-    run.window.settled();
+    run.window.ended();
   }
 }
 

@@ -1,10 +1,10 @@
 /**
  * A database input's resume point (the frontier): the last row, in read order, such that every row read up
- * to it is settled (written to results or errors, out of this shard, already done) and that ends its key,
- * so that reading again after its key skips nothing unsettled (src/output/format/frontier.ts).
+ * to it is done (written to results or errors, out of this shard, already done) and that ends its key,
+ * so that reading again after its key skips nothing undone (src/output/format/frontier.ts).
  *
- * Rows settle out of order (many are in flight); the tracker keeps the rows read and not yet passed, in read
- * order, and moves the frontier over the settled ones at the front. A row that never settles (a stop, a row
+ * Rows are done out of order (many are in flight); the tracker keeps the rows read and not yet passed, in read
+ * order, and moves the frontier over the done ones at the front. A row that is never done (a stop, a row
  * --retry-errors leaves for later) holds it where it is: the frontier is only ever conservative.
  */
 import type { InputRow } from '../types.js';
@@ -19,7 +19,7 @@ interface Pending {
   readonly row: number;
   readonly key: string | null;
   readonly groupEnd: boolean;
-  settled: boolean;
+  done: boolean;
 }
 
 export class FrontierTracker {
@@ -38,20 +38,20 @@ export class FrontierTracker {
   read(row: Pick<InputRow, 'row' | 'sourceKey' | 'groupEnd'>): void {
     if (row.row !== this.#next) throw new Error(`the frontier expected row ${this.#next}, got ${row.row}`);
     this.#next += 1;
-    this.#pending.push({ row: row.row, key: row.sourceKey ?? null, groupEnd: row.groupEnd === true, settled: false });
+    this.#pending.push({ row: row.row, key: row.sourceKey ?? null, groupEnd: row.groupEnd === true, done: false });
   }
 
-  /** The row is settled for good: its line is in results or errors, or it is not this run's to do. */
-  settled(row: number): void {
+  /** The row is done for good: its line is in results or errors, or it is not this run's to do. */
+  done(row: number): void {
     const i = this.#head + (row - (this.#pending[this.#head]?.row ?? row));
     const p = this.#pending[i];
     if (p === undefined || p.row !== row) return; // passed already, or never read by this tracker
-    p.settled = true;
+    p.done = true;
     if (i === this.#head) this.#advance();
   }
 
   #advance(): void {
-    while (this.#head < this.#pending.length && this.#pending[this.#head].settled) {
+    while (this.#head < this.#pending.length && this.#pending[this.#head].done) {
       const p = this.#pending[this.#head];
       if (p.groupEnd) this.#point = { row: p.row, key: p.key };
       this.#head += 1;
@@ -63,7 +63,7 @@ export class FrontierTracker {
     }
   }
 
-  /** The frontier: undefined until a whole key's rows are settled (nor was there one to start from). */
+  /** The frontier: undefined until a whole key's rows are done (nor was there one to start from). */
   get point(): FrontierPoint | undefined {
     return this.#point;
   }

@@ -80,7 +80,7 @@ export function computePlan(rows: number, stages: readonly StageConfig[], rates:
   const wallMs = limited.length > 0 ? Math.max(...limited) : null;
   const plan: Plan = { rows, services, wallMs, addresses: Math.max(1, opts.addresses ?? 1) };
   if (opts.windowHours === undefined) return plan;
-  if (!(opts.windowHours > 0)) throw new BreError('USAGE', `Expected --window to be a number of hours above 0, got '${opts.windowHours}'`, { field: 'window' });
+  if (!(opts.windowHours > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${opts.windowHours}'`, { field: 'window-hours' });
   const windowMs = opts.windowHours * 3_600_000;
   return { ...plan, windowHours: opts.windowHours, ipsNeeded: wallMs === null ? 1 : Math.max(1, Math.ceil(wallMs / windowMs)) };
 }

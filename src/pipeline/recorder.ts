@@ -39,7 +39,7 @@ export class OutcomeRecorder {
     private readonly log: (line: string) => void,
   ) {}
 
-  settle(row: InputRow, key: string | null, outcome: RowOutcome): void {
+  record(row: InputRow, key: string | null, outcome: RowOutcome): void {
     const c = this.counters;
     switch (outcome.kind) {
       case 'valid':

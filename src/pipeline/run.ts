@@ -87,7 +87,7 @@ export class Run {
   window!: RowWindow;
   /** Limiter figures, taken when the services are let go of. */
   limiterStats: Partial<Record<ServiceName, LimiterStats>> = {};
-  /** A database input: its source, and (for a run into a folder) the resume point as rows settle. */
+  /** A database input: its source, and (for a run into a folder) the resume point as rows are done. */
   source: DbSource | undefined;
   frontier: FrontierTracker | undefined;
   /** --sink: the tables the journals are followed into (./sink.ts). */

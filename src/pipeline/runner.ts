@@ -1,6 +1,6 @@
 /**
  * A run, as a story: open (the input's first rows, the output folder and its lock, the limiters and the
- * client), feed (rows into a bounded window of rows in flight, each running its stages), settle (wait for
+ * client), feed (rows into a bounded window of rows in flight, each running its stages), drain (wait for
  * the rows in flight, then let go of the services), finish (results.csv, transactions.csv, summary.json).
  * Whatever step throws, `close` gives back what is held: signal handlers, limiters, client, lock, progress.
  *
@@ -22,7 +22,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
   try {
     await run.open();
     await feed(run);
-    await settle(run);
+    await drain(run);
     return await finish(run);
   } finally {
     await run.close();
@@ -30,7 +30,7 @@ export async function runPipeline(s: RunSettings, hooks: RunHooks = {}): Promise
 }
 
 /** Every row in flight has its line in results or errors; the services are not needed any more. */
-async function settle(run: Run): Promise<void> {
+async function drain(run: Run): Promise<void> {
   await run.window.drained();
   await run.letGoOfServices();
 }

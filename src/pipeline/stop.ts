@@ -6,15 +6,17 @@
 import type { Log } from '../log/logger.js';
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { BreError, diskFullCode, diskFullError } from '../errors.js';
+import { BreError, diskFullCode, diskFullError, isBreError, outputUnwritable } from '../errors.js';
 
 /**
  * Why a run stops when its output folder cannot be written: DISK_FULL on a full disk (ENOSPC, EDQUOT),
- * INTERRUPTED for any other failure of the folder (an I/O error). Exit 3 either way: a re-run resumes.
+ * OUTPUT_UNWRITABLE for any other failure of the folder (an I/O error, a file-size limit). Exit 3 either way:
+ * a re-run resumes. A thread that met the failure has already said which (its BreError is kept).
  */
 export function writeFailureStop(outDir: string, err: unknown): BreError {
+  if (isBreError(err) && (err.code === 'DISK_FULL' || err.code === 'OUTPUT_UNWRITABLE')) return err;
   if (diskFullCode(err)) return diskFullError(outDir, err);
-  return new BreError('INTERRUPTED', `cannot write to ${outDir}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+  return outputUnwritable(outDir, err);
 }
 
 /** How often the run looks whether the shell that started it is still there. */

@@ -27,7 +27,7 @@ export interface RunCounters {
   warnings: number;
   retriedRows: number;
   dryRunValid: number;
-  /** performance.now() when the first row was dispatched and when the last one settled. */
+  /** performance.now() when the first row was dispatched and when the last one was done. */
   firstDispatch: number;
   lastSettle: number;
 }
@@ -92,7 +92,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
     },
     warnings: c.warnings,
     seconds: Math.round(seconds * 10) / 10,
-    // Rows a second while rows were flowing (first dispatched to last settled): start-up, hashing the
+    // Rows a second while rows were flowing (first dispatched to last done): start-up, hashing the
     // input and rebuilding results.csv are in `seconds` but not here.
     rows_per_second: c.lastSettle > c.firstDispatch ? Math.round((c.processed / ((c.lastSettle - c.firstDispatch) / 1000)) * 100) / 100 : null,
     stages: Object.fromEntries(x.stages.map((st) => [st.config.id, {

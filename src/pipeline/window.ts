@@ -65,8 +65,8 @@ export class RowWindow {
     this.#inflight += 1;
   }
 
-  /** A started row has settled: its place is free again. */
-  settled(): void {
+  /** A started row has ended (its line is written): its place is free again. */
+  ended(): void {
     this.#inflight -= 1;
     this.#release();
     if (this.#inflight === 0) this.#drained?.();

@@ -23,7 +23,7 @@ export const DEFAULT_AUTH_TOKEN = 'sandboxtoken0000';
  * Limits the sandbox enforces by default: the documented per-IP limits (decision spec section 8) and,
  * for the account service whose limit is not documented, 300 per minute.
  */
-export const DEFAULT_RATES: Readonly<Record<ServiceName, Rate>> = {
+export const SANDBOX_LIMITS: Readonly<Record<ServiceName, Rate>> = {
   workflow: { limit: 500, windowMs: 60_000 },
   bureau: { limit: 1000, windowMs: 60_000 },
   account: { limit: 300, windowMs: 60_000 },
@@ -44,7 +44,7 @@ export interface SandboxOptions {
   readonly clientId?: string;
   /** Default: env BRE_AUTH_TOKEN, else DEFAULT_AUTH_TOKEN. */
   readonly authToken?: string;
-  /** Per-service limits; a missing service keeps its DEFAULT_RATES entry, null turns the limit off. */
+  /** Per-service limits; a missing service keeps its SANDBOX_LIMITS entry, null turns the limit off. */
   readonly rate?: Partial<Record<ServiceName, Rate | null>>;
   /** Added to every answer of a service path (default 0). */
   readonly latencyMs?: number;
@@ -99,7 +99,7 @@ function nonNegative(value: number | undefined, fallback: number, name: string):
 }
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
-  const rates = { ...DEFAULT_RATES } as Record<ServiceName, Rate | null>;
+  const rates = { ...SANDBOX_LIMITS } as Record<ServiceName, Rate | null>;
   for (const s of SERVICES) {
     const r = opts.rate?.[s];
     if (r !== undefined) rates[s] = validateRate(r, `rate of ${s}`);

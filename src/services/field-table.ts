@@ -10,13 +10,13 @@ import type { NumberStyle } from '../types.js';
 import { getFirstField, isPlainObject, setPath } from '../input/fields.js';
 
 export interface FieldSpec {
-  /** Name looked up in the row (dotted for nested API fields; the last name works too, ./fields.ts). */
+  /** Name looked up in the row (dotted for nested API fields; the last name works too, ../input/fields.ts). */
   readonly column: string;
   /** Further names tried after `column` (e.g. `external.bank_type` for a top-level `bank_type`). */
   readonly aliases?: readonly string[];
   /** Where the value goes in the request body, dotted (`input_data.external.bureau_type`). */
   readonly target: string;
-  /** Coerces and validates the value (./../../input/coerce.ts). Optional fields use `.optional()`. */
+  /** Coerces and validates the value (../input/coerce.ts). Optional fields use `.optional()`. */
   readonly schema: z.ZodType<unknown>;
   /** Used when the row has no value (e.g. bank_type in a mode that implies it). */
   readonly default?: unknown;

@@ -17,7 +17,8 @@
 import { z } from 'zod';
 import { BreError } from '../errors.js';
 import { BSA_FETCH_COLUMNS, normaliseBsaFetch } from '../normalise/account-summary.js';
-import { pollUntilReady, realSleep, type PollClock, type PollOutcome } from '../services/account/poll.js';
+import { pollUntilReady, type PollClock, type PollOutcome } from '../services/account/poll.js';
+import { sleep } from '../retry/sleep.js';
 import { scrubSecrets } from '../services/account/secrets.js';
 import { describeServiceError, expectObject, readSession, type AccountSession } from '../services/account/session.js';
 import type { Json, JsonObject } from '../types.js';
@@ -127,7 +128,7 @@ export const bsaFetchKind: StageKind<BsaFetchOptions, BsaFetchPrepared> = {
       return body.ready_for_fetch_data === true ? { state: 'ready', value: true } : { state: 'pending', status: statusText(body) };
     };
     // The deadline follows the run's clock (ctx.now); waits are real timers cut short by ctx.signal.
-    const clock: PollClock = { now: () => ctx.now().getTime(), sleep: realSleep };
+    const clock: PollClock = { now: () => ctx.now().getTime(), sleep };
     const polled = await pollUntilReady(poll,
       { intervalMs: o.poll_interval_ms, maxIntervalMs: o.poll_max_interval_ms, timeoutMs: o.ready_timeout_ms },
       ctx.signal, clock).catch(withCalls);

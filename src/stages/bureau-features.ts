@@ -5,7 +5,8 @@
  * Options (all optional):
  *   format   force one format_type for every row (one of the 7 of 2.7), overriding the row and detection.
  *            Default: the row's format_type / bureau_type, else detected from the report.
- * A 500 "error in decoding raw_data" is mapped to BUREAU_DECODE_FAILED by the HTTP chain, not here.
+ * A 500 from the bureau service with a `detail` text (its "error in decoding raw_data") is BUREAU_DECODE_FAILED
+ * by the answer's classification (../http/classify.ts), not here.
  */
 import { z } from 'zod';
 import { bureauFeatureColumns, normaliseBureauFeatures } from '../normalise/bureau-features.js';

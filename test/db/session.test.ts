@@ -1,6 +1,6 @@
 /** The session of each dialect against the real local servers: values as the run needs them, transactions, losses. */
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { isConnectionLoss, openSession, parseDbUrl, type DbSession } from '../../src/db/index.js';
+import { dialectOf, openSession, parseDbUrl, type DbSession } from '../../src/db/index.js';
 import { freshDatabase, itDb, killConnections, available } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -64,7 +64,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         caught = err;
       }
       expect(caught).toBeDefined();
-      expect(isConnectionLoss(caught), String((caught as { code?: string }).code)).toBe(true);
+      expect(dialectOf(other.url).classify(caught), String((caught as { code?: string }).code)).toBe('lost');
       other.destroy();
       // db was killed too: reopen for later tests
       db.destroy();

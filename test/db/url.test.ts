@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDbUrl, parseDbUrl } from '../../src/db/url.js';
+import { isDbUrl, parseDbUrl } from '../../src/db/index.js';
 
 describe('parseDbUrl', () => {
   it.each([

@@ -1,19 +1,55 @@
 /**
  * The README's Kubernetes manifests are the ones users copy (issue 33): every YAML block of the README that
  * is a Kubernetes object is validated offline against the Kubernetes API's OpenAPI schema (the classes of
- * npm `kubernetes-models` validate against it), and each container runs the image's CLI the way signals
+ * npm `kubernetes-models` validate against it), with no field the API does not know (their TypeScript types), and each container runs the image's CLI the way signals
  * reach it (`exec node /app/bin/bre-batch.js`, no npx) with options the command really has.
  */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { commands } from '../../src/cli/commands.js';
 import yargs from 'yargs';
 
-const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const ROOT = join(import.meta.dirname, '..', '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+const TYPES: Record<string, { module: string; type: string }> = {
+  'batch/v1/CronJob': { module: 'kubernetes-models/batch/v1/CronJob', type: 'ICronJob' },
+  'batch/v1/Job': { module: 'kubernetes-models/batch/v1/Job', type: 'IJob' },
+};
+
+/**
+ * The schema allows fields it does not know (as the API server does without strict field validation), so a
+ * misspelt field (`volumeMount`) would pass `validate()`. The models' TypeScript types close that gap: each
+ * manifest written as an object literal that `satisfies` its type, which refuses unknown properties. Returns
+ * tsc's errors (empty when every manifest is right).
+ */
+async function unknownFields(docs: readonly Manifest['doc'][], name: string): Promise<string> {
+  const dir = join(ROOT, 'test', 'artifacts');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}-${process.pid}.ts`);
+  const lines = docs.map((d, i) => {
+    const t = TYPES[`${d.apiVersion}/${d.kind}`];
+    if (!t) throw new Error(`no type for ${d.apiVersion}/${d.kind} in this test`);
+    return `import type { ${t.type} as T${i} } from '${t.module}';\nexport const m${i} = ${JSON.stringify(d)} satisfies T${i};`;
+  });
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
+  const args = ['--ignoreConfig', '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', file];
+  try {
+    await promisify(execFile)(tsc, args, { cwd: ROOT });
+    return '';
+  } catch (err) {
+    return String((err as { stdout?: string }).stdout ?? err);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
 
 interface Manifest {
   readonly line: number;
@@ -77,6 +113,15 @@ describe("README's Kubernetes manifests", () => {
       expect(() => model(f.doc).validate(), `README line ${f.line}`).not.toThrow();
     }
   });
+
+  it('have no field the Kubernetes API does not know (a misspelt field is refused)', async () => {
+    expect(await unknownFields(found.map((f) => f.doc), 'k8s-readme')).toBe('');
+    const typo = structuredClone(found[0].doc) as any;
+    const c = typo.spec.jobTemplate.spec.template.spec.containers[0];
+    c.volumeMount = c.volumeMounts;
+    delete c.volumeMounts;
+    expect(await unknownFields([typo], 'k8s-typo')).toMatch(/'"volumeMount"' does not exist in type 'IContainer'/);
+  }, 180_000);
 
   it('the validation used here refuses what is wrong (a string for a count, a container without a name, an unknown policy)', () => {
     const doc = structuredClone(found[0].doc) as any;

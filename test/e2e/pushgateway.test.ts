@@ -33,6 +33,8 @@ describe('--pushgateway', () => {
     const good = await spawnCli(runArgs('location', input, join(dir, 'night1'), '--rate', 'off', '--pushgateway', gw.url), sb.env());
     expect(good.code, good.stderr).toBe(0);
     expect(good.stderr).not.toContain('Pushgateway');
+    // Nothing else on stderr either: no deprecation warning of Node 24+ (url.parse) among the run's log lines.
+    expect(good.stderr).not.toContain('DeprecationWarning');
     expect(await gw.samples('bre_batch_run_state', { ...GROUP, state: 'finished' })).toMatchObject([{ value: 1 }]);
     expect(await gw.samples('bre_batch_rows_total', { ...GROUP, outcome: 'succeeded' })).toMatchObject([{ value: 12 }]);
     expect(await gw.samples('bre_batch_calls_total', { ...GROUP, service: 'workflow' })).toMatchObject([{ value: 12 }]);

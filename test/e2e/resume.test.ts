@@ -102,7 +102,7 @@ describe('kill -9 and resume', () => {
     const stopped = readOutput(out);
     expect(stopped.results.length).toBeGreaterThan(10);
     expect(stopped.results.length).toBeLessThan(ROWS);
-    expect(stopped.summary.stopped.code).toBe('INTERRUPTED');
+    expect(stopped.summary.stopped.code).toBe('OUTPUT_UNWRITABLE');
 
     const resumed = await spawnCli(args, sb.env(proxy.url));
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -5,7 +5,7 @@
  */
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { groupingPath, MetricsPusher, parsePushgatewayUrl } from '../../src/metrics/pushgateway.js';
+import { groupingPath, groupPath, MetricsPusher, parsePushgatewayUrl } from '../../src/metrics/pushgateway.js';
 
 function controlled() {
   const calls: { resolve: () => void; reject: (e: Error) => void }[] = [];
@@ -74,5 +74,6 @@ describe('--pushgateway URL', () => {
 
   it('grouping values with a slash or empty go base64url-encoded, as the gateway reads them', () => {
     expect(groupingPath({ pipeline: 'rescore', shard: '1/2', env: '' })).toEqual({ pipeline: 'rescore', 'shard@base64': 'MS8y', 'env@base64': '=' });
+    expect(groupPath({ pipeline: 'rescore', shard: '1/2' })).toBe('/metrics/job/bre_batch/pipeline/rescore/shard%40base64/MS8y');
   });
 });

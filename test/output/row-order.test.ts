@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../src/output/columns.js';
 import { linesByRow } from '../../src/output/row-sort.js';
-import { assembleResultFiles, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool.js';
+import { assembleResultFiles, REORDER_BYTES, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool.js';
 import { expectMatchesJournal, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
 
 /** A result line; a column appears from row `lateFrom` on (the spool starts a new segment there). */
-function line(row: number, lateFrom = 5000): ResultLine {
-  const wf: Record<string, unknown> = { decision: row % 2 ? 'Approve' : 'Reject', amount: row % 3 ? row * 10 : null, note: `r,"${row}"\nnext` };
+function line(row: number, lateFrom = 5000, pad = 0): ResultLine {
+  const wf: Record<string, unknown> = { decision: row % 2 ? 'Approve' : 'Reject', amount: row % 3 ? row * 10 : null, note: `r,"${row}"\nnext${'x'.repeat(pad)}` };
   if (row > lateFrom) wf.late = row;
   return { row, key: `K${row}`, stages: { wf } };
 }
@@ -33,7 +33,7 @@ function arrival(rows: readonly number[], jitter: number, seed = 1): number[] {
  * A folder whose results.ndjson holds `earlier` (an earlier session) then `session` (this one, spooled in
  * process), and what the spool holds.
  */
-function folder(earlier: readonly number[], session: readonly number[]) {
+function folder(earlier: readonly number[], session: readonly number[], pad = 0) {
   const dir = tempDir('bre-order-');
   const stateDir = join(dir, '.state');
   mkdirSync(stateDir);
@@ -48,9 +48,9 @@ function folder(earlier: readonly number[], session: readonly number[]) {
   const spool = new ResultSpool({ stateDir, csv: true, parquet: true, stages: STAGES, union: cloneUnion(union) });
   let pos = start;
   for (const r of session) {
-    union.observe(line(r).stages);
-    const l = `${JSON.stringify(line(r))}\n`;
-    spool.add(line(r), pos, pos + Buffer.byteLength(l));
+    union.observe(line(r, 5000, pad).stages);
+    const l = `${JSON.stringify(line(r, 5000, pad))}\n`;
+    spool.add(line(r, 5000, pad), pos, pos + Buffer.byteLength(l));
     pos += Buffer.byteLength(l);
     text += l;
   }
@@ -91,6 +91,18 @@ describe('results in row order', () => {
     const alone = { csv: join(f.dir, 'alone.csv') };
     await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files: alone, columns: f.union.columns(STAGES) });
     expect(readFileSync(files.csv, 'utf8')).toBe(readFileSync(alone.csv, 'utf8'));
+  });
+
+  it(`wide lines: the rows held back stay under ${REORDER_BYTES / 1024 / 1024} MB of lines, and still come out in order`, async () => {
+    // 6 KB lines: 8 MB holds about 1,400 of them, so row 5 coming 2,600 places late (fewer than REORDER_ROWS)
+    // finds later rows written already: a second segment, and the end merges.
+    const order = range(1, 3000).filter((r) => r !== 5);
+    order.splice(2600, 0, 5);
+    const f = folder([], order, 6000);
+    expect(f.contents.segments.map((s) => s.firstRow)).toEqual([1, 5]);
+    const files = { csv: join(f.dir, 'results.csv') };
+    await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files, columns: f.union.columns(STAGES), spool: f.contents, visitBefore: f.start });
+    expect(await csvRows(files.csv)).toEqual(range(1, 3000));
   });
 
   it(`a row that comes after more than ${REORDER_ROWS} others, and rows of an earlier session done again, are merged into place`, async () => {

@@ -10,6 +10,7 @@ import { ColumnUnion, type StageColumns } from '../../src/output/columns.js';
 import { AppendFile } from '../../src/output/ndjson-file.js';
 import { assembleResultFiles } from '../../src/output/spool.js';
 import { SpoolThread } from '../../src/output/spool-thread.js';
+import { BreError } from '../../src/errors.js';
 import { expectMatchesJournal } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -75,15 +76,16 @@ describe('the spool on its own thread', () => {
     expect((await assembleResultFiles({ resultsPath: ndjson, size: readFileSync(ndjson).length, files, columns: union.columns(STAGES) })).rows).toBe(10);
   });
 
-  it('a spool that fails while the run goes tells onFailure at once, with the system\'s code (ENOSPC stops a run: issue 24)', async () => {
+  it('a spool that fails while the run goes tells onFailure at once, as the BreError it met (DISK_FULL stops a run: issue 24)', async () => {
     const { dir, ndjson, union } = folder(10);
     const spool = new SpoolThread({ stateDir: join(dir, 'no-such-folder'), csv: true, parquet: true, stages: STAGES, union, resultsPath: ndjson, start: 0 });
-    const told = await new Promise<Error & { code?: string }>((resolve) => {
+    const told = await new Promise<BreError>((resolve) => {
       spool.onFailure = resolve;
       spool.notify(readFileSync(ndjson).length);
     });
-    expect(told.code).toBe('ENOENT');
-    expect(told.message).toMatch(/ENOENT/);
+    expect(told).toBeInstanceOf(BreError);
+    expect(told.code).toBe('OUTPUT_UNWRITABLE');
+    expect(told.message).toMatch(new RegExp(`^cannot write to the output folder ${dir}: ENOENT`));
     expect(await spool.finish(readFileSync(ndjson).length)).toBeUndefined();
   });
 });

@@ -16,14 +16,14 @@ describe('FrontierTracker', () => {
     const t = new FrontierTracker();
     feed(t, 1, 5);
     expect(t.point).toBeUndefined();
-    t.settled(2);
-    t.settled(3);
+    t.done(2);
+    t.done(3);
     expect(t.point).toBeUndefined(); // row 1 is still in flight
-    t.settled(1);
+    t.done(1);
     expect(t.point).toEqual({ row: 3, key: 'k3' });
-    t.settled(5);
+    t.done(5);
     expect(t.point).toEqual({ row: 3, key: 'k3' });
-    t.settled(4);
+    t.done(4);
     expect(t.point).toEqual({ row: 5, key: 'k5' });
     expect(t.behind).toBe(0);
   });
@@ -39,7 +39,7 @@ describe('FrontierTracker', () => {
     const t = new FrontierTracker();
     feed(t, 1, 4, groups);
     const seen = order.map((r) => {
-      t.settled(r);
+      t.done(r);
       return t.point?.row ?? null;
     });
     expect(seen).toEqual(points);
@@ -50,9 +50,9 @@ describe('FrontierTracker', () => {
     expect(t.point).toEqual({ row: 100, key: 'k100' });
     expect(() => t.read({ row: 1, sourceKey: 'x', groupEnd: true })).toThrow(/expected row 101/);
     feed(t, 101, 2);
-    t.settled(102);
+    t.done(102);
     expect(t.point).toEqual({ row: 100, key: 'k100' });
-    t.settled(101);
+    t.done(101);
     expect(t.point).toEqual({ row: 102, key: 'k102' });
   });
 
@@ -60,18 +60,18 @@ describe('FrontierTracker', () => {
     const t = new FrontierTracker();
     t.read({ row: 1, sourceKey: null, groupEnd: false });
     t.read({ row: 2, sourceKey: null, groupEnd: true });
-    t.settled(1);
+    t.done(1);
     expect(t.point).toBeUndefined();
-    t.settled(2);
+    t.done(2);
     expect(t.point).toEqual({ row: 2, key: null });
   });
 
   it('ignores rows it never read or already passed', () => {
     const t = new FrontierTracker();
     feed(t, 1, 2);
-    t.settled(7);
-    t.settled(1);
-    t.settled(1);
+    t.done(7);
+    t.done(1);
+    t.done(1);
     expect(t.point).toEqual({ row: 1, key: 'k1' });
   });
 
@@ -90,7 +90,7 @@ describe('FrontierTracker', () => {
         [rows[i], rows[j]] = [rows[j], rows[i]];
       }
       for (const r of rows.slice(0, Math.floor(n * share))) {
-        t.settled(r);
+        t.done(r);
         settled.add(r);
       }
       let expected: number | undefined;

@@ -37,7 +37,7 @@ describe('computePlan', () => {
   });
 
   it('rejects a window that is not a positive number of hours', () => {
-    expect(() => computePlan(1, location.stages, DEFAULT_RATES, { windowHours: 0 })).toThrow(/Expected --window to be a number of hours above 0, got '0'/);
+    expect(() => computePlan(1, location.stages, DEFAULT_RATES, { windowHours: 0 })).toThrow(/Expected --window-hours to be a number of hours above 0, got '0'/);
   });
 
   it.each([

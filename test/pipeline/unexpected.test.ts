@@ -52,7 +52,7 @@ describe('an unexpected exception in a stage', () => {
     redactor.add(TOKEN);
     const settings = { dryRun: false, keepPersonalData: false } as RunSettings;
     const recorder = new OutcomeRecorder(settings, output, redactor, new Circuit(DEFAULT_CIRCUIT), newCounters(), () => undefined, (l) => logged.push(l));
-    recorder.settle(row, 'R4', outcome);
+    recorder.record(row, 'R4', outcome);
 
     expect(written).toHaveLength(1);
     expect(written[0]).toMatchObject({ row: 4, stage: 'decision', code: 'UNEXPECTED', status: null });

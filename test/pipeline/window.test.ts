@@ -14,7 +14,7 @@ describe('RowWindow: the rows in flight follow the calls in flight', () => {
     void w.enter()!.then(() => (entered = true));
     await Promise.resolve();
     expect(entered).toBe(false);
-    w.settled();
+    w.ended();
     await waitFor(() => entered, 1000, 'the third row to enter');
   });
 
@@ -41,11 +41,11 @@ describe('RowWindow: the rows in flight follow the calls in flight', () => {
     size = 2;
     let entered = false;
     void w.enter()!.then(() => (entered = true));
-    w.settled();
-    w.settled();
+    w.ended();
+    w.ended();
     await settle();
     expect(entered).toBe(false);
-    w.settled();
+    w.ended();
     await waitFor(() => entered, 1000, 'a row to enter once fewer than 2 are in flight');
   });
 

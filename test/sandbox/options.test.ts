@@ -4,7 +4,7 @@ import { sandboxBanner } from '../../src/sandbox/banner.js';
 import { allowChecker, parseCidr } from '../../src/sandbox/cidr.js';
 import { parseFaultSpec, parseRateSpecs, parseSandboxFlags, validateFaults, validateThrottle } from '../../src/sandbox/options.js';
 import { SlidingWindow, retryAfterSeconds } from '../../src/sandbox/rate.js';
-import { DEFAULT_RATES } from '../../src/sandbox/index.js';
+import { SANDBOX_LIMITS } from '../../src/sandbox/index.js';
 
 function usageMessage(fn: () => unknown): string {
   try { fn(); } catch (err) {
@@ -143,7 +143,7 @@ describe('sliding window', () => {
 });
 
 describe('banner', () => {
-  const base = { url: 'http://127.0.0.1:1234', clientId: 'sandboxclient', authToken: 'sekrit123', rates: DEFAULT_RATES, faults: {}, latencyMs: 0, seed: 7 };
+  const base = { url: 'http://127.0.0.1:1234', clientId: 'sandboxclient', authToken: 'sekrit123', rates: SANDBOX_LIMITS, faults: {}, latencyMs: 0, seed: 7 };
   it('prints the default token and env lines', () => {
     const text = sandboxBanner({ ...base, defaultToken: true });
     expect(text).toContain('export BRE_BASE_URL=http://127.0.0.1:1234');

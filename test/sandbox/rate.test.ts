@@ -1,13 +1,13 @@
 /** 429 above the limit: a strict sliding window per caller IP per service, the referee of rate benchmarks. */
 import { describe, expect, it } from 'vitest';
-import { startSandbox, DEFAULT_RATES } from '../../src/sandbox/index.js';
+import { startSandbox, SANDBOX_LIMITS } from '../../src/sandbox/index.js';
 import { post, withSandbox } from './helpers.js';
 
 const location = { user_id: 'u1', reference_id: 'r1', input_data: { lead_id: 'l1', latitude: 12.9716, longitude: 77.5946 } };
 
 describe('rate limit', () => {
   it('documents the defaults: workflow 500/min, bureau 1000/min, account 300/min', () => {
-    expect(DEFAULT_RATES).toEqual({ workflow: { limit: 500, windowMs: 60_000 }, bureau: { limit: 1000, windowMs: 60_000 }, account: { limit: 300, windowMs: 60_000 } });
+    expect(SANDBOX_LIMITS).toEqual({ workflow: { limit: 500, windowMs: 60_000 }, bureau: { limit: 1000, windowMs: 60_000 }, account: { limit: 300, windowMs: 60_000 } });
   });
 
   it('limit 5 per 1000 ms: 5 pass, the 6th gets 429 with Retry-After, passes again after the window', async () => {

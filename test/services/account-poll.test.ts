@@ -1,7 +1,6 @@
-import { getEventListeners } from 'node:events';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
-import { pollUntilReady, realSleep, type PollClock, type PollOutcome } from '../../src/services/account/poll.js';
+import { pollUntilReady, type PollClock, type PollOutcome } from '../../src/services/account/poll.js';
 import { REDACTED, scrubSecrets } from '../../src/services/account/secrets.js';
 
 /** A clock that only moves when the poller sleeps; records every wait. */
@@ -93,24 +92,6 @@ describe('pollUntilReady', () => {
       { intervalMs: 100, maxIntervalMs: 100, timeoutMs: 1000 }, new AbortController().signal, frozen).catch((e: unknown) => e);
     expect((err as BreError).code).toBe('NOT_READY');
     expect(polls).toBe(12);
-  });
-
-  it('realSleep resolves after the time and removes its abort listener', async () => {
-    vi.useFakeTimers();
-    try {
-      const ac = new AbortController();
-      let done = false;
-      const sleeping = realSleep(20, ac.signal).then(() => { done = true; });
-      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
-      await vi.advanceTimersByTimeAsync(19);
-      expect(done).toBe(false);
-      await vi.advanceTimersByTimeAsync(1);
-      await sleeping;
-      expect(done).toBe(true);
-      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });
 

@@ -74,7 +74,7 @@ export function weightedAuc(p: PreparedScore, w: Float64Array): number {
   return p.direction === 'higher_is_better' ? higher : 1 - higher;
 }
 
-/** Weighted KS, the figures of score/ks.ts's (at the smallest raw score where the gap peaks); null without good or bad weight. */
+/** Weighted KS, the figures of ../score/ks.ts (at the smallest raw score where the gap peaks); null without good or bad weight. */
 export function weightedKs(p: PreparedScore, w: Float64Array): KsFigures | null {
   const G = p.groups.length - 1;
   let totalGood = 0;

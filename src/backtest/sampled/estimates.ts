@@ -3,14 +3,14 @@
  * `compare` would report over the whole input, each with a design-based 95% interval.
  *
  * The compared keys are a domain of the sample (a sampled row that failed, or that one run lacks, is a sampled
- * unit outside it: design/design.ts), so every rate is a domain ratio and every count a domain total:
+ * unit outside it: ../design/design.ts), so every rate is a domain ratio and every count a domain total:
  *
  *   approval rate of A       Σw·approved_A / Σw                      ratio (svymean on the domain)
  *   difference B − A         Σw·(approved_B − approved_A) / Σw        the mean of the per-key difference
  *   swap-in count, share     Σw·swap_in ; Σw·swap_in / Σw             total ; ratio
  *   bad rate of a set S      Σw·bad·S·known / Σw·S·known              ratio (svyratio)
  *   loan amount totals       Σw·amount·approved                        total
- *   AUC, Gini, KS            weighted Mann–Whitney, weighted ECDFs     rescaling bootstrap (design/bootstrap.ts)
+ *   AUC, Gini, KS            weighted Mann–Whitney, weighted ECDFs     rescaling bootstrap (../design/bootstrap.ts)
  *   PSI                      from the weighted shares of A's bins      no interval (see PsiEstimate)
  */
 import { bootstrap, replicateSe } from '../design/bootstrap.js';

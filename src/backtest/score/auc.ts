@@ -5,7 +5,7 @@
  *
  * The computation is the fast one of Sun & Xu (2014, IEEE Signal Processing Letters 21:1389): the structural
  * components come from midranks instead of the m·n comparisons. Here the midranks are taken on the table of
- * distinct values (score/table.ts), which is the same thing: for a good at value v, V10 = (bads below v + ½ bads
+ * distinct values (./table.ts), which is the same thing: for a good at value v, V10 = (bads below v + ½ bads
  * at v) / bads, and for a bad at v, V01 = (goods above v + ½ goods at v) / goods. O(distinct values) per score;
  * the paired covariance adds one pass over the keys (PairedDelong.add).
  */

@@ -31,15 +31,6 @@ export interface Retried {
   readonly attempts: number;
 }
 
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal.reason); };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 export function retry(opts: RetryOptions): (next: Dispatch<unknown>) => Dispatch<Retried> {
   const { maxAttempts, signal, sleep, random, meter } = opts;
   return (next) => async (first) => {

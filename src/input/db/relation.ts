@@ -2,11 +2,11 @@
  * What `--table` and `--query` name, as a relation a dialect can read (src/db/keyset.ts). Pure.
  *
  * `--table` is `name` or `schema.name`; a part may be quoted to keep dots, spaces or case (`"My Schema"."Loans"`,
- * or with backticks for MySQL), a quote inside doubled. An unquoted part follows the database's own rule:
- * PostgreSQL folds it to lower case (as `psql` does), MySQL keeps it as written.
+ * or with backticks for MySQL), a quote inside doubled. An unquoted part follows the database's own rule, as its
+ * dialect declares it (`foldsUnquoted`: PostgreSQL folds it to lower case, as `psql` does; MySQL keeps it).
  */
 import { BreError } from '../../errors.js';
-import type { DbUrl, DialectName, SourceRelation } from '../../db/index.js';
+import { dialectNamed, type DbUrl, type DialectName, type SourceRelation } from '../../db/index.js';
 
 /** The parts of a dotted name, quotes honoured; undefined when the text is not such a name. */
 export function splitQualifiedName(text: string): { text: string; quoted: boolean }[] | undefined {
@@ -63,7 +63,8 @@ export function parseRelation(given: SourceGiven, dialect: DialectName): SourceR
   if (!parts || parts.length > 2) {
     throw new BreError('USAGE', `Expected --table to be NAME or SCHEMA.NAME (a part with dots, spaces or capitals in double quotes: "My Schema"."Loans"), got '${table}'`, { field: 'table' });
   }
-  const fold = (p: { text: string; quoted: boolean }) => (p.quoted || dialect !== 'postgres' ? p.text : p.text.toLowerCase());
+  const folds = dialectNamed(dialect).foldsUnquoted;
+  const fold = (p: { text: string; quoted: boolean }) => (p.quoted || !folds ? p.text : p.text.toLowerCase());
   const name = fold(parts[parts.length - 1]);
   return parts.length === 2 ? { kind: 'table', schema: fold(parts[0]), name } : { kind: 'table', name };
 }

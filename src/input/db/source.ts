@@ -8,20 +8,21 @@
  *
  * Memory: the page handed over and the next one, fetched while the run works on the first.
  *
- * A connection that breaks mid-run (the server restarted, the backend killed) is opened again with backoff and
- * the page asked again from the last key; one that stays away for `retryForMs` is SOURCE_UNAVAILABLE (exit 3,
- * resumable). node-postgres#2187 (a stream over a killed backend ends without an error) cannot bite: there is
+ * A connection that breaks mid-run (the server restarted, the backend killed) is opened again on the retry
+ * policy's schedule (src/retry/policy.ts) and the page asked again from the last key; one that stays away for
+ * `retryForMs` is SOURCE_UNAVAILABLE (exit 3, resumable). node-postgres#2187 (a stream over a killed backend ends without an error) cannot bite: there is
  * no stream, each page is a plain query, and the session's `lost` is checked before each one.
  */
 import { BreError, isBreError } from '../../errors.js';
 import {
-  ConnectionLost, COUNT_COLUMN, dialectOf, isConnectionLoss, isOrderableKeyType, openSession, queryReason, RANK_COLUMN,
+  ConnectionLost, COUNT_COLUMN, dialectOf, isOrderableKeyType, openSession, queryReason, RANK_COLUMN,
   type DbColumn, type DbResult, type DbRow, type DbSession, type DbUrl, type Dialect, type SourceRelation,
 } from '../../db/index.js';
 import type { InputRow } from '../../types.js';
 import type { HeaderAsRead } from '../header.js';
 import { endsGroup, splitPage } from './page.js';
 import { describeRelation } from './relation.js';
+import { retrying } from '../../retry/policy.js';
 
 /** Rows a page keeps (bench: `npm run bench -- --only source`). */
 export const DEFAULT_PAGE_ROWS = 2000;
@@ -91,7 +92,6 @@ interface Fetched {
 }
 
 const noop = () => undefined;
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 export class DbSource {
   readonly stats: SourceStats = { startedAfterRow: 0, rowsRead: 0, rowsFetched: 0, queries: 0, reconnects: 0 };
@@ -285,14 +285,21 @@ export class DbSource {
   }
 
   /**
-   * One statement, again on a new connection after a loss, with backoff (0.25 s doubling to 8 s) for up to
-   * `retryForMs`; a statement the database refuses is DB_QUERY_FAILED at once.
+   * One statement, again on a new connection after a loss, on the retry policy's schedule (src/retry/) for up
+   * to `retryForMs`; a statement the database refuses is DB_QUERY_FAILED at once.
    */
   async #query<R>(sql: string, params: readonly unknown[], forRows = true): Promise<DbResult<R>> {
     const retryFor = this.#opts.retryForMs ?? DEFAULT_RETRY_FOR_MS;
-    const sleep = this.#opts.sleep ?? defaultSleep;
-    let since: number | undefined;
-    for (let attempt = 0; ; attempt += 1) {
+    const wait = this.#opts.sleep;
+    return retrying({
+      forMs: retryFor,
+      retryable: (err) => !this.#closed && this.#isLoss(err),
+      refused: (err) => (this.#closed ? closedError() : new BreError('DB_QUERY_FAILED', `reading ${this.description} failed: ${queryReason(err)}`, { cause: err })),
+      giveUp: (err) => new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(err)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err }),
+      onLoss: (err) => this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`),
+      onRecovery: () => this.#opts.notice?.(`the input database is back (${this.description}): reading on`),
+      ...(wait ? { clock: { now: () => Date.now(), sleep: (ms: number) => wait(ms) } } : {}),
+    }, async () => {
       if (this.#closed) throw closedError();
       let session = this.#session;
       try {
@@ -308,22 +315,13 @@ export class DbSource {
           this.stats.queries += 1;
           this.stats.rowsFetched += r.rows.length;
         }
-        if (since !== undefined) this.#opts.notice?.(`the input database is back (${this.description}): reading on`);
         return r;
       } catch (err) {
-        if (this.#closed) throw closedError();
-        if (!isLoss(err)) throw new BreError('DB_QUERY_FAILED', `reading ${this.description} failed: ${queryReason(err)}`, { cause: err });
         // Only the connection this statement ran on: another statement may have opened a new one meanwhile.
-        if (session) this.#drop(session);
-        since ??= Date.now();
-        const waited = Date.now() - since;
-        if (waited >= retryFor) {
-          throw new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(err)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err });
-        }
-        if (attempt === 0) this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`);
-        await sleep(Math.min(8000, 250 * 2 ** Math.min(attempt, 5), retryFor - waited));
+        if (session && this.#isLoss(err)) this.#drop(session);
+        throw err;
       }
-    }
+    });
   }
 
   /** The statement's answer; after the statement time-out, its connection is ended and it is a loss. */
@@ -343,6 +341,11 @@ export class DbSource {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A broken connection, or a new one that could not be made (the server still down): worth another try. */
+  #isLoss(err: unknown): boolean {
+    return isBreError(err) ? err.code === 'DB_UNREACHABLE' : this.#dialect.classify(err) === 'lost';
   }
 
   #drop(session: DbSession): void {
@@ -376,10 +379,6 @@ function closedError(): BreError {
   return new BreError('INTERRUPTED', 'the input was closed');
 }
 
-/** A broken connection, or a new one that could not be made (the server still down): worth another try. */
-function isLoss(err: unknown): boolean {
-  return isConnectionLoss(err) || (isBreError(err) && err.code === 'DB_UNREACHABLE');
-}
 
 /** `300 ms`, `60 s`: --input-retry as a person gave it. */
 function duration(ms: number): string {

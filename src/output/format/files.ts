@@ -19,7 +19,7 @@ export const FILES = {
   columns: '.state/columns.ndjson',
   /** The run's time series, for report.html (src/output/timeline.ts). */
   timeline: '.state/timeline.ndjson',
-  /** A database input's resume point: every row up to it is settled (src/output/format/frontier.ts). */
+  /** A database input's resume point: every row up to it is done (src/output/format/frontier.ts). */
   frontier: '.state/source-frontier.json',
 } as const;
 

@@ -121,7 +121,7 @@ export const runSummarySchema = z.looseObject({
   }),
   warnings: count,
   seconds: z.number(),
-  /** While rows were flowing (first dispatched to last settled); null when none was. */
+  /** While rows were flowing (first dispatched to last done); null when none was. */
   rows_per_second: z.number().nullable(),
   stages: z.record(z.string(), stageSummarySchema),
   services: z.partialRecord(serviceName, serviceSummarySchema),

@@ -2,7 +2,7 @@
  * The sink's tables and their fixed columns: NAME (one row per key: the result), NAME_errors (one row per
  * input row that failed), NAME_transactions (an account pipeline's transactions, per key) and the commit table
  * bre_batch_loads (how far each output folder has been written). Result fields become columns as they
- * appear (./result-columns.ts). Pure: names and shapes only.
+ * appear (`columnName` here; added by ./schema.ts). Pure: names and shapes only.
  */
 import { createHash } from 'node:crypto';
 import { BreError } from '../../errors.js';

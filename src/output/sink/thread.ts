@@ -9,7 +9,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startScriptWorker } from '../worker-thread.js';
-import { BreError, type BreErrorContext, type ErrorCode } from '../../errors.js';
+import { BreError, internalError, isBreError, type BreErrorJSON } from '../../errors.js';
 import type { FollowerStats } from './follower.js';
 import type { SinkShape, SinkTarget } from './writer.js';
 
@@ -21,13 +21,6 @@ export interface SinkWorkerData {
   readonly positions: SharedArrayBuffer;
 }
 
-/** A BreError as a message carries it. */
-export interface SentError {
-  readonly code: ErrorCode;
-  readonly message: string;
-  readonly context: Omit<BreErrorContext, 'cause'>;
-}
-
 export type ToSinkThread = { readonly type: 'finish' } | { readonly type: 'stop' };
 export type FromSinkThread =
   | { readonly type: 'log'; readonly line: string }
@@ -35,18 +28,11 @@ export type FromSinkThread =
   | { readonly type: 'progress'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'done'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'stopped' }
-  | { readonly type: 'failed'; readonly error: SentError };
+  | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
-export function sendError(err: unknown): SentError {
-  if (err instanceof BreError) {
-    const { code: _code, status, ...context } = { ...err } as Record<string, unknown>;
-    return { code: err.code, message: err.message, context: { ...(context as BreErrorContext), ...(typeof status === 'number' ? { status } : {}) } };
-  }
-  return { code: 'SINK_REJECTED', message: `the sink failed: ${(err as Error)?.message ?? String(err)}`, context: {} };
-}
-
-function receivedError(e: SentError): BreError {
-  return new BreError(e.code, e.message, e.context);
+/** A failure as the thread sends it: the sink's own BreErrors as they are, anything else is a bug (INTERNAL). */
+export function sendError(err: unknown): BreErrorJSON {
+  return (isBreError(err) ? err : internalError(err, "in the sink's thread")).toJSON();
 }
 
 function startWorker(workerData: SinkWorkerData): Worker {
@@ -69,7 +55,7 @@ export class SinkThread {
   #settle: ((m: FromSinkThread) => void) | undefined;
   readonly #exited: Promise<void>;
 
-  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED) while the run goes. */
+  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED, INTERNAL for a crash) while the run goes. */
   onFailure: ((err: BreError) => void) | undefined;
 
   private constructor(data: SinkWorkerData, log: (line: string) => void) {
@@ -80,8 +66,8 @@ export class SinkThread {
     this.#worker.unref();
     this.#worker.on('message', (m: FromSinkThread) => this.#receive(m));
     this.#worker.on('error', (err) => this.#receive({ type: 'failed', error: sendError(err) }));
-    this.#exited = new Promise((resolve) => this.#worker.once('exit', () => {
-      this.#receive({ type: 'failed', error: { code: 'SINK_REJECTED', message: 'the sink\'s thread ended before it was done', context: {} } });
+    this.#exited = new Promise((resolve) => this.#worker.once('exit', (code) => {
+      this.#receive({ type: 'failed', error: sendError(new Error(`the thread ended (exit code ${code}) before it was done`)) });
       resolve();
     }));
   }
@@ -92,7 +78,7 @@ export class SinkThread {
     const first = await t.#next((m) => m.type === 'ready' || m.type === 'failed');
     if (first.type === 'failed') {
       await t.#worker.terminate();
-      throw receivedError(first.error);
+      throw BreError.fromJSON(first.error);
     }
     return t;
   }
@@ -132,7 +118,7 @@ export class SinkThread {
     this.#worker.postMessage({ type: 'finish' } satisfies ToSinkThread);
     const m = await this.#next((x) => x.type === 'done' || x.type === 'failed');
     await this.#end();
-    if (m.type === 'failed') throw receivedError(m.error);
+    if (m.type === 'failed') throw BreError.fromJSON(m.error);
     return this.#stats;
   }
 
@@ -180,7 +166,7 @@ export class SinkThread {
         break;
       case 'failed':
         if (!this.#failure && !this.#ended) {
-          this.#failure = receivedError(m.error);
+          this.#failure = BreError.fromJSON(m.error);
           for (const w of this.#roomWaiters.splice(0)) w();
           if (this.#settle === undefined) this.onFailure?.(this.#failure);
         }

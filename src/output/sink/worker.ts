@@ -8,7 +8,8 @@ import { BreError, isBreError } from '../../errors.js';
 import { FILES, readManifest } from '../format/index.js';
 import { SinkFollower } from './follower.js';
 import { sendError, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
-import { SinkWriter } from './writer.js';
+import { sinkUnavailable, SinkWriter } from './writer.js';
+import { retrying } from '../../retry/policy.js';
 
 if (parentPort) {
   const port = parentPort;
@@ -67,17 +68,11 @@ if (parentPort) {
  * The thread's own writer. The run made and checked the tables a moment ago (../../pipeline/sink.ts), so a
  * failure now is the database going away: tried again for --sink-retry, as a write would be.
  */
-async function openWriter(data: SinkWorkerData, log: (line: string) => void): Promise<SinkWriter> {
-  const since = Date.now();
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await SinkWriter.open(data.target, data.shape, log);
-    } catch (err) {
-      if (!isBreError(err) || (err.code !== 'DB_UNREACHABLE' && err.code !== 'DB_QUERY_FAILED')) throw err;
-      if (Date.now() - since >= data.target.retryForMs) {
-        throw new BreError('SINK_UNAVAILABLE', `the sink at ${data.target.url.display} went away and did not come back within --sink-retry (${Math.round(data.target.retryForMs / 1000)} s): ${err.message}. Nothing is lost: the rows are in the output folder; re-run the same command when the database is back (or \`bre-batch load\` the folder).`, { cause: err });
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, 250 * 2 ** attempt)));
-    }
-  }
+function openWriter(data: SinkWorkerData, log: (line: string) => void): Promise<SinkWriter> {
+  const unreachable = (err: unknown) => isBreError(err) && (err.code === 'DB_UNREACHABLE' || err.code === 'DB_QUERY_FAILED');
+  return retrying({
+    forMs: data.target.retryForMs,
+    retryable: unreachable,
+    giveUp: (err) => sinkUnavailable(data.target, (err as Error).message, err),
+  }, () => SinkWriter.open(data.target, data.shape, log));
 }

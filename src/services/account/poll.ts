@@ -5,6 +5,7 @@
  * `--retry-errors` run polls again.
  */
 import { BreError } from '../../errors.js';
+import { sleep } from '../../retry/sleep.js';
 
 export interface PollOptions {
   /** First wait between polls (ms). */
@@ -38,16 +39,7 @@ export function interrupted(polls: number): BreError {
   });
 }
 
-export function realSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) { reject(signal.reason ?? new Error('aborted')); return; }
-    const onAbort = (): void => { clearTimeout(timer); reject(signal.reason ?? new Error('aborted')); };
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-export const realClock: PollClock = { now: () => Date.now(), sleep: realSleep };
+const realClock: PollClock = { now: () => Date.now(), sleep };
 
 /**
  * Calls `poll` until it reports ready. The last wait is cut to the deadline, so there is always one poll

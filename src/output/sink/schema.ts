@@ -1,0 +1,248 @@
+/**
+ * The sink's tables, made or checked before any call: bre-batch's own tables are created (marked by their
+ * comment) and get a column for each new result field; a user's own table is checked to take the rows as they
+ * are and never altered. The batches are written by ./batch.ts, the connection kept by ./writer.ts.
+ */
+import { BreError } from '../../errors.js';
+import type { DbSession, DbUrl, Dialect, TableColumn } from '../../db/index.js';
+import type { ColumnKind } from '../../types.js';
+import { kindOfTypes } from '../parquet/schema.js';
+import { typeBit } from '../columns.js';
+import {
+  columnName, errorColumns, LOADS_TABLE, OWNED_COMMENT, resultFixedColumns, transactionColumns, widerKind,
+  type SinkColumn, type SinkNames,
+} from './tables.js';
+
+export interface SinkTarget {
+  readonly url: DbUrl;
+  /** NAME (--sink-table; default the pipeline's name). */
+  readonly table: string;
+  /** PostgreSQL's schema (--sink-schema); undefined: the connection's current schema (MySQL: the URL's database). */
+  readonly schema?: string;
+  /** How long a sink that went away is tried again before SINK_UNAVAILABLE (--sink-retry). */
+  readonly retryForMs: number;
+}
+
+export interface SinkShape {
+  /** The key column's name, as in the input (the pipeline's key). */
+  readonly key: string;
+  readonly sampled: boolean;
+  /** An account pipeline: NAME_transactions too. */
+  readonly transactions: boolean;
+}
+
+export interface Table {
+  /** Quoted, schema and all. */
+  readonly sql: string;
+  readonly name: string;
+  readonly owned: boolean;
+  /** Its columns by name: their SQL type and the kind values are written with. */
+  readonly columns: Map<string, { type: string; kind: ColumnKind | undefined }>;
+}
+
+export const LOAD_COLUMNS: readonly SinkColumn[] = [
+  { name: 'sink_table', kind: 'string' }, { name: 'folder', kind: 'string' }, { name: 'host', kind: 'string' }, { name: 'path', kind: 'string' },
+  { name: 'results_file', kind: 'string' }, { name: 'results_bytes', kind: 'int64' }, { name: 'errors_file', kind: 'string' },
+  { name: 'errors_bytes', kind: 'int64' }, { name: 'batches', kind: 'int64' }, { name: 'updated_at', kind: 'timestamp_local_ms' },
+];
+
+export class SinkSchema {
+  results!: Table;
+  errors!: Table;
+  transactions: Table | undefined;
+  loads!: Table;
+  /** Result fields by their `stage.field` header: the column they go in. */
+  readonly fields = new Map<string, string>();
+
+  private constructor(readonly dialect: Dialect, readonly target: SinkTarget, readonly shape: SinkShape, readonly names: SinkNames) {}
+
+  /**
+   * Makes or checks the tables on `session`: a user's table that cannot take the rows is SINK_TABLE_MISMATCH
+   * (exit 2, before any call).
+   */
+  static async prepare(session: DbSession, dialect: Dialect, target: SinkTarget, shape: SinkShape, names: SinkNames): Promise<SinkSchema> {
+    const s = new SinkSchema(dialect, target, shape, names);
+    await s.#prepare(session);
+    return s;
+  }
+
+  /** `the sink PostgreSQL at postgres://...`, for messages. */
+  where(): string {
+    return `the sink ${this.dialect.label} at ${this.target.url.display}`;
+  }
+
+  /** The results table as the commit table names it. */
+  sinkName(): string {
+    return this.target.schema ? `${this.target.schema}.${this.names.results}` : this.names.results;
+  }
+
+  #quoted(name: string): string {
+    return this.dialect.table(name, this.target.schema);
+  }
+
+  async #prepare(session: DbSession): Promise<void> {
+    const key = this.shape.key;
+    const col = (c: SinkColumn, notNull = false) => ({ name: c.name, type: this.dialect.sink.typeOf(c.kind), notNull });
+    const keyCol = { name: key, type: this.dialect.sink.keyType, notNull: true };
+    // Each table is checked before the next is made: a user's table refused leaves nothing new behind.
+    this.results = await this.#table(session, this.names.results, [keyCol, ...resultFixedColumns(this.shape.sampled).map((c) => col(c))], [key]);
+    this.#check(this.results, [key], true);
+    this.errors = await this.#table(session, this.names.errors, errorColumns(key, this.shape.sampled).map((c) => col(c, c.name === 'row')), ['row']);
+    this.#check(this.errors, ['row'], true);
+    if (this.shape.transactions) {
+      this.transactions = await this.#table(session, this.names.transactions, transactionColumns(key).map((c) => (c.name === key ? keyCol : col(c, c.name === 'seq'))), [key, 'seq']);
+      this.#check(this.transactions, [key], false);
+    }
+    this.loads = await this.#table(session, LOADS_TABLE, LOAD_COLUMNS.map((c) => (c.name === 'sink_table' || c.name === 'folder' ? { name: c.name, type: this.dialect.sink.keyType, notNull: true } : col(c))), ['sink_table', 'folder']);
+    if (!this.loads.owned) this.#mismatch(this.loads, `${LOADS_TABLE} is the commit table bre-batch keeps; a table of that name that bre-batch did not create is in the way`, `rename or drop it`);
+    for (const c of this.results.columns.keys()) if (c.includes('.')) this.fields.set(c, c);
+  }
+
+  /** The table as it is, made first (with its comment) when it is not there. */
+  async #table(session: DbSession, name: string, columns: readonly { name: string; type: string; notNull: boolean }[], primaryKey: readonly string[]): Promise<Table> {
+    let table = await this.#describe(session, name);
+    if (table.columns.size === 0) {
+      try {
+        for (const sql of this.dialect.sink.createTable(this.#quoted(name), columns, primaryKey, OWNED_COMMENT)) await session.query(sql);
+      } catch (err) {
+        // Another worker made it at the same moment (PostgreSQL may say so with a unique violation).
+        if (this.dialect.classify(err) === 'lost') throw err;
+      }
+      table = await this.#describe(session, name);
+      if (table.columns.size === 0) throw new BreError('DB_QUERY_FAILED', `${this.where()}: cannot create the table ${name}`);
+    }
+    return table;
+  }
+
+  async #describe(session: DbSession, name: string): Promise<Table & { unique: Set<string>; notNullWithoutDefault: string[] }> {
+    const d = this.dialect.sink.describe(name, this.target.schema);
+    const rows = (await session.query<{ name: string; type: string; nullable: unknown; has_default: unknown }>(d.sql, d.params)).rows;
+    const columns = new Map<string, { type: string; kind: ColumnKind | undefined }>();
+    const described: TableColumn[] = rows.map((r) => ({ name: r.name, type: String(r.type).toLowerCase(), nullable: truthy(r.nullable), hasDefault: truthy(r.has_default) }));
+    for (const c of described) columns.set(c.name, { type: c.type, kind: this.dialect.sink.kindOf(c.type) });
+    let owned = false;
+    const uniqueCols = new Set<string>();
+    if (columns.size > 0) {
+      const c = this.dialect.sink.comment(name, this.target.schema);
+      owned = (await session.query<{ comment: string | null }>(c.sql, c.params)).rows[0]?.comment === OWNED_COMMENT;
+      const u = this.dialect.sink.uniqueColumns(name, this.target.schema);
+      for (const r of (await session.query<{ name: string }>(u.sql, u.params)).rows) uniqueCols.add(r.name);
+    }
+    return { sql: this.#quoted(name), name, owned, columns, unique: uniqueCols, notNullWithoutDefault: described.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name) };
+  }
+
+  /** A user's own table must take the rows as they are: the key, a unique index on it, nothing required that the sink does not write. */
+  #check(t: Table & Partial<{ unique: Set<string>; notNullWithoutDefault: string[] }>, keys: readonly string[], mustBeUnique: boolean): void {
+    if (t.owned) return;
+    for (const k of keys) {
+      const c = t.columns.get(k);
+      if (!c) this.#mismatch(t, `it has no column ${k}`, `add the column ${k} (${this.dialect.sink.keyType}) or name another table with --sink-table`);
+      else if (!(k === 'row' ? this.dialect.sink.holds(c.type, 'int64') : this.dialect.sink.isKeyType(c.type))) this.#mismatch(t, `its column ${k} is ${c.type}, which cannot hold the ${k === 'row' ? 'row numbers' : 'keys'}`, `make it ${k === 'row' ? 'bigint' : this.dialect.sink.keyType}`);
+    }
+    if (mustBeUnique && keys.length === 1 && !t.unique?.has(keys[0])) {
+      this.#mismatch(t, `no unique index or primary key is on ${keys[0]} alone, so a row written again would be a second row`, `ALTER TABLE ${t.name} ADD PRIMARY KEY (${keys[0]}) (or a UNIQUE index on it)`);
+    }
+    const written = new Set([...keys, ...(t === this.errors ? errorColumns(this.shape.key, this.shape.sampled) : t === this.transactions ? transactionColumns(this.shape.key) : resultFixedColumns(this.shape.sampled)).map((c) => c.name)]);
+    const required = (t.notNullWithoutDefault ?? []).filter((c) => !written.has(c) && !c.includes('.'));
+    if (required.length > 0) this.#mismatch(t, `its column${required.length > 1 ? 's' : ''} ${required.join(', ')} ${required.length > 1 ? 'are' : 'is'} NOT NULL without a default, and the sink does not write ${required.length > 1 ? 'them' : 'it'}`, 'give them a default or let them be NULL');
+    for (const c of written) {
+      const have = t.columns.get(c);
+      const want = [...resultFixedColumns(this.shape.sampled), ...errorColumns(this.shape.key, this.shape.sampled), ...transactionColumns(this.shape.key)].find((x) => x.name === c);
+      if (have && want && !keys.includes(c) && !this.dialect.sink.holds(have.type, want.kind)) {
+        this.#mismatch(t, `its column ${c} is ${have.type}, which cannot hold ${describeKind(want.kind)}`, `make it ${this.dialect.sink.typeOf(want.kind)}, or drop it`);
+      }
+    }
+  }
+
+  #mismatch(t: { name: string }, problem: string, fix: string): never {
+    throw new BreError('SINK_TABLE_MISMATCH', `the sink table ${t.name} at ${this.target.url.display} was not made by bre-batch and cannot take its rows: ${problem}. Fix: ${fix}. bre-batch never alters a table it did not create; another --sink-table name makes a new one.`, { field: 'sink-table' });
+  }
+
+  /**
+   * The result fields of a batch, each in a column of a kind that holds its values: a new field gets a new
+   * nullable column (in bre-batch's own table), a field whose values widened gets a wider type. A user's table
+   * keeps the columns it has: a field without one is only in `result`; one whose column cannot hold it stops.
+   */
+  async fitColumns(session: DbSession, results: readonly { readonly stages: Record<string, Record<string, unknown>> }[]): Promise<void> {
+    // By stage, then field (no `stage.field` text made per value), in the order the fields first appear.
+    const byStage = new Map<string, Map<string, { header: string; bits: number }>>();
+    const types: { header: string; bits: number }[] = [];
+    for (const r of results) {
+      for (const stage in r.stages) {
+        const fields = r.stages[stage];
+        let seen = byStage.get(stage);
+        if (!seen) byStage.set(stage, (seen = new Map()));
+        for (const field in fields) {
+          const bit = typeBit(fields[field]);
+          if (bit === 0) continue;
+          let e = seen.get(field);
+          if (!e) {
+            seen.set(field, (e = { header: `${stage}.${field}`, bits: 0 }));
+            types.push(e);
+          }
+          e.bits |= bit;
+        }
+      }
+    }
+    const t = this.results;
+    for (const { header, bits } of types) {
+      const kind = kindOfTypes(bits);
+      const name = this.fields.get(header) ?? columnName(header, this.dialect.maxIdentifier);
+      const have = t.columns.get(name);
+      if (!t.owned) {
+        if (have) {
+          this.#bind(header, name);
+          if (!this.dialect.sink.holds(have.type, kind)) {
+            throw new BreError('SINK_REJECTED', `the sink table ${t.name} at ${this.target.url.display} has a column ${name} of type ${have.type}, and the field now holds ${describeKind(kind)}: make the column ${this.dialect.sink.typeOf(kind)} (or text), then re-run the same command to resume`, { field: name });
+          }
+        }
+        continue;
+      }
+      if (!have) {
+        const def = { name, type: this.dialect.sink.typeOf(kind) };
+        await this.#ddl(session, this.dialect.sink.addColumn(t.sql, def));
+        t.columns.set(name, { type: def.type, kind });
+      } else if (have.kind !== undefined && widerKind(have.kind, kind) !== have.kind) {
+        const wider = widerKind(have.kind, kind);
+        const def = { name, type: this.dialect.sink.typeOf(wider) };
+        await this.#ddl(session, this.dialect.sink.widenColumn(t.sql, def));
+        t.columns.set(name, { type: def.type, kind: wider });
+      }
+      this.#bind(header, name);
+    }
+  }
+
+  /**
+   * A field's column. A shortened column found at open is known only by its own name until its field is seen:
+   * that name goes, or the column would be written twice in one statement.
+   */
+  #bind(header: string, name: string): void {
+    if (header !== name) this.fields.delete(name);
+    this.fields.set(header, name);
+  }
+
+  /** A change of bre-batch's own table; another worker may have made the same change first. */
+  async #ddl(session: DbSession, sql: string): Promise<void> {
+    try {
+      await session.query(sql);
+    } catch (err) {
+      if (this.dialect.classify(err) !== 'exists') throw err;
+    }
+  }
+}
+
+function truthy(v: unknown): boolean {
+  return v === true || v === 1 || v === '1' || v === 't';
+}
+
+function describeKind(kind: ColumnKind): string {
+  switch (kind) {
+    case 'boolean': return 'true/false values';
+    case 'int64': return 'whole numbers';
+    case 'double': return 'numbers with fractions';
+    case 'string': return 'text';
+    case 'json': return 'JSON objects or arrays';
+    case 'timestamp_local_ms': return 'timestamps';
+    case 'date': return 'dates';
+  }
+}
