@@ -197,13 +197,17 @@ describe('where the token may come from', () => {
     expect(run.stderr).not.toContain(sb.token);
   });
 
-  it('an https base URL is accepted without a loopback host (the config step passes; --dry-run calls nothing)', async () => {
+  it('an https base URL is accepted without a loopback host (the config step passes; --dry-run calls nothing, its pre-flight only connects)', async () => {
     const dir = tempDir();
     const out = join(dir, 'out');
+    // .invalid never resolves (RFC 2606): the URL passes the configuration check, then the pre-flight (issue 32)
+    // stops the dry run before anything is written, naming the host.
     const run = await spawnCli(runArgs('location', inputFile(dir), out, '--dry-run'), {
-      BRE_BASE_URL: 'https://bre.example.com', BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: sb.token,
+      BRE_BASE_URL: 'https://bre.invalid', BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: sb.token,
     });
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('the workflow service at https://bre.invalid cannot be reached');
+    expect(run.stderr).not.toContain('Expected BRE_BASE_URL');
     expect(leaks(out, run, [sb.token])).toEqual([]);
   });
 });
