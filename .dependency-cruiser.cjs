@@ -12,7 +12,7 @@ const LAYERS = [
   ['types.ts', 'errors.ts', 'retry'],
   ['db'],
   ['metrics', 'input', 'log'],
-  ['limits', 'normalise', 'services', 'sample'],
+  ['limits', 'normalise', 'services', 'sample', 'job'],
   ['http'],
   ['stages'],
   ['config'],

@@ -79,6 +79,11 @@ export const ERROR_TABLE = {
    * column it requires or cannot fill): exit 2 before any call; bre-batch never alters a user's table.
    */
   SINK_TABLE_MISMATCH: input,
+  /**
+   * `run --job NAME` with another pipeline, input, key, rate or sink table than the job was started with
+   * (src/job/definition.ts): exit 2 before anything is called, the message saying which differs.
+   */
+  JOB_MISMATCH: input,
   /** A write the sink database refused mid-run (a value a user's column cannot take): the run stops; the folder keeps every row. */
   SINK_REJECTED: input,
   // a call and its answer

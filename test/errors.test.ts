@@ -35,6 +35,7 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['DUPLICATE_KEY', 'no', false, false, 2],
   ['SOURCE_CHANGED', 'no', false, false, 2],
   ['SINK_TABLE_MISMATCH', 'no', false, false, 2],
+  ['JOB_MISMATCH', 'no', false, false, 2],
   ['SINK_REJECTED', 'no', false, false, 2],
   ['AUTH_REFUSED', 'no', true, false, 3],
   ['IP_NOT_ALLOWED', 'no', true, false, 3],

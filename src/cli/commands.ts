@@ -10,5 +10,6 @@ import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
 import { reportCommand } from './report.js';
 import { loadCommand } from './load.js';
+import { jobCommand } from './job.js';
 
-export const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand, loadCommand, reportCommand] as const;
+export const commands = [runCommand, sandboxCommand, pipelinesCommand, detectCommand, compareCommand, mergeCommand, loadCommand, jobCommand, reportCommand] as const;

@@ -1,6 +1,6 @@
 /** `bre-batch run <pipeline> --input <file|->`: option parsing only; the work is in src/pipeline/runner.ts. */
 import { isIP } from 'node:net';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError, diskFullCode, diskFullError, isBreError } from '../errors.js';
@@ -23,7 +23,8 @@ import { parseByteSize, parseDuration, parseServiceDurations, resolveRates } fro
 import { PATH_SLACK_MS } from '../limits/pacer.js';
 import { DEFAULT_PAGE_ROWS, parseRelation } from '../input/db/index.js';
 import { namesDatabase, resolveDbUrl } from './db-url.js';
-import type { DbInputSettings } from '../pipeline/settings.js';
+import type { DbInputSettings, JobSettings } from '../pipeline/settings.js';
+import { newWorkerId } from '../job/index.js';
 import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
 import { NETWORK_OPTIONS, resolveNetwork, type NetworkArgs } from './network-options.js';
 import { networkSecrets } from '../http/network.js';
@@ -76,6 +77,10 @@ interface RunArgs extends SinkArgs, NetworkArgs {
   'metrics-port'?: number;
   pushgateway?: string;
   'log-format'?: string;
+  job?: string;
+  'job-lease': string;
+  'job-heartbeat': string;
+  'job-chunk-rows': number;
 }
 
 /**
@@ -125,6 +130,30 @@ export function resolveDbInput(a: Pick<RunArgs, 'input' | 'table' | 'query' | 'i
   };
 }
 
+function utcStamp(d = new Date()): string {
+  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+/** Rows per chunk: 500, a minute of one address at the documented workflow limit (500/min), so the last chunk ends within about a minute of the others. */
+export const DEFAULT_CHUNK_ROWS = 500;
+
+/** --job NAME and its options (--sink on PostgreSQL; not with the options that pick rows or a folder to resume). */
+export function resolveJob(a: Pick<RunArgs, 'job' | 'job-lease' | 'job-heartbeat' | 'job-chunk-rows' | 'sink' | 'shard' | 'sample' | 'sample-share' | 'limit' | 'input' | 'retry-errors'>): JobSettings | undefined {
+  if (a.job === undefined) return undefined;
+  const name = a.job.trim();
+  if (name === '' || name.length > 200) throw new BreError('USAGE', `Expected --job to be a name of 1 to 200 characters, got '${a.job}'`, { field: 'job' });
+  if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL with --job: the job\'s chunks and leases live in the sink\'s database, beside its tables', { field: 'job' });
+  const refused: [string, unknown][] = [['--shard', a.shard], ['--sample', a.sample], ['--sample-share', a['sample-share']], ['--limit', a.limit]];
+  for (const [flag, v] of refused) if (v !== undefined) throw new BreError('USAGE', `Expected no ${flag} with --job, got ${flag} ${String(v)}: a job's workers share the whole input between them`, { field: 'job' });
+  if (a.input === '-') throw new BreError('USAGE', 'Expected --input to be a file or a database with --job, got - (stdin): every worker reads the chunks it claims', { field: 'input' });
+  const leaseMs = parseDuration(a['job-lease'], { flag: 'job-lease', unit: 's', min: 1000 });
+  const heartbeatMs = parseDuration(a['job-heartbeat'], { flag: 'job-heartbeat', unit: 's', min: 100 });
+  if (heartbeatMs * 3 > leaseMs) throw new BreError('USAGE', `Expected --job-heartbeat to be at most a third of --job-lease (${a['job-lease']}), got '${a['job-heartbeat']}': a lease must survive a missed heartbeat or two`, { field: 'job-heartbeat' });
+  const chunkRows = a['job-chunk-rows'];
+  if (!Number.isInteger(chunkRows) || chunkRows < 1 || chunkRows > 1_000_000) throw new BreError('USAGE', `Expected --job-chunk-rows to be a whole number from 1 to 1000000, got '${chunkRows}'`, { field: 'job-chunk-rows' });
+  return { name, worker: newWorkerId(), leaseMs, heartbeatMs, chunkRows, retryErrors: a['retry-errors'] };
+}
+
 export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
   const pipeline = loadPipeline(a.pipeline);
   const source = resolveDbInput(a);
@@ -156,14 +185,17 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
   const throttleDeadlineMs = parseDuration(a['throttle-deadline'], { flag: 'throttle-deadline', unit: 's', min: 1000 });
   const maxResponseBytes = parseByteSize(a['max-response-size'], 'max-response-size', 1024);
-  if (a['retry-errors'] && !a.out) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
+  const job = resolveJob(a);
+  if (a['retry-errors'] && !a.out && !job) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   const concurrency = perService((s) => a.concurrency ?? defaultConcurrency(rates[s], timeoutsMs[s]));
   const outputFormats = parseOutputFormats(a['output-formats']);
   const localAddresses = parseLocalAddresses(a['local-address'], process.env.BRE_LOCAL_ADDRESSES);
   const sink = resolveSink(a, pipeline.name);
   // Without --out, the same command finds its own unfinished folder again (src/pipeline/default-folder.ts); a
   // dry run resumes nothing and writes only where it has rows to report.
-  const folder = a.out !== undefined ? { dir: a.out } : await chooseDefaultFolder({ pipeline, input: a.input, source, shard, limit: a.limit, sample, fresh: a['dry-run'] });
+  // A job's worker writes a folder of its own each session (scratch: the job's state is in the database).
+  const folder = job ? { dir: join(a.out ?? join('output', `job-${job.name}`), `${job.worker.replace(/[^\w.-]+/g, '-')}-${utcStamp()}`) }
+    : a.out !== undefined ? { dir: a.out } : await chooseDefaultFolder({ pipeline, input: a.input, source, shard, limit: a.limit, sample, fresh: a['dry-run'] });
   if ('note' in folder && folder.note) log(folder.note);
 
   const env = endpointsFromEnv(process.env, a['dry-run'] || a.plan);
@@ -209,7 +241,8 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
     limit: a.limit,
     allowEmpty: a['allow-empty'],
     dryRun: a['dry-run'],
-    retryErrors: a['retry-errors'],
+    retryErrors: a['retry-errors'] && !job,
+    ...(job ? { job } : {}),
     shard,
     ...(sink ? { sink } : {}),
     ...(sample ? { sample } : {}),
@@ -284,6 +317,13 @@ async function runCommandInner(a: RunArgs, hooks: RunHooks, folder: (dir: string
       const { redisLimiterFactory } = await import('../limits/redis.js');
       limiterFactory = redisLimiterFactory(settings.redisUrl);
     }
+    if (settings.job && !settings.dryRun) {
+      const { jobPrecheck } = await import('../pipeline/job.js');
+      if ((await jobPrecheck(settings)) === 'done' && !settings.job.retryErrors) {
+        log(`bre-batch: the job '${settings.job.name}' is done: nothing left for this worker (\`bre-batch job status ${settings.job.name} --sink ...\` shows it; --retry-errors re-opens its errors)`);
+        return 0;
+      }
+    }
     const result = await runPipeline(settings, { ...hooks, limiterFactory });
     // report.html is drawn from the folder the run just finished writing (src/report/).
     const report = settings.dryRun ? undefined : await writeRunReport(settings.outDir);
@@ -352,6 +392,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
     .option('output-formats', { type: 'string', describe: 'formats of the files rebuilt at the end: csv, parquet or csv,parquet (default both)' })
     .option('metrics-file', { type: 'string', describe: 'write Prometheus metrics here for node exporter\'s textfile collector (replaced every 5 s and at the end)' })
     .option('metrics-port', { type: 'number', describe: 'serve the same metrics on http://127.0.0.1:PORT/metrics while the run goes' })
+    .option('job', { type: 'string', describe: 'NAME: join the job NAME as one of its workers (with a PostgreSQL --sink): claim chunks of the input, take over those of dead workers; every host runs the same command' })
+    .option('job-lease', { type: 'string', default: '60s', describe: 'with --job: how long a chunk stays with a worker that stopped renewing it (killed, partitioned, stalled) before another takes it over' })
+    .option('job-heartbeat', { type: 'string', default: '10s', describe: 'with --job: how often a worker renews its chunks\' leases (at most a third of --job-lease)' })
+    .option('job-chunk-rows', { type: 'number', default: DEFAULT_CHUNK_ROWS, describe: 'with --job: rows per chunk when this worker is the one that splits the input (about a minute of one address at the documented workflow limit)' })
     .option('pushgateway', { type: 'string', describe: 'push the same metrics to this Prometheus Pushgateway (push-add, job bre_batch, grouped by pipeline) every 5 s and at the end; a gateway that is down never stops the run' })
     .option('log-format', { type: 'string', choices: ['human', 'json'], describe: 'log lines on stderr: human (default) or json (one object a line)' }) as unknown as Argv<RunArgs>,
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {

@@ -167,7 +167,10 @@ export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opt
     }
     const values = fields as string[];
     if (values.length !== header.length) {
-      out.push(malformed(first, `line ${first.line}: ${values.length} columns, the header has ${header.length}`, `${header.length} columns as in the header`));
+      const short = malformed(first, `line ${first.line}: ${values.length} columns, the header has ${header.length}`, `${header.length} columns as in the header`);
+      // The cells as far as both go: the error line can name the row's key when its column is among them.
+      for (let i = 0; i < Math.min(header.length, values.length); i += 1) short.data[header[i]] = values[i];
+      out.push(short);
       continue;
     }
     row += 1;

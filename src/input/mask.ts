@@ -104,6 +104,8 @@ function maskEmail(s: string): string {
 /** Masks one scalar (string or number) of a known category. */
 function maskScalar(category: MaskCategory, value: string | number | boolean): string | number | boolean {
   if (typeof value === 'boolean') return category === 'secret' ? '[secret]' : value;
+  // An empty cell stays empty: it hides nothing, and shown as a value (a latitude of 0) it would mislead.
+  if (typeof value === 'string' && value.trim() === '') return value;
   if (category === 'geo') {
     const n = typeof value === 'number' ? value : Number(value);
     // about 1 km: enough to see a wrong hemisphere or swapped coordinates, not enough to find a home
@@ -171,6 +173,19 @@ const PAN_RE = /(?<![A-Za-z0-9])[A-Za-z]{5}[0-9]{4}[A-Za-z](?![A-Za-z0-9])/g;
 const AADHAAR_RE = /(?<![0-9])[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4}(?![0-9])/g;
 const PHONE_RE = /(?<![0-9+])(?:\+?91[ -]?|0)?[0-9]{10}(?![0-9])/g;
 const EMAIL_RE = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+
+/**
+ * A row error's message with the value it quotes (`got 'abc'`) masked as the row's `input` shows that field
+ * (`got '[redacted]'`): the message must not give away what the masked row hides.
+ */
+export function maskQuotedValue(message: string, field: string | undefined, data: Readonly<Record<string, unknown>>): string {
+  if (field === undefined || !Object.hasOwn(data, field)) return message;
+  const raw = data[field];
+  if (typeof raw !== 'string' && typeof raw !== 'number') return message;
+  const masked = maskRow({ [field]: raw })[field];
+  if (masked === raw || String(raw) === '') return message;
+  return message.split(`'${String(raw)}'`).join(`'${String(masked)}'`);
+}
 
 /** Masks PAN-, Aadhaar-, 10-digit phone- and e-mail-like substrings of free text (messages, excerpts). */
 export function maskText(text: string): string {

@@ -175,9 +175,9 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
     for (let ji = 0; ji < JOURNALS.length; ji += 1) {
       const path = join(f.dir, JOURNALS[ji]);
       for await (const text of journalLines(path)) {
-        let parsed: { row?: unknown; key?: unknown; stratum?: unknown; stages?: ResultStages };
+        let parsed: { row?: unknown; key?: unknown; code?: unknown; stratum?: unknown; stages?: ResultStages };
         try {
-          parsed = JSON.parse(text) as { row?: unknown; key?: unknown; stratum?: unknown; stages?: ResultStages };
+          parsed = JSON.parse(text) as { row?: unknown; key?: unknown; code?: unknown; stratum?: unknown; stages?: ResultStages };
         } catch {
           throw new BreError('OUTPUT_MISMATCH', `${path} holds a line that is not JSON: the folder is damaged (re-run its worker with the same command to repair it)`);
         }
@@ -186,6 +186,8 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
         }
         const row = parsed.row;
         const key = parsed.key ?? null;
+        // A record that could not be read went to the shard of its row number, whatever key its line names.
+        const shardKey = parsed.code === 'MALFORMED_ROW' ? null : key;
         if (!seen.add(row)) {
           problemCount += 1;
           const first = owners.get(row)!;
@@ -195,7 +197,7 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
         owners.set(row, fi + 1, ji);
         const stratum = typeof parsed.stratum === 'string' ? parsed.stratum : null;
         strata.set(stratum, (strata.get(stratum) ?? 0) + 1);
-        if (shardOf(key, row, f.count) !== f.index) {
+        if (shardOf(shardKey, row, f.count) !== f.index) {
           problemCount += 1;
           if (problems.length < listLimit) problems.push({ row, key, problem: 'wrong shard', found: [path] });
         }

@@ -8,7 +8,7 @@ export function formatSummary(sum: RunSummary): string {
   const r = sum.rows;
   const lines: string[] = [];
   lines.push(`${sum.dry_run ? 'Dry run' : 'Run'} of pipeline '${sum.pipeline}' ${sum.finished ? 'finished' : 'STOPPED'} in ${sum.seconds} s`);
-  if (sum.dry_run) lines.push(`  rows: ${r.read} read, ${r.valid} valid, ${r.failed_this_session} would fail (see ${sum.dry_run_errors})`);
+  if (sum.dry_run) lines.push(`  rows: ${r.read} read, ${r.valid} valid, ${r.failed_this_session} would fail${sum.dry_run_errors ? ` (see ${sum.dry_run_errors})` : ''}`);
   else lines.push(`  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}${r.not_in_sample ? `, ${r.not_in_sample} not in the sample` : ''}`);
   if (sum.input_empty) lines.push(`  input: no data rows, it held ${sum.input_empty} (--allow-empty: an empty night, nothing to do)`);
   if (sum.sample) {
@@ -30,6 +30,8 @@ export function formatSummary(sum: RunSummary): string {
     if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(", ")}`);
   }
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
+  const open = (r.in_flight_at_stop ?? 0) + (r.not_started ?? 0);
+  if (sum.stopped && open > 0) lines.push(`  not done this session: ${r.in_flight_at_stop ?? 0} rows in flight at the stop, ${r.not_started ?? 0} read but not started (the resume sends them)`);
   if (sum.remaining) lines.push(`  left: about ${sum.remaining.rows_estimate} rows, ${sum.remaining.time_estimate} at the configured limits`);
   if (!sum.dry_run) lines.push(`  output: ${sum.out}`);
   if (Array.isArray(sum.files) && sum.files.length > 0) lines.push(`  files: results.ndjson, errors.ndjson, ${sum.files.join(', ')}`);

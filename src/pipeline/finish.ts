@@ -6,7 +6,7 @@
  * dry-run-errors.ndjson instead. A run stopped by a full disk writes nothing more: it throws its DISK_FULL
  * (exit 3), and the re-run resumes and does the end.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exitCodeOf, type BreError } from '../errors.js';
 import { FILES, type RunSummary } from '../output/format/index.js';
@@ -41,8 +41,13 @@ export async function finish(run: Run): Promise<RunResult> {
   if (!run.output) {
     const path = resolve(s.outDir, FILES.dryRunErrors);
     const errors = run.recorder.dryErrors;
-    writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
-    const summary = buildSummary({ ...common, totals: { succeeded: 0, failed: errors.length }, decisions: {}, dryRunErrorsPath: path });
+    // Written only when a row would fail: a clean dry run leaves nothing behind (and no stale file of an
+    // earlier dry run into the same --out that would say otherwise).
+    if (errors.length > 0) {
+      mkdirSync(s.outDir, { recursive: true });
+      writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
+    } else rmSync(path, { force: true });
+    const summary = buildSummary({ ...common, totals: { succeeded: 0, failed: errors.length }, decisions: {}, ...(errors.length > 0 ? { dryRunErrorsPath: path } : {}) });
     await monitor?.finish(stopped ? 'stopped' : 'finished');
     return { exitCode: stopped ? stoppedExit : errors.length > 0 ? 1 : 0, summary, stopped };
   }

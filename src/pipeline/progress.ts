@@ -5,6 +5,7 @@
 import cliProgress from 'cli-progress';
 import { estimateRows } from '../input/read.js';
 import { boundHoldingShort } from '../limits/in-flight.js';
+import { describeRate } from '../limits/rates.js';
 import type { InFlightView } from '../limits/limiter.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import type { ServiceClient } from '../http/chain.js';
@@ -12,6 +13,31 @@ import type { Lane } from './egress.js';
 import type { RunCounters } from './summary.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
+
+/** A duration for the bar, whole and well formed: `42s`, `4m05s`, `2h05m`, `3d04h` (never `2m60s`). */
+export function formatEta(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (s < 3600) return `${Math.floor(s / 60)}m${pad(s % 60)}s`;
+  const min = Math.round(s / 60);
+  if (min < 1440) return `${Math.floor(min / 60)}h${pad(min % 60)}m`;
+  const h = Math.round(min / 60);
+  return `${Math.floor(h / 24)}d${pad(h % 24)}h`;
+}
+
+/**
+ * The time the rows left need at the rate this session has measured: rows settled since the first was
+ * started, over the time since. Rows done by earlier sessions (a resume) count as done, never as speed: they
+ * took no time now. Undefined until a rate is measured (the bar shows `...`) or when the total is unknown.
+ */
+export function etaMs(x: { readonly total: number; readonly done: number; readonly settledThisSession: number; readonly msSinceFirstStart: number }): number | undefined {
+  if (x.total <= 0) return undefined;
+  const left = Math.max(0, x.total - x.done);
+  if (left === 0) return 0;
+  if (x.settledThisSession < 2 || x.msSinceFirstStart <= 0) return undefined;
+  return left / (x.settledThisSession / x.msSinceFirstStart);
+}
 
 export class Progress {
   readonly #enabled: boolean;
@@ -21,7 +47,8 @@ export class Progress {
 
   constructor(
     private readonly s: RunSettings,
-    private readonly stages: readonly StageRuntime[],
+    // The bar shows services, not stages (the rate a limiter holds is per service).
+    _stages: readonly StageRuntime[],
     private readonly client: Pick<ServiceClient, 'stats'>,
     private readonly counters: RunCounters,
     input: string,
@@ -48,7 +75,7 @@ export class Progress {
       // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
       format: estimate === undefined
         ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}{held}`
-        : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta_formatted}${perAddress}{held}`,
+        : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta}${perAddress}{held}`,
       hideCursor: true,
       etaBuffer: 200,
       fps: 4,
@@ -67,12 +94,20 @@ export class Progress {
   readonly #startedAt = Date.now();
 
   #payload(): Record<string, unknown> {
-    // Per-stage rate over the run so far, in rows a minute (the unit the limits are documented in).
     const minutes = Math.max((Date.now() - this.#startedAt) / 60_000, 1 / 600);
-    const rates = this.stages.map((st) => `${st.config.id} ${Math.round((st.counters.ran + st.counters.failed) / minutes)}/min`).join(' ');
+    // Per service, the rate the limiter is held to, measured as it measures it: attempts less one over the time
+    // from the first start to the last (a count of rows over the time since the bar started reads high).
+    const rates = SERVICES.filter((svc) => this.client.stats[svc].attempts > 0)
+      .map((svc) => `${svc} ${this.client.stats[svc].achievedPerMinute() ?? '-'}/min of ${describeRate(this.s.rates[svc])}`).join(' ') || 'starting';
     const svc = Object.values(this.client.stats);
+    const c = this.counters;
+    const eta = etaMs({
+      total: this.#total, done: c.succeeded + c.failed + c.resumed, settledThisSession: c.succeeded + c.failed,
+      msSinceFirstStart: c.firstDispatch > 0 ? performance.now() - c.firstDispatch : 0,
+    });
     return {
       rates,
+      eta: eta === undefined ? '...' : formatEta(eta),
       retries: svc.reduce((n, x) => n + x.retries, 0),
       throttled: svc.reduce((n, x) => n + x.throttled, 0),
       errors: this.counters.failed,

@@ -3,7 +3,8 @@
  * and the circuit breaker, which may stop the run. The runner only hands outcomes over.
  */
 import { BreError } from '../errors.js';
-import { maskRow, maskText } from '../input/mask.js';
+import { maskQuotedValue, maskRow, maskText } from '../input/mask.js';
+import { rowKey } from '../input/shard.js';
 import { Redactor } from '../output/redact.js';
 import type { ErrorLine } from '../output/format/index.js';
 import type { RunOutput } from '../output/run-output.js';
@@ -74,12 +75,14 @@ export class OutcomeRecorder {
         c.invalid += 1;
         c.failed += 1;
         const first = outcome.errors[0];
+        // Each message quotes its value as the masked `input` shows it.
+        const said = (e: (typeof outcome.errors)[number]) => this.redactor.scrub(this.s.keepPersonalData ? e.message : maskQuotedValue(e.message, e.field, row.data));
         this.#writeError({
           row: row.row, line: row.line, key, ...this.#member(row), stage: outcome.stage, status: null,
           code: first.code ?? 'INVALID_ROW',
-          message: this.redactor.scrub(outcome.errors.map((e) => e.message).join('; ')),
+          message: outcome.errors.map(said).join('; '),
           field: first.field, expected: first.expected,
-          errors: outcome.errors.map((e) => ({ field: e.field, expected: e.expected, message: this.redactor.scrub(e.message) })),
+          errors: outcome.errors.map((e) => ({ field: e.field, expected: e.expected, message: said(e) })),
           attempts: 0, input: this.#input(row.data),
         });
         return;
@@ -110,7 +113,10 @@ export class OutcomeRecorder {
     this.counters.failed += 1;
     // A row refused for its key (a database's, or a file's with --sink) was read whole: its line shows it, masked.
     const input = row.sourceKey !== undefined || r.code !== 'MALFORMED_ROW' ? this.#input(row.data) : null;
-    this.#writeError({ row: row.row, line: row.line, key, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input });
+    // A record with the wrong number of columns still has its key cell (when it reaches that far): the line
+    // names it, for the person finding the row. Its shard stays that of its row number (../input/shard.ts).
+    const shown = key ?? (r.code === 'MALFORMED_ROW' ? rowKey(row, this.s.pipeline.key) : null);
+    this.#writeError({ row: row.row, line: row.line, key: shown, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input });
   }
 
   /**

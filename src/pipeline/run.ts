@@ -41,6 +41,7 @@ import { drawSample, type DrawnSample } from './sample.js';
 import { checkRoom } from './room-check.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 import { followSink, openSink, type RunSink } from './sink.js';
+import { openJob, type RunJob } from './job.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -92,6 +93,8 @@ export class Run {
   frontier: FrontierTracker | undefined;
   /** --sink: the tables the journals are followed into (./sink.ts). */
   sink: RunSink | undefined;
+  /** --job: this run is one worker of a job; its rows come from the chunks it claims (./job.ts). */
+  job: RunJob | undefined;
   /** --allow-empty, and the input had no data rows: what it held. */
   inputEmpty: string | undefined;
   #frontierSaved: FrontierPoint | undefined;
@@ -133,7 +136,9 @@ export class Run {
   async open(): Promise<void> {
     const s = this.s;
     const kinds = s.pipeline.stages.map((st) => kindOf(st));
-    const input = await openInput(s, this.log, { resume: !s.dryRun });
+    const joined = s.job && !s.dryRun ? await openJob(s, this.log) : undefined;
+    this.job = joined?.job;
+    const input = joined ? joined.input : await openInput(s, this.log, { resume: !s.dryRun });
     this.reader = input.reader;
     this.firstBatch = input.first;
     this.#numberStyle = input.numberStyle;
@@ -153,8 +158,9 @@ export class Run {
     if (s.network) await preflight([...new Set(kinds.map((k) => k.service))], s.baseUrls, s.network);
     // So is a sink that cannot be reached, or a user's table that cannot take the rows.
     this.sink = await openSink(s, this.sample !== undefined, kinds.some((k) => k.producesTransactions === true), (line) => this.log(line));
-    mkdirSync(s.outDir, { recursive: true });
+    // A dry run makes its folder only if it has rows to report (./finish.ts).
     if (!s.dryRun) {
+      mkdirSync(s.outDir, { recursive: true });
       this.output = await RunOutput.open(s.outDir, manifest, {
         retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats, sampled: this.sample !== undefined,
         stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
@@ -167,7 +173,9 @@ export class Run {
         void checkRoom(s, output, bytesAtOpen, () => this.rowEstimate(), (line) => this.log(line, { level: 'warn' })).catch(() => undefined);
       });
       // The sink catches up with what the folder holds, then follows it (a run that resumes writes the rest).
-      if (this.sink) await followSink(this.sink, s.outDir, (line) => this.log(line), (why) => this.stop.request(why));
+      if (this.sink) await followSink(this.sink, s.outDir, (line) => this.log(line), (why) => this.stop.request(why), s.job);
+      // A job's worker claims its first chunk only now: the sink's fence hears of every chunk before its rows.
+      if (this.job && this.sink?.follower) await this.#joinAsWorker(this.job, this.sink.follower);
       if (this.frontier) {
         // About once a second: a kill loses at most the last second's move of the resume point.
         this.#frontierTimer = setInterval(() => void this.saveFrontier(true), FRONTIER_EVERY_MS);
@@ -210,6 +218,14 @@ export class Run {
     this.#progress.start();
   }
 
+  async #joinAsWorker(job: RunJob, follower: NonNullable<RunSink['follower']>): Promise<void> {
+    job.member.attach(follower);
+    follower.onJob = (outcome) => job.member.outcome(outcome);
+    job.bind(() => this.counters.succeeded + this.counters.failed, (why) => this.stop.request(why));
+    this.stop.signal.addEventListener('abort', () => job.member.stop(), { once: true });
+    await job.member.start();
+  }
+
   /** The reader has been drained or has failed: it holds no file any more. */
   readerDone(): void {
     this.#readerDone = true;
@@ -219,7 +235,7 @@ export class Run {
   rowEstimate(): Promise<number> | undefined {
     // A sampled run sends its sample's rows (and writes those without a key, or unreadable, to errors).
     const sampled = this.#sampleRows();
-    this.#rowEstimate ??= sampled !== undefined ? Promise.resolve(sampled) : estimateInputRows(this.s, this.source);
+    this.#rowEstimate ??= sampled !== undefined ? Promise.resolve(sampled) : this.job ? Promise.resolve(this.job.rows) : estimateInputRows(this.s, this.source);
     return this.#rowEstimate;
   }
 
@@ -285,6 +301,8 @@ export class Run {
       // Still following only when a step threw: what it has not written, the next session does.
       await this.sink?.follower?.stop();
       await this.sink?.writer.close().catch(() => undefined);
+      // After the sink: the chunks handed back are at the position its last batch committed.
+      await this.job?.close(this.stopped !== undefined).catch(() => undefined);
       clearInterval(this.#frontierTimer);
       try {
         // Closed already unless a step threw; a failure here (a full disk) is that step's to report.

@@ -30,6 +30,19 @@ export interface DbInputSettings {
   readonly pageRows?: number;
 }
 
+/** `run --job NAME` (with --sink on PostgreSQL): this worker's part in a job shared by many hosts (./job.ts). */
+export interface JobSettings {
+  readonly name: string;
+  /** This process's name in the job's tables (src/job/member.ts newWorkerId). */
+  readonly worker: string;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  /** Rows per chunk when this worker is the one that splits the input. */
+  readonly chunkRows: number;
+  /** --retry-errors: a job that is done has its chunks with errors re-opened, those rows sent again. */
+  readonly retryErrors: boolean;
+}
+
 export interface RunSettings {
   readonly pipeline: Pipeline;
   /** Input path, or '-' for stdin; for a database input, its URL without the password (for messages). */
@@ -101,6 +114,8 @@ export interface RunSettings {
   readonly log: Log;
   /** The formats of the files rebuilt at the end (--output-formats; default csv and parquet). */
   readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
+  /** --job NAME: this run is one worker of a job; its rows come from the chunks it claims. Undefined: a run of its own. */
+  readonly job?: JobSettings;
   /** The scheduler's metrics (--metrics-file, --metrics-port), already started; none by default. */
   readonly metrics?: RunMetrics;
 }

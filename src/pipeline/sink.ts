@@ -9,7 +9,7 @@ import { readManifest } from '../output/format/index.js';
 import { SinkThread, SinkWriter } from '../output/sink/index.js';
 import type { BreError } from '../errors.js';
 import type { InputRow } from '../types.js';
-import type { RunSettings } from './settings.js';
+import type { JobSettings, RunSettings } from './settings.js';
 
 export interface RunSink {
   /** Made and checked the tables before the folder existed; its connection is closed once the thread has its own. */
@@ -28,10 +28,10 @@ export async function openSink(s: RunSettings, sampled: boolean, transactions: b
 }
 
 /** Starts following the folder's journals (after it is opened: its torn tails cut, its retry set aside). */
-export async function followSink(sink: RunSink, dir: string, log: (line: string) => void, stop: (why: BreError) => void): Promise<void> {
+export async function followSink(sink: RunSink, dir: string, log: (line: string) => void, stop: (why: BreError) => void, job?: JobSettings): Promise<void> {
   if (!readManifest(dir)) return;
   // On a thread of its own: reading the journals back and encoding their rows stay off the rows' path.
-  sink.follower = await SinkThread.open(dir, sink.writer.target, sink.writer.shape, log);
+  sink.follower = await SinkThread.open(dir, sink.writer.target, sink.writer.shape, log, job ? { name: job.name, worker: job.worker, ...(sink.writer.target.schema ? { schema: sink.writer.target.schema } : {}) } : undefined);
   sink.follower.onFailure = stop;
   await sink.writer.close();
 }

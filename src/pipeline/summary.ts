@@ -88,6 +88,11 @@ export function buildSummary(x: SummaryInput): RunSummary {
       retried_from_errors: c.retriedRows,
       out_of_shard: c.outOfShard,
       ...(x.s.sample ? { not_in_sample: c.notInSample } : {}),
+      // Every row read this session is accounted for: done before, another shard's, outside the sample,
+      // succeeded or failed now, or neither (sent again by the resume): started but still in flight when the
+      // run stopped, or not started (the stop came first; for --retry-errors, past the earlier run's --limit).
+      in_flight_at_stop: Math.max(0, c.processed - c.succeeded - c.failed - c.dryRunValid),
+      not_started: Math.max(0, c.read - c.resumed - c.outOfShard - c.notInSample - c.processed),
       ...(x.s.dryRun ? { valid: c.dryRunValid } : {}),
     },
     warnings: c.warnings,

@@ -86,9 +86,13 @@ function optionNames(cmd: { builder?: unknown }): Set<string> {
 }
 
 interface Container { name: string; image: string; command?: string[]; args?: string[] }
+/** The pod's spec of a CronJob's or a Job's template. */
+function podSpecOf(doc: Manifest['doc']): any {
+  return doc.kind === 'CronJob' ? (doc as any).spec.jobTemplate.spec.template.spec : (doc as any).spec.template.spec;
+}
+
 function containersOf(doc: Manifest['doc']): Container[] {
-  const spec = doc.kind === 'CronJob' ? (doc as any).spec.jobTemplate.spec.template.spec : (doc as any).spec.template.spec;
-  return spec.containers as Container[];
+  return podSpecOf(doc).containers as Container[];
 }
 
 /** The bre-batch command lines a container's shell script runs with exec: [command, ...options]. */
@@ -103,9 +107,10 @@ function cliRuns(c: Container): { command: string; options: string[]; script: st
 
 describe("README's Kubernetes manifests", () => {
   const found = manifests(README);
+  const cronJob = () => found.find((f) => f.doc.kind === 'CronJob')!;
 
-  it('are there: the CronJob of the shards and the one that merges', () => {
-    expect(found.map((f) => `${f.doc.kind} ${(f.doc.metadata as { name: string }).name}`)).toEqual(['CronJob bre-batch-rescore', 'CronJob bre-batch-rescore-merge']);
+  it('are there: the Job of a job\'s workers (run --job), the CronJob of the shards and the one that merges', () => {
+    expect(found.map((f) => `${f.doc.kind} ${(f.doc.metadata as { name: string }).name}`)).toEqual(['Job bre-batch-rescore-20261126', 'CronJob bre-batch-rescore', 'CronJob bre-batch-rescore-merge']);
   });
 
   it('each is valid against the Kubernetes API schema', () => {
@@ -116,7 +121,7 @@ describe("README's Kubernetes manifests", () => {
 
   it('have no field the Kubernetes API does not know (a misspelt field is refused)', async () => {
     expect(await unknownFields(found.map((f) => f.doc), 'k8s-readme')).toBe('');
-    const typo = structuredClone(found[0].doc) as any;
+    const typo = structuredClone(cronJob().doc) as any;
     const c = typo.spec.jobTemplate.spec.template.spec.containers[0];
     c.volumeMount = c.volumeMounts;
     delete c.volumeMounts;
@@ -124,20 +129,20 @@ describe("README's Kubernetes manifests", () => {
   }, 180_000);
 
   it('the validation used here refuses what is wrong (a string for a count, a container without a name, an unknown policy)', () => {
-    const doc = structuredClone(found[0].doc) as any;
+    const doc = structuredClone(cronJob().doc) as any;
     doc.spec.jobTemplate.spec.backoffLimit = 'eight';
     expect(() => model(doc).validate()).toThrow(/backoffLimit must be integer/);
-    const unnamed = structuredClone(found[0].doc) as any;
+    const unnamed = structuredClone(cronJob().doc) as any;
     unnamed.spec.jobTemplate.spec.template.spec.containers[0].name = undefined;
     expect(() => model(unnamed).validate()).toThrow(/name/);
-    const policy = structuredClone(found[0].doc) as any;
+    const policy = structuredClone(cronJob().doc) as any;
     policy.spec.concurrencyPolicy = 'Never';
     expect(() => model(policy).validate()).toThrow(/concurrencyPolicy must be equal to one of the allowed values/);
   });
 
   it('every container runs the image built from the Dockerfile, node by exec (SIGTERM reaches it), as a non-root user', () => {
     for (const f of found) {
-      const spec = (f.doc as any).spec.jobTemplate.spec.template.spec;
+      const spec = podSpecOf(f.doc);
       expect(spec.securityContext.runAsNonRoot, `README line ${f.line}`).toBe(true);
       for (const c of containersOf(f.doc)) {
         expect(c.image).toBe('registry.example.com/bre-batch:1');
@@ -148,9 +153,10 @@ describe("README's Kubernetes manifests", () => {
         expect(script.trimEnd()).toMatch(/exec node \/app\/bin\/bre-batch\.js [^&|;]*$/);
       }
     }
-    const worker = (found[0].doc as any).spec.jobTemplate.spec.template.spec;
     // Longer than the CLI's default --stop-grace (10 s), so the calls in flight finish before SIGKILL.
-    expect(worker.terminationGracePeriodSeconds).toBeGreaterThan(10);
+    for (const f of found.filter((x) => x.doc.kind === 'Job' || (x.doc.metadata as { name: string }).name === 'bre-batch-rescore')) {
+      expect(podSpecOf(f.doc).terminationGracePeriodSeconds, `README line ${f.line}`).toBeGreaterThan(10);
+    }
   });
 
   it('the command lines use only options their command has', () => {

@@ -96,10 +96,15 @@ async function interruptedNight(ws: string, start: () => Launched, stop: (l: Lau
   sb.sandbox.setFaults({});
   const folder = folderOf(ws);
   expect(existsSync(join(folder, '.state', 'lock')), 'the stopped run released its lock').toBe(false);
-  const summary = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8')) as { finished: boolean; stopped: { code: string } | null; rows: { succeeded: number } };
+  const summary = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8')) as { finished: boolean; stopped: { code: string } | null; rows: Record<string, number> };
   expect(summary.finished).toBe(false);
   expect(summary.stopped?.code).toBe('INTERRUPTED');
   expect(summary.rows.succeeded).toBe(ROWS - hanging);
+  // Every row read is accounted for: the hanging ones were in flight at the stop.
+  const rows = summary.rows;
+  expect(rows.read).toBe(ROWS);
+  expect(rows.in_flight_at_stop).toBe(hanging);
+  expect(rows.succeeded_this_session + rows.failed_this_session + rows.in_flight_at_stop + rows.not_started + rows.resumed + rows.out_of_shard).toBe(rows.read);
   return { ...r, folder, hanging };
 }
 

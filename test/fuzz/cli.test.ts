@@ -1,6 +1,7 @@
 /**
  * Bad input at scale through the real CLI: generated broken CSV and NDJSON files run with `--dry-run` (and
- * two real runs against the sandbox). The process never crashes (exit 0 or 1), and every data row the
+ * two real runs against the sandbox). The process never crashes (exit 0 or 1; 2 for a file with no data
+ * row, INPUT_EMPTY), and every data row the
  * reader produces is accounted for: valid + would-fail = read for a dry run; the output invariant for a
  * real run. A header that cannot be read is exit 2, before the output folder is touched.
  */
@@ -43,11 +44,19 @@ describe('broken inputs through the CLI', () => {
     const n = await rowsIn(buf, ext);
     const out = join(dir, 'out');
     const run = await spawnCli(runArgs('location', input, out, '--dry-run'), {});
+    if (n === 0) {
+      // No data rows (a header only, blank lines): INPUT_EMPTY, exit 2, as for a real run.
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain('Expected data rows in the input');
+      return;
+    }
     expect([0, 1], run.stderr).toContain(run.code);
     const c = dryRunCounts(run.stdout);
     expect(c.read).toBe(n);
     expect(c.valid + c.fail).toBe(n);
-    const errors = readFileSync(join(out, 'dry-run-errors.ndjson'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { row: number });
+    // Written only when a row would fail: a clean dry run makes no folder.
+    expect(existsSync(join(out, 'dry-run-errors.ndjson'))).toBe(c.fail > 0);
+    const errors = c.fail === 0 ? [] : readFileSync(join(out, 'dry-run-errors.ndjson'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { row: number });
     expect(errors).toHaveLength(c.fail);
     const rows = errors.map((e) => e.row);
     expect(new Set(rows).size).toBe(rows.length);
@@ -117,7 +126,7 @@ describe('broken inputs, real runs against the sandbox', () => {
     writeFileSync(input, buf);
     const n = await rowsIn(buf, ext);
     const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=100/s'), sb.env());
+    const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=100/s', ...(n === 0 ? ['--allow-empty'] : [])), sb.env());
     expect([0, 1], run.stderr).toContain(run.code);
     const folder = readOutput(out);
     expect(invariantProblems(n, folder)).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPersonalField, maskCategory, maskRow, maskText } from '../../src/input/mask.js';
+import { isPersonalField, maskCategory, maskQuotedValue, maskRow, maskText } from '../../src/input/mask.js';
 
 describe('maskRow', () => {
   const cases: Array<[string, unknown, unknown]> = [
@@ -15,6 +15,10 @@ describe('maskRow', () => {
     ['aadhaar', '1234 5678 9012', '********9012'],
     ['pincode_aadhar', '400001', '400***'],
     ['latitude', '19.076012', 19.08],
+    // An empty cell stays empty (a latitude of 0 would be a value the file never had).
+    ['latitude', '', ''],
+    ['pan_number', '', ''],
+    ['phone', '  ', '  '],
     ['auth_token', 'FAKE-ROW-TOKEN', '[secret]'],
     ['bureau_raw_json', 'eyJhIjoxfQ==', '[redacted 12 bytes]'],
     ['external.bureau_raw_json', 'eyJhIjoxfQ==', '[redacted 12 bytes]'],
@@ -68,4 +72,14 @@ describe('maskText', () => {
     ['timestamp 2024-05-01 10:00:00', 'timestamp 2024-05-01 10:00:00'],
   ];
   it.each(cases)('%s', (input, expected) => expect(maskText(input)).toBe(expected));
+});
+
+describe('maskQuotedValue', () => {
+  it('quotes the value as the masked row shows it; leaves other messages and unmasked fields alone', () => {
+    expect(maskQuotedValue("latitude: Expected a number between -90 and 90, got 'abc'", 'latitude', { latitude: 'abc' })).toBe("latitude: Expected a number between -90 and 90, got '[redacted]'");
+    expect(maskQuotedValue("pan_number: Expected 10 characters, got 'ABCDE1234FX'", 'pan_number', { pan_number: 'ABCDE1234FX' })).toBe("pan_number: Expected 10 characters, got '*******34FX'");
+    expect(maskQuotedValue("declared_income: Expected a number, got 'lots'", 'declared_income', { declared_income: 'lots' })).toBe("declared_income: Expected a number, got 'lots'");
+    expect(maskQuotedValue("Missing required field 'latitude'", 'latitude', { latitude: '' })).toBe("Missing required field 'latitude'");
+    expect(maskQuotedValue('anything', undefined, {})).toBe('anything');
+  });
 });

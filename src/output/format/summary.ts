@@ -118,6 +118,12 @@ export const runSummarySchema = z.looseObject({
     not_in_sample: count.optional(),
     /** Dry runs: rows that would be sent. */
     valid: count.optional(),
+    /**
+     * This session's rows read that are in neither file (absent in older folders): started but in flight when
+     * the run stopped, and read but not started. A resume sends them. With the counts above they add up to `read`.
+     */
+    in_flight_at_stop: count.optional(),
+    not_started: count.optional(),
   }),
   warnings: count,
   seconds: z.number(),

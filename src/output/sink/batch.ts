@@ -75,15 +75,34 @@ export async function readProgress(session: DbSession, s: SinkSchema, folder: Fo
  * The batch's rows (the last of each key, `dedupeBatch`) with the folder's progress, in one transaction; new
  * result fields get their columns first (DDL commits on its own in MySQL, so it stays outside).
  */
-export async function writeBatch(session: DbSession, s: SinkSchema, folder: FolderId, results: readonly ResultItem[], errors: readonly ErrorLine[], progress: FolderProgress): Promise<void> {
-  await s.fitColumns(session, results);
-  await session.transaction(async () => {
+/**
+ * A job's fence (src/job/fence.ts): inside a batch's transaction, which of its rows may be written (those of
+ * chunks the worker still holds), their chunks' positions written in the same transaction.
+ */
+export interface BatchFence {
+  admit(session: DbSession, rows: { readonly results: readonly number[]; readonly errors: readonly number[] }): Promise<(row: number) => boolean>;
+}
+
+/** Rows written (with a fence, those it admitted). */
+export interface Written {
+  readonly results: number;
+  readonly errors: number;
+}
+
+export async function writeBatch(session: DbSession, s: SinkSchema, folder: FolderId, all: { readonly results: readonly ResultItem[]; readonly errors: readonly ErrorLine[] }, progress: FolderProgress, fence?: BatchFence): Promise<Written> {
+  await s.fitColumns(session, all.results);
+  return session.transaction(async () => {
+    // A job's worker writes only the rows of chunks it still holds, checked in this transaction (src/job/fence.ts).
+    const may = fence ? await fence.admit(session, { results: all.results.map((r) => r.row), errors: all.errors.map((e) => e.row) }) : undefined;
+    const results = may ? all.results.filter((r) => may(r.row)) : all.results;
+    const errors = may ? all.errors.filter((e) => may(e.row)) : all.errors;
     await writeResults(session, s, results);
     await writeErrors(session, s, errors);
     await upsert(session, s, s.loads, LOAD_COLUMNS.map((c) => c.name), ['sink_table', 'folder'], [[
       s.sinkName(), folder.id, folder.host, folder.path, progress.results.file, progress.results.bytes,
       progress.errors.file, progress.errors.bytes, progress.batches, sqlTimestamp(Date.now()),
     ]]);
+    return { results: results.length, errors: errors.length };
   });
 }
 

@@ -22,7 +22,7 @@ import { RowSet } from '../bitset.js';
 import { rowOfLine } from '../ndjson-file.js';
 import { FILES, isErrorLine, isResultLine, type ErrorLine, type Manifest } from '../format/index.js';
 import { fileIdentity, fileSize, JournalTail } from './tail.js';
-import type { FolderId, FolderProgress, ResultItem, SinkWriter } from './writer.js';
+import type { BatchFence, FolderId, FolderProgress, ResultItem, SinkWriter } from './writer.js';
 
 /** Journal bytes read for one batch (about 5,000 results lines of a typical pipeline). */
 const BATCH_BYTES = 4 * 1024 * 1024;
@@ -78,6 +78,10 @@ export class SinkFollower {
 
   /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED). */
   onFailure: ((err: BreError) => void) | undefined;
+  /** A job's worker: the fence each batch passes in its transaction (src/job/fence.ts). */
+  fence: BatchFence | undefined;
+  /** Told after each batch's transaction committed, before onProgress. */
+  onBatch: (() => void) | undefined;
   /** Told after each batch written (the positions and stats moved). */
   onProgress: (() => void) | undefined;
 
@@ -264,15 +268,16 @@ export class SinkFollower {
       errors: { file: this.#marks.errors, bytes: next.errors },
       batches: this.#batches + 1,
     };
-    await this.writer.write(this.folder, { results, errors, progress });
+    const written = await this.writer.write(this.folder, { results, errors, progress }, this.fence);
     this.#batches += 1;
     this.#results.advance(next.results);
     this.#errors.advance(next.errors);
     for (const x of results) this.#pending.delete(x.row);
     for (const x of errors) this.#pending.delete(x.row);
-    this.stats.results += results.length;
-    this.stats.errors += errors.length;
+    this.stats.results += written.results;
+    this.stats.errors += written.errors;
     this.stats.batches += 1;
+    this.onBatch?.();
     this.onProgress?.();
   }
 

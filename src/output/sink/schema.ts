@@ -103,7 +103,11 @@ export class SinkSchema {
     let table = await this.#describe(session, name);
     if (table.columns.size === 0) {
       try {
-        for (const sql of this.dialect.sink.createTable(this.#quoted(name), columns, primaryKey, OWNED_COMMENT)) await session.query(sql);
+        const statements = this.dialect.sink.createTable(this.#quoted(name), columns, primaryKey, OWNED_COMMENT);
+        // The table and its comment at once (PostgreSQL's DDL is transactional): another worker starting at the
+        // same moment never sees the table without the comment that says it is bre-batch's own.
+        if (statements.length > 1 && this.dialect.name === 'postgres') await session.transaction(async () => { for (const sql of statements) await session.query(sql); });
+        else for (const sql of statements) await session.query(sql);
       } catch (err) {
         // Another worker made it at the same moment (PostgreSQL may say so with a unique violation).
         if (this.dialect.classify(err) === 'lost') throw err;

@@ -12,6 +12,7 @@ import { startScriptWorker } from '../worker-thread.js';
 import { BreError, internalError, isBreError, type BreErrorJSON } from '../../errors.js';
 import type { FollowerStats } from './follower.js';
 import type { SinkShape, SinkTarget } from './writer.js';
+import type { FenceOutcome, HeldChunk } from '../../job/fence.js';
 
 export interface SinkWorkerData {
   readonly dir: string;
@@ -19,15 +20,22 @@ export interface SinkWorkerData {
   readonly shape: SinkShape;
   /** Two BigInt64: where results.ndjson and errors.ndjson have been written up to, stored by the thread. */
   readonly positions: SharedArrayBuffer;
+  /** A job's worker (`run --job`): each batch passes the job's fence (src/job/fence.ts). */
+  readonly job?: { readonly name: string; readonly worker: string; readonly schema?: string };
 }
 
-export type ToSinkThread = { readonly type: 'finish' } | { readonly type: 'stop' };
+export type ToSinkThread =
+  | { readonly type: 'finish' }
+  | { readonly type: 'stop' }
+  | { readonly type: 'hold'; readonly chunk: HeldChunk }
+  | { readonly type: 'drop'; readonly chunk: number };
 export type FromSinkThread =
   | { readonly type: 'log'; readonly line: string }
   | { readonly type: 'ready' }
   | { readonly type: 'progress'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'done'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'stopped' }
+  | { readonly type: 'job'; readonly outcome: FenceOutcome }
   | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
 /** A failure as the thread sends it: the sink's own BreErrors as they are, anything else is a bug (INTERNAL). */
@@ -57,6 +65,8 @@ export class SinkThread {
 
   /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED, INTERNAL for a crash) while the run goes. */
   onFailure: ((err: BreError) => void) | undefined;
+  /** A job's worker: told after each batch what it did to the chunks (lost, done). */
+  onJob: ((outcome: FenceOutcome) => void) | undefined;
 
   private constructor(data: SinkWorkerData, log: (line: string) => void) {
     this.#positions = new BigInt64Array(data.positions);
@@ -73,8 +83,8 @@ export class SinkThread {
   }
 
   /** Starts the thread; settles once it has read where the folder was written up to (or failed to). */
-  static async open(dir: string, target: SinkTarget, shape: SinkShape, log: (line: string) => void): Promise<SinkThread> {
-    const t = new SinkThread({ dir, target, shape, positions: new SharedArrayBuffer(16) }, log);
+  static async open(dir: string, target: SinkTarget, shape: SinkShape, log: (line: string) => void, job?: SinkWorkerData['job']): Promise<SinkThread> {
+    const t = new SinkThread({ dir, target, shape, positions: new SharedArrayBuffer(16), ...(job ? { job } : {}) }, log);
     const first = await t.#next((m) => m.type === 'ready' || m.type === 'failed');
     if (first.type === 'failed') {
       await t.#worker.terminate();
@@ -106,6 +116,16 @@ export class SinkThread {
       };
       this.#roomWaiters.push(check);
     });
+  }
+
+  /** A job's chunk claimed: its rows may be written under its token (before any of its rows is journalled). */
+  hold(chunk: HeldChunk): void {
+    if (!this.#ended) this.#worker.postMessage({ type: 'hold', chunk } satisfies ToSinkThread);
+  }
+
+  /** A job's chunk lost: its rows are refused from now on. */
+  drop(chunk: number): void {
+    if (!this.#ended) this.#worker.postMessage({ type: 'drop', chunk } satisfies ToSinkThread);
   }
 
   /** The journals are closed: the thread writes what is left and ends. Throws the failure that stopped the sink. */
@@ -157,6 +177,9 @@ export class SinkThread {
     switch (m.type) {
       case 'log':
         this.#log(m.line);
+        return;
+      case 'job':
+        this.onJob?.(m.outcome);
         return;
       case 'progress':
       case 'done':

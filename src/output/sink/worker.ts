@@ -9,6 +9,8 @@ import { FILES, readManifest } from '../format/index.js';
 import { SinkFollower } from './follower.js';
 import { sendError, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
 import { sinkUnavailable, SinkWriter } from './writer.js';
+import { JobFence } from '../../job/fence.js';
+import { jobTables } from '../../job/schema.js';
 import { retrying } from '../../retry/policy.js';
 
 if (parentPort) {
@@ -19,6 +21,7 @@ if (parentPort) {
   const log = (line: string) => post({ type: 'log', line });
   let writer: SinkWriter | undefined;
   let follower: SinkFollower | undefined;
+  let jobFence: JobFence | undefined;
   const store = (f: SinkFollower) => {
     Atomics.store(positions, 0, BigInt(f.positions.results));
     Atomics.store(positions, 1, BigInt(f.positions.errors));
@@ -29,6 +32,15 @@ if (parentPort) {
     if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${data.dir} has no ${FILES.manifest}: the sink has no folder to follow`);
     const f = await SinkFollower.open(data.dir, manifest, writer, log);
     follower = f;
+    if (data.job) {
+      const fence = new JobFence(data.job.name, data.job.worker, jobTables(writer.dialect, data.job.schema));
+      jobFence = fence;
+      f.fence = fence;
+      f.onBatch = () => {
+        const outcome = fence.committed();
+        if (outcome && (outcome.lost.length > 0 || outcome.done.length > 0 || outcome.refused > 0)) post({ type: 'job', outcome });
+      };
+    }
     store(f);
     f.onProgress = () => {
       store(f);
@@ -42,6 +54,9 @@ if (parentPort) {
     await writer?.close().catch(() => undefined);
   }
   port.on('message', (m: ToSinkThread) => {
+    // Chunks claimed and lost come before any of their rows is journalled (messages keep their order).
+    if (m.type === 'hold') return jobFence?.hold(m.chunk);
+    if (m.type === 'drop') return jobFence?.drop(m.chunk);
     const f = follower;
     const w = writer!;
     if (!f) return;

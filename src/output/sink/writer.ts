@@ -11,11 +11,11 @@ import { BreError, isBreError } from '../../errors.js';
 import { dialectOf, openSession, queryReason, type DbSession, type Dialect } from '../../db/index.js';
 import { retrying } from '../../retry/policy.js';
 import { sleep as realSleep } from '../../retry/sleep.js';
-import { dedupe, readProgress, writeBatch, type FolderId, type FolderProgress, type SinkBatch } from './batch.js';
+import { dedupe, readProgress, writeBatch, type BatchFence, type FolderId, type FolderProgress, type SinkBatch, type Written } from './batch.js';
 import { SinkSchema, type SinkShape, type SinkTarget } from './schema.js';
 import { sinkNames, type SinkNames } from './tables.js';
 
-export type { FolderId, FolderProgress, JournalMark, ResultItem, SinkBatch } from './batch.js';
+export type { BatchFence, FolderId, FolderProgress, JournalMark, ResultItem, SinkBatch, Written } from './batch.js';
 export type { SinkShape, SinkTarget } from './schema.js';
 
 /** The sink went away for longer than --sink-retry: the one message, whoever gives up (a write, the thread's start). */
@@ -70,10 +70,10 @@ export class SinkWriter {
   }
 
   /** Writes one batch in one transaction, with the folder's progress; tries again while the connection comes back. */
-  async write(folder: FolderId, batch: SinkBatch): Promise<void> {
+  async write(folder: FolderId, batch: SinkBatch, fence?: BatchFence): Promise<Written> {
     const results = dedupe(batch.results, (r) => r.key);
     const errors = dedupe(batch.errors, (e) => e.row);
-    await this.#withRetry((session) => writeBatch(session, this.#schema, folder, results, errors, batch.progress));
+    return this.#withRetry((session) => writeBatch(session, this.#schema, folder, { results, errors }, batch.progress, fence));
   }
 
   async close(): Promise<void> {

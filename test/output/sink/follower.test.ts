@@ -210,6 +210,7 @@ describe('SinkFollower.finish', () => {
         after.once = undefined;
         // After the follower has gone on into its next look (which reads the files: real I/O).
         if (run) setImmediate(run);
+        return { results: b.results.length, errors: b.errors.length };
       },
     };
     return { writer: writer as unknown as SinkWriter, batches };

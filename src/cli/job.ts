@@ -1,0 +1,60 @@
+/**
+ * `bre-batch job status NAME --sink URL` and `bre-batch job report NAME --sink URL`: a job's state as a whole,
+ * read from its tables (src/job/status.ts) by any host at any time. Exit 0; 2 when the job is unknown or the
+ * database cannot be reached.
+ */
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { BreError } from '../errors.js';
+import { JobStore } from '../job/index.js';
+import { formatJobReport, formatJobStatus, readJobReport, readJobStatus } from '../job/status.js';
+import { sinkNames } from '../output/sink/tables.js';
+import { dialectOf } from '../db/index.js';
+import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+
+interface JobArgs extends SinkArgs {
+  action: string;
+  name: string;
+  'window-hours'?: number;
+  json: boolean;
+}
+
+export async function jobCommandHandler(a: JobArgs): Promise<number> {
+  if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL: the database the job\'s workers write to (its state is kept there)', { field: 'sink' });
+  if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`, { field: 'window-hours' });
+  const store = await JobStore.open({ url: resolveSink(a, 'job')!.url, schema: a['sink-schema'], retryForMs: 0 });
+  try {
+    if (a.action === 'status') {
+      const st = await readJobStatus(store, a.name, a['window-hours']);
+      if (!st) throw unknownJob(a.name);
+      process.stdout.write(`${a.json ? JSON.stringify(st, null, 2) : formatJobStatus(st)}\n`);
+    } else {
+      const job = await store.job(a.name);
+      if (!job) throw unknownJob(a.name);
+      const table = a['sink-table'] ?? job.definition.sink_table.split('.').pop()!;
+      const errors = store.dialect.table(sinkNames(table, dialectOf(store.opts.url).maxIdentifier).errors, a['sink-schema']);
+      const r = await readJobReport(store, a.name, errors);
+      process.stdout.write(`${a.json ? JSON.stringify(r, null, 2) : formatJobReport(r!)}\n`);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+function unknownJob(name: string): BreError {
+  return new BreError('USAGE', `Expected a job that a worker has started, got '${name}': no such job in this database (start one with run ... --job ${name} --sink URL)`, { field: 'name' });
+}
+
+export const jobCommand: CommandModule<object, JobArgs> = {
+  command: 'job <action> <name>',
+  describe: 'a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink\'s database',
+  builder: (y: Argv) => y
+    .positional('action', { type: 'string', choices: ['status', 'report'], demandOption: true, describe: 'status: where the job is now; report: its totals, errors by code' })
+    .positional('name', { type: 'string', demandOption: true, describe: 'the job\'s name (run --job NAME)' })
+    .options(SINK_OPTIONS)
+    .option('window-hours', { type: 'number', describe: 'with status: the hours left in the window; says whether the rest fits with the workers now running, or how many more addresses it needs' })
+    .option('json', { type: 'boolean', default: false, describe: 'print the status or report as JSON' }) as unknown as Argv<JobArgs>,
+  handler: async (a: ArgumentsCamelCase<JobArgs>) => {
+    process.exitCode = await jobCommandHandler(a);
+  },
+};

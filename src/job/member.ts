@@ -1,0 +1,233 @@
+/**
+ * One worker in a job, on the run's thread: it claims a chunk when its run has room (the run pulls the next
+ * rows only when its window of rows in flight has room, and its own limiter sets that pace), hands the run the
+ * chunk's rows not yet committed, renews its leases at a heartbeat, and hands its chunks back at their
+ * committed position when it stops. This is the run's input, not a second runner: `rows()` is the generator
+ * the one row loop (src/pipeline/feed.ts) reads from.
+ *
+ * Commits are not made here: the sink's follower commits each chunk's rows and position in one transaction,
+ * behind the fence (./fence.ts). This side hears from it which chunks were lost or are done.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { BreError, isBreError } from '../errors.js';
+import type { InputRow } from '../types.js';
+import { bitsOf, emptyBits, hasBit } from './bits.js';
+import type { FenceOutcome, HeldChunk } from './fence.js';
+import type { ClaimedChunk, JobStore } from './store.js';
+
+/**
+ * Defaults: a lease of 60 s renewed every 10 s. A worker is taken for dead after 60 s without a renewal (six
+ * missed heartbeats: a database failover or a long GC pause does not lose a chunk), and its chunk is taken over
+ * about a minute after a kill. Correctness does not depend on these (a lapsed holder's writes are refused by
+ * the token, however long it stalls): they only set how soon work moves and how much is sent again.
+ */
+export const DEFAULT_LEASE_MS = 60_000;
+export const DEFAULT_HEARTBEAT_MS = 10_000;
+/** Rows handed to the run at a time: the dispatch mark reported at the heartbeat stays within this of the truth. */
+const SLICE_ROWS = 64;
+
+/** A worker's name in the job's tables: host, process and a random part (two processes never share one). */
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/** The sink's side a member tells about its chunks (src/output/sink/thread.ts). */
+export interface ChunkListener {
+  hold(c: HeldChunk): void;
+  drop(chunk: number): void;
+}
+
+export interface JobMemberOptions {
+  readonly store: JobStore;
+  readonly name: string;
+  readonly worker: string;
+  readonly address: string | null;
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  /** How often a worker with nothing to claim looks again for a chunk whose lease lapsed (default: the heartbeat). */
+  readonly pollMs?: number;
+  /** Rows this worker's run has done (a line in results or errors), for its rate. */
+  readonly rowsDone: () => number;
+  readonly log: (line: string) => void;
+  /** The job's database went away for good (SINK_UNAVAILABLE): the run stops, resumable. */
+  readonly fail: (err: BreError) => void;
+}
+
+interface Held {
+  readonly claim: ClaimedChunk;
+  readonly bits: Buffer;
+  sentTo: number;
+  /** Rows sent again not yet reported. */
+  resent: number;
+  lost: boolean;
+}
+
+export interface MemberStats {
+  claimed: number;
+  takeovers: number;
+  resent: number;
+  lost: number;
+  done: number;
+}
+
+export class JobMember {
+  readonly stats: MemberStats = { claimed: 0, takeovers: 0, resent: 0, lost: 0, done: 0 };
+  readonly #held = new Map<number, Held>();
+  #listener: ChunkListener | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #beating: Promise<void> | undefined;
+  #stopped = false;
+  #wake: (() => void) | undefined;
+  #lastBeat = { at: Date.now(), done: 0 };
+  #rate = 0;
+
+  constructor(readonly opts: JobMemberOptions) {}
+
+  /** Where the chunks' claims and losses are told (the sink's thread); set before the first rows are read. */
+  attach(listener: ChunkListener): void {
+    this.#listener = listener;
+  }
+
+  /** Starts the heartbeat (the worker's row appears at once). */
+  async start(): Promise<void> {
+    await this.#beat();
+    this.#timer = setInterval(() => void this.#beat(), this.opts.heartbeatMs);
+    this.#timer.unref();
+  }
+
+  /** No more claims (a stop): the generator ends at its next step. */
+  stop(): void {
+    this.#stopped = true;
+    this.#wake?.();
+  }
+
+  /** What a sink batch did to the chunks (from the fence, after its transaction committed). */
+  outcome(o: FenceOutcome): void {
+    for (const c of o.done) {
+      if (this.#held.delete(c)) this.stats.done += 1;
+    }
+    for (const c of o.lost) this.#lose(c, 'its rows were refused at commit');
+    if (o.jobDone) this.opts.log(`job ${this.opts.name}: its last chunk is committed: the job is done`);
+  }
+
+  /**
+   * The rows of the chunks this worker claims, a slice at a time, those already committed skipped. Claims the
+   * next chunk when the run asks for more rows; with none to claim, waits while other workers hold chunks
+   * (their lease may lapse), and ends once every chunk is done or is this worker's own.
+   */
+  async *rows(read: (c: ClaimedChunk) => AsyncIterable<InputRow[]>): AsyncGenerator<InputRow[]> {
+    const { store, name, worker, leaseMs } = this.opts;
+    while (!this.#stopped) {
+      const c = await store.claim(name, worker, leaseMs);
+      if (!c) {
+        if ((await store.unfinished(name, worker)) === 0) return;
+        await this.#idle(this.opts.pollMs ?? this.opts.heartbeatMs);
+        continue;
+      }
+      const h: Held = { claim: c, bits: c.committed ? bitsOf(c.committed, c.rows) : emptyBits(c.rows), sentTo: 0, resent: 0, lost: false };
+      this.#held.set(c.chunk, h);
+      this.stats.claimed += 1;
+      this.#listener?.hold({ chunk: c.chunk, token: c.token, firstRow: c.firstRow, rows: c.rows });
+      if (c.takeover) {
+        this.stats.takeovers += 1;
+        this.opts.log(`job ${name}: took over chunk ${c.chunk} (rows ${c.firstRow}-${c.firstRow + c.rows - 1}) after its holder's lease lapsed`);
+      }
+      for await (const batch of read(c)) {
+        if (h.lost || this.#stopped) break;
+        const out: InputRow[] = [];
+        for (const row of batch) {
+          const i = row.row - c.firstRow;
+          if (i < 0 || i >= c.rows || hasBit(h.bits, i)) continue;
+          out.push(row);
+        }
+        for (let k = 0; k < out.length && !h.lost && !this.#stopped; k += SLICE_ROWS) {
+          const slice = out.slice(k, k + SLICE_ROWS);
+          for (const row of slice) {
+            const i = row.row - c.firstRow;
+            // Its earlier holder had handed this row to its run: it may have been sent already.
+            if (i < c.prevSent) {
+              h.resent += 1;
+              this.stats.resent += 1;
+            }
+            h.sentTo = i + 1;
+          }
+          yield slice;
+        }
+      }
+    }
+  }
+
+  /** Stops the heartbeat and hands back the chunks still held, at their committed position; leaves the job. */
+  async close(stopped: boolean): Promise<void> {
+    this.stop();
+    clearInterval(this.#timer);
+    await this.#beating?.catch(() => undefined);
+    const { store, name, worker } = this.opts;
+    try {
+      // A last report first: the rows sent again and the dispatch marks count for whoever takes the chunks.
+      await this.#beat();
+      const held = [...this.#held.values()].filter((h) => !h.lost).map((h) => ({ chunk: h.claim.chunk, token: h.claim.token }));
+      await store.release(name, worker, held);
+      if (held.length > 0) this.opts.log(`job ${name}: handed back ${held.length} chunk${held.length > 1 ? 's' : ''} at ${held.length > 1 ? 'their' : 'its'} committed position`);
+      await store.leave(name, worker, stopped ? 'stopped' : 'finished');
+    } catch (err) {
+      // Unreachable now: the leases lapse by themselves and the chunks are taken over.
+      this.opts.log(`job ${name}: could not hand back its chunks (${(err as Error).message}): they go back to the job when their lease lapses`);
+    } finally {
+      await store.close();
+    }
+  }
+
+  #lose(chunk: number, why: string): void {
+    const h = this.#held.get(chunk);
+    if (!h || h.lost) return;
+    h.lost = true;
+    this.#held.delete(chunk);
+    this.stats.lost += 1;
+    this.#listener?.drop(chunk);
+    this.opts.log(`job ${this.opts.name}: lost chunk ${chunk} (${why}): another worker holds it now; its rows here are not written`);
+  }
+
+  #beat(): Promise<void> {
+    if (this.#beating) return this.#beating;
+    this.#beating = (async () => {
+      const now = Date.now();
+      const done = this.opts.rowsDone();
+      const seconds = (now - this.#lastBeat.at) / 1000;
+      if (seconds > 0.5) {
+        const rate = (done - this.#lastBeat.done) / seconds;
+        // Smoothed over about three heartbeats: one slow interval does not halve the job's ETA.
+        this.#rate = this.#rate === 0 ? rate : this.#rate * 0.6 + rate * 0.4;
+        this.#lastBeat = { at: now, done };
+      }
+      const held = [...this.#held.values()];
+      const report = held.map((h) => ({ chunk: h.claim.chunk, token: h.claim.token, sentTo: h.sentTo, resent: h.resent }));
+      try {
+        const { lost, done: finished } = await this.opts.store.heartbeat(this.opts.name, {
+          worker: this.opts.worker, host: hostname(), address: this.opts.address, rowsDone: done, rate: this.#rate,
+        }, report, this.opts.leaseMs);
+        for (const h of held) h.resent -= report.find((r) => r.chunk === h.claim.chunk)!.resent;
+        for (const c of finished) if (this.#held.delete(c)) this.stats.done += 1;
+        for (const c of lost) this.#lose(c, 'its lease lapsed');
+      } catch (err) {
+        this.stop();
+        this.opts.fail(isBreError(err) ? err : new BreError('SINK_UNAVAILABLE', `the job's database failed: ${(err as Error).message}`, { cause: err }));
+      }
+    })().finally(() => {
+      this.#beating = undefined;
+    });
+    return this.#beating;
+  }
+
+  async #idle(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.#wake = undefined;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * A job's state, in the sink's database beside the commit table (bre_batch_loads): the job (its definition,
+ * whether it is split, running or done), its chunks (each a range of the input's rows, who holds it under which
+ * lease and fencing token, what of it is committed) and its workers (what each reports at its heartbeat).
+ * PostgreSQL only: claims use FOR UPDATE SKIP LOCKED and chunk positions commit in the sink batch's transaction.
+ */
+import type { Dialect } from '../db/index.js';
+
+export const JOBS_TABLE = 'bre_batch_jobs';
+export const CHUNKS_TABLE = 'bre_batch_chunks';
+export const WORKERS_TABLE = 'bre_batch_workers';
+
+export interface JobTables {
+  readonly jobs: string;
+  readonly chunks: string;
+  readonly workers: string;
+}
+
+/** The three tables, quoted, in the sink's schema. */
+export function jobTables(dialect: Dialect, schema: string | undefined): JobTables {
+  return { jobs: dialect.table(JOBS_TABLE, schema), chunks: dialect.table(CHUNKS_TABLE, schema), workers: dialect.table(WORKERS_TABLE, schema) };
+}
+
+export function createJobTables(t: JobTables): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.jobs} (
+      job text PRIMARY KEY,
+      definition jsonb NOT NULL,
+      state text NOT NULL,
+      chunks integer NOT NULL DEFAULT 0,
+      rows bigint NOT NULL DEFAULT 0,
+      retries integer NOT NULL DEFAULT 0,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      started_at timestamptz,
+      done_at timestamptz)`,
+    `CREATE TABLE IF NOT EXISTS ${t.chunks} (
+      job text NOT NULL,
+      chunk integer NOT NULL,
+      first_row bigint NOT NULL,
+      rows integer NOT NULL,
+      after_key text,
+      byte_start bigint,
+      byte_end bigint,
+      state text NOT NULL DEFAULT 'waiting',
+      holder text,
+      token bigint NOT NULL DEFAULT 0,
+      lease_until timestamptz,
+      claimed_at timestamptz,
+      committed bytea,
+      position integer NOT NULL DEFAULT 0,
+      rows_results integer NOT NULL DEFAULT 0,
+      rows_errors integer NOT NULL DEFAULT 0,
+      sent_to integer NOT NULL DEFAULT 0,
+      prev_sent integer NOT NULL DEFAULT 0,
+      resent integer NOT NULL DEFAULT 0,
+      takeovers integer NOT NULL DEFAULT 0,
+      done_at timestamptz,
+      PRIMARY KEY (job, chunk))`,
+    `CREATE TABLE IF NOT EXISTS ${t.workers} (
+      job text NOT NULL,
+      worker text NOT NULL,
+      host text NOT NULL,
+      address text,
+      state text NOT NULL,
+      started_at timestamptz NOT NULL DEFAULT now(),
+      seen_at timestamptz NOT NULL DEFAULT now(),
+      rows_done bigint NOT NULL DEFAULT 0,
+      rate double precision NOT NULL DEFAULT 0,
+      chunks integer NOT NULL DEFAULT 0,
+      lease_ms integer NOT NULL DEFAULT 60000,
+      PRIMARY KEY (job, worker))`,
+  ];
+}

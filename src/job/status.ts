@@ -1,0 +1,158 @@
+/**
+ * A job as a whole, from its tables alone (any host, any time): chunks done, held (by whom, since when) and
+ * waiting; rows done and in errors; each worker's rate as it last reported it and whether it is alive (seen
+ * within its lease); rows sent again after takeovers; an ETA from the live workers' combined rate; and
+ * --plan's question for what is left: does it fit the window with the workers now running, or how many more
+ * addresses it needs. `job report` adds the errors by code and the workers' totals.
+ */
+import type { JobStore } from './store.js';
+
+export interface HeldChunkStatus {
+  readonly chunk: number;
+  readonly holder: string;
+  readonly since: string;
+  readonly leaseUntil: string;
+  readonly position: number;
+  readonly rows: number;
+}
+
+export interface WorkerStatus {
+  readonly worker: string;
+  readonly address: string | null;
+  readonly state: string;
+  readonly alive: boolean;
+  readonly rate: number;
+  readonly rowsDone: number;
+  readonly seenAt: string;
+}
+
+export interface JobStatus {
+  readonly job: string;
+  readonly state: string;
+  readonly pipeline: string;
+  readonly rows: number;
+  readonly chunks: { readonly total: number; readonly done: number; readonly held: number; readonly waiting: number };
+  readonly held: readonly HeldChunkStatus[];
+  readonly results: number;
+  readonly errors: number;
+  readonly resent: number;
+  readonly takeovers: number;
+  readonly workers: readonly WorkerStatus[];
+  /** Rows per second of the live workers together. */
+  readonly rate: number;
+  /** Seconds to the end at that rate; null when nothing runs (or nothing is left: 0). */
+  readonly etaSeconds: number | null;
+  readonly startedAt: string | null;
+  readonly doneAt: string | null;
+  /** With a window: whether what is left fits it, and how many more addresses it needs if not. */
+  readonly plan?: { readonly windowHours: number; readonly fits: boolean; readonly moreAddresses: number };
+}
+
+/** Reads the job's status; undefined when no worker has started it. */
+export async function readJobStatus(store: JobStore, name: string, windowHours?: number): Promise<JobStatus | undefined> {
+  const t = store.tables;
+  const job = (await store.query<Record<string, unknown>>(`SELECT state, rows, chunks, definition, started_at, done_at FROM ${t.jobs} WHERE job = $1`, [name]))[0];
+  if (!job) return undefined;
+  const agg = (await store.query<Record<string, unknown>>(
+    `SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) FILTER (WHERE state = 'held' AND lease_until >= now()) AS held,
+            count(*) FILTER (WHERE state = 'waiting' OR (state = 'held' AND lease_until < now())) AS waiting,
+            coalesce(sum(rows_results), 0) AS results, coalesce(sum(rows_errors), 0) AS errors, coalesce(sum(resent), 0) AS resent, coalesce(sum(takeovers), 0) AS takeovers
+     FROM ${t.chunks} WHERE job = $1`, [name]))[0];
+  const held = await store.query<Record<string, unknown>>(
+    `SELECT chunk, holder, claimed_at, lease_until, position, rows FROM ${t.chunks} WHERE job = $1 AND state = 'held' AND lease_until >= now() ORDER BY chunk`, [name]);
+  const workers = await store.query<Record<string, unknown>>(
+    `SELECT worker, address, state, rate, rows_done, seen_at, (state = 'working' AND seen_at + lease_ms * interval '1 millisecond' >= now()) AS alive
+     FROM ${t.workers} WHERE job = $1 ORDER BY started_at, worker`, [name]);
+  const ws: WorkerStatus[] = workers.map((w) => ({
+    worker: String(w.worker), address: (w.address as string | null) ?? null, state: String(w.state), alive: w.alive === true,
+    rate: Number(w.rate), rowsDone: Number(w.rows_done), seenAt: String(w.seen_at),
+  }));
+  const rows = Number(job.rows);
+  const results = Number(agg.results);
+  const errors = Number(agg.errors);
+  const rate = ws.filter((w) => w.alive).reduce((n, w) => n + w.rate, 0);
+  const left = Math.max(0, rows - results - errors);
+  const status: JobStatus = {
+    job: name, state: String(job.state), pipeline: String((job.definition as { pipeline?: { name?: string } }).pipeline?.name ?? ''), rows,
+    chunks: { total: Number(job.chunks), done: Number(agg.done), held: Number(agg.held), waiting: Number(agg.waiting) },
+    held: held.map((h) => ({ chunk: Number(h.chunk), holder: String(h.holder), since: String(h.claimed_at), leaseUntil: String(h.lease_until), position: Number(h.position), rows: Number(h.rows) })),
+    results, errors, resent: Number(agg.resent), takeovers: Number(agg.takeovers), workers: ws, rate,
+    etaSeconds: left === 0 ? 0 : rate > 0 ? left / rate : null,
+    startedAt: job.started_at === null ? null : String(job.started_at), doneAt: job.done_at === null ? null : String(job.done_at),
+  };
+  return windowHours === undefined ? status : { ...status, plan: planFor(left, ws.filter((w) => w.alive), windowHours) };
+}
+
+/**
+ * --plan's question for the rest: the live workers' combined rate over the window, against the rows left. Short
+ * of it, more addresses at the live workers' mean rate (each address is a worker at its own per-IP limit).
+ */
+export function planFor(left: number, alive: readonly { rate: number }[], windowHours: number): NonNullable<JobStatus['plan']> {
+  const seconds = windowHours * 3600;
+  const rate = alive.reduce((n, w) => n + w.rate, 0);
+  if (left === 0 || rate * seconds >= left) return { windowHours, fits: true, moreAddresses: 0 };
+  // No worker alive: one address's rate is not known here; at least one is needed.
+  if (alive.length === 0 || rate === 0) return { windowHours, fits: false, moreAddresses: Math.max(1, alive.length) };
+  const each = rate / alive.length;
+  return { windowHours, fits: false, moreAddresses: Math.ceil(left / (each * seconds)) - alive.length };
+}
+
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+/** The status as a person reads it. */
+export function formatJobStatus(s: JobStatus): string {
+  const pct = (n: number) => (s.rows === 0 ? '100' : ((100 * n) / s.rows).toFixed(1));
+  const lines = [
+    `Job ${s.job} (pipeline ${s.pipeline}): ${s.state}`,
+    `  chunks: ${s.chunks.done} done, ${s.chunks.held} held, ${s.chunks.waiting} waiting (of ${s.chunks.total})`,
+    `  rows: ${s.results + s.errors} of ${s.rows} done (${pct(s.results + s.errors)}%): ${s.results} results, ${s.errors} in errors`,
+    `  re-sent after takeovers: ${s.resent} row${s.resent === 1 ? '' : 's'} (${s.takeovers} takeover${s.takeovers === 1 ? '' : 's'})`,
+  ];
+  for (const h of s.held) lines.push(`  chunk ${h.chunk}: held by ${h.holder} since ${h.since}, ${h.position} of ${h.rows} rows committed in order, lease until ${h.leaseUntil}`);
+  const alive = s.workers.filter((w) => w.alive);
+  lines.push(`  workers: ${alive.length} running${s.workers.length > alive.length ? `, ${s.workers.length - alive.length} gone or finished` : ''}`);
+  for (const w of s.workers) {
+    lines.push(`    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done`);
+  }
+  if (s.state === 'done') {
+    lines.push(`  done at ${s.doneAt}`);
+  } else {
+    lines.push(s.etaSeconds === null ? '  ETA: none (no worker running)' : `  ETA: ${duration(s.etaSeconds)} at ${(s.rate * 60).toFixed(0)} rows/min combined`);
+    if (s.plan) {
+      lines.push(s.plan.fits
+        ? `  plan: fits the ${s.plan.windowHours} h window with the workers now running`
+        : `  plan: does not fit the ${s.plan.windowHours} h window: needs ${s.plan.moreAddresses} more address${s.plan.moreAddresses === 1 ? '' : 'es'} (start that many more workers, each on its own egress IP)`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export interface JobReport extends JobStatus {
+  /** Rows in the sink's errors table by code (rows of this job's range). */
+  readonly errorsByCode: Readonly<Record<string, number>>;
+}
+
+/** The report: the status, and the errors by code from the sink's errors table. */
+export async function readJobReport(store: JobStore, name: string, errorsTable: string): Promise<JobReport | undefined> {
+  const status = await readJobStatus(store, name);
+  if (!status) return undefined;
+  const codes = await store.query<{ code: string | null; n: string }>(`SELECT code, count(*) AS n FROM ${errorsTable} WHERE ${store.dialect.quote('row')} <= $1 GROUP BY code ORDER BY code`, [status.rows]).catch(() => []);
+  return { ...status, errorsByCode: Object.fromEntries(codes.map((c) => [c.code ?? 'null', Number(c.n)])) };
+}
+
+export function formatJobReport(r: JobReport): string {
+  const lines = [formatJobStatus(r)];
+  const started = r.startedAt ? Date.parse(r.startedAt) : NaN;
+  const ended = r.doneAt ? Date.parse(r.doneAt) : NaN;
+  if (Number.isFinite(started) && Number.isFinite(ended) && ended > started) {
+    const secs = (ended - started) / 1000;
+    lines.push(`  took ${duration(secs)}: ${((r.results + r.errors) / secs * 60).toFixed(0)} rows/min over the whole job`);
+  }
+  const codes = Object.entries(r.errorsByCode);
+  if (codes.length > 0) lines.push(`  errors by code: ${codes.map(([c, n]) => `${c} ${n}`).join(', ')}`);
+  return lines.join('\n');
+}
