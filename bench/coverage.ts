@@ -26,7 +26,7 @@ import { runCli } from './harness.js';
 import { drawFromInput, writeSampledFolder } from './sample-folder.js';
 
 /** The four figures the issue names, and where compare.json's estimates hold them. */
-export const FIGURES = ['approval_rate_a', 'swap_out_share', 'bad_rate_a_approved', 'auc_champion'] as const;
+const FIGURES = ['approval_rate_a', 'swap_out_share', 'bad_rate_a_approved', 'auc_champion'] as const;
 export type Figure = (typeof FIGURES)[number];
 
 export interface Est {
@@ -93,7 +93,7 @@ export interface CoverageRow {
 }
 
 /** issue 25's target: the 95% intervals cover the full run's value in 93% to 97% of the seeds. */
-export const TARGET = { lower: 0.93, upper: 0.97 } as const;
+const TARGET = { lower: 0.93, upper: 0.97 } as const;
 
 function meanSd(xs: readonly number[]): { mean: number; sd: number } {
   const mean = xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);

@@ -39,7 +39,7 @@ async function warm(url: string): Promise<void> {
   }
 }
 
-export interface EgressRun {
+interface EgressRun {
   readonly addresses: readonly string[];
   readonly rows: number;
   readonly exit: number | null;

@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sink,sample_draw,shared,coverage,slow]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sink,sample_draw,shared,coverage,slow,job]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -37,7 +37,7 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only'));
 const only = onlyArg ? (onlyArg.split('=')[1] ?? args[args.indexOf(onlyArg) + 1]).split(',') : undefined;
-const OPT_IN = new Set(['shared', 'coverage', 'sink', 'slow']);
+const OPT_IN = new Set(['shared', 'coverage', 'sink', 'slow', 'job']);
 const want = (name: string) => (only ? only.includes(name) : !OPT_IN.has(name));
 const work = mkdtempSync(join(tmpdir(), 'bre-bench-'));
 const figures: Record<string, unknown> = {};
@@ -244,6 +244,19 @@ async function benchSlowAnswers(): Promise<void> {
   }
 }
 
+/** Issue 30: a job's rows/s with 1, 2 and 4 workers on their own addresses; one of 4 killed at half; a claim's cost. */
+async function benchJobWorkers(): Promise<void> {
+  const { benchJob } = await import('./job.js');
+  const job = await benchJob({ dir: work, rowsPerWorker: quick ? 300 : 600, perSecond: 20 });
+  figures.job = job;
+  for (const [n, share] of Object.entries(job.scaling)) {
+    if (n === '1') continue;
+    targets.push({ section: 'job', figure: `${n} workers (--job), ${job.per_address_per_s}/s per address: rows/s over ${n} x one worker's`, measured: pct(share), target: '>= 95%', met: share >= 0.95 });
+  }
+  targets.push({ section: 'job', figure: '4 workers, one killed -9 at half the rows: rows/s over the capacity left (4 then 3 workers)', measured: pct(job.killed_share), target: '>= 90%', met: job.killed_share >= 0.9 });
+  targets.push({ section: 'job', figure: 'the database\'s cost of one chunk claim (500 claims, one store)', measured: `${job.claim_ms.mean} ms mean, ${job.claim_ms.p95} ms p95`, target: 'informative', met: null });
+}
+
 /** Issue 25: the 95% intervals of compare on samples cover the full run's value in 93-97% of seeds. */
 async function benchIntervalCoverage(): Promise<void> {
   const cov = await benchCoverage({ dir: work, rows: 20_000, share: 0.2, seeds: quick ? 40 : 200, realRuns: 2, log: (l) => process.stderr.write(`${l}\n`) });
@@ -314,7 +327,7 @@ function round(n: number): number {
 const steps: [string, () => Promise<void>][] = [
   ['sweep', benchRateSweep], ['documented', benchDocumentedLimits], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss],
   ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
-  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sink', benchDbSink], ['sample_draw', benchSampleCountingPass], ['shared', benchShared], ['coverage', benchIntervalCoverage], ['slow', benchSlowAnswers],
+  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sink', benchDbSink], ['sample_draw', benchSampleCountingPass], ['shared', benchShared], ['coverage', benchIntervalCoverage], ['slow', benchSlowAnswers], ['job', benchJobWorkers],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;

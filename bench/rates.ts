@@ -56,7 +56,7 @@ async function serviceStats(url: string, service: ServiceName): Promise<ServiceS
 }
 
 /** One run of about `seconds` at `rate` for `service`, against a sandbox of its own limited to the same rate. */
-export async function runAtRate(opts: { service: 'workflow' | 'bureau'; rate: Rate; seconds: number; dir: string; tag: string }): Promise<RateRun> {
+async function runAtRate(opts: { service: 'workflow' | 'bureau'; rate: Rate; seconds: number; dir: string; tag: string }): Promise<RateRun> {
   const { service, rate } = opts;
   const text = describeRate(rate);
   const perSecond = (rate.limit * 1000) / rate.windowMs;

@@ -36,7 +36,7 @@ export interface RebuildRun {
  * in the order they finish in a run (`jitter`: each row up to that many places late, as with rows in flight;
  * seeded), which the results files put back in row order.
  */
-export async function writeLocationResults(path: string, rows: number, jitter = 64): Promise<void> {
+async function writeLocationResults(path: string, rows: number, jitter = 64): Promise<void> {
   const out = createWriteStream(path);
   const cities = [['Maharashtra', '400070', 'Mumbai'], ['Delhi', '110011', 'Central Delhi'], ['Karnataka', '560001', 'Bengaluru'], ['Tamil Nadu', '600001', 'Chennai']];
   let seed = 12345;

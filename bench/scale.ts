@@ -23,7 +23,7 @@ import { DEFAULT_RATES } from '../src/limits/rates.js';
 import { readRunSummary } from '../src/output/format/index.js';
 import { CLI, CLIENT_ID, ratio, startSandboxProcess, TOKEN, writeLocationCsv, writeLocationParquet } from './harness.js';
 
-export interface ScaleRun {
+interface ScaleRun {
   readonly rows: number;
   readonly exit: number | null;
   readonly seconds: number;

@@ -33,9 +33,9 @@ import { CLI, CLIENT_ID, ratio, startSandboxProcess, TOKEN, writeLocationCsv, wr
 const ADMIN = process.env.BRE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** The pipelines a load folder is made from. */
-export type LoadPipeline = 'location' | 'rescore';
+type LoadPipeline = 'location' | 'rescore';
 
-export interface LoadRun {
+interface LoadRun {
   readonly exit: number | null;
   readonly seconds: number;
   /** Lines (results and errors) over the whole process's time. */
@@ -44,7 +44,7 @@ export interface LoadRun {
   readonly inTables: { readonly results: number | null; readonly errors: number | null };
 }
 
-export interface LoadFigure {
+interface LoadFigure {
   readonly pipeline: LoadPipeline;
   readonly rows: number;
   readonly results: number;
@@ -57,7 +57,7 @@ export interface LoadFigure {
   readonly serverCopyRowsPerSecond: number | null;
 }
 
-export interface SinkRunOnce {
+interface SinkRunOnce {
   readonly exit: number | null;
   readonly seconds: number;
   readonly rowsPerSecond: number;
@@ -67,7 +67,7 @@ export interface SinkRunOnce {
   readonly inTable: number | null;
 }
 
-export interface SinkRound {
+interface SinkRound {
   readonly without: SinkRunOnce;
   readonly with: SinkRunOnce;
   /** With over without: whole process, and while rows flow. */
@@ -75,7 +75,7 @@ export interface SinkRound {
   readonly flowRatio: number | null;
 }
 
-export interface SinkRunFigure {
+interface SinkRunFigure {
   readonly rows: number;
   readonly rounds: readonly SinkRound[];
   readonly ratio: number;
@@ -144,7 +144,7 @@ async function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ c
  * replicated with new row numbers and keys (`SK-<row>`), every `errorEvery`-th row an error line instead (a
  * call that failed), the run's manifest. Returns the lines written and the journals' size.
  */
-export async function writeLoadFolder(out: string, pipeline: LoadPipeline, rows: number, sandboxUrl: string, o: { seedRows?: number; errorEvery?: number } = {}): Promise<{ results: number; errors: number; bytes: number }> {
+async function writeLoadFolder(out: string, pipeline: LoadPipeline, rows: number, sandboxUrl: string, o: { seedRows?: number; errorEvery?: number } = {}): Promise<{ results: number; errors: number; bytes: number }> {
   const seed = `${out}-seed`;
   const seedRows = o.seedRows ?? 240;
   let input: string;

@@ -30,7 +30,7 @@ const ADMIN: Readonly<Record<DialectName, string>> = {
   mysql: process.env.BRE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql',
 };
 
-export interface SourceRun {
+interface SourceRun {
   readonly input: string;
   readonly rows: number;
   readonly exit: number | null;
@@ -43,7 +43,7 @@ export interface SourceRun {
   readonly succeeded: number | null;
 }
 
-export interface SourceRound {
+interface SourceRound {
   readonly csv: SourceRun;
   readonly postgres: SourceRun;
   /** The table run's rows/s over the CSV run's: whole process, and while rows flow. */

@@ -27,7 +27,7 @@ const transient = { retry: 'yes', fatal: false, serviceFailure: true, exit: 2 } 
 const refused = { retry: 'no', fatal: true, serviceFailure: false, exit: 3 } as const;
 const stop = { retry: 'no', fatal: false, serviceFailure: false, exit: 3 } as const;
 
-export const ERROR_TABLE = {
+const ERROR_TABLE = {
   // input and configuration (nothing is called)
   USAGE: input,
   CONFIG_INVALID: input,
@@ -178,6 +178,7 @@ export function exitCodeOf(err: unknown): 2 | 3 {
   return err instanceof BreError ? ERROR_TABLE[err.code].exit : 2;
 }
 
+/** @public */
 export interface BreErrorContext {
   /** HTTP status of the answer, when there was one. */
   readonly status?: number | null;
@@ -204,6 +205,7 @@ export interface BreErrorContext {
 /** The context fields, readable on the error as they were given (declared once, in BreErrorContext). */
 export interface BreError extends Readonly<Omit<BreErrorContext, 'status' | 'cause'>> {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above declares the fields the constructor assigns from the context, once.
 export class BreError extends Error {
   readonly code: ErrorCode;
   /** HTTP status of the answer; null when there was none. */
@@ -246,7 +248,10 @@ export class BreError extends Error {
   }
 }
 
-/** A BreError as a message between threads carries it (BreError.toJSON). */
+/**
+ * A BreError as a message between threads carries it (BreError.toJSON).
+ * @public
+ */
 export interface BreErrorJSON {
   readonly code: ErrorCode;
   readonly message: string;

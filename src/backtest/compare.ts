@@ -16,7 +16,7 @@ import { featureBins, type FeatureBins } from './features.js';
 import { NumberSink, readNumbers, TextSink } from './files.js';
 import { countErrors, openRunFolder, type ErrorCounts, type RunFolder } from './folder.js';
 import { HistogramCounter, histogramEdges } from './histogram.js';
-import { readInputColumns, RowColumns, type InputReading } from './input-columns.js';
+import { readInputColumns, type RowColumns, type InputReading } from './input-columns.js';
 import { joinBuckets, type JoinedLine } from './join.js';
 import { autoBuckets, resolveCompareOptions, type CompareOptions, type ResolvedOptions } from './options.js';
 import { partitionRun, type PartitionStats } from './partition.js';
@@ -32,7 +32,7 @@ import { InputStability, type InputStabilityFigures } from './stability/input.js
 import { topMovers, type Mover, type StabilityFigures } from './stability/over-time.js';
 import { PSI_EPSILON } from './stats.js';
 
-export type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js';
+export type { CompareJson, ComparisonJson } from './compare-json.js';
 
 export interface CompareResult {
   readonly outDir: string;
@@ -40,7 +40,7 @@ export interface CompareResult {
   readonly report: CompareJson;
 }
 
-export const METHODS: Readonly<Record<string, string>> = {
+const METHODS: Readonly<Record<string, string>> = {
   approved: "decision 'Approve' or 'Approved' in any case (emi: emi_decision); skipped, absent or any other decision is not approved",
   population: 'keys present exactly once in both runs; keys only in one run, duplicate keys and rows without a key are counted, listed and left out',
   approval_rate_ci: 'Wilson score interval, 95%',
@@ -116,7 +116,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
       return { acc, risk, units, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
     });
     const sameInput = o.input !== undefined || sameInputFile(A, B);
-    let counts;
+    let counts: Awaited<ReturnType<typeof joinBuckets>>;
     try {
       csv.write(csvLine(csvHeader(comparisons, o, sampling !== null)));
       counts = await joinBuckets({

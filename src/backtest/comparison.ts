@@ -19,7 +19,7 @@ export interface RowContext {
 }
 
 /** The 2×2 swap table of approvals (A approved × B approved), counted key by key. */
-export class Paired {
+class Paired {
   bothYes = 0;
   aOnly = 0;
   bOnly = 0;

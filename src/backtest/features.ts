@@ -7,10 +7,10 @@
 import type { Json } from '../types.js';
 import { binIndex, decileEdges, psi, psiBand, type PsiBand } from './stats.js';
 
-export const MISSING_BIN = '(missing)';
-export const OTHER_BIN = '(other)';
+const MISSING_BIN = '(missing)';
+const OTHER_BIN = '(other)';
 /** Categorical features keep their this-many most frequent values in A's sample; the rest share "(other)". */
-export const MAX_CATEGORIES = 20;
+const MAX_CATEGORIES = 20;
 
 export type FeatureBins =
   | { readonly type: 'numeric'; readonly edges: readonly number[] }

@@ -24,12 +24,12 @@ export interface RunFolder {
 export async function openRunFolder(dir: string, role: 'A' | 'B'): Promise<RunFolder> {
   const abs = resolve(dir);
   const st = await stat(abs).catch(() => null);
-  if (!st || !st.isDirectory()) {
+  if (!st?.isDirectory()) {
     throw new BreError('USAGE', `Expected run ${role} to be an output folder of 'bre-batch run', got '${dir}' (no such folder)`, { field: role === 'A' ? 'outA' : 'outB' });
   }
   const resultsPath = join(abs, FILES.results);
   const rs = await stat(resultsPath).catch(() => null);
-  if (!rs || !rs.isFile()) {
+  if (!rs?.isFile()) {
     throw new BreError('USAGE', `Expected ${join(dir, FILES.results)} (run ${role} must be an output folder of 'bre-batch run'), got no such file`, { field: role === 'A' ? 'outA' : 'outB' });
   }
   return { dir: abs, resultsPath, resultsBytes: rs.size, ...manifestOf(abs) };
@@ -57,7 +57,7 @@ export interface ErrorCounts {
 export async function countErrors(dir: string): Promise<ErrorCounts | null> {
   const path = join(dir, FILES.errors);
   const st = await stat(path).catch(() => null);
-  if (!st || !st.isFile()) return null;
+  if (!st?.isFile()) return null;
   let rows = 0;
   const byCode: Record<string, number> = {};
   for await (const line of errorLines(path)) {

@@ -5,7 +5,7 @@
  * [lower, upper), the last one closed.
  */
 
-export interface HistogramBin {
+interface HistogramBin {
   readonly lower: number;
   readonly upper: number;
   readonly count: number;
@@ -17,7 +17,7 @@ export interface Histogram {
 }
 
 /** Changes smaller than this are "no change" (amounts are money; float noise must not count as a change). */
-export const ZERO_CHANGE = 1e-9;
+const ZERO_CHANGE = 1e-9;
 
 export function niceStep(rough: number): number {
   if (!(rough > 0) || !Number.isFinite(rough)) return 1;

@@ -10,11 +10,11 @@ import type { Outcome } from './comparison.js';
 import { MISSING_PERIOD, periodOf, type PeriodUnit } from '../input/period.js';
 
 /** Distinct segment values kept; the rest are grouped as "(other)" (a --by on an id column must not blow up). */
-export const MAX_SEGMENTS = 100;
-export const OTHER_SEGMENT = '(other)';
-export const MISSING_SEGMENT = '(missing)';
+const MAX_SEGMENTS = 100;
+const OTHER_SEGMENT = '(other)';
+const MISSING_SEGMENT = '(missing)';
 /** Distinct periods accepted (ten years of weeks); more means the wrong column or unit. */
-export const MAX_PERIODS = 520;
+const MAX_PERIODS = 520;
 
 export interface PeriodColumn {
   readonly column: string;
@@ -36,7 +36,7 @@ export function parseOutcome(value: unknown): Outcome {
   return null;
 }
 
-export function segmentText(value: unknown): string | null {
+function segmentText(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   const s = typeof value === 'string' ? value.trim() : typeof value === 'object' ? JSON.stringify(value) : String(value);
   return s === '' ? null : s;
@@ -128,7 +128,7 @@ export class RowColumns {
 }
 
 /** A column by its name, or a nested NDJSON field by its dotted path. */
-export function lookup(data: Record<string, unknown>, column: string): unknown {
+function lookup(data: Record<string, unknown>, column: string): unknown {
   if (column in data) return data[column];
   let cur: unknown = data;
   for (const part of column.split('.')) {
@@ -138,7 +138,7 @@ export function lookup(data: Record<string, unknown>, column: string): unknown {
   return cur;
 }
 
-export function hasColumn(data: Record<string, unknown>, column: string): boolean {
+function hasColumn(data: Record<string, unknown>, column: string): boolean {
   return lookup(data, column) !== undefined;
 }
 

@@ -10,7 +10,7 @@ import { readLines } from '../input/lines.js';
 import type { TextSink } from './files.js';
 import { MAX_RESULT_LINE_BYTES, parseResultLine, type ResultLine } from './folder.js';
 
-export type MatchClass = 'matched' | 'only_a' | 'only_b' | 'duplicate' | 'no_key';
+type MatchClass = 'matched' | 'only_a' | 'only_b' | 'duplicate' | 'no_key';
 
 export interface JoinedLine {
   readonly key: string | null;

@@ -68,7 +68,7 @@ export interface CompareOptions {
   readonly now?: () => Date;
 }
 
-export interface StageChoice {
+interface StageChoice {
   /** Explicit pairs, or 'shared' = every stage both runs have, or 'champion-challenger' for one folder. */
   readonly mode: 'pair' | 'shared' | 'champion-challenger';
   readonly stageA?: string;
@@ -98,11 +98,11 @@ export interface ResolvedOptions {
   readonly now: () => Date;
 }
 
-export const DEFAULT_SAMPLE_SIZE = 10_000;
-export const DEFAULT_LIST_CAP = 100;
-export const MIN_REPLICATES = 100;
-export const BUCKET_TARGET_BYTES = 4 * 1024 * 1024;
-export const MAX_BUCKETS = 1024;
+const DEFAULT_SAMPLE_SIZE = 10_000;
+const DEFAULT_LIST_CAP = 100;
+const MIN_REPLICATES = 100;
+const BUCKET_TARGET_BYTES = 4 * 1024 * 1024;
+const MAX_BUCKETS = 1024;
 
 function nonEmpty(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;

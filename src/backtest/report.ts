@@ -12,7 +12,7 @@ import { estimatesSection, markSampleOnly, SAMPLE_CSS, SAMPLE_ONLY_TAG, sampleNo
 import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heatMap, histogramChart } from './svg.js';
 
 /** Rows shown in the rules and PSI tables (compare.json has them all). */
-export const TABLE_ROWS = 40;
+const TABLE_ROWS = 40;
 
 const CSS = `
 :root{--a:${COLOR_A};--b:${COLOR_B};--ink:#1d2733;--mute:#5b6775;--line:#d9dee5;--bg:#f6f8fa}

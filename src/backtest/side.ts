@@ -12,11 +12,11 @@ import type { Json, NormalisedResult } from '../types.js';
 /** payday: Decision / LoanAmount; emi: EmiDecision / the best offer's loan_amount (spec 1.6, 2.4). */
 export type Product = 'payday' | 'emi';
 
-export const APPROVE = 'Approve';
-export const REJECT = 'Reject';
-export const SKIPPED = '(skipped)';
-export const NO_DECISION = '(none)';
-export const ABSENT = '(absent)';
+const APPROVE = 'Approve';
+const REJECT = 'Reject';
+const SKIPPED = '(skipped)';
+const NO_DECISION = '(none)';
+const ABSENT = '(absent)';
 
 export interface SideView {
   /** The row has this stage and it ran (not skipped). */
@@ -62,7 +62,7 @@ function finite(value: Json | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-export function decisionField(product: Product): 'decision' | 'emi_decision' {
+function decisionField(product: Product): 'decision' | 'emi_decision' {
   return product === 'emi' ? 'emi_decision' : 'decision';
 }
 

@@ -62,7 +62,7 @@ export function newcombePaired(t: PairedCounts, z: number = Z95): PairedDifferen
   const marg = (a + b) * (c + d) * (a + c) * (b + d);
   // Newcombe's φ with his continuity correction: a positive ad − bc is reduced by n/2 (not below 0).
   const cross = a * d - b * c;
-  const num = cross > n / 2 ? cross - n / 2 : cross >= 0 ? 0 : cross;
+  const num = cross > n / 2 ? cross - n / 2 : Math.min(cross , 0);
   const phi = marg === 0 ? 0 : num / Math.sqrt(marg);
   const diff = pB - pA;
   // θ = pB − pA: the lower limit pairs B's lower distance with A's upper distance, and vice versa.

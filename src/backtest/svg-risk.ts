@@ -6,7 +6,7 @@
 import { niceStep } from './histogram.js';
 import { esc, fmtInt, fmtPct, svg } from './svg.js';
 
-export interface CurvePoint {
+interface CurvePoint {
   readonly x: number;
   readonly y: number | null;
 }
@@ -90,7 +90,7 @@ export function tradeoffChart(title: string, curves: readonly TradeoffCurve[], m
   return svg(title, width, Math.max(height, 0), parts);
 }
 
-export interface PeriodSeries {
+interface PeriodSeries {
   readonly name: string;
   readonly color: string;
   readonly shape: 'circle' | 'diamond';

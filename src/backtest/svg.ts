@@ -45,7 +45,7 @@ function truncate(text: string, max: number): string {
 }
 
 /** Compact axis label for money-like numbers: 1.5k, 20k, 1.2M. */
-export function shortNum(n: number): string {
+function shortNum(n: number): string {
   const a = Math.abs(n);
   const s = n < 0 ? '−' : '';
   if (a >= 1e6) return `${s}${Number((a / 1e6).toPrecision(3))}M`;

@@ -40,7 +40,7 @@ function pct(x: number | null | undefined): string {
 }
 
 /** A few lines a person reads in the terminal; compare.json has everything. */
-export function formatCompareSummary(r: CompareJson, files: { csv: string; json: string; html: string }): string {
+function formatCompareSummary(r: CompareJson, files: { csv: string; json: string; html: string }): string {
   const j = r.join;
   const lines = [
     `compared ${j.matched} keys; only in A ${j.only_a}, only in B ${j.only_b}, duplicate keys ${j.duplicates.keys}, rows without key ${j.no_key.a_rows + j.no_key.b_rows}`,

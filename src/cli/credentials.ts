@@ -3,7 +3,7 @@
  * named by BRE_AUTH_TOKEN_FILE that only its owner can read; it is never accepted on the command line,
  * where it would be visible in `ps` and shell history.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 
@@ -16,7 +16,7 @@ export interface Endpoints {
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
-export function checkBaseUrl(name: string, value: string): string {
+function checkBaseUrl(name: string, value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -33,7 +33,7 @@ export function checkBaseUrl(name: string, value: string): string {
  * it holds the secret. `what` names it in messages (e.g. `BRE_AUTH_TOKEN_FILE ${path}`).
  */
 export function readOwnerOnlyFile(path: string, what: string): string {
-  let st;
+  let st: Stats;
   try {
     st = statSync(path);
   } catch {
@@ -45,7 +45,7 @@ export function readOwnerOnlyFile(path: string, what: string): string {
   return readFileSync(path, 'utf8').trim();
 }
 
-export function readToken(env: NodeJS.ProcessEnv): string | undefined {
+function readToken(env: NodeJS.ProcessEnv): string | undefined {
   if (env.BRE_AUTH_TOKEN) return env.BRE_AUTH_TOKEN.trim();
   const file = env.BRE_AUTH_TOKEN_FILE;
   if (!file) return undefined;

@@ -18,7 +18,7 @@ interface JobArgs extends SinkArgs {
   json: boolean;
 }
 
-export async function jobCommandHandler(a: JobArgs): Promise<number> {
+async function jobCommandHandler(a: JobArgs): Promise<number> {
   if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL: the database the job\'s workers write to (its state is kept there)', { field: 'sink' });
   if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`, { field: 'window-hours' });
   const store = await JobStore.open({ url: resolveSink(a, 'job')!.url, schema: a['sink-schema'], retryForMs: 0 });

@@ -11,7 +11,7 @@ interface LoadArgs extends SinkArgs {
   out: string;
 }
 
-export async function loadCommandHandler(a: LoadArgs): Promise<number> {
+async function loadCommandHandler(a: LoadArgs): Promise<number> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL: the database to load the folder into', { field: 'sink' });
   const target = resolveSink(a, a['sink-table'] ?? defaultSinkTable(a.out))!;

@@ -15,7 +15,7 @@ interface MergeArgs {
   'output-formats'?: string;
 }
 
-export async function mergeCommandHandler(a: MergeArgs): Promise<number> {
+async function mergeCommandHandler(a: MergeArgs): Promise<number> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   const report = await mergeOutputs({ dirs: a.dirs, out: a.out, log, formats: parseOutputFormats(a['output-formats']) });
   if (report.ok) {

@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { listPipelineNames, loadPipeline } from '../config/pipeline.js';
 import { getStageKind } from '../stages/index.js';
 
-export function describePipelines(): string {
+function describePipelines(): string {
   const out: string[] = [];
   for (const name of listPipelineNames()) {
     const p = loadPipeline(name);
@@ -16,8 +16,8 @@ export function describePipelines(): string {
       const kind = getStageKind(st.kind)!;
       const cols = kind.columns(st);
       out.push(`  stage ${st.id}: ${st.kind}${st.endpoint ? ` ${st.endpoint}` : ''}${st.when.length ? ` (when ${st.when.map((c) => `${c.stage}.${c.field}`).join(' and ')})` : ''}`);
-      cols.required.forEach((c) => required.add(cols.alternatives?.[c] ? `${c} (or ${cols.alternatives[c].join(' or ')})` : c));
-      cols.optional.forEach((c) => optional.add(c));
+      for (const c of cols.required) required.add(cols.alternatives?.[c] ? `${c} (or ${cols.alternatives[c].join(' or ')})` : c);
+      for (const c of cols.optional) optional.add(c);
       for (const [c, why] of Object.entries(cols.conditional)) conditional.set(c, why);
     }
     out.push(`  required: ${[...required].join(', ') || '-'}`);

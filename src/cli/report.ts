@@ -10,7 +10,7 @@ interface ReportArgs {
   dir: string;
 }
 
-export async function reportCommandHandler(a: ReportArgs): Promise<number> {
+async function reportCommandHandler(a: ReportArgs): Promise<number> {
   if (!existsSync(a.dir) || !statSync(a.dir).isDirectory()) throw new BreError('USAGE', `Expected an output folder of bre-batch run or merge, got ${a.dir}, which is not a folder`);
   if (!existsSync(join(a.dir, FILES.manifest)) && !existsSync(join(a.dir, FILES.summary))) {
     throw new BreError('USAGE', `Expected an output folder of bre-batch run or merge (with manifest.json), got ${a.dir}`);

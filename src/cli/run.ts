@@ -87,13 +87,13 @@ interface RunArgs extends SinkArgs, NetworkArgs {
  * Whole-attempt time-outs (src/http/deadlines.ts). Bureau: 30 s, the documented example client (decision spec section 8); workflows
  * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
  */
-export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
+const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = { workflow: 60_000, bureau: 30_000, account: 60_000 };
 
 /**
  * --local-address, repeatable or comma-separated, else BRE_LOCAL_ADDRESSES (commas or spaces): IP literals,
  * each once. Undefined when neither is given.
  */
-export function parseLocalAddresses(option: readonly string[] | undefined, env: string | undefined): string[] | undefined {
+function parseLocalAddresses(option: readonly string[] | undefined, env: string | undefined): string[] | undefined {
   const given = option && option.length > 0 ? option.join(',') : env;
   if (given === undefined || given.trim() === '') return undefined;
   const out: string[] = [];
@@ -135,10 +135,10 @@ function utcStamp(d = new Date()): string {
 }
 
 /** Rows per chunk: 500, a minute of one address at the documented workflow limit (500/min), so the last chunk ends within about a minute of the others. */
-export const DEFAULT_CHUNK_ROWS = 500;
+const DEFAULT_CHUNK_ROWS = 500;
 
 /** --job NAME and its options (--sink on PostgreSQL; not with the options that pick rows or a folder to resume). */
-export function resolveJob(a: Pick<RunArgs, 'job' | 'job-lease' | 'job-heartbeat' | 'job-chunk-rows' | 'sink' | 'shard' | 'sample' | 'sample-share' | 'limit' | 'input' | 'retry-errors'>): JobSettings | undefined {
+function resolveJob(a: Pick<RunArgs, 'job' | 'job-lease' | 'job-heartbeat' | 'job-chunk-rows' | 'sink' | 'shard' | 'sample' | 'sample-share' | 'limit' | 'input' | 'retry-errors'>): JobSettings | undefined {
   if (a.job === undefined) return undefined;
   const name = a.job.trim();
   if (name === '' || name.length > 200) throw new BreError('USAGE', `Expected --job to be a name of 1 to 200 characters, got '${a.job}'`, { field: 'job' });
@@ -154,7 +154,7 @@ export function resolveJob(a: Pick<RunArgs, 'job' | 'job-lease' | 'job-heartbeat
   return { name, worker: newWorkerId(), leaseMs, heartbeatMs, chunkRows, retryErrors: a['retry-errors'] };
 }
 
-export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
+async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: RunSettings; cleanup: () => Promise<void> }> {
   const pipeline = loadPipeline(a.pipeline);
   const source = resolveDbInput(a);
   // A database's rows are typed values, read as NDJSON's are.
@@ -169,7 +169,7 @@ export async function buildSettings(a: RunArgs, log: Log): Promise<{ settings: R
   }
   if (!Number.isInteger(a['max-attempts']) || a['max-attempts'] < 1) throw new BreError('USAGE', `Expected --max-attempts to be a whole number >= 1, got '${a['max-attempts']}'`);
   if (a.limit !== undefined && (!Number.isInteger(a.limit) || a.limit < 0)) throw new BreError('USAGE', `Expected --limit to be a whole number >= 0, got '${a.limit}'`);
-  let shard;
+  let shard: ReturnType<typeof parseShard> | undefined;
   if (a.shard !== undefined) {
     try {
       shard = parseShard(a.shard);
@@ -288,7 +288,7 @@ export function asDiskFull(err: unknown, outDir: string | undefined): unknown {
   return diskFullError(outDir ?? '.', err);
 }
 
-export async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
+async function runCommandHandler(a: RunArgs, hooks: RunHooks = {}): Promise<number> {
   let outDir = a.out;
   try {
     return await runCommandInner(a, hooks, (dir) => (outDir = dir));

@@ -30,7 +30,7 @@ export const sandboxCommand: CommandModule = {
     .option('throttle-retry-after', { type: 'string', describe: 'the Retry-After of --throttle-for\'s 429s, whole seconds (default 0, as some gateways send)' }),
   handler: async (argv) => {
     const flags = parseSandboxFlags(argv as SandboxFlags);
-    let sb;
+    let sb: Awaited<ReturnType<typeof startSandbox>>;
     try {
       sb = await startSandbox({ ...flags });
     } catch (err) {

@@ -94,7 +94,7 @@ function zodMessages(file: string, doc: unknown, err: z.ZodError, prefix: Proper
   });
 }
 
-export function resolvePipelinePath(nameOrPath: string): string {
+function resolvePipelinePath(nameOrPath: string): string {
   const looksLikePath = nameOrPath.includes('/') || nameOrPath.includes('\\') || ['.yaml', '.yml', '.json'].includes(extname(nameOrPath));
   if (looksLikePath) return resolve(nameOrPath);
   for (const ext of ['.yaml', '.yml', '.json']) {

@@ -56,7 +56,7 @@ export function isNetworkLoss(err: unknown): boolean {
 }
 
 /** Why a connection could not be made, in words: the network's and TLS's codes; a dialect adds its server's. */
-export function connectReason(err: unknown, serverReason?: (code: string) => string | undefined): string {
+function connectReason(err: unknown, serverReason?: (code: string) => string | undefined): string {
   const e = (err ?? {}) as DriverError;
   const own = e.code === undefined ? undefined : serverReason?.(e.code);
   if (own !== undefined) return own;

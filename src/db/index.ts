@@ -42,6 +42,6 @@ export function openSession(url: DbUrl): Promise<DbSession> {
 export type { Dialect } from './dialect.js';
 export { RANK_COLUMN, COUNT_COLUMN, isOrderableKeyType, type SourceRelation } from './keyset.js';
 export type { DbColumn, DbResult, DbRow, DbSession } from './session.js';
-export type { ColumnDef, SinkSql, TableColumn } from './sink-sql.js';
-export { isLoopbackHost, type DbUrl, type DialectName, type TlsMode } from './url.js';
-export { queryReason, ConnectionLost, type Failure } from './failure.js';
+export type { TableColumn } from './sink-sql.js';
+export type { DbUrl, DialectName } from './url.js';
+export { queryReason, ConnectionLost } from './failure.js';

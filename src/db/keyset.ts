@@ -42,7 +42,7 @@ export interface KeysetDialect {
 }
 
 /** A query as a derived table: its own trailing semicolons and blanks go, or it would not nest. */
-export function relationSql(d: Pick<KeysetDialect, 'table'>, rel: SourceRelation): string {
+function relationSql(d: Pick<KeysetDialect, 'table'>, rel: SourceRelation): string {
   if (rel.kind === 'table') return d.table(rel.name, rel.schema);
   return `(${rel.sql.replace(/[\s;]+$/, '')})`;
 }

@@ -5,7 +5,10 @@
  */
 import type { ColumnKind } from '../types.js';
 
-/** A column of a table bre-batch creates. */
+/**
+ * A column of a table bre-batch creates.
+ * @public
+ */
 export interface ColumnDef {
   readonly name: string;
   /** The SQL type, as `SinkSql.typeOf` or `keyType` gave it. */
@@ -13,7 +16,10 @@ export interface ColumnDef {
   readonly notNull?: boolean;
 }
 
-/** A column of an existing table, as the database describes it. */
+/**
+ * A column of an existing table, as the database describes it.
+ * @public
+ */
 export interface TableColumn {
   readonly name: string;
   /** information_schema's data_type, lower case (`text`, `bigint`, `jsonb`, `varchar`, `longtext`...). */
@@ -22,6 +28,7 @@ export interface TableColumn {
   readonly hasDefault: boolean;
 }
 
+/** @public */
 export interface Statement {
   readonly sql: string;
   readonly params: readonly unknown[];
@@ -79,7 +86,6 @@ export interface SinkDialectParts {
   readonly comment: SinkSql['comment'];
 }
 
-const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 export function standardSink(p: SinkDialectParts): SinkSql {
   const q = p.quote;
@@ -150,4 +156,3 @@ export function standardSink(p: SinkDialectParts): SinkSql {
   };
 }
 
-export { literal as sqlLiteral };

@@ -26,6 +26,7 @@ export interface DialectAddress {
  * How the connection is encrypted. `verify`: TLS, the server's certificate checked against the system's (or
  * `sslrootcert`'s) authorities and its name against the host; `no-verify`: TLS without those checks;
  * `off`: plain TCP.
+ * @public
  */
 export type TlsMode = 'verify' | 'no-verify' | 'off';
 
@@ -66,7 +67,7 @@ export function isDbUrlOf(text: string, dialects: readonly DialectAddress[]): bo
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|\[::1\])$/i;
 
 /** Loopback needs no TLS (nothing crosses a network); every other host gets it unless the URL says otherwise. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   return LOOPBACK.test(host);
 }
 
@@ -134,6 +135,6 @@ export function parseDbUrlOf(text: string, opts: ParseOptions, dialects: readonl
 }
 
 /** A URL-ish text with any password replaced, for a message about text that did not parse. */
-export function redactUrlText(text: string): string {
+function redactUrlText(text: string): string {
   return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
 }

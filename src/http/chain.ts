@@ -49,6 +49,7 @@ export interface CallResult {
   readonly attempts: number;
 }
 
+/** @public */
 export interface ServiceTarget {
   readonly baseUrl: string;
   readonly timeoutMs: number;

@@ -107,7 +107,7 @@ export class Deadlines {
   }
 
   #dropDone(lane: Lane): void {
-    for (let e = lane.peek(); e !== undefined && e.item.done; e = lane.peek()) lane.shift();
+    for (let e = lane.peek(); e?.item.done; e = lane.peek()) lane.shift();
   }
 
   readonly #wake = (): void => {

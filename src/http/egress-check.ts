@@ -19,7 +19,7 @@ const REASONS: Readonly<Record<string, string>> = {
 };
 
 /** Connects from `address` to the origin of `baseUrl`; resolves, or rejects with LOCAL_ADDRESS_UNUSABLE naming both. */
-export function checkLocalAddress(address: string, baseUrl: string, timeoutMs = 10_000): Promise<void> {
+function checkLocalAddress(address: string, baseUrl: string, timeoutMs = 10_000): Promise<void> {
   const url = new URL(baseUrl);
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const host = url.hostname.replace(/^\[|\]$/g, '');

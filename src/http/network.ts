@@ -1,7 +1,7 @@
 /**
  * How a service's connections leave this machine: through which proxy, if any, and with which TLS settings
  * (a client certificate, CAs added to Node's). Pure: what the environment and the options say, resolved
- * into one `Route` per service; the transport (./transport.ts) and the pre-flight (./preflight.ts) both
+ * into one `Route` per service; the transport (./transport.ts) and the pre-flight check both
  * follow it, so the check before the run takes the path the calls will take.
  *
  * The proxy variables follow the convention of curl and undici's EnvHttpProxyAgent: HTTPS_PROXY for https://

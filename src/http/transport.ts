@@ -18,7 +18,7 @@ import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import type { Route } from './network.js';
 import { errorCodeOf, tlsFailure } from './tls-failure.js';
-import { AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';
+import { type AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';
 
 export interface HttpRequest {
   readonly path: string;
@@ -37,7 +37,7 @@ export interface HttpResponse {
  * near this, and each attempt in flight may hold up to this much, so calls in flight x this bounds the memory
  * answers take whatever a server sends (issue 32: an endless body took 2.5 GB with 20 rows).
  */
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** Why an answer was cut: it went past the size limit (at `received` bytes, or declared longer up front). */
 class AnswerTooLarge extends Error {

@@ -72,7 +72,7 @@ export function parseString(value: unknown): string | undefined {
 }
 
 /** What an issue carries besides zod's own fields (read back by `issuesToFieldErrors`). */
-export interface CoerceIssueParams {
+interface CoerceIssueParams {
   readonly expected: string;
   readonly got: unknown;
   readonly missing?: boolean;
@@ -99,7 +99,7 @@ export interface NumberRule {
   readonly expected?: string;
 }
 
-export function numberExpectation(rule: NumberRule = {}): string {
+function numberExpectation(rule: NumberRule = {}): string {
   if (rule.expected) return rule.expected;
   const noun = rule.integer ? 'a whole number' : 'a number';
   if (rule.min !== undefined && rule.max !== undefined) return `${noun} between ${rule.min} and ${rule.max}`;
@@ -133,7 +133,7 @@ export interface StringRule {
   readonly expected?: string;
 }
 
-export function stringExpectation(rule: StringRule = {}): string {
+function stringExpectation(rule: StringRule = {}): string {
   if (rule.expected) return rule.expected;
   if (rule.oneOf) return rule.oneOf.length === 1 ? `'${rule.oneOf[0]}'` : `one of ${rule.oneOf.join(', ')}`;
   if (rule.maxLength !== undefined) return `a string of at most ${rule.maxLength} characters`;

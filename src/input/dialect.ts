@@ -14,7 +14,7 @@
  * enough to tell (pandas#53035), so the first lines are all used.
  */
 
-export const SNIFFED_DELIMITERS = [',', ';', '\t', '|'] as const;
+const SNIFFED_DELIMITERS = [',', ';', '\t', '|'] as const;
 
 /** Lines looked at when sniffing (the header among them). */
 export const SNIFF_LINES = 50;

@@ -41,7 +41,7 @@ export type FilesRoot =
 export type InputPlace = string | { readonly database: string };
 
 /** The folder an input's files are taken from by default; null for an input that has none (stdin, a database). */
-export function inputFolder(input: InputPlace): string | null {
+function inputFolder(input: InputPlace): string | null {
   return typeof input !== 'string' || input === '-' ? null : dirname(resolve(input));
 }
 

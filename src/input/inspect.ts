@@ -35,7 +35,7 @@ const startsWith = (head: Buffer, sig: readonly number[]) => head.length >= sig.
  * 11%. A text file with a stray NUL or two in a broken row stays text: that row is its error, not the
  * file's. UTF-16 text is half NULs: a byte order mark, or --encoding utf-16le/be, skips the check.
  */
-export function binaryKind(head: Buffer, encoding?: string): string | undefined {
+function binaryKind(head: Buffer, encoding?: string): string | undefined {
   for (const [sig, what] of SIGNATURES) if (startsWith(head, sig)) return what;
   if (startsWith(head, [0xff, 0xfe]) || startsWith(head, [0xfe, 0xff]) || /^utf-?16/i.test(encoding ?? '')) return undefined;
   let control = 0;

@@ -34,7 +34,7 @@ const PARSERS: Partial<ParquetParsers> = {
 };
 
 /** A Parquet value as the rest of the program reads row values (plain JSON values). */
-export function plainValue(v: unknown): unknown {
+function plainValue(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (typeof v) {
     case 'string': case 'number': case 'boolean': return v;
@@ -64,7 +64,7 @@ function nestedPaths(tree: SchemaTree, prefix: string, into: string[]): void {
 }
 
 /** The header of a Parquet file: its top-level columns and the paths inside its structs. */
-export function parquetHeader(metadata: FileMetaData): HeaderAsRead {
+function parquetHeader(metadata: FileMetaData): HeaderAsRead {
   const schema = parquetSchema(metadata);
   const nested: string[] = [];
   for (const child of schema.children) nestedPaths(child, child.element.name, nested);

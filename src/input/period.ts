@@ -16,7 +16,7 @@ export type PeriodUnit = (typeof PERIOD_UNITS)[number];
 
 export const MISSING_PERIOD = '(missing)';
 
-export interface CalendarDate {
+interface CalendarDate {
   readonly year: number;
   readonly month: number;
   readonly day: number;
@@ -28,7 +28,7 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-export function parseDate(value: unknown): CalendarDate | null {
+function parseDate(value: unknown): CalendarDate | null {
   if (typeof value !== 'string') return null;
   const m = DATE.exec(value.trim());
   if (!m) return null;
@@ -40,7 +40,7 @@ export function parseDate(value: unknown): CalendarDate | null {
 const pad = (n: number): string => String(n).padStart(2, '0');
 
 /** ISO 8601 week: weeks start on Monday; week 1 is the one with the year's first Thursday. */
-export function isoWeek(d: CalendarDate): { year: number; week: number } {
+function isoWeek(d: CalendarDate): { year: number; week: number } {
   const t = Date.UTC(d.year, d.month - 1, d.day);
   const dow = (new Date(t).getUTCDay() + 6) % 7; // Monday 0 .. Sunday 6
   const thursday = new Date(t + (3 - dow) * 86_400_000);
@@ -49,7 +49,7 @@ export function isoWeek(d: CalendarDate): { year: number; week: number } {
   return { year, week };
 }
 
-export function periodLabel(d: CalendarDate, unit: PeriodUnit): string {
+function periodLabel(d: CalendarDate, unit: PeriodUnit): string {
   if (unit === 'month') return `${d.year}-${pad(d.month)}`;
   if (unit === 'quarter') return `${d.year}-Q${Math.ceil(d.month / 3)}`;
   const w = isoWeek(d);

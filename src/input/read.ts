@@ -44,7 +44,7 @@ const EXTENSIONS: readonly [string, InputFormat][] = [
   ['.csv.gz', 'csv.gz'], ['.tsv.gz', 'tsv.gz'], ['.ndjson.gz', 'ndjson.gz'], ['.jsonl.gz', 'ndjson.gz'],
 ];
 
-export function formatFromPath(path: string): InputFormat | undefined {
+function formatFromPath(path: string): InputFormat | undefined {
   const lower = path.toLowerCase();
   let found: [string, InputFormat] | undefined;
   for (const e of EXTENSIONS) if (lower.endsWith(e[0]) && (!found || e[0].length > found[0].length)) found = e;
@@ -98,7 +98,7 @@ export function baseFormat(format: InputFormat): 'csv' | 'tsv' | 'ndjson' | 'par
 }
 
 /** Whether the first line of the input is a header (and not a row). */
-export function hasHeaderLine(format: InputFormat): boolean {
+function hasHeaderLine(format: InputFormat): boolean {
   const base = baseFormat(format);
   return base === 'csv' || base === 'tsv';
 }
@@ -126,7 +126,7 @@ export function readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<I
 }
 
 /** The byte stream of a text input, gunzipped when the format says so. */
-export function openBytes(path: string, format: InputFormat, stream?: Readable): Readable {
+function openBytes(path: string, format: InputFormat, stream?: Readable): Readable {
   // 16 KiB chunks: a batch is a chunk's rows, all made at once and alive until the runner takes them; small
   // batches keep that young and cheap for the GC (README: Performance).
   const raw: Readable = stream ?? (path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 16 * 1024 }));

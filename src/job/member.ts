@@ -22,8 +22,6 @@ import type { ClaimedChunk, JobStore } from './store.js';
  * about a minute after a kill. Correctness does not depend on these (a lapsed holder's writes are refused by
  * the token, however long it stalls): they only set how soon work moves and how much is sent again.
  */
-export const DEFAULT_LEASE_MS = 60_000;
-export const DEFAULT_HEARTBEAT_MS = 10_000;
 /** Rows handed to the run at a time: the dispatch mark reported at the heartbeat stays within this of the truth. */
 const SLICE_ROWS = 64;
 

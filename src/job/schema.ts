@@ -6,9 +6,9 @@
  */
 import type { Dialect } from '../db/index.js';
 
-export const JOBS_TABLE = 'bre_batch_jobs';
-export const CHUNKS_TABLE = 'bre_batch_chunks';
-export const WORKERS_TABLE = 'bre_batch_workers';
+const JOBS_TABLE = 'bre_batch_jobs';
+const CHUNKS_TABLE = 'bre_batch_chunks';
+const WORKERS_TABLE = 'bre_batch_workers';
 
 export interface JobTables {
   readonly jobs: string;

@@ -7,7 +7,7 @@
  */
 import type { JobStore } from './store.js';
 
-export interface HeldChunkStatus {
+interface HeldChunkStatus {
   readonly chunk: number;
   readonly holder: string;
   readonly since: string;
@@ -16,7 +16,7 @@ export interface HeldChunkStatus {
   readonly rows: number;
 }
 
-export interface WorkerStatus {
+interface WorkerStatus {
   readonly worker: string;
   readonly address: string | null;
   readonly state: string;
@@ -87,7 +87,7 @@ export async function readJobStatus(store: JobStore, name: string, windowHours?:
  * --plan's question for the rest: the live workers' combined rate over the window, against the rows left. Short
  * of it, more addresses at the live workers' mean rate (each address is a worker at its own per-IP limit).
  */
-export function planFor(left: number, alive: readonly { rate: number }[], windowHours: number): NonNullable<JobStatus['plan']> {
+function planFor(left: number, alive: readonly { rate: number }[], windowHours: number): NonNullable<JobStatus['plan']> {
   const seconds = windowHours * 3600;
   const rate = alive.reduce((n, w) => n + w.rate, 0);
   if (left === 0 || rate * seconds >= left) return { windowHours, fits: true, moreAddresses: 0 };

@@ -166,7 +166,7 @@ export class InFlight {
 }
 
 /** The least time the bound must have held starts back for a run to say so (a moment at the start is not worth it). */
-export const HELD_WORTH_SAYING_MS = 1000;
+const HELD_WORTH_SAYING_MS = 1000;
 
 /**
  * What summary.json and report.html say when --concurrency, rather than the limit, held a service's rate back;

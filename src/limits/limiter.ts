@@ -92,7 +92,7 @@ export function defaultConcurrency(rate: Rate | null, timeoutMs: number): number
 }
 
 /** The default bound's ceiling: sockets and rows in memory stay within reason at any rate. */
-export const MAX_DEFAULT_CONCURRENCY = 4096;
+const MAX_DEFAULT_CONCURRENCY = 4096;
 
 /**
  * An attempt this side cut before its answer came (its whole-attempt time-out, TIMEOUT; the run abandoning

@@ -239,7 +239,7 @@ export class PacedLimiter implements ServiceLimiter {
       ms = Math.max(ms, (paced === Infinity ? this.#pacer.pacing.intervalMs : paced) + ahead * this.#pacer.pacing.intervalMs);
     }
     if (this.#inFlight.running >= this.#inFlight.cap(now)) ms = Math.max(ms, (ahead + 1) * this.#finishGapMs);
-    return ms > 0 ? ms : 0;
+    return Math.max(ms , 0);
   }
 
   stats(): LimiterStats {
@@ -276,7 +276,7 @@ export class PacedLimiter implements ServiceLimiter {
     const paused = this.#pauseEnd - now;
     if (!this.#pacer) return paused;
     const paced = this.#pacer.delay(now);
-    return paced > paused ? paced : paused;
+    return Math.max(paced , paused);
   }
 
   /** `n`: the pacer's number for this start (its entry's time is fixed when sent, or answered), or -1 without one. */
@@ -345,7 +345,7 @@ export class PacedLimiter implements ServiceLimiter {
         }
         const job = queue.shift();
         // A pause builds no credit either: the spacing starts again from its end.
-        const n = this.#pacer ? this.#pacer.take(now, job.queuedAt > this.#pauseEnd ? job.queuedAt : this.#pauseEnd) : -1;
+        const n = this.#pacer ? this.#pacer.take(now, Math.max(job.queuedAt , this.#pauseEnd)) : -1;
         this.#waitMs += now - job.queuedAt;
         this.#start(job.fn, n).then(job.resolve, job.reject);
       }

@@ -60,7 +60,7 @@ export const REDIS_MARGIN = 0.03;
  * the window. Spacing by (window + jitter) / limit absorbs a late start of up to `jitter`. At the documented
  * 60 s windows the 3% margin already allows 1.8 s; this matters only for short windows (tests, 1 s limits).
  */
-export const REDIS_JITTER_MS = 50;
+const REDIS_JITTER_MS = 50;
 
 /** Whole ms between starts across all workers: see REDIS_MARGIN, REDIS_JITTER_MS and the PEXPIRE note below. */
 export function clusterMinTime(rate: Rate, margin = REDIS_MARGIN): number {
@@ -190,7 +190,7 @@ export class RedisLimiter implements ServiceLimiter {
   nextStartInMs(): number {
     const c = this.limiter.counts();
     const ms = Math.max(this.pausedUntil - Date.now(), ((c.QUEUED ?? 0) + (c.RUNNING ?? 0)) * this.#minTime);
-    return ms > 0 ? ms : 0;
+    return Math.max(ms , 0);
   }
 
   stats(): LimiterStats {

@@ -13,11 +13,15 @@ import type { Logger as Pino, pino as PinoFactory } from 'pino';
 import { BreError } from '../errors.js';
 
 export type LogFormat = 'human' | 'json';
-export const LOG_FORMATS: readonly LogFormat[] = ['human', 'json'];
+const LOG_FORMATS: readonly LogFormat[] = ['human', 'json'];
 
+/** @public */
 export type LogLevel = 'info' | 'warn' | 'error';
 
-/** Context of a line; in JSON they are fields of the object, in human form the message says it already. */
+/**
+ * Context of a line; in JSON they are fields of the object, in human form the message says it already.
+ * @public
+ */
 export interface LogFields {
   readonly level?: LogLevel;
   readonly row?: number;

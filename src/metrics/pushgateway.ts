@@ -15,7 +15,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Registry } from 'prom-client';
 import { BreError } from '../errors.js';
 
-export const PUSH_JOB = 'bre_batch';
+const PUSH_JOB = 'bre_batch';
 const REQUEST_TIMEOUT_MS = 5_000;
 const END_WAIT_MS = 5_000;
 

@@ -47,6 +47,7 @@ export interface TimelineSample {
   readonly shard?: string;
 }
 
+/** @public */
 export interface TimelineSession {
   readonly kind: 'session';
   readonly session: number;
@@ -57,6 +58,7 @@ export interface TimelineSession {
   readonly shard?: string;
 }
 
+/** @public */
 export interface TimelineEnd {
   readonly kind: 'end';
   readonly session: number;
@@ -65,6 +67,7 @@ export interface TimelineEnd {
   readonly shard?: string;
 }
 
+/** @public */
 export type TimelineLine = TimelineSample | TimelineSession | TimelineEnd;
 
 export interface Timeline {

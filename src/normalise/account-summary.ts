@@ -24,7 +24,7 @@ export interface AccountStageOutput {
 }
 
 /** `base.<field>` for the first item, `base.<n>.<field>` for n >= 2. */
-export function indexedPrefix(base: string, n: number): string {
+function indexedPrefix(base: string, n: number): string {
   return n === 1 ? base : `${base}.${n}`;
 }
 

@@ -27,7 +27,7 @@ import type { NormalisedTransaction } from '../types.js';
 import { asList, asObject, toNumber, toText } from './account-json.js';
 import { maskAccountNumber } from './account-personal.js';
 
-export type TransactionsStatus = 'ok' | 'unrecognised_shape';
+type TransactionsStatus = 'ok' | 'unrecognised_shape';
 
 export interface TransactionsParse {
   readonly transactions: NormalisedTransaction[];

@@ -29,7 +29,7 @@ import { define } from '../input/fields.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { describeShape } from './shape.js';
 
-export const OFFER_FIELDS = ['product_code', 'tenure_months', 'pf_percent', 'interest_rate', 'emi_amount', 'loan_amount'] as const;
+const OFFER_FIELDS = ['product_code', 'tenure_months', 'pf_percent', 'interest_rate', 'emi_amount', 'loan_amount'] as const;
 
 const FIXED_COLUMNS: readonly string[] = [
   'decision', 'decision_reason', 'loan_amount', 'repayment_date', 'emi_decision', 'loan_offers', 'offers_count',
@@ -146,7 +146,7 @@ function put(out: NormalisedResult, key: string, value: Json | undefined): void 
 function flatten(out: NormalisedResult, prefix: string, engines: Json | undefined, reserve: boolean, skip?: readonly string[], skipEmpty = false): void {
   if (!isObj(engines)) return;
   for (const engine of Object.keys(engines)) {
-    if (skip !== undefined && skip.includes(engine)) continue;
+    if (skip?.includes(engine)) continue;
     const feats = engines[engine];
     if (isObj(feats)) {
       const names = Object.keys(feats);

@@ -6,7 +6,7 @@ import { describeDelimiter } from '../input/dialect.js';
 import { designDifference } from '../sample/draw.js';
 import type { Manifest } from './format/index.js';
 
-export async function fileSha256(path: string): Promise<string> {
+async function fileSha256(path: string): Promise<string> {
   const h = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) h.update(chunk as Buffer);
   return h.digest('hex');

@@ -52,7 +52,7 @@ export interface MergeOptions {
   readonly formats?: ReadonlySet<OutputFormat>;
 }
 
-export interface RowProblem {
+interface RowProblem {
   readonly row: number;
   readonly key: unknown;
   /** Where the row was found, e.g. `out/w1/results.ndjson`. */
@@ -93,13 +93,13 @@ interface ShardFolder {
 const JOURNALS = [FILES.results, FILES.errors] as const;
 
 /** Reads and cross-checks the manifests; throws OUTPUT_MISMATCH naming the folders that disagree. */
-export function readShardFolders(dirs: readonly string[], log: (line: string) => void = () => undefined): ShardFolder[] {
+function readShardFolders(dirs: readonly string[], log: (line: string) => void = () => undefined): ShardFolder[] {
   if (dirs.length === 0) throw new BreError('USAGE', 'Expected at least one shard output folder to merge, got none');
   const folders: ShardFolder[] = dirs.map((dir) => {
     const manifest = readManifest(dir);
     if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`);
     if (!manifest.shard) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a shard: Expected a run made with --shard K/N, got an unsharded run (it already holds every row)`);
-    let shard;
+    let shard: ReturnType<typeof parseShard>;
     try {
       shard = parseShard(manifest.shard);
     } catch {

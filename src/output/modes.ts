@@ -9,7 +9,7 @@
 import { BreError } from '../errors.js';
 
 /** The default: owner only. */
-export const DEFAULT_OUTPUT_MODE = 0o700;
+const DEFAULT_OUTPUT_MODE = 0o700;
 
 /** Files that hold no personal data (report.html, the metrics file) and may be read by anyone the folder lets in. */
 export const READABLE_FILE_MODE = 0o644;
@@ -27,7 +27,7 @@ export function parseOutputMode(text: unknown): number {
 }
 
 /** The mode of a folder `mode` gives to its files: the folder's bits without execute. */
-export function fileModeOf(mode: number): number {
+function fileModeOf(mode: number): number {
   return mode & 0o666;
 }
 

@@ -58,7 +58,7 @@ class CsvFile {
 }
 
 /** The column union of a results.ndjson not kept during a run (merge, an older folder): one pass. */
-export async function scanUnion(ndjsonPath: string): Promise<ColumnUnion> {
+async function scanUnion(ndjsonPath: string): Promise<ColumnUnion> {
   const union = new ColumnUnion();
   for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath)) for (const l of batch) if (l?.stages) union.observe(l.stages);
   return union;
@@ -87,7 +87,7 @@ export async function writeErrorFiles(ndjsonPath: string, parquetPath: string | 
 }
 
 /** transactions.csv and/or transactions.parquet from the transactions journal (rows that reached results only). */
-export async function writeTransactionFiles(journalPath: string, files: ResultFiles): Promise<number> {
+async function writeTransactionFiles(journalPath: string, files: ResultFiles): Promise<number> {
   const csv = files.csv ? new CsvFile(files.csv) : undefined;
   const pq = files.parquet ? new ParquetTableWriter(files.parquet, TRANSACTION_TABLE) : undefined;
   let n = 0;

@@ -22,14 +22,14 @@ import { FILES } from './format/index.js';
 import type { OutputFormat } from './rebuild.js';
 
 /** The end files' bytes as a share of the journal's (see the header). */
-export const END_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.6, parquet: 0.3 };
+const END_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.6, parquet: 0.3 };
 
 /**
  * Journal bytes a row per stage calling each service, before any row is written (measured on the sandbox:
  * location 680 B, bureau_mobile 1,170 B, bureau_features 450 B, aa_transactions 2,300 B a row plus some
  * 35 KB of transactions; rounded up).
  */
-export const TYPICAL_ROW_BYTES: Readonly<Record<ServiceName, number>> = { workflow: 1_500, bureau: 500, account: 10_000 };
+const TYPICAL_ROW_BYTES: Readonly<Record<ServiceName, number>> = { workflow: 1_500, bureau: 500, account: 10_000 };
 
 /** Rows a run writes before it measures its own bytes a row and checks the room. */
 export const ROOM_SAMPLE_ROWS = 100;

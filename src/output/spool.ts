@@ -48,13 +48,13 @@ export interface ResultFiles {
  * The columns before the stages': `row,key`, and in a sampled run `stratum,weight` (interface: the sample
  * design in an output folder).
  */
-export function leadingColumns(sampled: boolean): ParquetColumn[] {
+function leadingColumns(sampled: boolean): ParquetColumn[] {
   const lead: ParquetColumn[] = [{ name: 'row', kind: 'int64' }, { name: 'key', kind: 'string' }];
   return sampled ? [...lead, { name: 'stratum', kind: 'string' }, { name: 'weight', kind: 'double' }] : lead;
 }
 
 /** The Parquet columns of results.parquet: the same names and order as results.csv's header. */
-export function resultParquetColumns(columns: readonly ResultColumn[], sampled = false): ParquetColumn[] {
+function resultParquetColumns(columns: readonly ResultColumn[], sampled = false): ParquetColumn[] {
   return [...leadingColumns(sampled), ...columns.map((c) => ({ name: c.name, kind: kindOfTypes(c.types) }))];
 }
 
@@ -138,7 +138,7 @@ function appendFileTo(fd: number, path: string): void {
 }
 
 /** A range of results.ndjson the spool holds, under the columns it had then (plain data: it crosses threads). */
-export interface SpooledSegment {
+interface SpooledSegment {
   /** Byte range of results.ndjson holding its rows. */
   readonly start: number;
   readonly end: number;

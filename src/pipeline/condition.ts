@@ -16,7 +16,7 @@ export function conditionHolds(c: StageCondition, results: Readonly<Record<strin
   if (c.equals !== undefined && !same(value, c.equals)) return false;
   if (c.not_equals !== undefined && same(value, c.not_equals)) return false;
   if (c.in !== undefined && !c.in.some((v) => same(value, v))) return false;
-  if (c.not_in !== undefined && c.not_in.some((v) => same(value, v))) return false;
+  if (c.not_in?.some((v) => same(value, v))) return false;
   if (c.gte !== undefined && !(typeof value === 'number' && value >= c.gte)) return false;
   if (c.lte !== undefined && !(typeof value === 'number' && value <= c.lte)) return false;
   return true;

@@ -16,7 +16,7 @@ import { specOf } from '../sample/draw.js';
 import type { RunSettings } from './settings.js';
 
 /** Where folders without --out go, under the current directory. */
-export const DEFAULT_OUTPUT_ROOT = 'output';
+const DEFAULT_OUTPUT_ROOT = 'output';
 
 export type FolderQuery = Pick<RunSettings, 'pipeline' | 'input' | 'source' | 'shard' | 'limit' | 'sample'> & {
   /** A new folder whatever is there (a dry run, which resumes nothing). */
@@ -39,7 +39,7 @@ function utcStamp(d: Date): string {
  * Whether a folder's run is done: its summary says it finished, and no --retry-errors session is under way.
  * Only the two fields are read: a summary another version wrote in full still says whether it finished.
  */
-export function finishedFolder(dir: string): boolean {
+function finishedFolder(dir: string): boolean {
   let summary: { finished?: unknown; dry_run?: unknown } | null;
   try {
     summary = JSON.parse(readFileSync(join(dir, FILES.summary), 'utf8')) as typeof summary;

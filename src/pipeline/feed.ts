@@ -83,7 +83,8 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
       return;
     }
     run.recorder.record(row, key, await run.egress!.run(row, run.ctx));
-  } catch (err) {
+  } catch (thrown) {
+    let err = thrown;
     // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that
     // row's error, never a stop: a resume would meet the same row again.
     if (!isWriteFailure(err) && !run.output?.done.has(row.row)) {

@@ -26,7 +26,7 @@ import type { FrontierPoint } from './frontier.js';
 import type { RunSettings } from './settings.js';
 
 /** The columns of file paths a pipeline reads (read inside the files root: src/input/files-root.ts). */
-export function fileColumns(pipeline: Pipeline): string[] {
+function fileColumns(pipeline: Pipeline): string[] {
   return [...new Set(pipeline.stages.flatMap((stage) => kindOf(stage).columns(stage).files ?? []))];
 }
 
@@ -145,7 +145,7 @@ export async function openInput(s: InputSettings, log: (line: string) => void = 
  * are objects, reached by dotted path as NDJSON's nested fields are: ../input/fields.ts), which the columns
  * alone cannot tell: such paths count as present, and a row without one is that row's error.
  */
-export function jsonPaths(req: ColumnRequirements, columns: readonly DbColumn[]): string[] {
+function jsonPaths(req: ColumnRequirements, columns: readonly DbColumn[]): string[] {
   const json = new Set(columns.filter((c) => c.type === 'json' || c.type === 'jsonb').map((c) => c.name.toLowerCase()));
   return req.required.flat().filter((name) => name.includes('.') && json.has(name.slice(0, name.indexOf('.')).toLowerCase()));
 }

@@ -44,7 +44,7 @@ export async function jobPrecheck(s: RunSettings): Promise<string | undefined> {
 }
 
 /** The definition every worker of the job must share (src/job/definition.ts). */
-export async function jobDefinition(s: RunSettings, reading: OpenedInput['reading'] | undefined): Promise<JobDefinition> {
+async function jobDefinition(s: RunSettings, reading: OpenedInput['reading'] | undefined): Promise<JobDefinition> {
   const sink = s.sink!;
   const per = (ms: number) => (ms === 1000 ? 's' : ms === 60_000 ? 'min' : `${ms}ms`);
   const rates = Object.entries(s.rates).map(([svc, r]) => `${svc}=${r ? `${r.limit}/${per(r.windowMs)}` : 'off'}`).join(',');

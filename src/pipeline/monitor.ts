@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { diskFullCode, diskFullError, type BreError } from '../errors.js';
-import { RunMetrics, type RunState } from '../metrics/prometheus.js';
+import type { RunMetrics, RunState } from '../metrics/prometheus.js';
 import { RunSampler, type RunProbe } from '../metrics/sampler.js';
 import { TimelineWriter } from '../output/timeline.js';
 import { writeFailureStop } from './stop.js';
@@ -27,7 +27,7 @@ export interface MonitorOptions {
   readonly stop?: (why: BreError) => void;
 }
 
-export const MONITOR_INTERVAL_MS = 5_000;
+const MONITOR_INTERVAL_MS = 5_000;
 
 export class RunMonitor {
   readonly #sampler: RunSampler;

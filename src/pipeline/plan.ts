@@ -44,7 +44,7 @@ export function callsPerRow(stage: StageConfig): number {
   return kindOf(stage).callsPerRow?.(stage) ?? 1;
 }
 
-export interface ServicePlan {
+interface ServicePlan {
   readonly service: ServiceName;
   readonly calls: number;
   readonly rate: Rate | null;

@@ -3,7 +3,7 @@
  * the stages in order, each only when its `when:` holds. The outcome is a result, a row error, or "not done"
  * (the run is stopping: the row is left for the resume).
  */
-import { BreError, isFatal, toBreError } from '../errors.js';
+import { type BreError, isFatal, toBreError } from '../errors.js';
 import { getStageKind } from '../stages/index.js';
 import type { ServiceCall, StageConfig, StageContext } from '../stages/types.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';

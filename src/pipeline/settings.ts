@@ -12,6 +12,7 @@ import type { NetworkSettings } from '../http/network.js';
 import type { ServiceName } from '../types.js';
 import type { SinkTarget } from '../output/sink/index.js';
 
+/** @public */
 export interface Shard {
   /** From 1. */
   readonly index: number;

@@ -165,7 +165,7 @@ function inFlightOf(svc: ServiceName, v: InFlightView | undefined): Partial<NonN
 }
 
 /** Per source address: its rows, the rows it passed on, and its calls per service. */
-export function addressesOf(lanes: readonly Lane[]): NonNullable<RunSummary['addresses']> {
+function addressesOf(lanes: readonly Lane[]): NonNullable<RunSummary['addresses']> {
   return Object.fromEntries(lanes.map((lane) => {
     const services: NonNullable<RunSummary['addresses']>[string]['services'] = {};
     let calls = 0;

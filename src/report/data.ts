@@ -13,7 +13,7 @@ import { describeSampleOptions } from '../sample/design.js';
 import { specOf, weightOf } from '../sample/draw.js';
 import { readNdjsonBatches } from '../output/ndjson-file.js';
 
-export interface ErrorExample {
+interface ErrorExample {
   readonly row: number | null;
   readonly stage: string | null;
   readonly field: string | null;
@@ -26,7 +26,7 @@ export interface ErrorCodeCount {
   readonly examples: ErrorExample[];
 }
 
-export interface StageFunnel {
+interface StageFunnel {
   readonly stage: string;
   readonly kind: string;
   readonly ran: number;
@@ -34,7 +34,7 @@ export interface StageFunnel {
   readonly failed: number;
 }
 
-export interface ServiceFigures {
+interface ServiceFigures {
   readonly service: string;
   readonly calls: number;
   readonly retries: number;
@@ -49,7 +49,7 @@ export interface ServiceFigures {
 }
 
 /** One source address of a run with several (summary.json `addresses`). */
-export interface AddressFigures {
+interface AddressFigures {
   readonly address: string;
   readonly rows: number;
   readonly calls: number;
@@ -62,7 +62,7 @@ export interface AddressFigures {
 }
 
 /** A sampled run (manifest.json's `sample`): the notice at the top and the strata. */
-export interface SampleFigures {
+interface SampleFigures {
   readonly sampled: number;
   readonly population: number;
   /** The options that drew it, as typed. */
@@ -105,7 +105,7 @@ export interface RunReportData {
 }
 
 /** Error codes with counts and a few examples each, gathered one line at a time (bounded memory). */
-export class ErrorTally {
+class ErrorTally {
   readonly #codes = new Map<string, ErrorCodeCount>();
   readonly #examples: number;
 

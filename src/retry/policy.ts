@@ -26,7 +26,7 @@ export interface RetryClock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const realRetryClock: RetryClock = { now: () => Date.now(), sleep };
+const realRetryClock: RetryClock = { now: () => Date.now(), sleep };
 
 export interface RetryPolicy {
   /** How long failures may go on, from the first of a run of them, before `giveUp`. */

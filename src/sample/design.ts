@@ -7,7 +7,7 @@ import { BreError } from '../errors.js';
 import { PERIOD_UNITS, type PeriodUnit } from '../input/period.js';
 
 /** The seed when --seed is not given: fixed, so that the same command draws the same sample (and recorded). */
-export const DEFAULT_SEED = 'bre-batch';
+const DEFAULT_SEED = 'bre-batch';
 
 export const ALLOCATIONS = ['proportional', 'equal'] as const;
 export type Allocation = (typeof ALLOCATIONS)[number];

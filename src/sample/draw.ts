@@ -96,7 +96,9 @@ export class SampleDraw {
   readonly #heaps: BottomK[];
 
   constructor(readonly design: SampleDesign) {
-    design.strata.forEach((s, i) => this.#index.set(stratumKey(s.values), i));
+    design.strata.forEach((s, i) => {
+      this.#index.set(stratumKey(s.values), i);
+    });
     this.#heaps = design.strata.map((s) => new BottomK(s.sample));
   }
 

@@ -8,7 +8,7 @@ import { MISSING_PERIOD, periodOf } from '../input/period.js';
 import type { StratifyColumn } from './design.js';
 
 /** How a missing value is named in `name` (the same words as compare's missing period). */
-export const MISSING_VALUE = MISSING_PERIOD;
+const MISSING_VALUE = MISSING_PERIOD;
 
 /** One value per --stratify-by column; null where it is missing or unreadable. */
 export type StratumValues = readonly (string | null)[];
@@ -40,7 +40,7 @@ export function stratumName(values: StratumValues): string {
 }
 
 /** The one stratum of a sample without --stratify-by. */
-export const ALL_ROWS = '(all)';
+const ALL_ROWS = '(all)';
 
 /** An exact, collision-free key of a stratum's values (names are not: `a|b` + `c` and `a` + `b|c`). */
 export function stratumKey(values: StratumValues): string {

@@ -70,7 +70,7 @@ export function parseCidr(text: string): Cidr | null {
 }
 
 /** Address of a caller as a (v6, bits) pair; IPv4-mapped IPv6 becomes IPv4. */
-export function parseAddress(ip: string): { v6: boolean; bits: bigint } | null {
+function parseAddress(ip: string): { v6: boolean; bits: bigint } | null {
   const mapped = MAPPED.exec(ip);
   const v4 = parseV4(mapped ? mapped[1] : ip);
   if (v4 !== null) return { v6: false, bits: v4 };
@@ -78,7 +78,7 @@ export function parseAddress(ip: string): { v6: boolean; bits: bigint } | null {
   return v6 === null ? null : { v6: true, bits: v6 };
 }
 
-export function matches(cidr: Cidr, addr: { v6: boolean; bits: bigint }): boolean {
+function matches(cidr: Cidr, addr: { v6: boolean; bits: bigint }): boolean {
   if (cidr.v6 !== addr.v6) return false;
   const width = cidr.v6 ? 128n : 32n;
   const shift = width - BigInt(cidr.prefix);

@@ -11,9 +11,8 @@ import type { Rate } from './rate.js';
 import { SandboxServer } from './server.js';
 import type { SandboxStats } from './stats.js';
 
-export type { SandboxStats, ServiceStats, CallerStats, FaultKind } from './stats.js';
+export type { SandboxStats, ServiceStats, CallerStats } from './stats.js';
 export type { Rate } from './rate.js';
-export type { Faults } from './options.js';
 
 /** Built-in credentials (alphanumeric, like the real ones); override with BRE_CLIENT_ID / BRE_AUTH_TOKEN. */
 export const DEFAULT_CLIENT_ID = 'sandboxclient';
@@ -29,11 +28,11 @@ export const SANDBOX_LIMITS: Readonly<Record<ServiceName, Rate>> = {
   account: { limit: 300, windowMs: 60_000 },
 };
 
-export const DEFAULT_SLOW_MS = 60_000;
+const DEFAULT_SLOW_MS = 60_000;
 /** One byte a second: issue 24's trickling proxy. */
-export const DEFAULT_TRICKLE_MS = 1_000;
-export const DEFAULT_BSA_READY_AFTER_MS = 2_000;
-export const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+const DEFAULT_TRICKLE_MS = 1_000;
+const DEFAULT_BSA_READY_AFTER_MS = 2_000;
+const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
 export interface SandboxOptions {
   /** Default 0 (an ephemeral port). */

@@ -33,7 +33,7 @@ export function parseRateSpecs(specs: readonly string[]): RateOverrides {
  * A fractional limit (e.g. `2.5/s`, which `run --rate` accepts) becomes the smallest whole-number limit with
  * the same average rate over a proportionally longer window: 2.5 per 1 s -> 5 per 2 s.
  */
-export function wholeRate(limit: number, windowMs: number): Rate {
+function wholeRate(limit: number, windowMs: number): Rate {
   for (let m = 1; m <= 1000; m++) {
     const scaled = limit * m;
     if (Math.abs(scaled - Math.round(scaled)) < 1e-9 && Math.round(scaled) >= 1) return { limit: Math.round(scaled), windowMs: Math.round(windowMs * m) };
@@ -97,14 +97,14 @@ export function parseFaultSpec(text: string): Faults {
   return validateFaults(obj);
 }
 
-export function parsePort(text: string | number): number {
+function parsePort(text: string | number): number {
   const n = typeof text === 'number' ? text : /^\d+$/.test(text.trim()) ? Number(text) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535) usage('port', '--port to be a whole number from 0 to 65535', text);
   return n;
 }
 
 /** A duration in whole milliseconds (>= 0): a bare number is milliseconds, `2s` works too. */
-export function parseMs(text: string | number, flag: string): number {
+function parseMs(text: string | number, flag: string): number {
   return parseDuration(text, { flag, unit: 'ms' });
 }
 
@@ -116,7 +116,7 @@ export function parseAllow(entries: readonly string[]): Cidr[] {
   });
 }
 
-export function parseSeed(text: string | number): number | string {
+function parseSeed(text: string | number): number | string {
   if (typeof text === 'number') return text;
   return /^\d+$/.test(text) && Number(text) <= 0xffffffff ? Number(text) : text;
 }

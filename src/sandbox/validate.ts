@@ -25,7 +25,7 @@ export function isObj(v: unknown): v is Obj {
 const SECRET_KEYS = new Set(['auth_token']);
 
 /** A copy of an echoed input with secret values replaced (a sandbox must not reflect tokens). */
-export function redact(input: unknown): unknown {
+function redact(input: unknown): unknown {
   if (Array.isArray(input)) return input.map(redact);
   if (!isObj(input)) return input;
   let out: Obj | undefined;

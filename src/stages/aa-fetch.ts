@@ -39,7 +39,7 @@ export interface AaFetchPrepared {
   readonly bodies: readonly JsonObject[];
 }
 
-export const AA_FETCH_PATH = '/aa/fetch_data';
+const AA_FETCH_PATH = '/aa/fetch_data';
 
 const COLUMN_NAMES: Record<Bound, readonly string[]> = {
   from: ['date_from', 'datetimerangefrom'],

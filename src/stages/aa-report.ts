@@ -32,9 +32,9 @@ export interface AaReportPrepared {
   readonly body: JsonObject;
 }
 
-export const AA_REPORT_PATH = '/aa/retrieve_report';
+const AA_REPORT_PATH = '/aa/retrieve_report';
 /** Spec 4.2 / 8: the link stays valid 7 days. */
-export const REPORT_LINK_VALIDITY_MS = 7 * 24 * 60 * 60 * 1000;
+const REPORT_LINK_VALIDITY_MS = 7 * 24 * 60 * 60 * 1000;
 
 export const aaReportKind: StageKind<AaReportOptions, AaReportPrepared> = {
   kind: 'aa_report',

@@ -42,7 +42,7 @@ export interface BsaFetchPrepared {
   readonly fetch_uploaded: boolean;
 }
 
-export const BSA_PATHS = {
+const BSA_PATHS = {
   status: '/bsa/status_check',
   uploaded: '/bsa/fetch_uploaded',
   data: '/bsa/fetch_data',
@@ -65,7 +65,7 @@ interface Uploaded {
 }
 
 /** fetch_uploaded answer (2.6): counts and names in the result, the rest in secrets. */
-export function splitUploaded(body: Record<string, unknown>): Uploaded {
+function splitUploaded(body: Record<string, unknown>): Uploaded {
   const files = Array.isArray(body.files) ? body.files : [];
   const names: Json[] = [];
   const secrets: SecretValue[] = [];

@@ -64,6 +64,7 @@ export interface StageContext {
  */
 export type ServiceCall = (path: string, body: JsonObject, options?: CallOptions) => Promise<CallResult>;
 
+/** @public */
 export interface StageOutput {
   readonly result: NormalisedResult;
   readonly transactions?: readonly NormalisedTransaction[];

@@ -30,7 +30,7 @@ function sources(dir: string): string[] {
  * The comments of a TypeScript file, with their line numbers: strings, template literals and regular expression
  * literals are skipped, as far as a comment's `//` or `/*` could be mistaken inside them.
  */
-export function commentsOf(text: string): { line: number; text: string }[] {
+function commentsOf(text: string): { line: number; text: string }[] {
   const out: { line: number; text: string }[] = [];
   const lineAt = (i: number) => text.slice(0, i).split('\n').length;
   let i = 0;
@@ -74,7 +74,7 @@ export function commentsOf(text: string): { line: number; text: string }[] {
 }
 
 /** The file paths a comment names: with a folder or a leading `./`, ending in a source or document suffix. */
-export function pathsIn(comment: string): string[] {
+function pathsIn(comment: string): string[] {
   const found = comment.match(/(?<![\w@/.-])(?:\.{1,2}\/)*[\w*-]+(?:\/[\w*.-]+)*\.(?:ts|js|cjs|mjs|md|json|lua)(?![\w/])/g) ?? [];
   return found.filter((p) => p.includes('/'));
 }

@@ -87,7 +87,9 @@ describe('stability over time', () => {
   // minKeys 2): 2024-12 (1 value) and 2025-01 (4) → counts 3 and 2. 2025-02 has 1 and 3:
   //   PSI = (¼ − ⅗)·ln(¼ / ⅗) + (¾ − ⅖)·ln(¾ / ⅖); noise = (2 − 1)·(1/5 + 1/4) = 0.45.
   const t = new OverTime(2);
-  const add = (p: string, bins: number[]) => bins.forEach((b) => t.add(p, b));
+  const add = (p: string, bins: number[]) => {
+    for (const b of bins) t.add(p, b);
+  };
   add('2024-12', [0]);
   add('2025-01', [0, 0, 1, 1]);
   add('2025-02', [0, 1, 1, 1]);

@@ -96,7 +96,9 @@ describe('score statistics vs sklearn / scipy / numpy (fixture)', () => {
 
     const tr = tradeoff(oriented(t, dir), dir);
     expect(tr.map((r) => [r.target, r.cutoff, r.approved, r.good, r.bad])).toEqual(e.tradeoff.map((x) => [x.target, x.cutoff, x.approved, x.good, x.bad]));
-    tr.forEach((r, i) => near(r.bad_rate, e.tradeoff[i].bad_rate));
+    tr.forEach((r, i) => {
+      near(r.bad_rate, e.tradeoff[i].bad_rate);
+    });
 
     const w = wilson(t.nBad, t.nGood + t.nBad);
     near(w?.lower, e.wilson_bad_rate?.[0] ?? null, 1e-9);

@@ -15,7 +15,7 @@ interface MdNode {
   readonly position?: { readonly start: { readonly line: number } };
 }
 
-export interface MdLink {
+interface MdLink {
   readonly url: string;
   readonly line: number;
 }

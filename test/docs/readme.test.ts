@@ -24,7 +24,7 @@ function firstCells(body: string): string[] {
 }
 
 /** `--name` spellings in the first cells of a section's tables. */
-export function documentedOptions(body: string): Set<string> {
+function documentedOptions(body: string): Set<string> {
   return new Set(firstCells(body).flatMap((c) => [...c.matchAll(/--([a-z0-9][a-z0-9-]*)/g)].map((m) => m[1])));
 }
 
@@ -40,7 +40,7 @@ interface YargsOption {
 }
 
 /** The options a command's builder declares (positionals and --help left out), as yargs holds them. */
-export function optionsOf(cmd: Command): YargsOption[] {
+function optionsOf(cmd: Command): YargsOption[] {
   const y = yargs([]);
   if (typeof cmd.builder === 'function') (cmd.builder as (y: unknown) => unknown)(y);
   else if (cmd.builder) y.options(cmd.builder as never);
@@ -52,7 +52,7 @@ export function optionsOf(cmd: Command): YargsOption[] {
 }
 
 /** What is missing from, and what is stale in, a section's option tables. */
-export function optionGaps(options: readonly YargsOption[], documented: ReadonlySet<string>): { missing: string[]; unknown: string[] } {
+function optionGaps(options: readonly YargsOption[], documented: ReadonlySet<string>): { missing: string[]; unknown: string[] } {
   // A boolean that is on by default is written as its negation (--no-progress).
   const spelled = new Map(options.map((o) => [o.negatable ? `no-${o.name}` : o.name, o]));
   const missing = [...spelled.keys()].filter((s) => !documented.has(s) && !documented.has(spelled.get(s)!.name)).map((s) => `--${s}`);

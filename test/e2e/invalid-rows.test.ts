@@ -46,7 +46,7 @@ describe('invalid rows cost no call', () => {
     expect(errors).toHaveLength(6);
     // Too few columns: the key cell is there, the line names it.
     expect(byKey['BAD-2']).toMatchObject({ code: 'MALFORMED_ROW', line: 3, row: 2 });
-    expect(byKey['line4']).toMatchObject({ code: 'MALFORMED_ROW', line: 4, row: 3 });
+    expect(byKey.line4).toMatchObject({ code: 'MALFORMED_ROW', line: 4, row: 3 });
     expect(byKey['BAD-5']).toMatchObject({ code: 'INVALID_ROW', line: 6, field: 'latitude' });
     expect(byKey['BAD-5'].expected).toMatch(/number/);
     expect(byKey['BAD-6']).toMatchObject({ code: 'INVALID_ROW', field: 'latitude' });

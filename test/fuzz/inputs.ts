@@ -120,7 +120,7 @@ export function ndjsonFile(maxRows = 30): fc.Arbitrary<Buffer> {
  * Physical lines as the contract counts them, computed here independently of src/input: split on LF, a
  * trailing CR dropped, a BOM dropped on line 1; `long` when longer than `max` bytes (CR included).
  */
-export function physicalLines(buf: Buffer, max: number): { text: string; long: boolean }[] {
+function physicalLines(buf: Buffer, max: number): { text: string; long: boolean }[] {
   const out: { text: string; long: boolean }[] = [];
   let start = 0;
   for (;;) {

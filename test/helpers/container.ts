@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { tempDir } from './temp.js';
 
 /** The Node of the test's base image: the newest LTS, the Dockerfile's default line. */
-export const IMAGE_NODE_VERSION = process.env.BRE_TEST_IMAGE_NODE ?? '24.21.0';
+const IMAGE_NODE_VERSION = process.env.BRE_TEST_IMAGE_NODE ?? '24.21.0';
 const NPM_VERSION = '11';
 /** Bump when the recipe below changes, so a stale cached base is not reused. */
 const RECIPE = 'r1';
-export const BASE_TAG = `localhost/bre-batch-test-base:bookworm-node${IMAGE_NODE_VERSION}-${RECIPE}`;
+const BASE_TAG = `localhost/bre-batch-test-base:bookworm-node${IMAGE_NODE_VERSION}-${RECIPE}`;
 const DEBIAN_MIRROR = process.env.BRE_TEST_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
 
 export interface Exec {

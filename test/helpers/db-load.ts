@@ -52,7 +52,7 @@ function inferType(values: readonly unknown[], dialect: DialectName): string {
 }
 
 /** The columns of the rows (in order of first appearance), typed. */
-export function inferColumns(rows: readonly SampleRow[], dialect: DialectName, types: Readonly<Record<string, string>> = {}): ColumnDef[] {
+function inferColumns(rows: readonly SampleRow[], dialect: DialectName, types: Readonly<Record<string, string>> = {}): ColumnDef[] {
   const names: string[] = [];
   for (const r of rows) for (const k of Object.keys(r)) if (!names.includes(k)) names.push(k);
   return names.map((name) => ({ name, type: types[name] ?? inferType(rows.map((r) => r[name]), dialect) }));
@@ -62,7 +62,7 @@ function q(dialect: DialectName, id: string): string {
   return dialect === 'postgres' ? `"${id.replace(/"/g, '""')}"` : `\`${id.replace(/`/g, '``')}\``;
 }
 
-function valueOf(v: unknown, type: string): unknown {
+function sqlValueOf(v: unknown, type: string): unknown {
   if (v === undefined || v === null) return null;
   if (/json/.test(type)) return JSON.stringify(v);
   if (typeof v === 'object') return JSON.stringify(v);
@@ -94,13 +94,13 @@ export async function loadRows(url: string, table: string, rows: readonly Sample
 }
 
 /** Inserts `rows` (columns as made by loadRows), 500 a statement. */
-export async function insertRows(session: DbSession, dialect: DialectName, table: string, columns: readonly ColumnDef[], rows: readonly SampleRow[]): Promise<void> {
+async function insertRows(session: DbSession, dialect: DialectName, table: string, columns: readonly ColumnDef[], rows: readonly SampleRow[]): Promise<void> {
   const per = 500;
   for (let i = 0; i < rows.length; i += per) {
     const chunk = rows.slice(i, i + per);
     const params: unknown[] = [];
     const tuples = chunk.map((r) => `(${columns.map((c) => {
-      params.push(valueOf(r[c.name], c.type));
+      params.push(sqlValueOf(r[c.name], c.type));
       return dialect === 'postgres' ? `$${params.length}` : '?';
     }).join(', ')})`);
     await session.query(`INSERT INTO ${q(dialect, table)} (${columns.map((c) => q(dialect, c.name)).join(', ')}) VALUES ${tuples.join(', ')}`, params);

@@ -10,8 +10,8 @@ import { createConnection } from 'node:net';
 import { afterAll, it } from 'vitest';
 import { openSession, parseDbUrl, type DbSession, type DialectName } from '../../src/db/index.js';
 
-export const PG_ADMIN_URL = process.env.BRE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const MYSQL_ADMIN_URL = process.env.BRE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql';
+const PG_ADMIN_URL = process.env.BRE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const MYSQL_ADMIN_URL = process.env.BRE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql';
 
 const ADMIN: Readonly<Record<DialectName, string>> = { postgres: PG_ADMIN_URL, mysql: MYSQL_ADMIN_URL };
 

@@ -11,8 +11,8 @@ import { freePort } from './pushgateway.js';
 import { tempDir } from './temp.js';
 import { waitFor } from './wait.js';
 
-export const NGINX_BIN = process.env.BRE_TEST_NGINX ?? '/usr/sbin/nginx';
-export const TINYPROXY_BIN = process.env.BRE_TEST_TINYPROXY ?? '/usr/bin/tinyproxy';
+const NGINX_BIN = process.env.BRE_TEST_NGINX ?? '/usr/sbin/nginx';
+const TINYPROXY_BIN = process.env.BRE_TEST_TINYPROXY ?? '/usr/bin/tinyproxy';
 
 export interface TestPki {
   readonly dir: string;

@@ -9,7 +9,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { tempDir } from './temp.js';
 import { waitFor } from './wait.js';
 
-export const PUSHGATEWAY_BIN = process.env.BRE_TEST_PUSHGATEWAY ?? '/usr/bin/prometheus-pushgateway';
+const PUSHGATEWAY_BIN = process.env.BRE_TEST_PUSHGATEWAY ?? '/usr/bin/prometheus-pushgateway';
 
 type Family = { name: string; metrics: { value: string; labels?: Record<string, string> }[] };
 

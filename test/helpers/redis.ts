@@ -10,7 +10,7 @@ import { sleep } from './wait.js';
 
 export const REDIS_URL = process.env.BRE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export function pingRedis(url = REDIS_URL, timeoutMs = 1000): Promise<boolean> {
+function pingRedis(url = REDIS_URL, timeoutMs = 1000): Promise<boolean> {
   const u = new URL(url);
   return new Promise((resolve) => {
     const sock = createConnection({ host: u.hostname, port: Number(u.port || 6379) });

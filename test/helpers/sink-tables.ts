@@ -56,7 +56,7 @@ export function resultLines(dirs: readonly string[]): ResultLine[] {
   return dirs.flatMap((d) => ndjson<ResultLine>(join(d, 'results.ndjson')));
 }
 
-export function errorLines(dirs: readonly string[]): ErrorLine[] {
+function errorLines(dirs: readonly string[]): ErrorLine[] {
   return dirs.flatMap((d) => ndjson<ErrorLine>(join(d, 'errors.ndjson')));
 }
 
@@ -158,18 +158,6 @@ export async function readTable(url: string, table: string): Promise<TableRead> 
   });
 }
 
-/** Rows of a table (0 when it does not exist): for waiting on a run's progress. */
-export async function countRows(url: string, table: string): Promise<number> {
-  return withSession(url, async (s, dialect) => {
-    try {
-      const r = await s.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${quote(dialect, table)}`);
-      return Number(r.rows[0].n);
-    } catch {
-      return 0;
-    }
-  });
-}
-
 /** The names of the tables of the database at `url` (the current schema on PostgreSQL). */
 export async function tableNames(url: string): Promise<string[]> {
   return withSession(url, async (s, dialect) => {
@@ -185,7 +173,7 @@ function dialectOfUrl(url: string): DialectName {
 }
 
 /** NAME against the folders' results.ndjson: every key once, nothing else, each value as its field's. */
-export async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string[]> {
+async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string[]> {
   const dialect = dialectOfUrl(url);
   const key = o.key ?? 'reference_id';
   const maxId = dialect === 'postgres' ? 63 : 64;
@@ -272,7 +260,7 @@ const ERROR_KINDS: readonly [string, Kind][] = [
 ];
 
 /** NAME_errors against the folders' errors.ndjson: one row per error line's row, every field as in the line. */
-export async function errorsProblems(url: string, o: SinkCheckOptions): Promise<string[]> {
+async function errorsProblems(url: string, o: SinkCheckOptions): Promise<string[]> {
   const dialect = dialectOfUrl(url);
   const key = o.key ?? 'reference_id';
   const table = `${o.table}_errors`;
@@ -315,7 +303,7 @@ export async function errorsProblems(url: string, o: SinkCheckOptions): Promise<
 }
 
 /** NAME_transactions against the folders' transactions.csv: per key, the same transactions in the same order. */
-export async function transactionsProblems(url: string, o: SinkCheckOptions): Promise<string[]> {
+async function transactionsProblems(url: string, o: SinkCheckOptions): Promise<string[]> {
   const key = o.key ?? 'reference_id';
   const table = `${o.table}_transactions`;
   const problems: string[] = [];

@@ -10,7 +10,7 @@ import type { ErrorLine } from '../../src/output/format/index.js';
 import { SinkWriter, type FolderId, type SinkShape, type SinkTarget } from '../../src/output/sink/index.js';
 import type { FolderProgress, ResultItem, SinkBatch } from '../../src/output/sink/writer.js';
 
-export const SHAPE: SinkShape = { key: 'reference_id', sampled: false, transactions: false };
+const SHAPE: SinkShape = { key: 'reference_id', sampled: false, transactions: false };
 
 export function sinkTarget(url: string, table: string, retryForMs = 60_000): SinkTarget {
   return { url: parseDbUrl(url, { flag: '--sink' }), table, retryForMs };
@@ -32,7 +32,7 @@ export async function openWriter(url: string, table: string, shape: Partial<Sink
   return Object.assign(w, { probe });
 }
 
-export function dialectName(url: string): DialectName {
+function dialectName(url: string): DialectName {
   return parseDbUrl(url, { flag: 'test' }).dialect;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyResponse } from '../../src/http/classify.js';
-import { BreError } from '../../src/errors.js';
+import type { BreError } from '../../src/errors.js';
 import type { ServiceName } from '../../src/types.js';
 
 function codeOf(service: ServiceName, status: number, body: unknown, headers: Record<string, string> = {}): BreError {

@@ -61,7 +61,9 @@ describe('--sample N, proportional (largest remainder)', () => {
     for (const size of [99, 100, 301, 777, 2000, 2603]) {
       const n = allocate(pops, { size, allocation: 'proportional' });
       expect(n.reduce((a, b) => a + b, 0)).toBe(size);
-      n.forEach((k, i) => expect(Math.abs(k - (size * pops[i]) / 2604)).toBeLessThan(1));
+      n.forEach((k, i) => {
+        expect(Math.abs(k - (size * pops[i]) / 2604)).toBeLessThan(1);
+      });
     }
   });
 });

@@ -72,7 +72,7 @@ export function bootstrap(d: Design, o: BootstrapOptions, statistic: (weights: F
 }
 
 /** Replicates that must be defined for a standard error (a statistic undefined in more is not estimable). */
-export const MIN_DEFINED_SHARE = 0.9;
+const MIN_DEFINED_SHARE = 0.9;
 
 /**
  * The bootstrap standard error: the standard deviation of the defined replicates, scaled for lonely strata as

@@ -46,7 +46,7 @@ export interface BadRateEstimate {
   readonly coverage: Estimate | null;
 }
 
-export interface AmountEstimates {
+interface AmountEstimates {
   /** Σ of the amount over each side's approved keys with one; the change is B's total minus A's, paired. */
   readonly a_total: Estimate;
   readonly b_total: Estimate;
@@ -66,7 +66,7 @@ export interface ScorePowerEstimate {
   readonly ks: (Estimate & { readonly at_score: number }) | null;
 }
 
-export interface ScoreEstimates {
+interface ScoreEstimates {
   readonly label: string;
   readonly direction: string;
   readonly a: ScorePowerEstimate;
@@ -81,7 +81,7 @@ export interface ScoreEstimates {
  * is: with no shift, a linearised SE is 0 and a bootstrap's intervals sit above the truth), so neither method
  * gives an honest interval there.
  */
-export type PsiEstimate = Pick<FeatureFigures, 'feature' | 'type' | 'psi' | 'band' | 'bins'>;
+type PsiEstimate = Pick<FeatureFigures, 'feature' | 'type' | 'psi' | 'band' | 'bins'>;
 
 export interface SampleEstimates {
   readonly basis: 'population estimate';

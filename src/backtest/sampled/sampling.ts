@@ -18,7 +18,7 @@ import { designDifference, sampleBlockOf, strataOf, stratifiedBy, type SampleBlo
 import { SampledRun } from './run-keys.js';
 
 /** A stratum of the design (N_h `population`, n_h `sample`), its weight and what became of its sampled rows. */
-export interface SampleStratumSummary extends Readonly<SampleBlock['strata'][number]> {
+interface SampleStratumSummary extends Readonly<SampleBlock['strata'][number]> {
   /** N_h / n_h (null for a stratum with no sampled row). */
   readonly weight: number | null;
   /** Sampled keys compared; failed in A's / B's errors.ndjson; the rest were not compared for another reason. */

@@ -66,7 +66,7 @@ export function placements(t: ScoreTable): Placements | null {
 }
 
 /** DeLong variance of one AUC from its components: S10/m + S01/n; null when m or n is below 2. */
-export function delongVariance(p: Placements, nGood: number, nBad: number): number | null {
+function delongVariance(p: Placements, nGood: number, nBad: number): number | null {
   if (nGood < 2 || nBad < 2) return null;
   return p.ssGood / (nGood - 1) / nGood + p.ssBad / (nBad - 1) / nBad;
 }

@@ -17,7 +17,7 @@ import { scoreValue, type ScoreSpec } from './spec.js';
 import { orient, oriented, tableFromSorted, type Direction, type ScoreTable } from './table.js';
 import { tradeoff, type TradeoffRow } from './tradeoff.js';
 
-export interface ClassCounts {
+interface ClassCounts {
   readonly keys: number;
   readonly good: number;
   readonly bad: number;
@@ -25,7 +25,7 @@ export interface ClassCounts {
 }
 
 /** Where a strategy's decisions put it on a score's trade-off chart (over the keys with that score). */
-export interface OperatingPoint {
+interface OperatingPoint {
   readonly approved: number;
   readonly approval_rate: number | null;
   readonly good: number;

@@ -25,10 +25,10 @@ export interface ScoreSpec {
  * the same numbers are real values of other scores (a risk grade, a probability of 1); give them when the
  * score is a bureau score.
  */
-export const DEFAULT_SCORE_MISSING: readonly number[] = [-1];
+const DEFAULT_SCORE_MISSING: readonly number[] = [-1];
 
 /** `--score-missing -1,0` (numbers, comma-separated, repeatable) or `none`. */
-export function parseScoreMissing(value: string | readonly string[] | undefined): number[] {
+function parseScoreMissing(value: string | readonly string[] | undefined): number[] {
   if (value === undefined) return [...DEFAULT_SCORE_MISSING];
   const parts = list(value).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
   if (parts.length === 1 && parts[0].toLowerCase() === 'none') return [];
@@ -48,7 +48,7 @@ export function scoreValue(v: unknown, spec: Pick<ScoreSpec, 'markers'>): number
 }
 
 /** More than this many scores would make the report unreadable and the join slow. */
-export const MAX_SCORES = 20;
+const MAX_SCORES = 20;
 
 function list(value: string | readonly string[] | undefined): string[] {
   if (value === undefined) return [];

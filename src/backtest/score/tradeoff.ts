@@ -6,7 +6,7 @@
  */
 import { rawValue, type Direction, type ScoreTable } from './table.js';
 
-export const TRADEOFF_STEP_PCT = 5;
+const TRADEOFF_STEP_PCT = 5;
 
 export interface TradeoffRow {
   /** Target approval rate (0.05 .. 1). */

@@ -11,7 +11,7 @@ const LANCZOS = [
   12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ];
 
-export function logGamma(x: number): number {
+function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const z = x - 1;
   let a = LANCZOS[0];
@@ -21,7 +21,7 @@ export function logGamma(x: number): number {
 }
 
 /** Q(a, x) = Γ(a, x)/Γ(a), the regularised upper incomplete gamma function. */
-export function gammaQ(a: number, x: number): number {
+function gammaQ(a: number, x: number): number {
   if (x <= 0) return 1;
   const lead = -x + a * Math.log(x) - logGamma(a);
   if (x < a + 1) {

@@ -20,9 +20,9 @@ import { psi, psiBand, type PsiBand } from '../stats.js';
 import { chi2Sf } from './chi2.js';
 
 /** Share of the dated values the baseline holds at least. */
-export const BASELINE_SHARE = 0.25;
+const BASELINE_SHARE = 0.25;
 
-export interface PeriodPsi {
+interface PeriodPsi {
   readonly period: string;
   /** Values counted in the period (missing values included: they have their own bin). */
   readonly n: number;
@@ -130,7 +130,7 @@ export interface Mover {
 }
 
 /** How far the latest PSI stands above what sampling alone gives. */
-export function excess(s: StabilityFigures): number {
+function excess(s: StabilityFigures): number {
   return (s.latest?.psi ?? 0) - (s.latest?.noise ?? 0);
 }
 

@@ -4,7 +4,7 @@
  * a slot is not counted against it. One timer for every attempt of the client (../deadlines.ts); the attempt
  * fails with TIMEOUT the moment it passes, and the transport, which owns the request, aborts it.
  */
-import { Deadlines, timeoutError, withinDeadline } from '../deadlines.js';
+import { type Deadlines, timeoutError, withinDeadline } from '../deadlines.js';
 import type { HttpResponse } from '../transport.js';
 import type { Layer } from './types.js';
 

@@ -28,10 +28,10 @@ export interface LimitOptions {
 }
 
 /** --throttle-deadline's default: a gateway's throttling spell of a few minutes is waited out, a night's is not. */
-export const DEFAULT_THROTTLE_DEADLINE_MS = 10 * 60_000;
+const DEFAULT_THROTTLE_DEADLINE_MS = 10 * 60_000;
 
 /** The stop of a run whose service has refused every call for the deadline. */
-export function throttledStop(service: ServiceName, sinceMs: number, deadlineMs: number): BreError {
+function throttledStop(service: ServiceName, sinceMs: number, deadlineMs: number): BreError {
   return new BreError('THROTTLED', `the ${service} service kept throttling: it answered every call 429 Too Many Requests for ${minutes(sinceMs)} (--throttle-deadline ${minutes(deadlineMs)}). No row was written to errors for it: re-run the same command once the service takes calls again (it resumes), or give a longer --throttle-deadline; if it goes on, ask the provider whether this machine's address shares its limit with other clients`, { service, status: 429 });
 }
 

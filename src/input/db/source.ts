@@ -27,13 +27,13 @@ import { retrying } from '../../retry/policy.js';
 /** Rows a page keeps (bench: `npm run bench -- --only source`). */
 export const DEFAULT_PAGE_ROWS = 2000;
 /** How long a source that went away is tried again before the run stops. */
-export const DEFAULT_RETRY_FOR_MS = 60_000;
+const DEFAULT_RETRY_FOR_MS = 60_000;
 /**
  * How long one statement may go unanswered before its connection is taken for lost: a network that drops
  * packets instead of refusing them (a failover, a partition) is otherwise noticed only by TCP keepalive,
  * after hours.
  */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 300_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 300_000;
 
 export interface DbSourceOptions {
   readonly url: DbUrl;
@@ -75,7 +75,7 @@ export interface SourceStats {
 }
 
 /** The key as text, as it goes back to the database as a parameter. */
-export function keyText(value: unknown): string {
+function keyText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);

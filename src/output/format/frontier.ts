@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { FILES } from './files.js';
 import { readJsonFile, writeJsonFile } from './json-file.js';
 
-export const frontierSchema = z.object({
+const frontierSchema = z.object({
   version: z.literal(1),
   row: z.number().int().positive(),
   key: z.string().nullable(),

@@ -25,7 +25,7 @@ export const resultLineSchema = z.object({
 });
 export type ResultLine = z.infer<typeof resultLineSchema>;
 
-export const fieldProblemSchema = z.object({ field: z.string(), expected: z.string(), message: z.string() });
+const fieldProblemSchema = z.object({ field: z.string(), expected: z.string(), message: z.string() });
 
 export const errorLineSchema = z.object({
   row: rowNumber,
@@ -50,12 +50,6 @@ export const errorLineSchema = z.object({
 });
 export type ErrorLine = z.infer<typeof errorLineSchema>;
 
-export const secretsLineSchema = z.object({
-  row: rowNumber,
-  key: rowKey,
-  secrets: z.array(z.object({ stage: z.string(), name: z.string(), value: z.string(), expiresAt: z.string().optional() })),
-});
-export type SecretsLine = z.infer<typeof secretsLineSchema>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isRow = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;

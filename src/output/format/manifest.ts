@@ -31,12 +31,11 @@ export const sampleDesignSchema = z.object({
 /** The schema reads what src/sample/draw.ts writes (checked when compiling). */
 type Reads<T extends SampleDesign> = T;
 export type ManifestSample = Reads<z.infer<typeof sampleDesignSchema>>;
-export const sourceSchema = z.object({
+const sourceSchema = z.object({
   url: z.string(),
   table: z.string().nullable(),
   query: z.string().nullable(),
 });
-export type ManifestSource = z.infer<typeof sourceSchema>;
 
 export const manifestSchema = z.looseObject({
   version: z.literal(1),

@@ -14,7 +14,7 @@ const count = z.number();
 const ms = z.number();
 
 /** Attempts of one service or stage (src/metrics/service-stats.ts). */
-export const callStatsShape = {
+const callStatsShape = {
   attempts: count,
   retries: count,
   throttled_429: count,
@@ -26,7 +26,7 @@ export const callStatsShape = {
   achieved_per_minute: z.number().nullable(),
 };
 
-export const stageSummarySchema = z.looseObject({
+const stageSummarySchema = z.looseObject({
   kind: z.string(),
   endpoint: z.string().optional(),
   rows_ran: count,
@@ -36,7 +36,7 @@ export const stageSummarySchema = z.looseObject({
   ...callStatsShape,
 });
 
-export const serviceSummarySchema = z.looseObject({
+const serviceSummarySchema = z.looseObject({
   /** As `--rate` takes it (`500/min`), or `off`. */
   rate_limit: z.string(),
   concurrency: count,
@@ -64,7 +64,7 @@ export const serviceSummarySchema = z.looseObject({
 });
 
 /** One source address of a run with several (--local-address; src/pipeline/egress.ts). */
-export const addressSummarySchema = z.looseObject({
+const addressSummarySchema = z.looseObject({
   /** Rows started from it (rows moved in included), rows moved to another address after failing here. */
   rows: count,
   rows_moved_away: count,
@@ -79,7 +79,7 @@ export const addressSummarySchema = z.looseObject({
 });
 
 /** Stage id -> decision label -> rows (src/stages/decisions.ts). */
-export const decisionCountsSchema = z.record(z.string(), z.record(z.string(), count));
+const decisionCountsSchema = z.record(z.string(), z.record(z.string(), count));
 
 const serviceName = z.enum(SERVICES);
 
@@ -88,7 +88,7 @@ const serviceName = z.enum(SERVICES);
  * (SAMPLE_NO_KEY) and those that could not be read (MALFORMED_ROW) are errors of the run, in no stratum.
  * Counted over the whole input (up to --limit) by the counting pass, in every session and every shard.
  */
-export const sampleSummarySchema = sampleDesignSchema.extend({
+const sampleSummarySchema = sampleDesignSchema.extend({
   rows_without_key: count,
   rows_unreadable: count,
 });
@@ -165,7 +165,7 @@ export const runSummarySchema = z.looseObject({
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
-export const mergedSummarySchema = z.looseObject({
+const mergedSummarySchema = z.looseObject({
   merged: z.literal(true),
   pipeline: z.string(),
   input: z.string(),

@@ -27,7 +27,7 @@ export function kindOfTypes(types: number): ParquetKind {
   return 'string';
 }
 
-export function schemaElement(c: ParquetColumn): SchemaElement {
+function schemaElement(c: ParquetColumn): SchemaElement {
   const base = { name: c.name, repetition_type: 'OPTIONAL' as const };
   switch (c.kind) {
     case 'boolean':

@@ -14,7 +14,7 @@ import { ByteWriter, ParquetWriter, type Writer } from 'hyparquet-writer';
 import { convert, schemaOf, type ParquetColumn } from './schema.js';
 
 /** Rows per row group: big enough for good compression and fast scans, small enough to hold in memory. */
-export const ROW_GROUP_ROWS = 10_000;
+const ROW_GROUP_ROWS = 10_000;
 /** Bytes gathered before a write() to the file. */
 const FLUSH_BYTES = 1 << 20;
 

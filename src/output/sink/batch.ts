@@ -25,7 +25,7 @@ export interface ResultItem {
 }
 
 /** Where one journal has been written up to: its file (./tail.ts fileIdentity) and byte. */
-export interface JournalMark {
+interface JournalMark {
   readonly file: string | null;
   readonly bytes: number;
 }

@@ -4,7 +4,6 @@
  * into the tables ./schema.ts made or checked). What differs per database is in src/db/ (each dialect's `sink`
  * statements and what its errors mean).
  */
-export { folderId, SinkFollower, type FollowerStats } from './follower.js';
+export { folderId, SinkFollower } from './follower.js';
 export { SinkWriter, type FolderId, type SinkShape, type SinkTarget } from './writer.js';
-export { LOADS_TABLE, OWNED_COMMENT } from './tables.js';
 export { SinkThread } from './thread.js';

@@ -15,7 +15,7 @@ import { dedupe, readProgress, writeBatch, type BatchFence, type FolderId, type 
 import { SinkSchema, type SinkShape, type SinkTarget } from './schema.js';
 import { sinkNames, type SinkNames } from './tables.js';
 
-export type { BatchFence, FolderId, FolderProgress, JournalMark, ResultItem, SinkBatch, Written } from './batch.js';
+export type { BatchFence, FolderId, FolderProgress, ResultItem, SinkBatch, Written } from './batch.js';
 export type { SinkShape, SinkTarget } from './schema.js';
 
 /** The sink went away for longer than --sink-retry: the one message, whoever gives up (a write, the thread's start). */

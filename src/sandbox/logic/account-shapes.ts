@@ -9,7 +9,7 @@ import { balanceAt, maskName, type Account, type Txn } from './transactions.js';
 
 const money = (x: number) => x.toFixed(2);
 
-export function aaTransaction(t: Txn): Record<string, unknown> {
+function aaTransaction(t: Txn): Record<string, unknown> {
   return {
     type: t.type,
     mode: t.mode,
@@ -110,7 +110,7 @@ type Summary = Record<(typeof SUMMARY_FIELDS)[number], number>;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /** summaryInfo.total (account spec 2.7): counts and sums by the analyser's categories. */
-export function bsaTotals(txns: readonly Txn[]): Summary {
+function bsaTotals(txns: readonly Txn[]): Summary {
   const s = Object.fromEntries(SUMMARY_FIELDS.map((f) => [f, 0])) as Summary;
   let balSum = 0;
   s.balMax = txns.length ? -Infinity : 0;
@@ -137,7 +137,7 @@ export function bsaTotals(txns: readonly Txn[]): Summary {
   return s;
 }
 
-export function bsaAverages(total: Summary, months: number): Summary {
+function bsaAverages(total: Summary, months: number): Summary {
   const a = {} as Summary;
   for (const f of SUMMARY_FIELDS) a[f] = f.startsWith('bal') ? total[f] : r2(total[f] / Math.max(1, months));
   return a;

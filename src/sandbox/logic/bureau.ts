@@ -64,7 +64,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** base64 -> UTF-8 text, strictly (Node's decoder silently skips bad characters; the service does not). */
-export function decodeBase64Report(raw: string): string {
+function decodeBase64Report(raw: string): string {
   const s = raw.replace(/\s+/g, '');
   if (s.length === 0) throw new ReportError('raw_data is empty');
   if (!BASE64.test(s)) throw new ReportError('Invalid base64-encoded string: contains characters outside the base64 alphabet');
@@ -78,7 +78,7 @@ export function decodeBase64Report(raw: string): string {
 }
 
 /** Report text -> document: XML for bureau_b_xml, JSON (an object) for every other format. */
-export function parseReportText(text: string, format: BureauFormat): Record<string, unknown> {
+function parseReportText(text: string, format: BureauFormat): Record<string, unknown> {
   if (format === 'bureau_b_xml') {
     try {
       return parseXml(text.replace(/^\uFEFF/, ''));
@@ -313,7 +313,7 @@ function profileD(doc: Obj, format: string): BureauProfile {
   };
 }
 
-export function extractProfile(doc: Record<string, unknown>, format: BureauFormat): BureauProfile {
+function extractProfile(doc: Record<string, unknown>, format: BureauFormat): BureauProfile {
   switch (format) {
     case 'bureau_a_json': return profileA(doc, format);
     case 'bureau_b_json':
@@ -340,7 +340,7 @@ const round100 = (x: number) => Math.round(x / 100) * 100;
 const floor500 = (x: number) => Math.floor(x / 500) * 500;
 
 /** 1 (best) .. 5 (worst): score band, one notch down for overdue accounts and for many recent enquiries. */
-export function riskGrade(p: BureauProfile): number {
+function riskGrade(p: BureauProfile): number {
   let g: number;
   if (!p.hit || p.score === null) g = 4;
   else if (p.score >= 780) g = 1;

@@ -12,7 +12,7 @@ import { istMonthIndex, monthStart } from './time.js';
 
 export const isUnknownSession = (id: string) => /^unknown/i.test(id);
 export const isMultiConsent = (id: string) => /multi/i.test(id);
-export const hasTwoAccounts = (id: string) => /twoacc/i.test(id);
+const hasTwoAccounts = (id: string) => /twoacc/i.test(id);
 export const isStuck = (id: string) => /stuck/i.test(id);
 export const isFailing = (id: string) => /failed/i.test(id);
 export const hasNoFiles = (id: string) => /nofiles/i.test(id);

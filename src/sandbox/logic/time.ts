@@ -8,7 +8,7 @@ export const DAY_MS = 86_400_000;
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /** Calendar fields of an instant, in IST. */
-export function istParts(ms: number): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
+function istParts(ms: number): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
   const t = new Date(ms + IST_OFFSET_MS);
   return { y: t.getUTCFullYear(), mo: t.getUTCMonth(), d: t.getUTCDate(), h: t.getUTCHours(), mi: t.getUTCMinutes(), s: t.getUTCSeconds() };
 }

@@ -12,7 +12,7 @@
 import { digitsFrom, hash53, hexId, intBetween, mulberry32, unit, type Rng } from './hash.js';
 import { daysInMonth, istInstant, istMonthIndex, monthStart } from './time.js';
 
-export type TxnKind =
+type TxnKind =
   | 'salary' | 'business_credit' | 'emi' | 'bounce' | 'upi_debit' | 'upi_credit' | 'atm' | 'card' | 'bill'
   | 'cash_deposit' | 'cheque_deposit' | 'cheque_issue' | 'interest' | 'loan_disbursal' | 'transfer_in' | 'transfer_out';
 

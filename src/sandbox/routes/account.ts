@@ -20,7 +20,7 @@ import type { AccountState, Handler, ReportLink, RouteContext } from './context.
 
 const LOC = ['body'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const REPORT_TTL_MS = 7 * DAY_MS;
+const REPORT_TTL_MS = 7 * DAY_MS;
 const MSG_NO_AA = 'no aa session found for this user and aa_session_id';
 const MSG_NO_BSA = 'no bsa sessions found for this user and aa_session_id';
 const MSG_NO_FILES = 'no valid uploaded files found for this user and aa_session_id';

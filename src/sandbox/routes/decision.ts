@@ -53,7 +53,7 @@ export const bureauFeaturesRoute: Handler = (ctx) => {
   const raw = v.str(ctx.body, 'raw_data', LOC);
   const format = v.literal(ctx.body, 'format_type', LOC, FEATURE_BUREAU_FORMATS);
   if (!v.ok) throw new Fail(validationFailed('bureau', v.issues));
-  let features;
+  let features: ReturnType<typeof bureauFeatures>;
   try {
     features = bureauFeatures(profileFromRaw(raw!, format as BureauFormat));
   } catch (err) {

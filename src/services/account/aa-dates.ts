@@ -22,7 +22,7 @@ export type ParsedRangeDate =
   | { readonly ok: true; readonly wall: WallClock; readonly dateOnly: boolean }
   | { readonly ok: false; readonly expected: string };
 
-export const RANGE_DATE_EXPECTED =
+const RANGE_DATE_EXPECTED =
   'an ISO date (YYYY-MM-DD), an ISO datetime (YYYY-MM-DDTHH:MM[:SS]) or MM/DD/YYYY HH:MM:SS AM/PM';
 
 const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;

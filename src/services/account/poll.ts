@@ -33,7 +33,7 @@ export interface PollResult<T> {
 }
 
 /** Thrown by `sleep` when the run stops; carries no secret. */
-export function interrupted(polls: number): BreError {
+function interrupted(polls: number): BreError {
   return new BreError('INTERRUPTED', 'Stopped waiting for the BSA session to become ready: the run is stopping', {
     service: 'account', details: { calls: polls },
   });

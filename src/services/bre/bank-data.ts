@@ -20,7 +20,7 @@ import { readRowFile } from '../row-file.js';
 
 export const BANK_DATA_FIELD = 'external.bank_data';
 export const BANK_PATH_FIELD = 'bank_data_path';
-export const MAX_PROBLEMS = 10;
+const MAX_PROBLEMS = 10;
 
 const METADATA_FIELDS = [
   'currency', 'bank_name', 'ifsc_code', 'account_type', 'employer_name', 'account_number', 'account_holder_name',
@@ -85,7 +85,9 @@ function bankDataProblems(value: unknown): Problem[] {
   const out: Problem[] = [];
   if (Array.isArray(value)) {
     if (value.length === 0) out.push({ at: '(top level)', expected: 'at least one account', got: 'an empty array' });
-    value.forEach((acc, i) => checkAccount(acc, `[${i}]`, out));
+    value.forEach((acc, i) => {
+      checkAccount(acc, `[${i}]`, out);
+    });
   } else {
     checkAccount(value, '', out);
   }
@@ -103,7 +105,7 @@ function toFieldErrors(column: string, problems: readonly Problem[]): FieldError
 }
 
 /** Shape errors of bank data as FieldErrors of `column`; `allowArray` is true for bank_bre only (4.4). */
-export function checkBankData(value: unknown, column: string, allowArray: boolean): FieldError[] {
+function checkBankData(value: unknown, column: string, allowArray: boolean): FieldError[] {
   if (Array.isArray(value) && !allowArray) return [arrayRefused(column)];
   return toFieldErrors(column, bankDataProblems(value));
 }

@@ -13,7 +13,7 @@ import type { Json, JsonObject, NumberStyle } from '../../types.js';
 import { COMMA_STYLE } from '../../input/coerce.js';
 import { setPath } from '../../input/fields.js';
 import type { FilesRoot } from '../../input/files-root.js';
-import { FileCache } from '../bureau/file-cache.js';
+import type { FileCache } from '../bureau/file-cache.js';
 import { BRE_BUREAU_FORMATS } from '../bureau/formats.js';
 import { hasReport, REPORT_PATH_FIELD, resolveBureauReport } from '../bureau/report.js';
 import { BANK_DATA_FIELD, BANK_PATH_FIELD, hasBankData, resolveBankData } from './bank-data.js';

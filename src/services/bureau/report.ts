@@ -40,7 +40,7 @@ export interface ReportOptions {
   readonly cache?: FileCache;
 }
 
-export interface ResolvedReport {
+interface ResolvedReport {
   readonly base64: string;
   readonly format: BureauFormat;
   /** Column the report came from (`bureau_raw_json`, `bureau_report_path`, ...). */

@@ -21,8 +21,8 @@ import { FEATURE_FORMAT_TYPES } from './formats.js';
 import { resolveBureauReport } from './report.js';
 
 export const BUREAU_PATH = '/api/bureau';
-export const BUREAU_RAW_FIELDS = ['raw_data', 'external.bureau_raw_json'] as const;
-export const BUREAU_FORMAT_FIELDS = ['format_type', 'external.bureau_type'] as const;
+const BUREAU_RAW_FIELDS = ['raw_data', 'external.bureau_raw_json'] as const;
+const BUREAU_FORMAT_FIELDS = ['format_type', 'external.bureau_type'] as const;
 export const REFUSED_FEATURE_FORMATS: Readonly<Record<string, string>> = {
   bureau_c_softpull_json_v2:
     'bureau_c_softpull_json_v2 is not accepted by the bureau feature endpoint /api/bureau (spec 2.7 lists it for the workflows only)',

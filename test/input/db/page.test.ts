@@ -39,7 +39,9 @@ describe('splitPage', () => {
         if (split.fetchTailGroup) {
           const tailKey = fetched[split.nextKeyIndex!];
           const group = keys.filter((k) => k === tailKey);
-          group.forEach((k, i) => out.push({ key: k, end: i === group.length - 1 }));
+          group.forEach((k, i) => {
+            out.push({ key: k, end: i === group.length - 1 });
+          });
         }
         if (split.nextKeyIndex === null) break;
         after = fetched[split.nextKeyIndex];

@@ -8,7 +8,7 @@ import type { Obj, Validator } from '../../validate.js';
 export type Variant = 'v1' | 'v2';
 
 /** Account-service facts a workflow needs when it fetches bank data itself. */
-export interface SessionFacts {
+interface SessionFacts {
   /** End of the statement period of a BSA session (its processing start, or now when never started). */
   bsaStatementEnd(userId: string, sessionId: string): number;
 }
@@ -21,7 +21,7 @@ export interface WorkflowContext {
   readonly sessions: SessionFacts;
 }
 
-export interface Rule {
+interface Rule {
   readonly name: string;
   readonly pass: boolean;
 }

@@ -10,7 +10,7 @@ import { bureauMobileBank } from './bureau-mobile-bank.js';
 import { location } from './location.js';
 import { repeat } from './repeat.js';
 
-export const WORKFLOWS: Readonly<Record<string, WorkflowRun>> = {
+const WORKFLOWS: Readonly<Record<string, WorkflowRun>> = {
   location_bre: location,
   bureau_mobile_bre: bureauMobile,
   bank_bre: bank,
@@ -22,7 +22,7 @@ export const WORKFLOWS: Readonly<Record<string, WorkflowRun>> = {
 export function resolveWorkflow(endpoint: string): { run: WorkflowRun; variant: Variant } | undefined {
   const challenger = endpoint.endsWith('_challenger');
   const base = challenger ? endpoint.slice(0, -'_challenger'.length) : endpoint;
-  const run = Object.prototype.hasOwnProperty.call(WORKFLOWS, base) ? WORKFLOWS[base] : undefined;
+  const run = Object.hasOwn(WORKFLOWS, base) ? WORKFLOWS[base] : undefined;
   return run ? { run, variant: challenger ? 'v2' : 'v1' } : undefined;
 }
 

@@ -12,12 +12,12 @@ import { IST_OFFSET_MS } from '../time.js';
 import { isObj, type Loc, type Obj, type Validator } from '../../validate.js';
 import { unexpected, type WorkflowContext } from './common.js';
 
-export const PERSONAL_FIELDS = [
+const PERSONAL_FIELDS = [
   'pan_number', 'name_aadhar', 'address_aadhar', 'state_aadhar', 'city_aadhar', 'pincode_aadhar', 'phone',
   'pan_name', 'dob', 'profession', 'salary_source', 'loan_purpose', 'income_type', 'gender',
 ] as const;
 
-export const BANK_TYPES = ['bank_aa', 'bank_bsa'] as const;
+const BANK_TYPES = ['bank_aa', 'bank_bsa'] as const;
 
 /** Deferred checks that run after the 422 gate (so a body with both kinds of problem answers 422). */
 export type Later<T> = () => T;
