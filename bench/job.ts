@@ -16,7 +16,7 @@ import { CLI, CLIENT_ID, startSandboxProcess, TOKEN } from './harness.js';
 const ADMIN = process.env.BRE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 
-export interface JobRun {
+interface JobRun {
   readonly workers: number;
   readonly rows: number;
   readonly seconds: number;

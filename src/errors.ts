@@ -90,6 +90,20 @@ const ERROR_TABLE = {
   AUTH_REFUSED: refused,
   IP_NOT_ALLOWED: refused,
   /**
+   * A TLS failure reaching a service: its certificate not signed by a known CA, expired, for another host name,
+   * or this side's client certificate refused. Configuration, not a row's fault: the run stops (src/http/tls-failure.ts).
+   */
+  TLS_FAILED: refused,
+  /** A service answered a redirect (3xx): never followed, so the token never reaches another origin; the base URL is wrong. */
+  REDIRECTED: refused,
+  /**
+   * A service's first calls all answered the same status the spec does not document (a gateway's 400 "No required
+   * SSL certificate was sent", a 404 for a wrong path prefix): the configuration, not the rows (src/http/layers/first-calls.ts).
+   */
+  SERVICE_MISCONFIGURED: refused,
+  /** Before the run: a service's host does not resolve, refuses the connection or fails TLS (src/http/preflight.ts). */
+  SERVICE_UNREACHABLE: input,
+  /**
    * A 429: the service's state, never a row's fault. Retried until the service answers, however many attempts
    * that takes (--max-attempts does not count them); not a failure for the circuit breaker, which counts
    * throttling apart. A service that refuses everything for --throttle-deadline stops the run (THROTTLED).

@@ -2,12 +2,15 @@
  * The HTTP client: small layers over the next dispatch (./layers/, one file each), composed here and only
  * here. Outermost first:
  *
- *   retry -> limit -> classify -> measure -> deadline -> auth -> transport (undici Pool)
+ *   retry -> first calls -> limit -> classify -> measure -> deadline -> auth -> transport (undici Pool)
  *
  * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
  *   it sleeps the documented backoff (or a longer Retry-After) OUTSIDE the limiter, holding no slot; a 429 is
  *   the service's state, not the call's: it is not counted against --max-attempts, and the service's pause
  *   (the limit layer) is its back-off;
+ * - first calls holds a service's undocumented answers (HTTP_ERROR) until one call succeeds: the same one on
+ *   all its first calls is the configuration's fault (SERVICE_MISCONFIGURED stops the run), not the rows'. It
+ *   is above the limiter, so an answer it holds holds no slot; below retry, which never retries it;
  * - limit spaces attempt starts and caps attempts in flight per service; classification is below it, so it
  *   hears of a 429 (the whole service pauses) and of a success by the answer's code;
  * - measure counts every attempt the limiter let through, with its outcome and duration;
@@ -24,6 +27,7 @@ import { Deadlines } from './deadlines.js';
 import { auth, NO_HEADERS } from './layers/auth.js';
 import { classify } from './layers/classify.js';
 import { deadline } from './layers/deadline.js';
+import { firstCalls } from './layers/first-calls.js';
 import { limit } from './layers/limit.js';
 import { measure, Meter } from './layers/measure.js';
 import { retry } from './layers/retry.js';
@@ -122,12 +126,13 @@ export function createClient(opts: ClientOptions): ServiceClient {
 
   // The order of the layers, outermost first (why: this file's head comment).
   const dispatch = retry({ maxAttempts: opts.maxAttempts, signal: opts.signal, sleep, random: opts.random, meter })(
+    firstCalls()(
     limit({ limiterOf: (service) => opts.targets[service].limiter, signal: opts.signal, sleep, throttleDeadlineMs: opts.throttleDeadlineMs, waited: (service, ms) => meter.waited(service, ms) })(
       classify(
         measure(meter)(
           deadline(deadlines)(
             auth(opts.clientId, opts.authToken)(
-              transport))))));
+              transport)))))));
 
   return {
     async call(service, path, body, callOpts = {}, stageStats) {

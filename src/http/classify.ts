@@ -42,6 +42,17 @@ function missingFields(body: unknown): string[] {
     .filter((s) => s !== '');
 }
 
+/** Where a redirect leads, by origin only (a path or query may carry secrets). */
+function redirectOrigin(location: string | string[] | undefined): string {
+  const l = Array.isArray(location) ? location[0] : location;
+  if (!l) return 'nowhere (no Location)';
+  try {
+    return new URL(l).origin;
+  } catch {
+    return 'a path on the same origin';
+  }
+}
+
 export function classifyResponse(service: ServiceName, res: HttpResponse): unknown {
   const { status } = res;
   const body = tryJson(res.text);
@@ -50,6 +61,9 @@ export function classifyResponse(service: ServiceName, res: HttpResponse): unkno
       throw new BreError('BAD_RESPONSE', `${service} service answered ${status} with a body that is not a JSON object: ${excerpt(res.text)}`, { service, status });
     }
     return body;
+  }
+  if (status >= 300 && status < 400) {
+    throw new BreError('REDIRECTED', `the ${service} service answered ${status} redirecting to ${redirectOrigin(res.headers.location)}: redirects are not followed (the token must never reach another origin); set the base URL to where the service is`, { service, status });
   }
   if (status === 401) {
     throw new BreError('AUTH_REFUSED', `the ${service} service refused the credentials (HTTP 401): check BRE_CLIENT_ID and BRE_AUTH_TOKEN (or the file BRE_AUTH_TOKEN_FILE names), and that they belong to the environment of the base URL`, { service, status });

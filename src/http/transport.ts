@@ -17,6 +17,7 @@ import { Pool, ProxyAgent, errors as undiciErrors, type Dispatcher } from 'undic
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 import type { Route } from './network.js';
+import { errorCodeOf, tlsFailure } from './tls-failure.js';
 import { type AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';
 
 export interface HttpRequest {
@@ -94,7 +95,7 @@ export class Transport {
    */
   dispatch(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal, sent?: () => void, deadline?: AttemptDeadline): Promise<HttpResponse> {
     return new Promise<HttpResponse>((resolve, reject) => {
-      const fail = (err: unknown) => reject(classifyTransportError(service, err, signal, timeoutMs));
+      const fail = (err: unknown) => reject(classifyTransportError(service, this.origin, err, signal, timeoutMs));
       const handler = new WholeBody(this.#maxBytes, resolve, fail, sent, deadline);
       this.#pool.dispatch({
         origin: this.origin,
@@ -120,7 +121,7 @@ export class Transport {
   }
 }
 
-function classifyTransportError(service: ServiceName, err: unknown, signal: AbortSignal | undefined, timeoutMs: number): BreError {
+function classifyTransportError(service: ServiceName, origin: string, err: unknown, signal: AbortSignal | undefined, timeoutMs: number): BreError {
   if (err instanceof DeadlinePassed || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return timeoutError(service, timeoutMs);
   }
@@ -131,7 +132,9 @@ function classifyTransportError(service: ServiceName, err: unknown, signal: Abor
   if (signal?.aborted) {
     return new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
   }
-  const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  const tls = tlsFailure(service, origin, err);
+  if (tls) return tls;
+  const code = errorCodeOf(err);
   const text = code ? `${code}` : err instanceof Error ? err.message : String(err);
   return new BreError('NETWORK', `${service} service connection failed (${text})`, { service, cause: err });
 }

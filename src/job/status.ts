@@ -87,7 +87,7 @@ export async function readJobStatus(store: JobStore, name: string, windowHours?:
  * --plan's question for the rest: the live workers' combined rate over the window, against the rows left. Short
  * of it, more addresses at the live workers' mean rate (each address is a worker at its own per-IP limit).
  */
-function planFor(left: number, alive: readonly { rate: number }[], windowHours: number): NonNullable<JobStatus['plan']> {
+export function planFor(left: number, alive: readonly { rate: number }[], windowHours: number): NonNullable<JobStatus['plan']> {
   const seconds = windowHours * 3600;
   const rate = alive.reduce((n, w) => n + w.rate, 0);
   if (left === 0 || rate * seconds >= left) return { windowHours, fits: true, moreAddresses: 0 };

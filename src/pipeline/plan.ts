@@ -15,6 +15,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BreError } from '../errors.js';
+import { preflight } from '../http/preflight.js';
 import { startIntervalMs } from '../limits/pacer.js';
 import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/bitset.js';
@@ -174,6 +175,8 @@ async function doneRows(outDir: string): Promise<RowSet> {
 export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Promise<string> {
   const s = settings;
   if (s.input === '-' && !s.source) throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
+  // The same check as a run's, when the user's base URLs are set: a plan for services that cannot be reached is no plan.
+  if (s.network) await preflight([...new Set(s.pipeline.stages.map((st) => kindOf(st).service))], s.baseUrls, s.network);
   const done = await doneRows(s.outDir);
   const drawn = s.sample ? await drawSample(s, s.sample) : undefined;
   // A sampled run sends the sample's rows (and writes the rows without a key or unreadable to errors); the

@@ -9,6 +9,7 @@ import type { BreError } from '../errors.js';
 import type { ServiceClient } from '../http/chain.js';
 import { checkLocalAddresses } from '../http/egress-check.js';
 import { networkSecrets } from '../http/network.js';
+import { preflight } from '../http/preflight.js';
 import { maskText } from '../input/mask.js';
 import { localLimiter, type LimiterFactory } from '../limits/factory.js';
 import type { LimiterStats } from '../limits/limiter.js';
@@ -170,6 +171,9 @@ export class Run {
     const manifest = await this.#manifest(input.reading);
     // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
     if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
+    // The user's services, before the folder exists: a host that does not resolve, a closed port or a TLS failure
+    // is exit 2 naming them, not every row in errors (src/http/preflight.ts). The built-in sandbox needs none.
+    if (s.network) await preflight([...new Set(kinds.map((k) => k.service))], s.baseUrls, s.network);
     // So is a sink that cannot be reached, or a user's table that cannot take the rows.
     this.sink = await openSink(s, this.sample !== undefined, kinds.some((k) => k.producesTransactions === true), (line) => this.log(line));
     // A dry run makes its folder only if it has rows to report (./finish.ts).

@@ -2,10 +2,11 @@
  * The network as banks have it (issue 32), against real servers on loopback: nginx with a private CA that
  * requires a client certificate, in front of the sandbox, and tinyproxy as the egress proxy.
  */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/pushgateway.js';
 import { makePki, startNginx, startTinyproxy, type RunningServer, type TestPki } from '../helpers/network-servers.js';
 import { filesUnder, invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -118,4 +119,51 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
     expect(wrong.stderr).toContain('passphrase');
     for (const r of [inline, both, readable, wrong]) expect(r.stdout).not.toContain('rows');
   }, 120_000);
+
+  it('the pre-flight: a missing CA, a host that does not resolve, a closed port are exit 2 naming service, host and cause, with no output folder', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 3);
+    const noCa = await spawnCli(runArgs('location', input, join(dir, 'a'), '--client-cert', pki.clientCert, '--client-key', pki.clientKey), sb.env(nginx.url));
+    expect(noCa.code, noCa.stderr).toBe(2);
+    expect(noCa.stderr).toContain(`the workflow service at ${nginx.url}: the server's certificate is not signed by a known CA: give --ca-file`);
+    expect(existsSync(join(dir, 'a'))).toBe(false);
+
+    const viaProxy = await spawnCli(runArgs('location', input, join(dir, 'b'), '--client-cert', pki.clientCert, '--client-key', pki.clientKey), sb.env(nginx.url, { HTTPS_PROXY: proxy.url }));
+    expect(viaProxy.code, viaProxy.stderr).toBe(2);
+    expect(viaProxy.stderr).toContain(`(through the proxy ${proxy.url})`);
+
+    const nowhere = await spawnCli(runArgs('location', input, join(dir, 'c')), sb.env('https://no-such-host.invalid'));
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toContain('the workflow service at https://no-such-host.invalid cannot be reached: the host name does not resolve');
+    expect(existsSync(join(dir, 'c'))).toBe(false);
+
+    const closed = await spawnCli(runArgs('location', input, join(dir, 'd'), '--dry-run'), sb.env(`https://127.0.0.1:${await freePort()}`));
+    expect(closed.code).toBe(2);
+    expect(closed.stderr).toContain('the connection was refused');
+  }, 120_000);
+
+  it('no client certificate: nginx\'s 400 on the first calls stops the run (exit 3), no row in errors; with it, the run resumes and completes', async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 12);
+    const out = join(dir, 'out');
+    const first = await spawnCli(runArgs('location', input, out, '--ca-file', pki.caCert), sb.env(nginx.url));
+    expect(first.code, first.stderr).toBe(3);
+    expect(first.stderr).toContain('answered its first');
+    expect(first.stderr).toContain('No required SSL certificate was sent');
+    expect(readOutput(out).errors).toEqual([]);
+    const again = await spawnCli(runArgs('location', input, out, ...certArgs()), sb.env(nginx.url));
+    expect(again.code, again.stderr).toBe(0);
+    const folder = readOutput(out);
+    expect(invariantProblems(12, folder)).toEqual([]);
+    expect(folder.results).toHaveLength(12);
+  }, 120_000);
+
+  it('a redirect stops the run (exit 3) naming the target\'s origin; never followed, no row in errors', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    const res = await spawnCli(runArgs('location', locationCsv(dir, 5), out, ...certArgs()), sb.env(`${nginx.url}/redirect`));
+    expect(res.code, res.stderr).toBe(3);
+    expect(res.stderr).toContain('answered 307 redirecting to https://elsewhere.example.com:8443');
+    expect(readOutput(out).errors).toEqual([]);
+  }, 90_000);
 });

@@ -4,7 +4,7 @@
  * including error messages quoting a body cut short. The token comes only from the environment or an
  * owner-only file; a non-loopback base URL must be https.
  */
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { excerpt } from '../../src/http/classify.js';
@@ -197,13 +197,18 @@ describe('where the token may come from', () => {
     expect(run.stderr).not.toContain(sb.token);
   });
 
-  it('an https base URL is accepted without a loopback host (the config step passes; --dry-run calls nothing)', async () => {
+  it('an https base URL is accepted without a loopback host (the config step passes; --dry-run calls nothing, its pre-flight only connects)', async () => {
     const dir = tempDir();
     const out = join(dir, 'out');
+    // .invalid never resolves (RFC 2606): the URL passes the configuration check, then the pre-flight (issue 32)
+    // stops the dry run before anything is written, naming the host.
     const run = await spawnCli(runArgs('location', inputFile(dir), out, '--dry-run'), {
-      BRE_BASE_URL: 'https://bre.example.com', BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: sb.token,
+      BRE_BASE_URL: 'https://bre.invalid', BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: sb.token,
     });
-    expect(run.code, run.stderr).toBe(0);
-    expect(leaks(out, run, [sb.token])).toEqual([]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('the workflow service at https://bre.invalid cannot be reached');
+    expect(run.stderr).not.toContain('Expected BRE_BASE_URL');
+    expect(run.stderr + run.stdout).not.toContain(sb.token);
+    expect(existsSync(out)).toBe(false);
   });
 });

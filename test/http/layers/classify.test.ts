@@ -30,4 +30,14 @@ describe('classify layer', () => {
     const boom = new Error('socket hang up');
     await expect(classify(scripted<HttpResponse>([() => { throw boom; }]))(attempt())).rejects.toBe(boom);
   });
+
+  it('a redirect is REDIRECTED (a stop), naming only the target\'s origin; it is never followed', async () => {
+    const layer = classify(scripted([answer(307, '', { location: 'https://elsewhere.example:8443/api?sig=secret' }), answer(302, '', { location: '/login' })]));
+    const away = (await layer(attempt()).catch((e) => e)) as BreError;
+    expect([away.code, away.status]).toEqual(['REDIRECTED', 307]);
+    expect(away.message).toContain('https://elsewhere.example:8443');
+    expect(away.message).not.toContain('sig=secret');
+    const local = (await layer(attempt()).catch((e) => e)) as BreError;
+    expect(local.message).toContain('a path on the same origin');
+  });
 });
