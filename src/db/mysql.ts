@@ -192,6 +192,9 @@ export const mysqlDialect: Dialect = {
     param: () => '?',
     types: { boolean: 'boolean', int64: 'bigint', double: 'double', string: 'longtext', json: 'json', timestamp_local_ms: 'datetime(3)', date: 'date' },
     keyType: 'varchar(255)',
+    // DATETIME(3) holding UTC, not TIMESTAMP: TIMESTAMP converts through each connection's time_zone on the way in
+    // and out (MariaDB takes no offset in the text) and ends in 2038; DATETIME keeps the UTC bre-batch writes.
+    instant: { type: 'datetime(3)', zone: '' },
     families: {
       text: ['varchar', 'char', 'text', 'tinytext', 'mediumtext', 'longtext'], json: ['json', 'longtext'],
       integer: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint'], number: ['decimal', 'float', 'double'],

@@ -177,6 +177,8 @@ export const postgres: Dialect = {
     param: (i) => `$${i}`,
     types: { boolean: 'boolean', int64: 'bigint', double: 'double precision', string: 'text', json: 'jsonb', timestamp_local_ms: 'timestamp(3)', date: 'date' },
     keyType: 'text',
+    // An instant, shown in each reader's time zone; the zone in the text keeps the session's TimeZone out of it.
+    instant: { type: 'timestamptz(3)', zone: '+00' },
     families: {
       text: ['text', 'character varying', 'character'], json: ['json', 'jsonb'], integer: ['smallint', 'integer', 'bigint'],
       number: ['numeric', 'real', 'double precision'], boolean: ['boolean'],

@@ -37,6 +37,11 @@ export interface Statement {
 export interface SinkSql {
   /** The SQL type of a column of that kind. */
   typeOf(kind: ColumnKind): string;
+  /**
+   * When bre-batch wrote a row (`loaded_at`, `updated_at`): the column type of an instant and what follows a UTC
+   * wall clock (`YYYY-MM-DD HH:MM:SS.mmm`) to say it is UTC (PostgreSQL: `timestamptz`, `+00`).
+   */
+  readonly instant: { readonly type: string; readonly zone: string };
   /** The type of a key column bre-batch creates (text; a bounded varchar where a primary key needs one). */
   readonly keyType: string;
   /** Types a key may be written into: text of any length, or exact numbers (keys from a database's numeric key). */
@@ -74,6 +79,7 @@ export interface SinkDialectParts {
   readonly param: (i: number) => string;
   readonly types: Readonly<Record<ColumnKind, string>>;
   readonly keyType: string;
+  readonly instant: SinkSql['instant'];
   /** Type names (information_schema's data_type) of each family; `number`: those that keep a fraction (MySQL would round one into an integer column). */
   readonly families: { readonly text: readonly string[]; readonly json: readonly string[]; readonly integer: readonly string[]; readonly number: readonly string[]; readonly boolean: readonly string[]; readonly timestamp: readonly string[]; readonly date: readonly string[] };
   /** `ON CONFLICT (k) DO UPDATE SET c = EXCLUDED.c` or `ON DUPLICATE KEY UPDATE c = VALUES(c)`. */
@@ -94,6 +100,7 @@ export function standardSink(p: SinkDialectParts): SinkSql {
   return {
     typeOf: (kind) => p.types[kind],
     keyType: p.keyType,
+    instant: p.instant,
     isKeyType: (type) => has(f.text, type) || has(f.integer, type) || type.toLowerCase() === 'numeric' || type.toLowerCase() === 'decimal',
     holdsJson: (type) => has(f.json, type) || has(f.text, type),
     holdsText: (type) => has(f.text, type),

@@ -82,7 +82,7 @@ const SQL_TYPES: Record<DialectName, Record<Kind, string>> = {
 
 /** The key column of a table the sink makes (a primary key on MySQL cannot be TEXT). */
 const KEY_TYPE: Record<DialectName, string> = { postgres: 'text', mysql: 'varchar(255)' };
-const TIMESTAMP_TYPE: Record<DialectName, string> = { postgres: 'timestamp without time zone', mysql: 'datetime(3)' };
+const TIMESTAMP_TYPE: Record<DialectName, string> = { postgres: 'timestamp with time zone', mysql: 'datetime(3)' };
 
 /** What the project's session reads back for a value written into a column of a kind. */
 function cellMatches(kind: Kind, want: unknown, got: unknown, dialect: DialectName): boolean {
@@ -190,13 +190,14 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
   }
   // Each result field's column and the kind of every value it held.
   const fields = new Map<string, { header: string; kind: Kind }>();
+  const reserved = new Set([key, 'row', 'stratum', 'weight', 'result', 'loaded_at']);
   for (const l of lines) {
     for (const [stage, values] of Object.entries(l.stages)) {
       for (const [field, v] of Object.entries(values ?? {})) {
         const k = kindOf(v);
         if (k === undefined) continue;
         const header = `${stage}.${field}`;
-        const col = columnName(header, maxId);
+        const col = columnName(header, maxId, reserved);
         fields.set(col, { header, kind: wider(fields.get(col)?.kind, k) });
       }
     }

@@ -100,7 +100,7 @@ export async function writeBatch(session: DbSession, s: SinkSchema, folder: Fold
     await writeErrors(session, s, errors);
     await upsert(session, s, s.loads, LOAD_COLUMNS.map((c) => c.name), ['sink_table', 'folder'], [[
       s.sinkName(), folder.id, folder.host, folder.path, progress.results.file, progress.results.bytes,
-      progress.errors.file, progress.errors.bytes, progress.batches, sqlTimestamp(Date.now()),
+      progress.errors.file, progress.errors.bytes, progress.batches, sqlTimestamp(Date.now()) + s.dialect.sink.instant.zone,
     ]]);
     return { results: results.length, errors: errors.length };
   });
@@ -110,7 +110,7 @@ async function writeResults(session: DbSession, s: SinkSchema, results: readonly
   if (results.length === 0) return;
   const t = s.results;
   const key = s.shape.key;
-  const now = sqlTimestamp(Date.now());
+  const now = sqlTimestamp(Date.now()) + s.dialect.sink.instant.zone;
   const fixed = resultFixedColumns(s.shape.sampled).filter((c) => t.columns.has(c.name));
   const fields = [...s.fields].filter(([, col]) => t.columns.has(col));
   const columns = [key, ...fixed.map((c) => c.name), ...fields.map(([, col]) => col)];
@@ -154,7 +154,7 @@ async function replaceTransactions(session: DbSession, s: SinkSchema, t: Table, 
 async function writeErrors(session: DbSession, s: SinkSchema, errors: readonly ErrorLine[]): Promise<void> {
   if (errors.length === 0) return;
   const t = s.errors;
-  const now = sqlTimestamp(Date.now());
+  const now = sqlTimestamp(Date.now()) + s.dialect.sink.instant.zone;
   const cols = errorColumns(s.shape.key, s.shape.sampled).filter((c) => t.columns.has(c.name));
   const rows = errors.map((e) => cols.map((c) => {
     if (c.name === 'loaded_at') return now;

@@ -9,7 +9,7 @@ import type { ColumnKind } from '../../types.js';
 import { kindOfTypes } from '../parquet/schema.js';
 import { typeBit } from '../columns.js';
 import {
-  columnName, errorColumns, LOADS_TABLE, OWNED_COMMENT, resultFixedColumns, transactionColumns, widerKind,
+  columnName, errorColumns, isOldColumnName, LOADS_TABLE, OWNED_COMMENT, resultFixedColumns, transactionColumns, widerKind,
   type SinkColumn, type SinkNames,
 } from './tables.js';
 
@@ -51,8 +51,13 @@ export class SinkSchema {
   errors!: Table;
   transactions: Table | undefined;
   loads!: Table;
-  /** Result fields by their `stage.field` header: the column they go in. */
+  /**
+   * Result fields by their `stage.field` header: the column they go in. A column of bre-batch's own table whose
+   * field this run has not met yet is here under `.COLUMN` (no stage: written null, as the field is absent).
+   */
   readonly fields = new Map<string, string>();
+  /** Names a result field's column may not take: the key and the fixed columns. */
+  #reserved = new Set<string>();
 
   private constructor(readonly dialect: Dialect, readonly target: SinkTarget, readonly shape: SinkShape, readonly names: SinkNames) {}
 
@@ -82,11 +87,13 @@ export class SinkSchema {
 
   async #prepare(session: DbSession): Promise<void> {
     const key = this.shape.key;
-    const col = (c: SinkColumn, notNull = false) => ({ name: c.name, type: this.dialect.sink.typeOf(c.kind), notNull });
+    const col = (c: SinkColumn, notNull = false) => ({ name: c.name, type: INSTANTS.has(c.name) ? this.dialect.sink.instant.type : this.dialect.sink.typeOf(c.kind), notNull });
     const keyCol = { name: key, type: this.dialect.sink.keyType, notNull: true };
     // Each table is checked before the next is made: a user's table refused leaves nothing new behind.
     this.results = await this.#table(session, this.names.results, [keyCol, ...resultFixedColumns(this.shape.sampled).map((c) => col(c))], [key]);
     this.#check(this.results, [key], true);
+    this.#reserved = new Set([key, ...resultFixedColumns(true).map((c) => c.name)]);
+    if (this.results.owned) this.#refuseOldNames(this.results);
     this.errors = await this.#table(session, this.names.errors, errorColumns(key, this.shape.sampled).map((c) => col(c, c.name === 'row')), ['row']);
     this.#check(this.errors, ['row'], true);
     if (this.shape.transactions) {
@@ -95,7 +102,24 @@ export class SinkSchema {
     }
     this.loads = await this.#table(session, LOADS_TABLE, LOAD_COLUMNS.map((c) => (c.name === 'sink_table' || c.name === 'folder' ? { name: c.name, type: this.dialect.sink.keyType, notNull: true } : col(c))), ['sink_table', 'folder']);
     if (!this.loads.owned) this.#mismatch(this.loads, `${LOADS_TABLE} is the commit table bre-batch keeps; a table of that name that bre-batch did not create is in the way`, `rename or drop it`);
-    for (const c of this.results.columns.keys()) if (c.includes('.')) this.fields.set(c, c);
+    for (const c of this.results.columns.keys()) {
+      if (this.#reserved.has(c)) continue;
+      // A user's table may name its columns as results.csv does (`stage.field`): they take their fields.
+      if (!this.results.owned) {
+        if (isOldColumnName(c)) this.fields.set(c, c);
+      } else this.fields.set(`.${c}`, c);
+    }
+  }
+
+  /**
+   * bre-batch's own table from before the plain column names: renaming columns under a user's queries and views
+   * is theirs to decide, so the run stops before any call with the statements that would do it.
+   */
+  #refuseOldNames(t: Table): void {
+    const old = [...t.columns.keys()].filter(isOldColumnName);
+    if (old.length === 0) return;
+    const renames = old.map((c) => `ALTER TABLE ${t.sql} RENAME COLUMN ${this.dialect.quote(c)} TO ${columnName(c, this.dialect.maxIdentifier, this.#reserved)};`);
+    throw new BreError('SINK_TABLE_MISMATCH', `the sink table ${t.name} at ${this.target.url.display} was made by an earlier bre-batch with result columns named as in results.csv (${old.slice(0, 3).map((c) => `"${c}"`).join(', ')}${old.length > 3 ? ', ...' : ''}); its result columns now have plain names (location_decision), and bre-batch does not rename columns on its own. Fix: rename them (README: Writing into tables): ${renames.join(' ')} Or name a new table with --sink-table.`, { field: 'sink-table' });
   }
 
   /** The table as it is, made first (with its comment) when it is not there. */
@@ -191,7 +215,12 @@ export class SinkSchema {
     const t = this.results;
     for (const { header, bits } of types) {
       const kind = kindOfTypes(bits);
-      const name = this.fields.get(header) ?? columnName(header, this.dialect.maxIdentifier);
+      let name = this.fields.get(header) ?? columnName(header, this.dialect.maxIdentifier, this.#reserved);
+      // Two fields of one run on one plain name (`a.b_c`, `a_b.c`): the one met later gets the hashed name.
+      if (!this.fields.has(header) && [...this.fields].some(([h, c]) => c === name && !h.startsWith('.'))) {
+        name = columnName(header, this.dialect.maxIdentifier, new Set([...this.#reserved, name]));
+      }
+      if (!t.owned && !t.columns.has(name) && t.columns.has(header)) name = header;
       const have = t.columns.get(name);
       if (!t.owned) {
         if (have) {
@@ -217,11 +246,11 @@ export class SinkSchema {
   }
 
   /**
-   * A field's column. A shortened column found at open is known only by its own name until its field is seen:
-   * that name goes, or the column would be written twice in one statement.
+   * A field's column. A column found at open is known only by its own name until its field is seen: that entry
+   * goes, or the column would be written twice in one statement.
    */
   #bind(header: string, name: string): void {
-    if (header !== name) this.fields.delete(name);
+    for (const [h, c] of this.fields) if (c === name && h !== header) this.fields.delete(h);
     this.fields.set(header, name);
   }
 
@@ -234,6 +263,9 @@ export class SinkSchema {
     }
   }
 }
+
+/** Columns of when bre-batch wrote a row: instants (./tables.ts). */
+const INSTANTS = new Set(['loaded_at', 'updated_at']);
 
 function truthy(v: unknown): boolean {
   return v === true || v === 1 || v === '1' || v === 't';

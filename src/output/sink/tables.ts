@@ -2,7 +2,7 @@
  * The sink's tables and their fixed columns: NAME (one row per key: the result), NAME_errors (one row per
  * input row that failed), NAME_transactions (an account pipeline's transactions, per key) and the commit table
  * bre_batch_loads (how far each output folder has been written). Result fields become columns as they
- * appear (`columnName` here; added by ./schema.ts). Pure: names and shapes only.
+ * appear (named by `columnName` here; added by ./schema.ts). Pure: names and shapes only.
  */
 import { createHash } from 'node:crypto';
 import { BreError } from '../../errors.js';
@@ -37,16 +37,27 @@ export function sinkNames(table: string, maxIdentifier: number): SinkNames {
 }
 
 /**
- * A column name within the database's limit: a result column is named as in results.csv (`stage.field`); a
- * longer name keeps its start and ends in 8 hex digits of its hash, so that two long names never meet.
+ * A result field's column: a plain name a user types unquoted (`location.decision` to `location_decision`).
+ * `stage.field` whose two parts are already lower-case [a-z0-9_] (the stage starting with a letter) gives
+ * `stage_field`; anything else (upper case, other characters, more dots, a leading digit), a name in
+ * `reserved` (the fixed columns and the key) and a name past the database's limit is lower-cased, every other
+ * character made `_`, prefixed `f_` when it would start with a digit, cut to fit and ended with `_` and 8 hex
+ * digits of the field's hash. A function of the field alone, so that the same field always gets the same
+ * column, whatever other fields a run meets.
  */
-export function columnName(name: string, maxIdentifier: number): string {
-  if (Buffer.byteLength(name) <= maxIdentifier) return name;
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
-  // By code points: half a surrogate pair would reach the database as U+FFFD, another name than this one.
-  const head = Array.from(name);
-  while (Buffer.byteLength(head.join('')) > maxIdentifier - 9) head.pop();
-  return `${head.join('')}~${hash}`;
+export function columnName(header: string, maxIdentifier: number, reserved: ReadonlySet<string> = new Set()): string {
+  const dot = header.indexOf('.');
+  const plain = dot > 0 && /^[a-z][a-z0-9_]*$/.test(header.slice(0, dot)) && /^[a-z0-9_]+$/.test(header.slice(dot + 1));
+  const name = plain ? `${header.slice(0, dot)}_${header.slice(dot + 1)}` : header.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  if (plain && name.length <= maxIdentifier && !reserved.has(name)) return name;
+  const hash = createHash('sha256').update(header).digest('hex').slice(0, 8);
+  const head = /^[0-9]/.test(name) ? `f_${name}` : name;
+  return `${head.slice(0, maxIdentifier - 9)}_${hash}`;
+}
+
+/** A column an earlier bre-batch named as in results.csv (`stage.field`; shortened ones with `~`): never renamed silently. */
+export function isOldColumnName(name: string): boolean {
+  return name.includes('.');
 }
 
 /** NAME's fixed columns, after the key: the row number, a sample's design, the whole result, when it was written. */

@@ -54,7 +54,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       await waitFor(async () => (await killConnections(dialect, dbName(url))) >= 1, 10_000, 'the writer’s connection killed a third time');
       expect(await w.progress(FOLDER)).toEqual(progressAt(30, 0, 3));
       await w.close();
-      expect((await tableRows(url, 'killed', 'reference_id')).map((r) => [r.reference_id, r['d.w']])).toEqual([['K1', null], ['K2', null], ['K3', 'new']]);
+      expect((await tableRows(url, 'killed', 'reference_id')).map((r) => [r.reference_id, r['d_w']])).toEqual([['K1', null], ['K2', null], ['K3', 'new']]);
     });
 
     itDb(dialect)('a database that stays away past retryForMs: SINK_UNAVAILABLE; once it is back the same writer goes on', async () => {

@@ -71,7 +71,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       expect(await keys('once')).toEqual(['K1', 'K2', 'K3', 'K4', 'K5']);
       expect(await errorRows('once')).toEqual([[6, 'HTTP_ERROR'], [7, 'HTTP_ERROR']]);
       const [decision] = await tableRows(url, 'once', 'row');
-      expect([decision['decision.decision'], num(decision['decision.score'])]).toEqual(['APPROVE', 10]);
+      expect([decision['decision_decision'], num(decision['decision_score'])]).toEqual(['APPROVE', 10]);
 
       const id = folderId(dir, readManifest(dir)!);
       const commit = async () => (await tableRows(url, 'bre_batch_loads', 'folder')).find((l) => l.sink_table === 'once' && l.folder === id.id)!;
@@ -191,7 +191,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       expect(stats.batches).toBeGreaterThan(1);
       const rows = await tableRows(url, 'big', 'row');
       expect(rows).toHaveLength(2500);
-      expect(rows.every((r, i) => num(r['decision.n']) === i)).toBe(true);
+      expect(rows.every((r, i) => num(r['decision_n']) === i)).toBe(true);
     });
   });
 }

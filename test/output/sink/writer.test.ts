@@ -9,7 +9,7 @@ import { columnName, LOADS_TABLE, OWNED_COMMENT } from '../../../src/output/sink
 import type { NormalisedTransaction } from '../../../src/types.js';
 import { available, freshDatabase, itDb } from '../../helpers/db.js';
 import {
-  batch, bool, errorLine, FOLDER, json, num, openWriter, progressAt, query, quote, result, tableColumns, tableComment, tableRows,
+  batch, bool, breError, errorLine, FOLDER, json, num, openWriter, progressAt, query, quote, result, tableColumns, tableComment, tableRows,
 } from '../../helpers/sink.js';
 
 function tx(amount: number, extra: Partial<NormalisedTransaction> = {}): NormalisedTransaction {
@@ -23,18 +23,21 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       url = await freshDatabase(dialect);
     });
     const types = dialect === 'postgres'
-      ? { key: 'text', bigint: 'bigint', double: 'double precision', text: 'text', json: 'jsonb', boolean: 'boolean', ts: 'timestamp without time zone', date: 'date' }
-      : { key: 'varchar', bigint: 'bigint', double: 'double', text: 'longtext', json: 'longtext', boolean: 'boolean', ts: 'datetime', date: 'date' };
+      ? { key: 'text', bigint: 'bigint', double: 'double precision', text: 'text', json: 'jsonb', boolean: 'boolean', ts: 'timestamp without time zone', instant: 'timestamp with time zone', date: 'date' }
+      : { key: 'varchar', bigint: 'bigint', double: 'double', text: 'longtext', json: 'longtext', boolean: 'boolean', ts: 'datetime', instant: 'datetime', date: 'date' };
 
     itDb(dialect)('open makes NAME, NAME_errors, NAME_transactions and the commit table, each with the owned comment; opening again changes nothing', async () => {
       const w = await openWriter(url, 'made', { transactions: true });
       await w.close();
       for (const t of ['made', 'made_errors', 'made_transactions', LOADS_TABLE]) expect(await tableComment(url, t), t).toBe(OWNED_COMMENT);
       const made = await tableColumns(url, 'made');
-      expect([...made]).toEqual([['reference_id', types.key], ['row', 'bigint'], ['result', types.json], ['loaded_at', types.ts]]);
+      expect([...made]).toEqual([['reference_id', types.key], ['row', 'bigint'], ['result', types.json], ['loaded_at', types.instant]]);
       const errors = await tableColumns(url, 'made_errors');
       expect([...errors.keys()]).toEqual(['row', 'line', 'reference_id', 'stage', 'status', 'code', 'message', 'field', 'expected', 'errors', 'attempts', 'input', 'loaded_at']);
       expect(errors.get('input')).toBe(types.json);
+      // When a row was written is an instant; a transaction's timestamp is its wall clock (its offset beside it).
+      expect(errors.get('loaded_at')).toBe(types.instant);
+      expect((await tableColumns(url, LOADS_TABLE)).get('updated_at')).toBe(types.instant);
       const txs = await tableColumns(url, 'made_transactions');
       expect(txs.get('timestamp')).toBe(types.ts);
       expect(txs.get('value_date')).toBe(types.date);
@@ -139,37 +142,37 @@ for (const dialect of ['postgres', 'mysql'] as const) {
     itDb(dialect)('a field appearing later gets a column of its kind; earlier rows have null in it', async () => {
       const w = await openWriter(url, 'grows');
       await w.write(FOLDER, batch([result(1, 'K1', { decision: { decision: 'APPROVE' } })], [], progressAt(10, 0, 1)));
-      expect([...(await tableColumns(url, 'grows')).entries()].slice(4)).toEqual([['decision.decision', types.text]]);
+      expect([...(await tableColumns(url, 'grows')).entries()].slice(4)).toEqual([['decision_decision', types.text]]);
       await w.write(FOLDER, batch([result(2, 'K2', { decision: { decision: 'DECLINE', score: 7, flag: true, ratio: 0.25, detail: { a: [1] }, nothing: null } })], [], progressAt(20, 0, 2)));
       await w.close();
       const cols = await tableColumns(url, 'grows');
       expect(Object.fromEntries([...cols].slice(4))).toEqual({
-        'decision.decision': types.text, 'decision.score': 'bigint', 'decision.flag': 'boolean', 'decision.ratio': types.double, 'decision.detail': types.json,
+        'decision_decision': types.text, 'decision_score': 'bigint', 'decision_flag': 'boolean', 'decision_ratio': types.double, 'decision_detail': types.json,
       });
       // A field that is only ever null has no column: nothing says what kind it is.
-      expect(cols.has('decision.nothing')).toBe(false);
+      expect(cols.has('decision_nothing')).toBe(false);
       const rows = await tableRows(url, 'grows', 'reference_id');
-      expect(rows[0]['decision.score']).toBeNull();
-      expect(rows[0]['decision.flag']).toBeNull();
-      expect(num(rows[1]['decision.score'])).toBe(7);
+      expect(rows[0]['decision_score']).toBeNull();
+      expect(rows[0]['decision_flag']).toBeNull();
+      expect(num(rows[1]['decision_score'])).toBe(7);
     });
 
     itDb(dialect)('a field that held integers and now holds fractions widens its column to double; values read back exactly; mixed kinds become text', async () => {
       const w = await openWriter(url, 'widens');
       await w.write(FOLDER, batch([result(1, 'K1', { m: { v: 1, w: 5 } }), result(2, 'K2', { m: { v: -9007199254740991, w: 6 } })], [], progressAt(10, 0, 1)));
-      expect((await tableColumns(url, 'widens')).get('m.v')).toBe('bigint');
+      expect((await tableColumns(url, 'widens')).get('m_v')).toBe('bigint');
       await w.write(FOLDER, batch([result(3, 'K3', { m: { v: 2.5, w: 'five' } })], [], progressAt(20, 0, 2)));
-      expect((await tableColumns(url, 'widens')).get('m.v')).toBe(types.double);
-      expect((await tableColumns(url, 'widens')).get('m.w')).toBe(types.text);
+      expect((await tableColumns(url, 'widens')).get('m_v')).toBe(types.double);
+      expect((await tableColumns(url, 'widens')).get('m_w')).toBe(types.text);
       await w.close();
       // A writer opened afterwards knows the column is double: integers go in without narrowing it back.
       const again = await openWriter(url, 'widens');
       await again.write(FOLDER, batch([result(4, 'K4', { m: { v: 4, w: 7 } })], [], progressAt(30, 0, 3)));
       await again.close();
       const cols = await tableColumns(url, 'widens');
-      expect([cols.get('m.v'), cols.get('m.w')]).toEqual([types.double, types.text]);
+      expect([cols.get('m_v'), cols.get('m_w')]).toEqual([types.double, types.text]);
       const rows = await tableRows(url, 'widens', 'reference_id');
-      expect(rows.map((r) => [r.reference_id, r['m.v'], r['m.w']])).toEqual([
+      expect(rows.map((r) => [r.reference_id, r['m_v'], r['m_w']])).toEqual([
         ['K1', 1, '5'], ['K2', -9007199254740991, '6'], ['K3', 2.5, 'five'], ['K4', 4, '7'],
       ]);
     });
@@ -191,19 +194,19 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       const [r] = await tableRows(url, 'values', 'reference_id');
       expect(r.reference_id).toBe('KEY-ü');
       expect(num(r.row)).toBe(7);
-      expect(r['s.big']).toBe('9007199254740991');
-      expect(r['s.neg']).toBe('-42');
-      expect(r['s.zero']).toBe('0');
-      expect([r['s.ratio'], r['s.tiny'], r['s.huge'], r['s.unsafe']]).toEqual([0.1, 1e-7, 1.7976931348623157e308, 2 ** 53 + 2]);
-      expect([bool(r['s.yes']), bool(r['s.no'])]).toEqual([true, false]);
-      expect(json(r['s.obj'])).toEqual(stages.s.obj);
-      expect(json(r['s.arr'])).toEqual(stages.s.arr);
-      expect([r['s.text'], r['s.empty']]).toEqual([stages.s.text, '']);
-      expect(bool(r['skipped.skipped'])).toBe(true);
+      expect(r['s_big']).toBe('9007199254740991');
+      expect(r['s_neg']).toBe('-42');
+      expect(r['s_zero']).toBe('0');
+      expect([r['s_ratio'], r['s_tiny'], r['s_huge'], r['s_unsafe']]).toEqual([0.1, 1e-7, 1.7976931348623157e308, 2 ** 53 + 2]);
+      expect([bool(r['s_yes']), bool(r['s_no'])]).toEqual([true, false]);
+      expect(json(r['s_obj'])).toEqual(stages.s.obj);
+      expect(json(r['s_arr'])).toEqual(stages.s.arr);
+      expect([r['s_text'], r['s_empty']]).toEqual([stages.s.text, '']);
+      expect(bool(r['skipped_skipped'])).toBe(true);
       expect(json(r.result)).toEqual(stages);
       expect(String(r.loaded_at)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
       const cols = await tableColumns(url, 'values');
-      expect([cols.get('s.big'), cols.get('s.unsafe'), cols.get('s.obj'), cols.get('s.arr')]).toEqual(['bigint', types.double, types.json, types.json]);
+      expect([cols.get('s_big'), cols.get('s_unsafe'), cols.get('s_obj'), cols.get('s_arr')]).toEqual(['bigint', types.double, types.json, types.json]);
     });
 
     itDb(dialect)('a field name past the identifier limit gets a shortened column, found again by a later writer', async () => {
@@ -218,8 +221,38 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       await again.write(FOLDER, batch([result(1, 'K1', { decision: { [field]: 'second' } })], [], progressAt(20, 0, 2)));
       await again.close();
       const cols = [...(await tableColumns(url, 'longname')).keys()];
-      expect(cols.filter((c) => c.startsWith('decision.'))).toEqual([col]);
+      expect(cols.filter((c) => c.startsWith('decision_'))).toEqual([col]);
       expect((await tableRows(url, 'longname', 'reference_id')).map((r) => r[col])).toEqual(['second']);
+    });
+
+    itDb(dialect)('a later writer finds the plain columns again: a field its batch lacks is written null, not left stale', async () => {
+      const w = await openWriter(url, 'again');
+      await w.write(FOLDER, batch([result(1, 'K1', { d: { a: 1, b: 'x' } })], [], progressAt(10, 0, 1)));
+      await w.close();
+      const later = await openWriter(url, 'again');
+      await later.write(FOLDER, batch([result(1, 'K1', { d: { a: 2 } })], [], progressAt(20, 0, 2)));
+      await later.close();
+      expect([...(await tableColumns(url, 'again')).keys()].slice(4)).toEqual(['d_a', 'd_b']);
+      expect((await tableRows(url, 'again', 'reference_id')).map((r) => [num(r.d_a), r.d_b])).toEqual([[2, null]]);
+    });
+
+    itDb(dialect)('a table an earlier bre-batch made with dotted columns is refused before anything, with the statements that fix it', async () => {
+      const w = await openWriter(url, 'dotted');
+      await w.write(FOLDER, batch([result(1, 'K1', { decision: { decision: 'A', score: 1 } })], [], progressAt(10, 0, 1)));
+      await w.close();
+      for (const c of ['decision_decision', 'decision_score']) await query(url, `ALTER TABLE dotted RENAME COLUMN ${c} TO ${quote(url, c.replace('_', '.'))}`);
+      const err = await breError(openWriter(url, 'dotted'));
+      expect(err.code).toBe('SINK_TABLE_MISMATCH');
+      expect(err.message).toContain('--sink-table');
+      const statements = err.message.match(/ALTER TABLE [^;]+;/g) ?? [];
+      expect(statements.map((x) => x.replace(/[`"]/g, ''))).toEqual([
+        'ALTER TABLE dotted RENAME COLUMN decision.decision TO decision_decision;', 'ALTER TABLE dotted RENAME COLUMN decision.score TO decision_score;',
+      ]);
+      for (const x of statements) await query(url, x);
+      const fixed = await openWriter(url, 'dotted');
+      await fixed.write(FOLDER, batch([result(2, 'K2', { decision: { decision: 'B', score: 2 } })], [], progressAt(20, 0, 2)));
+      await fixed.close();
+      expect((await tableRows(url, 'dotted', 'reference_id')).map((r) => [r.reference_id, r.decision_decision, num(r.decision_score)])).toEqual([['K1', 'A', 1], ['K2', 'B', 2]]);
     });
   });
 }
