@@ -73,7 +73,7 @@ function handshake(socket: Socket, host: string, route: Route, timeoutMs: number
 }
 
 /** One service's origin: resolve (unless proxied: the proxy resolves), connect, handshake. */
-export async function checkService(service: ServiceName, baseUrl: string, network: NetworkSettings | undefined, timeoutMs = 10_000): Promise<void> {
+async function checkService(service: ServiceName, baseUrl: string, network: NetworkSettings | undefined, timeoutMs = 10_000): Promise<void> {
   const url = new URL(baseUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
