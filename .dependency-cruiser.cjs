@@ -11,7 +11,7 @@
 const LAYERS = [
   ['types.ts', 'errors.ts', 'retry'],
   ['db'],
-  ['metrics', 'input', 'log'],
+  ['metrics', 'input', 'log', 'page'],
   ['limits', 'normalise', 'services', 'sample', 'job'],
   ['http'],
   ['stages'],

@@ -7,14 +7,14 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ResultLine } from '../src/output/spool.js';
+import type { ResultLine } from '../src/output/spool/spool.js';
 import { shippedModule } from './harness.js';
 
 const { workflowResultColumns } = (await import(shippedModule('normalise/workflow.js'))) as typeof import('../src/normalise/workflow.js');
-const { ColumnUnion } = (await import(shippedModule('output/columns.js'))) as typeof import('../src/output/columns.js');
+const { ColumnUnion } = (await import(shippedModule('output/journal/columns.js'))) as typeof import('../src/output/journal/columns.js');
 const { readNdjsonBatches } = (await import(shippedModule('output/ndjson-file.js'))) as typeof import('../src/output/ndjson-file.js');
-const { rebuildOutputs } = (await import(shippedModule('output/rebuild.js'))) as typeof import('../src/output/rebuild.js');
-const { ResultSpool } = (await import(shippedModule('output/spool.js'))) as typeof import('../src/output/spool.js');
+const { rebuildOutputs } = (await import(shippedModule('output/spool/rebuild.js'))) as typeof import('../src/output/spool/rebuild.js');
+const { ResultSpool } = (await import(shippedModule('output/spool/spool.js'))) as typeof import('../src/output/spool/spool.js');
 
 const [mode, dir, count] = process.argv.slice(2);
 if (mode !== 'spooled' && mode !== 'journal') throw new Error(`Expected the mode spooled or journal, got ${mode}`);
@@ -27,7 +27,7 @@ let t0: number;
 if (mode === 'spooled') {
   const union = new ColumnUnion();
   let offset = 0;
-  // The spool as its thread in a run drives it (src/output/spool-worker.ts), here on this thread.
+  // The spool as its thread in a run drives it (src/output/spool/worker.ts), here on this thread.
   const spool = new ResultSpool({ stateDir: join(dir, '.state'), csv: true, parquet: true, stages, union });
   let feed = 0;
   let n = 0;

@@ -2,7 +2,7 @@
  * The end of a run (issue 13: bounded memory; issue 16: the wait after the last answer). In a child process
  * per size, over a results.ndjson of `location` results:
  * - `spooled`: what an uninterrupted run does. The journal's lines are fed to the spool with their byte
- *   ranges as its thread does in a run (src/output/spool-worker.ts; here on the child's own thread, the
+ *   ranges as its thread does in a run (src/output/spool/worker.ts; here on the child's own thread, the
  *   parse not timed), then the end is timed: results.csv and results.parquet assembled, errors.parquet
  *   written;
  * - `journal`: what a resume after a crash does: both files rebuilt from results.ndjson alone (the column

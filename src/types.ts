@@ -83,7 +83,7 @@ export function perService<T>(value: (service: ServiceName) => T): Record<Servic
 
 /**
  * The type of an output column, one list for every place that types columns: results.parquet
- * (src/output/parquet/schema.ts) and the database sink's tables (src/db/sink-sql.ts, src/output/sink/).
+ * (src/output/files/parquet/schema.ts) and the database sink's tables (src/db/sink-sql.ts, src/output/sink/).
  */
 export type ColumnKind =
   | 'boolean'

@@ -9,7 +9,7 @@ import { diskFullCode, diskFullError, isBreError } from '../errors.js';
 import { networkSecrets } from '../http/network.js';
 import { createLog, type Log } from '../log/logger.js';
 import { Redactor } from '../output/redact.js';
-import { formatSummary } from '../output/summary.js';
+import { formatSummary } from '../output/summary-text.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
 import { chooseDefaultFolder } from '../pipeline/default-folder.js';
 import type { RunSettings } from '../pipeline/settings.js';

@@ -4,6 +4,7 @@
  * about `target` equal bins of a "nice" width (1, 2, 2.5 or 5 × 10^k) covering [min, max]; a bin is
  * [lower, upper), the last one closed.
  */
+import { niceStep } from '../page/scale.js';
 
 interface HistogramBin {
   readonly lower: number;
@@ -19,13 +20,6 @@ export interface Histogram {
 /** Changes smaller than this are "no change" (amounts are money; float noise must not count as a change). */
 const ZERO_CHANGE = 1e-9;
 
-export function niceStep(rough: number): number {
-  if (!(rough > 0) || !Number.isFinite(rough)) return 1;
-  const power = 10 ** Math.floor(Math.log10(rough));
-  const f = rough / power;
-  const nice = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
-  return nice * power;
-}
 
 /** Bin edges for non-zero values within [min, max]. */
 export function histogramEdges(min: number, max: number, target = 20): number[] {

@@ -3,14 +3,14 @@
  * and stability over time. Built from compare.json's figures alone, like the rest of the page.
  */
 import type { BadRate, BadSet, ComparisonFigures } from './comparison.js';
-import { ci, table, td } from './html.js';
+import { ci, table, td } from '../page/html.js';
 import type { PeriodFigures, PeriodsFigures } from './period/periods.js';
 import type { RiskFigures } from './risk.js';
 import type { ScoreFigures, ScoreSideFigures } from './score/collector.js';
 import { LOW_COVERAGE } from './score/coverage.js';
 import type { InputStabilityFigures } from './stability/input.js';
 import type { Mover } from './stability/over-time.js';
-import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp } from './svg.js';
+import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp } from '../page/svg.js';
 import { smallMultiples, tradeoffChart, type Marker, type TradeoffCurve } from './svg-risk.js';
 
 export const RISK_CSS = `

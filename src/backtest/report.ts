@@ -6,10 +6,10 @@
 import type { ApprovalFigures, BadRate, ComparisonFigures } from './comparison.js';
 import type { CompareJson, ComparisonJson, RunSummary } from './compare-json.js';
 import type { FeatureFigures } from './features.js';
-import { ci, PRINT_CSS, runLabel, signed, table, td, th } from './html.js';
+import { ci, PRINT_CSS, runLabel, signed, table, td, th } from '../page/html.js';
 import { coverageWarning, periodsSection, RISK_CSS, scoreSections, stabilitySection } from './report-risk.js';
 import { estimatesSection, markSampleOnly, SAMPLE_CSS, SAMPLE_ONLY_TAG, sampleNotice, sampleSection } from './sampled/report.js';
-import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heatMap, histogramChart } from './svg.js';
+import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, groupedBars, heatMap, histogramChart } from '../page/svg.js';
 
 /** Rows shown in the rules and PSI tables (compare.json has them all). */
 const TABLE_ROWS = 40;

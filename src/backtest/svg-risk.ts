@@ -3,8 +3,8 @@
  * operating point, and the small multiples of the vintages. Same rules as svg.ts: no script, every text through
  * esc(), shapes as well as colours tell A from B (a circle and a diamond), so the page prints in black and white.
  */
-import { niceStep } from './histogram.js';
-import { esc, fmtInt, fmtPct, svg } from './svg.js';
+import { niceStep } from '../page/scale.js';
+import { esc, fmtInt, fmtPct, svg } from '../page/svg.js';
 
 interface CurvePoint {
   readonly x: number;

@@ -6,7 +6,7 @@
  */
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { formatMergeReport, mergeOutputs } from '../output/merge.js';
-import { parseOutputFormats } from '../output/rebuild.js';
+import { parseOutputFormats } from '../output/spool/rebuild.js';
 import { writeRunReport } from '../report/write.js';
 
 interface MergeArgs {

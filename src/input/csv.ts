@@ -1,7 +1,7 @@
 /**
  * CSV rows with recovery. csv-parse stops at the first structural error (an unclosed quote swallows the
  * rest of the file), but a nightly job must account for every row. So records are delimited here, over
- * physical lines, by the quote automaton of ./dialect.ts (a record is complete when no quoted field is open
+ * physical lines, by the quote automaton of ./csv-dialect.ts (a record is complete when no quoted field is open
  * at the end of a line), and each record is parsed by csv-parse on its own. A record that cannot be
  * completed within `maxRecordBytes`, or that spans lines and fails to parse, costs only its first line:
  * that line becomes a MALFORMED_ROW and parsing restarts at the next line.
@@ -12,7 +12,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { InputRow } from '../types.js';
-import { describeDelimiter, QUOTED, RECORD_START, scanLine, SNIFF_LINES, sniffDelimiter, type ScanCounts } from './dialect.js';
+import { describeDelimiter, QUOTED, RECORD_START, scanLine, SNIFF_LINES, sniffDelimiter, type ScanCounts } from './csv-dialect.js';
 import { resolveHeader, type HeaderAsRead } from './header.js';
 import type { PhysicalLine } from './lines.js';
 

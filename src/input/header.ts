@@ -10,7 +10,7 @@
  * column's field (Parquet structs), or the last name as a column (`bank_type`).
  */
 import { BreError } from '../errors.js';
-import { describeDelimiter } from './dialect.js';
+import { describeDelimiter } from './csv-dialect.js';
 
 export interface HeaderAsRead {
   /** Column names in file order, as read. */

@@ -9,7 +9,7 @@ import { BreError } from '../errors.js';
 import type { InputRow } from '../types.js';
 import { csvRowBatches } from './csv.js';
 import type { HeaderAsRead } from './header.js';
-import { parseDelimiter } from './dialect.js';
+import { parseDelimiter } from './csv-dialect.js';
 import { encodingOf, readLineBatches, unbatch } from './lines.js';
 import { ndjsonRowBatches } from './ndjson.js';
 import { parquetMetadataOf, parquetRowBatches } from './parquet.js';
@@ -27,7 +27,7 @@ export interface ReadOptions {
   readonly stream?: Readable;
   /** Text encoding, a WHATWG label (windows-1252, latin1, utf-16le, shift_jis...). Default UTF-8; a BOM decides. */
   readonly encoding?: string;
-  /** CSV field separator. Default: TAB for TSV, else sniffed among , ; TAB | (see ./dialect.ts). */
+  /** CSV field separator. Default: TAB for TSV, else sniffed among , ; TAB | (see ./csv-dialect.ts). */
   readonly delimiter?: string;
   /** The header check (CSV, TSV, Parquet): the header as read -> the names rows are keyed by. Default: trimmed, distinct. */
   readonly header?: (header: HeaderAsRead) => readonly string[];

@@ -1,10 +1,10 @@
 /**
- * Snapshots of a running run, taken every few seconds for the time series (./timeline.ts) and the
+ * Snapshots of a running run, taken every few seconds for the time series (./timeline-lines.ts) and the
  * scheduler's metrics (./prometheus.ts). The runner hands over a probe (live counters, read here only);
  * the sampler turns them into totals and into what happened since the last snapshot.
  */
 import type { Histogram } from './histogram.js';
-import type { SeriesLabels, SeriesSample, TimelineSample } from './timeline.js';
+import type { SeriesLabels, SeriesSample, TimelineSample } from './timeline-lines.js';
 
 export interface SeriesProbe {
   readonly labels: SeriesLabels;

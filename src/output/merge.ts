@@ -28,16 +28,16 @@ import { readLines } from '../input/lines.js';
 import { parseShard, shardOf } from '../input/shard.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import { SERVICES } from '../types.js';
-import { grownTo, RowSet } from './bitset.js';
+import { grownTo, RowSet } from './journal/bitset.js';
 import {
   FILES, readManifest, readRunSummary, resultLineBatches, writeManifest, writeSummary, type Manifest, type MergedSummary, type RunSummary,
 } from './format/index.js';
-import { writeColumnJournal } from './column-journal.js';
-import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './columns.js';
-import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './rebuild.js';
-import { describeReading, readDifferently, sourceDifferences } from './manifest.js';
+import { writeColumnJournal } from './journal/column-journal.js';
+import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './journal/columns.js';
+import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './spool/rebuild.js';
+import { describeReading, readDifferently, sourceDifferences } from './folder-identity.js';
 import { designDifference } from '../sample/draw.js';
-import { mergeTimelines } from './timeline.js';
+import { mergeTimelines } from './timeline-store.js';
 
 export interface MergeOptions {
   /** The shards' output folders. */

@@ -8,7 +8,7 @@
  * folder, as a share of the journal's bytes. Measured with `--rate off` over the sandbox (5,000 location rows,
  * 2,400 rescore rows), results.csv is 0.27-0.30 of results.ndjson, and results.parquet 0.01-0.03 (the
  * sandbox's answers repeat and compress well; real answers less so). While results.csv is assembled, it and
- * its spool (.state/, src/output/spool.ts) are on disk together, so the CSV share counts twice:
+ * its spool (.state/, src/output/spool/spool.ts) are on disk together, so the CSV share counts twice:
  *   csv 0.6 (2 x 0.3), parquet 0.3 (ten times what the sandbox's data takes, for data that compresses less):
  * both formats together make the output about twice the journal.
  * Before a run has written a row, the bytes a row come from TYPICAL_ROW_BYTES (the sandbox's answers, rounded
@@ -19,7 +19,7 @@ import { statfs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ServiceName } from '../types.js';
 import { FILES } from './format/index.js';
-import type { OutputFormat } from './rebuild.js';
+import type { OutputFormat } from './spool/rebuild.js';
 
 /** The end files' bytes as a share of the journal's (see the header). */
 const END_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.6, parquet: 0.3 };

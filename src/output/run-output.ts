@@ -7,7 +7,7 @@
  *   results.ndjson are kept when transactions.csv is rebuilt, so a crash never duplicates them;
  * - the columns of the results files are journalled as they appear (.state/columns.ndjson, before the
  *   results line that showed them), and the results files are spooled while the run goes and completed
- *   at the end (src/output/spool.ts, src/output/rebuild.ts);
+ *   at the end (src/output/spool/spool.ts, src/output/spool/rebuild.ts);
  * - --retry-errors moves errors.ndjson aside to errors.retrying.ndjson: those rows are not done any more
  *   and run again; they land in results or, failing again, back in errors; the aside file is removed at
  *   the end. A crash in between is repaired by the next run of either kind.
@@ -17,18 +17,18 @@ import { outputFileMode } from './modes.js';
 import { join } from 'node:path';
 import { BreError } from '../errors.js';
 import type { NormalisedTransaction } from '../types.js';
-import { RowSet } from './bitset.js';
+import { RowSet } from './journal/bitset.js';
 import { AppendFile, rowOfLine } from './ndjson-file.js';
 import { FILES, readManifest, writeManifest, writeSummary, type ErrorLine, type Manifest, type RunSummary } from './format/index.js';
-import { checkSameRun, resumedManifest } from './manifest.js';
+import { checkSameRun, resumedManifest } from './folder-identity.js';
 import { lockOutput } from './lock.js';
 import { readLines } from '../input/lines.js';
 import { createReadStream } from 'node:fs';
-import { ColumnJournal } from './column-journal.js';
-import type { ResultStages, StageColumns } from './columns.js';
-import { OUTPUT_FORMATS, rebuildOutputs, type OutputFormat, type RebuildResult } from './rebuild.js';
-import { ResultSpool, type ResultLine } from './spool.js';
-import { SpoolThread } from './spool-thread.js';
+import { ColumnJournal } from './journal/column-journal.js';
+import type { ResultStages, StageColumns } from './journal/columns.js';
+import { OUTPUT_FORMATS, rebuildOutputs, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
+import { ResultSpool, type ResultLine } from './spool/spool.js';
+import { SpoolThread } from './spool/thread.js';
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
 async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number }): Promise<void> {
@@ -117,7 +117,7 @@ export class RunOutput {
   }
 
   /**
-   * `stages` and `formats`: the results files are spooled while the run goes (src/output/spool.ts); without
+   * `stages` and `formats`: the results files are spooled while the run goes (src/output/spool/spool.ts); without
    * them (tests of the journal alone) they are rebuilt from the journal at the end.
    */
   static async open(dir: string, manifest: Manifest, opts: OpenOptions): Promise<RunOutput> {
@@ -313,7 +313,7 @@ export class RunOutput {
 
   /**
    * Hands every journal line written so far to the kernel, then to the disk, off the event loop: a database
-   * input's resume point (src/pipeline/frontier.ts) is written only once the lines it covers are there.
+   * input's resume point (src/pipeline/frontier-tracker.ts) is written only once the lines it covers are there.
    * Resolves at once when closed (close syncs).
    */
   async syncJournals(): Promise<void> {

@@ -1,14 +1,14 @@
 /**
  * Starts a worker thread from a script beside its caller: the compiled `.js` (dist/), or, when running from the
  * sources (the tests, tsx), its `.ts` loaded through tsx's loader (a development dependency), registered in the
- * worker first. The spool (./spool-thread.ts) and the sink (./sink/thread.ts) run on such threads.
+ * worker first. The spool (./spool/thread.ts) and the sink (./sink/thread.ts) run on such threads.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-/** `js`: the compiled script's URL (`new URL('./spool-worker.js', import.meta.url)`). */
+/** `js`: the compiled script's URL (`new URL('./spool/worker.js', import.meta.url)`). */
 export function startScriptWorker(js: URL, workerData: unknown): Worker {
   if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData });
   const boot = {

@@ -18,7 +18,7 @@ export async function feed(run: Run): Promise<void> {
       if (run.stopped) break batches;
       if (s.limit !== undefined && row.row > s.limit) break batches;
       counters.read += 1;
-      // A database input's resume point moves over the rows as they are done (./frontier.ts): a row skipped
+      // A database input's resume point moves over the rows as they are done (./frontier-tracker.ts): a row skipped
       // here is done at once; a row that runs, once its line is written.
       run.frontier?.read(row);
       const key = lineKey(row, s.pipeline.key);

@@ -13,7 +13,7 @@ import { FILES, type RunSummary } from '../output/format/index.js';
 import { remainingEstimate } from './plan.js';
 import type { Run } from './run.js';
 import type { RunSettings } from './settings.js';
-import { buildSummary, type SummaryInput } from './summary.js';
+import { buildSummary, type SummaryInput } from './build-summary.js';
 
 export interface RunResult {
   /**

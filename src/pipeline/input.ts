@@ -17,12 +17,12 @@ import { estimateRows, readRowBatches } from '../input/read.js';
 import { lineKey } from '../input/shard.js';
 import type { Pipeline } from '../config/pipeline.js';
 import { FILES, readFrontier, readManifest, type Manifest } from '../output/format/index.js';
-import { JournalKeys } from '../output/journal-keys.js';
-import { sourceDifferences } from '../output/manifest.js';
+import { JournalKeys } from '../output/journal/keys.js';
+import { sourceDifferences } from '../output/folder-identity.js';
 import { kindOf } from '../stages/index.js';
 import type { SampleSpec } from '../sample/design.js';
 import type { InputRow, NumberStyle } from '../types.js';
-import type { FrontierPoint } from './frontier.js';
+import type { FrontierPoint } from './frontier-tracker.js';
 import type { RunSettings } from './settings.js';
 
 /** The columns of file paths a pipeline reads (read inside the files root: src/input/files-root.ts). */

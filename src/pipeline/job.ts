@@ -8,7 +8,7 @@
 import { BreError } from '../errors.js';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
 import { definitionDifferences, JobMember, JobStore, mismatchError, type ChunkPlan, type ClaimedChunk, type JobDefinition } from '../job/index.js';
-import { inputFingerprint } from '../output/manifest.js';
+import { inputFingerprint } from '../output/folder-identity.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
 import type { InputRow } from '../types.js';

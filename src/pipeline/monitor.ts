@@ -1,13 +1,13 @@
 /**
  * Every few seconds while a run goes: a snapshot of the run (src/metrics/sampler.ts) goes to the folder's time
- * series (src/output/timeline.ts, for report.html) and to the scheduler's metrics (src/metrics/prometheus.ts), and once more
+ * series (src/output/timeline-store.ts, for report.html) and to the scheduler's metrics (src/metrics/prometheus.ts), and once more
  * at the end. The timer never keeps the process alive.
  */
 import { dirname } from 'node:path';
 import { diskFullCode, diskFullError, type BreError } from '../errors.js';
 import type { RunMetrics, RunState } from '../metrics/prometheus.js';
 import { RunSampler, type RunProbe } from '../metrics/sampler.js';
-import { TimelineWriter } from '../output/timeline.js';
+import { TimelineWriter } from '../output/timeline-store.js';
 import { writeFailureStop } from './stop.js';
 
 export interface MonitorOptions {

@@ -18,7 +18,7 @@ import { BreError } from '../errors.js';
 import { preflight } from '../http/preflight.js';
 import { startIntervalMs } from '../limits/pacer.js';
 import { describeRate, type Rate } from '../limits/rates.js';
-import { RowSet } from '../output/bitset.js';
+import { RowSet } from '../output/journal/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
 import { FILES } from '../output/format/index.js';
 import { assumedRowBytes, estimateRoom, formatBytes, freeBytes, journalBytesIn, roomWarning, type RoomEstimate } from '../output/room.js';

@@ -4,7 +4,7 @@
  * the progress bar does; unknown for stdin).
  */
 import type { RunProbe, SeriesProbe } from '../metrics/sampler.js';
-import type { RunCounters } from './summary.js';
+import type { RunCounters } from './build-summary.js';
 import type { ServiceName } from '../types.js';
 import { estimateRows } from '../input/read.js';
 import type { Egress } from './egress.js';

@@ -10,7 +10,7 @@ import type { InFlightView } from '../limits/limiter.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import type { ServiceClient } from '../http/chain.js';
 import type { Lane } from './egress.js';
-import type { RunCounters } from './summary.js';
+import type { RunCounters } from './build-summary.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 

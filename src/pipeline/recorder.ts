@@ -8,7 +8,7 @@ import { rowKey } from '../input/shard.js';
 import { Redactor } from '../output/redact.js';
 import type { ErrorLine } from '../output/format/index.js';
 import type { RunOutput } from '../output/run-output.js';
-import type { RunCounters } from './summary.js';
+import type { RunCounters } from './build-summary.js';
 import type { InputRow } from '../types.js';
 import type { Circuit } from './circuit.js';
 import type { RowOutcome } from './row.js';

@@ -4,9 +4,9 @@
  * next day) is drawn as a narrow hatched band with its length, not to scale, so a run resumed three times
  * reads as one timeline with its gaps marked. Lines break at the gaps. Every text goes through esc().
  */
-import { esc } from '../backtest/svg.js';
-import { niceStep } from '../backtest/histogram.js';
-import type { Timeline, TimelineSample } from '../metrics/timeline.js';
+import { esc } from '../page/svg.js';
+import { niceStep } from '../page/scale.js';
+import type { Timeline, TimelineSample } from '../metrics/timeline-lines.js';
 import { minTickGapPx, tickLabels, tickStep, tickTimes, type TickLabel } from './ticks.js';
 
 /** A period the run was running (sessions of several shards that overlap are one period). */

@@ -6,8 +6,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Timeline } from '../metrics/timeline.js';
-import { readTimeline } from '../output/timeline.js';
+import type { Timeline } from '../metrics/timeline-lines.js';
+import { readTimeline } from '../output/timeline-store.js';
 import { FILES, sampleDesignSchema } from '../output/format/index.js';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf, weightOf } from '../sample/draw.js';

@@ -3,9 +3,9 @@
  * printable), built from the folder's data alone (./data.ts). Every text from the run (error messages,
  * keys, decisions, stage names, paths) is escaped.
  */
-import { cells, PRINT_CSS, table, td } from '../backtest/html.js';
-import { esc, fmtInt, fmtNum, fmtPct } from '../backtest/svg.js';
-import type { TimelineSample } from '../metrics/timeline.js';
+import { cells, PRINT_CSS, table, td } from '../page/html.js';
+import { esc, fmtInt, fmtNum, fmtPct } from '../page/svg.js';
+import type { TimelineSample } from '../metrics/timeline-lines.js';
 import { bucketsOf, coveredMs, fmtDuration, MIN_POINTS, shortRunSentence, spansOf, stackedBars, timeChart, type Bucket, type Line, type Span } from './charts.js';
 import type { RunReportData } from './data.js';
 

@@ -1,7 +1,7 @@
 /**
  * Stage kind `workflow`: POST /execute/{client_id}/{endpoint} (spec 4.1–4.6), normalised by
  * ../normalise/workflow.ts. `endpoint` is any workflow endpoint: the five named ones are validated from
- * their field tables (../services/bre/endpoints.ts); any other is a client's own workflow, which gets every
+ * their field tables (../services/workflow/endpoints.ts); any other is a client's own workflow, which gets every
  * column in input_data (or the input of a named workflow, with `input_like`).
  *
  * Options (all optional):
@@ -14,10 +14,10 @@
  */
 import { z } from 'zod';
 import { normaliseWorkflow, workflowResultColumns } from '../normalise/workflow.js';
-import { isNamedEndpoint, NAMED_COLUMNS, NAMED_ENDPOINTS } from '../services/bre/endpoints.js';
-import { BANK_PATH_FIELD } from '../services/bre/bank-data.js';
-import { COLUMN_TYPES } from '../services/bre/extra-columns.js';
-import { buildWorkflowRequest, type WorkflowRequest } from '../services/bre/request.js';
+import { isNamedEndpoint, NAMED_COLUMNS, NAMED_ENDPOINTS } from '../services/workflow/endpoints.js';
+import { BANK_PATH_FIELD } from '../services/workflow/bank-data.js';
+import { COLUMN_TYPES } from '../services/workflow/extra-columns.js';
+import { buildWorkflowRequest, type WorkflowRequest } from '../services/workflow/request.js';
 import { REPORT_PATH_FIELD } from '../services/bureau/report.js';
 import type { JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';

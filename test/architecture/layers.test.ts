@@ -43,15 +43,15 @@ describe('the layer rule', () => {
       cpSync(join(ROOT, 'bench'), join(tree, 'bench'), { recursive: true });
       cpSync(join(ROOT, 'tsconfig.json'), join(tree, 'tsconfig.json'));
       // The imports the architecture issue listed, type-only ones included (they vanish from compiled JS).
-      plant('services/bre/request.ts', "import type { StageKind as Planted1 } from '../../stages/types.js';");
+      plant('services/workflow/request.ts', "import type { StageKind as Planted1 } from '../../stages/types.js';");
       plant('input/coerce.ts', "import type { StageConfig as Planted2 } from '../stages/types.js';");
       plant('http/chain.ts', "import type { StageContext as Planted3 } from '../stages/types.js';");
-      plant('output/summary.ts', "import type { RunSettings as Planted4 } from '../pipeline/settings.js';");
+      plant('output/summary-text.ts', "import type { RunSettings as Planted4 } from '../pipeline/settings.js';");
       plant('output/merge.ts', "import { createLimiters as planted5 } from '../pipeline/limiters.js';");
       plant('limits/redis.ts', "import { getStageKind as planted6 } from '../stages/index.js';");
       plant('backtest/report.ts', "import type { CompareResult as Planted7 } from './compare.js';");
-      // A folder-level cycle inside a layer (services/bre already imports services/bureau).
-      plant('services/bureau/request.ts', "import { NAMED_ENDPOINTS as planted8 } from '../bre/endpoints.js';");
+      // A folder-level cycle inside a layer (services/workflow already imports services/bureau).
+      plant('services/bureau/request.ts', "import { NAMED_ENDPOINTS as planted8 } from '../workflow/endpoints.js';");
       // Siblings of one layer.
       plant('normalise/workflow.ts', "import { TOP_FIELDS as planted9 } from '../services/field-table.js';");
       // The program reaching into the tooling beside it.
@@ -63,10 +63,10 @@ describe('the layer rule', () => {
       found.some((v) => (typeof rule === 'string' ? v.rule.name === rule : rule.test(v.rule.name)) && v.from === from && v.to === to);
 
     it.each([
-      ['services -> stages', 'src/services/bre/request.ts', 'src/stages/types.ts'],
+      ['services -> stages', 'src/services/workflow/request.ts', 'src/stages/types.ts'],
       ['input -> stages', 'src/input/coerce.ts', 'src/stages/types.ts'],
       ['http -> stages', 'src/http/chain.ts', 'src/stages/types.ts'],
-      ['output -> pipeline (summary)', 'src/output/summary.ts', 'src/pipeline/settings.ts'],
+      ['output -> pipeline (summary)', 'src/output/summary-text.ts', 'src/pipeline/settings.ts'],
       ['output -> pipeline (merge)', 'src/output/merge.ts', 'src/pipeline/limiters.ts'],
       ['limits -> stages', 'src/limits/redis.ts', 'src/stages/index.ts'],
     ])('an upward import fails: %s', (_what, from, to) => {
@@ -78,9 +78,9 @@ describe('the layer rule', () => {
       expect(found.some((v) => v.rule.name === 'no-cycle' && pair.includes(v.from) && pair.includes(v.to))).toBe(true);
     });
 
-    it('a folder cycle fails: services/bureau <-> services/bre', () => {
+    it('a folder cycle fails: services/bureau <-> services/workflow', () => {
       const cycles = found.filter((v) => v.rule.name === 'no-folder-cycle').map((v) => [v.from, ...(v.cycle ?? []).map((c) => c.name)].join(' -> '));
-      expect(cycles.some((c) => c.includes('src/services/bureau') && c.includes('src/services/bre'))).toBe(true);
+      expect(cycles.some((c) => c.includes('src/services/bureau') && c.includes('src/services/workflow'))).toBe(true);
     });
 
     it('an import between siblings of one layer fails: normalise -> services', () => {
@@ -92,7 +92,7 @@ describe('the layer rule', () => {
     });
 
     it('reports nothing it was not given', () => {
-      const planted = new Set(['src/cli/main.ts', 'src/services/bre/request.ts', 'src/input/coerce.ts', 'src/http/chain.ts', 'src/output/summary.ts',
+      const planted = new Set(['src/cli/main.ts', 'src/services/workflow/request.ts', 'src/input/coerce.ts', 'src/http/chain.ts', 'src/output/summary-text.ts',
         'src/output/merge.ts', 'src/limits/redis.ts', 'src/backtest/report.ts', 'src/services/bureau/request.ts', 'src/normalise/workflow.ts']);
       const direct = found.filter((v) => v.rule.name !== 'no-cycle' && v.rule.name !== 'no-folder-cycle');
       expect(direct.filter((v) => !planted.has(v.from))).toEqual([]);

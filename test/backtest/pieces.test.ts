@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, csvLine } from '../../src/backtest/csv.js';
 import { binLabels, binOf, featureBins, Reservoir } from '../../src/backtest/features.js';
-import { histogramEdges, histogramOf, niceStep } from '../../src/backtest/histogram.js';
+import { histogramEdges, histogramOf } from '../../src/backtest/histogram.js';
+import { niceStep } from '../../src/page/scale.js';
 import { parseOutcome, RowColumns } from '../../src/backtest/input-columns.js';
 import { bucketOf, hashKey } from '../../src/backtest/partition.js';
 import { decisionCategory, isFeatureField, sideView, sortCategories, swapClass } from '../../src/backtest/side.js';
-import { esc } from '../../src/backtest/svg.js';
+import { esc } from '../../src/page/svg.js';
 
 describe('decisionCategory', () => {
   it.each([

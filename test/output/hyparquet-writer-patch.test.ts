@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeErrorFiles } from '../../src/output/rebuild.js';
+import { writeErrorFiles } from '../../src/output/spool/rebuild.js';
 import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { readParquet } from './parquet-reader.js';

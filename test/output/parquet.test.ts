@@ -6,11 +6,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ColumnUnion, type StageColumns } from '../../src/output/columns.js';
+import { ColumnUnion, type StageColumns } from '../../src/output/journal/columns.js';
 import { AppendFile } from '../../src/output/ndjson-file.js';
 import { buildResultsCsv } from './two-pass-csv.js';
-import { rebuildOutputs, parseOutputFormats } from '../../src/output/rebuild.js';
-import { ResultSpool, assembleResultFiles } from '../../src/output/spool.js';
+import { rebuildOutputs, parseOutputFormats } from '../../src/output/spool/rebuild.js';
+import { ResultSpool, assembleResultFiles } from '../../src/output/spool/spool.js';
 import { expectMatchesJournal, parquetCodecs, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -7,9 +7,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ColumnUnion, type StageColumns } from '../../src/output/columns.js';
-import { linesByRow } from '../../src/output/row-sort.js';
-import { assembleResultFiles, REORDER_BYTES, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool.js';
+import { ColumnUnion, type StageColumns } from '../../src/output/journal/columns.js';
+import { linesByRow } from '../../src/output/spool/row-sort.js';
+import { assembleResultFiles, REORDER_BYTES, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync, appendFileSync, existsSync, statSync } fro
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunOutput } from '../../src/output/run-output.js';
-import { rebuildOutputs } from '../../src/output/rebuild.js';
-import { excelSafe } from '../../src/output/excel.js';
-import { RowSet } from '../../src/output/bitset.js';
+import { rebuildOutputs } from '../../src/output/spool/rebuild.js';
+import { excelSafe } from '../../src/output/files/excel.js';
+import { RowSet } from '../../src/output/journal/bitset.js';
 import { FILES, type Manifest } from '../../src/output/format/index.js';
 import { tempDir } from '../helpers/temp.js';
 

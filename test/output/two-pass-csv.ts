@@ -1,14 +1,14 @@
 /**
  * The reference for results.csv: how earlier builds wrote it, in two passes over results.ndjson (the union of
  * all fields first, in a stable order: row, key, then each stage in pipeline order with its known columns
- * first and any others sorted; then the rows, in row order). The spool and the one-pass rebuild (src/output/spool.ts)
+ * first and any others sorted; then the rows, in row order). The spool and the one-pass rebuild (src/output/spool/spool.ts)
  * must write the same bytes; tests compare them with this.
  */
 import { createWriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import { once } from 'node:events';
-import { excelSafe } from '../../src/output/excel.js';
+import { excelSafe } from '../../src/output/files/excel.js';
 import { resultLineBatches, type ResultLine } from '../../src/output/format/index.js';
 
 export interface StageColumns {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { writeManifest, type Manifest, type RunSummary } from '../../src/output/format/index.js';
 import { writeSummary } from '../../src/output/format/summary.js';
-import { inputFingerprint } from '../../src/output/manifest.js';
+import { inputFingerprint } from '../../src/output/folder-identity.js';
 import { chooseDefaultFolder, type FolderQuery } from '../../src/pipeline/default-folder.js';
 import { tempDir } from '../helpers/temp.js';
 

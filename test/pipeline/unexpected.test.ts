@@ -11,7 +11,7 @@ import { Circuit, DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { OutcomeRecorder } from '../../src/pipeline/recorder.js';
 import { runRow, type StageRuntime } from '../../src/pipeline/row.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
-import { newCounters } from '../../src/pipeline/summary.js';
+import { newCounters } from '../../src/pipeline/build-summary.js';
 import { registerStageKind } from '../../src/stages/registry.js';
 import type { StageContext } from '../../src/stages/types.js';
 import type { InputRow } from '../../src/types.js';

@@ -6,8 +6,8 @@
  */
 import type { CompareJson, ComparisonJson } from '../compare-json.js';
 import type { Estimate } from '../design/estimators.js';
-import { table, td } from '../html.js';
-import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, svg } from '../svg.js';
+import { table, td } from '../../page/html.js';
+import { COLOR_A, COLOR_B, esc, fmtInt, fmtNum, fmtPct, fmtPp, svg } from '../../page/svg.js';
 import type { BadRateEstimate, SampleEstimates, ScorePowerEstimate, SwapEstimate } from './estimates.js';
 import type { SampleSummary } from './sampling.js';
 

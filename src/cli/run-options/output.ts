@@ -1,6 +1,6 @@
 /** `run`'s output options: the folder, the formats rebuilt at the end, masking, and retrying an earlier run's errors. */
 import { BreError } from '../../errors.js';
-import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/rebuild.js';
+import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/spool/rebuild.js';
 import type { OptionFamily } from './family.js';
 
 export interface OutputArgs {

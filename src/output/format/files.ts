@@ -15,9 +15,9 @@ export const FILES = {
   dryRunErrors: 'dry-run-errors.ndjson',
   state: '.state',
   txJournal: '.state/transactions.ndjson',
-  /** The column union of the results files, journalled as fields appear (src/output/column-journal.ts). */
+  /** The column union of the results files, journalled as fields appear (src/output/journal/column-journal.ts). */
   columns: '.state/columns.ndjson',
-  /** The run's time series, for report.html (src/output/timeline.ts). */
+  /** The run's time series, for report.html (src/output/timeline-store.ts). */
   timeline: '.state/timeline.ndjson',
   /** A database input's resume point: every row up to it is done (src/output/format/frontier.ts). */
   frontier: '.state/source-frontier.json',

@@ -1,5 +1,5 @@
 /**
- * `.state/source-frontier.json`: where a resumed database input starts reading (src/pipeline/frontier.ts).
+ * `.state/source-frontier.json`: where a resumed database input starts reading (src/pipeline/frontier-tracker.ts).
  * Every row numbered up to `row` is done (in results or errors, out of this shard, ...), and `row` was the
  * last row of its key `key` (null: of the rows whose key is NULL, read first), so reading again after `key`,
  * numbering from `row + 1`, skips nothing unsettled. Written after the journal lines it covers, whole (a

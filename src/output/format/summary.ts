@@ -1,5 +1,5 @@
 /**
- * summary.json: what happened in a run (written by src/pipeline/summary.ts) or in a merge of shards
+ * summary.json: what happened in a run (written by src/pipeline/build-summary.ts) or in a merge of shards
  * (src/output/merge.ts). Objects are loose: a field a later version adds survives a merge that embeds it.
  */
 import { join } from 'node:path';

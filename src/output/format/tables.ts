@@ -1,7 +1,7 @@
 /**
  * The typed columns of the output's tables, one list for every writer: errors.parquet and transactions.parquet
- * (src/output/rebuild.ts) and the sink's NAME_errors and NAME_transactions (src/output/sink/). The results'
- * own columns are found as the run goes (src/output/columns.ts) and typed by the same kinds.
+ * (src/output/spool/rebuild.ts) and the sink's NAME_errors and NAME_transactions (src/output/sink/). The results'
+ * own columns are found as the run goes (src/output/journal/columns.ts) and typed by the same kinds.
  */
 import type { ColumnKind } from '../../types.js';
 

@@ -7,7 +7,7 @@
 import type { DbSession } from '../../db/index.js';
 import type { NormalisedTransaction } from '../../types.js';
 import type { ErrorLine } from '../format/index.js';
-import { isoOffset } from '../parquet/schema.js';
+import { isoOffset } from '../files/parquet/schema.js';
 import { LOAD_COLUMNS, type SinkSchema, type Table } from './schema.js';
 import { resultFixedColumns, errorColumns, transactionColumns } from './tables.js';
 import { sinkValue, sqlTimestamp } from './values.js';

@@ -18,7 +18,7 @@ import { realpathSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { BreError, isBreError } from '../../errors.js';
 import type { NormalisedTransaction } from '../../types.js';
-import { RowSet } from '../bitset.js';
+import { RowSet } from '../journal/bitset.js';
 import { rowOfLine } from '../ndjson-file.js';
 import { FILES, isErrorLine, isResultLine, type ErrorLine, type Manifest } from '../format/index.js';
 import { fileIdentity, fileSize, JournalTail } from './tail.js';

@@ -6,8 +6,8 @@
 import { BreError } from '../../errors.js';
 import type { DbSession, DbUrl, Dialect, TableColumn } from '../../db/index.js';
 import type { ColumnKind } from '../../types.js';
-import { kindOfTypes } from '../parquet/schema.js';
-import { typeBit } from '../columns.js';
+import { kindOfTypes } from '../files/parquet/schema.js';
+import { typeBit } from '../journal/columns.js';
 import {
   columnName, errorColumns, isOldColumnName, LOADS_TABLE, OWNED_COMMENT, resultFixedColumns, transactionColumns, widerKind,
   type SinkColumn, type SinkNames,

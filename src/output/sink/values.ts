@@ -1,10 +1,10 @@
 /**
  * A journal value as the value of a sink column of a kind, for a statement's parameter. Pure, and the same
- * rules as results.parquet's (src/output/parquet/schema.ts): a value the kind cannot hold is null there and
+ * rules as results.parquet's (src/output/files/parquet/schema.ts): a value the kind cannot hold is null there and
  * here (it is whole in the `result` column all the same); text columns take anything, non-text as its JSON.
  */
 import type { ColumnKind } from '../../types.js';
-import { localMillis } from '../parquet/schema.js';
+import { localMillis } from '../files/parquet/schema.js';
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 

@@ -2,7 +2,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildWorkflowRequest, type WorkflowRequestOptions } from '../../src/services/bre/request.js';
+import { buildWorkflowRequest, type WorkflowRequestOptions } from '../../src/services/workflow/request.js';
 import { FileCache } from '../../src/services/bureau/file-cache.js';
 import type { FieldError } from '../../src/input/validation.js';
 import { folderRoot, type FilesRoot } from '../../src/input/files-root.js';

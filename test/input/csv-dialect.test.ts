@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDelimiter, QUOTED, RECORD_START, scanLine, sniffDelimiter, type ScanCounts } from '../../src/input/dialect.js';
+import { parseDelimiter, QUOTED, RECORD_START, scanLine, sniffDelimiter, type ScanCounts } from '../../src/input/csv-dialect.js';
 
 describe('sniffing the separator from the first lines', () => {
   it.each([

@@ -9,9 +9,9 @@
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLineBatches } from '../input/lines.js';
-import { fnv1a } from '../input/shard.js';
-import { FILES } from './format/index.js';
+import { readLineBatches } from '../../input/lines.js';
+import { fnv1a } from '../../input/shard.js';
+import { FILES } from '../format/index.js';
 
 /** `{"row":N,` then an error line's `"line":L,` then `"key":...`: as the run writes both kinds of line. */
 const HEAD = /^\{"row":(\d+),(?:"line":(?:null|-?\d+),)?"key":(null|"(?:[^"\\]|\\.)*")[,}]/;

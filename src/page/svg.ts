@@ -1,4 +1,4 @@
-import { niceStep } from './histogram.js';
+import { niceStep } from './scale.js';
 
 /**
  * Inline SVG charts for report.html: no script, no external resource, so the page opens offline and prints.

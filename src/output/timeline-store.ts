@@ -1,12 +1,12 @@
 /**
- * .state/timeline.ndjson, the run's time series (the line format is src/metrics/timeline.ts), appended
+ * .state/timeline.ndjson, the run's time series (the line format is src/metrics/timeline-lines.ts), appended
  * every few seconds while a run goes. A resumed run appends to the same file, so the report shows one
  * timeline with the gaps between sessions marked. A torn last line (kill -9) is cut when the file is opened
  * again.
  */
 import { join } from 'node:path';
 import { existsSync, renameSync } from 'node:fs';
-import type { Timeline, TimelineEnd, TimelineLine, TimelineSample, TimelineSession } from '../metrics/timeline.js';
+import type { Timeline, TimelineEnd, TimelineLine, TimelineSample, TimelineSession } from '../metrics/timeline-lines.js';
 import { AppendFile, readNdjson } from './ndjson-file.js';
 
 import { FILES } from './format/index.js';

@@ -1,5 +1,5 @@
 /**
- * The run's time series, as lines of .state/timeline.ndjson (the store is src/output/timeline.ts): one line
+ * The run's time series, as lines of .state/timeline.ndjson (the store is src/output/timeline-store.ts): one line
  * per interval holding what happened in it (deltas, so that sessions, shards and later other series add
  * up). Each session starts with a `session` line (when, the limits) and ends with an `end` line when it
  * ends normally; a session killed has no `end`, and its last sample says how far it got.

@@ -2,7 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { BreError } from '../errors.js';
-import { describeDelimiter } from '../input/dialect.js';
+import { describeDelimiter } from '../input/csv-dialect.js';
 import { designDifference } from '../sample/draw.js';
 import type { Manifest } from './format/index.js';
 

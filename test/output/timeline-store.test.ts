@@ -9,7 +9,7 @@ import { Histogram } from '../../src/metrics/histogram.js';
 import { RunMonitor } from '../../src/pipeline/monitor.js';
 import type { RunProbe } from '../../src/metrics/sampler.js';
 import { FILES } from '../../src/output/format/index.js';
-import { readTimeline } from '../../src/output/timeline.js';
+import { readTimeline } from '../../src/output/timeline-store.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** Live counters the test moves by hand, as the runner's would move. */

@@ -1,11 +1,11 @@
 /**
- * A resume and the files root (src/output/manifest.ts): which changes of root are refused, table-driven, and
+ * A resume and the files root (src/output/folder-identity.ts): which changes of root are refused, table-driven, and
  * through RunOutput.open: a root given to a folder made without one is kept from then on.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { filesRootChange } from '../../src/output/manifest.js';
+import { filesRootChange } from '../../src/output/folder-identity.js';
 import { RunOutput } from '../../src/output/run-output.js';
 import type { Manifest } from '../../src/output/format/index.js';
 import { tempDir } from '../helpers/temp.js';

@@ -1,5 +1,5 @@
 /**
- * The run's side of the spool (./spool.ts), which runs in a worker thread (./spool-worker.ts): the run
+ * The run's side of the spool (./spool.ts), which runs in a worker thread (./worker.ts): the run
  * stores how far results.ndjson has grown after each write in memory shared with the thread (a message per
  * write cost a tenth of the run's CPU), the thread looks every POLL_MS, and at the end the run waits for
  * what it holds. Spooling on the run's thread cost about a fifth of the CPU of a row
@@ -10,9 +10,9 @@
  * and the end reads it instead (assembleResultFiles without a spool).
  */
 import type { Worker } from 'node:worker_threads';
-import { startScriptWorker } from './worker-thread.js';
-import { BreError, internalError, type BreErrorJSON } from '../errors.js';
-import type { ColumnChange, ColumnUnion } from './columns.js';
+import { startScriptWorker } from '../worker-thread.js';
+import { BreError, internalError, type BreErrorJSON } from '../../errors.js';
+import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
 import type { SpoolContents, SpoolOptions } from './spool.js';
 
 /** What the thread starts with: the spool's options, the union as plain data. */
@@ -37,7 +37,7 @@ export type ToSpool = { readonly type: 'finish'; readonly size: number };
 export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
 function startWorker(workerData: SpoolWorkerData): Worker {
-  return startScriptWorker(new URL('./spool-worker.js', import.meta.url), workerData);
+  return startScriptWorker(new URL('./worker.js', import.meta.url), workerData);
 }
 
 export class SpoolThread {

@@ -1,8 +1,8 @@
 /**
  * CSV records as csv-stringify writes them with its defaults (`,`, `"` doubled inside quotes, a field
  * quoted when it holds `,` `"` CR or LF, `\n` after every record), a few hundred times faster per field:
- * the spool formats every result of a run as it comes (src/output/spool.ts). The output is checked
- * against csv-stringify itself on random fields (test/output/csv-line.test.ts).
+ * the spool formats every result of a run as it comes (src/output/spool/spool.ts). The output is checked
+ * against csv-stringify itself on random fields (test/output/files/csv-line.test.ts).
  */
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTE = /"/g;

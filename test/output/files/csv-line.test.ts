@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { csvField, csvRecords } from '../../src/output/csv-line.js';
+import { csvField, csvRecords } from '../../../src/output/files/csv-line.js';
 
 describe('csvRecords', () => {
   it.each([

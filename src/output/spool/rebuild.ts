@@ -1,26 +1,26 @@
 /**
  * The files rebuilt from the journal at the end of every run (and by merge): results.csv and
- * results.parquet (completed from what the run spooled, src/output/spool.ts, or read from results.ndjson),
+ * results.parquet (completed from what the run spooled, src/output/spool/spool.ts, or read from results.ndjson),
  * errors.parquet, transactions.csv and transactions.parquet. Each journal is read at most once: the columns
  * of the results files are known before the read (the column union kept during the run,
- * src/output/columns.ts), so one pass writes the CSV and the Parquet file side by side. Every file is
+ * src/output/journal/columns.ts), so one pass writes the CSV and the Parquet file side by side. Every file is
  * written under a temporary name and renamed when complete, so a crash leaves the previous one or none.
  */
 import { createWriteStream, existsSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { rename } from 'node:fs/promises';
-import { csvRecords } from './csv-line.js';
-import { BreError } from '../errors.js';
-import { errorTableColumns, FILES, TRANSACTION_COLUMNS, TRANSACTION_TABLE } from './format/index.js';
+import { csvRecords } from '../files/csv-line.js';
+import { BreError } from '../../errors.js';
+import { errorTableColumns, FILES, TRANSACTION_COLUMNS, TRANSACTION_TABLE } from '../format/index.js';
 
-import type { NormalisedTransaction } from '../types.js';
-import { ColumnUnion, type StageColumns } from './columns.js';
-import { excelSafe } from './excel.js';
-import { readNdjsonBatches } from './ndjson-file.js';
-import { isoOffset } from './parquet/schema.js';
+import type { NormalisedTransaction } from '../../types.js';
+import { ColumnUnion, type StageColumns } from '../journal/columns.js';
+import { excelSafe } from '../files/excel.js';
+import { readNdjsonBatches } from '../ndjson-file.js';
+import { isoOffset } from '../files/parquet/schema.js';
 import { assembleResultFiles, type ResultFiles, type ResultLine, type SpoolContents } from './spool.js';
-import { ParquetTableWriter } from './parquet/table-writer.js';
+import { ParquetTableWriter } from '../files/parquet/table-writer.js';
 
 export type OutputFormat = 'csv' | 'parquet';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'parquet'];
@@ -120,7 +120,7 @@ export interface RebuildOptions {
   readonly stages: readonly StageColumns[];
   /** The column union of results.ndjson (kept during the run); without it, one more pass learns it. */
   readonly union?: ColumnUnion;
-  /** What the run spooled (src/output/spool.ts); without it, results are read from the journal. */
+  /** What the run spooled (src/output/spool/spool.ts); without it, results are read from the journal. */
   readonly spool?: SpoolContents;
   readonly formats: ReadonlySet<OutputFormat>;
   /** The transactions journal, for account pipelines. */

@@ -1,15 +1,15 @@
 /**
- * The spool's thread (started by ./spool-thread.ts): follows results.ndjson as the run appends to it, and
+ * The spool's thread (started by ./thread.ts): follows results.ndjson as the run appends to it, and
  * feeds each line, with its byte range, to a ResultSpool (./spool.ts). The run's thread only says how far
  * the file has grown; the lines are read back from the page cache here, parsed and encoded on this thread.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { diskFullCode, diskFullError, internalError, isBreError, outputUnwritable } from '../errors.js';
-import { ColumnUnion } from './columns.js';
+import { diskFullCode, diskFullError, internalError, isBreError, outputUnwritable } from '../../errors.js';
+import { ColumnUnion } from '../journal/columns.js';
 import { ResultSpool, type ResultLine } from './spool.js';
-import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './spool-thread.js';
+import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './thread.js';
 
 /** Bytes read at a time; a line longer than this is read whole with a larger buffer. */
 const CHUNK = 1 << 20;

@@ -2,14 +2,14 @@
  * Parquet column types of the output files, and how a JSON value becomes a value of that type. Pure: the
  * writer (./table-writer.ts) hands each row group's values through `convert`.
  *
- * Result columns get their type from the JSON types seen in the column (src/output/columns.ts):
+ * Result columns get their type from the JSON types seen in the column (src/output/journal/columns.ts):
  * only booleans BOOLEAN, only integers INT64, numbers DOUBLE, only text UTF8, only arrays/objects JSON
  * (UTF8 text with the JSON logical type, so DuckDB and pyarrow read it as JSON); a column of mixed types
  * is text, each value as results.csv writes it (text as is, anything else as JSON). Nulls stay null.
  */
 import type { SchemaElement } from 'hyparquet-writer';
-import type { ColumnKind } from '../../types.js';
-import { TYPE } from '../columns.js';
+import type { ColumnKind } from '../../../types.js';
+import { TYPE } from '../../journal/columns.js';
 
 /** The column kinds are one list for Parquet and the database sink (src/types.ts). */
 export type ParquetKind = ColumnKind;

@@ -5,7 +5,7 @@
  * end (row, key, then each stage in pipeline order: its known columns first, any others sorted), so the
  * header is the same however the run was interrupted.
  *
- * The union is journalled under .state/ (src/output/column-journal.ts), one line per field that is new or
+ * The union is journalled under .state/ (src/output/journal/column-journal.ts), one line per field that is new or
  * wider, written before the results line that showed it.
  */
 

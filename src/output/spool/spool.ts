@@ -4,7 +4,7 @@
  *
  * Each results line is added to a spool as it reaches results.ndjson, with the byte range it holds there: a
  * CSV body (.state/spool-N.csv) and Parquet row groups (.state/results.parquet.body), under the columns
- * known at that time (the spool's own column union, src/output/columns.ts, which sees the lines in journal
+ * known at that time (the spool's own column union, src/output/journal/columns.ts, which sees the lines in journal
  * order as the run's does). A segment's rows are written in row order (the input's, issue 31) through a
  * reorder buffer of REORDER_ROWS rows: answers finish out of order by about the rows in flight. When the
  * union changes in a way the files show (a new column, or a Parquet type that widens), or a row comes after
@@ -15,18 +15,18 @@
  * truth; otherwise (a resumed run, --retry-errors) every row is read from the journal in row order, by a
  * merge of sorted runs in bounded memory (./row-sort.ts).
  *
- * During a run the spool lives in a worker thread that follows results.ndjson (./spool-thread.ts): encoding
+ * During a run the spool lives in a worker thread that follows results.ndjson (./thread.ts): encoding
  * (Parquet above all: a row group of 10,000 rows took hundreds of ms at once) costs the run's event loop
  * nothing. The spool belongs to one session: a crash leaves files that the next session removes. Memory:
  * one row group, a few hundred CSV records and the reorder buffer.
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { csvRecords } from './csv-line.js';
-import { asJsonValue, type ColumnUnion, type ResultColumn, type ResultStages, type StageColumns } from './columns.js';
-import { excelSafe } from './excel.js';
-import { kindOfTypes, type ParquetColumn } from './parquet/schema.js';
-import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from './parquet/table-writer.js';
+import { csvRecords } from '../files/csv-line.js';
+import { asJsonValue, type ColumnUnion, type ResultColumn, type ResultStages, type StageColumns } from '../journal/columns.js';
+import { excelSafe } from '../files/excel.js';
+import { kindOfTypes, type ParquetColumn } from '../files/parquet/schema.js';
+import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
 import { MinHeap } from './min-heap.js';
 import { linesByRow, sortInMemory, SORT_CHUNK_BYTES, type JournalRange, type SortedLine } from './row-sort.js';
 

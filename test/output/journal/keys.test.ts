@@ -1,14 +1,14 @@
 /**
- * The keys an output folder holds per row (src/output/journal-keys.ts), which a database input read again is
- * checked against, and the manifest's record of a database input (src/output/manifest.ts).
+ * The keys an output folder holds per row (src/output/journal/keys.ts), which a database input read again is
+ * checked against, and the manifest's record of a database input (src/output/folder-identity.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../src/output/format/index.js';
-import { JournalKeys, rowAndKey } from '../../src/output/journal-keys.js';
-import { checkSameRun, sourceDifferences } from '../../src/output/manifest.js';
-import { tempDir } from '../helpers/temp.js';
+import type { Manifest } from '../../../src/output/format/index.js';
+import { JournalKeys, rowAndKey } from '../../../src/output/journal/keys.js';
+import { checkSameRun, sourceDifferences } from '../../../src/output/folder-identity.js';
+import { tempDir } from '../../helpers/temp.js';
 
 describe('rowAndKey', () => {
   it.each([

@@ -1,10 +1,10 @@
 /**
- * A database input's resume point (src/pipeline/frontier.ts): it moves only over rows settled in read order,
+ * A database input's resume point (src/pipeline/frontier-tracker.ts): it moves only over rows settled in read order,
  * stops only at the last row of a key, and a row that never settles holds it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FrontierTracker } from '../../src/pipeline/frontier.js';
+import { FrontierTracker } from '../../src/pipeline/frontier-tracker.js';
 
 /** Rows 1..n with keys k1..kn, each the last of its key unless listed in `inGroup`. */
 function feed(t: FrontierTracker, from: number, n: number, inGroup: readonly number[] = []): void {

@@ -1,5 +1,5 @@
 /**
- * .state/columns.ndjson: the column union (src/output/columns.ts) as a journal, so that the end of a run
+ * .state/columns.ndjson: the column union (src/output/journal/columns.ts) as a journal, so that the end of a run
  * needs no first pass over results.ndjson to learn the header, and a resume after `kill -9` still knows
  * every column of the rows written before it.
  *
@@ -14,7 +14,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import type { RowSet } from './bitset.js';
 import { ColumnUnion, type ColumnChange, type ResultStages } from './columns.js';
-import { AppendFile, readNdjson, readNdjsonBatches } from './ndjson-file.js';
+import { AppendFile, readNdjson, readNdjsonBatches } from '../ndjson-file.js';
 
 interface JournalLine {
   readonly row: number;

@@ -6,7 +6,7 @@
  * A ParquetBody is the file being built: row groups of one or more group writers go into it as they fill,
  * and `finish` writes the footer listing the groups in the order given (a footer, not the physical order,
  * says which rows come first). That lets the results file be spooled while the run goes and completed at
- * the end with row groups added after it (src/output/spool.ts). Bytes no group refers to (the 4-byte
+ * the end with row groups added after it (src/output/spool/spool.ts). Bytes no group refers to (the 4-byte
  * header each extra writer writes) are ignored by every reader.
  */
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';

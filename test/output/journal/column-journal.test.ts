@@ -5,10 +5,10 @@
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RowSet } from '../../src/output/bitset.js';
-import { ColumnJournal, scanResultColumns } from '../../src/output/column-journal.js';
-import { ColumnUnion, TYPE, typeBit } from '../../src/output/columns.js';
-import { tempDir } from '../helpers/temp.js';
+import { RowSet } from '../../../src/output/journal/bitset.js';
+import { ColumnJournal, scanResultColumns } from '../../../src/output/journal/column-journal.js';
+import { ColumnUnion, TYPE, typeBit } from '../../../src/output/journal/columns.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const rows = (...n: number[]) => {
   const s = new RowSet();
