@@ -46,9 +46,25 @@ export interface BenchCompareResult {
 }
 
 const STATES = ['KA', 'MH', 'TN', 'DL', 'UP', 'WB', 'GJ', 'RJ', 'TS', 'KL'];
-const RULES = ['bureau_score_min', 'dpd_check', 'income_check', 'fraud_check', 'age_check', 'enquiry_check', 'obligation_check', 'vintage_check'];
+const RULES = [
+  'bureau_score_min',
+  'dpd_check',
+  'income_check',
+  'fraud_check',
+  'age_check',
+  'enquiry_check',
+  'obligation_check',
+  'vintage_check',
+];
 
-function stageResult(score: number, salary: number, cutoff: number, r: () => number, state: string, pd: number): Record<string, unknown> {
+function stageResult(
+  score: number,
+  salary: number,
+  cutoff: number,
+  r: () => number,
+  state: string,
+  pd: number,
+): Record<string, unknown> {
   const approve = score >= cutoff;
   const decision = approve ? 'Approve' : score >= cutoff - 40 ? 'Proceed to Next Rule' : 'Reject';
   const failed = approve ? [] : RULES.filter((_, i) => r() < 0.25 + (i === 0 ? 0.5 : 0));
@@ -106,10 +122,17 @@ export function synthesiseRuns(rows: number, dir: string, seed = 7): { resultsBy
       // A probability of default: continuous (a distinct value on nearly every key), informative, lower is better.
       const pd = 1 / (1 + Math.exp((score - 600) / 80 + (r() - 0.5)));
       const u = r();
-      if (u >= 0.001) a.write(JSON.stringify({ row, key, stages: { bre: stageResult(score, salary, 620, r, state, pd) } }) + '\n');
+      if (u >= 0.001)
+        a.write(JSON.stringify({ row, key, stages: { bre: stageResult(score, salary, 620, r, state, pd) } }) + '\n');
       if (u < 0.001 || u >= 0.002) {
         const scoreB = Math.min(900, score + Math.floor(r() * 30) - 10);
-        b.write(JSON.stringify({ row, key, stages: { bre: stageResult(scoreB, salary, 600, r, state, pd * (0.9 + 0.2 * r())) } }) + '\n');
+        b.write(
+          JSON.stringify({
+            row,
+            key,
+            stages: { bre: stageResult(scoreB, salary, 600, r, state, pd * (0.9 + 0.2 * r())) },
+          }) + '\n',
+        );
       }
     }
   } finally {
@@ -119,9 +142,14 @@ export function synthesiseRuns(rows: number, dir: string, seed = 7): { resultsBy
   }
   for (const side of ['a', 'b']) {
     writeManifest(join(dir, side), {
-      version: 1, tool: 'bre-batch', pipeline: { name: `bench_${side}`, path: 'synthetic', sha256: '' },
-      input: { path: join(dir, 'input.csv'), format: 'csv', size: null, sha256: null }, key: 'reference_id',
-      shard: null, limit: null, created_at: new Date(0).toISOString(),
+      version: 1,
+      tool: 'bre-batch',
+      pipeline: { name: `bench_${side}`, path: 'synthetic', sha256: '' },
+      input: { path: join(dir, 'input.csv'), format: 'csv', size: null, sha256: null },
+      key: 'reference_id',
+      shard: null,
+      limit: null,
+      created_at: new Date(0).toISOString(),
     });
   }
   return { resultsBytes: a.bytes };
@@ -152,13 +180,26 @@ export async function benchCompare(opts: BenchCompareOptions): Promise<BenchComp
   const t0 = process.hrtime.bigint();
   const { resultsBytes } = synthesiseRuns(opts.rows, dir);
   const synthSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const args = { outA: join(dir, 'a'), outB: join(dir, 'b'), out: join(dir, 'cmp'), tmpDir: dir, withInput: opts.withInput ?? true, risk: opts.risk ?? false };
+  const args = {
+    outA: join(dir, 'a'),
+    outB: join(dir, 'b'),
+    out: join(dir, 'cmp'),
+    tmpDir: dir,
+    withInput: opts.withInput ?? true,
+    risk: opts.risk ?? false,
+  };
   try {
     const child = await new Promise<{ seconds: number; maxRssKb: number; buckets: number }>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--input-type=module', '-e', CHILD, shippedModule('backtest/compare.js'), JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(
+        process.execPath,
+        ['--input-type=module', '-e', CHILD, shippedModule('backtest/compare.js'), JSON.stringify(args)],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let out = '';
       p.stdout.setEncoding('utf8');
-      p.stdout.on('data', (d: string) => { out += d; });
+      p.stdout.on('data', (d: string) => {
+        out += d;
+      });
       p.on('error', reject);
       p.on('close', (code) => {
         if (code !== 0) return reject(new Error(`compare child exited with ${code}`));

@@ -61,7 +61,10 @@ function figuresOf(compareJson: string): Record<Figure, Est | null> {
  */
 function sameEstimates(a: Record<Figure, Est | null>, b: Record<Figure, Est | null>): boolean {
   const close = (x: number | null | undefined, y: number | null | undefined, tol: number) =>
-    x === y || (typeof x === 'number' && typeof y === 'number' && Math.abs(x - y) <= tol * Math.max(1e-12, Math.abs(x), Math.abs(y)));
+    x === y ||
+    (typeof x === 'number' &&
+      typeof y === 'number' &&
+      Math.abs(x - y) <= tol * Math.max(1e-12, Math.abs(x), Math.abs(y)));
   return FIGURES.every((f) => {
     const x = a[f];
     const y = b[f];
@@ -111,7 +114,12 @@ export function coverageRow(figure: Figure, full: number, list: readonly Est[], 
   const coverage = covered / seeds;
   const z = meanSd(list.filter((e) => e.se !== null && e.se > 0).map((e) => (e.estimate - full) / e.se!));
   return {
-    figure, full, seeds, covered, no_interval: seeds - withCi.length, coverage,
+    figure,
+    full,
+    seeds,
+    covered,
+    no_interval: seeds - withCi.length,
+    coverage,
     mean_half_width: withCi.reduce((a, e) => a + (e.ci!.upper - e.ci!.lower) / 2, 0) / Math.max(1, withCi.length),
     sd_of_estimates: meanSd(list.map((e) => e.estimate)).sd,
     mean_se: list.reduce((a, e) => a + (e.se ?? 0), 0) / Math.max(1, list.length),
@@ -137,13 +145,23 @@ export interface CoverageResult {
   readonly plain_vs_census: Readonly<Record<string, number>>;
 }
 
-export async function benchCoverage(o: { readonly dir: string; readonly rows: number; readonly share: number; readonly seeds: number; readonly realRuns: number; readonly log?: (l: string) => void }): Promise<CoverageResult> {
+export async function benchCoverage(o: {
+  readonly dir: string;
+  readonly rows: number;
+  readonly share: number;
+  readonly seeds: number;
+  readonly realRuns: number;
+  readonly log?: (l: string) => void;
+}): Promise<CoverageResult> {
   const log = o.log ?? (() => undefined);
   const input = join(o.dir, `cc-${o.rows}.csv`);
   writeFileSync(input, sampleCsv(o.rows));
   const full = join(o.dir, 'cov-full');
   const t0 = performance.now();
-  const run = await runCli(['run', 'champion_challenger', '--input', input, '--out', full, '--no-progress', '--rate', 'off'], {});
+  const run = await runCli(
+    ['run', 'champion_challenger', '--input', input, '--out', full, '--no-progress', '--rate', 'off'],
+    {},
+  );
   if (run.code !== 0 && run.code !== 1) throw new Error(`the full run failed (${run.code}): ${run.stderr}`);
   const fullRunS = (performance.now() - t0) / 1000;
   log(`coverage: full run of ${o.rows} rows in ${fullRunS.toFixed(1)} s`);
@@ -159,15 +177,26 @@ export async function benchCoverage(o: { readonly dir: string; readonly rows: nu
   const census = join(o.dir, 'cov-census');
   writeSampledFolder(full, census, await draw({ sampleShare: '1', stratifyBy: STRATIFY }));
   const truth = await compare(census, join(o.dir, 'cov-census-cmp'));
-  const plain = JSON.parse((await runCli(['compare', full, full, ...COMPARE_ARGS, '--out', join(o.dir, 'cov-full-cmp')], {})).code === 0 ? readFileSync(join(o.dir, 'cov-full-cmp', 'compare.json'), 'utf8') : '{}');
+  const plain = JSON.parse(
+    (await runCli(['compare', full, full, ...COMPARE_ARGS, '--out', join(o.dir, 'cov-full-cmp')], {})).code === 0
+      ? readFileSync(join(o.dir, 'cov-full-cmp', 'compare.json'), 'utf8')
+      : '{}',
+  );
   const c0 = plain.comparisons?.[0];
   // Absolute differences between compare's plain figures over the full run and the census estimates (both 0).
   const plainVsCensus = {
     approval_rate_a: Math.abs((c0?.approval?.a?.rate ?? NaN) - (truth.approval_rate_a?.estimate ?? NaN)),
-    bad_rate_a_approved: Math.abs((c0?.bad_rates?.a_approved?.bad_rate ?? NaN) - (truth.bad_rate_a_approved?.estimate ?? NaN)),
+    bad_rate_a_approved: Math.abs(
+      (c0?.bad_rates?.a_approved?.bad_rate ?? NaN) - (truth.bad_rate_a_approved?.estimate ?? NaN),
+    ),
   };
 
-  const estimates: Record<Figure, Est[]> = { approval_rate_a: [], swap_out_share: [], bad_rate_a_approved: [], auc_champion: [] };
+  const estimates: Record<Figure, Est[]> = {
+    approval_rate_a: [],
+    swap_out_share: [],
+    bad_rate_a_approved: [],
+    auc_champion: [],
+  };
   let sampled = 0;
   let strata = 0;
   const t1 = performance.now();
@@ -190,14 +219,36 @@ export async function benchCoverage(o: { readonly dir: string; readonly rows: nu
   for (let i = 1; i <= o.realRuns; i += 1) {
     const seed = `coverage-${i}`;
     const out = join(o.dir, `cov-real-${i}`);
-    const r = await runCli(['run', 'champion_challenger', '--input', input, '--out', out, '--no-progress', '--rate', 'off', '--sample-share', String(o.share), '--stratify-by', STRATIFY, '--seed', seed], {});
+    const r = await runCli(
+      [
+        'run',
+        'champion_challenger',
+        '--input',
+        input,
+        '--out',
+        out,
+        '--no-progress',
+        '--rate',
+        'off',
+        '--sample-share',
+        String(o.share),
+        '--stratify-by',
+        STRATIFY,
+        '--seed',
+        seed,
+      ],
+      {},
+    );
     if (r.code !== 0 && r.code !== 1) throw new Error(`the sampled run failed (${r.code}): ${r.stderr}`);
     const real = await compare(out, join(o.dir, `cov-real-cmp-${i}`));
     const derivedFolder = join(o.dir, `cov-derived-${i}`);
     writeSampledFolder(full, derivedFolder, await draw({ sampleShare: String(o.share), stratifyBy: STRATIFY, seed }));
     const derived = await compare(derivedFolder, join(o.dir, `cov-derived-cmp-${i}`));
     if (sameEstimates(real, derived)) identical.push(seed);
-    else log(`coverage: ${seed}: a real sampled run's estimates differ from the derived folder's:\n${JSON.stringify(real)}\n${JSON.stringify(derived)}`);
+    else
+      log(
+        `coverage: ${seed}: a real sampled run's estimates differ from the derived folder's:\n${JSON.stringify(real)}\n${JSON.stringify(derived)}`,
+      );
   }
 
   const table = FIGURES.map((f): CoverageRow => {
@@ -206,8 +257,16 @@ export async function benchCoverage(o: { readonly dir: string; readonly rows: nu
     return coverageRow(f, t.estimate, estimates[f], o.seeds);
   });
   return {
-    rows: o.rows, share: o.share, sampled, strata, seeds: o.seeds, table, full_run_s: round(fullRunS), per_seed_s: round(perSeedS),
-    real_runs_identical: identical, plain_vs_census: plainVsCensus,
+    rows: o.rows,
+    share: o.share,
+    sampled,
+    strata,
+    seeds: o.seeds,
+    table,
+    full_run_s: round(fullRunS),
+    per_seed_s: round(perSeedS),
+    real_runs_identical: identical,
+    plain_vs_census: plainVsCensus,
   };
 }
 

@@ -25,12 +25,21 @@ const WARMERS = ['127.0.0.9', '127.0.0.10', '127.0.0.11', '127.0.0.12'];
 
 /** PER_SECOND - 1 workflow calls from each warming address, one after the other (none refused). */
 async function warm(url: string): Promise<void> {
-  const body = JSON.stringify({ user_id: 'u', reference_id: 'r', input_data: { lead_id: 'l', latitude: 12.97, longitude: 77.59 } });
+  const body = JSON.stringify({
+    user_id: 'u',
+    reference_id: 'r',
+    input_data: { lead_id: 'l', latitude: 12.97, longitude: 77.59 },
+  });
   for (const localAddress of WARMERS) {
     const client = new Client(url, { localAddress });
     try {
       for (let i = 0; i < PER_SECOND - 1; i += 1) {
-        const res = await client.request({ method: 'POST', path: `/execute/${CLIENT_ID}/location_bre`, headers: { 'x-client-id': CLIENT_ID, 'x-auth-token': TOKEN, 'content-type': 'application/json' }, body });
+        const res = await client.request({
+          method: 'POST',
+          path: `/execute/${CLIENT_ID}/location_bre`,
+          headers: { 'x-client-id': CLIENT_ID, 'x-auth-token': TOKEN, 'content-type': 'application/json' },
+          body,
+        });
         await res.body.text();
       }
     } finally {
@@ -62,14 +71,41 @@ async function runFrom(addresses: readonly string[], input: string, rows: number
   const sandbox = await startSandboxProcess([`workflow=${PER_SECOND}/s`]);
   try {
     await warm(sandbox.url);
-    const env = { BRE_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, ACCOUNT_BASE_URL: sandbox.url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN };
-    const r = await runCli(['run', 'location', '--input', input, '--out', out, '--no-progress', '--rate', `workflow=${PER_SECOND}/s`, '--local-address', addresses.join(',')], env);
+    const env = {
+      BRE_BASE_URL: sandbox.url,
+      BUREAU_BASE_URL: sandbox.url,
+      ACCOUNT_BASE_URL: sandbox.url,
+      BRE_CLIENT_ID: CLIENT_ID,
+      BRE_AUTH_TOKEN: TOKEN,
+    };
+    const r = await runCli(
+      [
+        'run',
+        'location',
+        '--input',
+        input,
+        '--out',
+        out,
+        '--no-progress',
+        '--rate',
+        `workflow=${PER_SECOND}/s`,
+        '--local-address',
+        addresses.join(','),
+      ],
+      env,
+    );
     if (r.code !== 0) throw new Error(`run from ${addresses.join(',')} exited ${r.code}: ${r.stderr.slice(-1500)}`);
     const st = ((await (await fetch(`${sandbox.url}/__sandbox/stats`)).json()) as SandboxStats).services.workflow;
     const mine = addresses.map((a) => [a, st.callers[a]] as const);
     return {
-      addresses, rows, exit: r.code, rows_per_s: loadRunSummary(out).rows_per_second, sandbox_429: mine.reduce((n, [, c]) => n + (c?.throttled ?? 0), 0),
-      per_address: Object.fromEntries(mine.map(([a, c]) => [a, { max_in_window: c?.maxInWindow ?? 0, admitted: c?.admitted ?? 0 }])),
+      addresses,
+      rows,
+      exit: r.code,
+      rows_per_s: loadRunSummary(out).rows_per_second,
+      sandbox_429: mine.reduce((n, [, c]) => n + (c?.throttled ?? 0), 0),
+      per_address: Object.fromEntries(
+        mine.map(([a, c]) => [a, { max_in_window: c?.maxInWindow ?? 0, admitted: c?.admitted ?? 0 }]),
+      ),
     };
   } finally {
     sandbox.child.kill('SIGTERM');
@@ -87,7 +123,9 @@ export async function benchEgress(opts: { dir: string; rowsPerAddress: number })
     const one = await runFrom(THREE.slice(0, 1), input, rows, join(opts.dir, 'egress-1'));
     const three = await runFrom(THREE, input, rows, join(opts.dir, 'egress-3'));
     return {
-      limit_per_address: `workflow ${PER_SECOND}/s`, one, three,
+      limit_per_address: `workflow ${PER_SECOND}/s`,
+      one,
+      three,
       ratio: one.rows_per_s && three.rows_per_s ? ratio(three.rows_per_s, one.rows_per_s) : null,
     };
   } finally {

@@ -27,11 +27,18 @@ export const CLIENT_ID = 'benchclient';
 export const TOKEN = 'benchtoken0123456789';
 
 /** `bre-batch sandbox --rate off --port 0` in its own process; its URL read from the banner on stdout. */
-export async function startSandboxProcess(rate: readonly string[] = ['off'], extra: readonly string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'sandbox', ...rate.flatMap((r) => ['--rate', r]), '--port', '0', ...extra], {
-    env: { ...process.env, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function startSandboxProcess(
+  rate: readonly string[] = ['off'],
+  extra: readonly string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'sandbox', ...rate.flatMap((r) => ['--rate', r]), '--port', '0', ...extra],
+    {
+      env: { ...process.env, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
@@ -58,9 +65,16 @@ export interface CliRun {
 }
 
 /** Runs the CLI; with `interruptAfterMs` it gets SIGINT then (a run measured for a while, not to the end). */
-export async function runCli(args: readonly string[], env: Record<string, string>, interruptAfterMs?: number): Promise<CliRun> {
+export async function runCli(
+  args: readonly string[],
+  env: Record<string, string>,
+  interruptAfterMs?: number,
+): Promise<CliRun> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const timer = interruptAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), interruptAfterMs);
   let stdout = '';
   let stderr = '';
@@ -75,7 +89,11 @@ export async function runCli(args: readonly string[], env: Record<string, string
  * A location_bre input of `rows` rows over real Indian coordinates, or every row at `at` (the request a fixed
  * load generator sends, so that the server does the same work for both).
  */
-export async function writeLocationCsv(path: string, rows: number, at?: { readonly latitude: string; readonly longitude: string }): Promise<void> {
+export async function writeLocationCsv(
+  path: string,
+  rows: number,
+  at?: { readonly latitude: string; readonly longitude: string },
+): Promise<void> {
   const out = createWriteStream(path);
   out.write('reference_id,user_id,lead_id,latitude,longitude\n');
   for (let i = 1; i <= rows; i += 1) {
@@ -93,8 +111,11 @@ export async function writeLocationParquet(path: string, rows: number): Promise<
   function* each(): Generator<Record<string, unknown>> {
     for (let i = 1; i <= rows; i += 1) {
       yield {
-        reference_id: `B-${i}`, user_id: `u${i}`, lead_id: `l${i}`,
-        latitude: Number((8 + ((i * 7919) % 2700) / 100).toFixed(4)), longitude: Number((69 + ((i * 104729) % 2000) / 100).toFixed(4)),
+        reference_id: `B-${i}`,
+        user_id: `u${i}`,
+        lead_id: `l${i}`,
+        latitude: Number((8 + ((i * 7919) % 2700) / 100).toFixed(4)),
+        longitude: Number((69 + ((i * 104729) % 2000) / 100).toFixed(4)),
       };
     }
   }
@@ -103,7 +124,13 @@ export async function writeLocationParquet(path: string, rows: number): Promise<
   await parquetWriteRows({
     writer: fileWriter(path),
     rows: each(),
-    columns: [{ name: 'reference_id', ...text }, { name: 'user_id', ...text }, { name: 'lead_id', ...text }, { name: 'latitude', ...number }, { name: 'longitude', ...number }],
+    columns: [
+      { name: 'reference_id', ...text },
+      { name: 'user_id', ...text },
+      { name: 'lead_id', ...text },
+      { name: 'latitude', ...number },
+      { name: 'longitude', ...number },
+    ],
   });
 }
 
@@ -112,7 +139,9 @@ export async function writeLocationParquet(path: string, rows: number): Promise<
  * name report files relative to that folder); the caller removes it.
  */
 export function writeRescoreCsv(rows: number, prefix: string): string {
-  const sample = readFileSync(join(PACKAGE_ROOT, 'samples', 'rescore.csv'), 'utf8').trim().split('\n');
+  const sample = readFileSync(join(PACKAGE_ROOT, 'samples', 'rescore.csv'), 'utf8')
+    .trim()
+    .split('\n');
   const lines = [sample[0]];
   for (let i = 0; i < rows; i += 1) {
     const src = sample[1 + (i % (sample.length - 1))].split(',');

@@ -55,7 +55,13 @@ const targets: Target[] = [];
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 
 function envFor(sb: Sandbox): Record<string, string> {
-  return { BRE_BASE_URL: sb.url, BUREAU_BASE_URL: sb.url, ACCOUNT_BASE_URL: sb.url, BRE_CLIENT_ID: sb.clientId, BRE_AUTH_TOKEN: sb.authToken };
+  return {
+    BRE_BASE_URL: sb.url,
+    BUREAU_BASE_URL: sb.url,
+    ACCOUNT_BASE_URL: sb.url,
+    BRE_CLIENT_ID: sb.clientId,
+    BRE_AUTH_TOKEN: sb.authToken,
+  };
 }
 
 const summaryOf = loadRunSummary;
@@ -63,7 +69,8 @@ const summaryOf = loadRunSummary;
 function rateTargets(section: string, runs: readonly RateRun[], minShare: number): void {
   for (const r of runs) {
     targets.push({
-      section, figure: `${r.service} at ${r.rate}: achieved (summary / server; server after 3 s), 429s, margin left`,
+      section,
+      figure: `${r.service} at ${r.rate}: achieved (summary / server; server after 3 s), 429s, margin left`,
       measured: `${pct(r.share)} / ${pct(r.server_share)}; ${pct(r.steady_share)}, ${r.sandbox_429} 429s, ${r.margin_ms ?? 'n/a'} ms (${r.rows} rows, ${r.seconds} s)`,
       target: `>= ${pct(minShare)}, 0 429s`,
       met: r.exit === 0 && r.sandbox_429 === 0 && (r.share ?? 0) >= minShare && (r.server_share ?? 0) >= minShare,
@@ -93,20 +100,42 @@ async function benchDocumentedLimits(): Promise<void> {
 async function benchOverlap(): Promise<void> {
   const rows = quick ? 600 : 1200;
   const rates = ['--rate', 'bureau=100/s', '--rate', 'workflow=50/s'];
-  const sb = await startSandbox({ rate: { workflow: { limit: 50, windowMs: 1000 }, bureau: { limit: 100, windowMs: 1000 } } });
+  const sb = await startSandbox({
+    rate: { workflow: { limit: 50, windowMs: 1000 }, bureau: { limit: 100, windowMs: 1000 } },
+  });
   const input = writeRescoreCsv(rows, 'OV');
   try {
     const env = envFor(sb);
-    const bureau = await runCli(['run', 'bureau_features', '--input', input, '--out', join(work, 'ov-b'), '--no-progress', ...rates], env);
-    const workflow = await runCli(['run', 'bureau_mobile_bank', '--input', input, '--out', join(work, 'ov-w'), '--no-progress', ...rates], env);
-    const both = await runCli(['run', 'rescore', '--input', input, '--out', join(work, 'ov-r'), '--no-progress', ...rates], env);
+    const bureau = await runCli(
+      ['run', 'bureau_features', '--input', input, '--out', join(work, 'ov-b'), '--no-progress', ...rates],
+      env,
+    );
+    const workflow = await runCli(
+      ['run', 'bureau_mobile_bank', '--input', input, '--out', join(work, 'ov-w'), '--no-progress', ...rates],
+      env,
+    );
+    const both = await runCli(
+      ['run', 'rescore', '--input', input, '--out', join(work, 'ov-r'), '--no-progress', ...rates],
+      env,
+    );
     const slower = Math.max(bureau.seconds, workflow.seconds);
     const overlap = {
-      rows, bureau_alone_s: round(bureau.seconds), workflow_alone_s: round(workflow.seconds), two_stage_s: round(both.seconds),
-      ratio_to_slower_stage: ratio(both.seconds, slower), exits: [bureau.code, workflow.code, both.code], sandbox_429: sb.stats().services.workflow.throttled + sb.stats().services.bureau.throttled,
+      rows,
+      bureau_alone_s: round(bureau.seconds),
+      workflow_alone_s: round(workflow.seconds),
+      two_stage_s: round(both.seconds),
+      ratio_to_slower_stage: ratio(both.seconds, slower),
+      exits: [bureau.code, workflow.code, both.code],
+      sandbox_429: sb.stats().services.workflow.throttled + sb.stats().services.bureau.throttled,
     };
     figures.overlap = overlap;
-    targets.push({ section: 'overlap', figure: 'two-stage rescore vs its slower stage alone', measured: `${overlap.ratio_to_slower_stage}x, ${overlap.sandbox_429} 429s`, target: '<= 1.1x', met: overlap.ratio_to_slower_stage <= 1.1 });
+    targets.push({
+      section: 'overlap',
+      figure: 'two-stage rescore vs its slower stage alone',
+      measured: `${overlap.ratio_to_slower_stage}x, ${overlap.sandbox_429} 429s`,
+      target: '<= 1.1x',
+      met: overlap.ratio_to_slower_stage <= 1.1,
+    });
   } finally {
     rmSync(input, { force: true });
     await sb.close();
@@ -118,42 +147,79 @@ async function benchAdaptive(): Promise<void> {
   const hidden = 300;
   const seconds = quick ? 150 : 240;
   const sb = await startSandbox({ rate: { account: { limit: hidden, windowMs: 60_000 } } });
-  const rows = Math.ceil((hidden * seconds) / 60 * 1.5);
+  const rows = Math.ceil(((hidden * seconds) / 60) * 1.5);
   const lines = ['reference_id,user_id,aa_session_id,date_from,date_to'];
   for (let i = 1; i <= rows; i += 1) lines.push(`AD-${i},user${i},sess${i},2026-05-01,2026-08-31`);
   const input = join(work, 'adaptive.csv');
   writeFileSync(input, `${lines.join('\n')}\n`);
   const pipeline = join(work, 'aa_only.yaml');
-  writeFileSync(pipeline, 'name: aa_only\nstages:\n  - id: aa\n    kind: aa_fetch\n    options: { generate_insights: false }\n');
+  writeFileSync(
+    pipeline,
+    'name: aa_only\nstages:\n  - id: aa\n    kind: aa_fetch\n    options: { generate_insights: false }\n',
+  );
   const out = join(work, 'adaptive-out');
   // Interrupted after `seconds`: the figure is the rate it settles at, not the time to finish.
-  const r = await runCli(['run', pipeline, '--input', input, '--out', out, '--no-progress', '--stop-grace', '2s'], envFor(sb), seconds * 1000);
+  const r = await runCli(
+    ['run', pipeline, '--input', input, '--out', out, '--no-progress', '--stop-grace', '2s'],
+    envFor(sb),
+    seconds * 1000,
+  );
   const st = sb.stats().services.account;
   await sb.close();
   const s = summaryOf(out);
   const adaptive = {
-    hidden_limit_per_minute: hidden, start_per_minute: 120, seconds: Math.round(r.seconds), exit: r.code,
-    achieved_per_minute: s.services.account?.achieved_per_minute ?? null, share_of_hidden_limit: ratio(s.services.account?.achieved_per_minute ?? 0, hidden),
-    final_limiter_per_minute: s.services.account?.limiter_final_per_minute ?? null, sandbox_429: st.throttled, calls: st.requests,
+    hidden_limit_per_minute: hidden,
+    start_per_minute: 120,
+    seconds: Math.round(r.seconds),
+    exit: r.code,
+    achieved_per_minute: s.services.account?.achieved_per_minute ?? null,
+    share_of_hidden_limit: ratio(s.services.account?.achieved_per_minute ?? 0, hidden),
+    final_limiter_per_minute: s.services.account?.limiter_final_per_minute ?? null,
+    sandbox_429: st.throttled,
+    calls: st.requests,
     share_429: ratio(st.throttled, st.requests),
   };
   figures.adaptive = adaptive;
-  targets.push({ section: 'adaptive', figure: 'account limiter against a limit it is not told (300/min)', measured: `${pct(adaptive.share_of_hidden_limit)} of it, ${pct(adaptive.share_429)} 429s`, target: 'informative (no issue target)', met: null });
+  targets.push({
+    section: 'adaptive',
+    figure: 'account limiter against a limit it is not told (300/min)',
+    measured: `${pct(adaptive.share_of_hidden_limit)} of it, ${pct(adaptive.share_429)} 429s`,
+    target: 'informative (no issue target)',
+    met: null,
+  });
 }
 
 async function benchRaw(): Promise<void> {
   const raw = {
     // Rows enough for the runner to run about as long as autocannon does (seconds of steady state each), so
     // neither figure is mostly start-up.
-    latency_0ms: await benchRawVsAutocannon({ dir: work, rows: quick ? 50_000 : 150_000, seconds: quick ? 5 : 8, rounds: quick ? 3 : 5 }),
-    latency_20ms: await benchRawVsAutocannon({ dir: work, rows: quick ? 10_000 : 20_000, seconds: quick ? 5 : 8, latencyMs: 20, rounds: 3 }),
+    latency_0ms: await benchRawVsAutocannon({
+      dir: work,
+      rows: quick ? 50_000 : 150_000,
+      seconds: quick ? 5 : 8,
+      rounds: quick ? 3 : 5,
+    }),
+    latency_20ms: await benchRawVsAutocannon({
+      dir: work,
+      rows: quick ? 10_000 : 20_000,
+      seconds: quick ? 5 : 8,
+      latencyMs: 20,
+      rounds: 3,
+    }),
   };
   figures.raw = raw;
-  const zero = raw.latency_0ms as { ratio: number; ratio_range: number[]; runner_rows_per_s: number; autocannon_requests_per_s: number };
+  const zero = raw.latency_0ms as {
+    ratio: number;
+    ratio_range: number[];
+    runner_rows_per_s: number;
+    autocannon_requests_per_s: number;
+  };
   targets.push({
-    section: 'raw', figure: 'rows/s with limits off vs autocannon, same endpoint, same rounds (median round)',
+    section: 'raw',
+    figure: 'rows/s with limits off vs autocannon, same endpoint, same rounds (median round)',
     measured: `${pct(zero.ratio)} (rounds ${zero.ratio_range.map(pct).join('-')}; ${zero.runner_rows_per_s} rows/s vs ${zero.autocannon_requests_per_s} req/s)`,
-    target: '>= 60%', met: zero.ratio >= 0.6,
+    target: '>= 60%',
+    met: zero.ratio >= 0.6,
   });
 }
 
@@ -163,7 +229,13 @@ async function benchScaleRss(): Promise<void> {
     const scale = await mod.benchScale({ rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], dir: work });
     figures.scale = scale;
     const [small, large] = [scale.runs[0], scale.runs[scale.runs.length - 1]];
-    targets.push({ section: 'scale', figure: `peak RSS, ${large.rows.toLocaleString('en-US')} rows vs ${small.rows.toLocaleString('en-US')}, --rate off`, measured: `${scale.rssRatio ?? 'n/a'}x (${large.peakRssMb} vs ${small.peakRssMb} MB)`, target: '<= 1.25x', met: scale.rssRatio !== null && scale.rssRatio <= 1.25 });
+    targets.push({
+      section: 'scale',
+      figure: `peak RSS, ${large.rows.toLocaleString('en-US')} rows vs ${small.rows.toLocaleString('en-US')}, --rate off`,
+      measured: `${scale.rssRatio ?? 'n/a'}x (${large.peakRssMb} vs ${small.peakRssMb} MB)`,
+      target: '<= 1.25x',
+      met: scale.rssRatio !== null && scale.rssRatio <= 1.25,
+    });
   } catch (err) {
     figures.scale = { error: (err as Error).message };
   }
@@ -172,28 +244,53 @@ async function benchScaleRss(): Promise<void> {
 /** The scale run with the input as Parquet: peak RSS must stay flat across row groups (issue 12: <= 1.25x). */
 async function benchScaleParquetRss(): Promise<void> {
   const { benchScale } = await import('./scale.js');
-  figures.scale_parquet = await benchScale({ rows: quick ? [100_000, 300_000] : [100_000, 1_000_000], dir: work, format: 'parquet' });
+  figures.scale_parquet = await benchScale({
+    rows: quick ? [100_000, 300_000] : [100_000, 1_000_000],
+    dir: work,
+    format: 'parquet',
+  });
 }
 
 async function benchShared(): Promise<void> {
   const { benchSharedRate } = await import('./scale.js');
-  const shared = await benchSharedRate({ dir: work, redisUrl: process.env.BRE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', seconds: quick ? 60 : 90 });
+  const shared = await benchSharedRate({
+    dir: work,
+    redisUrl: process.env.BRE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    seconds: quick ? 60 : 90,
+  });
   figures.shared = shared;
-  targets.push({ section: 'shared', figure: `${shared.workers} workers sharing ${shared.limitPerMinute}/min through Redis`, measured: `${pct(shared.shareOfLimit)}, ${shared.sandbox429} 429s`, target: '0 429s (its slack is larger: src/limits/redis.ts)', met: shared.sandbox429 === 0 });
+  targets.push({
+    section: 'shared',
+    figure: `${shared.workers} workers sharing ${shared.limitPerMinute}/min through Redis`,
+    measured: `${pct(shared.shareOfLimit)}, ${shared.sandbox429} 429s`,
+    target: '0 429s (its slack is larger: src/limits/redis.ts)',
+    met: shared.sandbox429 === 0,
+  });
 }
 
 async function benchCompareRss(): Promise<void> {
   const small = await benchCompare({ rows: quick ? 20_000 : 100_000, dir: work });
   const large = await benchCompare({ rows: quick ? 200_000 : 1_000_000, dir: work });
   figures.compare = { small, large, rss_ratio: ratio(large.peakRssMb, small.peakRssMb) };
-  targets.push({ section: 'compare', figure: 'compare peak RSS, 10x the keys', measured: `${ratio(large.peakRssMb, small.peakRssMb)}x`, target: 'informative (flat memory)', met: null });
+  targets.push({
+    section: 'compare',
+    figure: 'compare peak RSS, 10x the keys',
+    measured: `${ratio(large.peakRssMb, small.peakRssMb)}x`,
+    target: 'informative (flat memory)',
+    met: null,
+  });
 }
 
 /** The same with --score (an integer score and a continuous one) and --period: the credit-risk figures. */
 async function benchCompareRiskRss(): Promise<void> {
   const small = await benchCompare({ rows: quick ? 20_000 : 100_000, dir: work, risk: true });
   const large = await benchCompare({ rows: quick ? 200_000 : 1_000_000, dir: work, risk: true });
-  figures.compare_risk = { small, large, rss_ratio: ratio(large.peakRssMb, small.peakRssMb), time_ratio: ratio(large.seconds, small.seconds) };
+  figures.compare_risk = {
+    small,
+    large,
+    rss_ratio: ratio(large.peakRssMb, small.peakRssMb),
+    time_ratio: ratio(large.seconds, small.seconds),
+  };
 }
 
 /** The end of a run, spooled and from the journal alone: seconds per million rows and peak RSS by size. */
@@ -202,8 +299,11 @@ async function benchRebuildEnd(): Promise<void> {
   figures.rebuild = rebuild;
   const largest = rebuild.runs.filter((r) => r.mode === 'spooled').sort((a, b) => b.rows - a.rows)[0];
   targets.push({
-    section: 'rebuild', figure: `end of a run (last answer to exit: results.csv and results.parquet), ${largest.rows.toLocaleString('en-US')} rows spooled`,
-    measured: `${largest.secondsPerMillion} s per million rows`, target: '<= 5 s per million rows', met: largest.secondsPerMillion <= 5,
+    section: 'rebuild',
+    figure: `end of a run (last answer to exit: results.csv and results.parquet), ${largest.rows.toLocaleString('en-US')} rows spooled`,
+    measured: `${largest.secondsPerMillion} s per million rows`,
+    target: '<= 5 s per million rows',
+    met: largest.secondsPerMillion <= 5,
   });
 }
 
@@ -214,9 +314,11 @@ async function benchEgressAddresses(): Promise<void> {
   const worst = Math.max(...Object.values(egress.three.per_address).map((a) => a.max_in_window));
   const all429 = egress.one.sandbox_429 + egress.three.sandbox_429;
   targets.push({
-    section: 'egress', figure: `rows/s from 3 addresses vs 1 (--local-address), ${egress.limit_per_address} per address, ${egress.three.rows} rows`,
+    section: 'egress',
+    figure: `rows/s from 3 addresses vs 1 (--local-address), ${egress.limit_per_address} per address, ${egress.three.rows} rows`,
     measured: `${egress.ratio ?? 'n/a'}x (${egress.three.rows_per_s} vs ${egress.one.rows_per_s} rows/s), ${all429} 429s, max ${worst} admitted in a window per address`,
-    target: '>= 2.85x, 0 429s, <= 10 per window', met: (egress.ratio ?? 0) >= 2.85 && all429 === 0 && worst <= 10,
+    target: '>= 2.85x, 0 429s, <= 10 per window',
+    met: (egress.ratio ?? 0) >= 2.85 && all429 === 0 && worst <= 10,
   });
 }
 
@@ -225,8 +327,11 @@ async function benchSampleCountingPass(): Promise<void> {
   const draw = await benchSampleDraw({ dir: work, rows: quick ? 50_000 : 200_000, rounds: quick ? 2 : 3 });
   figures.sample_draw = draw;
   targets.push({
-    section: 'sample_draw', figure: `drawing a 5% sample by month and channel from ${draw.rows.toLocaleString('en-US')} rows (two local reads)`,
-    measured: `${draw.draw_s} s (${draw.draw_rows_per_s.toLocaleString('en-US')} rows/s), ${draw.sampled} rows in ${draw.strata} strata`, target: 'informative (before the first call)', met: null,
+    section: 'sample_draw',
+    figure: `drawing a 5% sample by month and channel from ${draw.rows.toLocaleString('en-US')} rows (two local reads)`,
+    measured: `${draw.draw_s} s (${draw.draw_rows_per_s.toLocaleString('en-US')} rows/s), ${draw.sampled} rows in ${draw.strata} strata`,
+    target: 'informative (before the first call)',
+    met: null,
   });
 }
 
@@ -237,10 +342,14 @@ async function benchSampleCountingPass(): Promise<void> {
 async function benchStartupTimes(): Promise<void> {
   const f = await benchStartup({ dir: work, rounds: quick ? 5 : 11 });
   figures.startup = f;
-  const row = (x: typeof f.help, limit: number) => targets.push({
-    section: 'startup', figure: `${x.command}, process start to exit (median of ${x.runs.length}; node -e 0: ${f.node.median_s} s)`,
-    measured: `${x.median_s} s (fastest ${x.min_s} s; ${x.over_node_s} s over node -e 0)`, target: `<= ${limit} s`, met: x.median_s <= limit,
-  });
+  const row = (x: typeof f.help, limit: number) =>
+    targets.push({
+      section: 'startup',
+      figure: `${x.command}, process start to exit (median of ${x.runs.length}; node -e 0: ${f.node.median_s} s)`,
+      measured: `${x.median_s} s (fastest ${x.min_s} s; ${x.over_node_s} s over node -e 0)`,
+      target: `<= ${limit} s`,
+      met: x.median_s <= limit,
+    });
   row(f.help, 0.3);
   row(f.pipelines, 0.3);
   row(f.one_row_run, 0.8);
@@ -253,10 +362,18 @@ async function benchSlowAnswers(): Promise<void> {
   for (const r of runs) {
     const held = r.concurrency !== 'default';
     targets.push({
-      section: 'slow', figure: `bureau 1000/min, answers of ${r.latency_s} s, --concurrency ${r.concurrency}: the server's admitted rate`,
+      section: 'slow',
+      figure: `bureau 1000/min, answers of ${r.latency_s} s, --concurrency ${r.concurrency}: the server's admitted rate`,
       measured: `${pct(r.server_share)}, ${r.sandbox_429} 429s, ${r.rows} rows in ${r.seconds} s${r.concurrency_note ? `; summary: ${r.concurrency_note}` : ''}`,
-      target: held ? 'below the limit, and summary.json names --concurrency' : r.latency_s === 0 ? 'control (what the machine allows now)' : '>= 99%, 0 429s',
-      met: r.exit === 0 && r.sandbox_429 === 0 && (held ? r.concurrency_note !== null : (r.server_share ?? 0) >= 0.99 && r.concurrency_note === null),
+      target: held
+        ? 'below the limit, and summary.json names --concurrency'
+        : r.latency_s === 0
+          ? 'control (what the machine allows now)'
+          : '>= 99%, 0 429s',
+      met:
+        r.exit === 0 &&
+        r.sandbox_429 === 0 &&
+        (held ? r.concurrency_note !== null : (r.server_share ?? 0) >= 0.99 && r.concurrency_note === null),
     });
   }
 }
@@ -268,23 +385,57 @@ async function benchJobWorkers(): Promise<void> {
   figures.job = job;
   for (const [n, share] of Object.entries(job.scaling)) {
     if (n === '1') continue;
-    targets.push({ section: 'job', figure: `${n} workers (--job), ${job.per_address_per_s}/s per address: rows/s over ${n} x one worker's`, measured: pct(share), target: '>= 95%', met: share >= 0.95 });
+    targets.push({
+      section: 'job',
+      figure: `${n} workers (--job), ${job.per_address_per_s}/s per address: rows/s over ${n} x one worker's`,
+      measured: pct(share),
+      target: '>= 95%',
+      met: share >= 0.95,
+    });
   }
-  targets.push({ section: 'job', figure: '4 workers, one killed -9 at half the rows: rows/s over the capacity left (4 then 3 workers)', measured: pct(job.killed_share), target: '>= 90%', met: job.killed_share >= 0.9 });
-  targets.push({ section: 'job', figure: 'the database\'s cost of one chunk claim (500 claims, one store)', measured: `${job.claim_ms.mean} ms mean, ${job.claim_ms.p95} ms p95`, target: 'informative', met: null });
+  targets.push({
+    section: 'job',
+    figure: '4 workers, one killed -9 at half the rows: rows/s over the capacity left (4 then 3 workers)',
+    measured: pct(job.killed_share),
+    target: '>= 90%',
+    met: job.killed_share >= 0.9,
+  });
+  targets.push({
+    section: 'job',
+    figure: "the database's cost of one chunk claim (500 claims, one store)",
+    measured: `${job.claim_ms.mean} ms mean, ${job.claim_ms.p95} ms p95`,
+    target: 'informative',
+    met: null,
+  });
 }
 
 /** Issue 25: the 95% intervals of compare on samples cover the full run's value in 93-97% of seeds. */
 async function benchIntervalCoverage(): Promise<void> {
-  const cov = await benchCoverage({ dir: work, rows: 20_000, share: 0.2, seeds: quick ? 40 : 200, realRuns: 2, log: (l) => process.stderr.write(`${l}\n`) });
+  const cov = await benchCoverage({
+    dir: work,
+    rows: 20_000,
+    share: 0.2,
+    seeds: quick ? 40 : 200,
+    realRuns: 2,
+    log: (l) => process.stderr.write(`${l}\n`),
+  });
   figures.coverage = cov;
   for (const r of cov.table) {
     targets.push({
-      section: 'coverage', figure: `${r.figure}: 95% intervals covering the full run's value (${r.full.toFixed(4)}), ${cov.seeds} samples of ${cov.sampled} of ${cov.rows}`,
-      measured: `${pct(r.coverage)} (${r.covered}/${r.seeds}${r.no_interval ? `, ${r.no_interval} without an interval` : ''})`, target: '93% to 97%', met: r.in_target,
+      section: 'coverage',
+      figure: `${r.figure}: 95% intervals covering the full run's value (${r.full.toFixed(4)}), ${cov.seeds} samples of ${cov.sampled} of ${cov.rows}`,
+      measured: `${pct(r.coverage)} (${r.covered}/${r.seeds}${r.no_interval ? `, ${r.no_interval} without an interval` : ''})`,
+      target: '93% to 97%',
+      met: r.in_target,
     });
   }
-  targets.push({ section: 'coverage', figure: 'real sampled runs whose compare.json estimates equal the derived folders\'', measured: `${cov.real_runs_identical.length} of 2`, target: '2 of 2', met: cov.real_runs_identical.length === 2 });
+  targets.push({
+    section: 'coverage',
+    figure: "real sampled runs whose compare.json estimates equal the derived folders'",
+    measured: `${cov.real_runs_identical.length} of 2`,
+    target: '2 of 2',
+    met: cov.real_runs_identical.length === 2,
+  });
 }
 
 /**
@@ -293,19 +444,28 @@ async function benchIntervalCoverage(): Promise<void> {
  */
 async function benchDbSource(): Promise<void> {
   const { benchSource } = await import('./source.js');
-  const src = await benchSource({ dir: work, rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], rounds: quick ? 1 : 2 });
+  const src = await benchSource({
+    dir: work,
+    rows: quick ? [20_000, 200_000] : [100_000, 1_000_000],
+    rounds: quick ? 1 : 2,
+  });
   figures.source = src;
   const { small, rounds } = src;
   const large = rounds[0].postgres.rows;
   const perRound = rounds.map((r) => `${r.postgres.rowsPerSecond} vs ${r.csv.rowsPerSecond}`).join('; ');
   targets.push({
-    section: 'source', figure: `rows/s, ${large.toLocaleString('en-US')} rows from a PostgreSQL table vs the same from CSV, --rate off (median of ${rounds.length} rounds in turn; whole run, while rows flow)`,
+    section: 'source',
+    figure: `rows/s, ${large.toLocaleString('en-US')} rows from a PostgreSQL table vs the same from CSV, --rate off (median of ${rounds.length} rounds in turn; whole run, while rows flow)`,
     measured: `${pct(src.ratioToCsv)}, ${pct(src.flowRatioToCsv)} (rows/s ${perRound})`,
-    target: '>= 80%', met: src.ratioToCsv >= 0.8 && rounds.every((r) => r.postgres.exit === 0 && r.csv.exit === 0),
+    target: '>= 80%',
+    met: src.ratioToCsv >= 0.8 && rounds.every((r) => r.postgres.exit === 0 && r.csv.exit === 0),
   });
   targets.push({
-    section: 'source', figure: `peak RSS, ${large.toLocaleString('en-US')} table rows vs ${small.rows.toLocaleString('en-US')}`,
-    measured: `${src.rssRatio ?? 'n/a'}x (${src.largePeakRssMb} vs ${small.peakRssMb} MB)`, target: '<= 1.25x', met: src.rssRatio !== null && src.rssRatio <= 1.25,
+    section: 'source',
+    figure: `peak RSS, ${large.toLocaleString('en-US')} table rows vs ${small.rows.toLocaleString('en-US')}`,
+    measured: `${src.rssRatio ?? 'n/a'}x (${src.largePeakRssMb} vs ${small.peakRssMb} MB)`,
+    target: '<= 1.25x',
+    met: src.rssRatio !== null && src.rssRatio <= 1.25,
   });
 }
 
@@ -316,23 +476,33 @@ async function benchDbSource(): Promise<void> {
  */
 async function benchDbSink(): Promise<void> {
   const { benchSink } = await import('./sink.js');
-  const sink = await benchSink({ dir: work, ...(quick ? { loadRows: 200_000, loadRounds: 1, runRows: 100_000, rounds: 1 } : {}) });
+  const sink = await benchSink({
+    dir: work,
+    ...(quick ? { loadRows: 200_000, loadRounds: 1, runRows: 100_000, rounds: 1 } : {}),
+  });
   figures.sink = sink;
   for (const l of sink.load ?? []) {
     targets.push({
-      section: 'sink', figure: `bre-batch load of ${l.rows.toLocaleString('en-US')} rows of ${l.pipeline} (${l.results.toLocaleString('en-US')} results, ${l.errors.toLocaleString('en-US')} errors, ${l.folderMb} MB) into PostgreSQL, whole process (median of ${l.runs.length})`,
+      section: 'sink',
+      figure: `bre-batch load of ${l.rows.toLocaleString('en-US')} rows of ${l.pipeline} (${l.results.toLocaleString('en-US')} results, ${l.errors.toLocaleString('en-US')} errors, ${l.folderMb} MB) into PostgreSQL, whole process (median of ${l.runs.length})`,
       measured: `${l.rowsPerSecond.toLocaleString('en-US')} rows/s (rounds ${l.runs.map((r) => r.rowsPerSecond).join(', ')}; the server's own COPY of the same rows ${l.serverCopyRowsPerSecond?.toLocaleString('en-US') ?? 'n/a'} rows/s)`,
       target: '>= 20,000 rows/s',
-      met: l.rowsPerSecond >= 20_000 && l.runs.every((r) => r.exit === 0 && r.inTables.results === l.results && r.inTables.errors === l.errors),
+      met:
+        l.rowsPerSecond >= 20_000 &&
+        l.runs.every((r) => r.exit === 0 && r.inTables.results === l.results && r.inTables.errors === l.errors),
     });
   }
   const run = sink.run;
   if (run) {
     const perRound = run.rounds.map((r) => `${r.with.rowsPerSecond} vs ${r.without.rowsPerSecond}`).join('; ');
     targets.push({
-      section: 'sink', figure: `rows/s, run location --rate off of ${run.rows.toLocaleString('en-US')} rows with --sink postgres:// vs without (median of ${run.rounds.length} rounds in turn; whole run, while rows flow)`,
+      section: 'sink',
+      figure: `rows/s, run location --rate off of ${run.rows.toLocaleString('en-US')} rows with --sink postgres:// vs without (median of ${run.rounds.length} rounds in turn; whole run, while rows flow)`,
       measured: `${pct(run.ratio)}, ${pct(run.flowRatio)} (rows/s ${perRound})`,
-      target: '>= 90%', met: run.ratio >= 0.9 && run.rounds.every((r) => r.with.exit === 0 && r.without.exit === 0 && r.with.inTable === run.rows),
+      target: '>= 90%',
+      met:
+        run.ratio >= 0.9 &&
+        run.rounds.every((r) => r.with.exit === 0 && r.without.exit === 0 && r.with.inTable === run.rows),
     });
   }
 }
@@ -342,9 +512,25 @@ function round(n: number): number {
 }
 
 const steps: [string, () => Promise<void>][] = [
-  ['sweep', benchRateSweep], ['documented', benchDocumentedLimits], ['overlap', benchOverlap], ['raw', benchRaw], ['adaptive', benchAdaptive], ['scale', benchScaleRss], ['scale_parquet', benchScaleParquetRss],
-  ['compare', benchCompareRss], ['compare_risk', benchCompareRiskRss],
-  ['rebuild', benchRebuildEnd], ['egress', benchEgressAddresses], ['source', benchDbSource], ['sink', benchDbSink], ['sample_draw', benchSampleCountingPass], ['startup', benchStartupTimes], ['shared', benchShared], ['coverage', benchIntervalCoverage], ['slow', benchSlowAnswers], ['job', benchJobWorkers],
+  ['sweep', benchRateSweep],
+  ['documented', benchDocumentedLimits],
+  ['overlap', benchOverlap],
+  ['raw', benchRaw],
+  ['adaptive', benchAdaptive],
+  ['scale', benchScaleRss],
+  ['scale_parquet', benchScaleParquetRss],
+  ['compare', benchCompareRss],
+  ['compare_risk', benchCompareRiskRss],
+  ['rebuild', benchRebuildEnd],
+  ['egress', benchEgressAddresses],
+  ['source', benchDbSource],
+  ['sink', benchDbSink],
+  ['sample_draw', benchSampleCountingPass],
+  ['startup', benchStartupTimes],
+  ['shared', benchShared],
+  ['coverage', benchIntervalCoverage],
+  ['slow', benchSlowAnswers],
+  ['job', benchJobWorkers],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;
@@ -356,12 +542,18 @@ for (const [name, fn] of steps) {
   }
   process.stderr.write(`bench: ${name}: ${JSON.stringify(figures[name])}\n`);
 }
-writeFileSync('bench-results.json', `${JSON.stringify({ at: new Date().toISOString(), quick, figures, targets }, null, 2)}\n`);
+writeFileSync(
+  'bench-results.json',
+  `${JSON.stringify({ at: new Date().toISOString(), quick, figures, targets }, null, 2)}\n`,
+);
 process.stdout.write(`${JSON.stringify(figures, null, 2)}\n\n`);
 process.stdout.write(targetTable(targets));
 
 function targetTable(rows: readonly Target[]): string {
-  const cells = [['section', 'figure', 'measured', 'target', 'met'], ...rows.map((t) => [t.section, t.figure, t.measured, t.target, t.met === null ? '-' : t.met ? 'yes' : 'NO'])];
+  const cells = [
+    ['section', 'figure', 'measured', 'target', 'met'],
+    ...rows.map((t) => [t.section, t.figure, t.measured, t.target, t.met === null ? '-' : t.met ? 'yes' : 'NO']),
+  ];
   return `${cells.map((c) => `| ${c.join(' | ')} |`).join('\n')}\n`;
 }
 rmSync(work, { recursive: true, force: true });

@@ -56,7 +56,13 @@ async function serviceStats(url: string, service: ServiceName): Promise<ServiceS
 }
 
 /** One run of about `seconds` at `rate` for `service`, against a sandbox of its own limited to the same rate. */
-async function runAtRate(opts: { service: 'workflow' | 'bureau'; rate: Rate; seconds: number; dir: string; tag: string }): Promise<RateRun> {
+async function runAtRate(opts: {
+  service: 'workflow' | 'bureau';
+  rate: Rate;
+  seconds: number;
+  dir: string;
+  tag: string;
+}): Promise<RateRun> {
   const { service, rate } = opts;
   const text = describeRate(rate);
   const perSecond = (rate.limit * 1000) / rate.windowMs;
@@ -71,28 +77,54 @@ async function runAtRate(opts: { service: 'workflow' | 'bureau'; rate: Rate; sec
     input = writeRescoreCsv(rows, `RT${opts.tag}`);
   }
   try {
-    const env = { BRE_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, ACCOUNT_BASE_URL: sandbox.url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN };
+    const env = {
+      BRE_BASE_URL: sandbox.url,
+      BUREAU_BASE_URL: sandbox.url,
+      ACCOUNT_BASE_URL: sandbox.url,
+      BRE_CLIENT_ID: CLIENT_ID,
+      BRE_AUTH_TOKEN: TOKEN,
+    };
     let early: ServiceStats | null = null;
-    const probe = setTimeout(() => void serviceStats(sandbox.url, service).then((s) => (early = s), () => undefined), STEADY_AFTER_MS);
-    const r = await runCli(['run', PIPELINE[service], '--input', input, '--out', out, '--no-progress', '--rate', `${service}=${text}`], env);
+    const probe = setTimeout(
+      () =>
+        void serviceStats(sandbox.url, service).then(
+          (s) => (early = s),
+          () => undefined,
+        ),
+      STEADY_AFTER_MS,
+    );
+    const r = await runCli(
+      ['run', PIPELINE[service], '--input', input, '--out', out, '--no-progress', '--rate', `${service}=${text}`],
+      env,
+    );
     clearTimeout(probe);
     const st = await serviceStats(sandbox.url, service);
     const from = early as ServiceStats | null;
-    const steadyPerS = from && from.lastAdmittedAt !== null && st.lastAdmittedAt !== null && st.lastAdmittedAt > from.lastAdmittedAt
-      ? ((st.admitted - from.admitted) * 1000) / (st.lastAdmittedAt - from.lastAdmittedAt) : null;
+    const steadyPerS =
+      from && from.lastAdmittedAt !== null && st.lastAdmittedAt !== null && st.lastAdmittedAt > from.lastAdmittedAt
+        ? ((st.admitted - from.admitted) * 1000) / (st.lastAdmittedAt - from.lastAdmittedAt)
+        : null;
     const summary = r.code === 0 ? loadRunSummary(out) : undefined;
     const perMinute = summary?.services[service]?.achieved_per_minute ?? null;
     const summaryPerS = perMinute === null ? null : perMinute / 60;
-    const serverPerS = st.firstAdmittedAt !== null && st.lastAdmittedAt !== null && st.lastAdmittedAt > st.firstAdmittedAt
-      ? ((st.admitted - 1) * 1000) / (st.lastAdmittedAt - st.firstAdmittedAt) : null;
+    const serverPerS =
+      st.firstAdmittedAt !== null && st.lastAdmittedAt !== null && st.lastAdmittedAt > st.firstAdmittedAt
+        ? ((st.admitted - 1) * 1000) / (st.lastAdmittedAt - st.firstAdmittedAt)
+        : null;
     return {
-      service, rate: text, rows, exit: r.code, seconds: Math.round(r.seconds * 10) / 10, limit_per_s: perSecond,
+      service,
+      rate: text,
+      rows,
+      exit: r.code,
+      seconds: Math.round(r.seconds * 10) / 10,
+      limit_per_s: perSecond,
       summary_per_s: summaryPerS === null ? null : Math.round(summaryPerS * 1000) / 1000,
       server_per_s: serverPerS === null ? null : Math.round(serverPerS * 1000) / 1000,
       share: summaryPerS === null ? null : ratio(summaryPerS, perSecond),
       server_share: serverPerS === null ? null : ratio(serverPerS, perSecond),
       steady_share: steadyPerS === null ? null : ratio(steadyPerS, perSecond),
-      sandbox_429: st.throttled, max_in_window: st.maxInWindow,
+      sandbox_429: st.throttled,
+      max_in_window: st.maxInWindow,
       margin_ms: st.tightestSpanMs === null ? null : st.tightestSpanMs - rate.windowMs,
     };
   } finally {
@@ -109,7 +141,15 @@ export async function benchSweep(opts: { dir: string; seconds: number }): Promis
   for (const perSecond of [1, 100, 1000, 5000]) {
     // 1/s needs a while to be more than a handful of calls.
     const seconds = perSecond === 1 ? Math.max(opts.seconds, 20) : opts.seconds;
-    runs.push(await runAtRate({ service: 'workflow', rate: { limit: perSecond, windowMs: 1000 }, seconds, dir: opts.dir, tag: `sweep-${perSecond}` }));
+    runs.push(
+      await runAtRate({
+        service: 'workflow',
+        rate: { limit: perSecond, windowMs: 1000 },
+        seconds,
+        dir: opts.dir,
+        tag: `sweep-${perSecond}`,
+      }),
+    );
   }
   return runs;
 }
@@ -118,10 +158,24 @@ export async function benchSweep(opts: { dir: string; seconds: number }): Promis
 export async function benchDocumented(opts: { dir: string; seconds: number; rounds: number }): Promise<RateRun[]> {
   const runs: RateRun[] = [];
   for (let i = 0; i < opts.rounds; i += 1) {
-    runs.push(...await Promise.all([
-      runAtRate({ service: 'workflow', rate: { limit: 500, windowMs: 60_000 }, seconds: opts.seconds, dir: opts.dir, tag: `doc-w${i}` }),
-      runAtRate({ service: 'bureau', rate: { limit: 1000, windowMs: 60_000 }, seconds: opts.seconds, dir: opts.dir, tag: `doc-b${i}` }),
-    ]));
+    runs.push(
+      ...(await Promise.all([
+        runAtRate({
+          service: 'workflow',
+          rate: { limit: 500, windowMs: 60_000 },
+          seconds: opts.seconds,
+          dir: opts.dir,
+          tag: `doc-w${i}`,
+        }),
+        runAtRate({
+          service: 'bureau',
+          rate: { limit: 1000, windowMs: 60_000 },
+          seconds: opts.seconds,
+          dir: opts.dir,
+          tag: `doc-b${i}`,
+        }),
+      ])),
+    );
   }
   return runs;
 }

@@ -10,15 +10,26 @@ import { loadRunSummary } from '../src/output/format/index.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { benchScriptArgs, ratio, runCli, writeLocationCsv } from './harness.js';
 
-async function autocannon(url: string, headers: Record<string, string>, body: string, seconds: number, connections: number): Promise<number> {
+async function autocannon(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  seconds: number,
+  connections: number,
+): Promise<number> {
   const bin = join(PACKAGE_ROOT, 'node_modules', 'autocannon', 'autocannon.js');
   const hs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
-  const child = spawn(process.execPath, [bin, '-m', 'POST', ...hs, '-b', body, '-c', String(connections), '-d', String(seconds), '-j', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, '-m', 'POST', ...hs, '-b', body, '-c', String(connections), '-d', String(seconds), '-j', url],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
   const res = JSON.parse(out) as { requests: { average: number }; non2xx: number; errors: number };
-  if (res.non2xx > 0 || res.errors > 0) throw new Error(`autocannon saw ${res.non2xx} non-2xx and ${res.errors} errors`);
+  if (res.non2xx > 0 || res.errors > 0)
+    throw new Error(`autocannon saw ${res.non2xx} non-2xx and ${res.errors} errors`);
   return res.requests.average;
 }
 
@@ -27,8 +38,20 @@ async function autocannon(url: string, headers: Record<string, string>, body: st
  * other), so the figure compares per-request client cost. A real back-testing target answers in tens of ms;
  * there the comparison is about keeping enough calls in flight (both use 64).
  */
-async function undiciLoop(mode: 'request' | 'transport', url: string, path: string, clientId: string, token: string, body: string, requests: number): Promise<number> {
-  const child = spawn(process.execPath, benchScriptArgs('undici-loop.ts', [mode, url, path, clientId, token, body, String(requests)]), { stdio: ['ignore', 'pipe', 'inherit'] });
+async function undiciLoop(
+  mode: 'request' | 'transport',
+  url: string,
+  path: string,
+  clientId: string,
+  token: string,
+  body: string,
+  requests: number,
+): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    benchScriptArgs('undici-loop.ts', [mode, url, path, clientId, token, body, String(requests)]),
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
@@ -46,30 +69,62 @@ function median(xs: readonly number[]): number {
  * ratio. This machine is shared: the same code swings by a third from one minute to the next, so a ratio is
  * only meaningful between measurements taken moments apart, and the median round is the figure.
  */
-export async function benchRawVsAutocannon(opts: { dir: string; rows: number; seconds: number; latencyMs?: number; rounds?: number }): Promise<Record<string, unknown>> {
-  const sb = await startSandbox({ rate: { workflow: null, bureau: null, account: null }, latencyMs: opts.latencyMs ?? 0 });
+export async function benchRawVsAutocannon(opts: {
+  dir: string;
+  rows: number;
+  seconds: number;
+  latencyMs?: number;
+  rounds?: number;
+}): Promise<Record<string, unknown>> {
+  const sb = await startSandbox({
+    rate: { workflow: null, bureau: null, account: null },
+    latencyMs: opts.latencyMs ?? 0,
+  });
   try {
     const headers = { 'content-type': 'application/json', 'x-client-id': sb.clientId, 'x-auth-token': sb.authToken };
-    const body = JSON.stringify({ user_id: 'u1', reference_id: 'r1', input_data: { lead_id: 'l1', latitude: 19.076, longitude: 72.8777 } });
+    const body = JSON.stringify({
+      user_id: 'u1',
+      reference_id: 'r1',
+      input_data: { lead_id: 'l1', latitude: 19.076, longitude: 72.8777 },
+    });
     const input = join(opts.dir, `raw-${opts.rows}.csv`);
     // The runner's rows ask what autocannon and the bare loops ask (only the ids differ): the figure compares
     // the clients, and the sandbox's work differs with the place (rows spread over India cost it about a tenth
     // more a request than this one: three alternated pairs of 100,000 rows, 2026-11-23).
     await writeLocationCsv(input, opts.rows, { latitude: '19.076', longitude: '72.8777' });
     const env = { BRE_BASE_URL: sb.url, BRE_CLIENT_ID: sb.clientId, BRE_AUTH_TOKEN: sb.authToken };
-    const rounds: { autocannon: number; bare_request: number; bare_transport: number; runner: number; ratio: number; bare_request_ratio: number; bare_transport_ratio: number; runner_vs_transport: number; exit: number | null }[] = [];
+    const rounds: {
+      autocannon: number;
+      bare_request: number;
+      bare_transport: number;
+      runner: number;
+      ratio: number;
+      bare_request_ratio: number;
+      bare_transport_ratio: number;
+      runner_vs_transport: number;
+      exit: number | null;
+    }[] = [];
     const path = `/execute/${sb.clientId}/location_bre`;
     for (let i = 0; i < (opts.rounds ?? 3); i += 1) {
       const raw = await autocannon(`${sb.url}${path}`, headers, body, opts.seconds, 64);
       const bareRequest = await undiciLoop('request', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
       const bareTransport = await undiciLoop('transport', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
       const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}-${i}`);
-      const r = await runCli(['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'], env);
+      const r = await runCli(
+        ['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'],
+        env,
+      );
       const runner = loadRunSummary(out).rows_per_second ?? 0;
       rounds.push({
-        autocannon: Math.round(raw), bare_request: bareRequest, bare_transport: bareTransport, runner: Math.round(runner),
-        ratio: ratio(runner, raw), bare_request_ratio: ratio(bareRequest, raw), bare_transport_ratio: ratio(bareTransport, raw),
-        runner_vs_transport: ratio(runner, bareTransport), exit: r.code,
+        autocannon: Math.round(raw),
+        bare_request: bareRequest,
+        bare_transport: bareTransport,
+        runner: Math.round(runner),
+        ratio: ratio(runner, raw),
+        bare_request_ratio: ratio(bareRequest, raw),
+        bare_transport_ratio: ratio(bareTransport, raw),
+        runner_vs_transport: ratio(runner, bareTransport),
+        exit: r.code,
       });
     }
     return {
@@ -85,7 +140,7 @@ export async function benchRawVsAutocannon(opts: { dir: string; rows: number; se
       ratio: median(rounds.map((r) => r.ratio)),
       ratio_range: [Math.min(...rounds.map((r) => r.ratio)), Math.max(...rounds.map((r) => r.ratio))],
       rounds,
-      exit: rounds.every((r) => r.exit === 0) ? 0 : rounds.find((r) => r.exit !== 0)?.exit ?? null,
+      exit: rounds.every((r) => r.exit === 0) ? 0 : (rounds.find((r) => r.exit !== 0)?.exit ?? null),
     };
   } finally {
     await sb.close();

@@ -10,11 +10,21 @@ import { join } from 'node:path';
 import type { ResultLine } from '../src/output/spool/spool.js';
 import { shippedModule } from './harness.js';
 
-const { workflowResultColumns } = (await import(shippedModule('normalise/workflow.js'))) as typeof import('../src/normalise/workflow.js');
-const { ColumnUnion } = (await import(shippedModule('output/journal/columns.js'))) as typeof import('../src/output/journal/columns.js');
-const { readNdjsonBatches } = (await import(shippedModule('output/ndjson-file.js'))) as typeof import('../src/output/ndjson-file.js');
-const { rebuildOutputs } = (await import(shippedModule('output/spool/rebuild.js'))) as typeof import('../src/output/spool/rebuild.js');
-const { ResultSpool } = (await import(shippedModule('output/spool/spool.js'))) as typeof import('../src/output/spool/spool.js');
+const { workflowResultColumns } = (await import(
+  shippedModule('normalise/workflow.js')
+)) as typeof import('../src/normalise/workflow.js');
+const { ColumnUnion } = (await import(
+  shippedModule('output/journal/columns.js')
+)) as typeof import('../src/output/journal/columns.js');
+const { readNdjsonBatches } = (await import(
+  shippedModule('output/ndjson-file.js')
+)) as typeof import('../src/output/ndjson-file.js');
+const { rebuildOutputs } = (await import(
+  shippedModule('output/spool/rebuild.js')
+)) as typeof import('../src/output/spool/rebuild.js');
+const { ResultSpool } = (await import(
+  shippedModule('output/spool/spool.js')
+)) as typeof import('../src/output/spool/spool.js');
 
 const [mode, dir, count] = process.argv.slice(2);
 if (mode !== 'spooled' && mode !== 'journal') throw new Error(`Expected the mode spooled or journal, got ${mode}`);
@@ -43,7 +53,9 @@ if (mode === 'spooled') {
         retainedMb.push(Math.round(process.memoryUsage().heapUsed / 1e5) / 10);
       }
       // The journal line's length: what the run's results file would have grown by.
-      const bytes = Buffer.byteLength(`{"row":${l.row},"key":${JSON.stringify(l.key)},"stages":${JSON.stringify(l.stages)}}\n`);
+      const bytes = Buffer.byteLength(
+        `{"row":${l.row},"key":${JSON.stringify(l.key)},"stages":${JSON.stringify(l.stages)}}\n`,
+      );
       const t = performance.now();
       spool.add(l, offset, offset + bytes);
       feed += performance.now() - t;
@@ -56,7 +68,8 @@ if (mode === 'spooled') {
 } else {
   // A resume reads the union from .state/columns.ndjson: known before the pass, as here (not timed).
   const union = new ColumnUnion();
-  for await (const batch of readNdjsonBatches<ResultLine>(resultsPath)) for (const l of batch) if (l) union.observe(l.stages);
+  for await (const batch of readNdjsonBatches<ResultLine>(resultsPath))
+    for (const l of batch) if (l) union.observe(l.stages);
   t0 = performance.now();
   await rebuildOutputs({ dir, stages, union, formats });
 }

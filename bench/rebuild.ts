@@ -38,9 +38,14 @@ export interface RebuildRun {
  */
 async function writeLocationResults(path: string, rows: number, jitter = 64): Promise<void> {
   const out = createWriteStream(path);
-  const cities = [['Maharashtra', '400070', 'Mumbai'], ['Delhi', '110011', 'Central Delhi'], ['Karnataka', '560001', 'Bengaluru'], ['Tamil Nadu', '600001', 'Chennai']];
+  const cities = [
+    ['Maharashtra', '400070', 'Mumbai'],
+    ['Delhi', '110011', 'Central Delhi'],
+    ['Karnataka', '560001', 'Bengaluru'],
+    ['Tamil Nadu', '600001', 'Chennai'],
+  ];
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const at = new Float64Array(rows);
   for (let i = 0; i < rows; i += 1) at[i] = i + rnd() * jitter;
   const order = Int32Array.from({ length: rows }, (_, i) => i).sort((a, b) => at[a] - at[b]);
@@ -48,21 +53,48 @@ async function writeLocationResults(path: string, rows: number, jitter = 64): Pr
     const i = o + 1;
     const [state, pincode, city] = cities[i % cities.length];
     const approve = i % 5 !== 0;
-    const stages = { location: {
-      decision: approve ? 'Approve' : 'Reject', decision_reason: 'geocoding bre checked', loan_amount: approve ? 50_000 + (i % 7) * 1000 : null,
-      repayment_date: null, emi_decision: null, loan_offers: [], offers_count: 0, 'best_offer.product_code': null, 'best_offer.tenure_months': null,
-      'best_offer.pf_percent': null, 'best_offer.interest_rate': null, 'best_offer.emi_amount': null, 'best_offer.loan_amount': null,
-      rule_engine_name: 'geocoding', rules_version: 'v1', rules_failed: approve ? [] : ['R_GEO'], workflow: 'location', workflow_version: 'v1',
-      request_id: `aa98f857c81c649415d2${String(i).padStart(12, '0')}`, 'geocoding.state': state, 'geocoding.pincode': pincode, 'geocoding.city': city,
-    } };
+    const stages = {
+      location: {
+        decision: approve ? 'Approve' : 'Reject',
+        decision_reason: 'geocoding bre checked',
+        loan_amount: approve ? 50_000 + (i % 7) * 1000 : null,
+        repayment_date: null,
+        emi_decision: null,
+        loan_offers: [],
+        offers_count: 0,
+        'best_offer.product_code': null,
+        'best_offer.tenure_months': null,
+        'best_offer.pf_percent': null,
+        'best_offer.interest_rate': null,
+        'best_offer.emi_amount': null,
+        'best_offer.loan_amount': null,
+        rule_engine_name: 'geocoding',
+        rules_version: 'v1',
+        rules_failed: approve ? [] : ['R_GEO'],
+        workflow: 'location',
+        workflow_version: 'v1',
+        request_id: `aa98f857c81c649415d2${String(i).padStart(12, '0')}`,
+        'geocoding.state': state,
+        'geocoding.pincode': pincode,
+        'geocoding.city': city,
+      },
+    };
     if (!out.write(`{"row":${i},"key":"B-${i}","stages":${JSON.stringify(stages)}}\n`)) await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
 }
 
-async function child(mode: RebuildRun['mode'], dir: string, rows: number): Promise<{ seconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] }> {
-  const c = spawn(process.execPath, ['--expose-gc', ...benchScriptArgs('rebuild-child.ts', [mode, dir, String(rows)])], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function child(
+  mode: RebuildRun['mode'],
+  dir: string,
+  rows: number,
+): Promise<{ seconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] }> {
+  const c = spawn(
+    process.execPath,
+    ['--expose-gc', ...benchScriptArgs('rebuild-child.ts', [mode, dir, String(rows)])],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   c.stdout.on('data', (d) => (out += d));
   const [code] = (await once(c, 'exit')) as [number | null];
@@ -70,7 +102,10 @@ async function child(mode: RebuildRun['mode'], dir: string, rows: number): Promi
   return JSON.parse(out) as { seconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] };
 }
 
-export async function benchRebuild(opts: { rows: readonly number[]; dir: string }): Promise<{ runs: RebuildRun[]; rssRatio: Record<string, number>; target: string }> {
+export async function benchRebuild(opts: {
+  rows: readonly number[];
+  dir: string;
+}): Promise<{ runs: RebuildRun[]; rssRatio: Record<string, number>; target: string }> {
   const runs: RebuildRun[] = [];
   for (const rows of opts.rows) {
     const dir = join(opts.dir, `rebuild-${rows}`);
@@ -79,8 +114,13 @@ export async function benchRebuild(opts: { rows: readonly number[]; dir: string 
     for (const mode of ['spooled', 'journal'] as const) {
       const r = await child(mode, dir, rows);
       runs.push({
-        rows, mode, seconds: Math.round(r.seconds * 100) / 100, secondsPerMillion: Math.round((r.seconds * 1e6 / rows) * 100) / 100,
-        ...(r.feedSeconds !== undefined ? { feedSecondsPerMillion: Math.round((r.feedSeconds * 1e6 / rows) * 10) / 10 } : {}),
+        rows,
+        mode,
+        seconds: Math.round(r.seconds * 100) / 100,
+        secondsPerMillion: Math.round(((r.seconds * 1e6) / rows) * 100) / 100,
+        ...(r.feedSeconds !== undefined
+          ? { feedSecondsPerMillion: Math.round(((r.feedSeconds * 1e6) / rows) * 10) / 10 }
+          : {}),
         peakRssMb: Math.round(r.maxRssKb / 1024),
         ...(r.retainedMb.length > 0 ? { retainedHeapMb: r.retainedMb } : {}),
       });
@@ -91,5 +131,9 @@ export async function benchRebuild(opts: { rows: readonly number[]; dir: string 
     const of = runs.filter((r) => r.mode === mode).sort((a, b) => a.rows - b.rows);
     return ratio(of.at(-1)!.peakRssMb, of[0].peakRssMb);
   };
-  return { runs, rssRatio: { spooled: rss('spooled'), journal: rss('journal') }, target: 'spooled end <= 5 s per million rows (CSV and Parquet); peak RSS of the larger size <= 1.25x the smaller' };
+  return {
+    runs,
+    rssRatio: { spooled: rss('spooled'), journal: rss('journal') },
+    target: 'spooled end <= 5 s per million rows (CSV and Parquet); peak RSS of the larger size <= 1.25x the smaller',
+  };
 }

@@ -24,10 +24,21 @@ export type SampleOfRows = Pick<DrawnSample, 'design' | 'of'>;
  * The sample `run <pipeline> --input <input>` draws with these options (as typed: `{ sampleShare: '0.2',
  * stratifyBy: 'application_date:month', seed: 'bre-batch' }`), by the product's own code.
  */
-export async function drawFromInput(input: string, options: SampleOptions, pipeline = 'champion_challenger'): Promise<DrawnSample> {
+export async function drawFromInput(
+  input: string,
+  options: SampleOptions,
+  pipeline = 'champion_challenger',
+): Promise<DrawnSample> {
   const spec = resolveSampleOptions(options);
   if (!spec) throw new Error('Expected --sample or --sample-share among the options, got neither');
-  const settings = { pipeline: loadPipeline(pipeline), input, inputFormat: 'csv' as const, filesRoot: resolveFilesRoot(undefined, input), log: () => undefined, sample: spec };
+  const settings = {
+    pipeline: loadPipeline(pipeline),
+    input,
+    inputFormat: 'csv' as const,
+    filesRoot: resolveFilesRoot(undefined, input),
+    log: () => undefined,
+    sample: spec,
+  };
   return drawSample(settings, spec);
 }
 
@@ -46,7 +57,10 @@ function linesOf(full: string, file: string): Record<string, unknown>[] {
   } catch {
     return [];
   }
-  return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /**
@@ -54,7 +68,12 @@ function linesOf(full: string, file: string): Record<string, unknown>[] {
  * rows with their stratum and weight (after `row` and `key`, as a sampled run writes them), and the full run's
  * manifest with the design as `sample`. Returns `out`.
  */
-export function writeSampledFolder(full: string, out: string, sample: SampleOfRows, o: SampledFolderOptions = {}): string {
+export function writeSampledFolder(
+  full: string,
+  out: string,
+  sample: SampleOfRows,
+  o: SampledFolderOptions = {},
+): string {
   mkdirSync(out, { recursive: true });
   const results: string[] = [];
   const errors: string[] = [];
@@ -65,7 +84,17 @@ export function writeSampledFolder(full: string, out: string, sample: SampleOfRo
   };
   for (const line of linesOf(full, 'results.ndjson')) {
     const failed = o.fail?.has(line.row as number)
-      ? { row: line.row, key: line.key, line: (line.row as number) + 1, stage: 'challenger', status: 503, code: 'SERVER_UNAVAILABLE', message: 'the server was unavailable after 5 attempts', attempts: 5, input: null }
+      ? {
+          row: line.row,
+          key: line.key,
+          line: (line.row as number) + 1,
+          stage: 'challenger',
+          status: 503,
+          code: 'SERVER_UNAVAILABLE',
+          message: 'the server was unavailable after 5 attempts',
+          attempts: 5,
+          input: null,
+        }
       : undefined;
     const text = tag(failed ?? line);
     if (text) (failed ? errors : results).push(text);

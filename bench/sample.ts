@@ -24,7 +24,11 @@ export interface SampleDrawFigures {
   readonly plan_text: string;
 }
 
-export async function benchSampleDraw(o: { readonly dir: string; readonly rows: number; readonly rounds: number }): Promise<SampleDrawFigures> {
+export async function benchSampleDraw(o: {
+  readonly dir: string;
+  readonly rows: number;
+  readonly rounds: number;
+}): Promise<SampleDrawFigures> {
   const input = join(o.dir, `cc-${o.rows}.csv`);
   writeFileSync(input, sampleCsv(o.rows));
   const base = ['run', 'champion_challenger', '--input', input, '--plan'];
@@ -44,8 +48,12 @@ export async function benchSampleDraw(o: { readonly dir: string; readonly rows: 
   const num = (s: string | undefined) => Number((s ?? 'NaN').replace(/,/g, ''));
   const draw = Math.max(0, sampled - plain);
   return {
-    rows: o.rows, strata: num(m?.[2]), sampled: num(m?.[1]),
-    plan_s: round(plain), plan_with_sample_s: round(sampled), draw_s: round(draw),
+    rows: o.rows,
+    strata: num(m?.[2]),
+    sampled: num(m?.[1]),
+    plan_s: round(plain),
+    plan_with_sample_s: round(sampled),
+    draw_s: round(draw),
     draw_rows_per_s: draw > 0 ? Math.round((2 * o.rows) / draw) : 0,
     plan_text: text.trim(),
   };

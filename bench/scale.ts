@@ -21,7 +21,15 @@ import { computePlan, formatDuration } from '../src/pipeline/plan.js';
 import { loadPipeline } from '../src/config/pipeline.js';
 import { DEFAULT_RATES } from '../src/limits/rates.js';
 import { readRunSummary } from '../src/output/format/index.js';
-import { CLI, CLIENT_ID, ratio, startSandboxProcess, TOKEN, writeLocationCsv, writeLocationParquet } from './harness.js';
+import {
+  CLI,
+  CLIENT_ID,
+  ratio,
+  startSandboxProcess,
+  TOKEN,
+  writeLocationCsv,
+  writeLocationParquet,
+} from './harness.js';
 
 interface ScaleRun {
   readonly rows: number;
@@ -71,10 +79,22 @@ async function runOnce(rows: number, dir: string, url: string, format: ScaleForm
   if (format === 'parquet') await writeLocationParquet(input, rows);
   else await writeLocationCsv(input, rows);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, 'run', 'location', '--input', input, '--out', out, '--rate', 'off', '--no-progress'], {
-    env: { ...process.env, BRE_BASE_URL: url, BUREAU_BASE_URL: url, ACCOUNT_BASE_URL: url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN, BRE_REPORT_RSS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'run', 'location', '--input', input, '--out', out, '--rate', 'off', '--no-progress'],
+    {
+      env: {
+        ...process.env,
+        BRE_BASE_URL: url,
+        BUREAU_BASE_URL: url,
+        ACCOUNT_BASE_URL: url,
+        BRE_CLIENT_ID: CLIENT_ID,
+        BRE_AUTH_TOKEN: TOKEN,
+        BRE_REPORT_RSS: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stdout!.resume();
   child.stderr!.on('data', (d) => (stderr += d));
@@ -96,7 +116,8 @@ async function runOnce(rows: number, dir: string, url: string, format: ScaleForm
   const summary = read.state === 'ok' ? read.value : undefined;
   const lastAnswer = summary?.end_of_run?.last_answer_at ? Date.parse(summary.end_of_run.last_answer_at) : NaN;
   const tail = Number.isFinite(lastAnswer) ? (exitedAt - lastAnswer) / 1000 : null;
-  const at = (q: number) => (samples.length ? Math.round(samples[Math.min(samples.length - 1, Math.floor(q * (samples.length - 1)))] / 1024) : 0);
+  const at = (q: number) =>
+    samples.length ? Math.round(samples[Math.min(samples.length - 1, Math.floor(q * (samples.length - 1)))] / 1024) : 0;
   const plan = computePlan(rows, loadPipeline('location').stages, DEFAULT_RATES);
   rmSync(input, { force: true });
   rmSync(out, { recursive: true, force: true });
@@ -111,15 +132,20 @@ async function runOnce(rows: number, dir: string, url: string, format: ScaleForm
     succeeded: summary?.rows.succeeded ?? null,
     atDocumentedLimits: plan.wallMs === null ? 'unlimited' : formatDuration(plan.wallMs),
     lastAnswerToExitSeconds: tail === null ? null : Math.round(tail * 100) / 100,
-    lastAnswerToExitPerMillion: tail === null ? null : Math.round((tail * 1e6 / rows) * 100) / 100,
+    lastAnswerToExitPerMillion: tail === null ? null : Math.round(((tail * 1e6) / rows) * 100) / 100,
   };
 }
 
-export async function benchScale(opts: { rows: readonly number[]; dir: string; format?: ScaleFormat }): Promise<ScaleResult> {
+export async function benchScale(opts: {
+  rows: readonly number[];
+  dir: string;
+  format?: ScaleFormat;
+}): Promise<ScaleResult> {
   const sandbox = await startSandboxProcess();
   try {
     const runs: ScaleRun[] = [];
-    for (const n of [...opts.rows].sort((a, b) => a - b)) runs.push(await runOnce(n, opts.dir, sandbox.url, opts.format ?? 'csv'));
+    for (const n of [...opts.rows].sort((a, b) => a - b))
+      runs.push(await runOnce(n, opts.dir, sandbox.url, opts.format ?? 'csv'));
     const small = runs[0];
     const large = runs[runs.length - 1];
     return {
@@ -144,7 +170,11 @@ export interface SharedRateResult {
   readonly maxInAnyWindow: number;
 }
 
-interface WorkflowStats { requests: number; sent429: number; maxInWindow: number }
+interface WorkflowStats {
+  requests: number;
+  sent429: number;
+  maxInWindow: number;
+}
 
 async function workflowStats(url: string): Promise<WorkflowStats> {
   const res = await fetch(`${url}/__sandbox/stats`);
@@ -157,7 +187,13 @@ async function workflowStats(url: string): Promise<WorkflowStats> {
  * strict 60 s sliding window in a sandbox process) for about `seconds`: the combined achieved rate as a
  * share of the limit, and the 429s the sandbox sent (should be 0).
  */
-export async function benchSharedRate(opts: { dir: string; redisUrl: string; workers?: number; perMinute?: number; seconds?: number }): Promise<SharedRateResult> {
+export async function benchSharedRate(opts: {
+  dir: string;
+  redisUrl: string;
+  workers?: number;
+  perMinute?: number;
+  seconds?: number;
+}): Promise<SharedRateResult> {
   const workers = opts.workers ?? 3;
   const perMinute = opts.perMinute ?? 500;
   const rows = Math.ceil((perMinute * (opts.seconds ?? 90)) / 60);
@@ -169,30 +205,64 @@ export async function benchSharedRate(opts: { dir: string; redisUrl: string; wor
   let last = 0;
   let seen = 0;
   const poll = setInterval(() => {
-    workflowStats(sandbox.url).then((st) => {
-      if (st.requests > seen) {
-        if (seen === 0) first = performance.now();
-        last = performance.now();
-        seen = st.requests;
-      }
-    }).catch(() => undefined);
+    workflowStats(sandbox.url)
+      .then((st) => {
+        if (st.requests > seen) {
+          if (seen === 0) first = performance.now();
+          last = performance.now();
+          seen = st.requests;
+        }
+      })
+      .catch(() => undefined);
   }, 50);
   try {
-    const env = { ...process.env, BRE_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, ACCOUNT_BASE_URL: sandbox.url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN, BRE_LIMITER_ID_SUFFIX: suffix };
-    const exits = await Promise.all(Array.from({ length: workers }, async (_, i) => {
-      const out = join(opts.dir, `shared-w${i + 1}`);
-      rmSync(out, { recursive: true, force: true });
-      const child = spawn(process.execPath, [CLI, 'run', 'location', '--input', input, '--out', out, '--no-progress', '--shard', `${i + 1}/${workers}`, '--redis', opts.redisUrl, '--rate', `workflow=${perMinute}/min`], { env, stdio: 'ignore' });
-      const [code] = (await once(child, 'exit')) as [number | null];
-      rmSync(out, { recursive: true, force: true });
-      return code;
-    }));
+    const env = {
+      ...process.env,
+      BRE_BASE_URL: sandbox.url,
+      BUREAU_BASE_URL: sandbox.url,
+      ACCOUNT_BASE_URL: sandbox.url,
+      BRE_CLIENT_ID: CLIENT_ID,
+      BRE_AUTH_TOKEN: TOKEN,
+      BRE_LIMITER_ID_SUFFIX: suffix,
+    };
+    const exits = await Promise.all(
+      Array.from({ length: workers }, async (_, i) => {
+        const out = join(opts.dir, `shared-w${i + 1}`);
+        rmSync(out, { recursive: true, force: true });
+        const child = spawn(
+          process.execPath,
+          [
+            CLI,
+            'run',
+            'location',
+            '--input',
+            input,
+            '--out',
+            out,
+            '--no-progress',
+            '--shard',
+            `${i + 1}/${workers}`,
+            '--redis',
+            opts.redisUrl,
+            '--rate',
+            `workflow=${perMinute}/min`,
+          ],
+          { env, stdio: 'ignore' },
+        );
+        const [code] = (await once(child, 'exit')) as [number | null];
+        rmSync(out, { recursive: true, force: true });
+        return code;
+      }),
+    );
     await new Promise((r) => setTimeout(r, 200));
     clearInterval(poll);
     const st = await workflowStats(sandbox.url);
     const achieved = last > first ? ((seen - 1) * 60_000) / (last - first) : 0;
     return {
-      workers, limitPerMinute: perMinute, rows, exits,
+      workers,
+      limitPerMinute: perMinute,
+      rows,
+      exits,
       achievedPerMinute: Math.round(achieved * 10) / 10,
       shareOfLimit: ratio(achieved, perMinute),
       sandbox429: st.sent429,

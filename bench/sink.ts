@@ -99,7 +99,10 @@ function urlOf(name: string): string {
   return u.href;
 }
 
-async function onDatabase<T>(url: string, work: (q: (sql: string) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
+async function onDatabase<T>(
+  url: string,
+  work: (q: (sql: string) => Promise<Record<string, unknown>[]>) => Promise<T>,
+): Promise<T> {
   const s = await openSession(parseDbUrl(url, { flag: 'bench' }));
   try {
     return await work(async (sql) => (await s.query<Record<string, unknown>>(sql)).rows);
@@ -125,11 +128,21 @@ async function countRows(url: string, table: string): Promise<number | null> {
 }
 
 function envFor(sandboxUrl: string): NodeJS.ProcessEnv {
-  return { ...process.env, BRE_BASE_URL: sandboxUrl, BUREAU_BASE_URL: sandboxUrl, ACCOUNT_BASE_URL: sandboxUrl, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN };
+  return {
+    ...process.env,
+    BRE_BASE_URL: sandboxUrl,
+    BUREAU_BASE_URL: sandboxUrl,
+    ACCOUNT_BASE_URL: sandboxUrl,
+    BRE_CLIENT_ID: CLIENT_ID,
+    BRE_AUTH_TOKEN: TOKEN,
+  };
 }
 
 /** The CLI as a user runs it (the shipped build); its exit code, seconds and stderr. */
-async function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; seconds: number; stderr: string }> {
+async function cli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; seconds: number; stderr: string }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -144,7 +157,13 @@ async function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ c
  * replicated with new row numbers and keys (`SK-<row>`), every `errorEvery`-th row an error line instead (a
  * call that failed), the run's manifest. Returns the lines written and the journals' size.
  */
-async function writeLoadFolder(out: string, pipeline: LoadPipeline, rows: number, sandboxUrl: string, o: { seedRows?: number; errorEvery?: number } = {}): Promise<{ results: number; errors: number; bytes: number }> {
+async function writeLoadFolder(
+  out: string,
+  pipeline: LoadPipeline,
+  rows: number,
+  sandboxUrl: string,
+  o: { seedRows?: number; errorEvery?: number } = {},
+): Promise<{ results: number; errors: number; bytes: number }> {
   const seed = `${out}-seed`;
   const seedRows = o.seedRows ?? 240;
   let input: string;
@@ -152,17 +171,23 @@ async function writeLoadFolder(out: string, pipeline: LoadPipeline, rows: number
   else await writeLocationCsv((input = `${out}-seed.csv`), seedRows);
   try {
     rmSync(seed, { recursive: true, force: true });
-    const r = await cli(['run', pipeline, '--input', input, '--out', seed, '--rate', 'off', '--no-progress'], envFor(sandboxUrl));
+    const r = await cli(
+      ['run', pipeline, '--input', input, '--out', seed, '--rate', 'off', '--no-progress'],
+      envFor(sandboxUrl),
+    );
     if (r.code !== 0) throw new Error(`the seed run of ${pipeline} exited ${r.code}: ${r.stderr.slice(-2000)}`);
   } finally {
     rmSync(input, { force: true });
   }
   // Each line without its `{"row":N,"key":"K",` head: the rest follows a new head.
-  const tails = readFileSync(join(seed, FILES.results), 'utf8').split('\n').filter((l) => l !== '').map((l) => {
-    const m = /^\{"row":\d+,"key":"[^"]*",/.exec(l);
-    if (!m) throw new Error(`unexpected results line: ${l.slice(0, 80)}`);
-    return l.slice(m[0].length);
-  });
+  const tails = readFileSync(join(seed, FILES.results), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const m = /^\{"row":\d+,"key":"[^"]*",/.exec(l);
+      if (!m) throw new Error(`unexpected results line: ${l.slice(0, 80)}`);
+      return l.slice(m[0].length);
+    });
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, FILES.state), { recursive: true });
   writeFileSync(join(out, FILES.manifest), readFileSync(join(seed, FILES.manifest)));
@@ -188,7 +213,9 @@ async function writeLoadFolder(out: string, pipeline: LoadPipeline, rows: number
     const key = `SK-${i}`;
     if (i % errorEvery === 0) {
       nErrors += 1;
-      errorChunk.push(`${JSON.stringify({ row: i, line: i + 1, key, stage: null, status: 503, code: 'SERVER_UNAVAILABLE', message: 'the server was unavailable after 5 attempts', attempts: 5, input: null })}\n`);
+      errorChunk.push(
+        `${JSON.stringify({ row: i, line: i + 1, key, stage: null, status: 503, code: 'SERVER_UNAVAILABLE', message: 'the server was unavailable after 5 attempts', attempts: 5, input: null })}\n`,
+      );
     } else {
       nResults += 1;
       chunk.push(`{"row":${i},"key":"${key}",${tails[i % tails.length]}\n`);
@@ -203,13 +230,22 @@ async function writeLoadFolder(out: string, pipeline: LoadPipeline, rows: number
 }
 
 /** `bre-batch load OUT --sink URL` into a database of its own; rows a second over the whole process. */
-async function loadOnce(out: string, pipeline: LoadPipeline, lines: { results: number; errors: number }, dbName: string, keep = false): Promise<LoadRun> {
+async function loadOnce(
+  out: string,
+  pipeline: LoadPipeline,
+  lines: { results: number; errors: number },
+  dbName: string,
+  keep = false,
+): Promise<LoadRun> {
   const url = await freshDatabase(dbName);
   try {
     const r = await cli(['load', out, '--sink', url], { ...process.env });
-    if (r.code !== 0) process.stderr.write(`bench sink: load of ${pipeline} exited ${r.code}: ${r.stderr.slice(-2000)}\n`);
+    if (r.code !== 0)
+      process.stderr.write(`bench sink: load of ${pipeline} exited ${r.code}: ${r.stderr.slice(-2000)}\n`);
     return {
-      exit: r.code, seconds: Math.round(r.seconds * 10) / 10, rowsPerSecond: Math.round((lines.results + lines.errors) / r.seconds),
+      exit: r.code,
+      seconds: Math.round(r.seconds * 10) / 10,
+      rowsPerSecond: Math.round((lines.results + lines.errors) / r.seconds),
       inTables: { results: await countRows(url, pipeline), errors: await countRows(url, `${pipeline}_errors`) },
     };
   } finally {
@@ -230,7 +266,10 @@ async function serverCopy(dbName: string, table: string, dir: string): Promise<n
     await session.query(`CREATE TABLE copy_in (LIKE "${table}" INCLUDING ALL)`);
     await session.query('SET default_toast_compression = lz4');
     const t0 = performance.now();
-    await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), client.query(copyStreams.from('COPY copy_in FROM STDIN')));
+    await pipeline(
+      createReadStream(file, { highWaterMark: 1 << 20 }),
+      client.query(copyStreams.from('COPY copy_in FROM STDIN')),
+    );
     const seconds = (performance.now() - t0) / 1000;
     const n = Number((await session.query<{ n: string }>('SELECT count(*) AS n FROM copy_in')).rows[0].n);
     return Math.round(n / seconds);
@@ -243,7 +282,14 @@ async function serverCopy(dbName: string, table: string, dir: string): Promise<n
   }
 }
 
-async function benchLoad(dir: string, pipeline: LoadPipeline, rows: number, rounds: number, sandboxUrl: string, made: string[]): Promise<LoadFigure> {
+async function benchLoad(
+  dir: string,
+  pipeline: LoadPipeline,
+  rows: number,
+  rounds: number,
+  sandboxUrl: string,
+  made: string[],
+): Promise<LoadFigure> {
   const folder = join(dir, `sink-load-${pipeline}`);
   try {
     const lines = await writeLoadFolder(folder, pipeline, rows, sandboxUrl);
@@ -260,29 +306,67 @@ async function benchLoad(dir: string, pipeline: LoadPipeline, rows: number, roun
       }
     }
     return {
-      pipeline, rows, results: lines.results, errors: lines.errors, folderMb: Math.round(lines.bytes / 2 ** 20), runs,
-      rowsPerSecond: median(runs.map((r) => r.rowsPerSecond)), serverCopyRowsPerSecond: floor,
+      pipeline,
+      rows,
+      results: lines.results,
+      errors: lines.errors,
+      folderMb: Math.round(lines.bytes / 2 ** 20),
+      runs,
+      rowsPerSecond: median(runs.map((r) => r.rowsPerSecond)),
+      serverCopyRowsPerSecond: floor,
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
 }
 
-async function runOnce(sink: string | undefined, input: string, rows: number, out: string, sandboxUrl: string): Promise<SinkRunOnce> {
+async function runOnce(
+  sink: string | undefined,
+  input: string,
+  rows: number,
+  out: string,
+  sandboxUrl: string,
+): Promise<SinkRunOnce> {
   rmSync(out, { recursive: true, force: true });
-  const r = await cli(['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--no-progress', ...(sink ? ['--sink', sink] : [])], envFor(sandboxUrl));
-  if (r.code !== 0) process.stderr.write(`bench sink: run ${sink ? 'with' : 'without'} --sink exited ${r.code}: ${r.stderr.slice(-2000)}\n`);
+  const r = await cli(
+    [
+      'run',
+      'location',
+      '--input',
+      input,
+      '--out',
+      out,
+      '--rate',
+      'off',
+      '--no-progress',
+      ...(sink ? ['--sink', sink] : []),
+    ],
+    envFor(sandboxUrl),
+  );
+  if (r.code !== 0)
+    process.stderr.write(
+      `bench sink: run ${sink ? 'with' : 'without'} --sink exited ${r.code}: ${r.stderr.slice(-2000)}\n`,
+    );
   const read = readRunSummary(out);
   const summary = read.state === 'ok' ? read.value : undefined;
   rmSync(out, { recursive: true, force: true });
   return {
-    exit: r.code, seconds: Math.round(r.seconds * 10) / 10, rowsPerSecond: Math.round(rows / r.seconds),
-    flowRowsPerSecond: summary?.rows_per_second === null || summary === undefined ? null : Math.round(summary.rows_per_second),
+    exit: r.code,
+    seconds: Math.round(r.seconds * 10) / 10,
+    rowsPerSecond: Math.round(rows / r.seconds),
+    flowRowsPerSecond:
+      summary?.rows_per_second === null || summary === undefined ? null : Math.round(summary.rows_per_second),
     inTable: sink ? await countRows(sink, 'location') : null,
   };
 }
 
-async function benchRun(dir: string, rows: number, rounds: number, sandboxUrl: string, made: string[]): Promise<SinkRunFigure> {
+async function benchRun(
+  dir: string,
+  rows: number,
+  rounds: number,
+  sandboxUrl: string,
+  made: string[],
+): Promise<SinkRunFigure> {
   const input = join(dir, `sink-run-${rows}.csv`);
   await writeLocationCsv(input, rows);
   try {
@@ -291,7 +375,8 @@ async function benchRun(dir: string, rows: number, rounds: number, sandboxUrl: s
       const name = `bre_bench_sink_run_${process.pid}_${r}`;
       made.push(name);
       const without = () => runOnce(undefined, input, rows, join(dir, 'sink-run-without'), sandboxUrl);
-      const withSink = async () => runOnce(await freshDatabase(name), input, rows, join(dir, 'sink-run-with'), sandboxUrl);
+      const withSink = async () =>
+        runOnce(await freshDatabase(name), input, rows, join(dir, 'sink-run-with'), sandboxUrl);
       // The order swapped each round: neither variant always gets the quieter minutes.
       let a: SinkRunOnce;
       let b: SinkRunOnce;
@@ -304,12 +389,19 @@ async function benchRun(dir: string, rows: number, rounds: number, sandboxUrl: s
       }
       await dropDatabase(name).catch(() => undefined);
       out.push({
-        without: a, with: b, ratio: ratio(b.rowsPerSecond, a.rowsPerSecond),
+        without: a,
+        with: b,
+        ratio: ratio(b.rowsPerSecond, a.rowsPerSecond),
         flowRatio: a.flowRowsPerSecond && b.flowRowsPerSecond ? ratio(b.flowRowsPerSecond, a.flowRowsPerSecond) : null,
       });
     }
     const flows = out.map((r) => r.flowRatio).filter((x): x is number => x !== null);
-    return { rows, rounds: out, ratio: ratio(median(out.map((r) => r.ratio)), 1), flowRatio: flows.length > 0 ? ratio(median(flows), 1) : null };
+    return {
+      rows,
+      rounds: out,
+      ratio: ratio(median(out.map((r) => r.ratio)), 1),
+      flowRatio: flows.length > 0 ? ratio(median(flows), 1) : null,
+    };
   } finally {
     rmSync(input, { force: true });
   }
@@ -334,9 +426,12 @@ export async function benchSink(opts: SinkBenchOptions): Promise<SinkBenchResult
   try {
     const load: LoadFigure[] = [];
     if (want('load')) {
-      for (const p of opts.loadPipelines ?? ['location', 'rescore'] as const) load.push(await benchLoad(opts.dir, p, opts.loadRows ?? 1_000_000, opts.loadRounds ?? 2, sandbox.url, made));
+      for (const p of opts.loadPipelines ?? (['location', 'rescore'] as const))
+        load.push(await benchLoad(opts.dir, p, opts.loadRows ?? 1_000_000, opts.loadRounds ?? 2, sandbox.url, made));
     }
-    const run = want('run') ? await benchRun(opts.dir, opts.runRows ?? 300_000, opts.rounds ?? 3, sandbox.url, made) : undefined;
+    const run = want('run')
+      ? await benchRun(opts.dir, opts.runRows ?? 300_000, opts.rounds ?? 3, sandbox.url, made)
+      : undefined;
     return { ...(load.length > 0 ? { load } : {}), ...(run ? { run } : {}) };
   } finally {
     sandbox.child.kill('SIGTERM');
@@ -352,7 +447,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = join(process.env.TMPDIR ?? '/tmp', `bre-bench-sink-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   try {
-    const r = await benchSink({ dir, only: parts.length > 0 ? parts : undefined, ...(quick ? { loadRows: 200_000, loadRounds: 1, runRows: 100_000, rounds: 1 } : {}) });
+    const r = await benchSink({
+      dir,
+      only: parts.length > 0 ? parts : undefined,
+      ...(quick ? { loadRows: 200_000, loadRounds: 1, runRows: 100_000, rounds: 1 } : {}),
+    });
     process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

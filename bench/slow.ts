@@ -41,27 +41,55 @@ async function bureauStats(url: string): Promise<ServiceStats> {
   return ((await res.json()) as { services: { bureau: ServiceStats } }).services.bureau;
 }
 
-async function runSlow(opts: { dir: string; latencyS: number; seconds: number; concurrency?: number; tag: string }): Promise<SlowRun> {
+async function runSlow(opts: {
+  dir: string;
+  latencyS: number;
+  seconds: number;
+  concurrency?: number;
+  tag: string;
+}): Promise<SlowRun> {
   const rows = Math.ceil(LIMIT_PER_S * opts.seconds) + 1;
   const sandbox = await startSandboxProcess(['bureau=1000/min'], ['--latency-ms', String(opts.latencyS * 1000)]);
   const input = writeRescoreCsv(rows, `SLOW${opts.tag}`);
   const out = join(opts.dir, `slow-${opts.tag}`);
   try {
-    const env = { BRE_BASE_URL: sandbox.url, BUREAU_BASE_URL: sandbox.url, ACCOUNT_BASE_URL: sandbox.url, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN };
-    const args = ['run', 'bureau_features', '--input', input, '--out', out, '--no-progress', '--rate', 'bureau=1000/min'];
+    const env = {
+      BRE_BASE_URL: sandbox.url,
+      BUREAU_BASE_URL: sandbox.url,
+      ACCOUNT_BASE_URL: sandbox.url,
+      BRE_CLIENT_ID: CLIENT_ID,
+      BRE_AUTH_TOKEN: TOKEN,
+    };
+    const args = [
+      'run',
+      'bureau_features',
+      '--input',
+      input,
+      '--out',
+      out,
+      '--no-progress',
+      '--rate',
+      'bureau=1000/min',
+    ];
     if (opts.latencyS >= 30) args.push('--timeout', 'bureau=60s');
     if (opts.concurrency !== undefined) args.push('--concurrency', String(opts.concurrency));
     const r = await runCli(args, env);
     const st = await bureauStats(sandbox.url);
-    const serverPerS = st.firstAdmittedAt !== null && st.lastAdmittedAt !== null && st.lastAdmittedAt > st.firstAdmittedAt
-      ? ((st.admitted - 1) * 1000) / (st.lastAdmittedAt - st.firstAdmittedAt) : null;
+    const serverPerS =
+      st.firstAdmittedAt !== null && st.lastAdmittedAt !== null && st.lastAdmittedAt > st.firstAdmittedAt
+        ? ((st.admitted - 1) * 1000) / (st.lastAdmittedAt - st.firstAdmittedAt)
+        : null;
     const svc = r.code === 0 ? loadRunSummary(out).services.bureau : undefined;
     return {
-      latency_s: opts.latencyS, concurrency: opts.concurrency === undefined ? 'default' : String(opts.concurrency), rows, exit: r.code,
+      latency_s: opts.latencyS,
+      concurrency: opts.concurrency === undefined ? 'default' : String(opts.concurrency),
+      rows,
+      exit: r.code,
       seconds: Math.round(r.seconds * 10) / 10,
       server_share: serverPerS === null ? null : ratio(serverPerS, LIMIT_PER_S),
       summary_per_minute: svc?.achieved_per_minute ?? null,
-      sandbox_429: st.throttled, max_in_window: st.maxInWindow,
+      sandbox_429: st.throttled,
+      max_in_window: st.maxInWindow,
       latency_mean_ms: svc?.latency_mean_ms ?? null,
       concurrency_held_ms: svc?.concurrency_held_ms ?? null,
       concurrency_note: svc?.concurrency_note ?? null,
@@ -80,7 +108,8 @@ async function runSlow(opts: { dir: string; latencyS: number; seconds: number; c
  */
 export async function benchSlow(opts: { dir: string; seconds: number }): Promise<SlowRun[]> {
   const runs: SlowRun[] = [];
-  for (const latencyS of [0, 1, 10, 20, 30]) runs.push(await runSlow({ dir: opts.dir, latencyS, seconds: opts.seconds, tag: `l${latencyS}` }));
+  for (const latencyS of [0, 1, 10, 20, 30])
+    runs.push(await runSlow({ dir: opts.dir, latencyS, seconds: opts.seconds, tag: `l${latencyS}` }));
   runs.push(await runSlow({ dir: opts.dir, latencyS: 20, seconds: opts.seconds, concurrency: 167, tag: 'l20c167' }));
   return runs;
 }

@@ -73,13 +73,31 @@ function hwmKb(pid: number): number {
   }
 }
 
-async function runOnce(label: string, rows: number, input: readonly string[], out: string, sandboxUrl: string): Promise<SourceRun> {
+async function runOnce(
+  label: string,
+  rows: number,
+  input: readonly string[],
+  out: string,
+  sandboxUrl: string,
+): Promise<SourceRun> {
   rmSync(out, { recursive: true, force: true });
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, 'run', 'location', ...input, '--out', out, '--rate', 'off', '--no-progress'], {
-    env: { ...process.env, BRE_BASE_URL: sandboxUrl, BUREAU_BASE_URL: sandboxUrl, ACCOUNT_BASE_URL: sandboxUrl, BRE_CLIENT_ID: CLIENT_ID, BRE_AUTH_TOKEN: TOKEN, BRE_REPORT_RSS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'run', 'location', ...input, '--out', out, '--rate', 'off', '--no-progress'],
+    {
+      env: {
+        ...process.env,
+        BRE_BASE_URL: sandboxUrl,
+        BUREAU_BASE_URL: sandboxUrl,
+        ACCOUNT_BASE_URL: sandboxUrl,
+        BRE_CLIENT_ID: CLIENT_ID,
+        BRE_AUTH_TOKEN: TOKEN,
+        BRE_REPORT_RSS: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stdout!.resume();
   child.stderr!.on('data', (d) => (stderr += d));
@@ -97,9 +115,15 @@ async function runOnce(label: string, rows: number, input: readonly string[], ou
   if (code !== 0) process.stderr.write(`bench source: ${label} exited ${code}: ${stderr.slice(-2000)}\n`);
   rmSync(out, { recursive: true, force: true });
   return {
-    input: label, rows, exit: code, seconds: Math.round(seconds * 10) / 10, rowsPerSecond: Math.round(rows / seconds),
-    flowRowsPerSecond: summary?.rows_per_second === null || summary === undefined ? null : Math.round(summary.rows_per_second),
-    peakRssMb: peakKb === null ? null : Math.round(peakKb / 1024), succeeded: summary?.rows.succeeded ?? null,
+    input: label,
+    rows,
+    exit: code,
+    seconds: Math.round(seconds * 10) / 10,
+    rowsPerSecond: Math.round(rows / seconds),
+    flowRowsPerSecond:
+      summary?.rows_per_second === null || summary === undefined ? null : Math.round(summary.rows_per_second),
+    peakRssMb: peakKb === null ? null : Math.round(peakKb / 1024),
+    succeeded: summary?.rows.succeeded ?? null,
   };
 }
 
@@ -119,12 +143,20 @@ async function makeTable(dialect: DialectName, name: string, rows: number): Prom
   try {
     // The values of writeLocationCsv: B-i, ui, li, and the same latitude and longitude.
     if (dialect === 'postgres') {
-      await db.query('CREATE TABLE loc (reference_id text PRIMARY KEY, user_id text, lead_id text, latitude numeric(8,4), longitude numeric(8,4))');
-      await db.query(`INSERT INTO loc SELECT 'B-' || i, 'u' || i, 'l' || i, 8 + ((i * 7919::bigint) % 2700) / 100.0, 69 + ((i * 104729::bigint) % 2000) / 100.0 FROM generate_series(1, ${rows}) AS i`);
+      await db.query(
+        'CREATE TABLE loc (reference_id text PRIMARY KEY, user_id text, lead_id text, latitude numeric(8,4), longitude numeric(8,4))',
+      );
+      await db.query(
+        `INSERT INTO loc SELECT 'B-' || i, 'u' || i, 'l' || i, 8 + ((i * 7919::bigint) % 2700) / 100.0, 69 + ((i * 104729::bigint) % 2000) / 100.0 FROM generate_series(1, ${rows}) AS i`,
+      );
       await db.query('ANALYZE loc');
     } else {
-      await db.query('CREATE TABLE loc (reference_id varchar(32) PRIMARY KEY, user_id varchar(32), lead_id varchar(32), latitude decimal(8,4), longitude decimal(8,4))');
-      await db.query(`INSERT INTO loc SELECT CONCAT('B-', seq), CONCAT('u', seq), CONCAT('l', seq), 8 + ((seq * 7919) % 2700) / 100, 69 + ((seq * 104729) % 2000) / 100 FROM seq_1_to_${rows}`);
+      await db.query(
+        'CREATE TABLE loc (reference_id varchar(32) PRIMARY KEY, user_id varchar(32), lead_id varchar(32), latitude decimal(8,4), longitude decimal(8,4))',
+      );
+      await db.query(
+        `INSERT INTO loc SELECT CONCAT('B-', seq), CONCAT('u', seq), CONCAT('l', seq), 8 + ((seq * 7919) % 2700) / 100, 69 + ((seq * 104729) % 2000) / 100 FROM seq_1_to_${rows}`,
+      );
     }
   } finally {
     await db.close();
@@ -160,7 +192,13 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-export async function benchSource(opts: { dir: string; rows: readonly [number, number]; rounds?: number; pageSizes?: readonly number[]; mysql?: boolean }): Promise<SourceBenchResult> {
+export async function benchSource(opts: {
+  dir: string;
+  rows: readonly [number, number];
+  rounds?: number;
+  pageSizes?: readonly number[];
+  mysql?: boolean;
+}): Promise<SourceBenchResult> {
   const [small, large] = opts.rows;
   const name = (n: number, d: string) => `bre_bench_src_${d}_${n}_${process.pid}`;
   const sandbox = await startSandboxProcess();
@@ -173,11 +211,25 @@ export async function benchSource(opts: { dir: string; rows: readonly [number, n
       made.push(['postgres', name(n, 'pg')]);
       urls.set(n, await makeTable('postgres', name(n, 'pg'), n));
     }
-    const smallRun = await runOnce(`postgres table, ${small} rows`, small, ['--input', urls.get(small)!, '--table', 'loc'], join(opts.dir, 'src-pg-small'), sandbox.url);
+    const smallRun = await runOnce(
+      `postgres table, ${small} rows`,
+      small,
+      ['--input', urls.get(small)!, '--table', 'loc'],
+      join(opts.dir, 'src-pg-small'),
+      sandbox.url,
+    );
     const rounds: SourceRound[] = [];
     for (let r = 0; r < (opts.rounds ?? 2); r += 1) {
-      const table = () => runOnce(`postgres table, ${large} rows`, large, ['--input', urls.get(large)!, '--table', 'loc'], join(opts.dir, 'src-pg-large'), sandbox.url);
-      const file = () => runOnce(`csv, ${large} rows`, large, ['--input', csvPath], join(opts.dir, 'src-csv'), sandbox.url);
+      const table = () =>
+        runOnce(
+          `postgres table, ${large} rows`,
+          large,
+          ['--input', urls.get(large)!, '--table', 'loc'],
+          join(opts.dir, 'src-pg-large'),
+          sandbox.url,
+        );
+      const file = () =>
+        runOnce(`csv, ${large} rows`, large, ['--input', csvPath], join(opts.dir, 'src-csv'), sandbox.url);
       // The order swapped each round: neither input always gets the quieter minutes.
       let postgres: SourceRun;
       let csv: SourceRun;
@@ -189,20 +241,32 @@ export async function benchSource(opts: { dir: string; rows: readonly [number, n
         postgres = await table();
       }
       rounds.push({
-        csv, postgres, ratio: ratio(postgres.rowsPerSecond, csv.rowsPerSecond),
-        flowRatio: postgres.flowRowsPerSecond && csv.flowRowsPerSecond ? ratio(postgres.flowRowsPerSecond, csv.flowRowsPerSecond) : null,
+        csv,
+        postgres,
+        ratio: ratio(postgres.rowsPerSecond, csv.rowsPerSecond),
+        flowRatio:
+          postgres.flowRowsPerSecond && csv.flowRowsPerSecond
+            ? ratio(postgres.flowRowsPerSecond, csv.flowRowsPerSecond)
+            : null,
       });
     }
     rmSync(csvPath, { force: true });
     const largeUrl = parseDbUrl(urls.get(large)!, { flag: 'bench' });
     const readOnlyRuns = [];
-    for (const pageRows of opts.pageSizes ?? [500, 2000, 10_000]) readOnlyRuns.push({ pageRows, rowsPerSecond: await readOnly(largeUrl, pageRows) });
+    for (const pageRows of opts.pageSizes ?? [500, 2000, 10_000])
+      readOnlyRuns.push({ pageRows, rowsPerSecond: await readOnly(largeUrl, pageRows) });
     let mysql: SourceRun | { error: string } | undefined;
     if (opts.mysql !== false) {
       try {
         made.push(['mysql', name(large, 'my')]);
         const myUrl = await makeTable('mysql', name(large, 'my'), large);
-        mysql = await runOnce(`mariadb table, ${large} rows`, large, ['--input', myUrl, '--table', 'loc'], join(opts.dir, 'src-my-large'), sandbox.url);
+        mysql = await runOnce(
+          `mariadb table, ${large} rows`,
+          large,
+          ['--input', myUrl, '--table', 'loc'],
+          join(opts.dir, 'src-my-large'),
+          sandbox.url,
+        );
       } catch (err) {
         mysql = { error: (err as Error).message };
       }
@@ -211,7 +275,8 @@ export async function benchSource(opts: { dir: string; rows: readonly [number, n
     const peaks = rounds.map((r) => r.postgres.peakRssMb).filter((x): x is number => x !== null);
     const largePeak = peaks.length > 0 ? Math.max(...peaks) : null;
     return {
-      small: smallRun, rounds,
+      small: smallRun,
+      rounds,
       ratioToCsv: ratio(median(rounds.map((r) => r.ratio)), 1),
       flowRatioToCsv: flows.length > 0 ? ratio(median(flows), 1) : null,
       rssRatio: smallRun.peakRssMb && largePeak ? ratio(largePeak, smallRun.peakRssMb) : null,

@@ -29,7 +29,10 @@ export interface StartupFigures {
 
 async function timed(args: readonly string[]): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '' } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '' },
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -54,7 +57,11 @@ export async function benchStartup(o: { readonly dir: string; readonly rounds: n
     ['node', 'node -e 0', () => ['-e', '0']],
     ['help', 'bre-batch --help', () => [CLI, '--help']],
     ['pipelines', 'bre-batch pipelines', () => [CLI, 'pipelines']],
-    ['one_row_run', 'bre-batch run location --input one.csv (built-in sandbox)', (i) => [CLI, 'run', 'location', '--input', input, '--out', join(dir, `out-${i}`), '--no-progress']],
+    [
+      'one_row_run',
+      'bre-batch run location --input one.csv (built-in sandbox)',
+      (i) => [CLI, 'run', 'location', '--input', input, '--out', join(dir, `out-${i}`), '--no-progress'],
+    ],
   ];
   const runs = new Map(commands.map(([name]) => [name, [] as number[]]));
   // In turn, round by round: a busy moment of the shared machine falls on every command alike.
@@ -63,6 +70,11 @@ export async function benchStartup(o: { readonly dir: string; readonly rounds: n
   }
   rmSync(dir, { recursive: true, force: true });
   const node = figure('node -e 0', runs.get('node')!);
-  const over = (f: StartupFigure): StartupFigure => ({ ...f, over_node_s: Math.round((f.median_s - node.median_s) * 1000) / 1000 });
-  return Object.fromEntries(commands.map(([name, command]) => [name, name === 'node' ? node : over(figure(command, runs.get(name)!))])) as unknown as StartupFigures;
+  const over = (f: StartupFigure): StartupFigure => ({
+    ...f,
+    over_node_s: Math.round((f.median_s - node.median_s) * 1000) / 1000,
+  });
+  return Object.fromEntries(
+    commands.map(([name, command]) => [name, name === 'node' ? node : over(figure(command, runs.get(name)!))]),
+  ) as unknown as StartupFigures;
 }

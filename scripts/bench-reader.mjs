@@ -30,4 +30,6 @@ const t0 = performance.now();
 let rows = 0;
 for await (const batch of readRowBatches(csv, { format: 'csv' })) rows += batch.length;
 const cpu = process.cpuUsage(cpu0);
-process.stdout.write(`${dist} rows ${rows} wall_ms ${Math.round(performance.now() - t0)} cpu_ms ${Math.round((cpu.user + cpu.system) / 1000)}\n`);
+process.stdout.write(
+  `${dist} rows ${rows} wall_ms ${Math.round(performance.now() - t0)} cpu_ms ${Math.round((cpu.user + cpu.system) / 1000)}\n`,
+);

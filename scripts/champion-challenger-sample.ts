@@ -38,18 +38,59 @@ import { CUTOFFS, basicStage, bureauIntel, bureauStage, mobileStage } from '../s
 
 export const ROWS = 1500;
 const SEED = 20250930;
-const STATES = ['Maharashtra', 'West Bengal', 'Tamil Nadu', 'Karnataka', 'Telangana', 'Delhi', 'Gujarat', 'Uttar Pradesh'];
+const STATES = [
+  'Maharashtra',
+  'West Bengal',
+  'Tamil Nadu',
+  'Karnataka',
+  'Telangana',
+  'Delhi',
+  'Gujarat',
+  'Uttar Pradesh',
+];
 const HEADER = [
-  'reference_id', 'user_id', 'lead_id', 'app_user_id', 'declared_income', 'pan_number', 'name_aadhar', 'address_aadhar',
-  'state_aadhar', 'city_aadhar', 'pincode_aadhar', 'phone', 'pan_name', 'dob', 'profession', 'salary_source', 'loan_purpose',
-  'income_type', 'gender', 'state', 'channel', 'application_date', 'defaulted',
+  'reference_id',
+  'user_id',
+  'lead_id',
+  'app_user_id',
+  'declared_income',
+  'pan_number',
+  'name_aadhar',
+  'address_aadhar',
+  'state_aadhar',
+  'city_aadhar',
+  'pincode_aadhar',
+  'phone',
+  'pan_name',
+  'dob',
+  'profession',
+  'salary_source',
+  'loan_purpose',
+  'income_type',
+  'gender',
+  'state',
+  'channel',
+  'application_date',
+  'defaulted',
 ];
 
 /** Months of the sample: [year, month, first day, relative volume]; volume grows as the product ramps up. */
 const MONTHS: readonly (readonly [number, number, number, number])[] = [
-  [2024, 7, 22, 0.25], [2024, 8, 1, 0.7], [2024, 9, 1, 0.8], [2024, 10, 1, 0.9], [2024, 11, 1, 1], [2024, 12, 1, 1],
-  [2025, 1, 1, 1.05], [2025, 2, 1, 1.05], [2025, 3, 1, 1.1], [2025, 4, 1, 1.1], [2025, 5, 1, 1.15], [2025, 6, 1, 1.15],
-  [2025, 7, 1, 1.2], [2025, 8, 1, 1.2], [2025, 9, 1, 1.25],
+  [2024, 7, 22, 0.25],
+  [2024, 8, 1, 0.7],
+  [2024, 9, 1, 0.8],
+  [2024, 10, 1, 0.9],
+  [2024, 11, 1, 1],
+  [2024, 12, 1, 1],
+  [2025, 1, 1, 1.05],
+  [2025, 2, 1, 1.05],
+  [2025, 3, 1, 1.1],
+  [2025, 4, 1, 1.1],
+  [2025, 5, 1, 1.15],
+  [2025, 6, 1, 1.15],
+  [2025, 7, 1, 1.2],
+  [2025, 8, 1, 1.2],
+  [2025, 9, 1, 1.25],
 ];
 /** Outcomes are observed up to this month (applications after it have not had time to go bad). */
 const MATURED_UNTIL = '2025-07';
@@ -59,7 +100,8 @@ const LOOSE = new Set(['2025-01', '2025-02', '2025-03', '2025-04', '2025-05']);
 const REJECT_OBSERVED = 0.35;
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
-const letters = (i: number): string => String.fromCharCode(65 + Math.floor(i / 26) % 26) + String.fromCharCode(65 + (i % 26));
+const letters = (i: number): string =>
+  String.fromCharCode(65 + (Math.floor(i / 26) % 26)) + String.fromCharCode(65 + (i % 26));
 
 function daysIn(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
@@ -103,25 +145,50 @@ export function sampleRows(rows = ROWS): (string | number)[][] {
     const declared = income(rng, channel === 'partner' ? 19_000 : 30_000);
     const b = bureauIntel(syntheticProfile(pan), declared);
     const m = mobileFeatures(appUser, declared);
-    const champion = runChain([basicStage(CUTOFFS.v1, declared), bureauStage(CUTOFFS.v1, b), mobileStage(CUTOFFS.v1, m)]).approved;
-    const logit = -2.3
-      + (b.bureau_hit ? (650 - b.bureau_score) / 75 : 0.6)
-      + (600 - m.vendor_payday_score) / 100
-      + 0.45 * b.overdue_accounts
-      + (b.is_risky_customer ? 0.9 : 0)
-      + (b.recent_enquiries > 4 ? 0.4 : 0)
-      - 0.45 * Math.log(declared / 30_000)
-      + (m.fraud_flag ? 1.2 : 0)
-      + (LOOSE.has(month) ? 0.5 : 0);
+    const champion = runChain([
+      basicStage(CUTOFFS.v1, declared),
+      bureauStage(CUTOFFS.v1, b),
+      mobileStage(CUTOFFS.v1, m),
+    ]).approved;
+    const logit =
+      -2.3 +
+      (b.bureau_hit ? (650 - b.bureau_score) / 75 : 0.6) +
+      (600 - m.vendor_payday_score) / 100 +
+      0.45 * b.overdue_accounts +
+      (b.is_risky_customer ? 0.9 : 0) +
+      (b.recent_enquiries > 4 ? 0.4 : 0) -
+      0.45 * Math.log(declared / 30_000) +
+      (m.fraud_flag ? 1.2 : 0) +
+      (LOOSE.has(month) ? 0.5 : 0);
     const bad = rng() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
     const matured = month !== '' && month <= MATURED_UNTIL;
     const seen = champion ? matured : matured && rng() < REJECT_OBSERVED;
     const state = STATES[Math.floor(rng() * STATES.length)];
     const dobYear = 1960 + Math.floor(rng() * 42);
     out.push([
-      `CC-${id}`, `user${id}`, `lead${id}`, appUser, declared, pan, 'FAKE TESTPERSON', `${i} FAKE LANE`, 'Maharashtra', 'Mumbai',
-      '400001', `9${pad(i, 9)}`, 'FAKE TESTPERSON', `${dobYear}-${pad(1 + (i % 12), 2)}-${pad(1 + (i % 28), 2)}`, 'salaried',
-      'bank_transfer', 'personal', 'salaried', rng() < 0.5 ? 'F' : 'M', state, channel, date, seen ? bad : '',
+      `CC-${id}`,
+      `user${id}`,
+      `lead${id}`,
+      appUser,
+      declared,
+      pan,
+      'FAKE TESTPERSON',
+      `${i} FAKE LANE`,
+      'Maharashtra',
+      'Mumbai',
+      '400001',
+      `9${pad(i, 9)}`,
+      'FAKE TESTPERSON',
+      `${dobYear}-${pad(1 + (i % 12), 2)}-${pad(1 + (i % 28), 2)}`,
+      'salaried',
+      'bank_transfer',
+      'personal',
+      'salaried',
+      rng() < 0.5 ? 'F' : 'M',
+      state,
+      channel,
+      date,
+      seen ? bad : '',
     ]);
   }
   return out;
@@ -136,7 +203,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const at = args.indexOf('--rows');
   const given = at === -1 ? undefined : args.splice(at, 2)[1];
   const rows = given === undefined ? ROWS : Number(given);
-  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`Expected --rows to be a whole number >= 1, got '${given ?? ''}'`);
+  if (!Number.isSafeInteger(rows) || rows < 1)
+    throw new Error(`Expected --rows to be a whole number >= 1, got '${given ?? ''}'`);
   const out = args[0] ?? fileURLToPath(new URL('../samples/champion_challenger.csv', import.meta.url));
   writeFileSync(out, sampleCsv(rows));
   process.stdout.write(`wrote ${out}: ${rows} rows\n`);

@@ -29,7 +29,10 @@ function sampleRows(path) {
     const rows = parse(text, { columns: true, skip_empty_lines: true });
     return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === '' ? null : v])));
   }
-  return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
 }
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -45,13 +48,26 @@ function typeOf(values, csv, depth = 0) {
   if (present.every((v) => typeof v === 'string')) return 'STRING';
   if (depth === 0 && present.every(isObject)) {
     const keys = [...new Set(present.flatMap((o) => Object.keys(o)))];
-    return { struct: keys.map((k) => [k, typeOf(present.map((o) => o[k]), false, 1)]) };
+    return {
+      struct: keys.map((k) => [
+        k,
+        typeOf(
+          present.map((o) => o[k]),
+          false,
+          1,
+        ),
+      ]),
+    };
   }
   return 'JSON';
 }
 
 function element(name, type) {
-  if (typeof type === 'object') return [{ name, repetition_type: 'OPTIONAL', num_children: type.struct.length }, ...type.struct.flatMap(([k, t]) => element(k, t))];
+  if (typeof type === 'object')
+    return [
+      { name, repetition_type: 'OPTIONAL', num_children: type.struct.length },
+      ...type.struct.flatMap(([k, t]) => element(k, t)),
+    ];
   const base = { name, repetition_type: 'OPTIONAL' };
   if (type === 'DOUBLE') return [{ ...base, type: 'DOUBLE' }];
   if (type === 'BOOLEAN') return [{ ...base, type: 'BOOLEAN' }];
@@ -69,7 +85,12 @@ function value(v, type, csv) {
 /** Writes `rows` (objects) as a Parquet file with a schema inferred as above. */
 export function writeParquetRows(path, rows, { csv = false, rowGroupSize = 4 } = {}) {
   const names = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const types = names.map((n) => typeOf(rows.map((r) => r[n]), csv));
+  const types = names.map((n) =>
+    typeOf(
+      rows.map((r) => r[n]),
+      csv,
+    ),
+  );
   const schema = [{ name: 'root', num_children: names.length }, ...names.flatMap((n, i) => element(n, types[i]))];
   const columnData = names.map((n, i) => ({ name: n, data: rows.map((r) => value(r[n], types[i], csv)) }));
   parquetWriteFile({ filename: path, columnData, schema, rowGroupSize });
@@ -108,5 +129,6 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     process.stderr.write('usage: node scripts/convert-samples.mjs OUT_DIR\n');
     process.exit(2);
   }
-  for (const [name, files] of Object.entries(convertSamples(resolve(outDir)))) process.stdout.write(`${name}: ${files.parquet} ${files.gz}\n`);
+  for (const [name, files] of Object.entries(convertSamples(resolve(outDir))))
+    process.stdout.write(`${name}: ${files.parquet} ${files.gz}\n`);
 }

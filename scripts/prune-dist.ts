@@ -42,5 +42,6 @@ export function pruneDist(root = ROOT): string[] {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const removed = pruneDist();
-  if (removed.length > 0) process.stderr.write(`prune-dist: removed ${removed.length} file(s) with no source: ${removed.join(', ')}\n`);
+  if (removed.length > 0)
+    process.stderr.write(`prune-dist: removed ${removed.length} file(s) with no source: ${removed.join(', ')}\n`);
 }

@@ -237,7 +237,12 @@ export class BreError extends Error {
    */
   toJSON(): BreErrorJSON {
     const { cause: _cause, ...context } = this.#context;
-    return { code: this.code, message: this.message, context, ...(this.stack === undefined ? {} : { stack: this.stack }) };
+    return {
+      code: this.code,
+      message: this.message,
+      context,
+      ...(this.stack === undefined ? {} : { stack: this.stack }),
+    };
   }
 
   /** The error `toJSON` made, on the thread that receives it. */
@@ -270,7 +275,11 @@ export function isBreError(err: unknown): err is BreError {
 export function internalError(err: unknown, where?: string): BreError {
   if (err instanceof BreError && err.code === 'INTERNAL') return err;
   const message = err instanceof Error ? err.message : String(err);
-  const e = new BreError('INTERNAL', `bre-batch met a bug${where ? ` ${where}` : ''}: ${message}. Please report it with the command you ran and what it printed; run it again with BRE_DEBUG=1 to print the stack as well.`, { cause: err });
+  const e = new BreError(
+    'INTERNAL',
+    `bre-batch met a bug${where ? ` ${where}` : ''}: ${message}. Please report it with the command you ran and what it printed; run it again with BRE_DEBUG=1 to print the stack as well.`,
+    { cause: err },
+  );
   if (err instanceof Error && err.stack !== undefined) e.stack = err.stack;
   return e;
 }
@@ -282,7 +291,11 @@ export function internalError(err: unknown, where?: string): BreError {
 export function outputUnwritable(folder: string, cause: unknown, what = 'the output folder'): BreError {
   const code = (cause as { code?: unknown } | null)?.code;
   const reason = (cause as Error | null)?.message ?? String(cause);
-  return new BreError('OUTPUT_UNWRITABLE', `cannot write to ${what} ${folder}: ${reason}${typeof code === 'string' && !reason.includes(code) ? ` (${code})` : ''}. Nothing is lost: fix the folder (room for large files, permissions, the disk), then re-run the same command and it resumes where it stopped.`, { cause });
+  return new BreError(
+    'OUTPUT_UNWRITABLE',
+    `cannot write to ${what} ${folder}: ${reason}${typeof code === 'string' && !reason.includes(code) ? ` (${code})` : ''}. Nothing is lost: fix the folder (room for large files, permissions, the disk), then re-run the same command and it resumes where it stopped.`,
+    { cause },
+  );
 }
 
 /** Anything thrown, as a BreError (an unexpected throw becomes a row error, UNEXPECTED, never a crash). */
@@ -293,11 +306,18 @@ export function toBreError(err: unknown, fallback: ErrorCode = 'UNEXPECTED'): Br
 }
 
 /** The system's codes for a full disk: no space left (ENOSPC), or the user's quota used up (EDQUOT). */
-const DISK_FULL_CODES: Readonly<Record<string, string>> = { ENOSPC: 'no space left on device', EDQUOT: 'disk quota exceeded' };
+const DISK_FULL_CODES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+};
 
 /** ENOSPC or EDQUOT when `err`, or an error it was caused by, is a full disk; undefined otherwise. */
 export function diskFullCode(err: unknown): 'ENOSPC' | 'EDQUOT' | undefined {
-  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let e = err, depth = 0;
+    e !== null && typeof e === 'object' && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth += 1
+  ) {
     const code = (e as { code?: unknown }).code;
     if (code === 'ENOSPC' || code === 'EDQUOT') return code;
   }
@@ -311,5 +331,9 @@ export function diskFullCode(err: unknown): 'ENOSPC' | 'EDQUOT' | undefined {
  */
 export function diskFullError(folder: string, cause: unknown, what = 'the output folder'): BreError {
   const code = diskFullCode(cause) ?? 'ENOSPC';
-  return new BreError('DISK_FULL', `the disk is full: cannot write to ${what} ${folder} (${code}: ${DISK_FULL_CODES[code]}). Nothing is lost: once there is room, re-run the same command and it resumes where it stopped.`, { cause });
+  return new BreError(
+    'DISK_FULL',
+    `the disk is full: cannot write to ${what} ${folder} (${code}: ${DISK_FULL_CODES[code]}). Nothing is lost: once there is room, re-run the same command and it resumes where it stopped.`,
+    { cause },
+  );
 }

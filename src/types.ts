@@ -28,7 +28,12 @@ export interface InputRow {
    * Set when the row could not be read (ragged CSV, NDJSON that is not an object...), or, from a database,
    * has no key or shares its key with other rows (src/input/db/).
    */
-  readonly readError?: { readonly code: 'MALFORMED_ROW' | 'MISSING_KEY' | 'DUPLICATE_KEY'; readonly message: string; readonly expected: string; readonly field?: string };
+  readonly readError?: {
+    readonly code: 'MALFORMED_ROW' | 'MISSING_KEY' | 'DUPLICATE_KEY';
+    readonly message: string;
+    readonly expected: string;
+    readonly field?: string;
+  };
   /**
    * A database row: its key as the database gave it, as text (null: NULL), which a resume passes back to start
    * after it. The key written to the output files is the row's key column as for any row (src/input/shard.ts).

@@ -3,7 +3,21 @@
  * fatal codes, the circuit breaker and the CLI's exit code.
  */
 import { describe, expect, it } from 'vitest';
-import { BreError, ERROR_CODES, diskFullCode, diskFullError, exitCodeOf, internalError, isFatal, isRetryable, isServiceFailure, outputUnwritable, toBreError, treatmentOf, type ErrorCode } from '../src/errors.js';
+import {
+  BreError,
+  ERROR_CODES,
+  diskFullCode,
+  diskFullError,
+  exitCodeOf,
+  internalError,
+  isFatal,
+  isRetryable,
+  isServiceFailure,
+  outputUnwritable,
+  toBreError,
+  treatmentOf,
+  type ErrorCode,
+} from '../src/errors.js';
 import { sendError } from '../src/output/sink/thread.js';
 import { writeFailureStop } from '../src/pipeline/stop.js';
 import { Circuit } from '../src/pipeline/circuit.js';
@@ -109,14 +123,22 @@ describe('a full disk (issue 24)', () => {
     const e = diskFullError('/data/out/night', errno('EDQUOT'));
     expect(e.code).toBe('DISK_FULL');
     expect(exitCodeOf(e)).toBe(3);
-    expect(e.message).toBe('the disk is full: cannot write to the output folder /data/out/night (EDQUOT: disk quota exceeded). Nothing is lost: once there is room, re-run the same command and it resumes where it stopped.');
+    expect(e.message).toBe(
+      'the disk is full: cannot write to the output folder /data/out/night (EDQUOT: disk quota exceeded). Nothing is lost: once there is room, re-run the same command and it resumes where it stopped.',
+    );
   });
 });
 
 describe('passing a BreError between threads', () => {
   it('toJSON is plain data (cloneable), without the cause; fromJSON gives the same code, message, context and stack', () => {
     const cause = new Error('socket hang up');
-    const e = new BreError('SINK_UNAVAILABLE', 'the sink went away', { status: 503, service: 'workflow', field: 'sink-table', details: { tries: 3 }, cause });
+    const e = new BreError('SINK_UNAVAILABLE', 'the sink went away', {
+      status: 503,
+      service: 'workflow',
+      field: 'sink-table',
+      details: { tries: 3 },
+      cause,
+    });
     const json = e.toJSON();
     expect(json).not.toHaveProperty('context.cause');
     const back = BreError.fromJSON(structuredClone(json));
@@ -146,7 +168,9 @@ describe('INTERNAL and OUTPUT_UNWRITABLE', () => {
     const thrown = new RangeError('Invalid array length');
     const e = internalError(thrown, "in the spool's thread");
     expect(e.code).toBe('INTERNAL');
-    expect(e.message).toBe("bre-batch met a bug in the spool's thread: Invalid array length. Please report it with the command you ran and what it printed; run it again with BRE_DEBUG=1 to print the stack as well.");
+    expect(e.message).toBe(
+      "bre-batch met a bug in the spool's thread: Invalid array length. Please report it with the command you ran and what it printed; run it again with BRE_DEBUG=1 to print the stack as well.",
+    );
     expect(e.stack).toBe(thrown.stack);
     expect(e.cause).toBe(thrown);
     expect(internalError(e)).toBe(e);
@@ -157,7 +181,9 @@ describe('INTERNAL and OUTPUT_UNWRITABLE', () => {
     const efbig = Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG' });
     const e = writeFailureStop('/data/out/night', efbig);
     expect(e.code).toBe('OUTPUT_UNWRITABLE');
-    expect(e.message).toBe('cannot write to the output folder /data/out/night: EFBIG: file too large, write. Nothing is lost: fix the folder (room for large files, permissions, the disk), then re-run the same command and it resumes where it stopped.');
+    expect(e.message).toBe(
+      'cannot write to the output folder /data/out/night: EFBIG: file too large, write. Nothing is lost: fix the folder (room for large files, permissions, the disk), then re-run the same command and it resumes where it stopped.',
+    );
     expect(exitCodeOf(e)).toBe(3);
     const eio = writeFailureStop('/data/out/night', Object.assign(new Error('i/o error'), { code: 'EIO' }));
     expect(eio.message).toContain('/data/out/night: i/o error (EIO).');

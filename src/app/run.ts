@@ -53,7 +53,14 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
   for (const secret of networkSecrets(req.settings.network)) redactor.add(secret);
   const outDir = await outputFolder(req, log);
   folder(outDir);
-  const base: RunSettings = { ...req.settings, outDir, log, clientId: e.clientId ?? 'dry-run', authToken: e.authToken ?? '', baseUrls: e.baseUrls ?? NOWHERE };
+  const base: RunSettings = {
+    ...req.settings,
+    outDir,
+    log,
+    clientId: e.clientId ?? 'dry-run',
+    authToken: e.authToken ?? '',
+    baseUrls: e.baseUrls ?? NOWHERE,
+  };
   if (req.plan) {
     const { planRun } = await import('../pipeline/plan.js');
     process.stdout.write(`${await planRun(base, { windowHours: req.plan.windowHours })}\n`);
@@ -72,7 +79,9 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
     if (base.job && !base.dryRun) {
       const { jobPrecheck } = await import('../pipeline/job.js');
       if ((await jobPrecheck(base)) === 'done' && !base.job.retryErrors) {
-        log(`bre-batch: the job '${base.job.name}' is done: nothing left for this worker (\`bre-batch job status ${base.job.name} --sink ...\` shows it; --retry-errors re-opens its errors)`);
+        log(
+          `bre-batch: the job '${base.job.name}' is done: nothing left for this worker (\`bre-batch job status ${base.job.name} --sink ...\` shows it; --retry-errors re-opens its errors)`,
+        );
         return 0;
       }
     }
@@ -84,9 +93,17 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
     process.stdout.write(`${formatSummary(result.summary)}\n${report ? `  report: ${report.path}\n` : ''}`);
     if (result.stopped && result.exitCode === 3) {
       const s = result.stopped;
-      log(`bre-batch: stopped early: ${s.message}`, { level: 'error', code: s.code, service: s.service, status: s.status });
+      log(`bre-batch: stopped early: ${s.message}`, {
+        level: 'error',
+        code: s.code,
+        service: s.service,
+        status: s.status,
+      });
       // The exact command, quoted: without --out it finds this folder again (src/pipeline/default-folder.ts).
-      log(`bre-batch: re-run the same command to resume (it takes up ${base.outDir} again; rows already done are not sent again):\n  ${req.resumeCommand}`, { level: 'error', resume_command: req.resumeCommand });
+      log(
+        `bre-batch: re-run the same command to resume (it takes up ${base.outDir} again; rows already done are not sent again):\n  ${req.resumeCommand}`,
+        { level: 'error', resume_command: req.resumeCommand },
+      );
     } else if (result.stopped) {
       log(`bre-batch: stopped: ${result.stopped.message}`, { level: 'error', code: result.stopped.code });
     }
@@ -104,15 +121,30 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
 async function outputFolder(req: RunRequest, log: Log): Promise<string> {
   const s = req.settings;
   // A job's worker writes a folder of its own each session (scratch: the job's state is in the database).
-  if (s.job) return join(req.out ?? join('output', `job-${s.job.name}`), `${s.job.worker.replace(/[^\w.-]+/g, '-')}-${utcStamp(new Date())}`);
+  if (s.job)
+    return join(
+      req.out ?? join('output', `job-${s.job.name}`),
+      `${s.job.worker.replace(/[^\w.-]+/g, '-')}-${utcStamp(new Date())}`,
+    );
   if (req.out !== undefined) return req.out;
-  const folder = await chooseDefaultFolder({ pipeline: s.pipeline, input: s.input, source: s.source, shard: s.shard, limit: s.limit, sample: s.sample, fresh: s.dryRun });
+  const folder = await chooseDefaultFolder({
+    pipeline: s.pipeline,
+    input: s.input,
+    source: s.source,
+    shard: s.shard,
+    limit: s.limit,
+    sample: s.sample,
+    fresh: s.dryRun,
+  });
   if (folder.note) log(folder.note);
   return folder.dir;
 }
 
 function utcStamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** prom-client is loaded only when metrics are asked for (it costs every other run its start-up time). */
@@ -120,7 +152,14 @@ async function startMetrics(m: NonNullable<RunRequest['metrics']>, s: RunSetting
   const { RunMetrics } = await import('../metrics/prometheus.js');
   const { parsePushgatewayUrl } = await import('../metrics/pushgateway.js');
   const pushgateway = m.pushgateway !== undefined ? parsePushgatewayUrl(m.pushgateway) : undefined;
-  return RunMetrics.start({ file: m.file, port: m.port, pushgateway, pipeline: s.pipeline.name, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : '', warn: (w) => log(w, { level: 'warn' }) });
+  return RunMetrics.start({
+    file: m.file,
+    port: m.port,
+    pushgateway,
+    pipeline: s.pipeline.name,
+    shard: s.shard ? `${s.shard.index}/${s.shard.count}` : '',
+    warn: (w) => log(w, { level: 'warn' }),
+  });
 }
 
 /**
@@ -130,13 +169,23 @@ async function startMetrics(m: NonNullable<RunRequest['metrics']>, s: RunSetting
 class SandboxOnDemand {
   #close: (() => Promise<void>) | undefined;
 
-  constructor(private readonly env: RunEndpoints, private readonly rates: RunSettings['rates'], private readonly log: Log, private readonly redactor: Redactor) {}
+  constructor(
+    private readonly env: RunEndpoints,
+    private readonly rates: RunSettings['rates'],
+    private readonly log: Log,
+    private readonly redactor: Redactor,
+  ) {}
 
   async start(): Promise<Pick<RunSettings, 'baseUrls' | 'clientId' | 'authToken'>> {
     const { startSandbox } = await import('../sandbox/index.js');
     // The built-in sandbox enforces the limits this run is configured for (the documented ones unless
     // --rate says otherwise), so a rehearsal behaves like the real service and `--rate off` back-tests fast.
-    const sb = await startSandbox({ port: 0, clientId: this.env.clientId, authToken: this.env.authToken, rate: this.rates });
+    const sb = await startSandbox({
+      port: 0,
+      clientId: this.env.clientId,
+      authToken: this.env.authToken,
+      rate: this.rates,
+    });
     this.#close = () => sb.close();
     this.redactor.add(sb.authToken);
     this.log(`no BRE_BASE_URL set: using the built-in sandbox at ${sb.url}`);

@@ -23,11 +23,12 @@ export interface RunSummary {
  * One comparison in compare.json: the decision figures and the credit-risk figures, over the compared keys; on
  * sampled runs those describe the sample only, and `estimates` holds the population estimates (null otherwise).
  */
-export type ComparisonJson = ComparisonFigures & RiskFigures & {
-  /** What the figures outside `estimates` count: the sampled keys unweighted ('sample'), or every compared key. */
-  readonly basis: 'sample' | 'all compared keys';
-  readonly estimates: SampleEstimates | null;
-};
+export type ComparisonJson = ComparisonFigures &
+  RiskFigures & {
+    /** What the figures outside `estimates` count: the sampled keys unweighted ('sample'), or every compared key. */
+    readonly basis: 'sample' | 'all compared keys';
+    readonly estimates: SampleEstimates | null;
+  };
 
 export interface CompareJson {
   readonly version: 1;
@@ -40,7 +41,12 @@ export interface CompareJson {
     readonly amount_field: string;
     readonly outcome: string | null;
     readonly by: string | null;
-    readonly scores: readonly { readonly label: string; readonly field_a: string; readonly field_b: string; readonly direction: string }[];
+    readonly scores: readonly {
+      readonly label: string;
+      readonly field_a: string;
+      readonly field_b: string;
+      readonly direction: string;
+    }[];
     readonly period: { readonly column: string; readonly unit: string; readonly min_keys: number } | null;
     readonly input: string | null;
     readonly buckets: number;

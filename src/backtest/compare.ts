@@ -41,25 +41,36 @@ export interface CompareResult {
 }
 
 const METHODS: Readonly<Record<string, string>> = {
-  approved: "decision 'Approve' or 'Approved' in any case (emi: emi_decision); skipped, absent or any other decision is not approved",
-  population: 'keys present exactly once in both runs; keys only in one run, duplicate keys and rows without a key are counted, listed and left out',
+  approved:
+    "decision 'Approve' or 'Approved' in any case (emi: emi_decision); skipped, absent or any other decision is not approved",
+  population:
+    'keys present exactly once in both runs; keys only in one run, duplicate keys and rows without a key are counted, listed and left out',
   approval_rate_ci: 'Wilson score interval, 95%',
-  approval_difference: 'B − A; 95% interval by Newcombe (1998) method 10 for paired proportions (same keys on both sides)',
+  approval_difference:
+    'B − A; 95% interval by Newcombe (1998) method 10 for paired proportions (same keys on both sides)',
   psi: `Σ (b_i − a_i)·ln(b_i/a_i) over A's bins; shares floored at ${PSI_EPSILON}; bands: < 0.1 stable, 0.1–0.25 moderate, ≥ 0.25 major`,
-  psi_bins: "numeric: A's deciles (inverse empirical CDF) from a uniform sample of A, plus a missing bin; categorical: A's 20 most frequent values, '(other)', '(missing)'",
-  amount_change: 'B − A over keys both approved with an amount on both sides; zero changes counted apart from the histogram',
+  psi_bins:
+    "numeric: A's deciles (inverse empirical CDF) from a uniform sample of A, plus a missing bin; categorical: A's 20 most frequent values, '(other)', '(missing)'",
+  amount_change:
+    'B − A over keys both approved with an amount on both sides; zero changes counted apart from the histogram',
   rule_rates: 'rows where the rule is in rules_failed / rows where the stage ran on that side',
   bad_rate: 'outcome 1 = bad, 0 = good, anything else unknown and left out of the rate; 95% Wilson interval',
-  outcome_coverage: 'known / keys of each set; best and worst case: the bad rate if every unknown outcome were good, or bad',
+  outcome_coverage:
+    'known / keys of each set; best and worst case: the bad rate if every unknown outcome were good, or bad',
   auc: 'P(a good scores better than a bad), ties ½, over keys with the score and a known outcome; Gini = 2·AUC − 1; 95% interval AUC ± 1.96·SE (DeLong 1988, computed with the midranks of Sun & Xu 2014)',
-  paired_auc_test: 'DeLong test of AUC_B − AUC_A over keys with both scores and a known outcome: z = difference / SE, SE from the covariance of the structural components; two-sided p',
-  ks: "max over score r of |F_bad(r) − F_good(r)|, F = share scoring ≤ r; the smallest such r is reported",
-  deciles: 'cut points: inverse empirical CDF of all scored keys at 10%, ..., 90% (ties merged), bins (q_k−1, q_k], riskiest first',
+  paired_auc_test:
+    'DeLong test of AUC_B − AUC_A over keys with both scores and a known outcome: z = difference / SE, SE from the covariance of the structural components; two-sided p',
+  ks: 'max over score r of |F_bad(r) − F_good(r)|, F = share scoring ≤ r; the smallest such r is reported',
+  deciles:
+    'cut points: inverse empirical CDF of all scored keys at 10%, ..., 90% (ties merged), bins (q_k−1, q_k], riskiest first',
   iv: 'Σ (g_i/G − b_i/B)·ln((g_i/G)/(b_i/B)) over the decile bins, shares floored at 1e-4; < 0.02 not predictive, < 0.1 weak, < 0.3 medium, else strong',
-  tradeoff: 'for approval rates 5%, 10%, ..., 100% of the scored keys: approve every key scoring at least as well as the ⌈p·N⌉-th best (ties never split); bad rate of that set over its known outcomes',
+  tradeoff:
+    'for approval rates 5%, 10%, ..., 100% of the scored keys: approve every key scoring at least as well as the ⌈p·N⌉-th best (ties never split); bad rate of that set over its known outcomes',
   operating_points: "each strategy's approval rate and approved-set bad rate over the keys with that score",
-  periods: 'input date column grouped by calendar month, ISO week or quarter; periods with fewer keys than min_keys are marked small',
-  stability: "PSI of each period against the baseline (the oldest periods pooled until they hold a quarter of the dated values and at least min_keys, the last period always left out); noise = (bins − 1)·(1/n_baseline + 1/n), the PSI expected by chance; p_value: PSI/(1/n_baseline + 1/n) against χ² with bins − 1 degrees of freedom; top movers ranked by PSI − noise; input columns: bins from a uniform sample of the input; result fields: A's deciles",
+  periods:
+    'input date column grouped by calendar month, ISO week or quarter; periods with fewer keys than min_keys are marked small',
+  stability:
+    "PSI of each period against the baseline (the oldest periods pooled until they hold a quarter of the dated values and at least min_keys, the last period always left out); noise = (bins − 1)·(1/n_baseline + 1/n), the PSI expected by chance; p_value: PSI/(1/n_baseline + 1/n) against χ² with bins − 1 degrees of freedom; top movers ranked by PSI − noise; input columns: bins from a uniform sample of the input; result fields: A's deciles",
 };
 
 interface Comparison {
@@ -78,17 +89,35 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
   const B = o.sameFolder ? A : await openRunFolder(o.outB, 'B');
   // Sampled runs: refused unless both are one sample; their rows are checked against the design on the first pass.
   const sampling = Sampling.open(A, B, o.sameFolder, o.replicates);
-  const inputStability = o.period ? new InputStability({ key: manifestKey(A), outcome: o.outcome, period: o.period.column }, o.sampleSize) : null;
+  const inputStability = o.period
+    ? new InputStability({ key: manifestKey(A), outcome: o.outcome, period: o.period.column }, o.sampleSize)
+    : null;
   const columns = await loadColumns(o, A, inputStability);
   const buckets = o.buckets ?? autoBuckets(Math.max(A.resultsBytes, B.resultsBytes));
   await mkdir(o.tmpDir, { recursive: true });
   const tmp = await mkdtemp(join(o.tmpDir, 'bre-compare-'));
   try {
     const sampleStages = o.stages.mode === 'pair' ? new Set([o.stages.stageA as string]) : ('all' as const);
-    const pa = await partitionRun({ source: A.resultsPath, buckets, tmpDir: tmp, prefix: 'a', sampleStages, sampleSize: o.sampleSize, onLine: sampling?.resultLine('a') });
+    const pa = await partitionRun({
+      source: A.resultsPath,
+      buckets,
+      tmpDir: tmp,
+      prefix: 'a',
+      sampleStages,
+      sampleSize: o.sampleSize,
+      onLine: sampling?.resultLine('a'),
+    });
     // B is sampled only to check a challenger score named differently (--score FIELD_A:FIELD_B).
     const sampleB = o.scores.some((sc) => sc.fieldA !== sc.fieldB) ? ('all' as const) : undefined;
-    const pb = await partitionRun({ source: B.resultsPath, buckets, tmpDir: tmp, prefix: 'b', sampleStages: sampleB, sampleSize: o.sampleSize, onLine: sampling?.resultLine('b') });
+    const pb = await partitionRun({
+      source: B.resultsPath,
+      buckets,
+      tmpDir: tmp,
+      prefix: 'b',
+      sampleStages: sampleB,
+      sampleSize: o.sampleSize,
+      onLine: sampling?.resultLine('b'),
+    });
     await sampling?.checkRuns();
     const pairs = choosePairs(o, A, B, pa, pb);
     const scoresOf = scoresByPair(o.scores, pairs, pa, pb);
@@ -103,13 +132,24 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
       const decisions = (pa.stages.get(sa)?.decisions ?? false) || (pb.stages.get(sb)?.decisions ?? false);
       const deltas = new NumberSink(join(tmp, `deltas-${i}.f64`));
       const featureBins = binsFromSample(pa, sa);
-      const acc = new ComparisonAccumulator({
-        label, stageA: sa, stageB: sb, decisions, featureBins,
-        withOutcome: o.outcome !== undefined,
-        withSegments: o.by !== undefined,
-      }, (d) => deltas.push(d));
+      const acc = new ComparisonAccumulator(
+        {
+          label,
+          stageA: sa,
+          stageB: sb,
+          decisions,
+          featureBins,
+          withOutcome: o.outcome !== undefined,
+          withSegments: o.by !== undefined,
+        },
+        (d) => deltas.push(d),
+      );
       const risk = new RiskAccumulator({
-        scores: scoresOf[i], period: o.period, withOutcome: o.outcome !== undefined, decisions, featureBins,
+        scores: scoresOf[i],
+        period: o.period,
+        withOutcome: o.outcome !== undefined,
+        decisions,
+        featureBins,
         scorePath: join(tmp, `scores-${i}.f64`),
       });
       const units = sampling ? new SampleUnits(scoresOf[i], featureBins, sampling.weights) : null;
@@ -146,13 +186,23 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         for (const d of readNumbers(c.deltas.path)) counter.add(d);
         histogram = counter.result();
       }
-      const estimates = c.units && sampling
-        ? sampleEstimates(c.units.table(), c.units.weightedFeatures(), {
-          strata: sampling.strata, decisions: c.decisions, withOutcome: o.outcome !== undefined, specs: c.risk.setup.scores,
-          replicates: o.replicates, seed: sampling.bootstrapSeed,
-        })
-        : null;
-      return { ...c.acc.figures(histogram), ...c.risk.figures(), basis: sampling ? 'sample' : 'all compared keys', estimates };
+      const estimates =
+        c.units && sampling
+          ? sampleEstimates(c.units.table(), c.units.weightedFeatures(), {
+              strata: sampling.strata,
+              decisions: c.decisions,
+              withOutcome: o.outcome !== undefined,
+              specs: c.risk.setup.scores,
+              replicates: o.replicates,
+              seed: sampling.bootstrapSeed,
+            })
+          : null;
+      return {
+        ...c.acc.figures(histogram),
+        ...c.risk.figures(),
+        basis: sampling ? 'sample' : 'all compared keys',
+        estimates,
+      };
     });
     const inputFigures = inputStability && o.period ? inputStability.figures(o.period.minKeys) : null;
 
@@ -168,7 +218,12 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         amount_field: amountField(o.product),
         outcome: o.outcome ?? null,
         by: o.by ?? null,
-        scores: o.scores.map((sc) => ({ label: sc.label, field_a: sc.fieldA, field_b: sc.fieldB, direction: sc.direction })),
+        scores: o.scores.map((sc) => ({
+          label: sc.label,
+          field_a: sc.fieldA,
+          field_b: sc.fieldB,
+          direction: sc.direction,
+        })),
         period: o.period ? { column: o.period.column, unit: o.period.unit, min_keys: o.period.minKeys } : null,
         input: columns ? columns.path : null,
         buckets,
@@ -183,8 +238,12 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         only_a_keys: counts.onlyAKeys,
         only_b_keys: counts.onlyBKeys,
         duplicates: {
-          keys: counts.duplicateKeys, a_keys: counts.duplicateKeysA, b_keys: counts.duplicateKeysB,
-          a_rows: counts.duplicateRowsA, b_rows: counts.duplicateRowsB, sample: counts.duplicateSample,
+          keys: counts.duplicateKeys,
+          a_keys: counts.duplicateKeysA,
+          b_keys: counts.duplicateKeysB,
+          a_rows: counts.duplicateRowsA,
+          b_rows: counts.duplicateRowsB,
+          sample: counts.duplicateSample,
         },
         no_key: { a_rows: counts.noKeyA, b_rows: counts.noKeyB },
         list_cap: o.listCap,
@@ -230,20 +289,32 @@ function manifestKey(run: RunFolder): string | undefined {
   return typeof run.manifest?.key === 'string' ? run.manifest.key : undefined;
 }
 
-async function loadColumns(o: ResolvedOptions, A: RunFolder, stability: InputStability | null): Promise<LoadedColumns | null> {
+async function loadColumns(
+  o: ResolvedOptions,
+  A: RunFolder,
+  stability: InputStability | null,
+): Promise<LoadedColumns | null> {
   if (o.by === undefined && o.outcome === undefined && o.period === undefined) return null;
   const path = o.input ?? inputPathOf(A);
-  const flags = [o.by !== undefined ? '--by' : '', o.outcome !== undefined ? '--outcome' : '', o.period !== undefined ? '--period' : '']
-    .filter(Boolean).join(' and ');
+  const flags = [
+    o.by !== undefined ? '--by' : '',
+    o.outcome !== undefined ? '--outcome' : '',
+    o.period !== undefined ? '--period' : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   if (path === undefined) {
-    throw new BreError('USAGE', `Expected --input FILE for ${flags} (run A's manifest.json names no input file), got none`, { field: 'input' });
+    throw new BreError(
+      'USAGE',
+      `Expected --input FILE for ${flags} (run A's manifest.json names no input file), got none`,
+      { field: 'input' },
+    );
   }
   // Run A's own input is read as run A read it (its format, encoding and separator, from manifest.json), so
   // that its data row numbers are the ones its results carry; options given on the command line win.
   const fromManifest = o.input === undefined ? A.manifest?.input : undefined;
-  const format: InputFormat = o.inputFormat
-    ?? (isInputFormat(fromManifest?.format) ? fromManifest.format : undefined)
-    ?? resolveFormat(path);
+  const format: InputFormat =
+    o.inputFormat ?? (isInputFormat(fromManifest?.format) ? fromManifest.format : undefined) ?? resolveFormat(path);
   const given = resolveTextOptions({ encoding: o.encoding, delimiter: o.delimiter }, format);
   const asRead = fromManifest?.reading;
   const encoding = given.encoding ?? asRead?.encoding ?? undefined;
@@ -251,14 +322,21 @@ async function loadColumns(o: ResolvedOptions, A: RunFolder, stability: InputSta
   try {
     const reading = { format, encoding, delimiter };
     const rows = await readInputColumns({
-      path, ...reading, by: o.by, outcome: o.outcome,
+      path,
+      ...reading,
+      by: o.by,
+      outcome: o.outcome,
       period: o.period ? { column: o.period.column, unit: o.period.unit } : undefined,
       onRow: stability ? (r) => stability.offer(r) : undefined,
     });
     return { rows, path, reading };
   } catch (err) {
     if (err instanceof BreError && err.code === 'INPUT_UNREADABLE') {
-      throw new BreError('USAGE', `Expected a readable input file for ${flags}, got '${path}' (${err.message}); use --input FILE`, { field: 'input', cause: err });
+      throw new BreError(
+        'USAGE',
+        `Expected a readable input file for ${flags}, got '${path}' (${err.message}); use --input FILE`,
+        { field: 'input', cause: err },
+      );
     }
     throw err;
   }
@@ -269,14 +347,29 @@ function stageList(p: PartitionStats): string {
 }
 
 /** Which (stage of A, stage of B) pairs to compare; fails with USAGE naming what exists. */
-function choosePairs(o: ResolvedOptions, A: RunFolder, B: RunFolder, pa: PartitionStats, pb: PartitionStats): [string, string][] {
+function choosePairs(
+  o: ResolvedOptions,
+  A: RunFolder,
+  B: RunFolder,
+  pa: PartitionStats,
+  pb: PartitionStats,
+): [string, string][] {
   const s = o.stages;
   if (s.mode === 'pair' || s.mode === 'champion-challenger') {
     const sa = s.stageA as string;
     const sb = s.stageB as string;
-    const hint = s.mode === 'champion-challenger' ? ' (the same folder twice compares --stage-a with --stage-b; default champion and challenger)' : '';
-    if (!pa.stages.has(sa) && pa.rows > 0) throw new BreError('USAGE', `Expected stage '${sa}' in run A (${A.dir})${hint}, got ${stageList(pa)}`, { field: 'stage-a' });
-    if (!pb.stages.has(sb) && pb.rows > 0) throw new BreError('USAGE', `Expected stage '${sb}' in run B (${B.dir})${hint}, got ${stageList(pb)}`, { field: 'stage-b' });
+    const hint =
+      s.mode === 'champion-challenger'
+        ? ' (the same folder twice compares --stage-a with --stage-b; default champion and challenger)'
+        : '';
+    if (!pa.stages.has(sa) && pa.rows > 0)
+      throw new BreError('USAGE', `Expected stage '${sa}' in run A (${A.dir})${hint}, got ${stageList(pa)}`, {
+        field: 'stage-a',
+      });
+    if (!pb.stages.has(sb) && pb.rows > 0)
+      throw new BreError('USAGE', `Expected stage '${sb}' in run B (${B.dir})${hint}, got ${stageList(pb)}`, {
+        field: 'stage-b',
+      });
     return [[sa, sb]];
   }
   const shared = [...pa.stages.keys()].filter((id) => pb.stages.has(id));
@@ -286,7 +379,11 @@ function choosePairs(o: ResolvedOptions, A: RunFolder, B: RunFolder, pa: Partiti
       const ids = [...pa.stages.keys(), ...pb.stages.keys()];
       return [...new Set(ids)].map((id) => [id, id]);
     }
-    throw new BreError('USAGE', `Expected runs A and B to share a stage id, got A: ${stageList(pa)}; B: ${stageList(pb)} (use --stage-a and --stage-b)`, { field: 'stage' });
+    throw new BreError(
+      'USAGE',
+      `Expected runs A and B to share a stage id, got A: ${stageList(pa)}; B: ${stageList(pb)} (use --stage-a and --stage-b)`,
+      { field: 'stage' },
+    );
   }
   return shared.map((id) => [id, id]);
 }
@@ -296,10 +393,16 @@ function choosePairs(o: ResolvedOptions, A: RunFolder, B: RunFolder, pa: Partiti
  * sample; a differently named B field in B's). A score no comparison has is a usage error naming the numeric
  * fields there are.
  */
-function scoresByPair(specs: readonly ScoreSpec[], pairs: readonly [string, string][], pa: PartitionStats, pb: PartitionStats): ScoreSpec[][] {
+function scoresByPair(
+  specs: readonly ScoreSpec[],
+  pairs: readonly [string, string][],
+  pa: PartitionStats,
+  pb: PartitionStats,
+): ScoreSpec[][] {
   const fieldsOf = (p: PartitionStats, stage: string): Set<string> => {
     const names = new Set<string>();
-    for (const rec of p.samples.get(stage)?.items ?? []) for (const [k, v] of Object.entries(rec)) if (typeof v === 'number') names.add(k);
+    for (const rec of p.samples.get(stage)?.items ?? [])
+      for (const [k, v] of Object.entries(rec)) if (typeof v === 'number') names.add(k);
     return names;
   };
   const out = pairs.map(([sa, sb]) => {
@@ -311,7 +414,11 @@ function scoresByPair(specs: readonly ScoreSpec[], pairs: readonly [string, stri
     if (out.some((list) => list.includes(sc))) continue;
     const known = [...new Set(pairs.flatMap(([sa]) => [...fieldsOf(pa, sa)]))].sort();
     const shown = known.slice(0, 25).join(', ') + (known.length > 25 ? `, ... (${known.length} in all)` : '');
-    throw new BreError('USAGE', `Expected --score ${sc.label} to name a numeric field of the compared stages (${pairs.map(([sa, sb]) => (sa === sb ? sa : `${sa}/${sb}`)).join(', ')}), got no such field; numeric fields: ${shown || 'none'}`, { field: 'score' });
+    throw new BreError(
+      'USAGE',
+      `Expected --score ${sc.label} to name a numeric field of the compared stages (${pairs.map(([sa, sb]) => (sa === sb ? sa : `${sa}/${sb}`)).join(', ')}), got no such field; numeric fields: ${shown || 'none'}`,
+      { field: 'score' },
+    );
   }
   return out;
 }
@@ -325,8 +432,15 @@ function movers(input: InputStabilityFigures | null, comparisons: readonly Compa
   return top.map((s) => {
     const { comparison } = all.find((x) => x.s === s) as { comparison: string | null };
     return {
-      name: s.name, source: s.source, comparison, baseline: s.baseline, period: s.latest?.period as string,
-      psi: s.latest?.psi as number, band: s.latest?.band ?? null, noise: s.latest?.noise ?? null, p_value: s.latest?.p_value ?? null,
+      name: s.name,
+      source: s.source,
+      comparison,
+      baseline: s.baseline,
+      period: s.latest?.period as string,
+      psi: s.latest?.psi as number,
+      band: s.latest?.band ?? null,
+      noise: s.latest?.noise ?? null,
+      p_value: s.latest?.p_value ?? null,
     };
   });
 }
@@ -356,7 +470,14 @@ function csvHeader(comparisons: readonly Comparison[], o: ResolvedOptions, sampl
   for (const c of comparisons) {
     if (!c.decisions) continue;
     const p = c.prefix;
-    h.push(`${p}a_decision`, `${p}b_decision`, `${p}a_loan_amount`, `${p}b_loan_amount`, `${p}amount_change`, `${p}swap_class`);
+    h.push(
+      `${p}a_decision`,
+      `${p}b_decision`,
+      `${p}a_loan_amount`,
+      `${p}b_loan_amount`,
+      `${p}amount_change`,
+      `${p}swap_class`,
+    );
   }
   for (const c of comparisons) {
     for (const sc of c.risk.setup.scores) h.push(`${c.prefix}score_a.${sc.label}`, `${c.prefix}score_b.${sc.label}`);
@@ -378,7 +499,14 @@ function decisionCell(view: SideView | null): string {
   return view ? view.category : '';
 }
 
-function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: ResolvedOptions, columns: RowColumns | null, sameInput: boolean, sampling: Sampling | null): Json[] {
+function visitLine(
+  line: JoinedLine,
+  comparisons: readonly Comparison[],
+  o: ResolvedOptions,
+  columns: RowColumns | null,
+  sameInput: boolean,
+  sampling: Sampling | null,
+): Json[] {
   // Input columns are joined by data row number: A's row, or B's for a line only in B when both ran on one input.
   const row = line.a ? line.a.row : sameInput ? (line.b?.row ?? null) : null;
   const segment = columns?.segment(row);
@@ -411,8 +539,10 @@ function visitLine(line: JoinedLine, comparisons: readonly Comparison[], o: Reso
   if (o.period !== undefined) cells.push(period ?? null);
   if (sampling) {
     const side = line.a ?? line.b;
-    cells.push(typeof side?.stratum === 'string' ? side.stratum : null, typeof side?.weight === 'number' ? side.weight : null);
+    cells.push(
+      typeof side?.stratum === 'string' ? side.stratum : null,
+      typeof side?.weight === 'number' ? side.weight : null,
+    );
   }
   return cells;
 }
-

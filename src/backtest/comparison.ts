@@ -80,7 +80,14 @@ export class BadCounter {
 
   figures(): BadRate {
     const r = rate(this.bad, this.known);
-    return { rows: this.rows, known: this.known, bad: this.bad, bad_rate: r.rate, ci: r.ci, ...coverage(this.rows, this.known, this.bad) };
+    return {
+      rows: this.rows,
+      known: this.known,
+      bad: this.bad,
+      bad_rate: r.rate,
+      ci: r.ci,
+      ...coverage(this.rows, this.known, this.bad),
+    };
   }
 }
 
@@ -200,7 +207,13 @@ export interface ComparisonFigures {
   /** null for a stage without decisions (e.g. bureau features): only features are compared. */
   readonly decisions: DecisionFigures | null;
   readonly approval: ApprovalFigures | null;
-  readonly swaps: { readonly swap_in: number; readonly swap_out: number; readonly both_approve: number; readonly both_reject: number; readonly net: number } | null;
+  readonly swaps: {
+    readonly swap_in: number;
+    readonly swap_out: number;
+    readonly both_approve: number;
+    readonly both_reject: number;
+    readonly net: number;
+  } | null;
   readonly amounts: AmountFigures | null;
   /** null when no result on either side has an offer (offers_count > 0 or a best offer amount). */
   readonly offers: OfferFigures | null;
@@ -236,15 +249,41 @@ export class ComparisonAccumulator {
   private readonly bad = new Map<BadSet, BadCounter>(BAD_SETS.map((s) => [s, new BadCounter()]));
   private readonly segments = new Map<string, SegmentAccumulator>();
   private readonly amt = {
-    aTotal: 0, bTotal: 0, aCount: 0, bCount: 0, n: 0, up: 0, down: 0, same: 0, sum: 0,
-    min: Infinity, max: -Infinity, swapIn: 0, swapOut: 0,
+    aTotal: 0,
+    bTotal: 0,
+    aCount: 0,
+    bCount: 0,
+    n: 0,
+    up: 0,
+    down: 0,
+    same: 0,
+    sum: 0,
+    min: Infinity,
+    max: -Infinity,
+    swapIn: 0,
+    swapOut: 0,
   };
-  private readonly off = { n: 0, a: 0, b: 0, more: 0, fewer: 0, same: 0, boA: 0, boB: 0, boN: 0, boSum: 0, seen: false };
+  private readonly off = {
+    n: 0,
+    a: 0,
+    b: 0,
+    more: 0,
+    fewer: 0,
+    same: 0,
+    boA: 0,
+    boB: 0,
+    boN: 0,
+    boSum: 0,
+    seen: false,
+  };
 
   /**
    * @param onChange receives every non-zero-or-zero amount change B − A of a key both approved (for the histogram).
    */
-  constructor(readonly setup: ComparisonSetup, private readonly onChange: (delta: number) => void = () => {}) {
+  constructor(
+    readonly setup: ComparisonSetup,
+    private readonly onChange: (delta: number) => void = () => {},
+  ) {
     for (const [name, bins] of setup.featureBins) this.features.set(name, new FeatureAccumulator(name, bins));
   }
 
@@ -298,8 +337,14 @@ export class ComparisonAccumulator {
 
   private addAmounts(cls: SwapClass, a: SideView, b: SideView): void {
     const m = this.amt;
-    if (a.approved && a.amount !== null) { m.aTotal += a.amount; m.aCount += 1; }
-    if (b.approved && b.amount !== null) { m.bTotal += b.amount; m.bCount += 1; }
+    if (a.approved && a.amount !== null) {
+      m.aTotal += a.amount;
+      m.aCount += 1;
+    }
+    if (b.approved && b.amount !== null) {
+      m.bTotal += b.amount;
+      m.bCount += 1;
+    }
     if (cls === 'swap_in' && b.amount !== null) m.swapIn += b.amount;
     if (cls === 'swap_out' && a.amount !== null) m.swapOut += a.amount;
     if (cls === 'both_approve' && a.amount !== null && b.amount !== null) {
@@ -318,7 +363,13 @@ export class ComparisonAccumulator {
   private addOffers(a: SideView, b: SideView): void {
     const o = this.off;
     // A payday workflow reports offers_count 0 on every row: the section is for results that carry offers.
-    if ((a.offersCount ?? 0) > 0 || (b.offersCount ?? 0) > 0 || a.bestOfferAmount !== null || b.bestOfferAmount !== null) o.seen = true;
+    if (
+      (a.offersCount ?? 0) > 0 ||
+      (b.offersCount ?? 0) > 0 ||
+      a.bestOfferAmount !== null ||
+      b.bestOfferAmount !== null
+    )
+      o.seen = true;
     if (a.ran && b.ran && a.offersCount !== null && b.offersCount !== null) {
       o.n += 1;
       o.a += a.offersCount;
@@ -351,25 +402,49 @@ export class ComparisonAccumulator {
   figures(histogram: Histogram | null = null): ComparisonFigures {
     const s = this.setup;
     const base = {
-      label: s.label, stage_a: s.stageA, stage_b: s.stageB, n: this.n, ran_a: this.ranA, ran_b: this.ranB,
+      label: s.label,
+      stage_a: s.stageA,
+      stage_b: s.stageB,
+      n: this.n,
+      ran_a: this.ranA,
+      ran_b: this.ranB,
       rules: this.ruleFigures(),
-      features: [...this.features.values()].map((f) => f.figures())
+      features: [...this.features.values()]
+        .map((f) => f.figures())
         .sort((x, y) => (y.psi ?? -1) - (x.psi ?? -1) || (x.feature < y.feature ? -1 : 1)),
       features_only_in_b: [...this.onlyB].sort(),
     };
     if (!s.decisions) {
-      return { ...base, decisions: null, approval: null, swaps: null, amounts: null, offers: null, bad_rates: null, segments: null };
+      return {
+        ...base,
+        decisions: null,
+        approval: null,
+        swaps: null,
+        amounts: null,
+        offers: null,
+        bad_rates: null,
+        segments: null,
+      };
     }
     const p = this.paired;
     return {
       ...base,
       decisions: this.decisionFigures(),
       approval: approvalFigures(p.counts()),
-      swaps: { swap_in: p.bOnly, swap_out: p.aOnly, both_approve: p.bothYes, both_reject: p.bothNo, net: p.bOnly - p.aOnly },
+      swaps: {
+        swap_in: p.bOnly,
+        swap_out: p.aOnly,
+        both_approve: p.bothYes,
+        both_reject: p.bothNo,
+        net: p.bOnly - p.aOnly,
+      },
       amounts: this.amountFigures(histogram),
       offers: this.offerFigures(),
       bad_rates: s.withOutcome
-        ? (Object.fromEntries(BAD_SETS.map((k) => [k, (this.bad.get(k) as BadCounter).figures()])) as Record<BadSet, BadRate>)
+        ? (Object.fromEntries(BAD_SETS.map((k) => [k, (this.bad.get(k) as BadCounter).figures()])) as Record<
+            BadSet,
+            BadRate
+          >)
         : null,
       segments: s.withSegments ? this.segmentFigures() : null,
     };
@@ -407,7 +482,11 @@ export class ComparisonAccumulator {
       a_mean: m.aCount > 0 ? m.aTotal / m.aCount : null,
       b_mean: m.bCount > 0 ? m.bTotal / m.bCount : null,
       both_approve: {
-        n: m.n, increased: m.up, decreased: m.down, unchanged: m.same, total_change: m.sum,
+        n: m.n,
+        increased: m.up,
+        decreased: m.down,
+        unchanged: m.same,
+        total_change: m.sum,
         mean_change: m.n > 0 ? m.sum / m.n : null,
         min_change: m.n > 0 ? m.min : null,
         max_change: m.n > 0 ? m.max : null,
@@ -422,7 +501,12 @@ export class ComparisonAccumulator {
     const o = this.off;
     if (!o.seen) return null;
     return {
-      n: o.n, a_offers: o.a, b_offers: o.b, more: o.more, fewer: o.fewer, same: o.same,
+      n: o.n,
+      a_offers: o.a,
+      b_offers: o.b,
+      more: o.more,
+      fewer: o.fewer,
+      same: o.same,
       best_offer: { a_total: o.boA, b_total: o.boB, paired_n: o.boN, mean_change: o.boN > 0 ? o.boSum / o.boN : null },
     };
   }
@@ -433,9 +517,14 @@ export class ComparisonAccumulator {
       const ar = this.ranA > 0 ? e.a / this.ranA : null;
       const br = this.ranB > 0 ? e.b / this.ranB : null;
       out.push({
-        rule, a_failed: e.a, b_failed: e.b, a_rate: ar, b_rate: br,
+        rule,
+        a_failed: e.a,
+        b_failed: e.b,
+        a_rate: ar,
+        b_rate: br,
         difference: ar !== null && br !== null ? br - ar : null,
-        newly_failing: e.newly, no_longer_failing: e.gone,
+        newly_failing: e.newly,
+        no_longer_failing: e.gone,
       });
     }
     return out.sort((x, y) => Math.abs(y.difference ?? 0) - Math.abs(x.difference ?? 0) || (x.rule < y.rule ? -1 : 1));
@@ -450,7 +539,9 @@ export class ComparisonAccumulator {
         approval: approvalFigures(p.counts()),
         swap_in: p.bOnly,
         swap_out: p.aOnly,
-        ...(this.setup.withOutcome ? { bad_rate_a_approved: acc.badA.figures(), bad_rate_b_approved: acc.badB.figures() } : {}),
+        ...(this.setup.withOutcome
+          ? { bad_rate_a_approved: acc.badA.figures(), bad_rate_b_approved: acc.badB.figures() }
+          : {}),
       });
     }
     return out.sort((x, y) => y.approval.n - x.approval.n || (x.segment < y.segment ? -1 : 1));
@@ -462,4 +553,3 @@ function ordered(rec: Record<string, number>, keys: readonly string[]): Record<s
   for (const k of keys) out[k] = rec[k] ?? 0;
   return out;
 }
-

@@ -96,7 +96,10 @@ export class FeatureAccumulator {
   private pairedSum = 0;
   private changed = 0;
 
-  constructor(readonly feature: string, readonly bins: FeatureBins) {
+  constructor(
+    readonly feature: string,
+    readonly bins: FeatureBins,
+  ) {
     const n = binLabels(bins).length;
     this.a = new Array<number>(n).fill(0);
     this.b = new Array<number>(n).fill(0);
@@ -106,11 +109,17 @@ export class FeatureAccumulator {
   add(valueA: Json | undefined, valueB: Json | undefined, ranA: boolean, ranB: boolean): void {
     if (ranA) {
       this.a[binOf(this.bins, valueA)] += 1;
-      if (isNumber(valueA)) { this.sumA += valueA; this.numA += 1; }
+      if (isNumber(valueA)) {
+        this.sumA += valueA;
+        this.numA += 1;
+      }
     }
     if (ranB) {
       this.b[binOf(this.bins, valueB)] += 1;
-      if (isNumber(valueB)) { this.sumB += valueB; this.numB += 1; }
+      if (isNumber(valueB)) {
+        this.sumB += valueB;
+        this.numB += 1;
+      }
     }
     if (ranA && ranB) {
       if (isNumber(valueA) && isNumber(valueB)) {
@@ -157,7 +166,10 @@ export class Reservoir<T> {
   private seen = 0;
   private state: number;
 
-  constructor(readonly size: number, seed = 0x9e3779b9) {
+  constructor(
+    readonly size: number,
+    seed = 0x9e3779b9,
+  ) {
     this.state = seed >>> 0;
   }
 

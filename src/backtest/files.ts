@@ -9,7 +9,10 @@ export class TextSink {
   private closed = false;
   bytes = 0;
 
-  constructor(readonly path: string, private readonly chunkBytes = 256 * 1024) {
+  constructor(
+    readonly path: string,
+    private readonly chunkBytes = 256 * 1024,
+  ) {
     this.fd = openSync(path, 'w');
   }
 

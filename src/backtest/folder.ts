@@ -25,12 +25,20 @@ export async function openRunFolder(dir: string, role: 'A' | 'B'): Promise<RunFo
   const abs = resolve(dir);
   const st = await stat(abs).catch(() => null);
   if (!st?.isDirectory()) {
-    throw new BreError('USAGE', `Expected run ${role} to be an output folder of 'bre-batch run', got '${dir}' (no such folder)`, { field: role === 'A' ? 'outA' : 'outB' });
+    throw new BreError(
+      'USAGE',
+      `Expected run ${role} to be an output folder of 'bre-batch run', got '${dir}' (no such folder)`,
+      { field: role === 'A' ? 'outA' : 'outB' },
+    );
   }
   const resultsPath = join(abs, FILES.results);
   const rs = await stat(resultsPath).catch(() => null);
   if (!rs?.isFile()) {
-    throw new BreError('USAGE', `Expected ${join(dir, FILES.results)} (run ${role} must be an output folder of 'bre-batch run'), got no such file`, { field: role === 'A' ? 'outA' : 'outB' });
+    throw new BreError(
+      'USAGE',
+      `Expected ${join(dir, FILES.results)} (run ${role} must be an output folder of 'bre-batch run'), got no such file`,
+      { field: role === 'A' ? 'outA' : 'outB' },
+    );
   }
   return { dir: abs, resultsPath, resultsBytes: rs.size, ...manifestOf(abs) };
 }
@@ -88,9 +96,12 @@ export function parseResultLine(text: string): ResultLine | null {
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
   const o = v as { row?: unknown; key?: unknown; stages?: unknown; stratum?: unknown; weight?: unknown };
-  const stages = o.stages && typeof o.stages === 'object' && !Array.isArray(o.stages) ? (o.stages as Record<string, unknown>) : null;
+  const stages =
+    o.stages && typeof o.stages === 'object' && !Array.isArray(o.stages) ? (o.stages as Record<string, unknown>) : null;
   if (!stages) return null;
   const key = typeof o.key === 'string' ? o.key : typeof o.key === 'number' ? String(o.key) : null;
   const row = typeof o.row === 'number' && Number.isInteger(o.row) ? o.row : null;
-  return o.stratum === undefined && o.weight === undefined ? { row, key, stages } : { row, key, stages, stratum: o.stratum, weight: o.weight };
+  return o.stratum === undefined && o.weight === undefined
+    ? { row, key, stages }
+    : { row, key, stages, stratum: o.stratum, weight: o.weight };
 }

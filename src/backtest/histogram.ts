@@ -20,7 +20,6 @@ export interface Histogram {
 /** Changes smaller than this are "no change" (amounts are money; float noise must not count as a change). */
 const ZERO_CHANGE = 1e-9;
 
-
 /** Bin edges for non-zero values within [min, max]. */
 export function histogramEdges(min: number, max: number, target = 20): number[] {
   if (!Number.isFinite(min) || !Number.isFinite(max) || min > max) return [];

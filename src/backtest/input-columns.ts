@@ -38,7 +38,8 @@ export function parseOutcome(value: unknown): Outcome {
 
 function segmentText(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  const s = typeof value === 'string' ? value.trim() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const s =
+    typeof value === 'string' ? value.trim() : typeof value === 'object' ? JSON.stringify(value) : String(value);
   return s === '' ? null : s;
 }
 
@@ -52,7 +53,11 @@ export class RowColumns {
   private readonly periodIds = new Map<string, number>();
   rows = 0;
 
-  constructor(readonly by: string | undefined, readonly outcome: string | undefined, readonly period?: PeriodColumn) {}
+  constructor(
+    readonly by: string | undefined,
+    readonly outcome: string | undefined,
+    readonly period?: PeriodColumn,
+  ) {}
 
   private ensure(row: number): void {
     if (row < this.out.length) return;
@@ -88,7 +93,11 @@ export class RowColumns {
     if (known !== undefined) return known;
     if (this.periodNames.length > MAX_PERIODS) {
       const p = this.period as PeriodColumn;
-      throw new BreError('USAGE', `Expected at most ${MAX_PERIODS} distinct periods in --period column '${p.column}' by ${p.unit}, got more; use a coarser --period-unit (month or quarter) or another column`, { field: 'period' });
+      throw new BreError(
+        'USAGE',
+        `Expected at most ${MAX_PERIODS} distinct periods in --period column '${p.column}' by ${p.unit}, got more; use a coarser --period-unit (month or quarter) or another column`,
+        { field: 'period' },
+      );
     }
     this.periodNames.push(label);
     this.periodIds.set(label, this.periodNames.length - 1);
@@ -165,7 +174,9 @@ export async function readInputColumns(opts: InputColumnsOptions): Promise<RowCo
   try {
     rows = readRows(opts.path, { format: opts.format, encoding: opts.encoding, delimiter: opts.delimiter });
   } catch (err) {
-    throw err instanceof BreError ? err : new BreError('INPUT_UNREADABLE', `Expected a readable input file, got '${opts.path}'`, { cause: err });
+    throw err instanceof BreError
+      ? err
+      : new BreError('INPUT_UNREADABLE', `Expected a readable input file, got '${opts.path}'`, { cause: err });
   }
   try {
     for await (const r of rows) {
@@ -179,20 +190,33 @@ export async function readInputColumns(opts: InputColumnsOptions): Promise<RowCo
     }
   } catch (err) {
     if (err instanceof BreError) throw err;
-    throw new BreError('INPUT_UNREADABLE', `Expected a readable input file for --by/--outcome/--period, got '${opts.path}' (${(err as Error).message})`, { cause: err });
+    throw new BreError(
+      'INPUT_UNREADABLE',
+      `Expected a readable input file for --by/--outcome/--period, got '${opts.path}' (${(err as Error).message})`,
+      { cause: err },
+    );
   }
   const shown = (firstColumns ?? []).slice(0, 30);
   const more = firstColumns && firstColumns.length > shown.length ? `, ... (${firstColumns.length} in all)` : '';
   const got = firstColumns && firstColumns.length > 0 ? `columns ${shown.join(', ')}${more}` : 'no data rows';
   if (!sawOutcome) {
-    throw new BreError('USAGE', `Expected --outcome column '${opts.outcome}' in ${opts.path}, got ${got}`, { field: 'outcome', expected: `a column named ${opts.outcome}` });
+    throw new BreError('USAGE', `Expected --outcome column '${opts.outcome}' in ${opts.path}, got ${got}`, {
+      field: 'outcome',
+      expected: `a column named ${opts.outcome}`,
+    });
   }
   if (!sawPeriod) {
     const p = opts.period as PeriodColumn;
-    throw new BreError('USAGE', `Expected --period column '${p.column}' in ${opts.path}, got ${got}`, { field: 'period', expected: `a column named ${p.column}` });
+    throw new BreError('USAGE', `Expected --period column '${p.column}' in ${opts.path}, got ${got}`, {
+      field: 'period',
+      expected: `a column named ${p.column}`,
+    });
   }
   if (!sawBy) {
-    throw new BreError('USAGE', `Expected --by column '${opts.by}' in ${opts.path}, got ${got}`, { field: 'by', expected: `a column named ${opts.by}` });
+    throw new BreError('USAGE', `Expected --by column '${opts.by}' in ${opts.path}, got ${got}`, {
+      field: 'by',
+      expected: `a column named ${opts.by}`,
+    });
   }
   return cols;
 }

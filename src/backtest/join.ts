@@ -67,10 +67,22 @@ async function loadBucket(path: string): Promise<{ byKey: Map<string, ResultLine
 }
 
 export async function joinBuckets(opts: JoinOptions): Promise<JoinCounts> {
-  if (opts.aPaths.length !== opts.bPaths.length) throw new RangeError('Expected the same number of buckets for A and B');
+  if (opts.aPaths.length !== opts.bPaths.length)
+    throw new RangeError('Expected the same number of buckets for A and B');
   const c: JoinCounts = {
-    matched: 0, onlyA: 0, onlyB: 0, duplicateKeysA: 0, duplicateKeysB: 0, duplicateKeys: 0,
-    duplicateRowsA: 0, duplicateRowsB: 0, noKeyA: 0, noKeyB: 0, onlyAKeys: [], onlyBKeys: [], duplicateSample: [],
+    matched: 0,
+    onlyA: 0,
+    onlyB: 0,
+    duplicateKeysA: 0,
+    duplicateKeysB: 0,
+    duplicateKeys: 0,
+    duplicateRowsA: 0,
+    duplicateRowsB: 0,
+    noKeyA: 0,
+    noKeyB: 0,
+    onlyAKeys: [],
+    onlyBKeys: [],
+    duplicateSample: [],
   };
   const cap = opts.listCap;
   for (let i = 0; i < opts.aPaths.length; i += 1) {
@@ -80,10 +92,20 @@ export async function joinBuckets(opts: JoinOptions): Promise<JoinCounts> {
     const emit = (j: JoinedLine): void => {
       const text = opts.visit(j);
       if (text === '') return;
-      lines.push({ order: j.a?.row ?? j.b?.row ?? Number.MAX_SAFE_INTEGER, tie: j.a ? (j.b?.row ?? 0) : 1e15 + (j.b?.row ?? 0), text });
+      lines.push({
+        order: j.a?.row ?? j.b?.row ?? Number.MAX_SAFE_INTEGER,
+        tie: j.a ? (j.b?.row ?? 0) : 1e15 + (j.b?.row ?? 0),
+        text,
+      });
     };
-    for (const r of A.noKey) { c.noKeyA += 1; emit({ key: null, match: 'no_key', a: r, b: null }); }
-    for (const r of B.noKey) { c.noKeyB += 1; emit({ key: null, match: 'no_key', a: null, b: r }); }
+    for (const r of A.noKey) {
+      c.noKeyA += 1;
+      emit({ key: null, match: 'no_key', a: r, b: null });
+    }
+    for (const r of B.noKey) {
+      c.noKeyB += 1;
+      emit({ key: null, match: 'no_key', a: null, b: r });
+    }
     for (const [key, la] of A.byKey) {
       const lb = B.byKey.get(key);
       if (la.length > 1 || (lb && lb.length > 1)) {
@@ -91,8 +113,14 @@ export async function joinBuckets(opts: JoinOptions): Promise<JoinCounts> {
         if (la.length > 1) c.duplicateKeysA += 1;
         if (lb && lb.length > 1) c.duplicateKeysB += 1;
         if (c.duplicateSample.length < cap) c.duplicateSample.push(key);
-        for (const r of la) { c.duplicateRowsA += 1; emit({ key, match: 'duplicate', a: r, b: null }); }
-        for (const r of lb ?? []) { c.duplicateRowsB += 1; emit({ key, match: 'duplicate', a: null, b: r }); }
+        for (const r of la) {
+          c.duplicateRowsA += 1;
+          emit({ key, match: 'duplicate', a: r, b: null });
+        }
+        for (const r of lb ?? []) {
+          c.duplicateRowsB += 1;
+          emit({ key, match: 'duplicate', a: null, b: r });
+        }
       } else if (lb) {
         c.matched += 1;
         emit({ key, match: 'matched', a: la[0], b: lb[0] });
@@ -108,7 +136,10 @@ export async function joinBuckets(opts: JoinOptions): Promise<JoinCounts> {
         c.duplicateKeys += 1;
         c.duplicateKeysB += 1;
         if (c.duplicateSample.length < cap) c.duplicateSample.push(key);
-        for (const r of lb) { c.duplicateRowsB += 1; emit({ key, match: 'duplicate', a: null, b: r }); }
+        for (const r of lb) {
+          c.duplicateRowsB += 1;
+          emit({ key, match: 'duplicate', a: null, b: r });
+        }
       } else {
         c.onlyB += 1;
         if (c.onlyBKeys.length < cap) c.onlyBKeys.push(key);

@@ -106,19 +106,26 @@ const MAX_BUCKETS = 1024;
 
 function nonEmpty(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw new BreError('USAGE', `Expected ${flag} to be a non-empty name, got '${String(value)}'`, { field: flag });
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new BreError('USAGE', `Expected ${flag} to be a non-empty name, got '${String(value)}'`, { field: flag });
   return value;
 }
 
 function positiveInt(value: number | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1) throw new BreError('USAGE', `Expected ${flag} to be a whole number of at least 1, got ${String(value)}`, { field: flag });
+  if (!Number.isInteger(value) || value < 1)
+    throw new BreError('USAGE', `Expected ${flag} to be a whole number of at least 1, got ${String(value)}`, {
+      field: flag,
+    });
   return value;
 }
 
 export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
   if (typeof o.outA !== 'string' || o.outA === '' || typeof o.outB !== 'string' || o.outB === '') {
-    throw new BreError('USAGE', `Expected two output folders <outA> <outB>, got '${String(o.outA ?? '')}' and '${String(o.outB ?? '')}'`);
+    throw new BreError(
+      'USAGE',
+      `Expected two output folders <outA> <outB>, got '${String(o.outA ?? '')}' and '${String(o.outB ?? '')}'`,
+    );
   }
   const outA = resolve(o.outA);
   const outB = resolve(o.outB);
@@ -130,31 +137,53 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
     throw new BreError('USAGE', 'Expected either --stage or --stage-a with --stage-b, got both', { field: 'stage' });
   }
   if ((stageA === undefined) !== (stageB === undefined)) {
-    throw new BreError('USAGE', `Expected --stage-a and --stage-b together, got only ${stageA !== undefined ? '--stage-a' : '--stage-b'}`, { field: stageA !== undefined ? 'stage-b' : 'stage-a' });
+    throw new BreError(
+      'USAGE',
+      `Expected --stage-a and --stage-b together, got only ${stageA !== undefined ? '--stage-a' : '--stage-b'}`,
+      { field: stageA !== undefined ? 'stage-b' : 'stage-a' },
+    );
   }
   let stages: StageChoice;
   if (stageA !== undefined && stageB !== undefined) stages = { mode: 'pair', stageA, stageB };
   else if (stage !== undefined) stages = { mode: 'pair', stageA: stage, stageB: stage };
-  else stages = sameFolder ? { mode: 'champion-challenger', stageA: 'champion', stageB: 'challenger' } : { mode: 'shared' };
+  else
+    stages = sameFolder
+      ? { mode: 'champion-challenger', stageA: 'champion', stageB: 'challenger' }
+      : { mode: 'shared' };
   if (sameFolder && stages.mode === 'pair' && stages.stageA === stages.stageB) {
-    throw new BreError('USAGE', `Expected two different stages (--stage-a, --stage-b) when both runs are the same folder, got '${stages.stageA}' twice`, { field: 'stage-b' });
+    throw new BreError(
+      'USAGE',
+      `Expected two different stages (--stage-a, --stage-b) when both runs are the same folder, got '${stages.stageA}' twice`,
+      { field: 'stage-b' },
+    );
   }
   const product = o.product ?? 'payday';
-  if (product !== 'payday' && product !== 'emi') throw new BreError('USAGE', `Expected --product payday or emi, got '${String(product)}'`, { field: 'product' });
+  if (product !== 'payday' && product !== 'emi')
+    throw new BreError('USAGE', `Expected --product payday or emi, got '${String(product)}'`, { field: 'product' });
   if (o.inputFormat !== undefined && !isInputFormat(o.inputFormat)) {
-    throw new BreError('USAGE', `Expected --input-format to be one of ${INPUT_FORMATS.join(', ')}, got '${String(o.inputFormat)}'`, { field: 'input-format' });
+    throw new BreError(
+      'USAGE',
+      `Expected --input-format to be one of ${INPUT_FORMATS.join(', ')}, got '${String(o.inputFormat)}'`,
+      { field: 'input-format' },
+    );
   }
   const outcome = nonEmpty(o.outcome, '--outcome');
   const scores = parseScoreSpecs(o.score, o.scoreDirection, o.scoreMissing);
   if (scores.length > 0 && outcome === undefined) {
-    throw new BreError('USAGE', `Expected --outcome COLUMN with --score (the power of a score is measured against observed outcomes), got --score ${scores[0].label} alone`, { field: 'outcome' });
+    throw new BreError(
+      'USAGE',
+      `Expected --outcome COLUMN with --score (the power of a score is measured against observed outcomes), got --score ${scores[0].label} alone`,
+      { field: 'outcome' },
+    );
   }
   const period = resolvePeriod(o);
   const defaultOut = sameFolder
     ? join(outA, `compare-${stages.stageA ?? 'champion'}-vs-${stages.stageB ?? 'challenger'}`)
     : join(outB, `compare-vs-${basename(outA)}`);
   return {
-    outA, outB, sameFolder,
+    outA,
+    outB,
+    sameFolder,
     out: resolve(o.out ?? defaultOut),
     stages,
     outcome,
@@ -178,7 +207,11 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
 function replicatesOf(value: number | undefined): number {
   if (value === undefined) return DEFAULT_REPLICATES;
   if (!Number.isInteger(value) || value < MIN_REPLICATES) {
-    throw new BreError('USAGE', `Expected --replicates to be a whole number of at least ${MIN_REPLICATES}, got ${String(value)}`, { field: 'replicates' });
+    throw new BreError(
+      'USAGE',
+      `Expected --replicates to be a whole number of at least ${MIN_REPLICATES}, got ${String(value)}`,
+      { field: 'replicates' },
+    );
   }
   return value;
 }
@@ -187,13 +220,19 @@ function resolvePeriod(o: CompareOptions): PeriodOptions | undefined {
   const column = nonEmpty(o.period, '--period');
   if (column === undefined) {
     if (o.periodUnit !== undefined || o.minPeriodKeys !== undefined) {
-      throw new BreError('USAGE', `Expected --period COLUMN with ${o.periodUnit !== undefined ? '--period-unit' : '--min-period-keys'}, got no --period`, { field: 'period' });
+      throw new BreError(
+        'USAGE',
+        `Expected --period COLUMN with ${o.periodUnit !== undefined ? '--period-unit' : '--min-period-keys'}, got no --period`,
+        { field: 'period' },
+      );
     }
     return undefined;
   }
   const unit = o.periodUnit ?? 'month';
   if (!(PERIOD_UNITS as readonly string[]).includes(unit)) {
-    throw new BreError('USAGE', `Expected --period-unit ${PERIOD_UNITS.join(', ')}, got '${String(unit)}'`, { field: 'period-unit' });
+    throw new BreError('USAGE', `Expected --period-unit ${PERIOD_UNITS.join(', ')}, got '${String(unit)}'`, {
+      field: 'period-unit',
+    });
   }
   return { column, unit, minKeys: positiveInt(o.minPeriodKeys, '--min-period-keys') ?? DEFAULT_MIN_PERIOD_KEYS };
 }

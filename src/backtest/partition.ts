@@ -68,7 +68,8 @@ export async function partitionRun(opts: PartitionOptions): Promise<PartitionSta
   const sinks: TextSink[] = [];
   // With one bucket the source file already is the bucket: no copy.
   const copy = n > 1;
-  if (copy) for (let i = 0; i < n; i += 1) sinks.push(new TextSink(join(opts.tmpDir, `${opts.prefix}-${i}.ndjson`), 64 * 1024));
+  if (copy)
+    for (let i = 0; i < n; i += 1) sinks.push(new TextSink(join(opts.tmpDir, `${opts.prefix}-${i}.ndjson`), 64 * 1024));
   const stages = new Map<string, StageInfo>();
   const samples = new Map<string, Reservoir<Record<string, Json>>>();
   let rows = 0;
@@ -77,10 +78,16 @@ export async function partitionRun(opts: PartitionOptions): Promise<PartitionSta
   try {
     const stream = createReadStream(opts.source, { highWaterMark: 1024 * 1024 });
     for await (const line of readLines(stream, MAX_RESULT_LINE_BYTES)) {
-      if (line.tooLong) { malformed += 1; continue; }
+      if (line.tooLong) {
+        malformed += 1;
+        continue;
+      }
       if (line.text.trim() === '') continue;
       const parsed = parseResultLine(line.text);
-      if (!parsed) { malformed += 1; continue; }
+      if (!parsed) {
+        malformed += 1;
+        continue;
+      }
       rows += 1;
       if (parsed.key === null) nullKey += 1;
       opts.onLine?.(parsed);
@@ -102,12 +109,21 @@ export async function partitionRun(opts: PartitionOptions): Promise<PartitionSta
     for (const s of sinks) s.close();
   }
   return {
-    rows, malformed, nullKey, stages, samples,
+    rows,
+    malformed,
+    nullKey,
+    stages,
+    samples,
     bucketPaths: copy ? sinks.map((s) => s.path) : null,
   };
 }
 
-function sample(samples: Map<string, Reservoir<Record<string, Json>>>, id: string, result: NormalisedResult, size: number): void {
+function sample(
+  samples: Map<string, Reservoir<Record<string, Json>>>,
+  id: string,
+  result: NormalisedResult,
+  size: number,
+): void {
   let r = samples.get(id);
   if (!r) {
     r = new Reservoir<Record<string, Json>>(size);

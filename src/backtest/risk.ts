@@ -55,10 +55,18 @@ export class RiskAccumulator {
   }
 
   /** One compared key (cls null for a comparison without decisions); returns the score cells for compare.csv. */
-  add(a: SideView, b: SideView, cls: SwapClass | null, outcome: Outcome | undefined, period: string | undefined): (number | null)[] {
+  add(
+    a: SideView,
+    b: SideView,
+    cls: SwapClass | null,
+    outcome: Outcome | undefined,
+    period: string | undefined,
+  ): (number | null)[] {
     if (this.periods && cls !== null && period !== undefined) this.periods.add(period, cls, a, b, outcome);
     if (this.fields && period !== undefined) this.fields.add(period, a.features, b.features, a.ran, b.ran);
-    return this.scores ? this.scores.add(a.ran ? a.features : NONE, b.ran ? b.features : NONE, outcome, a.approved, b.approved) : [];
+    return this.scores
+      ? this.scores.add(a.ran ? a.features : NONE, b.ran ? b.features : NONE, outcome, a.approved, b.approved)
+      : [];
   }
 
   close(): void {

@@ -47,9 +47,22 @@ export function decisionCategory(value: Json | undefined): string {
 
 /** Fields of a workflow stage's normalised result that are not features (CONTRACT: Normalised results). */
 const NON_FEATURE_FIELDS = new Set([
-  'decision', 'decision_reason', 'loan_amount', 'repayment_date', 'emi_decision', 'loan_offers', 'offers_count',
-  'rule_engine_name', 'rules_version', 'rules_failed', 'workflow', 'workflow_version', 'request_id', 'skipped',
-  'reference_id', 'user_id',
+  'decision',
+  'decision_reason',
+  'loan_amount',
+  'repayment_date',
+  'emi_decision',
+  'loan_offers',
+  'offers_count',
+  'rule_engine_name',
+  'rules_version',
+  'rules_failed',
+  'workflow',
+  'workflow_version',
+  'request_id',
+  'skipped',
+  'reference_id',
+  'user_id',
 ]);
 
 /** A feature is any other scalar field: `<engine>.<feature>` of a workflow, or a bureau stage's flat feature. */
@@ -71,13 +84,20 @@ export function amountField(product: Product): 'loan_amount' | 'best_offer.loan_
 }
 
 const ABSENT_VIEW: SideView = {
-  ran: false, category: ABSENT, approved: false, amount: null, offersCount: null, bestOfferAmount: null,
-  rulesFailed: [], features: {},
+  ran: false,
+  category: ABSENT,
+  approved: false,
+  amount: null,
+  offersCount: null,
+  bestOfferAmount: null,
+  rulesFailed: [],
+  features: {},
 };
 const SKIPPED_VIEW: SideView = { ...ABSENT_VIEW, category: SKIPPED };
 
 export function sideView(result: NormalisedResult | undefined | null, product: Product): SideView {
-  if (result === undefined || result === null || typeof result !== 'object' || Array.isArray(result)) return ABSENT_VIEW;
+  if (result === undefined || result === null || typeof result !== 'object' || Array.isArray(result))
+    return ABSENT_VIEW;
   if (result.skipped === true) return SKIPPED_VIEW;
   const category = decisionCategory(result[decisionField(product)]);
   const rules = Array.isArray(result.rules_failed)
@@ -113,6 +133,7 @@ export function swapClass(a: SideView, b: SideView): SwapClass {
 /** Crosstab order: Approve, Reject, other decisions alphabetically, then the pseudo-categories. */
 export function sortCategories(categories: Iterable<string>): string[] {
   const pseudo = [SKIPPED, NO_DECISION, ABSENT];
-  const rank = (c: string): number => (c === APPROVE ? 0 : c === REJECT ? 1 : pseudo.includes(c) ? 3 + pseudo.indexOf(c) : 2);
+  const rank = (c: string): number =>
+    c === APPROVE ? 0 : c === REJECT ? 1 : pseudo.includes(c) ? 3 + pseudo.indexOf(c) : 2;
   return [...new Set(categories)].sort((x, y) => rank(x) - rank(y) || (x < y ? -1 : x > y ? 1 : 0));
 }

@@ -62,12 +62,16 @@ export function newcombePaired(t: PairedCounts, z: number = Z95): PairedDifferen
   const marg = (a + b) * (c + d) * (a + c) * (b + d);
   // Newcombe's φ with his continuity correction: a positive ad − bc is reduced by n/2 (not below 0).
   const cross = a * d - b * c;
-  const num = cross > n / 2 ? cross - n / 2 : Math.min(cross , 0);
+  const num = cross > n / 2 ? cross - n / 2 : Math.min(cross, 0);
   const phi = marg === 0 ? 0 : num / Math.sqrt(marg);
   const diff = pB - pA;
   // θ = pB − pA: the lower limit pairs B's lower distance with A's upper distance, and vice versa.
-  const dl = Math.sqrt(Math.max(0, (pB - wB.lower) ** 2 - 2 * phi * (pB - wB.lower) * (wA.upper - pA) + (wA.upper - pA) ** 2));
-  const du = Math.sqrt(Math.max(0, (wB.upper - pB) ** 2 - 2 * phi * (wB.upper - pB) * (pA - wA.lower) + (pA - wA.lower) ** 2));
+  const dl = Math.sqrt(
+    Math.max(0, (pB - wB.lower) ** 2 - 2 * phi * (pB - wB.lower) * (wA.upper - pA) + (wA.upper - pA) ** 2),
+  );
+  const du = Math.sqrt(
+    Math.max(0, (wB.upper - pB) ** 2 - 2 * phi * (wB.upper - pB) * (pA - wA.lower) + (pA - wA.lower) ** 2),
+  );
   return { difference: diff, ci: { lower: Math.max(-1, diff - dl), upper: Math.min(1, diff + du) } };
 }
 
@@ -92,8 +96,13 @@ export const PSI_EPSILON = 1e-4;
  *   PSI = Σ (b_i − a_i) · ln(b_i / a_i), with a_i = max(countA_i / nA, ε), b_i likewise.
  * null when either side has no observation.
  */
-export function psi(countsA: readonly number[], countsB: readonly number[], epsilon: number = PSI_EPSILON): number | null {
-  if (countsA.length !== countsB.length) throw new RangeError(`Expected bins of equal length, got ${countsA.length} and ${countsB.length}`);
+export function psi(
+  countsA: readonly number[],
+  countsB: readonly number[],
+  epsilon: number = PSI_EPSILON,
+): number | null {
+  if (countsA.length !== countsB.length)
+    throw new RangeError(`Expected bins of equal length, got ${countsA.length} and ${countsB.length}`);
   const nA = countsA.reduce((s, v) => s + v, 0);
   const nB = countsB.reduce((s, v) => s + v, 0);
   if (nA === 0 || nB === 0) return null;

@@ -36,7 +36,8 @@ function rateAxisMax(values: readonly number[]): { max: number; step: number } {
 
 function marker(m: Marker, x: number, y: number, size: number): string {
   const tip = `<title>${esc(`${m.name}: ${fmtPct(m.x)} approved, bad rate ${fmtPct(m.y)}`)}</title>`;
-  if (m.shape === 'circle') return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${size}" fill="${m.color}" stroke="#1d2733" stroke-width="1.2">${tip}</circle>`;
+  if (m.shape === 'circle')
+    return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${size}" fill="${m.color}" stroke="#1d2733" stroke-width="1.2">${tip}</circle>`;
   const d = size * 1.3;
   return `<path d="M${x.toFixed(1)} ${(y - d).toFixed(1)}L${(x + d).toFixed(1)} ${y.toFixed(1)}L${x.toFixed(1)} ${(y + d).toFixed(1)}L${(x - d).toFixed(1)} ${y.toFixed(1)}Z" fill="${m.color}" stroke="#1d2733" stroke-width="1.2">${tip}</path>`;
 }
@@ -54,37 +55,59 @@ export function tradeoffChart(title: string, curves: readonly TradeoffCurve[], m
   const bottom = 46;
   const width = left + plotW + 24;
   const height = top + plotH + bottom;
-  const ys = [...curves.flatMap((c) => c.points.map((p) => p.y)), ...markers.map((m) => m.y)].filter((v): v is number => v !== null);
+  const ys = [...curves.flatMap((c) => c.points.map((p) => p.y)), ...markers.map((m) => m.y)].filter(
+    (v): v is number => v !== null,
+  );
   const { max, step } = rateAxisMax(ys);
   const X = (v: number): number => left + v * plotW;
   const Y = (v: number): number => top + plotH - (v / max) * plotH;
   const parts: string[] = [];
   for (let v = 0; v <= max + 1e-12; v += step) {
-    parts.push(`<line x1="${left}" x2="${left + plotW}" y1="${Y(v).toFixed(1)}" y2="${Y(v).toFixed(1)}" class="gr"/><text x="${left - 6}" y="${(Y(v) + 4).toFixed(1)}" text-anchor="end" class="tk">${esc(fmtPct(v, step < 0.01 ? 1 : 0))}</text>`);
+    parts.push(
+      `<line x1="${left}" x2="${left + plotW}" y1="${Y(v).toFixed(1)}" y2="${Y(v).toFixed(1)}" class="gr"/><text x="${left - 6}" y="${(Y(v) + 4).toFixed(1)}" text-anchor="end" class="tk">${esc(fmtPct(v, step < 0.01 ? 1 : 0))}</text>`,
+    );
   }
   for (let i = 0; i <= 10; i += 1) {
-    parts.push(`<text x="${X(i / 10).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" class="tk">${i * 10}%</text>`);
+    parts.push(
+      `<text x="${X(i / 10).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" class="tk">${i * 10}%</text>`,
+    );
   }
-  parts.push(`<line x1="${left}" y1="${top + plotH}" x2="${left + plotW}" y2="${top + plotH}" class="ax"/><line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" class="ax"/>`);
-  parts.push(`<text x="${left + plotW / 2}" y="${top + plotH + 38}" text-anchor="middle" class="at">approval rate (share of scored keys approved)</text>`);
-  parts.push(`<text x="14" y="${top + plotH / 2}" text-anchor="middle" class="at" transform="rotate(-90 14 ${top + plotH / 2})">bad rate of the approved</text>`);
+  parts.push(
+    `<line x1="${left}" y1="${top + plotH}" x2="${left + plotW}" y2="${top + plotH}" class="ax"/><line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" class="ax"/>`,
+  );
+  parts.push(
+    `<text x="${left + plotW / 2}" y="${top + plotH + 38}" text-anchor="middle" class="at">approval rate (share of scored keys approved)</text>`,
+  );
+  parts.push(
+    `<text x="14" y="${top + plotH / 2}" text-anchor="middle" class="at" transform="rotate(-90 14 ${top + plotH / 2})">bad rate of the approved</text>`,
+  );
   for (const c of curves) {
     const pts = c.points.filter((p) => p.y !== null).map((p) => `${X(p.x).toFixed(1)},${Y(p.y as number).toFixed(1)}`);
     if (pts.length === 0) continue;
-    parts.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${c.color}" stroke-width="2.5"${c.dashed ? ' stroke-dasharray="7 5"' : ''}><title>${esc(c.name)}</title></polyline>`);
+    parts.push(
+      `<polyline points="${pts.join(' ')}" fill="none" stroke="${c.color}" stroke-width="2.5"${c.dashed ? ' stroke-dasharray="7 5"' : ''}><title>${esc(c.name)}</title></polyline>`,
+    );
     for (const p of c.points) {
-      if (p.y !== null) parts.push(`<circle cx="${X(p.x).toFixed(1)}" cy="${Y(p.y).toFixed(1)}" r="2.2" fill="${c.color}"><title>${esc(`${c.name}: ${fmtPct(p.x)} approved, bad rate ${fmtPct(p.y)}`)}</title></circle>`);
+      if (p.y !== null)
+        parts.push(
+          `<circle cx="${X(p.x).toFixed(1)}" cy="${Y(p.y).toFixed(1)}" r="2.2" fill="${c.color}"><title>${esc(`${c.name}: ${fmtPct(p.x)} approved, bad rate ${fmtPct(p.y)}`)}</title></circle>`,
+        );
     }
   }
   for (const m of markers) if (m.x !== null && m.y !== null) parts.push(marker(m, X(m.x), Y(m.y), 6));
   // Legend across the top.
   let lx = left;
   for (const c of curves) {
-    parts.push(`<line x1="${lx}" x2="${lx + 24}" y1="12" y2="12" stroke="${c.color}" stroke-width="2.5"${c.dashed ? ' stroke-dasharray="7 5"' : ''}/><text x="${lx + 30}" y="16" class="lg">${esc(c.name)}</text>`);
+    parts.push(
+      `<line x1="${lx}" x2="${lx + 24}" y1="12" y2="12" stroke="${c.color}" stroke-width="2.5"${c.dashed ? ' stroke-dasharray="7 5"' : ''}/><text x="${lx + 30}" y="16" class="lg">${esc(c.name)}</text>`,
+    );
     lx += 40 + Math.min(220, c.name.length * 6.5);
   }
   for (const m of markers) {
-    parts.push(marker({ ...m, x: null, y: null }, lx + 6, 12, 5), `<text x="${lx + 16}" y="16" class="lg">${esc(m.name)}</text>`);
+    parts.push(
+      marker({ ...m, x: null, y: null }, lx + 6, 12, 5),
+      `<text x="${lx + 16}" y="16" class="lg">${esc(m.name)}</text>`,
+    );
     lx += 26 + Math.min(200, m.name.length * 6.5);
   }
   return svg(title, width, Math.max(height, 0), parts);
@@ -110,7 +133,12 @@ export interface Panel {
  * Small multiples over periods: one panel per measure, stacked, sharing the period axis. Small periods get a
  * hatched background and hollow markers: they are drawn, but marked.
  */
-export function smallMultiples(title: string, periods: readonly string[], small: readonly boolean[], panels: readonly Panel[]): string {
+export function smallMultiples(
+  title: string,
+  periods: readonly string[],
+  small: readonly boolean[],
+  panels: readonly Panel[],
+): string {
   const left = 64;
   const panelH = 120;
   const gap = 40;
@@ -138,31 +166,43 @@ export function smallMultiples(title: string, periods: readonly string[], small:
     const Y = (v: number): number => y0 + panelH - (v / max) * panelH;
     parts.push(`<text x="${left}" y="${y0 - 6}" class="lb" font-weight="600">${esc(panel.title)}</text>`);
     small.forEach((s, i) => {
-      if (s) parts.push(`<rect x="${left + i * slot}" y="${y0}" width="${slot}" height="${panelH}" fill="url(#smallp)"><title>${esc(`${periods[i]}: small period`)}</title></rect>`);
+      if (s)
+        parts.push(
+          `<rect x="${left + i * slot}" y="${y0}" width="${slot}" height="${panelH}" fill="url(#smallp)"><title>${esc(`${periods[i]}: small period`)}</title></rect>`,
+        );
     });
     for (let v = 0; v <= max + 1e-12; v += step) {
-      parts.push(`<line x1="${left}" x2="${left + plotW}" y1="${Y(v).toFixed(1)}" y2="${Y(v).toFixed(1)}" class="gr"/><text x="${left - 6}" y="${(Y(v) + 4).toFixed(1)}" text-anchor="end" class="tk">${esc(panel.kind === 'rate' ? fmtPct(v, step < 0.01 ? 1 : 0) : fmtInt(v))}</text>`);
+      parts.push(
+        `<line x1="${left}" x2="${left + plotW}" y1="${Y(v).toFixed(1)}" y2="${Y(v).toFixed(1)}" class="gr"/><text x="${left - 6}" y="${(Y(v) + 4).toFixed(1)}" text-anchor="end" class="tk">${esc(panel.kind === 'rate' ? fmtPct(v, step < 0.01 ? 1 : 0) : fmtInt(v))}</text>`,
+      );
     }
     parts.push(`<line x1="${left}" y1="${y0 + panelH}" x2="${left + plotW}" y2="${y0 + panelH}" class="ax"/>`);
     panel.series.forEach((s, si) => {
-      const tip = (i: number): string => `<title>${esc(`${s.name}, ${periods[i]}: ${panel.kind === 'rate' ? fmtPct(s.values[i]) : fmtInt(s.values[i])}${small[i] ? ' (small period)' : ''}`)}</title>`;
+      const tip = (i: number): string =>
+        `<title>${esc(`${s.name}, ${periods[i]}: ${panel.kind === 'rate' ? fmtPct(s.values[i]) : fmtInt(s.values[i])}${small[i] ? ' (small period)' : ''}`)}</title>`;
       if (panel.bars) {
         const bw = Math.max(3, (slot - 8) / panel.series.length);
         s.values.forEach((v, i) => {
           if (v === null) return;
           const x = left + i * slot + 4 + si * bw;
-          parts.push(`<rect x="${x.toFixed(1)}" y="${Y(v).toFixed(1)}" width="${(bw - 1).toFixed(1)}" height="${(y0 + panelH - Y(v)).toFixed(1)}" fill="${s.color}"${small[i] ? ' fill-opacity="0.45"' : ''}>${tip(i)}</rect>`);
+          parts.push(
+            `<rect x="${x.toFixed(1)}" y="${Y(v).toFixed(1)}" width="${(bw - 1).toFixed(1)}" height="${(y0 + panelH - Y(v)).toFixed(1)}" fill="${s.color}"${small[i] ? ' fill-opacity="0.45"' : ''}>${tip(i)}</rect>`,
+          );
         });
         return;
       }
       // Lines break at a period without a value.
       let run: string[] = [];
       const flush = (): void => {
-        if (run.length > 1) parts.push(`<polyline points="${run.join(' ')}" fill="none" stroke="${s.color}" stroke-width="2"/>`);
+        if (run.length > 1)
+          parts.push(`<polyline points="${run.join(' ')}" fill="none" stroke="${s.color}" stroke-width="2"/>`);
         run = [];
       };
       s.values.forEach((v, i) => {
-        if (v === null) { flush(); return; }
+        if (v === null) {
+          flush();
+          return;
+        }
         run.push(`${cx(i).toFixed(1)},${Y(v).toFixed(1)}`);
       });
       flush();
@@ -171,22 +211,28 @@ export function smallMultiples(title: string, periods: readonly string[], small:
         const fill = small[i] ? '#fff' : s.color;
         const x = cx(i);
         const y = Y(v);
-        parts.push(s.shape === 'circle'
-          ? `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3.5" fill="${fill}" stroke="${s.color}" stroke-width="1.5">${tip(i)}</circle>`
-          : `<path d="M${x.toFixed(1)} ${(y - 4.5).toFixed(1)}l4.5 4.5l-4.5 4.5l-4.5 -4.5Z" fill="${fill}" stroke="${s.color}" stroke-width="1.5">${tip(i)}</path>`);
+        parts.push(
+          s.shape === 'circle'
+            ? `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3.5" fill="${fill}" stroke="${s.color}" stroke-width="1.5">${tip(i)}</circle>`
+            : `<path d="M${x.toFixed(1)} ${(y - 4.5).toFixed(1)}l4.5 4.5l-4.5 4.5l-4.5 -4.5Z" fill="${fill}" stroke="${s.color}" stroke-width="1.5">${tip(i)}</path>`,
+        );
       });
     });
     // Legend to the right of the panel.
     panel.series.forEach((s, si) => {
       const ly = y0 + 10 + si * 18;
-      parts.push(`<rect x="${left + plotW + 12}" y="${ly - 9}" width="10" height="10" fill="${s.color}"/><text x="${left + plotW + 27}" y="${ly}" class="lg">${esc(s.name)}</text>`);
+      parts.push(
+        `<rect x="${left + plotW + 12}" y="${ly - 9}" width="10" height="10" fill="${s.color}"/><text x="${left + plotW + 27}" y="${ly}" class="lg">${esc(s.name)}</text>`,
+      );
     });
   });
   const axisY = top + panels.length * (panelH + gap) - gap + 18 + 4;
   const every = Math.max(1, Math.ceil(n / 24));
   periods.forEach((p, i) => {
     if (i % every !== 0) return;
-    parts.push(`<text x="${cx(i).toFixed(1)}" y="${axisY + 10}" text-anchor="end" class="tk" transform="rotate(-40 ${cx(i).toFixed(1)} ${axisY + 10})">${esc(p)}${small[i] ? ' *' : ''}</text>`);
+    parts.push(
+      `<text x="${cx(i).toFixed(1)}" y="${axisY + 10}" text-anchor="end" class="tk" transform="rotate(-40 ${cx(i).toFixed(1)} ${axisY + 10})">${esc(p)}${small[i] ? ' *' : ''}</text>`,
+    );
   });
   return svg(title, width, height, parts);
 }

@@ -12,18 +12,58 @@ export interface CommandEntry {
   readonly load: () => Promise<CommandModule<object, never>>;
 }
 
-const entry = (command: string, describe: string, load: () => Promise<unknown>): CommandEntry => ({ command, describe, load: load as CommandEntry['load'] });
+const entry = (command: string, describe: string, load: () => Promise<unknown>): CommandEntry => ({
+  command,
+  describe,
+  load: load as CommandEntry['load'],
+});
 
 export const COMMANDS: readonly CommandEntry[] = [
-  entry('run <pipeline>', 'stream rows through a pipeline and write the output folder', async () => (await import('./run.js')).runCommand),
-  entry('sandbox', 'start the built-in emulator of all three services on loopback and print its base URL and credentials', async () => (await import('./sandbox.js')).sandboxCommand),
-  entry('pipelines', 'list the shipped pipelines with the input columns each needs', async () => (await import('./pipelines.js')).pipelinesCommand),
-  entry('detect <file...>', 'print the bureau report format of each file (bureau_a_json, ...) or why it cannot be told', async () => (await import('./detect.js')).detectCommand),
-  entry('compare <outA> <outB>', 'back-test two runs over the same rows: compare.csv, compare.json and report.html', async () => (await import('./compare.js')).compareCommand),
-  entry('merge <dirs..>', 'combine the output folders of `run --shard K/N` workers into one, checking every row is there once', async () => (await import('./merge.js')).mergeCommand),
-  entry('load <out>', 'write an output folder (a run\'s or a merged one) into database tables, with the same upserts as run --sink; no API call', async () => (await import('./load.js')).loadCommand),
-  entry('job <action> <name>', 'a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink\'s database', async () => (await import('./job.js')).jobCommand),
-  entry('report <dir>', 'rebuild report.html of an output folder (a run\'s or a merged one) from the folder alone', async () => (await import('./report.js')).reportCommand),
+  entry(
+    'run <pipeline>',
+    'stream rows through a pipeline and write the output folder',
+    async () => (await import('./run.js')).runCommand,
+  ),
+  entry(
+    'sandbox',
+    'start the built-in emulator of all three services on loopback and print its base URL and credentials',
+    async () => (await import('./sandbox.js')).sandboxCommand,
+  ),
+  entry(
+    'pipelines',
+    'list the shipped pipelines with the input columns each needs',
+    async () => (await import('./pipelines.js')).pipelinesCommand,
+  ),
+  entry(
+    'detect <file...>',
+    'print the bureau report format of each file (bureau_a_json, ...) or why it cannot be told',
+    async () => (await import('./detect.js')).detectCommand,
+  ),
+  entry(
+    'compare <outA> <outB>',
+    'back-test two runs over the same rows: compare.csv, compare.json and report.html',
+    async () => (await import('./compare.js')).compareCommand,
+  ),
+  entry(
+    'merge <dirs..>',
+    'combine the output folders of `run --shard K/N` workers into one, checking every row is there once',
+    async () => (await import('./merge.js')).mergeCommand,
+  ),
+  entry(
+    'load <out>',
+    "write an output folder (a run's or a merged one) into database tables, with the same upserts as run --sink; no API call",
+    async () => (await import('./load.js')).loadCommand,
+  ),
+  entry(
+    'job <action> <name>',
+    "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink's database",
+    async () => (await import('./job.js')).jobCommand,
+  ),
+  entry(
+    'report <dir>',
+    "rebuild report.html of an output folder (a run's or a merged one) from the folder alone",
+    async () => (await import('./report.js')).reportCommand,
+  ),
 ];
 
 export const commandName = (c: { readonly command?: unknown }): string => String(c.command).split(' ')[0];

@@ -48,7 +48,10 @@ function formatCompareSummary(r: CompareJson, files: { csv: string; json: string
   if (r.sample) lines.push(...sampleLines(r));
   for (const c of r.comparisons) {
     const name = c.stage_a === c.stage_b ? c.stage_a : `${c.stage_a} vs ${c.stage_b}`;
-    if (r.sample) lines.push(`  ${name} (sample only, unweighted: the figures below describe the ${r.sample.compared} sampled keys, not the population):`);
+    if (r.sample)
+      lines.push(
+        `  ${name} (sample only, unweighted: the figures below describe the ${r.sample.compared} sampled keys, not the population):`,
+      );
     if (!c.approval || !c.swaps) {
       const shifted = c.features.filter((f) => f.band === 'major' || f.band === 'moderate').length;
       lines.push(`  ${name}: features only; ${shifted} of ${c.features.length} features with PSI >= 0.1`);
@@ -56,14 +59,27 @@ function formatCompareSummary(r: CompareJson, files: { csv: string; json: string
     }
     const a = c.approval;
     const ci = a.difference_ci ? ` [${pct(a.difference_ci.lower)}, ${pct(a.difference_ci.upper)}]` : '';
-    lines.push(`  ${name}: approval A ${pct(a.a.rate)}, B ${pct(a.b.rate)}, B-A ${pct(a.difference)}${ci}; swap-in ${c.swaps.swap_in}, swap-out ${c.swaps.swap_out}`);
+    lines.push(
+      `  ${name}: approval A ${pct(a.a.rate)}, B ${pct(a.b.rate)}, B-A ${pct(a.difference)}${ci}; swap-in ${c.swaps.swap_in}, swap-out ${c.swaps.swap_out}`,
+    );
     for (const s of c.scores ?? []) {
       const gini = (g: number | null | undefined): string => (g === null || g === undefined ? '–' : g.toFixed(3));
       const p = s.paired;
-      const test = !p ? 'no paired test' : p.identical ? 'same values in A and B' : p.p_value === null ? 'no test (se 0)' : `paired DeLong p=${p.p_value.toPrecision(2)}`;
-      lines.push(`    score ${s.label}: Gini A ${gini(s.a.power?.gini)}, B ${gini(s.b.power?.gini)}; ${test}; missing A ${s.a.missing.keys}, B ${s.b.missing.keys}; no-score markers A ${s.a.no_score.keys}, B ${s.b.no_score.keys}`);
+      const test = !p
+        ? 'no paired test'
+        : p.identical
+          ? 'same values in A and B'
+          : p.p_value === null
+            ? 'no test (se 0)'
+            : `paired DeLong p=${p.p_value.toPrecision(2)}`;
+      lines.push(
+        `    score ${s.label}: Gini A ${gini(s.a.power?.gini)}, B ${gini(s.b.power?.gini)}; ${test}; missing A ${s.a.missing.keys}, B ${s.b.missing.keys}; no-score markers A ${s.a.no_score.keys}, B ${s.b.no_score.keys}`,
+      );
     }
-    if (c.periods) lines.push(`    ${c.periods.periods.length} periods by ${c.periods.unit} (${c.periods.periods.filter((p) => p.small).length} small)`);
+    if (c.periods)
+      lines.push(
+        `    ${c.periods.periods.length} periods by ${c.periods.unit} (${c.periods.periods.filter((p) => p.small).length} small)`,
+      );
   }
   lines.push(`wrote ${files.csv}`, `wrote ${files.json}`, `wrote ${files.html}`);
   return lines.join('\n') + '\n';
@@ -77,18 +93,29 @@ function est(e: Estimate | null | undefined, as: (x: number) => string): string 
 /** The population estimates of a sampled comparison, first: they are what the sample is for. */
 function sampleLines(r: CompareJson): string[] {
   const s = r.sample as NonNullable<CompareJson['sample']>;
-  const missing = s.not_compared > 0 ? `; ${s.not_compared} sampled keys not compared (failed or missing), left out` : '';
-  const lines = [`${s.notice} (stratified by ${s.design.stratify_by.map((x) => (x.group ? `${x.column}:${x.group}` : x.column)).join(', ')}, seed ${s.design.seed}): ${s.compared} sampled keys compared${missing}; 95% intervals`];
+  const missing =
+    s.not_compared > 0 ? `; ${s.not_compared} sampled keys not compared (failed or missing), left out` : '';
+  const lines = [
+    `${s.notice} (stratified by ${s.design.stratify_by.map((x) => (x.group ? `${x.column}:${x.group}` : x.column)).join(', ')}, seed ${s.design.seed}): ${s.compared} sampled keys compared${missing}; 95% intervals`,
+  ];
   const count = (x: number): string => Math.round(x).toLocaleString('en-US');
   for (const c of r.comparisons) {
     const e = c.estimates;
     if (!e) continue;
     const name = c.stage_a === c.stage_b ? c.stage_a : `${c.stage_a} vs ${c.stage_b}`;
     if (e.approval && e.swaps) {
-      lines.push(`  ${name} estimates: approval A ${est(e.approval.a, pct)}, B ${est(e.approval.b, pct)}, B-A ${est(e.approval.difference, pct)}; swap-in ${est(e.swaps.swap_in.count, count)}, swap-out ${est(e.swaps.swap_out.count, count)}`);
+      lines.push(
+        `  ${name} estimates: approval A ${est(e.approval.a, pct)}, B ${est(e.approval.b, pct)}, B-A ${est(e.approval.difference, pct)}; swap-in ${est(e.swaps.swap_in.count, count)}, swap-out ${est(e.swaps.swap_out.count, count)}`,
+      );
     }
-    if (e.bad_rates) lines.push(`    bad rate of the approved: A ${est(e.bad_rates.a_approved.bad_rate, pct)}, B ${est(e.bad_rates.b_approved.bad_rate, pct)}`);
-    for (const sc of e.scores ?? []) lines.push(`    score ${sc.label}: AUC A ${est(sc.a.auc, (x) => x.toFixed(3))}, B ${est(sc.b.auc, (x) => x.toFixed(3))}`);
+    if (e.bad_rates)
+      lines.push(
+        `    bad rate of the approved: A ${est(e.bad_rates.a_approved.bad_rate, pct)}, B ${est(e.bad_rates.b_approved.bad_rate, pct)}`,
+      );
+    for (const sc of e.scores ?? [])
+      lines.push(
+        `    score ${sc.label}: AUC A ${est(sc.a.auc, (x) => x.toFixed(3))}, B ${est(sc.b.auc, (x) => x.toFixed(3))}`,
+      );
   }
   return lines;
 }
@@ -125,26 +152,90 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
   builder: (y) =>
     y
       .positional('outA', { type: 'string', demandOption: true, describe: 'output folder of run A (champion)' })
-      .positional('outB', { type: 'string', demandOption: true, describe: 'output folder of run B (challenger); the same folder with --stage-a/--stage-b' })
-      .option('out', { type: 'string', describe: 'folder for the three files (default <outB>/compare-vs-<name of outA>; one folder: <out>/compare-<stageA>-vs-<stageB>)' })
+      .positional('outB', {
+        type: 'string',
+        demandOption: true,
+        describe: 'output folder of run B (challenger); the same folder with --stage-a/--stage-b',
+      })
+      .option('out', {
+        type: 'string',
+        describe:
+          'folder for the three files (default <outB>/compare-vs-<name of outA>; one folder: <out>/compare-<stageA>-vs-<stageB>)',
+      })
       .option('stage', { type: 'string', describe: 'compare only this stage id (default: every stage both runs have)' })
-      .option('stage-a', { type: 'string', describe: "stage of run A to compare (with --stage-b); default 'champion' when both folders are the same" })
-      .option('stage-b', { type: 'string', describe: "stage of run B to compare (with --stage-a); default 'challenger' when both folders are the same" })
-      .option('outcome', { type: 'string', describe: 'input column with the observed outcome, 1 = bad, 0 = good: bad rates of the approved and swap sets' })
+      .option('stage-a', {
+        type: 'string',
+        describe: "stage of run A to compare (with --stage-b); default 'champion' when both folders are the same",
+      })
+      .option('stage-b', {
+        type: 'string',
+        describe: "stage of run B to compare (with --stage-a); default 'challenger' when both folders are the same",
+      })
+      .option('outcome', {
+        type: 'string',
+        describe: 'input column with the observed outcome, 1 = bad, 0 = good: bad rates of the approved and swap sets',
+      })
       .option('by', { type: 'string', describe: 'input column to segment by (e.g. state)' })
-      .option('score', { type: 'string', array: true, describe: 'numeric result field to assess as a score against --outcome: FIELD, or FIELD_A:FIELD_B (repeatable)' })
-      .option('score-direction', { type: 'string', array: true, describe: 'NAME=higher or NAME=lower: which end of a --score is the better applicant (default higher)' })
-      .option('score-missing', { type: 'string', array: true, describe: 'values of a --score that mean no score (the bureaus\' no-history marker), counted apart from the deciles and the cut-off table; comma-separated, or none (default -1)' })
-      .option('period', { type: 'string', describe: 'input date column (e.g. application_date): vintages and stability per period' })
-      .option('period-unit', { type: 'string', choices: ['month', 'week', 'quarter'], describe: 'grouping of --period dates (default month)' })
-      .option('min-period-keys', { type: 'number', describe: 'periods with fewer compared keys are marked small (default 30)' })
-      .option('input', { type: 'string', describe: "input file for --outcome/--by/--period (default: run A's input from its manifest.json)" })
-      .option('input-format', { type: 'string', choices: [...INPUT_FORMATS], describe: "format of --input, any that run reads (default: run A's, or from the extension)" })
-      .option('encoding', { type: 'string', describe: "text encoding of the input, e.g. windows-1252 (default: the one run A read it with, else UTF-8)" })
-      .option('delimiter', { type: 'string', describe: "CSV field separator of the input (default: the one run A read it with, else sniffed as run does)" })
-      .option('product', { type: 'string', choices: ['payday', 'emi'], default: 'payday', describe: 'payday: decision and loan_amount; emi: emi_decision and the best offer amount' })
-      .option('buckets', { type: 'number', describe: 'hash buckets of the on-disk join (default: one per 4 MiB of results)' })
-      .option('replicates', { type: 'number', describe: 'sampled runs: bootstrap replicates of the AUC, Gini and KS intervals (default 1000, at least 100)' }) as never,
+      .option('score', {
+        type: 'string',
+        array: true,
+        describe: 'numeric result field to assess as a score against --outcome: FIELD, or FIELD_A:FIELD_B (repeatable)',
+      })
+      .option('score-direction', {
+        type: 'string',
+        array: true,
+        describe: 'NAME=higher or NAME=lower: which end of a --score is the better applicant (default higher)',
+      })
+      .option('score-missing', {
+        type: 'string',
+        array: true,
+        describe:
+          "values of a --score that mean no score (the bureaus' no-history marker), counted apart from the deciles and the cut-off table; comma-separated, or none (default -1)",
+      })
+      .option('period', {
+        type: 'string',
+        describe: 'input date column (e.g. application_date): vintages and stability per period',
+      })
+      .option('period-unit', {
+        type: 'string',
+        choices: ['month', 'week', 'quarter'],
+        describe: 'grouping of --period dates (default month)',
+      })
+      .option('min-period-keys', {
+        type: 'number',
+        describe: 'periods with fewer compared keys are marked small (default 30)',
+      })
+      .option('input', {
+        type: 'string',
+        describe: "input file for --outcome/--by/--period (default: run A's input from its manifest.json)",
+      })
+      .option('input-format', {
+        type: 'string',
+        choices: [...INPUT_FORMATS],
+        describe: "format of --input, any that run reads (default: run A's, or from the extension)",
+      })
+      .option('encoding', {
+        type: 'string',
+        describe: 'text encoding of the input, e.g. windows-1252 (default: the one run A read it with, else UTF-8)',
+      })
+      .option('delimiter', {
+        type: 'string',
+        describe: 'CSV field separator of the input (default: the one run A read it with, else sniffed as run does)',
+      })
+      .option('product', {
+        type: 'string',
+        choices: ['payday', 'emi'],
+        default: 'payday',
+        describe: 'payday: decision and loan_amount; emi: emi_decision and the best offer amount',
+      })
+      .option('buckets', {
+        type: 'number',
+        describe: 'hash buckets of the on-disk join (default: one per 4 MiB of results)',
+      })
+      .option('replicates', {
+        type: 'number',
+        describe: 'sampled runs: bootstrap replicates of the AUC, Gini and KS intervals (default 1000, at least 100)',
+      }) as never,
   handler: async (argv) => {
     const result = await runCompare(compareOptionsFromArgs(argv));
     process.stdout.write(formatCompareSummary(result.report, result.files));

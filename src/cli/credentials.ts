@@ -21,11 +21,17 @@ function checkBaseUrl(name: string, value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new BreError('CONFIG_INVALID', `Expected ${name} to be a URL such as https://bre.example.com, got '${value}'`);
+    throw new BreError(
+      'CONFIG_INVALID',
+      `Expected ${name} to be a URL such as https://bre.example.com, got '${value}'`,
+    );
   }
   if (url.protocol === 'https:') return value.replace(/\/+$/, '');
   if (url.protocol === 'http:' && LOOPBACK.test(url.hostname)) return value.replace(/\/+$/, '');
-  throw new BreError('CONFIG_INVALID', `Expected ${name} to use https:// (plain http is allowed only on loopback), got '${url.protocol}//${url.host}'`);
+  throw new BreError(
+    'CONFIG_INVALID',
+    `Expected ${name} to use https:// (plain http is allowed only on loopback), got '${url.protocol}//${url.host}'`,
+  );
 }
 
 /**
@@ -40,7 +46,10 @@ export function readOwnerOnlyFile(path: string, what: string): string {
     throw new BreError('CONFIG_INVALID', `${what} names ${path}, which cannot be read`);
   }
   if ((st.mode & 0o077) !== 0) {
-    throw new BreError('CONFIG_INVALID', `Expected ${what} ${path} to be readable by its owner only (chmod 600), got mode ${(st.mode & 0o777).toString(8)}`);
+    throw new BreError(
+      'CONFIG_INVALID',
+      `Expected ${what} ${path} to be readable by its owner only (chmod 600), got mode ${(st.mode & 0o777).toString(8)}`,
+    );
   }
   return readFileSync(path, 'utf8').trim();
 }
@@ -71,7 +80,10 @@ export function endpointsFromEnv(env: Env, callsNothing = false, read: ReadSecre
     account: checkBaseUrl('ACCOUNT_BASE_URL', account ?? fallback),
   };
   if ((!clientId || !authToken) && !callsNothing) {
-    throw new BreError('CONFIG_INVALID', 'a base URL is set, so credentials are needed: set BRE_CLIENT_ID and BRE_AUTH_TOKEN (or BRE_AUTH_TOKEN_FILE)');
+    throw new BreError(
+      'CONFIG_INVALID',
+      'a base URL is set, so credentials are needed: set BRE_CLIENT_ID and BRE_AUTH_TOKEN (or BRE_AUTH_TOKEN_FILE)',
+    );
   }
   return { baseUrls, clientId, authToken };
 }

@@ -7,11 +7,21 @@ import { BreError } from '../errors.js';
 import { isDbUrl, parseDbUrl, type DbUrl } from '../db/index.js';
 import { readOwnerOnlyFile } from './credentials.js';
 
-export function resolveDbUrl(given: string, flag: string, env: Readonly<Record<string, string | undefined>> = process.env, read: (path: string, what: string) => string = readOwnerOnlyFile): DbUrl {
+export function resolveDbUrl(
+  given: string,
+  flag: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  read: (path: string, what: string) => string = readOwnerOnlyFile,
+): DbUrl {
   if (given.startsWith('env:')) {
     const name = given.slice(4);
     const value = env[name];
-    if (!value) throw new BreError('USAGE', `Expected the environment variable ${name} (from ${flag} ${given}) to hold a database URL, got nothing`, { field: flag });
+    if (!value)
+      throw new BreError(
+        'USAGE',
+        `Expected the environment variable ${name} (from ${flag} ${given}) to hold a database URL, got nothing`,
+        { field: flag },
+      );
     return parseDbUrl(value.trim(), { flag: `${flag} ${given}`, passwordAllowed: true });
   }
   if (given.startsWith('file:')) {

@@ -14,17 +14,29 @@ export interface DetectLine {
   readonly status: 0 | 1 | 2;
 }
 
-export async function detectFile(path: string, read: (p: string) => Promise<Buffer> = (p) => readFile(p)): Promise<DetectLine> {
+export async function detectFile(
+  path: string,
+  read: (p: string) => Promise<Buffer> = (p) => readFile(p),
+): Promise<DetectLine> {
   let bytes: Buffer;
   try {
     bytes = await read(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? String(err));
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? String(err));
     return { path, text: `unknown: cannot read file: ${why}`, status: 2 };
   }
   const result = detectBureauFormat(bytes.toString('utf8'));
-  return 'format' in result ? { path, text: result.format, status: 0 } : { path, text: `unknown: ${result.unknown}`, status: 1 };
+  return 'format' in result
+    ? { path, text: result.format, status: 0 }
+    : { path, text: `unknown: ${result.unknown}`, status: 1 };
 }
 
 /** Detects every file in order, writes one line each, and returns the exit code. */
@@ -41,7 +53,8 @@ export async function runDetect(paths: readonly string[], write: (line: string) 
 export const detectCommand: CommandModule<object, { file: string[] }> = {
   command: 'detect <file...>',
   describe: 'print the bureau report format of each file (bureau_a_json, ...) or why it cannot be told',
-  builder: (y) => y.positional('file', { type: 'string', array: true, demandOption: true, describe: 'bureau report files' }) as never,
+  builder: (y) =>
+    y.positional('file', { type: 'string', array: true, demandOption: true, describe: 'bureau report files' }) as never,
   handler: async (argv) => {
     process.exitCode = await runDetect(argv.file.map(String), (line) => process.stdout.write(line));
   },

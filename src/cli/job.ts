@@ -19,8 +19,16 @@ interface JobArgs extends SinkArgs {
 }
 
 async function jobCommandHandler(a: JobArgs): Promise<number> {
-  if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL: the database the job\'s workers write to (its state is kept there)', { field: 'sink' });
-  if (a['window-hours'] !== undefined && !(a['window-hours'] > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`, { field: 'window-hours' });
+  if (a.sink === undefined)
+    throw new BreError(
+      'USAGE',
+      "Expected --sink URL: the database the job's workers write to (its state is kept there)",
+      { field: 'sink' },
+    );
+  if (a['window-hours'] !== undefined && !(a['window-hours'] > 0))
+    throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`, {
+      field: 'window-hours',
+    });
   const store = await JobStore.open({ url: resolveSink(a, 'job')!.url, schema: a['sink-schema'], retryForMs: 0 });
   try {
     if (a.action === 'status') {
@@ -31,7 +39,10 @@ async function jobCommandHandler(a: JobArgs): Promise<number> {
       const job = await store.job(a.name);
       if (!job) throw unknownJob(a.name);
       const table = a['sink-table'] ?? job.definition.sink_table.split('.').pop()!;
-      const errors = store.dialect.table(sinkNames(table, dialectOf(store.opts.url).maxIdentifier).errors, a['sink-schema']);
+      const errors = store.dialect.table(
+        sinkNames(table, dialectOf(store.opts.url).maxIdentifier).errors,
+        a['sink-schema'],
+      );
       const r = await readJobReport(store, a.name, errors);
       process.stdout.write(`${a.json ? JSON.stringify(r, null, 2) : formatJobReport(r!)}\n`);
     }
@@ -42,18 +53,37 @@ async function jobCommandHandler(a: JobArgs): Promise<number> {
 }
 
 function unknownJob(name: string): BreError {
-  return new BreError('USAGE', `Expected a job that a worker has started, got '${name}': no such job in this database (start one with run ... --job ${name} --sink URL)`, { field: 'name' });
+  return new BreError(
+    'USAGE',
+    `Expected a job that a worker has started, got '${name}': no such job in this database (start one with run ... --job ${name} --sink URL)`,
+    { field: 'name' },
+  );
 }
 
 export const jobCommand: CommandModule<object, JobArgs> = {
   command: 'job <action> <name>',
-  describe: 'a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink\'s database',
-  builder: (y: Argv) => y
-    .positional('action', { type: 'string', choices: ['status', 'report'], demandOption: true, describe: 'status: where the job is now; report: its totals, errors by code' })
-    .positional('name', { type: 'string', demandOption: true, describe: 'the job\'s name (run --job NAME)' })
-    .options(SINK_OPTIONS)
-    .option('window-hours', { type: 'number', describe: 'with status: the hours left in the window; says whether the rest fits with the workers now running, or how many more addresses it needs' })
-    .option('json', { type: 'boolean', default: false, describe: 'print the status or report as JSON' }) as unknown as Argv<JobArgs>,
+  describe:
+    "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink's database",
+  builder: (y: Argv) =>
+    y
+      .positional('action', {
+        type: 'string',
+        choices: ['status', 'report'],
+        demandOption: true,
+        describe: 'status: where the job is now; report: its totals, errors by code',
+      })
+      .positional('name', { type: 'string', demandOption: true, describe: "the job's name (run --job NAME)" })
+      .options(SINK_OPTIONS)
+      .option('window-hours', {
+        type: 'number',
+        describe:
+          'with status: the hours left in the window; says whether the rest fits with the workers now running, or how many more addresses it needs',
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'print the status or report as JSON',
+      }) as unknown as Argv<JobArgs>,
   handler: async (a: ArgumentsCamelCase<JobArgs>) => {
     process.exitCode = await jobCommandHandler(a);
   },

@@ -13,20 +13,28 @@ interface LoadArgs extends SinkArgs {
 
 async function loadCommandHandler(a: LoadArgs): Promise<number> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
-  if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL: the database to load the folder into', { field: 'sink' });
+  if (a.sink === undefined)
+    throw new BreError('USAGE', 'Expected --sink URL: the database to load the folder into', { field: 'sink' });
   const target = resolveSink(a, a['sink-table'] ?? defaultSinkTable(a.out))!;
   const r = await loadFolder(a.out, target, log);
-  process.stdout.write(`Loaded ${a.out} into ${r.tables}: ${r.results} result${r.results === 1 ? '' : 's'} and ${r.errors} error${r.errors === 1 ? '' : 's'} written (${r.batches} batch${r.batches === 1 ? '' : 'es'})${r.startedAt.results + r.startedAt.errors > 0 ? '; rows the tables already had from this folder were not read again' : ''}\n`);
-  if (r.retrying) log(`load: warning: ${a.out} holds an unfinished --retry-errors (errors.retrying.ndjson): those rows are loaded once that run finishes`);
+  process.stdout.write(
+    `Loaded ${a.out} into ${r.tables}: ${r.results} result${r.results === 1 ? '' : 's'} and ${r.errors} error${r.errors === 1 ? '' : 's'} written (${r.batches} batch${r.batches === 1 ? '' : 'es'})${r.startedAt.results + r.startedAt.errors > 0 ? '; rows the tables already had from this folder were not read again' : ''}\n`,
+  );
+  if (r.retrying)
+    log(
+      `load: warning: ${a.out} holds an unfinished --retry-errors (errors.retrying.ndjson): those rows are loaded once that run finishes`,
+    );
   return 0;
 }
 
 export const loadCommand: CommandModule<object, LoadArgs> = {
   command: 'load <out>',
-  describe: 'write an output folder (a run\'s or a merged one) into database tables, with the same upserts as run --sink; no API call',
-  builder: (y: Argv) => y
-    .positional('out', { type: 'string', demandOption: true, describe: 'the output folder to load' })
-    .options(SINK_OPTIONS) as unknown as Argv<LoadArgs>,
+  describe:
+    "write an output folder (a run's or a merged one) into database tables, with the same upserts as run --sink; no API call",
+  builder: (y: Argv) =>
+    y
+      .positional('out', { type: 'string', demandOption: true, describe: 'the output folder to load' })
+      .options(SINK_OPTIONS) as unknown as Argv<LoadArgs>,
   handler: async (a: ArgumentsCamelCase<LoadArgs>) => {
     process.exitCode = await loadCommandHandler(a);
   },

@@ -63,15 +63,24 @@ const cli = yargs(argv)
     const text = usageMessage(msg, chosen, chosenModule);
     // Written synchronously in both forms, so nothing is lost to the exit.
     if (jsonLogs(argv)) createLog({ format: 'json' })(`bre-batch: ${text}`, { level: 'error', code: 'USAGE' });
-    else process.stderr.write(`bre-batch: ${text}\nTry 'bre-batch ${chosen ? `${commandName(chosen)} ` : ''}--help'.\n`);
+    else
+      process.stderr.write(`bre-batch: ${text}\nTry 'bre-batch ${chosen ? `${commandName(chosen)} ` : ''}--help'.\n`);
     process.exit(2);
   });
 // Every command that writes a folder (run, merge, compare --out, report) creates it for its owner only:
 // the mode is the process's umask, set before the command starts (src/output/modes.ts).
 cli
-  .option('output-mode', { type: 'string', global: true, describe: 'mode of the folders and files written, in octal (files get it without x); default 0700: owner only, since they hold applicants\' data' })
+  .option('output-mode', {
+    type: 'string',
+    global: true,
+    describe:
+      "mode of the folders and files written, in octal (files get it without x); default 0700: owner only, since they hold applicants' data",
+  })
   .middleware((args) => applyOutputMode(parseOutputMode(args['output-mode'])), true);
-for (const c of COMMANDS) cli.command(c === chosen ? (chosenModule as never) : { command: c.command, describe: c.describe, handler: () => undefined });
+for (const c of COMMANDS)
+  cli.command(
+    c === chosen ? (chosenModule as never) : { command: c.command, describe: c.describe, handler: () => undefined },
+  );
 
 try {
   await cli.parseAsync();
@@ -79,8 +88,10 @@ try {
   // A full disk met by any command (run names its output folder itself, src/app/run.ts): DISK_FULL, exit 3.
   const path = (thrown as { path?: unknown } | null)?.path;
   // Anything else that is not a BreError is a bug: INTERNAL, asking for a report.
-  const err = isBreError(thrown) ? thrown
-    : diskFullCode(thrown) ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder')
+  const err = isBreError(thrown)
+    ? thrown
+    : diskFullCode(thrown)
+      ? diskFullError(typeof path === 'string' ? dirname(path) : '.', thrown, 'the folder')
       : internalError(thrown);
   const json = jsonLogs(argv);
   createLog({ format: json ? 'json' : 'human' })(`bre-batch: ${err.message}`, { level: 'error', code: err.code });

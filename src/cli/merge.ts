@@ -17,7 +17,12 @@ interface MergeArgs {
 
 async function mergeCommandHandler(a: MergeArgs): Promise<number> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
-  const report = await mergeOutputs({ dirs: a.dirs, out: a.out, log, formats: parseOutputFormats(a['output-formats']) });
+  const report = await mergeOutputs({
+    dirs: a.dirs,
+    out: a.out,
+    log,
+    formats: parseOutputFormats(a['output-formats']),
+  });
   if (report.ok) {
     const page = await writeRunReport(a.out);
     process.stdout.write(`${formatMergeReport(report)}\n  report: ${page.path}\n`);
@@ -28,10 +33,23 @@ async function mergeCommandHandler(a: MergeArgs): Promise<number> {
 export const mergeCommand: CommandModule<object, MergeArgs> = {
   command: 'merge <dirs..>',
   describe: 'combine the output folders of `run --shard K/N` workers into one, checking every row is there once',
-  builder: (y: Argv) => y
-    .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'the shards\' output folders (run --out of each worker)' })
-    .option('out', { type: 'string', demandOption: true, describe: 'the merged output folder (new, empty, or an earlier merge to replace)' })
-    .option('output-formats', { type: 'string', describe: 'formats of the rebuilt files: csv, parquet or csv,parquet (default both)' }) as unknown as Argv<MergeArgs>,
+  builder: (y: Argv) =>
+    y
+      .positional('dirs', {
+        type: 'string',
+        array: true,
+        demandOption: true,
+        describe: "the shards' output folders (run --out of each worker)",
+      })
+      .option('out', {
+        type: 'string',
+        demandOption: true,
+        describe: 'the merged output folder (new, empty, or an earlier merge to replace)',
+      })
+      .option('output-formats', {
+        type: 'string',
+        describe: 'formats of the rebuilt files: csv, parquet or csv,parquet (default both)',
+      }) as unknown as Argv<MergeArgs>,
   handler: async (a: ArgumentsCamelCase<MergeArgs>) => {
     process.exitCode = await mergeCommandHandler(a);
   },

@@ -10,7 +10,14 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Options } from 'yargs';
 import { BreError } from '../errors.js';
-import { proxyFor, proxyFromEnv, shownProxy, type NetworkSettings, type ProxySettings, type TlsSettings } from '../http/network.js';
+import {
+  proxyFor,
+  proxyFromEnv,
+  shownProxy,
+  type NetworkSettings,
+  type ProxySettings,
+  type TlsSettings,
+} from '../http/network.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import { readOwnerOnlyFile } from './credentials.js';
 
@@ -24,12 +31,39 @@ export interface NetworkArgs {
 }
 
 export const NETWORK_OPTIONS = {
-  proxy: { type: 'string', describe: 'send every call through this HTTP proxy (a CONNECT tunnel), instead of HTTPS_PROXY / HTTP_PROXY: http://HOST:PORT, or env:VAR / file:PATH holding a URL with credentials (never on the command line)' },
-  'no-proxy': { type: 'string', describe: 'hosts that go direct, instead of NO_PROXY: comma-separated; .example.com or *.example.com for its subdomains, HOST:PORT, * for all' },
-  'client-cert': { type: 'string', array: true, describe: '[SERVICE=]FILE: the client certificate (PEM) presented to the services (mutual TLS), to SERVICE only when named; with --client-key' },
-  'client-key': { type: 'string', array: true, describe: '[SERVICE=]FILE: the key of --client-cert (PEM, readable by its owner only; its passphrase in BRE_CLIENT_KEY_PASSPHRASE or BRE_CLIENT_KEY_PASSPHRASE_FILE)' },
-  'client-pfx': { type: 'string', array: true, describe: '[SERVICE=]FILE: the client certificate and key as PKCS#12 (.p12/.pfx, readable by its owner only; its passphrase as for --client-key)' },
-  'ca-file': { type: 'string', describe: 'PEM file of CAs to trust besides Node\'s bundled roots and NODE_EXTRA_CA_CERTS (a private CA of the services or of a TLS-inspecting proxy)' },
+  proxy: {
+    type: 'string',
+    describe:
+      'send every call through this HTTP proxy (a CONNECT tunnel), instead of HTTPS_PROXY / HTTP_PROXY: http://HOST:PORT, or env:VAR / file:PATH holding a URL with credentials (never on the command line)',
+  },
+  'no-proxy': {
+    type: 'string',
+    describe:
+      'hosts that go direct, instead of NO_PROXY: comma-separated; .example.com or *.example.com for its subdomains, HOST:PORT, * for all',
+  },
+  'client-cert': {
+    type: 'string',
+    array: true,
+    describe:
+      '[SERVICE=]FILE: the client certificate (PEM) presented to the services (mutual TLS), to SERVICE only when named; with --client-key',
+  },
+  'client-key': {
+    type: 'string',
+    array: true,
+    describe:
+      '[SERVICE=]FILE: the key of --client-cert (PEM, readable by its owner only; its passphrase in BRE_CLIENT_KEY_PASSPHRASE or BRE_CLIENT_KEY_PASSPHRASE_FILE)',
+  },
+  'client-pfx': {
+    type: 'string',
+    array: true,
+    describe:
+      '[SERVICE=]FILE: the client certificate and key as PKCS#12 (.p12/.pfx, readable by its owner only; its passphrase as for --client-key)',
+  },
+  'ca-file': {
+    type: 'string',
+    describe:
+      "PEM file of CAs to trust besides Node's bundled roots and NODE_EXTRA_CA_CERTS (a private CA of the services or of a TLS-inspecting proxy)",
+  },
 } as const satisfies Record<string, Options>;
 
 /** `[SERVICE=]FILE` values: one for every service, or one per named service (a named one wins). */
@@ -39,7 +73,12 @@ function perServiceFiles(values: readonly string[] | undefined, flag: string): R
   for (const v of values ?? []) {
     const m = /^([a-z]+)=(.+)$/.exec(v);
     if (m && (SERVICES as readonly string[]).includes(m[1])) out[m[1] as ServiceName] = m[2];
-    else if (m && !v.includes('/')) throw new BreError('USAGE', `Expected --${flag} to be FILE or SERVICE=FILE with SERVICE one of ${SERVICES.join(', ')}, got '${v}'`, { field: flag });
+    else if (m && !v.includes('/'))
+      throw new BreError(
+        'USAGE',
+        `Expected --${flag} to be FILE or SERVICE=FILE with SERVICE one of ${SERVICES.join(', ')}, got '${v}'`,
+        { field: flag },
+      );
     else all = v;
   }
   for (const s of SERVICES) out[s] ??= all;
@@ -50,7 +89,11 @@ function readPublic(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new BreError('CONFIG_INVALID', `--${flag} names ${path}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { field: flag });
+    throw new BreError(
+      'CONFIG_INVALID',
+      `--${flag} names ${path}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      { field: flag },
+    );
   }
 }
 
@@ -71,7 +114,12 @@ function proxyOption(given: string, env: NodeJS.ProcessEnv): string {
   let value = given;
   if (given.startsWith('env:')) {
     value = env[given.slice(4)]?.trim() ?? '';
-    if (value === '') throw new BreError('USAGE', `Expected the environment variable ${given.slice(4)} (from --proxy ${given}) to hold a proxy URL, got nothing`, { field: 'proxy' });
+    if (value === '')
+      throw new BreError(
+        'USAGE',
+        `Expected the environment variable ${given.slice(4)} (from --proxy ${given}) to hold a proxy URL, got nothing`,
+        { field: 'proxy' },
+      );
   } else if (given.startsWith('file:')) {
     value = readOwnerOnlyFile(given.slice(5), '--proxy file:');
   }
@@ -79,11 +127,24 @@ function proxyOption(given: string, env: NodeJS.ProcessEnv): string {
   try {
     url = new URL(value);
   } catch {
-    throw new BreError('USAGE', `Expected --proxy to be a URL such as http://proxy.example.com:3128, got '${given.startsWith('env:') || given.startsWith('file:') ? given : value}'`, { field: 'proxy' });
+    throw new BreError(
+      'USAGE',
+      `Expected --proxy to be a URL such as http://proxy.example.com:3128, got '${given.startsWith('env:') || given.startsWith('file:') ? given : value}'`,
+      { field: 'proxy' },
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BreError('USAGE', `Expected --proxy to be an http:// or https:// proxy URL, got '${url.protocol}//${url.host}'`, { field: 'proxy' });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new BreError(
+      'USAGE',
+      `Expected --proxy to be an http:// or https:// proxy URL, got '${url.protocol}//${url.host}'`,
+      { field: 'proxy' },
+    );
   if (given === value && (url.username !== '' || url.password !== '')) {
-    throw new BreError('USAGE', 'Expected --proxy without credentials on the command line (they would show in ps and shell history), got a URL with a user or password: give --proxy env:VAR or --proxy file:PATH (owner-only), or HTTPS_PROXY', { field: 'proxy' });
+    throw new BreError(
+      'USAGE',
+      'Expected --proxy without credentials on the command line (they would show in ps and shell history), got a URL with a user or password: give --proxy env:VAR or --proxy file:PATH (owner-only), or HTTPS_PROXY',
+      { field: 'proxy' },
+    );
   }
   return value;
 }
@@ -94,15 +155,27 @@ function tlsSettings(a: NetworkArgs, env: NodeJS.ProcessEnv): Record<ServiceName
   const keys = perServiceFiles(a['client-key'], 'client-key');
   const pfxs = perServiceFiles(a['client-pfx'], 'client-pfx');
   const extraCa = a['ca-file'] !== undefined ? readPublic(a['ca-file'], 'ca-file') : undefined;
-  const passphrase = SERVICES.some((s) => keys[s] !== undefined || pfxs[s] !== undefined) ? passphraseFrom(env) : undefined;
+  const passphrase = SERVICES.some((s) => keys[s] !== undefined || pfxs[s] !== undefined)
+    ? passphraseFrom(env)
+    : undefined;
   const made = new Map<string, TlsSettings>();
   const out = {} as Record<ServiceName, TlsSettings>;
   for (const s of SERVICES) {
     const cert = certs[s];
     const key = keys[s];
     const pfx = pfxs[s];
-    if (pfx !== undefined && (cert !== undefined || key !== undefined)) throw new BreError('USAGE', `Expected either --client-pfx or --client-cert with --client-key for ${s}, got both`, { field: 'client-pfx' });
-    if ((cert === undefined) !== (key === undefined)) throw new BreError('USAGE', `Expected --client-cert and --client-key together for ${s}, got only --${cert === undefined ? 'client-key' : 'client-cert'}`, { field: cert === undefined ? 'client-cert' : 'client-key' });
+    if (pfx !== undefined && (cert !== undefined || key !== undefined))
+      throw new BreError(
+        'USAGE',
+        `Expected either --client-pfx or --client-cert with --client-key for ${s}, got both`,
+        { field: 'client-pfx' },
+      );
+    if ((cert === undefined) !== (key === undefined))
+      throw new BreError(
+        'USAGE',
+        `Expected --client-cert and --client-key together for ${s}, got only --${cert === undefined ? 'client-key' : 'client-cert'}`,
+        { field: cert === undefined ? 'client-cert' : 'client-key' },
+      );
     const id = JSON.stringify([cert, key, pfx]);
     let t = made.get(id);
     if (!t) {
@@ -124,19 +197,36 @@ function tlsSettings(a: NetworkArgs, env: NodeJS.ProcessEnv): Record<ServiceName
 /** A certificate, key or CA that Node cannot load is exit 2 now, naming the file, not a failure per call. */
 function checkLoads(t: TlsSettings, file: string | undefined, caFile: string | undefined): void {
   try {
-    createSecureContext({ ...(t.cert ? { cert: t.cert, key: t.key } : {}), ...(t.pfx ? { pfx: t.pfx } : {}), ...(t.passphrase ? { passphrase: t.passphrase } : {}) });
+    createSecureContext({
+      ...(t.cert ? { cert: t.cert, key: t.key } : {}),
+      ...(t.pfx ? { pfx: t.pfx } : {}),
+      ...(t.passphrase ? { passphrase: t.passphrase } : {}),
+    });
   } catch (err) {
     const why = (err as Error).message;
-    const bad = /passphrase|decrypt|mac verify/i.test(why) ? 'the key\'s passphrase is wrong or missing (BRE_CLIENT_KEY_PASSPHRASE, BRE_CLIENT_KEY_PASSPHRASE_FILE)' : why;
-    throw new BreError('CONFIG_INVALID', `Expected the client certificate ${file} and its key to load, got: ${bad}`, { field: 'client-cert' });
+    const bad = /passphrase|decrypt|mac verify/i.test(why)
+      ? "the key's passphrase is wrong or missing (BRE_CLIENT_KEY_PASSPHRASE, BRE_CLIENT_KEY_PASSPHRASE_FILE)"
+      : why;
+    throw new BreError('CONFIG_INVALID', `Expected the client certificate ${file} and its key to load, got: ${bad}`, {
+      field: 'client-cert',
+    });
   }
   if (t.extraCa !== undefined) {
     try {
       createSecureContext({ ca: t.extraCa });
     } catch (err) {
-      throw new BreError('CONFIG_INVALID', `Expected --ca-file ${caFile} to hold PEM certificates, got: ${(err as Error).message}`, { field: 'ca-file' });
+      throw new BreError(
+        'CONFIG_INVALID',
+        `Expected --ca-file ${caFile} to hold PEM certificates, got: ${(err as Error).message}`,
+        { field: 'ca-file' },
+      );
     }
-    if (!t.extraCa.includes('-----BEGIN CERTIFICATE-----')) throw new BreError('CONFIG_INVALID', `Expected --ca-file ${caFile} to hold PEM certificates (-----BEGIN CERTIFICATE-----), got none`, { field: 'ca-file' });
+    if (!t.extraCa.includes('-----BEGIN CERTIFICATE-----'))
+      throw new BreError(
+        'CONFIG_INVALID',
+        `Expected --ca-file ${caFile} to hold PEM certificates (-----BEGIN CERTIFICATE-----), got none`,
+        { field: 'ca-file' },
+      );
   }
 }
 
@@ -145,17 +235,35 @@ function checkLoads(t: TlsSettings, file: string | undefined, caFile: string | u
  * directly). `localAddresses` and a proxy exclude each other: behind a proxy the proxy's address is the
  * egress, whatever address the connection to it leaves from.
  */
-export function resolveNetwork(a: NetworkArgs, env: NodeJS.ProcessEnv, baseUrls: Readonly<Record<ServiceName, string>>, localAddresses: readonly string[] | undefined): NetworkSettings {
+export function resolveNetwork(
+  a: NetworkArgs,
+  env: NodeJS.ProcessEnv,
+  baseUrls: Readonly<Record<ServiceName, string>>,
+  localAddresses: readonly string[] | undefined,
+): NetworkSettings {
   const fromEnv = proxyFromEnv(env);
   const given = a.proxy !== undefined ? proxyOption(a.proxy, env) : undefined;
   const proxy: ProxySettings = {
-    ...(given !== undefined ? { httpProxy: given, httpsProxy: given } : { ...(fromEnv.httpProxy ? { httpProxy: fromEnv.httpProxy } : {}), ...(fromEnv.httpsProxy ? { httpsProxy: fromEnv.httpsProxy } : {}) }),
-    ...(a['no-proxy'] !== undefined ? { noProxy: a['no-proxy'] } : fromEnv.noProxy !== undefined ? { noProxy: fromEnv.noProxy } : {}),
+    ...(given !== undefined
+      ? { httpProxy: given, httpsProxy: given }
+      : {
+          ...(fromEnv.httpProxy ? { httpProxy: fromEnv.httpProxy } : {}),
+          ...(fromEnv.httpsProxy ? { httpsProxy: fromEnv.httpsProxy } : {}),
+        }),
+    ...(a['no-proxy'] !== undefined
+      ? { noProxy: a['no-proxy'] }
+      : fromEnv.noProxy !== undefined
+        ? { noProxy: fromEnv.noProxy }
+        : {}),
   };
   if (localAddresses && localAddresses.length > 0) {
     const proxied = SERVICES.map((s) => [s, proxyFor(baseUrls[s], proxy)] as const).find(([, p]) => p !== undefined);
     if (proxied) {
-      throw new BreError('USAGE', `Expected --local-address without a proxy, got both: ${proxied[0]} calls go through ${shownProxy(proxied[1]!)} (${a.proxy !== undefined ? '--proxy' : 'HTTPS_PROXY/HTTP_PROXY'}), whose address is the egress the services see, so source addresses of this machine would not multiply the limits; drop one, or exempt the services with --no-proxy`, { field: 'local-address' });
+      throw new BreError(
+        'USAGE',
+        `Expected --local-address without a proxy, got both: ${proxied[0]} calls go through ${shownProxy(proxied[1]!)} (${a.proxy !== undefined ? '--proxy' : 'HTTPS_PROXY/HTTP_PROXY'}), whose address is the egress the services see, so source addresses of this machine would not multiply the limits; drop one, or exempt the services with --no-proxy`,
+        { field: 'local-address' },
+      );
     }
   }
   const extraFile = env.NODE_EXTRA_CA_CERTS;

@@ -15,8 +15,11 @@ function describePipelines(): string {
     for (const st of p.stages) {
       const kind = getStageKind(st.kind)!;
       const cols = kind.columns(st);
-      out.push(`  stage ${st.id}: ${st.kind}${st.endpoint ? ` ${st.endpoint}` : ''}${st.when.length ? ` (when ${st.when.map((c) => `${c.stage}.${c.field}`).join(' and ')})` : ''}`);
-      for (const c of cols.required) required.add(cols.alternatives?.[c] ? `${c} (or ${cols.alternatives[c].join(' or ')})` : c);
+      out.push(
+        `  stage ${st.id}: ${st.kind}${st.endpoint ? ` ${st.endpoint}` : ''}${st.when.length ? ` (when ${st.when.map((c) => `${c.stage}.${c.field}`).join(' and ')})` : ''}`,
+      );
+      for (const c of cols.required)
+        required.add(cols.alternatives?.[c] ? `${c} (or ${cols.alternatives[c].join(' or ')})` : c);
       for (const c of cols.optional) optional.add(c);
       for (const [c, why] of Object.entries(cols.conditional)) conditional.set(c, why);
     }

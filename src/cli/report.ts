@@ -11,9 +11,16 @@ interface ReportArgs {
 }
 
 async function reportCommandHandler(a: ReportArgs): Promise<number> {
-  if (!existsSync(a.dir) || !statSync(a.dir).isDirectory()) throw new BreError('USAGE', `Expected an output folder of bre-batch run or merge, got ${a.dir}, which is not a folder`);
+  if (!existsSync(a.dir) || !statSync(a.dir).isDirectory())
+    throw new BreError(
+      'USAGE',
+      `Expected an output folder of bre-batch run or merge, got ${a.dir}, which is not a folder`,
+    );
   if (!existsSync(join(a.dir, FILES.manifest)) && !existsSync(join(a.dir, FILES.summary))) {
-    throw new BreError('USAGE', `Expected an output folder of bre-batch run or merge (with manifest.json), got ${a.dir}`);
+    throw new BreError(
+      'USAGE',
+      `Expected an output folder of bre-batch run or merge (with manifest.json), got ${a.dir}`,
+    );
   }
   const { path, missing } = await writeRunReport(a.dir);
   for (const m of missing) process.stderr.write(`report: ${m}\n`);
@@ -23,8 +30,13 @@ async function reportCommandHandler(a: ReportArgs): Promise<number> {
 
 export const reportCommand: CommandModule<object, ReportArgs> = {
   command: 'report <dir>',
-  describe: 'rebuild report.html of an output folder (a run\'s or a merged one) from the folder alone',
-  builder: (y: Argv) => y.positional('dir', { type: 'string', demandOption: true, describe: 'the output folder (run --out, or merge --out)' }) as unknown as Argv<ReportArgs>,
+  describe: "rebuild report.html of an output folder (a run's or a merged one) from the folder alone",
+  builder: (y: Argv) =>
+    y.positional('dir', {
+      type: 'string',
+      demandOption: true,
+      describe: 'the output folder (run --out, or merge --out)',
+    }) as unknown as Argv<ReportArgs>,
   handler: async (a: ArgumentsCamelCase<ReportArgs>) => {
     process.exitCode = await reportCommandHandler(a);
   },

@@ -20,19 +20,34 @@ export async function processContext(withJob = false): Promise<OptionsContext> {
   // Loaded when the command runs: pipelines bring every stage kind, which `run --help` does not need.
   const { loadPipeline } = await import('../config/pipeline.js');
   const { newWorkerId } = withJob ? await import('../job/index.js') : { newWorkerId: () => '' };
-  return { env: process.env, loadPipeline, filesRoot: resolveFilesRoot, readSecretFile: readOwnerOnlyFile, workerId: newWorkerId };
+  return {
+    env: process.env,
+    loadPipeline,
+    filesRoot: resolveFilesRoot,
+    readSecretFile: readOwnerOnlyFile,
+    workerId: newWorkerId,
+  };
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run <pipeline>',
   describe: 'stream rows through a pipeline and write the output folder',
   builder: (y: Argv) => {
-    y.positional('pipeline', { type: 'string', demandOption: true, describe: 'a shipped pipeline name (see `bre-batch pipelines`) or a path to a pipeline file' });
-    for (const family of RUN_OPTION_FAMILIES) y.options(family.options).group(Object.keys(family.options), family.title);
+    y.positional('pipeline', {
+      type: 'string',
+      demandOption: true,
+      describe: 'a shipped pipeline name (see `bre-batch pipelines`) or a path to a pipeline file',
+    });
+    for (const family of RUN_OPTION_FAMILIES)
+      y.options(family.options).group(Object.keys(family.options), family.title);
     return y as unknown as Argv<RunArgs>;
   },
   handler: async (a: ArgumentsCamelCase<RunArgs>) => {
-    const resolved = resolveRunRequest(a, await processContext(a.job !== undefined), resumeCommand(process.argv.slice(2), process.env));
+    const resolved = resolveRunRequest(
+      a,
+      await processContext(a.job !== undefined),
+      resumeCommand(process.argv.slice(2), process.env),
+    );
     // Only the user's base URLs go through proxies and client certificates: the built-in sandbox is in-process.
     const baseUrls = resolved.endpoints.baseUrls;
     const network = baseUrls ? resolveNetwork(a, process.env, baseUrls, resolved.settings.localAddresses) : undefined;

@@ -17,7 +17,11 @@ export function optionNames(module: CommandModule<object, never>): string[] {
 
 const UNKNOWN = /^Unknown arguments?: (.+)$/;
 
-export function usageMessage(msg: string, chosen: CommandEntry | undefined, module: CommandModule<object, never> | undefined): string {
+export function usageMessage(
+  msg: string,
+  chosen: CommandEntry | undefined,
+  module: CommandModule<object, never> | undefined,
+): string {
   const unknown = UNKNOWN.exec(msg)?.[1].split(', ');
   if (!unknown) return msg;
   const names = COMMANDS.map(commandName);

@@ -37,34 +37,46 @@ export interface Pipeline {
   readonly sha256: string;
 }
 
-const conditionSchema = z.object({
-  stage: z.string().min(1),
-  field: z.string().min(1),
-  equals: z.unknown().optional(),
-  not_equals: z.unknown().optional(),
-  in: z.array(z.unknown()).optional(),
-  not_in: z.array(z.unknown()).optional(),
-  gte: z.number().optional(),
-  lte: z.number().optional(),
-  exists: z.boolean().optional(),
-}).strict();
+const conditionSchema = z
+  .object({
+    stage: z.string().min(1),
+    field: z.string().min(1),
+    equals: z.unknown().optional(),
+    not_equals: z.unknown().optional(),
+    in: z.array(z.unknown()).optional(),
+    not_in: z.array(z.unknown()).optional(),
+    gte: z.number().optional(),
+    lte: z.number().optional(),
+    exists: z.boolean().optional(),
+  })
+  .strict();
 
-const stageSchema = z.object({
-  id: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'an id of letters, digits, _ or - starting with a letter'),
-  kind: z.string().min(1),
-  endpoint: z.string().regex(/^[A-Za-z0-9_-]+$/, 'a workflow endpoint name (letters, digits, _ or -)').optional(),
-  when: z.union([conditionSchema, z.array(conditionSchema)]).optional(),
-  options: z.record(z.string(), z.unknown()).optional(),
-  description: z.string().optional(),
-}).strict();
+const stageSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'an id of letters, digits, _ or - starting with a letter'),
+    kind: z.string().min(1),
+    endpoint: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'a workflow endpoint name (letters, digits, _ or -)')
+      .optional(),
+    when: z.union([conditionSchema, z.array(conditionSchema)]).optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+    description: z.string().optional(),
+  })
+  .strict();
 
-export const pipelineFileSchema = z.object({
-  $schema: z.string().optional(),
-  name: z.string().regex(/^[A-Za-z0-9_.-]+$/).optional(),
-  description: z.string().optional(),
-  key: z.string().min(1).optional(),
-  stages: z.array(stageSchema).min(1),
-}).strict();
+export const pipelineFileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/)
+      .optional(),
+    description: z.string().optional(),
+    key: z.string().min(1).optional(),
+    stages: z.array(stageSchema).min(1),
+  })
+  .strict();
 
 function describeValue(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -75,7 +87,10 @@ function describeValue(v: unknown): string {
 }
 
 function at(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((s, p) => (typeof p === 'number' ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), '') || '(top level)';
+  return (
+    path.reduce<string>((s, p) => (typeof p === 'number' ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), '') ||
+    '(top level)'
+  );
 }
 
 function valueAt(doc: unknown, path: readonly PropertyKey[]): unknown {
@@ -89,14 +104,16 @@ function zodMessages(file: string, doc: unknown, err: z.ZodError, prefix: Proper
     const path = [...prefix, ...i.path];
     const got = describeValue(valueAt(doc, path));
     let expected = i.message;
-    if (i.code === 'unrecognized_keys') expected = `no key ${i.keys.map((k) => `'${k}'`).join(', ')} (not a known setting)`;
+    if (i.code === 'unrecognized_keys')
+      expected = `no key ${i.keys.map((k) => `'${k}'`).join(', ')} (not a known setting)`;
     else if (i.code === 'invalid_type') expected = `${i.expected}`;
     return `${file}: ${at(path)}: Expected ${expected}, got ${i.code === 'unrecognized_keys' ? 'it' : got}`;
   });
 }
 
 function resolvePipelinePath(nameOrPath: string): string {
-  const looksLikePath = nameOrPath.includes('/') || nameOrPath.includes('\\') || ['.yaml', '.yml', '.json'].includes(extname(nameOrPath));
+  const looksLikePath =
+    nameOrPath.includes('/') || nameOrPath.includes('\\') || ['.yaml', '.yml', '.json'].includes(extname(nameOrPath));
   if (looksLikePath) return resolve(nameOrPath);
   for (const ext of ['.yaml', '.yml', '.json']) {
     const p = join(PIPELINES_DIR, nameOrPath + ext);
@@ -104,7 +121,10 @@ function resolvePipelinePath(nameOrPath: string): string {
   }
   const names = listPipelineNames();
   const near = nearest(nameOrPath, names);
-  throw new BreError('PIPELINE_INVALID', `no pipeline named '${nameOrPath}'${near ? ` (did you mean '${near}'?)` : ''}: Expected one of ${names.join(', ')}, or a path to a pipeline file`);
+  throw new BreError(
+    'PIPELINE_INVALID',
+    `no pipeline named '${nameOrPath}'${near ? ` (did you mean '${near}'?)` : ''}: Expected one of ${names.join(', ')}, or a path to a pipeline file`,
+  );
 }
 
 export function listPipelineNames(): string[] {
@@ -135,7 +155,10 @@ export function parsePipeline(text: string, path: string): Pipeline {
   try {
     doc = extname(path) === '.json' ? JSON.parse(text) : YAML.parse(text);
   } catch (err) {
-    throw new BreError('PIPELINE_INVALID', `${file}: not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    throw new BreError(
+      'PIPELINE_INVALID',
+      `${file}: not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`,
+    );
   }
   const parsed = pipelineFileSchema.safeParse(doc);
   if (!parsed.success) throw new BreError('PIPELINE_INVALID', zodMessages(file, doc, parsed.error).join('\n'));
@@ -153,7 +176,10 @@ export function parsePipeline(text: string, path: string): Pipeline {
     }
     const when = (s.when === undefined ? [] : Array.isArray(s.when) ? s.when : [s.when]) as StageCondition[];
     when.forEach((c, j) => {
-      if (!ids.has(c.stage)) problems.push(`${where}.when[${j}].stage: Expected the id of an earlier stage (${[...ids].join(', ') || 'none before this one'}), got '${c.stage}'`);
+      if (!ids.has(c.stage))
+        problems.push(
+          `${where}.when[${j}].stage: Expected the id of an earlier stage (${[...ids].join(', ') || 'none before this one'}), got '${c.stage}'`,
+        );
     });
     ids.add(s.id);
     const opts = kind.optionsSchema.safeParse(s.options ?? {});
@@ -161,7 +187,13 @@ export function parsePipeline(text: string, path: string): Pipeline {
       problems.push(...zodMessages(file, doc, opts.error, ['stages', i, 'options']));
       return;
     }
-    const stage: StageConfig = { id: s.id, kind: s.kind, endpoint: s.endpoint, when, options: opts.data as Record<string, unknown> };
+    const stage: StageConfig = {
+      id: s.id,
+      kind: s.kind,
+      endpoint: s.endpoint,
+      when,
+      options: opts.data as Record<string, unknown>,
+    };
     for (const m of kind.checkConfig?.(stage) ?? []) problems.push(`${where}: ${m}`);
     stages.push(stage);
   });

@@ -20,7 +20,8 @@ function usage(flag: string, expected: string, got: string): never {
 
 function serviceNamed(name: string, flag: string): ServiceName {
   const service = name.toLowerCase();
-  if (!(SERVICES as readonly string[]).includes(service)) usage(flag, `SERVICE to be one of ${SERVICES.join(', ')}`, name);
+  if (!(SERVICES as readonly string[]).includes(service))
+    usage(flag, `SERVICE to be one of ${SERVICES.join(', ')}`, name);
   return service as ServiceName;
 }
 
@@ -74,25 +75,42 @@ export function parseDuration(value: string | number, rule: DurationRule): numbe
   const min = rule.min ?? 0;
   if (!(ms >= min)) {
     const bare = rule.unit === 's' ? 'seconds' : 'milliseconds';
-    usage(rule.flag, `to be a duration of ${min > 0 ? 'more than 0' : 'at least 0'} (1500ms, 30s, 2m; a bare number is ${bare})`, text);
+    usage(
+      rule.flag,
+      `to be a duration of ${min > 0 ? 'more than 0' : 'at least 0'} (1500ms, 30s, 2m; a bare number is ${bare})`,
+      text,
+    );
   }
   return ms;
 }
 
 const SIZE_RE = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?\s*$/i;
-const SIZE_UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1000, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3 };
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  b: 1,
+  kb: 1000,
+  kib: 1024,
+  mb: 1e6,
+  mib: 1024 ** 2,
+  gb: 1e9,
+  gib: 1024 ** 3,
+};
 
 /** A size in whole bytes: `16MiB`, `500kb`, `20MB`; a bare number is bytes. At least `min` (default 1). */
 export function parseByteSize(value: string | number, flag: string, min = 1): number {
   const text = String(value);
   const m = SIZE_RE.exec(text);
   const bytes = m ? Math.floor(Number(m[1]) * SIZE_UNITS[(m[2] ?? 'b').toLowerCase()]) : NaN;
-  if (!(bytes >= min)) usage(flag, `to be a size of at least ${min} bytes (16MiB, 500KB; a bare number is bytes)`, text);
+  if (!(bytes >= min))
+    usage(flag, `to be a size of at least ${min} bytes (16MiB, 500KB; a bare number is bytes)`, text);
   return bytes;
 }
 
 /** `SERVICE=DURATION` values (or a bare DURATION for every service) over `defaults`, e.g. `--timeout`. */
-export function parseServiceDurations(specs: readonly string[] | undefined, flag: string, defaults: Readonly<Record<ServiceName, number>>): Record<ServiceName, number> {
+export function parseServiceDurations(
+  specs: readonly string[] | undefined,
+  flag: string,
+  defaults: Readonly<Record<ServiceName, number>>,
+): Record<ServiceName, number> {
   const out = { ...defaults };
   const rule: DurationRule = { flag, unit: 's', min: 1 };
   for (const spec of specs ?? []) {

@@ -46,5 +46,12 @@ export interface Dialect extends DialectAddress {
    * (PostgreSQL: COPY, ./pg-copy.ts); the same result. `likelyNew`: the table is bre-batch's own and its rows
    * most likely new keys (a way that is faster then may be tried first). Inside the caller's transaction.
    */
-  readonly bulkUpsert?: (session: DbSession, table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly unknown[])[], likelyNew: boolean) => Promise<void>;
+  readonly bulkUpsert?: (
+    session: DbSession,
+    table: string,
+    columns: readonly string[],
+    key: readonly string[],
+    rows: readonly (readonly unknown[])[],
+    likelyNew: boolean,
+  ) => Promise<void>;
 }

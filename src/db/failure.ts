@@ -48,7 +48,17 @@ export function sessionError(err: unknown): unknown {
 }
 
 /** The network's codes and a session's lost connection, whatever the database. */
-const NETWORK_LOSS = new Set([CONNECTION_LOST, 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_LOSS = new Set([
+  CONNECTION_LOST,
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /** Whether the error is the network's (the same for every dialect): the dialects' `classify` asks this first. */
 export function isNetworkLoss(err: unknown): boolean {
@@ -84,8 +94,17 @@ function connectReason(err: unknown, serverReason?: (code: string) => string | u
 export const REFUSED_LOGIN = 'the server refused the user or password';
 export const NO_DATABASE = 'the database does not exist';
 
-export function connectFailure(url: DbUrl, label: string, err: unknown, serverReason?: (code: string) => string | undefined): BreError {
-  return new BreError('DB_UNREACHABLE', `cannot connect to ${label} at ${url.display}: ${connectReason(err, serverReason)}`, { cause: err });
+export function connectFailure(
+  url: DbUrl,
+  label: string,
+  err: unknown,
+  serverReason?: (code: string) => string | undefined,
+): BreError {
+  return new BreError(
+    'DB_UNREACHABLE',
+    `cannot connect to ${label} at ${url.display}: ${connectReason(err, serverReason)}`,
+    { cause: err },
+  );
 }
 
 /** The driver's own words about a failed statement (SQLSTATE or ER_* code first), for a message. */

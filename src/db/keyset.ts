@@ -58,8 +58,10 @@ export function standardKeyset(d: KeysetDialect): KeysetSql {
       const where = after ? `q.${k} > ${d.keyParam(keyType)}` : `q.${k} IS NOT NULL`;
       // The ranks are taken over the page only (a window over the rest of the relation would cost a sort
       // of all of it per page); the page's last group is completed by the reader (src/input/db/page.ts).
-      return `SELECT p.*, dense_rank() OVER (ORDER BY p.${k}) AS ${d.quote(RANK_COLUMN)}, count(*) OVER (PARTITION BY p.${k}) AS ${d.quote(COUNT_COLUMN)} `
-        + `FROM (SELECT * FROM ${from(rel)} WHERE ${where} ORDER BY q.${k} LIMIT ${Math.trunc(fetch)}) p ORDER BY p.${k}`;
+      return (
+        `SELECT p.*, dense_rank() OVER (ORDER BY p.${k}) AS ${d.quote(RANK_COLUMN)}, count(*) OVER (PARTITION BY p.${k}) AS ${d.quote(COUNT_COLUMN)} ` +
+        `FROM (SELECT * FROM ${from(rel)} WHERE ${where} ORDER BY q.${k} LIMIT ${Math.trunc(fetch)}) p ORDER BY p.${k}`
+      );
     },
     group: (rel, key, keyType) => `SELECT * FROM ${from(rel)} WHERE q.${d.quote(key)} = ${d.keyParam(keyType)}`,
     count: (rel) => `SELECT count(*) AS n FROM ${from(rel)}`,

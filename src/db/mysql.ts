@@ -7,7 +7,15 @@ import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import type { FieldPacket, TypeCastField } from 'mysql2/promise';
 import type { Dialect } from './dialect.js';
-import { codeOf, connectFailure, isNetworkLoss, NO_DATABASE, REFUSED_LOGIN, sessionError, type Failure } from './failure.js';
+import {
+  codeOf,
+  connectFailure,
+  isNetworkLoss,
+  NO_DATABASE,
+  REFUSED_LOGIN,
+  sessionError,
+  type Failure,
+} from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { standardSink } from './sink-sql.js';
 import type { DbColumn, DbResult, DbSession } from './session.js';
@@ -15,9 +23,31 @@ import type { DbUrl } from './url.js';
 
 /** mysql2's column type numbers (MySQL's protocol) and the names this project reports. */
 const TYPE_NAMES: Readonly<Record<number, string>> = {
-  0: 'decimal', 1: 'tinyint', 2: 'smallint', 3: 'int', 4: 'float', 5: 'double', 7: 'timestamp', 8: 'bigint', 9: 'mediumint',
-  10: 'date', 11: 'time', 12: 'datetime', 13: 'year', 15: 'varchar', 16: 'bit', 245: 'json', 246: 'decimal', 247: 'enum',
-  248: 'set', 249: 'tinyblob', 250: 'mediumblob', 251: 'longblob', 252: 'blob', 253: 'varchar', 254: 'char',
+  0: 'decimal',
+  1: 'tinyint',
+  2: 'smallint',
+  3: 'int',
+  4: 'float',
+  5: 'double',
+  7: 'timestamp',
+  8: 'bigint',
+  9: 'mediumint',
+  10: 'date',
+  11: 'time',
+  12: 'datetime',
+  13: 'year',
+  15: 'varchar',
+  16: 'bit',
+  245: 'json',
+  246: 'decimal',
+  247: 'enum',
+  248: 'set',
+  249: 'tinyblob',
+  250: 'mediumblob',
+  251: 'longblob',
+  252: 'blob',
+  253: 'varchar',
+  254: 'char',
 };
 
 /** MariaDB stores JSON as LONGTEXT but says so in its extended metadata (10.5+). */
@@ -56,7 +86,9 @@ function tlsOptions(url: DbUrl): mysql.ConnectionOptions['ssl'] {
 function columnsOf(fields: FieldPacket[] | undefined): DbColumn[] {
   return (fields ?? []).map((f) => ({
     name: f.name,
-    type: isJsonField(f as unknown as { columnType?: number; extendedFormat?: string }) ? 'json' : (TYPE_NAMES[f.columnType ?? f.type ?? -1] ?? `type ${f.columnType ?? f.type}`),
+    type: isJsonField(f as unknown as { columnType?: number; extendedFormat?: string })
+      ? 'json'
+      : (TYPE_NAMES[f.columnType ?? f.type ?? -1] ?? `type ${f.columnType ?? f.type}`),
   }));
 }
 
@@ -65,7 +97,10 @@ class MysqlSession implements DbSession {
   #inTransaction = false;
   #closed = false;
 
-  constructor(readonly url: DbUrl, readonly connection: mysql.Connection) {
+  constructor(
+    readonly url: DbUrl,
+    readonly connection: mysql.Connection,
+  ) {
     this.lost = new Promise((resolve) => {
       connection.on('error', (err: Error) => resolve(err));
       connection.on('end', () => {
@@ -122,7 +157,12 @@ class MysqlSession implements DbSession {
 const EXACT_NUMBER_TYPES = new Set(['decimal', 'tinyint', 'smallint', 'mediumint', 'int', 'bigint', 'year']);
 
 /** mysql2's PROTOCOL_CONNECTION_LOST and the server's own going away. */
-const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_QUERY_INTERRUPTED']);
+const LOST = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_QUERY_INTERRUPTED',
+]);
 
 function classify(err: unknown): Failure {
   if (isNetworkLoss(err)) return 'lost';
@@ -156,11 +196,22 @@ export const mysqlDialect: Dialect = {
     let connection: mysql.Connection;
     try {
       connection = await mysql.createConnection({
-        host: url.host, port: url.port, database: url.database, user: url.user ?? process.env.USER,
+        host: url.host,
+        port: url.port,
+        database: url.database,
+        user: url.user ?? process.env.USER,
         // The mysql client's own variable; a URL from the environment or an owner-only file may carry it too.
-        password: url.password ?? process.env.MYSQL_PWD, ssl: tlsOptions(url),
-        supportBigNumbers: true, bigNumberStrings: true, decimalNumbers: false, typeCast, timezone: 'Z',
-        connectTimeout: 10_000, multipleStatements: false, enableKeepAlive: true, charset: 'utf8mb4',
+        password: url.password ?? process.env.MYSQL_PWD,
+        ssl: tlsOptions(url),
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+        decimalNumbers: false,
+        typeCast,
+        timezone: 'Z',
+        connectTimeout: 10_000,
+        multipleStatements: false,
+        enableKeepAlive: true,
+        charset: 'utf8mb4',
       });
     } catch (err) {
       throw connectFailure(url, 'MySQL/MariaDB', err, serverReason);
@@ -182,7 +233,8 @@ export const mysqlDialect: Dialect = {
   // Conversion in Expression Evaluation"): a bigint key above 2^53 would compare wrongly. DECIMAL(65,30)
   // holds every integer type and every DECIMAL exactly, and the range is still read from the key's index.
   keyset: standardKeyset({
-    quote: (id) => mysqlDialect.quote(id), table: (name, schema) => mysqlDialect.table(name, schema),
+    quote: (id) => mysqlDialect.quote(id),
+    table: (name, schema) => mysqlDialect.table(name, schema),
     keyParam: (type) => (EXACT_NUMBER_TYPES.has(type) ? 'CAST(? AS DECIMAL(65,30))' : '?'),
   }),
   // The sink's statements. A primary key cannot be a TEXT column: keys are VARCHAR(255) (1,020 bytes in
@@ -190,17 +242,30 @@ export const mysqlDialect: Dialect = {
   sink: standardSink({
     quote: (id) => mysqlDialect.quote(id),
     param: () => '?',
-    types: { boolean: 'boolean', int64: 'bigint', double: 'double', string: 'longtext', json: 'json', timestamp_local_ms: 'datetime(3)', date: 'date' },
+    types: {
+      boolean: 'boolean',
+      int64: 'bigint',
+      double: 'double',
+      string: 'longtext',
+      json: 'json',
+      timestamp_local_ms: 'datetime(3)',
+      date: 'date',
+    },
     keyType: 'varchar(255)',
     // DATETIME(3) holding UTC, not TIMESTAMP: TIMESTAMP converts through each connection's time_zone on the way in
     // and out (MariaDB takes no offset in the text) and ends in 2038; DATETIME keeps the UTC bre-batch writes.
     instant: { type: 'datetime(3)', zone: '' },
     families: {
-      text: ['varchar', 'char', 'text', 'tinytext', 'mediumtext', 'longtext'], json: ['json', 'longtext'],
-      integer: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint'], number: ['decimal', 'float', 'double'],
-      boolean: ['boolean', 'bit'], timestamp: ['datetime', 'timestamp'], date: ['date'],
+      text: ['varchar', 'char', 'text', 'tinytext', 'mediumtext', 'longtext'],
+      json: ['json', 'longtext'],
+      integer: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint'],
+      number: ['decimal', 'float', 'double'],
+      boolean: ['boolean', 'bit'],
+      timestamp: ['datetime', 'timestamp'],
+      date: ['date'],
     },
-    onConflict: (key, update) => `ON DUPLICATE KEY UPDATE ${(update.length === 0 ? key : update).map((c) => `${mysqlDialect.quote(c)} = VALUES(${mysqlDialect.quote(c)})`).join(', ')}`,
+    onConflict: (key, update) =>
+      `ON DUPLICATE KEY UPDATE ${(update.length === 0 ? key : update).map((c) => `${mysqlDialect.quote(c)} = VALUES(${mysqlDialect.quote(c)})`).join(', ')}`,
     tableComment: (_table, comment) => ({ option: `COMMENT='${comment.replace(/'/g, "''")}'` }),
     widen: (table, c) => `ALTER TABLE ${table} MODIFY COLUMN ${mysqlDialect.quote(c.name)} ${c.type}`,
     describe: (name, schema) => ({

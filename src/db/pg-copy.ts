@@ -53,7 +53,9 @@ const lz4 = new WeakMap<pg.Client, boolean>();
 async function compressWithLz4(client: pg.Client): Promise<string> {
   let has = lz4.get(client);
   if (has === undefined) {
-    const r = await client.query<{ lz4: boolean }>(`SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`);
+    const r = await client.query<{ lz4: boolean }>(
+      `SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`,
+    );
     has = r.rows[0]?.lz4 === true;
     lz4.set(client, has);
   }
@@ -79,7 +81,11 @@ export interface CopyUpsert {
 const conflicted = new WeakMap<pg.Client, Set<string>>();
 
 /** Upserts `rows` (values in the order of `columns`) into the target, inside the transaction that is open. */
-export async function copyUpsert(client: pg.Client, u: CopyUpsert, rows: readonly (readonly unknown[])[]): Promise<void> {
+export async function copyUpsert(
+  client: pg.Client,
+  u: CopyUpsert,
+  rows: readonly (readonly unknown[])[],
+): Promise<void> {
   const cols = u.columns.map(u.quote).join(', ');
   // Statements with no parameters and no rows back go together, one round trip (each costs both sides a wake-up).
   let first = '';
@@ -105,7 +111,10 @@ export async function copyUpsert(client: pg.Client, u: CopyUpsert, rows: readonl
   const stage = `pg_temp.${u.quote(`bre_sink_stage_${staged}`)}`;
   // The columns' types are the target's own (a user's table's too); no constraint is copied. Rows are not
   // compressed or moved out of line in it (toast_tuple_target): that is done once, in the target.
-  await run(client, `${first}CREATE TEMPORARY TABLE ${stage} WITH (toast_tuple_target = 8160) ON COMMIT DROP AS SELECT ${cols} FROM ${u.table} WITH NO DATA`);
+  await run(
+    client,
+    `${first}CREATE TEMPORARY TABLE ${stage} WITH (toast_tuple_target = 8160) ON COMMIT DROP AS SELECT ${cols} FROM ${u.table} WITH NO DATA`,
+  );
   await copyRows(client, `COPY ${stage} (${cols}) FROM STDIN`, rows);
   await run(client, u.upsertFrom(stage));
 }
@@ -122,14 +131,15 @@ async function copyRows(client: pg.Client, sql: string, rows: readonly (readonly
   done.catch(() => undefined);
   // One piece at a time, each written before the next is made: the server parses while the next is made, and
   // after a refusal nothing more is written (pg-copy-streams would write it to a connection it has let go).
-  const send = (piece: Buffer) => new Promise<void>((resolve) => {
-    const refused = () => resolve();
-    stream.once('error', refused);
-    stream.write(piece, () => {
-      stream.off('error', refused);
-      resolve();
+  const send = (piece: Buffer) =>
+    new Promise<void>((resolve) => {
+      const refused = () => resolve();
+      stream.once('error', refused);
+      stream.write(piece, () => {
+        stream.off('error', refused);
+        resolve();
+      });
     });
-  });
   // Each line written into the piece's bytes as it is made: strings joined into a piece cost several times
   // more to turn into bytes (a fresh buffer each piece: the last one may still wait in the socket).
   let piece = Buffer.allocUnsafe(PIECE_BYTES);

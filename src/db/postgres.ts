@@ -7,7 +7,15 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
-import { codeOf, connectFailure, isNetworkLoss, NO_DATABASE, REFUSED_LOGIN, sessionError, type Failure } from './failure.js';
+import {
+  codeOf,
+  connectFailure,
+  isNetworkLoss,
+  NO_DATABASE,
+  REFUSED_LOGIN,
+  sessionError,
+  type Failure,
+} from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { copyUpsert } from './pg-copy.js';
 import { standardSink } from './sink-sql.js';
@@ -16,10 +24,29 @@ import type { DbUrl } from './url.js';
 
 /** Type names of the OIDs a row is likely to hold (pg_type.typname); others are looked up once. */
 const OID_NAMES: Readonly<Record<number, string>> = {
-  16: 'boolean', 17: 'bytea', 18: 'char', 19: 'name', 20: 'bigint', 21: 'smallint', 23: 'integer', 25: 'text', 26: 'oid',
-  114: 'json', 700: 'real', 701: 'double precision', 1042: 'character', 1043: 'character varying', 1082: 'date',
-  1083: 'time', 1114: 'timestamp', 1184: 'timestamptz', 1186: 'interval', 1266: 'timetz', 1700: 'numeric',
-  2950: 'uuid', 3802: 'jsonb',
+  16: 'boolean',
+  17: 'bytea',
+  18: 'char',
+  19: 'name',
+  20: 'bigint',
+  21: 'smallint',
+  23: 'integer',
+  25: 'text',
+  26: 'oid',
+  114: 'json',
+  700: 'real',
+  701: 'double precision',
+  1042: 'character',
+  1043: 'character varying',
+  1082: 'date',
+  1083: 'time',
+  1114: 'timestamp',
+  1184: 'timestamptz',
+  1186: 'interval',
+  1266: 'timetz',
+  1700: 'numeric',
+  2950: 'uuid',
+  3802: 'jsonb',
 };
 
 const text = (v: string): string => v;
@@ -49,7 +76,11 @@ const TYPES: pg.CustomTypesConfig = {
 function tlsOptions(url: DbUrl): pg.ClientConfig['ssl'] {
   if (url.tls === 'off') return false;
   if (url.tls === 'no-verify') return { rejectUnauthorized: false };
-  return { rejectUnauthorized: true, ...(url.caFile ? { ca: readFileSync(url.caFile, 'utf8') } : {}), servername: url.host };
+  return {
+    rejectUnauthorized: true,
+    ...(url.caFile ? { ca: readFileSync(url.caFile, 'utf8') } : {}),
+    servername: url.host,
+  };
 }
 
 class PgSession implements DbSession {
@@ -57,7 +88,10 @@ class PgSession implements DbSession {
   #inTransaction = false;
   #closed = false;
 
-  constructor(readonly url: DbUrl, readonly client: pg.Client) {
+  constructor(
+    readonly url: DbUrl,
+    readonly client: pg.Client,
+  ) {
     this.lost = new Promise((resolve) => {
       // An 'error' event without a listener would crash the process: a killed backend while idle lands here.
       client.on('error', (err) => resolve(err));
@@ -74,7 +108,10 @@ class PgSession implements DbSession {
     } catch (err) {
       throw sessionError(err);
     }
-    const columns: DbColumn[] = (res.fields ?? []).map((f) => ({ name: f.name, type: OID_NAMES[f.dataTypeID] ?? `oid ${f.dataTypeID}` }));
+    const columns: DbColumn[] = (res.fields ?? []).map((f) => ({
+      name: f.name,
+      type: OID_NAMES[f.dataTypeID] ?? `oid ${f.dataTypeID}`,
+    }));
     return { rows: res.rows as R[], columns, count: res.rowCount ?? res.rows.length };
   }
 
@@ -145,9 +182,17 @@ export const postgres: Dialect = {
   async connect(url) {
     // No password in the URL: pg reads PGPASSWORD, then ~/.pgpass, as libpq does.
     const client = new pg.Client({
-      host: url.host, port: url.port, database: url.database, user: url.user, password: url.password,
-      ssl: tlsOptions(url), types: TYPES, keepAlive: true, connectionTimeoutMillis: 10_000,
-      application_name: 'bre-batch', options: '-c TimeZone=UTC',
+      host: url.host,
+      port: url.port,
+      database: url.database,
+      user: url.user,
+      password: url.password,
+      ssl: tlsOptions(url),
+      types: TYPES,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'bre-batch',
+      options: '-c TimeZone=UTC',
     });
     // Errors before connect() settles are reported by connect() itself.
     client.on('error', () => undefined);
@@ -170,23 +215,41 @@ export const postgres: Dialect = {
   },
   // The source's statements. An untyped parameter takes the type of the key it is compared with: bigint
   // and numeric keys compare as numbers, text keys in the column's collation.
-  keyset: standardKeyset({ quote: (id) => postgres.quote(id), table: (name, schema) => postgres.table(name, schema), keyParam: () => '$1' }),
+  keyset: standardKeyset({
+    quote: (id) => postgres.quote(id),
+    table: (name, schema) => postgres.table(name, schema),
+    keyParam: () => '$1',
+  }),
   // The sink's statements. A table is found by its quoted name through to_regclass, as the planner would.
   sink: standardSink({
     quote: (id) => postgres.quote(id),
     param: (i) => `$${i}`,
-    types: { boolean: 'boolean', int64: 'bigint', double: 'double precision', string: 'text', json: 'jsonb', timestamp_local_ms: 'timestamp(3)', date: 'date' },
+    types: {
+      boolean: 'boolean',
+      int64: 'bigint',
+      double: 'double precision',
+      string: 'text',
+      json: 'jsonb',
+      timestamp_local_ms: 'timestamp(3)',
+      date: 'date',
+    },
     keyType: 'text',
     // An instant, shown in each reader's time zone; the zone in the text keeps the session's TimeZone out of it.
     instant: { type: 'timestamptz(3)', zone: '+00' },
     families: {
-      text: ['text', 'character varying', 'character'], json: ['json', 'jsonb'], integer: ['smallint', 'integer', 'bigint'],
-      number: ['numeric', 'real', 'double precision'], boolean: ['boolean'],
-      timestamp: ['timestamp without time zone', 'timestamp with time zone'], date: ['date'],
+      text: ['text', 'character varying', 'character'],
+      json: ['json', 'jsonb'],
+      integer: ['smallint', 'integer', 'bigint'],
+      number: ['numeric', 'real', 'double precision'],
+      boolean: ['boolean'],
+      timestamp: ['timestamp without time zone', 'timestamp with time zone'],
+      date: ['date'],
     },
-    onConflict: (key, update) => `ON CONFLICT (${key.map((k) => postgres.quote(k)).join(', ')}) ${update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${update.map((c) => `${postgres.quote(c)} = EXCLUDED.${postgres.quote(c)}`).join(', ')}`}`,
+    onConflict: (key, update) =>
+      `ON CONFLICT (${key.map((k) => postgres.quote(k)).join(', ')}) ${update.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${update.map((c) => `${postgres.quote(c)} = EXCLUDED.${postgres.quote(c)}`).join(', ')}`}`,
     tableComment: (table, comment) => ({ statement: `COMMENT ON TABLE ${table} IS '${comment.replace(/'/g, "''")}'` }),
-    widen: (table, c) => `ALTER TABLE ${table} ALTER COLUMN ${postgres.quote(c.name)} TYPE ${c.type} USING ${postgres.quote(c.name)}::${c.type}`,
+    widen: (table, c) =>
+      `ALTER TABLE ${table} ALTER COLUMN ${postgres.quote(c.name)} TYPE ${c.type} USING ${postgres.quote(c.name)}::${c.type}`,
     describe: (name, schema) => ({
       sql: `SELECT column_name AS name, data_type AS type, is_nullable = 'YES' AS nullable, (column_default IS NOT NULL OR is_identity = 'YES' OR is_generated = 'ALWAYS') AS has_default
             FROM information_schema.columns WHERE table_schema = COALESCE($1::text, current_schema()) AND table_name = $2 ORDER BY ordinal_position`,
@@ -197,11 +260,23 @@ export const postgres: Dialect = {
             WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL`,
       params: [postgres.table(name, schema)],
     }),
-    comment: (name, schema) => ({ sql: `SELECT obj_description(to_regclass($1), 'pg_class') AS comment`, params: [postgres.table(name, schema)] }),
+    comment: (name, schema) => ({
+      sql: `SELECT obj_description(to_regclass($1), 'pg_class') AS comment`,
+      params: [postgres.table(name, schema)],
+    }),
   }),
-  bulkUpsert: (session, table, columns, key, rows, likelyNew) => copyUpsert(pgClientOf(session), {
-    table, columns, quote: (id) => postgres.quote(id), upsertFrom: (source) => postgres.sink.upsertFrom(table, source, columns, key), likelyNew,
-  }, rows),
+  bulkUpsert: (session, table, columns, key, rows, likelyNew) =>
+    copyUpsert(
+      pgClientOf(session),
+      {
+        table,
+        columns,
+        quote: (id) => postgres.quote(id),
+        upsertFrom: (source) => postgres.sink.upsertFrom(table, source, columns, key),
+        likelyNew,
+      },
+      rows,
+    ),
 };
 
 /** The pg Client of a session this dialect opened (for COPY and cursors, which only it knows). */

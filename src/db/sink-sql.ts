@@ -81,7 +81,15 @@ export interface SinkDialectParts {
   readonly keyType: string;
   readonly instant: SinkSql['instant'];
   /** Type names (information_schema's data_type) of each family; `number`: those that keep a fraction (MySQL would round one into an integer column). */
-  readonly families: { readonly text: readonly string[]; readonly json: readonly string[]; readonly integer: readonly string[]; readonly number: readonly string[]; readonly boolean: readonly string[]; readonly timestamp: readonly string[]; readonly date: readonly string[] };
+  readonly families: {
+    readonly text: readonly string[];
+    readonly json: readonly string[];
+    readonly integer: readonly string[];
+    readonly number: readonly string[];
+    readonly boolean: readonly string[];
+    readonly timestamp: readonly string[];
+    readonly date: readonly string[];
+  };
   /** `ON CONFLICT (k) DO UPDATE SET c = EXCLUDED.c` or `ON DUPLICATE KEY UPDATE c = VALUES(c)`. */
   readonly onConflict: (key: readonly string[], update: readonly string[]) => string;
   /** CREATE TABLE's statements after the columns' list (PostgreSQL: a COMMENT ON; MySQL: a table option). */
@@ -92,7 +100,6 @@ export interface SinkDialectParts {
   readonly comment: SinkSql['comment'];
 }
 
-
 export function standardSink(p: SinkDialectParts): SinkSql {
   const q = p.quote;
   const f = p.families;
@@ -101,7 +108,8 @@ export function standardSink(p: SinkDialectParts): SinkSql {
     typeOf: (kind) => p.types[kind],
     keyType: p.keyType,
     instant: p.instant,
-    isKeyType: (type) => has(f.text, type) || has(f.integer, type) || type.toLowerCase() === 'numeric' || type.toLowerCase() === 'decimal',
+    isKeyType: (type) =>
+      has(f.text, type) || has(f.integer, type) || type.toLowerCase() === 'numeric' || type.toLowerCase() === 'decimal',
     holdsJson: (type) => has(f.json, type) || has(f.text, type),
     holdsText: (type) => has(f.text, type),
     holds(type, kind) {
@@ -154,12 +162,15 @@ export function standardSink(p: SinkDialectParts): SinkSql {
     },
     upsertFrom(table, source, columns, key) {
       const cols = columns.map(q).join(', ');
-      return `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${source} ${p.onConflict(key, columns.filter((c) => !key.includes(c)))}`;
+      return `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${source} ${p.onConflict(
+        key,
+        columns.filter((c) => !key.includes(c)),
+      )}`;
     },
-    deleteIn: (table, column, n) => `DELETE FROM ${table} WHERE ${q(column)} IN (${Array.from({ length: n }, (_, i) => p.param(i + 1)).join(', ')})`,
+    deleteIn: (table, column, n) =>
+      `DELETE FROM ${table} WHERE ${q(column)} IN (${Array.from({ length: n }, (_, i) => p.param(i + 1)).join(', ')})`,
     describe: p.describe,
     uniqueColumns: p.uniqueColumns,
     comment: p.comment,
   };
 }
-

@@ -91,7 +91,11 @@ function tlsOf(host: string, params: URLSearchParams, flag: string): TlsMode {
     case 'true':
       return 'verify';
     default:
-      throw new BreError('USAGE', `Expected ${flag}'s sslmode to be disable, require, no-verify, verify-ca or verify-full, got '${given}'`, { field: flag });
+      throw new BreError(
+        'USAGE',
+        `Expected ${flag}'s sslmode to be disable, require, no-verify, verify-ca or verify-full, got '${given}'`,
+        { field: flag },
+      );
   }
 }
 
@@ -103,27 +107,53 @@ export function parseDbUrlOf(text: string, opts: ParseOptions, dialects: readonl
   try {
     url = new URL(text);
   } catch {
-    throw new BreError('USAGE', `Expected ${flag} to be a database URL such as postgres://host:5432/db or mysql://host/db, got '${redactUrlText(text)}'`, { field: flag });
+    throw new BreError(
+      'USAGE',
+      `Expected ${flag} to be a database URL such as postgres://host:5432/db or mysql://host/db, got '${redactUrlText(text)}'`,
+      { field: flag },
+    );
   }
   const found = dialectOfScheme(url.protocol, dialects);
   if (!found) {
     const schemes = dialects.flatMap((d) => d.schemes.map((x) => `${x}://`));
-    throw new BreError('USAGE', `Expected ${flag} to start with ${schemes.slice(0, -1).join(', ')} or ${schemes[schemes.length - 1]}, got '${url.protocol}//'`, { field: flag });
+    throw new BreError(
+      'USAGE',
+      `Expected ${flag} to start with ${schemes.slice(0, -1).join(', ')} or ${schemes[schemes.length - 1]}, got '${url.protocol}//'`,
+      { field: flag },
+    );
   }
   const dialect = found.name;
   const password = url.password === '' ? undefined : decodeURIComponent(url.password);
   if (password !== undefined && !opts.passwordAllowed) {
-    throw new BreError('USAGE', `refusing a password on the command line (${flag}): it would show in ps and in shell history. `
-      + `Give it in ${found.passwordFrom}, or pass the whole URL as ${flag} env:VARIABLE or ${flag} file:PATH (a file only its owner can read)`, { field: flag });
+    throw new BreError(
+      'USAGE',
+      `refusing a password on the command line (${flag}): it would show in ps and in shell history. ` +
+        `Give it in ${found.passwordFrom}, or pass the whole URL as ${flag} env:VARIABLE or ${flag} file:PATH (a file only its owner can read)`,
+      { field: flag },
+    );
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === '') throw new BreError('USAGE', `Expected ${flag} to name a host (postgres://HOST[:PORT]/DB), got '${redactUrlText(text)}'`, { field: flag });
+  if (host === '')
+    throw new BreError(
+      'USAGE',
+      `Expected ${flag} to name a host (postgres://HOST[:PORT]/DB), got '${redactUrlText(text)}'`,
+      { field: flag },
+    );
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (database === '' || database.includes('/')) {
-    throw new BreError('USAGE', `Expected ${flag} to name one database after the host (postgres://HOST[:PORT]/DB), got '${redactUrlText(text)}'`, { field: flag });
+    throw new BreError(
+      'USAGE',
+      `Expected ${flag} to name one database after the host (postgres://HOST[:PORT]/DB), got '${redactUrlText(text)}'`,
+      { field: flag },
+    );
   }
   for (const name of url.searchParams.keys()) {
-    if (!KNOWN_PARAMS.has(name)) throw new BreError('USAGE', `Expected ${flag}'s parameters to be among ${[...KNOWN_PARAMS].join(', ')}, got '${name}'`, { field: flag });
+    if (!KNOWN_PARAMS.has(name))
+      throw new BreError(
+        'USAGE',
+        `Expected ${flag}'s parameters to be among ${[...KNOWN_PARAMS].join(', ')}, got '${name}'`,
+        { field: flag },
+      );
   }
   const port = url.port === '' ? found.defaultPort : Number(url.port);
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);

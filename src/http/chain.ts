@@ -88,7 +88,13 @@ export interface ClientOptions {
 
 export interface ServiceClient {
   /** `stageStats` receives the same per-attempt records as the service's own stats. */
-  call(service: ServiceName, path: string, body: JsonObject, opts?: CallOptions, stageStats?: CallStats): Promise<CallResult>;
+  call(
+    service: ServiceName,
+    path: string,
+    body: JsonObject,
+    opts?: CallOptions,
+    stageStats?: CallStats,
+  ): Promise<CallResult>;
   readonly stats: Readonly<Record<ServiceName, CallStats>>;
   /** Milliseconds spent sleeping before retries (backoff or Retry-After), summed over calls, per service. */
   readonly retryWaitMs: Readonly<Record<ServiceName, number>>;
@@ -103,7 +109,13 @@ function transportsOf(opts: ClientOptions): Record<ServiceName, Transport> {
     const tls = opts.network?.tls[service];
     const same = made.find((m) => m.baseUrl === t.baseUrl && m.tls === tls);
     if (same) return same.transport;
-    const transport = new Transport(t.baseUrl, Math.max(t.connections, 1), opts.maxResponseBytes, opts.localAddress, routeOf(service, t.baseUrl, opts.network));
+    const transport = new Transport(
+      t.baseUrl,
+      Math.max(t.connections, 1),
+      opts.maxResponseBytes,
+      opts.localAddress,
+      routeOf(service, t.baseUrl, opts.network),
+    );
     made.push({ baseUrl: t.baseUrl, tls, transport });
     return transport;
   };
@@ -117,22 +129,30 @@ export function createClient(opts: ClientOptions): ServiceClient {
   const deadlines = new Deadlines();
   const meter = new Meter(opts.alsoStats);
   const inFlight = opts.hardSignal ?? opts.signal;
-  opts.hardSignal?.addEventListener('abort', () => {
-    deadlines.clear();
-    for (const t of pools) void t.destroy();
-  }, { once: true });
+  opts.hardSignal?.addEventListener(
+    'abort',
+    () => {
+      deadlines.clear();
+      for (const t of pools) void t.destroy();
+    },
+    { once: true },
+  );
 
-  const transport: Dispatch<HttpResponse> = (a) => transports[a.service].dispatch(a.service, a.request, a.timeoutMs, inFlight, a.sent, a.deadline);
+  const transport: Dispatch<HttpResponse> = (a) =>
+    transports[a.service].dispatch(a.service, a.request, a.timeoutMs, inFlight, a.sent, a.deadline);
 
   // The order of the layers, outermost first (why: this file's head comment).
   const dispatch = retry({ maxAttempts: opts.maxAttempts, signal: opts.signal, sleep, random: opts.random, meter })(
     firstCalls()(
-    limit({ limiterOf: (service) => opts.targets[service].limiter, signal: opts.signal, sleep, throttleDeadlineMs: opts.throttleDeadlineMs, waited: (service, ms) => meter.waited(service, ms) })(
-      classify(
-        measure(meter)(
-          deadline(deadlines)(
-            auth(opts.clientId, opts.authToken)(
-              transport)))))));
+      limit({
+        limiterOf: (service) => opts.targets[service].limiter,
+        signal: opts.signal,
+        sleep,
+        throttleDeadlineMs: opts.throttleDeadlineMs,
+        waited: (service, ms) => meter.waited(service, ms),
+      })(classify(measure(meter)(deadline(deadlines)(auth(opts.clientId, opts.authToken)(transport))))),
+    ),
+  );
 
   return {
     async call(service, path, body, callOpts = {}, stageStats) {

@@ -154,14 +154,18 @@ export class Deadlines {
 /** The reason a request is aborted with when its attempt's deadline passes. */
 export class DeadlinePassed extends Error {
   constructor() {
-    super('the attempt\'s deadline passed');
+    super("the attempt's deadline passed");
     this.name = 'DeadlinePassed';
   }
 }
 
 /** What a cut attempt fails with, whichever timer cut it (this one, or undici's own beneath it). */
 export function timeoutError(service: ServiceName, timeoutMs: number): BreError {
-  return new BreError('TIMEOUT', `${service} service did not answer in full within ${timeoutMs} ms (--timeout bounds the whole attempt: connecting, the headers and the body)`, { service });
+  return new BreError(
+    'TIMEOUT',
+    `${service} service did not answer in full within ${timeoutMs} ms (--timeout bounds the whole attempt: connecting, the headers and the body)`,
+    { service },
+  );
 }
 
 /**
@@ -212,7 +216,12 @@ export class AttemptDeadline implements Expiring {
  * Runs one attempt under a deadline of `ms`: it fails with `timedOut()` the moment the deadline passes, without
  * waiting for the request to wind down (the transport aborts it through the deadline it was given).
  */
-export function withinDeadline<R>(deadlines: Deadlines, ms: number, run: (deadline: AttemptDeadline) => Promise<R>, timedOut: () => Error): Promise<R> {
+export function withinDeadline<R>(
+  deadlines: Deadlines,
+  ms: number,
+  run: (deadline: AttemptDeadline) => Promise<R>,
+  timedOut: () => Error,
+): Promise<R> {
   return new Promise<R>((resolve, reject) => {
     const deadline = new AttemptDeadline(() => {
       deadlines.settled();
@@ -231,10 +240,13 @@ export function withinDeadline<R>(deadlines: Deadlines, ms: number, run: (deadli
       if (settle()) reject(err);
       return;
     }
-    attempt.then((value) => {
-      if (settle()) resolve(value);
-    }, (err: unknown) => {
-      if (settle()) reject(err);
-    });
+    attempt.then(
+      (value) => {
+        if (settle()) resolve(value);
+      },
+      (err: unknown) => {
+        if (settle()) reject(err);
+      },
+    );
   });
 }

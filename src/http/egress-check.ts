@@ -28,7 +28,13 @@ function checkLocalAddress(address: string, baseUrl: string, timeoutMs = 10_000)
     const fail = (code: string, err?: Error) => {
       socket.destroy();
       const why = REASONS[code] ?? err?.message ?? code;
-      reject(new BreError('LOCAL_ADDRESS_UNUSABLE', `--local-address ${address} cannot be used: ${code} (${why}) connecting to ${url.origin}`, { cause: err }));
+      reject(
+        new BreError(
+          'LOCAL_ADDRESS_UNUSABLE',
+          `--local-address ${address} cannot be used: ${code} (${why}) connecting to ${url.origin}`,
+          { cause: err },
+        ),
+      );
     };
     socket.once('connect', () => {
       socket.destroy();

@@ -64,7 +64,11 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
   const httpProxy = pick('http_proxy', 'HTTP_PROXY');
   const httpsProxy = pick('https_proxy', 'HTTPS_PROXY');
   const noProxy = env.no_proxy ?? env.NO_PROXY;
-  return { ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), ...(noProxy !== undefined ? { noProxy } : {}) };
+  return {
+    ...(httpProxy ? { httpProxy } : {}),
+    ...(httpsProxy ? { httpsProxy } : {}),
+    ...(noProxy !== undefined ? { noProxy } : {}),
+  };
 }
 
 /** Whether NO_PROXY sends `url`'s origin direct. */
@@ -79,7 +83,10 @@ export function bypassesProxy(url: URL, noProxy: string | undefined): boolean {
     // A bare IPv6 literal (two colons or more, no brackets) has no port: `::1` is not host `:` port 1 (undici#5616).
     const bareIpv6 = !entry.startsWith('[') && entry.split(':').length > 2;
     const m = bareIpv6 ? null : /^(.+):(\d+)$/.exec(entry);
-    const name = (m ? m[1] : entry).replace(/^\*?\./, '').replace(/^\[|\]$/g, '').toLowerCase();
+    const name = (m ? m[1] : entry)
+      .replace(/^\*?\./, '')
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase();
     if (m && Number(m[2]) !== port) continue;
     if (host === name || host.endsWith(`.${name}`)) return true;
   }
@@ -105,14 +112,20 @@ export function tlsConnectOf(t: TlsSettings, nodeExtraCa: string | undefined): T
     ...(t.pfx !== undefined ? { pfx: t.pfx } : {}),
     ...(t.passphrase !== undefined ? { passphrase: t.passphrase } : {}),
   };
-  const ca = t.extraCa !== undefined ? [...rootCertificates, ...(nodeExtraCa !== undefined ? [nodeExtraCa] : []), t.extraCa] : undefined;
+  const ca =
+    t.extraCa !== undefined
+      ? [...rootCertificates, ...(nodeExtraCa !== undefined ? [nodeExtraCa] : []), t.extraCa]
+      : undefined;
   if (ca === undefined && Object.keys(own).length === 0) return undefined;
   return { ...own, ...(ca ? { ca } : {}) };
 }
 
 export function routeOf(service: ServiceName, baseUrl: string, network: NetworkSettings | undefined): Route {
   if (!network) return { proxy: undefined, tls: undefined };
-  return { proxy: proxyFor(baseUrl, network.proxy), tls: new URL(baseUrl).protocol === 'https:' ? tlsConnectOf(network.tls[service], network.nodeExtraCa) : undefined };
+  return {
+    proxy: proxyFor(baseUrl, network.proxy),
+    tls: new URL(baseUrl).protocol === 'https:' ? tlsConnectOf(network.tls[service], network.nodeExtraCa) : undefined,
+  };
 }
 
 /** A proxy URL as it may be shown: its origin, never its credentials. */
@@ -138,6 +151,6 @@ export function networkSecrets(n: NetworkSettings | undefined): string[] {
       out.push(p);
     }
   }
-  for (const s of (Object.keys(n.tls) as ServiceName[])) if (n.tls[s].passphrase) out.push(n.tls[s].passphrase!);
+  for (const s of Object.keys(n.tls) as ServiceName[]) if (n.tls[s].passphrase) out.push(n.tls[s].passphrase!);
   return out;
 }

@@ -26,7 +26,10 @@ const REASONS: Readonly<Record<string, string>> = {
 };
 
 function unreachable(service: ServiceName, origin: string, why: string, err?: unknown): BreError {
-  return new BreError('SERVICE_UNREACHABLE', `the ${service} service at ${origin} cannot be reached: ${why}`, { service, cause: err });
+  return new BreError('SERVICE_UNREACHABLE', `the ${service} service at ${origin} cannot be reached: ${why}`, {
+    service,
+    cause: err,
+  });
 }
 
 function causeOf(service: ServiceName, origin: string, err: unknown, via: string): BreError {
@@ -43,21 +46,43 @@ function open(host: string, port: number, proxy: string | undefined, timeoutMs: 
     return new Promise((resolve, reject) => {
       const s = netConnect({ host, port, timeout: timeoutMs });
       s.once('connect', () => resolve(s));
-      s.once('timeout', () => { s.destroy(); reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })); });
+      s.once('timeout', () => {
+        s.destroy();
+        reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
+      });
       s.once('error', reject);
     });
   }
   const p = new URL(proxy);
-  const auth = p.username || p.password ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`).toString('base64')}` } : {};
+  const auth =
+    p.username || p.password
+      ? {
+          'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`).toString('base64')}`,
+        }
+      : {};
   const target = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   return new Promise((resolve, reject) => {
-    const req = (p.protocol === 'https:' ? httpsRequest : httpRequest)({ host: p.hostname, port: p.port || (p.protocol === 'https:' ? 443 : 80), method: 'CONNECT', path: target, headers: { host: target, ...auth }, timeout: timeoutMs });
+    const req = (p.protocol === 'https:' ? httpsRequest : httpRequest)({
+      host: p.hostname,
+      port: p.port || (p.protocol === 'https:' ? 443 : 80),
+      method: 'CONNECT',
+      path: target,
+      headers: { host: target, ...auth },
+      timeout: timeoutMs,
+    });
     req.once('connect', (res, socket) => {
       if (res.statusCode === 200) return resolve(socket);
       socket.destroy();
-      reject(new Error(`the proxy ${shownProxy(proxy)} refused the tunnel (HTTP ${res.statusCode}${res.statusCode === 407 ? ': its credentials are missing or wrong' : ''})`));
+      reject(
+        new Error(
+          `the proxy ${shownProxy(proxy)} refused the tunnel (HTTP ${res.statusCode}${res.statusCode === 407 ? ': its credentials are missing or wrong' : ''})`,
+        ),
+      );
     });
-    req.once('timeout', () => { req.destroy(); reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })); });
+    req.once('timeout', () => {
+      req.destroy();
+      reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
+    });
     req.once('error', (err) => reject(Object.assign(err, { proxyError: true })));
     req.end();
   });
@@ -66,14 +91,30 @@ function open(host: string, port: number, proxy: string | undefined, timeoutMs: 
 function handshake(socket: Socket, host: string, route: Route, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const t = tlsConnect({ socket, servername: host.includes(':') ? undefined : host, ...(route.tls ?? {}) });
-    const timer = setTimeout(() => { t.destroy(); reject(Object.assign(new Error('the TLS handshake timed out'), { code: 'ETIMEDOUT' })); }, timeoutMs);
-    t.once('secureConnect', () => { clearTimeout(timer); t.destroy(); resolve(); });
-    t.once('error', (err) => { clearTimeout(timer); t.destroy(); reject(err); });
+    const timer = setTimeout(() => {
+      t.destroy();
+      reject(Object.assign(new Error('the TLS handshake timed out'), { code: 'ETIMEDOUT' }));
+    }, timeoutMs);
+    t.once('secureConnect', () => {
+      clearTimeout(timer);
+      t.destroy();
+      resolve();
+    });
+    t.once('error', (err) => {
+      clearTimeout(timer);
+      t.destroy();
+      reject(err);
+    });
   });
 }
 
 /** One service's origin: resolve (unless proxied: the proxy resolves), connect, handshake. */
-async function checkService(service: ServiceName, baseUrl: string, network: NetworkSettings | undefined, timeoutMs = 10_000): Promise<void> {
+async function checkService(
+  service: ServiceName,
+  baseUrl: string,
+  network: NetworkSettings | undefined,
+  timeoutMs = 10_000,
+): Promise<void> {
   const url = new URL(baseUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -90,7 +131,13 @@ async function checkService(service: ServiceName, baseUrl: string, network: Netw
   try {
     socket = await open(host, port, route.proxy, timeoutMs);
   } catch (err) {
-    if (route.proxy && (err as { proxyError?: boolean }).proxyError) throw unreachable(service, url.origin, `the proxy ${shownProxy(route.proxy)} cannot be reached (${errorCodeOf(err) ?? (err as Error).message})`, err);
+    if (route.proxy && (err as { proxyError?: boolean }).proxyError)
+      throw unreachable(
+        service,
+        url.origin,
+        `the proxy ${shownProxy(route.proxy)} cannot be reached (${errorCodeOf(err) ?? (err as Error).message})`,
+        err,
+      );
     throw causeOf(service, url.origin, err, via);
   }
   if (url.protocol !== 'https:') {
@@ -105,7 +152,11 @@ async function checkService(service: ServiceName, baseUrl: string, network: Netw
 }
 
 /** Every service the run calls, one at a time (a handful of connections): the first failure is thrown. */
-export async function preflight(services: readonly ServiceName[], baseUrls: Readonly<Record<ServiceName, string>>, network: NetworkSettings | undefined): Promise<void> {
+export async function preflight(
+  services: readonly ServiceName[],
+  baseUrls: Readonly<Record<ServiceName, string>>,
+  network: NetworkSettings | undefined,
+): Promise<void> {
   const seen = new Set<string>();
   for (const s of services) {
     const key = `${baseUrls[s]}|${JSON.stringify(network ? routeOf(s, baseUrls[s], network) : null)}`;

@@ -6,8 +6,10 @@
 import { BreError } from '../errors.js';
 import type { ServiceName } from '../types.js';
 
-const UNKNOWN_CA = 'the server\'s certificate is not signed by a known CA: give --ca-file with the CA that signed it (or NODE_EXTRA_CA_CERTS)';
-const CLIENT_REFUSED = 'the server refused this side\'s client certificate, or wants one: give --client-cert and --client-key (or --client-pfx) with a certificate its CA signed';
+const UNKNOWN_CA =
+  "the server's certificate is not signed by a known CA: give --ca-file with the CA that signed it (or NODE_EXTRA_CA_CERTS)";
+const CLIENT_REFUSED =
+  "the server refused this side's client certificate, or wants one: give --client-cert and --client-key (or --client-pfx) with a certificate its CA signed";
 
 const WORDS: Readonly<Record<string, string>> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNKNOWN_CA,
@@ -16,16 +18,17 @@ const WORDS: Readonly<Record<string, string>> = {
   SELF_SIGNED_CERT_IN_CHAIN: UNKNOWN_CA,
   DEPTH_ZERO_SELF_SIGNED_CERT: UNKNOWN_CA,
   CERT_UNTRUSTED: UNKNOWN_CA,
-  CERT_HAS_EXPIRED: 'the server\'s certificate has expired: the service must renew it (check the machine\'s clock too)',
-  CERT_NOT_YET_VALID: 'the server\'s certificate is not valid yet: check this machine\'s clock',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'the server\'s certificate is for another host name: check the base URL\'s host',
+  CERT_HAS_EXPIRED: "the server's certificate has expired: the service must renew it (check the machine's clock too)",
+  CERT_NOT_YET_VALID: "the server's certificate is not valid yet: check this machine's clock",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate is for another host name: check the base URL's host",
   ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: CLIENT_REFUSED,
   ERR_SSL_TLSV1_ALERT_UNKNOWN_CA: CLIENT_REFUSED,
   ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE: CLIENT_REFUSED,
   ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN: CLIENT_REFUSED,
   ERR_SSL_TLSV1_ALERT_ACCESS_DENIED: CLIENT_REFUSED,
-  ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'the TLS handshake failed (no protocol or cipher in common, or a client certificate wanted): check the base URL\'s port and --client-cert',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'the server did not answer TLS: is the base URL\'s port a plain-HTTP one (http://)?',
+  ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE:
+    "the TLS handshake failed (no protocol or cipher in common, or a client certificate wanted): check the base URL's port and --client-cert",
+  ERR_SSL_WRONG_VERSION_NUMBER: "the server did not answer TLS: is the base URL's port a plain-HTTP one (http://)?",
 };
 
 /** The code of a socket or TLS error, wherever undici put it. */

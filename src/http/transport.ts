@@ -41,7 +41,12 @@ const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** Why an answer was cut: it went past the size limit (at `received` bytes, or declared longer up front). */
 class AnswerTooLarge extends Error {
-  constructor(readonly status: number, readonly received: number, readonly declared: number | null, readonly limit: number) {
+  constructor(
+    readonly status: number,
+    readonly received: number,
+    readonly declared: number | null,
+    readonly limit: number,
+  ) {
     super(`answer longer than ${limit} bytes`);
     this.name = 'AnswerTooLarge';
   }
@@ -62,20 +67,32 @@ export class Transport {
    * `route`: the proxy to tunnel through and the TLS options for the origin (./network.ts); a client
    * certificate goes to the origin, through the tunnel (`requestTls`), never to the proxy.
    */
-  constructor(baseUrl: string, connections: number, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES, localAddress?: string, route?: Route) {
+  constructor(
+    baseUrl: string,
+    connections: number,
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    localAddress?: string,
+    route?: Route,
+  ) {
     this.#maxBytes = maxResponseBytes;
     const url = new URL(baseUrl);
     this.origin = url.origin;
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#copyHeaders = route?.proxy !== undefined;
-    const pooling = { connections, pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connectTimeout: 10_000 };
+    const pooling = {
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 60_000,
+      connectTimeout: 10_000,
+    };
     this.#pool = route?.proxy
       ? new ProxyAgent({ uri: route.proxy, ...pooling, ...(route.tls ? { requestTls: route.tls } : {}) })
       : new Pool(url.origin, {
-        ...pooling,
-        ...(localAddress ? { localAddress } : {}),
-        ...(route?.tls ? { connect: route.tls } : {}),
-      });
+          ...pooling,
+          ...(localAddress ? { localAddress } : {}),
+          ...(route?.tls ? { connect: route.tls } : {}),
+        });
   }
 
   /**
@@ -84,8 +101,19 @@ export class Transport {
    * fails them at once, instead of every request listening on an abort signal. `sent` is called when the
    * request is written to a connection (after any wait for one); an attempt cut before that is never written.
    */
-  send(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal, sent?: () => void): Promise<HttpResponse> {
-    return withinDeadline(this.#deadlines, timeoutMs, (deadline) => this.dispatch(service, req, timeoutMs, signal, sent, deadline), () => timeoutError(service, timeoutMs));
+  send(
+    service: ServiceName,
+    req: HttpRequest,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    sent?: () => void,
+  ): Promise<HttpResponse> {
+    return withinDeadline(
+      this.#deadlines,
+      timeoutMs,
+      (deadline) => this.dispatch(service, req, timeoutMs, signal, sent, deadline),
+      () => timeoutError(service, timeoutMs),
+    );
   }
 
   /**
@@ -93,19 +121,29 @@ export class Transport {
    * from being written, when it passes while the request waits for a connection). `timeoutMs` sets undici's
    * own time-outs beneath it.
    */
-  dispatch(service: ServiceName, req: HttpRequest, timeoutMs: number, signal?: AbortSignal, sent?: () => void, deadline?: AttemptDeadline): Promise<HttpResponse> {
+  dispatch(
+    service: ServiceName,
+    req: HttpRequest,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    sent?: () => void,
+    deadline?: AttemptDeadline,
+  ): Promise<HttpResponse> {
     return new Promise<HttpResponse>((resolve, reject) => {
       const fail = (err: unknown) => reject(classifyTransportError(service, this.origin, err, signal, timeoutMs));
       const handler = new WholeBody(this.#maxBytes, resolve, fail, sent, deadline);
-      this.#pool.dispatch({
-        origin: this.origin,
-        method: 'POST',
-        path: this.#prefix + req.path,
-        headers: this.#copyHeaders ? { ...req.headers } : req.headers,
-        body: req.body,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      }, handler);
+      this.#pool.dispatch(
+        {
+          origin: this.origin,
+          method: 'POST',
+          path: this.#prefix + req.path,
+          headers: this.#copyHeaders ? { ...req.headers } : req.headers,
+          body: req.body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        },
+        handler,
+      );
     });
   }
 
@@ -121,13 +159,28 @@ export class Transport {
   }
 }
 
-function classifyTransportError(service: ServiceName, origin: string, err: unknown, signal: AbortSignal | undefined, timeoutMs: number): BreError {
-  if (err instanceof DeadlinePassed || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+function classifyTransportError(
+  service: ServiceName,
+  origin: string,
+  err: unknown,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): BreError {
+  if (
+    err instanceof DeadlinePassed ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  ) {
     return timeoutError(service, timeoutMs);
   }
   if (err instanceof AnswerTooLarge) {
-    const how = err.declared !== null ? `declared ${err.declared} bytes (content-length)` : `cut after ${err.received} bytes`;
-    return new BreError('RESPONSE_TOO_LARGE', `${service} service's answer (HTTP ${err.status}) was longer than --max-response-size ${mib(err.limit)}: ${how}. No documented answer comes near this: an endless or misrouted body (a proxy serving a download, a runaway upstream); raise --max-response-size only if the service's answers are really that large`, { service, status: err.status });
+    const how =
+      err.declared !== null ? `declared ${err.declared} bytes (content-length)` : `cut after ${err.received} bytes`;
+    return new BreError(
+      'RESPONSE_TOO_LARGE',
+      `${service} service's answer (HTTP ${err.status}) was longer than --max-response-size ${mib(err.limit)}: ${how}. No documented answer comes near this: an endless or misrouted body (a proxy serving a download, a runaway upstream); raise --max-response-size only if the service's answers are really that large`,
+      { service, status: err.status },
+    );
   }
   if (signal?.aborted) {
     return new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
@@ -158,7 +211,13 @@ class WholeBody implements Dispatcher.DispatchHandler {
   readonly #sent: (() => void) | undefined;
   readonly #deadline: AttemptDeadline | undefined;
 
-  constructor(maxBytes: number, resolve: (res: HttpResponse) => void, reject: (err: unknown) => void, sent?: () => void, deadline?: AttemptDeadline) {
+  constructor(
+    maxBytes: number,
+    resolve: (res: HttpResponse) => void,
+    reject: (err: unknown) => void,
+    sent?: () => void,
+    deadline?: AttemptDeadline,
+  ) {
     this.#maxBytes = maxBytes;
     this.#resolve = resolve;
     this.#reject = reject;
@@ -169,10 +228,13 @@ class WholeBody implements Dispatcher.DispatchHandler {
   /** undici calls it on a connection, just before it writes the request. */
   onRequestStart(controller: Dispatcher.DispatchController): void {
     // Cut while it waited for a connection: it is not written (undici checks right after this call).
-    if (this.#deadline && !this.#deadline.bind((reason) => {
-      this.#fail(reason);
-      controller.abort(reason);
-    })) {
+    if (
+      this.#deadline &&
+      !this.#deadline.bind((reason) => {
+        this.#fail(reason);
+        controller.abort(reason);
+      })
+    ) {
       controller.abort(new DeadlinePassed());
       return;
     }
@@ -180,12 +242,17 @@ class WholeBody implements Dispatcher.DispatchHandler {
   }
 
   /** Called again after a 1xx interim answer: the last status and headers are the answer's. */
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[]>): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[]>,
+  ): void {
     this.#status = statusCode;
     this.#headers = headers;
     // Declared too long: cut before a byte of it is read.
     const declared = Number(headers['content-length']);
-    if (statusCode >= 200 && Number.isFinite(declared) && declared > this.#maxBytes) this.#tooLarge(controller, declared);
+    if (statusCode >= 200 && Number.isFinite(declared) && declared > this.#maxBytes)
+      this.#tooLarge(controller, declared);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -225,7 +292,8 @@ class WholeBody implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settled = true;
     const c = this.#chunks;
-    const text = c.length === 0 ? '' : c.length === 1 ? c[0].toString('utf8') : Buffer.concat(c, this.#size).toString('utf8');
+    const text =
+      c.length === 0 ? '' : c.length === 1 ? c[0].toString('utf8') : Buffer.concat(c, this.#size).toString('utf8');
     this.#chunks = [];
     this.#resolve({ status: this.#status, headers: this.#headers, text });
   }

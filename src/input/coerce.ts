@@ -78,12 +78,19 @@ interface CoerceIssueParams {
   readonly missing?: boolean;
 }
 
-function coercing<T>(expected: string | ((got: unknown) => string), parse: (v: unknown) => T | undefined): z.ZodType<T> {
+function coercing<T>(
+  expected: string | ((got: unknown) => string),
+  parse: (v: unknown) => T | undefined,
+): z.ZodType<T> {
   return z.unknown().transform((value, ctx) => {
     const missing = isAbsent(value);
     const parsed = missing ? undefined : parse(value);
     if (parsed === undefined) {
-      const params: CoerceIssueParams = { expected: typeof expected === 'string' ? expected : expected(value), got: value, missing };
+      const params: CoerceIssueParams = {
+        expected: typeof expected === 'string' ? expected : expected(value),
+        got: value,
+        missing,
+      };
       ctx.addIssue({ code: 'custom', message: `Expected ${params.expected}`, input: value, params });
       return z.NEVER;
     }
@@ -171,7 +178,11 @@ export function describeValue(value: unknown, personal = false): string {
 
 /** One FieldError in the house wording. */
 export function fieldError(
-  field: string, expected: string, got: unknown, code?: FieldError['code'], missing = isAbsent(got),
+  field: string,
+  expected: string,
+  got: unknown,
+  code?: FieldError['code'],
+  missing = isAbsent(got),
 ): FieldError {
   const message = missing
     ? `Missing required field '${field}': expected ${expected}`
@@ -184,15 +195,18 @@ export function fieldError(
  * the user used, so the message names `bureau_type` if that is what the file calls it.
  */
 export function issuesToFieldErrors(
-  issues: readonly z.core.$ZodIssue[], columnOf: (path: string) => string,
+  issues: readonly z.core.$ZodIssue[],
+  columnOf: (path: string) => string,
 ): FieldError[] {
   return issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     const field = columnOf(path);
     const params = (issue as { params?: Partial<CoerceIssueParams> }).params;
-    if (params?.expected !== undefined) return fieldError(field, params.expected, params.got, undefined, params.missing ?? false);
+    if (params?.expected !== undefined)
+      return fieldError(field, params.expected, params.got, undefined, params.missing ?? false);
     // zod's own issues (a nested object missing or of the wrong type) have no `got` we can trust to print
-    const expected = issue.code === 'invalid_type' ? `${(issue as { expected?: string }).expected ?? 'a value'}` : issue.message;
+    const expected =
+      issue.code === 'invalid_type' ? `${(issue as { expected?: string }).expected ?? 'a value'}` : issue.message;
     return { field, expected, message: `${field}: ${issue.message}` };
   });
 }

@@ -51,15 +51,23 @@ export function scanLine(text: string, delimiter: number, state: number, fields:
         else s = UNQUOTED;
         break;
       case UNQUOTED:
-        if (c === delimiter) { s = FIELD_START; fields.n += 1; }
+        if (c === delimiter) {
+          s = FIELD_START;
+          fields.n += 1;
+        }
         break;
       case QUOTED:
         if (c === QUOTE) s = QUOTE_IN_QUOTED;
         break;
       default: // QUOTE_IN_QUOTED: a doubled quote is an escaped one; a separator ends the field
         if (c === QUOTE) s = QUOTED;
-        else if (c === delimiter) { s = FIELD_START; fields.n += 1; }
-        else { s = UNQUOTED; fields.broken = true; }
+        else if (c === delimiter) {
+          s = FIELD_START;
+          fields.n += 1;
+        } else {
+          s = UNQUOTED;
+          fields.broken = true;
+        }
     }
   }
   return s;

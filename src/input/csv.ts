@@ -12,7 +12,15 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { InputRow } from '../types.js';
-import { describeDelimiter, QUOTED, RECORD_START, scanLine, SNIFF_LINES, sniffDelimiter, type ScanCounts } from './csv-dialect.js';
+import {
+  describeDelimiter,
+  QUOTED,
+  RECORD_START,
+  scanLine,
+  SNIFF_LINES,
+  sniffDelimiter,
+  type ScanCounts,
+} from './csv-dialect.js';
 import { resolveHeader, type HeaderAsRead } from './header.js';
 import type { PhysicalLine } from './lines.js';
 
@@ -36,7 +44,14 @@ function parseRecord(text: string, delimiter: string): string[] | Error {
   if (!text.includes('"')) return text.split(delimiter);
   try {
     // The record is one record by construction: '\n' as its delimiter keeps a lone CR a character.
-    const records = parse(text, { delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: false, bom: false, record_delimiter: '\n' }) as string[][];
+    const records = parse(text, {
+      delimiter,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: false,
+      bom: false,
+      record_delimiter: '\n',
+    }) as string[][];
     if (records.length !== 1) return new Error(`expected one record, found ${records.length}`);
     return records[0];
   } catch (err) {
@@ -48,7 +63,10 @@ function parseRecord(text: string, delimiter: string): string[] | Error {
  * CSV rows, a batch per batch of lines (see readLineBatches). Lines are taken synchronously from the
  * current batch; only running out of lines waits for the stream.
  */
-export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opts: CsvOptions): AsyncGenerator<InputRow[]> {
+export async function* csvRowBatches(
+  batches: AsyncIterable<PhysicalLine[]>,
+  opts: CsvOptions,
+): AsyncGenerator<InputRow[]> {
   let delimiter = opts.delimiter ?? ',';
   let delimiterCode = delimiter.charCodeAt(0);
   const encoding = () => opts.encoding?.() ?? 'utf-8';
@@ -72,7 +90,10 @@ export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opt
   const refill = async (): Promise<void> => {
     const r = await iterator.next();
     if (r.done) exhausted = true;
-    else { batch = r.value; at = 0; }
+    else {
+      batch = r.value;
+      at = 0;
+    }
   };
   const next = async (): Promise<PhysicalLine | undefined> => {
     for (;;) {
@@ -94,7 +115,9 @@ export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opt
     if (sniffed !== undefined && sniffed !== ',') {
       delimiter = sniffed;
       delimiterCode = delimiter.charCodeAt(0);
-      opts.notice?.(`input: fields separated by ${describeDelimiter(delimiter)} (sniffed from the first lines; --delimiter chooses another)`);
+      opts.notice?.(
+        `input: fields separated by ${describeDelimiter(delimiter)} (sniffed from the first lines; --delimiter chooses another)`,
+      );
     }
   }
 
@@ -107,14 +130,23 @@ export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opt
     const first = take();
     if (first === null) {
       // Hand over what this batch gave before waiting for the stream.
-      if (out.length > 0) { yield out; out = []; }
+      if (out.length > 0) {
+        yield out;
+        out = [];
+      }
       await refill();
       continue;
     }
     if (!first) break;
     if (first.tooLong) {
       if (!header) throw new Error(`line ${first.line}: the header line is longer than ${opts.maxRecordBytes} bytes`);
-      out.push(malformed(first, `line ${first.line} is longer than ${opts.maxRecordBytes} bytes`, `a record of at most ${opts.maxRecordBytes} bytes`));
+      out.push(
+        malformed(
+          first,
+          `line ${first.line} is longer than ${opts.maxRecordBytes} bytes`,
+          `a record of at most ${opts.maxRecordBytes} bytes`,
+        ),
+      );
       continue;
     }
     // Blank lines are not data rows; a line of separators is (a TAB is also white space to trim()).
@@ -127,7 +159,10 @@ export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opt
     let broken: string | undefined;
     while (state === QUOTED) {
       const more = await next();
-      if (!more) { broken = 'a quoted field is not closed before the end of the file'; break; }
+      if (!more) {
+        broken = 'a quoted field is not closed before the end of the file';
+        break;
+      }
       if (more.tooLong || bytes + more.bytes > opts.maxRecordBytes) {
         queue.unshift(more);
         broken = `a quoted field is not closed within ${opts.maxRecordBytes} bytes`;
@@ -144,30 +179,53 @@ export async function* csvRowBatches(batches: AsyncIterable<PhysicalLine[]>, opt
     if (!broken) {
       fields = parseRecord(text, delimiter);
       if (fields instanceof Error) broken = `not valid CSV (${fields.message.split('\n')[0].slice(0, 160)})`;
-      else if (header && pending.length > 1 && fields.length !== header.length) broken = 'a quoted field spans lines and the record has the wrong number of columns';
+      else if (header && pending.length > 1 && fields.length !== header.length)
+        broken = 'a quoted field spans lines and the record has the wrong number of columns';
     }
     if (broken) {
       // Only the first line is lost: the rest is read again as records of their own.
       queue.unshift(...pending.slice(1));
       if (!header) throw new Error(`line ${first.line}: the header is not valid CSV: ${broken}`);
-      out.push(malformed(first, `line ${first.line}: ${broken}`, 'a well-formed CSV record (quotes closed on the same record)'));
+      out.push(
+        malformed(
+          first,
+          `line ${first.line}: ${broken}`,
+          'a well-formed CSV record (quotes closed on the same record)',
+        ),
+      );
       continue;
     }
     const bad = pending.find((l) => l.undecodable);
     if (!header) {
-      if (bad) throw new Error(`line ${bad.line}: the header has bytes that are not valid ${encoding()}: give --encoding with the file's encoding (e.g. windows-1252)`);
-      if (text.includes('\u0000')) throw new Error(`line ${first.line}: the header holds NUL characters: a UTF-16 file without a byte order mark? give --encoding utf-16le (or utf-16be)`);
+      if (bad)
+        throw new Error(
+          `line ${bad.line}: the header has bytes that are not valid ${encoding()}: give --encoding with the file's encoding (e.g. windows-1252)`,
+        );
+      if (text.includes('\u0000'))
+        throw new Error(
+          `line ${first.line}: the header holds NUL characters: a UTF-16 file without a byte order mark? give --encoding utf-16le (or utf-16be)`,
+        );
       const asRead: HeaderAsRead = { names: fields as string[], where: `line ${first.line}`, delimiter };
       header = opts.header ? opts.header(asRead) : resolveHeader(asRead);
       continue;
     }
     if (bad) {
-      out.push(malformed(first, `line ${bad.line} has bytes that are not valid ${encoding()}`, `text in ${encoding()} (--encoding names the file's encoding)`));
+      out.push(
+        malformed(
+          first,
+          `line ${bad.line} has bytes that are not valid ${encoding()}`,
+          `text in ${encoding()} (--encoding names the file's encoding)`,
+        ),
+      );
       continue;
     }
     const values = fields as string[];
     if (values.length !== header.length) {
-      const short = malformed(first, `line ${first.line}: ${values.length} columns, the header has ${header.length}`, `${header.length} columns as in the header`);
+      const short = malformed(
+        first,
+        `line ${first.line}: ${values.length} columns, the header has ${header.length}`,
+        `${header.length} columns as in the header`,
+      );
       // The cells as far as both go: the error line can name the row's key when its column is among them.
       for (let i = 0; i < Math.min(header.length, values.length); i += 1) short.data[header[i]] = values[i];
       out.push(short);

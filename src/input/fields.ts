@@ -76,6 +76,7 @@ export function setPath(obj: Record<string, unknown>, path: string | readonly st
 /** `obj[key] = value` as an own data property, also for the key `__proto__`. */
 export function define(obj: Record<string, unknown>, key: string, value: unknown): void {
   // Only `__proto__` needs defineProperty (assignment would set the prototype); it is slow for the rest.
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }

@@ -20,19 +20,19 @@ import { BreError } from '../errors.js';
 
 export type FilesRoot =
   | {
-    readonly kind: 'folder';
-    /** Absolute, as given (relative paths in rows resolve against it). */
-    readonly path: string;
-    /** Its real path (symbolic links resolved): what a file's real path must lie inside. */
-    readonly real: string;
-    /** Named by --files-root, or the input file's folder. */
-    readonly given: boolean;
-  }
+      readonly kind: 'folder';
+      /** Absolute, as given (relative paths in rows resolve against it). */
+      readonly path: string;
+      /** Its real path (symbolic links resolved): what a file's real path must lie inside. */
+      readonly real: string;
+      /** Named by --files-root, or the input file's folder. */
+      readonly given: boolean;
+    }
   | {
-    readonly kind: 'none';
-    /** Why there is none, for messages: "the input is stdin". */
-    readonly why: string;
-  };
+      readonly kind: 'none';
+      /** Why there is none, for messages: "the input is stdin". */
+      readonly why: string;
+    };
 
 /**
  * What a run reads its rows from, as far as a files root cares: a file (its folder is the default root), stdin
@@ -57,7 +57,11 @@ function noFolderWhy(input: InputPlace): string {
  */
 export function resolveFilesRoot(option: string | undefined, input: InputPlace): FilesRoot {
   if (option !== undefined) {
-    const expected = (got: string) => new BreError('USAGE', `Expected --files-root to be a folder, got ${got}`, { field: 'files-root', expected: 'a folder' });
+    const expected = (got: string) =>
+      new BreError('USAGE', `Expected --files-root to be a folder, got ${got}`, {
+        field: 'files-root',
+        expected: 'a folder',
+      });
     if (option.trim() === '') throw expected('an empty value');
     const path = resolve(option);
     let isFolder: boolean;
@@ -65,7 +69,9 @@ export function resolveFilesRoot(option: string | undefined, input: InputPlace):
       isFolder = statSync(path).isDirectory();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw expected(`'${option}' (${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such folder' : code === 'EACCES' ? 'permission denied' : code ?? 'cannot be read'})`);
+      throw expected(
+        `'${option}' (${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such folder' : code === 'EACCES' ? 'permission denied' : (code ?? 'cannot be read')})`,
+      );
     }
     if (!isFolder) throw expected(`'${option}' (a file, not a folder)`);
     return folderRoot(path, true);
@@ -103,7 +109,9 @@ export type Placement =
 export function placeInRoot(root: FilesRoot, given: string): Placement {
   if (root.kind === 'none') return { ok: false, problem: 'no-root' };
   const path = isAbsolute(given) ? resolve(given) : resolve(root.path, given);
-  return isInside(root.path, path) || isInside(root.real, path) ? { ok: true, path } : { ok: false, problem: 'outside' };
+  return isInside(root.path, path) || isInside(root.real, path)
+    ? { ok: true, path }
+    : { ok: false, problem: 'outside' };
 }
 
 export type RowFileLocation =
@@ -115,7 +123,11 @@ export type RowFileLocation =
  * The real path of the file `given` names, when it lies inside the root; the file itself is not opened.
  * `realpath` is the one look at the disk (a test may count it).
  */
-export async function locateRowFile(root: FilesRoot, given: string, realpath: (p: string) => Promise<string> = realpathAsync): Promise<RowFileLocation> {
+export async function locateRowFile(
+  root: FilesRoot,
+  given: string,
+  realpath: (p: string) => Promise<string> = realpathAsync,
+): Promise<RowFileLocation> {
   if (root.kind === 'none') return { ok: false, problem: 'no-root' };
   const placed = placeInRoot(root, given);
   if (!placed.ok) return placed;
@@ -130,20 +142,29 @@ export async function locateRowFile(root: FilesRoot, given: string, realpath: (p
 
 /** The root in words, for messages: "/data/in (the input file's folder)". */
 export function describeFilesRoot(root: FilesRoot): string {
-  return root.kind === 'none' ? `none (${root.why})` : `${root.path} (${root.given ? '--files-root' : "the input file's folder"})`;
+  return root.kind === 'none'
+    ? `none (${root.why})`
+    : `${root.path} (${root.given ? '--files-root' : "the input file's folder"})`;
 }
 
 /**
  * The header check of file columns: an input with no root whose header (CSV, Parquet) names a column of
  * file paths stops before anything is called (exit 2), rather than failing every row that uses it.
  */
-export function checkFileColumns(names: readonly string[], fileColumns: readonly string[], root: FilesRoot, where: string): void {
+export function checkFileColumns(
+  names: readonly string[],
+  fileColumns: readonly string[],
+  root: FilesRoot,
+  where: string,
+): void {
   if (root.kind !== 'none') return;
   const found = fileColumns.filter((c) => names.includes(c));
   if (found.length === 0) return;
   const list = found.join(' and ');
-  throw new BreError('FILES_ROOT_NEEDED',
-    `the input's header (${where}) names ${list}, ${found.length === 1 ? 'a column' : 'columns'} of file paths, and ${root.why}: there is no folder to read those files in. `
-    + 'Pass --files-root DIR, the folder the files are in (relative paths resolve against it; no path may lead outside it)',
-    { field: found[0], expected: 'a files root (--files-root DIR)' });
+  throw new BreError(
+    'FILES_ROOT_NEEDED',
+    `the input's header (${where}) names ${list}, ${found.length === 1 ? 'a column' : 'columns'} of file paths, and ${root.why}: there is no folder to read those files in. ` +
+      'Pass --files-root DIR, the folder the files are in (relative paths resolve against it; no path may lead outside it)',
+    { field: found[0], expected: 'a files root (--files-root DIR)' },
+  );
 }

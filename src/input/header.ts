@@ -48,13 +48,19 @@ export function resolveHeader(header: HeaderAsRead, req?: ColumnRequirements): s
   const trimmed = header.names.map((n) => n.trim());
   const byFolded = new Map<string, number>();
   trimmed.forEach((name, i) => {
-    if (name === '') throw headerError(`${header.where}: column ${i + 1} of the header has no name`, 'a name for every column of the header', header);
+    if (name === '')
+      throw headerError(
+        `${header.where}: column ${i + 1} of the header has no name`,
+        'a name for every column of the header',
+        header,
+      );
     const folded = name.toLowerCase();
     const before = byFolded.get(folded);
     if (before !== undefined) {
-      const what = trimmed[before] === name
-        ? `the header names column '${name}' twice (columns ${before + 1} and ${i + 1})`
-        : `the header's columns '${trimmed[before]}' (column ${before + 1}) and '${name}' (column ${i + 1}) differ only in case: names are matched without regard to case, so one of them must be renamed`;
+      const what =
+        trimmed[before] === name
+          ? `the header names column '${name}' twice (columns ${before + 1} and ${i + 1})`
+          : `the header's columns '${trimmed[before]}' (column ${before + 1}) and '${name}' (column ${i + 1}) differ only in case: names are matched without regard to case, so one of them must be renamed`;
       throw headerError(`${header.where}: ${what}`, 'distinct column names', header);
     }
     byFolded.set(folded, i);
@@ -64,14 +70,21 @@ export function resolveHeader(header: HeaderAsRead, req?: ColumnRequirements): s
   const known = new Set(req.known);
   const knownFolded = new Map<string, string>();
   for (const k of req.known) knownFolded.set(k.toLowerCase(), k);
-  const names = trimmed.map((n) => (known.has(n) ? n : knownFolded.get(n.toLowerCase()) ?? n));
+  const names = trimmed.map((n) => (known.has(n) ? n : (knownFolded.get(n.toLowerCase()) ?? n)));
 
   const present = new Set(names);
   const nested = new Set(header.nested ?? []);
-  const has = (name: string) => present.has(name) || nested.has(name) || (name.includes('.') && present.has(lastName(name)));
+  const has = (name: string) =>
+    present.has(name) || nested.has(name) || (name.includes('.') && present.has(lastName(name)));
   const missing = req.required.filter((alternatives) => !alternatives.some(has));
   // A column the pipeline already reads under its own name is no one's misspelling.
-  if (missing.length > 0) throw missingColumns(missing, trimmed.filter((_, i) => !known.has(names[i])), header, req);
+  if (missing.length > 0)
+    throw missingColumns(
+      missing,
+      trimmed.filter((_, i) => !known.has(names[i])),
+      header,
+      req,
+    );
   return names;
 }
 
@@ -81,12 +94,20 @@ function headerError(message: string, expected: string, header: HeaderAsRead): B
 
 function showHeader(header: HeaderAsRead): string {
   const n = header.names.length;
-  const shown = header.names.slice(0, SHOWN).map((x) => JSON.stringify(x)).join(', ');
+  const shown = header.names
+    .slice(0, SHOWN)
+    .map((x) => JSON.stringify(x))
+    .join(', ');
   const sep = header.delimiter ? `, fields separated by ${describeDelimiter(header.delimiter)}` : '';
   return `${header.where}, ${n} column${n === 1 ? '' : 's'}${sep}: ${shown}${n > SHOWN ? `, ... (${n - SHOWN} more)` : ''}`;
 }
 
-function missingColumns(missing: readonly (readonly string[])[], names: readonly string[], header: HeaderAsRead, req: ColumnRequirements): BreError {
+function missingColumns(
+  missing: readonly (readonly string[])[],
+  names: readonly string[],
+  header: HeaderAsRead,
+  req: ColumnRequirements,
+): BreError {
   const list = missing.map((alts) => alts.join(' or ')).join(', ');
   const lines = [`Expected the input's header to have every column ${req.what} needs in every row; missing: ${list}`];
   lines.push(`  header as read: ${showHeader(header)}`);
@@ -96,7 +117,9 @@ function missingColumns(missing: readonly (readonly string[])[], names: readonly
   });
   if (hints.length > 0) lines.push(`  did you mean: ${hints.join('; ')}?`);
   const oneColumn = header.delimiter !== undefined && header.names.length === 1;
-  lines.push(`  fix: rename the header's columns to the pipeline's names (spaces around a name and the case of its letters do not matter)${oneColumn ? ', or give --delimiter: the header was read as one column' : ''}; \`bre-batch pipelines\` lists the columns of every pipeline`);
+  lines.push(
+    `  fix: rename the header's columns to the pipeline's names (spaces around a name and the case of its letters do not matter)${oneColumn ? ', or give --delimiter: the header was read as one column' : ''}; \`bre-batch pipelines\` lists the columns of every pipeline`,
+  );
   return new BreError('INPUT_HEADER', lines.join('\n'), { expected: `the columns ${list}`, field: missing[0][0] });
 }
 
@@ -109,7 +132,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j += 1) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j += 1)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length];
@@ -131,5 +155,8 @@ export function closest(wanted: readonly string[], names: readonly string[]): st
     }
     if (best <= 0.4) scored.push({ name, score: best });
   }
-  return scored.sort((a, b) => a.score - b.score).slice(0, 3).map((s) => s.name);
+  return scored
+    .sort((a, b) => a.score - b.score)
+    .slice(0, 3)
+    .map((s) => s.name);
 }

@@ -26,7 +26,8 @@ const SIGNATURES: readonly [number[], string][] = [
   [[0x7f, 0x45, 0x4c, 0x46], 'an executable program'],
 ];
 
-const startsWith = (head: Buffer, sig: readonly number[]) => head.length >= sig.length && sig.every((b, i) => head[i] === b);
+const startsWith = (head: Buffer, sig: readonly number[]) =>
+  head.length >= sig.length && sig.every((b, i) => head[i] === b);
 
 /**
  * What the first bytes of a file that should be text are, when they are not text; undefined for text. A
@@ -37,7 +38,8 @@ const startsWith = (head: Buffer, sig: readonly number[]) => head.length >= sig.
  */
 function binaryKind(head: Buffer, encoding?: string): string | undefined {
   for (const [sig, what] of SIGNATURES) if (startsWith(head, sig)) return what;
-  if (startsWith(head, [0xff, 0xfe]) || startsWith(head, [0xfe, 0xff]) || /^utf-?16/i.test(encoding ?? '')) return undefined;
+  if (startsWith(head, [0xff, 0xfe]) || startsWith(head, [0xfe, 0xff]) || /^utf-?16/i.test(encoding ?? ''))
+    return undefined;
   let control = 0;
   let nul = 0;
   for (const b of head) {
@@ -45,7 +47,8 @@ function binaryKind(head: Buffer, encoding?: string): string | undefined {
     if ((b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1a) || b === 0x7f) control += 1;
   }
   if (head.length < 16 || control / head.length <= 0.08) return undefined;
-  if (nul / head.length > 0.3) return 'binary data, or UTF-16 text without a byte order mark (a third or more of its bytes are NUL: give --encoding utf-16le if it is text)';
+  if (nul / head.length > 0.3)
+    return 'binary data, or UTF-16 text without a byte order mark (a third or more of its bytes are NUL: give --encoding utf-16le if it is text)';
   return `binary data (${control} of its first ${head.length} bytes are control characters, not text)`;
 }
 
@@ -59,13 +62,23 @@ export function inspectInputFile(path: string, format: InputFormat, encoding?: s
   let size: number;
   try {
     const st = statSync(path);
-    if (st.isDirectory()) throw new BreError('INPUT_UNREADABLE', `Expected --input to be a file, got '${path}', which is a folder`, { field: 'input' });
+    if (st.isDirectory())
+      throw new BreError('INPUT_UNREADABLE', `Expected --input to be a file, got '${path}', which is a folder`, {
+        field: 'input',
+      });
     size = st.size;
   } catch (err) {
     if (err instanceof BreError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new BreError('INPUT_UNREADABLE', `Expected --input to be a file, got '${path}', which does not exist (looked for ${resolve(path)})`, { field: 'input' });
-    throw new BreError('INPUT_UNREADABLE', `cannot read the input ${path}: ${(err as Error).message}`, { field: 'input' });
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new BreError(
+        'INPUT_UNREADABLE',
+        `Expected --input to be a file, got '${path}', which does not exist (looked for ${resolve(path)})`,
+        { field: 'input' },
+      );
+    throw new BreError('INPUT_UNREADABLE', `cannot read the input ${path}: ${(err as Error).message}`, {
+      field: 'input',
+    });
   }
   let head: Buffer;
   try {
@@ -78,29 +91,49 @@ export function inspectInputFile(path: string, format: InputFormat, encoding?: s
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied (the user running bre-batch may not read it)' : (err as Error).message;
+    const why =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied (the user running bre-batch may not read it)'
+        : (err as Error).message;
     throw new BreError('INPUT_UNREADABLE', `cannot read the input ${path}: ${why}`, { field: 'input' });
   }
   const base = baseFormat(format);
   if (format.endsWith('.gz')) {
     if (head.length > 0 && !startsWith(head, [0x1f, 0x8b])) {
-      throw new BreError('INPUT_UNREADABLE', `Expected a gzip file (--input-format ${format}), got '${path}', which is ${binaryKind(head, encoding) ?? 'plain text (name it without .gz, or give --input-format ' + base + ')'}`, { field: 'input' });
+      throw new BreError(
+        'INPUT_UNREADABLE',
+        `Expected a gzip file (--input-format ${format}), got '${path}', which is ${binaryKind(head, encoding) ?? 'plain text (name it without .gz, or give --input-format ' + base + ')'}`,
+        { field: 'input' },
+      );
     }
     return size;
   }
   if (base === 'parquet') {
     if (head.length > 0 && !startsWith(head, [0x50, 0x41, 0x52, 0x31])) {
-      throw new BreError('INPUT_UNREADABLE', `Expected a Parquet file, got '${path}', which is ${binaryKind(head, encoding) ?? 'text (name it .csv, .tsv or .ndjson, or give --input-format)'}`, { field: 'input' });
+      throw new BreError(
+        'INPUT_UNREADABLE',
+        `Expected a Parquet file, got '${path}', which is ${binaryKind(head, encoding) ?? 'text (name it .csv, .tsv or .ndjson, or give --input-format)'}`,
+        { field: 'input' },
+      );
     }
     return size;
   }
   const kind = binaryKind(head, encoding);
-  if (kind) throw new BreError('INPUT_UNREADABLE', `Expected ${base === 'ndjson' ? 'an NDJSON' : `a ${base.toUpperCase()}`} text file, got '${path}', which is ${kind}`, { field: 'input' });
+  if (kind)
+    throw new BreError(
+      'INPUT_UNREADABLE',
+      `Expected ${base === 'ndjson' ? 'an NDJSON' : `a ${base.toUpperCase()}`} text file, got '${path}', which is ${kind}`,
+      { field: 'input' },
+    );
   return size;
 }
 
 /** What an input with no data rows held, in words, for INPUT_EMPTY and for an --allow-empty run's summary. */
-export function describeEmpty(held: { readonly bytes?: number; readonly columns?: readonly string[]; readonly format: InputFormat }): string {
+export function describeEmpty(held: {
+  readonly bytes?: number;
+  readonly columns?: readonly string[];
+  readonly format: InputFormat;
+}): string {
   if (held.bytes === 0) return '0 bytes';
   if (held.columns !== undefined) {
     const shown = held.columns.slice(0, 5).join(', ') + (held.columns.length > 5 ? ', ...' : '');
@@ -109,5 +142,7 @@ export function describeEmpty(held: { readonly bytes?: number; readonly columns?
       : `a header only (${held.columns.length} columns: ${shown})`;
   }
   if (held.bytes === undefined) return 'no data rows (nothing, or only blank lines)';
-  return held.format.endsWith('.gz') ? 'no data rows once decompressed (only blank lines, or nothing)' : 'only blank lines';
+  return held.format.endsWith('.gz')
+    ? 'no data rows once decompressed (only blank lines, or nothing)'
+    : 'only blank lines';
 }

@@ -43,7 +43,12 @@ export function encodingOf(label: string): string | undefined {
   }
   // 'replacement' stands for encodings refused on purpose (ISO-2022-KR, HZ...); a few WHATWG ones
   // (iso-2022-jp, x-mac-cyrillic) iconv-lite does not have.
-  return name === 'utf-8' || name === 'utf-16le' || name === 'utf-16be' || (name !== 'replacement' && iconv.encodingExists(name)) ? name : undefined;
+  return name === 'utf-8' ||
+    name === 'utf-16le' ||
+    name === 'utf-16be' ||
+    (name !== 'replacement' && iconv.encodingExists(name))
+    ? name
+    : undefined;
 }
 
 interface LineDecoder {
@@ -63,13 +68,15 @@ function lineDecoder(encoding: string): LineDecoder {
   return {
     decode: (buf) => iconv.decode(buf, encoding, { stripBOM: false }),
     // iconv-lite turns what does not decode into U+FFFD, which a legacy code page cannot hold.
-    valid: (buf) => HOLDS_FFFD.has(encoding) && iconv.encode(iconv.decode(buf, encoding, { stripBOM: false }), encoding).equals(buf),
+    valid: (buf) =>
+      HOLDS_FFFD.has(encoding) && iconv.encode(iconv.decode(buf, encoding, { stripBOM: false }), encoding).equals(buf),
   };
 }
 
 /** The encoding a byte order mark at the start names, and the mark's length. */
 function byteOrderMark(head: Buffer): { encoding: string; length: number } | undefined {
-  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
+  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf)
+    return { encoding: 'utf-8', length: 3 };
   if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
   if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return { encoding: 'utf-16be', length: 2 };
   return undefined;
@@ -82,7 +89,11 @@ export async function* unbatch<T>(batches: AsyncIterable<readonly T[]>): AsyncGe
 }
 
 /** The lines of a stream one by one (see `readLineBatches`). */
-export function readLines(stream: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number, encoding?: string): AsyncGenerator<PhysicalLine> {
+export function readLines(
+  stream: Readable | AsyncIterable<Buffer | string>,
+  maxLineBytes: number,
+  encoding?: string,
+): AsyncGenerator<PhysicalLine> {
   return unbatch(readLineBatches(stream, maxLineBytes, encoding));
 }
 
@@ -93,7 +104,10 @@ export function readLines(stream: Readable | AsyncIterable<Buffer | string>, max
  * encoding used, once, before the first line.
  */
 export async function* readLineBatches(
-  stream: Readable | AsyncIterable<Buffer | string>, maxLineBytes: number, encoding = 'utf-8', onEncoding?: (name: string) => void,
+  stream: Readable | AsyncIterable<Buffer | string>,
+  maxLineBytes: number,
+  encoding = 'utf-8',
+  onEncoding?: (name: string) => void,
 ): AsyncGenerator<PhysicalLine[]> {
   let parts: Buffer[] = [];
   let partBytes = 0;
@@ -108,7 +122,10 @@ export async function* readLineBatches(
   let ended = false;
   while (head.length < 3) {
     const r = await source.next();
-    if (r.done) { ended = true; break; }
+    if (r.done) {
+      ended = true;
+      break;
+    }
     head = head.length === 0 ? toBuffer(r.value) : Buffer.concat([head, toBuffer(r.value)]);
   }
   const bom = byteOrderMark(head);

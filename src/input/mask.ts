@@ -30,28 +30,89 @@ function normaliseKey(name: string): string {
 
 const EXACT: Readonly<Record<string, MaskCategory>> = {
   // secrets: the BSA auth_token column (spec 4.4), report links and file passwords (account spec 2.4, 2.6)
-  authtoken: 'secret', xauthtoken: 'secret', token: 'secret', accesstoken: 'secret', password: 'secret',
-  filepassword: 'secret', secret: 'secret', clientsecret: 'secret', apikey: 'secret', url: 'secret',
-  reporturl: 'secret', generatedname: 'secret',
+  authtoken: 'secret',
+  xauthtoken: 'secret',
+  token: 'secret',
+  accesstoken: 'secret',
+  password: 'secret',
+  filepassword: 'secret',
+  secret: 'secret',
+  clientsecret: 'secret',
+  apikey: 'secret',
+  url: 'secret',
+  reporturl: 'secret',
+  generatedname: 'secret',
   // raw reports and bank data: large and full of personal data
-  bureaurawjson: 'raw', rawdata: 'raw', rawreport: 'raw', bureaureport: 'raw', bankdata: 'raw',
-  transactiondata: 'raw', serviceresponse: 'raw', fetcheddata: 'raw',
-  pan: 'pan', pannumber: 'pan', panno: 'pan', pancard: 'pan', panid: 'pan',
-  aadhaar: 'aadhaar', aadhar: 'aadhaar', aadhaarnumber: 'aadhaar', aadharnumber: 'aadhaar', aadhaarno: 'aadhaar',
-  aadharno: 'aadhaar', uid: 'aadhaar',
-  dob: 'dob', dateofbirth: 'dob', birthdate: 'dob', accountholderdob: 'dob',
-  accountnumber: 'account', accountno: 'account', accno: 'account', maskedaccnumber: 'account',
-  bankaccountnumber: 'account', acctnumber: 'account', accountrefno: 'account', linkrefno: 'account',
-  pincode: 'pincode', pincodeaadhar: 'pincode', pin: 'pincode', zipcode: 'pincode', postalcode: 'pincode',
-  latitude: 'geo', longitude: 'geo', lat: 'geo', lng: 'geo', lon: 'geo',
-  nominee: 'name', accountholdernominee: 'name',
+  bureaurawjson: 'raw',
+  rawdata: 'raw',
+  rawreport: 'raw',
+  bureaureport: 'raw',
+  bankdata: 'raw',
+  transactiondata: 'raw',
+  serviceresponse: 'raw',
+  fetcheddata: 'raw',
+  pan: 'pan',
+  pannumber: 'pan',
+  panno: 'pan',
+  pancard: 'pan',
+  panid: 'pan',
+  aadhaar: 'aadhaar',
+  aadhar: 'aadhaar',
+  aadhaarnumber: 'aadhaar',
+  aadharnumber: 'aadhaar',
+  aadhaarno: 'aadhaar',
+  aadharno: 'aadhaar',
+  uid: 'aadhaar',
+  dob: 'dob',
+  dateofbirth: 'dob',
+  birthdate: 'dob',
+  accountholderdob: 'dob',
+  accountnumber: 'account',
+  accountno: 'account',
+  accno: 'account',
+  maskedaccnumber: 'account',
+  bankaccountnumber: 'account',
+  acctnumber: 'account',
+  accountrefno: 'account',
+  linkrefno: 'account',
+  pincode: 'pincode',
+  pincodeaadhar: 'pincode',
+  pin: 'pincode',
+  zipcode: 'pincode',
+  postalcode: 'pincode',
+  latitude: 'geo',
+  longitude: 'geo',
+  lat: 'geo',
+  lng: 'geo',
+  lon: 'geo',
+  nominee: 'name',
+  accountholdernominee: 'name',
 };
 
 /** Keys ending in "name" that name things, not people. */
 const NOT_PERSON_NAMES = new Set([
-  'bankname', 'filename', 'workflowname', 'enginename', 'ruleenginename', 'servicename', 'productname',
-  'branchname', 'templatename', 'fipname', 'scorename', 'scorecardname', 'membershortname', 'institutionname',
-  'statename', 'cityname', 'attrname', 'stagename', 'columnname', 'fieldname', 'formatname', 'bureauname',
+  'bankname',
+  'filename',
+  'workflowname',
+  'enginename',
+  'ruleenginename',
+  'servicename',
+  'productname',
+  'branchname',
+  'templatename',
+  'fipname',
+  'scorename',
+  'scorecardname',
+  'membershortname',
+  'institutionname',
+  'statename',
+  'cityname',
+  'attrname',
+  'stagename',
+  'columnname',
+  'fieldname',
+  'formatname',
+  'bureauname',
 ]);
 
 /** How a column's value is masked, or undefined when it is not personal data. */
@@ -87,12 +148,17 @@ function keepLast(s: string, n: number, char = '*'): string {
 }
 
 function byteLength(value: unknown): number {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return Buffer.byteLength(text, 'utf8');
 }
 
 function initials(s: string): string {
-  return s.trim().split(/\s+/).filter(Boolean).map((w) => `${w[0].toUpperCase()}.`).join(' ');
+  return s
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => `${w[0].toUpperCase()}.`)
+    .join(' ');
 }
 
 function maskEmail(s: string): string {
@@ -113,20 +179,30 @@ function maskScalar(category: MaskCategory, value: string | number | boolean): s
   }
   const s = String(value);
   switch (category) {
-    case 'secret': return '[secret]';
-    case 'raw': return `[redacted ${byteLength(s)} bytes]`;
-    case 'pan': return keepLast(s, 4);
-    case 'aadhaar': return keepLast(s.replace(/[\s-]/g, ''), 4);
-    case 'account': return keepLast(s, 4);
+    case 'secret':
+      return '[secret]';
+    case 'raw':
+      return `[redacted ${byteLength(s)} bytes]`;
+    case 'pan':
+      return keepLast(s, 4);
+    case 'aadhaar':
+      return keepLast(s.replace(/[\s-]/g, ''), 4);
+    case 'account':
+      return keepLast(s, 4);
     case 'phone': {
       const digits = s.replace(/\D/g, '');
       return digits.length === 0 ? keepLast(s, 0) : keepLast(digits, 3);
     }
-    case 'email': return maskEmail(s);
-    case 'name': return initials(s);
-    case 'address': return `[redacted address, ${s.length} chars]`;
-    case 'dob': return s.replace(/[0-9]/g, '*');
-    case 'pincode': return s.length > 3 ? s.slice(0, 3) + '*'.repeat(s.length - 3) : s;
+    case 'email':
+      return maskEmail(s);
+    case 'name':
+      return initials(s);
+    case 'address':
+      return `[redacted address, ${s.length} chars]`;
+    case 'dob':
+      return s.replace(/[0-9]/g, '*');
+    case 'pincode':
+      return s.length > 3 ? s.slice(0, 3) + '*'.repeat(s.length - 3) : s;
   }
 }
 
@@ -154,7 +230,10 @@ function maskObject(obj: Record<string, unknown>, inherited: MaskCategory | unde
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     Object.defineProperty(out, k, {
-      value: maskValue(v, maskCategory(k) ?? inherited, k), enumerable: true, writable: true, configurable: true,
+      value: maskValue(v, maskCategory(k) ?? inherited, k),
+      enumerable: true,
+      writable: true,
+      configurable: true,
     });
   }
   return out;
@@ -178,7 +257,11 @@ const EMAIL_RE = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
  * A row error's message with the value it quotes (`got 'abc'`) masked as the row's `input` shows that field
  * (`got '[redacted]'`): the message must not give away what the masked row hides.
  */
-export function maskQuotedValue(message: string, field: string | undefined, data: Readonly<Record<string, unknown>>): string {
+export function maskQuotedValue(
+  message: string,
+  field: string | undefined,
+  data: Readonly<Record<string, unknown>>,
+): string {
   if (field === undefined || !Object.hasOwn(data, field)) return message;
   const raw = data[field];
   if (typeof raw !== 'string' && typeof raw !== 'number') return message;

@@ -4,7 +4,9 @@ import type { PhysicalLine } from './lines.js';
 
 /** NDJSON rows, a batch per batch of lines (see readLineBatches). */
 export async function* ndjsonRowBatches(
-  batches: AsyncIterable<PhysicalLine[]>, maxRecordBytes: number, encoding: () => string = () => 'utf-8',
+  batches: AsyncIterable<PhysicalLine[]>,
+  maxRecordBytes: number,
+  encoding: () => string = () => 'utf-8',
 ): AsyncGenerator<InputRow[]> {
   const state = { row: 0 };
   for await (const lines of batches) {
@@ -13,19 +15,42 @@ export async function* ndjsonRowBatches(
   }
 }
 
-function ndjsonBatch(lines: readonly PhysicalLine[], maxRecordBytes: number, state: { row: number }, encoding: () => string): InputRow[] {
+function ndjsonBatch(
+  lines: readonly PhysicalLine[],
+  maxRecordBytes: number,
+  state: { row: number },
+  encoding: () => string,
+): InputRow[] {
   const out: InputRow[] = [];
   let row = state.row;
   for (const l of lines) {
     if (l.tooLong) {
       row += 1;
-      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is longer than ${maxRecordBytes} bytes`, expected: `a JSON object of at most ${maxRecordBytes} bytes` } });
+      out.push({
+        row,
+        line: l.line,
+        data: {},
+        readError: {
+          code: 'MALFORMED_ROW',
+          message: `line ${l.line} is longer than ${maxRecordBytes} bytes`,
+          expected: `a JSON object of at most ${maxRecordBytes} bytes`,
+        },
+      });
       continue;
     }
     if (l.text.trim() === '') continue;
     row += 1;
     if (l.undecodable) {
-      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} has bytes that are not valid ${encoding()}`, expected: `text in ${encoding()} (--encoding names the file's encoding)` } });
+      out.push({
+        row,
+        line: l.line,
+        data: {},
+        readError: {
+          code: 'MALFORMED_ROW',
+          message: `line ${l.line} has bytes that are not valid ${encoding()}`,
+          expected: `text in ${encoding()} (--encoding names the file's encoding)`,
+        },
+      });
       continue;
     }
     let value: unknown;
@@ -33,12 +58,26 @@ function ndjsonBatch(lines: readonly PhysicalLine[], maxRecordBytes: number, sta
       value = JSON.parse(l.text);
     } catch (err) {
       const why = err instanceof RangeError ? 'nested too deeply' : 'not valid JSON';
-      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is ${why}`, expected: 'one JSON object per line' } });
+      out.push({
+        row,
+        line: l.line,
+        data: {},
+        readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is ${why}`, expected: 'one JSON object per line' },
+      });
       continue;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-      out.push({ row, line: l.line, data: {}, readError: { code: 'MALFORMED_ROW', message: `line ${l.line} is ${got}, not a JSON object`, expected: 'one JSON object per line' } });
+      out.push({
+        row,
+        line: l.line,
+        data: {},
+        readError: {
+          code: 'MALFORMED_ROW',
+          message: `line ${l.line} is ${got}, not a JSON object`,
+          expected: 'one JSON object per line',
+        },
+      });
       continue;
     }
     out.push({ row, line: l.line, data: value as Record<string, unknown> });

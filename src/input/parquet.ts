@@ -37,9 +37,14 @@ const PARSERS: Partial<ParquetParsers> = {
 function plainValue(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (typeof v) {
-    case 'string': case 'number': case 'boolean': return v;
-    case 'bigint': return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-    default: break;
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return v;
+    case 'bigint':
+      return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+    default:
+      break;
   }
   if (v instanceof Date) return v.toISOString();
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
@@ -55,7 +60,13 @@ function plainValue(v: unknown): unknown {
 /** Dotted paths of the fields inside struct columns (lists and maps are values, not paths). */
 function nestedPaths(tree: SchemaTree, prefix: string, into: string[]): void {
   const e = tree.element;
-  if (tree.children.length === 0 || e.converted_type === 'LIST' || e.converted_type === 'MAP' || e.converted_type === 'MAP_KEY_VALUE') return;
+  if (
+    tree.children.length === 0 ||
+    e.converted_type === 'LIST' ||
+    e.converted_type === 'MAP' ||
+    e.converted_type === 'MAP_KEY_VALUE'
+  )
+    return;
   for (const child of tree.children) {
     const path = `${prefix}.${child.element.name}`;
     into.push(path);
@@ -109,9 +120,10 @@ async function openFileBuffer(path: string): Promise<AsyncBuffer & { close(): Pr
     byteLength: size,
     async slice(start: number, end = size): Promise<ArrayBuffer> {
       const bytes = new Uint8Array(new ArrayBuffer(Math.max(0, end - start)));
-      for (let at = 0; at < bytes.length;) {
+      for (let at = 0; at < bytes.length; ) {
         const { bytesRead } = await handle.read(bytes, at, bytes.length - at, start + at);
-        if (bytesRead === 0) throw new Error(`the Parquet file ended at byte ${start + at} of ${size} (was it changed while being read?)`);
+        if (bytesRead === 0)
+          throw new Error(`the Parquet file ended at byte ${start + at} of ${size} (was it changed while being read?)`);
         at += bytesRead;
       }
       return bytes.buffer as ArrayBuffer;
@@ -149,7 +161,13 @@ async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGe
     for (const column of columns) {
       const runs = new ColumnRuns();
       await parquetRead({
-        file, metadata, rowStart, rowEnd, columns: [column], compressors, parsers: PARSERS,
+        file,
+        metadata,
+        rowStart,
+        rowEnd,
+        columns: [column],
+        compressors,
+        parsers: PARSERS,
         onChunk: (chunk) => runs.add(chunk.rowStart, chunk.columnData),
       });
       byIndex.push(runs);

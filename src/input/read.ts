@@ -40,8 +40,15 @@ export interface ReadOptions {
 export const DEFAULT_MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
 const EXTENSIONS: readonly [string, InputFormat][] = [
-  ['.csv', 'csv'], ['.tsv', 'tsv'], ['.ndjson', 'ndjson'], ['.jsonl', 'ndjson'], ['.parquet', 'parquet'],
-  ['.csv.gz', 'csv.gz'], ['.tsv.gz', 'tsv.gz'], ['.ndjson.gz', 'ndjson.gz'], ['.jsonl.gz', 'ndjson.gz'],
+  ['.csv', 'csv'],
+  ['.tsv', 'tsv'],
+  ['.ndjson', 'ndjson'],
+  ['.jsonl', 'ndjson'],
+  ['.parquet', 'parquet'],
+  ['.csv.gz', 'csv.gz'],
+  ['.tsv.gz', 'tsv.gz'],
+  ['.ndjson.gz', 'ndjson.gz'],
+  ['.jsonl.gz', 'ndjson.gz'],
 ];
 
 function formatFromPath(path: string): InputFormat | undefined {
@@ -55,14 +62,28 @@ export function resolveFormat(path: string, format?: string): InputFormat {
   const names = INPUT_FORMATS.join(', ');
   if (format !== undefined) {
     if ((INPUT_FORMATS as readonly string[]).includes(format)) {
-      if (path === '-' && format === 'parquet') throw new BreError('USAGE', 'Expected a Parquet file, got --input - (stdin): Parquet keeps its index at the end of the file, so it cannot be streamed; save it to a file first');
+      if (path === '-' && format === 'parquet')
+        throw new BreError(
+          'USAGE',
+          'Expected a Parquet file, got --input - (stdin): Parquet keeps its index at the end of the file, so it cannot be streamed; save it to a file first',
+        );
       return format as InputFormat;
     }
-    throw new BreError('USAGE', `Expected --input-format to be one of ${names}, got '${format}'`, { field: 'input-format' });
+    throw new BreError('USAGE', `Expected --input-format to be one of ${names}, got '${format}'`, {
+      field: 'input-format',
+    });
   }
-  if (path === '-') throw new BreError('USAGE', 'Expected --input-format csv, tsv or ndjson (gzip\'ed: csv.gz, tsv.gz, ndjson.gz) when reading stdin (--input -)');
+  if (path === '-')
+    throw new BreError(
+      'USAGE',
+      "Expected --input-format csv, tsv or ndjson (gzip'ed: csv.gz, tsv.gz, ndjson.gz) when reading stdin (--input -)",
+    );
   const f = formatFromPath(path);
-  if (!f) throw new BreError('USAGE', `Expected an input file ending in .csv, .tsv, .ndjson, .jsonl or .parquet (CSV, TSV and NDJSON also gzip'ed: .csv.gz...), or --input-format; got '${path}'`);
+  if (!f)
+    throw new BreError(
+      'USAGE',
+      `Expected an input file ending in .csv, .tsv, .ndjson, .jsonl or .parquet (CSV, TSV and NDJSON also gzip'ed: .csv.gz...), or --input-format; got '${path}'`,
+    );
   return f;
 }
 
@@ -75,19 +96,40 @@ export function isInputFormat(value: unknown): value is InputFormat {
  * `--encoding` and `--delimiter` as given (`run`, `compare`), checked against the input's format: the
  * encoding's name and the separator's character; USAGE (exit 2) when they do not fit.
  */
-export function resolveTextOptions(given: { readonly encoding?: string; readonly delimiter?: string }, format: InputFormat): { encoding?: string; delimiter?: string } {
+export function resolveTextOptions(
+  given: { readonly encoding?: string; readonly delimiter?: string },
+  format: InputFormat,
+): { encoding?: string; delimiter?: string } {
   const base = baseFormat(format);
   let encoding: string | undefined;
   if (given.encoding !== undefined) {
-    if (base === 'parquet') throw new BreError('USAGE', 'Expected no --encoding with Parquet input, got one: Parquet text is UTF-8 by its format', { field: 'encoding' });
+    if (base === 'parquet')
+      throw new BreError(
+        'USAGE',
+        'Expected no --encoding with Parquet input, got one: Parquet text is UTF-8 by its format',
+        { field: 'encoding' },
+      );
     encoding = encodingOf(given.encoding);
-    if (encoding === undefined) throw new BreError('USAGE', `Expected --encoding to be an encoding name such as utf-8, windows-1252, latin1, utf-16le or shift_jis (the WHATWG Encoding Standard's labels), got '${given.encoding}'`, { field: 'encoding' });
+    if (encoding === undefined)
+      throw new BreError(
+        'USAGE',
+        `Expected --encoding to be an encoding name such as utf-8, windows-1252, latin1, utf-16le or shift_jis (the WHATWG Encoding Standard's labels), got '${given.encoding}'`,
+        { field: 'encoding' },
+      );
   }
   let delimiter: string | undefined;
   if (given.delimiter !== undefined) {
-    if (base !== 'csv' && base !== 'tsv') throw new BreError('USAGE', `Expected --delimiter only with CSV or TSV input, got it with ${base}`, { field: 'delimiter' });
+    if (base !== 'csv' && base !== 'tsv')
+      throw new BreError('USAGE', `Expected --delimiter only with CSV or TSV input, got it with ${base}`, {
+        field: 'delimiter',
+      });
     delimiter = parseDelimiter(given.delimiter);
-    if (delimiter === undefined) throw new BreError('USAGE', `Expected --delimiter to be one character (or tab, comma, semicolon, pipe), got '${given.delimiter}'`, { field: 'delimiter' });
+    if (delimiter === undefined)
+      throw new BreError(
+        'USAGE',
+        `Expected --delimiter to be one character (or tab, comma, semicolon, pipe), got '${given.delimiter}'`,
+        { field: 'delimiter' },
+      );
   }
   return { encoding, delimiter };
 }

@@ -13,7 +13,13 @@ export interface FieldError {
   /** Full sentence for the errors file. Must not contain the field's value when the field is personal data. */
   readonly message: string;
   /** Defaults to INVALID_ROW. */
-  readonly code?: 'INVALID_ROW' | 'REPORT_UNREADABLE' | 'REPORT_FORMAT_UNKNOWN' | 'REPORT_FORMAT_UNSUPPORTED' | 'FILE_OUTSIDE_ROOT' | 'FILES_ROOT_NEEDED';
+  readonly code?:
+    | 'INVALID_ROW'
+    | 'REPORT_UNREADABLE'
+    | 'REPORT_FORMAT_UNKNOWN'
+    | 'REPORT_FORMAT_UNSUPPORTED'
+    | 'FILE_OUTSIDE_ROOT'
+    | 'FILES_ROOT_NEEDED';
 }
 
 /** A row checked and turned into `P` (a request body, say), or every problem found in it. */

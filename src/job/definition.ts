@@ -19,12 +19,17 @@ export interface JobDefinition {
 /** Each difference as a person reads it, empty when the definitions agree. */
 export function definitionDifferences(job: JobDefinition, mine: JobDefinition): string[] {
   const out: string[] = [];
-  if (job.sink_table !== mine.sink_table) out.push(`the sink table: the job writes ${job.sink_table}, this worker ${mine.sink_table}`);
+  if (job.sink_table !== mine.sink_table)
+    out.push(`the sink table: the job writes ${job.sink_table}, this worker ${mine.sink_table}`);
   if (job.pipeline.sha256 !== mine.pipeline.sha256) {
-    out.push(`the pipeline: the job runs '${job.pipeline.name}' (sha256 ${job.pipeline.sha256.slice(0, 12)}), this worker '${mine.pipeline.name}' (sha256 ${mine.pipeline.sha256.slice(0, 12)})`);
+    out.push(
+      `the pipeline: the job runs '${job.pipeline.name}' (sha256 ${job.pipeline.sha256.slice(0, 12)}), this worker '${mine.pipeline.name}' (sha256 ${mine.pipeline.sha256.slice(0, 12)})`,
+    );
   }
   if (job.input.kind !== mine.input.kind || job.input.identity !== mine.input.identity) {
-    out.push(`the input: the job reads ${job.input.kind} ${job.input.identity}, this worker ${mine.input.kind} ${mine.input.identity}`);
+    out.push(
+      `the input: the job reads ${job.input.kind} ${job.input.identity}, this worker ${mine.input.kind} ${mine.input.identity}`,
+    );
   } else if (mine.input.reading !== undefined && (job.input.reading ?? '') !== mine.input.reading) {
     out.push(`how the input is read: the job ${job.input.reading}, this worker ${mine.input.reading}`);
   }
@@ -34,5 +39,9 @@ export function definitionDifferences(job: JobDefinition, mine: JobDefinition): 
 }
 
 export function mismatchError(name: string, differences: readonly string[]): BreError {
-  return new BreError('JOB_MISMATCH', `Expected this worker to run the job '${name}' as it was started, got another ${differences.length === 1 ? 'setting' : 'settings'}: ${differences.join('; ')}. Start it with the job's own command, or give another --job name`, { field: 'job' });
+  return new BreError(
+    'JOB_MISMATCH',
+    `Expected this worker to run the job '${name}' as it was started, got another ${differences.length === 1 ? 'setting' : 'settings'}: ${differences.join('; ')}. Start it with the job's own command, or give another --job name`,
+    { field: 'job' },
+  );
 }

@@ -37,7 +37,11 @@ export class JobFence {
   /** Rows refused since the start. */
   refused = 0;
 
-  constructor(readonly job: string, readonly worker: string, readonly tables: JobTables) {}
+  constructor(
+    readonly job: string,
+    readonly worker: string,
+    readonly tables: JobTables,
+  ) {}
 
   hold(c: HeldChunk): void {
     this.#held.set(c.chunk, c);
@@ -51,7 +55,10 @@ export class JobFence {
    * In the batch's transaction: which rows may be written. Called again when the transaction is tried again
    * (a connection lost): only the last call's outcome counts, taken by `committed()` once it committed.
    */
-  async admit(session: DbSession, rows: { readonly results: readonly number[]; readonly errors: readonly number[] }): Promise<(row: number) => boolean> {
+  async admit(
+    session: DbSession,
+    rows: { readonly results: readonly number[]; readonly errors: readonly number[] },
+  ): Promise<(row: number) => boolean> {
     const byChunk = new Map<number, { held: HeldChunk; results: number[]; errors: number[] }>();
     let refused = 0;
     const place = (row: number, kind: 'results' | 'errors') => {
@@ -75,10 +82,12 @@ export class JobFence {
     let jobDone = false;
     if (byChunk.size > 0) {
       const ids = [...byChunk.keys()].sort((a, b) => a - b);
-      const current = (await session.query<Record<string, unknown>>(
-        `SELECT chunk, token, state, committed FROM ${this.tables.chunks} WHERE job = $1 AND chunk = ANY($2::int[]) ORDER BY chunk FOR UPDATE`,
-        [this.job, ids],
-      )).rows;
+      const current = (
+        await session.query<Record<string, unknown>>(
+          `SELECT chunk, token, state, committed FROM ${this.tables.chunks} WHERE job = $1 AND chunk = ANY($2::int[]) ORDER BY chunk FOR UPDATE`,
+          [this.job, ids],
+        )
+      ).rows;
       for (const c of current) {
         const e = byChunk.get(Number(c.chunk))!;
         if (String(c.token) !== e.held.token || c.state !== 'held') {
@@ -109,9 +118,15 @@ export class JobFence {
         );
       }
       if (done.length > 0) {
-        const left = await session.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.tables.chunks} WHERE job = $1 AND state <> 'done'`, [this.job]);
+        const left = await session.query<{ n: string }>(
+          `SELECT count(*) AS n FROM ${this.tables.chunks} WHERE job = $1 AND state <> 'done'`,
+          [this.job],
+        );
         if (Number(left.rows[0]?.n ?? 1) === 0) {
-          const marked = await session.query(`UPDATE ${this.tables.jobs} SET state = 'done', done_at = now() WHERE job = $1 AND state <> 'done'`, [this.job]);
+          const marked = await session.query(
+            `UPDATE ${this.tables.jobs} SET state = 'done', done_at = now() WHERE job = $1 AND state <> 'done'`,
+            [this.job],
+          );
           jobDone = marked.count > 0;
         }
       }
@@ -131,10 +146,14 @@ export class JobFence {
   }
 
   async #adopt(session: DbSession): Promise<void> {
-    const mine = await session.query<Record<string, unknown>>(`SELECT chunk, token, first_row, rows FROM ${this.tables.chunks} WHERE job = $1 AND holder = $2 AND state = 'held'`, [this.job, this.worker]);
+    const mine = await session.query<Record<string, unknown>>(
+      `SELECT chunk, token, first_row, rows FROM ${this.tables.chunks} WHERE job = $1 AND holder = $2 AND state = 'held'`,
+      [this.job, this.worker],
+    );
     for (const c of mine.rows) {
       const chunk = Number(c.chunk);
-      if (!this.#held.has(chunk)) this.#held.set(chunk, { chunk, token: String(c.token), firstRow: Number(c.first_row), rows: Number(c.rows) });
+      if (!this.#held.has(chunk))
+        this.#held.set(chunk, { chunk, token: String(c.token), firstRow: Number(c.first_row), rows: Number(c.rows) });
     }
   }
 

@@ -123,13 +123,21 @@ export class JobMember {
         await this.#idle(this.opts.pollMs ?? this.opts.heartbeatMs);
         continue;
       }
-      const h: Held = { claim: c, bits: c.committed ? bitsOf(c.committed, c.rows) : emptyBits(c.rows), sentTo: 0, resent: 0, lost: false };
+      const h: Held = {
+        claim: c,
+        bits: c.committed ? bitsOf(c.committed, c.rows) : emptyBits(c.rows),
+        sentTo: 0,
+        resent: 0,
+        lost: false,
+      };
       this.#held.set(c.chunk, h);
       this.stats.claimed += 1;
       this.#listener?.hold({ chunk: c.chunk, token: c.token, firstRow: c.firstRow, rows: c.rows });
       if (c.takeover) {
         this.stats.takeovers += 1;
-        this.opts.log(`job ${name}: took over chunk ${c.chunk} (rows ${c.firstRow}-${c.firstRow + c.rows - 1}) after its holder's lease lapsed`);
+        this.opts.log(
+          `job ${name}: took over chunk ${c.chunk} (rows ${c.firstRow}-${c.firstRow + c.rows - 1}) after its holder's lease lapsed`,
+        );
       }
       for await (const batch of read(c)) {
         if (h.lost || this.#stopped) break;
@@ -165,13 +173,20 @@ export class JobMember {
     try {
       // A last report first: the rows sent again and the dispatch marks count for whoever takes the chunks.
       await this.#beat();
-      const held = [...this.#held.values()].filter((h) => !h.lost).map((h) => ({ chunk: h.claim.chunk, token: h.claim.token }));
+      const held = [...this.#held.values()]
+        .filter((h) => !h.lost)
+        .map((h) => ({ chunk: h.claim.chunk, token: h.claim.token }));
       await store.release(name, worker, held);
-      if (held.length > 0) this.opts.log(`job ${name}: handed back ${held.length} chunk${held.length > 1 ? 's' : ''} at ${held.length > 1 ? 'their' : 'its'} committed position`);
+      if (held.length > 0)
+        this.opts.log(
+          `job ${name}: handed back ${held.length} chunk${held.length > 1 ? 's' : ''} at ${held.length > 1 ? 'their' : 'its'} committed position`,
+        );
       await store.leave(name, worker, stopped ? 'stopped' : 'finished');
     } catch (err) {
       // Unreachable now: the leases lapse by themselves and the chunks are taken over.
-      this.opts.log(`job ${name}: could not hand back its chunks (${(err as Error).message}): they go back to the job when their lease lapses`);
+      this.opts.log(
+        `job ${name}: could not hand back its chunks (${(err as Error).message}): they go back to the job when their lease lapses`,
+      );
     } finally {
       await store.close();
     }
@@ -184,7 +199,9 @@ export class JobMember {
     this.#held.delete(chunk);
     this.stats.lost += 1;
     this.#listener?.drop(chunk);
-    this.opts.log(`job ${this.opts.name}: lost chunk ${chunk} (${why}): another worker holds it now; its rows here are not written`);
+    this.opts.log(
+      `job ${this.opts.name}: lost chunk ${chunk} (${why}): another worker holds it now; its rows here are not written`,
+    );
   }
 
   #beat(): Promise<void> {
@@ -200,17 +217,35 @@ export class JobMember {
         this.#lastBeat = { at: now, done };
       }
       const held = [...this.#held.values()];
-      const report = held.map((h) => ({ chunk: h.claim.chunk, token: h.claim.token, sentTo: h.sentTo, resent: h.resent }));
+      const report = held.map((h) => ({
+        chunk: h.claim.chunk,
+        token: h.claim.token,
+        sentTo: h.sentTo,
+        resent: h.resent,
+      }));
       try {
-        const { lost, done: finished } = await this.opts.store.heartbeat(this.opts.name, {
-          worker: this.opts.worker, host: hostname(), address: this.opts.address, rowsDone: done, rate: this.#rate,
-        }, report, this.opts.leaseMs);
+        const { lost, done: finished } = await this.opts.store.heartbeat(
+          this.opts.name,
+          {
+            worker: this.opts.worker,
+            host: hostname(),
+            address: this.opts.address,
+            rowsDone: done,
+            rate: this.#rate,
+          },
+          report,
+          this.opts.leaseMs,
+        );
         for (const h of held) h.resent -= report.find((r) => r.chunk === h.claim.chunk)!.resent;
         for (const c of finished) if (this.#held.delete(c)) this.stats.done += 1;
         for (const c of lost) this.#lose(c, 'its lease lapsed');
       } catch (err) {
         this.stop();
-        this.opts.fail(isBreError(err) ? err : new BreError('SINK_UNAVAILABLE', `the job's database failed: ${(err as Error).message}`, { cause: err }));
+        this.opts.fail(
+          isBreError(err)
+            ? err
+            : new BreError('SINK_UNAVAILABLE', `the job's database failed: ${(err as Error).message}`, { cause: err }),
+        );
       }
     })().finally(() => {
       this.#beating = undefined;

@@ -18,7 +18,11 @@ export interface JobTables {
 
 /** The three tables, quoted, in the sink's schema. */
 export function jobTables(dialect: Dialect, schema: string | undefined): JobTables {
-  return { jobs: dialect.table(JOBS_TABLE, schema), chunks: dialect.table(CHUNKS_TABLE, schema), workers: dialect.table(WORKERS_TABLE, schema) };
+  return {
+    jobs: dialect.table(JOBS_TABLE, schema),
+    chunks: dialect.table(CHUNKS_TABLE, schema),
+    workers: dialect.table(WORKERS_TABLE, schema),
+  };
 }
 
 export function createJobTables(t: JobTables): string[] {

@@ -49,23 +49,45 @@ export interface JobStatus {
 }
 
 /** Reads the job's status; undefined when no worker has started it. */
-export async function readJobStatus(store: JobStore, name: string, windowHours?: number): Promise<JobStatus | undefined> {
+export async function readJobStatus(
+  store: JobStore,
+  name: string,
+  windowHours?: number,
+): Promise<JobStatus | undefined> {
   const t = store.tables;
-  const job = (await store.query<Record<string, unknown>>(`SELECT state, rows, chunks, definition, started_at, done_at FROM ${t.jobs} WHERE job = $1`, [name]))[0];
+  const job = (
+    await store.query<Record<string, unknown>>(
+      `SELECT state, rows, chunks, definition, started_at, done_at FROM ${t.jobs} WHERE job = $1`,
+      [name],
+    )
+  )[0];
   if (!job) return undefined;
-  const agg = (await store.query<Record<string, unknown>>(
-    `SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) FILTER (WHERE state = 'held' AND lease_until >= now()) AS held,
+  const agg = (
+    await store.query<Record<string, unknown>>(
+      `SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) FILTER (WHERE state = 'held' AND lease_until >= now()) AS held,
             count(*) FILTER (WHERE state = 'waiting' OR (state = 'held' AND lease_until < now())) AS waiting,
             coalesce(sum(rows_results), 0) AS results, coalesce(sum(rows_errors), 0) AS errors, coalesce(sum(resent), 0) AS resent, coalesce(sum(takeovers), 0) AS takeovers
-     FROM ${t.chunks} WHERE job = $1`, [name]))[0];
+     FROM ${t.chunks} WHERE job = $1`,
+      [name],
+    )
+  )[0];
   const held = await store.query<Record<string, unknown>>(
-    `SELECT chunk, holder, claimed_at, lease_until, position, rows FROM ${t.chunks} WHERE job = $1 AND state = 'held' AND lease_until >= now() ORDER BY chunk`, [name]);
+    `SELECT chunk, holder, claimed_at, lease_until, position, rows FROM ${t.chunks} WHERE job = $1 AND state = 'held' AND lease_until >= now() ORDER BY chunk`,
+    [name],
+  );
   const workers = await store.query<Record<string, unknown>>(
     `SELECT worker, address, state, rate, rows_done, seen_at, (state = 'working' AND seen_at + lease_ms * interval '1 millisecond' >= now()) AS alive
-     FROM ${t.workers} WHERE job = $1 ORDER BY started_at, worker`, [name]);
+     FROM ${t.workers} WHERE job = $1 ORDER BY started_at, worker`,
+    [name],
+  );
   const ws: WorkerStatus[] = workers.map((w) => ({
-    worker: String(w.worker), address: (w.address as string | null) ?? null, state: String(w.state), alive: w.alive === true,
-    rate: Number(w.rate), rowsDone: Number(w.rows_done), seenAt: String(w.seen_at),
+    worker: String(w.worker),
+    address: (w.address as string | null) ?? null,
+    state: String(w.state),
+    alive: w.alive === true,
+    rate: Number(w.rate),
+    rowsDone: Number(w.rows_done),
+    seenAt: String(w.seen_at),
   }));
   const rows = Number(job.rows);
   const results = Number(agg.results);
@@ -73,21 +95,50 @@ export async function readJobStatus(store: JobStore, name: string, windowHours?:
   const rate = ws.filter((w) => w.alive).reduce((n, w) => n + w.rate, 0);
   const left = Math.max(0, rows - results - errors);
   const status: JobStatus = {
-    job: name, state: String(job.state), pipeline: String((job.definition as { pipeline?: { name?: string } }).pipeline?.name ?? ''), rows,
+    job: name,
+    state: String(job.state),
+    pipeline: String((job.definition as { pipeline?: { name?: string } }).pipeline?.name ?? ''),
+    rows,
     chunks: { total: Number(job.chunks), done: Number(agg.done), held: Number(agg.held), waiting: Number(agg.waiting) },
-    held: held.map((h) => ({ chunk: Number(h.chunk), holder: String(h.holder), since: String(h.claimed_at), leaseUntil: String(h.lease_until), position: Number(h.position), rows: Number(h.rows) })),
-    results, errors, resent: Number(agg.resent), takeovers: Number(agg.takeovers), workers: ws, rate,
+    held: held.map((h) => ({
+      chunk: Number(h.chunk),
+      holder: String(h.holder),
+      since: String(h.claimed_at),
+      leaseUntil: String(h.lease_until),
+      position: Number(h.position),
+      rows: Number(h.rows),
+    })),
+    results,
+    errors,
+    resent: Number(agg.resent),
+    takeovers: Number(agg.takeovers),
+    workers: ws,
+    rate,
     etaSeconds: left === 0 ? 0 : rate > 0 ? left / rate : null,
-    startedAt: job.started_at === null ? null : String(job.started_at), doneAt: job.done_at === null ? null : String(job.done_at),
+    startedAt: job.started_at === null ? null : String(job.started_at),
+    doneAt: job.done_at === null ? null : String(job.done_at),
   };
-  return windowHours === undefined ? status : { ...status, plan: planFor(left, ws.filter((w) => w.alive), windowHours) };
+  return windowHours === undefined
+    ? status
+    : {
+        ...status,
+        plan: planFor(
+          left,
+          ws.filter((w) => w.alive),
+          windowHours,
+        ),
+      };
 }
 
 /**
  * --plan's question for the rest: the live workers' combined rate over the window, against the rows left. Short
  * of it, more addresses at the live workers' mean rate (each address is a worker at its own per-IP limit).
  */
-export function planFor(left: number, alive: readonly { rate: number }[], windowHours: number): NonNullable<JobStatus['plan']> {
+export function planFor(
+  left: number,
+  alive: readonly { rate: number }[],
+  windowHours: number,
+): NonNullable<JobStatus['plan']> {
   const seconds = windowHours * 3600;
   const rate = alive.reduce((n, w) => n + w.rate, 0);
   if (left === 0 || rate * seconds >= left) return { windowHours, fits: true, moreAddresses: 0 };
@@ -112,20 +163,33 @@ export function formatJobStatus(s: JobStatus): string {
     `  rows: ${s.results + s.errors} of ${s.rows} done (${pct(s.results + s.errors)}%): ${s.results} results, ${s.errors} in errors`,
     `  re-sent after takeovers: ${s.resent} row${s.resent === 1 ? '' : 's'} (${s.takeovers} takeover${s.takeovers === 1 ? '' : 's'})`,
   ];
-  for (const h of s.held) lines.push(`  chunk ${h.chunk}: held by ${h.holder} since ${h.since}, ${h.position} of ${h.rows} rows committed in order, lease until ${h.leaseUntil}`);
+  for (const h of s.held)
+    lines.push(
+      `  chunk ${h.chunk}: held by ${h.holder} since ${h.since}, ${h.position} of ${h.rows} rows committed in order, lease until ${h.leaseUntil}`,
+    );
   const alive = s.workers.filter((w) => w.alive);
-  lines.push(`  workers: ${alive.length} running${s.workers.length > alive.length ? `, ${s.workers.length - alive.length} gone or finished` : ''}`);
+  lines.push(
+    `  workers: ${alive.length} running${s.workers.length > alive.length ? `, ${s.workers.length - alive.length} gone or finished` : ''}`,
+  );
   for (const w of s.workers) {
-    lines.push(`    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done`);
+    lines.push(
+      `    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done`,
+    );
   }
   if (s.state === 'done') {
     lines.push(`  done at ${s.doneAt}`);
   } else {
-    lines.push(s.etaSeconds === null ? '  ETA: none (no worker running)' : `  ETA: ${duration(s.etaSeconds)} at ${(s.rate * 60).toFixed(0)} rows/min combined`);
+    lines.push(
+      s.etaSeconds === null
+        ? '  ETA: none (no worker running)'
+        : `  ETA: ${duration(s.etaSeconds)} at ${(s.rate * 60).toFixed(0)} rows/min combined`,
+    );
     if (s.plan) {
-      lines.push(s.plan.fits
-        ? `  plan: fits the ${s.plan.windowHours} h window with the workers now running`
-        : `  plan: does not fit the ${s.plan.windowHours} h window: needs ${s.plan.moreAddresses} more address${s.plan.moreAddresses === 1 ? '' : 'es'} (start that many more workers, each on its own egress IP)`);
+      lines.push(
+        s.plan.fits
+          ? `  plan: fits the ${s.plan.windowHours} h window with the workers now running`
+          : `  plan: does not fit the ${s.plan.windowHours} h window: needs ${s.plan.moreAddresses} more address${s.plan.moreAddresses === 1 ? '' : 'es'} (start that many more workers, each on its own egress IP)`,
+      );
     }
   }
   return lines.join('\n');
@@ -137,10 +201,19 @@ export interface JobReport extends JobStatus {
 }
 
 /** The report: the status, and the errors by code from the sink's errors table. */
-export async function readJobReport(store: JobStore, name: string, errorsTable: string): Promise<JobReport | undefined> {
+export async function readJobReport(
+  store: JobStore,
+  name: string,
+  errorsTable: string,
+): Promise<JobReport | undefined> {
   const status = await readJobStatus(store, name);
   if (!status) return undefined;
-  const codes = await store.query<{ code: string | null; n: string }>(`SELECT code, count(*) AS n FROM ${errorsTable} WHERE ${store.dialect.quote('row')} <= $1 GROUP BY code ORDER BY code`, [status.rows]).catch(() => []);
+  const codes = await store
+    .query<{ code: string | null; n: string }>(
+      `SELECT code, count(*) AS n FROM ${errorsTable} WHERE ${store.dialect.quote('row')} <= $1 GROUP BY code ORDER BY code`,
+      [status.rows],
+    )
+    .catch(() => []);
   return { ...status, errorsByCode: Object.fromEntries(codes.map((c) => [c.code ?? 'null', Number(c.n)])) };
 }
 
@@ -150,7 +223,9 @@ export function formatJobReport(r: JobReport): string {
   const ended = r.doneAt ? Date.parse(r.doneAt) : NaN;
   if (Number.isFinite(started) && Number.isFinite(ended) && ended > started) {
     const secs = (ended - started) / 1000;
-    lines.push(`  took ${duration(secs)}: ${((r.results + r.errors) / secs * 60).toFixed(0)} rows/min over the whole job`);
+    lines.push(
+      `  took ${duration(secs)}: ${(((r.results + r.errors) / secs) * 60).toFixed(0)} rows/min over the whole job`,
+    );
   }
   const codes = Object.entries(r.errorsByCode);
   if (codes.length > 0) lines.push(`  errors by code: ${codes.map(([c, n]) => `${c} ${n}`).join(', ')}`);

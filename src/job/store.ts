@@ -83,7 +83,11 @@ export class JobStore {
   /** Connects and makes the job's tables when they are not there (DB_UNREACHABLE: exit 2 before anything is called). */
   static async open(opts: JobStoreOptions): Promise<JobStore> {
     if (opts.url.dialect !== 'postgres') {
-      throw new BreError('USAGE', `Expected a PostgreSQL --sink with --job, got ${opts.url.display}: a job's chunks are claimed with FOR UPDATE SKIP LOCKED and committed with the sink's batches, which bre-batch does on PostgreSQL only`, { field: 'job' });
+      throw new BreError(
+        'USAGE',
+        `Expected a PostgreSQL --sink with --job, got ${opts.url.display}: a job's chunks are claimed with FOR UPDATE SKIP LOCKED and committed with the sink's batches, which bre-batch does on PostgreSQL only`,
+        { field: 'job' },
+      );
     }
     const store = new JobStore(opts);
     store.#session = await openSession(opts.url);
@@ -91,7 +95,11 @@ export class JobStore {
       await store.#createTables(store.#session);
     } catch (err) {
       store.#session.destroy();
-      throw isBreError(err) ? err : new BreError('DB_QUERY_FAILED', `cannot make the job's tables at ${opts.url.display}: ${queryReason(err)}`, { cause: err });
+      throw isBreError(err)
+        ? err
+        : new BreError('DB_QUERY_FAILED', `cannot make the job's tables at ${opts.url.display}: ${queryReason(err)}`, {
+            cause: err,
+          });
     }
     return store;
   }
@@ -109,9 +117,19 @@ export class JobStore {
 
   /** The job as it is, or undefined when no worker has started it. */
   async job(name: string): Promise<JobRow | undefined> {
-    const r = await this.#query<Record<string, unknown>>(`SELECT state, chunks, rows, definition FROM ${this.tables.jobs} WHERE job = $1`, [name]);
+    const r = await this.#query<Record<string, unknown>>(
+      `SELECT state, chunks, rows, definition FROM ${this.tables.jobs} WHERE job = $1`,
+      [name],
+    );
     const x = r[0];
-    return x ? { state: x.state as JobRow['state'], chunks: Number(x.chunks), rows: Number(x.rows), definition: x.definition as JobDefinition } : undefined;
+    return x
+      ? {
+          state: x.state as JobRow['state'],
+          chunks: Number(x.chunks),
+          rows: Number(x.rows),
+          definition: x.definition as JobDefinition,
+        }
+      : undefined;
   }
 
   /**
@@ -120,29 +138,57 @@ export class JobStore {
    * A worker whose definition differs is JOB_MISMATCH (exit 2).
    */
   async join(name: string, def: JobDefinition, split: () => Promise<ChunkPlan[]>): Promise<JobRow> {
-    return this.#retry(async (session) => session.transaction(async () => {
-      await session.query(`INSERT INTO ${this.tables.jobs} (job, definition, state) VALUES ($1, $2, 'splitting') ON CONFLICT (job) DO NOTHING`, [name, JSON.stringify(def)]);
-      const row = (await session.query<Record<string, unknown>>(`SELECT state, definition FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [name])).rows[0];
-      const differences = definitionDifferences(row.definition as JobDefinition, def);
-      if (differences.length > 0) throw mismatchError(name, differences);
-      if (row.state === 'splitting') {
-        const plans = await split();
-        const cols = ['first_row', 'rows', 'after_key', 'byte_start', 'byte_end'] as const;
-        const arrays = [plans.map((p) => p.firstRow), plans.map((p) => p.rows), plans.map((p) => p.afterKey), plans.map((p) => p.byteStart), plans.map((p) => p.byteEnd)];
-        // Inserted in slices: one statement's parameters are bounded, but arrays are one parameter each.
-        for (let i = 0; i < plans.length; i += 10_000) {
-          await session.query(
-            `INSERT INTO ${this.tables.chunks} (job, chunk, ${cols.join(', ')})
+    return this.#retry(async (session) =>
+      session.transaction(async () => {
+        await session.query(
+          `INSERT INTO ${this.tables.jobs} (job, definition, state) VALUES ($1, $2, 'splitting') ON CONFLICT (job) DO NOTHING`,
+          [name, JSON.stringify(def)],
+        );
+        const row = (
+          await session.query<Record<string, unknown>>(
+            `SELECT state, definition FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`,
+            [name],
+          )
+        ).rows[0];
+        const differences = definitionDifferences(row.definition as JobDefinition, def);
+        if (differences.length > 0) throw mismatchError(name, differences);
+        if (row.state === 'splitting') {
+          const plans = await split();
+          const cols = ['first_row', 'rows', 'after_key', 'byte_start', 'byte_end'] as const;
+          const arrays = [
+            plans.map((p) => p.firstRow),
+            plans.map((p) => p.rows),
+            plans.map((p) => p.afterKey),
+            plans.map((p) => p.byteStart),
+            plans.map((p) => p.byteEnd),
+          ];
+          // Inserted in slices: one statement's parameters are bounded, but arrays are one parameter each.
+          for (let i = 0; i < plans.length; i += 10_000) {
+            await session.query(
+              `INSERT INTO ${this.tables.chunks} (job, chunk, ${cols.join(', ')})
              SELECT $1, $2::int + ord::int - 1, f, r, a, bs, be FROM unnest($3::bigint[], $4::int[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY AS u(f, r, a, bs, be, ord)`,
-            [name, i, ...arrays.map((a) => a.slice(i, i + 10_000))],
+              [name, i, ...arrays.map((a) => a.slice(i, i + 10_000))],
+            );
+          }
+          await session.query(
+            `UPDATE ${this.tables.jobs} SET state = $2, chunks = $3, rows = $4, started_at = now(), done_at = CASE WHEN $3::int = 0 THEN now() END WHERE job = $1`,
+            [name, plans.length === 0 ? 'done' : 'running', plans.length, plans.reduce((n, p) => n + p.rows, 0)],
           );
         }
-        await session.query(`UPDATE ${this.tables.jobs} SET state = $2, chunks = $3, rows = $4, started_at = now(), done_at = CASE WHEN $3::int = 0 THEN now() END WHERE job = $1`,
-          [name, plans.length === 0 ? 'done' : 'running', plans.length, plans.reduce((n, p) => n + p.rows, 0)]);
-      }
-      const job = (await session.query<Record<string, unknown>>(`SELECT state, chunks, rows, definition FROM ${this.tables.jobs} WHERE job = $1`, [name])).rows[0];
-      return { state: job.state as JobRow['state'], chunks: Number(job.chunks), rows: Number(job.rows), definition: job.definition as JobDefinition };
-    }));
+        const job = (
+          await session.query<Record<string, unknown>>(
+            `SELECT state, chunks, rows, definition FROM ${this.tables.jobs} WHERE job = $1`,
+            [name],
+          )
+        ).rows[0];
+        return {
+          state: job.state as JobRow['state'],
+          chunks: Number(job.chunks),
+          rows: Number(job.rows),
+          definition: job.definition as JobDefinition,
+        };
+      }),
+    );
   }
 
   /**
@@ -166,9 +212,16 @@ export class JobStore {
     const r = rows[0];
     if (!r) return undefined;
     return {
-      chunk: Number(r.chunk), token: String(r.token), firstRow: Number(r.first_row), rows: Number(r.rows), afterKey: (r.after_key as string | null) ?? null,
-      byteStart: r.byte_start === null ? null : Number(r.byte_start), byteEnd: r.byte_end === null ? null : Number(r.byte_end),
-      committed: Buffer.isBuffer(r.committed) ? r.committed : null, prevSent: Number(r.prev_sent), takeover: r.was === 'held',
+      chunk: Number(r.chunk),
+      token: String(r.token),
+      firstRow: Number(r.first_row),
+      rows: Number(r.rows),
+      afterKey: (r.after_key as string | null) ?? null,
+      byteStart: r.byte_start === null ? null : Number(r.byte_start),
+      byteEnd: r.byte_end === null ? null : Number(r.byte_end),
+      committed: Buffer.isBuffer(r.committed) ? r.committed : null,
+      prevSent: Number(r.prev_sent),
+      takeover: r.was === 'held',
     };
   }
 
@@ -176,14 +229,30 @@ export class JobStore {
    * Renews the leases of the chunks this worker holds (only those whose token is still its own) and records
    * how far it has handed each to its run; returns the chunks it lost (taken over after a lapse) and those done.
    */
-  async heartbeat(name: string, worker: WorkerReport, held: readonly HeldReport[], leaseMs: number): Promise<{ lost: number[]; done: number[] }> {
-    const kept = held.length === 0 ? [] : await this.#query<{ chunk: number }>(
-      `UPDATE ${this.tables.chunks} c SET lease_until = now() + $3 * interval '1 millisecond', sent_to = GREATEST(c.sent_to, u.sent), resent = c.resent + u.resent
+  async heartbeat(
+    name: string,
+    worker: WorkerReport,
+    held: readonly HeldReport[],
+    leaseMs: number,
+  ): Promise<{ lost: number[]; done: number[] }> {
+    const kept =
+      held.length === 0
+        ? []
+        : await this.#query<{ chunk: number }>(
+            `UPDATE ${this.tables.chunks} c SET lease_until = now() + $3 * interval '1 millisecond', sent_to = GREATEST(c.sent_to, u.sent), resent = c.resent + u.resent
        FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[]) AS u(chunk, token, sent, resent)
        WHERE c.job = $1 AND c.chunk = u.chunk AND c.token = u.token AND c.holder = $2 AND c.state = 'held'
        RETURNING c.chunk`,
-      [name, worker.worker, leaseMs, held.map((h) => h.chunk), held.map((h) => h.token), held.map((h) => h.sentTo), held.map((h) => h.resent)],
-    );
+            [
+              name,
+              worker.worker,
+              leaseMs,
+              held.map((h) => h.chunk),
+              held.map((h) => h.token),
+              held.map((h) => h.sentTo),
+              held.map((h) => h.resent),
+            ],
+          );
     await this.#query(
       `INSERT INTO ${this.tables.workers} (job, worker, host, address, state, rows_done, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
        ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_done = EXCLUDED.rows_done, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks, lease_ms = EXCLUDED.lease_ms`,
@@ -193,10 +262,14 @@ export class JobStore {
     const missing = held.filter((h) => !still.has(h.chunk));
     if (missing.length === 0) return { lost: [], done: [] };
     // Not renewed: done by this worker's own last batch (its word may not have reached the run yet), or lost.
-    const done = new Set((await this.#query<{ chunk: number }>(
-      `SELECT c.chunk FROM ${this.tables.chunks} c JOIN unnest($2::int[], $3::bigint[]) AS u(chunk, token) ON c.chunk = u.chunk AND c.token = u.token WHERE c.job = $1 AND c.state = 'done'`,
-      [name, missing.map((h) => h.chunk), missing.map((h) => h.token)],
-    )).map((r) => Number(r.chunk)));
+    const done = new Set(
+      (
+        await this.#query<{ chunk: number }>(
+          `SELECT c.chunk FROM ${this.tables.chunks} c JOIN unnest($2::int[], $3::bigint[]) AS u(chunk, token) ON c.chunk = u.chunk AND c.token = u.token WHERE c.job = $1 AND c.state = 'done'`,
+          [name, missing.map((h) => h.chunk), missing.map((h) => h.token)],
+        )
+      ).map((r) => Number(r.chunk)),
+    );
     return { lost: missing.filter((h) => !done.has(h.chunk)).map((h) => h.chunk), done: [...done] };
   }
 
@@ -216,12 +289,18 @@ export class JobStore {
 
   /** The worker has left the job (its row stays, for the status and the report). */
   async leave(name: string, worker: string, state: 'finished' | 'stopped'): Promise<void> {
-    await this.#query(`UPDATE ${this.tables.workers} SET state = $3, seen_at = now(), rate = 0, chunks = 0 WHERE job = $1 AND worker = $2`, [name, worker, state]);
+    await this.#query(
+      `UPDATE ${this.tables.workers} SET state = $3, seen_at = now(), rate = 0, chunks = 0 WHERE job = $1 AND worker = $2`,
+      [name, worker, state],
+    );
   }
 
   /** Chunks not done that someone else holds or that wait: while there are any, a worker without a claim waits for them. */
   async unfinished(name: string, worker: string): Promise<number> {
-    const r = await this.#query<{ n: string }>(`SELECT count(*) AS n FROM ${this.tables.chunks} WHERE job = $1 AND state <> 'done' AND (holder IS NULL OR holder <> $2)`, [name, worker]);
+    const r = await this.#query<{ n: string }>(
+      `SELECT count(*) AS n FROM ${this.tables.chunks} WHERE job = $1 AND state <> 'done' AND (holder IS NULL OR holder <> $2)`,
+      [name, worker],
+    );
     return Number(r[0]?.n ?? 0);
   }
 
@@ -231,26 +310,48 @@ export class JobStore {
    * job already re-opened just works on it.
    */
   async reopenErrors(name: string, errorsTable: string): Promise<number> {
-    return this.#retry(async (session) => session.transaction(async () => {
-      const job = (await session.query<{ state: string }>(`SELECT state FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [name])).rows[0];
-      if (job?.state !== 'done') return 0;
-      const chunks = (await session.query<Record<string, unknown>>(`SELECT chunk, first_row, rows, committed FROM ${this.tables.chunks} WHERE job = $1 AND rows_errors > 0 ORDER BY chunk FOR UPDATE`, [name])).rows;
-      let reopened = 0;
-      for (const c of chunks) {
-        const first = Number(c.first_row);
-        const n = Number(c.rows);
-        const errs = (await session.query<{ row: string }>(`SELECT ${this.dialect.quote('row')} AS row FROM ${errorsTable} WHERE ${this.dialect.quote('row')} >= $1 AND ${this.dialect.quote('row')} < $2`, [first, first + n])).rows;
-        const bits = bitsOf(c.committed, n);
-        let cleared = 0;
-        for (const e of errs) if (clearBit(bits, Number(e.row) - first)) cleared += 1;
-        if (cleared === 0) continue;
-        reopened += 1;
-        await session.query(`UPDATE ${this.tables.chunks} SET state = 'waiting', holder = NULL, lease_until = NULL, committed = $3, position = $4, rows_errors = rows_errors - $5, done_at = NULL WHERE job = $1 AND chunk = $2`,
-          [name, c.chunk, bits, prefixOf(bits, n), cleared]);
-      }
-      if (reopened > 0) await session.query(`UPDATE ${this.tables.jobs} SET state = 'running', done_at = NULL, retries = retries + 1 WHERE job = $1`, [name]);
-      return reopened;
-    }));
+    return this.#retry(async (session) =>
+      session.transaction(async () => {
+        const job = (
+          await session.query<{ state: string }>(`SELECT state FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [
+            name,
+          ])
+        ).rows[0];
+        if (job?.state !== 'done') return 0;
+        const chunks = (
+          await session.query<Record<string, unknown>>(
+            `SELECT chunk, first_row, rows, committed FROM ${this.tables.chunks} WHERE job = $1 AND rows_errors > 0 ORDER BY chunk FOR UPDATE`,
+            [name],
+          )
+        ).rows;
+        let reopened = 0;
+        for (const c of chunks) {
+          const first = Number(c.first_row);
+          const n = Number(c.rows);
+          const errs = (
+            await session.query<{ row: string }>(
+              `SELECT ${this.dialect.quote('row')} AS row FROM ${errorsTable} WHERE ${this.dialect.quote('row')} >= $1 AND ${this.dialect.quote('row')} < $2`,
+              [first, first + n],
+            )
+          ).rows;
+          const bits = bitsOf(c.committed, n);
+          let cleared = 0;
+          for (const e of errs) if (clearBit(bits, Number(e.row) - first)) cleared += 1;
+          if (cleared === 0) continue;
+          reopened += 1;
+          await session.query(
+            `UPDATE ${this.tables.chunks} SET state = 'waiting', holder = NULL, lease_until = NULL, committed = $3, position = $4, rows_errors = rows_errors - $5, done_at = NULL WHERE job = $1 AND chunk = $2`,
+            [name, c.chunk, bits, prefixOf(bits, n), cleared],
+          );
+        }
+        if (reopened > 0)
+          await session.query(
+            `UPDATE ${this.tables.jobs} SET state = 'running', done_at = NULL, retries = retries + 1 WHERE job = $1`,
+            [name],
+          );
+        return reopened;
+      }),
+    );
   }
 
   /** Rows of one query, for the status and the report. */
@@ -269,25 +370,37 @@ export class JobStore {
 
   /** `work` on the connection, again on a new one after a loss, on the retry policy's schedule, for --sink-retry (src/retry/policy.ts). */
   #retry<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
-    const lost = (err: unknown) => (isBreError(err) ? err.code === 'DB_UNREACHABLE' : this.dialect.classify(err) === 'lost');
+    const lost = (err: unknown) =>
+      isBreError(err) ? err.code === 'DB_UNREACHABLE' : this.dialect.classify(err) === 'lost';
     const where = this.opts.url.display;
-    return retrying({
-      forMs: this.opts.retryForMs,
-      retryable: lost,
-      giveUp: (err) => new BreError('SINK_UNAVAILABLE', `the job's database at ${where} went away and did not come back within --sink-retry (${Math.round(this.opts.retryForMs / 1000)} s): ${isBreError(err) ? err.message : queryReason(err)}. Nothing is lost: the chunks this worker held go back to the job when their lease lapses; re-run the same command when the database is back`, { cause: err }),
-      onLoss: (err) => this.opts.log?.(`job: lost the connection to ${where} (${isBreError(err) ? err.message : queryReason(err)}): connecting again for up to ${Math.round(this.opts.retryForMs / 1000)} s`),
-      ...(this.opts.clock ? { clock: this.opts.clock } : {}),
-    }, async () => {
-      try {
-        this.#session ??= await openSession(this.opts.url);
-        return await work(this.#session);
-      } catch (err) {
-        if (lost(err)) {
-          this.#session?.destroy();
-          this.#session = undefined;
+    return retrying(
+      {
+        forMs: this.opts.retryForMs,
+        retryable: lost,
+        giveUp: (err) =>
+          new BreError(
+            'SINK_UNAVAILABLE',
+            `the job's database at ${where} went away and did not come back within --sink-retry (${Math.round(this.opts.retryForMs / 1000)} s): ${isBreError(err) ? err.message : queryReason(err)}. Nothing is lost: the chunks this worker held go back to the job when their lease lapses; re-run the same command when the database is back`,
+            { cause: err },
+          ),
+        onLoss: (err) =>
+          this.opts.log?.(
+            `job: lost the connection to ${where} (${isBreError(err) ? err.message : queryReason(err)}): connecting again for up to ${Math.round(this.opts.retryForMs / 1000)} s`,
+          ),
+        ...(this.opts.clock ? { clock: this.opts.clock } : {}),
+      },
+      async () => {
+        try {
+          this.#session ??= await openSession(this.opts.url);
+          return await work(this.#session);
+        } catch (err) {
+          if (lost(err)) {
+            this.#session?.destroy();
+            this.#session = undefined;
+          }
+          throw err;
         }
-        throw err;
-      }
-    });
+      },
+    );
   }
 }

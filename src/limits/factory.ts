@@ -33,6 +33,7 @@ export async function localLimiter(r: LimiterRequest): Promise<ServiceLimiter> {
   const slack = r.rateSlackMs === undefined ? {} : { pathMs: r.rateSlackMs };
   const base = { service: r.service, rate: r.rate, concurrency: r.concurrency, slack };
   // The account limit is undocumented: adapt, unless the user set one explicitly and it is not the default.
-  if (r.rate && r.service === 'account' && r.rate === DEFAULT_RATES.account) return new AdaptiveLimiter({ ...base, rate: r.rate });
+  if (r.rate && r.service === 'account' && r.rate === DEFAULT_RATES.account)
+    return new AdaptiveLimiter({ ...base, rate: r.rate });
   return new PacedLimiter(base);
 }

@@ -172,11 +172,16 @@ const HELD_WORTH_SAYING_MS = 1000;
  * What summary.json and report.html say when --concurrency, rather than the limit, held a service's rate back;
  * undefined when it did not (for long enough to matter).
  */
-export function boundNote(service: string, v: { bound: number; boundHeldMs: number; wantedAtHold: number; latencyMs: number }): string | undefined {
+export function boundNote(
+  service: string,
+  v: { bound: number; boundHeldMs: number; wantedAtHold: number; latencyMs: number },
+): string | undefined {
   if (v.boundHeldMs < HELD_WORTH_SAYING_MS) return undefined;
   const secs = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
-  return `${service}: --concurrency ${v.bound} held the rate below the limit for ${secs(v.boundHeldMs)}: answers took about ${secs(v.latencyMs)}, `
-    + `and the limit needs about ${v.wantedAtHold} calls in flight; raise --concurrency to ${v.wantedAtHold} or more`;
+  return (
+    `${service}: --concurrency ${v.bound} held the rate below the limit for ${secs(v.boundHeldMs)}: answers took about ${secs(v.latencyMs)}, ` +
+    `and the limit needs about ${v.wantedAtHold} calls in flight; raise --concurrency to ${v.wantedAtHold} or more`
+  );
 }
 
 /** The same, short, for the progress line while it holds. */

@@ -150,7 +150,10 @@ export class PacedLimiter implements ServiceLimiter {
     this.#widen = opts.widenOn429 ?? true;
     this.#pacer = opts.rate ? new Pacer(pacingFor(opts.rate, opts.slack)) : null;
     this.#follow = opts.followLatency ?? true;
-    this.#inFlight = new InFlight({ perMs: this.#follow && opts.rate ? opts.rate.limit / opts.rate.windowMs : null, bound: opts.concurrency });
+    this.#inFlight = new InFlight({
+      perMs: this.#follow && opts.rate ? opts.rate.limit / opts.rate.windowMs : null,
+      bound: opts.concurrency,
+    });
     this.#throttle = new Throttle(opts.random ? { random: opts.random } : {});
     this.perMinute = opts.rate ? perMinuteOf(opts.rate) : null;
   }
@@ -159,11 +162,20 @@ export class PacedLimiter implements ServiceLimiter {
     this.#scheduled += 1;
     if (this.#stopped) return Promise.reject(this.#stoppedError());
     const now = this.#clock.now();
-    if (this.#retries.size + this.#firsts.size === 0 && this.#inFlight.running < this.#inFlight.cap(now) && this.#delay(now) <= 0) {
+    if (
+      this.#retries.size + this.#firsts.size === 0 &&
+      this.#inFlight.running < this.#inFlight.cap(now) &&
+      this.#delay(now) <= 0
+    ) {
       return this.#start(fn, this.#pacer ? this.#pacer.take(now, now) : -1);
     }
     return new Promise<T>((resolve, reject) => {
-      (retry ? this.#retries : this.#firsts).push({ fn, resolve: resolve as (value: unknown) => void, reject, queuedAt: now });
+      (retry ? this.#retries : this.#firsts).push({
+        fn,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        queuedAt: now,
+      });
       this.#pump();
     });
   }
@@ -197,9 +209,15 @@ export class PacedLimiter implements ServiceLimiter {
     const now = this.#clock.now();
     const f = this.#inFlight;
     return {
-      running: f.running, cap: f.cap(now), bound: f.bound, latencyMs: Math.round(f.latencyMs(now)),
-      meanLatencyMs: Math.round(f.meanLatencyMs), wanted: f.wanted(now),
-      boundHolding: f.boundHolding(now), boundHeldMs: Math.round(f.boundHeldMs), wantedAtHold: f.wantedAtHold,
+      running: f.running,
+      cap: f.cap(now),
+      bound: f.bound,
+      latencyMs: Math.round(f.latencyMs(now)),
+      meanLatencyMs: Math.round(f.meanLatencyMs),
+      wanted: f.wanted(now),
+      boundHolding: f.boundHolding(now),
+      boundHeldMs: Math.round(f.boundHeldMs),
+      wantedAtHold: f.wantedAtHold,
     };
   }
 
@@ -236,15 +254,20 @@ export class PacedLimiter implements ServiceLimiter {
     if (this.#pacer) {
       // A call not written yet holds the next start until it is: about one more interval.
       const paced = this.#pacer.delay(now);
-      ms = Math.max(ms, (paced === Infinity ? this.#pacer.pacing.intervalMs : paced) + ahead * this.#pacer.pacing.intervalMs);
+      ms = Math.max(
+        ms,
+        (paced === Infinity ? this.#pacer.pacing.intervalMs : paced) + ahead * this.#pacer.pacing.intervalMs,
+      );
     }
     if (this.#inFlight.running >= this.#inFlight.cap(now)) ms = Math.max(ms, (ahead + 1) * this.#finishGapMs);
-    return Math.max(ms , 0);
+    return Math.max(ms, 0);
   }
 
   stats(): LimiterStats {
     return {
-      waitMs: Math.round(this.#waitMs), scheduled: this.#scheduled, currentPerMinute: this.perMinute,
+      waitMs: Math.round(this.#waitMs),
+      scheduled: this.#scheduled,
+      currentPerMinute: this.perMinute,
       ...(this.#pacer ? { slackMs: this.#pacer.pacing.pathMs, marginMs: round2(this.#pacer.pacing.marginMs) } : {}),
       inFlight: this.inFlight(),
     };
@@ -276,7 +299,7 @@ export class PacedLimiter implements ServiceLimiter {
     const paused = this.#pauseEnd - now;
     if (!this.#pacer) return paused;
     const paced = this.#pacer.delay(now);
-    return Math.max(paced , paused);
+    return Math.max(paced, paused);
   }
 
   /** `n`: the pacer's number for this start (its entry's time is fixed when sent, or answered), or -1 without one. */
@@ -345,7 +368,7 @@ export class PacedLimiter implements ServiceLimiter {
         }
         const job = queue.shift();
         // A pause builds no credit either: the spacing starts again from its end.
-        const n = this.#pacer ? this.#pacer.take(now, Math.max(job.queuedAt , this.#pauseEnd)) : -1;
+        const n = this.#pacer ? this.#pacer.take(now, Math.max(job.queuedAt, this.#pauseEnd)) : -1;
         this.#waitMs += now - job.queuedAt;
         this.#start(job.fn, n).then(job.resolve, job.reject);
       }
@@ -362,10 +385,13 @@ export class PacedLimiter implements ServiceLimiter {
     if (this.#growTimer !== undefined) return;
     const at = this.#inFlight.growsAt(now);
     if (!Number.isFinite(at)) return;
-    this.#growTimer = this.#clock.setTimer(() => {
-      this.#growTimer = undefined;
-      this.#pump();
-    }, Math.max(GROWTH_CHECK_MS, Math.ceil(at - now)));
+    this.#growTimer = this.#clock.setTimer(
+      () => {
+        this.#growTimer = undefined;
+        this.#pump();
+      },
+      Math.max(GROWTH_CHECK_MS, Math.ceil(at - now)),
+    );
   }
 
   #arm(at: number): void {
@@ -391,7 +417,9 @@ export class PacedLimiter implements ServiceLimiter {
   };
 
   #stoppedError(): BreError {
-    return new BreError('INTERRUPTED', `${this.service} call abandoned: the run is stopping`, { service: this.service });
+    return new BreError('INTERRUPTED', `${this.service} call abandoned: the run is stopping`, {
+      service: this.service,
+    });
   }
 }
 

@@ -125,7 +125,7 @@ export class Pacer {
     const paced = this.#tat - now;
     if (this.#size < this.#log.length) return paced;
     const guarded = this.#log[this.#head] + this.#p.guardSpanMs - now;
-    return Math.max(guarded , paced);
+    return Math.max(guarded, paced);
   }
 
   /**

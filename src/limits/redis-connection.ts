@@ -57,7 +57,9 @@ export class RedisClock {
   }
 
   start(everyMs = 60_000): void {
-    this.#timer = setInterval(() => { this.measure().catch(() => undefined); }, everyMs);
+    this.#timer = setInterval(() => {
+      this.measure().catch(() => undefined);
+    }, everyMs);
     this.#timer.unref();
   }
 
@@ -106,7 +108,9 @@ export class RepairedIORedisConnection extends Bottleneck.IORedisConnection {
       cb(err, replies);
     };
     const withClock = args.length > 0 ? [now, ...args.slice(1)] : args;
-    const parent = Bottleneck.IORedisConnection.prototype as unknown as { __scriptArgs__: (n: string, i: string, a: unknown[], c: ScriptCallback) => unknown[] };
+    const parent = Bottleneck.IORedisConnection.prototype as unknown as {
+      __scriptArgs__: (n: string, i: string, a: unknown[], c: ScriptCallback) => unknown[];
+    };
     return parent.__scriptArgs__.call(this, name, id, withClock, fixed);
   }
 }
@@ -132,9 +136,16 @@ export interface OpenOptions {
  * Connects and checks the server answers (PING), or throws CONFIG_INVALID (exit 2, nothing called): a
  * worker that cannot reach the shared limiter must not run at an unshared rate.
  */
-export async function openRedis(url: string, opts: OpenOptions = {}): Promise<{ connection: RepairedIORedisConnection; client: Redis }> {
+export async function openRedis(
+  url: string,
+  opts: OpenOptions = {},
+): Promise<{ connection: RepairedIORedisConnection; client: Redis }> {
   if (!/^rediss?:\/\//i.test(url)) {
-    throw new BreError('CONFIG_INVALID', `Expected --redis to be a redis:// or rediss:// URL, got '${redactRedisUrl(url)}'`, { field: 'redis' });
+    throw new BreError(
+      'CONFIG_INVALID',
+      `Expected --redis to be a redis:// or rediss:// URL, got '${redactRedisUrl(url)}'`,
+      { field: 'redis' },
+    );
   }
   const shown = redactRedisUrl(url);
   const timeoutMs = opts.connectTimeoutMs ?? 5000;
@@ -150,20 +161,30 @@ export async function openRedis(url: string, opts: OpenOptions = {}): Promise<{ 
   let lastError: unknown;
   let failStart: (err: Error) => void = () => undefined;
   // ioredis would retry a refused connection for ever; at start the first failure is the answer.
-  client.on('error', (err) => { lastError = err; failStart(err); });
+  client.on('error', (err) => {
+    lastError = err;
+    failStart(err);
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       new Promise<void>((resolve, reject) => {
         failStart = reject;
-        if (client.status === 'ready') resolve(); else client.once('ready', () => resolve());
+        if (client.status === 'ready') resolve();
+        else client.once('ready', () => resolve());
       }).then(() => client.ping()),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
     ]);
   } catch (err) {
     client.disconnect();
     const why = (lastError ?? err) as Error;
-    throw new BreError('CONFIG_INVALID', `cannot reach Redis at ${shown} for the shared limiter (--redis): ${why.message ?? String(why)}. Start Redis, fix the URL, or run without --redis`, { field: 'redis', cause: err });
+    throw new BreError(
+      'CONFIG_INVALID',
+      `cannot reach Redis at ${shown} for the shared limiter (--redis): ${why.message ?? String(why)}. Start Redis, fix the URL, or run without --redis`,
+      { field: 'redis', cause: err },
+    );
   } finally {
     clearTimeout(timer);
     failStart = () => undefined;

@@ -111,7 +111,17 @@ export class RedisLimiter implements ServiceLimiter {
   /** Slots given up because the job would have started too late (see the constructor). */
   lateStarts = 0;
 
-  constructor(opts: { service: ServiceName; rate: Rate; concurrency: number; bottleneck: Bottleneck; id: string; outageMs: number; minTime: number; connection: RepairedIORedisConnection; onStop: () => Promise<void> }) {
+  constructor(opts: {
+    service: ServiceName;
+    rate: Rate;
+    concurrency: number;
+    bottleneck: Bottleneck;
+    id: string;
+    outageMs: number;
+    minTime: number;
+    connection: RepairedIORedisConnection;
+    onStop: () => Promise<void>;
+  }) {
     this.service = opts.service;
     this.limiter = opts.bottleneck;
     this.#minTime = opts.minTime;
@@ -135,7 +145,9 @@ export class RedisLimiter implements ServiceLimiter {
     const lateLimitMs = Math.max(5, slack / 2);
     const late = { level: 0, changedAt: 0 };
     const clock = opts.connection.clock;
-    const runner = this.limiter as unknown as { _run(index: string, job: { task: (...a: unknown[]) => unknown }, wait: number): unknown };
+    const runner = this.limiter as unknown as {
+      _run(index: string, job: { task: (...a: unknown[]) => unknown }, wait: number): unknown;
+    };
     const run = runner._run;
     runner._run = function (this: unknown, index, job, wait) {
       const slot = opts.connection.takeSlot(index);
@@ -149,7 +161,8 @@ export class RedisLimiter implements ServiceLimiter {
             if (canChange && late.level < 10) Object.assign(late, { level: late.level + 1, changedAt: now });
             throw new LateStart(`slot passed by ${now - slot} ms`);
           }
-          if (canChange && late.level > 0 && now - slot < allowed / 4) Object.assign(late, { level: late.level - 1, changedAt: now });
+          if (canChange && late.level > 0 && now - slot < allowed / 4)
+            Object.assign(late, { level: late.level - 1, changedAt: now });
           return task(...args);
         };
       }
@@ -190,7 +203,7 @@ export class RedisLimiter implements ServiceLimiter {
   nextStartInMs(): number {
     const c = this.limiter.counts();
     const ms = Math.max(this.pausedUntil - Date.now(), ((c.QUEUED ?? 0) + (c.RUNNING ?? 0)) * this.#minTime);
-    return Math.max(ms , 0);
+    return Math.max(ms, 0);
   }
 
   stats(): LimiterStats {
@@ -211,29 +224,37 @@ export class RedisLimiter implements ServiceLimiter {
     // A job re-queued after a late start or a Redis failure was never sent: it keeps its place ahead.
     let ahead = retry;
     let ran = false;
-    return retrying({
-      forMs: this.#outageMs,
-      retryable: () => !ran && !this.#stopped,
-      giveUp: (err, waitedMs) => new BreError('NETWORK', `the shared ${this.service} limiter on Redis has failed for ${Math.round(waitedMs / 1000)} s: ${(err as Error).message}`, { service: this.service, cause: err }),
-      onRetry: () => {
-        this.rescheduled += 1;
+    return retrying(
+      {
+        forMs: this.#outageMs,
+        retryable: () => !ran && !this.#stopped,
+        giveUp: (err, waitedMs) =>
+          new BreError(
+            'NETWORK',
+            `the shared ${this.service} limiter on Redis has failed for ${Math.round(waitedMs / 1000)} s: ${(err as Error).message}`,
+            { service: this.service, cause: err },
+          ),
+        onRetry: () => {
+          this.rescheduled += 1;
+        },
       },
-    }, async () => {
-      for (;;) {
-        try {
-          return await this.#enqueue((sent) => {
-            ran = true;
-            return fn(sent);
-          }, ahead);
-        } catch (err) {
-          if (ran || this.#stopped) throw err;
-          ahead = true;
-          // A slot given up is no failure of Redis: queued again at once.
-          if (!(err instanceof LateStart)) throw err;
-          this.lateStarts += 1;
+      async () => {
+        for (;;) {
+          try {
+            return await this.#enqueue((sent) => {
+              ran = true;
+              return fn(sent);
+            }, ahead);
+          } catch (err) {
+            if (ran || this.#stopped) throw err;
+            ahead = true;
+            // A slot given up is no failure of Redis: queued again at once.
+            if (!(err instanceof LateStart)) throw err;
+            this.lateStarts += 1;
+          }
         }
-      }
-    });
+      },
+    );
   }
 
   async stop(): Promise<void> {
@@ -298,18 +319,40 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
       timeout: opts.keyTtlMs ?? 15 * 60_000,
     });
     try {
-      await withTimeout(bottleneck.ready(), 10_000, `the shared ${service}${r.address ? ` (${r.address})` : ''} limiter did not become ready on Redis at ${redactRedisUrl(url)}`);
+      await withTimeout(
+        bottleneck.ready(),
+        10_000,
+        `the shared ${service}${r.address ? ` (${r.address})` : ''} limiter did not become ready on Redis at ${redactRedisUrl(url)}`,
+      );
       const previous = await connection.client.hmget(`b_${id}_settings`, 'minTime', 'maxConcurrent');
       if (previous[0] !== null && Math.abs(Number(previous[0]) - minTime) > 0.01) {
-        r.log(`shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describeRate(rate)}). Start every worker with the same --rate.`);
+        r.log(
+          `shared ${service} limiter: another worker had set one start every ${Number(previous[0]).toFixed(1)} ms; now every ${minTime.toFixed(1)} ms (${describeRate(rate)}). Start every worker with the same --rate.`,
+        );
       }
       await bottleneck.updateSettings({ minTime, maxConcurrent });
     } catch (err) {
       await bottleneck.disconnect(false);
       await release();
-      throw err instanceof BreError ? err : new BreError('CONFIG_INVALID', `cannot set up the shared ${service} limiter on Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`, { cause: err, service });
+      throw err instanceof BreError
+        ? err
+        : new BreError(
+            'CONFIG_INVALID',
+            `cannot set up the shared ${service} limiter on Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`,
+            { cause: err, service },
+          );
     }
-    const limiter = new RedisLimiter({ service, rate, concurrency: maxConcurrent, bottleneck, id, outageMs: opts.outageMs ?? 60_000, minTime, connection, onStop: release });
+    const limiter = new RedisLimiter({
+      service,
+      rate,
+      concurrency: maxConcurrent,
+      bottleneck,
+      id,
+      outageMs: opts.outageMs ?? 60_000,
+      minTime,
+      connection,
+      onStop: release,
+    });
     // Every job gets the expiration: Bottleneck reads per-job defaults from `jobDefaults` (a prototype
     // property in 2.19.5), and the chain schedules plain functions without options.
     const internal = bottleneck as unknown as { jobDefaults: Record<string, unknown> };
@@ -321,7 +364,12 @@ export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {})
 async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => { t = setTimeout(() => reject(new BreError('CONFIG_INVALID', `${what} within ${ms} ms`)), ms); })]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        t = setTimeout(() => reject(new BreError('CONFIG_INVALID', `${what} within ${ms} ms`)), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(t);
   }

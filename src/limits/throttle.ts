@@ -40,9 +40,10 @@ export class Throttle {
   refused(now: number, wall: number, retryAfterSeconds?: number): number {
     this.refusals += 1;
     this.#since ??= wall;
-    const asked = retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0
-      ? Math.min(retryAfterSeconds * 1000, DEFAULT_BACKOFF.capMs)
-      : 0;
+    const asked =
+      retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0
+        ? Math.min(retryAfterSeconds * 1000, DEFAULT_BACKOFF.capMs)
+        : 0;
     if (now < this.#pauseEnd) {
       // An attempt sent before this pause began: the same refusal; only a longer Retry-After moves the end.
       this.#pauseEnd = Math.max(this.#pauseEnd, now + asked);

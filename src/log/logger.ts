@@ -58,14 +58,17 @@ export function createLog(o: LoggerOptions): Log {
   // Loaded only for JSON logs: the human form needs none of it.
   const pino = createRequire(import.meta.url)('pino') as typeof PinoFactory;
   const destination = o.write ? { write: (s: string) => o.write!(s) } : pino.destination({ fd: 2, sync: true });
-  const logger: Pino = pino({
-    base: { pid: process.pid },
-    messageKey: 'message',
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    // The whole serialised line is scrubbed, so a secret in any field is caught, not only in the message.
-    hooks: { streamWrite: (s) => scrub(s) },
-  }, destination);
+  const logger: Pino = pino(
+    {
+      base: { pid: process.pid },
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // The whole serialised line is scrubbed, so a secret in any field is caught, not only in the message.
+      hooks: { streamWrite: (s) => scrub(s) },
+    },
+    destination,
+  );
   return (message, fields = {}) => {
     const { level = 'info', ...rest } = fields;
     logger[level](rest, message);

@@ -75,24 +75,98 @@ export class RunMetrics {
     const reg = [this.#reg];
     const base = ['pipeline', 'shard'];
     const svc = [...base, 'service', 'address'];
-    this.#rows = new Counter({ name: 'bre_batch_rows_total', help: 'Rows of this run session, by outcome (read, succeeded, failed)', labelNames: [...base, 'outcome'], registers: reg });
-    this.#calls = new Counter({ name: 'bre_batch_calls_total', help: 'Attempts sent, retries included', labelNames: svc, registers: reg });
-    this.#retries = new Counter({ name: 'bre_batch_retries_total', help: 'Attempts that were retries', labelNames: svc, registers: reg });
-    this.#throttled = new Counter({ name: 'bre_batch_throttled_total', help: 'Answers 429 Too Many Requests', labelNames: svc, registers: reg });
-    this.#wait = new Counter({ name: 'bre_batch_limiter_wait_seconds_total', help: 'Time attempts waited in the rate limiter, summed', labelNames: svc, registers: reg });
-    this.#rate = new Gauge({ name: 'bre_batch_rate_per_minute', help: 'Attempts per minute over the last minute', labelNames: svc, registers: reg });
-    this.#limit = new Gauge({ name: 'bre_batch_rate_limit_per_minute', help: 'The configured (or adapted) limit per minute; absent without a limit', labelNames: svc, registers: reg });
-    this.#done = new Gauge({ name: 'bre_batch_rows_done', help: 'Rows in results or errors, over every session of the output folder', labelNames: base, registers: reg });
-    this.#total = new Gauge({ name: 'bre_batch_rows_expected', help: 'Data rows of the input (absent when unknown, e.g. stdin)', labelNames: base, registers: reg });
-    this.#eta = new Gauge({ name: 'bre_batch_eta_seconds', help: 'Time left at the rate of the last minute (absent when unknown)', labelNames: base, registers: reg });
-    this.#state = new Gauge({ name: 'bre_batch_run_state', help: 'State of the run: 1 for the current state (running, finished, stopped, failed)', labelNames: [...base, 'state'], registers: reg });
-    this.#started = new Gauge({ name: 'bre_batch_run_start_timestamp_seconds', help: 'When this run session started', labelNames: base, registers: reg });
-    this.#updated = new Gauge({ name: 'bre_batch_last_update_timestamp_seconds', help: 'When these metrics were written', labelNames: base, registers: reg });
-    this.#lastSuccess = new Gauge({ name: 'bre_batch_last_success_timestamp_seconds', help: 'When a run of this pipeline last finished (every row in results or errors)', labelNames: base, registers: reg });
+    this.#rows = new Counter({
+      name: 'bre_batch_rows_total',
+      help: 'Rows of this run session, by outcome (read, succeeded, failed)',
+      labelNames: [...base, 'outcome'],
+      registers: reg,
+    });
+    this.#calls = new Counter({
+      name: 'bre_batch_calls_total',
+      help: 'Attempts sent, retries included',
+      labelNames: svc,
+      registers: reg,
+    });
+    this.#retries = new Counter({
+      name: 'bre_batch_retries_total',
+      help: 'Attempts that were retries',
+      labelNames: svc,
+      registers: reg,
+    });
+    this.#throttled = new Counter({
+      name: 'bre_batch_throttled_total',
+      help: 'Answers 429 Too Many Requests',
+      labelNames: svc,
+      registers: reg,
+    });
+    this.#wait = new Counter({
+      name: 'bre_batch_limiter_wait_seconds_total',
+      help: 'Time attempts waited in the rate limiter, summed',
+      labelNames: svc,
+      registers: reg,
+    });
+    this.#rate = new Gauge({
+      name: 'bre_batch_rate_per_minute',
+      help: 'Attempts per minute over the last minute',
+      labelNames: svc,
+      registers: reg,
+    });
+    this.#limit = new Gauge({
+      name: 'bre_batch_rate_limit_per_minute',
+      help: 'The configured (or adapted) limit per minute; absent without a limit',
+      labelNames: svc,
+      registers: reg,
+    });
+    this.#done = new Gauge({
+      name: 'bre_batch_rows_done',
+      help: 'Rows in results or errors, over every session of the output folder',
+      labelNames: base,
+      registers: reg,
+    });
+    this.#total = new Gauge({
+      name: 'bre_batch_rows_expected',
+      help: 'Data rows of the input (absent when unknown, e.g. stdin)',
+      labelNames: base,
+      registers: reg,
+    });
+    this.#eta = new Gauge({
+      name: 'bre_batch_eta_seconds',
+      help: 'Time left at the rate of the last minute (absent when unknown)',
+      labelNames: base,
+      registers: reg,
+    });
+    this.#state = new Gauge({
+      name: 'bre_batch_run_state',
+      help: 'State of the run: 1 for the current state (running, finished, stopped, failed)',
+      labelNames: [...base, 'state'],
+      registers: reg,
+    });
+    this.#started = new Gauge({
+      name: 'bre_batch_run_start_timestamp_seconds',
+      help: 'When this run session started',
+      labelNames: base,
+      registers: reg,
+    });
+    this.#updated = new Gauge({
+      name: 'bre_batch_last_update_timestamp_seconds',
+      help: 'When these metrics were written',
+      labelNames: base,
+      registers: reg,
+    });
+    this.#lastSuccess = new Gauge({
+      name: 'bre_batch_last_success_timestamp_seconds',
+      help: 'When a run of this pipeline last finished (every row in results or errors)',
+      labelNames: base,
+      registers: reg,
+    });
     // The shard is in the group too: push-add replaces a metric by name within its group, so the shards of
     // one run grouped together would wipe each other's series.
     this.#pusher = o.pushgateway
-      ? new MetricsPusher(this.#reg, { url: o.pushgateway, groupings: { pipeline: o.pipeline, ...(o.shard ? { shard: o.shard } : {}) }, warn: o.warn ?? (() => undefined) })
+      ? new MetricsPusher(this.#reg, {
+          url: o.pushgateway,
+          groupings: { pipeline: o.pipeline, ...(o.shard ? { shard: o.shard } : {}) },
+          warn: o.warn ?? (() => undefined),
+        })
       : undefined;
   }
 
@@ -106,10 +180,18 @@ export class RunMetrics {
     }
     const m = new RunMetrics(o);
     if (o.file) {
-      if (!existsSync(dirname(o.file))) throw new BreError('USAGE', `cannot write --metrics-file ${o.file}: Expected an existing folder, got no folder ${dirname(o.file)} (create it, or point at node exporter's textfile directory)`);
+      if (!existsSync(dirname(o.file)))
+        throw new BreError(
+          'USAGE',
+          `cannot write --metrics-file ${o.file}: Expected an existing folder, got no folder ${dirname(o.file)} (create it, or point at node exporter's textfile directory)`,
+        );
       if (existsSync(o.file)) {
         try {
-          const before = previousValue(readFileSync(o.file, 'utf8'), 'bre_batch_last_success_timestamp_seconds', m.#base);
+          const before = previousValue(
+            readFileSync(o.file, 'utf8'),
+            'bre_batch_last_success_timestamp_seconds',
+            m.#base,
+          );
           if (before !== undefined) m.#lastSuccess.set(m.#base, before);
         } catch {
           /* unreadable: written over below, or refused there */
@@ -123,7 +205,10 @@ export class RunMetrics {
     } catch (err) {
       // A full disk is no usage error: it is reported as one (exit 3) by the command, like any other.
       if (diskFullCode(err)) throw err;
-      throw new BreError('USAGE', `cannot write --metrics-file ${o.file}: ${(err as Error).message}; Expected a file in a folder this user can write`);
+      throw new BreError(
+        'USAGE',
+        `cannot write --metrics-file ${o.file}: ${(err as Error).message}; Expected a file in a folder this user can write`,
+      );
     }
     if (o.port !== undefined) {
       const server = createServer((req, res) => {
@@ -131,10 +216,20 @@ export class RunMetrics {
           res.writeHead(404).end('see /metrics\n');
           return;
         }
-        void m.#reg.metrics().then((text) => res.writeHead(200, { 'content-type': m.#reg.contentType }).end(text), () => res.writeHead(500).end());
+        void m.#reg.metrics().then(
+          (text) => res.writeHead(200, { 'content-type': m.#reg.contentType }).end(text),
+          () => res.writeHead(500).end(),
+        );
       });
       await new Promise<void>((resolve, reject) => {
-        server.once('error', (err) => reject(new BreError('USAGE', `cannot serve --metrics-port ${o.port} on 127.0.0.1: ${(err as NodeJS.ErrnoException).code ?? err.message}; Expected a free port`)));
+        server.once('error', (err) =>
+          reject(
+            new BreError(
+              'USAGE',
+              `cannot serve --metrics-port ${o.port} on 127.0.0.1: ${(err as NodeJS.ErrnoException).code ?? err.message}; Expected a free port`,
+            ),
+          ),
+        );
         server.listen(o.port, '127.0.0.1', () => resolve());
       });
       server.unref();
@@ -157,7 +252,8 @@ export class RunMetrics {
   update(s: RunSnapshot): void {
     const prev = this.#last;
     const b = this.#base;
-    for (const outcome of ['read', 'succeeded', 'failed'] as const) this.#rows.inc({ ...b, outcome }, s.rows[outcome] - (prev?.rows[outcome] ?? 0));
+    for (const outcome of ['read', 'succeeded', 'failed'] as const)
+      this.#rows.inc({ ...b, outcome }, s.rows[outcome] - (prev?.rows[outcome] ?? 0));
     for (const x of s.series) {
       const labels = { ...b, ...x.labels };
       const p = prev?.series.find((y) => Object.entries(x.labels).every(([k, v]) => y.labels[k] === v));

@@ -31,9 +31,16 @@ export function parsePushgatewayUrl(raw: string): URL {
     throw new BreError('USAGE', `Expected --pushgateway to be an http:// or https:// URL, got '${url.protocol}'`);
   }
   if (url.password || url.username) {
-    throw new BreError('USAGE', 'Expected --pushgateway without a user or password (they would show in ps and in logs), got a URL with credentials: put the gateway behind a proxy that adds them');
+    throw new BreError(
+      'USAGE',
+      'Expected --pushgateway without a user or password (they would show in ps and in logs), got a URL with credentials: put the gateway behind a proxy that adds them',
+    );
   }
-  if (url.search || url.hash) throw new BreError('USAGE', `Expected --pushgateway to be the gateway's base URL, got one with a query or fragment: '${url.origin}${url.pathname}...'`);
+  if (url.search || url.hash)
+    throw new BreError(
+      'USAGE',
+      `Expected --pushgateway to be the gateway's base URL, got one with a query or fragment: '${url.origin}${url.pathname}...'`,
+    );
   return url;
 }
 
@@ -72,7 +79,8 @@ export class MetricsPusher {
       const timeout = o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
       // No keep-alive: a push every few seconds gains nothing from it, and an idle socket would hold the
       // process open at the end.
-      const agent = o.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: false }) : new Agent({ keepAlive: false });
+      const agent =
+        o.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: false }) : new Agent({ keepAlive: false });
       const target = new URL(`${o.url.pathname.replace(/\/$/, '')}${groupPath(o.groupings)}`, o.url);
       this.#send = async () => postText(target, await registry.metrics(), registry.contentType, agent, timeout);
       // A push the end gave up on must not hold the process open until its socket times out.
@@ -110,7 +118,10 @@ export class MetricsPusher {
     } catch (err) {
       this.#lastOk = false;
       this.#failures++;
-      if (!this.#warned) this.#o.warn(`warning: cannot push metrics to the Pushgateway at ${this.#o.url.origin}${this.#o.url.pathname}: ${reason(err)}; the run goes on (said once)`);
+      if (!this.#warned)
+        this.#o.warn(
+          `warning: cannot push metrics to the Pushgateway at ${this.#o.url.origin}${this.#o.url.pathname}: ${reason(err)}; the run goes on (said once)`,
+        );
       this.#warned = true;
     }
   }
@@ -133,7 +144,9 @@ export class MetricsPusher {
     try {
       const ok = await Promise.race([last, giveUp]);
       if (ok === 'late') {
-        this.#o.warn(`warning: the last push to the Pushgateway at ${this.#o.url.origin}${this.#o.url.pathname} did not finish in time; the run's end did not wait for it`);
+        this.#o.warn(
+          `warning: the last push to the Pushgateway at ${this.#o.url.origin}${this.#o.url.pathname} did not finish in time; the run's end did not wait for it`,
+        );
         return false;
       }
       return ok;
@@ -153,13 +166,30 @@ export class MetricsPusher {
 function postText(target: URL, body: string, contentType: string, agent: Agent, timeoutMs: number): Promise<void> {
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(target, { method: 'POST', agent, timeout: timeoutMs, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => { text += d; });
-      res.on('end', () => ((res.statusCode ?? 0) >= 400 ? reject(new Error(`HTTP ${res.statusCode}: ${text.trim().slice(0, 200)}`)) : resolve()));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs / 1000} s`), { code: 'TIMEOUT' })));
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        agent,
+        timeout: timeoutMs,
+        headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => {
+          text += d;
+        });
+        res.on('end', () =>
+          (res.statusCode ?? 0) >= 400
+            ? reject(new Error(`HTTP ${res.statusCode}: ${text.trim().slice(0, 200)}`))
+            : resolve(),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(Object.assign(new Error(`no answer in ${timeoutMs / 1000} s`), { code: 'TIMEOUT' })),
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -167,7 +197,9 @@ function postText(target: URL, body: string, contentType: string, agent: Agent, 
 
 /** The group's path: the job, then each grouping label. */
 export function groupPath(groupings: Readonly<Record<string, string>>): string {
-  const labels = Object.entries(groupingPath(groupings)).map(([k, v]) => `/${encodeURIComponent(k)}/${encodeURIComponent(v)}`);
+  const labels = Object.entries(groupingPath(groupings)).map(
+    ([k, v]) => `/${encodeURIComponent(k)}/${encodeURIComponent(v)}`,
+  );
   return `/metrics/job/${encodeURIComponent(PUSH_JOB)}${labels.join('')}`;
 }
 
@@ -176,7 +208,11 @@ export function groupPath(groupings: Readonly<Record<string, string>>): string {
  * base64url-encoded under `NAME@base64` (the Pushgateway's README, "URL").
  */
 export function groupingPath(groupings: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(groupings).map(([k, v]) => (v === '' || v.includes('/') ? [`${k}@base64`, v === '' ? '=' : Buffer.from(v).toString('base64url')] : [k, v])));
+  return Object.fromEntries(
+    Object.entries(groupings).map(([k, v]) =>
+      v === '' || v.includes('/') ? [`${k}@base64`, v === '' ? '=' : Buffer.from(v).toString('base64url')] : [k, v],
+    ),
+  );
 }
 
 function reason(err: unknown): string {

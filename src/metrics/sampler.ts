@@ -38,13 +38,23 @@ export interface RunSnapshot {
   readonly series: readonly (Omit<SeriesProbe, 'takeLatency'> & { readonly perMinute: number })[];
 }
 
-const key = (l: SeriesLabels) => Object.keys(l).sort().map((k) => `${k}=${l[k]}`).join(',');
+const key = (l: SeriesLabels) =>
+  Object.keys(l)
+    .sort()
+    .map((k) => `${k}=${l[k]}`)
+    .join(',');
 const WINDOW_MS = 60_000;
 
 export class RunSampler {
   readonly #probe: RunProbe;
   readonly #now: () => number;
-  #last: { t: number; succeeded: number; failed: number; stages: Record<string, { ran: number; skipped: number; failed: number }>; series: Map<string, { calls: number; retries: number; throttled: number; waitMs: number }> };
+  #last: {
+    t: number;
+    succeeded: number;
+    failed: number;
+    stages: Record<string, { ran: number; skipped: number; failed: number }>;
+    series: Map<string, { calls: number; retries: number; throttled: number; waitMs: number }>;
+  };
   /** (time, rows done, calls per series) over the last minute, for rates. */
   readonly #recent: { t: number; done: number; calls: Map<string, number> }[] = [];
 
@@ -82,23 +92,54 @@ export class RunSampler {
       const b = last.series.get(key(s.labels)) ?? { calls: 0, retries: 0, throttled: 0, waitMs: 0 };
       const lat = s.takeLatency();
       return {
-        labels: s.labels, calls: s.calls - b.calls, retries: s.retries - b.retries, throttled: s.throttled - b.throttled,
-        wait_ms: Math.round(s.waitMs - b.waitMs), p50: lat.quantile(0.5), p95: lat.quantile(0.95), p99: lat.quantile(0.99), limit_per_min: s.limitPerMin,
+        labels: s.labels,
+        calls: s.calls - b.calls,
+        retries: s.retries - b.retries,
+        throttled: s.throttled - b.throttled,
+        wait_ms: Math.round(s.waitMs - b.waitMs),
+        p50: lat.quantile(0.5),
+        p95: lat.quantile(0.95),
+        p99: lat.quantile(0.99),
+        limit_per_min: s.limitPerMin,
       };
     });
     this.#last = {
-      t, succeeded: rows.succeeded, failed: rows.failed,
+      t,
+      succeeded: rows.succeeded,
+      failed: rows.failed,
       stages: Object.fromEntries(Object.entries(stagesNow).map(([id, c]) => [id, { ...c }])),
-      series: new Map(seriesNow.map((s) => [key(s.labels), { calls: s.calls, retries: s.retries, throttled: s.throttled, waitMs: s.waitMs }])),
+      series: new Map(
+        seriesNow.map((s) => [
+          key(s.labels),
+          { calls: s.calls, retries: s.retries, throttled: s.throttled, waitMs: s.waitMs },
+        ]),
+      ),
     };
     const sample = {
-      t, dt: t - last.t, rows: { succeeded: rows.succeeded - last.succeeded, failed: rows.failed - last.failed }, stages, series,
-      done, total, rows_per_s: Math.round(rowsPerSecond * 100) / 100, eta_s: etaSeconds === null ? null : Math.round(etaSeconds),
+      t,
+      dt: t - last.t,
+      rows: { succeeded: rows.succeeded - last.succeeded, failed: rows.failed - last.failed },
+      stages,
+      series,
+      done,
+      total,
+      rows_per_s: Math.round(rowsPerSecond * 100) / 100,
+      eta_s: etaSeconds === null ? null : Math.round(etaSeconds),
     };
     const snapshot: RunSnapshot = {
-      t, rows, done, total, rowsPerSecond, etaSeconds,
+      t,
+      rows,
+      done,
+      total,
+      rowsPerSecond,
+      etaSeconds,
       series: seriesNow.map((s) => ({
-        labels: s.labels, calls: s.calls, retries: s.retries, throttled: s.throttled, waitMs: s.waitMs, limitPerMin: s.limitPerMin,
+        labels: s.labels,
+        calls: s.calls,
+        retries: s.retries,
+        throttled: s.throttled,
+        waitMs: s.waitMs,
+        limitPerMin: s.limitPerMin,
         perMinute: (Math.max(0, s.calls - (first.calls.get(key(s.labels)) ?? 0)) / span) * 60,
       })),
     };

@@ -45,7 +45,7 @@ export class CallStats {
   /** Attempts per minute between the first and last start (the rate the server saw). */
   achievedPerMinute(): number | null {
     if (this.attempts < 2 || this.lastStart <= this.firstStart) return null;
-    return Math.round(((this.attempts - 1) * 60_000 / (this.lastStart - this.firstStart)) * 10) / 10;
+    return Math.round((((this.attempts - 1) * 60_000) / (this.lastStart - this.firstStart)) * 10) / 10;
   }
 
   toJSON(): CallStatsJson {
@@ -54,7 +54,11 @@ export class CallStats {
       retries: this.retries,
       throttled_429: this.throttled,
       statuses: this.statuses,
-      latency_ms: { p50: this.latency.quantile(0.5), p95: this.latency.quantile(0.95), p99: this.latency.quantile(0.99) },
+      latency_ms: {
+        p50: this.latency.quantile(0.5),
+        p95: this.latency.quantile(0.95),
+        p99: this.latency.quantile(0.99),
+      },
       network_ms: Math.round(this.networkMs),
       achieved_per_minute: this.achievedPerMinute(),
     };

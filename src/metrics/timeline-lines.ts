@@ -35,7 +35,9 @@ export interface TimelineSample {
   readonly t: number;
   readonly dt: number;
   readonly rows: { readonly succeeded: number; readonly failed: number };
-  readonly stages: Readonly<Record<string, { readonly ran: number; readonly skipped: number; readonly failed: number }>>;
+  readonly stages: Readonly<
+    Record<string, { readonly ran: number; readonly skipped: number; readonly failed: number }>
+  >;
   readonly series: readonly SeriesSample[];
   /** Rows done in the folder so far, of how many (null when unknown: stdin). */
   readonly done: number;

@@ -33,7 +33,10 @@ export function toNumber(v: unknown): number | null {
 
 /** A trimmed non-empty string (numbers as text), else null. */
 export function toText(v: unknown): string | null {
-  if (typeof v === 'string') { const t = v.trim(); return t === '' ? null : t; }
+  if (typeof v === 'string') {
+    const t = v.trim();
+    return t === '' ? null : t;
+  }
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return null;
 }
@@ -55,13 +58,19 @@ export function toJson(v: unknown): Json | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   if (Array.isArray(v)) {
     const out: Json[] = [];
-    for (const item of v) { const j = toJson(item); if (j !== undefined) out.push(j); }
+    for (const item of v) {
+      const j = toJson(item);
+      if (j !== undefined) out.push(j);
+    }
     return out;
   }
   const obj = asObject(v);
   if (obj) {
     const out: JsonObject = {};
-    for (const [k, item] of Object.entries(obj)) { const j = toJson(item); if (j !== undefined) out[k] = j; }
+    for (const [k, item] of Object.entries(obj)) {
+      const j = toJson(item);
+      if (j !== undefined) out[k] = j;
+    }
     return out;
   }
   return undefined;
@@ -72,14 +81,20 @@ export function toJson(v: unknown): Json | undefined {
  * for which `skip(key)` holds at any depth.
  */
 export function flattenInto(
-  target: Record<string, Json>, prefix: string, value: unknown, skip: (key: string) => boolean = () => false,
+  target: Record<string, Json>,
+  prefix: string,
+  value: unknown,
+  skip: (key: string) => boolean = () => false,
 ): void {
   const obj = asObject(value);
   if (!obj) return;
   for (const [key, item] of Object.entries(obj)) {
     if (skip(key)) continue;
     const name = `${prefix}.${key}`;
-    if (asObject(item)) { flattenInto(target, name, item, skip); continue; }
+    if (asObject(item)) {
+      flattenInto(target, name, item, skip);
+      continue;
+    }
     const j = toJson(item);
     if (j !== undefined) target[name] = j;
   }

@@ -5,8 +5,20 @@
  */
 
 const PERSONAL_KEYS = new Set([
-  'name', 'dob', 'mobile', 'email', 'pan', 'address', 'landline', 'nominee', 'phone',
-  'customerinfo', 'holders', 'holder', 'profile', 'ckycregistered',
+  'name',
+  'dob',
+  'mobile',
+  'email',
+  'pan',
+  'address',
+  'landline',
+  'nominee',
+  'phone',
+  'customerinfo',
+  'holders',
+  'holder',
+  'profile',
+  'ckycregistered',
 ]);
 
 /** Keys dropped from flattened insights/summaries: holder data and the usual personal field names. */

@@ -14,7 +14,12 @@ import type { Json, NormalisedResult, NormalisedTransaction } from '../types.js'
 import { asList, asObject, flattenInto, toBool, toJson, toNumber, toText } from './account-json.js';
 import { isPersonalKey, maskAccountNumber } from './account-personal.js';
 import {
-  aaAccountName, aaAccounts, bsaAccountName, bsaAccountXns, normaliseAaTransactions, normaliseBsaTransactions,
+  aaAccountName,
+  aaAccounts,
+  bsaAccountName,
+  bsaAccountXns,
+  normaliseAaTransactions,
+  normaliseBsaTransactions,
   normaliseTimestamp,
 } from './transactions.js';
 
@@ -45,8 +50,12 @@ const AA_NUMERIC_SUMMARY = new Set(['currentBalance', 'currentODLimit', 'drawing
 
 /** One AA account's summary (2.2 Summary) under `prefix`. */
 function aaAccountFields(
-  target: Record<string, Json>, prefix: string, fi: Record<string, unknown>, fip: Record<string, unknown>,
-  position: number, txnCount: number,
+  target: Record<string, Json>,
+  prefix: string,
+  fi: Record<string, unknown>,
+  fip: Record<string, unknown>,
+  position: number,
+  txnCount: number,
 ): number | null {
   target[`${prefix}.maskedAccNumber`] = aaAccountName(fi, position);
   target[`${prefix}.fipId`] = toText(fip.fipId);
@@ -109,7 +118,10 @@ export function normaliseAaFetch(responses: readonly unknown[]): AccountStageOut
       position += 1;
     }
     const insights = asObject(asObject(response)?.insights);
-    if (insights) { insightsN += 1; flattenInsights(result, indexedPrefix('insights', insightsN), insights); }
+    if (insights) {
+      insightsN += 1;
+      flattenInsights(result, indexedPrefix('insights', insightsN), insights);
+    }
   }
   result.accounts_count = position - 1;
   result.transactions_count = transactions.length;
@@ -119,11 +131,28 @@ export function normaliseAaFetch(responses: readonly unknown[]): AccountStageOut
 
 /** Columns present for every AA fetch result (first account and first insights object may add more). */
 export const AA_FETCH_COLUMNS: readonly string[] = [
-  'request_id', 'service', 'success', 'consent_status', 'fi_request_status', 'consents_count', 'accounts_count',
-  'transactions_count', 'transactions_status', 'transactions_skipped', 'current_balance_total',
-  'account.maskedAccNumber', 'account.fipId', 'account.fipName', 'account.type', 'account.currentBalance',
-  'account.currency', 'account.balanceDateTime', 'account.pendingTxnsCount', 'account.transactionsStartDate',
-  'account.transactionsEndDate', 'account.transactionsCount',
+  'request_id',
+  'service',
+  'success',
+  'consent_status',
+  'fi_request_status',
+  'consents_count',
+  'accounts_count',
+  'transactions_count',
+  'transactions_status',
+  'transactions_skipped',
+  'current_balance_total',
+  'account.maskedAccNumber',
+  'account.fipId',
+  'account.fipName',
+  'account.type',
+  'account.currentBalance',
+  'account.currency',
+  'account.balanceDateTime',
+  'account.pendingTxnsCount',
+  'account.transactionsStartDate',
+  'account.transactionsEndDate',
+  'account.transactionsCount',
 ];
 
 /** summaryInfo (2.7): instName, accNo (masked), accType, fullMonthCount, total.*, average.*; numbers coerced. */
@@ -169,7 +198,8 @@ export function normaliseBsaFetch(response: unknown): AccountStageOutput {
     transactions_status: parsed.status,
     transactions_skipped: parsed.skipped,
     suspicious_bank_estatements: toBool(
-      asObject(asObject(asObject(sr.fCUAnalysis)?.possibleFraudIndicators)?.suspiciousBankEStatements)?.status),
+      asObject(asObject(asObject(sr.fCUAnalysis)?.possibleFraudIndicators)?.suspiciousBankEStatements)?.status,
+    ),
   };
   // statementAccounts give each account's type and period (2.7); matched to accountXns by account number.
   const periods = new Map<string, Record<string, unknown>>();
@@ -197,17 +227,51 @@ export function normaliseBsaFetch(response: unknown): AccountStageOutput {
 }
 
 const SUMMARY_FIELDS = [
-  'balAvg', 'balMax', 'balMin', 'cashDeposits', 'cashWithdrawals', 'chqDeposits', 'chqIssues', 'credits', 'debits',
-  'emiOrLoans', 'inwBounces', 'loanDisbursals', 'outwBounces', 'salaries', 'totalCashDeposit',
-  'totalCashWithdrawal', 'totalChqDeposit', 'totalChqIssue', 'totalCredit', 'totalDebit', 'totalEmiOrLoan',
-  'totalLoanDisbursal', 'totalSalary',
+  'balAvg',
+  'balMax',
+  'balMin',
+  'cashDeposits',
+  'cashWithdrawals',
+  'chqDeposits',
+  'chqIssues',
+  'credits',
+  'debits',
+  'emiOrLoans',
+  'inwBounces',
+  'loanDisbursals',
+  'outwBounces',
+  'salaries',
+  'totalCashDeposit',
+  'totalCashWithdrawal',
+  'totalChqDeposit',
+  'totalChqIssue',
+  'totalCredit',
+  'totalDebit',
+  'totalEmiOrLoan',
+  'totalLoanDisbursal',
+  'totalSalary',
 ];
 
 /** Columns of every BSA fetch result with the example analyser's summaryInfo (2.7). */
 export const BSA_FETCH_COLUMNS: readonly string[] = [
-  'request_id', 'status', 'statement_count', 'statement_status', 'accounts_count', 'transactions_count',
-  'transactions_status', 'transactions_skipped', 'suspicious_bank_estatements',
-  'account.accountNo', 'account.accountType', 'account.xnsStartDate', 'account.xnsEndDate', 'account.transactionsCount',
-  'summary.instName', 'summary.accNo', 'summary.accType', 'summary.fullMonthCount',
-  ...SUMMARY_FIELDS.map((f) => `summary.total.${f}`), ...SUMMARY_FIELDS.map((f) => `summary.average.${f}`),
+  'request_id',
+  'status',
+  'statement_count',
+  'statement_status',
+  'accounts_count',
+  'transactions_count',
+  'transactions_status',
+  'transactions_skipped',
+  'suspicious_bank_estatements',
+  'account.accountNo',
+  'account.accountType',
+  'account.xnsStartDate',
+  'account.xnsEndDate',
+  'account.transactionsCount',
+  'summary.instName',
+  'summary.accNo',
+  'summary.accType',
+  'summary.fullMonthCount',
+  ...SUMMARY_FIELDS.map((f) => `summary.total.${f}`),
+  ...SUMMARY_FIELDS.map((f) => `summary.average.${f}`),
 ];

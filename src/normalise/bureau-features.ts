@@ -8,7 +8,15 @@ import type { Json, NormalisedResult } from '../types.js';
 import { describeShape } from './shape.js';
 
 /** The features the spec shows (2.8), after reference_id. The full list is not documented. */
-const KNOWN = ['reference_id', 'cbs_stpl_v1', 'cbs_monthly_affordability_v1', 'cbs_risk_grade_v1', 'is_risky_customer', 'score', 'income_calculated'] as const;
+const KNOWN = [
+  'reference_id',
+  'cbs_stpl_v1',
+  'cbs_monthly_affordability_v1',
+  'cbs_risk_grade_v1',
+  'is_risky_customer',
+  'score',
+  'income_calculated',
+] as const;
 
 export function bureauFeatureColumns(): string[] {
   return [...KNOWN];
@@ -16,14 +24,20 @@ export function bureauFeatureColumns(): string[] {
 
 export function normaliseBureauFeatures(response: unknown): NormalisedResult {
   if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-    throw new BreError('BAD_RESPONSE', `Unexpected bureau feature answer: expected a flat object, got ${describeShape(response)}`, {
-      service: 'bureau', expected: 'a flat object of features (spec 2.8)',
-    });
+    throw new BreError(
+      'BAD_RESPONSE',
+      `Unexpected bureau feature answer: expected a flat object, got ${describeShape(response)}`,
+      {
+        service: 'bureau',
+        expected: 'a flat object of features (spec 2.8)',
+      },
+    );
   }
   const answer = response as Record<string, Json>;
   const out: NormalisedResult = {};
   const put = (k: string): void => {
-    if (answer[k] !== undefined) Object.defineProperty(out, k, { value: answer[k], enumerable: true, writable: true, configurable: true });
+    if (answer[k] !== undefined)
+      Object.defineProperty(out, k, { value: answer[k], enumerable: true, writable: true, configurable: true });
   };
   for (const k of KNOWN) if (Object.hasOwn(answer, k)) put(k);
   for (const k of Object.keys(answer)) if (!Object.hasOwn(out, k)) put(k);

@@ -57,7 +57,8 @@ export function normaliseTimestamp(v: unknown): string | null {
   let offset = m[4] ?? '';
   if (offset.toUpperCase() === 'Z') offset = 'Z';
   else if (offset !== '' && !offset.includes(':')) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
-  if (offset !== '' && offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return null;
+  if (offset !== '' && offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59))
+    return null;
   return `${m[1]}T${m[2]}${seconds}${offset}`;
 }
 
@@ -134,7 +135,10 @@ export function normaliseAaTransactions(response: unknown, firstPosition = 1): T
       const t = asObject(raw);
       const type = txnType(t?.type);
       const amount = toNumber(t?.amount);
-      if (!t || type === null || amount === null) { skipped += 1; continue; }
+      if (!t || type === null || amount === null) {
+        skipped += 1;
+        continue;
+      }
       transactions.push({
         source: 'aa',
         account,
@@ -166,7 +170,10 @@ export function bsaAccountName(acc: Record<string, unknown>, position: number): 
 }
 
 function bsaTxnId(parts: readonly unknown[]): string {
-  return `bsa-${createHash('sha256').update(parts.map((p) => String(p ?? '')).join('\u0000')).digest('hex').slice(0, 16)}`;
+  return `bsa-${createHash('sha256')
+    .update(parts.map((p) => String(p ?? '')).join('\u0000'))
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 /** Transactions of one BSA fetch_data response. */
@@ -181,7 +188,10 @@ export function normaliseBsaTransactions(response: unknown): TransactionsParse {
     for (const raw of asList(acc.xns) ?? []) {
       const x = asObject(raw);
       const signed = toNumber(x?.amount);
-      if (!x || signed === null) { skipped += 1; continue; }
+      if (!x || signed === null) {
+        skipped += 1;
+        continue;
+      }
       const date = normaliseBsaDate(x.date);
       const balance = toNumber(x.balance);
       const narration = toText(x.narration);

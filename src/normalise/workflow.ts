@@ -29,12 +29,30 @@ import { define } from '../input/fields.js';
 import type { Json, NormalisedResult } from '../types.js';
 import { describeShape } from './shape.js';
 
-const OFFER_FIELDS = ['product_code', 'tenure_months', 'pf_percent', 'interest_rate', 'emi_amount', 'loan_amount'] as const;
+const OFFER_FIELDS = [
+  'product_code',
+  'tenure_months',
+  'pf_percent',
+  'interest_rate',
+  'emi_amount',
+  'loan_amount',
+] as const;
 
 const FIXED_COLUMNS: readonly string[] = [
-  'decision', 'decision_reason', 'loan_amount', 'repayment_date', 'emi_decision', 'loan_offers', 'offers_count',
+  'decision',
+  'decision_reason',
+  'loan_amount',
+  'repayment_date',
+  'emi_decision',
+  'loan_offers',
+  'offers_count',
   ...OFFER_FIELDS.map((f) => `best_offer.${f}`),
-  'rule_engine_name', 'rules_version', 'rules_failed', 'workflow', 'workflow_version', 'request_id',
+  'rule_engine_name',
+  'rules_version',
+  'rules_failed',
+  'workflow',
+  'workflow_version',
+  'request_id',
 ];
 
 /** The fixed result fields, in a stable order (the start of the stage's results.csv columns). */
@@ -44,12 +62,27 @@ export function workflowResultColumns(): string[] {
 
 /** final_decision keys that map to fixed fields. */
 const KNOWN_DECISION_KEYS = new Set([
-  'Decision', 'DecisionReason', 'LoanAmount', 'ReplaymentDate', 'RepaymentDate', 'EmiDecision', 'LoanOffers',
-  'RulesEvaluation', 'version', 'rule_engine_name',
+  'Decision',
+  'DecisionReason',
+  'LoanAmount',
+  'ReplaymentDate',
+  'RepaymentDate',
+  'EmiDecision',
+  'LoanOffers',
+  'RulesEvaluation',
+  'version',
+  'rule_engine_name',
 ]);
 
 /** First segments of generated names; an engine called so would collide with them. */
-const RESERVED_PREFIXES = new Set(['best_offer', 'final_decision', 'prev', 'features', 'rules_output', 'output_features']);
+const RESERVED_PREFIXES = new Set([
+  'best_offer',
+  'final_decision',
+  'prev',
+  'features',
+  'rules_output',
+  'output_features',
+]);
 
 type Obj = Record<string, Json>;
 
@@ -58,7 +91,10 @@ function isObj(v: unknown): v is Obj {
 }
 
 function bad(message: string): BreError {
-  return new BreError('BAD_RESPONSE', `Unexpected workflow answer: ${message}`, { service: 'workflow', expected: 'a workflow result (spec 2.3)' });
+  return new BreError('BAD_RESPONSE', `Unexpected workflow answer: ${message}`, {
+    service: 'workflow',
+    expected: 'a workflow result (spec 2.3)',
+  });
 }
 
 /** A number, or numeric text as a number; anything else unchanged (null when absent). */
@@ -80,11 +116,16 @@ function asNumber(v: Json | undefined): number | undefined {
 export function bestOffer(offers: readonly Json[]): Obj | undefined {
   let best: Obj | undefined;
   const key = (o: Obj): [number, number, number] => [
-    asNumber(o.loan_amount) ?? -Infinity, -(asNumber(o.interest_rate) ?? Infinity), -(asNumber(o.emi_amount) ?? Infinity),
+    asNumber(o.loan_amount) ?? -Infinity,
+    -(asNumber(o.interest_rate) ?? Infinity),
+    -(asNumber(o.emi_amount) ?? Infinity),
   ];
   for (const o of offers) {
     if (!isObj(o)) continue;
-    if (!best) { best = o; continue; }
+    if (!best) {
+      best = o;
+      continue;
+    }
     const a = key(o);
     const b = key(best);
     if (a[0] > b[0] || (a[0] === b[0] && (a[1] > b[1] || (a[1] === b[1] && a[2] > b[2])))) best = o;
@@ -103,7 +144,8 @@ export function parseWorkflowVersionPath(path: Json | undefined): { workflow: st
   s = s.slice(s.lastIndexOf('/') + 1).replace(/\.(json|ya?ml)$/i, '');
   if (s.startsWith('workflow_')) s = s.slice('workflow_'.length);
   const cut = s.lastIndexOf('_');
-  if (cut > 0 && /^v?\d+(\.\d+)*$/i.test(s.slice(cut + 1))) return { workflow: s.slice(0, cut), version: s.slice(cut + 1) };
+  if (cut > 0 && /^v?\d+(\.\d+)*$/i.test(s.slice(cut + 1)))
+    return { workflow: s.slice(0, cut), version: s.slice(cut + 1) };
   return { workflow: s || null, version: null };
 }
 
@@ -143,7 +185,14 @@ function put(out: NormalisedResult, key: string, value: Json | undefined): void 
 }
 
 /** `<prefix><engine>.<name>` for every engine object of `engines`, skipping the keys in `skip`. */
-function flatten(out: NormalisedResult, prefix: string, engines: Json | undefined, reserve: boolean, skip?: readonly string[], skipEmpty = false): void {
+function flatten(
+  out: NormalisedResult,
+  prefix: string,
+  engines: Json | undefined,
+  reserve: boolean,
+  skip?: readonly string[],
+  skipEmpty = false,
+): void {
   if (!isObj(engines)) return;
   for (const engine of Object.keys(engines)) {
     if (skip?.includes(engine)) continue;
@@ -165,11 +214,18 @@ const RULES_PARTS = ['final_decision'];
 export function normaliseWorkflow(response: unknown): NormalisedResult {
   if (!isObj(response)) throw bad(`expected an object, got ${describeShape(response)}`);
   const od = response.output_data;
-  if (!isObj(od)) throw bad(`output_data should be an object, got ${describeShape(od)} (answer: ${describeShape(response)})`);
+  if (!isObj(od))
+    throw bad(`output_data should be an object, got ${describeShape(od)} (answer: ${describeShape(response)})`);
   const ro = od.rules_output;
-  if (!isObj(ro)) throw bad(`output_data.rules_output should be an object, got ${describeShape(ro)} (output_data: ${describeShape(od)})`);
+  if (!isObj(ro))
+    throw bad(
+      `output_data.rules_output should be an object, got ${describeShape(ro)} (output_data: ${describeShape(od)})`,
+    );
   const fd = ro.final_decision;
-  if (!isObj(fd)) throw bad(`output_data.rules_output.final_decision should be an object, got ${describeShape(fd)} (rules_output: ${describeShape(ro)})`);
+  if (!isObj(fd))
+    throw bad(
+      `output_data.rules_output.final_decision should be an object, got ${describeShape(fd)} (rules_output: ${describeShape(ro)})`,
+    );
 
   const offers = offersOf(fd.LoanOffers);
   const best = bestOffer(offers);
@@ -184,7 +240,7 @@ export function normaliseWorkflow(response: unknown): NormalisedResult {
     emi_decision: fd.EmiDecision ?? null,
     loan_offers: offers,
     offers_count: offers.length,
-    'best_offer.product_code': best ? best.product_code ?? null : null,
+    'best_offer.product_code': best ? (best.product_code ?? null) : null,
     'best_offer.tenure_months': best ? numeric(best.tenure_months) : null,
     'best_offer.pf_percent': best ? numeric(best.pf_percent) : null,
     'best_offer.interest_rate': best ? numeric(best.interest_rate) : null,

@@ -36,7 +36,11 @@ export function describeReading(r: Reading): string {
 export function readDifferently(a: Manifest, b: Manifest): boolean {
   const x = a.input.reading;
   const y = b.input.reading;
-  return x !== undefined && y !== undefined && (x.encoding !== y.encoding || x.delimiter !== y.delimiter || x.decimal_comma !== y.decimal_comma);
+  return (
+    x !== undefined &&
+    y !== undefined &&
+    (x.encoding !== y.encoding || x.delimiter !== y.delimiter || x.decimal_comma !== y.decimal_comma)
+  );
 }
 
 type FilesRootRecord = NonNullable<Manifest['input']['files_root']>;
@@ -66,7 +70,9 @@ export function filesRootChange(old: Manifest, now: Manifest): string | undefine
 export function resumedManifest(old: Manifest, now: Manifest): Manifest | undefined {
   const a = old.input.files_root;
   const b = now.input.files_root;
-  return a !== undefined && a.path === null && b !== undefined && b.path !== null ? { ...old, input: { ...old.input, files_root: b } } : undefined;
+  return a !== undefined && a.path === null && b !== undefined && b.path !== null
+    ? { ...old, input: { ...old.input, files_root: b } }
+    : undefined;
 }
 
 /** A database input's table or query, in words. */
@@ -82,7 +88,10 @@ export function sourceDifferences(old: Manifest, now: Manifest): string[] {
   const a = old.input.source;
   const b = now.input.source;
   if (!a && !b) return [];
-  if (!a || !b) return [`it was made from ${a ? 'the database' : 'the file'} ${old.input.path}, now from ${b ? 'the database' : 'the file'} ${now.input.path}`];
+  if (!a || !b)
+    return [
+      `it was made from ${a ? 'the database' : 'the file'} ${old.input.path}, now from ${b ? 'the database' : 'the file'} ${now.input.path}`,
+    ];
   const problems: string[] = [];
   if (a.url !== b.url) problems.push(`it read the database ${a.url}, now ${b.url}`);
   if (a.table !== b.table || a.query !== b.query) problems.push(`it read ${describeRead(a)}, now ${describeRead(b)}`);
@@ -95,21 +104,35 @@ export function sourceDifferences(old: Manifest, now: Manifest): string[] {
  */
 export function checkSameRun(dir: string, old: Manifest, now: Manifest): void {
   const problems: string[] = [...sourceDifferences(old, now)];
-  if (old.pipeline.sha256 !== now.pipeline.sha256) problems.push(`it was made by pipeline '${old.pipeline.name}' (${old.pipeline.path}) with other contents than '${now.pipeline.name}' now`);
-  if (old.input.sha256 && now.input.sha256 && old.input.sha256 !== now.input.sha256) problems.push(`it was made from input ${old.input.path}, whose contents differ from ${now.input.path}`);
+  if (old.pipeline.sha256 !== now.pipeline.sha256)
+    problems.push(
+      `it was made by pipeline '${old.pipeline.name}' (${old.pipeline.path}) with other contents than '${now.pipeline.name}' now`,
+    );
+  if (old.input.sha256 && now.input.sha256 && old.input.sha256 !== now.input.sha256)
+    problems.push(`it was made from input ${old.input.path}, whose contents differ from ${now.input.path}`);
   if (old.key !== now.key) problems.push(`its row key was '${old.key}', now '${now.key}'`);
-  if ((old.shard ?? null) !== (now.shard ?? null)) problems.push(`it was shard ${old.shard ?? 'none'}, now ${now.shard ?? 'none'}`);
+  if ((old.shard ?? null) !== (now.shard ?? null))
+    problems.push(`it was shard ${old.shard ?? 'none'}, now ${now.shard ?? 'none'}`);
   if (readDifferently(old, now)) {
-    problems.push(`its input was read with ${describeReading(old.input.reading!)}, now with ${describeReading(now.input.reading!)} (the same bytes would give other values: give the same --encoding, --delimiter and --decimal-comma)`);
+    problems.push(
+      `its input was read with ${describeReading(old.input.reading!)}, now with ${describeReading(now.input.reading!)} (the same bytes would give other values: give the same --encoding, --delimiter and --decimal-comma)`,
+    );
   }
   const root = filesRootChange(old, now);
   if (root !== undefined) problems.push(root);
   const sample = designDifference(old.sample, now.sample);
   const limitDiffers = (old.limit ?? null) !== (now.limit ?? null);
   // Another --limit draws from other rows: that, not the strata it changes, is what to say.
-  if (sample && !(old.sample && now.sample && limitDiffers)) problems.push(`${sample} (give the same sample options to resume it)`);
-  else if (old.sample && limitDiffers) problems.push(`its sample was drawn from ${old.limit === null ? 'every row' : `the first ${old.limit} rows (--limit ${old.limit})`}, now from ${now.limit === null ? 'every row' : `the first ${now.limit}`}`);
+  if (sample && !(old.sample && now.sample && limitDiffers))
+    problems.push(`${sample} (give the same sample options to resume it)`);
+  else if (old.sample && limitDiffers)
+    problems.push(
+      `its sample was drawn from ${old.limit === null ? 'every row' : `the first ${old.limit} rows (--limit ${old.limit})`}, now from ${now.limit === null ? 'every row' : `the first ${now.limit}`}`,
+    );
   if (problems.length > 0) {
-    throw new BreError('OUTPUT_MISMATCH', `refusing to resume into ${dir}: ${problems.join('; ')}. Use another --out, or the same input and pipeline.`);
+    throw new BreError(
+      'OUTPUT_MISMATCH',
+      `refusing to resume into ${dir}: ${problems.join('; ')}. Use another --out, or the same input and pipeline.`,
+    );
   }
 }

@@ -58,7 +58,9 @@ function readLock(path: string): LockInfo | undefined {
     const v = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockInfo>;
     if (typeof v.pid !== 'number' || typeof v.host !== 'string') return undefined;
     return {
-      pid: v.pid, host: v.host, started: String(v.started ?? ''),
+      pid: v.pid,
+      host: v.host,
+      started: String(v.started ?? ''),
       ...(typeof v.boot === 'string' && typeof v.start === 'string' ? { boot: v.boot, start: v.start } : {}),
     };
   } catch {
@@ -101,7 +103,12 @@ function create(path: string): boolean {
     throw err;
   }
   try {
-    const info: LockInfo = { pid: process.pid, host: hostname(), started: new Date().toISOString(), ...processIdentity(process.pid) };
+    const info: LockInfo = {
+      pid: process.pid,
+      host: hostname(),
+      started: new Date().toISOString(),
+      ...processIdentity(process.pid),
+    };
     writeSync(fd, JSON.stringify(info));
   } catch (err) {
     // An empty lock (a full disk) would be taken over as torn anyway; it is not left behind.
@@ -130,11 +137,20 @@ export function lockOutput(dir: string): () => void {
     const held = readLock(path);
     if (held && held.pid !== process.pid) {
       if (held.host !== hostname()) {
-        throw new BreError('OUTPUT_MISMATCH', `refusing to write into ${dir}: a bre-batch run on host ${held.host} (pid ${held.pid}, started ${held.started}) holds it. If no run is active there any more, delete ${path} and run again.`);
+        throw new BreError(
+          'OUTPUT_MISMATCH',
+          `refusing to write into ${dir}: a bre-batch run on host ${held.host} (pid ${held.pid}, started ${held.started}) holds it. If no run is active there any more, delete ${path} and run again.`,
+        );
       }
       if (ownerAlive(held)) {
-        const unsure = held.start === undefined ? ` (the lock does not say which process started with that pid: if no run is active, delete ${path} and run again)` : '';
-        throw new BreError('OUTPUT_MISMATCH', `refusing to write into ${dir}: another bre-batch run (pid ${held.pid}, started ${held.started}) is writing to it. Wait for it to finish, or stop it (it resumes later), then run again${unsure}.`);
+        const unsure =
+          held.start === undefined
+            ? ` (the lock does not say which process started with that pid: if no run is active, delete ${path} and run again)`
+            : '';
+        throw new BreError(
+          'OUTPUT_MISMATCH',
+          `refusing to write into ${dir}: another bre-batch run (pid ${held.pid}, started ${held.started}) is writing to it. Wait for it to finish, or stop it (it resumes later), then run again${unsure}.`,
+        );
       }
     }
     // Stale (its process is gone), torn, or our own: take it over.
@@ -144,5 +160,8 @@ export function lockOutput(dir: string): () => void {
       /* another process took it over first: the next create() tells */
     }
   }
-  throw new BreError('OUTPUT_MISMATCH', `refusing to write into ${dir}: could not take ${path}; another run may be starting on it`);
+  throw new BreError(
+    'OUTPUT_MISMATCH',
+    `refusing to write into ${dir}: could not take ${path}; another run may be starting on it`,
+  );
 }

@@ -18,7 +18,16 @@
  *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
  */
 import { outputFileMode } from './modes.js';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, chmodSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  chmodSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -30,7 +39,15 @@ import { DecisionCounter, kindOf } from '../stages/index.js';
 import { SERVICES } from '../types.js';
 import { grownTo, RowSet } from './journal/bitset.js';
 import {
-  FILES, readManifest, readRunSummary, resultLineBatches, writeManifest, writeSummary, type Manifest, type MergedSummary, type RunSummary,
+  FILES,
+  readManifest,
+  readRunSummary,
+  resultLineBatches,
+  writeManifest,
+  writeSummary,
+  type Manifest,
+  type MergedSummary,
+  type RunSummary,
 } from './format/index.js';
 import { writeColumnJournal } from './journal/column-journal.js';
 import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './journal/columns.js';
@@ -74,7 +91,11 @@ export interface MergeReport {
    * shards, the rows of the sample found in none, counted per stratum (`first` is empty: a stratum's n_h says
    * how many rows it must hold, not which, without reading the input again).
    */
-  readonly missingRows: { readonly count: number; readonly first: readonly number[]; readonly strata?: readonly { readonly name: string; readonly missing: number }[] } | null;
+  readonly missingRows: {
+    readonly count: number;
+    readonly first: readonly number[];
+    readonly strata?: readonly { readonly name: string; readonly missing: number }[];
+  } | null;
   readonly rows: { readonly succeeded: number; readonly failed: number };
   readonly summary?: MergedSummary;
 }
@@ -97,8 +118,16 @@ function readShardFolders(dirs: readonly string[], log: (line: string) => void =
   if (dirs.length === 0) throw new BreError('USAGE', 'Expected at least one shard output folder to merge, got none');
   const folders: ShardFolder[] = dirs.map((dir) => {
     const manifest = readManifest(dir);
-    if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`);
-    if (!manifest.shard) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a shard: Expected a run made with --shard K/N, got an unsharded run (it already holds every row)`);
+    if (!manifest)
+      throw new BreError(
+        'OUTPUT_MISMATCH',
+        `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`,
+      );
+    if (!manifest.shard)
+      throw new BreError(
+        'OUTPUT_MISMATCH',
+        `${dir} is not a shard: Expected a run made with --shard K/N, got an unsharded run (it already holds every row)`,
+      );
     let shard: ReturnType<typeof parseShard>;
     try {
       shard = parseShard(manifest.shard);
@@ -106,21 +135,48 @@ function readShardFolders(dirs: readonly string[], log: (line: string) => void =
       throw new BreError('OUTPUT_MISMATCH', `${dir}: Expected its manifest's shard to be K/N, got '${manifest.shard}'`);
     }
     const summary = readRunSummary(dir);
-    if (summary.state === 'invalid') log(`merge: warning: ${join(dir, FILES.summary)} cannot be read (${summary.problem}): the shard counts as unfinished`);
-    return { dir, manifest, shard: manifest.shard, index: shard.index, count: shard.count, summary: summary.state === 'ok' ? summary.value : undefined };
+    if (summary.state === 'invalid')
+      log(
+        `merge: warning: ${join(dir, FILES.summary)} cannot be read (${summary.problem}): the shard counts as unfinished`,
+      );
+    return {
+      dir,
+      manifest,
+      shard: manifest.shard,
+      index: shard.index,
+      count: shard.count,
+      summary: summary.state === 'ok' ? summary.value : undefined,
+    };
   });
   const first = folders[0];
   const problems: string[] = [];
   for (const f of folders.slice(1)) {
-    if (f.manifest.pipeline.sha256 !== first.manifest.pipeline.sha256) problems.push(`${f.dir} was made by pipeline '${f.manifest.pipeline.name}' with other contents than ${first.dir} ('${first.manifest.pipeline.name}')`);
+    if (f.manifest.pipeline.sha256 !== first.manifest.pipeline.sha256)
+      problems.push(
+        `${f.dir} was made by pipeline '${f.manifest.pipeline.name}' with other contents than ${first.dir} ('${first.manifest.pipeline.name}')`,
+      );
     // Shards of a database input read the same table or query: its identity stands in for the file's hash.
     const fromDb = f.manifest.input.source !== undefined || first.manifest.input.source !== undefined;
-    if (fromDb) problems.push(...sourceDifferences(first.manifest, f.manifest).map((p) => `${f.dir}: ${p} (${first.dir})`));
-    else if (f.manifest.input.sha256 !== first.manifest.input.sha256 || f.manifest.input.sha256 === null) problems.push(`${f.dir} read input ${f.manifest.input.path}, whose contents differ from ${first.dir}'s input ${first.manifest.input.path}${f.manifest.input.sha256 === null ? ' (or came from stdin, which cannot be checked)' : ''}`);
-    if (f.manifest.key !== first.manifest.key) problems.push(`${f.dir} keyed rows by '${f.manifest.key}', ${first.dir} by '${first.manifest.key}'`);
-    if (f.count !== first.count) problems.push(`${f.dir} is shard ${f.manifest.shard}, Expected one of ${first.count} like ${first.dir} (${first.manifest.shard})`);
-    if (readDifferently(f.manifest, first.manifest)) problems.push(`${f.dir} read its input with ${describeReading(f.manifest.input.reading!)}, ${first.dir} with ${describeReading(first.manifest.input.reading!)}`);
-    if ((f.manifest.limit ?? null) !== (first.manifest.limit ?? null)) problems.push(`${f.dir} ran with --limit ${f.manifest.limit ?? 'none'}, ${first.dir} with ${first.manifest.limit ?? 'none'}`);
+    if (fromDb)
+      problems.push(...sourceDifferences(first.manifest, f.manifest).map((p) => `${f.dir}: ${p} (${first.dir})`));
+    else if (f.manifest.input.sha256 !== first.manifest.input.sha256 || f.manifest.input.sha256 === null)
+      problems.push(
+        `${f.dir} read input ${f.manifest.input.path}, whose contents differ from ${first.dir}'s input ${first.manifest.input.path}${f.manifest.input.sha256 === null ? ' (or came from stdin, which cannot be checked)' : ''}`,
+      );
+    if (f.manifest.key !== first.manifest.key)
+      problems.push(`${f.dir} keyed rows by '${f.manifest.key}', ${first.dir} by '${first.manifest.key}'`);
+    if (f.count !== first.count)
+      problems.push(
+        `${f.dir} is shard ${f.manifest.shard}, Expected one of ${first.count} like ${first.dir} (${first.manifest.shard})`,
+      );
+    if (readDifferently(f.manifest, first.manifest))
+      problems.push(
+        `${f.dir} read its input with ${describeReading(f.manifest.input.reading!)}, ${first.dir} with ${describeReading(first.manifest.input.reading!)}`,
+      );
+    if ((f.manifest.limit ?? null) !== (first.manifest.limit ?? null))
+      problems.push(
+        `${f.dir} ran with --limit ${f.manifest.limit ?? 'none'}, ${first.dir} with ${first.manifest.limit ?? 'none'}`,
+      );
     const sample = designDifference(first.manifest.sample, f.manifest.sample, [`in ${first.dir}`, `in ${f.dir}`]);
     if (sample) problems.push(`${f.dir} is not the same sample as ${first.dir}: ${sample}`);
   }
@@ -158,7 +214,19 @@ async function* journalLines(path: string): AsyncGenerator<string> {
 }
 
 /** Pass 1: every row once, in the shard its key hashes to; the column union of the results on the way. */
-async function checkRows(folders: readonly ShardFolder[], listLimit: number): Promise<{ problems: RowProblem[]; problemCount: number; seen: RowSet; succeeded: number; failed: number; union: ColumnUnion; changes: { row: number; change: ColumnChange }[]; strata: Map<string | null, number> }> {
+async function checkRows(
+  folders: readonly ShardFolder[],
+  listLimit: number,
+): Promise<{
+  problems: RowProblem[];
+  problemCount: number;
+  seen: RowSet;
+  succeeded: number;
+  failed: number;
+  union: ColumnUnion;
+  changes: { row: number; change: ColumnChange }[];
+  strata: Map<string | null, number>;
+}> {
   if (folders.length > 255) throw new BreError('USAGE', `Expected at most 255 shard folders, got ${folders.length}`);
   const seen = new RowSet();
   const owners = new RowOwners();
@@ -177,12 +245,24 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
       for await (const text of journalLines(path)) {
         let parsed: { row?: unknown; key?: unknown; code?: unknown; stratum?: unknown; stages?: ResultStages };
         try {
-          parsed = JSON.parse(text) as { row?: unknown; key?: unknown; code?: unknown; stratum?: unknown; stages?: ResultStages };
+          parsed = JSON.parse(text) as {
+            row?: unknown;
+            key?: unknown;
+            code?: unknown;
+            stratum?: unknown;
+            stages?: ResultStages;
+          };
         } catch {
-          throw new BreError('OUTPUT_MISMATCH', `${path} holds a line that is not JSON: the folder is damaged (re-run its worker with the same command to repair it)`);
+          throw new BreError(
+            'OUTPUT_MISMATCH',
+            `${path} holds a line that is not JSON: the folder is damaged (re-run its worker with the same command to repair it)`,
+          );
         }
         if (typeof parsed.row !== 'number' || !Number.isInteger(parsed.row) || parsed.row < 1) {
-          throw new BreError('OUTPUT_MISMATCH', `${path}: Expected every line to carry a data row number, got ${JSON.stringify(parsed.row)}`);
+          throw new BreError(
+            'OUTPUT_MISMATCH',
+            `${path}: Expected every line to carry a data row number, got ${JSON.stringify(parsed.row)}`,
+          );
         }
         const row = parsed.row;
         const key = parsed.key ?? null;
@@ -191,7 +271,13 @@ async function checkRows(folders: readonly ShardFolder[], listLimit: number): Pr
         if (!seen.add(row)) {
           problemCount += 1;
           const first = owners.get(row)!;
-          if (problems.length < listLimit) problems.push({ row, key, problem: 'duplicate', found: [join(folders[first.folder - 1].dir, JOURNALS[first.file]), path] });
+          if (problems.length < listLimit)
+            problems.push({
+              row,
+              key,
+              problem: 'duplicate',
+              found: [join(folders[first.folder - 1].dir, JOURNALS[first.file]), path],
+            });
           continue;
         }
         owners.set(row, fi + 1, ji);
@@ -222,7 +308,12 @@ async function finish(out: Writable): Promise<void> {
 }
 
 /** Concatenates the journals (whole lines only), written to a temporary name and renamed when complete. */
-async function concatJournals(folders: readonly ShardFolder[], name: string, dest: string, mode = outputFileMode()): Promise<number> {
+async function concatJournals(
+  folders: readonly ShardFolder[],
+  name: string,
+  dest: string,
+  mode = outputFileMode(),
+): Promise<number> {
   const tmp = `${dest}.tmp`;
   const out = createWriteStream(tmp, { mode });
   let n = 0;
@@ -239,7 +330,10 @@ async function concatJournals(folders: readonly ShardFolder[], name: string, des
 }
 
 /** The pipeline's stage columns: from the pipeline file when it is still the one the shards ran. */
-function stageColumns(folders: readonly ShardFolder[], log: (l: string) => void): { columns: StageColumns[]; kinds: Map<string, string> } | undefined {
+function stageColumns(
+  folders: readonly ShardFolder[],
+  log: (l: string) => void,
+): { columns: StageColumns[]; kinds: Map<string, string> } | undefined {
   const m = folders[0].manifest;
   try {
     const p = loadPipeline(m.pipeline.path);
@@ -257,13 +351,17 @@ function stageColumns(folders: readonly ShardFolder[], log: (l: string) => void)
 }
 
 /** Stage ids and kinds when the pipeline file is gone: from the shards' summaries, else the results. */
-async function stagesFromData(folders: readonly ShardFolder[]): Promise<{ columns: StageColumns[]; kinds: Map<string, string> }> {
+async function stagesFromData(
+  folders: readonly ShardFolder[],
+): Promise<{ columns: StageColumns[]; kinds: Map<string, string> }> {
   const kinds = new Map<string, string>();
-  for (const f of folders) for (const [id, st] of Object.entries(f.summary?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, st.kind);
+  for (const f of folders)
+    for (const [id, st] of Object.entries(f.summary?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, st.kind);
   if (kinds.size === 0) {
     for (const f of folders) {
       for await (const batch of resultLineBatches(join(f.dir, FILES.results))) {
-        for (const id of Object.keys(batch.find((l) => l !== null)?.stages ?? {})) if (!kinds.has(id)) kinds.set(id, '');
+        for (const id of Object.keys(batch.find((l) => l !== null)?.stages ?? {}))
+          if (!kinds.has(id)) kinds.set(id, '');
         break;
       }
     }
@@ -289,7 +387,8 @@ function sumServices(folders: readonly ShardFolder[]): MergedSummary['services']
 
 function prepareOut(out: string, dirs: readonly string[]): void {
   const abs = resolve(out);
-  if (dirs.some((d) => resolve(d) === abs)) throw new BreError('USAGE', `Expected --out to be a new folder, got ${out}, one of the folders being merged`);
+  if (dirs.some((d) => resolve(d) === abs))
+    throw new BreError('USAGE', `Expected --out to be a new folder, got ${out}, one of the folders being merged`);
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new BreError('USAGE', `Expected --out to be a folder, got the file ${out}`);
     let old: Manifest | undefined;
@@ -299,8 +398,21 @@ function prepareOut(out: string, dirs: readonly string[]): void {
       old = undefined; // damaged: not an earlier merge
     }
     const holdsRun = existsSync(join(abs, FILES.results)) || existsSync(join(abs, FILES.errors));
-    if (holdsRun && !old?.merged_from) throw new BreError('USAGE', `refusing to write into ${out}: it holds a run's output; Expected an empty folder or an earlier merge`);
-    for (const name of [FILES.results, FILES.errors, FILES.summary, FILES.secrets, FILES.retrying, ...REBUILT_FILES, FILES.report]) rmSync(join(abs, name), { force: true });
+    if (holdsRun && !old?.merged_from)
+      throw new BreError(
+        'USAGE',
+        `refusing to write into ${out}: it holds a run's output; Expected an empty folder or an earlier merge`,
+      );
+    for (const name of [
+      FILES.results,
+      FILES.errors,
+      FILES.summary,
+      FILES.secrets,
+      FILES.retrying,
+      ...REBUILT_FILES,
+      FILES.report,
+    ])
+      rmSync(join(abs, name), { force: true });
     rmSync(join(abs, FILES.state), { recursive: true, force: true });
   }
   mkdirSync(abs, { recursive: true });
@@ -313,9 +425,17 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   const n = folders[0].count;
   const present = new Set(folders.map((f) => f.index));
   const missingShards = Array.from({ length: n }, (_, i) => i + 1).filter((k) => !present.has(k));
-  const unfinished = folders.filter((f) => f.summary?.finished !== true || existsSync(join(f.dir, FILES.retrying))).map((f) => f.dir);
-  if (missingShards.length > 0) log(`merge: warning: shard${missingShards.length > 1 ? 's' : ''} ${missingShards.map((k) => `${k}/${n}`).join(', ')} not given: their rows are missing from the merge`);
-  for (const d of unfinished) log(`merge: warning: ${d} has not finished (re-run its worker with the same command to complete it): rows it has not done yet are missing`);
+  const unfinished = folders
+    .filter((f) => f.summary?.finished !== true || existsSync(join(f.dir, FILES.retrying)))
+    .map((f) => f.dir);
+  if (missingShards.length > 0)
+    log(
+      `merge: warning: shard${missingShards.length > 1 ? 's' : ''} ${missingShards.map((k) => `${k}/${n}`).join(', ')} not given: their rows are missing from the merge`,
+    );
+  for (const d of unfinished)
+    log(
+      `merge: warning: ${d} has not finished (re-run its worker with the same command to complete it): rows it has not done yet are missing`,
+    );
 
   const checked = await checkRows(folders, listLimit);
   let missingRows: MergeReport['missingRows'] = null;
@@ -325,8 +445,13 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     // the strata (no key, unreadable: errors of the run) are those the counting pass found.
     const outside = folders.map((f) => f.summary?.sample).find((x) => x !== undefined);
     const expected = new Map<string | null, number>(design.strata.map((st) => [st.name, st.sample]));
-    expected.set(null, outside ? outside.rows_without_key + outside.rows_unreadable : checked.strata.get(null) ?? 0);
-    const strata = [...expected].map(([name, n]) => ({ name: name ?? '(rows without a key or unreadable)', missing: Math.max(0, n - (checked.strata.get(name) ?? 0)) })).filter((x) => x.missing > 0);
+    expected.set(null, outside ? outside.rows_without_key + outside.rows_unreadable : (checked.strata.get(null) ?? 0));
+    const strata = [...expected]
+      .map(([name, n]) => ({
+        name: name ?? '(rows without a key or unreadable)',
+        missing: Math.max(0, n - (checked.strata.get(name) ?? 0)),
+      }))
+      .filter((x) => x.missing > 0);
     missingRows = { count: strata.reduce((a, x) => a + x.missing, 0), first: [], strata };
   } else if (missingShards.length === 0 && unfinished.length === 0) {
     // Each worker reads the whole input, so a finished worker's `rows.read` is the input's data row count.
@@ -365,7 +490,8 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   });
   const succeeded = await concatJournals(folders, FILES.results, join(out, FILES.results));
   const failed = await concatJournals(folders, FILES.errors, join(out, FILES.errors));
-  if (folders.some((f) => existsSync(join(f.dir, FILES.secrets)))) await concatJournals(folders, FILES.secrets, join(out, FILES.secrets), 0o600);
+  if (folders.some((f) => existsSync(join(f.dir, FILES.secrets))))
+    await concatJournals(folders, FILES.secrets, join(out, FILES.secrets), 0o600);
   // The transactions journal too, so that a later resume into the merged folder rebuilds transactions.csv whole.
   if (folders.some((f) => existsSync(join(f.dir, FILES.txJournal)))) {
     mkdirSync(join(out, FILES.state), { recursive: true });
@@ -374,13 +500,21 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   // The union found in pass 1 is journalled, so a later resume into the merged folder knows it too.
   mkdirSync(join(out, FILES.state), { recursive: true });
   writeColumnJournal(join(out, FILES.columns), checked.changes);
-  if (folders.some((f) => existsSync(join(f.dir, FILES.timeline)))) await mergeTimelines(folders.map((f) => ({ dir: f.dir, shard: f.shard })), out);
-  const stages = stageColumns(folders, log) ?? await stagesFromData(folders);
+  if (folders.some((f) => existsSync(join(f.dir, FILES.timeline))))
+    await mergeTimelines(
+      folders.map((f) => ({ dir: f.dir, shard: f.shard })),
+      out,
+    );
+  const stages = stageColumns(folders, log) ?? (await stagesFromData(folders));
   const decisions = new DecisionCounter([...stages.kinds].map(([id, kind]) => ({ id, kind })));
   const rebuilt = await rebuildOutputs({
-    dir: out, stages: stages.columns, union: checked.union, formats: opts.formats ?? new Set(OUTPUT_FORMATS),
+    dir: out,
+    stages: stages.columns,
+    union: checked.union,
+    formats: opts.formats ?? new Set(OUTPUT_FORMATS),
     transactionsJournal: existsSync(join(out, FILES.txJournal)) ? join(out, FILES.txJournal) : undefined,
-    visitResult: (line) => decisions.add(line.stages), sampled: m.sample !== undefined,
+    visitResult: (line) => decisions.add(line.stages),
+    sampled: m.sample !== undefined,
   });
   const csv = rebuilt.results;
   const transactions = rebuilt.transactions;
@@ -391,7 +525,12 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     input: m.input.path,
     out: opts.out,
     finished,
-    shards: { count: n, merged: folders.map((f) => f.shard), missing: missingShards.map((k) => `${k}/${n}`), unfinished },
+    shards: {
+      count: n,
+      merged: folders.map((f) => f.shard),
+      missing: missingShards.map((k) => `${k}/${n}`),
+      unfinished,
+    },
     rows: { succeeded, failed, ...(missingRows ? { missing: missingRows.count } : {}) },
     ...(sampleOf(folders) ? { sample: sampleOf(folders) } : {}),
     // Workers run side by side: the merge took as long as the slowest of them.
@@ -419,14 +558,26 @@ export function formatMergeReport(r: MergeReport): string {
   if (!r.ok) {
     lines.push(`merge FAILED: ${given} checked; nothing was written to ${r.out}`);
     if (r.problemCount > 0) {
-      lines.push(`  ${r.problemCount} row${r.problemCount > 1 ? 's' : ''} break the invariant (each row exactly once, in the shard its key hashes to):`);
-      for (const p of r.problems) lines.push(`    row ${p.row} (key ${JSON.stringify(p.key)}): ${p.problem === 'duplicate' ? 'in both' : 'in the wrong shard:'} ${p.found.join(' and ')}`);
+      lines.push(
+        `  ${r.problemCount} row${r.problemCount > 1 ? 's' : ''} break the invariant (each row exactly once, in the shard its key hashes to):`,
+      );
+      for (const p of r.problems)
+        lines.push(
+          `    row ${p.row} (key ${JSON.stringify(p.key)}): ${p.problem === 'duplicate' ? 'in both' : 'in the wrong shard:'} ${p.found.join(' and ')}`,
+        );
       if (r.problemCount > r.problems.length) lines.push(`    ... and ${r.problemCount - r.problems.length} more`);
     }
     if (r.missingRows && r.missingRows.count > 0 && r.missingRows.strata) {
-      lines.push(`  ${r.missingRows.count} row${r.missingRows.count > 1 ? 's' : ''} of the sample ${r.missingRows.count > 1 ? 'are' : 'is'} in no shard: ${r.missingRows.strata.slice(0, 20).map((x) => `${x.missing} of stratum ${x.name}`).join(', ')}${r.missingRows.strata.length > 20 ? ', ...' : ''}`);
+      lines.push(
+        `  ${r.missingRows.count} row${r.missingRows.count > 1 ? 's' : ''} of the sample ${r.missingRows.count > 1 ? 'are' : 'is'} in no shard: ${r.missingRows.strata
+          .slice(0, 20)
+          .map((x) => `${x.missing} of stratum ${x.name}`)
+          .join(', ')}${r.missingRows.strata.length > 20 ? ', ...' : ''}`,
+      );
     } else if (r.missingRows && r.missingRows.count > 0) {
-      lines.push(`  ${r.missingRows.count} data row${r.missingRows.count > 1 ? 's are' : ' is'} in no shard: rows ${r.missingRows.first.join(', ')}${r.missingRows.count > r.missingRows.first.length ? ', ...' : ''}`);
+      lines.push(
+        `  ${r.missingRows.count} data row${r.missingRows.count > 1 ? 's are' : ' is'} in no shard: rows ${r.missingRows.first.join(', ')}${r.missingRows.count > r.missingRows.first.length ? ', ...' : ''}`,
+      );
     }
     return lines.join('\n');
   }
@@ -438,7 +589,9 @@ export function formatMergeReport(r: MergeReport): string {
     if (st) lines.push(`  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429 (all shards)`);
   }
   for (const [stage, counts] of Object.entries(sum.decisions)) {
-    const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([d, c]) => `${d} ${c}`);
+    const parts = Object.entries(counts)
+      .sort((a, b) => b[1] - a[1])
+      .map(([d, c]) => `${d} ${c}`);
     if (parts.length > 0) lines.push(`  ${stage} decisions: ${parts.join(', ')}`);
   }
   lines.push(`  output: ${r.out}`);

@@ -20,9 +20,14 @@ let fileMode = DEFAULT_OUTPUT_MODE & 0o666;
 export function parseOutputMode(text: unknown): number {
   if (text === undefined) return DEFAULT_OUTPUT_MODE;
   const s = String(text).trim();
-  if (!/^0?[0-7]{3}$/.test(s)) throw new BreError('USAGE', `Expected --output-mode to be a folder mode in octal such as 0700 or 0750, got '${s}'`);
+  if (!/^0?[0-7]{3}$/.test(s))
+    throw new BreError('USAGE', `Expected --output-mode to be a folder mode in octal such as 0700 or 0750, got '${s}'`);
   const mode = Number.parseInt(s, 8);
-  if ((mode & 0o700) !== 0o700) throw new BreError('USAGE', `Expected --output-mode to keep the owner's rwx (07xx, the run writes the folder), got '${s}'`);
+  if ((mode & 0o700) !== 0o700)
+    throw new BreError(
+      'USAGE',
+      `Expected --output-mode to keep the owner's rwx (07xx, the run writes the folder), got '${s}'`,
+    );
   return mode;
 }
 

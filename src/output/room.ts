@@ -49,12 +49,25 @@ export interface RoomEstimate {
  * Pure: the room `rows` more rows need at `bytesPerRow` in the journal, with the end files for them and for
  * the `doneRows` already in the folder (the end files are rebuilt for every row).
  */
-export function estimateRoom(o: { readonly rows: number; readonly doneRows?: number; readonly bytesPerRow: number; readonly measured: boolean; readonly formats: ReadonlySet<OutputFormat> }): RoomEstimate {
+export function estimateRoom(o: {
+  readonly rows: number;
+  readonly doneRows?: number;
+  readonly bytesPerRow: number;
+  readonly measured: boolean;
+  readonly formats: ReadonlySet<OutputFormat>;
+}): RoomEstimate {
   const rows = Math.max(0, o.rows);
   const share = [...o.formats].reduce((sum, f) => sum + END_FILES_SHARE[f], 0);
   const journalBytes = rows * o.bytesPerRow;
   const endBytes = (rows + Math.max(0, o.doneRows ?? 0)) * o.bytesPerRow * share;
-  return { rows, bytesPerRow: o.bytesPerRow, measured: o.measured, journalBytes, endBytes, totalBytes: journalBytes + endBytes };
+  return {
+    rows,
+    bytesPerRow: o.bytesPerRow,
+    measured: o.measured,
+    journalBytes,
+    endBytes,
+    totalBytes: journalBytes + endBytes,
+  };
 }
 
 /** Pure: bytes a row for a pipeline calling these services (one entry per stage), before any row is written. */
@@ -78,9 +91,11 @@ export function formatBytes(n: number): string {
 export function roomWarning(est: RoomEstimate, freeBytes: number, dir: string): string | undefined {
   if (freeBytes >= est.totalBytes) return undefined;
   const perRow = `${formatBytes(est.bytesPerRow)} a row${est.measured ? '' : ' assumed'}`;
-  return `warning: the disk of ${dir} has ${formatBytes(freeBytes)} free, and this run's output needs about ${formatBytes(est.totalBytes)} `
-    + `(${est.rows.toLocaleString('en-US')} rows at ${perRow}: ${formatBytes(est.journalBytes)} of journal, then ${formatBytes(est.endBytes)} for the end files): `
-    + 'free some room or choose another --out (a run stopped by a full disk resumes when re-run)';
+  return (
+    `warning: the disk of ${dir} has ${formatBytes(freeBytes)} free, and this run's output needs about ${formatBytes(est.totalBytes)} ` +
+    `(${est.rows.toLocaleString('en-US')} rows at ${perRow}: ${formatBytes(est.journalBytes)} of journal, then ${formatBytes(est.endBytes)} for the end files): ` +
+    'free some room or choose another --out (a run stopped by a full disk resumes when re-run)'
+  );
 }
 
 /** Bytes free for this user on the disk of `dir` (or of its nearest existing parent); undefined when unknown. */

@@ -19,7 +19,15 @@ import { BreError } from '../errors.js';
 import type { NormalisedTransaction } from '../types.js';
 import { RowSet } from './journal/bitset.js';
 import { AppendFile, rowOfLine } from './ndjson-file.js';
-import { FILES, readManifest, writeManifest, writeSummary, type ErrorLine, type Manifest, type RunSummary } from './format/index.js';
+import {
+  FILES,
+  readManifest,
+  writeManifest,
+  writeSummary,
+  type ErrorLine,
+  type Manifest,
+  type RunSummary,
+} from './format/index.js';
 import { checkSameRun, resumedManifest } from './folder-identity.js';
 import { lockOutput } from './lock.js';
 import { readLines } from '../input/lines.js';
@@ -141,7 +149,10 @@ export class RunOutput {
       if (kept) writeManifest(dir, kept);
     } else {
       if (existsSync(join(dir, FILES.results)) || existsSync(join(dir, FILES.errors))) {
-        throw new BreError('OUTPUT_MISMATCH', `refusing to write into ${dir}: it holds results but no manifest.json (not a bre-batch output folder, or damaged)`);
+        throw new BreError(
+          'OUTPUT_MISMATCH',
+          `refusing to write into ${dir}: it holds results but no manifest.json (not a bre-batch output folder, or damaged)`,
+        );
       }
       writeManifest(dir, manifest);
     }
@@ -155,7 +166,9 @@ export class RunOutput {
       const merged = `${retryingPath}.new`;
       rmSync(merged, { force: true }); // left by a run killed while merging
       const out = new AppendFile(merged);
-      if (existsSync(retryingPath)) for await (const l of readLines(createReadStream(retryingPath), 256 * 1024 * 1024)) if (l.text) out.append(l.text);
+      if (existsSync(retryingPath))
+        for await (const l of readLines(createReadStream(retryingPath), 256 * 1024 * 1024))
+          if (l.text) out.append(l.text);
       for await (const l of readLines(createReadStream(errorsPath), 256 * 1024 * 1024)) if (l.text) out.append(l.text);
       out.close();
       renameSync(merged, retryingPath);
@@ -193,8 +206,14 @@ export class RunOutput {
         if (output.#spool) output.#spool.notify(bytes);
         else if (bytes - start >= SPOOL_AFTER_BYTES) {
           output.#spool = new SpoolThread({
-            stateDir: join(dir, FILES.state), csv: output.#formats.has('csv'), parquet: output.#formats.has('parquet'), stages, sampled: output.#sampled,
-            union: output.#columns!.union, resultsPath: join(dir, FILES.results), start,
+            stateDir: join(dir, FILES.state),
+            csv: output.#formats.has('csv'),
+            parquet: output.#formats.has('parquet'),
+            stages,
+            sampled: output.#sampled,
+            union: output.#columns!.union,
+            resultsPath: join(dir, FILES.results),
+            start,
           });
           // A spool that fails otherwise is replaced by the journal at the end; on a full disk so would be
           // everything else the run writes: it stops now.
@@ -240,7 +259,15 @@ export class RunOutput {
    * `stages` is the stages object already serialised (and scrubbed) by the caller; `parsed`, when given,
    * is the same value as an object (what the spool and the column union read; JSON.parse of `stages` else).
    */
-  writeResult(row: number, key: string | null, stages: string, transactions: readonly NormalisedTransaction[], secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[], parsed?: ResultStages, member?: { readonly stratum: string; readonly weight: number }): void {
+  writeResult(
+    row: number,
+    key: string | null,
+    stages: string,
+    transactions: readonly NormalisedTransaction[],
+    secrets: readonly { stage: string; name: string; value: string; expiresAt?: string }[],
+    parsed?: ResultStages,
+    member?: { readonly stratum: string; readonly weight: number },
+  ): void {
     // The column journal line goes before the results line that shows the column (a crash in between
     // leaves a column with no row, never a row without its column).
     if (this.#columns) this.#columns.observe(row, parsed ?? (JSON.parse(stages) as ResultStages));
@@ -255,7 +282,9 @@ export class RunOutput {
       }
       this.#secrets.append(JSON.stringify({ row, key, secrets }));
     }
-    const design = member ? `,"stratum":${JSON.stringify(member.stratum)},"weight":${JSON.stringify(member.weight)}` : '';
+    const design = member
+      ? `,"stratum":${JSON.stringify(member.stratum)},"weight":${JSON.stringify(member.weight)}`
+      : '';
     this.#results.append(`{"row":${row},"key":${JSON.stringify(key ?? null)}${design},"stages":${stages}}`);
     this.done.add(row);
     if (this.#watch) this.#written();
@@ -269,7 +298,13 @@ export class RunOutput {
 
   /** Bytes of the journals (results, errors, transactions, secrets, columns), lines not yet flushed included. */
   get journalBytes(): number {
-    return this.#results.size + this.#errors.size + (this.#tx?.size ?? 0) + (this.#secrets?.size ?? 0) + (this.#columns?.file.size ?? 0);
+    return (
+      this.#results.size +
+      this.#errors.size +
+      (this.#tx?.size ?? 0) +
+      (this.#secrets?.size ?? 0) +
+      (this.#columns?.file.size ?? 0)
+    );
   }
 
   /** Bytes of results.ndjson and errors.ndjson, lines not yet flushed included (how far a sink is behind). */
@@ -329,7 +364,13 @@ export class RunOutput {
     if (this.#closed) return;
     this.#closed = true;
     let failure: unknown;
-    for (const close of [() => this.#results.close(), () => this.#errors.close(), () => this.#tx?.close(), () => this.#secrets?.close(), () => this.#columns?.close()]) {
+    for (const close of [
+      () => this.#results.close(),
+      () => this.#errors.close(),
+      () => this.#tx?.close(),
+      () => this.#secrets?.close(),
+      () => this.#columns?.close(),
+    ]) {
       try {
         close();
       } catch (err) {
@@ -349,8 +390,14 @@ export class RunOutput {
     try {
       const spool = await this.#spool?.finish(this.#results.bytes);
       return await rebuildOutputs({
-        dir: this.dir, stages: this.#stages, union: this.#columns?.union, spool, formats: this.#formats, sampled: this.#sampled,
-        transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined, visitResult,
+        dir: this.dir,
+        stages: this.#stages,
+        union: this.#columns?.union,
+        spool,
+        formats: this.#formats,
+        sampled: this.#sampled,
+        transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined,
+        visitResult,
         visitResultsBefore: this.#sessionStart,
       });
     } finally {

@@ -7,33 +7,59 @@ import type { RunSummary } from './format/index.js';
 export function formatSummary(sum: RunSummary): string {
   const r = sum.rows;
   const lines: string[] = [];
-  lines.push(`${sum.dry_run ? 'Dry run' : 'Run'} of pipeline '${sum.pipeline}' ${sum.finished ? 'finished' : 'STOPPED'} in ${sum.seconds} s`);
-  if (sum.dry_run) lines.push(`  rows: ${r.read} read, ${r.valid} valid, ${r.failed_this_session} would fail${sum.dry_run_errors ? ` (see ${sum.dry_run_errors})` : ''}`);
-  else lines.push(`  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}${r.not_in_sample ? `, ${r.not_in_sample} not in the sample` : ''}`);
-  if (sum.input_empty) lines.push(`  input: no data rows, it held ${sum.input_empty} (--allow-empty: an empty night, nothing to do)`);
+  lines.push(
+    `${sum.dry_run ? 'Dry run' : 'Run'} of pipeline '${sum.pipeline}' ${sum.finished ? 'finished' : 'STOPPED'} in ${sum.seconds} s`,
+  );
+  if (sum.dry_run)
+    lines.push(
+      `  rows: ${r.read} read, ${r.valid} valid, ${r.failed_this_session} would fail${sum.dry_run_errors ? ` (see ${sum.dry_run_errors})` : ''}`,
+    );
+  else
+    lines.push(
+      `  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}${r.not_in_sample ? `, ${r.not_in_sample} not in the sample` : ''}`,
+    );
+  if (sum.input_empty)
+    lines.push(`  input: no data rows, it held ${sum.input_empty} (--allow-empty: an empty night, nothing to do)`);
   if (sum.sample) {
     const d = sum.sample;
-    lines.push(`  sample: ${d.sampled} of ${d.population} rows in ${d.strata.length} strat${d.strata.length === 1 ? 'um' : 'a'} (${describeSampleOptions(specOf(d))}); each row carries its stratum and weight N_h/n_h`);
+    lines.push(
+      `  sample: ${d.sampled} of ${d.population} rows in ${d.strata.length} strat${d.strata.length === 1 ? 'um' : 'a'} (${describeSampleOptions(specOf(d))}); each row carries its stratum and weight N_h/n_h`,
+    );
   }
   for (const svc of SERVICES) {
     const st = sum.services[svc];
     if (!st) continue;
-    lines.push(`  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429, achieved ${st.achieved_per_minute ?? '-'}/min (limit ${st.rate_limit}), p95 ${st.latency_ms.p95 ?? '-'} ms`);
+    lines.push(
+      `  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429, achieved ${st.achieved_per_minute ?? '-'}/min (limit ${st.rate_limit}), p95 ${st.latency_ms.p95 ?? '-'} ms`,
+    );
   }
   for (const [address, a] of Object.entries(sum.addresses ?? {})) {
-    const rates = SERVICES.filter((svc) => a.services[svc]).map((svc) => `${svc} ${a.services[svc]!.achieved_per_minute ?? '-'}/min`).join(', ');
+    const rates = SERVICES.filter((svc) => a.services[svc])
+      .map((svc) => `${svc} ${a.services[svc]!.achieved_per_minute ?? '-'}/min`)
+      .join(', ');
     const moved = a.rows_moved_away > 0 ? `, ${a.rows_moved_away} rows moved to other addresses` : '';
-    lines.push(`  from ${address}: ${a.rows} rows, ${a.calls} calls, ${a.throttled_429} x 429, achieved ${rates || '-'}, ${a.failures} failures${moved}${a.circuit_open ? ` (failing: ${a.circuit_open})` : ''}`);
+    lines.push(
+      `  from ${address}: ${a.rows} rows, ${a.calls} calls, ${a.throttled_429} x 429, achieved ${rates || '-'}, ${a.failures} failures${moved}${a.circuit_open ? ` (failing: ${a.circuit_open})` : ''}`,
+    );
   }
   for (const [stage, counts] of Object.entries(sum.decisions)) {
-    const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([d, n]) => `${d} ${n}`);
-    if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(", ")}`);
+    const parts = Object.entries(counts)
+      .sort((a, b) => b[1] - a[1])
+      .map(([d, n]) => `${d} ${n}`);
+    if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(', ')}`);
   }
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
   const open = (r.in_flight_at_stop ?? 0) + (r.not_started ?? 0);
-  if (sum.stopped && open > 0) lines.push(`  not done this session: ${r.in_flight_at_stop ?? 0} rows in flight at the stop, ${r.not_started ?? 0} read but not started (the resume sends them)`);
-  if (sum.remaining) lines.push(`  left: about ${sum.remaining.rows_estimate} rows, ${sum.remaining.time_estimate} at the configured limits`);
+  if (sum.stopped && open > 0)
+    lines.push(
+      `  not done this session: ${r.in_flight_at_stop ?? 0} rows in flight at the stop, ${r.not_started ?? 0} read but not started (the resume sends them)`,
+    );
+  if (sum.remaining)
+    lines.push(
+      `  left: about ${sum.remaining.rows_estimate} rows, ${sum.remaining.time_estimate} at the configured limits`,
+    );
   if (!sum.dry_run) lines.push(`  output: ${sum.out}`);
-  if (Array.isArray(sum.files) && sum.files.length > 0) lines.push(`  files: results.ndjson, errors.ndjson, ${sum.files.join(', ')}`);
+  if (Array.isArray(sum.files) && sum.files.length > 0)
+    lines.push(`  files: results.ndjson, errors.ndjson, ${sum.files.join(', ')}`);
   return lines.join('\n');
 }

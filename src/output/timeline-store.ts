@@ -6,7 +6,13 @@
  */
 import { join } from 'node:path';
 import { existsSync, renameSync } from 'node:fs';
-import type { Timeline, TimelineEnd, TimelineLine, TimelineSample, TimelineSession } from '../metrics/timeline-lines.js';
+import type {
+  Timeline,
+  TimelineEnd,
+  TimelineLine,
+  TimelineSample,
+  TimelineSession,
+} from '../metrics/timeline-lines.js';
 import { AppendFile, readNdjson } from './ndjson-file.js';
 
 import { FILES } from './format/index.js';
@@ -25,7 +31,8 @@ export class TimelineWriter {
     const path = join(dir, FILES.timeline);
     const file = new AppendFile(path); // repairs a torn tail before it is read
     let last = 0;
-    for await (const l of readNdjson<TimelineLine>(path)) if (l && typeof l.session === 'number' && l.session > last) last = l.session;
+    for await (const l of readNdjson<TimelineLine>(path))
+      if (l && typeof l.session === 'number' && l.session > last) last = l.session;
     const w = new TimelineWriter(file, last + 1);
     w.#write({ kind: 'session', session: w.session, ...start });
     return w;
@@ -73,7 +80,10 @@ export async function readTimeline(dir: string): Promise<Timeline | undefined> {
  * The merged folder's timeline: every shard's lines, each marked with its shard (shards ran side by side;
  * the report adds them up per interval). Written under a temporary name and renamed.
  */
-export async function mergeTimelines(shards: readonly { readonly dir: string; readonly shard: string }[], outDir: string): Promise<number> {
+export async function mergeTimelines(
+  shards: readonly { readonly dir: string; readonly shard: string }[],
+  outDir: string,
+): Promise<number> {
   const path = join(outDir, FILES.timeline);
   const tmp = `${path}.tmp`;
   const out = new AppendFile(tmp);

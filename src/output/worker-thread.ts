@@ -15,6 +15,7 @@ export function startScriptWorker(js: URL, workerData: unknown): Worker {
     tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
     script: js.href.replace(/\.js$/, '.ts'),
   };
-  const code = 'const { workerData: d } = require("node:worker_threads"); import(d.boot.tsx).then((m) => { m.register(); return import(d.boot.script); });';
+  const code =
+    'const { workerData: d } = require("node:worker_threads"); import(d.boot.tsx).then((m) => { m.register(); return import(d.boot.script); });';
   return new Worker(code, { eval: true, workerData: { ...(workerData as object), boot } });
 }

@@ -32,7 +32,12 @@ export function cells(row: readonly string[], numericFrom = 1): string[] {
 }
 
 /** Rows of <td>s (td(), cells()) under a head of plain texts; `rowClass` names a CSS class for some rows (e.g. small periods). */
-export function table(head: readonly string[], rows: readonly (readonly string[])[], numericFrom = 1, rowClass: (i: number) => string = () => ''): string {
+export function table(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  numericFrom = 1,
+  rowClass: (i: number) => string = () => '',
+): string {
   return `<div class="tw"><table><thead><tr>${head.map((h, i) => th(esc(h), i >= numericFrom)).join('')}</tr></thead><tbody>${rows
     .map((r, i) => {
       const cls = rowClass(i);
@@ -57,4 +62,3 @@ export function runLabel(side: 'A' | 'B'): string {
   const color = side === 'A' ? COLOR_A : COLOR_B;
   return `<span class="sw" style="background:${color}"></span>${side}`;
 }
-

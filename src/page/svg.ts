@@ -75,18 +75,26 @@ export function groupedBars(title: string, categories: readonly string[], series
   const parts: string[] = [];
   series.forEach((s, i) => {
     const x = labelW + i * 130;
-    parts.push(`<rect x="${x}" y="4" width="12" height="12" fill="${s.color}"/><text x="${x + 17}" y="14" class="lg">${esc(truncate(s.name, 16))}</text>`);
+    parts.push(
+      `<rect x="${x}" y="4" width="12" height="12" fill="${s.color}"/><text x="${x + 17}" y="14" class="lg">${esc(truncate(s.name, 16))}</text>`,
+    );
   });
   categories.forEach((cat, ci) => {
     const y0 = legendH + ci * groupH;
-    parts.push(`<text x="${labelW - 8}" y="${y0 + (series.length * barH) / 2 + 4}" text-anchor="end" class="lb"><title>${esc(cat)}</title>${esc(truncate(cat, 26))}</text>`);
+    parts.push(
+      `<text x="${labelW - 8}" y="${y0 + (series.length * barH) / 2 + 4}" text-anchor="end" class="lb"><title>${esc(cat)}</title>${esc(truncate(cat, 26))}</text>`,
+    );
     series.forEach((s, si) => {
       const v = s.values[ci] ?? 0;
       const w = Math.max(v > 0 ? 1 : 0, (v / max) * plotW);
       const y = y0 + si * barH;
       const share = totals[si] > 0 ? v / totals[si] : null;
-      parts.push(`<rect x="${labelW}" y="${y + 1}" width="${w.toFixed(1)}" height="${barH - 2}" fill="${s.color}"><title>${esc(`${s.name}: ${cat}: ${fmtInt(v)} (${fmtPct(share)})`)}</title></rect>`);
-      parts.push(`<text x="${(labelW + w + 5).toFixed(1)}" y="${y + barH - 4}" class="vl">${esc(`${fmtInt(v)} (${fmtPct(share)})`)}</text>`);
+      parts.push(
+        `<rect x="${labelW}" y="${y + 1}" width="${w.toFixed(1)}" height="${barH - 2}" fill="${s.color}"><title>${esc(`${s.name}: ${cat}: ${fmtInt(v)} (${fmtPct(share)})`)}</title></rect>`,
+      );
+      parts.push(
+        `<text x="${(labelW + w + 5).toFixed(1)}" y="${y + barH - 4}" class="vl">${esc(`${fmtInt(v)} (${fmtPct(share)})`)}</text>`,
+      );
     });
   });
   parts.push(`<line x1="${labelW}" y1="${legendH - 4}" x2="${labelW}" y2="${height}" class="ax"/>`);
@@ -102,7 +110,13 @@ function mix(c1: [number, number, number], c2: [number, number, number], t: numb
  * The decision crosstab as a heat map: rows = A's decision, columns = B's; shade by count, each cell shows the
  * count and its share of all keys. Off-diagonal cells are the keys whose decision changed.
  */
-export function heatMap(title: string, categories: readonly string[], counts: readonly (readonly number[])[], rowName: string, colName: string): string {
+export function heatMap(
+  title: string,
+  categories: readonly string[],
+  counts: readonly (readonly number[])[],
+  rowName: string,
+  colName: string,
+): string {
   const labelW = 170;
   const headH = 64;
   const cell = Math.max(64, Math.min(110, Math.floor(560 / Math.max(1, categories.length))));
@@ -111,14 +125,22 @@ export function heatMap(title: string, categories: readonly string[], counts: re
   const total = counts.reduce((s, r) => s + r.reduce((x, y) => x + y, 0), 0);
   const max = Math.max(1, ...counts.flat());
   const parts: string[] = [];
-  parts.push(`<text x="${labelW + (categories.length * cell) / 2}" y="14" text-anchor="middle" class="at">${esc(colName)} →</text>`);
-  parts.push(`<text x="12" y="${headH + (categories.length * cell) / 2}" text-anchor="middle" class="at" transform="rotate(-90 12 ${headH + (categories.length * cell) / 2})">${esc(rowName)} →</text>`);
+  parts.push(
+    `<text x="${labelW + (categories.length * cell) / 2}" y="14" text-anchor="middle" class="at">${esc(colName)} →</text>`,
+  );
+  parts.push(
+    `<text x="12" y="${headH + (categories.length * cell) / 2}" text-anchor="middle" class="at" transform="rotate(-90 12 ${headH + (categories.length * cell) / 2})">${esc(rowName)} →</text>`,
+  );
   categories.forEach((c, j) => {
-    parts.push(`<text x="${labelW + j * cell + cell / 2}" y="${headH - 10}" text-anchor="middle" class="lb"><title>${esc(c)}</title>${esc(truncate(c, Math.floor(cell / 7)))}</text>`);
+    parts.push(
+      `<text x="${labelW + j * cell + cell / 2}" y="${headH - 10}" text-anchor="middle" class="lb"><title>${esc(c)}</title>${esc(truncate(c, Math.floor(cell / 7)))}</text>`,
+    );
   });
   categories.forEach((rc, i) => {
     const y = headH + i * cell;
-    parts.push(`<text x="${labelW - 8}" y="${y + cell / 2 + 4}" text-anchor="end" class="lb"><title>${esc(rc)}</title>${esc(truncate(rc, 22))}</text>`);
+    parts.push(
+      `<text x="${labelW - 8}" y="${y + cell / 2 + 4}" text-anchor="end" class="lb"><title>${esc(rc)}</title>${esc(truncate(rc, 22))}</text>`,
+    );
     categories.forEach((cc, j) => {
       const v = counts[i]?.[j] ?? 0;
       const t = v === 0 ? 0 : 0.12 + 0.88 * Math.sqrt(v / max);
@@ -126,9 +148,15 @@ export function heatMap(title: string, categories: readonly string[], counts: re
       const x = labelW + j * cell;
       const dark = t > 0.55;
       const tip = `${rowName}: ${rc} → ${colName}: ${cc}: ${fmtInt(v)} (${fmtPct(total > 0 ? v / total : null)})`;
-      parts.push(`<rect x="${x}" y="${y}" width="${cell - 2}" height="${cell - 2}" fill="${fill}" class="${i === j ? 'dg' : 'od'}"><title>${esc(tip)}</title></rect>`);
-      parts.push(`<text x="${x + (cell - 2) / 2}" y="${y + cell / 2 - 2}" text-anchor="middle" class="hv${dark ? ' dk' : ''}">${esc(fmtInt(v))}</text>`);
-      parts.push(`<text x="${x + (cell - 2) / 2}" y="${y + cell / 2 + 14}" text-anchor="middle" class="hp${dark ? ' dk' : ''}">${esc(fmtPct(total > 0 ? v / total : null))}</text>`);
+      parts.push(
+        `<rect x="${x}" y="${y}" width="${cell - 2}" height="${cell - 2}" fill="${fill}" class="${i === j ? 'dg' : 'od'}"><title>${esc(tip)}</title></rect>`,
+      );
+      parts.push(
+        `<text x="${x + (cell - 2) / 2}" y="${y + cell / 2 - 2}" text-anchor="middle" class="hv${dark ? ' dk' : ''}">${esc(fmtInt(v))}</text>`,
+      );
+      parts.push(
+        `<text x="${x + (cell - 2) / 2}" y="${y + cell / 2 + 14}" text-anchor="middle" class="hp${dark ? ' dk' : ''}">${esc(fmtPct(total > 0 ? v / total : null))}</text>`,
+      );
     });
   });
   return svg(title, width, height, parts);
@@ -159,10 +187,14 @@ export function histogramChart(title: string, bins: readonly HistBin[], unchange
   const parts: string[] = [];
   for (let v = 0; v <= max; v += tickStep) {
     const y = top + plotH - (plotH * v) / max;
-    parts.push(`<line x1="${left}" x2="${width - 10}" y1="${y}" y2="${y}" class="gr"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" class="tk">${esc(fmtInt(v))}</text>`);
+    parts.push(
+      `<line x1="${left}" x2="${width - 10}" y1="${y}" y2="${y}" class="gr"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" class="tk">${esc(fmtInt(v))}</text>`,
+    );
   }
   const zh = (unchanged / max) * plotH;
-  parts.push(`<rect x="${left + 4}" y="${(top + plotH - zh).toFixed(1)}" width="${zeroW - 8}" height="${zh.toFixed(1)}" class="zb"><title>${esc(`no change: ${fmtInt(unchanged)}`)}</title></rect>`);
+  parts.push(
+    `<rect x="${left + 4}" y="${(top + plotH - zh).toFixed(1)}" width="${zeroW - 8}" height="${zh.toFixed(1)}" class="zb"><title>${esc(`no change: ${fmtInt(unchanged)}`)}</title></rect>`,
+  );
   parts.push(`<text x="${left + zeroW / 2}" y="${top + plotH + 16}" text-anchor="middle" class="tk">no change</text>`);
   const x0 = left + zeroW + gapAfterZero;
   const labelEvery = Math.max(1, Math.ceil(n / 8));
@@ -170,15 +202,25 @@ export function histogramChart(title: string, bins: readonly HistBin[], unchange
     const h = (b.count / max) * plotH;
     const x = x0 + i * barW;
     const cls = b.upper <= 0 ? 'nb' : b.lower >= 0 ? 'pb' : 'mb';
-    parts.push(`<rect x="${x + 1}" y="${(top + plotH - h).toFixed(1)}" width="${barW - 2}" height="${h.toFixed(1)}" class="${cls}"><title>${esc(`${fmtNum(b.lower)} to ${fmtNum(b.upper)}: ${fmtInt(b.count)}`)}</title></rect>`);
-    if (i % labelEvery === 0) parts.push(`<text x="${x}" y="${top + plotH + 16}" text-anchor="middle" class="tk">${esc(shortNum(b.lower))}</text>`);
+    parts.push(
+      `<rect x="${x + 1}" y="${(top + plotH - h).toFixed(1)}" width="${barW - 2}" height="${h.toFixed(1)}" class="${cls}"><title>${esc(`${fmtNum(b.lower)} to ${fmtNum(b.upper)}: ${fmtInt(b.count)}`)}</title></rect>`,
+    );
+    if (i % labelEvery === 0)
+      parts.push(
+        `<text x="${x}" y="${top + plotH + 16}" text-anchor="middle" class="tk">${esc(shortNum(b.lower))}</text>`,
+      );
   });
   if (bins.length > 0) {
     const last = bins[bins.length - 1];
-    if (bins.length % labelEvery === 0) parts.push(`<text x="${x0 + n * barW}" y="${top + plotH + 16}" text-anchor="middle" class="tk">${esc(shortNum(last.upper))}</text>`);
+    if (bins.length % labelEvery === 0)
+      parts.push(
+        `<text x="${x0 + n * barW}" y="${top + plotH + 16}" text-anchor="middle" class="tk">${esc(shortNum(last.upper))}</text>`,
+      );
   }
   parts.push(`<line x1="${left}" y1="${top + plotH}" x2="${width - 10}" y2="${top + plotH}" class="ax"/>`);
-  parts.push(`<text x="${x0 + (n * barW) / 2}" y="${top + plotH + 40}" text-anchor="middle" class="at">amount change, B − A</text>`);
+  parts.push(
+    `<text x="${x0 + (n * barW) / 2}" y="${top + plotH + 40}" text-anchor="middle" class="at">amount change, B − A</text>`,
+  );
   return svg(title, width, height, parts);
 }
 

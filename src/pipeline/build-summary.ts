@@ -33,7 +33,21 @@ export interface RunCounters {
 }
 
 export function newCounters(): RunCounters {
-  return { read: 0, processed: 0, succeeded: 0, failed: 0, invalid: 0, resumed: 0, outOfShard: 0, notInSample: 0, warnings: 0, retriedRows: 0, dryRunValid: 0, firstDispatch: 0, lastSettle: 0 };
+  return {
+    read: 0,
+    processed: 0,
+    succeeded: 0,
+    failed: 0,
+    invalid: 0,
+    resumed: 0,
+    outOfShard: 0,
+    notInSample: 0,
+    warnings: 0,
+    retriedRows: 0,
+    dryRunValid: 0,
+    firstDispatch: 0,
+    lastSettle: 0,
+  };
 }
 
 export interface SummaryInput {
@@ -73,7 +87,14 @@ export function buildSummary(x: SummaryInput): RunSummary {
     out: x.s.outDir,
     dry_run: x.s.dryRun,
     finished: !x.stopped,
-    stopped: x.stopped ? { code: x.stopped.code, message: x.stopped.message, service: x.stopped.service ?? null, status: x.stopped.status } : null,
+    stopped: x.stopped
+      ? {
+          code: x.stopped.code,
+          message: x.stopped.message,
+          service: x.stopped.service ?? null,
+          status: x.stopped.status,
+        }
+      : null,
     shard: x.s.shard ? `${x.s.shard.index}/${x.s.shard.count}` : null,
     rows: {
       // Totals over the folder (every session of this run); the rest counts this session only.
@@ -99,16 +120,24 @@ export function buildSummary(x: SummaryInput): RunSummary {
     seconds: Math.round(seconds * 10) / 10,
     // Rows a second while rows were flowing (first dispatched to last done): start-up, hashing the
     // input and rebuilding results.csv are in `seconds` but not here.
-    rows_per_second: c.lastSettle > c.firstDispatch ? Math.round((c.processed / ((c.lastSettle - c.firstDispatch) / 1000)) * 100) / 100 : null,
-    stages: Object.fromEntries(x.stages.map((st) => [st.config.id, {
-      kind: st.config.kind,
-      ...(st.config.endpoint ? { endpoint: st.config.endpoint } : {}),
-      rows_ran: st.counters.ran,
-      rows_skipped: st.counters.skipped,
-      rows_failed: st.counters.failed,
-      calls: st.counters.calls,
-      ...x.stageStats.get(st.config.id)!.toJSON(),
-    }])),
+    rows_per_second:
+      c.lastSettle > c.firstDispatch
+        ? Math.round((c.processed / ((c.lastSettle - c.firstDispatch) / 1000)) * 100) / 100
+        : null,
+    stages: Object.fromEntries(
+      x.stages.map((st) => [
+        st.config.id,
+        {
+          kind: st.config.kind,
+          ...(st.config.endpoint ? { endpoint: st.config.endpoint } : {}),
+          rows_ran: st.counters.ran,
+          rows_skipped: st.counters.skipped,
+          rows_failed: st.counters.failed,
+          calls: st.counters.calls,
+          ...x.stageStats.get(st.config.id)!.toJSON(),
+        },
+      ]),
+    ),
     services: servicesOf(x),
     decisions: x.decisions,
     ...(x.lanes && x.lanes.length > 1 ? { addresses: addressesOf(x.lanes) } : {}),
@@ -117,17 +146,28 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
     ...(x.inputEmpty ? { input_empty: x.inputEmpty } : {}),
     ...(x.remaining ? { remaining: x.remaining } : {}),
-    ...(x.sample ? { sample: { ...x.sample.design, rows_without_key: x.sample.withoutKey, rows_unreadable: x.sample.unreadable } } : {}),
+    ...(x.sample
+      ? { sample: { ...x.sample.design, rows_without_key: x.sample.withoutKey, rows_unreadable: x.sample.unreadable } }
+      : {}),
     ...(x.source && x.s.source ? { source: sourceSummary(x.s.source, x.source, x.s.pipeline.key) } : {}),
     ...(x.sink ? { sink: x.sink } : {}),
   };
 }
 
 /** summary.json's `source`: what a database input read this session, and from where it started. */
-function sourceSummary(db: NonNullable<RunSettings['source']>, st: SourceStats, key: string): NonNullable<RunSummary['source']> {
+function sourceSummary(
+  db: NonNullable<RunSettings['source']>,
+  st: SourceStats,
+  key: string,
+): NonNullable<RunSummary['source']> {
   return {
-    ...sourceIdentity(db.url, db.relation), key,
-    started_after_row: st.startedAfterRow, rows_read: st.rowsRead, rows_fetched: st.rowsFetched, queries: st.queries, reconnects: st.reconnects,
+    ...sourceIdentity(db.url, db.relation),
+    key,
+    started_after_row: st.startedAfterRow,
+    rows_read: st.rowsRead,
+    rows_fetched: st.rowsFetched,
+    queries: st.queries,
+    reconnects: st.reconnects,
   };
 }
 
@@ -154,7 +194,10 @@ function servicesOf(x: SummaryInput): RunSummary['services'] {
 }
 
 /** How the calls in flight followed the latency, and whether --concurrency held the rate back (and by how much). */
-function inFlightOf(svc: ServiceName, v: InFlightView | undefined): Partial<NonNullable<RunSummary['services'][ServiceName]>> {
+function inFlightOf(
+  svc: ServiceName,
+  v: InFlightView | undefined,
+): Partial<NonNullable<RunSummary['services'][ServiceName]>> {
   if (!v) return {};
   const note = boundNote(svc, v);
   return {
@@ -166,17 +209,35 @@ function inFlightOf(svc: ServiceName, v: InFlightView | undefined): Partial<NonN
 
 /** Per source address: its rows, the rows it passed on, and its calls per service. */
 function addressesOf(lanes: readonly Lane[]): NonNullable<RunSummary['addresses']> {
-  return Object.fromEntries(lanes.map((lane) => {
-    const services: NonNullable<RunSummary['addresses']>[string]['services'] = {};
-    let calls = 0;
-    let throttled = 0;
-    for (const svc of SERVICES) {
-      const st = lane.client.stats[svc];
-      if (st.attempts === 0) continue;
-      calls += st.attempts;
-      throttled += st.throttled;
-      services[svc] = { attempts: st.attempts, retries: st.retries, throttled_429: st.throttled, achieved_per_minute: st.achievedPerMinute() };
-    }
-    return [lane.address!, { rows: lane.rows, rows_moved_away: lane.movedAway, failures: lane.failures, circuit_open: lane.down ?? null, calls, throttled_429: throttled, services }];
-  }));
+  return Object.fromEntries(
+    lanes.map((lane) => {
+      const services: NonNullable<RunSummary['addresses']>[string]['services'] = {};
+      let calls = 0;
+      let throttled = 0;
+      for (const svc of SERVICES) {
+        const st = lane.client.stats[svc];
+        if (st.attempts === 0) continue;
+        calls += st.attempts;
+        throttled += st.throttled;
+        services[svc] = {
+          attempts: st.attempts,
+          retries: st.retries,
+          throttled_429: st.throttled,
+          achieved_per_minute: st.achievedPerMinute(),
+        };
+      }
+      return [
+        lane.address!,
+        {
+          rows: lane.rows,
+          rows_moved_away: lane.movedAway,
+          failures: lane.failures,
+          circuit_open: lane.down ?? null,
+          calls,
+          throttled_429: throttled,
+          services,
+        },
+      ];
+    }),
+  );
 }

@@ -50,7 +50,11 @@ export class Circuit {
     if (this.#opts.consecutive > 0 && this.#streak >= this.#opts.consecutive) {
       return `${this.#streak} consecutive calls failed after all retries (last: ${code})`;
     }
-    if (this.#opts.share < 1 && this.#filled === this.#ring.length && this.#failures / this.#filled > this.#opts.share) {
+    if (
+      this.#opts.share < 1 &&
+      this.#filled === this.#ring.length &&
+      this.#failures / this.#filled > this.#opts.share
+    ) {
       return `${this.#failures} of the last ${this.#filled} calls failed after all retries`;
     }
     return undefined;

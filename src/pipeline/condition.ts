@@ -22,6 +22,9 @@ export function conditionHolds(c: StageCondition, results: Readonly<Record<strin
   return true;
 }
 
-export function allHold(conditions: readonly StageCondition[], results: Readonly<Record<string, Record<string, unknown>>>): boolean {
+export function allHold(
+  conditions: readonly StageCondition[],
+  results: Readonly<Record<string, Record<string, unknown>>>,
+): boolean {
   return conditions.every((c) => conditionHolds(c, results));
 }

@@ -32,7 +32,10 @@ export interface FolderChoice {
 }
 
 function utcStamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /**
@@ -52,9 +55,18 @@ function finishedFolder(dir: string): boolean {
 /** The same run as far as the command line says, the input's contents aside (checked apart, they cost a read). */
 function sameRun(m: Manifest, q: FolderQuery): boolean {
   if (m.pipeline.name !== q.pipeline.name || m.pipeline.sha256 !== q.pipeline.sha256) return false;
-  if (m.key !== q.pipeline.key || (m.shard ?? null) !== (q.shard ? `${q.shard.index}/${q.shard.count}` : null) || (m.limit ?? null) !== (q.limit ?? null)) return false;
+  if (
+    m.key !== q.pipeline.key ||
+    (m.shard ?? null) !== (q.shard ? `${q.shard.index}/${q.shard.count}` : null) ||
+    (m.limit ?? null) !== (q.limit ?? null)
+  )
+    return false;
   const sample = (x: string | undefined) => x ?? 'none';
-  if (sample(m.sample ? describeSampleOptions(specOf(m.sample)) : undefined) !== sample(q.sample ? describeSampleOptions(q.sample) : undefined)) return false;
+  if (
+    sample(m.sample ? describeSampleOptions(specOf(m.sample)) : undefined) !==
+    sample(q.sample ? describeSampleOptions(q.sample) : undefined)
+  )
+    return false;
   if (q.source) {
     const now = sourceIdentity(q.source.url, q.source.relation);
     const then = m.input.source;
@@ -67,13 +79,20 @@ function sameRun(m: Manifest, q: FolderQuery): boolean {
  * Chooses the folder of a run without --out under `root`, as the header says. Stdin is never resumed (its
  * contents cannot be compared): a new folder each time.
  */
-export async function chooseDefaultFolder(q: FolderQuery, root = DEFAULT_OUTPUT_ROOT, now = new Date()): Promise<FolderChoice> {
+export async function chooseDefaultFolder(
+  q: FolderQuery,
+  root = DEFAULT_OUTPUT_ROOT,
+  now = new Date(),
+): Promise<FolderChoice> {
   const fresh = join(root, `${q.pipeline.name}-${utcStamp(now)}`);
   if (q.fresh || (q.input === '-' && !q.source)) return { dir: fresh, resumed: false };
   const pattern = new RegExp(`^${q.pipeline.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d{8}T\\d{6}Z$`);
   let names: string[];
   try {
-    names = readdirSync(root).filter((n) => pattern.test(n)).sort().reverse();
+    names = readdirSync(root)
+      .filter((n) => pattern.test(n))
+      .sort()
+      .reverse();
   } catch {
     return { dir: fresh, resumed: false };
   }
@@ -83,15 +102,27 @@ export async function chooseDefaultFolder(q: FolderQuery, root = DEFAULT_OUTPUT_
     if (!m || !sameRun(m, q)) continue;
     // The latest folder of this run decides: an older unfinished one was left behind by a newer night.
     if (finishedFolder(dir)) {
-      return { dir: fresh, resumed: false, note: `${dir} has finished this run already: starting a new one in ${fresh} (--out ${dir} looks at the finished one again)` };
+      return {
+        dir: fresh,
+        resumed: false,
+        note: `${dir} has finished this run already: starting a new one in ${fresh} (--out ${dir} looks at the finished one again)`,
+      };
     }
     if (!q.source) {
       const f = await inputFingerprint(q.input);
       if (f.size !== m.input.size || f.sha256 !== m.input.sha256) {
-        return { dir: fresh, resumed: false, note: `${dir} is unfinished, but ${q.input} has changed since it started (another size or contents): starting a new run in ${fresh} (to finish the old one, put its input back and give --out ${dir})` };
+        return {
+          dir: fresh,
+          resumed: false,
+          note: `${dir} is unfinished, but ${q.input} has changed since it started (another size or contents): starting a new run in ${fresh} (to finish the old one, put its input back and give --out ${dir})`,
+        };
       }
     }
-    return { dir, resumed: true, note: `resuming the unfinished run in ${dir} (same pipeline and input; rows already done are not sent again; --out DIR chooses another folder)` };
+    return {
+      dir,
+      resumed: true,
+      note: `resuming the unfinished run in ${dir} (same pipeline and input; rows already done are not sent again; --out DIR chooses another folder)`,
+    };
   }
   return { dir: fresh, resumed: false };
 }

@@ -62,31 +62,71 @@ export class Egress {
   readonly stats: Readonly<Record<ServiceName, CallStats>>;
   readonly #firstService: ServiceName;
 
-  private constructor(readonly lanes: readonly Lane[], stats: Record<ServiceName, CallStats>, private readonly s: RunSettings, private readonly stop: RunStop, private readonly log: (line: string) => void) {
+  private constructor(
+    readonly lanes: readonly Lane[],
+    stats: Record<ServiceName, CallStats>,
+    private readonly s: RunSettings,
+    private readonly stop: RunStop,
+    private readonly log: (line: string) => void,
+  ) {
     this.stats = stats;
     this.#firstService = kindOf(s.pipeline.stages[0]).service;
   }
 
   /** A lane per address (one without the option), each with its limiters and client; on failure, those made are stopped. */
-  static async open(s: RunSettings, factory: LimiterFactory, stages: readonly StageShared[], stop: RunStop, log: (line: string) => void): Promise<Egress> {
-    const addresses: (string | undefined)[] = s.localAddresses && s.localAddresses.length > 0 ? [...s.localAddresses] : [undefined];
+  static async open(
+    s: RunSettings,
+    factory: LimiterFactory,
+    stages: readonly StageShared[],
+    stop: RunStop,
+    log: (line: string) => void,
+  ): Promise<Egress> {
+    const addresses: (string | undefined)[] =
+      s.localAddresses && s.localAddresses.length > 0 ? [...s.localAddresses] : [undefined];
     const runStats = addresses.length > 1 ? perService(() => new CallStats()) : undefined;
     const lanes: Lane[] = [];
     try {
       for (const address of addresses) {
         const limiters = await createLimiters(s, factory, address);
         const client = createClient({
-          clientId: s.clientId, authToken: s.authToken, maxAttempts: s.maxAttempts, signal: stop.signal, hardSignal: stop.hardSignal,
+          clientId: s.clientId,
+          authToken: s.authToken,
+          maxAttempts: s.maxAttempts,
+          signal: stop.signal,
+          hardSignal: stop.hardSignal,
           ...(s.throttleDeadlineMs !== undefined ? { throttleDeadlineMs: s.throttleDeadlineMs } : {}),
           ...(s.maxResponseBytes !== undefined ? { maxResponseBytes: s.maxResponseBytes } : {}),
-          targets: perService((svc) => ({ baseUrl: s.baseUrls[svc], timeoutMs: s.timeoutsMs[svc], limiter: limiters[svc], connections: s.concurrency[svc] })),
-          ...(address ? { localAddress: address } : {}), ...(runStats ? { alsoStats: runStats } : {}), ...(s.network ? { network: s.network } : {}),
+          targets: perService((svc) => ({
+            baseUrl: s.baseUrls[svc],
+            timeoutMs: s.timeoutsMs[svc],
+            limiter: limiters[svc],
+            connections: s.concurrency[svc],
+          })),
+          ...(address ? { localAddress: address } : {}),
+          ...(runStats ? { alsoStats: runStats } : {}),
+          ...(s.network ? { network: s.network } : {}),
         });
         const bound = stages.map((st): StageRuntime => {
           const service = kindOf(st.config).service;
-          return { config: st.config, counters: st.counters, call: (path, body, o) => client.call(service, path, body, o, st.stats) };
+          return {
+            config: st.config,
+            counters: st.counters,
+            call: (path, body, o) => client.call(service, path, body, o, st.stats),
+          };
         });
-        lanes.push({ address, client, limiters, stages: bound, circuit: new Circuit(s.circuit), rows: 0, inFlight: 0, failures: 0, movedAway: 0, down: undefined, limiterStats: {} });
+        lanes.push({
+          address,
+          client,
+          limiters,
+          stages: bound,
+          circuit: new Circuit(s.circuit),
+          rows: 0,
+          inFlight: 0,
+          failures: 0,
+          movedAway: 0,
+          down: undefined,
+          limiterStats: {},
+        });
       }
     } catch (err) {
       for (const lane of lanes) for (const svc of SERVICES) await lane.limiters[svc].stop().catch(() => undefined);
@@ -119,7 +159,8 @@ export class Egress {
         lane.inFlight -= 1;
       }
       const next = this.#afterOutcome(lane, outcome, tried);
-      if (!next) return outcome.kind === 'fatal' ? { ...outcome, error: fromAddress(outcome.error, lane.address) } : outcome;
+      if (!next)
+        return outcome.kind === 'fatal' ? { ...outcome, error: fromAddress(outcome.error, lane.address) } : outcome;
       lane.movedAway += 1;
       const failed = outcome.kind === 'failed' ? lane.stages.find((st) => st.config.id === outcome.stage) : undefined;
       // The row did not fail in the end: its stage's count of failed rows is taken back (its calls stay counted).
@@ -143,9 +184,16 @@ export class Egress {
   #laneDown(lane: Lane, why: string): void {
     lane.down = why;
     const healthy = this.lanes.filter((l) => !l.down).length;
-    this.log(`address ${lane.address} is failing (${why}): ${healthy > 0 ? `its rows go to the ${healthy} other address${healthy > 1 ? 'es' : ''}` : 'no address is left'}`);
+    this.log(
+      `address ${lane.address} is failing (${why}): ${healthy > 0 ? `its rows go to the ${healthy} other address${healthy > 1 ? 'es' : ''}` : 'no address is left'}`,
+    );
     if (healthy === 0) {
-      this.stop.request(new BreError('CIRCUIT_OPEN', `stopping: every --local-address is failing (the last, ${lane.address}: ${why}). When they are back, re-run the same command to resume (add --retry-errors to run the failed rows again).`));
+      this.stop.request(
+        new BreError(
+          'CIRCUIT_OPEN',
+          `stopping: every --local-address is failing (the last, ${lane.address}: ${why}). When they are back, re-run the same command to resume (add --retry-errors to run the failed rows again).`,
+        ),
+      );
     }
   }
 
@@ -179,14 +227,15 @@ export class Egress {
   /** Every limiter of every lane is stopped, even when one fails to (the first failure is thrown after). */
   async stopLimiters(): Promise<void> {
     let failure: unknown;
-    for (const lane of this.lanes) for (const svc of SERVICES) {
-      try {
-        await lane.limiters[svc].stop();
-        lane.limiterStats[svc] = lane.limiters[svc].stats();
-      } catch (err) {
-        failure ??= err;
+    for (const lane of this.lanes)
+      for (const svc of SERVICES) {
+        try {
+          await lane.limiters[svc].stop();
+          lane.limiterStats[svc] = lane.limiters[svc].stats();
+        } catch (err) {
+          failure ??= err;
+        }
       }
-    }
     if (failure !== undefined) throw failure;
   }
 
@@ -207,8 +256,11 @@ export class Egress {
       const slackMs = widest((x) => x.slackMs);
       const marginMs = widest((x) => x.marginMs);
       out[svc] = {
-        waitMs: all.reduce((n, x) => n + x.waitMs, 0), scheduled: all.reduce((n, x) => n + x.scheduled, 0),
-        currentPerMinute: all.some((x) => x.currentPerMinute === null) ? null : all.reduce((n, x) => n + x.currentPerMinute!, 0),
+        waitMs: all.reduce((n, x) => n + x.waitMs, 0),
+        scheduled: all.reduce((n, x) => n + x.scheduled, 0),
+        currentPerMinute: all.some((x) => x.currentPerMinute === null)
+          ? null
+          : all.reduce((n, x) => n + x.currentPerMinute!, 0),
         ...(slackMs !== undefined ? { slackMs } : {}),
         ...(marginMs !== undefined ? { marginMs } : {}),
         ...heldMost(all),
@@ -228,5 +280,11 @@ function heldMost(all: readonly LimiterStats[]): Pick<LimiterStats, 'inFlight'> 
 /** A fatal answer to one address (403 IP not allowed, say) names the address in the stop's message. */
 function fromAddress(e: BreError, address: string | undefined): BreError {
   if (!address) return e;
-  return new BreError(e.code, `${e.message} (calls from --local-address ${address})`, { status: e.status, service: e.service, stage: e.stage, attempts: e.attempts, cause: e });
+  return new BreError(e.code, `${e.message} (calls from --local-address ${address})`, {
+    status: e.status,
+    service: e.service,
+    stage: e.stage,
+    attempts: e.attempts,
+    cause: e,
+  });
 }

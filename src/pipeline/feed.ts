@@ -14,57 +14,68 @@ import { sinkKeyProblem } from './sink.js';
 export async function feed(run: Run): Promise<void> {
   const { s, counters, output } = run;
   try {
-    batches: for (let next = run.firstBatch; !next.done; next = await run.reader.next()) for (let row of next.value) {
-      if (run.stopped) break batches;
-      if (s.limit !== undefined && row.row > s.limit) break batches;
-      counters.read += 1;
-      // A database input's resume point moves over the rows as they are done (./frontier-tracker.ts): a row skipped
-      // here is done at once; a row that runs, once its line is written.
-      run.frontier?.read(row);
-      const key = lineKey(row, s.pipeline.key);
-      // With a sink a row needs a key of its own (checked over every row read, done ones included).
-      if (run.sink) row = sinkKeyProblem(run.sink, row, key, s.pipeline.key);
-      // Not in the sample: neither a result nor an error, counted (rows without a key or unreadable are
-      // errors of the run: they could not be ranked).
-      if (run.sample && key !== null && !row.readError && !run.sample.chosen.has(row.row)) {
-        counters.notInSample += 1;
-        run.frontier?.done(row.row);
-        continue;
-      }
-      if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
-        counters.outOfShard += 1;
-        run.frontier?.done(row.row);
-        continue;
-      }
-      if (output) {
-        if (output.done.has(row.row)) {
-          counters.resumed += 1;
+    batches: for (let next = run.firstBatch; !next.done; next = await run.reader.next())
+      for (let row of next.value) {
+        if (run.stopped) break batches;
+        if (s.limit !== undefined && row.row > s.limit) break batches;
+        counters.read += 1;
+        // A database input's resume point moves over the rows as they are done (./frontier-tracker.ts): a row skipped
+        // here is done at once; a row that runs, once its line is written.
+        run.frontier?.read(row);
+        const key = lineKey(row, s.pipeline.key);
+        // With a sink a row needs a key of its own (checked over every row read, done ones included).
+        if (run.sink) row = sinkKeyProblem(run.sink, row, key, s.pipeline.key);
+        // Not in the sample: neither a result nor an error, counted (rows without a key or unreadable are
+        // errors of the run: they could not be ranked).
+        if (run.sample && key !== null && !row.readError && !run.sample.chosen.has(row.row)) {
+          counters.notInSample += 1;
           run.frontier?.done(row.row);
           continue;
         }
-        // --retry-errors runs the rows of the errors file, and also the rows an earlier stopped or killed
-        // session never reached (else they would be in neither file), within that run's --limit.
-        if (s.retryErrors && !output.retry.has(row.row) && output.earlierLimit !== null && row.row > output.earlierLimit) continue;
-        if (output.retry.has(row.row)) counters.retriedRows += 1;
+        if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
+          counters.outOfShard += 1;
+          run.frontier?.done(row.row);
+          continue;
+        }
+        if (output) {
+          if (output.done.has(row.row)) {
+            counters.resumed += 1;
+            run.frontier?.done(row.row);
+            continue;
+          }
+          // --retry-errors runs the rows of the errors file, and also the rows an earlier stopped or killed
+          // session never reached (else they would be in neither file), within that run's --limit.
+          if (
+            s.retryErrors &&
+            !output.retry.has(row.row) &&
+            output.earlierLimit !== null &&
+            row.row > output.earlierLimit
+          )
+            continue;
+          if (output.retry.has(row.row)) counters.retriedRows += 1;
+        }
+        // A sink far behind holds the rows back (its journal lag is bounded, not the memory).
+        const behind = run.sink?.follower && output ? run.sink.follower.room(output.journalEnds) : undefined;
+        if (behind) await behind;
+        const waiting = run.window.enter();
+        if (waiting) await waiting;
+        if (run.stopped) {
+          run.window.giveBack();
+          break batches;
+        }
+        counters.processed += 1;
+        if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
+        run.window.started();
+        void settleRow(run, row, key);
       }
-      // A sink far behind holds the rows back (its journal lag is bounded, not the memory).
-      const behind = run.sink?.follower && output ? run.sink.follower.room(output.journalEnds) : undefined;
-      if (behind) await behind;
-      const waiting = run.window.enter();
-      if (waiting) await waiting;
-      if (run.stopped) {
-        run.window.giveBack();
-        break batches;
-      }
-      counters.processed += 1;
-      if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
-      run.window.started();
-      void settleRow(run, row, key);
-    }
   } catch (err) {
     run.readerDone();
     const unreadable = !isBreError(err) || err.code === 'INPUT_UNREADABLE';
-    run.stop.request(unreadable ? new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`) : err);
+    run.stop.request(
+      unreadable
+        ? new BreError('INPUT_UNREADABLE', `cannot read the input ${s.input}: ${(err as Error).message}`)
+        : err,
+    );
     return;
   }
   run.readerDone();

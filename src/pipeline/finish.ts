@@ -30,8 +30,19 @@ export async function finish(run: Run): Promise<RunResult> {
   await finishSink(run);
   const { s, stopped } = run;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
-    s, counters: run.counters, stages: run.stages, stageStats: run.stageStats, client: run.client, limiterStats: run.limiterStats, started: run.started, stopped,
-    lanes: run.egress?.lanes, sample: run.sample, source: run.source?.stats, sink: sinkSummary(run), inputEmpty: run.inputEmpty,
+    s,
+    counters: run.counters,
+    stages: run.stages,
+    stageStats: run.stageStats,
+    client: run.client,
+    limiterStats: run.limiterStats,
+    started: run.started,
+    stopped,
+    lanes: run.egress?.lanes,
+    sample: run.sample,
+    source: run.source?.stats,
+    sink: sinkSummary(run),
+    inputEmpty: run.inputEmpty,
   };
   const stoppedExit = stopped ? exitCodeOf(stopped) : 0;
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
@@ -47,7 +58,12 @@ export async function finish(run: Run): Promise<RunResult> {
       mkdirSync(s.outDir, { recursive: true });
       writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
     } else rmSync(path, { force: true });
-    const summary = buildSummary({ ...common, totals: { succeeded: 0, failed: errors.length }, decisions: {}, ...(errors.length > 0 ? { dryRunErrorsPath: path } : {}) });
+    const summary = buildSummary({
+      ...common,
+      totals: { succeeded: 0, failed: errors.length },
+      decisions: {},
+      ...(errors.length > 0 ? { dryRunErrorsPath: path } : {}),
+    });
     await monitor?.finish(stopped ? 'stopped' : 'finished');
     return { exitCode: stopped ? stoppedExit : errors.length > 0 ? 1 : 0, summary, stopped };
   }
@@ -79,9 +95,19 @@ export async function finish(run: Run): Promise<RunResult> {
     const totals = { succeeded: csv.rows, failed: out.failedTotal };
     const estimate = stopped ? run.rowEstimate() : undefined;
     const remaining = estimate ? await remainingAfterStop(s, totals.succeeded + totals.failed, estimate) : undefined;
-    const summary = buildSummary({ ...common, totals, decisions: run.decisions.counts, csv, transactions: rebuilt.transactions, remaining });
+    const summary = buildSummary({
+      ...common,
+      totals,
+      decisions: run.decisions.counts,
+      csv,
+      transactions: rebuilt.transactions,
+      remaining,
+    });
     summary.files = [...rebuilt.files];
-    summary.end_of_run = { last_answer_at: new Date(lastAnswerAt).toISOString(), files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10 };
+    summary.end_of_run = {
+      last_answer_at: new Date(lastAnswerAt).toISOString(),
+      files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10,
+    };
     await monitor?.finish(stopped ? 'stopped' : 'finished');
     out.writeSummary(summary);
     out.unlock();
@@ -93,7 +119,11 @@ export async function finish(run: Run): Promise<RunResult> {
 }
 
 /** For a stopped run: about how many rows are left (of the sample, for a sampled run) and how long they need at the configured limits. */
-async function remainingAfterStop(s: RunSettings, done: number, estimate: Promise<number>): Promise<RunSummary['remaining']> {
+async function remainingAfterStop(
+  s: RunSettings,
+  done: number,
+  estimate: Promise<number>,
+): Promise<RunSummary['remaining']> {
   const dataRows = Math.min(s.limit ?? Infinity, await estimate.catch(() => 0));
   const rows = Math.max(0, Math.round(dataRows / (s.shard?.count ?? 1)) - done);
   const eta = remainingEstimate(rows, s);
@@ -114,7 +144,9 @@ async function finishSink(run: Run): Promise<void> {
   }
   try {
     const st = await follower.finish();
-    run.log(`sink: ${st.results} result${st.results === 1 ? '' : 's'} and ${st.errors} error${st.errors === 1 ? '' : 's'} written this session (${st.batches} batch${st.batches === 1 ? '' : 'es'}) to ${run.sink!.writer.describe()}`);
+    run.log(
+      `sink: ${st.results} result${st.results === 1 ? '' : 's'} and ${st.errors} error${st.errors === 1 ? '' : 's'} written this session (${st.batches} batch${st.batches === 1 ? '' : 'es'}) to ${run.sink!.writer.describe()}`,
+    );
   } catch (err) {
     run.stop.request(err as BreError);
   }
@@ -125,5 +157,12 @@ function sinkSummary(run: Run): RunSummary['sink'] {
   const sink = run.sink;
   if (!sink?.follower) return undefined;
   const st = sink.follower.stats;
-  return { url: sink.writer.target.url.display, tables: sink.writer.tables(), results_written: st.results, errors_written: st.errors, batches: st.batches, reconnects: sink.follower.reconnects };
+  return {
+    url: sink.writer.target.url.display,
+    tables: sink.writer.tables(),
+    results_written: st.results,
+    errors_written: st.errors,
+    batches: st.batches,
+    reconnects: sink.follower.reconnects,
+  };
 }

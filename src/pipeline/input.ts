@@ -43,8 +43,15 @@ export function columnRequirements(pipeline: Pipeline, sample?: SampleSpec): Col
   }
   for (const stage of pipeline.stages) {
     const spec = kindOf(stage).columns(stage);
-    for (const name of spec.required) if (!required.has(name)) required.set(name, [name, ...(spec.alternatives?.[name] ?? [])]);
-    const names = [...spec.required, ...spec.optional, ...Object.keys(spec.conditional), ...Object.values(spec.alternatives ?? {}).flat(), ...(spec.files ?? [])];
+    for (const name of spec.required)
+      if (!required.has(name)) required.set(name, [name, ...(spec.alternatives?.[name] ?? [])]);
+    const names = [
+      ...spec.required,
+      ...spec.optional,
+      ...Object.keys(spec.conditional),
+      ...Object.values(spec.alternatives ?? {}).flat(),
+      ...(spec.files ?? []),
+    ];
     for (const name of names) {
       if (!/^[\w.-]+$/.test(name)) continue; // descriptions such as "(every other column)"
       known.add(name);
@@ -52,7 +59,11 @@ export function columnRequirements(pipeline: Pipeline, sample?: SampleSpec): Col
       if (dot !== -1) known.add(name.slice(dot + 1));
     }
   }
-  return { what: `pipeline '${pipeline.name}'${sample?.stratifyBy.length ? ' and --stratify-by' : ''}`, required: [...required.values()], known: [...known] };
+  return {
+    what: `pipeline '${pipeline.name}'${sample?.stratifyBy.length ? ' and --stratify-by' : ''}`,
+    required: [...required.values()],
+    known: [...known],
+  };
 }
 
 /** manifest.json's `input.reading` (src/output/format/manifest.ts). */
@@ -83,9 +94,21 @@ export interface OpenOptions {
 }
 
 /** What opening the input reads of a run's settings (the bench draws samples with no run around them). */
-export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputFormat' | 'encoding' | 'delimiter' | 'decimalComma' | 'sample' | 'filesRoot' | 'log' | 'source'>
+export type InputSettings = Pick<
+  RunSettings,
+  | 'pipeline'
+  | 'input'
+  | 'inputFormat'
+  | 'encoding'
+  | 'delimiter'
+  | 'decimalComma'
+  | 'sample'
+  | 'filesRoot'
+  | 'log'
+  | 'source'
+> &
   /** Where a database input's resume point is (`OpenOptions.resume`); whether an input without data rows is expected. */
-  & Partial<Pick<RunSettings, 'outDir' | 'retryErrors' | 'allowEmpty'>>;
+  Partial<Pick<RunSettings, 'outDir' | 'retryErrors' | 'allowEmpty'>>;
 
 /**
  * An input without data rows is INPUT_EMPTY (exit 2), naming what it held: a truncated nightly export must
@@ -93,8 +116,12 @@ export type InputSettings = Pick<RunSettings, 'pipeline' | 'input' | 'inputForma
  */
 function emptyInput(s: InputSettings, where: string, what: string): string {
   if (s.allowEmpty) return what;
-  throw new BreError('INPUT_EMPTY', `Expected data rows in ${where}, got ${what}: an empty or truncated export? Nothing was called. `
-    + 'Give --allow-empty when an empty input is expected (the run then ends with exit 0 and says so)', { field: 'input' });
+  throw new BreError(
+    'INPUT_EMPTY',
+    `Expected data rows in ${where}, got ${what}: an empty or truncated export? Nothing was called. ` +
+      'Give --allow-empty when an empty input is expected (the run then ends with exit 0 and says so)',
+    { field: 'input' },
+  );
 }
 
 /**
@@ -104,7 +131,11 @@ function emptyInput(s: InputSettings, where: string, what: string): string {
  * paths and the run has no files root (stdin or a database without --files-root). `log` hears the one line
  * saying which separator was sniffed, when it is not a comma (and, for a database, where a resume starts).
  */
-export async function openInput(s: InputSettings, log: (line: string) => void = s.log, opts: OpenOptions = {}): Promise<OpenedInput> {
+export async function openInput(
+  s: InputSettings,
+  log: (line: string) => void = s.log,
+  opts: OpenOptions = {},
+): Promise<OpenedInput> {
   if (s.source) return openDbInput(s, log, opts);
   // A missing path, a folder or a binary file is said in words before it is read as rows.
   const bytes = inspectInputFile(s.input, s.inputFormat, s.encoding);
@@ -118,7 +149,9 @@ export async function openInput(s: InputSettings, log: (line: string) => void = 
     encoding: s.encoding,
     delimiter: s.delimiter,
     notice: log,
-    onEncoding: (name) => { encoding = name; },
+    onEncoding: (name) => {
+      encoding = name;
+    },
     header: (header) => {
       delimiter = header.delimiter ?? null;
       columns = resolveHeader(header, req);
@@ -136,8 +169,21 @@ export async function openInput(s: InputSettings, log: (line: string) => void = 
   const decimalComma = s.decimalComma ?? false;
   const separator = delimiter ?? ',';
   const numberStyle = decimalComma || separator !== ',' ? { decimalComma, separator } : COMMA_STYLE;
-  const empty = first.done ? emptyInput(s, s.input === '-' ? 'the input (stdin)' : `the input ${s.input}`, describeEmpty({ bytes, columns, format: s.inputFormat })) : undefined;
-  return { reader, first, numberStyle, reading: { encoding, delimiter, decimal_comma: decimalComma }, columns, ...(empty ? { empty } : {}) };
+  const empty = first.done
+    ? emptyInput(
+        s,
+        s.input === '-' ? 'the input (stdin)' : `the input ${s.input}`,
+        describeEmpty({ bytes, columns, format: s.inputFormat }),
+      )
+    : undefined;
+  return {
+    reader,
+    first,
+    numberStyle,
+    reading: { encoding, delimiter, decimal_comma: decimalComma },
+    columns,
+    ...(empty ? { empty } : {}),
+  };
 }
 
 /**
@@ -147,7 +193,9 @@ export async function openInput(s: InputSettings, log: (line: string) => void = 
  */
 function jsonPaths(req: ColumnRequirements, columns: readonly DbColumn[]): string[] {
   const json = new Set(columns.filter((c) => c.type === 'json' || c.type === 'jsonb').map((c) => c.name.toLowerCase()));
-  return req.required.flat().filter((name) => name.includes('.') && json.has(name.slice(0, name.indexOf('.')).toLowerCase()));
+  return req.required
+    .flat()
+    .filter((name) => name.includes('.') && json.has(name.slice(0, name.indexOf('.')).toLowerCase()));
 }
 
 async function openDbInput(s: InputSettings, log: (line: string) => void, opts: OpenOptions): Promise<OpenedInput> {
@@ -156,7 +204,12 @@ async function openDbInput(s: InputSettings, log: (line: string) => void, opts: 
   const files = fileColumns(s.pipeline);
   let names: string[] | undefined;
   const source = await DbSource.open({
-    url: db.url, relation: db.relation, key: s.pipeline.key, retryForMs: db.retryForMs, statementTimeoutMs: db.statementTimeoutMs, pageRows: db.pageRows,
+    url: db.url,
+    relation: db.relation,
+    key: s.pipeline.key,
+    retryForMs: db.retryForMs,
+    statementTimeoutMs: db.statementTimeoutMs,
+    pageRows: db.pageRows,
     notice: (line) => log(line),
     header: (header, columns) => {
       names = resolveHeader({ ...header, nested: jsonPaths(req, columns) }, req);
@@ -170,8 +223,23 @@ async function openDbInput(s: InputSettings, log: (line: string) => void, opts: 
     const reader = resume ? checkedRows(rows, resume.keys, s.pipeline.key, source.description) : rows;
     const first = await reader.next();
     // A resume past the last row reads nothing, yet the input is not empty.
-    const empty = first.done && !resume?.start ? emptyInput(s, source.description, db.relation.kind === 'table' ? 'an empty table (0 rows)' : 'a query that returned 0 rows') : undefined;
-    return { reader, first, numberStyle: COMMA_STYLE, reading: { encoding: null, delimiter: null, decimal_comma: false }, columns: names, db: { source, start: resume?.start }, ...(empty ? { empty } : {}) };
+    const empty =
+      first.done && !resume?.start
+        ? emptyInput(
+            s,
+            source.description,
+            db.relation.kind === 'table' ? 'an empty table (0 rows)' : 'a query that returned 0 rows',
+          )
+        : undefined;
+    return {
+      reader,
+      first,
+      numberStyle: COMMA_STYLE,
+      reading: { encoding: null, delimiter: null, decimal_comma: false },
+      columns: names,
+      db: { source, start: resume?.start },
+      ...(empty ? { empty } : {}),
+    };
   } catch (err) {
     await source.close();
     throw err;
@@ -184,7 +252,10 @@ async function openDbInput(s: InputSettings, log: (line: string) => void, opts: 
  * or an interrupted retry (the rows to run again are anywhere), and a folder without a readable frontier
  * (killed before its first write: the done rows are skipped as for a file).
  */
-async function resumeOf(s: InputSettings, log: (line: string) => void): Promise<{ start: FrontierPoint | undefined; keys: JournalKeys } | undefined> {
+async function resumeOf(
+  s: InputSettings,
+  log: (line: string) => void,
+): Promise<{ start: FrontierPoint | undefined; keys: JournalKeys } | undefined> {
   const dir = s.outDir;
   if (dir === undefined) return undefined;
   const old = readManifest(dir);
@@ -194,15 +265,26 @@ async function resumeOf(s: InputSettings, log: (line: string) => void): Promise<
   let start: FrontierPoint | undefined;
   if (!s.retryErrors && !existsSync(join(dir, FILES.retrying))) {
     const read = readFrontier(dir);
-    if (read.problem) log(`warning: ${join(dir, FILES.frontier)} cannot be read (${read.problem}): reading the input from its start (rows already done are skipped)`);
+    if (read.problem)
+      log(
+        `warning: ${join(dir, FILES.frontier)} cannot be read (${read.problem}): reading the input from its start (rows already done are skipped)`,
+      );
     start = read.frontier ? { row: read.frontier.row, key: read.frontier.key } : undefined;
   }
-  if (start) log(`resuming after row ${start.row} (${s.pipeline.key} ${start.key === null ? 'NULL' : `'${start.key}'`}): the rows up to it are done`);
+  if (start)
+    log(
+      `resuming after row ${start.row} (${s.pipeline.key} ${start.key === null ? 'NULL' : `'${start.key}'`}): the rows up to it are done`,
+    );
   return { start, keys: await JournalKeys.read(dir, start?.row ?? 0) };
 }
 
 /** The rows, each one the folder already holds checked against its line's key: SOURCE_CHANGED when it differs. */
-async function* checkedRows(rows: AsyncGenerator<InputRow[]>, keys: JournalKeys, keyColumn: string, what: string): AsyncGenerator<InputRow[]> {
+async function* checkedRows(
+  rows: AsyncGenerator<InputRow[]>,
+  keys: JournalKeys,
+  keyColumn: string,
+  what: string,
+): AsyncGenerator<InputRow[]> {
   for await (const batch of rows) {
     if (keys.size > 0) {
       for (const r of batch) {
@@ -211,9 +293,13 @@ async function* checkedRows(rows: AsyncGenerator<InputRow[]>, keys: JournalKeys,
         if (r.readError?.code === 'DUPLICATE_KEY') continue;
         const key = lineKey(r, keyColumn);
         if (keys.matches(r.row, key) === false) {
-          throw new BreError('SOURCE_CHANGED', `row ${r.row} of ${what} now has ${keyColumn} ${key === null ? 'NULL' : `'${key}'`}, but the output folder's line for row ${r.row} has another key: `
-            + 'the input changed behind the run (rows added or removed before the last row read, or keys changed), so its row numbers no longer name the same rows. '
-            + 'Nothing more is read into this folder; to run the input as it is now, use a new --out', { row: r.row, field: keyColumn });
+          throw new BreError(
+            'SOURCE_CHANGED',
+            `row ${r.row} of ${what} now has ${keyColumn} ${key === null ? 'NULL' : `'${key}'`}, but the output folder's line for row ${r.row} has another key: ` +
+              'the input changed behind the run (rows added or removed before the last row read, or keys changed), so its row numbers no longer name the same rows. ' +
+              'Nothing more is read into this folder; to run the input as it is now, use a new --out',
+            { row: r.row, field: keyColumn },
+          );
         }
       }
     }

@@ -7,7 +7,15 @@
  */
 import { BreError } from '../errors.js';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
-import { definitionDifferences, JobMember, JobStore, mismatchError, type ChunkPlan, type ClaimedChunk, type JobDefinition } from '../job/index.js';
+import {
+  definitionDifferences,
+  JobMember,
+  JobStore,
+  mismatchError,
+  type ChunkPlan,
+  type ClaimedChunk,
+  type JobDefinition,
+} from '../job/index.js';
 import { inputFingerprint } from '../output/folder-identity.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
@@ -47,11 +55,23 @@ export async function jobPrecheck(s: RunSettings): Promise<string | undefined> {
 async function jobDefinition(s: RunSettings, reading: OpenedInput['reading'] | undefined): Promise<JobDefinition> {
   const sink = s.sink!;
   const per = (ms: number) => (ms === 1000 ? 's' : ms === 60_000 ? 'min' : `${ms}ms`);
-  const rates = Object.entries(s.rates).map(([svc, r]) => `${svc}=${r ? `${r.limit}/${per(r.windowMs)}` : 'off'}`).join(',');
+  const rates = Object.entries(s.rates)
+    .map(([svc, r]) => `${svc}=${r ? `${r.limit}/${per(r.windowMs)}` : 'off'}`)
+    .join(',');
   const input = s.source
     ? { kind: 'database' as const, identity: JSON.stringify(sourceIdentity(s.source.url, s.source.relation)) }
-    : { kind: 'file' as const, identity: await fileIdentity(s.input), ...(reading ? { reading: JSON.stringify(reading) } : {}) };
-  return { sink_table: sink.schema ? `${sink.schema}.${sink.table}` : sink.table, pipeline: { name: s.pipeline.name, sha256: s.pipeline.sha256 }, input, key: s.pipeline.key, rates };
+    : {
+        kind: 'file' as const,
+        identity: await fileIdentity(s.input),
+        ...(reading ? { reading: JSON.stringify(reading) } : {}),
+      };
+  return {
+    sink_table: sink.schema ? `${sink.schema}.${sink.table}` : sink.table,
+    pipeline: { name: s.pipeline.name, sha256: s.pipeline.sha256 },
+    input,
+    key: s.pipeline.key,
+    rates,
+  };
 }
 
 async function fileIdentity(path: string): Promise<string> {
@@ -63,11 +83,18 @@ async function fileIdentity(path: string): Promise<string> {
  * Opens the input, joins the job and returns the run's input: a reader of the claimed chunks' rows. The first
  * batch is empty: nothing is claimed before the run's sink follows (its fence must know the chunks held).
  */
-export async function openJob(s: RunSettings, log: (line: string) => void): Promise<{ input: OpenedInput; job: RunJob }> {
+export async function openJob(
+  s: RunSettings,
+  log: (line: string) => void,
+): Promise<{ input: OpenedInput; job: RunJob }> {
   const js = s.job!;
   const sink = s.sink!;
   if (!s.source) {
-    throw new BreError('USAGE', `Expected a database --input with --job, got the file ${s.input}: a file input's chunks are not built yet; use --shard K/N and merge for files`, { field: 'job' });
+    throw new BreError(
+      'USAGE',
+      `Expected a database --input with --job, got the file ${s.input}: a file input's chunks are not built yet; use --shard K/N and merge for files`,
+      { field: 'job' },
+    );
   }
   const store = await JobStore.open({ url: sink.url, schema: sink.schema, retryForMs: sink.retryForMs, log });
   let source: DbSource | undefined;
@@ -79,20 +106,38 @@ export async function openJob(s: RunSettings, log: (line: string) => void): Prom
     const def = await jobDefinition(s, opened.reading);
     const src = source;
     const job = await store.join(js.name, def, () => splitByKeys(src, js.chunkRows));
-    log(`job ${js.name}: ${job.rows} rows in ${job.chunks} chunks${job.state === 'done' ? ', done' : ''}; this worker is ${js.worker}`);
+    log(
+      `job ${js.name}: ${job.rows} rows in ${job.chunks} chunks${job.state === 'done' ? ', done' : ''}; this worker is ${js.worker}`,
+    );
     if (js.retryErrors) {
       const names = sinkNames(sink.table, dialectOf(sink.url).maxIdentifier);
       const reopened = await store.reopenErrors(js.name, dialectOf(sink.url).table(names.errors, sink.schema));
-      if (reopened > 0) log(`job ${js.name}: --retry-errors re-opened ${reopened} chunk${reopened > 1 ? 's' : ''} with rows in ${names.errors}`);
+      if (reopened > 0)
+        log(
+          `job ${js.name}: --retry-errors re-opened ${reopened} chunk${reopened > 1 ? 's' : ''} with rows in ${names.errors}`,
+        );
     }
     let doneBy: () => number = () => 0;
     const member = new JobMember({
-      store, name: js.name, worker: js.worker, address: s.localAddresses?.join(',') ?? null, leaseMs: js.leaseMs, heartbeatMs: js.heartbeatMs,
-      rowsDone: () => doneBy(), log, fail: (err) => failWith(err),
+      store,
+      name: js.name,
+      worker: js.worker,
+      address: s.localAddresses?.join(',') ?? null,
+      leaseMs: js.leaseMs,
+      heartbeatMs: js.heartbeatMs,
+      rowsDone: () => doneBy(),
+      log,
+      fail: (err) => failWith(err),
     });
     let failWith: (err: BreError) => void = () => undefined;
     const reader = member.rows((c) => chunkRows(src, c));
-    const input: OpenedInput = { reader, first: { done: false, value: [] }, numberStyle: opened.numberStyle, reading: opened.reading, columns: opened.columns };
+    const input: OpenedInput = {
+      reader,
+      first: { done: false, value: [] },
+      numberStyle: opened.numberStyle,
+      reading: opened.reading,
+      columns: opened.columns,
+    };
     const runJob: RunJob = {
       member,
       rows: job.rows,

@@ -8,14 +8,25 @@ import { kindOf } from '../stages/index.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import type { RunSettings } from './settings.js';
 
-export async function createLimiters(s: RunSettings, factory: LimiterFactory, address?: string): Promise<Record<ServiceName, ServiceLimiter>> {
+export async function createLimiters(
+  s: RunSettings,
+  factory: LimiterFactory,
+  address?: string,
+): Promise<Record<ServiceName, ServiceLimiter>> {
   const used = new Set(s.pipeline.stages.map((st) => kindOf(st).service));
   const out = {} as Record<ServiceName, ServiceLimiter>;
   try {
     for (const service of SERVICES) {
       out[service] = await factory({
-        service, rate: s.rates[service], concurrency: s.concurrency[service], rateSlackMs: s.rateSlackMs, timeoutMs: s.timeoutsMs[service],
-        used: used.has(service), clientId: s.clientId, log: s.log, ...(address ? { address } : {}),
+        service,
+        rate: s.rates[service],
+        concurrency: s.concurrency[service],
+        rateSlackMs: s.rateSlackMs,
+        timeoutMs: s.timeoutsMs[service],
+        used: used.has(service),
+        clientId: s.clientId,
+        log: s.log,
+        ...(address ? { address } : {}),
       });
     }
   } catch (err) {

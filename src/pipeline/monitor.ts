@@ -54,7 +54,9 @@ export class RunMonitor {
 
   static async start(probe: RunProbe, o: MonitorOptions): Promise<RunMonitor> {
     const now = o.now ?? Date.now;
-    const timeline = o.dir ? await TimelineWriter.open(o.dir, { t: now(), pid: process.pid, limits: o.limits }) : undefined;
+    const timeline = o.dir
+      ? await TimelineWriter.open(o.dir, { t: now(), pid: process.pid, limits: o.limits })
+      : undefined;
     const m = new RunMonitor(new RunSampler(probe, now), timeline, o);
     if (timeline) timeline.onFailure = (err) => m.#timelineFailed(err);
     m.#timer = setInterval(() => m.tick(), o.intervalMs ?? MONITOR_INTERVAL_MS);
@@ -73,7 +75,9 @@ export class RunMonitor {
     const metrics = this.#metrics;
     if (!metrics) return this.#writing;
     metrics.update(snapshot);
-    this.#writing = this.#writing.then(() => metrics.write(this.#now())).catch((err: unknown) => this.#metricsFailed(err));
+    this.#writing = this.#writing
+      .then(() => metrics.write(this.#now()))
+      .catch((err: unknown) => this.#metricsFailed(err));
     return this.#writing;
   }
 
@@ -132,6 +136,6 @@ export class RunMonitor {
   /** The metrics file may live on another disk than the output folder: its own folder is named. */
   #metricsDiskFull(err: unknown): BreError {
     const path = (err as { path?: unknown }).path;
-    return diskFullError(typeof path === 'string' ? dirname(path) : '.', err, 'the metrics file\'s folder');
+    return diskFullError(typeof path === 'string' ? dirname(path) : '.', err, "the metrics file's folder");
   }
 }

@@ -21,7 +21,15 @@ import { describeRate, type Rate } from '../limits/rates.js';
 import { RowSet } from '../output/journal/bitset.js';
 import { readNdjson } from '../output/ndjson-file.js';
 import { FILES } from '../output/format/index.js';
-import { assumedRowBytes, estimateRoom, formatBytes, freeBytes, journalBytesIn, roomWarning, type RoomEstimate } from '../output/room.js';
+import {
+  assumedRowBytes,
+  estimateRoom,
+  formatBytes,
+  freeBytes,
+  journalBytesIn,
+  roomWarning,
+  type RoomEstimate,
+} from '../output/room.js';
 import { openInput } from './input.js';
 import type { RunSettings } from './settings.js';
 import { lineKey, shardOf } from '../input/shard.js';
@@ -65,7 +73,12 @@ export interface Plan {
 }
 
 /** Pure: the plan for `rows` rows. */
-export function computePlan(rows: number, stages: readonly StageConfig[], rates: Readonly<Record<ServiceName, Rate | null>>, opts: PlanOptions = {}): Plan {
+export function computePlan(
+  rows: number,
+  stages: readonly StageConfig[],
+  rates: Readonly<Record<ServiceName, Rate | null>>,
+  opts: PlanOptions = {},
+): Plan {
   const calls = new Map<ServiceName, number>();
   for (const st of stages) {
     const kind = kindOf(st);
@@ -80,9 +93,16 @@ export function computePlan(rows: number, stages: readonly StageConfig[], rates:
   const wallMs = limited.length > 0 ? Math.max(...limited) : null;
   const plan: Plan = { rows, services, wallMs, addresses: Math.max(1, opts.addresses ?? 1) };
   if (opts.windowHours === undefined) return plan;
-  if (!(opts.windowHours > 0)) throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${opts.windowHours}'`, { field: 'window-hours' });
+  if (!(opts.windowHours > 0))
+    throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${opts.windowHours}'`, {
+      field: 'window-hours',
+    });
   const windowMs = opts.windowHours * 3_600_000;
-  return { ...plan, windowHours: opts.windowHours, ipsNeeded: wallMs === null ? 1 : Math.max(1, Math.ceil(wallMs / windowMs)) };
+  return {
+    ...plan,
+    windowHours: opts.windowHours,
+    ipsNeeded: wallMs === null ? 1 : Math.max(1, Math.ceil(wallMs / windowMs)),
+  };
 }
 
 /** 4 d 2 h 5 min / 3 h 20 min / 42 s: the largest two units a person reads. */
@@ -106,7 +126,6 @@ export interface SamplePlan {
   readonly whole: Plan;
 }
 
-
 /** What the plan says of the output's size and the room on its disk (../output/room.ts). */
 export interface PlanRoom {
   readonly estimate: RoomEstimate;
@@ -118,41 +137,71 @@ export interface PlanRoom {
 function roomLines(r: PlanRoom): string[] {
   const e = r.estimate;
   const perRow = `${formatBytes(e.bytesPerRow)} a row ${e.measured ? 'as written so far' : 'assumed'}`;
-  const lines = [`  output: about ${formatBytes(e.totalBytes)} (${formatBytes(e.journalBytes)} of journal at ${perRow}, then ${formatBytes(e.endBytes)} for the end files)${r.free === undefined ? '' : `; ${formatBytes(r.free)} free on the disk of ${r.dir}`}`];
+  const lines = [
+    `  output: about ${formatBytes(e.totalBytes)} (${formatBytes(e.journalBytes)} of journal at ${perRow}, then ${formatBytes(e.endBytes)} for the end files)${r.free === undefined ? '' : `; ${formatBytes(r.free)} free on the disk of ${r.dir}`}`,
+  ];
   const warning = r.free === undefined ? undefined : roomWarning(e, r.free, r.dir);
   if (warning) lines.push(`  ${warning}`);
   return lines;
 }
 
-export function formatPlan(p: Plan, what: { pipeline: string; input: string; shard?: string; done?: number; sample?: SamplePlan; room?: PlanRoom }): string {
-  const lines = [`Plan for pipeline '${what.pipeline}' over ${what.input}${what.shard ? ` (shard ${what.shard})` : ''}`];
+export function formatPlan(
+  p: Plan,
+  what: { pipeline: string; input: string; shard?: string; done?: number; sample?: SamplePlan; room?: PlanRoom },
+): string {
+  const lines = [
+    `Plan for pipeline '${what.pipeline}' over ${what.input}${what.shard ? ` (shard ${what.shard})` : ''}`,
+  ];
   const sample = what.sample;
   if (sample) {
     const d = sample.design;
-    lines.push(`  a sample of ${n(d.sampled)} of ${n(d.population)} rows, ${n(d.strata.length)} strat${d.strata.length === 1 ? 'um' : 'a'} (${describeSampleOptions(specOf(d))})`);
+    lines.push(
+      `  a sample of ${n(d.sampled)} of ${n(d.population)} rows, ${n(d.strata.length)} strat${d.strata.length === 1 ? 'um' : 'a'} (${describeSampleOptions(specOf(d))})`,
+    );
   }
   lines.push(`  rows to do: ${n(p.rows)}${what.done ? ` (${n(what.done)} already done in the output folder)` : ''}`);
   for (const s of p.services) {
-    lines.push(`  ${s.service}: ${n(s.calls)} calls at ${describeRate(s.rate)}${s.ms === null ? ' (not limited: as fast as the service answers)' : ` -> ${formatDuration(s.ms)}`}`);
+    lines.push(
+      `  ${s.service}: ${n(s.calls)} calls at ${describeRate(s.rate)}${s.ms === null ? ' (not limited: as fast as the service answers)' : ` -> ${formatDuration(s.ms)}`}`,
+    );
   }
   if (p.wallMs === null) lines.push('  time: not limited by any rate (--rate off)');
-  else lines.push(`  time from one egress IP: about ${formatDuration(p.wallMs)} (the busiest service; stages overlap across rows; no retries counted)`);
+  else
+    lines.push(
+      `  time from one egress IP: about ${formatDuration(p.wallMs)} (the busiest service; stages overlap across rows; no retries counted)`,
+    );
   const k = p.addresses;
-  if (k > 1 && p.wallMs !== null) lines.push(`  ${k} addresses on this host (--local-address): about ${formatDuration(p.wallMs / k)}`);
+  if (k > 1 && p.wallMs !== null)
+    lines.push(`  ${k} addresses on this host (--local-address): about ${formatDuration(p.wallMs / k)}`);
   if (p.windowHours !== undefined && p.ipsNeeded !== undefined && p.wallMs !== null) {
     const ips = p.ipsNeeded;
-    if (ips <= k) lines.push(k === 1 ? `  fits a ${p.windowHours} h window from one egress IP` : `  fits a ${p.windowHours} h window from the ${k} addresses on this host`);
+    if (ips <= k)
+      lines.push(
+        k === 1
+          ? `  fits a ${p.windowHours} h window from one egress IP`
+          : `  fits a ${p.windowHours} h window from the ${k} addresses on this host`,
+      );
     else {
-      lines.push(`  a ${p.windowHours} h window needs ${ips} egress IPs, each allow-listed with its own limit${k > 1 ? ` (this host has ${k})` : ''}:`);
-      lines.push(`    one host with ${ips} addresses: --local-address ADDR1,...,ADDR${ips} (one process, one output folder; about ${formatDuration(p.wallMs / ips)})`);
-      lines.push(`    or ${ips} hosts: run --shard K/${ips} behind each (about ${formatDuration(p.wallMs / ips)} each), then merge`);
+      lines.push(
+        `  a ${p.windowHours} h window needs ${ips} egress IPs, each allow-listed with its own limit${k > 1 ? ` (this host has ${k})` : ''}:`,
+      );
+      lines.push(
+        `    one host with ${ips} addresses: --local-address ADDR1,...,ADDR${ips} (one process, one output folder; about ${formatDuration(p.wallMs / ips)})`,
+      );
+      lines.push(
+        `    or ${ips} hosts: run --shard K/${ips} behind each (about ${formatDuration(p.wallMs / ips)} each), then merge`,
+      );
     }
   }
   if (sample) {
     const w = sample.whole;
-    const time = (x: Plan) => (x.wallMs === null ? 'not limited (--rate off)' : `about ${formatDuration(x.wallMs / k)}`);
-    const faster = p.wallMs !== null && w.wallMs !== null && p.wallMs > 0 ? ` (${(w.wallMs / p.wallMs).toFixed(1)}x as long)` : '';
-    lines.push(`  beside it, the whole input: ${n(w.rows)} rows, ${time(w)}${faster}; the sample: ${n(p.rows)} rows, ${time(p)}${k > 1 ? ` (${k} addresses)` : ' (one egress IP)'}`);
+    const time = (x: Plan) =>
+      x.wallMs === null ? 'not limited (--rate off)' : `about ${formatDuration(x.wallMs / k)}`;
+    const faster =
+      p.wallMs !== null && w.wallMs !== null && p.wallMs > 0 ? ` (${(w.wallMs / p.wallMs).toFixed(1)}x as long)` : '';
+    lines.push(
+      `  beside it, the whole input: ${n(w.rows)} rows, ${time(w)}${faster}; the sample: ${n(p.rows)} rows, ${time(p)}${k > 1 ? ` (${k} addresses)` : ' (one egress IP)'}`,
+    );
   }
   if (what.room) lines.push(...roomLines(what.room));
   return lines.join('\n');
@@ -163,7 +212,8 @@ async function doneRows(outDir: string): Promise<RowSet> {
   const done = new RowSet();
   if (!existsSync(join(outDir, FILES.manifest))) return done;
   for (const name of [FILES.results, FILES.errors]) {
-    for await (const line of readNdjson<{ row?: number }>(join(outDir, name))) if (typeof line?.row === 'number') done.add(line.row);
+    for await (const line of readNdjson<{ row?: number }>(join(outDir, name)))
+      if (typeof line?.row === 'number') done.add(line.row);
   }
   return done;
 }
@@ -174,9 +224,11 @@ async function doneRows(outDir: string): Promise<RowSet> {
  */
 export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Promise<string> {
   const s = settings;
-  if (s.input === '-' && !s.source) throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
+  if (s.input === '-' && !s.source)
+    throw new BreError('USAGE', 'Expected --plan with an input file, got --input - (stdin can be read only once)');
   // The same check as a run's, when the user's base URLs are set: a plan for services that cannot be reached is no plan.
-  if (s.network) await preflight([...new Set(s.pipeline.stages.map((st) => kindOf(st).service))], s.baseUrls, s.network);
+  if (s.network)
+    await preflight([...new Set(s.pipeline.stages.map((st) => kindOf(st).service))], s.baseUrls, s.network);
   const done = await doneRows(s.outDir);
   const drawn = s.sample ? await drawSample(s, s.sample) : undefined;
   // A sampled run sends the sample's rows (and writes the rows without a key or unreadable to errors); the
@@ -193,30 +245,37 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
       else for (let r = 1; r <= total; r += 1) if (done.has(r)) doneCount += 1;
       rows = Math.max(0, total - doneCount);
     } else {
-      batches: for (let next = first; !next.done; next = await reader.next()) for (const row of next.value) {
-        if (s.limit !== undefined && row.row > s.limit) break batches;
-        const key = lineKey(row, s.pipeline.key);
-        if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
-        if (done.has(row.row)) {
-          doneCount += 1;
-          continue;
+      batches: for (let next = first; !next.done; next = await reader.next())
+        for (const row of next.value) {
+          if (s.limit !== undefined && row.row > s.limit) break batches;
+          const key = lineKey(row, s.pipeline.key);
+          if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) continue;
+          if (done.has(row.row)) {
+            doneCount += 1;
+            continue;
+          }
+          rows += 1;
+          if (drawn && (key === null || row.readError || drawn.chosen.has(row.row))) sampleRows += 1;
         }
-        rows += 1;
-        if (drawn && (key === null || row.readError || drawn.chosen.has(row.row))) sampleRows += 1;
-      }
     }
   } finally {
     await reader.return(undefined);
     await db?.source.close();
   }
-  const planOf = (n: number) => computePlan(n, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
+  const planOf = (n: number) =>
+    computePlan(n, s.pipeline.stages, s.rates, { ...opts, addresses: s.localAddresses?.length });
   const plan = planOf(drawn ? sampleRows : rows);
   const text = formatPlan(plan, {
-    pipeline: s.pipeline.name, input: s.input, shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined, done: doneCount,
+    pipeline: s.pipeline.name,
+    input: s.input,
+    shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined,
+    done: doneCount,
     ...(drawn ? { sample: { design: drawn.design, whole: planOf(rows) } } : {}),
     room: await planRoom(s, drawn ? sampleRows : rows, done.size),
   });
-  return empty ? `${text}\n  input: no data rows, it held ${empty} (--allow-empty: an empty night, nothing to do)` : text;
+  return empty
+    ? `${text}\n  input: no data rows, it held ${empty} (--allow-empty: an empty night, nothing to do)`
+    : text;
 }
 
 /**
@@ -226,7 +285,9 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
 async function planRoom(s: RunSettings, rows: number, doneRows: number): Promise<PlanRoom> {
   const journal = doneRows > 0 ? journalBytesIn(s.outDir) : 0;
   const measured = journal > 0;
-  const bytesPerRow = measured ? journal / doneRows : assumedRowBytes(s.pipeline.stages.map((st) => kindOf(st).service));
+  const bytesPerRow = measured
+    ? journal / doneRows
+    : assumedRowBytes(s.pipeline.stages.map((st) => kindOf(st).service));
   return {
     estimate: estimateRoom({ rows, doneRows, bytesPerRow, measured, formats: s.outputFormats }),
     dir: s.outDir,
@@ -238,8 +299,14 @@ async function planRoom(s: RunSettings, rows: number, doneRows: number): Promise
  * For summaries and progress lines of a run that stopped or is under way: how long `rows` more rows need at
  * the run's limits, e.g. `{ ms: 7_200_000, text: '2 h' }`; text 'unknown (no rate limit)' when unlimited.
  */
-export function remainingEstimate(rows: number, s: Pick<RunSettings, 'pipeline' | 'rates' | 'localAddresses'>): { ms: number | null; text: string } {
+export function remainingEstimate(
+  rows: number,
+  s: Pick<RunSettings, 'pipeline' | 'rates' | 'localAddresses'>,
+): { ms: number | null; text: string } {
   const p = computePlan(rows, s.pipeline.stages, s.rates);
   const ms = p.wallMs === null ? null : p.wallMs / Math.max(1, s.localAddresses?.length ?? 1);
-  return { ms: ms === null ? null : Math.round(ms), text: ms === null ? 'unknown (no rate limit)' : formatDuration(ms) };
+  return {
+    ms: ms === null ? null : Math.round(ms),
+    text: ms === null ? 'unknown (no rate limit)' : formatDuration(ms),
+  };
 }

@@ -28,10 +28,12 @@ export function runProbe(x: ProbeSources): RunProbe {
   let total: number | null = null;
   const estimate = x.estimate ? x.estimate() : x.s.input === '-' ? undefined : estimateRows(x.s.input, x.s.inputFormat);
   if (estimate !== undefined) {
-    void estimate.then((rows) => {
-      const limited = x.s.limit !== undefined ? Math.min(rows, x.s.limit) : rows;
-      total = Math.round(limited / (x.s.shard?.count ?? 1));
-    }).catch(() => undefined);
+    void estimate
+      .then((rows) => {
+        const limited = x.s.limit !== undefined ? Math.min(rows, x.s.limit) : rows;
+        total = Math.round(limited / (x.s.shard?.count ?? 1));
+      })
+      .catch(() => undefined);
   }
   const c = x.counters;
   return {
@@ -40,16 +42,29 @@ export function runProbe(x: ProbeSources): RunProbe {
       const done = x.doneBefore + c.succeeded + c.failed;
       return { done, total: total === null ? null : Math.max(total, done) };
     },
-    stages: () => Object.fromEntries(x.stages.map((st) => [st.config.id, { ran: st.counters.ran, skipped: st.counters.skipped, failed: st.counters.failed }])),
+    stages: () =>
+      Object.fromEntries(
+        x.stages.map((st) => [
+          st.config.id,
+          { ran: st.counters.ran, skipped: st.counters.skipped, failed: st.counters.failed },
+        ]),
+      ),
     // One series per service, or per service and source address with several (label `address`).
-    series: () => x.egress.lanes.flatMap((lane) => x.services.map((svc): SeriesProbe => {
-      const st = lane.client.stats[svc];
-      const lim = lane.limiters[svc].stats();
-      return {
-        labels: x.egress.several ? { service: svc, address: lane.address! } : { service: svc },
-        calls: st.attempts, retries: st.retries, throttled: st.throttled, waitMs: lim.waitMs, limitPerMin: lim.currentPerMinute,
-        takeLatency: () => st.takeRecent(),
-      };
-    })),
+    series: () =>
+      x.egress.lanes.flatMap((lane) =>
+        x.services.map((svc): SeriesProbe => {
+          const st = lane.client.stats[svc];
+          const lim = lane.limiters[svc].stats();
+          return {
+            labels: x.egress.several ? { service: svc, address: lane.address! } : { service: svc },
+            calls: st.attempts,
+            retries: st.retries,
+            throttled: st.throttled,
+            waitMs: lim.waitMs,
+            limitPerMin: lim.currentPerMinute,
+            takeLatency: () => st.takeRecent(),
+          };
+        }),
+      ),
   };
 }

@@ -31,7 +31,12 @@ export function formatEta(ms: number): string {
  * started, over the time since. Rows done by earlier sessions (a resume) count as done, never as speed: they
  * took no time now. Undefined until a rate is measured (the bar shows `...`) or when the total is unknown.
  */
-export function etaMs(x: { readonly total: number; readonly done: number; readonly settledThisSession: number; readonly msSinceFirstStart: number }): number | undefined {
+export function etaMs(x: {
+  readonly total: number;
+  readonly done: number;
+  readonly settledThisSession: number;
+  readonly msSinceFirstStart: number;
+}): number | undefined {
   if (x.total <= 0) return undefined;
   const left = Math.max(0, x.total - x.done);
   if (left === 0) return 0;
@@ -55,7 +60,8 @@ export class Progress {
     /** With several source addresses: calls, 429s and rate per address on the line too. */
     private readonly lanes: readonly Lane[] = [],
     /** The input's rows (a file's lines, a database's count); undefined when unknown (stdin). */
-    private readonly estimate: () => Promise<number> | undefined = () => (input === '-' ? undefined : estimateRows(input, s.inputFormat)),
+    private readonly estimate: () => Promise<number> | undefined = () =>
+      input === '-' ? undefined : estimateRows(input, s.inputFormat),
   ) {
     this.#enabled = s.progress && process.stderr.isTTY === true;
   }
@@ -70,22 +76,28 @@ export class Progress {
     if (!this.#enabled) return;
     const perAddress = this.lanes.length > 1 ? ' | {addresses}' : '';
     const estimate = this.estimate();
-    this.#bar = new cliProgress.SingleBar({
-      stream: process.stderr,
-      // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
-      format: estimate === undefined
-        ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}{held}`
-        : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta}${perAddress}{held}`,
-      hideCursor: true,
-      etaBuffer: 200,
-      fps: 4,
-    }, cliProgress.Presets.shades_classic);
+    this.#bar = new cliProgress.SingleBar(
+      {
+        stream: process.stderr,
+        // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
+        format:
+          estimate === undefined
+            ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}{held}`
+            : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta}${perAddress}{held}`,
+        hideCursor: true,
+        etaBuffer: 200,
+        fps: 4,
+      },
+      cliProgress.Presets.shades_classic,
+    );
     this.#bar.start(0, 0, this.#payload());
     if (estimate !== undefined) {
-      void estimate.then((n) => {
-        this.#total = n;
-        if (this.s.limit !== undefined) this.#total = Math.min(this.#total, this.s.limit);
-      }).catch(() => undefined);
+      void estimate
+        .then((n) => {
+          this.#total = n;
+          if (this.s.limit !== undefined) this.#total = Math.min(this.#total, this.s.limit);
+        })
+        .catch(() => undefined);
     }
     this.#timer = setInterval(() => this.#update(), 250);
     this.#timer.unref();
@@ -97,12 +109,19 @@ export class Progress {
     const minutes = Math.max((Date.now() - this.#startedAt) / 60_000, 1 / 600);
     // Per service, the rate the limiter is held to, measured as it measures it: attempts less one over the time
     // from the first start to the last (a count of rows over the time since the bar started reads high).
-    const rates = SERVICES.filter((svc) => this.client.stats[svc].attempts > 0)
-      .map((svc) => `${svc} ${this.client.stats[svc].achievedPerMinute() ?? '-'}/min of ${describeRate(this.s.rates[svc])}`).join(' ') || 'starting';
+    const rates =
+      SERVICES.filter((svc) => this.client.stats[svc].attempts > 0)
+        .map(
+          (svc) =>
+            `${svc} ${this.client.stats[svc].achievedPerMinute() ?? '-'}/min of ${describeRate(this.s.rates[svc])}`,
+        )
+        .join(' ') || 'starting';
     const svc = Object.values(this.client.stats);
     const c = this.counters;
     const eta = etaMs({
-      total: this.#total, done: c.succeeded + c.failed + c.resumed, settledThisSession: c.succeeded + c.failed,
+      total: this.#total,
+      done: c.succeeded + c.failed + c.resumed,
+      settledThisSession: c.succeeded + c.failed,
       msSinceFirstStart: c.firstDispatch > 0 ? performance.now() - c.firstDispatch : 0,
     });
     return {
@@ -111,13 +130,17 @@ export class Progress {
       retries: svc.reduce((n, x) => n + x.retries, 0),
       throttled: svc.reduce((n, x) => n + x.throttled, 0),
       errors: this.counters.failed,
-      held: this.#held().map(([svc, v]) => ` | ${boundHoldingShort(svc, { bound: v.bound, wantedAtHold: v.wanted })}`).join(''),
+      held: this.#held()
+        .map(([svc, v]) => ` | ${boundHoldingShort(svc, { bound: v.bound, wantedAtHold: v.wanted })}`)
+        .join(''),
       // Per address: calls a minute so far and 429s; `down` once its circuit opened.
-      addresses: this.lanes.map((l) => {
-        const st = Object.values(l.client.stats);
-        const calls = st.reduce((n, x) => n + x.attempts, 0);
-        return `${l.address} ${Math.round(calls / minutes)}/min ${st.reduce((n, x) => n + x.throttled, 0)}x429${l.down ? ' down' : ''}`;
-      }).join(' '),
+      addresses: this.lanes
+        .map((l) => {
+          const st = Object.values(l.client.stats);
+          const calls = st.reduce((n, x) => n + x.attempts, 0);
+          return `${l.address} ${Math.round(calls / minutes)}/min ${st.reduce((n, x) => n + x.throttled, 0)}x429${l.down ? ' down' : ''}`;
+        })
+        .join(' '),
     };
   }
 
@@ -141,7 +164,10 @@ export class Progress {
       // Said once answers have come: before them the latency is only the age of the calls in flight.
       if (this.#said.has(svc) || v.meanLatencyMs === 0) continue;
       this.#said.add(svc);
-      this.s.log(`${svc}: --concurrency ${v.bound} holds the rate below the limit: answers take about ${Math.round(v.latencyMs / 100) / 10} s and the limit needs about ${v.wanted} calls in flight; raise --concurrency to ${v.wanted} or more`, { level: 'warn' });
+      this.s.log(
+        `${svc}: --concurrency ${v.bound} holds the rate below the limit: answers take about ${Math.round(v.latencyMs / 100) / 10} s and the limit needs about ${v.wanted} calls in flight; raise --concurrency to ${v.wanted} or more`,
+        { level: 'warn' },
+      );
     }
   }
 

@@ -63,8 +63,19 @@ export class OutcomeRecorder {
         stagesJson = this.redactor.scrub(stagesJson);
         // The object goes along when it is what the line says (nothing was scrubbed): the spool reads it
         // instead of parsing the line again.
-        const parsed = stagesJson === raw ? outcome.stages as Record<string, Record<string, unknown>> : JSON.parse(stagesJson) as Record<string, Record<string, unknown>>;
-        this.output!.writeResult(row.row, key, stagesJson, outcome.transactions, outcome.secrets, parsed, this.membership?.(row.row));
+        const parsed =
+          stagesJson === raw
+            ? (outcome.stages as Record<string, Record<string, unknown>>)
+            : (JSON.parse(stagesJson) as Record<string, Record<string, unknown>>);
+        this.output!.writeResult(
+          row.row,
+          key,
+          stagesJson,
+          outcome.transactions,
+          outcome.secrets,
+          parsed,
+          this.membership?.(row.row),
+        );
         this.onResult?.(parsed);
         c.succeeded += 1;
         const open = this.circuit.record(null);
@@ -76,14 +87,22 @@ export class OutcomeRecorder {
         c.failed += 1;
         const first = outcome.errors[0];
         // Each message quotes its value as the masked `input` shows it.
-        const said = (e: (typeof outcome.errors)[number]) => this.redactor.scrub(this.s.keepPersonalData ? e.message : maskQuotedValue(e.message, e.field, row.data));
+        const said = (e: (typeof outcome.errors)[number]) =>
+          this.redactor.scrub(this.s.keepPersonalData ? e.message : maskQuotedValue(e.message, e.field, row.data));
         this.#writeError({
-          row: row.row, line: row.line, key, ...this.#member(row), stage: outcome.stage, status: null,
+          row: row.row,
+          line: row.line,
+          key,
+          ...this.#member(row),
+          stage: outcome.stage,
+          status: null,
           code: first.code ?? 'INVALID_ROW',
           message: outcome.errors.map(said).join('; '),
-          field: first.field, expected: first.expected,
+          field: first.field,
+          expected: first.expected,
           errors: outcome.errors.map((e) => ({ field: e.field, expected: e.expected, message: said(e) })),
-          attempts: 0, input: this.#input(row.data),
+          attempts: 0,
+          input: this.#input(row.data),
         });
         return;
       }
@@ -92,10 +111,18 @@ export class OutcomeRecorder {
         const e = outcome.error;
         const message = e.code === 'UNEXPECTED' ? this.#bug(row, outcome.stage, e) : e.message;
         this.#writeError({
-          row: row.row, line: row.line, key, ...this.#member(row), stage: outcome.stage, status: e.status, code: e.code,
+          row: row.row,
+          line: row.line,
+          key,
+          ...this.#member(row),
+          stage: outcome.stage,
+          status: e.status,
+          code: e.code,
           message: this.redactor.scrub(this.s.keepPersonalData ? message : maskText(message)),
-          ...(e.field ? { field: e.field } : {}), ...(e.expected ? { expected: e.expected } : {}),
-          attempts: e.attempts ?? 1, input: this.#input(row.data),
+          ...(e.field ? { field: e.field } : {}),
+          ...(e.expected ? { expected: e.expected } : {}),
+          attempts: e.attempts ?? 1,
+          input: this.#input(row.data),
         });
         const open = this.circuit.record(e.code);
         if (open) this.#openCircuit(open, e);
@@ -116,7 +143,19 @@ export class OutcomeRecorder {
     // A record with the wrong number of columns still has its key cell (when it reaches that far): the line
     // names it, for the person finding the row. Its shard stays that of its row number (../input/shard.ts).
     const shown = key ?? (r.code === 'MALFORMED_ROW' ? rowKey(row, this.s.pipeline.key) : null);
-    this.#writeError({ row: row.row, line: row.line, key: shown, stage: null, status: null, code: r.code, message: r.message, field: r.field ?? '(row)', expected: r.expected, attempts: 0, input });
+    this.#writeError({
+      row: row.row,
+      line: row.line,
+      key: shown,
+      stage: null,
+      status: null,
+      code: r.code,
+      message: r.message,
+      field: r.field ?? '(row)',
+      expected: r.expected,
+      attempts: 0,
+      input,
+    });
   }
 
   /**
@@ -128,9 +167,17 @@ export class OutcomeRecorder {
     this.counters.failed += 1;
     const field = this.s.pipeline.key;
     this.#writeError({
-      row: row.row, line: row.line, key: null, stage: null, status: null, code: 'SAMPLE_NO_KEY',
+      row: row.row,
+      line: row.line,
+      key: null,
+      stage: null,
+      status: null,
+      code: 'SAMPLE_NO_KEY',
       message: `the row has no ${field}: a sample chooses rows by a hash of their key, so a row without one is in no stratum and is not sent`,
-      field, expected: `a ${field} (the row key) in every row of a sampled run`, attempts: 0, input: this.#input(row.data),
+      field,
+      expected: `a ${field} (the row key) in every row of a sampled run`,
+      attempts: 0,
+      input: this.#input(row.data),
     });
   }
 
@@ -138,7 +185,20 @@ export class OutcomeRecorder {
   unexpected(row: InputRow, key: string | null, err: unknown): void {
     this.counters.failed += 1;
     const message = `the row could not be processed: ${this.redactor.scrub(maskText((err as Error)?.message ?? String(err)))}`;
-    this.#writeError({ row: row.row, line: row.line, key, ...this.#member(row), stage: null, status: null, code: 'INVALID_ROW', message, field: '(row)', expected: 'a row the pipeline can read', attempts: 0, input: null });
+    this.#writeError({
+      row: row.row,
+      line: row.line,
+      key,
+      ...this.#member(row),
+      stage: null,
+      status: null,
+      code: 'INVALID_ROW',
+      message,
+      field: '(row)',
+      expected: 'a row the pipeline can read',
+      attempts: 0,
+      input: null,
+    });
   }
 
   /**
@@ -148,7 +208,9 @@ export class OutcomeRecorder {
   #bug(row: InputRow, stage: string, e: BreError): string {
     const cause = e.cause instanceof Error ? e.cause : e;
     const stack = cause.stack ?? `${cause.name}: ${cause.message}`;
-    this.log(`row ${row.row} (line ${row.line}), stage ${stage}: unexpected error, a bug in bre-batch (please report it): ${this.redactor.scrub(this.s.keepPersonalData ? stack : maskText(stack))}`);
+    this.log(
+      `row ${row.row} (line ${row.line}), stage ${stage}: unexpected error, a bug in bre-batch (please report it): ${this.redactor.scrub(this.s.keepPersonalData ? stack : maskText(stack))}`,
+    );
     const short = e.message.length > MAX_BUG_MESSAGE ? `${e.message.slice(0, MAX_BUG_MESSAGE)}...` : e.message;
     return `unexpected error (a bug in bre-batch; its stack is in the log): ${short}`;
   }
@@ -167,7 +229,10 @@ export class OutcomeRecorder {
   /** The row as written to errors.ndjson: personal data masked (unless kept), secrets scrubbed. */
   #input(data: Record<string, unknown>): Record<string, unknown> {
     try {
-      return JSON.parse(this.redactor.scrub(JSON.stringify(this.s.keepPersonalData ? data : maskRow(data)))) as Record<string, unknown>;
+      return JSON.parse(this.redactor.scrub(JSON.stringify(this.s.keepPersonalData ? data : maskRow(data)))) as Record<
+        string,
+        unknown
+      >;
     } catch {
       // JSON nested thousands deep overflows the stack when copied; the row error must still be written.
       return { '(row)': 'not shown: the row is nested too deeply to copy' };
@@ -177,7 +242,12 @@ export class OutcomeRecorder {
   /** The circuit breaker opened: stop, naming the failing service (the last failure's) and what to do. */
   #openCircuit(reason: string, last?: BreError): void {
     const svc = last?.service ? `the ${last.service} service is failing` : 'the services are failing';
-    this.requestStop(new BreError('CIRCUIT_OPEN', `stopping: ${svc}: ${reason}. When it is back, re-run the same command to resume (add --retry-errors to run the failed rows again).`,
-      { service: last?.service, status: last?.status }));
+    this.requestStop(
+      new BreError(
+        'CIRCUIT_OPEN',
+        `stopping: ${svc}: ${reason}. When it is back, re-run the same command to resume (add --retry-errors to run the failed rows again).`,
+        { service: last?.service, status: last?.status },
+      ),
+    );
   }
 }

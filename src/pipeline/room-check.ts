@@ -9,7 +9,13 @@ import type { RunOutput } from '../output/run-output.js';
 import { estimateRoom, freeBytes, roomWarning } from '../output/room.js';
 import type { RunSettings } from './settings.js';
 
-export async function checkRoom(s: RunSettings, output: RunOutput, bytesAtOpen: number, estimate: () => Promise<number> | undefined, warn: (line: string) => void): Promise<void> {
+export async function checkRoom(
+  s: RunSettings,
+  output: RunOutput,
+  bytesAtOpen: number,
+  estimate: () => Promise<number> | undefined,
+  warn: (line: string) => void,
+): Promise<void> {
   const written = output.sessionRows;
   if (written === 0) return;
   const bytesPerRow = Math.max(0, output.journalBytes - bytesAtOpen) / written;
@@ -22,7 +28,11 @@ export async function checkRoom(s: RunSettings, output: RunOutput, bytesAtOpen: 
     remaining = Math.round(rows / (s.shard?.count ?? 1)) - output.succeededBefore - output.failedBefore - written;
   }
   const est = estimateRoom({
-    rows: remaining, doneRows: output.succeededBefore + output.failedBefore + written, bytesPerRow, measured: true, formats: s.outputFormats,
+    rows: remaining,
+    doneRows: output.succeededBefore + output.failedBefore + written,
+    bytesPerRow,
+    measured: true,
+    formats: s.outputFormats,
   });
   const free = await freeBytes(s.outDir);
   const line = free === undefined ? undefined : roomWarning(est, free, s.outDir);

@@ -12,7 +12,12 @@ import type { InputRow, NormalisedTransaction } from '../types.js';
 import { allHold } from './condition.js';
 
 export type RowOutcome =
-  | { readonly kind: 'result'; readonly stages: Record<string, Record<string, unknown>>; readonly transactions: NormalisedTransaction[]; readonly secrets: (SecretValue & { stage: string })[] }
+  | {
+      readonly kind: 'result';
+      readonly stages: Record<string, Record<string, unknown>>;
+      readonly transactions: NormalisedTransaction[];
+      readonly secrets: (SecretValue & { stage: string })[];
+    }
   | { readonly kind: 'invalid'; readonly stage: string; readonly errors: readonly FieldError[] }
   | { readonly kind: 'failed'; readonly stage: string; readonly error: BreError }
   | { readonly kind: 'fatal'; readonly stage: string; readonly error: BreError }
@@ -28,7 +33,11 @@ export interface StageRuntime {
 type Prepared = { prepared: unknown[] } | { stage: string; errors: FieldError[] };
 
 /** Every stage's prepare, in order. Synchronous when every stage answers synchronously (no file read). */
-export function prepareRow(row: InputRow, stages: readonly StageRuntime[], ctx: StageContext): Prepared | Promise<Prepared> {
+export function prepareRow(
+  row: InputRow,
+  stages: readonly StageRuntime[],
+  ctx: StageContext,
+): Prepared | Promise<Prepared> {
   const acc = new PreparedRow(row, ctx);
   for (let i = 0; i < stages.length; i += 1) {
     const res = tryPrepare(row, stages[i], ctx);
@@ -38,7 +47,14 @@ export function prepareRow(row: InputRow, stages: readonly StageRuntime[], ctx: 
   return acc.finish();
 }
 
-async function prepareRest(acc: PreparedRow, pending: Promise<PrepareResult<unknown>>, at: number, row: InputRow, stages: readonly StageRuntime[], ctx: StageContext): Promise<Prepared> {
+async function prepareRest(
+  acc: PreparedRow,
+  pending: Promise<PrepareResult<unknown>>,
+  at: number,
+  row: InputRow,
+  stages: readonly StageRuntime[],
+  ctx: StageContext,
+): Promise<Prepared> {
   acc.add(stages[at], await pending);
   for (let i = at + 1; i < stages.length; i += 1) acc.add(stages[i], await tryPrepare(row, stages[i], ctx));
   return acc.finish();
@@ -46,10 +62,17 @@ async function prepareRest(acc: PreparedRow, pending: Promise<PrepareResult<unkn
 
 /** A stage kind must not throw for bad input; if one does, the row still ends in errors, not a crash. */
 function prepareThrew(err: unknown): PrepareResult<unknown> {
-  return { ok: false, errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }] };
+  return {
+    ok: false,
+    errors: [{ field: '(row)', expected: 'a row the stage can read', message: toBreError(err).message }],
+  };
 }
 
-function tryPrepare(row: InputRow, s: StageRuntime, ctx: StageContext): PrepareResult<unknown> | Promise<PrepareResult<unknown>> {
+function tryPrepare(
+  row: InputRow,
+  s: StageRuntime,
+  ctx: StageContext,
+): PrepareResult<unknown> | Promise<PrepareResult<unknown>> {
   try {
     const res = getStageKind(s.config.kind)!.prepare(row, s.config, ctx);
     return res instanceof Promise ? res.catch(prepareThrew) : res;
@@ -63,7 +86,10 @@ class PreparedRow {
   readonly errors: FieldError[] = [];
   firstStage: string | undefined;
 
-  constructor(readonly row: InputRow, readonly ctx: StageContext) {}
+  constructor(
+    readonly row: InputRow,
+    readonly ctx: StageContext,
+  ) {}
 
   add(s: StageRuntime, res: PrepareResult<unknown>): void {
     if (res.ok) {
@@ -72,7 +98,8 @@ class PreparedRow {
       return;
     }
     this.firstStage ??= s.config.id;
-    for (const e of res.errors) if (!this.errors.some((x) => x.field === e.field && x.message === e.message)) this.errors.push(e);
+    for (const e of res.errors)
+      if (!this.errors.some((x) => x.field === e.field && x.message === e.message)) this.errors.push(e);
   }
 
   finish(): Prepared {
@@ -80,7 +107,12 @@ class PreparedRow {
   }
 }
 
-export async function runRow(row: InputRow, stages: readonly StageRuntime[], ctx: StageContext, dryRun: boolean): Promise<RowOutcome> {
+export async function runRow(
+  row: InputRow,
+  stages: readonly StageRuntime[],
+  ctx: StageContext,
+  dryRun: boolean,
+): Promise<RowOutcome> {
   const pending = prepareRow(row, stages, ctx);
   const prep = pending instanceof Promise ? await pending : pending;
   if ('errors' in prep) return { kind: 'invalid', stage: prep.stage, errors: prep.errors };

@@ -115,7 +115,10 @@ export class Run {
 
   #s: RunSettings;
 
-  constructor(s: RunSettings, readonly hooks: RunHooks = {}) {
+  constructor(
+    s: RunSettings,
+    readonly hooks: RunHooks = {},
+  ) {
     this.#s = s;
     this.redactor.add(s.authToken);
     for (const secret of networkSecrets(s.network)) this.redactor.add(secret);
@@ -170,17 +173,26 @@ export class Run {
     }
     const manifest = await this.#manifest(input.reading);
     // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
-    if (s.localAddresses && !s.dryRun) await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
+    if (s.localAddresses && !s.dryRun)
+      await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
     // The user's services, before the folder exists: a host that does not resolve, a closed port or a TLS failure
     // is exit 2 naming them, not every row in errors (src/http/preflight.ts). The built-in sandbox needs none.
     if (s.network) await preflight([...new Set(kinds.map((k) => k.service))], s.baseUrls, s.network);
     // So is a sink that cannot be reached, or a user's table that cannot take the rows.
-    this.sink = await openSink(s, this.sample !== undefined, kinds.some((k) => k.producesTransactions === true), (line) => this.log(line));
+    this.sink = await openSink(
+      s,
+      this.sample !== undefined,
+      kinds.some((k) => k.producesTransactions === true),
+      (line) => this.log(line),
+    );
     // A dry run makes its folder only if it has rows to report (./finish.ts).
     if (!s.dryRun) {
       mkdirSync(s.outDir, { recursive: true });
       this.output = await RunOutput.open(s.outDir, manifest, {
-        retryErrors: s.retryErrors, withTransactions: kinds.some((k) => k.producesTransactions === true), formats: s.outputFormats, sampled: this.sample !== undefined,
+        retryErrors: s.retryErrors,
+        withTransactions: kinds.some((k) => k.producesTransactions === true),
+        formats: s.outputFormats,
+        sampled: this.sample !== undefined,
         stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
       });
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
@@ -188,10 +200,23 @@ export class Run {
       const output = this.output;
       const bytesAtOpen = output.journalBytes;
       output.whenWritten(ROOM_SAMPLE_ROWS, () => {
-        void checkRoom(s, output, bytesAtOpen, () => this.rowEstimate(), (line) => this.log(line, { level: 'warn' })).catch(() => undefined);
+        void checkRoom(
+          s,
+          output,
+          bytesAtOpen,
+          () => this.rowEstimate(),
+          (line) => this.log(line, { level: 'warn' }),
+        ).catch(() => undefined);
       });
       // The sink catches up with what the folder holds, then follows it (a run that resumes writes the rest).
-      if (this.sink) await followSink(this.sink, s.outDir, (line) => this.log(line), (why) => this.stop.request(why), s.job);
+      if (this.sink)
+        await followSink(
+          this.sink,
+          s.outDir,
+          (line) => this.log(line),
+          (why) => this.stop.request(why),
+          s.job,
+        );
       // A job's worker claims its first chunk only now: the sink's fence hears of every chunk before its rows.
       if (this.job && this.sink?.follower) await this.#joinAsWorker(this.job, this.sink.follower);
       if (this.frontier) {
@@ -205,41 +230,70 @@ export class Run {
       this.stageStats.set(config.id, stats);
       return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
     });
-    const egress = await Egress.open(s, this.hooks.limiterFactory ?? localLimiter, stages, this.stop, (line) => this.log(line, { level: 'warn' }));
+    const egress = await Egress.open(s, this.hooks.limiterFactory ?? localLimiter, stages, this.stop, (line) =>
+      this.log(line, { level: 'warn' }),
+    );
     this.egress = egress;
     this.client = egress;
     this.stages = egress.lanes[0].stages as StageRuntime[];
     this.ctx = this.#stageContext();
-    this.recorder = new OutcomeRecorder(s, this.output, this.redactor, new Circuit(s.circuit), this.counters, (why) => this.stop.request(why), this.log);
+    this.recorder = new OutcomeRecorder(
+      s,
+      this.output,
+      this.redactor,
+      new Circuit(s.circuit),
+      this.counters,
+      (why) => this.stop.request(why),
+      this.log,
+    );
     this.decisions = new DecisionCounter(s.pipeline.stages);
     this.recorder.onResult = (stages) => this.decisions.add(stages);
     this.recorder.membership = this.sample?.of;
     const services = [...new Set(kinds.map((k) => k.service))];
-    this.monitor = await RunMonitor.start(runProbe({
-      s, counters: this.counters, stages: this.stages, egress, services, estimate: () => this.rowEstimate(),
-      doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0,
-    }), {
-      dir: this.output ? s.outDir : undefined, metrics: s.metrics, warn: (m) => this.log(m, { level: 'warn' }),
-      stop: (why) => this.stop.request(why),
-      limits: Object.fromEntries(services.map((svc) => [svc, sumLimits(egress, svc)])),
-    });
+    this.monitor = await RunMonitor.start(
+      runProbe({
+        s,
+        counters: this.counters,
+        stages: this.stages,
+        egress,
+        services,
+        estimate: () => this.rowEstimate(),
+        doneBefore: this.output ? this.output.succeededBefore + this.output.failedBefore : 0,
+      }),
+      {
+        dir: this.output ? s.outDir : undefined,
+        metrics: s.metrics,
+        warn: (m) => this.log(m, { level: 'warn' }),
+        stop: (why) => this.stop.request(why),
+        limits: Object.fromEntries(services.map((svc) => [svc, sumLimits(egress, svc)])),
+      },
+    );
     // Every lane has its own limiters and connections to keep busy: as many rows as their calls in flight
     // (which follow the latency, ../limits/in-flight.ts), never more than their bounds allow.
     const used = new Set(services);
     const most = windowSize(s.concurrency, used) * egress.lanes.length;
     this.window = new RowWindow(() => {
-      const caps = perService((svc) => (used.has(svc) ? egress.lanes.reduce((n, l) => n + (l.limiters[svc].inFlightCap?.() ?? s.concurrency[svc]), 0) : 0));
+      const caps = perService((svc) =>
+        used.has(svc)
+          ? egress.lanes.reduce((n, l) => n + (l.limiters[svc].inFlightCap?.() ?? s.concurrency[svc]), 0)
+          : 0,
+      );
       return Math.min(most, windowSize(caps, used));
     });
     this.#unlisten = this.stop.listen(this.log);
-    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes, () => this.rowEstimate());
+    this.#progress = new Progress(s, this.stages, egress, this.counters, s.input, egress.lanes, () =>
+      this.rowEstimate(),
+    );
     this.#progress.start();
   }
 
   async #joinAsWorker(job: RunJob, follower: NonNullable<RunSink['follower']>): Promise<void> {
     job.member.attach(follower);
     follower.onJob = (outcome) => job.member.outcome(outcome);
-    job.bind(() => this.counters.succeeded + this.counters.failed, (why) => this.stop.request(why));
+    job.bind(
+      () => this.counters.succeeded + this.counters.failed,
+      (why) => this.stop.request(why),
+    );
     this.stop.signal.addEventListener('abort', () => job.member.stop(), { once: true });
     await job.member.start();
   }
@@ -253,7 +307,12 @@ export class Run {
   rowEstimate(): Promise<number> | undefined {
     // A sampled run sends its sample's rows (and writes those without a key, or unreadable, to errors).
     const sampled = this.#sampleRows();
-    this.#rowEstimate ??= sampled !== undefined ? Promise.resolve(sampled) : this.job ? Promise.resolve(this.job.rows) : estimateInputRows(this.s, this.source);
+    this.#rowEstimate ??=
+      sampled !== undefined
+        ? Promise.resolve(sampled)
+        : this.job
+          ? Promise.resolve(this.job.rows)
+          : estimateInputRows(this.s, this.source);
     return this.#rowEstimate;
   }
 
@@ -266,9 +325,11 @@ export class Run {
   saveFrontier(fromTimer = false): Promise<void> {
     if (fromTimer && this.#frontierPending > 0) return Promise.resolve();
     this.#frontierPending += 1;
-    this.#frontierSave = this.#frontierSave.then(() => this.#writeFrontier()).finally(() => {
-      this.#frontierPending -= 1;
-    });
+    this.#frontierSave = this.#frontierSave
+      .then(() => this.#writeFrontier())
+      .finally(() => {
+        this.#frontierPending -= 1;
+      });
     return this.#frontierSave;
   }
 
@@ -281,7 +342,9 @@ export class Run {
       writeFrontier(this.s.outDir, point);
       this.#frontierSaved = point;
     } catch (err) {
-      this.log(`warning: cannot write ${FILES.frontier} in ${this.s.outDir}: ${(err as Error).message}`, { level: 'warn' });
+      this.log(`warning: cannot write ${FILES.frontier} in ${this.s.outDir}: ${(err as Error).message}`, {
+        level: 'warn',
+      });
     }
   }
 
@@ -343,9 +406,24 @@ export class Run {
       pipeline: { name: s.pipeline.name, path: s.pipeline.path, sha256: s.pipeline.sha256 },
       input: {
         ...(s.source
-          ? { path: s.input, format: s.source.url.dialect, size: null, sha256: null, reading, source: sourceIdentity(s.source.url, s.source.relation) }
-          : { path: s.input === '-' ? '-' : resolve(s.input), format: s.inputFormat, ...(await inputFingerprint(s.input)), reading }),
-        files_root: s.filesRoot.kind === 'folder' ? { path: s.filesRoot.real, given: s.filesRoot.given } : { path: null, given: false },
+          ? {
+              path: s.input,
+              format: s.source.url.dialect,
+              size: null,
+              sha256: null,
+              reading,
+              source: sourceIdentity(s.source.url, s.source.relation),
+            }
+          : {
+              path: s.input === '-' ? '-' : resolve(s.input),
+              format: s.inputFormat,
+              ...(await inputFingerprint(s.input)),
+              reading,
+            }),
+        files_root:
+          s.filesRoot.kind === 'folder'
+            ? { path: s.filesRoot.real, given: s.filesRoot.given }
+            : { path: null, given: false },
       },
       key: s.pipeline.key,
       shard: s.shard ? `${s.shard.index}/${s.shard.count}` : null,
@@ -374,7 +452,11 @@ export class Run {
         this.counters.warnings += 1;
         if (shown >= WARNINGS_SHOWN) return;
         shown += 1;
-        this.log(`warning${row ? ` (row ${row.row}, line ${row.line})` : ''}: ${maskText(message)}`, { level: 'warn', row: row?.row, line: row?.line });
+        this.log(`warning${row ? ` (row ${row.row}, line ${row.line})` : ''}: ${maskText(message)}`, {
+          level: 'warn',
+          row: row?.row,
+          line: row?.line,
+        });
       },
     };
   }

@@ -58,7 +58,9 @@ async function eachRow(s: DrawSettings, visit: (row: InputRow) => void): Promise
     }
   } catch (err) {
     if (isBreError(err)) throw err;
-    throw new BreError('INPUT_UNREADABLE', `cannot draw the sample from ${s.input}: ${(err as Error).message}`, { cause: err });
+    throw new BreError('INPUT_UNREADABLE', `cannot draw the sample from ${s.input}: ${(err as Error).message}`, {
+      cause: err,
+    });
   } finally {
     await reader.return(undefined);
     // A database input's connection is the caller's to close (./input.ts).
@@ -72,7 +74,12 @@ async function eachRow(s: DrawSettings, visit: (row: InputRow) => void): Promise
  * without it fails the header check first, INPUT_HEADER).
  */
 export async function drawSample(s: DrawSettings, spec: SampleSpec): Promise<DrawnSample> {
-  if (s.input === '-') throw new BreError('USAGE', 'Expected --input to be a file with --sample or --sample-share, got - (stdin): the sample is drawn by reading the input before the run, which stdin allows only once', { field: 'input' });
+  if (s.input === '-')
+    throw new BreError(
+      'USAGE',
+      'Expected --input to be a file with --sample or --sample-share, got - (stdin): the sample is drawn by reading the input before the run, which stdin allows only once',
+      { field: 'input' },
+    );
   const key = s.pipeline.key;
   const count = new StrataCount();
   const seen = spec.stratifyBy.map(() => false);
@@ -93,7 +100,11 @@ export async function drawSample(s: DrawSettings, spec: SampleSpec): Promise<Dra
   });
   const never = spec.stratifyBy.filter((_, i) => !seen[i]).map((c) => c.column);
   if (never.length > 0 && rows > 0) {
-    throw new BreError('USAGE', `Expected every --stratify-by column in the input's rows, got ${never.map((c) => `'${c}'`).join(' and ')} in none of its ${rows} rows: check the spelling (names are matched as written)`, { field: 'stratify-by' });
+    throw new BreError(
+      'USAGE',
+      `Expected every --stratify-by column in the input's rows, got ${never.map((c) => `'${c}'`).join(' and ')} in none of its ${rows} rows: check the spelling (names are matched as written)`,
+      { field: 'stratify-by' },
+    );
   }
   const design = count.design(spec);
   const draw = new SampleDraw(design);
@@ -105,7 +116,10 @@ export async function drawSample(s: DrawSettings, spec: SampleSpec): Promise<Dra
   const chosen = draw.chosen();
   const members = design.strata.map((st): SampleMembership => ({ stratum: st.name, weight: weightOf(st) }));
   return {
-    design, chosen, withoutKey, unreadable,
+    design,
+    chosen,
+    withoutKey,
+    unreadable,
     of: (row) => {
       const i = chosen.get(row);
       return i === undefined ? undefined : members[i];

@@ -19,7 +19,12 @@ export interface RunSink {
   readonly keys: Set<string> | undefined;
 }
 
-export async function openSink(s: RunSettings, sampled: boolean, transactions: boolean, log: (line: string) => void): Promise<RunSink | undefined> {
+export async function openSink(
+  s: RunSettings,
+  sampled: boolean,
+  transactions: boolean,
+  log: (line: string) => void,
+): Promise<RunSink | undefined> {
   if (!s.sink || s.dryRun) return undefined;
   const writer = await SinkWriter.open(s.sink, { key: s.pipeline.key, sampled, transactions }, (line) => log(line));
   log(`sink: writing to ${writer.describe()}`);
@@ -28,10 +33,28 @@ export async function openSink(s: RunSettings, sampled: boolean, transactions: b
 }
 
 /** Starts following the folder's journals (after it is opened: its torn tails cut, its retry set aside). */
-export async function followSink(sink: RunSink, dir: string, log: (line: string) => void, stop: (why: BreError) => void, job?: JobSettings): Promise<void> {
+export async function followSink(
+  sink: RunSink,
+  dir: string,
+  log: (line: string) => void,
+  stop: (why: BreError) => void,
+  job?: JobSettings,
+): Promise<void> {
   if (!readManifest(dir)) return;
   // On a thread of its own: reading the journals back and encoding their rows stay off the rows' path.
-  sink.follower = await SinkThread.open(dir, sink.writer.target, sink.writer.shape, log, job ? { name: job.name, worker: job.worker, ...(sink.writer.target.schema ? { schema: sink.writer.target.schema } : {}) } : undefined);
+  sink.follower = await SinkThread.open(
+    dir,
+    sink.writer.target,
+    sink.writer.shape,
+    log,
+    job
+      ? {
+          name: job.name,
+          worker: job.worker,
+          ...(sink.writer.target.schema ? { schema: sink.writer.target.schema } : {}),
+        }
+      : undefined,
+  );
   sink.follower.onFailure = stop;
   await sink.writer.close();
 }
@@ -43,10 +66,26 @@ export async function followSink(sink: RunSink, dir: string, log: (line: string)
 export function sinkKeyProblem(sink: RunSink, row: InputRow, key: string | null, keyField: string): InputRow {
   if (!sink.keys || row.readError) return row;
   if (key === null) {
-    return { ...row, readError: { code: 'MISSING_KEY', field: keyField, expected: `a value in ${keyField}`, message: `the row has no ${keyField}: with --sink every row is written once per key, so a row without one is not sent` } };
+    return {
+      ...row,
+      readError: {
+        code: 'MISSING_KEY',
+        field: keyField,
+        expected: `a value in ${keyField}`,
+        message: `the row has no ${keyField}: with --sink every row is written once per key, so a row without one is not sent`,
+      },
+    };
   }
   if (sink.keys.has(key)) {
-    return { ...row, readError: { code: 'DUPLICATE_KEY', field: keyField, expected: `one row per ${keyField}`, message: `an earlier row of the input has ${keyField} '${key}': with --sink the table holds one row per key, so this row is not sent` } };
+    return {
+      ...row,
+      readError: {
+        code: 'DUPLICATE_KEY',
+        field: keyField,
+        expected: `one row per ${keyField}`,
+        message: `an earlier row of the input has ${keyField} '${key}': with --sink the table holds one row per key, so this row is not sent`,
+      },
+    };
   }
   sink.keys.add(key);
   return row;

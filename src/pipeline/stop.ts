@@ -53,9 +53,13 @@ function shellLauncher(): number | undefined {
   const ppid = process.ppid;
   if (ppid <= 1) return undefined;
   try {
-    const argv = readFileSync(`/proc/${ppid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    const argv = readFileSync(`/proc/${ppid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
     if (!isShellCommandLauncher(argv)) return undefined;
-    return detachedOnPurpose(readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/stat', 'utf8'), argv) ? undefined : ppid;
+    return detachedOnPurpose(readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/stat', 'utf8'), argv)
+      ? undefined
+      : ppid;
   } catch {
     return undefined;
   }
@@ -111,7 +115,10 @@ export class RunStop {
         this.#hard.abort();
         return;
       }
-      log(`${sig} received: finishing the calls in flight (up to ${Math.round(this.graceMs / 1000)} s), then stopping; re-run the same command to resume`, { level: 'warn', code: 'INTERRUPTED' });
+      log(
+        `${sig} received: finishing the calls in flight (up to ${Math.round(this.graceMs / 1000)} s), then stopping; re-run the same command to resume`,
+        { level: 'warn', code: 'INTERRUPTED' },
+      );
       this.request(new BreError('INTERRUPTED', `interrupted by ${sig}`));
     };
     process.on('SIGINT', onSignal);
@@ -122,7 +129,10 @@ export class RunStop {
     const launcher = LAUNCHER;
     const check = () => {
       if (launcher === undefined || process.ppid === launcher || this.#reason) return;
-      log(`the shell that started bre-batch (pid ${launcher}) has gone, most likely stopped by a signal it did not pass on: stopping as on SIGTERM; re-run the same command to resume`, { level: 'warn', code: 'INTERRUPTED' });
+      log(
+        `the shell that started bre-batch (pid ${launcher}) has gone, most likely stopped by a signal it did not pass on: stopping as on SIGTERM; re-run the same command to resume`,
+        { level: 'warn', code: 'INTERRUPTED' },
+      );
       this.request(new BreError('INTERRUPTED', `interrupted: the shell that started it (pid ${launcher}) has gone`));
     };
     check();

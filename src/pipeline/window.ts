@@ -8,7 +8,10 @@ import type { ServiceName } from '../types.js';
  * Rows in flight: every call slot of every service the pipeline uses, plus 15% prepared and waiting so that
  * a slot never idles. Not more: each row held costs the garbage collector (README: Performance).
  */
-export function windowSize(concurrency: Readonly<Record<ServiceName, number>>, services: ReadonlySet<ServiceName>): number {
+export function windowSize(
+  concurrency: Readonly<Record<ServiceName, number>>,
+  services: ReadonlySet<ServiceName>,
+): number {
   let slots = 0;
   for (const svc of services) slots += concurrency[svc];
   return Math.max(16, Math.ceil(slots * 1.15));

@@ -39,7 +39,8 @@ export function spansOf(t: Timeline): Span[] {
   const out: Span[] = [];
   for (const s of raw) {
     const last = out.at(-1);
-    if (last && s.start - last.end < GAP_MIN_MS) out[out.length - 1] = { start: last.start, end: Math.max(last.end, s.end) };
+    if (last && s.start - last.end < GAP_MIN_MS)
+      out[out.length - 1] = { start: last.start, end: Math.max(last.end, s.end) };
     else out.push({ ...s });
   }
   return out;
@@ -112,7 +113,10 @@ export class TimeAxis {
       });
     }
     const xs = new Map(kept.map((k) => [k.t, k.x]));
-    return tickLabels(kept.map((k) => k.t), step).map((l) => ({ ...l, x: xs.get(l.t)! }));
+    return tickLabels(
+      kept.map((k) => k.t),
+      step,
+    ).map((l) => ({ ...l, x: xs.get(l.t)! }));
   }
 }
 
@@ -145,7 +149,9 @@ export function bucketsOf(t: Timeline, spans: readonly Span[], target = 90): Buc
   const active = spans.reduce((n, s) => n + (s.end - s.start), 0);
   const width = WIDTHS_MS.find((w) => active / w <= target) ?? WIDTHS_MS[WIDTHS_MS.length - 1];
   const buckets: Bucket[] = [];
-  for (const s of spans) for (let b = s.start; b < s.end; b += width) buckets.push({ start: b, end: Math.min(s.end, b + width), samples: [] });
+  for (const s of spans)
+    for (let b = s.start; b < s.end; b += width)
+      buckets.push({ start: b, end: Math.min(s.end, b + width), samples: [] });
   let i = 0;
   const sorted = [...t.samples].sort((a, b) => a.t - b.t);
   for (const s of sorted) {
@@ -169,7 +175,12 @@ function niceMax(max: number): { top: number; step: number } {
   return { top: Math.ceil(max / step) * step, step };
 }
 
-const fmtTick = (v: number) => (Math.abs(v) >= 1e6 ? `${Number((v / 1e6).toPrecision(3))}M` : Math.abs(v) >= 1e3 ? `${Number((v / 1e3).toPrecision(3))}k` : `${Number(v.toPrecision(3))}`);
+const fmtTick = (v: number) =>
+  Math.abs(v) >= 1e6
+    ? `${Number((v / 1e6).toPrecision(3))}M`
+    : Math.abs(v) >= 1e3
+      ? `${Number((v / 1e3).toPrecision(3))}k`
+      : `${Number(v.toPrecision(3))}`;
 
 /**
  * Fewest points a line needs for its chart to be drawn: one or two intervals make a dot or a stroke, not a
@@ -184,7 +195,12 @@ export function mostPoints(lines: readonly Line[]): number {
 
 /** What stands in for a chart with too few points to draw. */
 export function tooFewSentence(points: number): string {
-  const which = points === 0 ? 'no interval of the run has' : points === 1 ? 'only one interval of the run has' : `only ${points} intervals of the run have`;
+  const which =
+    points === 0
+      ? 'no interval of the run has'
+      : points === 1
+        ? 'only one interval of the run has'
+        : `only ${points} intervals of the run have`;
   return `Not drawn: ${which} figures for this chart, too few to show a course over time.`;
 }
 
@@ -193,9 +209,11 @@ export function tooFewSentence(points: number): string {
  * how long it ran and why nothing is drawn.
  */
 export function shortRunSentence(ms: number, samples: number): string {
-  return `The run lasted ${fmtDuration(ms)}. Its time series holds ${samples === 1 ? '1 sample' : `${samples} samples`} `
-    + '(one is taken every few seconds): too few to draw how the rate, the latency and the retries went over time. '
-    + 'The tables above give them for the whole run.';
+  return (
+    `The run lasted ${fmtDuration(ms)}. Its time series holds ${samples === 1 ? '1 sample' : `${samples} samples`} ` +
+    '(one is taken every few seconds): too few to draw how the rate, the latency and the retries went over time. ' +
+    'The tables above give them for the whole run.'
+  );
 }
 
 /**
@@ -204,7 +222,8 @@ export function shortRunSentence(ms: number, samples: number): string {
  */
 export function timeChart(title: string, unit: string, spans: readonly Span[], lines: readonly Line[]): string {
   const most = mostPoints(lines);
-  if (most < MIN_POINTS) return `<figure class="chartbox"><figcaption>${esc(title)}</figcaption><p class="note">${esc(tooFewSentence(most))}</p></figure>`;
+  if (most < MIN_POINTS)
+    return `<figure class="chartbox"><figcaption>${esc(title)}</figcaption><p class="note">${esc(tooFewSentence(most))}</p></figure>`;
   const W = 960;
   const H = 240;
   const left = 64;
@@ -218,30 +237,45 @@ export function timeChart(title: string, unit: string, spans: readonly Span[], l
   const { top: yTop, step } = niceMax(max);
   const y = (v: number) => top + plotH - (v / yTop) * plotH;
   const parts: string[] = [];
-  parts.push(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f1f3f5"/><line x1="0" y1="0" x2="0" y2="6" stroke="#c3cad3" stroke-width="2"/></pattern></defs>`);
+  parts.push(
+    `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f1f3f5"/><line x1="0" y1="0" x2="0" y2="6" stroke="#c3cad3" stroke-width="2"/></pattern></defs>`,
+  );
   for (let v = 0; v <= yTop + step / 2; v += step) {
-    parts.push(`<line class="gr" x1="${left}" x2="${W - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="tk" x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${esc(fmtTick(v))}</text>`);
+    parts.push(
+      `<line class="gr" x1="${left}" x2="${W - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="tk" x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${esc(fmtTick(v))}</text>`,
+    );
   }
   for (const g of axis.gaps()) {
-    parts.push(`<rect x="${g.x0.toFixed(1)}" y="${top}" width="${(g.x1 - g.x0).toFixed(1)}" height="${plotH}" fill="url(#hatch)"><title>${esc(g.label)}</title></rect>`);
-    parts.push(`<text class="gp" x="${((g.x0 + g.x1) / 2).toFixed(1)}" y="${top - 4}" text-anchor="middle">${esc(g.label)}</text>`);
+    parts.push(
+      `<rect x="${g.x0.toFixed(1)}" y="${top}" width="${(g.x1 - g.x0).toFixed(1)}" height="${plotH}" fill="url(#hatch)"><title>${esc(g.label)}</title></rect>`,
+    );
+    parts.push(
+      `<text class="gp" x="${((g.x0 + g.x1) / 2).toFixed(1)}" y="${top - 4}" text-anchor="middle">${esc(g.label)}</text>`,
+    );
   }
   for (const t of axis.ticks()) {
     const x = t.x.toFixed(1);
     // A label sits inside the picture, not across its edge (about 3.3 px a character either side).
     const half = Math.max(t.label.length, t.date?.length ?? 0) * 3.3;
     const anchor = t.x + half > W - 2 ? 'end' : t.x - half < 2 ? 'start' : 'middle';
-    parts.push(`<line class="gr" x1="${x}" x2="${x}" y1="${top}" y2="${top + plotH}"/><line class="ax" x1="${x}" x2="${x}" y1="${top + plotH}" y2="${top + plotH + 4}"/>`);
+    parts.push(
+      `<line class="gr" x1="${x}" x2="${x}" y1="${top}" y2="${top + plotH}"/><line class="ax" x1="${x}" x2="${x}" y1="${top + plotH}" y2="${top + plotH + 4}"/>`,
+    );
     parts.push(`<text class="tk xt" x="${x}" y="${H - bottom + 17}" text-anchor="${anchor}">${esc(t.label)}</text>`);
-    if (t.date !== undefined) parts.push(`<text class="tk dt" x="${x}" y="${H - bottom + 31}" text-anchor="${anchor}">${esc(t.date)}</text>`);
+    if (t.date !== undefined)
+      parts.push(`<text class="tk dt" x="${x}" y="${H - bottom + 31}" text-anchor="${anchor}">${esc(t.date)}</text>`);
   }
   parts.push(`<line class="ax" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
   for (const l of lines) {
     for (const s of spans) {
       let run: string[] = [];
       const flush = () => {
-        if (run.length > 1) parts.push(`<polyline fill="none" stroke="${l.color}" stroke-width="${l.dashed ? 1.5 : 2}"${l.dashed ? ' stroke-dasharray="6 4"' : ''} points="${run.join(' ')}"/>`);
-        else if (run.length === 1) parts.push(`<circle cx="${run[0].split(',')[0]}" cy="${run[0].split(',')[1]}" r="2.5" fill="${l.color}"/>`);
+        if (run.length > 1)
+          parts.push(
+            `<polyline fill="none" stroke="${l.color}" stroke-width="${l.dashed ? 1.5 : 2}"${l.dashed ? ' stroke-dasharray="6 4"' : ''} points="${run.join(' ')}"/>`,
+          );
+        else if (run.length === 1)
+          parts.push(`<circle cx="${run[0].split(',')[0]}" cy="${run[0].split(',')[1]}" r="2.5" fill="${l.color}"/>`);
         run = [];
       };
       for (const [t, v] of l.points) {
@@ -254,7 +288,9 @@ export function timeChart(title: string, unit: string, spans: readonly Span[], l
   }
   let lx = left;
   for (const l of lines) {
-    parts.push(`<line x1="${lx}" x2="${lx + 18}" y1="14" y2="14" stroke="${l.color}" stroke-width="2"${l.dashed ? ' stroke-dasharray="6 4"' : ''}/><text class="lg" x="${lx + 23}" y="18">${esc(l.name)}</text>`);
+    parts.push(
+      `<line x1="${lx}" x2="${lx + 18}" y1="14" y2="14" stroke="${l.color}" stroke-width="2"${l.dashed ? ' stroke-dasharray="6 4"' : ''}/><text class="lg" x="${lx + 23}" y="18">${esc(l.name)}</text>`,
+    );
     lx += 34 + l.name.length * 7;
   }
   parts.push(`<text class="at" x="${W - right}" y="18" text-anchor="end">${esc(unit)}</text>`);
@@ -262,7 +298,10 @@ export function timeChart(title: string, unit: string, spans: readonly Span[], l
 }
 
 /** Horizontal stacked bars (one per row), each part with its count; for the stage funnel and decisions. */
-export function stackedBars(title: string, rows: readonly { label: string; parts: readonly { name: string; value: number; color: string }[] }[]): string {
+export function stackedBars(
+  title: string,
+  rows: readonly { label: string; parts: readonly { name: string; value: number; color: string }[] }[],
+): string {
   const W = 960;
   const labelW = 200;
   const barH = 20;
@@ -275,17 +314,24 @@ export function stackedBars(title: string, rows: readonly { label: string; parts
   const names = [...new Map(rows.flatMap((r) => r.parts.map((p) => [p.name, p.color] as const))).entries()];
   let lx = labelW;
   for (const [name, color] of names) {
-    out.push(`<rect x="${lx}" y="5" width="12" height="12" fill="${color}"/><text class="lg" x="${lx + 17}" y="15">${esc(name)}</text>`);
+    out.push(
+      `<rect x="${lx}" y="5" width="12" height="12" fill="${color}"/><text class="lg" x="${lx + 17}" y="15">${esc(name)}</text>`,
+    );
     lx += 30 + name.length * 7;
   }
   rows.forEach((r, i) => {
     const yy = legendH + i * (barH + gap);
-    out.push(`<text class="lb" x="${labelW - 8}" y="${yy + 15}" text-anchor="end">${esc(r.label.length > 28 ? `${r.label.slice(0, 27)}…` : r.label)}</text>`);
+    out.push(
+      `<text class="lb" x="${labelW - 8}" y="${yy + 15}" text-anchor="end">${esc(r.label.length > 28 ? `${r.label.slice(0, 27)}…` : r.label)}</text>`,
+    );
     let x = labelW;
     let total = 0;
     for (const p of r.parts) {
       const w = (p.value / max) * plotW;
-      if (w > 0) out.push(`<rect x="${x.toFixed(1)}" y="${yy}" width="${w.toFixed(1)}" height="${barH}" fill="${p.color}"><title>${esc(`${p.name}: ${p.value}`)}</title></rect>`);
+      if (w > 0)
+        out.push(
+          `<rect x="${x.toFixed(1)}" y="${yy}" width="${w.toFixed(1)}" height="${barH}" fill="${p.color}"><title>${esc(`${p.name}: ${p.value}`)}</title></rect>`,
+        );
       x += w;
       total += p.value;
     }

@@ -68,7 +68,13 @@ interface SampleFigures {
   /** The options that drew it, as typed. */
   readonly options: string;
   readonly columns: readonly string[];
-  readonly strata: readonly { readonly name: string; readonly missing: boolean; readonly population: number; readonly sample: number; readonly weight: number }[];
+  readonly strata: readonly {
+    readonly name: string;
+    readonly missing: boolean;
+    readonly population: number;
+    readonly sample: number;
+    readonly weight: number;
+  }[];
   /** Rows outside the strata, errors of the run (from summary.json; null when it has none yet). */
   readonly withoutKey: number | null;
   readonly unreadable: number | null;
@@ -144,30 +150,55 @@ function readJson(path: string): Record<string, any> | undefined {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-const REPORT_FILES = [FILES.results, FILES.resultsCsv, FILES.resultsParquet, FILES.errors, FILES.errorsParquet, FILES.transactions, FILES.transactionsParquet, FILES.summary, FILES.manifest, FILES.report];
+const REPORT_FILES = [
+  FILES.results,
+  FILES.resultsCsv,
+  FILES.resultsParquet,
+  FILES.errors,
+  FILES.errorsParquet,
+  FILES.transactions,
+  FILES.transactionsParquet,
+  FILES.summary,
+  FILES.manifest,
+  FILES.report,
+];
 
 /** The report's data; `errors` when the caller already tallied errors.ndjson (the end of a run does). */
-export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount[]; now?: Date } = {}): Promise<RunReportData> {
+export async function loadRunReport(
+  dir: string,
+  opts: { errors?: ErrorCodeCount[]; now?: Date } = {},
+): Promise<RunReportData> {
   const manifest = readJson(join(dir, FILES.manifest));
   const summary = readJson(join(dir, FILES.summary));
   const missing: string[] = [];
-  if (!summary) missing.push('summary.json is missing or unreadable: the run has not reached its end yet (or was killed); re-run the same command to resume, and the report is rebuilt at its end. Counts below come from the journal.');
+  if (!summary)
+    missing.push(
+      'summary.json is missing or unreadable: the run has not reached its end yet (or was killed); re-run the same command to resume, and the report is rebuilt at its end. Counts below come from the journal.',
+    );
   const timeline = await readTimeline(dir);
   if (!timeline || timeline.samples.length === 0) {
-    missing.push('No time series in this folder (it was written by a bre-batch older than report.html, or the run ended before its first sample): calls per minute, latency over the run, retries and 429s over time, rows a second and the ETA cannot be shown.');
+    missing.push(
+      'No time series in this folder (it was written by a bre-batch older than report.html, or the run ended before its first sample): calls per minute, latency over the run, retries and 429s over time, rows a second and the ETA cannot be shown.',
+    );
   }
   let errors = opts.errors;
   let failedRows = 0;
   if (!errors) {
     const tally = new ErrorTally();
-    for await (const batch of readNdjsonBatches<Record<string, unknown>>(join(dir, FILES.errors))) for (const l of batch) if (l) tally.add(l);
+    for await (const batch of readNdjsonBatches<Record<string, unknown>>(join(dir, FILES.errors)))
+      for (const l of batch) if (l) tally.add(l);
     errors = tally.result();
   }
   for (const e of errors) failedRows += e.count;
 
   const merged = summary?.merged === true || Array.isArray(manifest?.merged_from);
-  const stageKinds = new Map<string, string>(Object.entries<any>(summary?.stages ?? {}).map(([id, st]) => [id, String(st?.kind ?? '')]));
-  if (merged) for (const sh of Object.values<any>(summary?.shard_summaries ?? {})) for (const [id, st] of Object.entries<any>(sh?.stages ?? {})) if (!stageKinds.has(id)) stageKinds.set(id, String(st?.kind ?? ''));
+  const stageKinds = new Map<string, string>(
+    Object.entries<any>(summary?.stages ?? {}).map(([id, st]) => [id, String(st?.kind ?? '')]),
+  );
+  if (merged)
+    for (const sh of Object.values<any>(summary?.shard_summaries ?? {}))
+      for (const [id, st] of Object.entries<any>(sh?.stages ?? {}))
+        if (!stageKinds.has(id)) stageKinds.set(id, String(st?.kind ?? ''));
 
   // The funnel over every session: the time series holds each interval's stage counts.
   let funnel: StageFunnel[] = [];
@@ -186,21 +217,40 @@ export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount
     funnel = [...acc].map(([stage, c]) => ({ stage, kind: stageKinds.get(stage) ?? '', ...c }));
     funnelSource = 'all sessions';
   } else if (summary?.stages) {
-    funnel = Object.entries<any>(summary.stages).map(([stage, st]) => ({ stage, kind: String(st?.kind ?? ''), ran: Number(st?.rows_ran ?? 0), skipped: Number(st?.rows_skipped ?? 0), failed: Number(st?.rows_failed ?? 0) }));
+    funnel = Object.entries<any>(summary.stages).map(([stage, st]) => ({
+      stage,
+      kind: String(st?.kind ?? ''),
+      ran: Number(st?.rows_ran ?? 0),
+      skipped: Number(st?.rows_skipped ?? 0),
+      failed: Number(st?.rows_failed ?? 0),
+    }));
     funnelSource = 'last session only';
   }
 
   const services: ServiceFigures[] = Object.entries<any>(summary?.services ?? {}).map(([service, st]) => ({
-    service, calls: Number(st?.attempts ?? 0), retries: Number(st?.retries ?? 0), throttled: Number(st?.throttled_429 ?? 0),
-    p50: num(st?.latency_ms?.p50), p95: num(st?.latency_ms?.p95), p99: num(st?.latency_ms?.p99),
-    limit: typeof st?.rate_limit === 'string' ? st.rate_limit : null, achievedPerMinute: num(st?.achieved_per_minute),
+    service,
+    calls: Number(st?.attempts ?? 0),
+    retries: Number(st?.retries ?? 0),
+    throttled: Number(st?.throttled_429 ?? 0),
+    p50: num(st?.latency_ms?.p50),
+    p95: num(st?.latency_ms?.p95),
+    p99: num(st?.latency_ms?.p99),
+    limit: typeof st?.rate_limit === 'string' ? st.rate_limit : null,
+    achievedPerMinute: num(st?.achieved_per_minute),
     concurrencyNote: typeof st?.concurrency_note === 'string' ? st.concurrency_note : null,
   }));
 
   const addresses: AddressFigures[] = Object.entries<any>(summary?.addresses ?? {}).map(([address, a]) => ({
-    address, rows: Number(a?.rows ?? 0), calls: Number(a?.calls ?? 0), throttled: Number(a?.throttled_429 ?? 0),
-    achieved: Object.entries<any>(a?.services ?? {}).map(([svc, st]) => `${svc} ${num(st?.achieved_per_minute) ?? '–'}/min`).join(', '),
-    failures: Number(a?.failures ?? 0), movedAway: Number(a?.rows_moved_away ?? 0), circuitOpen: typeof a?.circuit_open === 'string' ? a.circuit_open : null,
+    address,
+    rows: Number(a?.rows ?? 0),
+    calls: Number(a?.calls ?? 0),
+    throttled: Number(a?.throttled_429 ?? 0),
+    achieved: Object.entries<any>(a?.services ?? {})
+      .map(([svc, st]) => `${svc} ${num(st?.achieved_per_minute) ?? '–'}/min`)
+      .join(', '),
+    failures: Number(a?.failures ?? 0),
+    movedAway: Number(a?.rows_moved_away ?? 0),
+    circuitOpen: typeof a?.circuit_open === 'string' ? a.circuit_open : null,
   }));
 
   const lastSample = timeline?.samples.at(-1);
@@ -208,26 +258,45 @@ export async function loadRunReport(dir: string, opts: { errors?: ErrorCodeCount
   const failed = num(summary?.rows?.failed) ?? failedRows;
   const pipeline = String(summary?.pipeline ?? manifest?.pipeline?.name ?? '(unknown pipeline)');
   const design = sampleDesignSchema.safeParse(manifest?.sample);
-  if (manifest?.sample !== undefined && !design.success) missing.push('manifest.json describes a sample this report cannot read: the strata and weights are not shown.');
+  if (manifest?.sample !== undefined && !design.success)
+    missing.push('manifest.json describes a sample this report cannot read: the strata and weights are not shown.');
   return {
     dir,
     title: `Run report: ${pipeline}${merged ? ' (merged)' : ''}`,
     pipeline,
-    input: typeof (summary?.input ?? manifest?.input?.path) === 'string' ? String(summary?.input ?? manifest?.input?.path) : null,
+    input:
+      typeof (summary?.input ?? manifest?.input?.path) === 'string'
+        ? String(summary?.input ?? manifest?.input?.path)
+        : null,
     shard: typeof manifest?.shard === 'string' ? manifest.shard : null,
     merged,
     finished: summary?.finished === true,
-    stopped: summary?.stopped ? { code: String(summary.stopped.code ?? ''), message: String(summary.stopped.message ?? '') } : null,
+    stopped: summary?.stopped
+      ? { code: String(summary.stopped.code ?? ''), message: String(summary.stopped.message ?? '') }
+      : null,
     seconds: num(summary?.seconds),
     rows: { succeeded, failed, total: lastSample?.total ?? null },
     rowsPerSecond: num(summary?.rows_per_second),
-    sample: design.success ? {
-      sampled: design.data.sampled, population: design.data.population, options: describeSampleOptions(specOf(design.data)),
-      columns: design.data.stratify_by.map((c) => (c.group ? `${c.column} (${c.group})` : c.column)),
-      strata: design.data.strata.map((st) => ({ name: st.name, missing: st.values.includes(null), population: st.population, sample: st.sample, weight: weightOf(st) })),
-      withoutKey: num(summary?.sample?.rows_without_key), unreadable: num(summary?.sample?.rows_unreadable),
-    } : null,
-    remaining: summary?.remaining ? { rows: Number(summary.remaining.rows_estimate ?? 0), time: String(summary.remaining.time_estimate ?? '') } : null,
+    sample: design.success
+      ? {
+          sampled: design.data.sampled,
+          population: design.data.population,
+          options: describeSampleOptions(specOf(design.data)),
+          columns: design.data.stratify_by.map((c) => (c.group ? `${c.column} (${c.group})` : c.column)),
+          strata: design.data.strata.map((st) => ({
+            name: st.name,
+            missing: st.values.includes(null),
+            population: st.population,
+            sample: st.sample,
+            weight: weightOf(st),
+          })),
+          withoutKey: num(summary?.sample?.rows_without_key),
+          unreadable: num(summary?.sample?.rows_unreadable),
+        }
+      : null,
+    remaining: summary?.remaining
+      ? { rows: Number(summary.remaining.rows_estimate ?? 0), time: String(summary.remaining.time_estimate ?? '') }
+      : null,
     decisions: (summary?.decisions ?? {}) as Record<string, Record<string, number>>,
     funnel,
     funnelSource,

@@ -6,7 +6,19 @@
 import { cells, PRINT_CSS, table, td } from '../page/html.js';
 import { esc, fmtInt, fmtNum, fmtPct } from '../page/svg.js';
 import type { TimelineSample } from '../metrics/timeline-lines.js';
-import { bucketsOf, coveredMs, fmtDuration, MIN_POINTS, shortRunSentence, spansOf, stackedBars, timeChart, type Bucket, type Line, type Span } from './charts.js';
+import {
+  bucketsOf,
+  coveredMs,
+  fmtDuration,
+  MIN_POINTS,
+  shortRunSentence,
+  spansOf,
+  stackedBars,
+  timeChart,
+  type Bucket,
+  type Line,
+  type Span,
+} from './charts.js';
 import type { RunReportData } from './data.js';
 
 const SERVICE_COLORS: Record<string, string> = { workflow: '#3b6ea8', bureau: '#e07b24', account: '#2f8a4c' };
@@ -78,7 +90,10 @@ function perService(b: Bucket, service: string) {
         weighted.n += x.calls;
       }
       if (x.limit_per_min !== null) {
-        const k = `${s.shard ?? ''}|${Object.entries(x.labels).filter(([l]) => l !== 'service').map(([l, v]) => `${l}=${v}`).join(',')}`;
+        const k = `${s.shard ?? ''}|${Object.entries(x.labels)
+          .filter(([l]) => l !== 'service')
+          .map(([l, v]) => `${l}=${v}`)
+          .join(',')}`;
         limits.set(k, Math.max(limits.get(k) ?? 0, x.limit_per_min));
       }
     }
@@ -87,8 +102,13 @@ function perService(b: Bucket, service: string) {
   const limit = limits.size > 0 ? [...limits.values()].reduce((a, c) => a + c, 0) : null;
   const w = weighted.n;
   return {
-    callsPerMin: calls / minutes, retriesPerMin: retries / minutes, throttledPerMin: throttled / minutes, limit,
-    p50: w ? weighted.p50 / w : null, p95: w ? weighted.p95 / w : null, p99: w ? weighted.p99 / w : null,
+    callsPerMin: calls / minutes,
+    retriesPerMin: retries / minutes,
+    throttledPerMin: throttled / minutes,
+    limit,
+    p50: w ? weighted.p50 / w : null,
+    p95: w ? weighted.p95 / w : null,
+    p99: w ? weighted.p99 / w : null,
   };
 }
 
@@ -105,15 +125,33 @@ function timeSections(d: RunReportData): string {
   const sessionsText = `${fmtInt(sessions)} session${sessions === 1 ? '' : 's'}${d.merged ? ' over all shards' : ''}`;
   if (buckets.filter((b) => b.samples.length > 0).length < MIN_POINTS) {
     out.push('<h2>Over time</h2>');
-    out.push(`<p class="short">${esc(shortRunSentence(spans.reduce((n, s) => n + (s.end - s.start), 0), tl.samples.length))}</p>`);
+    out.push(
+      `<p class="short">${esc(
+        shortRunSentence(
+          spans.reduce((n, s) => n + (s.end - s.start), 0),
+          tl.samples.length,
+        ),
+      )}</p>`,
+    );
     if (sessions > 1) out.push(`<p class="note">${sessionsText}.</p>`);
     return out.join('');
   }
-  out.push(`<p class="note">${sessionsText}${gaps > 0 ? `; ${gaps} pause${gaps === 1 ? '' : 's'} between them, drawn as hatched bands (not to scale)` : ''}. Times are UTC.</p>`);
+  out.push(
+    `<p class="note">${sessionsText}${gaps > 0 ? `; ${gaps} pause${gaps === 1 ? '' : 's'} between them, drawn as hatched bands (not to scale)` : ''}. Times are UTC.</p>`,
+  );
 
   const rowsLine: Line = {
-    name: 'rows a second', color: '#3b6ea8',
-    points: buckets.map((b) => [mid(b), b.samples.length ? b.samples.reduce((n, s) => n + s.rows.succeeded + s.rows.failed, 0) / (Math.max(1, coveredMs(b)) / 1000) : null] as const),
+    name: 'rows a second',
+    color: '#3b6ea8',
+    points: buckets.map(
+      (b) =>
+        [
+          mid(b),
+          b.samples.length
+            ? b.samples.reduce((n, s) => n + s.rows.succeeded + s.rows.failed, 0) / (Math.max(1, coveredMs(b)) / 1000)
+            : null,
+        ] as const,
+    ),
   };
   out.push(`<h2>Throughput</h2>`);
   out.push(timeChart('Rows done a second', 'rows/s', spans, [rowsLine]));
@@ -123,32 +161,60 @@ function timeSections(d: RunReportData): string {
     const v = [...last.values()].filter((x): x is number => x !== null);
     return [mid(b), v.length ? Math.max(...v) / 60 : null] as const;
   });
-  if (etaPoints.some((p) => p[1] !== null)) out.push(timeChart('ETA shown during the run (time left at the rate of the last minute)', 'minutes', spans, [{ name: 'ETA', color: '#8e44ad', points: etaPoints }]));
+  if (etaPoints.some((p) => p[1] !== null))
+    out.push(
+      timeChart('ETA shown during the run (time left at the rate of the last minute)', 'minutes', spans, [
+        { name: 'ETA', color: '#8e44ad', points: etaPoints },
+      ]),
+    );
 
   out.push(`<h2>Calls per minute against the limit</h2>`);
   services.forEach((svc, i) => {
     const f = buckets.map((b) => [mid(b), b.samples.length ? perService(b, svc) : null] as const);
-    const lines: Line[] = [{ name: `${svc} calls/min`, color: colorOf(svc, i), points: f.map(([t, x]) => [t, x ? x.callsPerMin : null] as const) }];
-    if (f.some(([, x]) => x?.limit !== null && x?.limit !== undefined)) lines.push({ name: 'limit', color: '#c0392b', dashed: true, points: f.map(([t, x]) => [t, x?.limit ?? null] as const) });
+    const lines: Line[] = [
+      {
+        name: `${svc} calls/min`,
+        color: colorOf(svc, i),
+        points: f.map(([t, x]) => [t, x ? x.callsPerMin : null] as const),
+      },
+    ];
+    if (f.some(([, x]) => x?.limit !== null && x?.limit !== undefined))
+      lines.push({
+        name: 'limit',
+        color: '#c0392b',
+        dashed: true,
+        points: f.map(([t, x]) => [t, x?.limit ?? null] as const),
+      });
     out.push(timeChart(`${svc}: attempts a minute (retries included)`, 'per minute', spans, lines));
   });
 
   out.push(`<h2>Latency over the run</h2>`);
   services.forEach((svc) => {
     const f = buckets.map((b) => [mid(b), b.samples.length ? perService(b, svc) : null] as const);
-    out.push(timeChart(`${svc}: latency percentiles of each interval`, 'ms', spans, [
-      { name: 'p50', color: '#2f8a4c', points: f.map(([t, x]) => [t, x?.p50 ?? null] as const) },
-      { name: 'p95', color: '#e07b24', points: f.map(([t, x]) => [t, x?.p95 ?? null] as const) },
-      { name: 'p99', color: '#c0392b', points: f.map(([t, x]) => [t, x?.p99 ?? null] as const) },
-    ]));
+    out.push(
+      timeChart(`${svc}: latency percentiles of each interval`, 'ms', spans, [
+        { name: 'p50', color: '#2f8a4c', points: f.map(([t, x]) => [t, x?.p50 ?? null] as const) },
+        { name: 'p95', color: '#e07b24', points: f.map(([t, x]) => [t, x?.p95 ?? null] as const) },
+        { name: 'p99', color: '#c0392b', points: f.map(([t, x]) => [t, x?.p99 ?? null] as const) },
+      ]),
+    );
   });
 
   out.push(`<h2>Retries and 429s over time</h2>`);
   const lines: Line[] = [];
   services.forEach((svc, i) => {
     const f = buckets.map((b) => [mid(b), b.samples.length ? perService(b, svc) : null] as const);
-    lines.push({ name: `${svc} retries`, color: colorOf(svc, i), points: f.map(([t, x]) => [t, x ? x.retriesPerMin : null] as const) });
-    lines.push({ name: `${svc} 429s`, color: colorOf(svc, i), dashed: true, points: f.map(([t, x]) => [t, x ? x.throttledPerMin : null] as const) });
+    lines.push({
+      name: `${svc} retries`,
+      color: colorOf(svc, i),
+      points: f.map(([t, x]) => [t, x ? x.retriesPerMin : null] as const),
+    });
+    lines.push({
+      name: `${svc} 429s`,
+      color: colorOf(svc, i),
+      dashed: true,
+      points: f.map(([t, x]) => [t, x ? x.throttledPerMin : null] as const),
+    });
   });
   out.push(timeChart('Retries (solid) and 429 answers (dashed) a minute', 'per minute', spans, lines));
   return out.join('');
@@ -163,25 +229,41 @@ function stateBadge(d: RunReportData): string {
 /** The notice at the top of a sampled run's report: what it is a sample of, and what its counts mean. */
 function sampleNotice(x: NonNullable<RunReportData['sample']>): string {
   const by = x.columns.length > 0 ? `stratified by ${esc(x.columns.join(' and '))}` : 'one stratum (no --stratify-by)';
-  return `<div class="sample" id="sample-notice"><b>A sample of ${fmtInt(x.sampled)} of ${fmtInt(x.population)} rows</b>, ${by}, ${fmtInt(x.strata.length)} strat${x.strata.length === 1 ? 'um' : 'a'} (<code>${esc(x.options)}</code>). `
-    + 'The counts on this page are the sampled rows\' own, not the population\'s: each row carries its stratum and design weight N<sub>h</sub>/n<sub>h</sub> in results and errors, and <code>bre-batch compare</code> estimates the population from them, with intervals.</div>';
+  return (
+    `<div class="sample" id="sample-notice"><b>A sample of ${fmtInt(x.sampled)} of ${fmtInt(x.population)} rows</b>, ${by}, ${fmtInt(x.strata.length)} strat${x.strata.length === 1 ? 'um' : 'a'} (<code>${esc(x.options)}</code>). ` +
+    "The counts on this page are the sampled rows' own, not the population's: each row carries its stratum and design weight N<sub>h</sub>/n<sub>h</sub> in results and errors, and <code>bre-batch compare</code> estimates the population from them, with intervals.</div>"
+  );
 }
 
 /** The strata of a sampled run: N_h, n_h and the weight; a stratum with a missing value is named so. */
 function sampleSection(x: NonNullable<RunReportData['sample']>): string {
   const out = ['<h2>Sample design</h2>'];
-  out.push(table(['stratum', 'rows in the input (N_h)', 'sampled (n_h)', 'weight N_h / n_h'], x.strata.map((st) => cells([
-    `${esc(st.name)}${st.missing ? ' <span class="note">— no readable value: a stratum of its own</span>' : ''}`, fmtInt(st.population), fmtInt(st.sample), fmtNum(st.weight, 3),
-  ]))));
+  out.push(
+    table(
+      ['stratum', 'rows in the input (N_h)', 'sampled (n_h)', 'weight N_h / n_h'],
+      x.strata.map((st) =>
+        cells([
+          `${esc(st.name)}${st.missing ? ' <span class="note">— no readable value: a stratum of its own</span>' : ''}`,
+          fmtInt(st.population),
+          fmtInt(st.sample),
+          fmtNum(st.weight, 3),
+        ]),
+      ),
+    ),
+  );
   const outside = (x.withoutKey ?? 0) + (x.unreadable ?? 0);
-  out.push(`<p class="note">Every stratum gives at least 2 rows where it has 2, so that each has a variance. ${outside > 0 ? `${fmtInt(outside)} row${outside === 1 ? '' : 's'} of the input ${outside === 1 ? 'is' : 'are'} in no stratum (no key, or unreadable): ${outside === 1 ? 'it is an error' : 'they are errors'} of the run.` : 'Every row of the input with a key is in a stratum.'}</p>`);
+  out.push(
+    `<p class="note">Every stratum gives at least 2 rows where it has 2, so that each has a variance. ${outside > 0 ? `${fmtInt(outside)} row${outside === 1 ? '' : 's'} of the input ${outside === 1 ? 'is' : 'are'} in no stratum (no key, or unreadable): ${outside === 1 ? 'it is an error' : 'they are errors'} of the run.` : 'Every row of the input with a key is in a stratum.'}</p>`,
+  );
   return out.join('');
 }
 
 export function renderRunReport(d: RunReportData): string {
   const parts: string[] = [];
   parts.push(`<h1>${esc(d.title)}</h1>`);
-  parts.push(`<p class="sub">${stateBadge(d)} folder <code>${esc(d.dir)}</code>${d.input ? ` · input <code>${esc(d.input)}</code>` : ''}${d.shard ? ` · shard ${esc(d.shard)}` : ''}</p>`);
+  parts.push(
+    `<p class="sub">${stateBadge(d)} folder <code>${esc(d.dir)}</code>${d.input ? ` · input <code>${esc(d.input)}</code>` : ''}${d.shard ? ` · shard ${esc(d.shard)}` : ''}</p>`,
+  );
   if (d.sample) parts.push(sampleNotice(d.sample));
   for (const m of d.missing) parts.push(`<div class="warn">${esc(m)}</div>`);
 
@@ -194,22 +276,62 @@ export function renderRunReport(d: RunReportData): string {
     d.rowsPerSecond !== null ? kpi(fmtNum(d.rowsPerSecond, 1), 'rows a second (last session)') : '',
   ];
   parts.push(`<h2 class="first">Summary</h2><div class="kpis">${kpis.join('')}</div>`);
-  if (d.stopped) parts.push(`<div class="warn"><b>Stopped</b> (${esc(d.stopped.code)}): ${esc(d.stopped.message)}</div>`);
-  if (d.remaining) parts.push(`<p>What is left: about <b>${fmtInt(d.remaining.rows)}</b> rows, <b>${esc(d.remaining.time)}</b> at the configured limits. Re-run the same command to resume.</p>`);
-  else if (!d.finished && total !== null) parts.push(`<p>What is left: about <b>${fmtInt(Math.max(0, total - d.rows.succeeded - d.rows.failed))}</b> rows. Re-run the same command to resume.</p>`);
+  if (d.stopped)
+    parts.push(`<div class="warn"><b>Stopped</b> (${esc(d.stopped.code)}): ${esc(d.stopped.message)}</div>`);
+  if (d.remaining)
+    parts.push(
+      `<p>What is left: about <b>${fmtInt(d.remaining.rows)}</b> rows, <b>${esc(d.remaining.time)}</b> at the configured limits. Re-run the same command to resume.</p>`,
+    );
+  else if (!d.finished && total !== null)
+    parts.push(
+      `<p>What is left: about <b>${fmtInt(Math.max(0, total - d.rows.succeeded - d.rows.failed))}</b> rows. Re-run the same command to resume.</p>`,
+    );
 
   if (d.services.length > 0) {
-    parts.push(table(['service', 'calls', 'retries', '429s', 'p50 ms', 'p95 ms', 'p99 ms', 'achieved /min', 'limit'], d.services.map((s) => cells([
-      esc(s.service), fmtInt(s.calls), fmtInt(s.retries), fmtInt(s.throttled), fmtNum(s.p50, 1), fmtNum(s.p95, 1), fmtNum(s.p99, 1), fmtNum(s.achievedPerMinute, 1), esc(s.limit ?? '–'),
-    ]))));
+    parts.push(
+      table(
+        ['service', 'calls', 'retries', '429s', 'p50 ms', 'p95 ms', 'p99 ms', 'achieved /min', 'limit'],
+        d.services.map((s) =>
+          cells([
+            esc(s.service),
+            fmtInt(s.calls),
+            fmtInt(s.retries),
+            fmtInt(s.throttled),
+            fmtNum(s.p50, 1),
+            fmtNum(s.p95, 1),
+            fmtNum(s.p99, 1),
+            fmtNum(s.achievedPerMinute, 1),
+            esc(s.limit ?? '–'),
+          ]),
+        ),
+      ),
+    );
     if (d.merged) parts.push('<p class="note">Calls, retries and 429s are summed over the shards.</p>');
-    for (const svc of d.services) if (svc.concurrencyNote) parts.push(`<div class="warn"><b>Held by --concurrency</b>: ${esc(svc.concurrencyNote)}</div>`);
+    for (const svc of d.services)
+      if (svc.concurrencyNote)
+        parts.push(`<div class="warn"><b>Held by --concurrency</b>: ${esc(svc.concurrencyNote)}</div>`);
   }
   if (d.addresses.length > 0) {
-    parts.push(table(['source address', 'rows', 'calls', '429s', 'achieved', 'failures', 'rows moved away', 'circuit'], d.addresses.map((a) => cells([
-      esc(a.address), fmtInt(a.rows), fmtInt(a.calls), fmtInt(a.throttled), esc(a.achieved || '–'), fmtInt(a.failures), fmtInt(a.movedAway), esc(a.circuitOpen ? `open: ${a.circuitOpen}` : 'closed'),
-    ]))));
-    parts.push('<p class="note">Each address has its own limits (last session). A row whose address failed at the network ran again, whole, from another.</p>');
+    parts.push(
+      table(
+        ['source address', 'rows', 'calls', '429s', 'achieved', 'failures', 'rows moved away', 'circuit'],
+        d.addresses.map((a) =>
+          cells([
+            esc(a.address),
+            fmtInt(a.rows),
+            fmtInt(a.calls),
+            fmtInt(a.throttled),
+            esc(a.achieved || '–'),
+            fmtInt(a.failures),
+            fmtInt(a.movedAway),
+            esc(a.circuitOpen ? `open: ${a.circuitOpen}` : 'closed'),
+          ]),
+        ),
+      ),
+    );
+    parts.push(
+      '<p class="note">Each address has its own limits (last session). A row whose address failed at the network ran again, whole, from another.</p>',
+    );
   }
 
   if (d.sample) parts.push(sampleSection(d.sample));
@@ -217,35 +339,82 @@ export function renderRunReport(d: RunReportData): string {
 
   parts.push('<h2>Stages</h2>');
   if (d.funnel.length > 0) {
-    parts.push(stackedBars('Rows per stage: ran, skipped (condition not met), failed', d.funnel.map((f) => ({
-      label: `${f.stage}${f.kind ? ` (${f.kind})` : ''}`,
-      parts: [{ name: 'ran', value: f.ran, color: '#2f8a4c' }, { name: 'skipped', value: f.skipped, color: '#9aa5b1' }, { name: 'failed', value: f.failed, color: '#c0392b' }],
-    }))));
-    parts.push(table(['stage', 'ran', 'skipped', 'failed'], d.funnel.map((f) => cells([`${esc(f.stage)}${f.kind ? ` <span class="note">${esc(f.kind)}</span>` : ''}`, fmtInt(f.ran), fmtInt(f.skipped), fmtInt(f.failed)]))));
+    parts.push(
+      stackedBars(
+        'Rows per stage: ran, skipped (condition not met), failed',
+        d.funnel.map((f) => ({
+          label: `${f.stage}${f.kind ? ` (${f.kind})` : ''}`,
+          parts: [
+            { name: 'ran', value: f.ran, color: '#2f8a4c' },
+            { name: 'skipped', value: f.skipped, color: '#9aa5b1' },
+            { name: 'failed', value: f.failed, color: '#c0392b' },
+          ],
+        })),
+      ),
+    );
+    parts.push(
+      table(
+        ['stage', 'ran', 'skipped', 'failed'],
+        d.funnel.map((f) =>
+          cells([
+            `${esc(f.stage)}${f.kind ? ` <span class="note">${esc(f.kind)}</span>` : ''}`,
+            fmtInt(f.ran),
+            fmtInt(f.skipped),
+            fmtInt(f.failed),
+          ]),
+        ),
+      ),
+    );
     parts.push(`<p class="note">Counted over ${esc(d.funnelSource)}.</p>`);
   } else parts.push('<p class="note">No stage counts in this folder.</p>');
 
   const decisionStages = Object.entries(d.decisions).filter(([, c]) => Object.keys(c).length > 0);
   parts.push('<h2>Decisions per workflow stage</h2>');
-  if (decisionStages.length === 0) parts.push('<p class="note">No workflow decisions (no workflow stage, or no row succeeded).</p>');
+  if (decisionStages.length === 0)
+    parts.push('<p class="note">No workflow decisions (no workflow stage, or no row succeeded).</p>');
   for (const [stage, counts] of decisionStages) {
     const sorted = Object.entries(counts).sort((a, b) => b[1] - a[1]);
     const n = sorted.reduce((s, [, c]) => s + c, 0);
-    parts.push(stackedBars(`Stage ${stage}`, sorted.map(([dec, c], i) => ({ label: dec, parts: [{ name: 'rows', value: c, color: PALETTE[i % PALETTE.length] }] }))));
-    parts.push(table(['decision', 'rows', 'share'], sorted.map(([dec, c]) => cells([esc(dec), fmtInt(c), fmtPct(c / n)]))));
+    parts.push(
+      stackedBars(
+        `Stage ${stage}`,
+        sorted.map(([dec, c], i) => ({
+          label: dec,
+          parts: [{ name: 'rows', value: c, color: PALETTE[i % PALETTE.length] }],
+        })),
+      ),
+    );
+    parts.push(
+      table(
+        ['decision', 'rows', 'share'],
+        sorted.map(([dec, c]) => cells([esc(dec), fmtInt(c), fmtPct(c / n)])),
+      ),
+    );
   }
 
   parts.push('<h2>Errors by code</h2>');
   if (d.errors.length === 0) parts.push('<p>No row is in the errors file.</p>');
   else {
     const n = d.errors.reduce((s, e) => s + e.count, 0);
-    parts.push(table(['code', 'rows', 'share', 'examples (masked as in errors.ndjson)'], d.errors.map((e) => [
-      td(`<code>${esc(e.code)}</code>`), td(fmtInt(e.count), true), td(fmtPct(e.count / n), true),
-      td(`<ul class="ex">${e.examples.map((x) => `<li>row ${esc(x.row ?? '–')}${x.stage ? `, stage ${esc(x.stage)}` : ''}${x.field ? `, field <code>${esc(x.field)}</code>` : ''}: ${esc(x.message)}</li>`).join('')}</ul>`),
-    ]), 1));
+    parts.push(
+      table(
+        ['code', 'rows', 'share', 'examples (masked as in errors.ndjson)'],
+        d.errors.map((e) => [
+          td(`<code>${esc(e.code)}</code>`),
+          td(fmtInt(e.count), true),
+          td(fmtPct(e.count / n), true),
+          td(
+            `<ul class="ex">${e.examples.map((x) => `<li>row ${esc(x.row ?? '–')}${x.stage ? `, stage ${esc(x.stage)}` : ''}${x.field ? `, field <code>${esc(x.field)}</code>` : ''}: ${esc(x.message)}</li>`).join('')}</ul>`,
+          ),
+        ]),
+        1,
+      ),
+    );
   }
 
-  parts.push(`<footer>Generated ${esc(d.generatedAt)} from the output folder by bre-batch; rebuild it with <code>bre-batch report ${esc(d.dir)}</code>. Files: ${d.files.map((f) => `<code>${esc(f)}</code>`).join(' ')}</footer>`);
+  parts.push(
+    `<footer>Generated ${esc(d.generatedAt)} from the output folder by bre-batch; rebuild it with <code>bre-batch report ${esc(d.dir)}</code>. Files: ${d.files.map((f) => `<code>${esc(f)}</code>`).join(' ')}</footer>`,
+  );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(d.title)}</title><style>${CSS}</style></head>

@@ -14,10 +14,28 @@ const D = 24 * H;
 
 /** The steps, shortest first. */
 export const TICK_STEPS_MS: readonly number[] = [
-  S, 2 * S, 5 * S, 10 * S, 15 * S, 30 * S,
-  MIN, 2 * MIN, 5 * MIN, 10 * MIN, 15 * MIN, 30 * MIN,
-  H, 2 * H, 3 * H, 6 * H, 12 * H,
-  D, 2 * D, 7 * D, 14 * D, 28 * D,
+  S,
+  2 * S,
+  5 * S,
+  10 * S,
+  15 * S,
+  30 * S,
+  MIN,
+  2 * MIN,
+  5 * MIN,
+  10 * MIN,
+  15 * MIN,
+  30 * MIN,
+  H,
+  2 * H,
+  3 * H,
+  6 * H,
+  12 * H,
+  D,
+  2 * D,
+  7 * D,
+  14 * D,
+  28 * D,
 ];
 
 /** Least room between two labels' centres, px: a time with seconds (22:00:05) is wider than one without. */

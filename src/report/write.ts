@@ -6,8 +6,10 @@ import { FILES } from '../output/format/index.js';
 import { loadRunReport, type ErrorCodeCount } from './data.js';
 import { renderRunReport } from './render.js';
 
-
-export async function writeRunReport(dir: string, opts: { errors?: ErrorCodeCount[]; now?: Date } = {}): Promise<{ path: string; missing: readonly string[] }> {
+export async function writeRunReport(
+  dir: string,
+  opts: { errors?: ErrorCodeCount[]; now?: Date } = {},
+): Promise<{ path: string; missing: readonly string[] }> {
   const data = await loadRunReport(dir, opts);
   const path = join(dir, FILES.report);
   try {

@@ -14,9 +14,7 @@
  */
 import type { Allocation } from './design.js';
 
-export type AllocationRule =
-  | { readonly share: number }
-  | { readonly size: number; readonly allocation: Allocation };
+export type AllocationRule = { readonly share: number } | { readonly size: number; readonly allocation: Allocation };
 
 /**
  * round(x), halves up, for x = P x N_h computed in floating point: 0.15 x 10 is 1.4999999999999998 in binary,
@@ -40,7 +38,10 @@ function proportional(total: number, populations: readonly number[]): number[] {
   const n = populations.map((N) => Math.floor((total * N) / sum));
   const rem = populations.map((N) => (total * N) % sum);
   let left = total - n.reduce((a, b) => a + b, 0);
-  const order = byTieOrder(populations.map((_, i) => i).filter((i) => rem[i] > 0), populations).sort((a, b) => rem[b] - rem[a]);
+  const order = byTieOrder(
+    populations.map((_, i) => i).filter((i) => rem[i] > 0),
+    populations,
+  ).sort((a, b) => rem[b] - rem[a]);
   for (const i of order) {
     if (left === 0) break;
     n[i] += 1;
@@ -79,9 +80,14 @@ function equal(total: number, populations: readonly number[]): number[] {
 
 /** n_h for each N_h in `populations` (in the strata's order). */
 export function allocate(populations: readonly number[], rule: AllocationRule): number[] {
-  for (const N of populations) if (!Number.isSafeInteger(N) || N < 0) throw new RangeError(`Expected stratum sizes to be whole numbers >= 0, got ${N}`);
-  const drawn = 'share' in rule
-    ? populations.map((N) => roundHalfUp(rule.share * N))
-    : rule.allocation === 'equal' ? equal(rule.size, populations) : proportional(rule.size, populations);
+  for (const N of populations)
+    if (!Number.isSafeInteger(N) || N < 0)
+      throw new RangeError(`Expected stratum sizes to be whole numbers >= 0, got ${N}`);
+  const drawn =
+    'share' in rule
+      ? populations.map((N) => roundHalfUp(rule.share * N))
+      : rule.allocation === 'equal'
+        ? equal(rule.size, populations)
+        : proportional(rule.size, populations);
   return drawn.map((k, i) => Math.min(populations[i], Math.max(k, Math.min(2, populations[i]))));
 }

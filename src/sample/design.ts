@@ -13,7 +13,8 @@ export const ALLOCATIONS = ['proportional', 'equal'] as const;
 export type Allocation = (typeof ALLOCATIONS)[number];
 
 /** The method, as manifest.json records it (interface: the sample design in an output folder). */
-export const SAMPLE_METHOD = 'stratified simple random sample without replacement; bottom-k of sha256(seed, key) per stratum';
+export const SAMPLE_METHOD =
+  'stratified simple random sample without replacement; bottom-k of sha256(seed, key) per stratum';
 
 /** One column of --stratify-by: its values as they are, or a date grouped by month, week or quarter. */
 export interface StratifyColumn {
@@ -61,12 +62,26 @@ export function parseStratifyBy(given: string | readonly string[]): StratifyColu
     const part = raw.trim();
     const colon = part.lastIndexOf(':');
     const column = (colon === -1 ? part : part.slice(0, colon)).trim();
-    const unit = colon === -1 ? null : part.slice(colon + 1).trim().toLowerCase();
-    if (column === '') throw usage(`Expected --stratify-by to name input columns, COL[:month|week|quarter][,COL...] (e.g. application_date:month,hist_decision), got '${typeof given === 'string' ? given : given.join(',')}'`, 'stratify-by');
+    const unit =
+      colon === -1
+        ? null
+        : part
+            .slice(colon + 1)
+            .trim()
+            .toLowerCase();
+    if (column === '')
+      throw usage(
+        `Expected --stratify-by to name input columns, COL[:month|week|quarter][,COL...] (e.g. application_date:month,hist_decision), got '${typeof given === 'string' ? given : given.join(',')}'`,
+        'stratify-by',
+      );
     if (unit !== null && !(PERIOD_UNITS as readonly string[]).includes(unit)) {
-      throw usage(`Expected a date grouping of ${PERIOD_UNITS.join(', ')} after '${column}:' in --stratify-by, got '${part.slice(colon + 1)}'`, 'stratify-by');
+      throw usage(
+        `Expected a date grouping of ${PERIOD_UNITS.join(', ')} after '${column}:' in --stratify-by, got '${part.slice(colon + 1)}'`,
+        'stratify-by',
+      );
     }
-    if (out.some((c) => c.column === column)) throw usage(`Expected each column once in --stratify-by, got '${column}' twice`, 'stratify-by');
+    if (out.some((c) => c.column === column))
+      throw usage(`Expected each column once in --stratify-by, got '${column}' twice`, 'stratify-by');
     out.push({ column, group: unit as PeriodUnit | null });
   }
   return out;
@@ -81,32 +96,63 @@ export function resolveSampleOptions(o: SampleOptions): SampleSpec | undefined {
   const hasSize = given(o.sample);
   const hasShare = given(o.sampleShare);
   if (!hasSize && !hasShare) {
-    const stray = [['--stratify-by', o.stratifyBy], ['--seed', o.seed], ['--sample-allocation', o.allocation]].filter(([, v]) => given(v)).map(([n]) => n);
-    if (stray.length > 0) throw usage(`Expected --sample N or --sample-share P with ${stray.join(' and ')}, got neither`, 'sample');
+    const stray = [
+      ['--stratify-by', o.stratifyBy],
+      ['--seed', o.seed],
+      ['--sample-allocation', o.allocation],
+    ]
+      .filter(([, v]) => given(v))
+      .map(([n]) => n);
+    if (stray.length > 0)
+      throw usage(`Expected --sample N or --sample-share P with ${stray.join(' and ')}, got neither`, 'sample');
     return undefined;
   }
-  if (hasSize && hasShare) throw usage(`Expected one of --sample N and --sample-share P, got both (--sample ${o.sample}, --sample-share ${o.sampleShare})`, 'sample');
+  if (hasSize && hasShare)
+    throw usage(
+      `Expected one of --sample N and --sample-share P, got both (--sample ${o.sample}, --sample-share ${o.sampleShare})`,
+      'sample',
+    );
   let size: number | null = null;
   let share: number | null = null;
   if (hasSize) {
     size = numberOf(o.sample!);
-    if (!Number.isSafeInteger(size) || size < 1) throw usage(`Expected --sample to be a whole number of rows >= 1, got '${o.sample}'`, 'sample');
+    if (!Number.isSafeInteger(size) || size < 1)
+      throw usage(`Expected --sample to be a whole number of rows >= 1, got '${o.sample}'`, 'sample');
   } else {
     share = numberOf(o.sampleShare!);
-    if (!(share > 0 && share <= 1)) throw usage(`Expected --sample-share to be a share above 0 and at most 1 (0.2 = 20% of every stratum), got '${o.sampleShare}'`, 'sample-share');
+    if (!(share > 0 && share <= 1))
+      throw usage(
+        `Expected --sample-share to be a share above 0 and at most 1 (0.2 = 20% of every stratum), got '${o.sampleShare}'`,
+        'sample-share',
+      );
   }
   const allocation = o.allocation === undefined ? 'proportional' : o.allocation.trim().toLowerCase();
-  if (!(ALLOCATIONS as readonly string[]).includes(allocation)) throw usage(`Expected --sample-allocation to be ${ALLOCATIONS.join(' or ')}, got '${o.allocation}'`, 'sample-allocation');
+  if (!(ALLOCATIONS as readonly string[]).includes(allocation))
+    throw usage(
+      `Expected --sample-allocation to be ${ALLOCATIONS.join(' or ')}, got '${o.allocation}'`,
+      'sample-allocation',
+    );
   if (allocation === 'equal' && share !== null) {
-    throw usage(`Expected --sample-allocation equal only with --sample N, got it with --sample-share ${o.sampleShare} (a share takes the same share of every stratum: proportional by definition)`, 'sample-allocation');
+    throw usage(
+      `Expected --sample-allocation equal only with --sample N, got it with --sample-share ${o.sampleShare} (a share takes the same share of every stratum: proportional by definition)`,
+      'sample-allocation',
+    );
   }
   const seed = o.seed === undefined ? DEFAULT_SEED : String(o.seed);
   if (seed === '') throw usage("Expected --seed to be some text (e.g. 2026-11), got ''", 'seed');
-  return { seed, stratifyBy: o.stratifyBy === undefined ? [] : parseStratifyBy(o.stratifyBy), allocation: allocation as Allocation, size, share };
+  return {
+    seed,
+    stratifyBy: o.stratifyBy === undefined ? [] : parseStratifyBy(o.stratifyBy),
+    allocation: allocation as Allocation,
+    size,
+    share,
+  };
 }
 
 /** The options that give this design, as a person types them (for messages). */
-export function describeSampleOptions(spec: Pick<SampleSpec, 'seed' | 'stratifyBy' | 'allocation' | 'size' | 'share'>): string {
+export function describeSampleOptions(
+  spec: Pick<SampleSpec, 'seed' | 'stratifyBy' | 'allocation' | 'size' | 'share'>,
+): string {
   const parts = [spec.size !== null ? `--sample ${spec.size}` : `--sample-share ${spec.share}`];
   if (spec.stratifyBy.length > 0) parts.push(`--stratify-by ${spec.stratifyBy.map(stratifyLabel).join(',')}`);
   parts.push(`--seed ${shellWord(spec.seed)}`);

@@ -12,7 +12,14 @@
  */
 import { BreError } from '../errors.js';
 import { allocate } from './allocation.js';
-import { describeSampleOptions, SAMPLE_METHOD, stratifyLabel, type Allocation, type SampleSpec, type StratifyColumn } from './design.js';
+import {
+  describeSampleOptions,
+  SAMPLE_METHOD,
+  stratifyLabel,
+  type Allocation,
+  type SampleSpec,
+  type StratifyColumn,
+} from './design.js';
 import { BottomK, sampleHash } from './selection.js';
 import { compareStrata, stratumKey, stratumName, type StratumValues } from './strata.js';
 
@@ -69,13 +76,27 @@ export class StrataCount {
       const name = stratumName(s.values);
       const other = named.get(name);
       if (other) {
-        throw new BreError('USAGE', `Expected --stratify-by values that name their strata apart, got ${JSON.stringify(other)} and ${JSON.stringify(s.values)}, both named '${name}' (a value holding '|', or the text '(missing)'): stratify by another column, or clean the values`, { field: 'stratify-by' });
+        throw new BreError(
+          'USAGE',
+          `Expected --stratify-by values that name their strata apart, got ${JSON.stringify(other)} and ${JSON.stringify(s.values)}, both named '${name}' (a value holding '|', or the text '(missing)'): stratify by another column, or clean the values`,
+          { field: 'stratify-by' },
+        );
       }
       named.set(name, s.values);
     }
     const populations = list.map((s) => s.population);
-    const samples = allocate(populations, spec.share !== null ? { share: spec.share } : { size: spec.size!, allocation: spec.allocation });
-    const strata = list.map((s, i): StratumRecord => ({ name: stratumName(s.values), values: [...s.values], population: s.population, sample: samples[i] }));
+    const samples = allocate(
+      populations,
+      spec.share !== null ? { share: spec.share } : { size: spec.size!, allocation: spec.allocation },
+    );
+    const strata = list.map(
+      (s, i): StratumRecord => ({
+        name: stratumName(s.values),
+        values: [...s.values],
+        population: s.population,
+        sample: samples[i],
+      }),
+    );
     return {
       seed: spec.seed,
       method: SAMPLE_METHOD,
@@ -108,7 +129,10 @@ export class SampleDraw {
    */
   offer(values: StratumValues, key: string, row: number): void {
     const i = this.#index.get(stratumKey(values));
-    if (i === undefined) throw new Error(`row ${row} falls in stratum ${stratumName(values)}, which the first read of the input did not see: the input changed while it was read`);
+    if (i === undefined)
+      throw new Error(
+        `row ${row} falls in stratum ${stratumName(values)}, which the first read of the input did not see: the input changed while it was read`,
+      );
     this.#heaps[i].offer({ hash: sampleHash(this.design.seed, key), row });
   }
 
@@ -125,7 +149,11 @@ export class SampleDraw {
 /** The options a recorded design was drawn with (its manifest was checked when read). */
 export function specOf(d: SampleDesign): SampleSpec {
   return {
-    seed: d.seed, stratifyBy: d.stratify_by, allocation: d.allocation, size: d.size, share: d.share,
+    seed: d.seed,
+    stratifyBy: d.stratify_by,
+    allocation: d.allocation,
+    size: d.size,
+    share: d.share,
   };
 }
 
@@ -135,7 +163,11 @@ export function specOf(d: SampleDesign): SampleSpec {
  * names the two (default `then` and `now`, for a resume). Strata that differ under the same options mean
  * another input: the input's fingerprint says so first.
  */
-export function designDifference(before: SampleDesign | undefined, now: SampleDesign | undefined, as: readonly [string, string] = ['then', 'now']): string | undefined {
+export function designDifference(
+  before: SampleDesign | undefined,
+  now: SampleDesign | undefined,
+  as: readonly [string, string] = ['then', 'now'],
+): string | undefined {
   if (!before && !now) return undefined;
   if (!before) return `it is not a sample ${as[0]}, a sample ${as[1]} (${describeSampleOptions(specOf(now!))})`;
   if (!now) return `it is a sample ${as[0]} (${describeSampleOptions(specOf(before))}), the whole input ${as[1]}`;
@@ -145,11 +177,16 @@ export function designDifference(before: SampleDesign | undefined, now: SampleDe
   const differ = (what: string, x: string, y: string) => {
     if (x !== y) diffs.push(`${what} ${x} ${as[0]}, ${y} ${as[1]}`);
   };
-  differ('the size', a.size !== null ? `--sample ${a.size}` : `--sample-share ${a.share}`, b.size !== null ? `--sample ${b.size}` : `--sample-share ${b.share}`);
+  differ(
+    'the size',
+    a.size !== null ? `--sample ${a.size}` : `--sample-share ${a.share}`,
+    b.size !== null ? `--sample ${b.size}` : `--sample-share ${b.share}`,
+  );
   const strata = (x: SampleSpec) => (x.stratifyBy.length > 0 ? x.stratifyBy.map(stratifyLabel).join(',') : '(none)');
   differ('--stratify-by', strata(a), strata(b));
   differ('--seed', JSON.stringify(a.seed), JSON.stringify(b.seed));
   differ('--sample-allocation', a.allocation, b.allocation);
-  if (diffs.length === 0 && JSON.stringify(before.strata) !== JSON.stringify(now.strata)) diffs.push(`the same options drew other strata ${as[0]} and ${as[1]} (the input differs)`);
+  if (diffs.length === 0 && JSON.stringify(before.strata) !== JSON.stringify(now.strata))
+    diffs.push(`the same options drew other strata ${as[0]} and ${as[1]} (the input differs)`);
   return diffs.length === 0 ? undefined : `its sample was drawn with ${describeSampleOptions(a)}; ${diffs.join('; ')}`;
 }

@@ -63,7 +63,10 @@ export function notFound(service: ServiceName | null, detail = 'Not Found'): Ans
 }
 
 export function methodNotAllowed(service: ServiceName | null, allow: string): Answer {
-  const a = service === 'account' ? accountError(405, 'method_not_allowed', 'Method Not Allowed') : json(405, { detail: 'Method Not Allowed' });
+  const a =
+    service === 'account'
+      ? accountError(405, 'method_not_allowed', 'Method Not Allowed')
+      : json(405, { detail: 'Method Not Allowed' });
   return { ...a, headers: { allow } };
 }
 
@@ -79,7 +82,13 @@ export function internalError(service: ServiceName | null): Answer {
 }
 
 /** AA failures (account spec 7): {detail{error, request_id, user_id, aa_session_id}}. */
-export function aaFailure(status: number, error: string, requestId: string, userId: string, aaSessionId: string): Answer {
+export function aaFailure(
+  status: number,
+  error: string,
+  requestId: string,
+  userId: string,
+  aaSessionId: string,
+): Answer {
   return json(status, { detail: { error, request_id: requestId, user_id: userId, aa_session_id: aaSessionId } });
 }
 
@@ -92,6 +101,7 @@ export function bsaFailure(status: number, error: string, requestId: string, use
 export const FORBIDDEN: Answer = {
   status: 403,
   contentType: 'text/html; charset=utf-8',
-  body: '<!DOCTYPE html>\n<html>\n<head><title>403 Forbidden</title></head>\n<body>\n<h1>403 Forbidden</h1>\n'
-    + '<p>Requests from this IP address are not allowed.</p>\n</body>\n</html>\n',
+  body:
+    '<!DOCTYPE html>\n<html>\n<head><title>403 Forbidden</title></head>\n<body>\n<h1>403 Forbidden</h1>\n' +
+    '<p>Requests from this IP address are not allowed.</p>\n</body>\n</html>\n',
 };

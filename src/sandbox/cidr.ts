@@ -82,7 +82,7 @@ function matches(cidr: Cidr, addr: { v6: boolean; bits: bigint }): boolean {
   if (cidr.v6 !== addr.v6) return false;
   const width = cidr.v6 ? 128n : 32n;
   const shift = width - BigInt(cidr.prefix);
-  return (cidr.bits >> shift) === (addr.bits >> shift);
+  return cidr.bits >> shift === addr.bits >> shift;
 }
 
 export const LOOPBACK_ALLOW: readonly string[] = ['127.0.0.0/8', '::1'];

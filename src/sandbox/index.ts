@@ -6,7 +6,15 @@
 import type { ServiceName } from '../types.js';
 import { SERVICES } from '../types.js';
 import { LOOPBACK_ALLOW } from './cidr.js';
-import { NO_THROTTLE, parseAllow, validateFaults, validateRate, validateThrottle, type Faults, type ThrottleWindow } from './options.js';
+import {
+  NO_THROTTLE,
+  parseAllow,
+  validateFaults,
+  validateRate,
+  validateThrottle,
+  type Faults,
+  type ThrottleWindow,
+} from './options.js';
 import type { Rate } from './rate.js';
 import { SandboxServer } from './server.js';
 import type { SandboxStats } from './stats.js';
@@ -123,10 +131,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
   await new Promise<void>((resolve, reject) => {
     sb.server.once('error', reject);
-    sb.server.listen(opts.port ?? 0, host, () => { sb.server.off('error', reject); resolve(); });
+    sb.server.listen(opts.port ?? 0, host, () => {
+      sb.server.off('error', reject);
+      resolve();
+    });
   });
   const address = sb.server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port ?? 0;
+  const port = typeof address === 'object' && address ? address.port : (opts.port ?? 0);
   const url = `http://${urlHost(host)}:${port}`;
   sb.baseUrl = url;
   return {

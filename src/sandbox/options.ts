@@ -14,7 +14,11 @@ export type Faults = Partial<Record<FaultKind, number>>;
 export type RateOverrides = Partial<Record<ServiceName, Rate | null>>;
 
 function usage(field: string, expected: string, got: unknown): never {
-  throw new BreError('USAGE', `Expected ${expected}, got ${typeof got === 'string' ? `'${got}'` : JSON.stringify(got)}`, { field, expected });
+  throw new BreError(
+    'USAGE',
+    `Expected ${expected}, got ${typeof got === 'string' ? `'${got}'` : JSON.stringify(got)}`,
+    { field, expected },
+  );
 }
 
 /**
@@ -36,7 +40,8 @@ export function parseRateSpecs(specs: readonly string[]): RateOverrides {
 function wholeRate(limit: number, windowMs: number): Rate {
   for (let m = 1; m <= 1000; m++) {
     const scaled = limit * m;
-    if (Math.abs(scaled - Math.round(scaled)) < 1e-9 && Math.round(scaled) >= 1) return { limit: Math.round(scaled), windowMs: Math.round(windowMs * m) };
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-9 && Math.round(scaled) >= 1)
+      return { limit: Math.round(scaled), windowMs: Math.round(windowMs * m) };
   }
   return { limit: Math.max(1, Math.round(limit)), windowMs };
 }
@@ -45,8 +50,14 @@ function wholeRate(limit: number, windowMs: number): Rate {
 export function validateRate(value: unknown, field = 'rate'): Rate | null {
   if (value === null) return null;
   const r = value as { limit?: unknown; windowMs?: unknown };
-  const ok = typeof value === 'object' && typeof r.limit === 'number' && Number.isFinite(r.limit) && r.limit > 0
-    && typeof r.windowMs === 'number' && Number.isFinite(r.windowMs) && r.windowMs >= 1;
+  const ok =
+    typeof value === 'object' &&
+    typeof r.limit === 'number' &&
+    Number.isFinite(r.limit) &&
+    r.limit > 0 &&
+    typeof r.windowMs === 'number' &&
+    Number.isFinite(r.windowMs) &&
+    r.windowMs >= 1;
   if (!ok) usage(field, `${field} to be null or {"limit": a number > 0, "windowMs": a number >= 1}`, value);
   return wholeRate(r.limit as number, r.windowMs as number);
 }
@@ -58,8 +69,10 @@ export function validateFaults(value: unknown): Faults {
   const out: Faults = {};
   let sum = 0;
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (!(FAULT_KINDS as readonly string[]).includes(k)) usage('faults', `a fault kind among ${FAULT_KINDS.join(', ')}`, k);
-    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) usage('faults', `a probability between 0 and 1 for fault ${k}`, v);
+    if (!(FAULT_KINDS as readonly string[]).includes(k))
+      usage('faults', `a fault kind among ${FAULT_KINDS.join(', ')}`, k);
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1))
+      usage('faults', `a probability between 0 and 1 for fault ${k}`, v);
     out[k as FaultKind] = v;
     sum += v;
   }
@@ -78,8 +91,14 @@ export const NO_THROTTLE: ThrottleWindow = { forMs: 0, retryAfter: 0 };
 
 export function validateThrottle(value: unknown): ThrottleWindow {
   const t = value as { forMs?: unknown; retryAfter?: unknown } | null;
-  const ok = typeof value === 'object' && value !== null && typeof t!.forMs === 'number' && Number.isFinite(t!.forMs) && t!.forMs >= 0
-    && (t!.retryAfter === undefined || (typeof t!.retryAfter === 'number' && Number.isFinite(t!.retryAfter) && t!.retryAfter >= 0));
+  const ok =
+    typeof value === 'object' &&
+    value !== null &&
+    typeof t!.forMs === 'number' &&
+    Number.isFinite(t!.forMs) &&
+    t!.forMs >= 0 &&
+    (t!.retryAfter === undefined ||
+      (typeof t!.retryAfter === 'number' && Number.isFinite(t!.retryAfter) && t!.retryAfter >= 0));
   if (!ok) usage('throttle', '{"forMs": a number >= 0, "retryAfter": seconds >= 0}', value);
   return { forMs: t!.forMs as number, retryAfter: (t!.retryAfter as number | undefined) ?? 0 };
 }
@@ -109,11 +128,15 @@ function parseMs(text: string | number, flag: string): number {
 }
 
 export function parseAllow(entries: readonly string[]): Cidr[] {
-  return entries.flatMap((e) => e.split(',')).map((e) => e.trim()).filter((e) => e !== '').map((e) => {
-    const c = parseCidr(e);
-    if (!c) usage('allow', '--allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1)', e);
-    return c;
-  });
+  return entries
+    .flatMap((e) => e.split(','))
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+    .map((e) => {
+      const c = parseCidr(e);
+      if (!c) usage('allow', '--allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1)', e);
+      return c;
+    });
 }
 
 function parseSeed(text: string | number): number | string {
@@ -151,12 +174,14 @@ export interface ParsedSandboxFlags {
   readonly throttle?: ThrottleWindow;
 }
 
-const list = (v: readonly string[] | string | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? [...v] : [v as string]);
+const list = (v: readonly string[] | string | undefined): string[] =>
+  v === undefined ? [] : Array.isArray(v) ? [...v] : [v as string];
 
 /** Flags -> sandbox options; throws BreError('USAGE') with "Expected X, got Y". */
 export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
   const host = f.host ?? '127.0.0.1';
-  if (typeof host !== 'string' || host.trim() === '' || /\s/.test(host)) usage('host', '--host to be a host name or IP address', host);
+  if (typeof host !== 'string' || host.trim() === '' || /\s/.test(host))
+    usage('host', '--host to be a host name or IP address', host);
   const allow = list(f.allow);
   parseAllow(allow);
   return {
@@ -166,24 +191,36 @@ export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
     latencyMs: f['latency-ms'] === undefined ? 0 : parseMs(f['latency-ms'], 'latency-ms'),
     faults: f.faults === undefined ? {} : parseFaultSpec(String(f.faults)),
     seed: f.seed === undefined ? undefined : parseSeed(f.seed),
-    allow: allow.length > 0 ? allow.flatMap((e) => e.split(',')).map((e) => e.trim()).filter((e) => e !== '') : undefined,
+    allow:
+      allow.length > 0
+        ? allow
+            .flatMap((e) => e.split(','))
+            .map((e) => e.trim())
+            .filter((e) => e !== '')
+        : undefined,
     bsaReadyAfterMs: f['bsa-ready-after'] === undefined ? undefined : parseMs(f['bsa-ready-after'], 'bsa-ready-after'),
     slowMs: f['slow-ms'] === undefined ? undefined : parseMs(f['slow-ms'], 'slow-ms'),
     trickleMs: f['trickle-ms'] === undefined ? undefined : parseMs(f['trickle-ms'], 'trickle-ms'),
-    throttle: f['throttle-for'] === undefined ? undefined : {
-      forMs: parseMs(f['throttle-for'], 'throttle-for'),
-      retryAfter: f['throttle-retry-after'] === undefined ? 0 : parseRetryAfterFlag(f['throttle-retry-after']),
-    },
+    throttle:
+      f['throttle-for'] === undefined
+        ? undefined
+        : {
+            forMs: parseMs(f['throttle-for'], 'throttle-for'),
+            retryAfter: f['throttle-retry-after'] === undefined ? 0 : parseRetryAfterFlag(f['throttle-retry-after']),
+          },
   };
 }
 
 function parseRetryAfterFlag(text: string | number): number {
   const n = typeof text === 'number' ? text : /^\d+$/.test(String(text).trim()) ? Number(text) : NaN;
-  if (!Number.isInteger(n) || n < 0) usage('throttle-retry-after', '--throttle-retry-after to be a whole number of seconds >= 0', text);
+  if (!Number.isInteger(n) || n < 0)
+    usage('throttle-retry-after', '--throttle-retry-after to be a whole number of seconds >= 0', text);
   return n;
 }
 
 export function describeFaults(f: Faults): string {
-  const parts = Object.entries(f).filter(([, p]) => (p ?? 0) > 0).map(([k, p]) => `${k}=${p}`);
+  const parts = Object.entries(f)
+    .filter(([, p]) => (p ?? 0) > 0)
+    .map(([k, p]) => `${k}=${p}`);
   return parts.length > 0 ? parts.join(',') : 'none';
 }

@@ -22,7 +22,10 @@ export class SlidingWindow {
   tightestSpanMs = Infinity;
 
   /** `limit` null = unlimited (the window still counts, for statistics). */
-  constructor(readonly limit: number | null, readonly windowMs: number) {
+  constructor(
+    readonly limit: number | null,
+    readonly windowMs: number,
+  ) {
     this.#buf = new Float64Array(limit ?? 64);
     this.#last = limit === null ? null : new Float64Array(Math.ceil(limit));
   }
@@ -39,7 +42,8 @@ export class SlidingWindow {
       this.#head = this.#head + 1 === cap ? 0 : this.#head + 1;
       this.#size--;
     }
-    if (this.limit !== null && this.#size >= this.limit) return Math.max(1, this.#buf[this.#head] + this.windowMs - now);
+    if (this.limit !== null && this.#size >= this.limit)
+      return Math.max(1, this.#buf[this.#head] + this.windowMs - now);
     if (this.#size === cap) this.#grow();
     const tail = (this.#head + this.#size) % this.#buf.length;
     this.#buf[tail] = now;

@@ -13,14 +13,31 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceName } from '../types.js';
 import { SERVICES } from '../types.js';
 import {
-  FORBIDDEN, Fail, internalError, json, methodNotAllowed, notFound, payloadTooLarge, tooManyRequests, unauthorized,
-  unavailable, validationFailed, type Answer,
+  FORBIDDEN,
+  Fail,
+  internalError,
+  json,
+  methodNotAllowed,
+  notFound,
+  payloadTooLarge,
+  tooManyRequests,
+  unauthorized,
+  unavailable,
+  validationFailed,
+  type Answer,
 } from './answers.js';
 import { allowChecker, type Cidr } from './cidr.js';
 import { rngFrom, type Rng } from './logic/hash.js';
 import { validateFaults, validateRate, validateThrottle, type Faults, type ThrottleWindow } from './options.js';
 import { SlidingWindow, retryAfterSeconds, type Rate } from './rate.js';
-import { aaFetchData, aaRetrieveReport, bsaFetchData, bsaFetchUploaded, bsaStatusCheck, serveReport } from './routes/account.js';
+import {
+  aaFetchData,
+  aaRetrieveReport,
+  bsaFetchData,
+  bsaFetchUploaded,
+  bsaStatusCheck,
+  serveReport,
+} from './routes/account.js';
 import { AccountState, type Handler } from './routes/context.js';
 import { bureauFeaturesRoute, executeWorkflow } from './routes/decision.js';
 import { FAULT_KINDS, ServiceCounter, type FaultKind, type SandboxStats } from './stats.js';
@@ -69,7 +86,8 @@ const WINDOW_WHEN_OFF_MS = 60_000;
 const PLACEHOLDER_PDF = '%PDF-1.4\n% bre-batch sandbox placeholder statement (no real data)\n%%EOF\n';
 
 /** What a proxy in front of a service answers while the service is down for maintenance: a 200, in HTML. */
-const MAINTENANCE_PAGE = '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>Down for maintenance</h1><p>We will be back shortly.</p></body></html>';
+const MAINTENANCE_PAGE =
+  '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>Down for maintenance</h1><p>We will be back shortly.</p></body></html>';
 
 function serviceOfPath(path: string): ServiceName | null {
   if (path.startsWith('/execute/')) return 'workflow';
@@ -85,7 +103,11 @@ function callerKey(ip: string | undefined): string {
 }
 
 function decode(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** Position of a JSON syntax error, when the engine's message names it. */
@@ -97,12 +119,20 @@ function jsonErrorPosition(message: string, text: string): number {
 
 export class SandboxServer {
   readonly server: Server;
-  readonly counters: Record<ServiceName, ServiceCounter> = { workflow: new ServiceCounter(), bureau: new ServiceCounter(), account: new ServiceCounter() };
+  readonly counters: Record<ServiceName, ServiceCounter> = {
+    workflow: new ServiceCounter(),
+    bureau: new ServiceCounter(),
+    account: new ServiceCounter(),
+  };
   readonly other = new ServiceCounter();
   readonly state = new AccountState();
   #config: ServerConfig;
   #rates: Record<ServiceName, Rate | null>;
-  #windows: Record<ServiceName, Map<string, SlidingWindow>> = { workflow: new Map(), bureau: new Map(), account: new Map() };
+  #windows: Record<ServiceName, Map<string, SlidingWindow>> = {
+    workflow: new Map(),
+    bureau: new Map(),
+    account: new Map(),
+  };
   #faults: Faults;
   #faultTotal = 0;
   #throttle: ThrottleWindow;
@@ -110,7 +140,10 @@ export class SandboxServer {
   #throttleFrom: number | null = null;
   #rng: Rng;
   #allowed: (ip: string | undefined) => boolean;
-  #loopback = allowChecker([{ v6: false, bits: 0x7f000000n, prefix: 8, text: '127.0.0.0/8' }, { v6: true, bits: 1n, prefix: 128, text: '::1' }]);
+  #loopback = allowChecker([
+    { v6: false, bits: 0x7f000000n, prefix: 8, text: '127.0.0.0/8' },
+    { v6: true, bits: 1n, prefix: 128, text: '::1' },
+  ]);
   #offset = 0;
   #timers = new Set<NodeJS.Timeout>();
   #sockets = new Set<Socket>();
@@ -133,9 +166,15 @@ export class SandboxServer {
     this.#token = Buffer.from(config.authToken);
     this.server = createServer({ keepAlive: true }, (req, res) => {
       // Never crash the process on a sandbox bug: answer 500 and keep serving.
-      try { this.#handle(req, res); } catch {
+      try {
+        this.#handle(req, res);
+      } catch {
         this.other.internalErrors++;
-        try { this.#send(res, internalError(null)); } catch { res.destroy(); }
+        try {
+          this.#send(res, internalError(null));
+        } catch {
+          res.destroy();
+        }
       }
     });
     // The client keeps connections alive (undici pool); outlive its idle time-out, bound slow headers.
@@ -197,8 +236,15 @@ export class SandboxServer {
   }
 
   stats(): SandboxStats {
-    const services = Object.fromEntries(SERVICES.map((s) => [s, this.counters[s].snapshot(this.#rates[s])])) as SandboxStats['services'];
-    return { seed: this.#config.seed, now: this.now(), services, other: { requests: this.other.requests, byStatus: { ...this.other.byStatus } } };
+    const services = Object.fromEntries(
+      SERVICES.map((s) => [s, this.counters[s].snapshot(this.#rates[s])]),
+    ) as SandboxStats['services'];
+    return {
+      seed: this.#config.seed,
+      now: this.now(),
+      services,
+      other: { requests: this.other.requests, byStatus: { ...this.other.byStatus } },
+    };
   }
 
   /** Destroys every connection from these caller addresses, now and until unblocked (an empty list). */
@@ -228,7 +274,10 @@ export class SandboxServer {
 
   #later(ms: number, fn: () => void): void {
     if (this.#closing) return;
-    const t = setTimeout(() => { this.#timers.delete(t); fn(); }, ms);
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      fn();
+    }, ms);
     this.#timers.add(t);
   }
 
@@ -262,7 +311,11 @@ export class SandboxServer {
     counter.status(a.status);
     if (res.headersSent || res.destroyed) return;
     const body = Buffer.from(a.body);
-    res.writeHead(a.status, { 'content-type': a.contentType ?? 'application/json', 'content-length': body.length, ...a.headers });
+    res.writeHead(a.status, {
+      'content-type': a.contentType ?? 'application/json',
+      'content-length': body.length,
+      ...a.headers,
+    });
     res.flushHeaders();
     let sent = 0;
     res.on('close', () => {
@@ -322,27 +375,43 @@ export class SandboxServer {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (path.startsWith('/__')) { this.#internal(req, res, path); return; }
+    if (path.startsWith('/__')) {
+      this.#internal(req, res, path);
+      return;
+    }
 
     let route = FIXED_ROUTES.get(path);
     let params: Record<string, string> = {};
     if (!route) {
       const m = EXECUTE.exec(path);
-      if (m) { route = { service: 'workflow', handler: executeWorkflow }; params = { client_id: decode(m[1]), endpoint: decode(m[2]) }; }
+      if (m) {
+        route = { service: 'workflow', handler: executeWorkflow };
+        params = { client_id: decode(m[1]), endpoint: decode(m[2]) };
+      }
     }
     const service = route?.service ?? serviceOfPath(path);
     const counter = service ? this.counters[service] : this.other;
     counter.requests++;
     const ip = req.socket.remoteAddress;
-    if (!this.#allowed(ip)) { this.#answer(res, counter, FORBIDDEN); return; }
-    if (!route || !service) { this.#answer(res, counter, notFound(service)); return; }
+    if (!this.#allowed(ip)) {
+      this.#answer(res, counter, FORBIDDEN);
+      return;
+    }
+    if (!route || !service) {
+      this.#answer(res, counter, notFound(service));
+      return;
+    }
 
     // Sliding window per caller IP (refused requests do not enter the window).
     const windows = this.#windows[service];
     const key = callerKey(ip);
     const caller = counter.caller(key);
     caller.requests++;
-    if (this.#blocked.has(key)) { caller.blocked++; req.socket.destroy(); return; }
+    if (this.#blocked.has(key)) {
+      caller.blocked++;
+      req.socket.destroy();
+      return;
+    }
     // The gateway in front throttles before the service's own limiter sees the call.
     if (this.#throttling(this.now())) {
       counter.gatewayThrottled++;
@@ -358,26 +427,57 @@ export class SandboxServer {
     }
     const now = this.now();
     const wait = win.hit(now);
-    if (wait > 0) { counter.throttled++; caller.throttled++; this.#answer(res, counter, tooManyRequests(retryAfterSeconds(wait))); return; }
+    if (wait > 0) {
+      counter.throttled++;
+      caller.throttled++;
+      this.#answer(res, counter, tooManyRequests(retryAfterSeconds(wait)));
+      return;
+    }
     counter.admit(now, win, caller);
 
     const fault = this.#drawFault();
     if (fault) counter.faults[fault]++;
     switch (fault) {
-      case '429': this.#answer(res, counter, tooManyRequests(1)); return;
-      case '503': this.#answer(res, counter, unavailable(service)); return;
-      case 'reset': req.socket.destroy(); return;
-      case 'slow': this.#later(this.#config.slowMs, () => this.#serve(req, res, route, service, counter, params, null)); return;
+      case '429':
+        this.#answer(res, counter, tooManyRequests(1));
+        return;
+      case '503':
+        this.#answer(res, counter, unavailable(service));
+        return;
+      case 'reset':
+        req.socket.destroy();
+        return;
+      case 'slow':
+        this.#later(this.#config.slowMs, () => this.#serve(req, res, route, service, counter, params, null));
+        return;
       // What a proxy in front of the service may answer: a 200 with no body, or its maintenance page.
-      case 'empty': req.resume(); this.#answer(res, counter, { status: 200, body: '' }); return;
-      case 'html': req.resume(); this.#answer(res, counter, { status: 200, body: MAINTENANCE_PAGE, contentType: 'text/html; charset=utf-8' }); return;
-      case 'endless': req.resume(); this.#endless(res, counter); return;
-      default: this.#serve(req, res, route, service, counter, params, fault);
+      case 'empty':
+        req.resume();
+        this.#answer(res, counter, { status: 200, body: '' });
+        return;
+      case 'html':
+        req.resume();
+        this.#answer(res, counter, { status: 200, body: MAINTENANCE_PAGE, contentType: 'text/html; charset=utf-8' });
+        return;
+      case 'endless':
+        req.resume();
+        this.#endless(res, counter);
+        return;
+      default:
+        this.#serve(req, res, route, service, counter, params, fault);
     }
   }
 
   /** `fault`: `malformed` cuts the answer's body in half, `trickle` sends it a byte at a time. */
-  #serve(req: IncomingMessage, res: ServerResponse, route: Route, service: ServiceName, counter: ServiceCounter, params: Record<string, string>, fault: FaultKind | null): void {
+  #serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Route,
+    service: ServiceName,
+    counter: ServiceCounter,
+    params: Record<string, string>,
+    fault: FaultKind | null,
+  ): void {
     const reply = (a: Answer) => {
       if (fault === 'malformed') {
         // A 200 whose body is cut short: never valid JSON (every body starts with '{').
@@ -386,27 +486,45 @@ export class SandboxServer {
       } else if (fault === 'trickle') this.#trickle(res, counter, a);
       else this.#answer(res, counter, a);
     };
-    if (req.method !== 'POST') { reply(methodNotAllowed(service, 'POST')); return; }
+    if (req.method !== 'POST') {
+      reply(methodNotAllowed(service, 'POST'));
+      return;
+    }
     const requestId = this.#requestId();
     const h = req.headers;
     const id = h['x-client-id'];
     const token = h['x-auth-token'];
-    if (id !== this.#config.clientId || typeof token !== 'string' || !this.#tokenOk(token)
-      || (params.client_id !== undefined && params.client_id !== this.#config.clientId)) {
+    if (
+      id !== this.#config.clientId ||
+      typeof token !== 'string' ||
+      !this.#tokenOk(token) ||
+      (params.client_id !== undefined && params.client_id !== this.#config.clientId)
+    ) {
       reply(unauthorized(service, requestId));
       return;
     }
     this.#readBody(req, service, (problem, body) => {
-      if (problem) { reply(problem); return; }
+      if (problem) {
+        reply(problem);
+        return;
+      }
       let a: Answer;
       try {
         a = route.handler({
-          body: body!, requestId, now: this.now(), baseUrl: h.host ? `http://${h.host}` : this.baseUrl,
-          state: this.state, bsaReadyAfterMs: this.#config.bsaReadyAfterMs, params,
+          body: body!,
+          requestId,
+          now: this.now(),
+          baseUrl: h.host ? `http://${h.host}` : this.baseUrl,
+          state: this.state,
+          bsaReadyAfterMs: this.#config.bsaReadyAfterMs,
+          params,
         });
       } catch (err) {
         if (err instanceof Fail) a = err.answer;
-        else { counter.internalErrors++; a = internalError(service); }
+        else {
+          counter.internalErrors++;
+          a = internalError(service);
+        }
       }
       reply(a);
     });
@@ -425,17 +543,28 @@ export class SandboxServer {
   #readBody(req: IncomingMessage, service: ServiceName, done: (problem: Answer | null, body?: Obj) => void): void {
     const limit = this.#config.bodyLimitBytes;
     const declared = Number(req.headers['content-length']);
-    if (declared > limit) { done(payloadTooLarge(service, limit)); req.resume(); return; }
+    if (declared > limit) {
+      done(payloadTooLarge(service, limit));
+      req.resume();
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
     req.on('data', (c: Buffer) => {
       if (over) return;
       size += c.length;
-      if (size > limit) { over = true; chunks.length = 0; done(payloadTooLarge(service, limit)); return; }
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        done(payloadTooLarge(service, limit));
+        return;
+      }
       chunks.push(c);
     });
-    req.on('error', () => { /* the socket is gone; nothing to answer */ });
+    req.on('error', () => {
+      /* the socket is gone; nothing to answer */
+    });
     req.on('end', () => {
       if (over) return;
       const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
@@ -466,36 +595,69 @@ export class SandboxServer {
 
   #internal(req: IncomingMessage, res: ServerResponse, path: string): void {
     const ip = req.socket.remoteAddress;
-    const out = (a: Answer) => { this.other.status(a.status); this.#send(res, a); };
-    if (!this.#loopback(ip) && !this.#allowed(ip)) { out(FORBIDDEN); return; }
+    const out = (a: Answer) => {
+      this.other.status(a.status);
+      this.#send(res, a);
+    };
+    if (!this.#loopback(ip) && !this.#allowed(ip)) {
+      out(FORBIDDEN);
+      return;
+    }
     const method = req.method ?? 'GET';
     if (path.startsWith('/__reports/')) {
-      if (method !== 'GET') { out(methodNotAllowed(null, 'GET')); return; }
+      if (method !== 'GET') {
+        out(methodNotAllowed(null, 'GET'));
+        return;
+      }
       const token = decode(path.slice('/__reports/'.length)).replace(/\.csv$/, '');
       out(serveReport(this.state, token, this.now()));
       return;
     }
     if (path.startsWith('/__files/')) {
-      if (method !== 'GET') { out(methodNotAllowed(null, 'GET')); return; }
+      if (method !== 'GET') {
+        out(methodNotAllowed(null, 'GET'));
+        return;
+      }
       out({ status: 200, body: PLACEHOLDER_PDF, contentType: 'application/pdf' });
       return;
     }
     const control = CONTROL[`${method} ${path}`];
     if (!control) {
       const known = Object.keys(CONTROL).some((k) => k.endsWith(` ${path}`));
-      out(known ? methodNotAllowed(null, Object.keys(CONTROL).filter((k) => k.endsWith(` ${path}`)).map((k) => k.split(' ')[0]).join(', ')) : notFound(null));
+      out(
+        known
+          ? methodNotAllowed(
+              null,
+              Object.keys(CONTROL)
+                .filter((k) => k.endsWith(` ${path}`))
+                .map((k) => k.split(' ')[0])
+                .join(', '),
+            )
+          : notFound(null),
+      );
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => { size += c.length; if (size <= 65_536) chunks.push(c); });
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= 65_536) chunks.push(c);
+    });
     req.on('error', () => {});
     req.on('end', () => {
       let body: unknown = {};
       const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (size > 65_536) { out(json(413, { detail: `Expected a control body of at most 65536 bytes, got ${size}` })); return; }
+      if (size > 65_536) {
+        out(json(413, { detail: `Expected a control body of at most 65536 bytes, got ${size}` }));
+        return;
+      }
       if (text !== '') {
-        try { body = JSON.parse(text); } catch { out(json(400, { detail: `Expected a JSON body, got '${text.slice(0, 60)}'` })); return; }
+        try {
+          body = JSON.parse(text);
+        } catch {
+          out(json(400, { detail: `Expected a JSON body, got '${text.slice(0, 60)}'` }));
+          return;
+        }
       }
       try {
         out(json(200, control(this, body)));
@@ -513,30 +675,47 @@ const clockView = (s: SandboxServer) => ({ now: s.now(), iso: new Date(s.now()).
 /** Control paths (no auth, no rate limit, no faults), for tests that run the sandbox as a separate process. */
 const CONTROL: Record<string, Control> = {
   'GET /__sandbox/stats': (s) => s.stats(),
-  'POST /__sandbox/stats/reset': (s) => { s.resetStats(); return s.stats(); },
+  'POST /__sandbox/stats/reset': (s) => {
+    s.resetStats();
+    return s.stats();
+  },
   'GET /__sandbox/clock': (s) => clockView(s),
   'POST /__sandbox/clock': (s, body) => {
     const ms = isObj(body) ? body.advanceMs : undefined;
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new Error(`Expected {"advanceMs": a number >= 0}, got ${JSON.stringify(body)}`);
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+      throw new Error(`Expected {"advanceMs": a number >= 0}, got ${JSON.stringify(body)}`);
     s.advance(ms);
     return clockView(s);
   },
   'GET /__sandbox/faults': (s) => s.faults,
   'GET /__sandbox/throttle': (s) => s.throttle,
-  'POST /__sandbox/throttle': (s, body) => { s.setThrottle(body as ThrottleWindow); return s.throttle; },
-  'POST /__sandbox/faults': (s, body) => { s.setFaults(body as Faults); return s.faults; },
+  'POST /__sandbox/throttle': (s, body) => {
+    s.setThrottle(body as ThrottleWindow);
+    return s.throttle;
+  },
+  'POST /__sandbox/faults': (s, body) => {
+    s.setFaults(body as Faults);
+    return s.faults;
+  },
   'GET /__sandbox/blocked': (s) => ({ addresses: s.blocked }),
   'POST /__sandbox/blocked': (s, body) => {
     const list = isObj(body) ? body.addresses : undefined;
-    if (!Array.isArray(list) || !list.every((a) => typeof a === 'string')) throw new Error(`Expected {"addresses": ["127.0.0.3", ...]} (an empty list unblocks), got ${JSON.stringify(body)}`);
+    if (!Array.isArray(list) || !list.every((a) => typeof a === 'string'))
+      throw new Error(
+        `Expected {"addresses": ["127.0.0.3", ...]} (an empty list unblocks), got ${JSON.stringify(body)}`,
+      );
     s.setBlocked(list as string[]);
     return { addresses: s.blocked };
   },
   'GET /__sandbox/rate': (s) => s.rates,
   'POST /__sandbox/rate': (s, body) => {
-    if (!isObj(body)) throw new Error(`Expected an object such as {"workflow": {"limit": 500, "windowMs": 60000}} or {"bureau": null}, got ${JSON.stringify(body)}`);
+    if (!isObj(body))
+      throw new Error(
+        `Expected an object such as {"workflow": {"limit": 500, "windowMs": 60000}} or {"bureau": null}, got ${JSON.stringify(body)}`,
+      );
     for (const [k, v] of Object.entries(body)) {
-      if (!(SERVICES as readonly string[]).includes(k)) throw new Error(`Expected a service among ${SERVICES.join(', ')}, got '${k}'`);
+      if (!(SERVICES as readonly string[]).includes(k))
+        throw new Error(`Expected a service among ${SERVICES.join(', ')}, got '${k}'`);
       s.setRate(k as ServiceName, v as Rate | null);
     }
     return s.rates;

@@ -9,7 +9,8 @@ import type { Rate } from './rate.js';
 export const FAULT_KINDS = ['429', '503', 'reset', 'slow', 'malformed', 'empty', 'html', 'trickle', 'endless'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-const noFaults = (): Record<FaultKind, number> => Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+const noFaults = (): Record<FaultKind, number> =>
+  Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
 
 /** One caller address's share of a service (the limit is per caller IP, so its window is its own). */
 export interface CallerStats {
@@ -89,7 +90,10 @@ export class ServiceCounter {
   firstAdmittedAt: number | null = null;
   lastAdmittedAt: number | null = null;
   internalErrors = 0;
-  callers = new Map<string, { requests: number; admitted: number; throttled: number; maxInWindow: number; blocked: number }>();
+  callers = new Map<
+    string,
+    { requests: number; admitted: number; throttled: number; maxInWindow: number; blocked: number }
+  >();
 
   /** The counts of one caller address (made on its first request). */
   caller(ip: string): { requests: number; admitted: number; throttled: number; maxInWindow: number; blocked: number } {
@@ -99,7 +103,11 @@ export class ServiceCounter {
   }
 
   /** A request the rate limiter let through, at `now`, with `win` its caller's window. */
-  admit(now: number, win: { readonly count: number; readonly tightestSpanMs: number }, caller?: { admitted: number; maxInWindow: number }): void {
+  admit(
+    now: number,
+    win: { readonly count: number; readonly tightestSpanMs: number },
+    caller?: { admitted: number; maxInWindow: number },
+  ): void {
     if (caller) {
       caller.admitted++;
       if (win.count > caller.maxInWindow) caller.maxInWindow = win.count;
@@ -136,11 +144,21 @@ export class ServiceCounter {
 
   snapshot(rate: Rate | null): ServiceStats {
     return {
-      requests: this.requests, byStatus: { ...this.byStatus }, sent429: this.sent429, throttled: this.throttled,
-      gatewayThrottled: this.gatewayThrottled, endlessBytes: this.endlessBytes,
-      faults: { ...this.faults }, trickles: { ...this.trickles }, maxInWindow: this.maxInWindow,
+      requests: this.requests,
+      byStatus: { ...this.byStatus },
+      sent429: this.sent429,
+      throttled: this.throttled,
+      gatewayThrottled: this.gatewayThrottled,
+      endlessBytes: this.endlessBytes,
+      faults: { ...this.faults },
+      trickles: { ...this.trickles },
+      maxInWindow: this.maxInWindow,
       tightestSpanMs: Number.isFinite(this.tightestSpanMs) ? this.tightestSpanMs : null,
-      admitted: this.admitted, firstAdmittedAt: this.firstAdmittedAt, lastAdmittedAt: this.lastAdmittedAt, internalErrors: this.internalErrors, rate,
+      admitted: this.admitted,
+      firstAdmittedAt: this.firstAdmittedAt,
+      lastAdmittedAt: this.lastAdmittedAt,
+      internalErrors: this.internalErrors,
+      rate,
       callers: Object.fromEntries([...this.callers].map(([ip, c]) => [ip, { ...c }])),
     };
   }

@@ -31,8 +31,12 @@ function redact(input: unknown): unknown {
   let out: Obj | undefined;
   for (const k of Object.keys(input)) {
     const v = input[k];
-    const r = SECRET_KEYS.has(k) && v !== undefined ? '**********' : (v !== null && typeof v === 'object' ? redact(v) : v);
-    if (r !== v) { out ??= { ...input }; out[k] = r; }
+    const r =
+      SECRET_KEYS.has(k) && v !== undefined ? '**********' : v !== null && typeof v === 'object' ? redact(v) : v;
+    if (r !== v) {
+      out ??= { ...input };
+      out[k] = r;
+    }
   }
   return out ?? input;
 }
@@ -74,7 +78,15 @@ export class Validator {
   }
 
   /** A field that must pass `ok`, reported as `type` with `msg` otherwise. */
-  #shaped<T>(o: Obj, key: string, loc: Loc, required: boolean, ok: (v: unknown) => v is T, type: string, msg: string): T | undefined {
+  #shaped<T>(
+    o: Obj,
+    key: string,
+    loc: Loc,
+    required: boolean,
+    ok: (v: unknown) => v is T,
+    type: string,
+    msg: string,
+  ): T | undefined {
     const f = this.#present(o, key, loc, required);
     if (!f) return undefined;
     if (ok(f.v)) return f.v;
@@ -86,8 +98,15 @@ export class Validator {
    * A pydantic lax scalar: the value as it is (`exact`), or read from a string (`fromText`); otherwise a
    * `<type>_parsing` issue for a string and `<type>_type` for anything else.
    */
-  #lax<T>(o: Obj, key: string, loc: Loc, required: boolean, kind: { type: string; noun: string; unreadable: string },
-    exact: (v: unknown) => T | undefined, fromText: (s: string) => T | undefined): T | undefined {
+  #lax<T>(
+    o: Obj,
+    key: string,
+    loc: Loc,
+    required: boolean,
+    kind: { type: string; noun: string; unreadable: string },
+    exact: (v: unknown) => T | undefined,
+    fromText: (s: string) => T | undefined,
+  ): T | undefined {
     const f = this.#present(o, key, loc, required);
     if (!f) return undefined;
     const direct = exact(f.v);
@@ -95,7 +114,12 @@ export class Validator {
     if (typeof f.v === 'string') {
       const read = fromText(f.v.trim());
       if (read !== undefined) return read;
-      this.add({ type: `${kind.type}_parsing`, loc: f.at, msg: `Input should be a valid ${kind.noun}, ${kind.unreadable}`, input: f.v });
+      this.add({
+        type: `${kind.type}_parsing`,
+        loc: f.at,
+        msg: `Input should be a valid ${kind.noun}, ${kind.unreadable}`,
+        input: f.v,
+      });
       return undefined;
     }
     this.add({ type: `${kind.type}_type`, loc: f.at, msg: `Input should be a valid ${kind.noun}`, input: f.v });
@@ -104,16 +128,36 @@ export class Validator {
 
   /** Required (or optional) string field. */
   str(o: Obj, key: string, loc: Loc, required = true, opts: StrOptions = {}): string | undefined {
-    const v = this.#shaped(o, key, loc, required, (x): x is string => typeof x === 'string', 'string_type', 'Input should be a valid string');
+    const v = this.#shaped(
+      o,
+      key,
+      loc,
+      required,
+      (x): x is string => typeof x === 'string',
+      'string_type',
+      'Input should be a valid string',
+    );
     if (v === undefined) return undefined;
     const at = [...loc, key];
     if (opts.maxLength !== undefined && v.length > opts.maxLength) {
-      this.add({ type: 'string_too_long', loc: at, msg: `String should have at most ${opts.maxLength} characters`, input: v, ctx: { max_length: opts.maxLength } });
+      this.add({
+        type: 'string_too_long',
+        loc: at,
+        msg: `String should have at most ${opts.maxLength} characters`,
+        input: v,
+        ctx: { max_length: opts.maxLength },
+      });
       return undefined;
     }
     if (opts.pattern && !opts.pattern.test(v)) {
       const pattern = opts.patternText ?? opts.pattern.source;
-      this.add({ type: 'string_pattern_mismatch', loc: at, msg: `String should match pattern '${pattern}'`, input: v, ctx: { pattern } });
+      this.add({
+        type: 'string_pattern_mismatch',
+        loc: at,
+        msg: `String should match pattern '${pattern}'`,
+        input: v,
+        ctx: { pattern },
+      });
       return undefined;
     }
     return v;
@@ -121,16 +165,28 @@ export class Validator {
 
   /** Required (or optional) number field (pydantic float, lax). */
   num(o: Obj, key: string, loc: Loc, required = true): number | undefined {
-    return this.#lax(o, key, loc, required, FLOAT,
+    return this.#lax(
+      o,
+      key,
+      loc,
+      required,
+      FLOAT,
       (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined),
-      (s) => (s !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s) ? Number(s) : undefined));
+      (s) => (s !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s) ? Number(s) : undefined),
+    );
   }
 
   /** Required (or optional) boolean field (pydantic bool, lax). */
   bool(o: Obj, key: string, loc: Loc, required = true): boolean | undefined {
-    return this.#lax(o, key, loc, required, BOOL,
+    return this.#lax(
+      o,
+      key,
+      loc,
+      required,
+      BOOL,
       (v) => (typeof v === 'boolean' ? v : v === 0 || v === 1 ? v === 1 : undefined),
-      (s) => (TRUE.has(s.toLowerCase()) ? true : FALSE.has(s.toLowerCase()) ? false : undefined));
+      (s) => (TRUE.has(s.toLowerCase()) ? true : FALSE.has(s.toLowerCase()) ? false : undefined),
+    );
   }
 
   /** Required (or optional) JSON object field. */
@@ -140,7 +196,15 @@ export class Validator {
 
   /** Required (or optional) JSON array field. */
   list(o: Obj, key: string, loc: Loc, required = true): unknown[] | undefined {
-    return this.#shaped(o, key, loc, required, (x): x is unknown[] => Array.isArray(x), 'list_type', 'Input should be a valid list');
+    return this.#shaped(
+      o,
+      key,
+      loc,
+      required,
+      (x): x is unknown[] => Array.isArray(x),
+      'list_type',
+      'Input should be a valid list',
+    );
   }
 
   /** A string that must be one of `values` (pydantic Literal). */
@@ -148,15 +212,32 @@ export class Validator {
     const v = this.str(o, key, loc, required);
     if (v === undefined) return undefined;
     if ((values as readonly string[]).includes(v)) return v as T;
-    const expected = values.length === 1 ? `'${values[0]}'` : `${values.slice(0, -1).map((x) => `'${x}'`).join(', ')} or '${values[values.length - 1]}'`;
-    this.add({ type: 'literal_error', loc: [...loc, key], msg: `Input should be ${expected}`, input: v, ctx: { expected } });
+    const expected =
+      values.length === 1
+        ? `'${values[0]}'`
+        : `${values
+            .slice(0, -1)
+            .map((x) => `'${x}'`)
+            .join(', ')} or '${values[values.length - 1]}'`;
+    this.add({
+      type: 'literal_error',
+      loc: [...loc, key],
+      msg: `Input should be ${expected}`,
+      input: v,
+      ctx: { expected },
+    });
     return undefined;
   }
 }
 
 /** The body is not an object (an array, a string, bytes of another content type). */
 export function bodyNotObject(body: unknown): FieldIssue {
-  return { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body };
+  return {
+    type: 'model_attributes_type',
+    loc: ['body'],
+    msg: 'Input should be a valid dictionary or object to extract fields from',
+    input: body,
+  };
 }
 
 /** No body at all. */

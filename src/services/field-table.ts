@@ -29,14 +29,25 @@ export const ID_MAX = 64;
 
 /** The identifiers at the top of every workflow and bureau request body. */
 export const TOP_FIELDS: readonly FieldSpec[] = [
-  { column: 'user_id', target: 'user_id', schema: zString({ maxLength: ID_MAX, expected: `a user id of at most ${ID_MAX} characters` }) },
-  { column: 'reference_id', target: 'reference_id', schema: zString({ expected: 'a reference id (the loan application)' }) },
+  {
+    column: 'user_id',
+    target: 'user_id',
+    schema: zString({ maxLength: ID_MAX, expected: `a user id of at most ${ID_MAX} characters` }),
+  },
+  {
+    column: 'reference_id',
+    target: 'reference_id',
+    schema: zString({ expected: 'a reference id (the loan application)' }),
+  },
 ];
 
 type Shape = { [key: string]: z.ZodType<unknown> | Shape };
 
 /** The nested z.object of a table, keyed by `target`; number fields read text in `style`. */
-export function tableSchema(table: readonly FieldSpec[], style: NumberStyle = COMMA_STYLE): z.ZodType<Record<string, unknown>> {
+export function tableSchema(
+  table: readonly FieldSpec[],
+  style: NumberStyle = COMMA_STYLE,
+): z.ZodType<Record<string, unknown>> {
   const root: Shape = {};
   for (const spec of table) {
     const parts = spec.target.split('.');
@@ -75,7 +86,11 @@ function compiled(table: readonly FieldSpec[]): readonly CompiledField[] {
 }
 
 /** Reads the table's fields from the row and validates them; field errors name the user's columns. */
-export function validateTable(data: Record<string, unknown>, table: readonly FieldSpec[], schema = tableSchema(table)): Validated {
+export function validateTable(
+  data: Record<string, unknown>,
+  table: readonly FieldSpec[],
+  schema = tableSchema(table),
+): Validated {
   const fields = compiled(table);
   const candidate: Record<string, unknown> = {};
   for (const f of fields) {

@@ -26,40 +26,66 @@ export interface RowFileRequest<T> {
   readonly transform: (bytes: Buffer) => T;
 }
 
-export type RowFileResult<T> = { readonly ok: true; readonly value: T; readonly given: string } | { readonly ok: false; readonly error: FieldError };
+export type RowFileResult<T> =
+  | { readonly ok: true; readonly value: T; readonly given: string }
+  | { readonly ok: false; readonly error: FieldError };
 
 function readFailure(code: string | undefined): string {
   switch (code) {
-    case 'ENOENT': return 'no such file';
-    case 'ENOTDIR': return 'no such file (a part of the path is a file)';
-    case 'EISDIR': return 'it is a folder';
-    case 'EACCES': case 'EPERM': return 'permission denied';
-    case 'ELOOP': return 'too many symbolic links';
-    case 'ERR_INVALID_ARG_VALUE': case 'ERR_INVALID_ARG_TYPE': return 'not a file path';
-    default: return code ?? 'read failed';
+    case 'ENOENT':
+      return 'no such file';
+    case 'ENOTDIR':
+      return 'no such file (a part of the path is a file)';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ELOOP':
+      return 'too many symbolic links';
+    case 'ERR_INVALID_ARG_VALUE':
+    case 'ERR_INVALID_ARG_TYPE':
+      return 'not a file path';
+    default:
+      return code ?? 'read failed';
   }
 }
 
 /** The file `field` names, inside the root, analysed; or the row's one error about it. */
-export async function readRowFile<T>(field: FieldValue, req: RowFileRequest<T>, opts: RowFileOptions): Promise<RowFileResult<T>> {
+export async function readRowFile<T>(
+  field: FieldValue,
+  req: RowFileRequest<T>,
+  opts: RowFileOptions,
+): Promise<RowFileResult<T>> {
   const column = field.column;
   const root = opts.filesRoot;
   const expected = req.expected;
   if (typeof field.value !== 'string') {
-    return { ok: false, error: { field: column, expected, message: `${column}: Expected ${expected}, got ${describeValue(field.value)}`, code: 'REPORT_UNREADABLE' } };
+    return {
+      ok: false,
+      error: {
+        field: column,
+        expected,
+        message: `${column}: Expected ${expected}, got ${describeValue(field.value)}`,
+        code: 'REPORT_UNREADABLE',
+      },
+    };
   }
   const given = field.value.trim();
   const cache = opts.cache ?? sharedFileCache;
-  const where = root.kind === 'none'
-    ? await locateRowFile(root, given)
-    : await cache.locate(`${root.path}\0${root.real}\0${given}`, () => locateRowFile(root, given));
+  const where =
+    root.kind === 'none'
+      ? await locateRowFile(root, given)
+      : await cache.locate(`${root.path}\0${root.real}\0${given}`, () => locateRowFile(root, given));
   if (!where.ok) {
     switch (where.problem) {
       case 'no-root':
         return {
           ok: false,
           error: {
-            field: column, expected: 'a files root (--files-root DIR)', code: 'FILES_ROOT_NEEDED',
+            field: column,
+            expected: 'a files root (--files-root DIR)',
+            code: 'FILES_ROOT_NEEDED',
             message: `${column}: '${given}' was not read: a file column needs a files root and ${root.kind === 'none' ? root.why : 'there is none'}; pass --files-root DIR, the folder the files are in`,
           },
         };
@@ -68,12 +94,22 @@ export async function readRowFile<T>(field: FieldValue, req: RowFileRequest<T>, 
         return {
           ok: false,
           error: {
-            field: column, expected: `a path inside the files root ${describeFilesRoot(root)}`, code: 'FILE_OUTSIDE_ROOT',
+            field: column,
+            expected: `a path inside the files root ${describeFilesRoot(root)}`,
+            code: 'FILE_OUTSIDE_ROOT',
             message: `${column}: '${given}' leads outside the files root ${describeFilesRoot(root)}${where.problem === 'link-outside' ? ' through a symbolic link' : ''}; the file was not read. Put the file inside the root, or name the folder that holds the files with --files-root`,
           },
         };
       case 'unreadable':
-        return { ok: false, error: { field: column, expected, code: 'REPORT_UNREADABLE', message: `${column}: cannot read ${req.what} file '${given}' (${readFailure(where.errno)})` } };
+        return {
+          ok: false,
+          error: {
+            field: column,
+            expected,
+            code: 'REPORT_UNREADABLE',
+            message: `${column}: cannot read ${req.what} file '${given}' (${readFailure(where.errno)})`,
+          },
+        };
     }
   }
   try {
@@ -81,6 +117,14 @@ export async function readRowFile<T>(field: FieldValue, req: RowFileRequest<T>, 
     return { ok: true, value, given };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, error: { field: column, expected, code: 'REPORT_UNREADABLE', message: `${column}: cannot read ${req.what} file '${given}' (${readFailure(code)})` } };
+    return {
+      ok: false,
+      error: {
+        field: column,
+        expected,
+        code: 'REPORT_UNREADABLE',
+        message: `${column}: cannot read ${req.what} file '${given}' (${readFailure(code)})`,
+      },
+    };
   }
 }

@@ -18,7 +18,12 @@ import { z } from 'zod';
 import { BreError } from '../errors.js';
 import { AA_FETCH_COLUMNS, normaliseAaFetch } from '../normalise/account-summary.js';
 import {
-  formatAaDateTime, parseRangeDate, rangeExceedsMonths, wallMillis, type Bound, type WallClock,
+  formatAaDateTime,
+  parseRangeDate,
+  rangeExceedsMonths,
+  wallMillis,
+  type Bound,
+  type WallClock,
 } from '../services/account/aa-dates.js';
 import { HANDLES_EXPECTED, isUuid, splitHandles, uniqueHandles } from '../services/account/consent.js';
 import { findColumn } from '../services/account/row.js';
@@ -57,7 +62,11 @@ function readBound(row: InputRow, bound: Bound, errors: FieldError[]): { wall: W
   const parsed = parseRangeDate(found.value, bound);
   if (!parsed.ok) {
     const got = typeof found.value === 'string' ? JSON.stringify(found.value.slice(0, 40)) : `a ${typeof found.value}`;
-    errors.push({ field: found.column, expected: parsed.expected, message: `Expected ${found.column}: ${parsed.expected}, got ${got}` });
+    errors.push({
+      field: found.column,
+      expected: parsed.expected,
+      message: `Expected ${found.column}: ${parsed.expected}, got ${got}`,
+    });
     return undefined;
   }
   return { wall: parsed.wall, column: found.column };
@@ -70,13 +79,24 @@ function readHandles(row: InputRow, errors: FieldError[]): string[] {
     if (!found) continue;
     const split = splitHandles(found.value);
     if (!split.ok) {
-      errors.push({ field: found.column, expected: split.expected, message: `Expected ${found.column}: ${split.expected}, got ${split.got}` });
+      errors.push({
+        field: found.column,
+        expected: split.expected,
+        message: `Expected ${found.column}: ${split.expected}, got ${split.got}`,
+      });
       continue;
     }
     for (const h of split.handles) {
-      if (isUuid(h)) { handles.push(h); continue; }
+      if (isUuid(h)) {
+        handles.push(h);
+        continue;
+      }
       const got = JSON.stringify(h.length > 40 ? `${h.slice(0, 37)}...` : h);
-      errors.push({ field: found.column, expected: 'a UUID', message: `Expected ${found.column}: a UUID (${HANDLES_EXPECTED}), got ${got}` });
+      errors.push({
+        field: found.column,
+        expected: 'a UUID',
+        message: `Expected ${found.column}: a UUID (${HANDLES_EXPECTED}), got ${got}`,
+      });
     }
   }
   return uniqueHandles(handles);
@@ -110,15 +130,19 @@ export const aaFetchKind: StageKind<AaFetchOptions, AaFetchPrepared> = {
     if (from && to && wallMillis(from.wall) >= wallMillis(to.wall)) {
       const expected = `a ${to.column} later than ${from.column}`;
       errors.push({
-        field: to.column, expected,
+        field: to.column,
+        expected,
         message: `Expected ${expected}, got ${from.column} ${formatAaDateTime(from.wall)} and ${to.column} ${formatAaDateTime(to.wall)}`,
       });
     }
     if (errors.length > 0 || !from || !to) return { ok: false, errors };
     const months = stage.options.max_range_months;
     if (rangeExceedsMonths(from.wall, to.wall, months)) {
-      ctx.warn(`AA date range ${formatAaDateTime(from.wall)} to ${formatAaDateTime(to.wall)} is longer than ${months} months; `
-        + 'the service works well up to 6 months (account spec 8)', row);
+      ctx.warn(
+        `AA date range ${formatAaDateTime(from.wall)} to ${formatAaDateTime(to.wall)} is longer than ${months} months; ` +
+          'the service works well up to 6 months (account spec 8)',
+        row,
+      );
     }
     const base: JsonObject = {
       user_id: session.user_id,
@@ -138,8 +162,11 @@ export const aaFetchKind: StageKind<AaFetchOptions, AaFetchPrepared> = {
       const obj = expectObject(answer.body, AA_FETCH_PATH);
       // 2.2: `success` says whether the request succeeded; a 200 with success=false carries no usable data.
       if (obj.success === false) {
-        throw new BreError('ACCOUNT_ERROR', `AA fetch_data answered success=false${prepared.bodies.length > 1 ? ' for one of the consent handles' : ''}`,
-          { service: 'account', status: answer.status, details: { calls: responses.length + 1 } });
+        throw new BreError(
+          'ACCOUNT_ERROR',
+          `AA fetch_data answered success=false${prepared.bodies.length > 1 ? ' for one of the consent handles' : ''}`,
+          { service: 'account', status: answer.status, details: { calls: responses.length + 1 } },
+        );
       }
       responses.push(obj);
     }

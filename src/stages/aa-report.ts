@@ -42,16 +42,26 @@ export const aaReportKind: StageKind<AaReportOptions, AaReportPrepared> = {
   description: 'AA transactions report: POST /aa/retrieve_report (the link is kept in secrets.ndjson only)',
   optionsSchema,
   columns: () => ({ required: ['user_id', 'aa_session_id'], optional: ['fetch_current_report'], conditional: {} }),
-  resultColumns: () => ['report_available', 'report_url_expires_at', 'request_id',
-    'insights.user_id', 'insights.request_id', 'insights.bank_name', 'insights.account_number'],
+  resultColumns: () => [
+    'report_available',
+    'report_url_expires_at',
+    'request_id',
+    'insights.user_id',
+    'insights.request_id',
+    'insights.bank_name',
+    'insights.account_number',
+  ],
 
   async prepare(row, stage): Promise<PrepareResult<AaReportPrepared>> {
     const errors: FieldError[] = [];
     const session = readSession(row, errors);
     const current = readBoolean(row.data, 'fetch_current_report');
     if (!current.ok) {
-      errors.push({ field: current.column, expected: 'true or false',
-        message: `Expected ${current.column}: true or false, got ${current.got}` });
+      errors.push({
+        field: current.column,
+        expected: 'true or false',
+        message: `Expected ${current.column}: true or false, got ${current.got}`,
+      });
     }
     if (errors.length > 0) return { ok: false, errors };
     return {
@@ -72,8 +82,11 @@ export const aaReportKind: StageKind<AaReportOptions, AaReportPrepared> = {
     const body = expectObject(answer.body, AA_REPORT_PATH);
     const url = body.report_url;
     if (typeof url !== 'string' || url.trim() === '') {
-      throw new BreError('BAD_RESPONSE', 'Expected a report_url string in the retrieve_report answer, got none',
-        { service: 'account', status: answer.status, details: { calls: 1 } });
+      throw new BreError('BAD_RESPONSE', 'Expected a report_url string in the retrieve_report answer, got none', {
+        service: 'account',
+        status: answer.status,
+        details: { calls: 1 },
+      });
     }
     const expiresAt = new Date(ctx.now().getTime() + REPORT_LINK_VALIDITY_MS).toISOString();
     const secrets: SecretValue[] = [{ name: 'report_url', value: url, expiresAt }];

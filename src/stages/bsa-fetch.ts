@@ -88,12 +88,17 @@ export const bsaFetchKind: StageKind<BsaFetchOptions, BsaFetchPrepared> = {
   callsPerRow: (stage) => 2 + (stage.options.fetch_uploaded ? 1 : 0),
   description: 'BSA transactions: /bsa/status_check until ready, optional /bsa/fetch_uploaded, then /bsa/fetch_data',
   optionsSchema,
-  checkConfig: (stage) => (stage.options.poll_max_interval_ms < stage.options.poll_interval_ms
-    ? [`Expected poll_max_interval_ms >= poll_interval_ms, got ${stage.options.poll_max_interval_ms} < ${stage.options.poll_interval_ms}`]
-    : []),
+  checkConfig: (stage) =>
+    stage.options.poll_max_interval_ms < stage.options.poll_interval_ms
+      ? [
+          `Expected poll_max_interval_ms >= poll_interval_ms, got ${stage.options.poll_max_interval_ms} < ${stage.options.poll_interval_ms}`,
+        ]
+      : [],
   columns: () => ({ required: ['user_id', 'aa_session_id'], optional: [], conditional: {} }),
   resultColumns: (stage) => [
-    'status_checks', ...(stage.options.fetch_uploaded ? ['files_count', 'file_names'] : []), ...BSA_FETCH_COLUMNS,
+    'status_checks',
+    ...(stage.options.fetch_uploaded ? ['files_count', 'file_names'] : []),
+    ...BSA_FETCH_COLUMNS,
   ],
 
   async prepare(row, stage): Promise<PrepareResult<BsaFetchPrepared>> {
@@ -102,7 +107,11 @@ export const bsaFetchKind: StageKind<BsaFetchOptions, BsaFetchPrepared> = {
     if (errors.length > 0) return { ok: false, errors };
     return {
       ok: true,
-      value: { session, generate_insights: stage.options.generate_insights, fetch_uploaded: stage.options.fetch_uploaded },
+      value: {
+        session,
+        generate_insights: stage.options.generate_insights,
+        fetch_uploaded: stage.options.fetch_uploaded,
+      },
     };
   },
 
@@ -122,16 +131,24 @@ export const bsaFetchKind: StageKind<BsaFetchOptions, BsaFetchPrepared> = {
       const body = expectObject(answer.body, BSA_PATHS.status);
       const failed = failure(body);
       if (failed !== undefined) {
-        throw new BreError('ACCOUNT_ERROR', `BSA processing failed: ${failed}`,
-          { service: 'account', status: answer.status, details: { calls } });
+        throw new BreError('ACCOUNT_ERROR', `BSA processing failed: ${failed}`, {
+          service: 'account',
+          status: answer.status,
+          details: { calls },
+        });
       }
-      return body.ready_for_fetch_data === true ? { state: 'ready', value: true } : { state: 'pending', status: statusText(body) };
+      return body.ready_for_fetch_data === true
+        ? { state: 'ready', value: true }
+        : { state: 'pending', status: statusText(body) };
     };
     // The deadline follows the run's clock (ctx.now); waits are real timers cut short by ctx.signal.
     const clock: PollClock = { now: () => ctx.now().getTime(), sleep };
-    const polled = await pollUntilReady(poll,
+    const polled = await pollUntilReady(
+      poll,
       { intervalMs: o.poll_interval_ms, maxIntervalMs: o.poll_max_interval_ms, timeoutMs: o.ready_timeout_ms },
-      ctx.signal, clock).catch(withCalls);
+      ctx.signal,
+      clock,
+    ).catch(withCalls);
 
     let uploaded: Uploaded | undefined;
     if (prepared.fetch_uploaded) {
@@ -141,17 +158,27 @@ export const bsaFetchKind: StageKind<BsaFetchOptions, BsaFetchPrepared> = {
     }
 
     calls += 1;
-    const answer = await call(BSA_PATHS.data, { ...ids, generate_insights: prepared.generate_insights }).catch(withCalls);
+    const answer = await call(BSA_PATHS.data, { ...ids, generate_insights: prepared.generate_insights }).catch(
+      withCalls,
+    );
     const body = expectObject(answer.body, BSA_PATHS.data);
     const failed = failure(body);
     if (failed !== undefined) {
-      throw new BreError('ACCOUNT_ERROR', `BSA fetch_data reported a failure: ${failed}`,
-        { service: 'account', status: answer.status, details: { calls } });
+      throw new BreError('ACCOUNT_ERROR', `BSA fetch_data reported a failure: ${failed}`, {
+        service: 'account',
+        status: answer.status,
+        details: { calls },
+      });
     }
     const { result, transactions } = normaliseBsaFetch(body);
     const secrets = uploaded?.secrets ?? [];
     const merged: Record<string, Json> = { status_checks: polled.polls, ...(uploaded?.result ?? {}), ...result };
-    return { result: scrubSecrets(merged, secrets), transactions, secrets: secrets.length > 0 ? secrets : undefined, calls };
+    return {
+      result: scrubSecrets(merged, secrets),
+      transactions,
+      secrets: secrets.length > 0 ? secrets : undefined,
+      calls,
+    };
   },
 };
 

@@ -19,13 +19,17 @@ import type { PrepareResult } from '../input/validation.js';
 import type { StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({
-  format: z.string().optional().superRefine((v, ctx) => {
-    if (v === undefined || (FEATURE_FORMAT_TYPES as readonly string[]).includes(v)) return;
-    ctx.addIssue({
-      code: 'custom', input: v,
-      message: REFUSED_FEATURE_FORMATS[v] ?? `Expected one of ${FEATURE_FORMAT_TYPES.join(', ')}, got '${v}'`,
-    });
-  }),
+  format: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v === undefined || (FEATURE_FORMAT_TYPES as readonly string[]).includes(v)) return;
+      ctx.addIssue({
+        code: 'custom',
+        input: v,
+        message: REFUSED_FEATURE_FORMATS[v] ?? `Expected one of ${FEATURE_FORMAT_TYPES.join(', ')}, got '${v}'`,
+      });
+    }),
 });
 export type BureauFeaturesOptions = Readonly<z.infer<typeof optionsSchema>>;
 
@@ -52,7 +56,11 @@ export const bureauFeaturesKind: StageKind<BureauFeaturesOptions, BureauFeatures
   resultColumns: () => bureauFeatureColumns(),
 
   async prepare(row, stage, ctx): Promise<PrepareResult<BureauFeaturesPrepared>> {
-    const built = await buildBureauFeaturesRequest(row.data, { filesRoot: ctx.filesRoot, format: stage.options.format, now: ctx.now });
+    const built = await buildBureauFeaturesRequest(row.data, {
+      filesRoot: ctx.filesRoot,
+      format: stage.options.format,
+      now: ctx.now,
+    });
     if (!built.ok) return built;
     for (const w of built.warnings ?? []) ctx.warn(w, row);
     return { ok: true, value: built.value };

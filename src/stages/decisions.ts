@@ -9,7 +9,8 @@ import { getStageKind } from './registry.js';
 type Results = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 export class DecisionCounter {
-  readonly #readers: { readonly id: string; readonly read: (result: Readonly<Record<string, unknown>>) => string }[] = [];
+  readonly #readers: { readonly id: string; readonly read: (result: Readonly<Record<string, unknown>>) => string }[] =
+    [];
   readonly counts: DecisionCounts = {};
 
   /** `kind` may be unknown (a merge whose pipeline file is gone): such a stage is not counted. */

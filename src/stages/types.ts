@@ -11,7 +11,15 @@ import type { z } from 'zod';
 import type { CallOptions, CallResult } from '../http/chain.js';
 import type { FilesRoot } from '../input/files-root.js';
 import type { ColumnSpec, PrepareResult } from '../input/validation.js';
-import type { InputRow, JsonObject, NormalisedResult, NormalisedTransaction, NumberStyle, SecretValue, ServiceName } from '../types.js';
+import type {
+  InputRow,
+  JsonObject,
+  NormalisedResult,
+  NormalisedTransaction,
+  NumberStyle,
+  SecretValue,
+  ServiceName,
+} from '../types.js';
 
 /** One validated stage of a pipeline file (see src/config/pipeline.ts for the file format). */
 export interface StageConfig<Options = Record<string, unknown>> {
@@ -110,7 +118,11 @@ export interface StageKind<Options = Record<string, unknown>, Prepared = unknown
    * Validate the row and build the request(s). No network. Never throws for bad input. May answer
    * synchronously (no promise) when it reads no file: the runner only waits when it is given a promise.
    */
-  prepare(row: InputRow, stage: StageConfig<Options>, ctx: StageContext): PrepareResult<Prepared> | Promise<PrepareResult<Prepared>>;
+  prepare(
+    row: InputRow,
+    stage: StageConfig<Options>,
+    ctx: StageContext,
+  ): PrepareResult<Prepared> | Promise<PrepareResult<Prepared>>;
   /** Make the call(s) and normalise. Throws BreError for a row error. */
   execute(prepared: Prepared, call: ServiceCall, stage: StageConfig<Options>, ctx: StageContext): Promise<StageOutput>;
 }

@@ -49,7 +49,8 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
   service: 'workflow',
   // An EMI workflow answers emi_decision instead of decision.
   decisionOf: (result) => String(result.decision ?? result.emi_decision ?? '(none)'),
-  description: 'Decision workflow: POST /execute/{client_id}/{endpoint} (location_bre, bureau_mobile_bre, bank_bre, bureau_mobile_bank_bre, repeat_bre, or your own)',
+  description:
+    'Decision workflow: POST /execute/{client_id}/{endpoint} (location_bre, bureau_mobile_bre, bank_bre, bureau_mobile_bank_bre, repeat_bre, or your own)',
   optionsSchema: optionsSchema as unknown as z.ZodType<WorkflowOptions>,
 
   checkConfig(stage) {
@@ -59,8 +60,15 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
     } else if (!ENDPOINT_RE.test(stage.endpoint)) {
       problems.push(`endpoint: Expected letters, digits, _ or - (one path segment), got '${stage.endpoint}'`);
     }
-    if (stage.options.input_like && stage.endpoint && isNamedEndpoint(stage.endpoint) && stage.options.input_like !== stage.endpoint) {
-      problems.push(`options.input_like: ${stage.endpoint} is a named workflow with its own input; input_like applies to client workflows`);
+    if (
+      stage.options.input_like &&
+      stage.endpoint &&
+      isNamedEndpoint(stage.endpoint) &&
+      stage.options.input_like !== stage.endpoint
+    ) {
+      problems.push(
+        `options.input_like: ${stage.endpoint} is a named workflow with its own input; input_like applies to client workflows`,
+      );
     }
     return problems;
   },
@@ -75,7 +83,8 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
       required: ['user_id', 'reference_id'],
       optional: [],
       conditional: {
-        '(every other column)': 'sent in input_data as given (dotted names nested); reports and bank data as for the named workflows',
+        '(every other column)':
+          'sent in input_data as given (dotted names nested); reports and bank data as for the named workflows',
       },
       files: [REPORT_PATH_FIELD, BANK_PATH_FIELD],
     };
@@ -90,7 +99,10 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
       for (const w of built.warnings ?? []) ctx.warn(w, row);
       return {
         ok: true,
-        value: { path: `/execute/${encodeURIComponent(ctx.clientId)}/${encodeURIComponent(endpoint)}`, body: built.value.body },
+        value: {
+          path: `/execute/${encodeURIComponent(ctx.clientId)}/${encodeURIComponent(endpoint)}`,
+          body: built.value.body,
+        },
       };
     };
     const built = buildWorkflowRequest(row.data, inputEndpoint(stage), {

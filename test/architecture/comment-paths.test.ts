@@ -66,7 +66,10 @@ function commentsOf(text: string): { line: number; text: string }[] {
       i += 1;
       regexAllowed = false;
     } else {
-      if (!/\s/.test(c)) regexAllowed = /[(,=:[!&|?{};+\-*%<>~^]/.test(c) || (/[a-z]/.test(c) && /\b(return|typeof|case|in|of|void|throw)$/.test(text.slice(Math.max(0, i - 6), i + 1)));
+      if (!/\s/.test(c))
+        regexAllowed =
+          /[(,=:[!&|?{};+\-*%<>~^]/.test(c) ||
+          (/[a-z]/.test(c) && /\b(return|typeof|case|in|of|void|throw)$/.test(text.slice(Math.max(0, i - 6), i + 1)));
       i += 1;
     }
   }
@@ -75,20 +78,28 @@ function commentsOf(text: string): { line: number; text: string }[] {
 
 /** The file paths a comment names: with a folder or a leading `./`, ending in a source or document suffix. */
 function pathsIn(comment: string): string[] {
-  const found = comment.match(/(?<![\w@/.-])(?:\.{1,2}\/)*[\w*-]+(?:\/[\w*.-]+)*\.(?:ts|js|cjs|mjs|md|json|lua)(?![\w/])/g) ?? [];
+  const found =
+    comment.match(/(?<![\w@/.-])(?:\.{1,2}\/)*[\w*-]+(?:\/[\w*.-]+)*\.(?:ts|js|cjs|mjs|md|json|lua)(?![\w/])/g) ?? [];
   return found.filter((p) => p.includes('/'));
 }
 
 function resolves(file: string, path: string): boolean {
   const asTs = (p: string) => [p, p.replace(/\.js$/, '.ts')];
-  const candidates = path.startsWith('.') ? asTs(resolve(dirname(file), path)) : [...asTs(join(SRC, path)), ...asTs(join(ROOT, path)), ...asTs(resolve(dirname(file), path))];
+  const candidates = path.startsWith('.')
+    ? asTs(resolve(dirname(file), path))
+    : [...asTs(join(SRC, path)), ...asTs(join(ROOT, path)), ...asTs(resolve(dirname(file), path))];
   return candidates.some((c) => existsSync(c));
 }
 
 describe('paths named in comments', () => {
   it('finds comments and the paths in them, not code', () => {
-    const text = "const u = new URL('./worker.js', import.meta.url); // see ./thread.ts\nconst r = /https?:\\/\\/x.ts/; /* pipeline/run.ts and `src/db/url.ts` */";
-    expect(commentsOf(text).flatMap((c) => pathsIn(c.text))).toEqual(['./thread.ts', 'pipeline/run.ts', 'src/db/url.ts']);
+    const text =
+      "const u = new URL('./worker.js', import.meta.url); // see ./thread.ts\nconst r = /https?:\\/\\/x.ts/; /* pipeline/run.ts and `src/db/url.ts` */";
+    expect(commentsOf(text).flatMap((c) => pathsIn(c.text))).toEqual([
+      './thread.ts',
+      'pipeline/run.ts',
+      'src/db/url.ts',
+    ]);
     expect(pathsIn('node-postgres#2187, pg-copy-streams#115, a.ts alone, e.g. 1.5.ts')).toEqual([]);
   });
 

@@ -19,7 +19,10 @@ async function violationsIn(baseDir: string): Promise<IViolation[]> {
   // The rules' paths are relative to the folder cruised from, and so is the tsconfig it names.
   process.chdir(baseDir);
   try {
-    const result = await cruise(CHECKED.filter((d) => existsSync(join(baseDir, d))), { ...options, validate: true, baseDir });
+    const result = await cruise(
+      CHECKED.filter((d) => existsSync(join(baseDir, d))),
+      { ...options, validate: true, baseDir },
+    );
     return (result.output as ICruiseResult).summary.violations;
   } finally {
     process.chdir(previous);
@@ -60,7 +63,10 @@ describe('the layer rule', () => {
     }, 60_000);
 
     const has = (rule: string | RegExp, from: string, to: string) =>
-      found.some((v) => (typeof rule === 'string' ? v.rule.name === rule : rule.test(v.rule.name)) && v.from === from && v.to === to);
+      found.some(
+        (v) =>
+          (typeof rule === 'string' ? v.rule.name === rule : rule.test(v.rule.name)) && v.from === from && v.to === to,
+      );
 
     it.each([
       ['services -> stages', 'src/services/workflow/request.ts', 'src/stages/types.ts'],
@@ -79,7 +85,9 @@ describe('the layer rule', () => {
     });
 
     it('a folder cycle fails: services/bureau <-> services/workflow', () => {
-      const cycles = found.filter((v) => v.rule.name === 'no-folder-cycle').map((v) => [v.from, ...(v.cycle ?? []).map((c) => c.name)].join(' -> '));
+      const cycles = found
+        .filter((v) => v.rule.name === 'no-folder-cycle')
+        .map((v) => [v.from, ...(v.cycle ?? []).map((c) => c.name)].join(' -> '));
       expect(cycles.some((c) => c.includes('src/services/bureau') && c.includes('src/services/workflow'))).toBe(true);
     });
 
@@ -92,8 +100,18 @@ describe('the layer rule', () => {
     });
 
     it('reports nothing it was not given', () => {
-      const planted = new Set(['src/cli/main.ts', 'src/services/workflow/request.ts', 'src/input/coerce.ts', 'src/http/chain.ts', 'src/output/summary-text.ts',
-        'src/output/merge.ts', 'src/limits/redis.ts', 'src/backtest/report.ts', 'src/services/bureau/request.ts', 'src/normalise/workflow.ts']);
+      const planted = new Set([
+        'src/cli/main.ts',
+        'src/services/workflow/request.ts',
+        'src/input/coerce.ts',
+        'src/http/chain.ts',
+        'src/output/summary-text.ts',
+        'src/output/merge.ts',
+        'src/limits/redis.ts',
+        'src/backtest/report.ts',
+        'src/services/bureau/request.ts',
+        'src/normalise/workflow.ts',
+      ]);
       const direct = found.filter((v) => v.rule.name !== 'no-cycle' && v.rule.name !== 'no-folder-cycle');
       expect(direct.filter((v) => !planted.has(v.from))).toEqual([]);
     });

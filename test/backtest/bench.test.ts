@@ -20,7 +20,6 @@ describe('benchCompare', () => {
     expect(r.buckets).toBeGreaterThanOrEqual(1);
     expect(readdirSync(dir)).toEqual([]);
   });
-
 });
 
 // The coverage simulation of issue 25 (bench/coverage.ts, `npm run bench -- --only coverage`), on the shipped
@@ -49,16 +48,33 @@ describe('benchCoverage', () => {
 });
 
 describe('coverageRow: one figure of the coverage table', () => {
-  const est = (estimate: number, se: number | null, ci: [number, number] | null) => ({ estimate, se, ci: ci && { lower: ci[0], upper: ci[1] } });
+  const est = (estimate: number, se: number | null, ci: [number, number] | null) => ({
+    estimate,
+    se,
+    ci: ci && { lower: ci[0], upper: ci[1] },
+  });
 
-  it('counts the intervals holding the full run\'s value, ends included, over every seed', () => {
-    const row = coverageRow('approval_rate_a', 0.5, [
-      est(0.48, 0.01, [0.46, 0.5]), // the upper end: covered
-      est(0.53, 0.01, [0.51, 0.55]), // misses
-      est(0.5, 0, null), // no interval (no variation): not covered
-      est(0.52, 0.02, [0.48, 0.56]),
-    ], 5); // a fifth seed gave no estimate
-    expect(row).toMatchObject({ figure: 'approval_rate_a', full: 0.5, seeds: 5, covered: 2, no_interval: 2, coverage: 0.4, in_target: false });
+  it("counts the intervals holding the full run's value, ends included, over every seed", () => {
+    const row = coverageRow(
+      'approval_rate_a',
+      0.5,
+      [
+        est(0.48, 0.01, [0.46, 0.5]), // the upper end: covered
+        est(0.53, 0.01, [0.51, 0.55]), // misses
+        est(0.5, 0, null), // no interval (no variation): not covered
+        est(0.52, 0.02, [0.48, 0.56]),
+      ],
+      5,
+    ); // a fifth seed gave no estimate
+    expect(row).toMatchObject({
+      figure: 'approval_rate_a',
+      full: 0.5,
+      seeds: 5,
+      covered: 2,
+      no_interval: 2,
+      coverage: 0.4,
+      in_target: false,
+    });
     expect(row.mean_half_width).toBeCloseTo((0.02 + 0.02 + 0.04) / 3, 12);
     expect(row.mean_se).toBeCloseTo(0.04 / 4, 12);
     // Estimates 0.48, 0.53, 0.5, 0.52: mean 0.5075, sample SD with n − 1.
@@ -68,10 +84,18 @@ describe('coverageRow: one figure of the coverage table', () => {
     expect(row.sd_z).toBeCloseTo(Math.sqrt(((-2 - 2 / 3) ** 2 + (3 - 2 / 3) ** 2 + (1 - 2 / 3) ** 2) / 2), 12);
   });
 
-  const cases: [number, boolean][] = [[92, false], [93, true], [95, true], [97, true], [98, false]];
+  const cases: [number, boolean][] = [
+    [92, false],
+    [93, true],
+    [95, true],
+    [97, true],
+    [98, false],
+  ];
   for (const [covered, inTarget] of cases) {
     it(`${covered} of 100 covered is ${inTarget ? 'in' : 'outside'} the 93-97% target`, () => {
-      const list = Array.from({ length: 100 }, (_, i) => est(i < covered ? 0.5 : 0.9, 0.1, i < covered ? [0.4, 0.6] : [0.8, 1]));
+      const list = Array.from({ length: 100 }, (_, i) =>
+        est(i < covered ? 0.5 : 0.9, 0.1, i < covered ? [0.4, 0.6] : [0.8, 1]),
+      );
       expect(coverageRow('auc_champion', 0.5, list, 100).in_target).toBe(inTarget);
     });
   }

@@ -19,15 +19,30 @@ function csvRows(path: string): string[] {
 
 /** The figures without what legitimately differs between two ways of computing them (incl. float summation order). */
 function figuresOf(r: CompareJson): unknown {
-  return JSON.parse(JSON.stringify(figuresRaw(r), (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(10)) : v)));
+  return JSON.parse(
+    JSON.stringify(figuresRaw(r), (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(10)) : v)),
+  );
 }
 
 function figuresRaw(r: CompareJson): unknown {
-  return { ...r, generated_at: null, options: { ...r.options, buckets: null }, join: { ...r.join, only_a_keys: [...r.join.only_a_keys].sort(), only_b_keys: [...r.join.only_b_keys].sort(), duplicates: { ...r.join.duplicates, sample: [...r.join.duplicates.sample].sort() } } };
+  return {
+    ...r,
+    generated_at: null,
+    options: { ...r.options, buckets: null },
+    join: {
+      ...r.join,
+      only_a_keys: [...r.join.only_a_keys].sort(),
+      only_b_keys: [...r.join.only_b_keys].sort(),
+      duplicates: { ...r.join.duplicates, sample: [...r.join.duplicates.sample].sort() },
+    },
+  };
 }
 
 async function usageError(p: Promise<unknown>): Promise<BreError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(BreError);
   expect((err as BreError).code).toBe('USAGE');
   return err as BreError;
@@ -38,14 +53,46 @@ describe('streaming join', () => {
     const root = tempDir();
     synthesiseRuns(4000, join(root, 'runs'));
     // A few duplicate keys and keyless rows on top of the synthetic runs.
-    const extraA = [{ row: 5001, key: 'dup-1', stages: { bre: wf('Approve', 100) } }, { row: 5002, key: 'dup-1', stages: { bre: wf('Reject', null) } }, { row: 5003, key: null, stages: { bre: wf('Reject', null) } }];
-    writeFileSync(join(root, 'runs', 'a', 'results.ndjson'), readFileSync(join(root, 'runs', 'a', 'results.ndjson'), 'utf8') + extraA.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    writeFileSync(join(root, 'runs', 'b', 'results.ndjson'), readFileSync(join(root, 'runs', 'b', 'results.ndjson'), 'utf8') + JSON.stringify({ row: 5001, key: 'dup-1', stages: { bre: wf('Approve', 100) } }) + '\n');
+    const extraA = [
+      { row: 5001, key: 'dup-1', stages: { bre: wf('Approve', 100) } },
+      { row: 5002, key: 'dup-1', stages: { bre: wf('Reject', null) } },
+      { row: 5003, key: null, stages: { bre: wf('Reject', null) } },
+    ];
+    writeFileSync(
+      join(root, 'runs', 'a', 'results.ndjson'),
+      readFileSync(join(root, 'runs', 'a', 'results.ndjson'), 'utf8') +
+        extraA.map((l) => JSON.stringify(l)).join('\n') +
+        '\n',
+    );
+    writeFileSync(
+      join(root, 'runs', 'b', 'results.ndjson'),
+      readFileSync(join(root, 'runs', 'b', 'results.ndjson'), 'utf8') +
+        JSON.stringify({ row: 5001, key: 'dup-1', stages: { bre: wf('Approve', 100) } }) +
+        '\n',
+    );
     const a = join(root, 'runs', 'a');
     const b = join(root, 'runs', 'b');
     const tmp = join(root, 'tmp');
-    const one = await runCompare({ outA: a, outB: b, out: join(root, 'one'), buckets: 1, outcome: 'bad', by: 'state', sampleSize: 500, tmpDir: tmp });
-    const many = await runCompare({ outA: a, outB: b, out: join(root, 'many'), buckets: 13, outcome: 'bad', by: 'state', sampleSize: 500, tmpDir: tmp });
+    const one = await runCompare({
+      outA: a,
+      outB: b,
+      out: join(root, 'one'),
+      buckets: 1,
+      outcome: 'bad',
+      by: 'state',
+      sampleSize: 500,
+      tmpDir: tmp,
+    });
+    const many = await runCompare({
+      outA: a,
+      outB: b,
+      out: join(root, 'many'),
+      buckets: 13,
+      outcome: 'bad',
+      by: 'state',
+      sampleSize: 500,
+      tmpDir: tmp,
+    });
     expect(one.report.options.buckets).toBe(1);
     expect(many.report.options.buckets).toBe(13);
     expect(figuresOf(many.report)).toEqual(figuresOf(one.report));
@@ -73,11 +120,19 @@ describe('streaming join', () => {
     };
     const A = load(a);
     const B = load(b);
-    let both = 0; let swapIn = 0; let swapOut = 0; let onlyA = 0; let onlyB = 0; let amountA = 0;
+    let both = 0;
+    let swapIn = 0;
+    let swapOut = 0;
+    let onlyA = 0;
+    let onlyB = 0;
+    let amountA = 0;
     for (const [k, la] of A) {
       const lb = B.get(k);
       if (la.length > 1 || (lb && lb.length > 1)) continue;
-      if (!lb) { onlyA += 1; continue; }
+      if (!lb) {
+        onlyA += 1;
+        continue;
+      }
       const ap = la[0].decision === 'Approve';
       const bp = lb[0].decision === 'Approve';
       if (ap && bp) both += 1;
@@ -89,7 +144,12 @@ describe('streaming join', () => {
     const c = one.report.comparisons[0];
     expect(c.swaps).toMatchObject({ both_approve: both, swap_in: swapIn, swap_out: swapOut });
     expect(c.amounts?.a_total).toBe(amountA);
-    expect(one.report.join).toMatchObject({ only_a: onlyA, only_b: onlyB, no_key: { a_rows: 1, b_rows: 0 }, duplicates: { keys: 1, a_rows: 2, b_rows: 1 } });
+    expect(one.report.join).toMatchObject({
+      only_a: onlyA,
+      only_b: onlyB,
+      no_key: { a_rows: 1, b_rows: 0 },
+      duplicates: { keys: 1, a_rows: 2, b_rows: 1 },
+    });
     expect(linesOne).toHaveLength(1 + one.report.join.matched + onlyA + onlyB + 3 + 1);
     // The challenger's lower cut-off approves more.
     expect(c.approval!.difference!).toBeGreaterThan(0);
@@ -121,7 +181,9 @@ describe('champion / challenger in one run', () => {
     const dir = writeRunFolder(join(tempDir(), 'cc'), { lines });
     const e = await usageError(runCompare({ outA: dir, outB: dir, stage: 'champion' }));
     expect(e.message).toMatch(/Expected two different stages/);
-    const other = writeRunFolder(join(tempDir(), 'x'), { lines: [{ row: 1, key: 'a', stages: { one: wf('Approve', 1) } }] });
+    const other = writeRunFolder(join(tempDir(), 'x'), {
+      lines: [{ row: 1, key: 'a', stages: { one: wf('Approve', 1) } }],
+    });
     const e2 = await usageError(runCompare({ outA: other, outB: other }));
     expect(e2.message).toMatch(/Expected stage 'champion' in run A .*got one/);
   });
@@ -131,32 +193,55 @@ describe('several stages', () => {
   it('compares every shared stage; a features-only stage has no decision columns; csv columns are prefixed', async () => {
     const root = tempDir();
     const line = (row: number, key: string, loc: string, bank: unknown, score: number) => ({
-      row, key, stages: { bureau: { score, cbs_risk_grade_v1: 3, is_risky_customer: false, reference_id: key }, location: wf(loc, null), bank },
+      row,
+      key,
+      stages: {
+        bureau: { score, cbs_risk_grade_v1: 3, is_risky_customer: false, reference_id: key },
+        location: wf(loc, null),
+        bank,
+      },
     });
-    const a = writeRunFolder(join(root, 'a'), { lines: [line(1, 'k1', 'Approve', wf('Approve', 900), 700), line(2, 'k2', 'Reject', SKIPPED, 600)] });
-    const b = writeRunFolder(join(root, 'b'), { lines: [line(1, 'k1', 'Approve', wf('Reject', null), 710), line(2, 'k2', 'Approve', wf('Approve', 400), 600)] });
+    const a = writeRunFolder(join(root, 'a'), {
+      lines: [line(1, 'k1', 'Approve', wf('Approve', 900), 700), line(2, 'k2', 'Reject', SKIPPED, 600)],
+    });
+    const b = writeRunFolder(join(root, 'b'), {
+      lines: [line(1, 'k1', 'Approve', wf('Reject', null), 710), line(2, 'k2', 'Approve', wf('Approve', 400), 600)],
+    });
     const r = await runCompare({ outA: a, outB: b });
     expect(r.outDir).toBe(join(b, 'compare-vs-a'));
-    expect(r.report.comparisons.map((c) => [c.label, c.decisions !== null])).toEqual([['bureau', false], ['location', true], ['bank', true]]);
+    expect(r.report.comparisons.map((c) => [c.label, c.decisions !== null])).toEqual([
+      ['bureau', false],
+      ['location', true],
+      ['bank', true],
+    ]);
     const bureau = r.report.comparisons[0];
     expect(bureau.approval).toBeNull();
     expect(bureau.features.map((f) => f.feature).sort()).toEqual(['cbs_risk_grade_v1', 'is_risky_customer', 'score']);
     const bank = r.report.comparisons[2];
     expect(bank.decisions?.categories).toEqual(['Approve', 'Reject', '(skipped)']);
-    expect(bank.decisions?.crosstab).toEqual([[0, 1, 0], [0, 0, 0], [1, 0, 0]]);
+    expect(bank.decisions?.crosstab).toEqual([
+      [0, 1, 0],
+      [0, 0, 0],
+      [1, 0, 0],
+    ]);
     expect([bank.ran_a, bank.ran_b]).toEqual([1, 2]);
     const csv = csvRows(r.files.csv);
-    expect(csv[0]).toBe('key,a_row,b_row,match,location.a_decision,location.b_decision,location.a_loan_amount,location.b_loan_amount,location.amount_change,location.swap_class,bank.a_decision,bank.b_decision,bank.a_loan_amount,bank.b_loan_amount,bank.amount_change,bank.swap_class');
+    expect(csv[0]).toBe(
+      'key,a_row,b_row,match,location.a_decision,location.b_decision,location.a_loan_amount,location.b_loan_amount,location.amount_change,location.swap_class,bank.a_decision,bank.b_decision,bank.a_loan_amount,bank.b_loan_amount,bank.amount_change,bank.swap_class',
+    );
     expect(csv[2]).toBe('k2,2,2,matched,Reject,Approve,,,,swap_in,(skipped),Approve,,400,,swap_in');
     // --stage picks one.
     const only = await runCompare({ outA: a, outB: b, stage: 'bank', out: join(root, 'bank-only') });
     expect(only.report.comparisons.map((c) => c.label)).toEqual(['bank']);
-    expect(csvRows(only.files.csv)[0]).toBe('key,a_row,b_row,match,a_decision,b_decision,a_loan_amount,b_loan_amount,amount_change,swap_class');
+    expect(csvRows(only.files.csv)[0]).toBe(
+      'key,a_row,b_row,match,a_decision,b_decision,a_loan_amount,b_loan_amount,amount_change,swap_class',
+    );
   });
 
   it('reads the EMI product from emi_decision and the best offer', async () => {
     const root = tempDir();
-    const emi = (d: string, amount: number | null) => wf('Reject', null, { emi_decision: d, 'best_offer.loan_amount': amount, offers_count: amount ? 2 : 0 });
+    const emi = (d: string, amount: number | null) =>
+      wf('Reject', null, { emi_decision: d, 'best_offer.loan_amount': amount, offers_count: amount ? 2 : 0 });
     const a = writeRunFolder(join(root, 'a'), { lines: [{ row: 1, key: 'k', stages: { w: emi('Approve', 50000) } }] });
     const b = writeRunFolder(join(root, 'b'), { lines: [{ row: 1, key: 'k', stages: { w: emi('Approve', 65000) } }] });
     const r = await runCompare({ outA: a, outB: b, product: 'emi' });
@@ -168,7 +253,12 @@ describe('several stages', () => {
 
   it('an empty run B makes every key only-A, without failing', async () => {
     const root = tempDir();
-    const a = writeRunFolder(join(root, 'a'), { lines: [{ row: 1, key: 'k1', stages: { w: wf('Approve', 1) } }, { row: 2, key: 'k2', stages: { w: wf('Reject', null) } }] });
+    const a = writeRunFolder(join(root, 'a'), {
+      lines: [
+        { row: 1, key: 'k1', stages: { w: wf('Approve', 1) } },
+        { row: 2, key: 'k2', stages: { w: wf('Reject', null) } },
+      ],
+    });
     const b = join(root, 'b');
     writeRunFolder(b, { lines: [] });
     writeFileSync(join(b, 'results.ndjson'), '');
@@ -181,17 +271,57 @@ describe('several stages', () => {
 
 describe('usage errors (exit 2), nothing written', () => {
   it.each([
-    ['missing folder A', (a: string, b: string) => ({ outA: join(a, 'nope'), outB: b }), /Expected run A to be an output folder .* \(no such folder\)/],
-    ['folder without results', (a: string, b: string) => ({ outA: join(a, '..'), outB: b }), /Expected .*results\.ndjson .*got no such file/],
-    ['unknown stage', (a: string, b: string) => ({ outA: a, outB: b, stage: 'nope' }), /Expected stage 'nope' in run A .*got bre/],
-    ['stage-a alone', (a: string, b: string) => ({ outA: a, outB: b, stageA: 'bre' }), /Expected --stage-a and --stage-b together, got only --stage-a/],
-    ['stage and stage-a', (a: string, b: string) => ({ outA: a, outB: b, stage: 'bre', stageA: 'bre', stageB: 'bre' }), /Expected either --stage or --stage-a/],
-    ['outcome column missing', (a: string, b: string) => ({ outA: a, outB: b, outcome: 'defaulted' }), /Expected --outcome column 'defaulted' in .*input\.csv, got columns reference_id, state, bad/],
+    [
+      'missing folder A',
+      (a: string, b: string) => ({ outA: join(a, 'nope'), outB: b }),
+      /Expected run A to be an output folder .* \(no such folder\)/,
+    ],
+    [
+      'folder without results',
+      (a: string, b: string) => ({ outA: join(a, '..'), outB: b }),
+      /Expected .*results\.ndjson .*got no such file/,
+    ],
+    [
+      'unknown stage',
+      (a: string, b: string) => ({ outA: a, outB: b, stage: 'nope' }),
+      /Expected stage 'nope' in run A .*got bre/,
+    ],
+    [
+      'stage-a alone',
+      (a: string, b: string) => ({ outA: a, outB: b, stageA: 'bre' }),
+      /Expected --stage-a and --stage-b together, got only --stage-a/,
+    ],
+    [
+      'stage and stage-a',
+      (a: string, b: string) => ({ outA: a, outB: b, stage: 'bre', stageA: 'bre', stageB: 'bre' }),
+      /Expected either --stage or --stage-a/,
+    ],
+    [
+      'outcome column missing',
+      (a: string, b: string) => ({ outA: a, outB: b, outcome: 'defaulted' }),
+      /Expected --outcome column 'defaulted' in .*input\.csv, got columns reference_id, state, bad/,
+    ],
     ['by column missing', (a: string, b: string) => ({ outA: a, outB: b, by: 'city' }), /Expected --by column 'city'/],
-    ['input unreadable', (a: string, b: string) => ({ outA: a, outB: b, by: 'state', input: join(a, 'missing.csv') }), /Expected a readable input file for --by/],
-    ['bad product', (a: string, b: string) => ({ outA: a, outB: b, product: 'car' as never }), /Expected --product payday or emi, got 'car'/],
-    ['score field not in the stage', (a: string, b: string) => ({ outA: a, outB: b, outcome: 'bad', score: 'nope.score' }), /Expected --score nope\.score to name a numeric field of the compared stages \(bre\), got no such field; numeric fields: bureau_intel\.bureau_score/],
-    ['period column missing', (a: string, b: string) => ({ outA: a, outB: b, period: 'app_date' }), /Expected --period column 'app_date' in .*input\.csv, got columns reference_id, state, bad/],
+    [
+      'input unreadable',
+      (a: string, b: string) => ({ outA: a, outB: b, by: 'state', input: join(a, 'missing.csv') }),
+      /Expected a readable input file for --by/,
+    ],
+    [
+      'bad product',
+      (a: string, b: string) => ({ outA: a, outB: b, product: 'car' as never }),
+      /Expected --product payday or emi, got 'car'/,
+    ],
+    [
+      'score field not in the stage',
+      (a: string, b: string) => ({ outA: a, outB: b, outcome: 'bad', score: 'nope.score' }),
+      /Expected --score nope\.score to name a numeric field of the compared stages \(bre\), got no such field; numeric fields: bureau_intel\.bureau_score/,
+    ],
+    [
+      'period column missing',
+      (a: string, b: string) => ({ outA: a, outB: b, period: 'app_date' }),
+      /Expected --period column 'app_date' in .*input\.csv, got columns reference_id, state, bad/,
+    ],
   ])('%s', async (_name, opts, message) => {
     const root = tempDir();
     const { a, b } = handCase(root);
@@ -203,7 +333,10 @@ describe('usage errors (exit 2), nothing written', () => {
 
   it('--by without any input file known', async () => {
     const root = tempDir();
-    const a = writeRunFolder(join(root, 'a'), { lines: [{ row: 1, key: 'k', stages: { w: wf('Approve', 1) } }], inputPath: '-' });
+    const a = writeRunFolder(join(root, 'a'), {
+      lines: [{ row: 1, key: 'k', stages: { w: wf('Approve', 1) } }],
+      inputPath: '-',
+    });
     const e = await usageError(runCompare({ outA: a, outB: a, stageA: 'w', stageB: 'w2', by: 'state' }));
     expect(e.message).toMatch(/Expected --input FILE for --by/);
   });
@@ -212,12 +345,13 @@ describe('usage errors (exit 2), nothing written', () => {
 describe('--outcome/--by from an input in any format run reads', () => {
   /** handCase's input.csv as the rows a reader returns: text cells, an empty cell null. */
   function handRows(input: string): Record<string, string | null>[] {
-    return (parse(readFileSync(input, 'utf8'), { columns: true }) as Record<string, string>[])
-      .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === '' ? null : v])));
+    return (parse(readFileSync(input, 'utf8'), { columns: true }) as Record<string, string>[]).map((r) =>
+      Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === '' ? null : v])),
+    );
   }
   const withoutInput = (r: CompareJson) => figuresOf({ ...r, options: { ...r.options, input: null } });
 
-  it('Parquet, gzip\'ed CSV, TSV and gzip\'ed NDJSON give the figures of the CSV', async () => {
+  it("Parquet, gzip'ed CSV, TSV and gzip'ed NDJSON give the figures of the CSV", async () => {
     const root = tempDir();
     const { a, b, input } = handCase(root);
     const reference = await runCompare({ outA: a, outB: b, out: join(root, 'csv'), outcome: 'bad', by: 'state' });
@@ -229,9 +363,19 @@ describe('--outcome/--by from an input in any format run reads', () => {
     const tsv = join(root, 'input.tsv');
     writeFileSync(tsv, readFileSync(input, 'utf8').replaceAll(',', '\t'));
     const ndjsonGz = join(root, 'input.ndjson.gz');
-    writeFileSync(ndjsonGz, gzipSync(rows.map((r) => JSON.stringify({ ...r, bad: r.bad === null ? null : Number(r.bad) })).join('\n')));
+    writeFileSync(
+      ndjsonGz,
+      gzipSync(rows.map((r) => JSON.stringify({ ...r, bad: r.bad === null ? null : Number(r.bad) })).join('\n')),
+    );
     for (const file of [parquet, csvGz, tsv, ndjsonGz]) {
-      const r = await runCompare({ outA: a, outB: b, out: join(root, `cmp-${basename(file)}`), outcome: 'bad', by: 'state', input: file });
+      const r = await runCompare({
+        outA: a,
+        outB: b,
+        out: join(root, `cmp-${basename(file)}`),
+        outcome: 'bad',
+        by: 'state',
+        input: file,
+      });
       expect(r.report.options.input, file).toBe(file);
       expect(withoutInput(r.report), file).toEqual(withoutInput(reference.report));
     }
@@ -247,19 +391,48 @@ describe('--outcome/--by from an input in any format run reads', () => {
     writeFileSync(excel, iconv.encode(text, 'windows-1252'));
     const manifestPath = join(a, 'manifest.json');
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-    writeFileSync(manifestPath, JSON.stringify({ ...manifest, input: { ...manifest.input, path: excel, reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: false } } }));
+    writeFileSync(
+      manifestPath,
+      JSON.stringify({
+        ...manifest,
+        input: {
+          ...manifest.input,
+          path: excel,
+          reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: false },
+        },
+      }),
+    );
     const r = await runCompare({ outA: a, outB: b, out: join(root, 'excel'), outcome: 'bad', by: 'state' });
-    const segments = (x: CompareJson) => x.comparisons[0].segments!.map((s) => ({ ...s, segment: s.segment === 'KA' ? 'Kà' : s.segment }));
+    const segments = (x: CompareJson) =>
+      x.comparisons[0].segments!.map((s) => ({ ...s, segment: s.segment === 'KA' ? 'Kà' : s.segment }));
     expect(r.report.comparisons[0].segments!.map((s) => s.segment)).toEqual(['Kà', 'MH']);
     expect(segments(r.report)).toEqual(segments(reference.report));
     // Read as UTF-8 (a given --encoding wins over the manifest's), Kà's byte is not text: those rows lose their segment.
-    const utf8 = await runCompare({ outA: a, outB: b, out: join(root, 'utf8'), outcome: 'bad', by: 'state', encoding: 'utf-8' });
+    const utf8 = await runCompare({
+      outA: a,
+      outB: b,
+      out: join(root, 'utf8'),
+      outcome: 'bad',
+      by: 'state',
+      encoding: 'utf-8',
+    });
     expect(utf8.report.comparisons[0].segments!.map((s) => s.segment)).toEqual(['(missing)', 'MH']);
 
     // A Parquet input named by the manifest is read as Parquet, whatever its name.
     const parquet = join(root, 'warehouse-export');
     writeParquetRows(parquet, handRows(input), { csv: true });
-    writeFileSync(manifestPath, JSON.stringify({ ...manifest, input: { ...manifest.input, path: parquet, format: 'parquet', reading: { encoding: null, delimiter: null, decimal_comma: false } } }));
+    writeFileSync(
+      manifestPath,
+      JSON.stringify({
+        ...manifest,
+        input: {
+          ...manifest.input,
+          path: parquet,
+          format: 'parquet',
+          reading: { encoding: null, delimiter: null, decimal_comma: false },
+        },
+      }),
+    );
     const fromParquet = await runCompare({ outA: a, outB: b, out: join(root, 'pq'), outcome: 'bad', by: 'state' });
     expect(withoutInput(fromParquet.report)).toEqual(withoutInput(reference.report));
   });
@@ -270,16 +443,44 @@ describe('--outcome/--by from an input in any format run reads', () => {
     // An application date (January for the first 8 data rows, February after), and KA spelt Kà: read as UTF-8,
     // the windows-1252 byte of à is not text, and those rows would drop out of the second pass.
     const [header, ...lines] = readFileSync(input, 'utf8').trimEnd().split('\n');
-    const utf8 = [`${header},app_date`, ...lines.map((l, i) => `${l.replace(',KA,', ',Kà,')},2025-0${i < 8 ? 1 : 2}-15`)].join('\n') + '\n';
+    const utf8 =
+      [`${header},app_date`, ...lines.map((l, i) => `${l.replace(',KA,', ',Kà,')},2025-0${i < 8 ? 1 : 2}-15`)].join(
+        '\n',
+      ) + '\n';
     const utf8Path = join(root, 'dated.csv');
     writeFileSync(utf8Path, utf8);
-    const reference = await runCompare({ outA: a, outB: b, out: join(root, 'utf8'), outcome: 'bad', period: 'app_date', minPeriodKeys: 1, input: utf8Path });
+    const reference = await runCompare({
+      outA: a,
+      outB: b,
+      out: join(root, 'utf8'),
+      outcome: 'bad',
+      period: 'app_date',
+      minPeriodKeys: 1,
+      input: utf8Path,
+    });
     const excel = join(root, 'excel.csv');
     writeFileSync(excel, iconv.encode(utf8.replaceAll(',', ';').replaceAll('\n', '\r\n'), 'windows-1252'));
     const manifestPath = join(a, 'manifest.json');
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-    writeFileSync(manifestPath, JSON.stringify({ ...manifest, input: { ...manifest.input, path: excel, reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: false } } }));
-    const r = await runCompare({ outA: a, outB: b, out: join(root, 'excel'), outcome: 'bad', period: 'app_date', minPeriodKeys: 1 });
+    writeFileSync(
+      manifestPath,
+      JSON.stringify({
+        ...manifest,
+        input: {
+          ...manifest.input,
+          path: excel,
+          reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: false },
+        },
+      }),
+    );
+    const r = await runCompare({
+      outA: a,
+      outB: b,
+      out: join(root, 'excel'),
+      outcome: 'bad',
+      period: 'app_date',
+      minPeriodKeys: 1,
+    });
     const state = r.report.input_stability?.columns.find((c) => c.name === 'state');
     expect(state?.periods.map((p) => p.n)).toEqual([8, 7]);
     expect(r.report.input_stability).toEqual(reference.report.input_stability);
@@ -287,8 +488,16 @@ describe('--outcome/--by from an input in any format run reads', () => {
   });
 
   it.each([
-    ['an unknown format', { inputFormat: 'xml' as never }, /Expected --input-format to be one of csv, tsv, ndjson, parquet, csv\.gz, tsv\.gz, ndjson\.gz, got 'xml'/],
-    ['--delimiter with Parquet', { input: 'x.parquet', delimiter: ';' }, /Expected --delimiter only with CSV or TSV input, got it with parquet/],
+    [
+      'an unknown format',
+      { inputFormat: 'xml' as never },
+      /Expected --input-format to be one of csv, tsv, ndjson, parquet, csv\.gz, tsv\.gz, ndjson\.gz, got 'xml'/,
+    ],
+    [
+      '--delimiter with Parquet',
+      { input: 'x.parquet', delimiter: ';' },
+      /Expected --delimiter only with CSV or TSV input, got it with parquet/,
+    ],
     ['an unknown encoding', { encoding: 'klingon' }, /Expected --encoding to be an encoding name/],
   ])('%s is a usage error, nothing written', async (_name, over, message) => {
     const root = tempDir();
@@ -307,9 +516,15 @@ describe('compare command (yargs)', () => {
     const out = join(root, 'cli-out');
     const written: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => { written.push(String(chunk)); return true; }) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
     try {
-      await yargs(['compare', a, b, '--out', out, '--outcome', 'bad', '--by', 'state', '--stage', 'bre']).command(compareCommand as never).strict().parseAsync();
+      await yargs(['compare', a, b, '--out', out, '--outcome', 'bad', '--by', 'state', '--stage', 'bre'])
+        .command(compareCommand as never)
+        .strict()
+        .parseAsync();
     } finally {
       process.stdout.write = write;
     }
@@ -323,9 +538,29 @@ describe('compare command (yargs)', () => {
   });
 
   it('takes --input-format, --encoding and --delimiter as run does', () => {
-    const args = ['compare', 'a', 'b', '--input', 'x.txt', '--input-format', 'csv.gz', '--encoding', 'latin1', '--delimiter', 'semicolon'];
-    const argv = yargs(args).command({ ...compareCommand, handler: () => undefined } as never).strict().parseSync() as never;
-    expect(compareOptionsFromArgs(argv)).toMatchObject({ input: 'x.txt', inputFormat: 'csv.gz', encoding: 'latin1', delimiter: 'semicolon' });
+    const args = [
+      'compare',
+      'a',
+      'b',
+      '--input',
+      'x.txt',
+      '--input-format',
+      'csv.gz',
+      '--encoding',
+      'latin1',
+      '--delimiter',
+      'semicolon',
+    ];
+    const argv = yargs(args)
+      .command({ ...compareCommand, handler: () => undefined } as never)
+      .strict()
+      .parseSync() as never;
+    expect(compareOptionsFromArgs(argv)).toMatchObject({
+      input: 'x.txt',
+      inputFormat: 'csv.gz',
+      encoding: 'latin1',
+      delimiter: 'semicolon',
+    });
   });
 });
 
@@ -349,9 +584,22 @@ describe('--score on the hand case', () => {
     const root = tempDir();
     const { a, b } = handCase(root);
     const label = 'bureau_intel.bureau_score:mobile_intel.new_score';
-    const r = await runCompare({ outA: a, outB: b, out: join(root, 'cmp'), outcome: 'bad', score: label, scoreDirection: `${label}=lower` });
+    const r = await runCompare({
+      outA: a,
+      outB: b,
+      out: join(root, 'cmp'),
+      outcome: 'bad',
+      score: label,
+      scoreDirection: `${label}=lower`,
+    });
     const s = r.report.comparisons[0].scores![0];
-    expect(s).toMatchObject({ label, field_a: 'bureau_intel.bureau_score', field_b: 'mobile_intel.new_score', direction: 'lower_is_better', keys: 10 });
+    expect(s).toMatchObject({
+      label,
+      field_a: 'bureau_intel.bureau_score',
+      field_b: 'mobile_intel.new_score',
+      direction: 'lower_is_better',
+      keys: 10,
+    });
     expect(s.a.scored).toEqual({ keys: 9, good: 4, bad: 3, unknown: 2 });
     expect(s.a.missing).toEqual({ keys: 1, good: 1, bad: 0, unknown: 0 });
     expect(s.a.power?.auc).toBeCloseTo(7 / 12, 14);

@@ -17,7 +17,15 @@ interface Fixture {
   readonly survey_version: string;
   readonly strata: readonly { name: string; N: number; n: number }[];
   readonly units: Readonly<Record<string, readonly (number | string)[]>>;
-  readonly cases: readonly { lonely: LonelyPsu; kind: 'mean' | 'total' | 'ratio'; y: string; x: string | null; domain: boolean; estimate: number; se: number }[];
+  readonly cases: readonly {
+    lonely: LonelyPsu;
+    kind: 'mean' | 'total' | 'ratio';
+    y: string;
+    x: string | null;
+    domain: boolean;
+    estimate: number;
+    se: number;
+  }[];
 }
 
 const fx = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'backtest', 'survey.json'), 'utf8')) as Fixture;
@@ -27,8 +35,13 @@ const index = new Map(strata.map((s, h) => [s.name, h]));
 /** The design over the units `keep` accepts (all of them, or a domain's), and their values of a column. */
 function designOf(keep: (i: number) => boolean): { design: Design; column: (name: string) => Float64Array } {
   const rows: number[] = [];
-  (fx.units.h as string[]).forEach((_, i) => { if (keep(i)) rows.push(i); });
-  const design = checkDesign({ strata, unitStratum: Int32Array.from(rows, (i) => index.get(fx.units.h[i] as string) as number) });
+  (fx.units.h as string[]).forEach((_, i) => {
+    if (keep(i)) rows.push(i);
+  });
+  const design = checkDesign({
+    strata,
+    unitStratum: Int32Array.from(rows, (i) => index.get(fx.units.h[i] as string) as number),
+  });
   return { design, column: (name) => Float64Array.from(rows, (i) => fx.units[name][i] as number) };
 }
 

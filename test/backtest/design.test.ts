@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bootstrap, replicateSe } from '../../src/backtest/design/bootstrap.js';
-import { checkDesign, coveredPopulation, DesignError, type Design, type LonelyPsu, type Stratum } from '../../src/backtest/design/design.js';
+import {
+  checkDesign,
+  coveredPopulation,
+  DesignError,
+  type Design,
+  type LonelyPsu,
+  type Stratum,
+} from '../../src/backtest/design/design.js';
 import { degreesOfFreedom, mean, NO_VARIATION, ratio, total } from '../../src/backtest/design/estimators.js';
 import { Random } from '../../src/backtest/design/rng.js';
 import { prepareScore, weightedAuc, weightedKs } from '../../src/backtest/design/weighted-score.js';
@@ -22,7 +29,10 @@ function design(strata: Stratum[], unitStratum: readonly number[]): Design {
 
 describe('estimators, worked by hand', () => {
   // h1: N = 10, n = 4, y = 1 0 1 1 (w = 2.5); h2: N = 6, n = 2, y = 0 1 (w = 3).
-  const strata: Stratum[] = [{ name: 'h1', population: 10, sampled: 4 }, { name: 'h2', population: 6, sampled: 2 }];
+  const strata: Stratum[] = [
+    { name: 'h1', population: 10, sampled: 4 },
+    { name: 'h2', population: 6, sampled: 2 },
+  ];
   const d = design(strata, [0, 0, 0, 0, 1, 1]);
   const y = f64([1, 0, 1, 1, 0, 1]);
 
@@ -56,8 +66,13 @@ describe('estimators, worked by hand', () => {
     const x = f64([1, 1, 0, 1, 1, 1]);
     const yy = f64([1, 0, 0, 1, 0, 1]);
     const R = 8 / 13.5;
-    const z = [1, 0, 0, 1, 0, 1].map((v, i) => ([2.5, 2.5, 2.5, 2.5, 3, 3][i] * (v - R * [1, 1, 0, 1, 1, 1][i])) / 13.5);
-    const ss = (zs: number[]): number => { const m = zs.reduce((s, v) => s + v, 0) / zs.length; return zs.reduce((s, v) => s + (v - m) ** 2, 0); };
+    const z = [1, 0, 0, 1, 0, 1].map(
+      (v, i) => ([2.5, 2.5, 2.5, 2.5, 3, 3][i] * (v - R * [1, 1, 0, 1, 1, 1][i])) / 13.5,
+    );
+    const ss = (zs: number[]): number => {
+      const m = zs.reduce((s, v) => s + v, 0) / zs.length;
+      return zs.reduce((s, v) => s + (v - m) ** 2, 0);
+    };
     const V = 0.6 * (4 / 3) * ss(z.slice(0, 4)) + (2 / 3) * 2 * ss(z.slice(4));
     const r = ratio(d, yy, x, 'average');
     expect(r?.estimate).toBeCloseTo(R, 12);
@@ -88,7 +103,9 @@ describe('estimators, worked by hand', () => {
 describe('a lonely stratum (n_h = 1 < N_h): R survey.lonely.psu', () => {
   // h1 as above (V_h1 = 3.75 for the total of y = 1 0 1 1), h2: N = 5, n = 1, y = 1 (w = 5), h3 empty.
   const strata: Stratum[] = [
-    { name: 'h1', population: 10, sampled: 4 }, { name: 'h2', population: 5, sampled: 1 }, { name: 'h3', population: 7, sampled: 0 },
+    { name: 'h1', population: 10, sampled: 4 },
+    { name: 'h2', population: 5, sampled: 1 },
+    { name: 'h3', population: 7, sampled: 0 },
   ];
   const d = design(strata, [0, 0, 0, 0, 1]);
   const y = f64([1, 0, 1, 1, 1]);
@@ -117,10 +134,20 @@ describe('a lonely stratum (n_h = 1 < N_h): R survey.lonely.psu', () => {
 
 describe('checkDesign', () => {
   const cases: [string, Stratum[], number[], RegExp][] = [
-    ['sample above population', [{ name: 'a', population: 2, sampled: 3 }], [], /population ≥ sample ≥ 0, got population 2 and sample 3/],
+    [
+      'sample above population',
+      [{ name: 'a', population: 2, sampled: 3 }],
+      [],
+      /population ≥ sample ≥ 0, got population 2 and sample 3/,
+    ],
     ['fractional counts', [{ name: 'a', population: 2.5, sampled: 1 }], [], /whole numbers/],
     ['an empty population', [{ name: 'a', population: 0, sampled: 0 }], [], /at least 1, got 0/],
-    ['more units than sampled', [{ name: 'a', population: 5, sampled: 1 }], [0, 0], /at most 1 sampled units in stratum 'a', got 2/],
+    [
+      'more units than sampled',
+      [{ name: 'a', population: 5, sampled: 1 }],
+      [0, 0],
+      /at most 1 sampled units in stratum 'a', got 2/,
+    ],
     ['an unknown stratum', [{ name: 'a', population: 5, sampled: 1 }], [1], /one of the 1 strata, got stratum index 1/],
   ];
   for (const [what, strata, units, message] of cases) {
@@ -138,7 +165,15 @@ function synthetic(seed: string): { d: Design; y: Float64Array; x: Float64Array 
   const unitStratum: number[] = [];
   const y: number[] = [];
   const x: number[] = [];
-  const shapes: [number, number][] = [[40, 36], [500, 20], [2000, 60], [90, 9], [12, 2], [3, 3], [300, 150]];
+  const shapes: [number, number][] = [
+    [40, 36],
+    [500, 20],
+    [2000, 60],
+    [90, 9],
+    [12, 2],
+    [3, 3],
+    [300, 150],
+  ];
   shapes.forEach(([N, n], h) => {
     strata.push({ name: `h${h}`, population: N, sampled: n });
     const p = 0.2 + 0.1 * h;
@@ -160,7 +195,10 @@ describe('rescaling bootstrap (Rao–Wu, m_h = n_h − 1)', () => {
     const { full, replicates } = bootstrap(d, { replicates: B, seed: 'test' }, (w) => {
       let ty = 0;
       let tx = 0;
-      for (let i = 0; i < w.length; i += 1) { ty += w[i] * y[i]; tx += w[i] * x[i]; }
+      for (let i = 0; i < w.length; i += 1) {
+        ty += w[i] * y[i];
+        tx += w[i] * x[i];
+      }
       return [ty, ty / tx];
     });
     const t = total(d, y, 'average');
@@ -176,9 +214,14 @@ describe('rescaling bootstrap (Rao–Wu, m_h = n_h − 1)', () => {
 
   it('a plain with-replacement bootstrap would not: the fpc matters in a stratum sampled at 90%', () => {
     // Only h0 (N = 40, n = 36): its linearised variance carries f = 0.1; without the fpc it would be 10 times larger.
-    const d = design([{ name: 'h0', population: 40, sampled: 36 }], Array.from({ length: 36 }, () => 0));
+    const d = design(
+      [{ name: 'h0', population: 40, sampled: 36 }],
+      Array.from({ length: 36 }, () => 0),
+    );
     const y = f64(Array.from({ length: 36 }, (_, i) => (i % 3 === 0 ? 1 : 0)));
-    const { replicates } = bootstrap(d, { replicates: 4000, seed: 'fpc' }, (w) => [w.reduce((s, wi, i) => s + wi * y[i], 0)]);
+    const { replicates } = bootstrap(d, { replicates: 4000, seed: 'fpc' }, (w) => [
+      w.reduce((s, wi, i) => s + wi * y[i], 0),
+    ]);
     const se = replicateSe(d, replicates[0]) as number;
     expect(se / (total(d, y, 'average').se as number)).toBeGreaterThan(0.95);
     expect(se / (total(d, y, 'average').se as number)).toBeLessThan(1.05);
@@ -186,7 +229,11 @@ describe('rescaling bootstrap (Rao–Wu, m_h = n_h − 1)', () => {
 
   it('is reproducible from its seed, keeps weights non-negative and unbiased, and leaves whole strata alone', () => {
     const { d, y } = synthetic('boot-2');
-    const stat = (w: Float64Array): number[] => [w.reduce((s, wi, i) => s + wi * y[i], 0), Math.min(...w), w[w.length - 1]];
+    const stat = (w: Float64Array): number[] => [
+      w.reduce((s, wi, i) => s + wi * y[i], 0),
+      Math.min(...w),
+      w[w.length - 1],
+    ];
     const a = bootstrap(d, { replicates: 300, seed: 's' }, stat);
     const b = bootstrap(d, { replicates: 300, seed: 's' }, stat);
     const c = bootstrap(d, { replicates: 300, seed: 't' }, stat);
@@ -222,7 +269,8 @@ describe('weighted AUC and KS', () => {
   function expanded(): { score: number; outcome: 0 | 1 | null }[] {
     const out: { score: number; outcome: 0 | 1 | null }[] = [];
     score.forEach((s, i) => {
-      for (let k = 0; k < weight[i]; k += 1) out.push({ score: s, outcome: outcome[i] === -1 ? null : (outcome[i] as 0 | 1) });
+      for (let k = 0; k < weight[i]; k += 1)
+        out.push({ score: s, outcome: outcome[i] === -1 ? null : (outcome[i] as 0 | 1) });
     });
     return out;
   }

@@ -11,14 +11,25 @@ export interface FolderSpec {
 
 export function writeRunFolder(dir: string, spec: FolderSpec): string {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'results.ndjson'), spec.lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-  if (spec.errors) writeFileSync(join(dir, 'errors.ndjson'), spec.errors.map((e) => JSON.stringify(e)).join('\n') + '\n');
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({
-    version: 1, tool: 'bre-batch',
-    pipeline: { name: spec.pipeline ?? 'bureau_mobile', path: '/x/pipelines/bureau_mobile.yaml', sha256: '0' },
-    input: { path: spec.inputPath ?? '/nonexistent/input.csv', format: 'csv', size: null, sha256: null },
-    key: 'reference_id', shard: null, limit: null, created_at: '2025-01-01T00:00:00.000Z',
-  }));
+  writeFileSync(
+    join(dir, 'results.ndjson'),
+    spec.lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n',
+  );
+  if (spec.errors)
+    writeFileSync(join(dir, 'errors.ndjson'), spec.errors.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({
+      version: 1,
+      tool: 'bre-batch',
+      pipeline: { name: spec.pipeline ?? 'bureau_mobile', path: '/x/pipelines/bureau_mobile.yaml', sha256: '0' },
+      input: { path: spec.inputPath ?? '/nonexistent/input.csv', format: 'csv', size: null, sha256: null },
+      key: 'reference_id',
+      shard: null,
+      limit: null,
+      created_at: '2025-01-01T00:00:00.000Z',
+    }),
+  );
   return dir;
 }
 
@@ -27,9 +38,20 @@ type Dec = string | null;
 /** A workflow stage result with the fields the back-test reads. */
 export function wf(decision: Dec, amount: number | null, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    decision, decision_reason: 'x', loan_amount: amount, repayment_date: null, emi_decision: null, loan_offers: [],
-    offers_count: 0, rule_engine_name: 'mobile_intel', rules_version: 'v1', rules_failed: [], workflow: 'bureau',
-    workflow_version: 'v1', request_id: 'req', ...extra,
+    decision,
+    decision_reason: 'x',
+    loan_amount: amount,
+    repayment_date: null,
+    emi_decision: null,
+    loan_offers: [],
+    offers_count: 0,
+    rule_engine_name: 'mobile_intel',
+    rules_version: 'v1',
+    rules_failed: [],
+    workflow: 'bureau',
+    workflow_version: 'v1',
+    request_id: 'req',
+    ...extra,
   };
 }
 
@@ -47,25 +69,73 @@ export function handCase(root: string): { a: string; b: string; input: string } 
   const input = join(root, 'input.csv');
   const states = ['KA', 'KA', 'MH', 'MH', 'KA', 'MH', 'KA', 'MH', 'KA', 'MH', 'KA', 'MH', 'KA', 'MH', 'KA'];
   const bad = ['0', '0', '1', '1', '', '0', '1', '0', '', '0', '1', '0', '0', '0', ''];
-  const keys = ['k01', 'k02', 'k03', 'k04', 'k05', 'k06', 'k07', 'k08', 'k09', 'k10', FORMULA_KEY, NASTY_KEY, 'k13', 'k13b', ''];
-  writeFileSync(input, 'reference_id,state,bad\n' + keys.map((k, i) => `"${k.replace(/"/g, '""')}",${states[i]},${bad[i]}\n`).join(''));
+  const keys = [
+    'k01',
+    'k02',
+    'k03',
+    'k04',
+    'k05',
+    'k06',
+    'k07',
+    'k08',
+    'k09',
+    'k10',
+    FORMULA_KEY,
+    NASTY_KEY,
+    'k13',
+    'k13b',
+    '',
+  ];
+  writeFileSync(
+    input,
+    'reference_id,state,bad\n' + keys.map((k, i) => `"${k.replace(/"/g, '""')}",${states[i]},${bad[i]}\n`).join(''),
+  );
   const score = (row: number): number => 500 + 10 * row;
   const flag = (v: boolean) => ({ 'mobile_intel.fraud_flag': v });
   const A: Record<string, unknown>[] = [
-    wf('Approve', 1000, { 'bureau_intel.bureau_score': score(1), ...flag(false), offers_count: 2, 'best_offer.loan_amount': 1000 }),
-    wf('Approve', 1000, { 'bureau_intel.bureau_score': score(2), ...flag(false), offers_count: 2, 'best_offer.loan_amount': 1000 }),
+    wf('Approve', 1000, {
+      'bureau_intel.bureau_score': score(1),
+      ...flag(false),
+      offers_count: 2,
+      'best_offer.loan_amount': 1000,
+    }),
+    wf('Approve', 1000, {
+      'bureau_intel.bureau_score': score(2),
+      ...flag(false),
+      offers_count: 2,
+      'best_offer.loan_amount': 1000,
+    }),
     wf('Approve', 2000, { 'bureau_intel.bureau_score': score(3), ...flag(true) }),
     wf('Approve', 2000, { 'bureau_intel.bureau_score': score(4), ...flag(false) }),
     wf('Approved', 3000, { 'bureau_intel.bureau_score': score(5), ...flag(false) }),
     wf('Reject', null, { 'bureau_intel.bureau_score': score(6), ...flag(false), rules_failed: ['bureau_score_min'] }),
     wf('Reject', null, { 'bureau_intel.bureau_score': score(7), ...flag(false), rules_failed: ['bureau_score_min'] }),
-    wf('Reject', null, { 'bureau_intel.bureau_score': score(8), ...flag(false), rules_failed: ['bureau_score_min', 'dpd_check'] }),
-    wf('Proceed to Next Rule', null, { 'bureau_intel.bureau_score': score(9), ...flag(false), rules_failed: ['dpd_check'] }),
+    wf('Reject', null, {
+      'bureau_intel.bureau_score': score(8),
+      ...flag(false),
+      rules_failed: ['bureau_score_min', 'dpd_check'],
+    }),
+    wf('Proceed to Next Rule', null, {
+      'bureau_intel.bureau_score': score(9),
+      ...flag(false),
+      rules_failed: ['dpd_check'],
+    }),
     SKIPPED,
   ];
   const B: Record<string, unknown>[] = [
-    wf('Approve', 1000, { 'bureau_intel.bureau_score': 515, ...flag(false), offers_count: 3, 'best_offer.loan_amount': 1200, 'mobile_intel.new_score': 1 }),
-    wf('Approve', 1500, { 'bureau_intel.bureau_score': 525, ...flag(false), offers_count: 1, 'best_offer.loan_amount': 900 }),
+    wf('Approve', 1000, {
+      'bureau_intel.bureau_score': 515,
+      ...flag(false),
+      offers_count: 3,
+      'best_offer.loan_amount': 1200,
+      'mobile_intel.new_score': 1,
+    }),
+    wf('Approve', 1500, {
+      'bureau_intel.bureau_score': 525,
+      ...flag(false),
+      offers_count: 1,
+      'best_offer.loan_amount': 900,
+    }),
     wf('Approve', 1500, { 'bureau_intel.bureau_score': 535, ...flag(true) }),
     wf('Reject', null, { 'bureau_intel.bureau_score': 545, ...flag(true), rules_failed: ['bureau_score_min'] }),
     wf('Reject', null, { 'bureau_intel.bureau_score': 555, ...flag(false), rules_failed: ['income_check'] }),
@@ -86,9 +156,27 @@ export function handCase(root: string): { a: string; b: string; input: string } 
   bLines.push(line(13, 'k13', wf('Approve', 100)));
   bLines.push(line(14, 'k13', wf('Reject', null)));
   const a = writeRunFolder(join(root, 'champion'), {
-    lines: aLines, inputPath: input, pipeline: 'bureau_mobile',
-    errors: [{ row: 12, key: NASTY_KEY, stage: 'bre', status: 500, code: 'SERVER_ERROR', message: 'x', attempts: 1, input: {} }],
+    lines: aLines,
+    inputPath: input,
+    pipeline: 'bureau_mobile',
+    errors: [
+      {
+        row: 12,
+        key: NASTY_KEY,
+        stage: 'bre',
+        status: 500,
+        code: 'SERVER_ERROR',
+        message: 'x',
+        attempts: 1,
+        input: {},
+      },
+    ],
   });
-  const b = writeRunFolder(join(root, 'challenger'), { lines: bLines, inputPath: input, pipeline: 'bureau_mobile_v2', errors: [] });
+  const b = writeRunFolder(join(root, 'challenger'), {
+    lines: bLines,
+    inputPath: input,
+    pipeline: 'bureau_mobile_v2',
+    errors: [],
+  });
   return { a, b, input };
 }

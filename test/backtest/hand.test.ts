@@ -29,7 +29,14 @@ beforeAll(async () => {
   const root = tempDir();
   const { a, b } = handCase(root);
   outDir = join(root, 'cmp');
-  const r = await runCompare({ outA: a, outB: b, out: outDir, outcome: 'bad', by: 'state', now: () => new Date('2025-02-03T04:05:06Z') });
+  const r = await runCompare({
+    outA: a,
+    outB: b,
+    out: outDir,
+    outcome: 'bad',
+    by: 'state',
+    now: () => new Date('2025-02-03T04:05:06Z'),
+  });
   report = r.report;
   c = report.comparisons[0];
   // What was written is what was returned.
@@ -38,26 +45,53 @@ beforeAll(async () => {
 
 const close = (x: number | null | undefined, y: number): void => expect(x).toBeCloseTo(y, 10);
 /** Outcome coverage: unknown keys, known share, and the bad rate if every unknown were good / bad (worked by hand). */
-const cov = (unknown: number, coverage: number, best: number, worst: number) => ({ unknown, coverage, bad_rate_best: best, bad_rate_worst: worst });
+const cov = (unknown: number, coverage: number, best: number, worst: number) => ({
+  unknown,
+  coverage,
+  bad_rate_best: best,
+  bad_rate_worst: worst,
+});
 
 describe('hand-computed compare.json', () => {
   it('runs and join', () => {
     expect(report.version).toBe(1);
     expect(report.generated_at).toBe('2025-02-03T04:05:06.000Z');
-    expect(report.a).toMatchObject({ pipeline: 'bureau_mobile', results_rows: 13, malformed_lines: 0, errors: { rows: 1, by_code: { SERVER_ERROR: 1 } } });
-    expect(report.b).toMatchObject({ pipeline: 'bureau_mobile_v2', results_rows: 13, malformed_lines: 1, errors: { rows: 0, by_code: {} } });
+    expect(report.a).toMatchObject({
+      pipeline: 'bureau_mobile',
+      results_rows: 13,
+      malformed_lines: 0,
+      errors: { rows: 1, by_code: { SERVER_ERROR: 1 } },
+    });
+    expect(report.b).toMatchObject({
+      pipeline: 'bureau_mobile_v2',
+      results_rows: 13,
+      malformed_lines: 1,
+      errors: { rows: 0, by_code: {} },
+    });
     expect(report.a.stages).toEqual({ bre: { rows: 13, ran: 12, decisions: true } });
     expect(report.b.stages).toEqual({ bre: { rows: 13, ran: 13, decisions: true } });
     expect(report.join).toEqual({
-      matched: 10, only_a: 1, only_b: 1, only_a_keys: [FORMULA_KEY], only_b_keys: [NASTY_KEY],
+      matched: 10,
+      only_a: 1,
+      only_b: 1,
+      only_a_keys: [FORMULA_KEY],
+      only_b_keys: [NASTY_KEY],
       duplicates: { keys: 1, a_keys: 0, b_keys: 1, a_rows: 1, b_rows: 2, sample: ['k13'] },
-      no_key: { a_rows: 1, b_rows: 0 }, list_cap: 100,
+      no_key: { a_rows: 1, b_rows: 0 },
+      list_cap: 100,
     });
     // Every valid line of each run is accounted for exactly once.
     const j = report.join;
     expect(j.matched + j.only_a + j.duplicates.a_rows + j.no_key.a_rows).toBe(report.a.results_rows);
     expect(j.matched + j.only_b + j.duplicates.b_rows + j.no_key.b_rows).toBe(report.b.results_rows);
-    expect(report.options).toMatchObject({ product: 'payday', decision_field: 'decision', amount_field: 'loan_amount', outcome: 'bad', by: 'state', buckets: 1 });
+    expect(report.options).toMatchObject({
+      product: 'payday',
+      decision_field: 'decision',
+      amount_field: 'loan_amount',
+      outcome: 'bad',
+      by: 'state',
+      buckets: 1,
+    });
     expect(report.comparisons).toHaveLength(1);
     expect([c.label, c.stage_a, c.stage_b, c.n, c.ran_a, c.ran_b]).toEqual(['bre', 'bre', 'bre', 10, 9, 10]);
   });
@@ -67,7 +101,12 @@ describe('hand-computed compare.json', () => {
       categories: ['Approve', 'Reject', 'Proceed to Next Rule', '(skipped)'],
       a: { Approve: 5, Reject: 3, 'Proceed to Next Rule': 1, '(skipped)': 1 },
       b: { Approve: 5, Reject: 4, 'Proceed to Next Rule': 1, '(skipped)': 0 },
-      crosstab: [[3, 2, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0], [0, 1, 0, 0]],
+      crosstab: [
+        [3, 2, 0, 0],
+        [1, 1, 1, 0],
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+      ],
     });
   });
 
@@ -87,10 +126,26 @@ describe('hand-computed compare.json', () => {
   it('loan amounts and the histogram of changes', () => {
     const m = c.amounts!;
     expect({ ...m, histogram: undefined }).toEqual({
-      a_total: 9000, b_total: 7500, total_change: -1500, a_approved_with_amount: 5, b_approved_with_amount: 5,
-      a_mean: 1800, b_mean: 1500,
-      both_approve: { n: 3, increased: 1, decreased: 1, unchanged: 1, total_change: 0, mean_change: 0, min_change: -500, max_change: 500 },
-      swap_in_total: 3500, swap_out_total: 5000, histogram: undefined,
+      a_total: 9000,
+      b_total: 7500,
+      total_change: -1500,
+      a_approved_with_amount: 5,
+      b_approved_with_amount: 5,
+      a_mean: 1800,
+      b_mean: 1500,
+      both_approve: {
+        n: 3,
+        increased: 1,
+        decreased: 1,
+        unchanged: 1,
+        total_change: 0,
+        mean_change: 0,
+        min_change: -500,
+        max_change: 500,
+      },
+      swap_in_total: 3500,
+      swap_out_total: 5000,
+      histogram: undefined,
     });
     const h = m.histogram!;
     expect(h.unchanged).toBe(1);
@@ -102,7 +157,12 @@ describe('hand-computed compare.json', () => {
 
   it('offers', () => {
     expect(c.offers).toEqual({
-      n: 9, a_offers: 4, b_offers: 4, more: 1, fewer: 1, same: 7,
+      n: 9,
+      a_offers: 4,
+      b_offers: 4,
+      more: 1,
+      fewer: 1,
+      same: 7,
       best_offer: { a_total: 2000, b_total: 2100, paired_n: 2, mean_change: 50 },
     });
   });
@@ -110,7 +170,14 @@ describe('hand-computed compare.json', () => {
   it('rules failed, largest change first', () => {
     expect(c.rules.map((r) => r.rule)).toEqual(['income_check', 'bureau_score_min', 'dpd_check']);
     const [inc, bsm, dpd] = c.rules;
-    expect(inc).toMatchObject({ a_failed: 0, b_failed: 2, a_rate: 0, b_rate: 0.2, newly_failing: 1, no_longer_failing: 0 });
+    expect(inc).toMatchObject({
+      a_failed: 0,
+      b_failed: 2,
+      a_rate: 0,
+      b_rate: 0.2,
+      newly_failing: 1,
+      no_longer_failing: 0,
+    });
     close(inc.difference, 0.2);
     expect(bsm).toMatchObject({ a_failed: 3, b_failed: 2, b_rate: 0.2, newly_failing: 1, no_longer_failing: 2 });
     close(bsm.a_rate, 3 / 9);
@@ -125,8 +192,11 @@ describe('hand-computed compare.json', () => {
     expect(c.features_only_in_b).toEqual(['mobile_intel.new_score']);
     const score = c.features[0];
     const e = 1e-4;
-    const expectedPsi = (e - 1 / 9) * Math.log(e / (1 / 9)) + 7 * (0.1 - 1 / 9) * Math.log(0.1 / (1 / 9))
-      + (0.2 - 1 / 9) * Math.log(0.2 / (1 / 9)) + (0.1 - e) * Math.log(0.1 / e);
+    const expectedPsi =
+      (e - 1 / 9) * Math.log(e / (1 / 9)) +
+      7 * (0.1 - 1 / 9) * Math.log(0.1 / (1 / 9)) +
+      (0.2 - 1 / 9) * Math.log(0.2 / (1 / 9)) +
+      (0.1 - e) * Math.log(0.1 / e);
     close(score.psi, expectedPsi);
     expect(score.band).toBe('major');
     expect(score.type).toBe('numeric');
@@ -135,13 +205,18 @@ describe('hand-computed compare.json', () => {
     expect(score.bins[0].label).toBe('≤ 510');
     expect(score.bins[9].label).toBe('> 590');
     expect(score.bins[10].label).toBe('(missing)');
-    expect([score.n_a, score.n_b, score.mean_a, score.mean_b, score.paired_n, score.changed]).toEqual([9, 10, 550, 567.5, 9, 5]);
+    expect([score.n_a, score.n_b, score.mean_a, score.mean_b, score.paired_n, score.changed]).toEqual([
+      9, 10, 550, 567.5, 9, 5,
+    ]);
     close(score.mean_change, 25 / 9);
 
     const flag = c.features[1];
     expect(flag.type).toBe('categorical');
     expect(flag.bins).toEqual([
-      { label: 'false', a: 8, b: 8 }, { label: 'true', a: 1, b: 2 }, { label: '(other)', a: 0, b: 0 }, { label: '(missing)', a: 0, b: 0 },
+      { label: 'false', a: 8, b: 8 },
+      { label: 'true', a: 1, b: 2 },
+      { label: '(other)', a: 0, b: 0 },
+      { label: '(missing)', a: 0, b: 0 },
     ]);
     close(flag.psi, (0.8 - 8 / 9) * Math.log(0.8 / (8 / 9)) + (0.2 - 1 / 9) * Math.log(0.2 / (1 / 9)));
     expect(flag.band).toBe('stable');
@@ -171,10 +246,38 @@ describe('hand-computed compare.json', () => {
     // (2, 1, 1, 1) and (1, 1, 1, 2): ad − bc = 1 ≤ n/2, φ = 0.
     close(ka.approval.difference_ci!.upper, 0.46486835080922256);
     close(mh.approval.difference_ci!.lower, -0.4648683508092226);
-    expect(ka.bad_rate_a_approved).toEqual({ rows: 3, known: 2, bad: 0, bad_rate: 0, ci: wilson(0, 2), ...cov(1, 2 / 3, 0, 1 / 3) });
-    expect(ka.bad_rate_b_approved).toEqual({ rows: 3, known: 2, bad: 0, bad_rate: 0, ci: wilson(0, 2), ...cov(1, 2 / 3, 0, 1 / 3) });
-    expect(mh.bad_rate_a_approved).toEqual({ rows: 2, known: 2, bad: 2, bad_rate: 1, ci: wilson(2, 2), ...cov(0, 1, 1, 1) });
-    expect(mh.bad_rate_b_approved).toEqual({ rows: 2, known: 2, bad: 1, bad_rate: 0.5, ci: wilson(1, 2), ...cov(0, 1, 0.5, 0.5) });
+    expect(ka.bad_rate_a_approved).toEqual({
+      rows: 3,
+      known: 2,
+      bad: 0,
+      bad_rate: 0,
+      ci: wilson(0, 2),
+      ...cov(1, 2 / 3, 0, 1 / 3),
+    });
+    expect(ka.bad_rate_b_approved).toEqual({
+      rows: 3,
+      known: 2,
+      bad: 0,
+      bad_rate: 0,
+      ci: wilson(0, 2),
+      ...cov(1, 2 / 3, 0, 1 / 3),
+    });
+    expect(mh.bad_rate_a_approved).toEqual({
+      rows: 2,
+      known: 2,
+      bad: 2,
+      bad_rate: 1,
+      ci: wilson(2, 2),
+      ...cov(0, 1, 1, 1),
+    });
+    expect(mh.bad_rate_b_approved).toEqual({
+      rows: 2,
+      known: 2,
+      bad: 1,
+      bad_rate: 0.5,
+      ci: wilson(1, 2),
+      ...cov(0, 1, 0.5, 0.5),
+    });
   });
 });
 
@@ -182,7 +285,9 @@ describe('hand-computed compare.csv', () => {
   it('one line per key, both sides, every results line exactly once, Excel-safe', () => {
     const text = readFileSync(join(outDir, 'compare.csv'), 'utf8');
     const lines = text.trimEnd().split('\n');
-    expect(lines[0]).toBe('key,a_row,b_row,match,a_decision,b_decision,a_loan_amount,b_loan_amount,amount_change,swap_class,outcome,segment');
+    expect(lines[0]).toBe(
+      'key,a_row,b_row,match,a_decision,b_decision,a_loan_amount,b_loan_amount,amount_change,swap_class,outcome,segment',
+    );
     expect(lines.slice(1)).toEqual([
       'k01,1,1,matched,Approve,Approve,1000,1000,0,both_approve,0,KA',
       'k02,2,2,matched,Approve,Approve,1000,1500,500,both_approve,0,KA',
@@ -212,8 +317,20 @@ describe('hand-computed report.html', () => {
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/@import|url\(/i);
-    for (const h of ['Summary', 'Stage bre', 'Approval rates', 'Decisions', 'Decision crosstab (swap matrix)', 'Loan amounts', 'Offers',
-      'Bad rates', 'Segments by', 'Rules failed', 'Feature stability (PSI)', 'Keys not compared']) {
+    for (const h of [
+      'Summary',
+      'Stage bre',
+      'Approval rates',
+      'Decisions',
+      'Decision crosstab (swap matrix)',
+      'Loan amounts',
+      'Offers',
+      'Bad rates',
+      'Segments by',
+      'Rules failed',
+      'Feature stability (PSI)',
+      'Keys not compared',
+    ]) {
       expect(html).toContain(`>${h}`);
     }
     expect(html).toContain('@media print');

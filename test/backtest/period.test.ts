@@ -31,7 +31,12 @@ describe('periodOf', () => {
   });
 
   it('orders chronologically, (missing) last', () => {
-    expect(['2025-10', MISSING_PERIOD, '2024-12', '2025-02'].sort(comparePeriods)).toEqual(['2024-12', '2025-02', '2025-10', MISSING_PERIOD]);
+    expect(['2025-10', MISSING_PERIOD, '2024-12', '2025-02'].sort(comparePeriods)).toEqual([
+      '2024-12',
+      '2025-02',
+      '2025-10',
+      MISSING_PERIOD,
+    ]);
     expect(['2025-W10', '2025-W09', '2024-W52'].sort(comparePeriods)).toEqual(['2024-W52', '2025-W09', '2025-W10']);
   });
 
@@ -39,19 +44,47 @@ describe('periodOf', () => {
     const cols = new RowColumns(undefined, undefined, { column: 'd', unit: 'month' });
     cols.set(1, { d: '2025-01-09' });
     cols.set(2, { d: 'soon' });
-    expect([cols.periodOf(1), cols.periodOf(2), cols.periodOf(3), cols.periodOf(null)]).toEqual(['2025-01', MISSING_PERIOD, MISSING_PERIOD, MISSING_PERIOD]);
+    expect([cols.periodOf(1), cols.periodOf(2), cols.periodOf(3), cols.periodOf(null)]).toEqual([
+      '2025-01',
+      MISSING_PERIOD,
+      MISSING_PERIOD,
+      MISSING_PERIOD,
+    ]);
     const daily = new RowColumns(undefined, undefined, { column: 'd', unit: 'week' });
     expect(() => {
-      for (let i = 0; i < 600; i += 1) daily.set(i + 1, { d: new Date(Date.UTC(2000, 0, 1 + 7 * i)).toISOString().slice(0, 10) });
+      for (let i = 0; i < 600; i += 1)
+        daily.set(i + 1, { d: new Date(Date.UTC(2000, 0, 1 + 7 * i)).toISOString().slice(0, 10) });
     }).toThrow(/Expected at most 520 distinct periods in --period column 'd' by week/);
   });
 });
 
 describe('--score and --period options', () => {
   it.each<[string[], string[], unknown]>([
-    [['bureau_intel.bureau_score'], [], [{ label: 'bureau_intel.bureau_score', fieldA: 'bureau_intel.bureau_score', fieldB: 'bureau_intel.bureau_score', direction: 'higher_is_better' }]],
-    [['x.old:x.new'], ['x.old:x.new=lower'], [{ label: 'x.old:x.new', fieldA: 'x.old', fieldB: 'x.new', direction: 'lower_is_better' }]],
-    [[' g ', 's'], ['g=lower', 's=higher'], [{ label: 'g', fieldA: 'g', fieldB: 'g', direction: 'lower_is_better' }, { label: 's', fieldA: 's', fieldB: 's', direction: 'higher_is_better' }]],
+    [
+      ['bureau_intel.bureau_score'],
+      [],
+      [
+        {
+          label: 'bureau_intel.bureau_score',
+          fieldA: 'bureau_intel.bureau_score',
+          fieldB: 'bureau_intel.bureau_score',
+          direction: 'higher_is_better',
+        },
+      ],
+    ],
+    [
+      ['x.old:x.new'],
+      ['x.old:x.new=lower'],
+      [{ label: 'x.old:x.new', fieldA: 'x.old', fieldB: 'x.new', direction: 'lower_is_better' }],
+    ],
+    [
+      [' g ', 's'],
+      ['g=lower', 's=higher'],
+      [
+        { label: 'g', fieldA: 'g', fieldB: 'g', direction: 'lower_is_better' },
+        { label: 's', fieldA: 's', fieldB: 's', direction: 'higher_is_better' },
+      ],
+    ],
   ])('%j with %j', (scores, dirs, expected) => {
     expect(parseScoreSpecs(scores, dirs)).toEqual(expected);
   });
@@ -78,7 +111,11 @@ describe('--score and --period options', () => {
   });
 
   it('defaults: month, 30 keys', () => {
-    expect(resolveCompareOptions({ outA: 'a', outB: 'b', period: 'app_date' }).period).toEqual({ column: 'app_date', unit: 'month', minKeys: 30 });
+    expect(resolveCompareOptions({ outA: 'a', outB: 'b', period: 'app_date' }).period).toEqual({
+      column: 'app_date',
+      unit: 'month',
+      minKeys: 30,
+    });
   });
 });
 
@@ -100,8 +137,11 @@ describe('stability over time', () => {
     const f = t.figures('x', 'input', 'numeric', 2);
     expect([f.baseline, f.baseline_periods, f.baseline_n]).toEqual(['2024-12 to 2025-01', ['2024-12', '2025-01'], 5]);
     expect(f.periods.map((p) => [p.period, p.n, p.small, p.baseline, p.psi === null])).toEqual([
-      ['2024-12', 1, true, true, true], ['2025-01', 4, false, true, true], ['2025-02', 4, false, false, false],
-      ['2025-03', 1, true, false, false], [MISSING_PERIOD, 2, false, false, true],
+      ['2024-12', 1, true, true, true],
+      ['2025-01', 4, false, true, true],
+      ['2025-02', 4, false, false, false],
+      ['2025-03', 1, true, false, false],
+      [MISSING_PERIOD, 2, false, false, true],
     ]);
     const expected = (0.25 - 0.6) * Math.log(0.25 / 0.6) + (0.75 - 0.4) * Math.log(0.75 / 0.4);
     expect(f.periods[2].psi).toBeCloseTo(expected, 12);
@@ -127,7 +167,10 @@ describe('stability over time', () => {
 
   it('top movers by latest PSI', () => {
     const still = new OverTime(2);
-    for (const p of ['2025-01', '2025-02']) { still.add(p, 0); still.add(p, 1); }
+    for (const p of ['2025-01', '2025-02']) {
+      still.add(p, 0);
+      still.add(p, 1);
+    }
     const moved = t.figures('moved', 'input', 'numeric', 2);
     const flat = still.figures('flat', 'a', 'numeric', 1);
     // A PSI of 0 is no move: only 'moved' is listed.

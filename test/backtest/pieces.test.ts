@@ -10,10 +10,18 @@ import { esc } from '../../src/page/svg.js';
 
 describe('decisionCategory', () => {
   it.each([
-    ['Approve', 'Approve'], ['Approved', 'Approve'], ['APPROVED', 'Approve'], [' approve ', 'Approve'],
-    ['Reject', 'Reject'], ['rejected', 'Reject'], ['Declined', 'Reject'],
-    ['Proceed to Next Rule', 'Proceed to Next Rule'], ['Proceed To Bank', 'Proceed To Bank'],
-    [null, '(none)'], [undefined, '(none)'], ['', '(none)'],
+    ['Approve', 'Approve'],
+    ['Approved', 'Approve'],
+    ['APPROVED', 'Approve'],
+    [' approve ', 'Approve'],
+    ['Reject', 'Reject'],
+    ['rejected', 'Reject'],
+    ['Declined', 'Reject'],
+    ['Proceed to Next Rule', 'Proceed to Next Rule'],
+    ['Proceed To Bank', 'Proceed To Bank'],
+    [null, '(none)'],
+    [undefined, '(none)'],
+    ['', '(none)'],
   ])('%s -> %s', (value, category) => {
     expect(decisionCategory(value as never)).toBe(category);
   });
@@ -21,18 +29,37 @@ describe('decisionCategory', () => {
 
 describe('sideView', () => {
   it('reads a payday workflow result', () => {
-    const v = sideView({
-      decision: 'Approved', loan_amount: 5000, rules_failed: ['a', 'b'], 'bureau_intel.bureau_score': 700,
-      'geocoding.state': 'KA', request_id: 'r1', offers_count: 2, 'best_offer.loan_amount': 9000, workflow: 'bureau',
-    }, 'payday');
+    const v = sideView(
+      {
+        decision: 'Approved',
+        loan_amount: 5000,
+        rules_failed: ['a', 'b'],
+        'bureau_intel.bureau_score': 700,
+        'geocoding.state': 'KA',
+        request_id: 'r1',
+        offers_count: 2,
+        'best_offer.loan_amount': 9000,
+        workflow: 'bureau',
+      },
+      'payday',
+    );
     expect(v).toEqual({
-      ran: true, category: 'Approve', approved: true, amount: 5000, offersCount: 2, bestOfferAmount: 9000,
-      rulesFailed: ['a', 'b'], features: { 'bureau_intel.bureau_score': 700, 'geocoding.state': 'KA' },
+      ran: true,
+      category: 'Approve',
+      approved: true,
+      amount: 5000,
+      offersCount: 2,
+      bestOfferAmount: 9000,
+      rulesFailed: ['a', 'b'],
+      features: { 'bureau_intel.bureau_score': 700, 'geocoding.state': 'KA' },
     });
   });
 
   it('reads the EMI product from emi_decision and the best offer', () => {
-    const v = sideView({ decision: 'Reject', emi_decision: 'Approve', loan_amount: null, 'best_offer.loan_amount': 12000 }, 'emi');
+    const v = sideView(
+      { decision: 'Reject', emi_decision: 'Approve', loan_amount: null, 'best_offer.loan_amount': 12000 },
+      'emi',
+    );
     expect(v.approved).toBe(true);
     expect(v.amount).toBe(12000);
   });
@@ -43,22 +70,35 @@ describe('sideView', () => {
   });
 
   it.each([
-    ['decision', false], ['best_offer.tenure_months', false], ['rules_failed', false],
-    ['bureau_intel.bureau_score', true], ['score', true], ['cbs_risk_grade_v1', true],
+    ['decision', false],
+    ['best_offer.tenure_months', false],
+    ['rules_failed', false],
+    ['bureau_intel.bureau_score', true],
+    ['score', true],
+    ['cbs_risk_grade_v1', true],
   ])('%s is a feature: %s', (name, expected) => {
     expect(isFeatureField(name, 1)).toBe(expected);
   });
 
   it.each([
-    [true, true, 'both_approve'], [true, false, 'swap_out'], [false, true, 'swap_in'], [false, false, 'both_reject'],
+    [true, true, 'both_approve'],
+    [true, false, 'swap_out'],
+    [false, true, 'swap_in'],
+    [false, false, 'both_reject'],
   ])('swap class of A=%s B=%s is %s', (a, b, cls) => {
     const view = (approved: boolean) => sideView({ decision: approved ? 'Approve' : 'Reject' }, 'payday');
     expect(swapClass(view(a), view(b))).toBe(cls);
   });
 
   it('orders crosstab categories: Approve, Reject, others, pseudo-categories', () => {
-    expect(sortCategories(['(skipped)', 'Zeta', 'Reject', 'Alpha', 'Approve', '(none)', 'Reject']))
-      .toEqual(['Approve', 'Reject', 'Alpha', 'Zeta', '(skipped)', '(none)']);
+    expect(sortCategories(['(skipped)', 'Zeta', 'Reject', 'Alpha', 'Approve', '(none)', 'Reject'])).toEqual([
+      'Approve',
+      'Reject',
+      'Alpha',
+      'Zeta',
+      '(skipped)',
+      '(none)',
+    ]);
   });
 });
 
@@ -88,7 +128,15 @@ describe('csvCell (Excel-safe)', () => {
 });
 
 describe('histogram', () => {
-  it.each([[0.7, 1], [1.5, 2], [2.2, 2.5], [3, 5], [7, 10], [43, 50], [0.013, 0.02]])('niceStep(%s) = %s', (rough, step) => {
+  it.each([
+    [0.7, 1],
+    [1.5, 2],
+    [2.2, 2.5],
+    [3, 5],
+    [7, 10],
+    [43, 50],
+    [0.013, 0.02],
+  ])('niceStep(%s) = %s', (rough, step) => {
     expect(niceStep(rough)).toBeCloseTo(step, 12);
   });
 
@@ -145,8 +193,19 @@ describe('feature bins', () => {
 
 describe('input columns', () => {
   it.each([
-    ['1', 1], [1, 1], ['0', 0], [0, 0], [true, 1], ['false', 0], [' 1 ', 1], ['1.0', 1],
-    ['', null], ['2', null], ['bad', null], [null, null], [undefined, null],
+    ['1', 1],
+    [1, 1],
+    ['0', 0],
+    [0, 0],
+    [true, 1],
+    ['false', 0],
+    [' 1 ', 1],
+    ['1.0', 1],
+    ['', null],
+    ['2', null],
+    ['bad', null],
+    [null, null],
+    [undefined, null],
   ])('outcome %j -> %s', (value, outcome) => {
     expect(parseOutcome(value)).toBe(outcome);
   });

@@ -21,7 +21,10 @@ function compareJson(dir: string): CompareJson {
 }
 
 function lines(path: string): Record<string, unknown>[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 let root: string;
@@ -44,18 +47,38 @@ describe('compare on a 20% sample stratified by application month', () => {
     const out = join(root, 'cmp-s20');
     const r = await cli(['compare', s, s, ...OUTCOME, '--score', 'bureau_intel.bureau_score', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('estimated from a sample of 300 of 1,500 (stratified by application_date:month, seed bre-batch): 300 sampled keys compared; 95% intervals');
+    expect(r.stdout).toContain(
+      'estimated from a sample of 300 of 1,500 (stratified by application_date:month, seed bre-batch): 300 sampled keys compared; 95% intervals',
+    );
     expect(r.stdout).toMatch(/champion vs challenger estimates: approval A \d+\.\d% \[\d+\.\d%, \d+\.\d%\]/);
-    expect(r.stdout).toContain('(sample only, unweighted: the figures below describe the 300 sampled keys, not the population)');
+    expect(r.stdout).toContain(
+      '(sample only, unweighted: the figures below describe the 300 sampled keys, not the population)',
+    );
 
     const j = compareJson(out);
     const sample = j.sample as NonNullable<CompareJson['sample']>;
     expect(sample.design.seed).toBe('bre-batch');
     expect(sample.design.stratify_by).toEqual([{ column: 'application_date', group: 'month' }]);
     expect(sample.design.strata).toHaveLength(16);
-    expect(sample.design.strata.find((x) => x.name === '2024-08')).toMatchObject({ population: 70, sample: 14, weight: 5, compared: 14, failed_a: 0 });
-    expect(sample.design.strata.find((x) => x.name === '(missing)')).toMatchObject({ values: [null], population: 3, sample: 2 });
-    expect([sample.compared, sample.not_compared, sample.same_sample, sample.lonely_psu, sample.replicates]).toEqual([300, 0, 'one run', 'average', 1000]);
+    expect(sample.design.strata.find((x) => x.name === '2024-08')).toMatchObject({
+      population: 70,
+      sample: 14,
+      weight: 5,
+      compared: 14,
+      failed_a: 0,
+    });
+    expect(sample.design.strata.find((x) => x.name === '(missing)')).toMatchObject({
+      values: [null],
+      population: 3,
+      sample: 2,
+    });
+    expect([sample.compared, sample.not_compared, sample.same_sample, sample.lonely_psu, sample.replicates]).toEqual([
+      300,
+      0,
+      'one run',
+      'average',
+      1000,
+    ]);
     expect(j.options.replicates).toBe(1000);
     expect(j.methods.sample_estimates).toMatch(/domain of the sample/);
 
@@ -124,7 +147,18 @@ describe('compare on a 20% sample stratified by application month', () => {
     const one = join(root, 'cmp-one');
     const two = join(root, 'cmp-two');
     expect((await cli(['compare', a, a, ...OUTCOME, '--out', one])).code).toBe(0);
-    const r = await cli(['compare', a, b, '--stage-a', 'champion', '--stage-b', 'challenger', ...OUTCOME, '--out', two]);
+    const r = await cli([
+      'compare',
+      a,
+      b,
+      '--stage-a',
+      'champion',
+      '--stage-b',
+      'challenger',
+      ...OUTCOME,
+      '--out',
+      two,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const x = compareJson(one);
     const y = compareJson(two);
@@ -142,9 +176,19 @@ describe('compare on a 20% sample stratified by application month', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('295 sampled keys compared; 5 sampled keys not compared (failed or missing), left out');
     const j = compareJson(out);
-    expect(j.sample).toMatchObject({ compared: 295, not_compared: 5, failed: { a: 5, b: null }, not_processed: { a: 0, b: null } });
+    expect(j.sample).toMatchObject({
+      compared: 295,
+      not_compared: 5,
+      failed: { a: 5, b: null },
+      not_processed: { a: 0, b: null },
+    });
     expect(j.sample?.uncovered).toEqual({ strata: 1, population: 3, names: ['(missing)'] });
-    expect(j.sample?.design.strata.find((x) => x.name === '2024-07')).toMatchObject({ sample: 5, compared: 2, failed_a: 3, not_compared: 3 });
+    expect(j.sample?.design.strata.find((x) => x.name === '2024-07')).toMatchObject({
+      sample: 5,
+      compared: 2,
+      failed_a: 3,
+      not_compared: 3,
+    });
     const e = j.comparisons[0].estimates;
     expect(e?.population).toBe(1497);
     expect(e?.compared).toBe(295);
@@ -164,7 +208,9 @@ describe('compare on a 20% sample stratified by application month', () => {
     expect(r.code, r.stderr).toBe(0);
     const j = compareJson(out);
     expect(j.sample).toMatchObject({ compared: 296, not_compared: 4, not_processed: { a: 4, b: null } });
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('A run has not finished: 4 sampled rows are in neither results nor errors');
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(
+      'A run has not finished: 4 sampled rows are in neither results nor errors',
+    );
   }, 60_000);
 });
 
@@ -179,8 +225,14 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
 
   it('a sample against a run of every row', async () => {
     const s = writeSampledFolder(full, join(root, 'r1'), sel);
-    await refused(['compare', s, full, '--stage', 'champion'], /Expected runs A and B to be the same sample, got run A a sample \(300 of 1,500 rows\) and run B a run of every row/);
-    await refused(['compare', full, s, '--stage', 'champion'], /got run B a sample \(300 of 1,500 rows\) and run A a run of every row/);
+    await refused(
+      ['compare', s, full, '--stage', 'champion'],
+      /Expected runs A and B to be the same sample, got run A a sample \(300 of 1,500 rows\) and run B a run of every row/,
+    );
+    await refused(
+      ['compare', full, s, '--stage', 'champion'],
+      /got run B a sample \(300 of 1,500 rows\) and run A a run of every row/,
+    );
   }, 60_000);
 
   it('two samples drawn with different seeds, or shares', async () => {
@@ -188,7 +240,10 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
     const other = writeSampledFolder(full, join(root, 'r2b'), await selection({ ...BY_MONTH, seed: 'another' }));
     await refused(['compare', a, other, '--stage', 'champion'], /the seeds differ \(A 'bre-batch', B 'another'\)/);
     const bigger = writeSampledFolder(full, join(root, 'r2c'), await selection({ ...BY_MONTH, sampleShare: '0.3' }));
-    await refused(['compare', a, bigger, '--stage', 'champion'], /the sample sizes were asked differently \(A proportional, share 0.2; B proportional, share 0.3\)/);
+    await refused(
+      ['compare', a, bigger, '--stage', 'champion'],
+      /the sample sizes were asked differently \(A proportional, share 0.2; B proportional, share 0.3\)/,
+    );
   }, 60_000);
 
   it('the same design but other keys', async () => {
@@ -196,9 +251,13 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
     // B swaps one sampled row of 2024-08 for an unsampled row of the same month.
     const [out08] = rowsOf(sel, '2024-08');
     const spare = [...monthOf().entries()].find(([row, m]) => m === '2024-08' && !sel.chosen.has(row))?.[0] as number;
-    const of = (row: number) => (row === out08 ? undefined : row === spare ? { stratum: '2024-08', weight: 5 } : sel.of(row));
+    const of = (row: number) =>
+      row === out08 ? undefined : row === spare ? { stratum: '2024-08', weight: 5 } : sel.of(row);
     const b = writeSampledFolder(full, join(root, 'r3b'), { design: sel.design, of });
-    await refused(['compare', a, b, '--stage', 'champion'], /Expected runs A and B to hold the same sampled keys in the same strata, got different keys/);
+    await refused(
+      ['compare', a, b, '--stage', 'champion'],
+      /Expected runs A and B to hold the same sampled keys in the same strata, got different keys/,
+    );
   }, 60_000);
 
   it('a run whose rows disagree with its design (SAMPLE_INVALID)', async () => {
@@ -206,29 +265,49 @@ describe('compare refuses what is not one sample (exit 2, nothing written)', () 
     const path = join(s, 'results.ndjson');
     const original = readFileSync(path, 'utf8');
     writeFileSync(path, original.replace('"stratum":"2024-08","weight":5', '"stratum":"2024-08","weight":4'));
-    await refused(['compare', s, s], /Expected row \d+ in .*results\.ndjson \(stratum '2024-08', 14 of 70\) to weigh 5, got 4/);
+    await refused(
+      ['compare', s, s],
+      /Expected row \d+ in .*results\.ndjson \(stratum '2024-08', 14 of 70\) to weigh 5, got 4/,
+    );
     writeFileSync(path, original.replace(/"stratum":"2024-09","weight":[\d.]+,/, ''));
-    await refused(['compare', s, s], /Expected every line of .*results\.ndjson \(run A, a sample\) to carry its stratum and weight, got none on the line of row \d+/);
+    await refused(
+      ['compare', s, s],
+      /Expected every line of .*results\.ndjson \(run A, a sample\) to carry its stratum and weight, got none on the line of row \d+/,
+    );
     writeFileSync(path, original.replace('"stratum":"2024-08"', '"stratum":"2031-01"'));
-    await refused(['compare', s, s], /Expected the stratum of row \d+ in .*results\.ndjson to be one of the 16 strata of its manifest\.json, got "2031-01"/);
+    await refused(
+      ['compare', s, s],
+      /Expected the stratum of row \d+ in .*results\.ndjson to be one of the 16 strata of its manifest\.json, got "2031-01"/,
+    );
     writeFileSync(path, original);
     const manifest = join(s, 'manifest.json');
-    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { sample: { strata: { sample: number; population: number }[] } };
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      sample: { strata: { sample: number; population: number }[] };
+    };
     m.sample.strata[3].sample -= 1;
     writeFileSync(manifest, JSON.stringify(m));
-    await refused(['compare', s, s], /Expected the strata in .*manifest\.json to add up to its population 1500 and sample 300, got 1500 and 299/);
+    await refused(
+      ['compare', s, s],
+      /Expected the strata in .*manifest\.json to add up to its population 1500 and sample 300, got 1500 and 299/,
+    );
     // A design that is not the format (a fractional N_h) is refused as well, not taken for a run of every row
     // (which would give the unweighted figures of a weighted sample, silently).
     m.sample.strata[3].sample += 1;
     m.sample.strata[3].population += 0.5;
     writeFileSync(manifest, JSON.stringify(m));
-    await refused(['compare', s, s], /Expected the sample design in .*manifest\.json to be readable, got a problem at sample\.strata\.3\.population/);
+    await refused(
+      ['compare', s, s],
+      /Expected the sample design in .*manifest\.json to be readable, got a problem at sample\.strata\.3\.population/,
+    );
   }, 60_000);
 });
 
 /** Data row number (from 1) -> application month of the shipped sample. */
 function monthOf(): Map<number, string> {
-  const [header, ...rows] = readFileSync(INPUT, 'utf8').trimEnd().split('\n').map((l) => l.split(','));
+  const [header, ...rows] = readFileSync(INPUT, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(','));
   const date = header.indexOf('application_date');
   return new Map(rows.map((r, i) => [i + 1, r[date].slice(0, 7)]));
 }

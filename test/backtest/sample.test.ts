@@ -9,10 +9,16 @@ import { sampleCsv } from '../../scripts/champion-challenger-sample.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe('champion_challenger sample', () => {
-  it('is the generator\'s output: 1,500 rows over at least 12 months, outcomes partly unknown', () => {
+  it("is the generator's output: 1,500 rows over at least 12 months, outcomes partly unknown", () => {
     const text = readFileSync(join(ROOT, 'samples', 'champion_challenger.csv'), 'utf8');
-    expect(sampleCsv() === text, 'champion_challenger.csv differs from what `npx tsx scripts/champion-challenger-sample.ts` writes').toBe(true);
-    const [header, ...rows] = text.trimEnd().split('\n').map((l) => l.split(','));
+    expect(
+      sampleCsv() === text,
+      'champion_challenger.csv differs from what `npx tsx scripts/champion-challenger-sample.ts` writes',
+    ).toBe(true);
+    const [header, ...rows] = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(','));
     const date = header.indexOf('application_date');
     const outcome = header.indexOf('defaulted');
     expect(rows).toHaveLength(1500);

@@ -16,7 +16,10 @@ import { wf } from './fixtures.js';
 const BLOCK: SampleBlock = {
   seed: 'bre-batch',
   method: 'stratified simple random sample without replacement; bottom-k of sha256(seed, key) per stratum',
-  stratify_by: [{ column: 'application_date', group: 'month' }, { column: 'hist_decision', group: null }],
+  stratify_by: [
+    { column: 'application_date', group: 'month' },
+    { column: 'hist_decision', group: null },
+  ],
   allocation: 'proportional',
   size: null,
   share: 0.2,
@@ -39,7 +42,7 @@ function refusal(f: () => unknown): BreError {
 }
 
 describe('sampleBlockOf: the design in manifest.json', () => {
-  it('reads the interface\'s example, and nothing for a run that is not a sample', () => {
+  it("reads the interface's example, and nothing for a run that is not a sample", () => {
     expect(sampleBlockOf({ sample: BLOCK }, '/out')).toEqual(BLOCK);
     expect(sampleBlockOf({}, '/out')).toBeUndefined();
     expect(sampleBlockOf(null, '/out')).toBeUndefined();
@@ -47,9 +50,21 @@ describe('sampleBlockOf: the design in manifest.json', () => {
 
   const cases: [string, unknown, RegExp][] = [
     ['a missing seed', { ...BLOCK, seed: undefined }, /problem at sample\.seed/],
-    ['a fractional N_h', { ...BLOCK, strata: [{ ...BLOCK.strata[0], population: 60.5 }, BLOCK.strata[1]] }, /problem at sample\.strata\.0\.population/],
-    ['a stratum sampling more than its population', { ...BLOCK, population: 64, sampled: 64, strata: [{ ...BLOCK.strata[0], sample: 62 }, BLOCK.strata[1]] }, /stratum '2024-07\|Approve' .* to sample at most its population \(61\), got 62/],
-    ['a name twice', { ...BLOCK, strata: [BLOCK.strata[0], { ...BLOCK.strata[1], name: '2024-07|Approve' }] }, /own name, got '2024-07\|Approve' twice/],
+    [
+      'a fractional N_h',
+      { ...BLOCK, strata: [{ ...BLOCK.strata[0], population: 60.5 }, BLOCK.strata[1]] },
+      /problem at sample\.strata\.0\.population/,
+    ],
+    [
+      'a stratum sampling more than its population',
+      { ...BLOCK, population: 64, sampled: 64, strata: [{ ...BLOCK.strata[0], sample: 62 }, BLOCK.strata[1]] },
+      /stratum '2024-07\|Approve' .* to sample at most its population \(61\), got 62/,
+    ],
+    [
+      'a name twice',
+      { ...BLOCK, strata: [BLOCK.strata[0], { ...BLOCK.strata[1], name: '2024-07|Approve' }] },
+      /own name, got '2024-07\|Approve' twice/,
+    ],
     ['strata not adding up', { ...BLOCK, sampled: 15 }, /add up to its population 64 and sample 15, got 64 and 14/],
   ];
   for (const [what, sample, message] of cases) {
@@ -65,13 +80,33 @@ describe('designDifference: why two designs are not one sample', () => {
   const cases: [string, Partial<SampleBlock>, string | null][] = [
     ['the same', {}, null],
     ['another seed', { seed: 'x' }, "the seeds differ (A 'bre-batch', B 'x')"],
-    ['other strata columns', { stratify_by: [{ column: 'application_date', group: 'week' }] }, 'the strata are formed differently (A by application_date (month), hist_decision, B by application_date (week))'],
-    ['another share', { share: 0.3 }, 'the sample sizes were asked differently (A proportional, share 0.2; B proportional, share 0.3)'],
-    ['another allocation', { allocation: 'equal' }, 'the sample sizes were asked differently (A proportional, share 0.2; B equal, share 0.2)'],
+    [
+      'other strata columns',
+      { stratify_by: [{ column: 'application_date', group: 'week' }] },
+      'the strata are formed differently (A by application_date (month), hist_decision, B by application_date (week))',
+    ],
+    [
+      'another share',
+      { share: 0.3 },
+      'the sample sizes were asked differently (A proportional, share 0.2; B proportional, share 0.3)',
+    ],
+    [
+      'another allocation',
+      { allocation: 'equal' },
+      'the sample sizes were asked differently (A proportional, share 0.2; B equal, share 0.2)',
+    ],
     ['another population', { population: 65 }, 'the populations differ (A 64 rows, B 65): the inputs are not the same'],
-    ['a stratum of another size', { strata: [{ ...BLOCK.strata[0], sample: 13 }, BLOCK.strata[1]] }, "stratum '2024-07|Approve' differs (A: 12 of 61, B: 13 of 61)"],
+    [
+      'a stratum of another size',
+      { strata: [{ ...BLOCK.strata[0], sample: 13 }, BLOCK.strata[1]] },
+      "stratum '2024-07|Approve' differs (A: 12 of 61, B: 13 of 61)",
+    ],
     ['a stratum missing', { strata: [BLOCK.strata[0]] }, "stratum '(missing)|Reject' of A is not in B"],
-    ['a stratum more', { strata: [...BLOCK.strata, { name: 'x', values: ['x'], population: 1, sample: 1 }] }, 'B has 1 stratum that A has not'],
+    [
+      'a stratum more',
+      { strata: [...BLOCK.strata, { name: 'x', values: ['x'], population: 1, sample: 1 }] },
+      'B has 1 stratum that A has not',
+    ],
   ];
   for (const [what, change, want] of cases) {
     it(what, () => {
@@ -80,7 +115,7 @@ describe('designDifference: why two designs are not one sample', () => {
   }
 });
 
-describe('SampledRun: a run\'s rows against its design', () => {
+describe("SampledRun: a run's rows against its design", () => {
   it('counts results and errors per stratum, reports the unfinished, and fingerprints (key, stratum) whatever the order', () => {
     const a = new SampledRun(BLOCK, 'A', '/a');
     const b = new SampledRun(BLOCK, 'B', '/b');
@@ -106,15 +141,37 @@ describe('SampledRun: a run\'s rows against its design', () => {
   });
 
   const bad: [string, () => void, RegExp][] = [
-    ['a results line without a stratum', () => new SampledRun(BLOCK, 'A', '/a').resultLine({ row: 7, key: 'k7' }), /Expected every line of \/a\/results\.ndjson \(run A, a sample\) to carry its stratum and weight, got none on the line of row 7 \(key "k7"\)/],
-    ['an unknown stratum', () => new SampledRun(BLOCK, 'A', '/a').resultLine({ row: 7, key: 'k7', stratum: 'nope', weight: 1 }), /one of the 2 strata of its manifest\.json, got "nope"/],
-    ['another weight', () => new SampledRun(BLOCK, 'A', '/a').errorLine({ row: 7, key: 'k7', stratum: '(missing)|Reject', weight: 2 }), /errors\.ndjson \(stratum '\(missing\)\|Reject', 2 of 3\) to weigh 1\.5, got 2/],
-    ['a weight that is not a number', () => new SampledRun(BLOCK, 'A', '/a').resultLine({ row: 7, key: 'k7', stratum: '(missing)|Reject', weight: '1.5' }), /to weigh 1\.5, got "1\.5"/],
-    ['more rows than sampled', () => {
-      const r = new SampledRun(BLOCK, 'A', '/a');
-      for (let i = 0; i < 3; i += 1) r.resultLine({ row: i + 1, key: `k${i}`, stratum: '(missing)|Reject', weight: 1.5 });
-      r.finish();
-    }, /Expected at most 2 rows of stratum '\(missing\)\|Reject' in run A \(\/a\), as its manifest\.json sampled, got 3 \(3 in results, 0 in errors\)/],
+    [
+      'a results line without a stratum',
+      () => new SampledRun(BLOCK, 'A', '/a').resultLine({ row: 7, key: 'k7' }),
+      /Expected every line of \/a\/results\.ndjson \(run A, a sample\) to carry its stratum and weight, got none on the line of row 7 \(key "k7"\)/,
+    ],
+    [
+      'an unknown stratum',
+      () => new SampledRun(BLOCK, 'A', '/a').resultLine({ row: 7, key: 'k7', stratum: 'nope', weight: 1 }),
+      /one of the 2 strata of its manifest\.json, got "nope"/,
+    ],
+    [
+      'another weight',
+      () => new SampledRun(BLOCK, 'A', '/a').errorLine({ row: 7, key: 'k7', stratum: '(missing)|Reject', weight: 2 }),
+      /errors\.ndjson \(stratum '\(missing\)\|Reject', 2 of 3\) to weigh 1\.5, got 2/,
+    ],
+    [
+      'a weight that is not a number',
+      () =>
+        new SampledRun(BLOCK, 'A', '/a').resultLine({ row: 7, key: 'k7', stratum: '(missing)|Reject', weight: '1.5' }),
+      /to weigh 1\.5, got "1\.5"/,
+    ],
+    [
+      'more rows than sampled',
+      () => {
+        const r = new SampledRun(BLOCK, 'A', '/a');
+        for (let i = 0; i < 3; i += 1)
+          r.resultLine({ row: i + 1, key: `k${i}`, stratum: '(missing)|Reject', weight: 1.5 });
+        r.finish();
+      },
+      /Expected at most 2 rows of stratum '\(missing\)\|Reject' in run A \(\/a\), as its manifest\.json sampled, got 3 \(3 in results, 0 in errors\)/,
+    ],
   ];
   for (const [what, f, message] of bad) {
     it(`refuses ${what} (SAMPLE_INVALID)`, () => {
@@ -129,7 +186,10 @@ describe('sampleEstimates on a hand case', () => {
   // Stratum h0: N = 10, n = 4 (w 2.5); h1: N = 6, n = 2 (w 3), one of its rows failed (outside the domain).
   // Keys: h0 A✓B✓ out 0 amt 1000/1200 | h0 A✓B✗ out 1 amt 2000 | h0 A✗B✗ out ? | h0 A✗B✓ out 0 amt –/500 | h1 A✓B✓ out 0 amt 800/800
   it('weights by stratum, keeps the failed row in n_h, and fills every set', () => {
-    const strata = [{ name: 'h0', population: 10, sampled: 4 }, { name: 'h1', population: 6, sampled: 2 }];
+    const strata = [
+      { name: 'h0', population: 10, sampled: 4 },
+      { name: 'h1', population: 6, sampled: 2 },
+    ];
     const u = new SampleUnits([], new Map(), Float64Array.from([2.5, 3]));
     const add = (h: number, a: [string, number | null], b: [string, number | null], outcome: 0 | 1 | null): void =>
       u.add(h, sideView(wf(a[0], a[1]) as never, 'payday'), sideView(wf(b[0], b[1]) as never, 'payday'), outcome);
@@ -138,7 +198,14 @@ describe('sampleEstimates on a hand case', () => {
     add(0, ['Reject', null], ['Reject', null], null);
     add(0, ['Reject', null], ['Approve', 500], 0);
     add(1, ['Approve', 800], ['Approve', 800], 0);
-    const e = sampleEstimates(u.table(), u.weightedFeatures(), { strata, decisions: true, withOutcome: true, specs: [], replicates: 100, seed: 's' });
+    const e = sampleEstimates(u.table(), u.weightedFeatures(), {
+      strata,
+      decisions: true,
+      withOutcome: true,
+      specs: [],
+      replicates: 100,
+      seed: 's',
+    });
     // Σw over the compared keys: 4·2.5 + 3 = 13 (h1's failed row is outside them); both strata have a key: 16 rows.
     expect(e.population).toBe(16);
     expect(e.compared_population.estimate).toBeCloseTo(13, 12);
@@ -168,7 +235,9 @@ describe('--replicates', () => {
     expect(resolveCompareOptions({ outA: 'a', outB: 'b' }).replicates).toBe(1000);
     expect(resolveCompareOptions({ outA: 'a', outB: 'b', replicates: 250 }).replicates).toBe(250);
     for (const bad of [99, 0, 2.5, Number.NaN]) {
-      expect(() => resolveCompareOptions({ outA: 'a', outB: 'b', replicates: bad })).toThrow(/Expected --replicates to be a whole number of at least 100, got/);
+      expect(() => resolveCompareOptions({ outA: 'a', outB: 'b', replicates: bad })).toThrow(
+        /Expected --replicates to be a whole number of at least 100, got/,
+      );
     }
   });
 });

@@ -11,10 +11,33 @@ import { tempDir } from '../helpers/temp.js';
 import { wf, writeRunFolder } from './fixtures.js';
 
 type Row = [string, number | null, number | null, number | null, number, 0 | 1 | null];
-const fx = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'backtest', 'score-stats.json'), 'utf8')) as {
+const fx = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', 'fixtures', 'backtest', 'score-stats.json'), 'utf8'),
+) as {
   rows: Row[];
-  expected: { all: Record<string, Record<string, unknown> & { auc: number; delong_var: number; ks: number; ks_at: number; iv: number; n_good: number; n_bad: number; n_unknown: number; missing: Record<string, number>; deciles: unknown[]; tradeoff: { cutoff: number; approved: number }[] }> };
-  paired: { b_vs_a: { all: { auc_a: number; auc_b: number; se: number; z: number; p_value: number; n_good: number; n_bad: number } } };
+  expected: {
+    all: Record<
+      string,
+      Record<string, unknown> & {
+        auc: number;
+        delong_var: number;
+        ks: number;
+        ks_at: number;
+        iv: number;
+        n_good: number;
+        n_bad: number;
+        n_unknown: number;
+        missing: Record<string, number>;
+        deciles: unknown[];
+        tradeoff: { cutoff: number; approved: number }[];
+      }
+    >;
+  };
+  paired: {
+    b_vs_a: {
+      all: { auc_a: number; auc_b: number; se: number; z: number; p_value: number; n_good: number; n_bad: number };
+    };
+  };
 };
 
 const approveA = (r: Row) => r[1] !== null && r[1] >= 680;
@@ -26,18 +49,35 @@ let csv: string[];
 beforeAll(async () => {
   const root = tempDir();
   const input = join(root, 'input.csv');
-  writeFileSync(input, 'reference_id,segment,app_date,bad\n' + fx.rows.map((r, i) => `k${i + 1},${r[0]},${r[4] === 0 ? '2025-01-15' : '2025-02-15'},${r[5] ?? ''}\n`).join(''));
+  writeFileSync(
+    input,
+    'reference_id,segment,app_date,bad\n' +
+      fx.rows.map((r, i) => `k${i + 1},${r[0]},${r[4] === 0 ? '2025-01-15' : '2025-02-15'},${r[5] ?? ''}\n`).join(''),
+  );
   const result = (r: Row, side: 'a' | 'b') => {
     const extra: Record<string, unknown> = { 's.grade': r[3] };
     if ((side === 'a' ? r[1] : r[2]) !== null) extra['s.score'] = side === 'a' ? r[1] : r[2];
     const approve = side === 'a' ? approveA(r) : approveB(r);
     return wf(approve ? 'Approve' : 'Reject', approve ? 1000 : null, extra);
   };
-  const a = writeRunFolder(join(root, 'a'), { lines: fx.rows.map((r, i) => ({ row: i + 1, key: `k${i + 1}`, stages: { bre: result(r, 'a') } })), inputPath: input });
-  const b = writeRunFolder(join(root, 'b'), { lines: fx.rows.map((r, i) => ({ row: i + 1, key: `k${i + 1}`, stages: { bre: result(r, 'b') } })), inputPath: input });
+  const a = writeRunFolder(join(root, 'a'), {
+    lines: fx.rows.map((r, i) => ({ row: i + 1, key: `k${i + 1}`, stages: { bre: result(r, 'a') } })),
+    inputPath: input,
+  });
+  const b = writeRunFolder(join(root, 'b'), {
+    lines: fx.rows.map((r, i) => ({ row: i + 1, key: `k${i + 1}`, stages: { bre: result(r, 'b') } })),
+    inputPath: input,
+  });
   const out = join(root, 'cmp');
   const r = await runCompare({
-    outA: a, outB: b, out, outcome: 'bad', score: ['s.score', 's.grade'], scoreDirection: ['s.grade=lower'], period: 'app_date', buckets: 3,
+    outA: a,
+    outB: b,
+    out,
+    outcome: 'bad',
+    score: ['s.score', 's.grade'],
+    scoreDirection: ['s.grade=lower'],
+    period: 'app_date',
+    buckets: 3,
   });
   report = r.report;
   c = report.comparisons[0];
@@ -52,17 +92,32 @@ describe('compare --score over the fixture keys (streamed, three buckets)', () =
   it('A is score a, B is score b: the fixture figures', () => {
     const s = c.scores!.find((x) => x.label === 's.score')!;
     expect(s).toMatchObject({ field_a: 's.score', field_b: 's.score', direction: 'higher_is_better', keys: 3000 });
-    for (const [side, name] of [['a', 'a'], ['b', 'b']] as const) {
+    for (const [side, name] of [
+      ['a', 'a'],
+      ['b', 'b'],
+    ] as const) {
       const e = fx.expected.all[name];
       const f = s[side];
-      expect(f.scored).toEqual({ keys: e.n_good + e.n_bad + e.n_unknown, good: e.n_good, bad: e.n_bad, unknown: e.n_unknown });
+      expect(f.scored).toEqual({
+        keys: e.n_good + e.n_bad + e.n_unknown,
+        good: e.n_good,
+        bad: e.n_bad,
+        unknown: e.n_unknown,
+      });
       expect(f.missing).toEqual({ keys: e.missing.good + e.missing.bad + e.missing.unknown, ...e.missing });
       rel(f.power?.auc, e.auc, 1e-12);
       rel((f.power?.se as number) ** 2, e.delong_var);
       rel(f.ks?.ks, e.ks, 1e-12);
       expect(f.ks?.at_score).toBe(e.ks_at);
       rel(f.iv, e.iv);
-      expect(f.deciles.map((d) => [d.min, d.max, d.keys, d.bad])).toEqual((e.deciles as { min: number; max: number; keys: number; bad: number }[]).map((d) => [d.min, d.max, d.keys, d.bad]));
+      expect(f.deciles.map((d) => [d.min, d.max, d.keys, d.bad])).toEqual(
+        (e.deciles as { min: number; max: number; keys: number; bad: number }[]).map((d) => [
+          d.min,
+          d.max,
+          d.keys,
+          d.bad,
+        ]),
+      );
       expect(f.tradeoff.map((t) => [t.cutoff, t.approved])).toEqual(e.tradeoff.map((t) => [t.cutoff, t.approved]));
     }
     const p = fx.paired.b_vs_a.all;
@@ -83,7 +138,14 @@ describe('compare --score over the fixture keys (streamed, three buckets)', () =
       const ap = rows.filter(approve);
       const good = ap.filter((r) => r[5] === 0).length;
       const bad = ap.filter((r) => r[5] === 1).length;
-      return { approved: ap.length, approval_rate: ap.length / rows.length, good, bad, unknown: ap.length - good - bad, bad_rate: bad / (good + bad) };
+      return {
+        approved: ap.length,
+        approval_rate: ap.length / rows.length,
+        good,
+        bad,
+        unknown: ap.length - good - bad,
+        bad_rate: bad / (good + bad),
+      };
     };
     expect(s.a.operating_points).toEqual({ a: point(scoredA, approveA), b: point(scoredA, approveB) });
   });
@@ -109,7 +171,11 @@ describe('compare --score over the fixture keys (streamed, three buckets)', () =
       expect(per.approval.a.count).toBe(rows.filter(approveA).length);
       expect(per.swap_in).toBe(rows.filter((r) => !approveA(r) && approveB(r)).length);
       const ap = rows.filter(approveB);
-      expect(per.bad_rate_b_approved).toMatchObject({ rows: ap.length, known: ap.filter((r) => r[5] !== null).length, bad: ap.filter((r) => r[5] === 1).length });
+      expect(per.bad_rate_b_approved).toMatchObject({
+        rows: ap.length,
+        known: ap.filter((r) => r[5] !== null).length,
+        bad: ap.filter((r) => r[5] === 1).length,
+      });
     }
   });
 
@@ -122,14 +188,22 @@ describe('compare --score over the fixture keys (streamed, three buckets)', () =
     expect(c.stability!.filter((x) => x.name === 's.grade').map((x) => x.source)).toEqual(['a=b']);
     const cols = report.input_stability!;
     expect(cols.columns.map((x) => x.name)).toEqual(['segment']);
-    expect(cols.skipped).toEqual([{ column: 'app_date', reason: 'period' }, { column: 'bad', reason: 'outcome' }, { column: 'reference_id', reason: 'key' }]);
+    expect(cols.skipped).toEqual([
+      { column: 'app_date', reason: 'period' },
+      { column: 'bad', reason: 'outcome' },
+      { column: 'reference_id', reason: 'key' },
+    ]);
     expect(report.stability_top_movers!.length).toBeGreaterThan(0);
   });
 
   it('compare.csv: both scores of each key and its period', () => {
-    expect(csv[0]).toBe('key,a_row,b_row,match,a_decision,b_decision,a_loan_amount,b_loan_amount,amount_change,swap_class,score_a.s.score,score_b.s.score,score_a.s.grade,score_b.s.grade,outcome,period');
+    expect(csv[0]).toBe(
+      'key,a_row,b_row,match,a_decision,b_decision,a_loan_amount,b_loan_amount,amount_change,swap_class,score_a.s.score,score_b.s.score,score_a.s.grade,score_b.s.grade,outcome,period',
+    );
     const r = fx.rows[0];
     const first = csv.find((l) => l.startsWith('k1,'))!.split(',');
-    expect(first.slice(10)).toEqual([r[1] ?? '', r[2] ?? '', r[3] ?? '', r[3] ?? '', r[5] ?? '', r[4] === 0 ? '2025-01' : '2025-02'].map(String));
+    expect(first.slice(10)).toEqual(
+      [r[1] ?? '', r[2] ?? '', r[3] ?? '', r[3] ?? '', r[5] ?? '', r[4] === 0 ? '2025-01' : '2025-02'].map(String),
+    );
   });
 });

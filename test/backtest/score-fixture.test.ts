@@ -16,13 +16,35 @@ import { binIndex, decileEdges, psi, wilson } from '../../src/backtest/stats.js'
 
 type Row = [string, number | null, number | null, number | null, number, 0 | 1 | null];
 interface Expected {
-  n_good: number; n_bad: number; n_unknown: number; missing: { good: number; bad: number; unknown: number };
-  auc: number | null; gini: number | null; delong_var: number | null; auc_ci: [number, number] | null;
-  ks: number | null; ks_at: number | null; ks_bad_cdf?: number; ks_good_cdf?: number;
-  decile_edges: number[]; deciles: Record<string, number | null>[]; iv: number | null;
-  tradeoff: Record<string, number | null>[]; wilson_bad_rate: [number, number] | null;
+  n_good: number;
+  n_bad: number;
+  n_unknown: number;
+  missing: { good: number; bad: number; unknown: number };
+  auc: number | null;
+  gini: number | null;
+  delong_var: number | null;
+  auc_ci: [number, number] | null;
+  ks: number | null;
+  ks_at: number | null;
+  ks_bad_cdf?: number;
+  ks_good_cdf?: number;
+  decile_edges: number[];
+  deciles: Record<string, number | null>[];
+  iv: number | null;
+  tradeoff: Record<string, number | null>[];
+  wilson_bad_rate: [number, number] | null;
 }
-interface Paired { n_good: number; n_bad: number; auc_a: number; auc_b: number; difference: number; se: number; ci: [number, number]; z: number; p_value: number }
+interface Paired {
+  n_good: number;
+  n_bad: number;
+  auc_a: number;
+  auc_b: number;
+  difference: number;
+  se: number;
+  ci: [number, number];
+  z: number;
+  p_value: number;
+}
 interface Fixture {
   columns: string[];
   directions: Record<string, Direction>;
@@ -33,7 +55,9 @@ interface Fixture {
   chi2_sf: [number, number, number][];
 }
 
-const fx = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'backtest', 'score-stats.json'), 'utf8')) as Fixture;
+const fx = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', 'fixtures', 'backtest', 'score-stats.json'), 'utf8'),
+) as Fixture;
 const COL: Record<string, number> = { a: 1, b: 2, grade: 3 };
 const datasets: Record<string, Row[]> = { all: fx.rows };
 for (const seg of ['mixed', 'all_good', 'all_bad']) datasets[seg] = fx.rows.filter((r) => r[0] === seg);
@@ -53,7 +77,9 @@ function near(actual: number | null | undefined, expected: number | null, rel = 
 describe('score statistics vs sklearn / scipy / numpy (fixture)', () => {
   it('the fixture covers ties, missing scores, unknown outcomes and one-class segments', () => {
     expect(fx.rows.length).toBeGreaterThanOrEqual(3000);
-    expect(fx.expected.all.a.missing.good + fx.expected.all.a.missing.bad + fx.expected.all.a.missing.unknown).toBeGreaterThan(50);
+    expect(
+      fx.expected.all.a.missing.good + fx.expected.all.a.missing.bad + fx.expected.all.a.missing.unknown,
+    ).toBeGreaterThan(50);
     expect(fx.expected.all_good.a.auc).toBeNull();
     expect(fx.expected.all_bad.b.auc).toBeNull();
   });
@@ -90,12 +116,15 @@ describe('score statistics vs sklearn / scipy / numpy (fixture)', () => {
     d.rows.forEach((row, i) => {
       const x = e.deciles[i];
       expect([row.min, row.max, row.keys, row.good, row.bad]).toEqual([x.min, x.max, x.keys, x.good, x.bad]);
-      for (const k of ['bad_rate', 'woe', 'cum_keys_share', 'cum_bad_share', 'cum_bad_rate'] as const) near(row[k], x[k]);
+      for (const k of ['bad_rate', 'woe', 'cum_keys_share', 'cum_bad_share', 'cum_bad_rate'] as const)
+        near(row[k], x[k]);
     });
     near(d.iv, e.iv);
 
     const tr = tradeoff(oriented(t, dir), dir);
-    expect(tr.map((r) => [r.target, r.cutoff, r.approved, r.good, r.bad])).toEqual(e.tradeoff.map((x) => [x.target, x.cutoff, x.approved, x.good, x.bad]));
+    expect(tr.map((r) => [r.target, r.cutoff, r.approved, r.good, r.bad])).toEqual(
+      e.tradeoff.map((x) => [x.target, x.cutoff, x.approved, x.good, x.bad]),
+    );
     tr.forEach((r, i) => {
       near(r.bad_rate, e.tradeoff[i].bad_rate);
     });
@@ -106,7 +135,8 @@ describe('score statistics vs sklearn / scipy / numpy (fixture)', () => {
   });
 
   const pairCases = Object.entries({ b_vs_a: ['a', 'b'], grade_vs_a: ['a', 'grade'] }).flatMap(([name, [sa, sb]]) =>
-    Object.keys(fx.paired[name]).map((d) => [name, d, sa, sb] as const));
+    Object.keys(fx.paired[name]).map((d) => [name, d, sa, sb] as const),
+  );
 
   it.each(pairCases)('paired DeLong %s on %s', (name, dataset, sa, sb) => {
     const e = fx.paired[name][dataset];

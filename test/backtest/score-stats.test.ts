@@ -12,17 +12,22 @@ import { indexOfValue, oriented, tableOf, type Direction } from '../../src/backt
 import { tradeoff } from '../../src/backtest/score/tradeoff.js';
 
 type O = 0 | 1 | null;
-const tbl = (goods: number[], bads: number[], unknown: number[] = []) => tableOf([
-  ...goods.map((score) => ({ score, outcome: 0 as O })),
-  ...bads.map((score) => ({ score, outcome: 1 as O })),
-  ...unknown.map((score) => ({ score, outcome: null as O })),
-]);
+const tbl = (goods: number[], bads: number[], unknown: number[] = []) =>
+  tableOf([
+    ...goods.map((score) => ({ score, outcome: 0 as O })),
+    ...bads.map((score) => ({ score, outcome: 1 as O })),
+    ...unknown.map((score) => ({ score, outcome: null as O })),
+  ]);
 
 describe('score table', () => {
   it('groups ties and counts by outcome; non-numbers are not values', () => {
     const t = tableOf([
-      { score: 2, outcome: 0 }, { score: 1, outcome: 1 }, { score: 2, outcome: 1 }, { score: 2, outcome: null },
-      { score: Number.NaN, outcome: 0 }, { score: 3, outcome: 0 },
+      { score: 2, outcome: 0 },
+      { score: 1, outcome: 1 },
+      { score: 2, outcome: 1 },
+      { score: 2, outcome: null },
+      { score: Number.NaN, outcome: 0 },
+      { score: 3, outcome: 0 },
     ]);
     expect([...t.values]).toEqual([1, 2, 3]);
     expect([...t.good]).toEqual([0, 1, 1]);
@@ -63,7 +68,7 @@ describe('AUC and DeLong, by hand', () => {
     expect(f.auc).toBeCloseTo(5 / 6, 14);
     expect(f.gini).toBeCloseTo(2 / 3, 14);
     expect(f.se).toBeCloseTo(Math.sqrt(5) / 12, 14);
-    expect(f.ci!.lower).toBeCloseTo(5 / 6 - 1.959963984540054 * Math.sqrt(5) / 12, 12);
+    expect(f.ci!.lower).toBeCloseTo(5 / 6 - (1.959963984540054 * Math.sqrt(5)) / 12, 12);
     expect(f.ci!.upper).toBe(1);
     expect(f.gini_ci!.upper).toBe(1);
   });
@@ -75,7 +80,10 @@ describe('AUC and DeLong, by hand', () => {
   });
 
   it.each<[number[], number[], number]>([
-    [[2, 3], [0, 1], 1], [[0, 1], [2, 3], 0], [[1, 1], [1, 1], 0.5], [[1, 2], [1, 2], 0.5],
+    [[2, 3], [0, 1], 1],
+    [[0, 1], [2, 3], 0],
+    [[1, 1], [1, 1], 0.5],
+    [[1, 2], [1, 2], 0.5],
   ])('goods %j, bads %j: AUC %d', (g, b, auc) => {
     expect(aucFigures(tbl(g, b))!.auc).toBe(auc);
   });
@@ -93,7 +101,13 @@ describe('paired DeLong, by hand', () => {
   //   Cross: S10_AB = ((1/6)(1/12) + (−1/12)(1/3) + (−1/12)(−5/12))/2 = 1/96; S01_AB = ((−1/6)(1/6) + (1/6)(−1/6))/1 = −1/18.
   //   cov = (1/96)/3 + (−1/18)/2 = −7/288; var(B − A) = 5/144 + 11/144 + 14/288 = 23/144.
   //   difference −1/6, se √23/12, z = −2/√23 = −0.41703, p = 0.67666.
-  const keys: [number, number, 0 | 1][] = [[3, 2, 0], [2, 3, 0], [2, 1, 0], [2, 1, 1], [1, 2, 1]];
+  const keys: [number, number, 0 | 1][] = [
+    [3, 2, 0],
+    [2, 3, 0],
+    [2, 1, 0],
+    [2, 1, 1],
+    [1, 2, 1],
+  ];
   const ta = tableOf(keys.map(([a, , o]) => ({ score: a, outcome: o })));
   const tb = tableOf(keys.map(([, b, o]) => ({ score: b, outcome: o })));
 
@@ -127,7 +141,11 @@ describe('paired DeLong, by hand', () => {
 
 describe('normal tail', () => {
   it.each([
-    [0, 1], [1.959963984540054, 0.05], [1, 0.3173105078629141], [3, 0.0026997960632601866], [6, 1.973175290075e-9],
+    [0, 1],
+    [1.959963984540054, 0.05],
+    [1, 0.3173105078629141],
+    [3, 0.0026997960632601866],
+    [6, 1.973175290075e-9],
   ])('P(|Z| ≥ %d) = %d', (z, p) => {
     expect(Math.abs(twoSidedP(z) - p) / p).toBeLessThan(2e-7);
     expect(twoSidedP(-z)).toBe(twoSidedP(z));
@@ -157,8 +175,16 @@ describe('deciles and IV, by hand', () => {
     const d = decileFigures(tbl(goods, [1, 2, 3, 4]), 'higher_is_better');
     expect(d.edges).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18]);
     expect(d.rows.map((r) => [r.min, r.max, r.keys, r.bad])).toEqual([
-      [1, 2, 2, 2], [3, 4, 2, 2], [5, 6, 2, 0], [7, 8, 2, 0], [9, 10, 2, 0], [11, 12, 2, 0], [13, 14, 2, 0],
-      [15, 16, 2, 0], [17, 18, 2, 0], [19, 20, 2, 0],
+      [1, 2, 2, 2],
+      [3, 4, 2, 2],
+      [5, 6, 2, 0],
+      [7, 8, 2, 0],
+      [9, 10, 2, 0],
+      [11, 12, 2, 0],
+      [13, 14, 2, 0],
+      [15, 16, 2, 0],
+      [17, 18, 2, 0],
+      [19, 20, 2, 0],
     ]);
     expect(d.rows[1]).toMatchObject({ cum_keys_share: 0.2, cum_bad_share: 1, cum_bad_rate: 1 });
     // IV: bins 1-2 have bad share ½ each and good share floored at 1e-4; bins 3-10 good share 1/8, bad share floored:
@@ -173,12 +199,20 @@ describe('deciles and IV, by hand', () => {
     const d = decileFigures(tbl([1, 1, 1, 1, 2, 2, 3], [3], [1, 1]), 'lower_is_better');
     expect(d.edges).toEqual([1, 2, 3]);
     expect(d.rows.map((r) => [r.min, r.keys, r.good, r.bad, r.unknown, r.bad_rate])).toEqual([
-      [3, 2, 1, 1, 0, 0.5], [2, 2, 2, 0, 0, 0], [1, 6, 4, 0, 2, 0],
+      [3, 2, 1, 1, 0, 0.5],
+      [2, 2, 2, 0, 0, 0],
+      [1, 6, 4, 0, 2, 0],
     ]);
-    expect(d.rows[2].woe).toBeCloseTo(Math.log((4 / 7) / 1e-4), 12);
+    expect(d.rows[2].woe).toBeCloseTo(Math.log(4 / 7 / 1e-4), 12);
   });
 
-  it.each([[0.01, 'not predictive'], [0.05, 'weak'], [0.2, 'medium'], [0.5, 'strong'], [null, null]])('IV %s reads %s', (iv, band) => {
+  it.each([
+    [0.01, 'not predictive'],
+    [0.05, 'weak'],
+    [0.2, 'medium'],
+    [0.5, 'strong'],
+    [null, null],
+  ])('IV %s reads %s', (iv, band) => {
     expect(ivBand(iv)).toBe(band);
   });
 });
@@ -189,14 +223,31 @@ describe('trade-off, by hand', () => {
     const t = tbl([9, 9, 9, 8, 7, 6, 4], [10, 5], [3]);
     const rows = tradeoff(oriented(t, 'higher_is_better'), 'higher_is_better');
     expect(rows).toHaveLength(20);
-    expect(rows[0]).toEqual({ target: 0.05, cutoff: 10, approved: 1, approval_rate: 0.1, good: 0, bad: 1, unknown: 0, bad_rate: 1 });
+    expect(rows[0]).toEqual({
+      target: 0.05,
+      cutoff: 10,
+      approved: 1,
+      approval_rate: 0.1,
+      good: 0,
+      bad: 1,
+      unknown: 0,
+      bad_rate: 1,
+    });
     // 15% and 20% need 2 keys: the cut-off 9 takes all three 9s.
     expect(rows[2]).toMatchObject({ cutoff: 9, approved: 4, bad_rate: 0.25 });
     expect(rows[9]).toMatchObject({ target: 0.5, cutoff: 8, approved: 5, bad: 1 });
-    expect(rows[19]).toMatchObject({ target: 1, cutoff: 3, approved: 10, good: 7, bad: 2, unknown: 1, bad_rate: 2 / 9 });
+    expect(rows[19]).toMatchObject({
+      target: 1,
+      cutoff: 3,
+      approved: 10,
+      good: 7,
+      bad: 2,
+      unknown: 1,
+      bad_rate: 2 / 9,
+    });
   });
 
-  it('gives cut-offs on the user\'s scale for a lower-is-better score', () => {
+  it("gives cut-offs on the user's scale for a lower-is-better score", () => {
     const t = tbl([1, 2], [5], [3]);
     const dir: Direction = 'lower_is_better';
     const rows = tradeoff(oriented(t, dir), dir);

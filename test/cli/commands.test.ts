@@ -12,10 +12,16 @@ import { ROOT, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('the commands list', () => {
-  it.each(COMMANDS.map((c) => [commandName(c), c]))('`%s`: its line in --help is its module\'s', async (_name, entry) => {
-    const module = await entry.load();
-    expect({ command: module.command, describe: module.describe }).toEqual({ command: entry.command, describe: entry.describe });
-  });
+  it.each(COMMANDS.map((c) => [commandName(c), c]))(
+    "`%s`: its line in --help is its module's",
+    async (_name, entry) => {
+      const module = await entry.load();
+      expect({ command: module.command, describe: module.describe }).toEqual({
+        command: entry.command,
+        describe: entry.describe,
+      });
+    },
+  );
 });
 
 describe('nearest', () => {
@@ -29,17 +35,21 @@ describe('nearest', () => {
 });
 
 describe('bre-batch', () => {
-  it('--version prints the package\'s version', async () => {
+  it("--version prints the package's version", async () => {
     const r = await spawnCli(['--version']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(r.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    );
   });
 
   it('an unknown command names every command, and the one meant', async () => {
     const r = await spawnCli(['lod']);
     expect(r.code).toBe(2);
     for (const c of COMMANDS) expect(r.stderr).toContain(commandName(c));
-    expect(r.stderr).toContain(`Unknown command 'lod' (did you mean 'load'?): Expected one of ${COMMANDS.map(commandName).join(', ')}`);
+    expect(r.stderr).toContain(
+      `Unknown command 'lod' (did you mean 'load'?): Expected one of ${COMMANDS.map(commandName).join(', ')}`,
+    );
     expect(r.stderr).toContain("Try 'bre-batch --help'.");
   });
 
@@ -71,7 +81,15 @@ describe('bre-batch', () => {
 
   it('a missing input file is said before any sandbox starts, and nothing is written', async () => {
     const out = join(tempDir(), 'out');
-    const r = await spawnCli(['run', 'location', '--input', join(tempDir(), 'missing.csv'), '--out', out, '--no-progress']);
+    const r = await spawnCli([
+      'run',
+      'location',
+      '--input',
+      join(tempDir(), 'missing.csv'),
+      '--out',
+      out,
+      '--no-progress',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('missing.csv');
     expect(r.stderr).not.toContain('sandbox');
@@ -81,9 +99,21 @@ describe('bre-batch', () => {
     const r = await spawnCli(['run', '--help']);
     expect(r.code).toBe(0);
     const titles = [...r.stdout.matchAll(/^([A-Z][a-z ]+):$/gm)].map((m) => m[1]);
-    expect(titles).toEqual(['Positionals', 'Input', 'Output', 'Limits and network', 'Database', 'Sampling', 'Monitoring', 'Run control', 'Options']);
+    expect(titles).toEqual([
+      'Positionals',
+      'Input',
+      'Output',
+      'Limits and network',
+      'Database',
+      'Sampling',
+      'Monitoring',
+      'Run control',
+      'Options',
+    ]);
     expect(r.stdout).toMatch(/--sample-allocation[\s\S]*proportional, equal[\s\S]*\[default: proportional\]/);
     expect(r.stdout).toMatch(/--max-attempts[\s\S]*\[default: 6\]/);
-    expect(r.stdout).toMatch(/--out [\s\S]*\[default: output\/<pipeline>-<UTC timestamp>, or the unfinished one of\s+the same run\]/);
+    expect(r.stdout).toMatch(
+      /--out [\s\S]*\[default: output\/<pipeline>-<UTC timestamp>, or the unfinished one of\s+the same run\]/,
+    );
   });
 });

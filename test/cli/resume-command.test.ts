@@ -4,7 +4,16 @@ import { resumeCommand, shellQuote } from '../../src/cli/resume-command.js';
 import { detachedOnPurpose, isShellCommandLauncher } from '../../src/pipeline/stop.js';
 
 describe('the command that resumes', () => {
-  const argv = ['run', 'location', '--input', 'samples/my file.csv', '--query', "SELECT * FROM t WHERE a = 'x'", '--rate', 'workflow=400/min'];
+  const argv = [
+    'run',
+    'location',
+    '--input',
+    'samples/my file.csv',
+    '--query',
+    "SELECT * FROM t WHERE a = 'x'",
+    '--rate',
+    'workflow=400/min',
+  ];
 
   it('quotes for a POSIX shell only what needs it', () => {
     expect(shellQuote('samples/location.csv')).toBe('samples/location.csv');
@@ -16,11 +25,31 @@ describe('the command that resumes', () => {
   });
 
   it('names the launcher the person used: npx, npm start, else the bin', () => {
-    expect(resumeCommand(argv, {})).toBe("bre-batch run location --input 'samples/my file.csv' --query 'SELECT * FROM t WHERE a = '\\''x'\\''' --rate workflow=400/min");
-    expect(resumeCommand(['run', 'location'], { npm_command: 'exec', npm_lifecycle_event: 'npx', npm_lifecycle_script: "'bre-batch'" })).toBe('npx bre-batch run location');
-    expect(resumeCommand(['run', 'rescore'], { npm_command: 'start', npm_lifecycle_event: 'start', npm_lifecycle_script: 'npm run -s build && exec node bin/bre-batch.js run rescore' })).toBe('npm start');
+    expect(resumeCommand(argv, {})).toBe(
+      "bre-batch run location --input 'samples/my file.csv' --query 'SELECT * FROM t WHERE a = '\\''x'\\''' --rate workflow=400/min",
+    );
+    expect(
+      resumeCommand(['run', 'location'], {
+        npm_command: 'exec',
+        npm_lifecycle_event: 'npx',
+        npm_lifecycle_script: "'bre-batch'",
+      }),
+    ).toBe('npx bre-batch run location');
+    expect(
+      resumeCommand(['run', 'rescore'], {
+        npm_command: 'start',
+        npm_lifecycle_event: 'start',
+        npm_lifecycle_script: 'npm run -s build && exec node bin/bre-batch.js run rescore',
+      }),
+    ).toBe('npm start');
     // A test runner started by npx passes its npm variables down: not bre-batch's launcher.
-    expect(resumeCommand(['run', 'location'], { npm_command: 'exec', npm_lifecycle_event: 'npx', npm_lifecycle_script: 'vitest' })).toBe('bre-batch run location');
+    expect(
+      resumeCommand(['run', 'location'], {
+        npm_command: 'exec',
+        npm_lifecycle_event: 'npx',
+        npm_lifecycle_script: 'vitest',
+      }),
+    ).toBe('bre-batch run location');
   });
 });
 

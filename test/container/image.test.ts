@@ -26,9 +26,12 @@ const NIGHT = '2026-11-26';
 
 /** `n` rescore rows: the sample's 24 over and over, each with its own key. */
 function rescoreRows(n: number): string {
-  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8').trim().split('\n');
+  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8')
+    .trim()
+    .split('\n');
   const out = [header];
-  for (let i = 1; i <= n; i += 1) out.push(rows[(i - 1) % rows.length].replace(/^RS-\d+/, `RS-${String(i).padStart(5, '0')}`));
+  for (let i = 1; i <= n; i += 1)
+    out.push(rows[(i - 1) % rows.length].replace(/^RS-\d+/, `RS-${String(i).padStart(5, '0')}`));
   return `${out.join('\n')}\n`;
 }
 
@@ -38,7 +41,9 @@ function rescoreRows(n: number): string {
  * Every replacement must find its text: a README that drifts from what is tested fails here.
  */
 function readmeCronCommand(replace: Record<string, string>): string[] {
-  const line = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => /^0 22 \* \* \*\s+root\s+podman run /.test(l));
+  const line = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    .split('\n')
+    .find((l) => /^0 22 \* \* \*\s+root\s+podman run /.test(l));
   if (!line) throw new Error("no cron line with `podman run` in the README's In a container");
   let command = line.replace(/^0 22 \* \* \*\s+root\s+/, '').replace(/\s*>>.*$/, '');
   for (const [from, to] of Object.entries(replace)) {
@@ -69,7 +74,11 @@ describe('the container image', () => {
   beforeAll(async () => {
     const base = await ensureBaseImage();
     // The host network: `npm ci` in the build stage reaches the npm registry the way this host does.
-    build = await exec('podman', ['build', '--network', 'host', '--build-arg', `NODE_IMAGE=${base}`, '-t', IMAGE, ROOT], { env: podmanEnv() });
+    build = await exec(
+      'podman',
+      ['build', '--network', 'host', '--build-arg', `NODE_IMAGE=${base}`, '-t', IMAGE, ROOT],
+      { env: podmanEnv() },
+    );
     sb = await startTestSandbox({ rate: { workflow: null, bureau: null } });
     proxy = await startCountingProxy(sb.sandbox.url);
     gw = await startPushgateway();
@@ -86,7 +95,15 @@ describe('the container image', () => {
     expect(config.User).toBe('node');
     expect(config.Entrypoint).toEqual(['node', '/app/bin/bre-batch.js']);
     expect(config.Volumes).toHaveProperty('/data');
-    const listing = await podman(['run', '--rm', '--entrypoint', 'sh', IMAGE, '-c', 'id -u; ls /app/node_modules; ls /app']);
+    const listing = await podman([
+      'run',
+      '--rm',
+      '--entrypoint',
+      'sh',
+      IMAGE,
+      '-c',
+      'id -u; ls /app/node_modules; ls /app',
+    ]);
     expect(listing.code, listing.stderr).toBe(0);
     const [uid, ...names] = listing.stdout.trim().split('\n');
     expect(Number(uid)).toBe(NODE_UID);
@@ -100,7 +117,7 @@ describe('the container image', () => {
     expect(pipelines.stdout).toContain('rescore');
   });
 
-  it('the README\'s cron line: podman stop mid-run, then SIGTERM to podman run, exit 3 each time; the same line resumes from the mounted folder, no row that was done sent again', async () => {
+  it("the README's cron line: podman stop mid-run, then SIGTERM to podman run, exit 3 each time; the same line resumes from the mounted folder, no row that was done sent again", async () => {
     expect(build.code).toBe(0);
     const dir = tempDir('bre-image-');
     // The input folder, mounted read-only: the night's file and the reports and bank files its rows name.
@@ -120,7 +137,10 @@ describe('the container image', () => {
 
     const name = `bre-batch-test-${process.pid}`;
     const [cmd, ...args] = readmeCronCommand({
-      '/srv/bre/in': input, '/srv/bre/data': data, '/srv/bre/token': token, 'bre-rescore': name,
+      '/srv/bre/in': input,
+      '/srv/bre/data': data,
+      '/srv/bre/token': token,
+      'bre-rescore': name,
       'BRE_CLIENT_ID=acme': `BRE_CLIENT_ID=${sb.sandbox.clientId}`,
       'BRE_BASE_URL=https://bre.example.com': `BRE_BASE_URL=${proxy.url}`,
       'registry.example.com/bre-batch:1': IMAGE,
@@ -130,7 +150,16 @@ describe('the container image', () => {
     expect(cmd).toBe('podman');
     // The sandbox's other two services at the same proxy, and slow enough to be stopped part-way.
     const imageAt = args.indexOf(IMAGE);
-    const runArgs = [...args.slice(0, imageAt), '-e', `BUREAU_BASE_URL=${proxy.url}`, '-e', `ACCOUNT_BASE_URL=${proxy.url}`, ...args.slice(imageAt), '--rate', 'workflow=20/s'];
+    const runArgs = [
+      ...args.slice(0, imageAt),
+      '-e',
+      `BUREAU_BASE_URL=${proxy.url}`,
+      '-e',
+      `ACCOUNT_BASE_URL=${proxy.url}`,
+      ...args.slice(imageAt),
+      '--rate',
+      'workflow=20/s',
+    ];
     const folder = join(data, 'out', NIGHT);
     const answered = () => new Set([...proxy.successes.keys()].map((k) => k.split(' ').pop())).size;
     proxy.reset();
@@ -143,7 +172,9 @@ describe('the container image', () => {
     const stopped = await first;
     expect(stopped.code, stopped.stderr).toBe(3);
     expect(stopped.stderr).toContain('re-run the same command to resume');
-    expect(await gw.samples('bre_batch_run_state', { job: 'bre_batch', pipeline: 'rescore', state: 'stopped' })).toMatchObject([{ value: 1 }]);
+    expect(
+      await gw.samples('bre_batch_run_state', { job: 'bre_batch', pipeline: 'rescore', state: 'stopped' }),
+    ).toMatchObject([{ value: 1 }]);
     const part = doneRows(folder);
     expect(part).toBeGreaterThan(0);
     expect(part).toBeLessThan(ROWS);
@@ -177,7 +208,9 @@ describe('the container image', () => {
     expect(proxy.repeated().size).toBeLessThan(ROWS / 2);
     const answeredKeys = new Set([...proxy.successes.keys()].map((k) => k.split(' ').pop()));
     expect(out.results.filter((l) => !answeredKeys.has(String(l.key)))).toEqual([]);
-    expect(await gw.samples('bre_batch_run_state', { job: 'bre_batch', pipeline: 'rescore', state: 'finished' })).toMatchObject([{ value: 1 }]);
+    expect(
+      await gw.samples('bre_batch_run_state', { job: 'bre_batch', pipeline: 'rescore', state: 'finished' }),
+    ).toMatchObject([{ value: 1 }]);
 
     // Written by the image's user into the mounted folder; the token is in none of it.
     for (const f of readdirSync(folder, { recursive: true }).map((x) => join(folder, String(x)))) {

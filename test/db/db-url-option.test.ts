@@ -18,15 +18,25 @@ describe('a database URL option', () => {
     chmodSync(file, 0o600);
     expect(resolveDbUrl(`file:${file}`, '--input').password).toBe('pw');
     chmodSync(file, 0o644);
-    expect(() => resolveDbUrl(`file:${file}`, '--input')).toThrow(/readable by its owner only \(chmod 600\), got mode 644/);
+    expect(() => resolveDbUrl(`file:${file}`, '--input')).toThrow(
+      /readable by its owner only \(chmod 600\), got mode 644/,
+    );
   });
 
   it('refuses an unset variable and a password on the command line', () => {
-    expect(() => resolveDbUrl('env:NOPE', '--sink', {})).toThrow(/Expected the environment variable NOPE \(from --sink env:NOPE\) to hold a database URL, got nothing/);
+    expect(() => resolveDbUrl('env:NOPE', '--sink', {})).toThrow(
+      /Expected the environment variable NOPE \(from --sink env:NOPE\) to hold a database URL, got nothing/,
+    );
     expect(() => resolveDbUrl('postgres://a:pw@h/d', '--sink', {})).toThrow(/refusing a password on the command line/);
   });
 
-  it.each([['postgres://h/d', true], ['env:X', true], ['file:/x', true], ['in.csv', false], ['-', false]])('namesDatabase(%s) = %s', (text, expected) => {
+  it.each([
+    ['postgres://h/d', true],
+    ['env:X', true],
+    ['file:/x', true],
+    ['in.csv', false],
+    ['-', false],
+  ])('namesDatabase(%s) = %s', (text, expected) => {
     expect(namesDatabase(text)).toBe(expected);
   });
 });

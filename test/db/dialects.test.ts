@@ -18,7 +18,8 @@ describe.each([
   ['mysql', mysqlDialect],
 ] as const)('%s', (name, dialect: Dialect) => {
   it('the network, a lost session: lost, whatever the database', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']) expect(dialect.classify(err(code)), code).toBe('lost');
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'])
+      expect(dialect.classify(err(code)), code).toBe('lost');
     expect(dialect.classify(new ConnectionLost(new Error('terminated')))).toBe('lost');
   });
 
@@ -38,12 +39,18 @@ describe.each([
   });
 
   it('a password on the command line is refused, naming where its driver reads one', () => {
-    expect(() => parseDbUrl(`${dialect.schemes[0]}://u:secret@127.0.0.1/db`, { flag: '--sink' })).toThrow(dialect.passwordFrom);
+    expect(() => parseDbUrl(`${dialect.schemes[0]}://u:secret@127.0.0.1/db`, { flag: '--sink' })).toThrow(
+      dialect.passwordFrom,
+    );
   });
 
   it('--table folds an unquoted name as the database does; a quoted one is kept', () => {
     const rel = parseRelation({ table: 'Risk.Loans' }, name);
-    expect(rel).toEqual(dialect.foldsUnquoted ? { kind: 'table', schema: 'risk', name: 'loans' } : { kind: 'table', schema: 'Risk', name: 'Loans' });
+    expect(rel).toEqual(
+      dialect.foldsUnquoted
+        ? { kind: 'table', schema: 'risk', name: 'loans' }
+        : { kind: 'table', schema: 'Risk', name: 'Loans' },
+    );
     expect(parseRelation({ table: '"Risk"."Loans"' }, name)).toEqual({ kind: 'table', schema: 'Risk', name: 'Loans' });
   });
 
@@ -68,25 +75,38 @@ describe.each([
 
 describe('PostgreSQL reads SQLSTATE', () => {
   it('class 08 and the shutdowns are lost; serialization and deadlock conflicts; duplicates exist', () => {
-    for (const code of ['08000', '08003', '08006', '57P01', '57P02', '57P03']) expect(postgres.classify(err(code)), code).toBe('lost');
+    for (const code of ['08000', '08003', '08006', '57P01', '57P02', '57P03'])
+      expect(postgres.classify(err(code)), code).toBe('lost');
     expect(postgres.classify(err('57P04'))).toBe('refused');
     for (const code of ['40001', '40P01']) expect(postgres.classify(err(code)), code).toBe('conflict');
     for (const code of ['42701', '42P07', '42710']) expect(postgres.classify(err(code)), code).toBe('exists');
-    for (const code of ['23505', '42P01', '22P02', 'ER_LOCK_DEADLOCK', 'PROTOCOL_CONNECTION_LOST']) expect(postgres.classify(err(code)), code).toBe('refused');
+    for (const code of ['23505', '42P01', '22P02', 'ER_LOCK_DEADLOCK', 'PROTOCOL_CONNECTION_LOST'])
+      expect(postgres.classify(err(code)), code).toBe('refused');
   });
 });
 
 describe('MySQL reads its ER_* names', () => {
   it('the connection and the server going away are lost; lock conflicts; duplicates exist', () => {
-    for (const code of ['PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_QUERY_INTERRUPTED']) expect(mysqlDialect.classify(err(code)), code).toBe('lost');
-    for (const code of ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']) expect(mysqlDialect.classify(err(code)), code).toBe('conflict');
-    for (const code of ['ER_DUP_FIELDNAME', 'ER_TABLE_EXISTS_ERROR']) expect(mysqlDialect.classify(err(code)), code).toBe('exists');
-    for (const code of ['ER_DUP_ENTRY', 'ER_NO_SUCH_TABLE', '08006', '40001', '42701']) expect(mysqlDialect.classify(err(code)), code).toBe('refused');
+    for (const code of [
+      'PROTOCOL_CONNECTION_LOST',
+      'ER_SERVER_SHUTDOWN',
+      'ER_CONNECTION_KILLED',
+      'ER_QUERY_INTERRUPTED',
+    ])
+      expect(mysqlDialect.classify(err(code)), code).toBe('lost');
+    for (const code of ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT'])
+      expect(mysqlDialect.classify(err(code)), code).toBe('conflict');
+    for (const code of ['ER_DUP_FIELDNAME', 'ER_TABLE_EXISTS_ERROR'])
+      expect(mysqlDialect.classify(err(code)), code).toBe('exists');
+    for (const code of ['ER_DUP_ENTRY', 'ER_NO_SUCH_TABLE', '08006', '40001', '42701'])
+      expect(mysqlDialect.classify(err(code)), code).toBe('refused');
   });
 });
 
 describe('the registry', () => {
   it('a scheme no dialect has is refused, listing every scheme', () => {
-    expect(() => parseDbUrl('oracle://h/db', { flag: '--input' })).toThrow("Expected --input to start with postgres://, postgresql://, mysql:// or mariadb://, got 'oracle://'");
+    expect(() => parseDbUrl('oracle://h/db', { flag: '--input' })).toThrow(
+      "Expected --input to start with postgres://, postgresql://, mysql:// or mariadb://, got 'oracle://'",
+    );
   });
 });

@@ -18,8 +18,18 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       db = await openSession(parseDbUrl(url, { flag: 'test' }));
       await db.query(TABLES[dialect]);
       const p = (i: number) => (dialect === 'postgres' ? `$${i}` : '?');
-      await db.query(`INSERT INTO t VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(p).join(', ')})`,
-        [1, '12345678901234.5678', '9007199254740993', '2024-02-29', '2024-03-01 10:20:30.125', '2024-03-01 10:20:30', JSON.stringify({ a: { b: [1, 2] } }), true, 0.1, 'Zoë']);
+      await db.query(`INSERT INTO t VALUES (${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(p).join(', ')})`, [
+        1,
+        '12345678901234.5678',
+        '9007199254740993',
+        '2024-02-29',
+        '2024-03-01 10:20:30.125',
+        '2024-03-01 10:20:30',
+        JSON.stringify({ a: { b: [1, 2] } }),
+        true,
+        0.1,
+        'Zoë',
+      ]);
     });
     afterAll(async () => {
       await db?.close();
@@ -39,41 +49,57 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       expect(Boolean(row.flag)).toBe(true);
       expect(row.ratio).toBe(0.1);
       expect(row.name).toBe('Zoë');
-      expect(r.columns.map((c) => c.name)).toEqual(['id', 'amount', 'big', 'd', 'ts', 'tz', 'j', 'flag', 'ratio', 'name']);
+      expect(r.columns.map((c) => c.name)).toEqual([
+        'id',
+        'amount',
+        'big',
+        'd',
+        'ts',
+        'tz',
+        'j',
+        'flag',
+        'ratio',
+        'name',
+      ]);
       expect(r.columns.find((c) => c.name === 'j')?.type).toMatch(/json/);
     });
 
     itDb(dialect)('rolls a transaction back when its work throws', async () => {
-      await expect(db.transaction(async () => {
-        await db.query(`INSERT INTO t (id, name) VALUES (2, 'x')`);
-        throw new Error('boom');
-      })).rejects.toThrow('boom');
+      await expect(
+        db.transaction(async () => {
+          await db.query(`INSERT INTO t (id, name) VALUES (2, 'x')`);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
       const r = await db.query('SELECT count(*) AS n FROM t');
       expect(Number(r.rows[0].n)).toBe(1);
     });
 
-    itDb(dialect)('a killed connection is seen as lost: by `lost` when idle, as a loss by the next statement', async () => {
-      const other = await openSession(parseDbUrl(url, { flag: 'test' }));
-      const name = new URL(url).pathname.slice(1);
-      await waitFor(async () => (await killConnections(dialect, name)) >= 1, 10_000, "the connections killed");
-      await other.lost;
-      let caught: unknown;
-      try {
-        await other.query('SELECT 1');
-      } catch (err) {
-        caught = err;
-      }
-      expect(caught).toBeDefined();
-      expect(dialectOf(other.url).classify(caught), String((caught as { code?: string }).code)).toBe('lost');
-      other.destroy();
-      // db was killed too: reopen for later tests
-      db.destroy();
-      db = await openSession(parseDbUrl(url, { flag: 'test' }));
-    });
+    itDb(dialect)(
+      'a killed connection is seen as lost: by `lost` when idle, as a loss by the next statement',
+      async () => {
+        const other = await openSession(parseDbUrl(url, { flag: 'test' }));
+        const name = new URL(url).pathname.slice(1);
+        await waitFor(async () => (await killConnections(dialect, name)) >= 1, 10_000, 'the connections killed');
+        await other.lost;
+        let caught: unknown;
+        try {
+          await other.query('SELECT 1');
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).toBeDefined();
+        expect(dialectOf(other.url).classify(caught), String((caught as { code?: string }).code)).toBe('lost');
+        other.destroy();
+        // db was killed too: reopen for later tests
+        db.destroy();
+        db = await openSession(parseDbUrl(url, { flag: 'test' }));
+      },
+    );
 
     itDb(dialect)('a server that is not there is DB_UNREACHABLE, naming the URL without a password', async () => {
       const bad = parseDbUrl(`${dialect}://u:pw@127.0.0.1:9/x`, { flag: '--input', passwordAllowed: true });
-      const err = await openSession(bad).catch((e: unknown) => e) as { code: string; message: string };
+      const err = (await openSession(bad).catch((e: unknown) => e)) as { code: string; message: string };
       expect(err.code).toBe('DB_UNREACHABLE');
       expect(err.message).toContain(`${dialect}://u@127.0.0.1:9/x`);
       expect(err.message).toMatch(/nothing answers/);

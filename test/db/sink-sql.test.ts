@@ -23,8 +23,12 @@ describe('upsert', () => {
   });
 
   it('PostgreSQL: a composite key; a row that is all key does nothing on conflict', () => {
-    expect(postgres.sink.upsert('"t"', ['k', 'seq', 'x'], ['k', 'seq'], 1)).toMatch(/ON CONFLICT \("k", "seq"\) DO UPDATE SET "x" = EXCLUDED\."x"$/);
-    expect(postgres.sink.upsert('"t"', ['k'], ['k'], 2)).toMatch(/VALUES \(\$1\), \(\$2\) ON CONFLICT \("k"\) DO NOTHING$/);
+    expect(postgres.sink.upsert('"t"', ['k', 'seq', 'x'], ['k', 'seq'], 1)).toMatch(
+      /ON CONFLICT \("k", "seq"\) DO UPDATE SET "x" = EXCLUDED\."x"$/,
+    );
+    expect(postgres.sink.upsert('"t"', ['k'], ['k'], 2)).toMatch(
+      /VALUES \(\$1\), \(\$2\) ON CONFLICT \("k"\) DO NOTHING$/,
+    );
   });
 
   it('MySQL: one ? per value, ON DUPLICATE KEY UPDATE with VALUES()', () => {
@@ -41,7 +45,10 @@ describe('upsert', () => {
     expect(mysqlDialect.sink.upsert('`t`', ['k', 'we`ird'], ['k'], 1)).toContain('`we``ird` = VALUES(`we``ird`)');
   });
 
-  it.each([['postgres', /\$\d+/g], ['mysql', /\?/g]] as const)('%s: deleteIn has one placeholder per value', (d, re) => {
+  it.each([
+    ['postgres', /\$\d+/g],
+    ['mysql', /\?/g],
+  ] as const)('%s: deleteIn has one placeholder per value', (d, re) => {
     const s = DIALECTS[d].sink.deleteIn('t', 'row', 5);
     expect(s.match(re)).toHaveLength(5);
     expect(s).toMatch(/^DELETE FROM t WHERE .row. IN \(/);
@@ -49,8 +56,11 @@ describe('upsert', () => {
 });
 
 describe('DDL', () => {
-  const cols = [{ name: 'k', type: 'text', notNull: true }, { name: 'row', type: 'bigint' }];
-  it("PostgreSQL: the table with its primary key, then COMMENT ON (an apostrophe doubled)", () => {
+  const cols = [
+    { name: 'k', type: 'text', notNull: true },
+    { name: 'row', type: 'bigint' },
+  ];
+  it('PostgreSQL: the table with its primary key, then COMMENT ON (an apostrophe doubled)', () => {
     const [create, comment, ...rest] = postgres.sink.createTable('"s"."t"', cols, ['k'], "bre-batch's table");
     expect(rest).toEqual([]);
     expect(create).toBe('CREATE TABLE IF NOT EXISTS "s"."t" ("k" text NOT NULL, "row" bigint, PRIMARY KEY ("k"))');
@@ -59,14 +69,24 @@ describe('DDL', () => {
 
   it('MySQL: the comment is a table option of the one statement', () => {
     const out = mysqlDialect.sink.createTable('`t`', cols, ['k', 'row'], "it's");
-    expect(out).toEqual(["CREATE TABLE IF NOT EXISTS `t` (`k` text NOT NULL, `row` bigint, PRIMARY KEY (`k`, `row`)) COMMENT='it''s'"]);
+    expect(out).toEqual([
+      "CREATE TABLE IF NOT EXISTS `t` (`k` text NOT NULL, `row` bigint, PRIMARY KEY (`k`, `row`)) COMMENT='it''s'",
+    ]);
   });
 
   it('adds and widens a column', () => {
-    expect(postgres.sink.addColumn('"t"', { name: 'a.b', type: 'bigint' })).toBe('ALTER TABLE "t" ADD COLUMN "a.b" bigint');
-    expect(postgres.sink.widenColumn('"t"', { name: 'a.b', type: 'double precision' })).toBe('ALTER TABLE "t" ALTER COLUMN "a.b" TYPE double precision USING "a.b"::double precision');
-    expect(mysqlDialect.sink.addColumn('`t`', { name: 'a.b', type: 'bigint' })).toBe('ALTER TABLE `t` ADD COLUMN `a.b` bigint');
-    expect(mysqlDialect.sink.widenColumn('`t`', { name: 'a.b', type: 'double' })).toBe('ALTER TABLE `t` MODIFY COLUMN `a.b` double');
+    expect(postgres.sink.addColumn('"t"', { name: 'a.b', type: 'bigint' })).toBe(
+      'ALTER TABLE "t" ADD COLUMN "a.b" bigint',
+    );
+    expect(postgres.sink.widenColumn('"t"', { name: 'a.b', type: 'double precision' })).toBe(
+      'ALTER TABLE "t" ALTER COLUMN "a.b" TYPE double precision USING "a.b"::double precision',
+    );
+    expect(mysqlDialect.sink.addColumn('`t`', { name: 'a.b', type: 'bigint' })).toBe(
+      'ALTER TABLE `t` ADD COLUMN `a.b` bigint',
+    );
+    expect(mysqlDialect.sink.widenColumn('`t`', { name: 'a.b', type: 'double' })).toBe(
+      'ALTER TABLE `t` MODIFY COLUMN `a.b` double',
+    );
   });
 });
 
@@ -74,8 +94,24 @@ describe('types', () => {
   const KINDS: readonly ColumnKind[] = ['boolean', 'int64', 'double', 'string', 'json', 'timestamp_local_ms', 'date'];
 
   it('each kind has the type a results.parquet reader would expect', () => {
-    expect(KINDS.map((k) => postgres.sink.typeOf(k))).toEqual(['boolean', 'bigint', 'double precision', 'text', 'jsonb', 'timestamp(3)', 'date']);
-    expect(KINDS.map((k) => mysqlDialect.sink.typeOf(k))).toEqual(['boolean', 'bigint', 'double', 'longtext', 'json', 'datetime(3)', 'date']);
+    expect(KINDS.map((k) => postgres.sink.typeOf(k))).toEqual([
+      'boolean',
+      'bigint',
+      'double precision',
+      'text',
+      'jsonb',
+      'timestamp(3)',
+      'date',
+    ]);
+    expect(KINDS.map((k) => mysqlDialect.sink.typeOf(k))).toEqual([
+      'boolean',
+      'bigint',
+      'double',
+      'longtext',
+      'json',
+      'datetime(3)',
+      'date',
+    ]);
     expect(postgres.sink.keyType).toBe('text');
     // A primary key cannot be TEXT in MySQL.
     expect(mysqlDialect.sink.keyType).toBe('varchar(255)');
@@ -124,7 +160,10 @@ describe('types', () => {
     ['blob', [], undefined, false],
   ];
 
-  describe.each([['postgres', PG], ['mysql', MY]] as const)('%s families', (d, table) => {
+  describe.each([
+    ['postgres', PG],
+    ['mysql', MY],
+  ] as const)('%s families', (d, table) => {
     const sink = DIALECTS[d].sink;
     it.each(table)('%s', (type, holds, kind, key) => {
       expect(KINDS.filter((k) => sink.holds(type, k))).toEqual(holds);
@@ -135,11 +174,13 @@ describe('types', () => {
     });
   });
 
-  it("every type bre-batch creates is read back as the kind it was made for (a table it made is judged by what it made)", () => {
+  it('every type bre-batch creates is read back as the kind it was made for (a table it made is judged by what it made)', () => {
     for (const d of [postgres, mysqlDialect]) {
       for (const k of KINDS) {
         const made = d.sink.typeOf(k).replace(/\(\d+\)$/, '');
-        const described = { 'timestamp': 'timestamp without time zone', 'double precision': 'double precision' }[made as 'timestamp'] ?? made;
+        const described =
+          { timestamp: 'timestamp without time zone', 'double precision': 'double precision' }[made as 'timestamp'] ??
+          made;
         expect(d.sink.holds(described, k), `${d.name} ${described} holds ${k}`).toBe(true);
       }
     }
@@ -156,37 +197,76 @@ for (const dialect of ['postgres', 'mysql'] as const) {
     beforeAll(async () => {
       db = await openSession(parseDbUrl(await freshDatabase(dialect), { flag: 'test' }));
       const pg = dialect === 'postgres';
-      await db.query(`CREATE TABLE ${d.quote('u')} (id ${pg ? 'text' : 'varchar(40)'} NOT NULL, flag boolean, small tinyint_placeholder, n bigint NOT NULL DEFAULT 0, j ${pg ? 'jsonb' : 'json'}, ts ${pg ? 'timestamp(3)' : 'datetime(3)'}, a int, b int, PRIMARY KEY (id), UNIQUE (a, b))`.replace('tinyint_placeholder', pg ? 'smallint' : 'tinyint(4)'));
+      await db.query(
+        `CREATE TABLE ${d.quote('u')} (id ${pg ? 'text' : 'varchar(40)'} NOT NULL, flag boolean, small tinyint_placeholder, n bigint NOT NULL DEFAULT 0, j ${pg ? 'jsonb' : 'json'}, ts ${pg ? 'timestamp(3)' : 'datetime(3)'}, a int, b int, PRIMARY KEY (id), UNIQUE (a, b))`.replace(
+          'tinyint_placeholder',
+          pg ? 'smallint' : 'tinyint(4)',
+        ),
+      );
       await db.query(`CREATE UNIQUE INDEX u_flag ON ${d.quote('u')} (n)`);
-      for (const s of d.sink.createTable(d.quote('owned'), [{ name: 'k', type: d.sink.keyType, notNull: true }], ['k'], "bre-batch's"))await db.query(s);
+      for (const s of d.sink.createTable(
+        d.quote('owned'),
+        [{ name: 'k', type: d.sink.keyType, notNull: true }],
+        ['k'],
+        "bre-batch's",
+      ))
+        await db.query(s);
     });
     afterAll(async () => {
       await db?.close();
     });
 
-    itDb(dialect)('describe: the columns in order, typed (MySQL BOOLEAN as boolean, TINYINT(4) as tinyint), nullability and defaults', async () => {
-      const rows = await run<{ name: string; type: string; nullable: unknown; has_default: unknown }>(d.sink.describe('u', undefined));
-      const truthy = (v: unknown) => v === true || v === 1 || v === '1';
-      expect(rows.map((r) => [r.name, String(r.type).toLowerCase(), truthy(r.nullable), truthy(r.has_default)])).toEqual(dialect === 'postgres' ? [
-        ['id', 'text', false, false], ['flag', 'boolean', true, false], ['small', 'smallint', true, false], ['n', 'bigint', false, true],
-        ['j', 'jsonb', true, false], ['ts', 'timestamp without time zone', true, false], ['a', 'integer', true, false], ['b', 'integer', true, false],
-      ] : [
-        ['id', 'varchar', false, false], ['flag', 'boolean', true, false], ['small', 'tinyint', true, false], ['n', 'bigint', false, true],
-        // MariaDB: JSON is LONGTEXT.
-        ['j', expect.stringMatching(/^(json|longtext)$/), true, false], ['ts', 'datetime', true, false], ['a', 'int', true, false], ['b', 'int', true, false],
-      ]);
-      expect(d.sink.kindOf(String(rows[1].type))).toBe('boolean');
-      expect(d.sink.kindOf(String(rows[2].type))).toBe('int64');
-      expect(await run(d.sink.describe('absent', undefined))).toEqual([]);
-    });
+    itDb(dialect)(
+      'describe: the columns in order, typed (MySQL BOOLEAN as boolean, TINYINT(4) as tinyint), nullability and defaults',
+      async () => {
+        const rows = await run<{ name: string; type: string; nullable: unknown; has_default: unknown }>(
+          d.sink.describe('u', undefined),
+        );
+        const truthy = (v: unknown) => v === true || v === 1 || v === '1';
+        expect(
+          rows.map((r) => [r.name, String(r.type).toLowerCase(), truthy(r.nullable), truthy(r.has_default)]),
+        ).toEqual(
+          dialect === 'postgres'
+            ? [
+                ['id', 'text', false, false],
+                ['flag', 'boolean', true, false],
+                ['small', 'smallint', true, false],
+                ['n', 'bigint', false, true],
+                ['j', 'jsonb', true, false],
+                ['ts', 'timestamp without time zone', true, false],
+                ['a', 'integer', true, false],
+                ['b', 'integer', true, false],
+              ]
+            : [
+                ['id', 'varchar', false, false],
+                ['flag', 'boolean', true, false],
+                ['small', 'tinyint', true, false],
+                ['n', 'bigint', false, true],
+                // MariaDB: JSON is LONGTEXT.
+                ['j', expect.stringMatching(/^(json|longtext)$/), true, false],
+                ['ts', 'datetime', true, false],
+                ['a', 'int', true, false],
+                ['b', 'int', true, false],
+              ],
+        );
+        expect(d.sink.kindOf(String(rows[1].type))).toBe('boolean');
+        expect(d.sink.kindOf(String(rows[2].type))).toBe('int64');
+        expect(await run(d.sink.describe('absent', undefined))).toEqual([]);
+      },
+    );
 
-    itDb(dialect)('uniqueColumns: the columns that alone make a unique index (not those of a composite one)', async () => {
-      const rows = await run<{ name: string }>(d.sink.uniqueColumns('u', undefined));
-      expect(rows.map((r) => r.name).sort()).toEqual(['id', 'n']);
-    });
+    itDb(dialect)(
+      'uniqueColumns: the columns that alone make a unique index (not those of a composite one)',
+      async () => {
+        const rows = await run<{ name: string }>(d.sink.uniqueColumns('u', undefined));
+        expect(rows.map((r) => r.name).sort()).toEqual(['id', 'n']);
+      },
+    );
 
     itDb(dialect)("comment: the owned table's comment as written; a table without one has none", async () => {
-      expect((await run<{ comment: string | null }>(d.sink.comment('owned', undefined)))[0].comment).toBe("bre-batch's");
+      expect((await run<{ comment: string | null }>(d.sink.comment('owned', undefined)))[0].comment).toBe(
+        "bre-batch's",
+      );
       const none = (await run<{ comment: string | null }>(d.sink.comment('u', undefined)))[0].comment;
       expect(none === null || none === '').toBe(true);
     });

@@ -3,9 +3,18 @@ import { isDbUrl, parseDbUrl } from '../../src/db/index.js';
 
 describe('parseDbUrl', () => {
   it.each([
-    ['postgres://db.example.com/loans', { dialect: 'postgres', host: 'db.example.com', port: 5432, database: 'loans', tls: 'verify' }],
-    ['postgresql://u@127.0.0.1:6543/x', { dialect: 'postgres', host: '127.0.0.1', port: 6543, database: 'x', user: 'u', tls: 'off' }],
-    ['mysql://root@localhost/risk', { dialect: 'mysql', host: 'localhost', port: 3306, database: 'risk', user: 'root', tls: 'off' }],
+    [
+      'postgres://db.example.com/loans',
+      { dialect: 'postgres', host: 'db.example.com', port: 5432, database: 'loans', tls: 'verify' },
+    ],
+    [
+      'postgresql://u@127.0.0.1:6543/x',
+      { dialect: 'postgres', host: '127.0.0.1', port: 6543, database: 'x', user: 'u', tls: 'off' },
+    ],
+    [
+      'mysql://root@localhost/risk',
+      { dialect: 'mysql', host: 'localhost', port: 3306, database: 'risk', user: 'root', tls: 'off' },
+    ],
     ['mariadb://10.0.0.5/risk?sslmode=require', { dialect: 'mysql', host: '10.0.0.5', tls: 'no-verify' }],
     ['postgres://db.internal/x?sslmode=disable', { tls: 'off' }],
     ['postgres://127.0.0.1/x?sslmode=verify-full', { tls: 'verify' }],
@@ -22,8 +31,14 @@ describe('parseDbUrl', () => {
     ['postgres:///x', /name a host/],
     ['postgres://db/', /one database/],
     ['postgres://db/a/b', /one database/],
-    ['postgres://db/x?sslmode=prefer', /Expected --sink's sslmode to be disable, require, no-verify, verify-ca or verify-full, got 'prefer'/],
-    ['postgres://db/x?application_name=y', /Expected --sink's parameters to be among sslmode, ssl, sslrootcert, got 'application_name'/],
+    [
+      'postgres://db/x?sslmode=prefer',
+      /Expected --sink's sslmode to be disable, require, no-verify, verify-ca or verify-full, got 'prefer'/,
+    ],
+    [
+      'postgres://db/x?application_name=y',
+      /Expected --sink's parameters to be among sslmode, ssl, sslrootcert, got 'application_name'/,
+    ],
   ])('refuses %s', (text, message) => {
     let caught: unknown;
     try {
@@ -43,8 +58,14 @@ describe('parseDbUrl', () => {
   });
 
   it.each([
-    ['postgres://h/d', true], ['POSTGRESQL://h/d', true], ['mysql://h/d', true], ['mariadb://h/d', true],
-    ['samples/x.csv', false], ['-', false], ['https://h/d', false], ['C:/data/x.csv', false],
+    ['postgres://h/d', true],
+    ['POSTGRESQL://h/d', true],
+    ['mysql://h/d', true],
+    ['mariadb://h/d', true],
+    ['samples/x.csv', false],
+    ['-', false],
+    ['https://h/d', false],
+    ['C:/data/x.csv', false],
   ])('isDbUrl(%s) = %s', (text, expected) => {
     expect(isDbUrl(text)).toBe(expected);
   });

@@ -41,7 +41,19 @@ async function unknownFields(docs: readonly Manifest['doc'][], name: string): Pr
   });
   writeFileSync(file, `${lines.join('\n')}\n`);
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
-  const args = ['--ignoreConfig', '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', file];
+  const args = [
+    '--ignoreConfig',
+    '--noEmit',
+    '--strict',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--skipLibCheck',
+    file,
+  ];
   try {
     await promisify(execFile)(tsc, args, { cwd: ROOT });
     return '';
@@ -86,7 +98,12 @@ function optionNames(cmd: { builder?: unknown }): Set<string> {
   return new Set(Object.keys((y as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key));
 }
 
-interface Container { name: string; image: string; command?: string[]; args?: string[] }
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+}
 /** The pod's spec of a CronJob's or a Job's template. */
 function podSpecOf(doc: Manifest['doc']): any {
   return doc.kind === 'CronJob' ? (doc as any).spec.jobTemplate.spec.template.spec : (doc as any).spec.template.spec;
@@ -110,8 +127,12 @@ describe("README's Kubernetes manifests", () => {
   const found = manifests(README);
   const cronJob = () => found.find((f) => f.doc.kind === 'CronJob')!;
 
-  it('are there: the Job of a job\'s workers (run --job), the CronJob of the shards and the one that merges', () => {
-    expect(found.map((f) => `${f.doc.kind} ${(f.doc.metadata as { name: string }).name}`)).toEqual(['Job bre-batch-rescore-20261126', 'CronJob bre-batch-rescore', 'CronJob bre-batch-rescore-merge']);
+  it("are there: the Job of a job's workers (run --job), the CronJob of the shards and the one that merges", () => {
+    expect(found.map((f) => `${f.doc.kind} ${(f.doc.metadata as { name: string }).name}`)).toEqual([
+      'Job bre-batch-rescore-20261126',
+      'CronJob bre-batch-rescore',
+      'CronJob bre-batch-rescore-merge',
+    ]);
   });
 
   it('each is valid against the Kubernetes API schema', () => {
@@ -121,7 +142,12 @@ describe("README's Kubernetes manifests", () => {
   });
 
   it('have no field the Kubernetes API does not know (a misspelt field is refused)', async () => {
-    expect(await unknownFields(found.map((f) => f.doc), 'k8s-readme')).toBe('');
+    expect(
+      await unknownFields(
+        found.map((f) => f.doc),
+        'k8s-readme',
+      ),
+    ).toBe('');
     const typo = structuredClone(cronJob().doc) as any;
     const c = typo.spec.jobTemplate.spec.template.spec.containers[0];
     c.volumeMount = c.volumeMounts;
@@ -155,7 +181,9 @@ describe("README's Kubernetes manifests", () => {
       }
     }
     // Longer than the CLI's default --stop-grace (10 s), so the calls in flight finish before SIGKILL.
-    for (const f of found.filter((x) => x.doc.kind === 'Job' || (x.doc.metadata as { name: string }).name === 'bre-batch-rescore')) {
+    for (const f of found.filter(
+      (x) => x.doc.kind === 'Job' || (x.doc.metadata as { name: string }).name === 'bre-batch-rescore',
+    )) {
       expect(podSpecOf(f.doc).terminationGracePeriodSeconds, `README line ${f.line}`).toBeGreaterThan(10);
     }
   });

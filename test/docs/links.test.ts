@@ -32,7 +32,8 @@ const DOCS = [
 describe('links in the documentation', () => {
   it('covers the README and every page under docs/', () => {
     expect(DOCS).toContain(join(ROOT, 'README.md'));
-    for (const page of ['limiter.md', 'performance.md', 'development.md']) expect(DOCS).toContain(join(ROOT, 'docs', page));
+    for (const page of ['limiter.md', 'performance.md', 'development.md'])
+      expect(DOCS).toContain(join(ROOT, 'docs', page));
   });
 
   it.each(DOCS.map((f) => [f.slice(ROOT.length + 1), f]))('%s: every relative link resolves', (_name, file) => {
@@ -46,25 +47,31 @@ describe('the link check itself', () => {
 
   it('finds missing files and anchors, and leaves alone what is fine', () => {
     mkdirSync(join(dir, 'docs'));
-    writeFileSync(join(dir, 'docs', 'other.md'), '# Other page\n\n## Several IPs: `--shard K/N` and `merge`\n\n## Repeat\n\n## Repeat\n');
-    writeFileSync(join(dir, 'guide.md'), [
-      '# Guide',
-      '',
-      '## What is left at 5,000/s',
-      '',
-      '[ok: same page](#what-is-left-at-5000s) [ok: other page](docs/other.md#several-ips---shard-kn-and-merge)',
-      '[ok: second of two](docs/other.md#repeat-1) [ok: a folder](docs) [ok: outside](https://example.com/x#y)',
-      '[bad: no file](docs/nothing.md) [bad: no heading](docs/other.md#several-ips) [bad: no heading here](#nowhere)',
-      '[bad: third of two](docs/other.md#repeat-2) [bad: site root](/docs/other.md)',
-      '![bad: picture](docs/missing.png)',
-      '',
-      '`[not a link](nowhere.md)`',
-      '',
-      '    [not a link either](nowhere.md)',
-      '',
-      '[ref]: docs/gone.md',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'docs', 'other.md'),
+      '# Other page\n\n## Several IPs: `--shard K/N` and `merge`\n\n## Repeat\n\n## Repeat\n',
+    );
+    writeFileSync(
+      join(dir, 'guide.md'),
+      [
+        '# Guide',
+        '',
+        '## What is left at 5,000/s',
+        '',
+        '[ok: same page](#what-is-left-at-5000s) [ok: other page](docs/other.md#several-ips---shard-kn-and-merge)',
+        '[ok: second of two](docs/other.md#repeat-1) [ok: a folder](docs) [ok: outside](https://example.com/x#y)',
+        '[bad: no file](docs/nothing.md) [bad: no heading](docs/other.md#several-ips) [bad: no heading here](#nowhere)',
+        '[bad: third of two](docs/other.md#repeat-2) [bad: site root](/docs/other.md)',
+        '![bad: picture](docs/missing.png)',
+        '',
+        '`[not a link](nowhere.md)`',
+        '',
+        '    [not a link either](nowhere.md)',
+        '',
+        '[ref]: docs/gone.md',
+        '',
+      ].join('\n'),
+    );
     const broken = brokenLinks(join(dir, 'guide.md'), dir);
     expect(broken.map((b) => b.replace(/: Expected.*$/, ''))).toEqual([
       'guide.md:7: docs/nothing.md',

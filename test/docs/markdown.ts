@@ -48,7 +48,8 @@ export function readMarkdown(path: string): MdFile {
   const headings: { depth: number; text: string; line: number }[] = [];
   const links: MdLink[] = [];
   const walk = (node: MdNode): void => {
-    if (node.type === 'heading') headings.push({ depth: node.depth ?? 0, text: textOf(node), line: node.position?.start.line ?? 0 });
+    if (node.type === 'heading')
+      headings.push({ depth: node.depth ?? 0, text: textOf(node), line: node.position?.start.line ?? 0 });
     // A `definition` is a reference-style link's target ([text][id] ... [id]: url).
     if ((node.type === 'link' || node.type === 'image' || node.type === 'definition') && node.url !== undefined) {
       links.push({ url: node.url, line: node.position?.start.line ?? 0 });

@@ -21,7 +21,10 @@ function section(text: string, within?: MdHeading): MdHeading {
 
 /** The first cell of every table row of a section (header and separator rows included: harmless). */
 function firstCells(body: string): string[] {
-  return body.split('\n').filter((l) => l.startsWith('|')).map((l) => l.split(/(?<!\\)\|/)[1] ?? '');
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .map((l) => l.split(/(?<!\\)\|/)[1] ?? '');
 }
 
 /** `--name` spellings in the first cells of a section's tables. */
@@ -45,7 +48,11 @@ function optionsOf(cmd: Command): YargsOption[] {
   const y = yargs([]);
   if (typeof cmd.builder === 'function') (cmd.builder as (y: unknown) => unknown)(y);
   else if (cmd.builder) y.options(cmd.builder as never);
-  const o = (y as unknown as { getOptions(): { key: Record<string, unknown>; boolean: string[]; default: Record<string, unknown> } }).getOptions();
+  const o = (
+    y as unknown as {
+      getOptions(): { key: Record<string, unknown>; boolean: string[]; default: Record<string, unknown> };
+    }
+  ).getOptions();
   const positionals = new Set([...String(cmd.command).matchAll(/[<[]([^>\].]+)/g)].map((m) => m[1]));
   return Object.keys(o.key)
     .filter((k) => k !== 'help' && k !== 'version' && !positionals.has(k))
@@ -53,10 +60,15 @@ function optionsOf(cmd: Command): YargsOption[] {
 }
 
 /** What is missing from, and what is stale in, a section's option tables. */
-function optionGaps(options: readonly YargsOption[], documented: ReadonlySet<string>): { missing: string[]; unknown: string[] } {
+function optionGaps(
+  options: readonly YargsOption[],
+  documented: ReadonlySet<string>,
+): { missing: string[]; unknown: string[] } {
   // A boolean that is on by default is written as its negation (--no-progress).
   const spelled = new Map(options.map((o) => [o.negatable ? `no-${o.name}` : o.name, o]));
-  const missing = [...spelled.keys()].filter((s) => !documented.has(s) && !documented.has(spelled.get(s)!.name)).map((s) => `--${s}`);
+  const missing = [...spelled.keys()]
+    .filter((s) => !documented.has(s) && !documented.has(spelled.get(s)!.name))
+    .map((s) => `--${s}`);
   const known = new Set([...spelled.keys(), ...options.map((o) => o.name)]);
   const unknown = [...documented].filter((d) => !known.has(d)).map((d) => `--${d}`);
   return { missing, unknown };
@@ -65,7 +77,9 @@ function optionGaps(options: readonly YargsOption[], documented: ReadonlySet<str
 const nameOf = (cmd: Command): string => String(cmd.command).split(' ')[0];
 
 describe('README: troubleshooting by error code', () => {
-  const codes = firstCells(section('By error code').body).map((c) => /^\s*`([A-Z_]+)`\s*$/.exec(c)?.[1]).filter((c) => c !== undefined);
+  const codes = firstCells(section('By error code').body)
+    .map((c) => /^\s*`([A-Z_]+)`\s*$/.exec(c)?.[1])
+    .filter((c) => c !== undefined);
 
   it('has a row for every code of ERROR_TABLE', () => {
     expect(ERROR_CODES.filter((c) => !codes.includes(c))).toEqual([]);
@@ -87,21 +101,40 @@ describe('README: commands and options', () => {
 
   it('reads the options as yargs holds them', () => {
     const run = optionsOf(commands.find((c) => nameOf(c) === 'run')!);
-    expect(run.map((o) => o.name)).toEqual(expect.arrayContaining(['input', 'out', 'rate', 'window-hours', 'progress']));
+    expect(run.map((o) => o.name)).toEqual(
+      expect.arrayContaining(['input', 'out', 'rate', 'window-hours', 'progress']),
+    );
     expect(run.map((o) => o.name)).not.toContain('pipeline');
     expect(run.find((o) => o.name === 'progress')?.negatable).toBe(true);
     expect(run.find((o) => o.name === 'dry-run')?.negatable).toBe(false);
   });
 
   it('finds an option left out and an option that no longer exists', () => {
-    const opts = [{ name: 'input', negatable: false }, { name: 'progress', negatable: true }, { name: 'limit', negatable: false }];
-    expect(optionGaps(opts, documentedOptions('| `--input FILE` | x |\n| `--no-progress` | y |\n| `--old-flag N` | z |'))).toEqual({ missing: ['--limit'], unknown: ['--old-flag'] });
+    const opts = [
+      { name: 'input', negatable: false },
+      { name: 'progress', negatable: true },
+      { name: 'limit', negatable: false },
+    ];
+    expect(
+      optionGaps(opts, documentedOptions('| `--input FILE` | x |\n| `--no-progress` | y |\n| `--old-flag N` | z |')),
+    ).toEqual({ missing: ['--limit'], unknown: ['--old-flag'] });
   });
 
-  it.each(commands.map((c) => [nameOf(c), c]))('`%s`: every option is in its section\'s table, and no other', (name, cmd) => {
-    // The command's own section under "Commands and options": a heading naming it in code (`run`, `pipelines` and `detect`).
-    const own = README.headings.filter((h) => reference.body.includes(h.body) && h !== reference && h.text.split(/[^a-z-]+/).includes(name as string));
-    expect(own.map((h) => h.text), `a section for \`${name}\` under "Commands and options"`).toHaveLength(1);
-    expect(optionGaps(optionsOf(cmd as Command), documentedOptions(own[0].body))).toEqual({ missing: [], unknown: [] });
-  });
+  it.each(commands.map((c) => [nameOf(c), c]))(
+    "`%s`: every option is in its section's table, and no other",
+    (name, cmd) => {
+      // The command's own section under "Commands and options": a heading naming it in code (`run`, `pipelines` and `detect`).
+      const own = README.headings.filter(
+        (h) => reference.body.includes(h.body) && h !== reference && h.text.split(/[^a-z-]+/).includes(name as string),
+      );
+      expect(
+        own.map((h) => h.text),
+        `a section for \`${name}\` under "Commands and options"`,
+      ).toHaveLength(1);
+      expect(optionGaps(optionsOf(cmd as Command), documentedOptions(own[0].body))).toEqual({
+        missing: [],
+        unknown: [],
+      });
+    },
+  );
 });

@@ -46,48 +46,94 @@ describe.runIf(available.postgres || process.env.CI === 'true')('a PostgreSQL si
 
   /** 150 rows/s (4 s for N rows): the sink is cut while the run goes on. */
   const args = (out: string, input: string, table: string, ...more: string[]) =>
-    runArgs('location', source, out, '--table', input, '--sink', sink, '--sink-table', table, '--rate', 'workflow=150/s', '--log-format', 'json', ...more);
+    runArgs(
+      'location',
+      source,
+      out,
+      '--table',
+      input,
+      '--sink',
+      sink,
+      '--sink-table',
+      table,
+      '--rate',
+      'workflow=150/s',
+      '--log-format',
+      'json',
+      ...more,
+    );
   const rowsIn = (table: string) => `SELECT count(*) AS n FROM "${table}"`;
 
-  itDb('postgres')('unconnectable past --sink-retry: exit 3 naming the sink; back again, the same command finishes with nothing lost', async () => {
-    const out = join(tempDir('bre-e2e-sinkf-away-'), 'out');
-    const cmd = args(out, 'loc_long', 'away', '--sink-retry', '1s');
-    const run = startCli(cmd);
-    await waitForTable<{ n: string }>(run, sink, rowsIn('away'), (r) => Number(r[0]?.n ?? 0) >= 30, '30 rows in the sink');
-    await allowConnections(false);
-    await waitFor(async () => (await killConnections('postgres', sinkDb)) >= 1, 10_000, 'the sink\'s connection terminated');
-    const res = await run.done;
-    expect(res.code, res.stderr).toBe(3);
-    expect(exitErrorCode(res.stderr)).toBe('SINK_UNAVAILABLE');
-    const errors = logLines(res.stderr).filter((l) => l.level === 'error').map((l) => l.message).join('\n');
-    expect(errors).toContain(`PostgreSQL at ${sink.replace(/\/$/, '')}`);
-    expect(errors).toMatch(/did not come back within --sink-retry \(1 s\)/);
-    expect(errors).toMatch(/re-run the same command/);
-    const stopped = readOutput(out);
-    expect(stopped.summary.stopped.code).toBe('SINK_UNAVAILABLE');
-    expect(stopped.results.length + stopped.errors.length).toBeLessThan(LONG);
+  itDb('postgres')(
+    'unconnectable past --sink-retry: exit 3 naming the sink; back again, the same command finishes with nothing lost',
+    async () => {
+      const out = join(tempDir('bre-e2e-sinkf-away-'), 'out');
+      const cmd = args(out, 'loc_long', 'away', '--sink-retry', '1s');
+      const run = startCli(cmd);
+      await waitForTable<{ n: string }>(
+        run,
+        sink,
+        rowsIn('away'),
+        (r) => Number(r[0]?.n ?? 0) >= 30,
+        '30 rows in the sink',
+      );
+      await allowConnections(false);
+      await waitFor(
+        async () => (await killConnections('postgres', sinkDb)) >= 1,
+        10_000,
+        "the sink's connection terminated",
+      );
+      const res = await run.done;
+      expect(res.code, res.stderr).toBe(3);
+      expect(exitErrorCode(res.stderr)).toBe('SINK_UNAVAILABLE');
+      const errors = logLines(res.stderr)
+        .filter((l) => l.level === 'error')
+        .map((l) => l.message)
+        .join('\n');
+      expect(errors).toContain(`PostgreSQL at ${sink.replace(/\/$/, '')}`);
+      expect(errors).toMatch(/did not come back within --sink-retry \(1 s\)/);
+      expect(errors).toMatch(/re-run the same command/);
+      const stopped = readOutput(out);
+      expect(stopped.summary.stopped.code).toBe('SINK_UNAVAILABLE');
+      expect(stopped.results.length + stopped.errors.length).toBeLessThan(LONG);
 
-    await allowConnections(true);
-    const again = await spawnCli(cmd);
-    expect(again.code, again.stderr).toBe(1);
-    const o = readOutput(out);
-    expect(invariantProblems(LONG, o)).toEqual([]);
-    // The rows done before the stop (written to the folder, not yet to the sink) are caught up first.
-    expect(o.summary.sink.results_written).toBeGreaterThan(LONG - BAD.length - stopped.results.length);
-    expect(await sinkProblems(sink, { table: 'away', dirs: [out] })).toEqual([]);
-  }, 90_000);
+      await allowConnections(true);
+      const again = await spawnCli(cmd);
+      expect(again.code, again.stderr).toBe(1);
+      const o = readOutput(out);
+      expect(invariantProblems(LONG, o)).toEqual([]);
+      // The rows done before the stop (written to the folder, not yet to the sink) are caught up first.
+      expect(o.summary.sink.results_written).toBeGreaterThan(LONG - BAD.length - stopped.results.length);
+      expect(await sinkProblems(sink, { table: 'away', dirs: [out] })).toEqual([]);
+    },
+    90_000,
+  );
 
-  itDb('postgres')('its connections killed once: the run connects again by itself and finishes, the tables whole', async () => {
-    const out = join(tempDir('bre-e2e-sinkf-kill-'), 'out');
-    const run = startCli(args(out, 'loc', 'killed'));
-    await waitForTable<{ n: string }>(run, sink, rowsIn('killed'), (r) => Number(r[0]?.n ?? 0) >= 100, '100 rows in the sink');
-    await waitFor(async () => (await killConnections('postgres', sinkDb)) >= 1, 10_000, 'the sink\'s connection terminated');
-    const res = await run.done;
-    expect(res.code, res.stderr).toBe(1);
-    const o = readOutput(out);
-    expect(invariantProblems(N, o)).toEqual([]);
-    expect(o.summary.stopped).toBeNull();
-    expect(await sinkProblems(sink, { table: 'killed', dirs: [out] })).toEqual([]);
-    expect(o.summary.sink.reconnects).toBeGreaterThanOrEqual(1);
-  }, 90_000);
+  itDb('postgres')(
+    'its connections killed once: the run connects again by itself and finishes, the tables whole',
+    async () => {
+      const out = join(tempDir('bre-e2e-sinkf-kill-'), 'out');
+      const run = startCli(args(out, 'loc', 'killed'));
+      await waitForTable<{ n: string }>(
+        run,
+        sink,
+        rowsIn('killed'),
+        (r) => Number(r[0]?.n ?? 0) >= 100,
+        '100 rows in the sink',
+      );
+      await waitFor(
+        async () => (await killConnections('postgres', sinkDb)) >= 1,
+        10_000,
+        "the sink's connection terminated",
+      );
+      const res = await run.done;
+      expect(res.code, res.stderr).toBe(1);
+      const o = readOutput(out);
+      expect(invariantProblems(N, o)).toEqual([]);
+      expect(o.summary.stopped).toBeNull();
+      expect(await sinkProblems(sink, { table: 'killed', dirs: [out] })).toEqual([]);
+      expect(o.summary.sink.reconnects).toBeGreaterThanOrEqual(1);
+    },
+    90_000,
+  );
 });

@@ -35,69 +35,143 @@ describe.runIf(available.mysql || process.env.CI === 'true')('the sink on MariaD
     await loadRows(source, 'loc_long', locationRows(2 * N, BAD));
   });
 
-  itDb('mysql').each(['location', 'bank', 'aa_transactions'])('%s: its sample from a table into the sink: the tables equal the folder', async (p) => {
-    const sample = join(SAMPLES, existsSync(join(SAMPLES, `${p}.csv`)) ? `${p}.csv` : `${p}.ndjson`);
-    const { rows } = await loadSample(source, p, sample);
-    const out = join(tempDir(`bre-e2e-sinkm-${p}-`), 'out');
-    const r = await spawnCli(runArgs(p, source, out, '--table', p, '--sink', sink, '--rate', 'off', '--files-root', SAMPLES), {}, { cwd: SAMPLES });
-    expect(r.code, r.stderr).toBe(0);
-    expect(readOutput(out).results).toHaveLength(rows.length);
-    expect(await sinkProblems(sink, { table: p, dirs: [out], transactions: p === 'aa_transactions' })).toEqual([]);
-  });
+  itDb('mysql').each(['location', 'bank', 'aa_transactions'])(
+    '%s: its sample from a table into the sink: the tables equal the folder',
+    async (p) => {
+      const sample = join(SAMPLES, existsSync(join(SAMPLES, `${p}.csv`)) ? `${p}.csv` : `${p}.ndjson`);
+      const { rows } = await loadSample(source, p, sample);
+      const out = join(tempDir(`bre-e2e-sinkm-${p}-`), 'out');
+      const r = await spawnCli(
+        runArgs(p, source, out, '--table', p, '--sink', sink, '--rate', 'off', '--files-root', SAMPLES),
+        {},
+        { cwd: SAMPLES },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(readOutput(out).results).toHaveLength(rows.length);
+      expect(await sinkProblems(sink, { table: p, dirs: [out], transactions: p === 'aa_transactions' })).toEqual([]);
+    },
+  );
 
-  itDb('mysql')('an account pipeline killed twice, then the same command: NAME_transactions equals transactions.csv', async () => {
-    await loadRows(source, 'aa_many', aaRows(60));
-    const out = join(tempDir('bre-e2e-sinkm-aakill-'), 'out');
-    const args = runArgs('aa_transactions', source, out, '--table', 'aa_many', '--sink', sink, '--sink-table', 'aa_kill', '--rate', 'account=60/s', '--concurrency', '4');
-    for (const n of [12, 30]) {
-      const run = startCli(args);
-      await waitForLines(run, join(out, 'results.ndjson'), n, 60_000);
-      run.child.kill('SIGKILL');
-      expect((await run.done).signal).toBe('SIGKILL');
-    }
-    const last = await spawnCli(args);
-    expect(last.code, last.stderr).toBe(0);
-    expect(await sinkProblems(sink, { table: 'aa_kill', dirs: [out], transactions: true })).toEqual([]);
-  }, 90_000);
+  itDb('mysql')(
+    'an account pipeline killed twice, then the same command: NAME_transactions equals transactions.csv',
+    async () => {
+      await loadRows(source, 'aa_many', aaRows(60));
+      const out = join(tempDir('bre-e2e-sinkm-aakill-'), 'out');
+      const args = runArgs(
+        'aa_transactions',
+        source,
+        out,
+        '--table',
+        'aa_many',
+        '--sink',
+        sink,
+        '--sink-table',
+        'aa_kill',
+        '--rate',
+        'account=60/s',
+        '--concurrency',
+        '4',
+      );
+      for (const n of [12, 30]) {
+        const run = startCli(args);
+        await waitForLines(run, join(out, 'results.ndjson'), n, 60_000);
+        run.child.kill('SIGKILL');
+        expect((await run.done).signal).toBe('SIGKILL');
+      }
+      const last = await spawnCli(args);
+      expect(last.code, last.stderr).toBe(0);
+      expect(await sinkProblems(sink, { table: 'aa_kill', dirs: [out], transactions: true })).toEqual([]);
+    },
+    90_000,
+  );
 
-  itDb('mysql').each([7, 19])('location, seed %i: kill -9 at seeded moments, then the same command: every key once, the tables equal the folder', async (seed) => {
-    const random = prng(seed);
-    const table = `loc_${seed}`;
-    const out = join(tempDir(`bre-e2e-sinkm-kill-${seed}-`), 'out');
-    const args = runArgs('location', source, out, '--table', 'loc', '--sink', sink, '--sink-table', table, '--rate', 'workflow=250/s', '--concurrency', '8');
-    for (let k = 0; k < 2; k += 1) {
-      const run = startCli(args);
-      const done = countLines(join(out, 'results.ndjson'));
-      const target = Math.min(N - 100, done + 40 + Math.floor(random() * (N - done) * 0.5));
-      // One kill by the journal, one by the table.
-      if (k === 0) await waitForLines(run, join(out, 'results.ndjson'), target, 60_000);
-      else await waitForTable<{ n: string | number }>(run, sink, `SELECT count(*) AS n FROM \`${table}\``, (r) => Number(r[0]?.n ?? 0) >= Math.min(target, N - 150), `${target} rows in ${table}`);
-      run.child.kill('SIGKILL');
-      expect((await run.done).signal).toBe('SIGKILL');
-      // The tables hold exactly the journal's lines before the committed position.
-      const mark = (await loadsRows(sink)).find((r) => r.sink_table === table);
-      const committed = keysWithin(join(out, 'results.ndjson'), mark?.results_bytes ?? 0).sort();
-      expect((await readTable(sink, table)).rows.map((r) => String(r.reference_id)).sort()).toEqual(committed);
-      expect(await sinkProblems(sink, { table, dirs: [out], partial: true })).toEqual([]);
-    }
-    const last = await spawnCli(args);
-    expect(last.code, last.stderr).toBe(1);
-    expect(invariantProblems(N, readOutput(out))).toEqual([]);
-    expect(await sinkProblems(sink, { table, dirs: [out] })).toEqual([]);
-  }, 90_000);
+  itDb('mysql').each([7, 19])(
+    'location, seed %i: kill -9 at seeded moments, then the same command: every key once, the tables equal the folder',
+    async (seed) => {
+      const random = prng(seed);
+      const table = `loc_${seed}`;
+      const out = join(tempDir(`bre-e2e-sinkm-kill-${seed}-`), 'out');
+      const args = runArgs(
+        'location',
+        source,
+        out,
+        '--table',
+        'loc',
+        '--sink',
+        sink,
+        '--sink-table',
+        table,
+        '--rate',
+        'workflow=250/s',
+        '--concurrency',
+        '8',
+      );
+      for (let k = 0; k < 2; k += 1) {
+        const run = startCli(args);
+        const done = countLines(join(out, 'results.ndjson'));
+        const target = Math.min(N - 100, done + 40 + Math.floor(random() * (N - done) * 0.5));
+        // One kill by the journal, one by the table.
+        if (k === 0) await waitForLines(run, join(out, 'results.ndjson'), target, 60_000);
+        else
+          await waitForTable<{ n: string | number }>(
+            run,
+            sink,
+            `SELECT count(*) AS n FROM \`${table}\``,
+            (r) => Number(r[0]?.n ?? 0) >= Math.min(target, N - 150),
+            `${target} rows in ${table}`,
+          );
+        run.child.kill('SIGKILL');
+        expect((await run.done).signal).toBe('SIGKILL');
+        // The tables hold exactly the journal's lines before the committed position.
+        const mark = (await loadsRows(sink)).find((r) => r.sink_table === table);
+        const committed = keysWithin(join(out, 'results.ndjson'), mark?.results_bytes ?? 0).sort();
+        expect((await readTable(sink, table)).rows.map((r) => String(r.reference_id)).sort()).toEqual(committed);
+        expect(await sinkProblems(sink, { table, dirs: [out], partial: true })).toEqual([]);
+      }
+      const last = await spawnCli(args);
+      expect(last.code, last.stderr).toBe(1);
+      expect(invariantProblems(N, readOutput(out))).toEqual([]);
+      expect(await sinkProblems(sink, { table, dirs: [out] })).toEqual([]);
+    },
+    90_000,
+  );
 
-  itDb('mysql')('the sink\'s connections killed once: the run connects again by itself and finishes, the tables whole', async () => {
-    const out = join(tempDir('bre-e2e-sinkm-killconn-'), 'out');
-    const run = startCli(runArgs('location', source, out, '--table', 'loc', '--sink', sink, '--sink-table', 'killed', '--rate', 'workflow=150/s'));
-    await waitForTable<{ n: string | number }>(run, sink, 'SELECT count(*) AS n FROM killed', (r) => Number(r[0]?.n ?? 0) >= 100, '100 rows in the sink');
-    await waitFor(async () => (await killConnections('mysql', sinkDb)) >= 1, 10_000, 'the sink\'s connection killed');
-    const res = await run.done;
-    expect(res.code, res.stderr).toBe(1);
-    const o = readOutput(out);
-    expect(invariantProblems(N, o)).toEqual([]);
-    expect(o.summary.sink.reconnects).toBeGreaterThanOrEqual(1);
-    expect(await sinkProblems(sink, { table: 'killed', dirs: [out] })).toEqual([]);
-  }, 90_000);
+  itDb('mysql')(
+    "the sink's connections killed once: the run connects again by itself and finishes, the tables whole",
+    async () => {
+      const out = join(tempDir('bre-e2e-sinkm-killconn-'), 'out');
+      const run = startCli(
+        runArgs(
+          'location',
+          source,
+          out,
+          '--table',
+          'loc',
+          '--sink',
+          sink,
+          '--sink-table',
+          'killed',
+          '--rate',
+          'workflow=150/s',
+        ),
+      );
+      await waitForTable<{ n: string | number }>(
+        run,
+        sink,
+        'SELECT count(*) AS n FROM killed',
+        (r) => Number(r[0]?.n ?? 0) >= 100,
+        '100 rows in the sink',
+      );
+      await waitFor(async () => (await killConnections('mysql', sinkDb)) >= 1, 10_000, "the sink's connection killed");
+      const res = await run.done;
+      expect(res.code, res.stderr).toBe(1);
+      const o = readOutput(out);
+      expect(invariantProblems(N, o)).toEqual([]);
+      expect(o.summary.sink.reconnects).toBeGreaterThanOrEqual(1);
+      expect(await sinkProblems(sink, { table: 'killed', dirs: [out] })).toEqual([]);
+    },
+    90_000,
+  );
 
   describe('a sink that stays away', () => {
     let proxy: TcpProxy;
@@ -110,24 +184,50 @@ describe.runIf(available.mysql || process.env.CI === 'true')('the sink on MariaD
     });
     afterAll(async () => proxy?.close());
 
-    itDb('mysql')('past --sink-retry: exit 3 (SINK_UNAVAILABLE) naming the sink; back again, the same command finishes with nothing lost', async () => {
-      const out = join(tempDir('bre-e2e-sinkm-away-'), 'out');
-      const cmd = runArgs('location', source, out, '--table', 'loc_long', '--sink', proxied, '--sink-table', 'away', '--rate', 'workflow=150/s', '--sink-retry', '1s', '--log-format', 'json');
-      const run = startCli(cmd);
-      await waitForTable<{ n: string | number }>(run, sink, 'SELECT count(*) AS n FROM away', (r) => Number(r[0]?.n ?? 0) >= 30, '30 rows in the sink');
-      await proxy.down();
-      const res = await run.done;
-      expect(res.code, res.stderr).toBe(3);
-      expect(exitErrorCode(res.stderr)).toBe('SINK_UNAVAILABLE');
-      expect(res.stderr).toContain(`MySQL/MariaDB at ${proxied.replace(/\/$/, '')}`);
-      expect(res.stderr).toMatch(/re-run the same command/);
-      const stopped = readOutput(out);
-      expect(stopped.results.length + stopped.errors.length).toBeLessThan(2 * N);
-      await proxy.up();
-      const again = await spawnCli(cmd);
-      expect(again.code, again.stderr).toBe(1);
-      expect(invariantProblems(2 * N, readOutput(out))).toEqual([]);
-      expect(await sinkProblems(sink, { table: 'away', dirs: [out] })).toEqual([]);
-    }, 90_000);
+    itDb('mysql')(
+      'past --sink-retry: exit 3 (SINK_UNAVAILABLE) naming the sink; back again, the same command finishes with nothing lost',
+      async () => {
+        const out = join(tempDir('bre-e2e-sinkm-away-'), 'out');
+        const cmd = runArgs(
+          'location',
+          source,
+          out,
+          '--table',
+          'loc_long',
+          '--sink',
+          proxied,
+          '--sink-table',
+          'away',
+          '--rate',
+          'workflow=150/s',
+          '--sink-retry',
+          '1s',
+          '--log-format',
+          'json',
+        );
+        const run = startCli(cmd);
+        await waitForTable<{ n: string | number }>(
+          run,
+          sink,
+          'SELECT count(*) AS n FROM away',
+          (r) => Number(r[0]?.n ?? 0) >= 30,
+          '30 rows in the sink',
+        );
+        await proxy.down();
+        const res = await run.done;
+        expect(res.code, res.stderr).toBe(3);
+        expect(exitErrorCode(res.stderr)).toBe('SINK_UNAVAILABLE');
+        expect(res.stderr).toContain(`MySQL/MariaDB at ${proxied.replace(/\/$/, '')}`);
+        expect(res.stderr).toMatch(/re-run the same command/);
+        const stopped = readOutput(out);
+        expect(stopped.results.length + stopped.errors.length).toBeLessThan(2 * N);
+        await proxy.up();
+        const again = await spawnCli(cmd);
+        expect(again.code, again.stderr).toBe(1);
+        expect(invariantProblems(2 * N, readOutput(out))).toEqual([]);
+        expect(await sinkProblems(sink, { table: 'away', dirs: [out] })).toEqual([]);
+      },
+      90_000,
+    );
   });
 });

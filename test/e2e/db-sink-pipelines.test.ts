@@ -14,7 +14,9 @@ import { resultLines, sinkProblems, tableNames } from '../helpers/sink-tables.js
 import { tempDir } from '../helpers/temp.js';
 
 const SAMPLES = join(ROOT, 'samples');
-const pipelines = readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+const pipelines = readdirSync(join(ROOT, 'pipelines'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.replace(/\.yaml$/, ''));
 const sampleOf = (p: string) => join(SAMPLES, readdirSync(SAMPLES).find((f) => f.startsWith(`${p}.`))!);
 const ACCOUNT_PIPELINES = ['aa_transactions', 'bsa_transactions'];
 
@@ -32,29 +34,53 @@ describe.runIf(available.postgres || process.env.CI === 'true')('every shipped p
     for (const p of pipelines) expect(sampleOf(p), p).toMatch(/\.(csv|ndjson)$/);
   });
 
-  itDb('postgres').each(pipelines)('%s: its sample as a table, into the sink: the tables equal the folder', async (p) => {
-    const { rows } = await loadSample(source, p, sampleOf(p));
-    const out = join(tempDir(`bre-e2e-sinkp-${p}-`), 'out');
-    // Report and bank files named by the rows are read inside --files-root (a database has no folder).
-    const r = await spawnCli(runArgs(p, source, out, '--table', p, '--sink', sink, '--rate', 'off', '--files-root', SAMPLES), {}, { cwd: SAMPLES });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`sink: writing to ${p}, ${p}_errors`));
-    const o = readOutput(out);
-    expect(o.results).toHaveLength(rows.length);
-    expect(o.errors).toEqual([]);
-    expect(resultLines([out]).every((l) => Object.keys(l.stages).length > 0)).toBe(true);
-    const account = ACCOUNT_PIPELINES.includes(p);
-    expect(await sinkProblems(sink, { table: p, dirs: [out], transactions: account })).toEqual([]);
-    const tables = await tableNames(sink);
-    expect(tables).toContain(`${p}_errors`);
-    expect(tables.includes(`${p}_transactions`)).toBe(account);
-  });
+  itDb('postgres').each(pipelines)(
+    '%s: its sample as a table, into the sink: the tables equal the folder',
+    async (p) => {
+      const { rows } = await loadSample(source, p, sampleOf(p));
+      const out = join(tempDir(`bre-e2e-sinkp-${p}-`), 'out');
+      // Report and bank files named by the rows are read inside --files-root (a database has no folder).
+      const r = await spawnCli(
+        runArgs(p, source, out, '--table', p, '--sink', sink, '--rate', 'off', '--files-root', SAMPLES),
+        {},
+        { cwd: SAMPLES },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`sink: writing to ${p}, ${p}_errors`));
+      const o = readOutput(out);
+      expect(o.results).toHaveLength(rows.length);
+      expect(o.errors).toEqual([]);
+      expect(resultLines([out]).every((l) => Object.keys(l.stages).length > 0)).toBe(true);
+      const account = ACCOUNT_PIPELINES.includes(p);
+      expect(await sinkProblems(sink, { table: p, dirs: [out], transactions: account })).toEqual([]);
+      const tables = await tableNames(sink);
+      expect(tables).toContain(`${p}_errors`);
+      expect(tables.includes(`${p}_transactions`)).toBe(account);
+    },
+  );
 
-  itDb('postgres')('a sampled run: each row\'s stratum and weight in NAME as in results.ndjson', async () => {
+  itDb('postgres')("a sampled run: each row's stratum and weight in NAME as in results.ndjson", async () => {
     await loadSample(source, 'cc_sampled', sampleOf('champion_challenger'));
     const out = join(tempDir('bre-e2e-sinkp-sampled-'), 'out');
-    const r = await spawnCli(runArgs('champion_challenger', source, out, '--table', 'cc_sampled', '--sink', sink, '--sink-table', 'cc_sampled',
-      '--sample-share', '0.2', '--stratify-by', 'application_date:month', '--rate', 'off'));
+    const r = await spawnCli(
+      runArgs(
+        'champion_challenger',
+        source,
+        out,
+        '--table',
+        'cc_sampled',
+        '--sink',
+        sink,
+        '--sink-table',
+        'cc_sampled',
+        '--sample-share',
+        '0.2',
+        '--stratify-by',
+        'application_date:month',
+        '--rate',
+        'off',
+      ),
+    );
     expect(r.code, r.stderr).toBe(0);
     const lines = resultLines([out]);
     expect(lines).toHaveLength(300);

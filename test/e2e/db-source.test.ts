@@ -27,11 +27,18 @@ const inSamples = { cwd: SAMPLES };
 function resultsByKey(dir: string): Map<string, string> {
   const now = Date.now();
   const dateTime = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g;
-  const mask = (s: string) => s.replace(/\b[0-9a-f]{32}\b/g, '<id>')
-    .replace(dateTime, (m) => (Math.abs(Date.parse(m.replace(' ', 'T')) - now) < 10 * 86_400_000 ? '<now>' : m));
+  const mask = (s: string) =>
+    s
+      .replace(/\b[0-9a-f]{32}\b/g, '<id>')
+      .replace(dateTime, (m) => (Math.abs(Date.parse(m.replace(' ', 'T')) - now) < 10 * 86_400_000 ? '<now>' : m));
   const out = new Map<string, string>();
-  for (const line of readFileSync(join(dir, 'results.ndjson'), 'utf8').split('\n').filter((l) => l !== '')) {
-    const v = JSON.parse(line, (_k, x: unknown) => (typeof x === 'string' ? mask(x) : x)) as { key: string; stages: unknown };
+  for (const line of readFileSync(join(dir, 'results.ndjson'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')) {
+    const v = JSON.parse(line, (_k, x: unknown) => (typeof x === 'string' ? mask(x) : x)) as {
+      key: string;
+      stages: unknown;
+    };
     expect(out.has(v.key), `key ${v.key} twice in ${dir}`).toBe(false);
     out.set(v.key, JSON.stringify(v.stages));
   }
@@ -56,7 +63,13 @@ function locationRows(n: number, bad: readonly number[] = []): SampleRow[] {
     const i = j + 1;
     const id = String(i).padStart(6, '0');
     const lat = bad.includes(i) ? '999.0000' : (10 + ((i * 7919) % 2000) / 100).toFixed(4);
-    return { reference_id: `LOC-${id}`, user_id: `user${id}`, lead_id: `lead${id}`, latitude: lat, longitude: (72 + ((i * 104729) % 1600) / 100).toFixed(4) };
+    return {
+      reference_id: `LOC-${id}`,
+      user_id: `user${id}`,
+      lead_id: `lead${id}`,
+      latitude: lat,
+      longitude: (72 + ((i * 104729) % 1600) / 100).toFixed(4),
+    };
   });
 }
 
@@ -65,7 +78,7 @@ const prng = (seed: number): (() => number) => mulberry32(seed);
 
 function frontierOf(out: string): { row: number; key: string | null } | undefined {
   const path = join(out, '.state', 'source-frontier.json');
-  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) as { row: number; key: string | null } : undefined;
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { row: number; key: string | null }) : undefined;
 }
 
 for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectName[]) {
@@ -77,74 +90,169 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       expect(url.startsWith(`${scheme}://`)).toBe(true);
     });
 
-    const pipelines = dialect === 'postgres' ? ['location', 'rescore', 'bank', 'aa_transactions'] : ['location', 'bank'];
-    itDb(dialect).each(pipelines)('%s: its sample as a table gives the results of the sample file, by key', async (p) => {
-      const sample = join(SAMPLES, existsSync(join(SAMPLES, `${p}.csv`)) ? `${p}.csv` : `${p}.ndjson`);
-      const { rows } = await loadSample(url, p, sample);
-      const dir = tempDir(`bre-e2e-db-${p}-`);
-      const fromFile = await spawnCli(runArgs(p, sample, join(dir, 'file'), '--rate', 'off'));
-      expect(fromFile.code, fromFile.stderr).toBe(0);
-      // A database has no folder: its rows' report and bank files are read inside --files-root.
-      const fromDb = await spawnCli(runArgs(p, url, join(dir, 'db'), '--table', p, '--rate', 'off', '--files-root', SAMPLES), {}, inSamples);
-      expect(fromDb.code, fromDb.stderr).toBe(0);
-      const out = readOutput(join(dir, 'db'));
-      expect(keyProblems(out, rows.map((r) => String(r.reference_id)))).toEqual([]);
-      expect(out.errors).toEqual([]);
-      expect(resultsByKey(join(dir, 'db'))).toEqual(resultsByKey(join(dir, 'file')));
-      expect(out.summary.source).toMatchObject({ table: p, query: null, key: 'reference_id', started_after_row: 0, rows_read: rows.length, reconnects: 0 });
-      expect(out.summary.source.url).toMatch(new RegExp(`^${dialect}://[^:@]+@127\\.0\\.0\\.1:\\d+/bre_e2e_src_`));
-      if (p === 'aa_transactions') expect(readFileSync(join(dir, 'db', 'transactions.csv'), 'utf8')).toBe(readFileSync(join(dir, 'file', 'transactions.csv'), 'utf8'));
-    });
+    const pipelines =
+      dialect === 'postgres' ? ['location', 'rescore', 'bank', 'aa_transactions'] : ['location', 'bank'];
+    itDb(dialect).each(pipelines)(
+      '%s: its sample as a table gives the results of the sample file, by key',
+      async (p) => {
+        const sample = join(SAMPLES, existsSync(join(SAMPLES, `${p}.csv`)) ? `${p}.csv` : `${p}.ndjson`);
+        const { rows } = await loadSample(url, p, sample);
+        const dir = tempDir(`bre-e2e-db-${p}-`);
+        const fromFile = await spawnCli(runArgs(p, sample, join(dir, 'file'), '--rate', 'off'));
+        expect(fromFile.code, fromFile.stderr).toBe(0);
+        // A database has no folder: its rows' report and bank files are read inside --files-root.
+        const fromDb = await spawnCli(
+          runArgs(p, url, join(dir, 'db'), '--table', p, '--rate', 'off', '--files-root', SAMPLES),
+          {},
+          inSamples,
+        );
+        expect(fromDb.code, fromDb.stderr).toBe(0);
+        const out = readOutput(join(dir, 'db'));
+        expect(
+          keyProblems(
+            out,
+            rows.map((r) => String(r.reference_id)),
+          ),
+        ).toEqual([]);
+        expect(out.errors).toEqual([]);
+        expect(resultsByKey(join(dir, 'db'))).toEqual(resultsByKey(join(dir, 'file')));
+        expect(out.summary.source).toMatchObject({
+          table: p,
+          query: null,
+          key: 'reference_id',
+          started_after_row: 0,
+          rows_read: rows.length,
+          reconnects: 0,
+        });
+        expect(out.summary.source.url).toMatch(new RegExp(`^${dialect}://[^:@]+@127\\.0\\.0\\.1:\\d+/bre_e2e_src_`));
+        if (p === 'aa_transactions')
+          expect(readFileSync(join(dir, 'db', 'transactions.csv'), 'utf8')).toBe(
+            readFileSync(join(dir, 'file', 'transactions.csv'), 'utf8'),
+          );
+      },
+    );
 
-    itDb(dialect)('a table naming report files needs --files-root: exit 2 before anything is called or written', async () => {
-      const sample = join(SAMPLES, 'rescore.csv');
-      await loadSample(url, 'rescore_noroot', sample);
-      const dir = tempDir('bre-e2e-db-noroot-');
-      const r = await spawnCli(runArgs('rescore', url, join(dir, 'out'), '--table', 'rescore_noroot', '--rate', 'off'), {}, inSamples);
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/bureau_report_path/);
-      expect(r.stderr).toMatch(/--files-root/);
-      expect(existsSync(join(dir, 'out'))).toBe(false);
-    });
+    itDb(dialect)(
+      'a table naming report files needs --files-root: exit 2 before anything is called or written',
+      async () => {
+        const sample = join(SAMPLES, 'rescore.csv');
+        await loadSample(url, 'rescore_noroot', sample);
+        const dir = tempDir('bre-e2e-db-noroot-');
+        const r = await spawnCli(
+          runArgs('rescore', url, join(dir, 'out'), '--table', 'rescore_noroot', '--rate', 'off'),
+          {},
+          inSamples,
+        );
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(/bureau_report_path/);
+        expect(r.stderr).toMatch(/--files-root/);
+        expect(existsSync(join(dir, 'out'))).toBe(false);
+      },
+    );
 
-    itDb(dialect)('a sample drawn from a table: the same keys and weights as from the file, and --plan beside the whole table', async () => {
-      const sample = join(SAMPLES, 'champion_challenger.csv');
-      await loadSample(url, 'cc_sample', sample);
-      const dir = tempDir('bre-e2e-db-sample-');
-      const opts = ['--sample-share', '0.2', '--stratify-by', 'application_date:month', '--rate', 'off'];
-      const fromFile = await spawnCli(runArgs('champion_challenger', sample, join(dir, 'file'), ...opts));
-      expect(fromFile.code, fromFile.stderr).toBe(0);
-      const fromDb = await spawnCli(runArgs('champion_challenger', url, join(dir, 'db'), '--table', 'cc_sample', ...opts));
-      expect(fromDb.code, fromDb.stderr).toBe(0);
-      const weights = (d: string) => new Map(readOutput(join(dir, d)).results.map((l) => [l.key, `${(l as { stratum?: string }).stratum}:${(l as { weight?: number }).weight}`]));
-      expect(weights('db').size).toBe(300);
-      expect(weights('db')).toEqual(weights('file'));
-      const plan = await spawnCli(['run', 'champion_challenger', '--input', url, '--table', 'cc_sample', '--plan', ...opts.slice(0, 4)]);
-      expect(plan.code, plan.stderr).toBe(0);
-      expect(plan.stdout).toMatch(/a sample of 300 of 1,500 rows, 16 strata/);
-      expect(plan.stdout).toMatch(/beside it, the whole input: 1,500 rows/);
-    });
+    itDb(dialect)(
+      'a sample drawn from a table: the same keys and weights as from the file, and --plan beside the whole table',
+      async () => {
+        const sample = join(SAMPLES, 'champion_challenger.csv');
+        await loadSample(url, 'cc_sample', sample);
+        const dir = tempDir('bre-e2e-db-sample-');
+        const opts = ['--sample-share', '0.2', '--stratify-by', 'application_date:month', '--rate', 'off'];
+        const fromFile = await spawnCli(runArgs('champion_challenger', sample, join(dir, 'file'), ...opts));
+        expect(fromFile.code, fromFile.stderr).toBe(0);
+        const fromDb = await spawnCli(
+          runArgs('champion_challenger', url, join(dir, 'db'), '--table', 'cc_sample', ...opts),
+        );
+        expect(fromDb.code, fromDb.stderr).toBe(0);
+        const weights = (d: string) =>
+          new Map(
+            readOutput(join(dir, d)).results.map((l) => [
+              l.key,
+              `${(l as { stratum?: string }).stratum}:${(l as { weight?: number }).weight}`,
+            ]),
+          );
+        expect(weights('db').size).toBe(300);
+        expect(weights('db')).toEqual(weights('file'));
+        const plan = await spawnCli([
+          'run',
+          'champion_challenger',
+          '--input',
+          url,
+          '--table',
+          'cc_sample',
+          '--plan',
+          ...opts.slice(0, 4),
+        ]);
+        expect(plan.code, plan.stderr).toBe(0);
+        expect(plan.stdout).toMatch(/a sample of 300 of 1,500 rows, 16 strata/);
+        expect(plan.stdout).toMatch(/beside it, the whole input: 1,500 rows/);
+      },
+    );
 
-    itDb(dialect)('--query reads what the query selects, in key order; --dry-run and --plan read the same', async () => {
-      await loadRows(url, 'q_loc', locationRows(30));
-      const query = 'SELECT * FROM q_loc WHERE user_id <> \'user000007\'';
-      const dir = tempDir('bre-e2e-db-query-');
-      const r = await spawnCli(runArgs('location', url, join(dir, 'out'), '--query', query, '--rate', 'off', '--input-page-rows', '7'));
-      expect(r.code, r.stderr).toBe(0);
-      const out = readOutput(join(dir, 'out'));
-      expect(keyProblems(out, locationRows(30).filter((x) => x.user_id !== 'user000007').map((x) => String(x.reference_id)))).toEqual([]);
-      // Row numbers follow key order.
-      expect(out.results.sort((a, b) => a.row - b.row).map((l) => l.key)).toEqual(out.results.map((l) => l.key).sort());
-      expect(out.summary.source).toMatchObject({ query, table: null });
-      const dry = await spawnCli(['run', 'location', '--input', url, '--query', query, '--out', join(dir, 'dry'), '--dry-run', '--no-progress']);
-      expect(dry.code, dry.stderr).toBe(0);
-      expect(dry.stdout).toMatch(/29 valid, 0 would fail/);
-      const plan = await spawnCli(['run', 'location', '--input', url, '--query', query, '--plan', '--out', join(dir, 'out')]);
-      expect(plan.code, plan.stderr).toBe(0);
-      expect(plan.stdout).toMatch(/rows to do: 0 \(29 already done in the output folder\)/);
-      const fresh = await spawnCli(['run', 'location', '--input', url, '--table', 'q_loc', '--plan', '--limit', '12']);
-      expect(fresh.stdout).toMatch(/rows to do: 12\b/);
-    });
+    itDb(dialect)(
+      '--query reads what the query selects, in key order; --dry-run and --plan read the same',
+      async () => {
+        await loadRows(url, 'q_loc', locationRows(30));
+        const query = "SELECT * FROM q_loc WHERE user_id <> 'user000007'";
+        const dir = tempDir('bre-e2e-db-query-');
+        const r = await spawnCli(
+          runArgs('location', url, join(dir, 'out'), '--query', query, '--rate', 'off', '--input-page-rows', '7'),
+        );
+        expect(r.code, r.stderr).toBe(0);
+        const out = readOutput(join(dir, 'out'));
+        expect(
+          keyProblems(
+            out,
+            locationRows(30)
+              .filter((x) => x.user_id !== 'user000007')
+              .map((x) => String(x.reference_id)),
+          ),
+        ).toEqual([]);
+        // Row numbers follow key order.
+        expect(out.results.sort((a, b) => a.row - b.row).map((l) => l.key)).toEqual(
+          out.results.map((l) => l.key).sort(),
+        );
+        expect(out.summary.source).toMatchObject({ query, table: null });
+        const dry = await spawnCli([
+          'run',
+          'location',
+          '--input',
+          url,
+          '--query',
+          query,
+          '--out',
+          join(dir, 'dry'),
+          '--dry-run',
+          '--no-progress',
+        ]);
+        expect(dry.code, dry.stderr).toBe(0);
+        expect(dry.stdout).toMatch(/29 valid, 0 would fail/);
+        const plan = await spawnCli([
+          'run',
+          'location',
+          '--input',
+          url,
+          '--query',
+          query,
+          '--plan',
+          '--out',
+          join(dir, 'out'),
+        ]);
+        expect(plan.code, plan.stderr).toBe(0);
+        expect(plan.stdout).toMatch(/rows to do: 0 \(29 already done in the output folder\)/);
+        const fresh = await spawnCli([
+          'run',
+          'location',
+          '--input',
+          url,
+          '--table',
+          'q_loc',
+          '--plan',
+          '--limit',
+          '12',
+        ]);
+        expect(fresh.stdout).toMatch(/rows to do: 12\b/);
+      },
+    );
 
     itDb(dialect)('a NULL key and a duplicated key are row errors naming the key column; the rest run', async () => {
       const rows = locationRows(8);
@@ -157,35 +265,57 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       expect(invariantProblems(10, o)).toEqual([]);
       const missing = o.errors.filter((e) => e.code === 'MISSING_KEY');
       expect(missing).toHaveLength(1);
-      expect(missing[0]).toMatchObject({ row: 1, key: null, field: 'reference_id', expected: 'a value in reference_id' });
+      expect(missing[0]).toMatchObject({
+        row: 1,
+        key: null,
+        field: 'reference_id',
+        expected: 'a value in reference_id',
+      });
       expect((missing[0].input as Record<string, unknown>).user_id).toBeDefined();
       const dup = o.errors.filter((e) => e.code === 'DUPLICATE_KEY');
       expect(dup.map((e) => e.key)).toEqual(['LOC-000003', 'LOC-000003']);
       expect(dup[0]).toMatchObject({ field: 'reference_id', expected: 'one row per reference_id' });
       expect(String(dup[0].message)).toMatch(/2 rows of the input have reference_id 'LOC-000003'/);
-      expect(o.results.map((l) => l.key).sort()).toEqual(locationRows(8).map((x) => x.reference_id).filter((k) => k !== 'LOC-000003').sort());
+      expect(o.results.map((l) => l.key).sort()).toEqual(
+        locationRows(8)
+          .map((x) => x.reference_id)
+          .filter((k) => k !== 'LOC-000003')
+          .sort(),
+      );
     });
 
-    itDb(dialect)('failures before the run: exit 2 naming what failed, no output folder, never a password', async () => {
-      const dir = tempDir('bre-e2e-db-fail-');
-      const cases: [string[], RegExp][] = [
-        [['--input', url, '--table', 'no_such_table'], /cannot read table no_such_table from .*bre_e2e_src_/],
-        [['--input', url, '--query', 'SELEC reference_id FROM bad_keys'], /cannot read the query SELEC reference_id FROM bad_keys .*(syntax|42601|ER_PARSE_ERROR)/],
-        [['--input', `${scheme}://nobody@127.0.0.1:9/x`, '--table', 't'], /cannot connect to .* at .*127\.0\.0\.1:9\/x: nothing answers/],
-        [['--input', `${scheme}://nobody:hunter2secret@127.0.0.1/x`, '--table', 't'], /refusing a password on the command line \(--input\)/],
-        [['--input', url, '--table', 't', '--delimiter', ';'], /Expected no --delimiter with a database --input/],
-        [['--input', url], /Expected --table NAME or --query/],
-        [['--input', join(SAMPLES, 'location.csv'), '--table', 't'], /Expected --table only with a database --input/],
-      ];
-      for (const [i, [args, message]] of cases.entries()) {
-        const out = join(dir, `out${i}`);
-        const r = await spawnCli(['run', 'location', ...args, '--out', out, '--no-progress']);
-        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
-        expect(r.stderr).toMatch(message);
-        expect(r.stderr).not.toContain('hunter2secret');
-        expect(existsSync(out), `${args.join(' ')} made ${out}`).toBe(false);
-      }
-    });
+    itDb(dialect)(
+      'failures before the run: exit 2 naming what failed, no output folder, never a password',
+      async () => {
+        const dir = tempDir('bre-e2e-db-fail-');
+        const cases: [string[], RegExp][] = [
+          [['--input', url, '--table', 'no_such_table'], /cannot read table no_such_table from .*bre_e2e_src_/],
+          [
+            ['--input', url, '--query', 'SELEC reference_id FROM bad_keys'],
+            /cannot read the query SELEC reference_id FROM bad_keys .*(syntax|42601|ER_PARSE_ERROR)/,
+          ],
+          [
+            ['--input', `${scheme}://nobody@127.0.0.1:9/x`, '--table', 't'],
+            /cannot connect to .* at .*127\.0\.0\.1:9\/x: nothing answers/,
+          ],
+          [
+            ['--input', `${scheme}://nobody:hunter2secret@127.0.0.1/x`, '--table', 't'],
+            /refusing a password on the command line \(--input\)/,
+          ],
+          [['--input', url, '--table', 't', '--delimiter', ';'], /Expected no --delimiter with a database --input/],
+          [['--input', url], /Expected --table NAME or --query/],
+          [['--input', join(SAMPLES, 'location.csv'), '--table', 't'], /Expected --table only with a database --input/],
+        ];
+        for (const [i, [args, message]] of cases.entries()) {
+          const out = join(dir, `out${i}`);
+          const r = await spawnCli(['run', 'location', ...args, '--out', out, '--no-progress']);
+          expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+          expect(r.stderr).toMatch(message);
+          expect(r.stderr).not.toContain('hunter2secret');
+          expect(existsSync(out), `${args.join(' ')} made ${out}`).toBe(false);
+        }
+      },
+    );
 
     itDb(dialect)('a password in env:VAR is used and never written to the folder', async () => {
       await loadRows(url, 'env_loc', locationRows(5));
@@ -193,7 +323,10 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       // Trust authentication takes any password: what is checked is where it goes.
       u.password = 'S3cretPassw0rd';
       const out = tempDir('bre-e2e-db-env-');
-      const r = await spawnCli(runArgs('location', 'env:BRE_TEST_SOURCE_URL', out, '--table', 'env_loc', '--rate', 'off'), { BRE_TEST_SOURCE_URL: u.href, ...(dialect === 'mysql' ? { MYSQL_PWD: undefined } : {}) });
+      const r = await spawnCli(
+        runArgs('location', 'env:BRE_TEST_SOURCE_URL', out, '--table', 'env_loc', '--rate', 'off'),
+        { BRE_TEST_SOURCE_URL: u.href, ...(dialect === 'mysql' ? { MYSQL_PWD: undefined } : {}) },
+      );
       if (dialect === 'mysql') {
         // MariaDB's root refuses a password it does not have: the refusal names the URL without it.
         expect(r.code).toBe(2);
@@ -201,7 +334,8 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       } else {
         expect(r.code, r.stderr).toBe(0);
         expect(readOutput(out).results).toHaveLength(5);
-        for (const f of filesUnder(out)) expect(readFileSync(f.path, 'utf8').includes('S3cretPassw0rd'), f.path).toBe(false);
+        for (const f of filesUnder(out))
+          expect(readFileSync(f.path, 'utf8').includes('S3cretPassw0rd'), f.path).toBe(false);
       }
       expect(r.stdout + r.stderr).not.toContain('S3cretPassw0rd');
     });
@@ -216,41 +350,55 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       // Slow enough to be killed mid-run (60 rows/s), pages small enough that a run reads many.
       const slow = ['--rate', 'workflow=60/s', '--concurrency', '6', '--input-page-rows', '25'];
 
-      itDb(dialect).each(dialect === 'postgres' ? [11, 23, 37] : [5])('kill -9 at seeded moments (seed %i), then the same command: every key once, the resume starts after the frontier', async (seed) => {
-        const random = prng(seed);
-        const out = join(tempDir(`bre-e2e-db-kill-${seed}-`), 'out');
-        const args = runArgs('location', url, out, '--table', table, ...slow);
-        const results = join(out, 'results.ndjson');
-        for (let k = 0; k < 2; k += 1) {
-          // 70 to 140 more lines: over a second at 60/s, so the frontier has been written at least once.
-          const target = Math.min(countLines(results) + 70 + Math.floor(random() * 70), N - 15);
-          if (target <= countLines(results)) break;
-          const run = startCli(args);
-          await waitForLines(run, results, target);
-          run.child.kill('SIGKILL');
-          const res = await run.done;
-          expect(res.signal, res.stderr).toBe('SIGKILL');
-          // The frontier never covers a row the journal lacks.
-          const f = frontierOf(out);
-          expect(f, 'a frontier after over a second of work').toBeDefined();
-          const done = new Set([...readOutput(out).results, ...readOutput(out).errors].map((l) => l.row));
-          for (let r = 1; r <= f!.row; r += 1) expect(done.has(r), `row ${r} is at or before the frontier ${f!.row} but not in the journal`).toBe(true);
-        }
-        const before = frontierOf(out)!;
-        expect(before.row).toBeGreaterThan(0);
-        const last = await spawnCli(args);
-        expect(last.code, last.stderr).toBe(0);
-        expect(last.stderr).toMatch(new RegExp(`resuming after row ${before.row} \\(reference_id 'LOC-\\d{6}'\\)`));
-        const o = readOutput(out);
-        expect(keyProblems(o, locationRows(N).map((x) => String(x.reference_id)))).toEqual([]);
-        // Not read from the start: the database was asked for the rows after the frontier only.
-        expect(o.summary.source).toMatchObject({ started_after_row: before.row, rows_read: N - before.row, reconnects: 0 });
-        expect(o.summary.source.rows_fetched).toBeLessThan(N - before.row + 20);
-        expect(o.summary.rows.read).toBe(N - before.row);
-        // Rows in flight at the kills (after the frontier, already in the journal) are skipped, not sent again.
-        expect(o.summary.rows.resumed).toBeGreaterThanOrEqual(0);
-        expect(o.summary.rows.processed_this_session + o.summary.rows.resumed).toBe(N - before.row);
-      }, 120_000);
+      itDb(dialect).each(dialect === 'postgres' ? [11, 23, 37] : [5])(
+        'kill -9 at seeded moments (seed %i), then the same command: every key once, the resume starts after the frontier',
+        async (seed) => {
+          const random = prng(seed);
+          const out = join(tempDir(`bre-e2e-db-kill-${seed}-`), 'out');
+          const args = runArgs('location', url, out, '--table', table, ...slow);
+          const results = join(out, 'results.ndjson');
+          for (let k = 0; k < 2; k += 1) {
+            // 70 to 140 more lines: over a second at 60/s, so the frontier has been written at least once.
+            const target = Math.min(countLines(results) + 70 + Math.floor(random() * 70), N - 15);
+            if (target <= countLines(results)) break;
+            const run = startCli(args);
+            await waitForLines(run, results, target);
+            run.child.kill('SIGKILL');
+            const res = await run.done;
+            expect(res.signal, res.stderr).toBe('SIGKILL');
+            // The frontier never covers a row the journal lacks.
+            const f = frontierOf(out);
+            expect(f, 'a frontier after over a second of work').toBeDefined();
+            const done = new Set([...readOutput(out).results, ...readOutput(out).errors].map((l) => l.row));
+            for (let r = 1; r <= f!.row; r += 1)
+              expect(done.has(r), `row ${r} is at or before the frontier ${f!.row} but not in the journal`).toBe(true);
+          }
+          const before = frontierOf(out)!;
+          expect(before.row).toBeGreaterThan(0);
+          const last = await spawnCli(args);
+          expect(last.code, last.stderr).toBe(0);
+          expect(last.stderr).toMatch(new RegExp(`resuming after row ${before.row} \\(reference_id 'LOC-\\d{6}'\\)`));
+          const o = readOutput(out);
+          expect(
+            keyProblems(
+              o,
+              locationRows(N).map((x) => String(x.reference_id)),
+            ),
+          ).toEqual([]);
+          // Not read from the start: the database was asked for the rows after the frontier only.
+          expect(o.summary.source).toMatchObject({
+            started_after_row: before.row,
+            rows_read: N - before.row,
+            reconnects: 0,
+          });
+          expect(o.summary.source.rows_fetched).toBeLessThan(N - before.row + 20);
+          expect(o.summary.rows.read).toBe(N - before.row);
+          // Rows in flight at the kills (after the frontier, already in the journal) are skipped, not sent again.
+          expect(o.summary.rows.resumed).toBeGreaterThanOrEqual(0);
+          expect(o.summary.rows.processed_this_session + o.summary.rows.resumed).toBe(N - before.row);
+        },
+        120_000,
+      );
 
       itDb(dialect)('--limit, then the same folder without it: carries on after the limit', async () => {
         const out = tempDir('bre-e2e-db-limit-');
@@ -261,7 +409,12 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
         const b = await spawnCli(runArgs('location', url, out, '--table', table, '--rate', 'off'));
         expect(b.code, b.stderr).toBe(0);
         const o = readOutput(out);
-        expect(keyProblems(o, locationRows(N).map((x) => String(x.reference_id)))).toEqual([]);
+        expect(
+          keyProblems(
+            o,
+            locationRows(N).map((x) => String(x.reference_id)),
+          ),
+        ).toEqual([]);
         expect(o.summary.source).toMatchObject({ started_after_row: 15, rows_read: N - 15 });
       });
 
@@ -270,11 +423,16 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
         const name = new URL(url).pathname.slice(1);
         const run = startCli(runArgs('location', url, out, '--table', table, ...slow));
         await waitForLines(run, join(out, 'results.ndjson'), 40);
-        await waitFor(async () => (await killConnections(dialect, name)) >= 1, 10_000, 'the run\'s connection killed');
+        await waitFor(async () => (await killConnections(dialect, name)) >= 1, 10_000, "the run's connection killed");
         const res = await run.done;
         expect(res.code, res.stderr).toBe(0);
         const o = readOutput(out);
-        expect(keyProblems(o, locationRows(N).map((x) => String(x.reference_id)))).toEqual([]);
+        expect(
+          keyProblems(
+            o,
+            locationRows(N).map((x) => String(x.reference_id)),
+          ),
+        ).toEqual([]);
         expect(o.summary.source.reconnects).toBeGreaterThanOrEqual(1);
         expect(res.stderr).toMatch(/the input database (went away|connection was lost)/);
       });
@@ -306,59 +464,102 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
           await proxy.up();
           const again = await spawnCli(args);
           expect(again.code, again.stderr).toBe(0);
-          expect(keyProblems(readOutput(out), locationRows(N).map((x) => String(x.reference_id)))).toEqual([]);
+          expect(
+            keyProblems(
+              readOutput(out),
+              locationRows(N).map((x) => String(x.reference_id)),
+            ),
+          ).toEqual([]);
         });
       });
 
-      itDb(dialect)('a resume with another table or a query instead is refused (OUTPUT_MISMATCH), saying what differs', async () => {
-        await loadRows(url, 'other_loc', locationRows(3));
-        const out = tempDir('bre-e2e-db-mismatch-');
-        expect((await spawnCli(runArgs('location', url, out, '--table', 'other_loc', '--rate', 'off'))).code).toBe(0);
-        const r = await spawnCli(runArgs('location', url, out, '--table', table, '--rate', 'off'));
-        expect(r.code).toBe(2);
-        expect(r.stderr).toMatch(/refusing to resume into .*: it read table other_loc, now table resume_loc/);
-        const q = await spawnCli(runArgs('location', url, out, '--query', 'SELECT * FROM other_loc', '--rate', 'off'));
-        expect(q.code).toBe(2);
-        expect(q.stderr).toMatch(/it read table other_loc, now the query SELECT \* FROM other_loc/);
-        const f = await spawnCli(runArgs('location', join(SAMPLES, 'location.csv'), out, '--rate', 'off'));
-        expect(f.code).toBe(2);
-        expect(f.stderr).toMatch(/it was made from the database .*, now from the file/);
-      });
+      itDb(dialect)(
+        'a resume with another table or a query instead is refused (OUTPUT_MISMATCH), saying what differs',
+        async () => {
+          await loadRows(url, 'other_loc', locationRows(3));
+          const out = tempDir('bre-e2e-db-mismatch-');
+          expect((await spawnCli(runArgs('location', url, out, '--table', 'other_loc', '--rate', 'off'))).code).toBe(0);
+          const r = await spawnCli(runArgs('location', url, out, '--table', table, '--rate', 'off'));
+          expect(r.code).toBe(2);
+          expect(r.stderr).toMatch(/refusing to resume into .*: it read table other_loc, now table resume_loc/);
+          const q = await spawnCli(
+            runArgs('location', url, out, '--query', 'SELECT * FROM other_loc', '--rate', 'off'),
+          );
+          expect(q.code).toBe(2);
+          expect(q.stderr).toMatch(/it read table other_loc, now the query SELECT \* FROM other_loc/);
+          const f = await spawnCli(runArgs('location', join(SAMPLES, 'location.csv'), out, '--rate', 'off'));
+          expect(f.code).toBe(2);
+          expect(f.stderr).toMatch(/it was made from the database .*, now from the file/);
+        },
+      );
     });
 
-    itDb(dialect)('--retry-errors reads from the start and runs the failed keys again; a table changed behind it stops the run (SOURCE_CHANGED, exit 2)', async () => {
-      await loadRows(url, 'retry_loc', locationRows(20, [4, 12]));
-      const dir = tempDir('bre-e2e-db-retry-');
-      const out = join(dir, 'out');
-      const first = await spawnCli(runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off'));
-      expect(first.code, first.stderr).toBe(1);
-      expect(readOutput(out).errors.map((e) => e.key).sort()).toEqual(['LOC-000004', 'LOC-000012']);
-      await sql(url, `UPDATE retry_loc SET latitude = 19.5 WHERE reference_id = ${dialect === 'postgres' ? '$1' : '?'}`, ['LOC-000004']);
-      const retry = await spawnCli(runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off', '--retry-errors'));
-      expect(retry.code, retry.stderr).toBe(1);
-      const o = readOutput(out);
-      expect(invariantProblems(20, o)).toEqual([]);
-      expect(o.results.find((l) => l.key === 'LOC-000004')?.row).toBe(4);
-      expect(o.errors.map((e) => e.key)).toEqual(['LOC-000012']);
-      expect(o.summary.source.started_after_row).toBe(0);
+    itDb(dialect)(
+      '--retry-errors reads from the start and runs the failed keys again; a table changed behind it stops the run (SOURCE_CHANGED, exit 2)',
+      async () => {
+        await loadRows(url, 'retry_loc', locationRows(20, [4, 12]));
+        const dir = tempDir('bre-e2e-db-retry-');
+        const out = join(dir, 'out');
+        const first = await spawnCli(runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off'));
+        expect(first.code, first.stderr).toBe(1);
+        expect(
+          readOutput(out)
+            .errors.map((e) => e.key)
+            .sort(),
+        ).toEqual(['LOC-000004', 'LOC-000012']);
+        await sql(
+          url,
+          `UPDATE retry_loc SET latitude = 19.5 WHERE reference_id = ${dialect === 'postgres' ? '$1' : '?'}`,
+          ['LOC-000004'],
+        );
+        const retry = await spawnCli(
+          runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off', '--retry-errors'),
+        );
+        expect(retry.code, retry.stderr).toBe(1);
+        const o = readOutput(out);
+        expect(invariantProblems(20, o)).toEqual([]);
+        expect(o.results.find((l) => l.key === 'LOC-000004')?.row).toBe(4);
+        expect(o.errors.map((e) => e.key)).toEqual(['LOC-000012']);
+        expect(o.summary.source.started_after_row).toBe(0);
 
-      // A row before the failed one goes: every later row number now names the next key.
-      await sql(url, `DELETE FROM retry_loc WHERE reference_id = ${dialect === 'postgres' ? '$1' : '?'}`, ['LOC-000002']);
-      const changed = await spawnCli(runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off', '--retry-errors'));
-      expect(changed.code, changed.stderr).toBe(2);
-      expect(changed.stderr).toMatch(/row 2 of table retry_loc .* now has reference_id 'LOC-000003', but the output folder's line for row 2 has another key: the input changed behind the run/);
-      expect(changed.stderr).toMatch(/use a new --out/);
-      // Nothing of the folder was lost: the rows done stay done, the failed one is still to retry.
-      const after = readOutput(out);
-      expect(after.results.map((l) => l.key).sort()).toEqual(o.results.map((l) => l.key).sort());
-    });
+        // A row before the failed one goes: every later row number now names the next key.
+        await sql(url, `DELETE FROM retry_loc WHERE reference_id = ${dialect === 'postgres' ? '$1' : '?'}`, [
+          'LOC-000002',
+        ]);
+        const changed = await spawnCli(
+          runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off', '--retry-errors'),
+        );
+        expect(changed.code, changed.stderr).toBe(2);
+        expect(changed.stderr).toMatch(
+          /row 2 of table retry_loc .* now has reference_id 'LOC-000003', but the output folder's line for row 2 has another key: the input changed behind the run/,
+        );
+        expect(changed.stderr).toMatch(/use a new --out/);
+        // Nothing of the folder was lost: the rows done stay done, the failed one is still to retry.
+        const after = readOutput(out);
+        expect(after.results.map((l) => l.key).sort()).toEqual(o.results.map((l) => l.key).sort());
+      },
+    );
 
     itDb(dialect)('--shard K/N over a database input, then merge: every key once', async () => {
       const rows = locationRows(40);
       await loadRows(url, 'shard_loc', rows);
       const dir = tempDir('bre-e2e-db-shard-');
       for (const k of [1, 2]) {
-        const r = await spawnCli(runArgs('location', url, join(dir, `s${k}`), '--table', 'shard_loc', '--rate', 'off', '--shard', `${k}/2`, '--input-page-rows', '9'));
+        const r = await spawnCli(
+          runArgs(
+            'location',
+            url,
+            join(dir, `s${k}`),
+            '--table',
+            'shard_loc',
+            '--rate',
+            'off',
+            '--shard',
+            `${k}/2`,
+            '--input-page-rows',
+            '9',
+          ),
+        );
         expect(r.code, r.stderr).toBe(0);
         expect(readOutput(join(dir, `s${k}`)).summary.rows.out_of_shard).toBeGreaterThan(0);
         // Another shard's rows are settled for this one: its frontier reaches the last row.
@@ -366,10 +567,17 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       }
       const m = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
       expect(m.code, m.stderr).toBe(0);
-      expect(keyProblems(readOutput(join(dir, 'merged')), rows.map((x) => String(x.reference_id)))).toEqual([]);
+      expect(
+        keyProblems(
+          readOutput(join(dir, 'merged')),
+          rows.map((x) => String(x.reference_id)),
+        ),
+      ).toEqual([]);
       // Shards of different tables are not merged.
       await loadRows(url, 'shard_other', rows);
-      const other = await spawnCli(runArgs('location', url, join(dir, 'o2'), '--table', 'shard_other', '--rate', 'off', '--shard', '2/2'));
+      const other = await spawnCli(
+        runArgs('location', url, join(dir, 'o2'), '--table', 'shard_other', '--rate', 'off', '--shard', '2/2'),
+      );
       expect(other.code).toBe(0);
       const bad = await spawnCli(['merge', join(dir, 's1'), join(dir, 'o2'), '--out', join(dir, 'bad')]);
       expect(bad.code).toBe(2);

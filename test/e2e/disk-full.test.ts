@@ -20,7 +20,10 @@ const ROOMY = 16 * 1024 * 1024;
 /** The one message of a DISK_FULL stop, for the output folder `out`. */
 function diskFullMessage(out: string): RegExp {
   const folder = out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^bre-batch: the disk is full: cannot write to the output folder ${folder} \\(ENOSPC: no space left on device\\)\\. Nothing is lost: once there is room, re-run the same command and it resumes where it stopped\\.$`, 'm');
+  return new RegExp(
+    `^bre-batch: the disk is full: cannot write to the output folder ${folder} \\(ENOSPC: no space left on device\\)\\. Nothing is lost: once there is room, re-run the same command and it resumes where it stopped\\.$`,
+    'm',
+  );
 }
 
 /** Whole lines only: the file ends with a newline and every line is JSON. */
@@ -28,14 +31,17 @@ function wholeLines(path: string): boolean {
   const text = readFileSync(path, 'utf8');
   if (text === '') return true;
   if (!text.endsWith('\n')) return false;
-  return text.slice(0, -1).split('\n').every((l) => {
-    try {
-      JSON.parse(l);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .every((l) => {
+      try {
+        JSON.parse(l);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 describe('a full disk stops the run (exit 3); the same command resumes once there is room', () => {
@@ -44,7 +50,9 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null } });
     disk = smallDisk(ROOMY);
-    console.info(`disk-full: the small disk is a ${disk.how === 'tmpfs' ? 'tmpfs' : 'byte budget injected into node:fs (no mount allowed)'}`);
+    console.info(
+      `disk-full: the small disk is a ${disk.how === 'tmpfs' ? 'tmpfs' : 'byte budget injected into node:fs (no mount allowed)'}`,
+    );
   });
   afterAll(async () => {
     disk?.close();
@@ -64,7 +72,11 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
       // --plan says the output will not fit (about 1.5 KB a row assumed, 400 rows, on 96 KB)
       const plan = await spawnCli([...args, '--plan'], { ...sb.env(), ...disk.env() });
       expect(plan.code, plan.stderr).toBe(0);
-      expect(plan.stdout).toMatch(new RegExp(`\\n {2}warning: the disk of ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has [\\d.]+ KB free, and this run's output needs about `));
+      expect(plan.stdout).toMatch(
+        new RegExp(
+          `\\n {2}warning: the disk of ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has [\\d.]+ KB free, and this run's output needs about `,
+        ),
+      );
     }
 
     const full = await spawnCli(args, { ...sb.env(), ...disk.env() });
@@ -73,7 +85,8 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
     expect(full.stderr.match(/disk is full/g)).toHaveLength(1);
     expect(full.stderr).not.toMatch(/ENOSPC: no space left on device, write/);
     // Nothing more was written after the stop, and what is there is whole.
-    for (const f of ['results.ndjson', 'errors.ndjson', '.state/columns.ndjson', '.state/timeline.ndjson']) expect(wholeLines(join(out, f)), f).toBe(true);
+    for (const f of ['results.ndjson', 'errors.ndjson', '.state/columns.ndjson', '.state/timeline.ndjson'])
+      expect(wholeLines(join(out, f)), f).toBe(true);
     for (const f of ['summary.json', 'results.csv', 'results.parquet']) expect(existsSync(join(out, f)), f).toBe(false);
     const stopped = readOutput(out);
     expect(stopped.errors).toEqual([]);
@@ -99,7 +112,10 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
     // A first run on a roomy disk: what the journal takes, and what the end files take on top.
     const probe = join(disk.dir, 'probe');
     await disk.leaveRoom(ROOMY);
-    const roomy = await spawnCli(runArgs('location', input, probe, '--rate', 'workflow=off'), { ...sb.env(), ...disk.env() });
+    const roomy = await spawnCli(runArgs('location', input, probe, '--rate', 'workflow=off'), {
+      ...sb.env(),
+      ...disk.env(),
+    });
     expect(roomy.code, roomy.stderr).toBe(0);
     const endFiles = ['results.csv', 'results.parquet', 'errors.parquet', 'summary.json', 'report.html'];
     const journal = disk.taken('probe') - disk.taken('probe', endFiles);
@@ -110,7 +126,10 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
     const out = join(disk.dir, 'rebuild');
     await disk.leaveRoom(journal + 12 * 1024);
     const before = requests();
-    const full = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off'), { ...sb.env(), ...disk.env() });
+    const full = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off'), {
+      ...sb.env(),
+      ...disk.env(),
+    });
     expect(full.code, full.stderr).toBe(3);
     expect(full.stderr).toMatch(diskFullMessage(out));
     expect(full.stderr.match(/disk is full/g)).toHaveLength(1);
@@ -118,11 +137,15 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
     // file) is left half-written.
     expect(wholeLines(join(out, 'results.ndjson'))).toBe(true);
     expect(readOutput(out).results).toHaveLength(rows);
-    for (const f of ['results.csv', 'results.csv.tmp', 'results.parquet.tmp', 'summary.json']) expect(existsSync(join(out, f)), f).toBe(false);
+    for (const f of ['results.csv', 'results.csv.tmp', 'results.parquet.tmp', 'summary.json'])
+      expect(existsSync(join(out, f)), f).toBe(false);
     expect(requests() - before).toBe(rows);
 
     await disk.leaveRoom(ROOMY);
-    const resumed = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off'), { ...sb.env(), ...disk.env() });
+    const resumed = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off'), {
+      ...sb.env(),
+      ...disk.env(),
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(requests() - before).toBe(rows);
     const after = readOutput(out);

@@ -33,7 +33,11 @@ describe('dry runs and plans', () => {
     // The same --out, fixed: the stale file goes, the folder stays empty.
     const out = join(ws, 'output', folder);
     writeFileSync(join(ws, 'in.csv'), `${HEADER}A,u1,l1,19.07,72.87\n`);
-    const again = await spawnCli(['run', 'location', '--input', 'in.csv', '--out', out, '--dry-run', '--no-progress'], {}, { cwd: ws });
+    const again = await spawnCli(
+      ['run', 'location', '--input', 'in.csv', '--out', out, '--dry-run', '--no-progress'],
+      {},
+      { cwd: ws },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(readdirSync(out)).toEqual([]);
   });
@@ -45,13 +49,19 @@ describe('dry runs and plans', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(existsSync(join(ws, 'output'))).toBe(false);
     // An unfinished folder of this run (its first row done): the plan counts from there and measures its disk.
-    const run = await spawnCli(['run', 'location', '--input', 'in.csv', '--no-progress', '--limit', '1'], {}, { cwd: ws });
+    const run = await spawnCli(
+      ['run', 'location', '--input', 'in.csv', '--no-progress', '--limit', '1'],
+      {},
+      { cwd: ws },
+    );
     expect(run.code, run.stderr).toBe(0);
     const [done] = readdirSync(join(ws, 'output'));
     // Another --limit is another run; the whole input's folder is made, stopped before its end (a summary that says so).
     const folder = join(ws, 'output', 'location-20261126T000000Z');
     mkdirSync(folder);
-    const manifest = JSON.parse(readFileSync(join(ws, 'output', done, 'manifest.json'), 'utf8')) as { limit: number | null };
+    const manifest = JSON.parse(readFileSync(join(ws, 'output', done, 'manifest.json'), 'utf8')) as {
+      limit: number | null;
+    };
     manifest.limit = null;
     writeFileSync(join(folder, 'manifest.json'), JSON.stringify(manifest));
     writeFileSync(join(folder, 'results.ndjson'), readFileSync(join(ws, 'output', done, 'results.ndjson')));

@@ -19,11 +19,16 @@ describe('an input with no data rows', () => {
   const dir = tempDir();
   const cases: [string, string, Buffer | string, RegExp][] = [
     ['0 bytes', 'empty.csv', '', /got 0 bytes/],
-    ['a header only', 'header.csv', HEADER, /got a header only \(5 columns: reference_id, user_id, lead_id, latitude, longitude\)/],
+    [
+      'a header only',
+      'header.csv',
+      HEADER,
+      /got a header only \(5 columns: reference_id, user_id, lead_id, latitude, longitude\)/,
+    ],
     ['blank lines only', 'blank.csv', '\n\n  \n\r\n', /got only blank lines/],
     ['NDJSON of blank lines', 'blank.ndjson', '\n\n', /got only blank lines/],
-    ['a gzip\'ed header only', 'header.csv.gz', gzipSync(HEADER), /got a header only/],
-    ['a gzip\'ed 0 bytes', 'empty.ndjson.gz', gzipSync(''), /no data rows once decompressed/],
+    ["a gzip'ed header only", 'header.csv.gz', gzipSync(HEADER), /got a header only/],
+    ["a gzip'ed 0 bytes", 'empty.ndjson.gz', gzipSync(''), /no data rows once decompressed/],
   ];
   for (const [what, name, content, said] of cases) {
     it(`${what}: exit 2 naming the file and what it held, nothing written; run, --dry-run and --plan alike`, async () => {
@@ -51,7 +56,11 @@ describe('an input with no data rows', () => {
     expect(r.stdout).toContain('rows: 0 succeeded, 0 in errors');
     expect(r.stdout).toContain('input: no data rows, it held a header only (5 columns: reference_id');
     expect(r.stdout).toContain('--allow-empty: an empty night');
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { finished: boolean; input_empty?: string; rows: { read: number } };
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      finished: boolean;
+      input_empty?: string;
+      rows: { read: number };
+    };
     expect(summary.finished).toBe(true);
     expect(summary.rows.read).toBe(0);
     expect(summary.input_empty).toMatch(/^a header only/);
@@ -63,22 +72,62 @@ describe('an input with no data rows', () => {
 });
 
 describe('an empty database input (PostgreSQL)', () => {
-  itDb('postgres')('an empty table and a query returning nothing: exit 2 naming them; --allow-empty: exit 0', async () => {
-    const url = await freshDatabase('postgres');
-    await sql(url, 'CREATE TABLE applicants (reference_id text PRIMARY KEY, user_id text, lead_id text, latitude numeric, longitude numeric)');
-    const dir = tempDir();
-    const table = await spawnCli(['run', 'location', '--input', url, '--table', 'applicants', '--out', join(dir, 'a'), '--no-progress']);
-    expect(table.code, table.stderr).toBe(2);
-    expect(table.stderr).toMatch(/Expected data rows in table applicants at postgres:\/\/[^ ]+, got an empty table \(0 rows\)/);
-    expect(existsSync(join(dir, 'a'))).toBe(false);
-    await sql(url, "INSERT INTO applicants VALUES ('LOC-1', 'u1', 'l1', 19.07, 72.87)");
-    const query = await spawnCli(['run', 'location', '--input', url, '--query', 'SELECT * FROM applicants WHERE latitude > 90', '--out', join(dir, 'q'), '--no-progress', '--plan']);
-    expect(query.code, query.stderr).toBe(2);
-    expect(query.stderr).toContain('got a query that returned 0 rows');
-    const allowed = await spawnCli(['run', 'location', '--input', url, '--query', 'SELECT * FROM applicants WHERE latitude > 90', '--out', join(dir, 'ok'), '--no-progress', '--allow-empty']);
-    expect(allowed.code, allowed.stderr).toBe(0);
-    expect(allowed.stdout).toContain('input: no data rows, it held a query that returned 0 rows');
-  });
+  itDb('postgres')(
+    'an empty table and a query returning nothing: exit 2 naming them; --allow-empty: exit 0',
+    async () => {
+      const url = await freshDatabase('postgres');
+      await sql(
+        url,
+        'CREATE TABLE applicants (reference_id text PRIMARY KEY, user_id text, lead_id text, latitude numeric, longitude numeric)',
+      );
+      const dir = tempDir();
+      const table = await spawnCli([
+        'run',
+        'location',
+        '--input',
+        url,
+        '--table',
+        'applicants',
+        '--out',
+        join(dir, 'a'),
+        '--no-progress',
+      ]);
+      expect(table.code, table.stderr).toBe(2);
+      expect(table.stderr).toMatch(
+        /Expected data rows in table applicants at postgres:\/\/[^ ]+, got an empty table \(0 rows\)/,
+      );
+      expect(existsSync(join(dir, 'a'))).toBe(false);
+      await sql(url, "INSERT INTO applicants VALUES ('LOC-1', 'u1', 'l1', 19.07, 72.87)");
+      const query = await spawnCli([
+        'run',
+        'location',
+        '--input',
+        url,
+        '--query',
+        'SELECT * FROM applicants WHERE latitude > 90',
+        '--out',
+        join(dir, 'q'),
+        '--no-progress',
+        '--plan',
+      ]);
+      expect(query.code, query.stderr).toBe(2);
+      expect(query.stderr).toContain('got a query that returned 0 rows');
+      const allowed = await spawnCli([
+        'run',
+        'location',
+        '--input',
+        url,
+        '--query',
+        'SELECT * FROM applicants WHERE latitude > 90',
+        '--out',
+        join(dir, 'ok'),
+        '--no-progress',
+        '--allow-empty',
+      ]);
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(allowed.stdout).toContain('input: no data rows, it held a query that returned 0 rows');
+    },
+  );
 });
 
 describe('a file that is not the input it should be', () => {
@@ -86,7 +135,10 @@ describe('a file that is not the input it should be', () => {
 
   it('a PNG renamed .csv says it is a PNG image, not "give --encoding"', async () => {
     const input = join(dir, 'photo.csv');
-    writeFileSync(input, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]));
+    writeFileSync(
+      input,
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]),
+    );
     const r = await spawnCli(runArgs('location', input, join(dir, 'o1')));
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`Expected a CSV text file, got '${input}', which is a PNG image`);
@@ -95,7 +147,9 @@ describe('a file that is not the input it should be', () => {
 
   it('random bytes say binary data; an Excel workbook says to save it as CSV', async () => {
     let seed = 7;
-    const bytes = Buffer.from(Array.from({ length: 4096 }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) >> 16) & 0xff));
+    const bytes = Buffer.from(
+      Array.from({ length: 4096 }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) >> 16) & 0xff),
+    );
     writeFileSync(join(dir, 'random.ndjson'), bytes);
     const r = await spawnCli(runArgs('location', join(dir, 'random.ndjson'), join(dir, 'o2')));
     expect(r.code, r.stderr).toBe(2);
@@ -112,7 +166,10 @@ describe('a file that is not the input it should be', () => {
     const r = await spawnCli(runArgs('location', latin, join(dir, 'o4'), '--dry-run', '--encoding', 'windows-1252'));
     expect(r.code, r.stderr).toBe(0);
     const utf16 = join(dir, 'utf16.csv');
-    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${HEADER}LOC-1,u1,lead1,19.07,72.87\n`, 'utf16le')]));
+    writeFileSync(
+      utf16,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${HEADER}LOC-1,u1,lead1,19.07,72.87\n`, 'utf16le')]),
+    );
     const u = await spawnCli(runArgs('location', utf16, join(dir, 'o5'), '--dry-run'));
     expect(u.code, u.stderr).toBe(0);
   });

@@ -10,7 +10,14 @@ import { runArgs, spawnCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
-interface ErrorLine { row: number; key: string | null; code: string; message: string; errors?: { message: string }[]; input: Record<string, unknown> | null }
+interface ErrorLine {
+  row: number;
+  key: string | null;
+  code: string;
+  message: string;
+  errors?: { message: string }[];
+  input: Record<string, unknown> | null;
+}
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -24,23 +31,35 @@ describe('errors.ndjson quotes the row as it was', () => {
   it('empty cells, masked values and rows of the wrong width', async () => {
     const dir = tempDir();
     const input = join(dir, 'in.csv');
-    writeFileSync(input, [
-      'reference_id,user_id,lead_id,latitude,longitude',
-      'OK-1,user1,lead1,19.076,72.8777',
-      'BAD-5,user5,lead5,,72.8',
-      'BAD-6,user6,lead6,abc,72.8',
-      'BAD-7,user7,lead7,19.07',
-      'BAD-8,user8,lead8,19.07,72.8,extra',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      input,
+      [
+        'reference_id,user_id,lead_id,latitude,longitude',
+        'OK-1,user1,lead1,19.076,72.8777',
+        'BAD-5,user5,lead5,,72.8',
+        'BAD-6,user6,lead6,abc,72.8',
+        'BAD-7,user7,lead7,19.07',
+        'BAD-8,user8,lead8,19.07,72.8,extra',
+        '',
+      ].join('\n'),
+    );
     const out = join(dir, 'out');
     const r = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
     expect(r.code, r.stderr).toBe(1);
-    const lines = readFileSync(join(out, 'errors.ndjson'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ErrorLine);
+    const lines = readFileSync(join(out, 'errors.ndjson'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as ErrorLine);
     const byKey = new Map(lines.map((l) => [l.key, l]));
     expect([...byKey.keys()].sort()).toEqual(['BAD-5', 'BAD-6', 'BAD-7', 'BAD-8']);
     // The empty latitude: empty, as in the file; the longitude masked to about 1 km as always.
-    expect(byKey.get('BAD-5')!.input).toEqual({ reference_id: 'BAD-5', user_id: 'user5', lead_id: 'lead5', latitude: '', longitude: 72.8 });
+    expect(byKey.get('BAD-5')!.input).toEqual({
+      reference_id: 'BAD-5',
+      user_id: 'user5',
+      lead_id: 'lead5',
+      latitude: '',
+      longitude: 72.8,
+    });
     // A value masked in the row is masked in the message quoting it.
     const six = byKey.get('BAD-6')!;
     expect(six.input!.latitude).toBe('[redacted]');
@@ -48,8 +67,16 @@ describe('errors.ndjson quotes the row as it was', () => {
     expect(JSON.stringify(six)).not.toContain("'abc'");
     expect(six.errors!.map((e) => e.message)).toEqual([six.message]);
     // Too few and too many columns: MALFORMED_ROW naming the row's key; its cells are not shown (they may be shifted).
-    for (const [key, row, n] of [['BAD-7', 4, 4], ['BAD-8', 5, 6]] as const) {
-      expect(byKey.get(key)).toMatchObject({ row, code: 'MALFORMED_ROW', message: `line ${row + 1}: ${n} columns, the header has 5`, input: null });
+    for (const [key, row, n] of [
+      ['BAD-7', 4, 4],
+      ['BAD-8', 5, 6],
+    ] as const) {
+      expect(byKey.get(key)).toMatchObject({
+        row,
+        code: 'MALFORMED_ROW',
+        message: `line ${row + 1}: ${n} columns, the header has 5`,
+        input: null,
+      });
     }
   });
 
@@ -60,7 +87,10 @@ describe('errors.ndjson quotes the row as it was', () => {
     const out = join(dir, 'out');
     const r = await spawnCli(runArgs('location', input, out, '--rate', 'off', '--keep-personal-data'), sb.env());
     expect(r.code, r.stderr).toBe(1);
-    const [line] = readFileSync(join(out, 'errors.ndjson'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ErrorLine);
+    const [line] = readFileSync(join(out, 'errors.ndjson'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as ErrorLine);
     expect(line.message).toBe("latitude: Expected a number between -90 and 90, got 'abc'");
     expect(line.input!.latitude).toBe('abc');
   });

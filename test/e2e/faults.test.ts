@@ -54,7 +54,8 @@ describe('injected faults', () => {
 
     // Every kind of fault was actually injected.
     const injected = sb.sandbox.stats().services.workflow.faults;
-    for (const k of ['429', '503', 'reset', 'slow', 'malformed'] as const) expect(injected[k], `fault ${k}`).toBeGreaterThan(0);
+    for (const k of ['429', '503', 'reset', 'slow', 'malformed'] as const)
+      expect(injected[k], `fault ${k}`).toBeGreaterThan(0);
     // Each row's successful answer reached the client exactly once.
     expect(proxy.successes.size).toBe(rows);
     expect([...proxy.repeated().keys()]).toEqual([]);
@@ -77,8 +78,15 @@ describe('injected faults', () => {
     // Each injected 429 says Retry-After: 1, slept before its retry; the other retries sleep the backoff.
     expect(wf.retry_wait_ms).toBeGreaterThanOrEqual(990 * injected['429']);
     expect(wf.network_ms).toBeGreaterThan(0);
-    expect(stage).toMatchObject({ attempts: wf.attempts, retries: wf.retries, throttled_429: wf.throttled_429, rows_ran: rows });
-    console.info(`faults: ${rows} rows, ${wf.attempts} attempts (${JSON.stringify(injected)}), limiter wait ${wf.limiter_wait_ms} ms, retry wait ${wf.retry_wait_ms} ms, network ${wf.network_ms} ms`);
+    expect(stage).toMatchObject({
+      attempts: wf.attempts,
+      retries: wf.retries,
+      throttled_429: wf.throttled_429,
+      rows_ran: rows,
+    });
+    console.info(
+      `faults: ${rows} rows, ${wf.attempts} attempts (${JSON.stringify(injected)}), limiter wait ${wf.limiter_wait_ms} ms, retry wait ${wf.retry_wait_ms} ms, network ${wf.network_ms} ms`,
+    );
   }, 90_000);
 });
 
@@ -95,7 +103,10 @@ describe('bodies that are not the documented JSON', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 12);
     const out = join(dir, 'out');
-    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=100/s', '--max-attempts', '2'), sb.env());
+    const res = await spawnCli(
+      runArgs('location', input, out, '--rate', 'workflow=100/s', '--max-attempts', '2'),
+      sb.env(),
+    );
     expect(res.code, res.stderr).toBe(1);
     const folder = readOutput(out);
     expect(invariantProblems(12, folder)).toEqual([]);
@@ -150,16 +161,26 @@ describe('answers of the wrong kind from a server that is not the sandbox', () =
     const dir = tempDir();
     const input = locationCsv(dir, answers.length);
     const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off', '--concurrency', '1', '--max-attempts', '1'),
-      { BRE_BASE_URL: url, BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: 'tok-odd-server-1' });
+    const run = await spawnCli(
+      runArgs('location', input, out, '--rate', 'workflow=off', '--concurrency', '1', '--max-attempts', '1'),
+      { BRE_BASE_URL: url, BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: 'tok-odd-server-1' },
+    );
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toContain('redirects are not followed');
     const folder = readOutput(out);
     const byRow = new Map(folder.errors.map((e) => [e.row, [e.status, e.code]]));
     expect(answers.map((_, i) => byRow.get(i + 1))).toEqual([
-      [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'],
-      [200, 'BAD_RESPONSE'], [200, 'BAD_RESPONSE'], [500, 'WORKFLOW_REJECTED_INPUT'], [500, 'SERVER_ERROR'],
-      [418, 'HTTP_ERROR'], undefined,
+      [200, 'BAD_RESPONSE'],
+      [200, 'BAD_RESPONSE'],
+      [200, 'BAD_RESPONSE'],
+      [200, 'BAD_RESPONSE'],
+      [200, 'BAD_RESPONSE'],
+      [200, 'BAD_RESPONSE'],
+      [200, 'BAD_RESPONSE'],
+      [500, 'WORKFLOW_REJECTED_INPUT'],
+      [500, 'SERVER_ERROR'],
+      [418, 'HTTP_ERROR'],
+      undefined,
     ]);
     expect(folder.results).toEqual([]);
     expect(folder.errors.find((e) => e.row === 6)?.message).toMatch(/not a JSON object: <html>maintenance<\/html>/);
@@ -182,7 +203,10 @@ describe('a server that trickles a share of its answers (issue 24): --timeout bo
     const rows = 80;
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
-    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off', '--timeout', 'workflow=2s', '--max-attempts', '10'), sb.env());
+    const res = await spawnCli(
+      runArgs('location', input, out, '--rate', 'workflow=off', '--timeout', 'workflow=2s', '--max-attempts', '10'),
+      sb.env(),
+    );
     expect(res.code, res.stderr).toBe(0);
     const folder = readOutput(out);
     expect(invariantProblems(rows, folder)).toEqual([]);
@@ -207,7 +231,11 @@ describe('a server that trickles a share of its answers (issue 24): --timeout bo
 describe('200s a proxy answers for a service (empty, an HTML page, a body cut short) are retried (issue 24)', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
-    sb = await startTestSandbox({ rate: { workflow: null }, faults: { empty: 0.1, html: 0.1, malformed: 0.1 }, seed: 7 });
+    sb = await startTestSandbox({
+      rate: { workflow: null },
+      faults: { empty: 0.1, html: 0.1, malformed: 0.1 },
+      seed: 7,
+    });
   });
   afterAll(async () => {
     await sb?.close();
@@ -218,7 +246,10 @@ describe('200s a proxy answers for a service (empty, an HTML page, a body cut sh
     const rows = 60;
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
-    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off', '--max-attempts', '10'), sb.env());
+    const res = await spawnCli(
+      runArgs('location', input, out, '--rate', 'workflow=off', '--max-attempts', '10'),
+      sb.env(),
+    );
     expect(res.code, res.stderr).toBe(0);
     const folder = readOutput(out);
     expect(invariantProblems(rows, folder)).toEqual([]);

@@ -52,19 +52,33 @@ interface Launched {
 }
 
 function launch(cmd: string, args: readonly string[], ws: string, opts: { group?: boolean } = {}): Launched {
-  const child = spawn(cmd, args, { cwd: ws, env: cliEnv(sb.env()), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.group === true });
+  const child = spawn(cmd, args, {
+    cwd: ws,
+    env: cliEnv(sb.env()),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.group === true,
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`${cmd} ${args.join(' ')}: still running after 180 s\n${stderr}`)), 180_000);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      res({ code, signal, stdout, stderr });
-    });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
   });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (res, rej) => {
+      const timer = setTimeout(
+        () => rej(new Error(`${cmd} ${args.join(' ')}: still running after 180 s\n${stderr}`)),
+        180_000,
+      );
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        res({ code, signal, stdout, stderr });
+      });
+    },
+  );
   return { child, closed, exited };
 }
 
@@ -83,11 +97,19 @@ async function interruptedNight(ws: string, start: () => Launched, stop: (l: Lau
   sb.sandbox.setFaults({ slow: 0.4 });
   const before = sb.sandbox.stats().services.workflow;
   const l = start();
-  await waitFor(() => {
-    const w = sb.sandbox.stats().services.workflow;
-    const folder = folderOf(ws);
-    return w.requests - before.requests === ROWS && folder !== '' && countLines(join(folder, 'results.ndjson')) + (w.faults.slow - before.faults.slow) === ROWS;
-  }, 120_000, 'every row sent, the answered ones written');
+  await waitFor(
+    () => {
+      const w = sb.sandbox.stats().services.workflow;
+      const folder = folderOf(ws);
+      return (
+        w.requests - before.requests === ROWS &&
+        folder !== '' &&
+        countLines(join(folder, 'results.ndjson')) + (w.faults.slow - before.faults.slow) === ROWS
+      );
+    },
+    120_000,
+    'every row sent, the answered ones written',
+  );
   const hanging = sb.sandbox.stats().services.workflow.faults.slow - before.faults.slow;
   expect(hanging, 'the seed hangs some calls and answers others').toBeGreaterThan(0);
   expect(hanging).toBeLessThan(ROWS);
@@ -96,7 +118,11 @@ async function interruptedNight(ws: string, start: () => Launched, stop: (l: Lau
   sb.sandbox.setFaults({});
   const folder = folderOf(ws);
   expect(existsSync(join(folder, '.state', 'lock')), 'the stopped run released its lock').toBe(false);
-  const summary = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8')) as { finished: boolean; stopped: { code: string } | null; rows: Record<string, number> };
+  const summary = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8')) as {
+    finished: boolean;
+    stopped: { code: string } | null;
+    rows: Record<string, number>;
+  };
   expect(summary.finished).toBe(false);
   expect(summary.stopped?.code).toBe('INTERRUPTED');
   expect(summary.rows.succeeded).toBe(ROWS - hanging);
@@ -104,7 +130,14 @@ async function interruptedNight(ws: string, start: () => Launched, stop: (l: Lau
   const rows = summary.rows;
   expect(rows.read).toBe(ROWS);
   expect(rows.in_flight_at_stop).toBe(hanging);
-  expect(rows.succeeded_this_session + rows.failed_this_session + rows.in_flight_at_stop + rows.not_started + rows.resumed + rows.out_of_shard).toBe(rows.read);
+  expect(
+    rows.succeeded_this_session +
+      rows.failed_this_session +
+      rows.in_flight_at_stop +
+      rows.not_started +
+      rows.resumed +
+      rows.out_of_shard,
+  ).toBe(rows.read);
   return { ...r, folder, hanging };
 }
 
@@ -114,7 +147,10 @@ async function resumedNight(ws: string, start: () => Launched, answeredBefore: n
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).toContain(`resuming the unfinished run in output/`);
   expect(folderOf(ws)).toBe(folder);
-  const keys = readFileSync(join(folder, 'results.ndjson'), 'utf8').split('\n').filter((x) => x !== '').map((x) => (JSON.parse(x) as { key: string }).key);
+  const keys = readFileSync(join(folder, 'results.ndjson'), 'utf8')
+    .split('\n')
+    .filter((x) => x !== '')
+    .map((x) => (JSON.parse(x) as { key: string }).key);
   expect(new Set(keys).size).toBe(ROWS);
   expect(keys.length).toBe(ROWS);
   expect(answered200() - answeredBefore, 'calls the sandbox answered 200 over both sessions: one a row').toBe(ROWS);
@@ -133,33 +169,46 @@ describe('the Quick start, interrupted and re-run with the same command (no --ou
     // Finished: the same command again is a new night in a new folder, and says so.
     const again = await start().closed;
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/output\/location-\d{8}T\d{6}Z has finished this run already: starting a new one in output\/location-/);
+    expect(again.stderr).toMatch(
+      /output\/location-\d{8}T\d{6}Z has finished this run already: starting a new one in output\/location-/,
+    );
     expect(readdirSync(join(ws, 'output'))).toHaveLength(2);
   });
 });
 
 describe('signals through the launchers the README shows', () => {
-  const npx = (ws: string, opts: { group?: boolean } = {}) => launch('npx', ['--ignore-scripts', '--prefix', ROOT, 'bre-batch', ...QUICK_START], ws, opts);
+  const npx = (ws: string, opts: { group?: boolean } = {}) =>
+    launch('npx', ['--ignore-scripts', '--prefix', ROOT, 'bre-batch', ...QUICK_START], ws, opts);
 
   it('SIGTERM to `npx bre-batch`: npx ends at once, the run notices its launcher gone and stops (resumable, lock released); the same npx command resumes', async () => {
     const ws = workspace();
     const answered = answered200();
-    const first = await interruptedNight(ws, () => npx(ws), (l) => l.child.kill('SIGTERM'));
-    expect(first.signal ?? first.code, 'npx itself ends of the SIGTERM (143 in a shell), not waiting for the run').toBe('SIGTERM');
+    const first = await interruptedNight(
+      ws,
+      () => npx(ws),
+      (l) => l.child.kill('SIGTERM'),
+    );
+    expect(first.signal ?? first.code, 'npx itself ends of the SIGTERM (143 in a shell), not waiting for the run').toBe(
+      'SIGTERM',
+    );
     expect(first.stderr).toMatch(/the shell that started bre-batch \(pid \d+\) has gone/);
     expect(first.stderr).toContain('\n  npx bre-batch run location --input samples/location.csv\n');
     await resumedNight(ws, () => npx(ws), answered, first.folder);
   });
 
-  it('Ctrl-C (SIGINT to npx\'s process group): the run stops as on SIGINT, resumable', async () => {
+  it("Ctrl-C (SIGINT to npx's process group): the run stops as on SIGINT, resumable", async () => {
     const ws = workspace();
     const answered = answered200();
-    const first = await interruptedNight(ws, () => npx(ws, { group: true }), (l) => process.kill(-l.child.pid!, 'SIGINT'));
+    const first = await interruptedNight(
+      ws,
+      () => npx(ws, { group: true }),
+      (l) => process.kill(-l.child.pid!, 'SIGINT'),
+    );
     expect(first.stderr).toContain('bre-batch: stopped early');
     await resumedNight(ws, () => npx(ws), answered, first.folder);
   });
 
-  it('cron\'s `sh -c` with `exec` of the bin, as the README\'s cron line: SIGTERM reaches the run itself, exit 3', async () => {
+  it("cron's `sh -c` with `exec` of the bin, as the README's cron line: SIGTERM reaches the run itself, exit 3", async () => {
     const ws = workspace();
     const log = join(ws, 'bre-batch.log');
     const line = `cd ${ws} && exec bin/bre-batch.js ${QUICK_START.join(' ')} --no-progress >>${log} 2>&1`;

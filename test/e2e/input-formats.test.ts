@@ -23,12 +23,17 @@ function sentBodies(proxy: CountingProxy): Record<string, any>[] {
   return proxy.bodies.map((b) => JSON.parse(b) as Record<string, any>);
 }
 
-const SAMPLE = readFileSync(join(ROOT, 'samples', 'location.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+const SAMPLE = readFileSync(join(ROOT, 'samples', 'location.csv'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => l.split(','));
 const ROWS = SAMPLE.length - 1;
 
 /** Results as comparable across runs: the ids the service stamps on each call left out. */
 function decisions(dir: string): string[] {
-  return readOutput(dir).results.map((l) => JSON.stringify(l, (k, v) => (k === 'request_id' ? undefined : v))).sort();
+  return readOutput(dir)
+    .results.map((l) => JSON.stringify(l, (k, v) => (k === 'request_id' ? undefined : v)))
+    .sort();
 }
 
 function writeText(dir: string, name: string, bytes: Buffer): string {
@@ -58,7 +63,12 @@ describe('input as it really arrives, through the CLI', () => {
 
   describe("Excel's ';' CSV of a decimal-comma locale (windows-1252, CR LF)", () => {
     // Excel writes the numbers as the locale shows them: 19,076; a name with é in the code page.
-    const lines = SAMPLE.map((cells, i) => (i === 0 ? cells : [cells[0], i === 3 ? 'josé' : cells[1], cells[2], cells[3].replace('.', ','), cells[4].replace('.', ',')]).join(';'));
+    const lines = SAMPLE.map((cells, i) =>
+      (i === 0
+        ? cells
+        : [cells[0], i === 3 ? 'josé' : cells[1], cells[2], cells[3].replace('.', ','), cells[4].replace('.', ',')]
+      ).join(';'),
+    );
     const bytes = iconv.encode(`${lines.join('\r\n')}\r\n`, 'windows-1252');
 
     it('as is: the separator is sniffed and said; commas in numbers are refused naming --decimal-comma; the é row is its own error', async () => {
@@ -66,14 +76,22 @@ describe('input as it really arrives, through the CLI', () => {
       const out = join(dir, 'semicolon-out');
       const r = await spawnCli(runArgs('location', input, out), sb.env());
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toContain("input: fields separated by ';' (semicolon) (sniffed from the first lines; --delimiter chooses another)");
+      expect(r.stderr).toContain(
+        "input: fields separated by ';' (semicolon) (sniffed from the first lines; --delimiter chooses another)",
+      );
       const o = readOutput(out);
       // Not "3 columns, the header has 1": every row is read; only the é row is unreadable.
       expect(o.errors.filter((e) => e.code === 'MALFORMED_ROW').map((e) => e.row)).toEqual([3]);
       const byRow = new Map(o.errors.map((e) => [e.row, e]));
-      expect(byRow.get(3)).toMatchObject({ code: 'MALFORMED_ROW', line: 4, message: 'line 4 has bytes that are not valid utf-8' });
+      expect(byRow.get(3)).toMatchObject({
+        code: 'MALFORMED_ROW',
+        line: 4,
+        message: 'line 4 has bytes that are not valid utf-8',
+      });
       expect(byRow.get(1)).toMatchObject({ code: 'INVALID_ROW', field: 'latitude' });
-      expect(String(byRow.get(1)!.message)).toMatch(/latitude: Expected a number between -90 and 90; a comma in a number of a file separated by ';' is not guessed: give --decimal-comma if it is the decimal separator \(19,076 then reads as 19\.076\)/);
+      expect(String(byRow.get(1)!.message)).toMatch(
+        /latitude: Expected a number between -90 and 90; a comma in a number of a file separated by ';' is not guessed: give --decimal-comma if it is the decimal separator \(19,076 then reads as 19\.076\)/,
+      );
       expect(o.errors).toHaveLength(ROWS);
     });
 
@@ -81,20 +99,31 @@ describe('input as it really arrives, through the CLI', () => {
       const input = writeText(dir, 'semicolon2.csv', bytes);
       const out = join(dir, 'semicolon2-out');
       rec.reset();
-      const r = await spawnCli(runArgs('location', input, out, '--decimal-comma', '--encoding', 'windows-1252'), sb.env(rec.url));
+      const r = await spawnCli(
+        runArgs('location', input, out, '--decimal-comma', '--encoding', 'windows-1252'),
+        sb.env(rec.url),
+      );
       expect(r.code, r.stderr).toBe(0);
       const sent = new Map(sentBodies(rec).map((b) => [b.reference_id, b]));
       expect(sent.get('LOC-0001')!.input_data).toMatchObject({ latitude: 19.076, longitude: 72.8777 });
       expect(sent.get('LOC-0003')!.user_id).toBe('josé');
       expect(decisions(out)).toEqual(reference);
       // How the rows were read is recorded: a resume must read them the same way.
-      expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input.reading).toEqual({ encoding: 'windows-1252', delimiter: ';', decimal_comma: true });
+      expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input.reading).toEqual({
+        encoding: 'windows-1252',
+        delimiter: ';',
+        decimal_comma: true,
+      });
     });
   });
 
-  it("Excel's \"Unicode text\" (UTF-16LE with BOM, TAB, CR LF, .txt): read as the CSV is, TAB said", async () => {
+  it('Excel\'s "Unicode text" (UTF-16LE with BOM, TAB, CR LF, .txt): read as the CSV is, TAB said', async () => {
     const text = `${SAMPLE.map((c) => c.join('\t')).join('\r\n')}\r\n`;
-    const input = writeText(dir, 'unicode.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const input = writeText(
+      dir,
+      'unicode.txt',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+    );
     const out = join(dir, 'unicode-out');
     const r = await spawnCli(runArgs('location', input, out, '--input-format', 'csv'), sb.env());
     expect(r.code, r.stderr).toBe(0);
@@ -104,7 +133,12 @@ describe('input as it really arrives, through the CLI', () => {
 
   describe('the header check', () => {
     it("'Reference_ID' and ' user_id ' are the pipeline's columns (trimmed, case-insensitive)", async () => {
-      const text = [' Reference_ID', ' user_id ', 'Lead_ID', 'LATITUDE', 'Longitude'].join(',') + '\n' + SAMPLE.slice(1).map((c) => c.join(',')).join('\n');
+      const text =
+        [' Reference_ID', ' user_id ', 'Lead_ID', 'LATITUDE', 'Longitude'].join(',') +
+        '\n' +
+        SAMPLE.slice(1)
+          .map((c) => c.join(','))
+          .join('\n');
       const out = join(dir, 'drift-out');
       const r = await spawnCli(runArgs('location', writeText(dir, 'drift.csv', Buffer.from(text)), out), sb.env());
       expect(r.code, r.stderr).toBe(0);
@@ -115,23 +149,44 @@ describe('input as it really arrives, through the CLI', () => {
       ['run', []],
       ['run --dry-run', ['--dry-run']],
       ['run --plan', ['--plan']],
-    ])('%s: a missing column is exit 2 before any call or output folder, naming it, the header and the fix', async (_name, extra) => {
-      const text = 'reference_id,user_id,lead,lat,longitude\nA,u,l,19.07,72.87\n';
-      const out = join(dir, `missing-out-${extra.join('')}`);
-      const before = sb.sandbox.stats().services.workflow.requests;
-      const r = await spawnCli(runArgs('location', writeText(dir, 'missing.csv', Buffer.from(text)), out, ...extra), sb.env());
-      expect(r.code).toBe(2);
-      expect(existsSync(out)).toBe(false);
-      expect(sb.sandbox.stats().services.workflow.requests).toBe(before);
-      expect(r.stderr).toContain("bre-batch: Expected the input's header to have every column pipeline 'location' needs in every row; missing: lead_id, latitude");
-      expect(r.stderr).toContain('header as read: line 1, 5 columns, fields separated by \',\' (comma): "reference_id", "user_id", "lead", "lat", "longitude"');
-      expect(r.stderr).toContain("did you mean: 'lead' for lead_id; 'lat' for latitude?");
-      expect(r.stderr).toMatch(/fix: rename the header's columns to the pipeline's names/);
-    });
+    ])(
+      '%s: a missing column is exit 2 before any call or output folder, naming it, the header and the fix',
+      async (_name, extra) => {
+        const text = 'reference_id,user_id,lead,lat,longitude\nA,u,l,19.07,72.87\n';
+        const out = join(dir, `missing-out-${extra.join('')}`);
+        const before = sb.sandbox.stats().services.workflow.requests;
+        const r = await spawnCli(
+          runArgs('location', writeText(dir, 'missing.csv', Buffer.from(text)), out, ...extra),
+          sb.env(),
+        );
+        expect(r.code).toBe(2);
+        expect(existsSync(out)).toBe(false);
+        expect(sb.sandbox.stats().services.workflow.requests).toBe(before);
+        expect(r.stderr).toContain(
+          "bre-batch: Expected the input's header to have every column pipeline 'location' needs in every row; missing: lead_id, latitude",
+        );
+        expect(r.stderr).toContain(
+          'header as read: line 1, 5 columns, fields separated by \',\' (comma): "reference_id", "user_id", "lead", "lat", "longitude"',
+        );
+        expect(r.stderr).toContain("did you mean: 'lead' for lead_id; 'lat' for latitude?");
+        expect(r.stderr).toMatch(/fix: rename the header's columns to the pipeline's names/);
+      },
+    );
 
     it('two columns equal apart from case are refused (exit 2)', async () => {
       const out = join(dir, 'collide-out');
-      const r = await spawnCli(runArgs('location', writeText(dir, 'collide.csv', Buffer.from('reference_id,user_id,User_ID,lead_id,latitude,longitude\nA,u,U,l,1,2\n')), out), sb.env());
+      const r = await spawnCli(
+        runArgs(
+          'location',
+          writeText(
+            dir,
+            'collide.csv',
+            Buffer.from('reference_id,user_id,User_ID,lead_id,latitude,longitude\nA,u,U,l,1,2\n'),
+          ),
+          out,
+        ),
+        sb.env(),
+      );
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/'user_id' \(column 2\) and 'User_ID' \(column 3\) differ only in case/);
       expect(existsSync(out)).toBe(false);
@@ -140,7 +195,10 @@ describe('input as it really arrives, through the CLI', () => {
 
   describe('values reach the API byte for byte', () => {
     const pipeline = join(tempDir('bre-e2e-pipe-'), 'faithful.yaml');
-    writeFileSync(pipeline, 'name: faithful\ndescription: location with free-text columns sent as given\nkey: reference_id\nstages:\n  - id: loc\n    kind: workflow\n    endpoint: location_bre\n    options:\n      pass_columns: [note, height]\n');
+    writeFileSync(
+      pipeline,
+      'name: faithful\ndescription: location with free-text columns sent as given\nkey: reference_id\nstages:\n  - id: loc\n    kind: workflow\n    endpoint: location_bre\n    options:\n      pass_columns: [note, height]\n',
+    );
 
     it('CR LF inside a quoted field stays CR LF; spaces stay; a stray quote in an unquoted field is a character', async () => {
       const text = [
@@ -151,7 +209,10 @@ describe('input as it really arrives, through the CLI', () => {
       ].join('\r\n');
       const out = join(dir, 'faithful-out');
       rec.reset();
-      const r = await spawnCli(runArgs(pipeline, writeText(dir, 'faithful.csv', Buffer.from(`${text}\r\n`)), out), sb.env(rec.url));
+      const r = await spawnCli(
+        runArgs(pipeline, writeText(dir, 'faithful.csv', Buffer.from(`${text}\r\n`)), out),
+        sb.env(rec.url),
+      );
       expect(r.code, r.stderr).toBe(0);
       const sent = new Map(sentBodies(rec).map((b) => [b.reference_id, b.input_data]));
       expect(sent.get('F-1')).toMatchObject({ note: 'first line\r\nsecond line', height: '  6 ft  ' });
@@ -160,7 +221,8 @@ describe('input as it really arrives, through the CLI', () => {
     });
 
     it('really broken quoting keeps its behaviour: one error line, reading goes on at the next record', async () => {
-      const text = 'reference_id,user_id,lead_id,latitude,longitude,note,height\nB-1,u1,l1,19.076,72.8777,"closed"then text,x\nB-2,u2,l2,28.6139,77.209,fine,y\n';
+      const text =
+        'reference_id,user_id,lead_id,latitude,longitude,note,height\nB-1,u1,l1,19.076,72.8777,"closed"then text,x\nB-2,u2,l2,28.6139,77.209,fine,y\n';
       const out = join(dir, 'broken-out');
       const r = await spawnCli(runArgs(pipeline, writeText(dir, 'broken.csv', Buffer.from(text)), out), sb.env());
       expect(r.code).toBe(1);
@@ -172,29 +234,57 @@ describe('input as it really arrives, through the CLI', () => {
 
   it('gzip on stdin with --input-format csv.gz', async () => {
     const out = join(dir, 'stdin-gz-out');
-    const r = await spawnCli([...runArgs('location', '-', out), '--input-format', 'csv.gz'], sb.env(), { stdin: gzipSync(readFileSync(join(ROOT, 'samples', 'location.csv'))) });
+    const r = await spawnCli([...runArgs('location', '-', out), '--input-format', 'csv.gz'], sb.env(), {
+      stdin: gzipSync(readFileSync(join(ROOT, 'samples', 'location.csv'))),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(decisions(out)).toEqual(reference);
   });
 
   it('a ZSTD Parquet file written by arrow-rs (parquet-wasm): the same results as the CSV', async () => {
-    const columns = Object.fromEntries(SAMPLE[0].map((name, j) => [name, j >= 3 ? Float64Array.from(SAMPLE.slice(1).map((c) => Number(c[j]))) : SAMPLE.slice(1).map((c) => c[j])]));
+    const columns = Object.fromEntries(
+      SAMPLE[0].map((name, j) => [
+        name,
+        j >= 3 ? Float64Array.from(SAMPLE.slice(1).map((c) => Number(c[j]))) : SAMPLE.slice(1).map((c) => c[j]),
+      ]),
+    );
     const props = new pq.WriterPropertiesBuilder().setCompression(pq.Compression.ZSTD).setMaxRowGroupSize(5).build();
-    const input = writeText(dir, 'zstd.parquet', Buffer.from(pq.writeParquet(pq.Table.fromIPCStream(arrow.tableToIPC(arrow.tableFromArrays(columns), 'stream')), props)));
+    const input = writeText(
+      dir,
+      'zstd.parquet',
+      Buffer.from(
+        pq.writeParquet(pq.Table.fromIPCStream(arrow.tableToIPC(arrow.tableFromArrays(columns), 'stream')), props),
+      ),
+    );
     const out = join(dir, 'zstd-out');
     const r = await spawnCli(runArgs('location', input, out), sb.env());
     expect(r.code, r.stderr).toBe(0);
     expect(decisions(out)).toEqual(reference);
-    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input).toMatchObject({ format: 'parquet', reading: { encoding: null, delimiter: null, decimal_comma: false } });
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input).toMatchObject({
+      format: 'parquet',
+      reading: { encoding: null, delimiter: null, decimal_comma: false },
+    });
   });
 
   it('stdin cannot be Parquet; --delimiter with NDJSON and an unknown --encoding are usage errors', async () => {
     const out = join(dir, 'usage-out');
     const cases: [string[], RegExp][] = [
-      [[...runArgs('location', '-', out), '--input-format', 'parquet'], /Expected a Parquet file, got --input - \(stdin\)/],
-      [[...runArgs('location_then_bank', join(ROOT, 'samples', 'location_then_bank.ndjson'), out), '--delimiter', ';'], /Expected --delimiter only with CSV or TSV input, got it with ndjson/],
-      [[...runArgs('location', join(ROOT, 'samples', 'location.csv'), out), '--encoding', 'klingon'], /Expected --encoding to be an encoding name such as/],
-      [[...runArgs('location', join(ROOT, 'samples', 'location.csv'), out), '--delimiter', ';;'], /Expected --delimiter to be one character/],
+      [
+        [...runArgs('location', '-', out), '--input-format', 'parquet'],
+        /Expected a Parquet file, got --input - \(stdin\)/,
+      ],
+      [
+        [...runArgs('location_then_bank', join(ROOT, 'samples', 'location_then_bank.ndjson'), out), '--delimiter', ';'],
+        /Expected --delimiter only with CSV or TSV input, got it with ndjson/,
+      ],
+      [
+        [...runArgs('location', join(ROOT, 'samples', 'location.csv'), out), '--encoding', 'klingon'],
+        /Expected --encoding to be an encoding name such as/,
+      ],
+      [
+        [...runArgs('location', join(ROOT, 'samples', 'location.csv'), out), '--delimiter', ';;'],
+        /Expected --delimiter to be one character/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await spawnCli(args, sb.env());

@@ -30,7 +30,9 @@ const RATE = ['--rate', `workflow=${PER_SECOND}/s`, '--rate-slack', '2s'];
 
 /** The stages of each result by key, without what differs between any two calls (the request id). */
 function resultsByKey(lines: readonly OutputLine[]): Map<unknown, string> {
-  return new Map(lines.map((l) => [l.key, JSON.stringify(l.stages, (k, v: unknown) => (k === 'request_id' ? undefined : v))]));
+  return new Map(
+    lines.map((l) => [l.key, JSON.stringify(l.stages, (k, v: unknown) => (k === 'request_id' ? undefined : v))]),
+  );
 }
 
 function callers(sb: TestSandbox): Readonly<Record<string, CallerStats>> {
@@ -55,7 +57,21 @@ describe('--local-address: several source addresses, each at its own limit', () 
     const out = join(dir, 'three');
     const metrics = join(dir, 'bre.prom');
     const before = callers(sb);
-    const r = await spawnCli(runArgs('location', input, out, ...RATE, '--local-address', '127.0.0.2,127.0.0.3', '--local-address', '127.0.0.4', '--metrics-file', metrics), sb.env());
+    const r = await spawnCli(
+      runArgs(
+        'location',
+        input,
+        out,
+        ...RATE,
+        '--local-address',
+        '127.0.0.2,127.0.0.3',
+        '--local-address',
+        '127.0.0.4',
+        '--metrics-file',
+        metrics,
+      ),
+      sb.env(),
+    );
     expect(r.code, why(r)).toBe(0);
     const three = readOutput(out);
     expect(invariantProblems(rows, three)).toEqual([]);
@@ -80,7 +96,9 @@ describe('--local-address: several source addresses, each at its own limit', () 
       expect(s.circuit_open).toBeNull();
       expect(s.services.workflow.achieved_per_minute).toBeGreaterThan(0);
       expect(r.stdout).toContain(`from ${a}: ${s.rows} rows, ${s.calls} calls, 0 x 429`);
-      expect(readFileSync(metrics, 'utf8')).toMatch(new RegExp(`bre_batch_calls_total\\{[^}]*address="${a.replace(/\./g, '\\.')}"[^}]*\\} ${s.calls}\\n`));
+      expect(readFileSync(metrics, 'utf8')).toMatch(
+        new RegExp(`bre_batch_calls_total\\{[^}]*address="${a.replace(/\./g, '\\.')}"[^}]*\\} ${s.calls}\\n`),
+      );
     }
     expect(summary.services.workflow.throttled_429).toBe(0);
 
@@ -102,17 +120,27 @@ describe('--local-address: several source addresses, each at its own limit', () 
     const input = locationCsv(dir, 5);
     const requests = sb.sandbox.stats().services.workflow.requests;
     const out = join(dir, 'out');
-    const r = await spawnCli(runArgs('location', input, out, ...RATE, '--local-address', '127.0.0.2,192.0.2.1'), sb.env());
+    const r = await spawnCli(
+      runArgs('location', input, out, ...RATE, '--local-address', '127.0.0.2,192.0.2.1'),
+      sb.env(),
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--local-address 192\.0\.2\.1 cannot be used: EADDRNOTAVAIL \(the address is not on this machine\)/);
+    expect(r.stderr).toMatch(
+      /--local-address 192\.0\.2\.1 cannot be used: EADDRNOTAVAIL \(the address is not on this machine\)/,
+    );
     expect(existsSync(out)).toBe(false);
     // The same from the environment, and a value that is not an address at all.
-    const fromEnv = await spawnCli(runArgs('location', input, out, ...RATE), sb.env(undefined, { BRE_LOCAL_ADDRESSES: '127.0.0.3 10.255.255.1' }));
+    const fromEnv = await spawnCli(
+      runArgs('location', input, out, ...RATE),
+      sb.env(undefined, { BRE_LOCAL_ADDRESSES: '127.0.0.3 10.255.255.1' }),
+    );
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toMatch(/--local-address 10\.255\.255\.1 cannot be used: EADDRNOTAVAIL/);
     const junk = await spawnCli(runArgs('location', input, out, '--local-address', 'eth0'), sb.env());
     expect(junk.code).toBe(2);
-    expect(junk.stderr).toMatch(/Expected --local-address to be an IP address of this machine \(e\.g\. 10\.0\.0\.5\), got 'eth0'/);
+    expect(junk.stderr).toMatch(
+      /Expected --local-address to be an IP address of this machine \(e\.g\. 10\.0\.0\.5\), got 'eth0'/,
+    );
     expect(existsSync(out)).toBe(false);
     expect(sb.sandbox.stats().services.workflow.requests).toBe(requests);
   }, 60_000);
@@ -123,7 +151,21 @@ describe('--local-address: several source addresses, each at its own limit', () 
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
     const base = callers(sb)['127.0.0.3']?.admitted ?? 0;
-    const run = startCli(runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','), '--max-attempts', '2', '--max-consecutive-failures', '3'), sb.env());
+    const run = startCli(
+      runArgs(
+        'location',
+        input,
+        out,
+        ...RATE,
+        '--local-address',
+        ADDRESSES.join(','),
+        '--max-attempts',
+        '2',
+        '--max-consecutive-failures',
+        '3',
+      ),
+      sb.env(),
+    );
     try {
       await waitFor(() => (callers(sb)['127.0.0.3']?.admitted ?? 0) >= base + 10, 30_000, '10 calls from 127.0.0.3');
       sb.sandbox.setBlocked(['127.0.0.3']);
@@ -146,7 +188,9 @@ describe('--local-address: several source addresses, each at its own limit', () 
     }
     const started = ADDRESSES.reduce((n, a) => n + folder.summary.addresses[a].rows, 0);
     expect(started).toBe(rows + down.rows_moved_away);
-    expect(run.stderr()).toMatch(/address 127\.0\.0\.3 is failing \(3 consecutive calls failed after all retries \(last: NETWORK\)\): its rows go to the 2 other addresses/);
+    expect(run.stderr()).toMatch(
+      /address 127\.0\.0\.3 is failing \(3 consecutive calls failed after all retries \(last: NETWORK\)\): its rows go to the 2 other addresses/,
+    );
     expect(run.stdout()).toMatch(/from 127\.0\.0\.3: .* rows moved to other addresses \(failing: /);
   }, 90_000);
 
@@ -155,7 +199,18 @@ describe('--local-address: several source addresses, each at its own limit', () 
     const rows = 90;
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
-    const args = runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.slice(0, 2).join(','), '--max-attempts', '1', '--max-consecutive-failures', '2');
+    const args = runArgs(
+      'location',
+      input,
+      out,
+      ...RATE,
+      '--local-address',
+      ADDRESSES.slice(0, 2).join(','),
+      '--max-attempts',
+      '1',
+      '--max-consecutive-failures',
+      '2',
+    );
     const run = startCli(args, sb.env());
     try {
       await waitForLines(run, join(out, 'results.ndjson'), 10);
@@ -205,7 +260,23 @@ describe('--local-address: several source addresses, each at its own limit', () 
     sb.sandbox.setFaults({ 503: 0.3 });
     let first: CliResult;
     try {
-      first = await spawnCli(runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','), '--max-attempts', '1', '--max-consecutive-failures', '0', '--max-failure-share', '1'), sb.env());
+      first = await spawnCli(
+        runArgs(
+          'location',
+          input,
+          out,
+          ...RATE,
+          '--local-address',
+          ADDRESSES.join(','),
+          '--max-attempts',
+          '1',
+          '--max-consecutive-failures',
+          '0',
+          '--max-failure-share',
+          '1',
+        ),
+        sb.env(),
+      );
     } finally {
       sb.sandbox.setFaults({});
     }
@@ -214,7 +285,10 @@ describe('--local-address: several source addresses, each at its own limit', () 
     expect(failed.length).toBeGreaterThan(0);
     // A 503 is the service's, not the address's: written as the row's error, not moved.
     expect(new Set(failed.map((e) => e.code))).toEqual(new Set(['SERVER_UNAVAILABLE']));
-    const r = await spawnCli(runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','), '--retry-errors'), sb.env());
+    const r = await spawnCli(
+      runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','), '--retry-errors'),
+      sb.env(),
+    );
     expect(r.code, why(r)).toBe(0);
     const folder = readOutput(out);
     expect(invariantProblems(rows, folder)).toEqual([]);
@@ -226,7 +300,23 @@ describe('--local-address: several source addresses, each at its own limit', () 
   it('--plan counts the addresses and shows both ways to more IPs', async () => {
     const dir = tempDir('bre-egress-plan-');
     const input = locationCsv(dir, 300);
-    const plan = (hours: string) => spawnCli(['run', 'location', '--input', input, '--plan', '--rate', 'workflow=1/min', '--window-hours', hours, '--local-address', ADDRESSES.join(',')], {});
+    const plan = (hours: string) =>
+      spawnCli(
+        [
+          'run',
+          'location',
+          '--input',
+          input,
+          '--plan',
+          '--rate',
+          'workflow=1/min',
+          '--window-hours',
+          hours,
+          '--local-address',
+          ADDRESSES.join(','),
+        ],
+        {},
+      );
     const fits = await plan('2');
     expect(fits.code, fits.stderr).toBe(0);
     expect(fits.stdout).toMatch(/time from one egress IP: about 5 h/);
@@ -234,10 +324,14 @@ describe('--local-address: several source addresses, each at its own limit', () 
     expect(fits.stdout).toMatch(/fits a 2 h window from the 3 addresses on this host/);
     const short = await plan('1');
     expect(short.code, short.stderr).toBe(0);
-    const needs = /a 1 h window needs (\d+) egress IPs, each allow-listed with its own limit \(this host has 3\):/.exec(short.stdout);
+    const needs = /a 1 h window needs (\d+) egress IPs, each allow-listed with its own limit \(this host has 3\):/.exec(
+      short.stdout,
+    );
     expect(needs, short.stdout).not.toBeNull();
     const n = needs![1];
-    expect(short.stdout).toContain(`one host with ${n} addresses: --local-address ADDR1,...,ADDR${n} (one process, one output folder`);
+    expect(short.stdout).toContain(
+      `one host with ${n} addresses: --local-address ADDR1,...,ADDR${n} (one process, one output folder`,
+    );
     expect(short.stdout).toContain(`or ${n} hosts: run --shard K/${n} behind each`);
   }, 60_000);
 });
@@ -250,11 +344,19 @@ describe('--local-address with an address the provider has not allow-listed', ()
       const rows = 60;
       const input = locationCsv(dir, rows);
       const out = join(dir, 'out');
-      const r = await spawnCli(runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2,127.0.0.3'), sb.env());
+      const r = await spawnCli(
+        runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2,127.0.0.3'),
+        sb.env(),
+      );
       expect(r.code, why(r)).toBe(3);
-      expect(r.stderr).toMatch(/refused this machine's IP address \(HTTP 403 Forbidden\).*\(calls from --local-address 127\.0\.0\.3\)/);
+      expect(r.stderr).toMatch(
+        /refused this machine's IP address \(HTTP 403 Forbidden\).*\(calls from --local-address 127\.0\.0\.3\)/,
+      );
       expect(readOutput(out).errors).toEqual([]);
-      const again = await spawnCli(runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2'), sb.env());
+      const again = await spawnCli(
+        runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2'),
+        sb.env(),
+      );
       expect(again.code, why(again)).toBe(0);
       expect(invariantProblems(rows, readOutput(out))).toEqual([]);
     } finally {
@@ -277,33 +379,58 @@ describe('--local-address with --redis: one shared budget per address', () => {
     await sb?.close();
   });
 
-  itRedis('two workers sharing two addresses stay within each address\'s limit; the limiter ids name the address', async () => {
-    const dir = tempDir('bre-egress-redis-');
-    const rows = 500;
-    const input = locationCsv(dir, rows);
-    const suffix = randomUUID();
-    const shared = ['127.0.0.2', '127.0.0.3'];
-    const worker = (k: number) => startCli(runArgs('location', input, join(dir, `w${k}`), '--shard', `${k}/2`, '--redis', REDIS_URL,
-      '--rate', `workflow=${(LIMIT * 60_000) / WINDOW_MS}/min`, '--local-address', shared.join(',')), sb.env(undefined, { BRE_LIMITER_ID_SUFFIX: suffix }));
-    const results = await Promise.all([worker(1).done, worker(2).done]);
-    expect(results.map((r) => r.code), results.map(why).join('\n')).toEqual([0, 0]);
-    for (const k of [1, 2]) expect(invariantProblems(rows, readOutput(join(dir, `w${k}`))).filter((p) => !/rows missing/.test(p))).toEqual([]);
-    const seen = callers(sb);
-    for (const a of shared) {
-      expect(seen[a].admitted).toBeGreaterThan(0);
-      expect(seen[a].maxInWindow).toBeLessThanOrEqual(LIMIT);
-      expect(seen[a].throttled).toBe(0);
-    }
-    expect(shared.reduce((n, a) => n + seen[a].admitted, 0)).toBe(rows);
-    const redis = new Redis(REDIS_URL);
-    try {
+  itRedis(
+    "two workers sharing two addresses stay within each address's limit; the limiter ids name the address",
+    async () => {
+      const dir = tempDir('bre-egress-redis-');
+      const rows = 500;
+      const input = locationCsv(dir, rows);
+      const suffix = randomUUID();
+      const shared = ['127.0.0.2', '127.0.0.3'];
+      const worker = (k: number) =>
+        startCli(
+          runArgs(
+            'location',
+            input,
+            join(dir, `w${k}`),
+            '--shard',
+            `${k}/2`,
+            '--redis',
+            REDIS_URL,
+            '--rate',
+            `workflow=${(LIMIT * 60_000) / WINDOW_MS}/min`,
+            '--local-address',
+            shared.join(','),
+          ),
+          sb.env(undefined, { BRE_LIMITER_ID_SUFFIX: suffix }),
+        );
+      const results = await Promise.all([worker(1).done, worker(2).done]);
+      expect(
+        results.map((r) => r.code),
+        results.map(why).join('\n'),
+      ).toEqual([0, 0]);
+      for (const k of [1, 2])
+        expect(invariantProblems(rows, readOutput(join(dir, `w${k}`))).filter((p) => !/rows missing/.test(p))).toEqual(
+          [],
+        );
+      const seen = callers(sb);
       for (const a of shared) {
-        const id = limiterId('workflow', sb.sandbox.clientId, suffix, a);
-        expect(id.endsWith(`:${suffix}@${a}`)).toBe(true);
-        expect(await redis.exists(`b_${id}_settings`), `no Redis budget ${id}`).toBe(1);
+        expect(seen[a].admitted).toBeGreaterThan(0);
+        expect(seen[a].maxInWindow).toBeLessThanOrEqual(LIMIT);
+        expect(seen[a].throttled).toBe(0);
       }
-    } finally {
-      redis.disconnect();
-    }
-  }, 120_000);
+      expect(shared.reduce((n, a) => n + seen[a].admitted, 0)).toBe(rows);
+      const redis = new Redis(REDIS_URL);
+      try {
+        for (const a of shared) {
+          const id = limiterId('workflow', sb.sandbox.clientId, suffix, a);
+          expect(id.endsWith(`:${suffix}@${a}`)).toBe(true);
+          expect(await redis.exists(`b_${id}_settings`), `no Redis budget ${id}`).toBe(1);
+        }
+      } finally {
+        redis.disconnect();
+      }
+    },
+    120_000,
+  );
 });

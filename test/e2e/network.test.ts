@@ -14,7 +14,10 @@ import { tempDir } from '../helpers/temp.js';
 
 /** CONNECT lines tinyproxy logged for `port`. */
 function connectsTo(proxy: RunningServer, port: number): number {
-  return proxy.log().split('\n').filter((l) => l.includes('CONNECT') && l.includes(`127.0.0.1:${port}`)).length;
+  return proxy
+    .log()
+    .split('\n')
+    .filter((l) => l.includes('CONNECT') && l.includes(`127.0.0.1:${port}`)).length;
 }
 
 describe('network: client certificates, a private CA and a proxy, against nginx and tinyproxy', () => {
@@ -43,7 +46,10 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
     const dir = tempDir();
     const out = join(dir, 'out');
     const before = connectsTo(proxy, nginx.port);
-    const res = await spawnCli(runArgs('location', locationCsv(dir, 8), out, ...certArgs()), sb.env(nginx.url, { NO_PROXY: '127.0.0.1', HTTPS_PROXY: proxy.url }));
+    const res = await spawnCli(
+      runArgs('location', locationCsv(dir, 8), out, ...certArgs()),
+      sb.env(nginx.url, { NO_PROXY: '127.0.0.1', HTTPS_PROXY: proxy.url }),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(invariantProblems(8, readOutput(out))).toEqual([]);
     expect(readOutput(out).results).toHaveLength(8);
@@ -52,11 +58,14 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
     expect(nginx.log()).toMatch(/POST \/execute\/\S+ HTTP\/1\.1" 200/);
   }, 90_000);
 
-  it('HTTPS_PROXY: the calls go through the proxy\'s CONNECT tunnel, and the client certificate reaches nginx through it', async () => {
+  it("HTTPS_PROXY: the calls go through the proxy's CONNECT tunnel, and the client certificate reaches nginx through it", async () => {
     const dir = tempDir();
     const out = join(dir, 'out');
     const before = connectsTo(proxy, nginx.port);
-    const res = await spawnCli(runArgs('location', locationCsv(dir, 8), out, ...certArgs()), sb.env(nginx.url, { HTTPS_PROXY: proxy.url }));
+    const res = await spawnCli(
+      runArgs('location', locationCsv(dir, 8), out, ...certArgs()),
+      sb.env(nginx.url, { HTTPS_PROXY: proxy.url }),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(readOutput(out).results).toHaveLength(8);
     expect(connectsTo(proxy, nginx.port)).toBeGreaterThan(before);
@@ -65,11 +74,17 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
   it('lowercase https_proxy wins over HTTPS_PROXY; --no-proxy overrides it', async () => {
     const dir = tempDir();
     const before = connectsTo(proxy, nginx.port);
-    const res = await spawnCli(runArgs('location', locationCsv(dir, 3), join(dir, 'a'), ...certArgs()), sb.env(nginx.url, { https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:9' }));
+    const res = await spawnCli(
+      runArgs('location', locationCsv(dir, 3), join(dir, 'a'), ...certArgs()),
+      sb.env(nginx.url, { https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:9' }),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(connectsTo(proxy, nginx.port)).toBeGreaterThan(before);
     const mid = connectsTo(proxy, nginx.port);
-    const direct = await spawnCli(runArgs('location', locationCsv(dir, 3), join(dir, 'b'), ...certArgs(), '--no-proxy', '127.0.0.1'), sb.env(nginx.url, { https_proxy: proxy.url }));
+    const direct = await spawnCli(
+      runArgs('location', locationCsv(dir, 3), join(dir, 'b'), ...certArgs(), '--no-proxy', '127.0.0.1'),
+      sb.env(nginx.url, { https_proxy: proxy.url }),
+    );
     expect(direct.code, direct.stderr).toBe(0);
     expect(connectsTo(proxy, nginx.port)).toBe(mid);
   }, 90_000);
@@ -79,7 +94,18 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
     const pass = join(dir, 'pass');
     writeFileSync(pass, pki.pfxPassphrase);
     chmodSync(pass, 0o600);
-    const res = await spawnCli(runArgs('location', locationCsv(dir, 4), join(dir, 'out'), '--ca-file', pki.caCert, '--client-pfx', pki.clientPfx), sb.env(nginx.url, { BRE_CLIENT_KEY_PASSPHRASE_FILE: pass }));
+    const res = await spawnCli(
+      runArgs(
+        'location',
+        locationCsv(dir, 4),
+        join(dir, 'out'),
+        '--ca-file',
+        pki.caCert,
+        '--client-pfx',
+        pki.clientPfx,
+      ),
+      sb.env(nginx.url, { BRE_CLIENT_KEY_PASSPHRASE_FILE: pass }),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(readOutput(join(dir, 'out')).results).toHaveLength(4);
   }, 90_000);
@@ -88,7 +114,10 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
     const dir = tempDir();
     const out = join(dir, 'out');
     const secretUrl = `http://egress:proxy-secret-91f@127.0.0.1:${authProxy.port}`;
-    const res = await spawnCli(runArgs('location', locationCsv(dir, 4), out, ...certArgs(), '--proxy', 'env:EGRESS_PROXY'), sb.env(nginx.url, { EGRESS_PROXY: secretUrl }));
+    const res = await spawnCli(
+      runArgs('location', locationCsv(dir, 4), out, ...certArgs(), '--proxy', 'env:EGRESS_PROXY'),
+      sb.env(nginx.url, { EGRESS_PROXY: secretUrl }),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(connectsTo(authProxy, nginx.port)).toBeGreaterThan(0);
     expect(res.stdout + res.stderr).not.toContain('proxy-secret-91f');
@@ -98,23 +127,45 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
   it('refused before anything is called (exit 2): credentials in --proxy, --local-address with a proxy, a key others can read, a wrong passphrase', async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 2);
-    const inline = await spawnCli(runArgs('location', input, join(dir, 'a'), ...certArgs(), '--proxy', 'http://u:pw-on-the-line@127.0.0.1:3128'), sb.env(nginx.url));
+    const inline = await spawnCli(
+      runArgs('location', input, join(dir, 'a'), ...certArgs(), '--proxy', 'http://u:pw-on-the-line@127.0.0.1:3128'),
+      sb.env(nginx.url),
+    );
     expect(inline.code).toBe(2);
     expect(inline.stderr).toContain('without credentials on the command line');
     expect(inline.stderr).not.toContain('pw-on-the-line');
 
-    const both = await spawnCli(runArgs('location', input, join(dir, 'b'), ...certArgs(), '--local-address', '127.0.0.1'), sb.env(nginx.url, { HTTPS_PROXY: proxy.url }));
+    const both = await spawnCli(
+      runArgs('location', input, join(dir, 'b'), ...certArgs(), '--local-address', '127.0.0.1'),
+      sb.env(nginx.url, { HTTPS_PROXY: proxy.url }),
+    );
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('Expected --local-address without a proxy');
 
     const loose = join(dir, 'loose.key');
     writeFileSync(loose, readFileSync(pki.clientKey, 'utf8'));
     chmodSync(loose, 0o644);
-    const readable = await spawnCli(runArgs('location', input, join(dir, 'c'), '--ca-file', pki.caCert, '--client-cert', pki.clientCert, '--client-key', loose), sb.env(nginx.url));
+    const readable = await spawnCli(
+      runArgs(
+        'location',
+        input,
+        join(dir, 'c'),
+        '--ca-file',
+        pki.caCert,
+        '--client-cert',
+        pki.clientCert,
+        '--client-key',
+        loose,
+      ),
+      sb.env(nginx.url),
+    );
     expect(readable.code).toBe(2);
     expect(readable.stderr).toContain('readable by its owner only');
 
-    const wrong = await spawnCli(runArgs('location', input, join(dir, 'd'), '--ca-file', pki.caCert, '--client-pfx', pki.clientPfx), sb.env(nginx.url, { BRE_CLIENT_KEY_PASSPHRASE: 'not-it' }));
+    const wrong = await spawnCli(
+      runArgs('location', input, join(dir, 'd'), '--ca-file', pki.caCert, '--client-pfx', pki.clientPfx),
+      sb.env(nginx.url, { BRE_CLIENT_KEY_PASSPHRASE: 'not-it' }),
+    );
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('passphrase');
     for (const r of [inline, both, readable, wrong]) expect(r.stdout).not.toContain('rows');
@@ -123,26 +174,39 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
   it('the pre-flight: a missing CA, a host that does not resolve, a closed port are exit 2 naming service, host and cause, with no output folder', async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 3);
-    const noCa = await spawnCli(runArgs('location', input, join(dir, 'a'), '--client-cert', pki.clientCert, '--client-key', pki.clientKey), sb.env(nginx.url));
+    const noCa = await spawnCli(
+      runArgs('location', input, join(dir, 'a'), '--client-cert', pki.clientCert, '--client-key', pki.clientKey),
+      sb.env(nginx.url),
+    );
     expect(noCa.code, noCa.stderr).toBe(2);
-    expect(noCa.stderr).toContain(`the workflow service at ${nginx.url}: the server's certificate is not signed by a known CA: give --ca-file`);
+    expect(noCa.stderr).toContain(
+      `the workflow service at ${nginx.url}: the server's certificate is not signed by a known CA: give --ca-file`,
+    );
     expect(existsSync(join(dir, 'a'))).toBe(false);
 
-    const viaProxy = await spawnCli(runArgs('location', input, join(dir, 'b'), '--client-cert', pki.clientCert, '--client-key', pki.clientKey), sb.env(nginx.url, { HTTPS_PROXY: proxy.url }));
+    const viaProxy = await spawnCli(
+      runArgs('location', input, join(dir, 'b'), '--client-cert', pki.clientCert, '--client-key', pki.clientKey),
+      sb.env(nginx.url, { HTTPS_PROXY: proxy.url }),
+    );
     expect(viaProxy.code, viaProxy.stderr).toBe(2);
     expect(viaProxy.stderr).toContain(`(through the proxy ${proxy.url})`);
 
     const nowhere = await spawnCli(runArgs('location', input, join(dir, 'c')), sb.env('https://no-such-host.invalid'));
     expect(nowhere.code).toBe(2);
-    expect(nowhere.stderr).toContain('the workflow service at https://no-such-host.invalid cannot be reached: the host name does not resolve');
+    expect(nowhere.stderr).toContain(
+      'the workflow service at https://no-such-host.invalid cannot be reached: the host name does not resolve',
+    );
     expect(existsSync(join(dir, 'c'))).toBe(false);
 
-    const closed = await spawnCli(runArgs('location', input, join(dir, 'd'), '--dry-run'), sb.env(`https://127.0.0.1:${await freePort()}`));
+    const closed = await spawnCli(
+      runArgs('location', input, join(dir, 'd'), '--dry-run'),
+      sb.env(`https://127.0.0.1:${await freePort()}`),
+    );
     expect(closed.code).toBe(2);
     expect(closed.stderr).toContain('the connection was refused');
   }, 120_000);
 
-  it('no client certificate: nginx\'s 400 on the first calls stops the run (exit 3), no row in errors; with it, the run resumes and completes', async () => {
+  it("no client certificate: nginx's 400 on the first calls stops the run (exit 3), no row in errors; with it, the run resumes and completes", async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 12);
     const out = join(dir, 'out');
@@ -158,10 +222,13 @@ describe('network: client certificates, a private CA and a proxy, against nginx 
     expect(folder.results).toHaveLength(12);
   }, 120_000);
 
-  it('a redirect stops the run (exit 3) naming the target\'s origin; never followed, no row in errors', async () => {
+  it("a redirect stops the run (exit 3) naming the target's origin; never followed, no row in errors", async () => {
     const dir = tempDir();
     const out = join(dir, 'out');
-    const res = await spawnCli(runArgs('location', locationCsv(dir, 5), out, ...certArgs()), sb.env(`${nginx.url}/redirect`));
+    const res = await spawnCli(
+      runArgs('location', locationCsv(dir, 5), out, ...certArgs()),
+      sb.env(`${nginx.url}/redirect`),
+    );
     expect(res.code, res.stderr).toBe(3);
     expect(res.stderr).toContain('answered 307 redirecting to https://elsewhere.example.com:8443');
     expect(readOutput(out).errors).toEqual([]);

@@ -36,7 +36,11 @@ function wrongModes(dir: string, dirMode: number, fileMode: number, readable = [
 describe('owner-only output', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
-    sb = await startTestSandbox({ rate: { workflow: null, bureau: null, account: null }, faults: { 503: 0.3 }, seed: 7 });
+    sb = await startTestSandbox({
+      rate: { workflow: null, bureau: null, account: null },
+      faults: { 503: 0.3 },
+      seed: 7,
+    });
   });
   afterAll(async () => {
     await sb?.close();
@@ -46,22 +50,72 @@ describe('owner-only output', () => {
     const dir = tempDir();
     const out = join(dir, 'nightly', 'aa');
     const metrics = join(dir, 'bre.prom');
-    const run = await spawnCli(runArgs('aa_transactions', join(ROOT, 'samples', 'aa_transactions.csv'), out, '--rate', 'off', '--max-attempts', '1', '--metrics-file', metrics, '--shard', '1/2'), sb.env(), { umask: '000' });
+    const run = await spawnCli(
+      runArgs(
+        'aa_transactions',
+        join(ROOT, 'samples', 'aa_transactions.csv'),
+        out,
+        '--rate',
+        'off',
+        '--max-attempts',
+        '1',
+        '--metrics-file',
+        metrics,
+        '--shard',
+        '1/2',
+      ),
+      sb.env(),
+      { umask: '000' },
+    );
     expect([0, 1], run.stderr).toContain(run.code);
     const files = [...modes(out).keys()].map((p) => p.slice(out.length + 1));
-    for (const f of ['results.ndjson', 'results.csv', 'results.parquet', 'transactions.csv', 'summary.json', 'report.html', '.state']) expect(files).toContain(f);
+    for (const f of [
+      'results.ndjson',
+      'results.csv',
+      'results.parquet',
+      'transactions.csv',
+      'summary.json',
+      'report.html',
+      '.state',
+    ])
+      expect(files).toContain(f);
     expect(wrongModes(out, 0o700, 0o600)).toEqual([]);
     // The folder made on the way (`nightly`) too: nothing of the night is listed by others.
     expect(statSync(join(dir, 'nightly')).mode & 0o777).toBe(0o700);
     expect(statSync(metrics).mode & 0o777).toBe(0o644);
 
     // --retry-errors rewrites the journals (kept rows only): still the owner's.
-    const retry = await spawnCli(runArgs('aa_transactions', join(ROOT, 'samples', 'aa_transactions.csv'), out, '--rate', 'off', '--retry-errors', '--shard', '1/2'), sb.env(), { umask: '000' });
+    const retry = await spawnCli(
+      runArgs(
+        'aa_transactions',
+        join(ROOT, 'samples', 'aa_transactions.csv'),
+        out,
+        '--rate',
+        'off',
+        '--retry-errors',
+        '--shard',
+        '1/2',
+      ),
+      sb.env(),
+      { umask: '000' },
+    );
     expect([0, 1], retry.stderr).toContain(retry.code);
     expect(wrongModes(out, 0o700, 0o600)).toEqual([]);
 
     const other = join(dir, 'nightly', 'aa-2');
-    const second = await spawnCli(runArgs('aa_transactions', join(ROOT, 'samples', 'aa_transactions.csv'), other, '--rate', 'off', '--shard', '2/2'), sb.env(), { umask: '000' });
+    const second = await spawnCli(
+      runArgs(
+        'aa_transactions',
+        join(ROOT, 'samples', 'aa_transactions.csv'),
+        other,
+        '--rate',
+        'off',
+        '--shard',
+        '2/2',
+      ),
+      sb.env(),
+      { umask: '000' },
+    );
     expect([0, 1], second.stderr).toContain(second.code);
     const merged = join(dir, 'merged');
     const m = await spawnCli(['merge', out, other, '--out', merged], {}, { umask: '000' });
@@ -78,11 +132,28 @@ describe('owner-only output', () => {
   it('--output-mode 0750 opens folders to the group (files 0640) whatever the umask; a bad mode is exit 2', async () => {
     const dir = tempDir();
     const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', join(ROOT, 'samples', 'location.csv'), out, '--rate', 'off', '--max-attempts', '1', '--output-mode', '0750'), sb.env(), { umask: '077' });
+    const run = await spawnCli(
+      runArgs(
+        'location',
+        join(ROOT, 'samples', 'location.csv'),
+        out,
+        '--rate',
+        'off',
+        '--max-attempts',
+        '1',
+        '--output-mode',
+        '0750',
+      ),
+      sb.env(),
+      { umask: '077' },
+    );
     expect([0, 1], run.stderr).toContain(run.code);
     expect(wrongModes(out, 0o750, 0o640)).toEqual([]);
     for (const bad of ['755x', '0640', '9']) {
-      const r = await spawnCli(runArgs('location', join(ROOT, 'samples', 'location.csv'), join(dir, `bad-${bad}`), '--output-mode', bad), sb.env());
+      const r = await spawnCli(
+        runArgs('location', join(ROOT, 'samples', 'location.csv'), join(dir, `bad-${bad}`), '--output-mode', bad),
+        sb.env(),
+      );
       expect(r.code, bad).toBe(2);
       expect(r.stderr).toContain(`Expected --output-mode`);
       expect(r.stderr).toContain(`got '${bad}'`);

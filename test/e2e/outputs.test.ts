@@ -16,7 +16,9 @@ import { tempDir } from '../helpers/temp.js';
 
 type Family = { name: string; metrics: { value: string; labels?: Record<string, string> }[] };
 const metric = (text: string, name: string, labels: Record<string, string> = {}) =>
-  (parsePrometheusTextFormat(text) as Family[]).find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value;
+  (parsePrometheusTextFormat(text) as Family[])
+    .find((f) => f.name === name)
+    ?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value;
 
 describe('run outputs', () => {
   let sb: TestSandbox;
@@ -30,9 +32,13 @@ describe('run outputs', () => {
   it('the sample rescore run writes results.parquet, errors.parquet and report.html, and names them', async () => {
     const dir = tempDir();
     const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('rescore', join(ROOT, 'samples', 'rescore.csv'), out, '--rate', 'off'), sb.env());
+    const run = await spawnCli(
+      runArgs('rescore', join(ROOT, 'samples', 'rescore.csv'), out, '--rate', 'off'),
+      sb.env(),
+    );
     expect(run.code, run.stderr).toBe(0);
-    for (const f of ['results.csv', 'results.parquet', 'errors.parquet', 'report.html']) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const f of ['results.csv', 'results.parquet', 'errors.parquet', 'report.html'])
+      expect(existsSync(join(out, f)), f).toBe(true);
     expect(run.stdout).toContain('files: results.ndjson, errors.ndjson, results.csv, results.parquet, errors.parquet');
     expect(run.stdout).toContain(`report: ${join(out, 'report.html')}`);
     const header = readFileSync(join(out, 'results.csv'), 'utf8').split('\n')[0].split(',');
@@ -75,14 +81,20 @@ describe('run outputs', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 12);
     const before = sb.sandbox.stats().services.workflow.requests;
-    const bad = await spawnCli(runArgs('location', input, join(dir, 'bad'), '--metrics-file', join(dir, 'no', 'such', 'x.prom')), sb.env());
+    const bad = await spawnCli(
+      runArgs('location', input, join(dir, 'bad'), '--metrics-file', join(dir, 'no', 'such', 'x.prom')),
+      sb.env(),
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/cannot write --metrics-file .*Expected an existing folder/);
     expect(sb.sandbox.stats().services.workflow.requests).toBe(before);
     expect(existsSync(join(dir, 'bad'))).toBe(false);
 
     const file = join(dir, 'bre_batch.prom');
-    const run = await spawnCli(runArgs('location', input, join(dir, 'out'), '--rate', 'off', '--metrics-file', file), sb.env());
+    const run = await spawnCli(
+      runArgs('location', input, join(dir, 'out'), '--rate', 'off', '--metrics-file', file),
+      sb.env(),
+    );
     expect(run.code, run.stderr).toBe(0);
     const text = readFileSync(file, 'utf8');
     expect(metric(text, 'bre_batch_run_state', { state: 'finished', pipeline: 'location' })).toBe('1');
@@ -97,7 +109,10 @@ describe('run outputs', () => {
     writeFileSync(join(dir, 'in.csv'), 'reference_id,user_id,lead_id,latitude,longitude\nLOC-1,u1,l1,19.07,72.87\n');
     const wrong = 'tokJSONLOG0123456789abcdef';
     // A refused token stops the run: the stop is logged as an error with its code and service.
-    const run = await spawnCli(runArgs('location', join(dir, 'in.csv'), join(dir, 'out'), '--log-format', 'json'), sb.env(undefined, { BRE_AUTH_TOKEN: wrong }));
+    const run = await spawnCli(
+      runArgs('location', join(dir, 'in.csv'), join(dir, 'out'), '--log-format', 'json'),
+      sb.env(undefined, { BRE_AUTH_TOKEN: wrong }),
+    );
     expect(run.code).toBe(3);
     const lines = run.stderr.split('\n').filter(Boolean);
     expect(lines.length).toBeGreaterThan(0);
@@ -107,17 +122,29 @@ describe('run outputs', () => {
       expect(['info', 'warn', 'error']).toContain(o.level);
       expect(typeof o.message).toBe('string');
     }
-    expect(objects).toContainEqual(expect.objectContaining({ level: 'error', code: 'AUTH_REFUSED', service: 'workflow', status: 401 }));
+    expect(objects).toContainEqual(
+      expect.objectContaining({ level: 'error', code: 'AUTH_REFUSED', service: 'workflow', status: 401 }),
+    );
     expect(run.stderr + run.stdout).not.toContain(wrong);
     expect(run.stderr + run.stdout).not.toContain(sb.token);
-    const usage = await spawnCli(runArgs('nope', join(dir, 'in.csv'), join(dir, 'out2'), '--log-format', 'json'), sb.env());
+    const usage = await spawnCli(
+      runArgs('nope', join(dir, 'in.csv'), join(dir, 'out2'), '--log-format', 'json'),
+      sb.env(),
+    );
     expect(usage.code).toBe(2);
     const last = JSON.parse(usage.stderr.trim().split('\n').at(-1)!);
     expect(last).toMatchObject({ level: 'error', code: expect.any(String) });
     expect(last.message).toMatch(/^bre-batch: /);
     // An option yargs does not know is a JSON line too.
-    const unknown = await spawnCli(['run', 'location', '--input', join(dir, 'in.csv'), '--bogus', '--log-format', 'json'], {});
+    const unknown = await spawnCli(
+      ['run', 'location', '--input', join(dir, 'in.csv'), '--bogus', '--log-format', 'json'],
+      {},
+    );
     expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.stderr.trim())).toMatchObject({ level: 'error', code: 'USAGE', message: expect.stringMatching(/Unknown argument/) });
+    expect(JSON.parse(unknown.stderr.trim())).toMatchObject({
+      level: 'error',
+      code: 'USAGE',
+      message: expect.stringMatching(/Unknown argument/),
+    });
   });
 });

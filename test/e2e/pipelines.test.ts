@@ -13,11 +13,15 @@ import { convertSamples } from '../../scripts/convert-samples.mjs';
 const cli = (args: string[], stdin?: string) => spawnCli(args, {}, { stdin });
 
 function dataRows(sample: string): number {
-  const text = readFileSync(sample, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const text = readFileSync(sample, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return sample.endsWith('.csv') ? text.length - 1 : text.length;
 }
 
-const pipelines = readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+const pipelines = readdirSync(join(ROOT, 'pipelines'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.replace(/\.yaml$/, ''));
 /** Output folder of each pipeline's run on its sample (compared below with the Parquet and gzip runs). */
 const sampleRuns = new Map<string, string>();
 
@@ -36,7 +40,10 @@ describe('shipped pipelines on their samples', () => {
     sampleRuns.set(p, out);
     expect(r.stderr).toMatch(/using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const results = readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const results = readFileSync(join(out, 'results.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results).toHaveLength(dataRows(sample));
     expect(new Set(results.map((x) => x.row)).size).toBe(results.length);
     for (const line of results) {
@@ -64,7 +71,21 @@ describe('shipped pipelines on their samples', () => {
     for (const [id, st] of Object.entries<Record<string, unknown>>(first)) {
       const pipelineText = readFileSync(join(ROOT, 'pipelines', `${p}.yaml`), 'utf8');
       if (new RegExp(`id: ${id}\\n\\s+kind: workflow`).test(pipelineText) && st.skipped !== true) {
-        for (const f of ['decision', 'decision_reason', 'loan_amount', 'repayment_date', 'emi_decision', 'loan_offers', 'offers_count', 'rule_engine_name', 'rules_version', 'rules_failed', 'workflow', 'workflow_version', 'request_id']) {
+        for (const f of [
+          'decision',
+          'decision_reason',
+          'loan_amount',
+          'repayment_date',
+          'emi_decision',
+          'loan_offers',
+          'offers_count',
+          'rule_engine_name',
+          'rules_version',
+          'rules_failed',
+          'workflow',
+          'workflow_version',
+          'request_id',
+        ]) {
           expect(st, `${p}.${id}.${f}`).toHaveProperty([f]);
         }
       }
@@ -88,7 +109,15 @@ describe('shipped pipelines on their samples', () => {
 
   it('--dry-run validates everything and calls nothing', async () => {
     const out = tempDir('bre-e2e-dry-');
-    const r = await cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--out', out, '--dry-run']);
+    const r = await cli([
+      'run',
+      'location',
+      '--input',
+      join(ROOT, 'samples', 'location.csv'),
+      '--out',
+      out,
+      '--dry-run',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/sandbox/);
     expect(r.stdout).toMatch(/12 valid, 0 would fail/);
@@ -98,16 +127,28 @@ describe('shipped pipelines on their samples', () => {
   it('reads stdin with --input - (and needs --input-format for it)', async () => {
     const out = tempDir('bre-e2e-stdin-');
     const text = readFileSync(join(ROOT, 'samples', 'location.csv'), 'utf8');
-    const r = await cli(['run', 'location', '--input', '-', '--input-format', 'csv', '--out', out, '--rate', 'off'], text);
+    const r = await cli(
+      ['run', 'location', '--input', '-', '--input-format', 'csv', '--out', out, '--rate', 'off'],
+      text,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n')).toHaveLength(12);
     const bare = await cli(['run', 'location', '--input', '-'], text);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toMatch(/Expected --input-format csv, tsv or ndjson \(gzip'ed: csv.gz, tsv.gz, ndjson.gz\) when reading stdin/);
+    expect(bare.stderr).toMatch(
+      /Expected --input-format csv, tsv or ndjson \(gzip'ed: csv.gz, tsv.gz, ndjson.gz\) when reading stdin/,
+    );
   });
 
   it('usage errors exit 2 with Expected/got', async () => {
-    const r = await cli(['run', 'location', '--input', join(ROOT, 'samples', 'location.csv'), '--rate', 'workflow=fast']);
+    const r = await cli([
+      'run',
+      'location',
+      '--input',
+      join(ROOT, 'samples', 'location.csv'),
+      '--rate',
+      'workflow=fast',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Expected --rate SERVICE=N\/UNIT.*got 'workflow=fast'/);
     expect((await cli(['run', 'nope', '--input', 'x.csv'])).stderr).toMatch(/no pipeline named 'nope'/);
@@ -122,10 +163,15 @@ describe('shipped pipelines on their samples', () => {
 function comparableResults(dir: string): string[] {
   const now = Date.now();
   const dateTime = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g;
-  const mask = (s: string) => s.replace(/\b[0-9a-f]{32}\b/g, '<id>')
-    .replace(dateTime, (m) => (Math.abs(Date.parse(m.replace(' ', 'T')) - now) < 10 * 86_400_000 ? '<now>' : m));
-  return readFileSync(join(dir, 'results.ndjson'), 'utf8').split('\n').filter((l) => l !== '')
-    .map((l) => JSON.stringify(JSON.parse(l, (_k, v: unknown) => (typeof v === 'string' ? mask(v) : v)))).sort();
+  const mask = (s: string) =>
+    s
+      .replace(/\b[0-9a-f]{32}\b/g, '<id>')
+      .replace(dateTime, (m) => (Math.abs(Date.parse(m.replace(' ', 'T')) - now) < 10 * 86_400_000 ? '<now>' : m));
+  return readFileSync(join(dir, 'results.ndjson'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.stringify(JSON.parse(l, (_k, v: unknown) => (typeof v === 'string' ? mask(v) : v))))
+    .sort();
 }
 
 describe('shipped pipelines on their samples as Parquet and gzip (scripts/convert-samples.mjs)', () => {
@@ -138,13 +184,17 @@ describe('shipped pipelines on their samples as Parquet and gzip (scripts/conver
     let csvOut = sampleRuns.get(p);
     if (!csvOut) {
       csvOut = tempDir(`bre-e2e-${p}-`);
-      expect((await cli(['run', p, '--input', files.sample, '--out', csvOut, '--rate', 'off', '--no-progress'])).code).toBe(0);
+      expect(
+        (await cli(['run', p, '--input', files.sample, '--out', csvOut, '--rate', 'off', '--no-progress'])).code,
+      ).toBe(0);
     }
-    const runs = await Promise.all([files.parquet, files.gz].map(async (input) => {
-      const out = tempDir(`bre-e2e-${p}-conv-`);
-      const r = await cli(['run', p, '--input', input, '--out', out, '--rate', 'off', '--no-progress']);
-      return { input, out, ...r };
-    }));
+    const runs = await Promise.all(
+      [files.parquet, files.gz].map(async (input) => {
+        const out = tempDir(`bre-e2e-${p}-conv-`);
+        const r = await cli(['run', p, '--input', input, '--out', out, '--rate', 'off', '--no-progress']);
+        return { input, out, ...r };
+      }),
+    );
     const expected = comparableResults(csvOut);
     expect(expected.length).toBeGreaterThan(0);
     for (const run of runs) {

@@ -30,7 +30,10 @@ describe('--pushgateway', () => {
   it('pushes the finished run, and a failed night keeps the last success while its state says stopped', async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 12);
-    const good = await spawnCli(runArgs('location', input, join(dir, 'night1'), '--rate', 'off', '--pushgateway', gw.url), sb.env());
+    const good = await spawnCli(
+      runArgs('location', input, join(dir, 'night1'), '--rate', 'off', '--pushgateway', gw.url),
+      sb.env(),
+    );
     expect(good.code, good.stderr).toBe(0);
     expect(good.stderr).not.toContain('Pushgateway');
     // Nothing else on stderr either: no deprecation warning of Node 24+ (url.parse) among the run's log lines.
@@ -45,7 +48,10 @@ describe('--pushgateway', () => {
     expect(await gw.samples('push_time_seconds', GROUP)).toHaveLength(1);
 
     // The next night is refused (a wrong token): stopped, exit 3; the success of the night before stays.
-    const bad = await spawnCli(runArgs('location', input, join(dir, 'night2'), '--pushgateway', gw.url), sb.env(undefined, { BRE_AUTH_TOKEN: 'tokWRONGwrongWRONG0123' }));
+    const bad = await spawnCli(
+      runArgs('location', input, join(dir, 'night2'), '--pushgateway', gw.url),
+      sb.env(undefined, { BRE_AUTH_TOKEN: 'tokWRONGwrongWRONG0123' }),
+    );
     expect(bad.code, bad.stderr).toBe(3);
     expect(await gw.samples('bre_batch_run_state', { ...GROUP, state: 'stopped' })).toMatchObject([{ value: 1 }]);
     expect(await gw.samples('bre_batch_run_state', { ...GROUP, state: 'finished' })).toMatchObject([{ value: 0 }]);
@@ -56,7 +62,10 @@ describe('--pushgateway', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 20);
     for (const k of [1, 2]) {
-      const run = await spawnCli(runArgs('location', input, join(dir, `w${k}`), '--rate', 'off', '--shard', `${k}/2`, '--pushgateway', gw.url), sb.env());
+      const run = await spawnCli(
+        runArgs('location', input, join(dir, `w${k}`), '--rate', 'off', '--shard', `${k}/2`, '--pushgateway', gw.url),
+        sb.env(),
+      );
       expect(run.code, run.stderr).toBe(0);
     }
     const done = await gw.samples('bre_batch_rows_done', { job: 'bre_batch', pipeline: 'location' });
@@ -68,9 +77,22 @@ describe('--pushgateway', () => {
   it('a gateway that refuses connections, or accepts them and never answers, is warned about and the run ends as without it', async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 12);
-    const down = await spawnCli(runArgs('location', input, join(dir, 'down'), '--rate', 'off', '--pushgateway', `http://127.0.0.1:${await freePort()}`), sb.env());
+    const down = await spawnCli(
+      runArgs(
+        'location',
+        input,
+        join(dir, 'down'),
+        '--rate',
+        'off',
+        '--pushgateway',
+        `http://127.0.0.1:${await freePort()}`,
+      ),
+      sb.env(),
+    );
     expect(down.code, down.stderr).toBe(0);
-    expect(down.stderr).toMatch(/warning: cannot push metrics to the Pushgateway at http:\/\/127\.0\.0\.1:\d+\/: ECONNREFUSED; the run goes on/);
+    expect(down.stderr).toMatch(
+      /warning: cannot push metrics to the Pushgateway at http:\/\/127\.0\.0\.1:\d+\/: ECONNREFUSED; the run goes on/,
+    );
     expect(countLines(join(dir, 'down', 'results.ndjson'))).toBe(12);
 
     // A gateway that takes the connection and the request and never answers.
@@ -82,10 +104,15 @@ describe('--pushgateway', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const port = (silent.address() as { port: number }).port;
-      const hung = await spawnCli(runArgs('location', input, join(dir, 'hung'), '--rate', 'off', '--pushgateway', `http://127.0.0.1:${port}`), sb.env());
+      const hung = await spawnCli(
+        runArgs('location', input, join(dir, 'hung'), '--rate', 'off', '--pushgateway', `http://127.0.0.1:${port}`),
+        sb.env(),
+      );
       expect(hung.code, hung.stderr).toBe(0);
       expect(countLines(join(dir, 'hung', 'results.ndjson'))).toBe(12);
-      expect(hung.stderr).toMatch(/Pushgateway at http:\/\/127\.0\.0\.1:\d+\/ did not finish in time; the run's end did not wait for it/);
+      expect(hung.stderr).toMatch(
+        /Pushgateway at http:\/\/127\.0\.0\.1:\d+\/ did not finish in time; the run's end did not wait for it/,
+      );
       // It was pushed to (and held). That a slow gateway gets one push at a time, never a queue, is the
       // pusher's rule, tested in test/metrics/pushgateway.test.ts (seen from this server, the close of a
       // timed-out push and the next push's connection may arrive in either order).
@@ -100,11 +127,17 @@ describe('--pushgateway', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 3);
     const before = sb.sandbox.stats().services.workflow.requests;
-    const cred = await spawnCli(runArgs('location', input, join(dir, 'a'), '--pushgateway', 'http://ops:s3cretPUSH@127.0.0.1:9091'), sb.env());
+    const cred = await spawnCli(
+      runArgs('location', input, join(dir, 'a'), '--pushgateway', 'http://ops:s3cretPUSH@127.0.0.1:9091'),
+      sb.env(),
+    );
     expect(cred.code).toBe(2);
     expect(cred.stderr).toContain('Expected --pushgateway without a user or password');
     expect(cred.stderr + cred.stdout).not.toContain('s3cretPUSH');
-    const ftp = await spawnCli(runArgs('location', input, join(dir, 'b'), '--pushgateway', 'ftp://127.0.0.1:9091'), sb.env());
+    const ftp = await spawnCli(
+      runArgs('location', input, join(dir, 'b'), '--pushgateway', 'ftp://127.0.0.1:9091'),
+      sb.env(),
+    );
     expect(ftp.code).toBe(2);
     expect(ftp.stderr).toContain("Expected --pushgateway to be an http:// or https:// URL, got 'ftp:'");
     expect(sb.sandbox.stats().services.workflow.requests).toBe(before);

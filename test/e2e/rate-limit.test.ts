@@ -29,7 +29,10 @@ describe('a configured rate against the same limit on the server', () => {
     const dir = tempDir();
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
-    const r = await spawnCli(runArgs('location', input, out, '--rate', `workflow=${perSecond}/s`, '--rate-slack', '2s'), sb.env());
+    const r = await spawnCli(
+      runArgs('location', input, out, '--rate', `workflow=${perSecond}/s`, '--rate-slack', '2s'),
+      sb.env(),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(invariantProblems(rows, readOutput(out))).toEqual([]);
     const st = sb.sandbox.stats().services.workflow;

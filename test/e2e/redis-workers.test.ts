@@ -55,7 +55,9 @@ function watchRequests(stats: () => SandboxStats): { stop(): { first: number; la
 }
 
 function failureText(results: readonly CliResult[]): string {
-  return results.map((r, i) => `worker ${i + 1}: exit ${r.code} ${r.signal ?? ''}\n${r.stderr.slice(-1500)}`).join('\n');
+  return results
+    .map((r, i) => `worker ${i + 1}: exit ${r.code} ${r.signal ?? ''}\n${r.stderr.slice(-1500)}`)
+    .join('\n');
 }
 
 describe('workers sharing one limit through Redis', () => {
@@ -76,93 +78,121 @@ describe('workers sharing one limit through Redis', () => {
     const dir = tempDir('bre-redis-down-');
     const input = locationCsv(dir, 5);
     const port = await sparePort();
-    const r = await startCli(runArgs('location', input, join(dir, 'out'), '--redis', `redis://:hunter2@127.0.0.1:${port}`), env()).done;
+    const r = await startCli(
+      runArgs('location', input, join(dir, 'out'), '--redis', `redis://:hunter2@127.0.0.1:${port}`),
+      env(),
+    ).done;
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`cannot reach Redis at redis://127.0.0.1:${port} for the shared limiter`));
     expect(r.stderr + r.stdout).not.toContain('hunter2');
     expect(sb.sandbox.stats().services.workflow.requests).toBe(before);
   });
 
-  itRedis('three workers together stay within the limit, no 429, and their outputs merge into every row once', async () => {
-    const before = sb.sandbox.stats().services.workflow;
-    const dir = tempDir('bre-redis-');
-    // more rows than the limit, so that the server's window is full and slides
-    const rows = 300;
-    const input = locationCsv(dir, rows);
-    const e = env();
-    const watch = watchRequests(() => sb.sandbox.stats());
-    const runs: RunningCli[] = [1, 2, 3].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 3), e));
-    const results = await Promise.all(runs.map((r) => r.done));
-    const seen = watch.stop();
-    expect(results.map((r) => r.code), failureText(results)).toEqual([0, 0, 0]);
-    const wf = sb.sandbox.stats().services.workflow;
-    expect(wf.sent429 - before.sent429).toBe(0);
-    expect(wf.maxInWindow).toBeLessThanOrEqual(LIMIT);
-    const calls = wf.requests - before.requests;
-    expect(calls).toBe(rows);
-    const achieved = (calls - 1) / ((seen.last - seen.first) / 1000);
-    process.stderr.write(`  3 workers on one Redis limiter: ${calls} calls, ${achieved.toFixed(2)}/s combined = ${(100 * achieved / PER_SECOND).toFixed(1)}% of ${PER_SECOND}/s, ${wf.sent429 - before.sent429} x 429\n`);
-    expect(achieved).toBeLessThanOrEqual(PER_SECOND);
-    // Each worker did only its shard, and the shards together are the input.
-    for (const k of [1, 2, 3]) expect(readOutput(join(dir, `w${k}`)).summary.rows.out_of_shard).toBeGreaterThan(0);
-    const merged = await mergeOutputs({ dirs: [1, 2, 3].map((k) => join(dir, `w${k}`)), out: join(dir, 'merged') });
-    expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
-    expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
-  }, 90_000);
+  itRedis(
+    'three workers together stay within the limit, no 429, and their outputs merge into every row once',
+    async () => {
+      const before = sb.sandbox.stats().services.workflow;
+      const dir = tempDir('bre-redis-');
+      // more rows than the limit, so that the server's window is full and slides
+      const rows = 300;
+      const input = locationCsv(dir, rows);
+      const e = env();
+      const watch = watchRequests(() => sb.sandbox.stats());
+      const runs: RunningCli[] = [1, 2, 3].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 3), e));
+      const results = await Promise.all(runs.map((r) => r.done));
+      const seen = watch.stop();
+      expect(
+        results.map((r) => r.code),
+        failureText(results),
+      ).toEqual([0, 0, 0]);
+      const wf = sb.sandbox.stats().services.workflow;
+      expect(wf.sent429 - before.sent429).toBe(0);
+      expect(wf.maxInWindow).toBeLessThanOrEqual(LIMIT);
+      const calls = wf.requests - before.requests;
+      expect(calls).toBe(rows);
+      const achieved = (calls - 1) / ((seen.last - seen.first) / 1000);
+      process.stderr.write(
+        `  3 workers on one Redis limiter: ${calls} calls, ${achieved.toFixed(2)}/s combined = ${((100 * achieved) / PER_SECOND).toFixed(1)}% of ${PER_SECOND}/s, ${wf.sent429 - before.sent429} x 429\n`,
+      );
+      expect(achieved).toBeLessThanOrEqual(PER_SECOND);
+      // Each worker did only its shard, and the shards together are the input.
+      for (const k of [1, 2, 3]) expect(readOutput(join(dir, `w${k}`)).summary.rows.out_of_shard).toBeGreaterThan(0);
+      const merged = await mergeOutputs({ dirs: [1, 2, 3].map((k) => join(dir, `w${k}`)), out: join(dir, 'merged') });
+      expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
+      expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
+    },
+    90_000,
+  );
 
-  itRedis('a worker killed with SIGKILL mid-run and started again with the same command completes its share', async () => {
-    const before = sb.sandbox.stats().services.workflow;
-    const dir = tempDir('bre-redis-kill-');
-    const rows = 160;
-    const input = locationCsv(dir, rows);
-    const e = env();
-    const args = (k: number) => worker(input, join(dir, `w${k}`), k, 2, REDIS_URL, ['--timeout', 'workflow=5s']);
-    const w1 = startCli(args(1), e);
-    const w2 = startCli(args(2), e);
-    await waitForLines(w1, join(dir, 'w1', 'results.ndjson'), 15, 30_000);
-    w1.child.kill('SIGKILL');
-    const killed = await w1.done;
-    expect(killed.signal).toBe('SIGKILL');
-    const again = startCli(args(1), e);
-    const results = [await again.done, await w2.done];
-    expect(results.map((r) => r.code), failureText(results)).toEqual([0, 0]);
-    expect(readOutput(join(dir, 'w1')).summary.rows.resumed).toBeGreaterThanOrEqual(15);
-    const merged = await mergeOutputs({ dirs: [join(dir, 'w1'), join(dir, 'w2')], out: join(dir, 'merged') });
-    expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
-    expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
-    expect(sb.sandbox.stats().services.workflow.sent429 - before.sent429).toBe(0);
-  }, 90_000);
-
-  itRedis('Redis killed and restarted mid-run: the workers carry on and no row is lost', async () => {
-    const own = new OwnRedis(await sparePort());
-    await own.start();
-    try {
-      const dir = tempDir('bre-redis-restart-');
+  itRedis(
+    'a worker killed with SIGKILL mid-run and started again with the same command completes its share',
+    async () => {
+      const before = sb.sandbox.stats().services.workflow;
+      const dir = tempDir('bre-redis-kill-');
       const rows = 160;
       const input = locationCsv(dir, rows);
-      const before = sb.sandbox.stats().services.workflow;
       const e = env();
-      const runs = [1, 2].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 2, own.url), e));
-      await waitForLines(runs[0], join(dir, 'w1', 'results.ndjson'), 15, 30_000);
-      await own.kill();
-      await sleep(REDIS_OUTAGE_MS);
-      await own.start();
-      const results = await Promise.all(runs.map((r) => r.done));
-      expect(results.map((r) => r.code), failureText(results)).toEqual([0, 0]);
+      const args = (k: number) => worker(input, join(dir, `w${k}`), k, 2, REDIS_URL, ['--timeout', 'workflow=5s']);
+      const w1 = startCli(args(1), e);
+      const w2 = startCli(args(2), e);
+      await waitForLines(w1, join(dir, 'w1', 'results.ndjson'), 15, 30_000);
+      w1.child.kill('SIGKILL');
+      const killed = await w1.done;
+      expect(killed.signal).toBe('SIGKILL');
+      const again = startCli(args(1), e);
+      const results = [await again.done, await w2.done];
+      expect(
+        results.map((r) => r.code),
+        failureText(results),
+      ).toEqual([0, 0]);
+      expect(readOutput(join(dir, 'w1')).summary.rows.resumed).toBeGreaterThanOrEqual(15);
       const merged = await mergeOutputs({ dirs: [join(dir, 'w1'), join(dir, 'w2')], out: join(dir, 'merged') });
       expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
       expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
-      // The restarted (empty) Redis holds the limiter again: the workers re-created it there.
-      const probe = new Redis(own.url);
+      expect(sb.sandbox.stats().services.workflow.sent429 - before.sent429).toBe(0);
+    },
+    90_000,
+  );
+
+  itRedis(
+    'Redis killed and restarted mid-run: the workers carry on and no row is lost',
+    async () => {
+      const own = new OwnRedis(await sparePort());
+      await own.start();
       try {
-        expect((await probe.keys('b_bre-batch:workflow:*_settings')).length).toBe(1);
+        const dir = tempDir('bre-redis-restart-');
+        const rows = 160;
+        const input = locationCsv(dir, rows);
+        const before = sb.sandbox.stats().services.workflow;
+        const e = env();
+        const runs = [1, 2].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 2, own.url), e));
+        await waitForLines(runs[0], join(dir, 'w1', 'results.ndjson'), 15, 30_000);
+        await own.kill();
+        await sleep(REDIS_OUTAGE_MS);
+        await own.start();
+        const results = await Promise.all(runs.map((r) => r.done));
+        expect(
+          results.map((r) => r.code),
+          failureText(results),
+        ).toEqual([0, 0]);
+        const merged = await mergeOutputs({ dirs: [join(dir, 'w1'), join(dir, 'w2')], out: join(dir, 'merged') });
+        expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
+        expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
+        // The restarted (empty) Redis holds the limiter again: the workers re-created it there.
+        const probe = new Redis(own.url);
+        try {
+          expect((await probe.keys('b_bre-batch:workflow:*_settings')).length).toBe(1);
+        } finally {
+          probe.disconnect();
+        }
+        const wf = sb.sandbox.stats().services.workflow;
+        process.stderr.write(
+          `  Redis restarted mid-run: ${wf.requests - before.requests} calls for ${rows} rows, ${wf.sent429 - before.sent429} x 429 (retried)\n`,
+        );
       } finally {
-        probe.disconnect();
+        await own.kill();
       }
-      const wf = sb.sandbox.stats().services.workflow;
-      process.stderr.write(`  Redis restarted mid-run: ${wf.requests - before.requests} calls for ${rows} rows, ${wf.sent429 - before.sent429} x 429 (retried)\n`);
-    } finally {
-      await own.kill();
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 });

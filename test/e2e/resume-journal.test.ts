@@ -21,13 +21,27 @@ import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
 const manifest: Manifest = {
-  version: 1, tool: 'bre-batch', pipeline: { name: 'p', path: '/p.yaml', sha256: 'aaa' },
-  input: { path: '/in.csv', format: 'csv', size: 10, sha256: 'bbb' }, key: 'reference_id', shard: null, limit: null,
+  version: 1,
+  tool: 'bre-batch',
+  pipeline: { name: 'p', path: '/p.yaml', sha256: 'aaa' },
+  input: { path: '/in.csv', format: 'csv', size: 10, sha256: 'bbb' },
+  key: 'reference_id',
+  shard: null,
+  limit: null,
   created_at: '2026-01-01T00:00:00Z',
 };
 
 const txn = (id: string): NormalisedTransaction => ({
-  source: 'aa', account: 'ACC1', txn_id: id, timestamp: null, value_date: '2024-01-02', type: 'DEBIT', amount: 10, balance: null, mode: null, narration: null,
+  source: 'aa',
+  account: 'ACC1',
+  txn_id: id,
+  timestamp: null,
+  value_date: '2024-01-02',
+  type: 'DEBIT',
+  amount: 10,
+  balance: null,
+  mode: null,
+  narration: null,
 });
 
 describe('journal order and leftovers', () => {
@@ -69,7 +83,10 @@ describe('journal order and leftovers', () => {
     out.writeResult(2, 'k2', '{}', [txn('t3')], []);
     out.close();
     out.unlock();
-    writeFileSync(join(dir, `${FILES.txJournal}.tmp`), `${readFileSync(join(dir, FILES.txJournal), 'utf8')}{"row":1,"key":"k1","tran`);
+    writeFileSync(
+      join(dir, `${FILES.txJournal}.tmp`),
+      `${readFileSync(join(dir, FILES.txJournal), 'utf8')}{"row":1,"key":"k1","tran`,
+    );
     out = await RunOutput.open(dir, manifest, { retryErrors: false, withTransactions: true });
     out.close();
     expect((await out.rebuild()).transactions).toBe(3);
@@ -82,7 +99,10 @@ describe('journal order and leftovers', () => {
     out.writeResult(1, 'k1', '{}', [], [{ stage: 'report', name: 'report_url', value: 'https://x.example/r1' }]);
     out.close();
     out.unlock();
-    appendFileSync(join(dir, FILES.secrets), '{"row":2,"key":"k2","secrets":[{"name":"report_url","value":"https://x.example/r2"}]}\n');
+    appendFileSync(
+      join(dir, FILES.secrets),
+      '{"row":2,"key":"k2","secrets":[{"name":"report_url","value":"https://x.example/r2"}]}\n',
+    );
     out = await RunOutput.open(dir, manifest, { retryErrors: false, withTransactions: false });
     out.close();
     out.unlock();
@@ -94,7 +114,17 @@ describe('journal order and leftovers', () => {
   it('a leftover errors.retrying.ndjson.new of a killed --retry-errors is not merged in twice', async () => {
     const dir = tempDir();
     let out = await RunOutput.open(dir, manifest, { retryErrors: false, withTransactions: false });
-    out.writeError({ row: 1, line: 2, key: 'k1', stage: 's', status: 503, code: 'SERVER_UNAVAILABLE', message: 'x', attempts: 1, input: {} });
+    out.writeError({
+      row: 1,
+      line: 2,
+      key: 'k1',
+      stage: 's',
+      status: 503,
+      code: 'SERVER_UNAVAILABLE',
+      message: 'x',
+      attempts: 1,
+      input: {},
+    });
     out.close();
     out.unlock();
     writeFileSync(join(dir, `${FILES.retrying}.new`), '{"row":7,"key":"k7"}\n{"row":8,');
@@ -115,10 +145,13 @@ describe('output folder lock', () => {
   };
   const me = processIdentity(process.pid);
   /** The lock names this process: its pid, host, and the identity that survives pid reuse. */
-  const expectOurs = (dir: string) => expect(lockOf(dir)).toMatchObject({ pid: process.pid, host: hostname(), boot: me?.boot, start: me?.start });
+  const expectOurs = (dir: string) =>
+    expect(lockOf(dir)).toMatchObject({ pid: process.pid, host: hostname(), boot: me?.boot, start: me?.start });
 
   const children: ChildProcess[] = [];
-  afterAll(() => { for (const c of children) c.kill('SIGKILL'); });
+  afterAll(() => {
+    for (const c of children) c.kill('SIGKILL');
+  });
   /** A live process that is not bre-batch (nothing in its command line says so). */
   async function otherProcess(): Promise<ChildProcess> {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
@@ -139,14 +172,22 @@ describe('output folder lock', () => {
   it('refuses a second process while the first holds it; takes over once the holder is killed', async () => {
     const dir = folder();
     const lockModule = pathToFileURL(join(ROOT, 'dist', 'output', 'lock.js')).href;
-    const holder = spawn(process.execPath, ['--input-type=module', '-e',
-      `import { lockOutput } from ${JSON.stringify(lockModule)}; lockOutput(process.argv[1]); process.stdout.write('locked\\n'); setInterval(() => {}, 1000);`, dir]);
+    const holder = spawn(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `import { lockOutput } from ${JSON.stringify(lockModule)}; lockOutput(process.argv[1]); process.stdout.write('locked\\n'); setInterval(() => {}, 1000);`,
+      dir,
+    ]);
     children.push(holder);
     let out = '';
-    holder.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    holder.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     await waitFor(() => out.includes('locked'), 15_000, 'the other process to take the lock');
     expect(lockOf(dir)).toMatchObject({ pid: holder.pid, ...processIdentity(holder.pid!) });
-    expect(() => lockOutput(dir)).toThrow(new RegExp(`another bre-batch run \\(pid ${holder.pid}, started [^)]+\\) is writing to it`));
+    expect(() => lockOutput(dir)).toThrow(
+      new RegExp(`another bre-batch run \\(pid ${holder.pid}, started [^)]+\\) is writing to it`),
+    );
     expect(lockOf(dir).pid).toBe(holder.pid);
 
     const exited = once(holder, 'exit');
@@ -176,11 +217,23 @@ describe('output folder lock', () => {
     const other = await otherProcess();
     const id = processIdentity(other.pid!)!;
     // The process that wrote the lock had this pid but started earlier: it is gone, and the pid reused.
-    writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'then', boot: id.boot, start: String(Number(id.start) - 1) }));
+    writeFileSync(
+      lockPath(dir),
+      JSON.stringify({
+        pid: other.pid,
+        host: hostname(),
+        started: 'then',
+        boot: id.boot,
+        start: String(Number(id.start) - 1),
+      }),
+    );
     lockOutput(dir);
     expectOurs(dir);
     // Written before the machine last booted: every process of then is gone.
-    writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'then', boot: 'an-earlier-boot', start: id.start }));
+    writeFileSync(
+      lockPath(dir),
+      JSON.stringify({ pid: other.pid, host: hostname(), started: 'then', boot: 'an-earlier-boot', start: id.start }),
+    );
     lockOutput(dir);
     expectOurs(dir);
   });
@@ -188,8 +241,13 @@ describe('output folder lock', () => {
   it('is refused while its owner lives, whatever that process is called', async () => {
     const dir = folder();
     const other = await otherProcess();
-    writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'now', ...processIdentity(other.pid!) }));
-    expect(() => lockOutput(dir)).toThrow(new RegExp(`another bre-batch run \\(pid ${other.pid}, started now\\) is writing to it\\. Wait for it to finish`));
+    writeFileSync(
+      lockPath(dir),
+      JSON.stringify({ pid: other.pid, host: hostname(), started: 'now', ...processIdentity(other.pid!) }),
+    );
+    expect(() => lockOutput(dir)).toThrow(
+      new RegExp(`another bre-batch run \\(pid ${other.pid}, started now\\) is writing to it\\. Wait for it to finish`),
+    );
     expect(lockOf(dir).pid).toBe(other.pid);
   });
 
@@ -197,14 +255,18 @@ describe('output folder lock', () => {
     const dir = folder();
     const other = await otherProcess();
     writeFileSync(lockPath(dir), JSON.stringify({ pid: other.pid, host: hostname(), started: 'now' }));
-    expect(() => lockOutput(dir)).toThrow(/does not say which process started with that pid: if no run is active, delete .*lock and run again/);
+    expect(() => lockOutput(dir)).toThrow(
+      /does not say which process started with that pid: if no run is active, delete .*lock and run again/,
+    );
     expect(lockOf(dir).pid).toBe(other.pid);
   });
 
   it('is refused when held from another host, saying what to do', () => {
     const dir = folder();
     writeFileSync(lockPath(dir), JSON.stringify({ pid: 4242, host: 'elsewhere.example', started: 'now' }));
-    expect(() => lockOutput(dir)).toThrow(/a bre-batch run on host elsewhere\.example \(pid 4242.*delete .*lock and run again/);
+    expect(() => lockOutput(dir)).toThrow(
+      /a bre-batch run on host elsewhere\.example \(pid 4242.*delete .*lock and run again/,
+    );
     expect(lockOf(dir).host).toBe('elsewhere.example');
   });
 });

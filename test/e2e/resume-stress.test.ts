@@ -17,11 +17,16 @@ import { waitFor } from '../helpers/wait.js';
 
 const CONCURRENCY = 6;
 /** The run's window of rows in flight for rescore's two services (bureau, workflow) at CONCURRENCY calls each. */
-const WINDOW = windowSize(perService(() => CONCURRENCY), new Set(['bureau', 'workflow']));
+const WINDOW = windowSize(
+  perService(() => CONCURRENCY),
+  new Set(['bureau', 'workflow']),
+);
 
 /** The shipped rescore sample repeated to `n` rows with fresh keys; file columns made absolute (inside samples/, the run's --files-root). */
 function rescoreInput(dir: string, n: number): string {
-  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8').trimEnd().split('\n');
+  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8')
+    .trimEnd()
+    .split('\n');
   const cols = header.split(',');
   const pathCols = ['bureau_report_path', 'bank_data_path'].map((c) => cols.indexOf(c));
   const out = [header];
@@ -58,7 +63,21 @@ describe('repeated kill -9 of a two-stage pipeline under faults', () => {
     const rows = 240;
     const input = rescoreInput(dir, rows);
     const out = join(dir, 'out');
-    const args = runArgs('rescore', input, out, '--files-root', join(ROOT, 'samples'), '--rate', 'bureau=60/s', '--rate', 'workflow=60/s', '--concurrency', String(CONCURRENCY), '--max-attempts', '8');
+    const args = runArgs(
+      'rescore',
+      input,
+      out,
+      '--files-root',
+      join(ROOT, 'samples'),
+      '--rate',
+      'bureau=60/s',
+      '--rate',
+      'workflow=60/s',
+      '--concurrency',
+      String(CONCURRENCY),
+      '--max-attempts',
+      '8',
+    );
     const results = join(out, 'results.ndjson');
     const kills = 5;
     for (let k = 0; k < kills; k += 1) {
@@ -66,7 +85,12 @@ describe('repeated kill -9 of a two-stage pipeline under faults', () => {
       const before = countLines(results);
       const requestsBefore = proxy.counts.requests;
       // Kill at varied points: as the run's first calls go out (1, 5, 9 of them), or once more rows are done.
-      if (k % 2 === 0) await waitFor(() => proxy.counts.requests >= requestsBefore + 1 + 2 * k, 30_000, `call ${1 + 2 * k} of run ${k + 1}`);
+      if (k % 2 === 0)
+        await waitFor(
+          () => proxy.counts.requests >= requestsBefore + 1 + 2 * k,
+          30_000,
+          `call ${1 + 2 * k} of run ${k + 1}`,
+        );
       else await waitForLines(run, results, before + 25);
       run.child.kill('SIGKILL');
       const res = await run.done;
@@ -79,7 +103,11 @@ describe('repeated kill -9 of a two-stage pipeline under faults', () => {
     expect(last.code, last.stderr).toBe(0);
     const done = readOutput(out);
     expect(invariantProblems(rows, done)).toEqual([]);
-    expect(done.results.every((r) => typeof (r.stages as any)?.decision?.decision === 'string' && (r.stages as any)?.bureau !== undefined)).toBe(true);
+    expect(
+      done.results.every(
+        (r) => typeof (r.stages as any)?.decision?.decision === 'string' && (r.stages as any)?.bureau !== undefined,
+      ),
+    ).toBe(true);
     // Both stages answered successfully for every row. A row is journalled when its last stage is done, so
     // a row in flight at a kill (at most the runner's window of rows in flight, WINDOW) is sent again whole:
     // its bureau call, and its workflow call if that was answered but not yet written.
@@ -87,14 +115,18 @@ describe('repeated kill -9 of a two-stage pipeline under faults', () => {
     expect(paths.size).toBe(2);
     expect(proxy.successes.size).toBe(2 * rows);
     const repeated = proxy.repeated();
-    console.info(`${kills} kills: ${repeated.size} successful calls repeated (bound ${kills * WINDOW}); final run resumed ${done.summary.rows.resumed} rows`);
+    console.info(
+      `${kills} kills: ${repeated.size} successful calls repeated (bound ${kills * WINDOW}); final run resumed ${done.summary.rows.resumed} rows`,
+    );
     expect(repeated.size).toBeLessThanOrEqual(kills * WINDOW);
   }, 120_000);
 });
 
 /** The AA sample repeated to `n` rows with fresh keys. */
 function aaInput(dir: string, n: number): string {
-  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'aa_transactions.csv'), 'utf8').trimEnd().split('\n');
+  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'aa_transactions.csv'), 'utf8')
+    .trimEnd()
+    .split('\n');
   const out = [header];
   for (let i = 0; i < n; i += 1) {
     const cells = rows[i % rows.length].split(',');
@@ -129,7 +161,8 @@ describe('kill -9 of an account pipeline', () => {
     const dir = tempDir();
     const rows = 60;
     const input = aaInput(dir, rows);
-    const args = (out: string) => runArgs('aa_transactions', input, out, '--rate', 'account=40/s', '--concurrency', '4');
+    const args = (out: string) =>
+      runArgs('aa_transactions', input, out, '--rate', 'account=40/s', '--concurrency', '4');
     const clean = join(dir, 'clean');
     const ref = await spawnCli(args(clean), sb.env());
     expect(ref.code, ref.stderr).toBe(0);
@@ -145,7 +178,12 @@ describe('kill -9 of an account pipeline', () => {
     expect(last.code, last.stderr).toBe(0);
     expect(invariantProblems(rows, readOutput(out))).toEqual([]);
     expect(transactionsPerKey(out)).toEqual(transactionsPerKey(clean));
-    const secretRows = (o: string) => readFileSync(join(o, 'secrets.ndjson'), 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { row: number }).row).sort((a, b) => a - b);
+    const secretRows = (o: string) =>
+      readFileSync(join(o, 'secrets.ndjson'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { row: number }).row)
+        .sort((a, b) => a - b);
     // A row killed after its secrets line but before its result runs again: its old line is dropped.
     expect(secretRows(out)).toEqual(secretRows(clean));
     expect(statSync(join(out, 'secrets.ndjson')).mode & 0o777).toBe(0o600);

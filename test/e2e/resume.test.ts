@@ -34,59 +34,79 @@ describe('kill -9 and resume', () => {
   });
 
   // Parquet rows are numbered in the file's order, so a Parquet input resumes exactly as a CSV does.
-  it.each([['CSV', locationCsv], ['Parquet', locationParquet]])('%s: resumes after SIGKILL and a torn line: every row once, no success repeated beyond those in flight', async (_format, write) => {
-    proxy.reset();
-    const dir = tempDir();
-    const input = write(dir, ROWS);
-    const out = join(dir, 'out');
-    // 50/s over 300 rows: about 6 s, so the kill lands mid-way.
-    const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
-    const first = startCli(args, sb.env(proxy.url));
-    await waitForLines(first, join(out, 'results.ndjson'), 80);
-    first.child.kill('SIGKILL');
-    const inflightAtKill = proxy.inflight();
-    const killed = await first.done;
-    expect(killed.signal).toBe('SIGKILL');
-    // The killed run's lock is left behind; the resume takes it over (its process is gone).
-    expect(existsSync(join(out, '.state', 'lock'))).toBe(true);
+  it.each([
+    ['CSV', locationCsv],
+    ['Parquet', locationParquet],
+  ])(
+    '%s: resumes after SIGKILL and a torn line: every row once, no success repeated beyond those in flight',
+    async (_format, write) => {
+      proxy.reset();
+      const dir = tempDir();
+      const input = write(dir, ROWS);
+      const out = join(dir, 'out');
+      // 50/s over 300 rows: about 6 s, so the kill lands mid-way.
+      const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
+      const first = startCli(args, sb.env(proxy.url));
+      await waitForLines(first, join(out, 'results.ndjson'), 80);
+      first.child.kill('SIGKILL');
+      const inflightAtKill = proxy.inflight();
+      const killed = await first.done;
+      expect(killed.signal).toBe('SIGKILL');
+      // The killed run's lock is left behind; the resume takes it over (its process is gone).
+      expect(existsSync(join(out, '.state', 'lock'))).toBe(true);
 
-    const beforeResume = readOutput(out);
-    const doneBefore = beforeResume.results.length + beforeResume.errors.length;
-    expect(doneBefore).toBeGreaterThanOrEqual(80);
-    expect(doneBefore).toBeLessThan(ROWS);
-    // A torn write: half a line for a row that is not done, without its newline.
-    const doneRows = new Set(beforeResume.results.map((l) => l.row));
-    let torn = 1;
-    while (doneRows.has(torn)) torn += 1;
-    appendFileSync(join(out, 'results.ndjson'), `{"row":${torn},"key":"LOC-${String(torn).padStart(6, '0')}","stages":{"loc`);
+      const beforeResume = readOutput(out);
+      const doneBefore = beforeResume.results.length + beforeResume.errors.length;
+      expect(doneBefore).toBeGreaterThanOrEqual(80);
+      expect(doneBefore).toBeLessThan(ROWS);
+      // A torn write: half a line for a row that is not done, without its newline.
+      const doneRows = new Set(beforeResume.results.map((l) => l.row));
+      let torn = 1;
+      while (doneRows.has(torn)) torn += 1;
+      appendFileSync(
+        join(out, 'results.ndjson'),
+        `{"row":${torn},"key":"LOC-${String(torn).padStart(6, '0')}","stages":{"loc`,
+      );
 
-    const second = await spawnCli(args, sb.env(proxy.url));
-    expect(second.code, second.stderr).toBe(0);
-    const after = readOutput(out);
-    expect(invariantProblems(ROWS, after)).toEqual([]);
-    expect(after.results).toHaveLength(ROWS);
-    expect(after.summary.rows.resumed).toBe(doneBefore);
-    // each row's decision counted once: the killed session's from the journal, this one's as they came
-    expect(Object.values(after.summary.decisions.location as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(ROWS);
-    expect(after.summary.rows.processed_this_session).toBe(ROWS - doneBefore);
-    expect(after.summary.finished).toBe(true);
-    expect(after.csvLines).toHaveLength(ROWS + 1);
-    // Each result line is whole JSON with its stage result (the torn fragment is gone), under its own row.
-    expect(after.results.every((l) => typeof (l.stages as any)?.location?.decision === 'string')).toBe(true);
-    expect(after.results.every((l) => l.key === locationKey(l.row))).toBe(true);
-    // results.csv is what a rebuild of the final journal gives (the header of an uninterrupted run), and
-    // results.parquet holds every value of the journal under the same columns (read back with parquet-wasm).
-    await buildResultsCsv(join(out, 'results.ndjson'), join(dir, 'two-pass.csv'), [{ id: 'location', known: workflowResultColumns() }]);
-    expect(readFileSync(join(out, 'results.csv'), 'utf8')).toBe(readFileSync(join(dir, 'two-pass.csv'), 'utf8'));
-    await expectMatchesJournal(join(out, 'results.parquet'), join(out, 'results.ndjson'), after.csvLines[0].split(','));
+      const second = await spawnCli(args, sb.env(proxy.url));
+      expect(second.code, second.stderr).toBe(0);
+      const after = readOutput(out);
+      expect(invariantProblems(ROWS, after)).toEqual([]);
+      expect(after.results).toHaveLength(ROWS);
+      expect(after.summary.rows.resumed).toBe(doneBefore);
+      // each row's decision counted once: the killed session's from the journal, this one's as they came
+      expect(Object.values(after.summary.decisions.location as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(
+        ROWS,
+      );
+      expect(after.summary.rows.processed_this_session).toBe(ROWS - doneBefore);
+      expect(after.summary.finished).toBe(true);
+      expect(after.csvLines).toHaveLength(ROWS + 1);
+      // Each result line is whole JSON with its stage result (the torn fragment is gone), under its own row.
+      expect(after.results.every((l) => typeof (l.stages as any)?.location?.decision === 'string')).toBe(true);
+      expect(after.results.every((l) => l.key === locationKey(l.row))).toBe(true);
+      // results.csv is what a rebuild of the final journal gives (the header of an uninterrupted run), and
+      // results.parquet holds every value of the journal under the same columns (read back with parquet-wasm).
+      await buildResultsCsv(join(out, 'results.ndjson'), join(dir, 'two-pass.csv'), [
+        { id: 'location', known: workflowResultColumns() },
+      ]);
+      expect(readFileSync(join(out, 'results.csv'), 'utf8')).toBe(readFileSync(join(dir, 'two-pass.csv'), 'utf8'));
+      await expectMatchesJournal(
+        join(out, 'results.parquet'),
+        join(out, 'results.ndjson'),
+        after.csvLines[0].split(','),
+      );
 
-    // Every row answered successfully at least once; repeats only for calls answered but not journalled.
-    expect(proxy.successes.size).toBe(ROWS);
-    const repeated = proxy.repeated();
-    console.info(`kill -9: ${doneBefore} rows done at the kill, ${inflightAtKill} calls in flight at the proxy, ${repeated.size} successful calls repeated on resume`);
-    expect(repeated.size).toBeLessThanOrEqual(CONCURRENCY);
-    expect([...repeated.values()].every((n) => n === 2)).toBe(true);
-  }, 90_000);
+      // Every row answered successfully at least once; repeats only for calls answered but not journalled.
+      expect(proxy.successes.size).toBe(ROWS);
+      const repeated = proxy.repeated();
+      console.info(
+        `kill -9: ${doneBefore} rows done at the kill, ${inflightAtKill} calls in flight at the proxy, ${repeated.size} successful calls repeated on resume`,
+      );
+      expect(repeated.size).toBeLessThanOrEqual(CONCURRENCY);
+      expect([...repeated.values()].every((n) => n === 2)).toBe(true);
+    },
+    90_000,
+  );
 
   it('a full disk (a write fails) stops with exit 3; the same command resumes and completes', async () => {
     proxy.reset();
@@ -109,7 +129,9 @@ describe('kill -9 and resume', () => {
     const after = readOutput(out);
     expect(invariantProblems(ROWS, after)).toEqual([]);
     const repeated = proxy.repeated();
-    console.info(`disk full: ${stopped.results.length} rows kept, ${repeated.size} successful calls repeated on resume`);
+    console.info(
+      `disk full: ${stopped.results.length} rows kept, ${repeated.size} successful calls repeated on resume`,
+    );
     // Re-sent: the rows of the batch whose write failed (settled in one event-loop turn, each of them one
     // of the calls in flight) and the calls in flight that finished after it.
     expect(repeated.size).toBeLessThanOrEqual(2 * CONCURRENCY);
@@ -145,7 +167,10 @@ describe('kill -9 and resume', () => {
     expect(byInput.stderr).toMatch(/input/);
 
     const pipeline = join(dir, 'my-location.yaml');
-    writeFileSync(pipeline, readFileSync(join(ROOT, 'pipelines', 'location.yaml'), 'utf8').replace('id: location', 'id: geo'));
+    writeFileSync(
+      pipeline,
+      readFileSync(join(ROOT, 'pipelines', 'location.yaml'), 'utf8').replace('id: location', 'id: geo'),
+    );
     const byPipeline = await spawnCli(runArgs(pipeline, input, out), sb.env());
     expect(byPipeline.code).toBe(2);
     expect(byPipeline.stderr).toMatch(/refusing to resume/);
@@ -155,9 +180,15 @@ describe('kill -9 and resume', () => {
     for (const extra of [['--encoding', 'windows-1252'], ['--decimal-comma']]) {
       const byReading = await spawnCli(runArgs('location', input, out, ...extra), sb.env());
       expect(byReading.code).toBe(2);
-      expect(byReading.stderr).toMatch(/refusing to resume .*its input was read with encoding utf-8, separator ',' \(comma\), no --decimal-comma, now with/);
+      expect(byReading.stderr).toMatch(
+        /refusing to resume .*its input was read with encoding utf-8, separator ',' \(comma\), no --decimal-comma, now with/,
+      );
     }
-    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input.reading).toEqual({ encoding: 'utf-8', delimiter: ',', decimal_comma: false });
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input.reading).toEqual({
+      encoding: 'utf-8',
+      delimiter: ',',
+      decimal_comma: false,
+    });
 
     // The same contents under another path is the same input: the run resumes (nothing left to do).
     const copy = join(dir, 'copy.csv');

@@ -19,9 +19,15 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** The rows of results.ndjson (as they finished), results.csv and results.parquet. */
 async function orders(out: string): Promise<{ journal: number[]; csv: number[]; parquet: number[] }> {
   const journal = readOutput(out).results.map((l) => l.row);
-  const csv = (parse(readFileSync(join(out, 'results.csv'), 'utf8'), { from_line: 2 }) as string[][]).map((r) => Number(r[0]));
+  const csv = (parse(readFileSync(join(out, 'results.csv'), 'utf8'), { from_line: 2 }) as string[][]).map((r) =>
+    Number(r[0]),
+  );
   const parquet = (await readParquet(join(out, 'results.parquet'))).rows.map((r) => Number(r.row));
-  await expectMatchesJournal(join(out, 'results.parquet'), join(out, 'results.ndjson'), readFileSync(join(out, 'results.csv'), 'utf8').split('\n')[0].split(','));
+  await expectMatchesJournal(
+    join(out, 'results.parquet'),
+    join(out, 'results.ndjson'),
+    readFileSync(join(out, 'results.csv'), 'utf8').split('\n')[0].split(','),
+  );
   return { journal, csv, parquet };
 }
 
@@ -36,9 +42,17 @@ describe('results in input order', () => {
 
   it('the sample bank run: answers held back, the files in row order', async () => {
     // Every other answer held 300 ms: rows 1, 3, 5 finish after 2 and 4.
-    sb = await startTestSandbox({ rate: { workflow: null, bureau: null, account: null }, faults: { slow: 0.5 }, slowMs: 300, seed: 3 });
+    sb = await startTestSandbox({
+      rate: { workflow: null, bureau: null, account: null },
+      faults: { slow: 0.5 },
+      slowMs: 300,
+      seed: 3,
+    });
     const out = join(tempDir(), 'out');
-    const r = await spawnCli(runArgs('bank', join(ROOT, 'samples', 'bank.ndjson'), out, '--rate', 'off', '--concurrency', '8'), sb.env());
+    const r = await spawnCli(
+      runArgs('bank', join(ROOT, 'samples', 'bank.ndjson'), out, '--rate', 'off', '--concurrency', '8'),
+      sb.env(),
+    );
     expect([0, 1], r.stderr).toContain(r.code);
     const o = await orders(out);
     expect(o.journal).not.toEqual(sorted(o.journal));
@@ -46,9 +60,15 @@ describe('results in input order', () => {
     expect(o.parquet).toEqual(sorted(o.journal));
   });
 
-  it('a long run (the spool\'s thread), then a kill -9 and a resume, then --retry-errors: in row order each time', async () => {
+  it("a long run (the spool's thread), then a kill -9 and a resume, then --retry-errors: in row order each time", async () => {
     const ROWS = 3000;
-    sb = await startTestSandbox({ rate: { workflow: null }, faults: { slow: 0.05, 503: 0.03 }, slowMs: 400, latencyMs: 2, seed: 11 });
+    sb = await startTestSandbox({
+      rate: { workflow: null },
+      faults: { slow: 0.05, 503: 0.03 },
+      slowMs: 400,
+      latencyMs: 2,
+      seed: 11,
+    });
     const dir = tempDir();
     const input = locationCsv(dir, ROWS);
     const out = join(dir, 'out');

@@ -44,7 +44,10 @@ function inputRows(path = INPUT): InputRow[] {
 }
 
 /** The expected draw: per month (missing last), round(0.2 x N_h) half up, at least 2, the smallest hashes. */
-function expectedDraw(rows: readonly InputRow[], seed = 'bre-batch'): Map<number, { stratum: string; weight: number; population: number }> {
+function expectedDraw(
+  rows: readonly InputRow[],
+  seed = 'bre-batch',
+): Map<number, { stratum: string; weight: number; population: number }> {
   const byMonth = new Map<string, InputRow[]>();
   for (const r of rows) {
     const name = r.month ?? '(missing)';
@@ -107,19 +110,50 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const dir = tempDir('bre-sample-');
     const out = join(dir, 'out');
     const before = faulty.sandbox.stats().services.workflow.requests;
-    const r = await spawnCli(runArgs('champion_challenger', INPUT, out, '--rate', 'off', ...SAMPLE, '--max-attempts', '1', '--max-failure-share', '1', '--max-consecutive-failures', '0'), faulty.env());
+    const r = await spawnCli(
+      runArgs(
+        'champion_challenger',
+        INPUT,
+        out,
+        '--rate',
+        'off',
+        ...SAMPLE,
+        '--max-attempts',
+        '1',
+        '--max-failure-share',
+        '1',
+        '--max-consecutive-failures',
+        '0',
+      ),
+      faulty.env(),
+    );
     expect(r.code, r.stderr).toBe(1);
     const o = readOutput(out);
     expect(o.errors.length).toBeGreaterThan(0);
     expect(o.errors.every((e) => e.code === 'SERVER_UNAVAILABLE')).toBe(true);
     expectTheSample(o);
     // Only the sample was sent: two workflow calls a row, one attempt each.
-    expect(faulty.sandbox.stats().services.workflow.requests - before).toBe(2 * EXPECTED.size - o.errors.filter((e) => e.stage === 'champion').length);
+    expect(faulty.sandbox.stats().services.workflow.requests - before).toBe(
+      2 * EXPECTED.size - o.errors.filter((e) => e.stage === 'champion').length,
+    );
     // The three rows without a date are a stratum of their own: 2 of 3 rows, weight 1.5.
     const missing = o.summary.sample.strata.find((s: { name: string }) => s.name === '(missing)');
     expect(missing).toEqual({ name: '(missing)', values: [null], population: 3, sample: 2 });
-    expect(o.summary.sample).toMatchObject({ seed: 'bre-batch', population: 1500, sampled: EXPECTED.size, share: 0.2, size: null, rows_without_key: 0, rows_unreadable: 0 });
-    expect(o.summary.rows).toMatchObject({ read: 1500, not_in_sample: 1500 - EXPECTED.size, succeeded: o.results.length, failed: o.errors.length });
+    expect(o.summary.sample).toMatchObject({
+      seed: 'bre-batch',
+      population: 1500,
+      sampled: EXPECTED.size,
+      share: 0.2,
+      size: null,
+      rows_without_key: 0,
+      rows_unreadable: 0,
+    });
+    expect(o.summary.rows).toMatchObject({
+      read: 1500,
+      not_in_sample: 1500 - EXPECTED.size,
+      succeeded: o.results.length,
+      failed: o.errors.length,
+    });
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     const { rows_without_key: _k, rows_unreadable: _u, ...design } = o.summary.sample;
     expect(manifest.sample).toEqual(design);
@@ -138,10 +172,27 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain(`A sample of ${EXPECTED.size} of 1,500 rows`);
     expect(html).toMatch(/\(missing\) <span class="note">— no readable value: a stratum of its own/);
-    expect(r.stdout).toContain(`sample: ${EXPECTED.size} of 1500 rows in 16 strata (--sample-share 0.2 --stratify-by application_date:month --seed bre-batch)`);
+    expect(r.stdout).toContain(
+      `sample: ${EXPECTED.size} of 1500 rows in 16 strata (--sample-share 0.2 --stratify-by application_date:month --seed bre-batch)`,
+    );
     // compare reads the folder as the sample it is: population estimates with intervals, the failed rows
     // known as missing data of the design.
-    const cmp = await spawnCli(['compare', out, out, '--stage-a', 'champion', '--stage-b', 'challenger', '--outcome', 'defaulted', '--out', join(dir, 'cmp')], {});
+    const cmp = await spawnCli(
+      [
+        'compare',
+        out,
+        out,
+        '--stage-a',
+        'champion',
+        '--stage-b',
+        'challenger',
+        '--outcome',
+        'defaulted',
+        '--out',
+        join(dir, 'cmp'),
+      ],
+      {},
+    );
     expect(cmp.code, cmp.stderr).toBe(0);
     const cj = JSON.parse(readFileSync(join(dir, 'cmp', 'compare.json'), 'utf8'));
     expect(cj.sample.design.seed).toBe('bre-batch');
@@ -179,13 +230,23 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const outs = [join(dir, 'w1'), join(dir, 'w2')];
     const runs = await Promise.all([
       spawnCli(runArgs('champion_challenger', INPUT, one, '--rate', 'off', ...SAMPLE), sb.env()),
-      ...outs.map((o, i) => spawnCli(runArgs('champion_challenger', INPUT, o, '--rate', 'off', ...SAMPLE, '--shard', `${i + 1}/2`), sb.env())),
+      ...outs.map((o, i) =>
+        spawnCli(
+          runArgs('champion_challenger', INPUT, o, '--rate', 'off', ...SAMPLE, '--shard', `${i + 1}/2`),
+          sb.env(),
+        ),
+      ),
     ]);
-    expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.stderr).join('\n'),
+    ).toEqual([0, 0, 0]);
     // Each worker drew the whole sample and ran its shard of it.
     for (const [i, o] of outs.entries()) {
       const w = readOutput(o);
-      const mine = [...EXPECTED.keys()].filter((row) => shardOf(ALL[row - 1].key, row, 2) === i + 1).sort((x, y) => x - y);
+      const mine = [...EXPECTED.keys()]
+        .filter((row) => shardOf(ALL[row - 1].key, row, 2) === i + 1)
+        .sort((x, y) => x - y);
       expect(w.results.map((l) => l.row).sort((a, b) => a - b)).toEqual(mine);
       expect(w.summary.rows.out_of_shard).toBe(EXPECTED.size - mine.length);
     }
@@ -195,14 +256,28 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const a = readOutput(one);
     const b = readOutput(merged);
     expectTheSample(b);
-    const view = (o: RunFolder) => o.results.map((l) => ({ row: l.row, key: l.key, stratum: l.stratum, weight: l.weight, champion: (l.stages as any).champion.decision, challenger: (l.stages as any).challenger.decision })).sort((x, y) => x.row - y.row);
+    const view = (o: RunFolder) =>
+      o.results
+        .map((l) => ({
+          row: l.row,
+          key: l.key,
+          stratum: l.stratum,
+          weight: l.weight,
+          champion: (l.stages as any).champion.decision,
+          challenger: (l.stages as any).challenger.decision,
+        }))
+        .sort((x, y) => x.row - y.row);
     expect(view(b)).toEqual(view(a));
     expect(b.csvLines[0]).toBe(a.csvLines[0]);
     const manifest = (d: string) => JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8'));
     expect(manifest(merged).sample).toEqual(manifest(one).sample);
     expect(b.summary.sample).toEqual(a.summary.sample);
     expect(b.summary.rows.missing).toBe(0);
-    await expectMatchesJournal(join(merged, 'results.parquet'), join(merged, 'results.ndjson'), b.csvLines[0].split(','));
+    await expectMatchesJournal(
+      join(merged, 'results.parquet'),
+      join(merged, 'results.ndjson'),
+      b.csvLines[0].split(','),
+    );
     expect(readFileSync(join(merged, 'report.html'), 'utf8')).toContain(`A sample of ${EXPECTED.size} of 1,500 rows`);
     // A sampled row missing from a shard is found: the stratum must hold n_h rows over the shards.
     const damaged = join(dir, 'w1-damaged');
@@ -211,11 +286,24 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     writeFileSync(join(damaged, 'results.ndjson'), `${kept.join('\n')}\n`);
     const report = await mergeOutputs({ dirs: [damaged, outs[1]], out: join(dir, 'merged-damaged') });
     expect(report.ok).toBe(false);
-    expect(report.missingRows).toEqual({ count: 1, first: [], strata: [{ name: JSON.parse(dropped).stratum, missing: 1 }] });
-    expect(formatMergeReport(report)).toContain(`1 row of the sample is in no shard: 1 of stratum ${JSON.parse(dropped).stratum}`);
+    expect(report.missingRows).toEqual({
+      count: 1,
+      first: [],
+      strata: [{ name: JSON.parse(dropped).stratum, missing: 1 }],
+    });
+    expect(formatMergeReport(report)).toContain(
+      `1 row of the sample is in no shard: 1 of stratum ${JSON.parse(dropped).stratum}`,
+    );
     // A worker drawn with another seed cannot be merged in.
     const other = join(dir, 'other');
-    expect((await spawnCli(runArgs('champion_challenger', INPUT, other, '--rate', 'off', ...SAMPLE, '--seed', 'x', '--shard', '2/2'), sb.env())).code).toBe(0);
+    expect(
+      (
+        await spawnCli(
+          runArgs('champion_challenger', INPUT, other, '--rate', 'off', ...SAMPLE, '--seed', 'x', '--shard', '2/2'),
+          sb.env(),
+        )
+      ).code,
+    ).toBe(0);
     const bad = await spawnCli(['merge', outs[0], other, '--out', join(dir, 'bad')], {});
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/is not the same sample as .*--seed "bre-batch" in .*w1, "x" in .*other/);
@@ -224,19 +312,58 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
   it('a --stratify-by column the input lacks is exit 2 before any call and before the folder exists', async () => {
     const dir = tempDir('bre-sample-col-');
     const before = sb.sandbox.stats().services.workflow.requests;
-    const csv = await spawnCli(runArgs('champion_challenger', INPUT, join(dir, 'a'), '--sample-share', '0.2', '--stratify-by', 'application_month'), sb.env());
+    const csv = await spawnCli(
+      runArgs(
+        'champion_challenger',
+        INPUT,
+        join(dir, 'a'),
+        '--sample-share',
+        '0.2',
+        '--stratify-by',
+        'application_month',
+      ),
+      sb.env(),
+    );
     expect(csv.code).toBe(2);
     expect(csv.stderr).toMatch(/missing: application_month/);
     expect(csv.stderr).toMatch(/did you mean: 'application_date'/);
     const ndjson = join(dir, 'in.ndjson');
-    writeFileSync(ndjson, ALL.slice(0, 20).map((r) => JSON.stringify({ reference_id: r.key, user_id: 'u', application_date: r.month })).join('\n'));
-    const nd = await spawnCli(runArgs('champion_challenger', ndjson, join(dir, 'b'), '--sample', '5', '--stratify-by', 'channel'), sb.env());
+    writeFileSync(
+      ndjson,
+      ALL.slice(0, 20)
+        .map((r) => JSON.stringify({ reference_id: r.key, user_id: 'u', application_date: r.month }))
+        .join('\n'),
+    );
+    const nd = await spawnCli(
+      runArgs('champion_challenger', ndjson, join(dir, 'b'), '--sample', '5', '--stratify-by', 'channel'),
+      sb.env(),
+    );
     expect(nd.code).toBe(2);
-    expect(nd.stderr).toMatch(/Expected every --stratify-by column in the input's rows, got 'channel' in none of its 20 rows/);
-    const usage = await spawnCli(runArgs('champion_challenger', INPUT, join(dir, 'c'), '--sample', '10', '--sample-share', '0.1'), sb.env());
+    expect(nd.stderr).toMatch(
+      /Expected every --stratify-by column in the input's rows, got 'channel' in none of its 20 rows/,
+    );
+    const usage = await spawnCli(
+      runArgs('champion_challenger', INPUT, join(dir, 'c'), '--sample', '10', '--sample-share', '0.1'),
+      sb.env(),
+    );
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/Expected one of --sample N and --sample-share P, got both/);
-    const stdin = await spawnCli(['run', 'champion_challenger', '--input', '-', '--input-format', 'csv', '--out', join(dir, 'd'), '--sample', '10'], sb.env(), { stdin: readFileSync(INPUT) });
+    const stdin = await spawnCli(
+      [
+        'run',
+        'champion_challenger',
+        '--input',
+        '-',
+        '--input-format',
+        'csv',
+        '--out',
+        join(dir, 'd'),
+        '--sample',
+        '10',
+      ],
+      sb.env(),
+      { stdin: readFileSync(INPUT) },
+    );
     expect(stdin.code).toBe(2);
     expect(stdin.stderr).toMatch(/Expected --input to be a file with --sample or --sample-share, got - \(stdin\)/);
     expect(sb.sandbox.stats().services.workflow.requests).toBe(before);
@@ -248,9 +375,15 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const [header, ...lines] = readFileSync(INPUT, 'utf8').trimEnd().split('\n');
     // Rows 1-400, row 5 without its reference_id.
     const input = join(dir, 'in.csv');
-    writeFileSync(input, `${[header, ...lines.slice(0, 400).map((l, i) => (i === 4 ? l.replace(/^CC-00005/, '') : l))].join('\n')}\n`);
+    writeFileSync(
+      input,
+      `${[header, ...lines.slice(0, 400).map((l, i) => (i === 4 ? l.replace(/^CC-00005/, '') : l))].join('\n')}\n`,
+    );
     const out = join(dir, 'out');
-    const r = await spawnCli(runArgs('champion_challenger', input, out, '--rate', 'off', '--limit', '300', ...SAMPLE), sb.env());
+    const r = await spawnCli(
+      runArgs('champion_challenger', input, out, '--rate', 'off', '--limit', '300', ...SAMPLE),
+      sb.env(),
+    );
     expect(r.code, r.stderr).toBe(1);
     const o = readOutput(out);
     expect(o.errors).toHaveLength(1);
@@ -262,9 +395,14 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     expect(o.summary.sample).toMatchObject({ population: 299, rows_without_key: 1 });
     expect(o.results.every((l) => l.weight === expected.get(l.row)!.weight)).toBe(true);
     // A resume with another --limit would draw another sample: refused.
-    const again = await spawnCli(runArgs('champion_challenger', input, out, '--rate', 'off', '--limit', '200', ...SAMPLE), sb.env());
+    const again = await spawnCli(
+      runArgs('champion_challenger', input, out, '--rate', 'off', '--limit', '200', ...SAMPLE),
+      sb.env(),
+    );
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/its sample was drawn from the first 300 rows \(--limit 300\), now from the first 200/);
+    expect(again.stderr).toMatch(
+      /its sample was drawn from the first 300 rows \(--limit 300\), now from the first 200/,
+    );
 
     const dry = await spawnCli(runArgs('champion_challenger', INPUT, join(dir, 'dry'), '--dry-run', ...SAMPLE), {});
     expect(dry.code, dry.stderr).toBe(0);
@@ -273,13 +411,17 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     expect(existsSync(join(dir, 'dry'))).toBe(false);
   }, 60_000);
 
-  it('--plan shows the sample\'s time beside the whole input\'s', async () => {
+  it("--plan shows the sample's time beside the whole input's", async () => {
     const r = await spawnCli(['run', 'champion_challenger', '--input', INPUT, '--plan', ...SAMPLE], {});
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`a sample of ${EXPECTED.size} of 1,500 rows, 16 strata (--sample-share 0.2 --stratify-by application_date:month --seed bre-batch)`);
+    expect(r.stdout).toContain(
+      `a sample of ${EXPECTED.size} of 1,500 rows, 16 strata (--sample-share 0.2 --stratify-by application_date:month --seed bre-batch)`,
+    );
     expect(r.stdout).toContain(`rows to do: ${EXPECTED.size}`);
     // 2 workflow calls a row at the documented 500/min.
     expect(r.stdout).toContain(`workflow: ${2 * EXPECTED.size} calls at 500/min`);
-    expect(r.stdout).toMatch(/beside it, the whole input: 1,500 rows, about 6 min \(5\.0x as long\); the sample: 300 rows, about 1 min/);
+    expect(r.stdout).toMatch(
+      /beside it, the whole input: 1,500 rows, about 6 min \(5\.0x as long\); the sample: 300 rows, about 1 min/,
+    );
   }, 30_000);
 });

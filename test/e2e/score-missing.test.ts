@@ -19,18 +19,33 @@ const badOf = (i: number) => (i % 10 === 0 ? i % 20 === 0 : scoreOf(i) < 500 ? i
 function folders(): { a: string; b: string; root: string } {
   const root = tempDir();
   const input = join(root, 'input.csv');
-  writeFileSync(input, 'reference_id,bad\n' + Array.from({ length: N }, (_, k) => `k${k + 1},${badOf(k + 1) ? 1 : 0}\n`).join(''));
-  const lines = (shift: number) => Array.from({ length: N }, (_, k) => {
-    const i = k + 1;
-    const s = scoreOf(i);
-    return { row: i, key: `k${i}`, stages: { bre: wf(s >= 600 ? 'Approve' : 'Reject', null, { 'features.score': s <= 0 ? s : s + shift }) } };
-  });
-  return { root, a: writeRunFolder(join(root, 'a'), { lines: lines(0), inputPath: input }), b: writeRunFolder(join(root, 'b'), { lines: lines(5), inputPath: input }) };
+  writeFileSync(
+    input,
+    'reference_id,bad\n' + Array.from({ length: N }, (_, k) => `k${k + 1},${badOf(k + 1) ? 1 : 0}\n`).join(''),
+  );
+  const lines = (shift: number) =>
+    Array.from({ length: N }, (_, k) => {
+      const i = k + 1;
+      const s = scoreOf(i);
+      return {
+        row: i,
+        key: `k${i}`,
+        stages: { bre: wf(s >= 600 ? 'Approve' : 'Reject', null, { 'features.score': s <= 0 ? s : s + shift }) },
+      };
+    });
+  return {
+    root,
+    a: writeRunFolder(join(root, 'a'), { lines: lines(0), inputPath: input }),
+    b: writeRunFolder(join(root, 'b'), { lines: lines(5), inputPath: input }),
+  };
 }
 
 async function compare(f: { a: string; b: string; root: string }, name: string, ...more: string[]) {
   const out = join(f.root, name);
-  const r = await spawnCli(['compare', f.a, f.b, '--outcome', 'bad', '--score', 'features.score', '--out', out, ...more], {});
+  const r = await spawnCli(
+    ['compare', f.a, f.b, '--outcome', 'bad', '--score', 'features.score', '--out', out, ...more],
+    {},
+  );
   expect(r.code, r.stderr).toBe(0);
   const json = JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8'));
   return { r, side: json.comparisons[0].scores[0].a, html: readFileSync(join(out, 'report.html'), 'utf8') };
@@ -41,7 +56,10 @@ describe('compare --score-missing', () => {
     const f = folders();
     const { r, side, html } = await compare(f, 'default');
     const minus = Array.from({ length: N }, (_, k) => k + 1).filter((i) => scoreOf(i) === -1);
-    expect(side.no_score).toMatchObject({ keys: minus.length, markers: [{ value: -1, keys: minus.length, bad: minus.filter(badOf).length }] });
+    expect(side.no_score).toMatchObject({
+      keys: minus.length,
+      markers: [{ value: -1, keys: minus.length, bad: minus.filter(badOf).length }],
+    });
     expect(side.scored.keys).toBe(N - minus.length);
     expect(side.missing.keys).toBe(0);
     expect(Math.min(...side.decile_edges)).toBeGreaterThanOrEqual(0);
@@ -59,10 +77,28 @@ describe('compare --score-missing', () => {
 
     const both = await compare(f, 'both', '--score-missing=-1,0');
     const zeros = Array.from({ length: N }, (_, k) => k + 1).filter((i) => scoreOf(i) === 0).length;
-    expect(both.side.no_score.markers.map((m: { value: number; keys: number }) => [m.value, m.keys])).toEqual([[-1, N / 10], [0, zeros]]);
+    expect(both.side.no_score.markers.map((m: { value: number; keys: number }) => [m.value, m.keys])).toEqual([
+      [-1, N / 10],
+      [0, zeros],
+    ]);
     expect(Math.min(...both.side.decile_edges)).toBeGreaterThanOrEqual(300);
 
-    const bad = await spawnCli(['compare', f.a, f.b, '--outcome', 'bad', '--score', 'features.score', '--out', join(f.root, 'bad'), '--score-missing', 'abc'], {});
+    const bad = await spawnCli(
+      [
+        'compare',
+        f.a,
+        f.b,
+        '--outcome',
+        'bad',
+        '--score',
+        'features.score',
+        '--out',
+        join(f.root, 'bad'),
+        '--score-missing',
+        'abc',
+      ],
+      {},
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("Expected --score-missing to list numbers (e.g. -1,0) or none, got 'abc'");
   });

@@ -15,7 +15,9 @@ import { tempDir } from '../helpers/temp.js';
 
 /** The sample input of an account pipeline, repeated to `n` rows with fresh reference ids. */
 function accountInput(dir: string, sample: string, n: number, prefix: string): string {
-  const [header, ...rows] = readFileSync(join(ROOT, 'samples', sample), 'utf8').trimEnd().split('\n');
+  const [header, ...rows] = readFileSync(join(ROOT, 'samples', sample), 'utf8')
+    .trimEnd()
+    .split('\n');
   const out = [header];
   for (let i = 0; i < n; i += 1) {
     const cells = rows[i % rows.length].split(',');
@@ -27,27 +29,41 @@ function accountInput(dir: string, sample: string, n: number, prefix: string): s
   return path;
 }
 
-interface Secret { name: string; value: string }
+interface Secret {
+  name: string;
+  value: string;
+}
 
 /** The secrets of each line of secrets.ndjson (one line a row). */
 function secretLines(out: string): Secret[][] {
   const path = join(out, 'secrets.ndjson');
-  return readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { secrets: Secret[] }).secrets);
+  return readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { secrets: Secret[] }).secrets);
 }
 
 /** Every place a secret was found: files of the folder (secrets.ndjson excepted) and the process's output. */
 function leaks(out: string, run: CliResult, needles: readonly string[]): string[] {
   const found: string[] = [];
-  const texts: [string, string][] = [['stdout', run.stdout], ['stderr', run.stderr]];
-  for (const f of filesUnder(out)) if (!f.path.endsWith('secrets.ndjson')) texts.push([f.path, readFileSync(f.path, 'latin1')]);
-  for (const [where, text] of texts) for (const n of needles) if (text.includes(n)) found.push(`${where} holds '${n.slice(0, 40)}'`);
+  const texts: [string, string][] = [
+    ['stdout', run.stdout],
+    ['stderr', run.stderr],
+  ];
+  for (const f of filesUnder(out))
+    if (!f.path.endsWith('secrets.ndjson')) texts.push([f.path, readFileSync(f.path, 'latin1')]);
+  for (const [where, text] of texts)
+    for (const n of needles) if (text.includes(n)) found.push(`${where} holds '${n.slice(0, 40)}'`);
   return found;
 }
 
 describe('error excerpts never quote a secret', () => {
   it.each([
     ['{"report_url":"http://127.0.0.1:32991/__reports/39bd22a48aa5f49', '{"report_url":"[secret]'],
-    ['{"files":[{"url":"https://s3.example/f.pdf?X-Sig=1","file_password":"ab12cd34","generated_name":"f.pdf"}', '{"files":[{"url":"[secret]","file_password":"[secret]","generated_name":"[secret]"}'],
+    [
+      '{"files":[{"url":"https://s3.example/f.pdf?X-Sig=1","file_password":"ab12cd34","generated_name":"f.pdf"}',
+      '{"files":[{"url":"[secret]","file_password":"[secret]","generated_name":"[secret]"}',
+    ],
     ['{"file_password":"ab\\"12', '{"file_password":"[secret]'],
     ['upstream failed at https://internal.example/x?token=abc', 'upstream failed at [url]'],
     ['{"detail":"bad value"}', '{"detail":"bad value"}'],
@@ -75,49 +91,58 @@ describe('secrets in a run', () => {
   it.each([
     ['aa_transactions', 'aa_transactions.csv', 'AA'],
     ['bsa_transactions', 'bsa_transactions.csv', 'BSA'],
-  ])('%s: token, links and passwords only in secrets.ndjson (0600)', async (pipeline, sample, prefix) => {
-    const dir = tempDir();
-    const rows = 24;
-    const input = accountInput(dir, sample, rows, prefix);
-    const out = join(dir, 'out');
-    const run = await spawnCli(runArgs(pipeline, input, out, '--rate', 'account=50/s', '--max-attempts', '1'), sb.env());
-    expect(run.code, run.stderr).toBe(1);
-    const folder = readOutput(out);
-    expect(invariantProblems(rows, folder)).toEqual([]);
-    expect(folder.results.length).toBeGreaterThan(0);
+  ])(
+    '%s: token, links and passwords only in secrets.ndjson (0600)',
+    async (pipeline, sample, prefix) => {
+      const dir = tempDir();
+      const rows = 24;
+      const input = accountInput(dir, sample, rows, prefix);
+      const out = join(dir, 'out');
+      const run = await spawnCli(
+        runArgs(pipeline, input, out, '--rate', 'account=50/s', '--max-attempts', '1'),
+        sb.env(),
+      );
+      expect(run.code, run.stderr).toBe(1);
+      const folder = readOutput(out);
+      expect(invariantProblems(rows, folder)).toEqual([]);
+      expect(folder.results.length).toBeGreaterThan(0);
 
-    expect(statSync(join(out, 'secrets.ndjson')).mode & 0o777).toBe(0o600);
-    const lines = secretLines(out);
-    expect(lines.length).toBeGreaterThan(0);
-    // What each line must hold is decided by the line itself: an AA report has its link; each file of a BSA
-    // session its url and generated name, and a password from the second file on (the sandbox's first file
-    // is not protected). Which rows get that far depends on the faults drawn, i.e. on the order of calls.
-    for (const line of lines) {
-      const names = line.map((s) => s.name).sort();
+      expect(statSync(join(out, 'secrets.ndjson')).mode & 0o777).toBe(0o600);
+      const lines = secretLines(out);
+      expect(lines.length).toBeGreaterThan(0);
+      // What each line must hold is decided by the line itself: an AA report has its link; each file of a BSA
+      // session its url and generated name, and a password from the second file on (the sandbox's first file
+      // is not protected). Which rows get that far depends on the faults drawn, i.e. on the order of calls.
+      for (const line of lines) {
+        const names = line.map((s) => s.name).sort();
+        if (pipeline === 'aa_transactions') {
+          expect(names).toEqual(['report_url']);
+          continue;
+        }
+        const files = Math.max(...names.map((n) => Number(/^file\.(\d+)\./.exec(n)?.[1] ?? NaN)));
+        const expected: string[] = [];
+        for (let f = 1; f <= files; f += 1) {
+          expected.push(`file.${f}.generated_name`, `file.${f}.url`);
+          if (f >= 2) expected.push(`file.${f}.file_password`);
+        }
+        expect(names).toEqual(expected.sort());
+      }
+      const secrets = lines.flat();
+      // The full values, and any piece of a link (an excerpt of a body cut short would hold only its start).
+      const needles = [sb.token, ...secrets.map((s) => s.value), '/__reports/', '/__files/', 'X-Sandbox-Signature'];
+      expect(leaks(out, run, needles)).toEqual([]);
+      // The errors were of the kind that quotes a body; a retrieve_report answer starts with its link, which
+      // the quote replaces.
+      const quoting = folder.errors.filter((e) => e.code === 'BAD_RESPONSE');
+      expect(quoting.length).toBeGreaterThan(0);
       if (pipeline === 'aa_transactions') {
-        expect(names).toEqual(['report_url']);
-        continue;
+        expect(
+          quoting.some((e) => e.stage === 'report' && (e.message as string).includes('{"report_url":"[secret]')),
+        ).toBe(true);
       }
-      const files = Math.max(...names.map((n) => Number(/^file\.(\d+)\./.exec(n)?.[1] ?? NaN)));
-      const expected: string[] = [];
-      for (let f = 1; f <= files; f += 1) {
-        expected.push(`file.${f}.generated_name`, `file.${f}.url`);
-        if (f >= 2) expected.push(`file.${f}.file_password`);
-      }
-      expect(names).toEqual(expected.sort());
-    }
-    const secrets = lines.flat();
-    // The full values, and any piece of a link (an excerpt of a body cut short would hold only its start).
-    const needles = [sb.token, ...secrets.map((s) => s.value), '/__reports/', '/__files/', 'X-Sandbox-Signature'];
-    expect(leaks(out, run, needles)).toEqual([]);
-    // The errors were of the kind that quotes a body; a retrieve_report answer starts with its link, which
-    // the quote replaces.
-    const quoting = folder.errors.filter((e) => e.code === 'BAD_RESPONSE');
-    expect(quoting.length).toBeGreaterThan(0);
-    if (pipeline === 'aa_transactions') {
-      expect(quoting.some((e) => e.stage === 'report' && (e.message as string).includes('{"report_url":"[secret]'))).toBe(true);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });
 
 describe('where the token may come from', () => {
@@ -131,7 +156,10 @@ describe('where the token may come from', () => {
 
   function inputFile(dir: string): string {
     const path = join(dir, 'in.csv');
-    writeFileSync(path, 'reference_id,user_id,lead_id,latitude,longitude\nLOC-1,u1,l1,19.07,72.87\nLOC-2,u2,l2,28.61,77.20\n');
+    writeFileSync(
+      path,
+      'reference_id,user_id,lead_id,latitude,longitude\nLOC-1,u1,l1,19.07,72.87\nLOC-2,u2,l2,28.61,77.20\n',
+    );
     return path;
   }
 
@@ -159,7 +187,10 @@ describe('where the token may come from', () => {
     const dir = tempDir();
     const out = join(dir, 'out');
     const wrong = 'tokWRONG0123456789abcdef';
-    const run = await spawnCli(runArgs('location', inputFile(dir), out), sb.env(undefined, { BRE_AUTH_TOKEN: wrong, BRE_DEBUG: '1' }));
+    const run = await spawnCli(
+      runArgs('location', inputFile(dir), out),
+      sb.env(undefined, { BRE_AUTH_TOKEN: wrong, BRE_DEBUG: '1' }),
+    );
     expect(run.code).toBe(3);
     expect(leaks(out, run, [wrong, sb.token])).toEqual([]);
   });
@@ -168,16 +199,25 @@ describe('where the token may come from', () => {
     const dir = tempDir();
     const out = join(dir, 'out');
     const wrong = 'tokWRONGjson456789abcdef';
-    const run = await spawnCli(runArgs('location', inputFile(dir), out, '--log-format', 'json'), sb.env(undefined, { BRE_AUTH_TOKEN: wrong, BRE_DEBUG: '1' }));
+    const run = await spawnCli(
+      runArgs('location', inputFile(dir), out, '--log-format', 'json'),
+      sb.env(undefined, { BRE_AUTH_TOKEN: wrong, BRE_DEBUG: '1' }),
+    );
     expect(run.code).toBe(3);
-    const lines = run.stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: string; code?: string });
+    const lines = run.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { level: string; code?: string });
     expect(lines.some((l) => l.level === 'error' && l.code === 'AUTH_REFUSED')).toBe(true);
     expect(leaks(out, run, [wrong, sb.token])).toEqual([]);
   });
 
   it('the token is not accepted on the command line (visible in ps and shell history)', async () => {
     const dir = tempDir();
-    const run = await spawnCli([...runArgs('location', inputFile(dir), join(dir, 'out')), '--auth-token', 'tokcommandline123'], sb.env());
+    const run = await spawnCli(
+      [...runArgs('location', inputFile(dir), join(dir, 'out')), '--auth-token', 'tokcommandline123'],
+      sb.env(),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/auth-token/);
   });
@@ -190,7 +230,9 @@ describe('where the token may come from', () => {
   ])('base URL %s is refused (exit 2, nothing called)', async (url, message) => {
     const dir = tempDir();
     const run = await spawnCli(runArgs('location', inputFile(dir), join(dir, 'out')), {
-      BRE_BASE_URL: url, BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: sb.token,
+      BRE_BASE_URL: url,
+      BRE_CLIENT_ID: 'c',
+      BRE_AUTH_TOKEN: sb.token,
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
@@ -203,7 +245,9 @@ describe('where the token may come from', () => {
     // .invalid never resolves (RFC 2606): the URL passes the configuration check, then the pre-flight (issue 32)
     // stops the dry run before anything is written, naming the host.
     const run = await spawnCli(runArgs('location', inputFile(dir), out, '--dry-run'), {
-      BRE_BASE_URL: 'https://bre.invalid', BRE_CLIENT_ID: 'c', BRE_AUTH_TOKEN: sb.token,
+      BRE_BASE_URL: 'https://bre.invalid',
+      BRE_CLIENT_ID: 'c',
+      BRE_AUTH_TOKEN: sb.token,
     });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain('the workflow service at https://bre.invalid cannot be reached');

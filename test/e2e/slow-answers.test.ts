@@ -25,10 +25,16 @@ describe('answers of 1.5 s at 20 calls a second (30 in flight needed)', () => {
     const rows = 40;
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
-    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=20/s', '--concurrency', '4'), sb.env(), { timeoutMs: 120_000 });
+    const res = await spawnCli(
+      runArgs('location', input, out, '--rate', 'workflow=20/s', '--concurrency', '4'),
+      sb.env(),
+      { timeoutMs: 120_000 },
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(invariantProblems(rows, readOutput(out))).toEqual([]);
-    expect(res.stderr).toMatch(/workflow: --concurrency 4 holds the rate below the limit: answers take about \d+(\.\d)? s and the limit needs about \d+ calls in flight; raise --concurrency to \d+ or more/);
+    expect(res.stderr).toMatch(
+      /workflow: --concurrency 4 holds the rate below the limit: answers take about \d+(\.\d)? s and the limit needs about \d+ calls in flight; raise --concurrency to \d+ or more/,
+    );
     const wf = readOutput(out).summary.services.workflow;
     expect(wf.concurrency).toBe(4);
     expect(wf.concurrency_held_ms).toBeGreaterThan(1000);
@@ -45,7 +51,9 @@ describe('answers of 1.5 s at 20 calls a second (30 in flight needed)', () => {
     const rows = 40;
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
-    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=20/s'), sb.env(), { timeoutMs: 120_000 });
+    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=20/s'), sb.env(), {
+      timeoutMs: 120_000,
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).not.toContain('holds the rate below the limit');
     const wf = readOutput(out).summary.services.workflow;

@@ -25,7 +25,10 @@ const DEADLINE = { timeoutMs: 30_000 };
 
 /** The run ended by itself (exit 3), not by the test's deadline. */
 function expectStoppedByItself(r: CliResult): void {
-  expect(r.signal, `the run did not stop: it was still waiting (queued calls?) at the test's deadline\n${r.stderr}`).toBeNull();
+  expect(
+    r.signal,
+    `the run did not stop: it was still waiting (queued calls?) at the test's deadline\n${r.stderr}`,
+  ).toBeNull();
   expect(r.code, r.stderr).toBe(3);
 }
 
@@ -44,7 +47,11 @@ describe('credentials or address refused', () => {
     const out = join(dir, 'out');
     const before = sb.sandbox.stats().services.workflow.requests;
     // Rows queue in the limiter behind the first call: the stop must not wait for them.
-    const refused = await spawnCli(runArgs('location', input, out, ...CRAWL), sb.env(undefined, { BRE_AUTH_TOKEN: 'tok-wrong-0000' }), DEADLINE);
+    const refused = await spawnCli(
+      runArgs('location', input, out, ...CRAWL),
+      sb.env(undefined, { BRE_AUTH_TOKEN: 'tok-wrong-0000' }),
+      DEADLINE,
+    );
     expectStoppedByItself(refused);
     expect(refused.stderr).toMatch(/workflow service refused the credentials \(HTTP 401\)/);
     expect(refused.stderr).toMatch(/BRE_CLIENT_ID and BRE_AUTH_TOKEN/);
@@ -102,15 +109,21 @@ describe('circuit breaker', () => {
     const args = runArgs('location', input, out, ...FAST, '--max-attempts', '2', '--max-consecutive-failures', '10');
     const down = await spawnCli(args, sb.env());
     expect(down.code, down.stderr).toBe(3);
-    expect(down.stderr).toMatch(/workflow service is failing: \d+ consecutive calls failed after all retries \(last: SERVER_UNAVAILABLE\)/);
+    expect(down.stderr).toMatch(
+      /workflow service is failing: \d+ consecutive calls failed after all retries \(last: SERVER_UNAVAILABLE\)/,
+    );
     expect(down.stderr).toMatch(/re-run the same command/);
     const stopped = readOutput(out);
     expect(stopped.results).toEqual([]);
     expect(stopped.errors.length).toBeGreaterThanOrEqual(10);
     expect(stopped.errors.length).toBeLessThan(100);
-    expect(stopped.errors.every((e) => e.code === 'SERVER_UNAVAILABLE' && e.status === 503 && e.attempts === 2)).toBe(true);
+    expect(stopped.errors.every((e) => e.code === 'SERVER_UNAVAILABLE' && e.status === 503 && e.attempts === 2)).toBe(
+      true,
+    );
     expect(stopped.summary.stopped).toMatchObject({ code: 'CIRCUIT_OPEN', service: 'workflow' });
-    console.info(`circuit: stopped with ${stopped.errors.length} of 500 rows in errors, ${sb.sandbox.stats().services.workflow.requests} calls`);
+    console.info(
+      `circuit: stopped with ${stopped.errors.length} of 500 rows in errors, ${sb.sandbox.stats().services.workflow.requests} calls`,
+    );
 
     sb.sandbox.setFaults({});
     const retry = await spawnCli([...args, '--retry-errors'], sb.env());
@@ -135,7 +148,20 @@ describe('circuit breaker on the failure share', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 1000);
     const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=500/s', '--max-attempts', '1', '--max-consecutive-failures', '0'), sb.env());
+    const run = await spawnCli(
+      runArgs(
+        'location',
+        input,
+        out,
+        '--rate',
+        'workflow=500/s',
+        '--max-attempts',
+        '1',
+        '--max-consecutive-failures',
+        '0',
+      ),
+      sb.env(),
+    );
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/workflow service is failing: \d+ of the last 200 calls failed after all retries/);
     const stopped = readOutput(out);
@@ -173,7 +199,17 @@ describe('signals', () => {
       const rows = 80;
       const input = locationCsv(dir, rows);
       const out = join(dir, 'out');
-      const args = runArgs('location', input, out, '--rate', 'workflow=20/s', '--concurrency', '40', '--stop-grace', '1s');
+      const args = runArgs(
+        'location',
+        input,
+        out,
+        '--rate',
+        'workflow=20/s',
+        '--concurrency',
+        '40',
+        '--stop-grace',
+        '1s',
+      );
       const run = startCli(args, hung.env(proxy.url));
       await waitForLines(run, join(out, 'results.ndjson'), 10);
       await untilHanging(2);
@@ -189,9 +225,14 @@ describe('signals', () => {
       expect(stopped.errors).toEqual([]);
       expect(stopped.results.length).toBeLessThan(rows);
       expect(stopped.summary.stopped).toMatchObject({ code: 'INTERRUPTED' });
-      console.info(`${signal}: ${stopped.results.length} rows done, ${proxy.counts.abandoned - abandonedBefore} calls abandoned`);
+      console.info(
+        `${signal}: ${stopped.results.length} rows done, ${proxy.counts.abandoned - abandonedBefore} calls abandoned`,
+      );
 
-      const resumed = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', '200'), sb.env());
+      const resumed = await spawnCli(
+        runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', '200'),
+        sb.env(),
+      );
       expect(resumed.code, resumed.stderr).toBe(0);
       const after = readOutput(out);
       expect(invariantProblems(rows, after)).toEqual([]);
@@ -204,7 +245,10 @@ describe('signals', () => {
     const input = locationCsv(dir, 60);
     const out = join(dir, 'out');
     // A grace longer than the hang: after the first signal alone the hanging calls would be answered.
-    const run = startCli(runArgs('location', input, out, '--rate', 'workflow=20/s', '--stop-grace', '30s'), hung.env(proxy.url));
+    const run = startCli(
+      runArgs('location', input, out, '--rate', 'workflow=20/s', '--stop-grace', '30s'),
+      hung.env(proxy.url),
+    );
     await waitForLines(run, join(out, 'results.ndjson'), 5);
     await untilHanging(2);
     const abandonedBefore = proxy.counts.abandoned;

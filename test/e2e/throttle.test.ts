@@ -25,7 +25,9 @@ function watchPeakRss(pid: number): () => number {
     try {
       const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       if (m) peak = Math.max(peak, Number(m[1]));
-    } catch { /* exited */ }
+    } catch {
+      /* exited */
+    }
   };
   const timer = setInterval(read, 50);
   return () => {
@@ -42,7 +44,11 @@ describe('a throttling gateway', () => {
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
     // --max-attempts 2: 429s must not count against it, or every row would be burnt within a second.
-    const res = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=100/s', '--max-attempts', '2'), sb.env(), { timeoutMs: 180_000 });
+    const res = await spawnCli(
+      runArgs('location', input, out, '--rate', 'workflow=100/s', '--max-attempts', '2'),
+      sb.env(),
+      { timeoutMs: 180_000 },
+    );
     expect(res.code, res.stderr).toBe(0);
     const folder = readOutput(out);
     expect(invariantProblems(rows, folder)).toEqual([]);
@@ -67,7 +73,9 @@ describe('a throttling gateway', () => {
     const args = runArgs('location', input, out, '--rate', 'workflow=100/s', '--throttle-deadline', '5s');
     const first = await spawnCli(args, sb.env(), { timeoutMs: 120_000 });
     expect(first.code, first.stderr).toBe(3);
-    expect(first.stderr).toMatch(/the workflow service kept throttling: it answered every call 429 Too Many Requests for \d+s \(--throttle-deadline 5s\)/);
+    expect(first.stderr).toMatch(
+      /the workflow service kept throttling: it answered every call 429 Too Many Requests for \d+s \(--throttle-deadline 5s\)/,
+    );
     expect(first.stderr).toContain('No row was written to errors');
     const stopped = readOutput(out);
     expect(stopped.errors).toEqual([]);

@@ -37,54 +37,74 @@ const cases = [
 ];
 
 describe('broken inputs through the CLI', () => {
-  it.each(cases)('--dry-run $name: exit 0/1, read = valid + would fail = rows of the file', async ({ ext, buf }) => {
-    const dir = tempDir();
-    const input = join(dir, `in.${ext}`);
-    writeFileSync(input, buf);
-    const n = await rowsIn(buf, ext);
-    const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out, '--dry-run'), {});
-    if (n === 0) {
-      // No data rows (a header only, blank lines): INPUT_EMPTY, exit 2, as for a real run.
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain('Expected data rows in the input');
-      return;
-    }
-    expect([0, 1], run.stderr).toContain(run.code);
-    const c = dryRunCounts(run.stdout);
-    expect(c.read).toBe(n);
-    expect(c.valid + c.fail).toBe(n);
-    // Written only when a row would fail: a clean dry run makes no folder.
-    expect(existsSync(join(out, 'dry-run-errors.ndjson'))).toBe(c.fail > 0);
-    const errors = c.fail === 0 ? [] : readFileSync(join(out, 'dry-run-errors.ndjson'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { row: number });
-    expect(errors).toHaveLength(c.fail);
-    const rows = errors.map((e) => e.row);
-    expect(new Set(rows).size).toBe(rows.length);
-    expect(rows.every((r) => r >= 1 && r <= n)).toBe(true);
-  }, 30_000);
+  it.each(cases)(
+    '--dry-run $name: exit 0/1, read = valid + would fail = rows of the file',
+    async ({ ext, buf }) => {
+      const dir = tempDir();
+      const input = join(dir, `in.${ext}`);
+      writeFileSync(input, buf);
+      const n = await rowsIn(buf, ext);
+      const out = join(dir, 'out');
+      const run = await spawnCli(runArgs('location', input, out, '--dry-run'), {});
+      if (n === 0) {
+        // No data rows (a header only, blank lines): INPUT_EMPTY, exit 2, as for a real run.
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain('Expected data rows in the input');
+        return;
+      }
+      expect([0, 1], run.stderr).toContain(run.code);
+      const c = dryRunCounts(run.stdout);
+      expect(c.read).toBe(n);
+      expect(c.valid + c.fail).toBe(n);
+      // Written only when a row would fail: a clean dry run makes no folder.
+      expect(existsSync(join(out, 'dry-run-errors.ndjson'))).toBe(c.fail > 0);
+      const errors =
+        c.fail === 0
+          ? []
+          : readFileSync(join(out, 'dry-run-errors.ndjson'), 'utf8')
+              .split('\n')
+              .filter((l) => l !== '')
+              .map((l) => JSON.parse(l) as { row: number });
+      expect(errors).toHaveLength(c.fail);
+      const rows = errors.map((e) => e.row);
+      expect(new Set(rows).size).toBe(rows.length);
+      expect(rows.every((r) => r >= 1 && r <= n)).toBe(true);
+    },
+    30_000,
+  );
 
   it('a 9 MiB line (past the record limit) and a deeply nested line are row errors, the rest runs', async () => {
     const dir = tempDir();
     const input = join(dir, 'in.ndjson');
-    const good = (i: number) => JSON.stringify({ reference_id: `R${i}`, user_id: `u${i}`, lead_id: `l${i}`, latitude: 19.07, longitude: 72.87 });
+    const good = (i: number) =>
+      JSON.stringify({ reference_id: `R${i}`, user_id: `u${i}`, lead_id: `l${i}`, latitude: 19.07, longitude: 72.87 });
     const deep = `${'{"reference_id":"deep","a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
-    writeFileSync(input, [good(1), `{"reference_id":"big","user_id":"${'x'.repeat(9 * 1024 * 1024)}"}`, good(3), deep, good(5)].join('\n') + '\n');
+    writeFileSync(
+      input,
+      [good(1), `{"reference_id":"big","user_id":"${'x'.repeat(9 * 1024 * 1024)}"}`, good(3), deep, good(5)].join(
+        '\n',
+      ) + '\n',
+    );
     const out = join(dir, 'out');
     const run = await spawnCli(runArgs('location', input, out, '--dry-run'), {});
     expect(run.code, run.stderr).toBe(1);
     expect(dryRunCounts(run.stdout)).toEqual({ read: 5, valid: 3, fail: 2 });
   }, 30_000);
 
-  it.each(BROKEN_HEADERS)('header %s: exit 2, says which line, no output folder', async (header) => {
-    const dir = tempDir();
-    const input = join(dir, 'in.csv');
-    writeFileSync(input, `${header}\nA,B\n`);
-    const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out), {});
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/line 1: .*header/);
-    expect(existsSync(join(out, 'manifest.json'))).toBe(false);
-  }, 30_000);
+  it.each(BROKEN_HEADERS)(
+    'header %s: exit 2, says which line, no output folder',
+    async (header) => {
+      const dir = tempDir();
+      const input = join(dir, 'in.csv');
+      writeFileSync(input, `${header}\nA,B\n`);
+      const out = join(dir, 'out');
+      const run = await spawnCli(runArgs('location', input, out), {});
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/line 1: .*header/);
+      expect(existsSync(join(out, 'manifest.json'))).toBe(false);
+    },
+    30_000,
+  );
 });
 
 describe('broken inputs, real runs against the sandbox', () => {
@@ -99,37 +119,52 @@ describe('broken inputs, real runs against the sandbox', () => {
   it('rows nested 50 000 deep (in any field, the key included) are row errors, not a stop', async () => {
     const dir = tempDir();
     const input = join(dir, 'in.ndjson');
-    const good = (i: number) => JSON.stringify({ reference_id: `R${i}`, user_id: `u${i}`, lead_id: `l${i}`, latitude: 19.07, longitude: 72.87 });
+    const good = (i: number) =>
+      JSON.stringify({ reference_id: `R${i}`, user_id: `u${i}`, lead_id: `l${i}`, latitude: 19.07, longitude: 72.87 });
     const arr = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
-    writeFileSync(input, [
-      good(1),
-      `${'{"reference_id":"deep","a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
-      `{"reference_id":${arr},"user_id":"u","lead_id":"l","latitude":19.0,"longitude":72.8}`,
-      `{"reference_id":"R4","user_id":"u","lead_id":"l","latitude":${arr},"longitude":72.8}`,
-      good(5),
-    ].join('\n') + '\n');
+    writeFileSync(
+      input,
+      [
+        good(1),
+        `${'{"reference_id":"deep","a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
+        `{"reference_id":${arr},"user_id":"u","lead_id":"l","latitude":19.0,"longitude":72.8}`,
+        `{"reference_id":"R4","user_id":"u","lead_id":"l","latitude":${arr},"longitude":72.8}`,
+        good(5),
+      ].join('\n') + '\n',
+    );
     const out = join(dir, 'out');
     const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=100/s'), sb.env());
     expect(run.code, run.stderr).toBe(1);
     const folder = readOutput(out);
     expect(invariantProblems(5, folder)).toEqual([]);
     expect(folder.results.map((r) => r.row)).toEqual([1, 5]);
-    expect(folder.errors.map((e) => [e.row, e.code])).toEqual([[2, 'INVALID_ROW'], [3, 'INVALID_ROW'], [4, 'INVALID_ROW']]);
+    expect(folder.errors.map((e) => [e.row, e.code])).toEqual([
+      [2, 'INVALID_ROW'],
+      [3, 'INVALID_ROW'],
+      [4, 'INVALID_ROW'],
+    ]);
   }, 60_000);
 
   it.each([
     { name: 'csv', ext: 'csv' as const, buf: fc.sample(csvFile({ maxRows: 80 }), { numRuns: 1, seed: 21 })[0] },
     { name: 'ndjson', ext: 'ndjson' as const, buf: fc.sample(ndjsonFile(80), { numRuns: 1, seed: 22 })[0] },
-  ])('$name: exit 0/1 and every data row once in results or errors', async ({ ext, buf }) => {
-    const dir = tempDir();
-    const input = join(dir, `in.${ext}`);
-    writeFileSync(input, buf);
-    const n = await rowsIn(buf, ext);
-    const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=100/s', ...(n === 0 ? ['--allow-empty'] : [])), sb.env());
-    expect([0, 1], run.stderr).toContain(run.code);
-    const folder = readOutput(out);
-    expect(invariantProblems(n, folder)).toEqual([]);
-    expect(folder.summary.rows.read).toBe(n);
-  }, 60_000);
+  ])(
+    '$name: exit 0/1 and every data row once in results or errors',
+    async ({ ext, buf }) => {
+      const dir = tempDir();
+      const input = join(dir, `in.${ext}`);
+      writeFileSync(input, buf);
+      const n = await rowsIn(buf, ext);
+      const out = join(dir, 'out');
+      const run = await spawnCli(
+        runArgs('location', input, out, '--rate', 'workflow=100/s', ...(n === 0 ? ['--allow-empty'] : [])),
+        sb.env(),
+      );
+      expect([0, 1], run.stderr).toContain(run.code);
+      const folder = readOutput(out);
+      expect(invariantProblems(n, folder)).toEqual([]);
+      expect(folder.summary.rows.read).toBe(n);
+    },
+    60_000,
+  );
 });

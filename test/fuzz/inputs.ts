@@ -11,14 +11,21 @@ import type { InputRow } from '../../src/types.js';
 
 export const LOCATION_HEADER = 'reference_id,user_id,lead_id,latitude,longitude';
 
-const b = (s: string | Buffer | number[]): Buffer => (Buffer.isBuffer(s) ? s : typeof s === 'string' ? Buffer.from(s) : Buffer.from(s));
+const b = (s: string | Buffer | number[]): Buffer =>
+  Buffer.isBuffer(s) ? s : typeof s === 'string' ? Buffer.from(s) : Buffer.from(s);
 
 const word = fc.stringMatching(/^[A-Za-z0-9 ._@-]{0,12}$/);
-const invalidUtf8 = fc.array(fc.constantFrom(0xff, 0xfe, 0xc3, 0x80, 0xe2, 0x82, 0xed, 0xa0, 0xf4, 0x90), { minLength: 1, maxLength: 4 }).map((bytes) => b(bytes));
+const invalidUtf8 = fc
+  .array(fc.constantFrom(0xff, 0xfe, 0xc3, 0x80, 0xe2, 0x82, 0xed, 0xa0, 0xf4, 0x90), { minLength: 1, maxLength: 4 })
+  .map((bytes) => b(bytes));
 const nul = word.map((w) => Buffer.concat([b(w), b([0]), b(w)]));
 const huge = fc.integer({ min: 300, max: 6000 }).map((n) => b('x'.repeat(n)));
 const unicode = fc.string({ unit: 'grapheme', maxLength: 8 }).map((s) => b(s.replace(/[",\r\n]/g, '')));
-const numberText = fc.oneof(fc.double({ noNaN: false }).map(String), fc.integer().map(String), fc.constantFrom('1e400', '-0', '0x1F', '12,5'));
+const numberText = fc.oneof(
+  fc.double({ noNaN: false }).map(String),
+  fc.integer().map(String),
+  fc.constantFrom('1e400', '-0', '0x1F', '12,5'),
+);
 
 /** A CSV cell without any quote character. */
 const plainCell = fc.oneof(
@@ -44,8 +51,13 @@ const terminator = fc.constantFrom('\n', '\n', '\n', '\r\n', '\n\n', '\r\n\r\n',
 function csvRecord(quotes: boolean): fc.Arbitrary<Buffer> {
   const cell = quotes ? fc.oneof({ weight: 4, arbitrary: plainCell }, { weight: 1, arbitrary: quotedCell }) : plainCell;
   // Mostly five cells (the header's count), sometimes ragged.
-  const count = fc.oneof({ weight: 4, arbitrary: fc.constant(5) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 9 }) });
-  return count.chain((n) => fc.array(cell, { minLength: n, maxLength: n })).map((cells) => Buffer.concat(cells.flatMap((c, i) => (i === 0 ? [c] : [b(','), c]))));
+  const count = fc.oneof(
+    { weight: 4, arbitrary: fc.constant(5) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 9 }) },
+  );
+  return count
+    .chain((n) => fc.array(cell, { minLength: n, maxLength: n }))
+    .map((cells) => Buffer.concat(cells.flatMap((c, i) => (i === 0 ? [c] : [b(','), c]))));
 }
 
 /** Headers that cannot be read (empty name, duplicate, unclosed quote). */
@@ -61,59 +73,90 @@ export interface CsvOptions {
 
 export function csvFile(opts: CsvOptions = {}): fc.Arbitrary<Buffer> {
   const header = opts.brokenHeader
-    ? fc.oneof({ weight: 5, arbitrary: fc.constant(LOCATION_HEADER) }, { weight: 1, arbitrary: fc.constantFrom(...BROKEN_HEADERS) })
+    ? fc.oneof(
+        { weight: 5, arbitrary: fc.constant(LOCATION_HEADER) },
+        { weight: 1, arbitrary: fc.constantFrom(...BROKEN_HEADERS) },
+      )
     : fc.constant(LOCATION_HEADER);
-  return fc.record({
-    bom: fc.boolean(),
-    leadingBlank: fc.boolean(),
-    header,
-    rows: fc.array(fc.tuple(csvRecord(opts.quotes ?? true), terminator), { maxLength: opts.maxRows ?? 30 }),
-    lastNewline: fc.boolean(),
-  }).map((f) => {
-    const parts: Buffer[] = [];
-    if (f.bom) parts.push(b([0xef, 0xbb, 0xbf]));
-    if (f.leadingBlank && !f.bom) parts.push(b('\n'));
-    parts.push(b(f.header), b('\n'));
-    f.rows.forEach(([rec, term], i) => {
-      parts.push(rec);
-      if (i < f.rows.length - 1 || f.lastNewline) parts.push(term);
+  return fc
+    .record({
+      bom: fc.boolean(),
+      leadingBlank: fc.boolean(),
+      header,
+      rows: fc.array(fc.tuple(csvRecord(opts.quotes ?? true), terminator), { maxLength: opts.maxRows ?? 30 }),
+      lastNewline: fc.boolean(),
+    })
+    .map((f) => {
+      const parts: Buffer[] = [];
+      if (f.bom) parts.push(b([0xef, 0xbb, 0xbf]));
+      if (f.leadingBlank && !f.bom) parts.push(b('\n'));
+      parts.push(b(f.header), b('\n'));
+      f.rows.forEach(([rec, term], i) => {
+        parts.push(rec);
+        if (i < f.rows.length - 1 || f.lastNewline) parts.push(term);
+      });
+      return Buffer.concat(parts);
     });
-    return Buffer.concat(parts);
-  });
 }
 
 const jsonScalar = fc.oneof(fc.string({ maxLength: 12 }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null));
-const locationObject = fc.record({
-  reference_id: fc.oneof({ weight: 4, arbitrary: word.map((w) => `REF-${w}`) }, { weight: 1, arbitrary: jsonScalar }),
-  user_id: fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: jsonScalar }),
-  lead_id: fc.oneof(word, jsonScalar),
-  latitude: fc.oneof(fc.double({ min: -90, max: 90 }), jsonScalar, fc.object({ maxDepth: 2 })),
-  longitude: fc.oneof(fc.double({ min: -180, max: 180 }), jsonScalar, fc.array(jsonScalar, { maxLength: 3 })),
-}, { requiredKeys: [] });
+const locationObject = fc.record(
+  {
+    reference_id: fc.oneof({ weight: 4, arbitrary: word.map((w) => `REF-${w}`) }, { weight: 1, arbitrary: jsonScalar }),
+    user_id: fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: jsonScalar }),
+    lead_id: fc.oneof(word, jsonScalar),
+    latitude: fc.oneof(fc.double({ min: -90, max: 90 }), jsonScalar, fc.object({ maxDepth: 2 })),
+    longitude: fc.oneof(fc.double({ min: -180, max: 180 }), jsonScalar, fc.array(jsonScalar, { maxLength: 3 })),
+  },
+  { requiredKeys: [] },
+);
 
 const ndjsonLine = fc.oneof(
   { weight: 6, arbitrary: locationObject.map((o) => b(JSON.stringify(o))) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => b(JSON.stringify(v) ?? 'null')) },
-  { weight: 1, arbitrary: fc.tuple(locationObject, fc.nat()).map(([o, n]) => { const t = JSON.stringify(o); return b(t.slice(0, n % Math.max(1, t.length))); }) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(locationObject, fc.nat()).map(([o, n]) => {
+      const t = JSON.stringify(o);
+      return b(t.slice(0, n % Math.max(1, t.length)));
+    }),
+  },
   { weight: 1, arbitrary: fc.constantFrom(10, 1000, 60_000).map((d) => b('['.repeat(d) + ']'.repeat(d))) },
-  { weight: 1, arbitrary: fc.constantFrom(10, 1000, 20_000).map((d) => b(`${'{"reference_id":"deep","a":'.repeat(d)}1${'}'.repeat(d)}`)) },
-  { weight: 1, arbitrary: fc.constantFrom(10, 20_000).map((d) => b(`{"reference_id":${'['.repeat(d)}${']'.repeat(d)},"user_id":"u"}`)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(10, 1000, 20_000)
+      .map((d) => b(`${'{"reference_id":"deep","a":'.repeat(d)}1${'}'.repeat(d)}`)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(10, 20_000)
+      .map((d) => b(`{"reference_id":${'['.repeat(d)}${']'.repeat(d)},"user_id":"u"}`)),
+  },
   { weight: 1, arbitrary: word.map((w) => Buffer.concat([b(`{"reference_id":"${w}`), b([0]), b('"}')])) },
   { weight: 1, arbitrary: word.map((w) => b(`{"reference_id":"nul\\u0000${w}","user_id":"u"}`)) },
   { weight: 1, arbitrary: invalidUtf8.map((x) => Buffer.concat([b('{"reference_id":"'), x, b('","user_id":"u1"}')])) },
   { weight: 1, arbitrary: huge.map((x) => Buffer.concat([b('{"reference_id":"huge","user_id":"'), x, b('"}')])) },
-  { weight: 1, arbitrary: fc.constantFrom('', '   ', '\t', '{', '}', 'null', '"text"', '[1,2]', '{"a":1}{"b":2}').map(b) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('', '   ', '\t', '{', '}', 'null', '"text"', '[1,2]', '{"a":1}{"b":2}').map(b),
+  },
 );
 
 export function ndjsonFile(maxRows = 30): fc.Arbitrary<Buffer> {
-  return fc.record({
-    bom: fc.boolean(),
-    lines: fc.array(fc.tuple(ndjsonLine, fc.constantFrom('\n', '\r\n', '\n\n').map(b)), { maxLength: maxRows }),
-    lastNewline: fc.boolean(),
-  }).map((f) => Buffer.concat([
-    ...(f.bom ? [b([0xef, 0xbb, 0xbf])] : []),
-    ...f.lines.flatMap(([l, t], i) => (i < f.lines.length - 1 || f.lastNewline ? [l, t] : [l])),
-  ]));
+  return fc
+    .record({
+      bom: fc.boolean(),
+      lines: fc.array(fc.tuple(ndjsonLine, fc.constantFrom('\n', '\r\n', '\n\n').map(b)), { maxLength: maxRows }),
+      lastNewline: fc.boolean(),
+    })
+    .map((f) =>
+      Buffer.concat([
+        ...(f.bom ? [b([0xef, 0xbb, 0xbf])] : []),
+        ...f.lines.flatMap(([l, t], i) => (i < f.lines.length - 1 || f.lastNewline ? [l, t] : [l])),
+      ]),
+    );
 }
 
 /**
@@ -130,7 +173,8 @@ function physicalLines(buf: Buffer, max: number): { text: string; long: boolean 
     let line = buf.subarray(start, end);
     const long = line.length > max;
     if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
-    if (out.length === 0 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) line = line.subarray(3);
+    if (out.length === 0 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf)
+      line = line.subarray(3);
     out.push({ text: long ? '' : new TextDecoder().decode(line), long });
     if (nl === -1) break;
     start = nl + 1;
@@ -164,7 +208,11 @@ export interface ReadOutcome {
 }
 
 /** Reads bytes through the real reader, fed as the given chunks. */
-export async function readAll(chunks: readonly Buffer[], format: InputFormat, maxRecordBytes: number): Promise<ReadOutcome> {
+export async function readAll(
+  chunks: readonly Buffer[],
+  format: InputFormat,
+  maxRecordBytes: number,
+): Promise<ReadOutcome> {
   const rows: InputRow[] = [];
   try {
     for await (const r of readRows('-', { format, maxRecordBytes, stream: Readable.from(chunks) })) rows.push(r);

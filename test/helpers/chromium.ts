@@ -14,8 +14,14 @@ import { it } from 'vitest';
 const CHROMIUM = '/usr/bin/chromium';
 /** Headless, nothing fetched or started behind the page's back (the tests count every request it makes). */
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 /** Screenshots for a person to look at (not committed). */
 export const ARTIFACTS = resolve(import.meta.dirname, '..', 'artifacts');
@@ -23,12 +29,17 @@ export const ARTIFACTS = resolve(import.meta.dirname, '..', 'artifacts');
 const available = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
 if (!available && !inCi) {
-  process.stderr.write(`\n  SKIPPED: ${CHROMIUM} is missing; the report rendering tests did not run (apt-get install -y chromium).\n\n`);
+  process.stderr.write(
+    `\n  SKIPPED: ${CHROMIUM} is missing; the report rendering tests did not run (apt-get install -y chromium).\n\n`,
+  );
 }
 
-const failInCi = ((name: string) => it(name, () => {
-  throw new Error(`CI=true but ${CHROMIUM} is missing: CI must install Debian's chromium package (apt-get install -y chromium) to render report.html`);
-})) as unknown as typeof it;
+const failInCi = ((name: string) =>
+  it(name, () => {
+    throw new Error(
+      `CI=true but ${CHROMIUM} is missing: CI must install Debian's chromium package (apt-get install -y chromium) to render report.html`,
+    );
+  })) as unknown as typeof it;
 
 /** `it` when Chromium is installed; under CI=true without it, a test that fails saying so; else `it.skip`. */
 export const itChromium: typeof it = (available ? it : inCi ? failInCi : it.skip) as typeof it;
@@ -48,11 +59,17 @@ export interface OpenedPage {
 }
 
 /** Opens an HTML file at laptop size (by default), recording console problems and every request the page makes. */
-export async function openHtml(browser: Browser, path: string, viewport = { width: 1280, height: 900 }): Promise<OpenedPage> {
+export async function openHtml(
+  browser: Browser,
+  path: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<OpenedPage> {
   const page = await browser.newPage({ viewport });
   const problems: string[] = [];
   const requests: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('request', (r) => requests.push(r.url()));
   const url = pathToFileURL(path).href;

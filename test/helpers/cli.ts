@@ -46,7 +46,22 @@ export interface SpawnOptions {
  */
 export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['BRE_BASE_URL', 'BUREAU_BASE_URL', 'ACCOUNT_BASE_URL', 'BRE_CLIENT_ID', 'BRE_AUTH_TOKEN', 'BRE_AUTH_TOKEN_FILE', 'BRE_DEBUG', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete out[k];
+  for (const k of [
+    'BRE_BASE_URL',
+    'BUREAU_BASE_URL',
+    'ACCOUNT_BASE_URL',
+    'BRE_CLIENT_ID',
+    'BRE_AUTH_TOKEN',
+    'BRE_AUTH_TOKEN_FILE',
+    'BRE_DEBUG',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'HTTP_PROXY',
+    'http_proxy',
+    'NO_PROXY',
+    'no_proxy',
+  ])
+    delete out[k];
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete out[k];
     else out[k] = v;
@@ -55,16 +70,28 @@ export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.Pro
 }
 
 /** Starts `bre-batch <args>`; the caller may signal `child` and awaits `done`. */
-export function startCli(args: readonly string[], env: Record<string, string | undefined> = {}, opts: SpawnOptions = {}): RunningCli {
-  const prefix = [opts.fileSizeLimitKb === undefined ? '' : `ulimit -f ${opts.fileSizeLimitKb} && `, opts.umask === undefined ? '' : `umask ${opts.umask} && `].join('');
-  const [cmd, argv] = prefix === ''
-    ? [process.execPath, [BIN, ...args]]
-    : ['bash', ['-c', `${prefix}exec "$0" "$@"`, process.execPath, BIN, ...args]];
+export function startCli(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  opts: SpawnOptions = {},
+): RunningCli {
+  const prefix = [
+    opts.fileSizeLimitKb === undefined ? '' : `ulimit -f ${opts.fileSizeLimitKb} && `,
+    opts.umask === undefined ? '' : `umask ${opts.umask} && `,
+  ].join('');
+  const [cmd, argv] =
+    prefix === ''
+      ? [process.execPath, [BIN, ...args]]
+      : ['bash', ['-c', `${prefix}exec "$0" "$@"`, process.execPath, BIN, ...args]];
   const child = spawn(cmd, argv, { cwd: opts.cwd ?? ROOT, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
   child.stdin!.on('error', () => undefined);
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   else child.stdin!.end();
@@ -79,7 +106,11 @@ export function startCli(args: readonly string[], env: Record<string, string | u
   return { child, done, stdout: () => out, stderr: () => err };
 }
 
-export function spawnCli(args: readonly string[], env: Record<string, string | undefined> = {}, opts: SpawnOptions = {}): Promise<CliResult> {
+export function spawnCli(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  opts: SpawnOptions = {},
+): Promise<CliResult> {
   return startCli(args, env, opts).done;
 }
 
@@ -89,9 +120,14 @@ export async function waitForLines(run: RunningCli, path: string, n: number, tim
   for (;;) {
     if (countLines(path) >= n) return;
     if (run.child.exitCode !== null || run.child.signalCode !== null) {
-      throw new Error(`the CLI exited (${run.child.exitCode ?? run.child.signalCode}) before ${path} had ${n} lines:\n${run.stderr()}`);
+      throw new Error(
+        `the CLI exited (${run.child.exitCode ?? run.child.signalCode}) before ${path} had ${n} lines:\n${run.stderr()}`,
+      );
     }
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${n} lines in ${path} (has ${countLines(path)}); stderr:\n${run.stderr()}`);
+    if (Date.now() > until)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${n} lines in ${path} (has ${countLines(path)}); stderr:\n${run.stderr()}`,
+      );
     await sleep(25);
   }
 }

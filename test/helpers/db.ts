@@ -19,7 +19,10 @@ function answers(url: string, timeoutMs = 1000): Promise<boolean> {
   const u = new URL(url);
   return new Promise((resolve) => {
     const sock = createConnection({ host: u.hostname, port: Number(u.port) });
-    const done = (ok: boolean) => { sock.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
     sock.setTimeout(timeoutMs, () => done(false));
     sock.on('error', () => done(false));
     sock.on('connect', () => done(true));
@@ -32,16 +35,20 @@ export const available: Readonly<Record<DialectName, boolean>> = {
   mysql: await answers(MYSQL_ADMIN_URL),
 };
 for (const [name, ok] of Object.entries(available)) {
-  if (!ok && !inCi) process.stderr.write(`\n  SKIPPED: no ${name} server answers at ${ADMIN[name as DialectName]}; its database tests did not run.\n\n`);
+  if (!ok && !inCi)
+    process.stderr.write(
+      `\n  SKIPPED: no ${name} server answers at ${ADMIN[name as DialectName]}; its database tests did not run.\n\n`,
+    );
 }
 
 /** `it` when the dialect's server answers; under CI=true without it, a test that fails saying so; else `it.skip`. */
 export function itDb(dialect: DialectName): typeof it {
   if (available[dialect]) return it;
   if (!inCi) return it.skip as typeof it;
-  return ((name: string) => it(name, () => {
-    throw new Error(`CI=true but no ${dialect} server answers at ${ADMIN[dialect]}: .ci/run starts it`);
-  })) as unknown as typeof it;
+  return ((name: string) =>
+    it(name, () => {
+      throw new Error(`CI=true but no ${dialect} server answers at ${ADMIN[dialect]}: .ci/run starts it`);
+    })) as unknown as typeof it;
 }
 
 const made: { dialect: DialectName; name: string }[] = [];
@@ -75,10 +82,16 @@ export async function killConnections(dialect: DialectName, database: string): P
   const admin = await adminSession(dialect);
   try {
     if (dialect === 'postgres') {
-      const r = await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      const r = await admin.query<{ ok: boolean }>(
+        'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [database],
+      );
       return r.rows.length;
     }
-    const r = await admin.query<{ id: string | number }>('SELECT id FROM information_schema.PROCESSLIST WHERE db = ? AND id <> CONNECTION_ID()', [database]);
+    const r = await admin.query<{ id: string | number }>(
+      'SELECT id FROM information_schema.PROCESSLIST WHERE db = ? AND id <> CONNECTION_ID()',
+      [database],
+    );
     for (const { id } of r.rows) await admin.query(`KILL ${Number(id)}`).catch(() => undefined);
     return r.rows.length;
   } finally {

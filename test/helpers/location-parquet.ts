@@ -8,7 +8,9 @@ export function locationParquet(dir: string, n: number, name = 'input.parquet'):
   const rows = Array.from({ length: n }, (_, i) => {
     const id = String(i + 1).padStart(6, '0');
     return {
-      reference_id: locationKey(i + 1), user_id: `user${id}`, lead_id: `lead${id}`,
+      reference_id: locationKey(i + 1),
+      user_id: `user${id}`,
+      lead_id: `lead${id}`,
       latitude: Number((10 + (((i + 1) * 7919) % 2000) / 100).toFixed(4)),
       longitude: Number((72 + (((i + 1) * 104729) % 1600) / 100).toFixed(4)),
     };

@@ -38,25 +38,99 @@ function openssl(dir: string, ...args: string[]): void {
 export function makePki(): TestPki {
   const dir = tempDir('bre-pki-');
   const caSubj = (cn: string) => ['-subj', `/CN=${cn}`];
-  openssl(dir, 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', ...caSubj('bre-batch test CA'));
-  openssl(dir, 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'other-ca.key', '-out', 'other-ca.pem', '-days', '2', ...caSubj('another CA'));
+  openssl(
+    dir,
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    ...caSubj('bre-batch test CA'),
+  );
+  openssl(
+    dir,
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'other-ca.key',
+    '-out',
+    'other-ca.pem',
+    '-days',
+    '2',
+    ...caSubj('another CA'),
+  );
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
   const leaf = (name: string, ca: string, ext: string) => {
-    openssl(dir, 'req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, ...caSubj(name));
-    openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', ext);
+    openssl(
+      dir,
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      ...caSubj(name),
+    );
+    openssl(
+      dir,
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.pem`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      ext,
+    );
   };
   leaf('server', 'ca', 'server.ext');
   leaf('client', 'ca', 'client.ext');
   leaf('stranger', 'other-ca', 'client.ext');
   const pfxPassphrase = 'pfx-pass-7c1e';
-  openssl(dir, 'pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-out', 'client.p12', '-passout', `pass:${pfxPassphrase}`);
+  openssl(
+    dir,
+    'pkcs12',
+    '-export',
+    '-in',
+    'client.pem',
+    '-inkey',
+    'client.key',
+    '-out',
+    'client.p12',
+    '-passout',
+    `pass:${pfxPassphrase}`,
+  );
   for (const f of ['client.key', 'client.p12', 'stranger.key']) chmodSync(join(dir, f), 0o600);
   return {
     dir,
-    caCert: join(dir, 'ca.pem'), serverCert: join(dir, 'server.pem'), serverKey: join(dir, 'server.key'),
-    clientCert: join(dir, 'client.pem'), clientKey: join(dir, 'client.key'), clientPfx: join(dir, 'client.p12'), pfxPassphrase,
-    strangerCert: join(dir, 'stranger.pem'), strangerKey: join(dir, 'stranger.key'),
+    caCert: join(dir, 'ca.pem'),
+    serverCert: join(dir, 'server.pem'),
+    serverKey: join(dir, 'server.key'),
+    clientCert: join(dir, 'client.pem'),
+    clientKey: join(dir, 'client.key'),
+    clientPfx: join(dir, 'client.p12'),
+    pfxPassphrase,
+    strangerCert: join(dir, 'stranger.pem'),
+    strangerKey: join(dir, 'stranger.key'),
   };
 }
 
@@ -70,10 +144,16 @@ export interface RunningServer {
 
 function supervise(child: ChildProcess, name: string): { exited: Promise<void>; output: () => string } {
   let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => { output += d; });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { output += d; });
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('exit', (code) => { if (code) output += `\n${name} exited ${code}`; });
+  child.once('exit', (code) => {
+    if (code) output += `\n${name} exited ${code}`;
+  });
   return { exited, output: () => output };
 }
 
@@ -87,11 +167,17 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
  * its CA (`ssl_verify_client on`: without one nginx answers 400 "No required SSL certificate was sent"),
  * proxying to `upstream`; `/redirect/` answers 307 to another origin.
  */
-export async function startNginx(pki: TestPki, upstream: string, opts: { verifyClient?: boolean } = {}): Promise<RunningServer> {
+export async function startNginx(
+  pki: TestPki,
+  upstream: string,
+  opts: { verifyClient?: boolean } = {},
+): Promise<RunningServer> {
   const dir = tempDir('bre-nginx-');
   const port = await freePort();
   const access = join(dir, 'access.log');
-  writeFileSync(join(dir, 'nginx.conf'), `
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `
 daemon off;
 worker_processes 1;
 pid ${join(dir, 'nginx.pid')};
@@ -114,13 +200,23 @@ http {
     location / { proxy_pass ${upstream}; proxy_http_version 1.1; proxy_set_header Connection ""; }
   }
 }
-`);
-  const child = spawn(NGINX_BIN, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
+`,
+  );
+  const child = spawn(NGINX_BIN, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const { exited, output } = supervise(child, 'nginx');
-  await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`nginx exited: ${output()} ${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
-    return existsSync(join(dir, 'nginx.pid'));
-  }, 30_000, 'nginx to start');
+  await waitFor(
+    () => {
+      if (child.exitCode !== null)
+        throw new Error(
+          `nginx exited: ${output()} ${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`,
+        );
+      return existsSync(join(dir, 'nginx.pid'));
+    },
+    30_000,
+    'nginx to start',
+  );
   return {
     port,
     url: `https://127.0.0.1:${port}`,
@@ -134,21 +230,38 @@ export async function startTinyproxy(opts: { auth?: { user: string; password: st
   const dir = tempDir('bre-tinyproxy-');
   const port = await freePort();
   const logFile = join(dir, 'tinyproxy.log');
-  writeFileSync(join(dir, 'tinyproxy.conf'), [
-    `Port ${port}`, 'Listen 127.0.0.1', 'Timeout 60', `LogFile "${logFile}"`, 'LogLevel Connect', 'MaxClients 100',
-    'Allow 127.0.0.1', ...(opts.auth ? [`BasicAuth ${opts.auth.user} ${opts.auth.password}`] : []), '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'tinyproxy.conf'),
+    [
+      `Port ${port}`,
+      'Listen 127.0.0.1',
+      'Timeout 60',
+      `LogFile "${logFile}"`,
+      'LogLevel Connect',
+      'MaxClients 100',
+      'Allow 127.0.0.1',
+      ...(opts.auth ? [`BasicAuth ${opts.auth.user} ${opts.auth.password}`] : []),
+      '',
+    ].join('\n'),
+  );
   const child = spawn(TINYPROXY_BIN, ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
   const { exited, output } = supervise(child, 'tinyproxy');
   const { connect } = await import('node:net');
-  await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`tinyproxy exited: ${output()}`);
-    return new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => resolve(false));
-    });
-  }, 30_000, 'tinyproxy to listen');
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`tinyproxy exited: ${output()}`);
+      return new Promise<boolean>((resolve) => {
+        const s = connect(port, '127.0.0.1');
+        s.once('connect', () => {
+          s.destroy();
+          resolve(true);
+        });
+        s.once('error', () => resolve(false));
+      });
+    },
+    30_000,
+    'tinyproxy to listen',
+  );
   return {
     port,
     url: `http://127.0.0.1:${port}`,

@@ -85,9 +85,13 @@ export function readOutput(dir: string): RunFolder {
 export function invariantProblems(inputRows: number, out: RunFolder): string[] {
   const problems: string[] = [];
   const seen = new Map<number, string>();
-  for (const [file, lines] of [['results', out.results], ['errors', out.errors]] as const) {
+  for (const [file, lines] of [
+    ['results', out.results],
+    ['errors', out.errors],
+  ] as const) {
     for (const l of lines) {
-      if (!Number.isInteger(l.row) || l.row < 1 || l.row > inputRows) problems.push(`${file}: row ${String(l.row)} is not a data row 1..${inputRows}`);
+      if (!Number.isInteger(l.row) || l.row < 1 || l.row > inputRows)
+        problems.push(`${file}: row ${String(l.row)} is not a data row 1..${inputRows}`);
       const before = seen.get(l.row);
       if (before) problems.push(`row ${l.row} appears in ${before} and in ${file}`);
       seen.set(l.row, file);
@@ -98,16 +102,26 @@ export function invariantProblems(inputRows: number, out: RunFolder): string[] {
   if (missing.length > 0) problems.push(`${missing.length} rows missing, e.g. ${missing.slice(0, 10).join(', ')}`);
   if (out.unparsable > 0) problems.push(`${out.unparsable} unparsable lines in results/errors`);
   if (out.summary) {
-    if (out.summary.rows?.succeeded !== out.results.length) problems.push(`summary rows.succeeded ${out.summary.rows?.succeeded} != ${out.results.length} lines in results.ndjson`);
-    if (out.summary.rows?.failed !== out.errors.length) problems.push(`summary rows.failed ${out.summary.rows?.failed} != ${out.errors.length} lines in errors.ndjson`);
+    if (out.summary.rows?.succeeded !== out.results.length)
+      problems.push(
+        `summary rows.succeeded ${out.summary.rows?.succeeded} != ${out.results.length} lines in results.ndjson`,
+      );
+    if (out.summary.rows?.failed !== out.errors.length)
+      problems.push(`summary rows.failed ${out.summary.rows?.failed} != ${out.errors.length} lines in errors.ndjson`);
   } else problems.push('no summary.json');
   const csvRows = Math.max(0, out.csvLines.length - 1);
-  if (out.results.length > 0 && csvRows !== out.results.length) problems.push(`results.csv has ${csvRows} rows, results.ndjson ${out.results.length}`);
+  if (out.results.length > 0 && csvRows !== out.results.length)
+    problems.push(`results.csv has ${csvRows} rows, results.ndjson ${out.results.length}`);
   // results.csv lists rows in input order, however they finished (issue 31); a record that spans lines
   // makes the count differ, and the check is left to the tests that read the CSV properly.
-  const order = out.csvLines.slice(1).map((l) => /^(\d+),/.exec(l)?.[1]).filter((r) => r !== undefined).map(Number);
+  const order = out.csvLines
+    .slice(1)
+    .map((l) => /^(\d+),/.exec(l)?.[1])
+    .filter((r) => r !== undefined)
+    .map(Number);
   const back = order.findIndex((r, i) => i > 0 && r < order[i - 1]);
-  if (order.length === out.results.length && back > 0) problems.push(`results.csv is not in row order: row ${order[back]} after row ${order[back - 1]}`);
+  if (order.length === out.results.length && back > 0)
+    problems.push(`results.csv is not in row order: row ${order[back]} after row ${order[back - 1]}`);
   return problems;
 }
 

@@ -38,7 +38,10 @@ function referenceOf(body: string): string | undefined {
  * JSON body) that actually reached the client: a reset upstream resets the client's connection, and an
  * answer the client hung up on (its time-out, a kill) is not counted, because the client never saw it.
  */
-export async function startCountingProxy(target: string, opts: { readonly keepBodies?: boolean } = {}): Promise<CountingProxy> {
+export async function startCountingProxy(
+  target: string,
+  opts: { readonly keepBodies?: boolean } = {},
+): Promise<CountingProxy> {
   const successes = new Map<string, number>();
   const bodies: string[] = [];
   const counts = { requests: 0, delivered2xx: 0, malformed2xx: 0, abandoned: 0 };
@@ -48,7 +51,9 @@ export async function startCountingProxy(target: string, opts: { readonly keepBo
   const server = createServer({ keepAlive: true }, (req: IncomingMessage, res: ServerResponse) => {
     counts.requests += 1;
     open += 1;
-    res.once('close', () => { open -= 1; });
+    res.once('close', () => {
+      open -= 1;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('error', () => undefined);
@@ -66,9 +71,19 @@ export async function startCountingProxy(target: string, opts: { readonly keepBo
       });
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) {
-        if (typeof v === 'string' && !['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding'].includes(k)) headers[k] = v;
+        if (
+          typeof v === 'string' &&
+          !['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding'].includes(k)
+        )
+          headers[k] = v;
       }
-      request(target + (req.url ?? '/'), { method: req.method as 'POST', headers, body: req.method === 'GET' ? undefined : body, dispatcher: agent, signal: ac.signal })
+      request(target + (req.url ?? '/'), {
+        method: req.method as 'POST',
+        headers,
+        body: req.method === 'GET' ? undefined : body,
+        dispatcher: agent,
+        signal: ac.signal,
+      })
         .then(async (up) => {
           const text = await up.body.text();
           if (clientGone) return;
@@ -79,7 +94,12 @@ export async function startCountingProxy(target: string, opts: { readonly keepBo
           }
           const ok = up.statusCode >= 200 && up.statusCode < 300;
           let json = false;
-          try { JSON.parse(text); json = true; } catch { /* malformed */ }
+          try {
+            JSON.parse(text);
+            json = true;
+          } catch {
+            /* malformed */
+          }
           if (ok && !json) counts.malformed2xx += 1;
           res.on('finish', () => {
             if (!ok || !json) return;

@@ -32,15 +32,28 @@ export async function freePort(): Promise<number> {
 export async function startPushgateway(): Promise<TestPushgateway> {
   const dir = tempDir('bre-pushgw-');
   const port = await freePort();
-  const child: ChildProcess = spawn(PUSHGATEWAY_BIN, [`--web.listen-address=127.0.0.1:${port}`, `--persistence.file=${join(dir, 'pushgateway.data')}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    PUSHGATEWAY_BIN,
+    [`--web.listen-address=127.0.0.1:${port}`, `--persistence.file=${join(dir, 'pushgateway.data')}`],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { log += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    log += d;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`prometheus-pushgateway exited: ${log}`);
-    return fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
-  }, 30_000, 'the Pushgateway to be ready');
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`prometheus-pushgateway exited: ${log}`);
+      return fetch(`${url}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    30_000,
+    'the Pushgateway to be ready',
+  );
   return {
     url,
     async samples(name, labels = {}) {

@@ -14,7 +14,10 @@ function pingRedis(url = REDIS_URL, timeoutMs = 1000): Promise<boolean> {
   const u = new URL(url);
   return new Promise((resolve) => {
     const sock = createConnection({ host: u.hostname, port: Number(u.port || 6379) });
-    const done = (ok: boolean) => { sock.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
     sock.setTimeout(timeoutMs, () => done(false));
     sock.on('error', () => done(false));
     sock.on('connect', () => sock.write('PING\r\n'));
@@ -25,12 +28,17 @@ function pingRedis(url = REDIS_URL, timeoutMs = 1000): Promise<boolean> {
 const available = await pingRedis();
 const inCi = process.env.CI === 'true';
 if (!available && !inCi) {
-  process.stderr.write(`\n  SKIPPED: no Redis answers at ${REDIS_URL}; the shared-limiter (--redis) tests did not run. Start redis-server (or set BRE_TEST_REDIS_URL) to run them.\n\n`);
+  process.stderr.write(
+    `\n  SKIPPED: no Redis answers at ${REDIS_URL}; the shared-limiter (--redis) tests did not run. Start redis-server (or set BRE_TEST_REDIS_URL) to run them.\n\n`,
+  );
 }
 
-const failInCi = ((name: string) => it(name, () => {
-  throw new Error(`CI=true but no Redis answers at ${REDIS_URL}: the shared-limiter tests must run in CI (.ci/run starts redis-server)`);
-})) as unknown as typeof it;
+const failInCi = ((name: string) =>
+  it(name, () => {
+    throw new Error(
+      `CI=true but no Redis answers at ${REDIS_URL}: the shared-limiter tests must run in CI (.ci/run starts redis-server)`,
+    );
+  })) as unknown as typeof it;
 
 /** `it` when a Redis answers; under CI=true without Redis, a test that fails saying so; else `it.skip`. */
 export const itRedis: typeof it = (available ? it : inCi ? failInCi : it.skip) as typeof it;
@@ -59,7 +67,11 @@ export class OwnRedis {
   }
 
   async start(): Promise<void> {
-    this.#child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+    this.#child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100; i += 1) {
       if (await pingRedis(this.url, 200)) return;
       await sleep(50);

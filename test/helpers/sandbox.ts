@@ -18,8 +18,12 @@ export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestS
     sandbox,
     token,
     env: (url = sandbox.url, extra = {}) => ({
-      BRE_BASE_URL: url, BUREAU_BASE_URL: url, ACCOUNT_BASE_URL: url,
-      BRE_CLIENT_ID: sandbox.clientId, BRE_AUTH_TOKEN: token, ...extra,
+      BRE_BASE_URL: url,
+      BUREAU_BASE_URL: url,
+      ACCOUNT_BASE_URL: url,
+      BRE_CLIENT_ID: sandbox.clientId,
+      BRE_AUTH_TOKEN: token,
+      ...extra,
     }),
     close: () => sandbox.close(),
   };

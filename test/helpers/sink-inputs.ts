@@ -17,7 +17,13 @@ export function locationRows(n: number, bad: readonly number[] = [], first = 1):
     const i = j + first;
     const id = String(i).padStart(6, '0');
     const lat = bad.includes(i) ? '999.0000' : (10 + ((i * 7919) % 2000) / 100).toFixed(4);
-    return { reference_id: `LOC-${id}`, user_id: `user${id}`, lead_id: `lead${id}`, latitude: lat, longitude: (72 + ((i * 104729) % 1600) / 100).toFixed(4) };
+    return {
+      reference_id: `LOC-${id}`,
+      user_id: `user${id}`,
+      lead_id: `lead${id}`,
+      latitude: lat,
+      longitude: (72 + ((i * 104729) % 1600) / 100).toFixed(4),
+    };
   });
 }
 
@@ -30,7 +36,10 @@ export function locationCsvText(rows: readonly SampleRow[]): string {
 /** The AA sample's rows repeated to `n` with fresh keys AA-000001... */
 export function aaRows(n: number): SampleRow[] {
   const sample = readSampleRows(join(ROOT, 'samples', 'aa_transactions.csv'));
-  return Array.from({ length: n }, (_, i) => ({ ...sample[i % sample.length], reference_id: `AA-${String(i + 1).padStart(6, '0')}` }));
+  return Array.from({ length: n }, (_, i) => ({
+    ...sample[i % sample.length],
+    reference_id: `AA-${String(i + 1).padStart(6, '0')}`,
+  }));
 }
 
 /** A seeded PRNG (the sandbox's mulberry32): the kill points are random but the same on every run of the test. */
@@ -51,8 +60,12 @@ export async function loadsRows(url: string): Promise<LoadsRow[]> {
   try {
     const r = await session.query<Record<string, unknown>>('SELECT * FROM bre_batch_loads');
     return r.rows.map((x) => ({
-      sink_table: String(x.sink_table), folder: String(x.folder), path: String(x.path),
-      results_bytes: Number(x.results_bytes), errors_bytes: Number(x.errors_bytes), batches: Number(x.batches),
+      sink_table: String(x.sink_table),
+      folder: String(x.folder),
+      path: String(x.path),
+      results_bytes: Number(x.results_bytes),
+      errors_bytes: Number(x.errors_bytes),
+      batches: Number(x.batches),
     }));
   } catch {
     return [];
@@ -66,16 +79,28 @@ export async function loadsRows(url: string): Promise<LoadsRow[]> {
  * runs; fails with its stderr if it exits first. The time-out only keeps a broken build from hanging.
  */
 export async function waitForTable<T>(
-  run: RunningCli, url: string, probe: string, cond: (rows: T[]) => boolean, what: string, timeoutMs = 60_000,
+  run: RunningCli,
+  url: string,
+  probe: string,
+  cond: (rows: T[]) => boolean,
+  what: string,
+  timeoutMs = 60_000,
 ): Promise<void> {
   const session = await openSession(parseDbUrl(url, { flag: 'test' }));
   try {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const rows = await session.query<T>(probe).then((r) => r.rows, () => [] as T[]);
+      const rows = await session.query<T>(probe).then(
+        (r) => r.rows,
+        () => [] as T[],
+      );
       if (cond(rows)) return;
-      if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`the CLI exited (${run.child.exitCode ?? run.child.signalCode}) before ${what}:\n${run.stderr()}`);
-      if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr:\n${run.stderr()}`);
+      if (run.child.exitCode !== null || run.child.signalCode !== null)
+        throw new Error(
+          `the CLI exited (${run.child.exitCode ?? run.child.signalCode}) before ${what}:\n${run.stderr()}`,
+        );
+      if (Date.now() > until)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr:\n${run.stderr()}`);
       await sleep(25);
     }
   } finally {
@@ -86,5 +111,8 @@ export async function waitForTable<T>(
 /** The keys of the whole lines within the first `bytes` bytes of an NDJSON journal. */
 export function keysWithin(path: string, bytes: number, field: 'key' | 'row' = 'key'): string[] {
   const text = readFileSync(path).subarray(0, bytes).toString('utf8');
-  return text.split('\n').filter((l) => l !== '').map((l) => String((JSON.parse(l) as Record<string, unknown>)[field]));
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => String((JSON.parse(l) as Record<string, unknown>)[field]));
 }

@@ -49,7 +49,11 @@ const MAX_PROBLEMS = 25;
 function ndjson<T>(path: string): T[] {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, 'utf8');
-  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as T);
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as T);
 }
 
 export function resultLines(dirs: readonly string[]): ResultLine[] {
@@ -114,7 +118,9 @@ function safeParse(text: string): unknown {
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? `'${v.length > 80 ? `${v.slice(0, 80)}...` : v}'` : (JSON.stringify(v) ?? String(v)).slice(0, 120);
+  return typeof v === 'string'
+    ? `'${v.length > 80 ? `${v.slice(0, 80)}...` : v}'`
+    : (JSON.stringify(v) ?? String(v)).slice(0, 120);
 }
 
 export interface TableRead {
@@ -140,14 +146,26 @@ function quote(dialect: DialectName, id: string): string {
 /** Every row of a table and its columns' types; no rows and no columns when it does not exist. */
 export async function readTable(url: string, table: string): Promise<TableRead> {
   return withSession(url, async (s, dialect) => {
-    const cols = dialect === 'postgres'
-      ? await s.query<{ name: string; type: string }>('SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1', [table])
-      : await s.query<{ name: string; type: string }>('SELECT column_name AS name, column_type AS type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?', [table]);
+    const cols =
+      dialect === 'postgres'
+        ? await s.query<{ name: string; type: string }>(
+            'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
+            [table],
+          )
+        : await s.query<{ name: string; type: string }>(
+            'SELECT column_name AS name, column_type AS type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?',
+            [table],
+          );
     const types = new Map(cols.rows.map((c) => [c.name, String(c.type).toLowerCase()]));
     if (types.size === 0) return { rows: [], types };
     if (dialect === 'mysql') {
       // MariaDB's JSON is LONGTEXT with a json_valid check: told apart from text by that check.
-      const checks = await s.query<{ clause: string }>('SELECT check_clause AS clause FROM information_schema.check_constraints WHERE constraint_schema = DATABASE() AND table_name = ?', [table]).catch(() => ({ rows: [] }));
+      const checks = await s
+        .query<{ clause: string }>(
+          'SELECT check_clause AS clause FROM information_schema.check_constraints WHERE constraint_schema = DATABASE() AND table_name = ?',
+          [table],
+        )
+        .catch(() => ({ rows: [] }));
       for (const { clause } of checks.rows) {
         const m = /^json_valid\(`((?:[^`]|``)+)`\)$/.exec(String(clause));
         if (m && types.get(m[1].replace(/``/g, '`')) === 'longtext') types.set(m[1].replace(/``/g, '`'), 'json');
@@ -161,9 +179,14 @@ export async function readTable(url: string, table: string): Promise<TableRead> 
 /** The names of the tables of the database at `url` (the current schema on PostgreSQL). */
 export async function tableNames(url: string): Promise<string[]> {
   return withSession(url, async (s, dialect) => {
-    const r = dialect === 'postgres'
-      ? await s.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()')
-      : await s.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()');
+    const r =
+      dialect === 'postgres'
+        ? await s.query<{ name: string }>(
+            'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()',
+          )
+        : await s.query<{ name: string }>(
+            'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()',
+          );
     return r.rows.map((x) => x.name).sort();
   });
 }
@@ -185,7 +208,8 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
   const want = new Map<string, ResultLine>();
   for (const l of lines) {
     if (l.key === null) continue;
-    if (want.has(l.key)) problems.push(`key ${l.key} is in results.ndjson twice (rows ${want.get(l.key)!.row} and ${l.row})`);
+    if (want.has(l.key))
+      problems.push(`key ${l.key} is in results.ndjson twice (rows ${want.get(l.key)!.row} and ${l.row})`);
     want.set(l.key, l);
   }
   // Each result field's column and the kind of every value it held.
@@ -205,18 +229,24 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
   const sampled = lines.some((l) => l.stratum !== undefined);
   const fixed = [key, 'row', ...(sampled ? ['stratum', 'weight'] : []), 'result', 'loaded_at'];
   const fixedKinds: Record<string, string> = {
-    [key]: KEY_TYPE[dialect], row: SQL_TYPES[dialect].int64, stratum: SQL_TYPES[dialect].string, weight: SQL_TYPES[dialect].double,
-    result: SQL_TYPES[dialect].json, loaded_at: TIMESTAMP_TYPE[dialect],
+    [key]: KEY_TYPE[dialect],
+    row: SQL_TYPES[dialect].int64,
+    stratum: SQL_TYPES[dialect].string,
+    weight: SQL_TYPES[dialect].double,
+    result: SQL_TYPES[dialect].json,
+    loaded_at: TIMESTAMP_TYPE[dialect],
   };
   for (const c of fixed) {
     if (!t.types.has(c)) problems.push(`${o.table} has no column ${c}`);
-    else if (t.types.get(c) !== fixedKinds[c]) problems.push(`${o.table}.${c} is ${t.types.get(c)}, expected ${fixedKinds[c]}`);
+    else if (t.types.get(c) !== fixedKinds[c])
+      problems.push(`${o.table}.${c} is ${t.types.get(c)}, expected ${fixedKinds[c]}`);
   }
   const fieldCols = [...t.types.keys()].filter((c) => !fixed.includes(c));
   const extra = fieldCols.filter((c) => !fields.has(c));
   const missing = [...fields.keys()].filter((c) => !t.types.has(c));
   // A batch's new columns are added before its transaction: a kill between the two leaves them, empty.
-  if (extra.length > 0 && !o.partial) problems.push(`${o.table} has columns no result field fills: ${extra.join(', ')}`);
+  if (extra.length > 0 && !o.partial)
+    problems.push(`${o.table} has columns no result field fills: ${extra.join(', ')}`);
   if (missing.length > 0) problems.push(`${o.table} lacks columns for result fields: ${missing.join(', ')}`);
   for (const [col, f] of fields) {
     const type = t.types.get(col);
@@ -238,26 +268,40 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
     }
     if (r.row !== String(l.row)) problems.push(`key ${k}: row ${show(r.row)}, expected '${l.row}'`);
     if (sampled) {
-      if (r.stratum !== (l.stratum ?? null)) problems.push(`key ${k}: stratum ${show(r.stratum)}, expected ${show(l.stratum)}`);
-      if (r.weight !== (l.weight ?? null)) problems.push(`key ${k}: weight ${show(r.weight)}, expected ${show(l.weight)}`);
+      if (r.stratum !== (l.stratum ?? null))
+        problems.push(`key ${k}: stratum ${show(r.stratum)}, expected ${show(l.stratum)}`);
+      if (r.weight !== (l.weight ?? null))
+        problems.push(`key ${k}: weight ${show(r.weight)}, expected ${show(l.weight)}`);
     }
     const result = typeof r.result === 'string' ? safeParse(r.result) : r.result;
-    if (!isDeepStrictEqual(result, l.stages)) problems.push(`key ${k}: result ${show(result)} is not the line's stages ${show(l.stages)}`);
+    if (!isDeepStrictEqual(result, l.stages))
+      problems.push(`key ${k}: result ${show(result)} is not the line's stages ${show(l.stages)}`);
     if (r.loaded_at === null || r.loaded_at === undefined) problems.push(`key ${k}: no loaded_at`);
     for (const [col, f] of fields) {
       if (!t.types.has(col)) continue;
       const dot = f.header.indexOf('.');
       const v = l.stages[f.header.slice(0, dot)]?.[f.header.slice(dot + 1)];
-      if (!cellMatches(f.kind, v, r[col], dialect)) problems.push(`key ${k}: ${col} (${f.kind}) is ${show(r[col])} (${typeof r[col]}), expected ${show(v)}`);
+      if (!cellMatches(f.kind, v, r[col], dialect))
+        problems.push(`key ${k}: ${col} (${f.kind}) is ${show(r[col])} (${typeof r[col]}), expected ${show(v)}`);
     }
   }
-  for (const k of want.keys()) if (!seen.has(k)) problems.push(`key ${k} (row ${want.get(k)!.row}) is in results.ndjson but not in ${o.table}`);
+  for (const k of want.keys())
+    if (!seen.has(k)) problems.push(`key ${k} (row ${want.get(k)!.row}) is in results.ndjson but not in ${o.table}`);
   return cap(problems);
 }
 
 const ERROR_KINDS: readonly [string, Kind][] = [
-  ['row', 'int64'], ['line', 'int64'], ['stage', 'string'], ['status', 'int64'], ['code', 'string'], ['message', 'string'],
-  ['field', 'string'], ['expected', 'string'], ['errors', 'json'], ['attempts', 'int64'], ['input', 'json'],
+  ['row', 'int64'],
+  ['line', 'int64'],
+  ['stage', 'string'],
+  ['status', 'int64'],
+  ['code', 'string'],
+  ['message', 'string'],
+  ['field', 'string'],
+  ['expected', 'string'],
+  ['errors', 'json'],
+  ['attempts', 'int64'],
+  ['input', 'json'],
 ];
 
 /** NAME_errors against the folders' errors.ndjson: one row per error line's row, every field as in the line. */
@@ -276,7 +320,16 @@ async function errorsProblems(url: string, o: SinkCheckOptions): Promise<string[
   }
   if (t.types.size === 0) return want.size === 0 || o.partial ? [] : [`no table ${table}`];
   const sampled = [...want.values()].some((e) => e.stratum !== undefined);
-  const kinds: [string, Kind][] = [[key, 'string'], ...ERROR_KINDS, ...(sampled ? [['stratum', 'string'], ['weight', 'double']] as [string, Kind][] : [])];
+  const kinds: [string, Kind][] = [
+    [key, 'string'],
+    ...ERROR_KINDS,
+    ...(sampled
+      ? ([
+          ['stratum', 'string'],
+          ['weight', 'double'],
+        ] as [string, Kind][])
+      : []),
+  ];
   for (const [c, kind] of kinds) {
     const want = SQL_TYPES[dialect][kind];
     if (!t.types.has(c)) problems.push(`${table} has no column ${c}`);
@@ -294,12 +347,15 @@ async function errorsProblems(url: string, o: SinkCheckOptions): Promise<string[
     for (const [c, kind] of kinds) {
       if (!t.types.has(c)) continue;
       const v = c === key ? e.key : e[c];
-      if (!cellMatches(kind, v, r[c], dialect)) problems.push(`row ${row}: ${c} is ${show(r[c])} (${typeof r[c]}), expected ${show(v)}`);
+      if (!cellMatches(kind, v, r[c], dialect))
+        problems.push(`row ${row}: ${c} is ${show(r[c])} (${typeof r[c]}), expected ${show(v)}`);
     }
     const unknown = Object.keys(e).filter((f) => f !== 'key' && !kinds.some(([c]) => c === f));
     if (unknown.length > 0) problems.push(`row ${row}: errors.ndjson fields without a column: ${unknown.join(', ')}`);
   }
-  for (const [row, e] of want) if (!seen.has(row)) problems.push(`row ${row} (${show(e.key)}, ${show(e.code)}) is in errors.ndjson but not in ${table}`);
+  for (const [row, e] of want)
+    if (!seen.has(row))
+      problems.push(`row ${row} (${show(e.key)}, ${show(e.code)}) is in errors.ndjson but not in ${table}`);
   return cap(problems);
 }
 
@@ -310,7 +366,10 @@ async function transactionsProblems(url: string, o: SinkCheckOptions): Promise<s
   const problems: string[] = [];
   const want = new Map<string, Record<string, string>[]>();
   for (const d of o.dirs) {
-    const records = parse(readFileSync(join(d, 'transactions.csv'), 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+    const records = parse(readFileSync(join(d, 'transactions.csv'), 'utf8'), {
+      columns: true,
+      skip_empty_lines: true,
+    }) as Record<string, string>[];
     for (const r of records) {
       if (!want.has(r.key)) want.set(r.key, []);
       want.get(r.key)!.push(r);
@@ -351,10 +410,12 @@ async function transactionsProblems(url: string, o: SinkCheckOptions): Promise<s
       } else {
         const offset = /(Z|[+-]\d{2}:\d{2})$/.exec(ts)?.[1];
         const wantOffset = offset === 'Z' ? '+00:00' : offset;
-        if (row.timestamp_offset !== (wantOffset ?? null)) problems.push(`${where}: timestamp_offset ${show(row.timestamp_offset)}, expected ${show(wantOffset)}`);
+        if (row.timestamp_offset !== (wantOffset ?? null))
+          problems.push(`${where}: timestamp_offset ${show(row.timestamp_offset)}, expected ${show(wantOffset)}`);
         const local = String(row.timestamp).replace(' ', 'T');
         const instant = Date.parse(`${local}${wantOffset ?? 'Z'}`);
-        if (instant !== Date.parse(offset ? ts : `${ts}Z`)) problems.push(`${where}: timestamp ${show(row.timestamp)} ${show(row.timestamp_offset)} is not ${ts}`);
+        if (instant !== Date.parse(offset ? ts : `${ts}Z`))
+          problems.push(`${where}: timestamp ${show(row.timestamp)} ${show(row.timestamp_offset)} is not ${ts}`);
       }
     });
   }
@@ -371,21 +432,28 @@ export async function sinkProblems(url: string, o: SinkCheckOptions): Promise<st
 }
 
 function cap(problems: string[]): string[] {
-  return problems.length <= MAX_PROBLEMS ? problems : [...problems.slice(0, MAX_PROBLEMS), `... and ${problems.length - MAX_PROBLEMS} more`];
+  return problems.length <= MAX_PROBLEMS
+    ? problems
+    : [...problems.slice(0, MAX_PROBLEMS), `... and ${problems.length - MAX_PROBLEMS} more`];
 }
 
 /** The lines of stderr that are JSON log lines (--log-format json). */
 export function logLines(stderr: string): { level?: string; code?: string; message?: string }[] {
-  return stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => {
-    try {
-      return JSON.parse(l) as { level?: string; code?: string; message?: string };
-    } catch {
-      return {};
-    }
-  });
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => {
+      try {
+        return JSON.parse(l) as { level?: string; code?: string; message?: string };
+      } catch {
+        return {};
+      }
+    });
 }
 
 /** The code of the error the CLI ended with (--log-format json), if any. */
 export function exitErrorCode(stderr: string): string | undefined {
-  return logLines(stderr).filter((l) => l.level === 'error' && l.code !== undefined).at(-1)?.code;
+  return logLines(stderr)
+    .filter((l) => l.level === 'error' && l.code !== undefined)
+    .at(-1)?.code;
 }

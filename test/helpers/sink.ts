@@ -23,12 +23,22 @@ export interface WriterProbe {
 }
 
 /** A writer whose backoff sleeps are recorded and end at once (a turn of the event loop). */
-export async function openWriter(url: string, table: string, shape: Partial<SinkShape> = {}, retryForMs = 60_000): Promise<SinkWriter & { probe: WriterProbe }> {
+export async function openWriter(
+  url: string,
+  table: string,
+  shape: Partial<SinkShape> = {},
+  retryForMs = 60_000,
+): Promise<SinkWriter & { probe: WriterProbe }> {
   const probe: WriterProbe = { log: [], sleeps: [] };
-  const w = await SinkWriter.open(sinkTarget(url, table, retryForMs), { ...SHAPE, ...shape }, (l) => probe.log.push(l), async (ms) => {
-    probe.sleeps.push(ms);
-    await new Promise((r) => setImmediate(r));
-  });
+  const w = await SinkWriter.open(
+    sinkTarget(url, table, retryForMs),
+    { ...SHAPE, ...shape },
+    (l) => probe.log.push(l),
+    async (ms) => {
+      probe.sleeps.push(ms);
+      await new Promise((r) => setImmediate(r));
+    },
+  );
   return Object.assign(w, { probe });
 }
 
@@ -41,7 +51,11 @@ export function quote(url: string, id: string): string {
 }
 
 /** Rows of a statement on the database at `url`. */
-export async function query<R = Record<string, unknown>>(url: string, text: string, params: readonly unknown[] = []): Promise<R[]> {
+export async function query<R = Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: readonly unknown[] = [],
+): Promise<R[]> {
   const session = await openSession(parseDbUrl(url, { flag: 'test' }));
   try {
     return (await session.query<R>(text, params)).rows;
@@ -52,14 +66,29 @@ export async function query<R = Record<string, unknown>>(url: string, text: stri
 
 /** Every row of a table, ordered by `order`. */
 export function tableRows(url: string, table: string, order: string): Promise<Record<string, unknown>[]> {
-  return query(url, `SELECT * FROM ${quote(url, table)} ORDER BY ${order.split(',').map((c) => quote(url, c.trim())).join(', ')}`);
+  return query(
+    url,
+    `SELECT * FROM ${quote(url, table)} ORDER BY ${order
+      .split(',')
+      .map((c) => quote(url, c.trim()))
+      .join(', ')}`,
+  );
 }
 
 /** A table's columns and their data types (information_schema, lower case), in order. */
 export async function tableColumns(url: string, table: string): Promise<Map<string, string>> {
-  const rows = dialectName(url) === 'postgres'
-    ? await query<{ name: string; type: string }>(url, `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, [table])
-    : await query<{ name: string; type: string }>(url, `SELECT column_name AS name, CASE WHEN column_type = 'tinyint(1)' THEN 'boolean' ELSE data_type END AS type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY ordinal_position`, [table]);
+  const rows =
+    dialectName(url) === 'postgres'
+      ? await query<{ name: string; type: string }>(
+          url,
+          `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+          [table],
+        )
+      : await query<{ name: string; type: string }>(
+          url,
+          `SELECT column_name AS name, CASE WHEN column_type = 'tinyint(1)' THEN 'boolean' ELSE data_type END AS type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY ordinal_position`,
+          [table],
+        );
   return new Map(rows.map((r) => [r.name, String(r.type).toLowerCase()]));
 }
 
@@ -83,19 +112,49 @@ export const num = (v: unknown): number | null => (v === null ? null : Number(v)
 
 export const FOLDER: FolderId = { id: 'f'.repeat(32), host: 'test-host', path: '/tmp/out' };
 
-export function progressAt(results: number, errors: number, batches: number, files = { results: '1:100', errors: '1:101' }): FolderProgress {
+export function progressAt(
+  results: number,
+  errors: number,
+  batches: number,
+  files = { results: '1:100', errors: '1:101' },
+): FolderProgress {
   return { results: { file: files.results, bytes: results }, errors: { file: files.errors, bytes: errors }, batches };
 }
 
-export function result(row: number, key: string, stages: Record<string, Record<string, unknown>>, extra: Partial<ResultItem> = {}): ResultItem {
+export function result(
+  row: number,
+  key: string,
+  stages: Record<string, Record<string, unknown>>,
+  extra: Partial<ResultItem> = {},
+): ResultItem {
   return { row, key, stages, ...extra };
 }
 
-export function errorLine(row: number, key: string | null, code = 'HTTP_ERROR', extra: Partial<ErrorLine> = {}): ErrorLine {
-  return { row, line: row + 1, key, stage: 'decision', status: 503, code, message: `row ${row} failed`, attempts: 3, input: { reference_id: key }, ...extra };
+export function errorLine(
+  row: number,
+  key: string | null,
+  code = 'HTTP_ERROR',
+  extra: Partial<ErrorLine> = {},
+): ErrorLine {
+  return {
+    row,
+    line: row + 1,
+    key,
+    stage: 'decision',
+    status: 503,
+    code,
+    message: `row ${row} failed`,
+    attempts: 3,
+    input: { reference_id: key },
+    ...extra,
+  };
 }
 
-export function batch(results: readonly ResultItem[], errors: readonly ErrorLine[], progress: FolderProgress): SinkBatch {
+export function batch(
+  results: readonly ResultItem[],
+  errors: readonly ErrorLine[],
+  progress: FolderProgress,
+): SinkBatch {
   return { results, errors, progress };
 }
 

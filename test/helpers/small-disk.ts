@@ -32,7 +32,9 @@ const PAGE = 4096;
 const kb = (bytes: number) => `${Math.ceil(bytes / PAGE) * (PAGE / 1024)}k`;
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 export function smallDisk(bytes: number): SmallDisk {
@@ -52,7 +54,10 @@ export function smallDisk(bytes: number): SmallDisk {
   return {
     dir,
     how,
-    env: () => (how === 'tmpfs' ? {} : { NODE_OPTIONS: `--import=${hook}`, BRE_TEST_DISK_DIR: dir, BRE_TEST_DISK_BYTES: String(budget) }),
+    env: () =>
+      how === 'tmpfs'
+        ? {}
+        : { NODE_OPTIONS: `--import=${hook}`, BRE_TEST_DISK_DIR: dir, BRE_TEST_DISK_BYTES: String(budget) },
     async leaveRoom(n) {
       if (how === 'budget') {
         budget = n;
@@ -61,13 +66,14 @@ export function smallDisk(bytes: number): SmallDisk {
       const s = await statfs(dir);
       execFileSync('mount', ['-o', `remount,size=${kb((s.blocks - s.bfree) * s.bsize + n)}`, dir], { stdio: 'pipe' });
     },
-    taken: (sub, names) => (names ? names.map((n) => join(dir, sub, n)) : filesUnder(join(dir, sub))).reduce((sum, p) => {
-      try {
-        return sum + size(p);
-      } catch {
-        return sum;
-      }
-    }, 0),
+    taken: (sub, names) =>
+      (names ? names.map((n) => join(dir, sub, n)) : filesUnder(join(dir, sub))).reduce((sum, p) => {
+        try {
+          return sum + size(p);
+        } catch {
+          return sum;
+        }
+      }, 0),
     close() {
       if (how === 'tmpfs') execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
     },

@@ -25,31 +25,32 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let made = 0;
   let port = 0;
   let server: Server;
-  const listen = () => new Promise<void>((resolve, reject) => {
-    server = createServer((client) => {
-      made += 1;
-      const upstream = createConnection({ host: targetHost, port: targetPort });
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-      const pair: [Socket, Socket] = [client, upstream];
-      pairs.add(pair);
-      client.on('close', () => {
-        upstream.destroy();
-        pairs.delete(pair);
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer((client) => {
+        made += 1;
+        const upstream = createConnection({ host: targetHost, port: targetPort });
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => undefined);
+        }
+        client.pipe(upstream);
+        upstream.pipe(client);
+        const pair: [Socket, Socket] = [client, upstream];
+        pairs.add(pair);
+        client.on('close', () => {
+          upstream.destroy();
+          pairs.delete(pair);
+        });
+        upstream.on('close', () => client.destroy());
       });
-      upstream.on('close', () => client.destroy());
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        port = (server.address() as AddressInfo).port;
+        resolve();
+      });
     });
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      port = (server.address() as AddressInfo).port;
-      resolve();
-    });
-  });
   await listen();
   const down = async () => {
     for (const s of sockets) s.destroy();

@@ -23,21 +23,33 @@ beforeAll(async () => {
       if (status === 0) return; // hang: the client's time-out must fire
       if (status === -1) return req.socket.destroy();
       const retryAfter = req.url!.startsWith('/pause') ? '1' : '0';
-      res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': retryAfter } : {}) });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        ...(status === 429 ? { 'retry-after': retryAfter } : {}),
+      });
       res.end(status === 500 ? JSON.stringify({ detail: 'bad value' }) : JSON.stringify({ ok: true, path: req.url }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
 
 function client(maxAttempts = 4, timeoutMs = 2000, realSleep = false) {
   const limiter = new PacedLimiter({ service: 'workflow', rate: null, concurrency: 4 });
   const ac = new AbortController();
   const target = { baseUrl: base, timeoutMs, limiter, connections: 4 };
   const c = createClient({
-    clientId: 'cid', authToken: 'tok-secret-123', maxAttempts, signal: ac.signal,
+    clientId: 'cid',
+    authToken: 'tok-secret-123',
+    maxAttempts,
+    signal: ac.signal,
     targets: { workflow: target, bureau: target, account: target },
     ...(realSleep ? {} : { sleep: async () => {} }),
   });
@@ -113,7 +125,8 @@ describe('client chain: retry -> limit -> time-out -> auth -> transport', () => 
     expect(pausedUntil).toBeGreaterThanOrEqual(refusedAt + 1000);
     const later = await Promise.all(['/pause-b', '/pause-c', '/pause-d'].map((p) => c.call('workflow', p, {})));
     // None of the calls queued during the pause reached the server before it ended.
-    for (const p of ['/pause-b', '/pause-c', '/pause-d']) expect(seen.find((r) => r.path === p)!.at).toBeGreaterThanOrEqual(pausedUntil);
+    for (const p of ['/pause-b', '/pause-c', '/pause-d'])
+      expect(seen.find((r) => r.path === p)!.at).toBeGreaterThanOrEqual(pausedUntil);
     expect(later.map((r) => r.attempts)).toEqual([1, 1, 1]);
     expect((await first).attempts).toBe(2);
     expect(c.stats.workflow.throttled).toBe(1);

@@ -24,7 +24,12 @@ describe('HTTP answers -> stable codes (spec section 7 of both documents)', () =
     ['workflow', 500, { detail: 'latitude out of range' }, 'WORKFLOW_REJECTED_INPUT'],
     ['bureau', 500, { detail: 'error in decoding raw_data: bad base64' }, 'BUREAU_DECODE_FAILED'],
     ['workflow', 500, '<html>oops</html>', 'SERVER_ERROR'],
-    ['account', 404, { detail: { error: 'no bsa sessions found for this user and aa_session_id', request_id: 'r', user_id: 'null' } }, 'ACCOUNT_ERROR'],
+    [
+      'account',
+      404,
+      { detail: { error: 'no bsa sessions found for this user and aa_session_id', request_id: 'r', user_id: 'null' } },
+      'ACCOUNT_ERROR',
+    ],
     ['workflow', 404, { detail: "workflow endpoint 'x' not found" }, 'HTTP_ERROR'],
   ] as const)('%s %i -> %s', (service, status, body, code) => {
     const e = codeOf(service, status, body);
@@ -33,10 +38,17 @@ describe('HTTP answers -> stable codes (spec section 7 of both documents)', () =
   });
 
   it('422 lists the missing fields from loc paths, in either service shape', () => {
-    const wf = codeOf('workflow', 422, { detail: [{ type: 'missing', loc: ['body', 'input_data', 'latitude'], msg: 'Field required', input: {} }] });
+    const wf = codeOf('workflow', 422, {
+      detail: [{ type: 'missing', loc: ['body', 'input_data', 'latitude'], msg: 'Field required', input: {} }],
+    });
     expect(wf.code).toBe('VALIDATION_FAILED');
     expect(wf.message).toMatch(/input_data\.latitude/);
-    const acc = codeOf('account', 422, { error: { type: 'validation_error', detail: [{ type: 'missing', loc: ['body', 'aa_session_id'], msg: 'Field required', input: {} }] } });
+    const acc = codeOf('account', 422, {
+      error: {
+        type: 'validation_error',
+        detail: [{ type: 'missing', loc: ['body', 'aa_session_id'], msg: 'Field required', input: {} }],
+      },
+    });
     expect(acc.details).toEqual(['aa_session_id']);
   });
 

@@ -64,7 +64,13 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+);
 
 describe('transport: every body read whole, whichever way it is framed', () => {
   it.each([['/length'], ['/chunked']])('%s: the whole body, decoded once as UTF-8', async (path) => {
@@ -75,10 +81,11 @@ describe('transport: every body read whole, whichever way it is framed', () => {
     await t.close();
   });
 
-  it('keeps connections alive: 20 calls one after another reuse the pool\'s connections', async () => {
+  it("keeps connections alive: 20 calls one after another reuse the pool's connections", async () => {
     const t = new Transport(base, 4);
     const before = connections;
-    for (let i = 0; i < 20; i += 1) expect((await t.send('workflow', { path: '/length', headers: {}, body: '{}' }, 2000)).text).toBe(BIG);
+    for (let i = 0; i < 20; i += 1)
+      expect((await t.send('workflow', { path: '/length', headers: {}, body: '{}' }, 2000)).text).toBe(BIG);
     // A connection per call would be 20. The answer settles as its last byte is parsed, a moment before undici
     // marks the connection free, so the next call may open a second one (never more than the pool's 4).
     expect(connections - before).toBeGreaterThanOrEqual(1);
@@ -105,33 +112,41 @@ describe('transport: every body read whole, whichever way it is framed', () => {
   it.each([
     ['/length', 'declared'],
     ['/chunked', 'cut after'],
-  ])('%s: an answer over the cap is cut as it streams: RESPONSE_TOO_LARGE with the size and the status', async (path, how) => {
-    const t = new Transport(base, 2, 1000);
-    const err = (await t.send('workflow', { path, headers: {}, body: '{}' }, 2000).catch((e) => e)) as BreError;
-    expect(err.code).toBe('RESPONSE_TOO_LARGE');
-    expect(err.status).toBe(200);
-    expect(err.message).toContain('--max-response-size 1000');
-    expect(err.message).toContain(how);
-    // The connection was dropped, not left holding the rest: the pool still answers the next call.
-    const next = await t.send('workflow', { path: '/empty', headers: {}, body: '{}' }, 2000);
-    expect([next.status, next.text]).toEqual([200, '']);
-    await t.close();
-  });
+  ])(
+    '%s: an answer over the cap is cut as it streams: RESPONSE_TOO_LARGE with the size and the status',
+    async (path, how) => {
+      const t = new Transport(base, 2, 1000);
+      const err = (await t.send('workflow', { path, headers: {}, body: '{}' }, 2000).catch((e) => e)) as BreError;
+      expect(err.code).toBe('RESPONSE_TOO_LARGE');
+      expect(err.status).toBe(200);
+      expect(err.message).toContain('--max-response-size 1000');
+      expect(err.message).toContain(how);
+      // The connection was dropped, not left holding the rest: the pool still answers the next call.
+      const next = await t.send('workflow', { path: '/empty', headers: {}, body: '{}' }, 2000);
+      expect([next.status, next.text]).toEqual([200, '']);
+      await t.close();
+    },
+  );
 
-  it.each([['/hang'], ['/stall']])('%s: no answer (or a body that stalls) within the time-out is TIMEOUT', async (path) => {
-    // The server never answers in full: without the time-out this call would never settle.
-    const t = new Transport(base, 2);
-    const err = (await t.send('bureau', { path, headers: {}, body: '{}' }, 150).catch((e) => e)) as BreError;
-    expect(err.code).toBe('TIMEOUT');
-    expect(err.service).toBe('bureau');
-    expect(err.message).toContain('150 ms');
-    await t.destroy();
-  });
+  it.each([['/hang'], ['/stall']])(
+    '%s: no answer (or a body that stalls) within the time-out is TIMEOUT',
+    async (path) => {
+      // The server never answers in full: without the time-out this call would never settle.
+      const t = new Transport(base, 2);
+      const err = (await t.send('bureau', { path, headers: {}, body: '{}' }, 150).catch((e) => e)) as BreError;
+      expect(err.code).toBe('TIMEOUT');
+      expect(err.service).toBe('bureau');
+      expect(err.message).toContain('150 ms');
+      await t.destroy();
+    },
+  );
 
   it('a body trickled a byte at a time is cut at the time-out: it bounds the whole attempt, not the silence between bytes', async () => {
     const t = new Transport(base, 2);
     const before = trickled;
-    const err = (await t.send('bureau', { path: '/trickle', headers: {}, body: '{}' }, 400).catch((e) => e)) as BreError;
+    const err = (await t
+      .send('bureau', { path: '/trickle', headers: {}, body: '{}' }, 400)
+      .catch((e) => e)) as BreError;
     expect(err.code).toBe('TIMEOUT');
     expect(err.message).toContain('400 ms');
     // the server had answered the headers and was sending the body when the attempt was cut
@@ -144,7 +159,9 @@ describe('transport: every body read whole, whichever way it is framed', () => {
     const first = t.send('workflow', { path: '/hold', headers: {}, body: '{}' }, 60_000);
     await waitFor(() => held.length > 0, 10_000, 'the first call to reach the server');
     let written = false;
-    const err = (await t.send('workflow', { path: '/never', headers: {}, body: '{}' }, 100, undefined, () => (written = true)).catch((e) => e)) as BreError;
+    const err = (await t
+      .send('workflow', { path: '/never', headers: {}, body: '{}' }, 100, undefined, () => (written = true))
+      .catch((e) => e)) as BreError;
     expect(err.code).toBe('TIMEOUT');
     held.shift()!.end('{}');
     expect((await first).text).toBe('{}');
@@ -169,7 +186,9 @@ describe('transport: every body read whole, whichever way it is framed', () => {
 
   it('a body cut short of its content-length is a NETWORK error (retried by the chain), not a short answer', async () => {
     const t = new Transport(base, 2);
-    const err = (await t.send('workflow', { path: '/short', headers: {}, body: '{}' }, 2000).catch((e) => e)) as BreError;
+    const err = (await t
+      .send('workflow', { path: '/short', headers: {}, body: '{}' }, 2000)
+      .catch((e) => e)) as BreError;
     expect(err.code).toBe('NETWORK');
     expect(err.service).toBe('workflow');
     await t.close();

@@ -1,31 +1,74 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  describeValue, fieldError, issuesToFieldErrors, parseBoolean, parseNumber, parseString, zBoolean, zNumber, zString,
+  describeValue,
+  fieldError,
+  issuesToFieldErrors,
+  parseBoolean,
+  parseNumber,
+  parseString,
+  zBoolean,
+  zNumber,
+  zString,
 } from '../../src/input/coerce.js';
 
 describe('parseNumber', () => {
   const cases: Array<[unknown, number | undefined]> = [
-    [12, 12], [' 12 ', 12], ['-3.5', -3.5], ['+7', 7], ['.5', 0.5], ['1e3', 1000], ['0', 0],
-    ['12,000', 12000], ['1,234,567.50', 1234567.5], ['1,20,000', 120000], ['12,34,56,789', 123456789],
-    ['12,5', undefined], ['1,2,3', undefined], ['12,0000', undefined], ['abc', undefined], ['', undefined],
-    ['0x10', undefined], ['Infinity', undefined], ['NaN', undefined], [Number.NaN, undefined], [true, undefined],
-    [null, undefined], ['12abc', undefined],
+    [12, 12],
+    [' 12 ', 12],
+    ['-3.5', -3.5],
+    ['+7', 7],
+    ['.5', 0.5],
+    ['1e3', 1000],
+    ['0', 0],
+    ['12,000', 12000],
+    ['1,234,567.50', 1234567.5],
+    ['1,20,000', 120000],
+    ['12,34,56,789', 123456789],
+    ['12,5', undefined],
+    ['1,2,3', undefined],
+    ['12,0000', undefined],
+    ['abc', undefined],
+    ['', undefined],
+    ['0x10', undefined],
+    ['Infinity', undefined],
+    ['NaN', undefined],
+    [Number.NaN, undefined],
+    [true, undefined],
+    [null, undefined],
+    ['12abc', undefined],
   ];
   it.each(cases)('%j -> %j', (input, expected) => expect(parseNumber(input)).toBe(expected));
 });
 
 describe('parseBoolean', () => {
   const cases: Array<[unknown, boolean | undefined]> = [
-    [true, true], [false, false], ['true', true], ['FALSE', false], [' Yes ', true], ['no', false], ['1', true], ['0', false],
-    [1, true], [0, false], ['y', undefined], ['2', undefined], [2, undefined], ['', undefined],
+    [true, true],
+    [false, false],
+    ['true', true],
+    ['FALSE', false],
+    [' Yes ', true],
+    ['no', false],
+    ['1', true],
+    ['0', false],
+    [1, true],
+    [0, false],
+    ['y', undefined],
+    ['2', undefined],
+    [2, undefined],
+    ['', undefined],
   ];
   it.each(cases)('%j -> %j', (input, expected) => expect(parseBoolean(input)).toBe(expected));
 });
 
 describe('parseString', () => {
   const cases: Array<[unknown, string | undefined]> = [
-    ['00123', '00123'], [' id-1 ', 'id-1'], [560001, '560001'], [9000000001, '9000000001'], [true, undefined], [{}, undefined],
+    ['00123', '00123'],
+    [' id-1 ', 'id-1'],
+    [560001, '560001'],
+    [9000000001, '9000000001'],
+    [true, undefined],
+    [{}, undefined],
   ];
   it.each(cases)('%j -> %j', (input, expected) => expect(parseString(input)).toBe(expected));
 });
@@ -42,8 +85,13 @@ describe('zod schemas', () => {
   const cols = (p: string): string => p;
 
   it('coerces text to the documented types', () => {
-    expect(schema.parse({ lat: '19.07', n: '12,000', flag: 'yes', id: '00123', kind: ' bank_aa ' }))
-      .toEqual({ lat: 19.07, n: 12000, flag: true, id: '00123', kind: 'bank_aa' });
+    expect(schema.parse({ lat: '19.07', n: '12,000', flag: 'yes', id: '00123', kind: ' bank_aa ' })).toEqual({
+      lat: 19.07,
+      n: 12000,
+      flag: true,
+      id: '00123',
+      kind: 'bank_aa',
+    });
   });
 
   it('reports every problem with "Expected X, got Y"', () => {
@@ -53,7 +101,11 @@ describe('zod schemas', () => {
     expect(errors.map((e) => [e.field, e.expected, e.message])).toEqual([
       ['lat', 'a number between -90 and 90', "lat: Expected a number between -90 and 90, got '95'"],
       ['n', 'a number', "n: Expected a number, got 'abc'"],
-      ['flag', 'a boolean (true/false, yes/no or 1/0)', "flag: Expected a boolean (true/false, yes/no or 1/0), got 'maybe'"],
+      [
+        'flag',
+        'a boolean (true/false, yes/no or 1/0)',
+        "flag: Expected a boolean (true/false, yes/no or 1/0), got 'maybe'",
+      ],
       ['id', 'a string of at most 5 characters', "id: Expected a string of at most 5 characters, got 'toolong'"],
       ['kind', 'one of bank_aa, bank_bsa', "kind: Expected one of bank_aa, bank_bsa, got 'bank_x'"],
       ['opt', 'a number', "opt: Expected a number, got 'x'"],
@@ -63,13 +115,21 @@ describe('zod schemas', () => {
   it('a missing required field says so', () => {
     const r = schema.safeParse({ lat: 1, n: 1, flag: true, kind: 'bank_aa' });
     const errors = issuesToFieldErrors(r.error!.issues, (p) => `col:${p}`);
-    expect(errors).toEqual([{ field: 'col:id', expected: 'a string of at most 5 characters', message: "Missing required field 'col:id': expected a string of at most 5 characters" }]);
+    expect(errors).toEqual([
+      {
+        field: 'col:id',
+        expected: 'a string of at most 5 characters',
+        message: "Missing required field 'col:id': expected a string of at most 5 characters",
+      },
+    ]);
   });
 });
 
 describe('messages never quote personal data', () => {
   it('describes a personal field by its length only', () => {
-    expect(fieldError('pan_number', 'a string', 'ABCDE1234F').message).toBe('pan_number: Expected a string, got a value of 10 characters');
+    expect(fieldError('pan_number', 'a string', 'ABCDE1234F').message).toBe(
+      'pan_number: Expected a string, got a value of 10 characters',
+    );
     expect(fieldError('auth_token', 'a string', 'sekret-token').message).not.toContain('sekret');
   });
   it('masks PAN-like text inside ordinary values', () => {

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { parseDelimiter, QUOTED, RECORD_START, scanLine, sniffDelimiter, type ScanCounts } from '../../src/input/csv-dialect.js';
+import {
+  parseDelimiter,
+  QUOTED,
+  RECORD_START,
+  scanLine,
+  sniffDelimiter,
+  type ScanCounts,
+} from '../../src/input/csv-dialect.js';
 
 describe('sniffing the separator from the first lines', () => {
   it.each([
     ['comma', ['a,b,c', '1,2,3', '4,5,6'], ','],
-    ['semicolon with decimal commas', ['reference_id;latitude;longitude', 'L1;19,076;72,8777', 'L2;28,6139;77,209'], ';'],
+    [
+      'semicolon with decimal commas',
+      ['reference_id;latitude;longitude', 'L1;19,076;72,8777', 'L2;28,6139;77,209'],
+      ';',
+    ],
     ['TAB', ['a\tb', '1\t2'], '\t'],
     ['pipe', ['a|b|c', '1|2|3'], '|'],
     ['commas inside quoted fields of a semicolon file', ['a;b', '"x,y,z";1', '"p,q";2'], ';'],
@@ -59,7 +70,17 @@ describe('the quote automaton', () => {
 });
 
 describe('--delimiter', () => {
-  it.each([[';', ';'], ['tab', '\t'], ['TAB', '\t'], ['\\t', '\t'], ['\t', '\t'], ['pipe', '|'], ['comma', ','], ['semicolon', ';'], ['#', '#']])('%j is %j', (given, d) => {
+  it.each([
+    [';', ';'],
+    ['tab', '\t'],
+    ['TAB', '\t'],
+    ['\\t', '\t'],
+    ['\t', '\t'],
+    ['pipe', '|'],
+    ['comma', ','],
+    ['semicolon', ';'],
+    ['#', '#'],
+  ])('%j is %j', (given, d) => {
     expect(parseDelimiter(given)).toBe(d);
   });
   it.each(['', ';;', '"', '\n', 'tabs'])('%j is refused', (given) => {

@@ -3,16 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { readRows } from '../../src/input/read.js';
 import type { InputRow } from '../../src/types.js';
 
-async function rows(text: string | Buffer, format: 'csv' | 'ndjson' = 'csv', maxRecordBytes?: number): Promise<InputRow[]> {
+async function rows(
+  text: string | Buffer,
+  format: 'csv' | 'ndjson' = 'csv',
+  maxRecordBytes?: number,
+): Promise<InputRow[]> {
   const out: InputRow[] = [];
-  for await (const r of readRows('-', { format, stream: Readable.from([Buffer.from(text)]), maxRecordBytes })) out.push(r);
+  for await (const r of readRows('-', { format, stream: Readable.from([Buffer.from(text)]), maxRecordBytes }))
+    out.push(r);
   return out;
 }
 
 describe('CSV reader', () => {
   it('numbers data rows from 1 and keeps the physical line', async () => {
     const r = await rows('a,b\n1,2\n\n3,4\n');
-    expect(r.map((x) => [x.row, x.line, x.data])).toEqual([[1, 2, { a: '1', b: '2' }], [2, 4, { a: '3', b: '4' }]]);
+    expect(r.map((x) => [x.row, x.line, x.data])).toEqual([
+      [1, 2, { a: '1', b: '2' }],
+      [2, 4, { a: '3', b: '4' }],
+    ]);
   });
 
   it('keeps a quoted field with a newline in one record', async () => {
@@ -38,7 +46,10 @@ describe('CSV reader', () => {
     expect(r.map((x) => x.row)).toEqual([1, 2, 3]);
     expect(r[0].readError?.message).toMatch(/quoted field is not closed/);
     expect(r[0].line).toBe(2);
-    expect(r.slice(1).map((x) => x.data)).toEqual([{ a: '2', b: '3' }, { a: '4', b: '5' }]);
+    expect(r.slice(1).map((x) => x.data)).toEqual([
+      { a: '2', b: '3' },
+      { a: '4', b: '5' },
+    ]);
   });
 
   it('an unclosed quote at a record size limit does not swallow the file', async () => {
@@ -56,7 +67,10 @@ describe('CSV reader', () => {
 
   it('a CR LF inside a quoted field stays CR LF, a LF stays LF, spaces stay', async () => {
     const r = await rows('a,b\r\n"one\r\ntwo\nthree",  padded  \r\n" x ",y\r\n');
-    expect(r.map((x) => x.data)).toEqual([{ a: 'one\r\ntwo\nthree', b: '  padded  ' }, { a: ' x ', b: 'y' }]);
+    expect(r.map((x) => x.data)).toEqual([
+      { a: 'one\r\ntwo\nthree', b: '  padded  ' },
+      { a: ' x ', b: 'y' },
+    ]);
   });
 
   it.each([
@@ -65,7 +79,10 @@ describe('CSV reader', () => {
     ['a lone quote', 'a"', 'b'],
   ])('a quote inside an unquoted field is a character (%s)', async (_name, x, y) => {
     const r = await rows(`a,b\n${x},${y}\nnext,row\n`);
-    expect(r.map((z) => z.data)).toEqual([{ a: x, b: y }, { a: 'next', b: 'row' }]);
+    expect(r.map((z) => z.data)).toEqual([
+      { a: x, b: y },
+      { a: 'next', b: 'row' },
+    ]);
   });
 
   it('text after a closing quote is broken quoting: one row error, the next record read as usual', async () => {
@@ -77,14 +94,27 @@ describe('CSV reader', () => {
   it('a semicolon file is sniffed and said in one line; --delimiter and TSV choose without sniffing', async () => {
     const said: string[] = [];
     const out: InputRow[] = [];
-    for await (const r of readRows('-', { format: 'csv', stream: Readable.from([Buffer.from('a;b\n1,5;"x;y"\n')]), notice: (l) => said.push(l) })) out.push(r);
+    for await (const r of readRows('-', {
+      format: 'csv',
+      stream: Readable.from([Buffer.from('a;b\n1,5;"x;y"\n')]),
+      notice: (l) => said.push(l),
+    }))
+      out.push(r);
     expect(out.map((x) => x.data)).toEqual([{ a: '1,5', b: 'x;y' }]);
-    expect(said).toEqual(["input: fields separated by ';' (semicolon) (sniffed from the first lines; --delimiter chooses another)"]);
+    expect(said).toEqual([
+      "input: fields separated by ';' (semicolon) (sniffed from the first lines; --delimiter chooses another)",
+    ]);
     const forced: InputRow[] = [];
-    for await (const r of readRows('-', { format: 'csv', delimiter: '|', stream: Readable.from([Buffer.from('a;b|c\n1;2|3\n')]) })) forced.push(r);
+    for await (const r of readRows('-', {
+      format: 'csv',
+      delimiter: '|',
+      stream: Readable.from([Buffer.from('a;b|c\n1;2|3\n')]),
+    }))
+      forced.push(r);
     expect(forced.map((x) => x.data)).toEqual([{ 'a;b': '1;2', c: '3' }]);
     const tsv: InputRow[] = [];
-    for await (const r of readRows('-', { format: 'tsv', stream: Readable.from([Buffer.from('a,b\tc\n1,2\t3\n')]) })) tsv.push(r);
+    for await (const r of readRows('-', { format: 'tsv', stream: Readable.from([Buffer.from('a,b\tc\n1,2\t3\n')]) }))
+      tsv.push(r);
     expect(tsv.map((x) => x.data)).toEqual([{ 'a,b': '1,2', c: '3' }]);
   });
 

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
 import {
-  checkFileColumns, folderRoot, isInside, locateRowFile, placeInRoot, resolveFilesRoot, type FilesRoot,
+  checkFileColumns,
+  folderRoot,
+  isInside,
+  locateRowFile,
+  placeInRoot,
+  resolveFilesRoot,
+  type FilesRoot,
 } from '../../src/input/files-root.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -38,8 +44,13 @@ describe('placeInRoot: by the text alone', () => {
     ['a relative path starting ./', ROOT, './a.json', { ok: true, path: '/link/in/a.json' }],
     ['.. that comes back in', ROOT, 'reports/../bank/b.json', { ok: true, path: '/link/in/bank/b.json' }],
     ['.. out of the root and back in by name', ROOT, '../in/a.json', { ok: true, path: '/link/in/a.json' }],
-    ['an absolute path inside the root', ROOT, '/link/in/reports/a.json', { ok: true, path: '/link/in/reports/a.json' }],
-    ['an absolute path inside the root\'s real path', ROOT, '/real/in/a.json', { ok: true, path: '/real/in/a.json' }],
+    [
+      'an absolute path inside the root',
+      ROOT,
+      '/link/in/reports/a.json',
+      { ok: true, path: '/link/in/reports/a.json' },
+    ],
+    ["an absolute path inside the root's real path", ROOT, '/real/in/a.json', { ok: true, path: '/real/in/a.json' }],
     ['an absolute path with .. that stays inside', ROOT, '/link/in/x/../a.json', { ok: true, path: '/link/in/a.json' }],
     ['.. out of the root', ROOT, '../outside/private.json', { ok: false, problem: 'outside' }],
     ['.. deep out of the root', ROOT, 'reports/../../../etc/passwd', { ok: false, problem: 'outside' }],
@@ -69,17 +80,33 @@ describe('locateRowFile: on a real tree', () => {
 
   const counted = () => {
     const looked: string[] = [];
-    return { looked, realpath: async (p: string) => { looked.push(p); return realpathSync(p); } };
+    return {
+      looked,
+      realpath: async (p: string) => {
+        looked.push(p);
+        return realpathSync(p);
+      },
+    };
   };
 
   it.each<[string, string, unknown, number]>([
     ['a file inside', 'reports/a.json', { ok: true, path: join(root, 'reports', 'a.json') }, 1],
-    ['an absolute path inside', join(root, 'reports', 'a.json'), { ok: true, path: join(root, 'reports', 'a.json') }, 1],
+    [
+      'an absolute path inside',
+      join(root, 'reports', 'a.json'),
+      { ok: true, path: join(root, 'reports', 'a.json') },
+      1,
+    ],
     ['a link to a file inside', 'link-inside.json', { ok: true, path: join(root, 'reports', 'a.json') }, 1],
     ['a link to a file outside', 'link-to-private.json', { ok: false, problem: 'link-outside' }, 1],
     ['a file in a linked folder outside', 'linked-folder/private.json', { ok: false, problem: 'link-outside' }, 1],
     ['.. out: no look at the disk', '../outside/private.json', { ok: false, problem: 'outside' }, 0],
-    ['absolute elsewhere: no look at the disk', join(base, 'outside', 'private.json'), { ok: false, problem: 'outside' }, 0],
+    [
+      'absolute elsewhere: no look at the disk',
+      join(base, 'outside', 'private.json'),
+      { ok: false, problem: 'outside' },
+      0,
+    ],
     ['a missing file', 'reports/none.json', { ok: false, problem: 'unreadable', errno: 'ENOENT' }, 1],
     ['a link to nothing', 'dangling.json', { ok: false, problem: 'unreadable', errno: 'ENOENT' }, 1],
   ])('%s', async (_name, given, expected, looks) => {
@@ -94,13 +121,19 @@ describe('locateRowFile: on a real tree', () => {
     const linked = folderRoot(viaLink, true);
     expect(linked).toEqual({ kind: 'folder', path: viaLink, real: root, given: true });
     expect(await locateRowFile(linked, 'reports/a.json')).toEqual({ ok: true, path: join(root, 'reports', 'a.json') });
-    expect(await locateRowFile(linked, join(root, 'reports', 'a.json'))).toEqual({ ok: true, path: join(root, 'reports', 'a.json') });
+    expect(await locateRowFile(linked, join(root, 'reports', 'a.json'))).toEqual({
+      ok: true,
+      path: join(root, 'reports', 'a.json'),
+    });
     expect(await locateRowFile(linked, 'link-to-private.json')).toEqual({ ok: false, problem: 'link-outside' });
   });
 
   it('no root: refused without a look at the disk', async () => {
     const c = counted();
-    expect(await locateRowFile(NONE, join(root, 'reports', 'a.json'), c.realpath)).toEqual({ ok: false, problem: 'no-root' });
+    expect(await locateRowFile(NONE, join(root, 'reports', 'a.json'), c.realpath)).toEqual({
+      ok: false,
+      problem: 'no-root',
+    });
     expect(c.looked).toEqual([]);
   });
 });
@@ -109,8 +142,13 @@ describe('resolveFilesRoot', () => {
   const dir = realpathSync(tempDir('bre-files-root-opt-'));
   writeFileSync(join(dir, 'in.csv'), 'x\n');
 
-  it('the input file\'s folder by default; none for stdin; --files-root when given', () => {
-    expect(resolveFilesRoot(undefined, join(dir, 'in.csv'))).toEqual({ kind: 'folder', path: dir, real: dir, given: false });
+  it("the input file's folder by default; none for stdin; --files-root when given", () => {
+    expect(resolveFilesRoot(undefined, join(dir, 'in.csv'))).toEqual({
+      kind: 'folder',
+      path: dir,
+      real: dir,
+      given: false,
+    });
     expect(resolveFilesRoot(undefined, '-')).toEqual({ kind: 'none', why: 'the input is stdin' });
     expect(resolveFilesRoot(dir, '-')).toEqual({ kind: 'folder', path: dir, real: dir, given: true });
     expect(resolveFilesRoot(dir, join(dir, 'in.csv'))).toMatchObject({ given: true });
@@ -154,6 +192,8 @@ describe('checkFileColumns: the header check where there is no root', () => {
     }
     expect(err?.code).toBe('FILES_ROOT_NEEDED');
     expect(err?.field).toBe(field);
-    expect(err?.message).toMatch(/^the input's header \(line 1\) names .*bureau_report_path.* and the input is stdin: .* Pass --files-root DIR/);
+    expect(err?.message).toMatch(
+      /^the input's header \(line 1\) names .*bureau_report_path.* and the input is stdin: .* Pass --files-root DIR/,
+    );
   });
 });

@@ -4,7 +4,12 @@ import { closest, resolveHeader, type ColumnRequirements, type HeaderAsRead } fr
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { columnRequirements } from '../../src/pipeline/input.js';
 
-const header = (names: string[], extra: Partial<HeaderAsRead> = {}): HeaderAsRead => ({ names, where: 'line 1', delimiter: ',', ...extra });
+const header = (names: string[], extra: Partial<HeaderAsRead> = {}): HeaderAsRead => ({
+  names,
+  where: 'line 1',
+  delimiter: ',',
+  ...extra,
+});
 const LOCATION: ColumnRequirements = {
   what: "pipeline 'location'",
   required: [['reference_id'], ['user_id'], ['lead_id'], ['latitude'], ['longitude']],
@@ -24,10 +29,26 @@ function refused(fn: () => unknown): BreError {
 
 describe('matching header names to the pipeline', () => {
   it.each([
-    ['exact', ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude'], ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude']],
-    ['spaces around names', [' reference_id', 'user_id ', ' lead_id ', 'latitude', 'longitude'], ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude']],
-    ['case', ['Reference_ID', ' USER_ID ', 'Lead_Id', 'latitude', 'LONGITUDE'], ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude']],
-    ['unknown columns keep their spelling', ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude', 'My Note'], ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude', 'My Note']],
+    [
+      'exact',
+      ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude'],
+      ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude'],
+    ],
+    [
+      'spaces around names',
+      [' reference_id', 'user_id ', ' lead_id ', 'latitude', 'longitude'],
+      ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude'],
+    ],
+    [
+      'case',
+      ['Reference_ID', ' USER_ID ', 'Lead_Id', 'latitude', 'LONGITUDE'],
+      ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude'],
+    ],
+    [
+      'unknown columns keep their spelling',
+      ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude', 'My Note'],
+      ['reference_id', 'user_id', 'lead_id', 'latitude', 'longitude', 'My Note'],
+    ],
   ])('%s', (_name, names, expected) => {
     expect(resolveHeader(header(names), LOCATION)).toEqual(expected);
   });
@@ -37,7 +58,9 @@ describe('matching header names to the pipeline', () => {
   });
 
   it('two names equal apart from case are refused, naming both', () => {
-    const e = refused(() => resolveHeader(header(['reference_id', 'User_ID', 'user_id', 'lead_id', 'latitude', 'longitude']), LOCATION));
+    const e = refused(() =>
+      resolveHeader(header(['reference_id', 'User_ID', 'user_id', 'lead_id', 'latitude', 'longitude']), LOCATION),
+    );
     expect(e.message).toMatch(/'User_ID' \(column 2\) and 'user_id' \(column 3\) differ only in case/);
   });
 
@@ -53,9 +76,15 @@ describe('matching header names to the pipeline', () => {
 describe('required columns', () => {
   it('a missing column: named, the header as read shown, the closest names offered, the fix said', () => {
     const e = refused(() => resolveHeader(header(['Reference ID', 'user_id', 'lead', 'lat', 'lon']), LOCATION));
-    expect(e.message).toMatch(/^Expected the input's header to have every column pipeline 'location' needs in every row; missing: reference_id, lead_id, latitude, longitude/);
-    expect(e.message).toContain('header as read: line 1, 5 columns, fields separated by \',\' (comma): "Reference ID", "user_id", "lead", "lat", "lon"');
-    expect(e.message).toContain("did you mean: 'Reference ID' for reference_id; 'lead' for lead_id; 'lat' for latitude; 'lon' for longitude?");
+    expect(e.message).toMatch(
+      /^Expected the input's header to have every column pipeline 'location' needs in every row; missing: reference_id, lead_id, latitude, longitude/,
+    );
+    expect(e.message).toContain(
+      'header as read: line 1, 5 columns, fields separated by \',\' (comma): "Reference ID", "user_id", "lead", "lat", "lon"',
+    );
+    expect(e.message).toContain(
+      "did you mean: 'Reference ID' for reference_id; 'lead' for lead_id; 'lat' for latitude; 'lon' for longitude?",
+    );
     expect(e.message).toMatch(/fix: rename the header's columns/);
     expect(e.field).toBe('reference_id');
   });
@@ -66,13 +95,23 @@ describe('required columns', () => {
   });
 
   it('an alternative name satisfies a requirement', () => {
-    const req: ColumnRequirements = { what: 'x', required: [['date_from', 'datetimerangefrom']], known: ['date_from', 'datetimerangefrom'] };
+    const req: ColumnRequirements = {
+      what: 'x',
+      required: [['date_from', 'datetimerangefrom']],
+      known: ['date_from', 'datetimerangefrom'],
+    };
     expect(resolveHeader(header(['DateTimeRangeFrom']), req)).toEqual(['datetimerangefrom']);
-    expect(refused(() => resolveHeader(header(['date']), req)).message).toMatch(/missing: date_from or datetimerangefrom/);
+    expect(refused(() => resolveHeader(header(['date']), req)).message).toMatch(
+      /missing: date_from or datetimerangefrom/,
+    );
   });
 
   it('a dotted requirement is met as rows are read: the dotted column, the last name, or a nested field', () => {
-    const req: ColumnRequirements = { what: 'x', required: [['external.bank_type']], known: ['external.bank_type', 'bank_type'] };
+    const req: ColumnRequirements = {
+      what: 'x',
+      required: [['external.bank_type']],
+      known: ['external.bank_type', 'bank_type'],
+    };
     expect(resolveHeader(header(['external.bank_type']), req)).toEqual(['external.bank_type']);
     expect(resolveHeader(header(['Bank_Type']), req)).toEqual(['bank_type']);
     expect(resolveHeader(header(['external'], { nested: ['external.bank_type'] }), req)).toEqual(['external']);

@@ -43,7 +43,11 @@ describe('maskRow', () => {
     };
     expect(maskRow(row)).toEqual({
       reference_id: 'R1',
-      external: { bureau_type: 'bureau_a_json', bureau_raw_json: '[redacted 4 bytes]', bank_data: '[redacted 9 bytes]' },
+      external: {
+        bureau_type: 'bureau_a_json',
+        bureau_raw_json: '[redacted 4 bytes]',
+        bank_data: '[redacted 9 bytes]',
+      },
       applicant: { name: 'F. P.', phones: ['*******001'] },
     });
     expect(row.external.bureau_raw_json).toBe('QUJD'); // the input is not changed
@@ -76,10 +80,20 @@ describe('maskText', () => {
 
 describe('maskQuotedValue', () => {
   it('quotes the value as the masked row shows it; leaves other messages and unmasked fields alone', () => {
-    expect(maskQuotedValue("latitude: Expected a number between -90 and 90, got 'abc'", 'latitude', { latitude: 'abc' })).toBe("latitude: Expected a number between -90 and 90, got '[redacted]'");
-    expect(maskQuotedValue("pan_number: Expected 10 characters, got 'ABCDE1234FX'", 'pan_number', { pan_number: 'ABCDE1234FX' })).toBe("pan_number: Expected 10 characters, got '*******34FX'");
-    expect(maskQuotedValue("declared_income: Expected a number, got 'lots'", 'declared_income', { declared_income: 'lots' })).toBe("declared_income: Expected a number, got 'lots'");
-    expect(maskQuotedValue("Missing required field 'latitude'", 'latitude', { latitude: '' })).toBe("Missing required field 'latitude'");
+    expect(
+      maskQuotedValue("latitude: Expected a number between -90 and 90, got 'abc'", 'latitude', { latitude: 'abc' }),
+    ).toBe("latitude: Expected a number between -90 and 90, got '[redacted]'");
+    expect(
+      maskQuotedValue("pan_number: Expected 10 characters, got 'ABCDE1234FX'", 'pan_number', {
+        pan_number: 'ABCDE1234FX',
+      }),
+    ).toBe("pan_number: Expected 10 characters, got '*******34FX'");
+    expect(
+      maskQuotedValue("declared_income: Expected a number, got 'lots'", 'declared_income', { declared_income: 'lots' }),
+    ).toBe("declared_income: Expected a number, got 'lots'");
+    expect(maskQuotedValue("Missing required field 'latitude'", 'latitude', { latitude: '' })).toBe(
+      "Missing required field 'latitude'",
+    );
     expect(maskQuotedValue('anything', undefined, {})).toBe('anything');
   });
 });

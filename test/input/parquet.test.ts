@@ -23,7 +23,10 @@ async function all(path: string, opts: Parameters<typeof readRows>[1] = {}): Pro
 }
 
 function arrowFile(path: string, table: arrow.Table, codec: 'ZSTD' | 'SNAPPY', rowGroupSize: number): void {
-  const props = new pq.WriterPropertiesBuilder().setCompression(pq.Compression[codec]).setMaxRowGroupSize(rowGroupSize).build();
+  const props = new pq.WriterPropertiesBuilder()
+    .setCompression(pq.Compression[codec])
+    .setMaxRowGroupSize(rowGroupSize)
+    .build();
   writeFileSync(path, pq.writeParquet(pq.Table.fromIPCStream(arrow.tableToIPC(table, 'stream')), props));
 }
 
@@ -44,8 +47,20 @@ describe('Parquet written by hyparquet-writer', () => {
 
   it('rows in file order across row groups, numbered from 1; types kept', async () => {
     const r = await all(path);
-    expect(r.map((x) => [x.row, x.line])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
-    expect(r[0].data).toEqual({ Reference_ID: '00123', income: 18000, count: 1, flag: true, when: '2024-01-31T18:30:00.000Z' });
+    expect(r.map((x) => [x.row, x.line])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+      [5, 5],
+    ]);
+    expect(r[0].data).toEqual({
+      Reference_ID: '00123',
+      income: 18000,
+      count: 1,
+      flag: true,
+      when: '2024-01-31T18:30:00.000Z',
+    });
     expect(r[1].data).toMatchObject({ income: 25000.5, flag: false, when: null });
     // beyond 2^53 an INT64 keeps its digits, as text
     expect(r[2].data).toMatchObject({ income: null, count: '9007199254740993' });
@@ -55,8 +70,12 @@ describe('Parquet written by hyparquet-writer', () => {
     const req = { what: 'test', required: [['reference_id']], known: ['reference_id'] };
     const r = await all(path, { header: (h) => resolveHeader(h, req) });
     expect(r[0].data.reference_id).toBe('00123');
-    await expect(all(path, { header: (h) => resolveHeader(h, { ...req, required: [['lead_id']] }) })).rejects.toThrow(BreError);
-    await expect(all(path, { header: (h) => resolveHeader(h, { ...req, required: [['lead_id']] }) })).rejects.toThrow(/header as read: the Parquet schema, 5 columns: "Reference_ID", "income"/);
+    await expect(all(path, { header: (h) => resolveHeader(h, { ...req, required: [['lead_id']] }) })).rejects.toThrow(
+      BreError,
+    );
+    await expect(all(path, { header: (h) => resolveHeader(h, { ...req, required: [['lead_id']] }) })).rejects.toThrow(
+      /header as read: the Parquet schema, 5 columns: "Reference_ID", "income"/,
+    );
   });
 
   it('batches hold at most a row group (cut smaller), never empty', async () => {
@@ -83,8 +102,16 @@ describe('Parquet written by hyparquet-writer', () => {
       ],
     });
     const seen: string[][] = [];
-    const r = await all(nested, { header: (h) => { seen.push([...h.names], [...(h.nested ?? [])]); return h.names; } });
-    expect(seen).toEqual([['reference_id', 'external'], ['external.bank_type', 'external.bank_data']]);
+    const r = await all(nested, {
+      header: (h) => {
+        seen.push([...h.names], [...(h.nested ?? [])]);
+        return h.names;
+      },
+    });
+    expect(seen).toEqual([
+      ['reference_id', 'external'],
+      ['external.bank_type', 'external.bank_data'],
+    ]);
     expect(getField(r[0].data, 'external.bank_type')).toEqual({ value: 'bank_aa', column: 'external.bank_type' });
     expect(getField(r[0].data, 'external.bank_data')?.value).toEqual({ accounts: [1, 2] });
     expect(getField(r[1].data, 'external.bank_type')).toBeUndefined();

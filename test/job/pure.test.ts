@@ -7,7 +7,7 @@ import { bitsOf, clearBit, countBits, emptyBits, hasBit, prefixOf, setBit } from
 import { planFor } from '../../src/job/status.js';
 import { definitionDifferences, type JobDefinition } from '../../src/job/definition.js';
 
-describe('a chunk\'s committed rows', () => {
+describe("a chunk's committed rows", () => {
   it('rows committed out of order: the position is the prefix without a gap; the count every bit', () => {
     const bits = emptyBits(20);
     for (const i of [0, 1, 2, 4, 5, 19]) expect(setBit(bits, i)).toBe(true);
@@ -34,11 +34,11 @@ describe('a chunk\'s committed rows', () => {
   });
 });
 
-describe('job status: --plan\'s answer for the rest', () => {
-  it('fits when the live workers\' combined rate covers the rows left in the window', () => {
+describe("job status: --plan's answer for the rest", () => {
+  it("fits when the live workers' combined rate covers the rows left in the window", () => {
     expect(planFor(3600, [{ rate: 0.5 }, { rate: 0.5 }], 1)).toEqual({ windowHours: 1, fits: true, moreAddresses: 0 });
   });
-  it('else the addresses short, at the live workers\' mean rate', () => {
+  it("else the addresses short, at the live workers' mean rate", () => {
     // 2 workers at 1 row/s: 7,200 rows in an hour; 18,000 left needs 5 workers: 3 more.
     expect(planFor(18_000, [{ rate: 1 }, { rate: 1 }], 1)).toEqual({ windowHours: 1, fits: false, moreAddresses: 3 });
   });
@@ -50,13 +50,22 @@ describe('job status: --plan\'s answer for the rest', () => {
 
 describe('which settings make another job', () => {
   const def: JobDefinition = {
-    sink_table: 'loc', pipeline: { name: 'location', sha256: 'a'.repeat(64) }, input: { kind: 'file', identity: 'of 10 bytes, sha256 b', reading: 'r1' }, key: 'reference_id', rates: 'workflow=500/min',
+    sink_table: 'loc',
+    pipeline: { name: 'location', sha256: 'a'.repeat(64) },
+    input: { kind: 'file', identity: 'of 10 bytes, sha256 b', reading: 'r1' },
+    key: 'reference_id',
+    rates: 'workflow=500/min',
   };
   it('the same: none', () => {
     expect(definitionDifferences(def, { ...def })).toEqual([]);
   });
   it('each difference named', () => {
-    const other: JobDefinition = { ...def, pipeline: { name: 'bank', sha256: 'c'.repeat(64) }, rates: 'workflow=400/min', sink_table: 'other' };
+    const other: JobDefinition = {
+      ...def,
+      pipeline: { name: 'bank', sha256: 'c'.repeat(64) },
+      rates: 'workflow=400/min',
+      sink_table: 'other',
+    };
     const d = definitionDifferences(def, other);
     expect(d).toHaveLength(3);
     expect(d.join('\n')).toMatch(/the pipeline: the job runs 'location'/);

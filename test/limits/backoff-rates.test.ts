@@ -6,7 +6,12 @@ import { describeRate } from '../../src/limits/rates.js';
 
 describe('documented backoff: base 1 s, doubled, capped at 60 s, +-20% jitter', () => {
   it.each([
-    [1, 1000], [2, 2000], [3, 4000], [6, 32_000], [7, 60_000], [12, 60_000],
+    [1, 1000],
+    [2, 2000],
+    [3, 4000],
+    [6, 32_000],
+    [7, 60_000],
+    [12, 60_000],
   ])('attempt %i without jitter waits %i ms', (attempt, ms) => {
     expect(backoffDelayMs(attempt, undefined, { random: () => 0.5 })).toBe(ms);
   });
@@ -35,17 +40,23 @@ describe('--rate', () => {
   it.each(['workflow', 'work=5/min', 'workflow=0/min', 'workflow=5/hour'])('rejects %s with Expected/got', (arg) => {
     expect(() => parseRateArg(arg)).toThrow(/Expected .*got/);
   });
-  it('durations: ms, s, m or min; a bare number in the flag\'s unit; SERVICE=DURATION per service', () => {
+  it("durations: ms, s, m or min; a bare number in the flag's unit; SERVICE=DURATION per service", () => {
     expect(parseDuration('1500ms', { flag: 'x', unit: 's' })).toBe(1500);
     expect(parseDuration('30', { flag: 'x', unit: 's' })).toBe(30_000);
     expect(parseDuration('30', { flag: 'x', unit: 'ms' })).toBe(30);
     expect(parseDuration('2m', { flag: 'x', unit: 'ms' })).toBe(120_000);
-    expect(() => parseDuration('soon', { flag: 'stop-grace', unit: 's' })).toThrow(/^Expected --stop-grace to be a duration of at least 0 .*got 'soon'$/);
+    expect(() => parseDuration('soon', { flag: 'stop-grace', unit: 's' })).toThrow(
+      /^Expected --stop-grace to be a duration of at least 0 .*got 'soon'$/,
+    );
     const defaults = { workflow: 60_000, bureau: 30_000, account: 60_000 };
     expect(parseServiceDurations(['bureau=5s'], 'timeout', defaults)).toEqual({ ...defaults, bureau: 5000 });
     expect(parseServiceDurations(['2s'], 'timeout', defaults)).toEqual({ workflow: 2000, bureau: 2000, account: 2000 });
-    expect(() => parseServiceDurations(['bureau=0s'], 'timeout', defaults)).toThrow(/Expected --timeout to be a duration of more than 0/);
-    expect(() => parseServiceDurations(['teller=5s'], 'timeout', defaults)).toThrow(/Expected --timeout SERVICE to be one of workflow, bureau, account, got 'teller'/);
+    expect(() => parseServiceDurations(['bureau=0s'], 'timeout', defaults)).toThrow(
+      /Expected --timeout to be a duration of more than 0/,
+    );
+    expect(() => parseServiceDurations(['teller=5s'], 'timeout', defaults)).toThrow(
+      /Expected --timeout SERVICE to be one of workflow, bureau, account, got 'teller'/,
+    );
   });
   it.each([
     [{ limit: 500, windowMs: 60_000 }, '500/min'],
@@ -55,7 +66,10 @@ describe('--rate', () => {
     [null, 'off'],
   ])('describeRate(%j) = %s, which --rate reads back', (rate, text) => {
     expect(describeRate(rate)).toBe(text);
-    if (rate) expect(parseRateArg(`workflow=${text}`).rate!.limit * 60_000 / parseRateArg(`workflow=${text}`).rate!.windowMs).toBeCloseTo(rate.limit * 60_000 / rate.windowMs, 6);
+    if (rate)
+      expect(
+        (parseRateArg(`workflow=${text}`).rate!.limit * 60_000) / parseRateArg(`workflow=${text}`).rate!.windowMs,
+      ).toBeCloseTo((rate.limit * 60_000) / rate.windowMs, 6);
   });
   it('defaults are the documented limits; `off` turns all off', () => {
     expect(resolveRates([]).workflow).toEqual({ limit: 500, windowMs: 60_000 });

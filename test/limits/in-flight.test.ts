@@ -6,7 +6,7 @@ import { manualClock } from '../helpers/clock.js';
 /** 1000/min, as the bureau service's documented limit. */
 const PER_MS = 1000 / 60_000;
 
-describe('InFlight: calls in flight follow the latency (Little\'s law) up to the bound', () => {
+describe("InFlight: calls in flight follow the latency (Little's law) up to the bound", () => {
   it('sizes the cap as rate x mean latency x 1.25 once answers come', () => {
     const f = new InFlight({ perMs: PER_MS, bound: 10_000 });
     for (let i = 0; i < 50; i += 1) f.finished(f.started(i * 60), i * 60 + 20_000);
@@ -51,17 +51,23 @@ describe('InFlight: calls in flight follow the latency (Little\'s law) up to the
   });
 });
 
-describe('PacedLimiter with answers of 20 s: starts keep the limit\'s pace unless the bound holds them', () => {
+describe("PacedLimiter with answers of 20 s: starts keep the limit's pace unless the bound holds them", () => {
   async function run(bound: number) {
     const mc = manualClock();
-    const limiter = new PacedLimiter({ service: 'bureau', rate: { limit: 1000, windowMs: 60_000 }, concurrency: bound, clock: mc.clock });
+    const limiter = new PacedLimiter({
+      service: 'bureau',
+      rate: { limit: 1000, windowMs: 60_000 },
+      concurrency: bound,
+      clock: mc.clock,
+    });
     const starts: number[] = [];
     // `sent`: the request is written at once (the pacer's log then bounds when the server counted it)
-    const job = () => limiter.schedule((sent) => {
-      starts.push(mc.now());
-      sent();
-      return new Promise<void>((resolve) => mc.clock.setTimer(resolve, 20_000));
-    });
+    const job = () =>
+      limiter.schedule((sent) => {
+        starts.push(mc.now());
+        sent();
+        return new Promise<void>((resolve) => mc.clock.setTimer(resolve, 20_000));
+      });
     for (let i = 0; i < 1500; i += 1) void job();
     for (let s = 0; s < 90; s += 1) await mc.advance(1000);
     return { starts, limiter };

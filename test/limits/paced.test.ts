@@ -12,12 +12,13 @@ function setup(rate: Rate | null, concurrency = 1000) {
   const started: { name: string; at: number }[] = [];
   const open = new Map<string, () => void>();
   /** A job that finishes when `finish(name)` is called (or at once when `instant`); `written`: its request goes out. */
-  const job = (name: string, retry = false, instant = true, written = false) => limiter.schedule(async (sent) => {
-    started.push({ name, at: mc.now() });
-    if (written) sent();
-    if (!instant) await new Promise<void>((r) => open.set(name, r));
-    return name;
-  }, retry);
+  const job = (name: string, retry = false, instant = true, written = false) =>
+    limiter.schedule(async (sent) => {
+      started.push({ name, at: mc.now() });
+      if (written) sent();
+      if (!instant) await new Promise<void>((r) => open.set(name, r));
+      return name;
+    }, retry);
   const finish = async (name: string) => {
     open.get(name)!();
     await settle();
@@ -53,7 +54,8 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     expect(mc.armed()).toBeLessThanOrEqual(ms + 1);
     // never more than the limit in any window (the log's span on actual starts)
     const p = pacingFor(rate);
-    for (let i = 0; i + p.guardCount < started.length; i += 1) expect(started[i + p.guardCount].at - started[i].at).toBeGreaterThanOrEqual(p.guardSpanMs);
+    for (let i = 0; i + p.guardCount < started.length; i += 1)
+      expect(started[i + p.guardCount].at - started[i].at).toBeGreaterThanOrEqual(p.guardSpanMs);
     void Promise.allSettled(all);
   });
 
@@ -97,7 +99,8 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     await mc.advance(100);
     const after = started.slice(1).map((s) => s.at - t0);
     expect(after[0]).toBeGreaterThanOrEqual(2000);
-    for (let i = 1; i < after.length; i += 1) expect(after[i] - after[i - 1]).toBeGreaterThanOrEqual(pacingFor(rate).intervalMs - 1);
+    for (let i = 1; i < after.length; i += 1)
+      expect(after[i] - after[i - 1]).toBeGreaterThanOrEqual(pacingFor(rate).intervalMs - 1);
     // a second pause, no Retry-After: the documented back-off doubles (2 s, jitter drawn at its middle)
     limiter.onThrottled();
     expect(limiter.pausedUntil).toBe(mc.wall() + 2000);
@@ -113,24 +116,53 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
 
   it.each([
     // rate, its margin, then the path bound and the margin after each 429 (each a window after the one before)
-    ['10/s', { limit: 10, windowMs: 1000 }, 2.5, [[500, 20], [1000, 40], [1000, 80], [1000, 100], [1000, 100]]],
-    ['500/min', { limit: 500, windowMs: 60_000 }, 32, [[500, 64], [1000, 128], [2000, 256], [2000, 512], [2000, 1000], [2000, 1000]]],
-  ])('%s: a 429 doubles the path bound (up to the window or 2 s) and the margin (to 20 ms at least, up to a tenth of the window or 1 s), once per window', async (_name, rate, margin, after) => {
-    const { mc, limiter } = setup(rate);
-    expect(limiter.stats()).toMatchObject({ slackMs: 250, marginMs: margin });
-    for (const expected of after) {
-      limiter.onThrottled();
-      // a burst of 429s from one late spell counts once
-      limiter.onThrottled();
-      expect([limiter.stats().slackMs, limiter.stats().marginMs]).toEqual(expected);
-      await mc.advance(rate.windowMs);
-    }
-  });
+    [
+      '10/s',
+      { limit: 10, windowMs: 1000 },
+      2.5,
+      [
+        [500, 20],
+        [1000, 40],
+        [1000, 80],
+        [1000, 100],
+        [1000, 100],
+      ],
+    ],
+    [
+      '500/min',
+      { limit: 500, windowMs: 60_000 },
+      32,
+      [
+        [500, 64],
+        [1000, 128],
+        [2000, 256],
+        [2000, 512],
+        [2000, 1000],
+        [2000, 1000],
+      ],
+    ],
+  ])(
+    '%s: a 429 doubles the path bound (up to the window or 2 s) and the margin (to 20 ms at least, up to a tenth of the window or 1 s), once per window',
+    async (_name, rate, margin, after) => {
+      const { mc, limiter } = setup(rate);
+      expect(limiter.stats()).toMatchObject({ slackMs: 250, marginMs: margin });
+      for (const expected of after) {
+        limiter.onThrottled();
+        // a burst of 429s from one late spell counts once
+        limiter.onThrottled();
+        expect([limiter.stats().slackMs, limiter.stats().marginMs]).toEqual(expected);
+        await mc.advance(rate.windowMs);
+      }
+    },
+  );
 
   it('the adaptive limiter lowers its rate on a 429 instead of widening the margin', async () => {
     const { AdaptiveLimiter } = await import('../../src/limits/adaptive.js');
     const mc = manualClock();
-    const l = new AdaptiveLimiter({ service: 'account', rate: { limit: 120, windowMs: 60_000 }, concurrency: 4, clock: mc.clock }, { now: mc.now });
+    const l = new AdaptiveLimiter(
+      { service: 'account', rate: { limit: 120, windowMs: 60_000 }, concurrency: 4, clock: mc.clock },
+      { now: mc.now },
+    );
     l.onThrottled();
     expect(l.stats()).toMatchObject({ marginMs: 32, currentPerMinute: 96 });
   });
@@ -185,7 +217,10 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     await mc.advance(1002);
     expect(started.map((s) => s.name)).toEqual(['a']);
     await mc.advance(1);
-    expect(started.map((s) => ({ ...s }))).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 6003 }]);
+    expect(started.map((s) => ({ ...s }))).toEqual([
+      { name: 'a', at: 0 },
+      { name: 'b', at: 6003 },
+    ]);
   });
 
   it('a call written and never answered is taken to have reached the server PATH_SLACK_MS after its write', async () => {
@@ -195,7 +230,10 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
     await mc.advance(1252);
     expect(started.map((s) => s.name)).toEqual(['a']);
     await mc.advance(1);
-    expect(started.map((s) => ({ ...s }))).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 1253 }]);
+    expect(started.map((s) => ({ ...s }))).toEqual([
+      { name: 'a', at: 0 },
+      { name: 'b', at: 1253 },
+    ]);
   });
 
   describe('an attempt this side cut (issue 24): the log keeps it as a call the server may have counted', () => {
@@ -217,17 +255,29 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
       return started.map((s) => ({ ...s }));
     }
 
-    it.each([['TIMEOUT'], ['INTERRUPTED']] as const)('%s after its write: the entry stays at the write plus PATH_SLACK_MS, not at the cut', async (code) => {
-      // cut at 100, long before 0 + 250: the server may still get it at 250, so b waits 250 + 1002.5
-      expect(await cutAt100(code, true)).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: PATH_SLACK_MS + 1003 }]);
-    });
+    it.each([['TIMEOUT'], ['INTERRUPTED']] as const)(
+      '%s after its write: the entry stays at the write plus PATH_SLACK_MS, not at the cut',
+      async (code) => {
+        // cut at 100, long before 0 + 250: the server may still get it at 250, so b waits 250 + 1002.5
+        expect(await cutAt100(code, true)).toEqual([
+          { name: 'a', at: 0 },
+          { name: 'b', at: PATH_SLACK_MS + 1003 },
+        ]);
+      },
+    );
 
     it('a failure the server sent (NETWORK: its reset) bounds the entry at the failure, as an answer does', async () => {
-      expect(await cutAt100('NETWORK', true)).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 100 + 1003 }]);
+      expect(await cutAt100('NETWORK', true)).toEqual([
+        { name: 'a', at: 0 },
+        { name: 'b', at: 100 + 1003 },
+      ]);
     });
 
     it('cut before it was written (waiting for a connection): it never reached the server; settled at the cut', async () => {
-      expect(await cutAt100('TIMEOUT', false)).toEqual([{ name: 'a', at: 0 }, { name: 'b', at: 100 + 1003 }]);
+      expect(await cutAt100('TIMEOUT', false)).toEqual([
+        { name: 'a', at: 0 },
+        { name: 'b', at: 100 + 1003 },
+      ]);
     });
   });
 
@@ -249,7 +299,11 @@ describe('PacedLimiter (the ServiceLimiter contract, on an injected clock)', () 
 
   it('a job that throws synchronously rejects its own promise and frees its slot', async () => {
     const { limiter, job, started } = setup(null, 1);
-    await expect(limiter.schedule(() => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      limiter.schedule(() => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     await job('next');
     expect(started.map((s) => s.name)).toEqual(['next']);
   });

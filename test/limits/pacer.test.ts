@@ -97,16 +97,19 @@ describe('pacingFor: the margin is time per window, not a share of the rate', ()
     ['5000/s', 5000, 1000, perSecond(5000)],
     ['2.5/s (a counting window admits 3)', 3, 1000, perSecond(2.5)],
     ['200000/s (a log of 50,000 over a quarter window)', 50_000, 1000 / 4, perSecond(200_000)],
-  ])('%s: at most %i calls in any %d ms and the margin, spaced (window + margin) / limit', (_name, count, span, rate) => {
-    const p = pacingFor(rate);
-    const margin = marginFor(rate.windowMs);
-    expect(p.guardCount).toBe(count);
-    expect(p.guardSpanMs).toBeCloseTo(span + margin / (span < 1000 ? 4 : 1), 9);
-    expect(p.intervalMs).toBeCloseTo((rate.windowMs + margin) / rate.limit, 9);
-    expect(startIntervalMs(rate)).toBe(p.intervalMs);
-    expect(p.catchUpMs).toBe(CATCH_UP_MS);
-    expect(p.pathMs).toBe(PATH_SLACK_MS);
-  });
+  ])(
+    '%s: at most %i calls in any %d ms and the margin, spaced (window + margin) / limit',
+    (_name, count, span, rate) => {
+      const p = pacingFor(rate);
+      const margin = marginFor(rate.windowMs);
+      expect(p.guardCount).toBe(count);
+      expect(p.guardSpanMs).toBeCloseTo(span + margin / (span < 1000 ? 4 : 1), 9);
+      expect(p.intervalMs).toBeCloseTo((rate.windowMs + margin) / rate.limit, 9);
+      expect(startIntervalMs(rate)).toBe(p.intervalMs);
+      expect(p.catchUpMs).toBe(CATCH_UP_MS);
+      expect(p.pathMs).toBe(PATH_SLACK_MS);
+    },
+  );
 
   it.each([
     // window, margin: whole-ms stamps and timers (2 ms) and 500 ppm of the window
@@ -155,15 +158,18 @@ describe('Pacer: every start that is due goes at each wake-up; never more than t
     // the path bound, PATH_SLACK_MS: a call that no answer bounds is taken to have arrived by then).
     ['a server stalling 60 ms every 700 ms, at 5000/s', perSecond(5000), stalling(60, 700), 0.9],
     ['a server stalling 200 ms every 7 s, at 500/min', perMinute(500), stalling(200, 7000), 0.99],
-  ])('calls that reach the server late are logged at their answers: %s draws no 429', (_name, rate, reach, minShare) => {
-    const path: Path = { reach, answer: (i, start) => reach(i, start) + 2 };
-    const { starts, arrivals } = run(rate, rate.windowMs * 10, onTime, path);
-    expect(refusedByServer(arrivals, rate)).toBe(0);
-    expect(share(starts, rate)).toBeGreaterThanOrEqual(minShare);
-    // Logged at the writes, with no time for the path (what the answers replaced), the same calls are refused.
-    const atWrites: Path = { reach, answer: () => 0 };
-    expect(refusedByServer(run(rate, rate.windowMs * 10, onTime, atWrites).arrivals, rate)).toBeGreaterThan(0);
-  });
+  ])(
+    'calls that reach the server late are logged at their answers: %s draws no 429',
+    (_name, rate, reach, minShare) => {
+      const path: Path = { reach, answer: (i, start) => reach(i, start) + 2 };
+      const { starts, arrivals } = run(rate, rate.windowMs * 10, onTime, path);
+      expect(refusedByServer(arrivals, rate)).toBe(0);
+      expect(share(starts, rate)).toBeGreaterThanOrEqual(minShare);
+      // Logged at the writes, with no time for the path (what the answers replaced), the same calls are refused.
+      const atWrites: Path = { reach, answer: () => 0 };
+      expect(refusedByServer(run(rate, rate.windowMs * 10, onTime, atWrites).arrivals, rate)).toBeGreaterThan(0);
+    },
+  );
 
   it('an unanswered call is logged pathMs after its write; its answer, when it comes sooner, moves it', () => {
     const rate = { limit: 2, windowMs: 1000 };

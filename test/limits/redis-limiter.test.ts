@@ -4,7 +4,14 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
 import type { Rate } from '../../src/limits/rates.js';
-import { clusterMinTime, jobExpirationMs, limiterId, REDIS_MARGIN, redisLimiterFactory, type RedisLimiter } from '../../src/limits/redis.js';
+import {
+  clusterMinTime,
+  jobExpirationMs,
+  limiterId,
+  REDIS_MARGIN,
+  redisLimiterFactory,
+  type RedisLimiter,
+} from '../../src/limits/redis.js';
 import { openRedis, redactRedisUrl, stripErrPrefix } from '../../src/limits/redis-connection.js';
 import type { LimiterRequest } from '../../src/limits/factory.js';
 import { itRedis, OwnRedis, REDIS_OUTAGE_MS, REDIS_URL, sparePort } from '../helpers/redis.js';
@@ -19,7 +26,13 @@ const CLIENT_ID = `client-under-test-${randomUUID()}`;
 /** What a run of a one-stage workflow pipeline asks of the workflow limiter. */
 function settings(rate: Rate | null, extra: Partial<Omit<LimiterRequest, 'rate'>> = {}): LimiterRequest {
   return {
-    service: 'workflow', rate, used: true, concurrency: 8, timeoutMs: 2000, clientId: CLIENT_ID, log: () => undefined,
+    service: 'workflow',
+    rate,
+    used: true,
+    concurrency: 8,
+    timeoutMs: 2000,
+    clientId: CLIENT_ID,
+    log: () => undefined,
     ...extra,
   };
 }
@@ -51,7 +64,11 @@ describe('pure parts', () => {
 
   it.each([
     // [limit, window ms, spacing ms]: the 50 ms jitter allowance matters for short windows only.
-    [20, 1000, 53], [10, 1000, 105], [500, 60_000, 124], [1000, 60_000, 62], [100, 5000, 52],
+    [20, 1000, 53],
+    [10, 1000, 105],
+    [500, 60_000, 124],
+    [1000, 60_000, 62],
+    [100, 5000, 52],
   ])('cluster spacing for %i per %i ms is %i ms', (limit, windowMs, ms) => {
     expect(clusterMinTime({ limit, windowMs })).toBe(ms);
     expect(limit * ms).toBeGreaterThanOrEqual(windowMs * (1 + REDIS_MARGIN));
@@ -71,7 +88,9 @@ describe('pure parts', () => {
 
   it('an unreachable Redis is a configuration error (exit 2), with no password in the message', async () => {
     const port = await sparePort();
-    const err = await openRedis(`redis://:hunter2@127.0.0.1:${port}`, { connectTimeoutMs: 1500 }).catch((e: unknown) => e);
+    const err = await openRedis(`redis://:hunter2@127.0.0.1:${port}`, { connectTimeoutMs: 1500 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(BreError);
     expect((err as BreError).code).toBe('CONFIG_INVALID');
     expect((err as BreError).message).toContain(`127.0.0.1:${port}`);
@@ -90,11 +109,22 @@ describe('shared limiter on Redis', () => {
     const fb = redisLimiterFactory(REDIS_URL, { idSuffix: suffix });
     const a = await fa(s);
     const b = await fb(s);
-    cleanup.push(() => a.stop(), () => b.stop());
+    cleanup.push(
+      () => a.stop(),
+      () => b.stop(),
+    );
     expect((a as RedisLimiter).id).toBe((b as RedisLimiter).id);
     const starts: number[] = [];
-    const job = () => a.schedule(async () => { starts.push(performance.now()); await sleep(5); });
-    const jobB = () => b.schedule(async () => { starts.push(performance.now()); await sleep(5); });
+    const job = () =>
+      a.schedule(async () => {
+        starts.push(performance.now());
+        await sleep(5);
+      });
+    const jobB = () =>
+      b.schedule(async () => {
+        starts.push(performance.now());
+        await sleep(5);
+      });
     const t0 = performance.now();
     await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? job() : jobB())));
     const elapsed = performance.now() - t0;
@@ -111,35 +141,57 @@ describe('shared limiter on Redis', () => {
 
   itRedis('a worker that stalls gives up the slots it missed instead of sending them in a burst', async () => {
     const rate = { limit: 20, windowMs: 1000 };
-    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })(settings(rate, { concurrency: 20 }))) as RedisLimiter;
+    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })(
+      settings(rate, { concurrency: 20 }),
+    )) as RedisLimiter;
     cleanup.push(() => l.stop());
     const starts: number[] = [];
-    const all = Promise.all(Array.from({ length: 40 }, () => l.schedule(async () => { starts.push(performance.now()); })));
+    const all = Promise.all(
+      Array.from({ length: 40 }, () =>
+        l.schedule(async () => {
+          starts.push(performance.now());
+        }),
+      ),
+    );
     await waitFor(() => starts.length >= 3, 10_000, 'calls to flow');
     // The event loop is blocked for 400 ms: a dozen reserved slots pass meanwhile.
     const until = performance.now() + 400;
-    while (performance.now() < until) { /* stall */ }
+    while (performance.now() < until) {
+      /* stall */
+    }
     await all;
     starts.sort((x, y) => x - y);
-    for (let i = 0; i + rate.limit < starts.length; i += 1) expect(starts[i + rate.limit] - starts[i]).toBeGreaterThanOrEqual(rate.windowMs);
+    for (let i = 0; i + rate.limit < starts.length; i += 1)
+      expect(starts[i + rate.limit] - starts[i]).toBeGreaterThanOrEqual(rate.windowMs);
     expect(l.lateStarts).toBeGreaterThan(0);
   });
 
-  itRedis('a worker whose event loop lags for good still gets its calls out (no livelock on given-up slots)', async () => {
-    const rate = { limit: 20, windowMs: 1000 };
-    const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })(settings(rate, { concurrency: 20 }))) as RedisLimiter;
-    cleanup.push(() => l.stop());
-    // Busy 80 ms out of every 90: every timer fires up to ~80 ms late, beyond the 30 ms allowed at first.
-    const lag = setInterval(() => { const until = performance.now() + 80; while (performance.now() < until) { /* lag */ } }, 10);
-    try {
-      // A livelock (every slot given up again and again) would never settle: the test's time-out is the guard.
-      const done = await Promise.all(Array.from({ length: 30 }, (_, i) => l.schedule(async () => i)));
-      expect(done).toEqual(Array.from({ length: 30 }, (_, i) => i));
-      expect(l.lateStarts).toBeGreaterThan(0);
-    } finally {
-      clearInterval(lag);
-    }
-  }, 40_000);
+  itRedis(
+    'a worker whose event loop lags for good still gets its calls out (no livelock on given-up slots)',
+    async () => {
+      const rate = { limit: 20, windowMs: 1000 };
+      const l = (await redisLimiterFactory(REDIS_URL, { idSuffix: randomUUID() })(
+        settings(rate, { concurrency: 20 }),
+      )) as RedisLimiter;
+      cleanup.push(() => l.stop());
+      // Busy 80 ms out of every 90: every timer fires up to ~80 ms late, beyond the 30 ms allowed at first.
+      const lag = setInterval(() => {
+        const until = performance.now() + 80;
+        while (performance.now() < until) {
+          /* lag */
+        }
+      }, 10);
+      try {
+        // A livelock (every slot given up again and again) would never settle: the test's time-out is the guard.
+        const done = await Promise.all(Array.from({ length: 30 }, (_, i) => l.schedule(async () => i)));
+        expect(done).toEqual(Array.from({ length: 30 }, (_, i) => i));
+        expect(l.lateStarts).toBeGreaterThan(0);
+      } finally {
+        clearInterval(lag);
+      }
+    },
+    40_000,
+  );
 
   itRedis('each job holds its slot in Redis for the job expiration, so a crashed worker frees it', async () => {
     const suffix = randomUUID();
@@ -148,7 +200,9 @@ describe('shared limiter on Redis', () => {
     const l = (await f(s)) as RedisLimiter;
     cleanup.push(() => l.stop());
     const probe = new Redis(REDIS_URL);
-    cleanup.push(async () => { probe.disconnect(); });
+    cleanup.push(async () => {
+      probe.disconnect();
+    });
     const expected = jobExpirationMs(1234, { limit: 50, windowMs: 1000 }, 4);
     let seen: string[] = [];
     await l.schedule(async () => {
@@ -169,7 +223,9 @@ describe('shared limiter on Redis', () => {
     cleanup.push(() => l.stop());
     expect(await l.schedule(async () => 1)).toBe(1);
     const probe = new Redis(REDIS_URL);
-    cleanup.push(async () => { probe.disconnect(); });
+    cleanup.push(async () => {
+      probe.disconnect();
+    });
     const keys = await probe.keys(`b_${l.id}_*`);
     expect(keys.length).toBeGreaterThan(0);
     await probe.del(...keys);
@@ -185,17 +241,30 @@ describe('shared limiter on Redis', () => {
 
   itRedis('the unrepaired Bottleneck connection does fail on this Redis (the repair is needed)', async () => {
     const id = `bre-batch-test:${randomUUID()}`;
-    const b = new Bottleneck({ id, datastore: 'ioredis', clientOptions: { host: new URL(REDIS_URL).hostname, port: Number(new URL(REDIS_URL).port || 6379) }, clearDatastore: true, minTime: 1 });
+    const b = new Bottleneck({
+      id,
+      datastore: 'ioredis',
+      clientOptions: { host: new URL(REDIS_URL).hostname, port: Number(new URL(REDIS_URL).port || 6379) },
+      clearDatastore: true,
+      minTime: 1,
+    });
     b.on('error', () => undefined);
     cleanup.push(() => b.disconnect(false));
     await b.ready();
     await b.schedule(async () => 1);
     const probe = new Redis(REDIS_URL);
-    cleanup.push(async () => { probe.disconnect(); });
+    cleanup.push(async () => {
+      probe.disconnect();
+    });
     const info = await probe.info('server');
     const major = Number(/redis_version:(\d+)/.exec(info)?.[1] ?? 0);
     await probe.del(...(await probe.keys(`b_${id}_*`)));
-    const err = await b.schedule(async () => 2).then(() => undefined, (e: Error) => e);
+    const err = await b
+      .schedule(async () => 2)
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
     if (major >= 7) expect(err?.message).toBe('ERR SETTINGS_KEY_NOT_FOUND');
     else expect(err).toBeUndefined();
   });
@@ -205,11 +274,15 @@ describe('shared limiter on Redis', () => {
     const lines: string[] = [];
     const a = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })(settings({ limit: 10, windowMs: 1000 }));
     cleanup.push(() => a.stop());
-    const b = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })(settings({ limit: 20, windowMs: 1000 }, { log: (l) => lines.push(l) }));
+    const b = await redisLimiterFactory(REDIS_URL, { idSuffix: suffix })(
+      settings({ limit: 20, windowMs: 1000 }, { log: (l) => lines.push(l) }),
+    );
     cleanup.push(() => b.stop());
     expect(lines.join('\n')).toMatch(/another worker had set one start every 105\.0 ms; now every 53\.0 ms \(20\/s\)/);
     const probe = new Redis(REDIS_URL);
-    cleanup.push(async () => { probe.disconnect(); });
+    cleanup.push(async () => {
+      probe.disconnect();
+    });
     expect(Number(await probe.hget(`b_${(b as RedisLimiter).id}_settings`, 'minTime'))).toBe(53);
   });
 
@@ -224,22 +297,34 @@ describe('shared limiter on Redis', () => {
     await off.stop();
   });
 
-  itRedis('Redis killed and restarted mid-run: every job still runs once, none is lost', async () => {
-    const own = new OwnRedis(await sparePort());
-    await own.start();
-    cleanup.push(() => own.kill());
-    const f = redisLimiterFactory(own.url, { idSuffix: randomUUID(), outageMs: 30_000 });
-    const l = (await f(settings({ limit: 50, windowMs: 1000 }))) as RedisLimiter;
-    cleanup.push(() => l.stop());
-    const ran: number[] = [];
-    const all = Promise.all(Array.from({ length: 60 }, (_, i) => l.schedule(async () => { ran.push(i); await sleep(20); return i; })));
-    await waitFor(() => ran.length >= 5, 10_000, 'jobs to run before the kill');
-    await own.kill();
-    // The outage itself: long enough for queued jobs to fail against the missing Redis and be re-scheduled.
-    await sleep(REDIS_OUTAGE_MS);
-    await own.start();
-    const results = await all;
-    expect(results).toEqual(Array.from({ length: 60 }, (_, i) => i));
-    expect([...ran].sort((x, y) => x - y)).toEqual(results);
-  }, 45_000);
+  itRedis(
+    'Redis killed and restarted mid-run: every job still runs once, none is lost',
+    async () => {
+      const own = new OwnRedis(await sparePort());
+      await own.start();
+      cleanup.push(() => own.kill());
+      const f = redisLimiterFactory(own.url, { idSuffix: randomUUID(), outageMs: 30_000 });
+      const l = (await f(settings({ limit: 50, windowMs: 1000 }))) as RedisLimiter;
+      cleanup.push(() => l.stop());
+      const ran: number[] = [];
+      const all = Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          l.schedule(async () => {
+            ran.push(i);
+            await sleep(20);
+            return i;
+          }),
+        ),
+      );
+      await waitFor(() => ran.length >= 5, 10_000, 'jobs to run before the kill');
+      await own.kill();
+      // The outage itself: long enough for queued jobs to fail against the missing Redis and be re-scheduled.
+      await sleep(REDIS_OUTAGE_MS);
+      await own.start();
+      const results = await all;
+      expect(results).toEqual(Array.from({ length: 60 }, (_, i) => i));
+      expect([...ran].sort((x, y) => x - y)).toEqual(results);
+    },
+    45_000,
+  );
 });

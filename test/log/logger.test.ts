@@ -8,10 +8,26 @@ describe('--log-format', () => {
     const r = new Redactor();
     r.add('tok-SECRET-123456');
     const log = createLog({ format: 'json', scrub: (t) => r.scrub(t), write: (t) => lines.push(t) });
-    log('warning (row 3, line 4): bad value tok-SECRET-123456', { level: 'warn', row: 3, line: 4, stage: 'bre', code: 'INVALID_ROW' });
-    log('stopped', { level: 'error', service: 'workflow', status: 401, code: 'AUTH_REFUSED', detail: 'token tok-SECRET-123456' });
+    log('warning (row 3, line 4): bad value tok-SECRET-123456', {
+      level: 'warn',
+      row: 3,
+      line: 4,
+      stage: 'bre',
+      code: 'INVALID_ROW',
+    });
+    log('stopped', {
+      level: 'error',
+      service: 'workflow',
+      status: 401,
+      code: 'AUTH_REFUSED',
+      detail: 'token tok-SECRET-123456',
+    });
     log('plain');
-    const parsed = lines.join('').trim().split('\n').map((l) => JSON.parse(l));
+    const parsed = lines
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(parsed).toHaveLength(3);
     expect(parsed[0]).toMatchObject({ level: 'warn', row: 3, line: 4, stage: 'bre', code: 'INVALID_ROW' });
     expect(new Date(parsed[0].time).toISOString()).toBe(parsed[0].time);
@@ -23,7 +39,11 @@ describe('--log-format', () => {
 
   it('human (the default): the message alone, scrubbed', () => {
     const lines: string[] = [];
-    const log = createLog({ format: parseLogFormat(undefined), scrub: (t) => t.replace('secret', '***'), write: (t) => lines.push(t) });
+    const log = createLog({
+      format: parseLogFormat(undefined),
+      scrub: (t) => t.replace('secret', '***'),
+      write: (t) => lines.push(t),
+    });
     log('a secret here', { row: 1 });
     expect(lines).toEqual(['a *** here\n']);
     expect(() => parseLogFormat('xml')).toThrow("Expected --log-format to be one of human, json, got 'xml'");

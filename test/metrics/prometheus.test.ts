@@ -11,16 +11,35 @@ import { RunMetrics } from '../../src/metrics/prometheus.js';
 import type { RunSnapshot } from '../../src/metrics/sampler.js';
 import { tempDir } from '../helpers/temp.js';
 
-
-type Family = { name: string; type: string; help: string; metrics: { value: string; labels?: Record<string, string> }[] };
+type Family = {
+  name: string;
+  type: string;
+  help: string;
+  metrics: { value: string; labels?: Record<string, string> }[];
+};
 const parse = (text: string) => new Map((parsePrometheusTextFormat(text) as Family[]).map((f) => [f.name, f]));
 const value = (fams: Map<string, Family>, name: string, labels: Record<string, string> = {}) =>
   fams.get(name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value;
 
 function snapshot(over: Partial<RunSnapshot>): RunSnapshot {
   return {
-    t: 0, rows: { read: 0, succeeded: 0, failed: 0 }, done: 0, total: 1000, rowsPerSecond: 0, etaSeconds: null,
-    series: [{ labels: { service: 'workflow' }, calls: 0, retries: 0, throttled: 0, waitMs: 0, limitPerMin: 500, perMinute: 0 }],
+    t: 0,
+    rows: { read: 0, succeeded: 0, failed: 0 },
+    done: 0,
+    total: 1000,
+    rowsPerSecond: 0,
+    etaSeconds: null,
+    series: [
+      {
+        labels: { service: 'workflow' },
+        calls: 0,
+        retries: 0,
+        throttled: 0,
+        waitMs: 0,
+        limitPerMin: 500,
+        perMinute: 0,
+      },
+    ],
     ...over,
   };
 }
@@ -34,14 +53,60 @@ describe('--metrics-file', () => {
     expect(value(f, 'bre_batch_run_state', { state: 'running' })).toBe('1');
     expect(value(f, 'bre_batch_run_start_timestamp_seconds', { pipeline: 'rescore' })).toBe('1000');
 
-    m.update(snapshot({ rows: { read: 120, succeeded: 100, failed: 10 }, done: 110, etaSeconds: 60, series: [
-      { labels: { service: 'workflow' }, calls: 130, retries: 20, throttled: 3, waitMs: 4500, limitPerMin: 500, perMinute: 492.6 },
-      { labels: { service: 'bureau' }, calls: 110, retries: 0, throttled: 0, waitMs: 0, limitPerMin: null, perMinute: 300 },
-    ] }));
-    m.update(snapshot({ rows: { read: 220, succeeded: 200, failed: 12 }, done: 212, etaSeconds: 30, series: [
-      { labels: { service: 'workflow' }, calls: 240, retries: 25, throttled: 4, waitMs: 9000, limitPerMin: 500, perMinute: 495 },
-      { labels: { service: 'bureau' }, calls: 212, retries: 0, throttled: 0, waitMs: 0, limitPerMin: null, perMinute: 310 },
-    ] }));
+    m.update(
+      snapshot({
+        rows: { read: 120, succeeded: 100, failed: 10 },
+        done: 110,
+        etaSeconds: 60,
+        series: [
+          {
+            labels: { service: 'workflow' },
+            calls: 130,
+            retries: 20,
+            throttled: 3,
+            waitMs: 4500,
+            limitPerMin: 500,
+            perMinute: 492.6,
+          },
+          {
+            labels: { service: 'bureau' },
+            calls: 110,
+            retries: 0,
+            throttled: 0,
+            waitMs: 0,
+            limitPerMin: null,
+            perMinute: 300,
+          },
+        ],
+      }),
+    );
+    m.update(
+      snapshot({
+        rows: { read: 220, succeeded: 200, failed: 12 },
+        done: 212,
+        etaSeconds: 30,
+        series: [
+          {
+            labels: { service: 'workflow' },
+            calls: 240,
+            retries: 25,
+            throttled: 4,
+            waitMs: 9000,
+            limitPerMin: 500,
+            perMinute: 495,
+          },
+          {
+            labels: { service: 'bureau' },
+            calls: 212,
+            retries: 0,
+            throttled: 0,
+            waitMs: 0,
+            limitPerMin: null,
+            perMinute: 310,
+          },
+        ],
+      }),
+    );
     await m.write(1_060_000);
     f = parse(readFileSync(file, 'utf8'));
     expect(f.get('bre_batch_calls_total')?.type).toBe('COUNTER');
@@ -84,8 +149,24 @@ describe('--metrics-file', () => {
     const file = join(dir, 'bre_batch.prom');
     const m = await RunMetrics.start({ file, pipeline: 'location', shard: '' }, 1_000_000);
     const series = (a: number, b: number) => [
-      { labels: { service: 'workflow', address: '127.0.0.2' }, calls: a, retries: 0, throttled: 1, waitMs: 0, limitPerMin: 600, perMinute: 590 },
-      { labels: { service: 'workflow', address: '127.0.0.3' }, calls: b, retries: 0, throttled: 0, waitMs: 0, limitPerMin: 600, perMinute: 598 },
+      {
+        labels: { service: 'workflow', address: '127.0.0.2' },
+        calls: a,
+        retries: 0,
+        throttled: 1,
+        waitMs: 0,
+        limitPerMin: 600,
+        perMinute: 590,
+      },
+      {
+        labels: { service: 'workflow', address: '127.0.0.3' },
+        calls: b,
+        retries: 0,
+        throttled: 0,
+        waitMs: 0,
+        limitPerMin: 600,
+        perMinute: 598,
+      },
     ];
     m.update(snapshot({ series: series(40, 42) }));
     m.update(snapshot({ series: series(100, 97) }));
@@ -99,11 +180,17 @@ describe('--metrics-file', () => {
 
   it('a path that cannot be written is a usage error naming the fix, before anything runs', async () => {
     const dir = tempDir('bre-prom-');
-    await expect(RunMetrics.start({ file: join(dir, 'missing', 'x.prom'), pipeline: 'p', shard: '' })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/Expected an existing folder/) });
+    await expect(
+      RunMetrics.start({ file: join(dir, 'missing', 'x.prom'), pipeline: 'p', shard: '' }),
+    ).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/Expected an existing folder/) });
     // A file where the folder should be fails for every user (root ignores directory permissions).
     writeFileSync(join(dir, 'file'), '');
-    await expect(RunMetrics.start({ file: join(dir, 'file', 'x.prom'), pipeline: 'p', shard: '' })).rejects.toMatchObject({ code: 'USAGE' });
-    await expect(RunMetrics.start({ port: 70000, pipeline: 'p', shard: '' })).rejects.toThrow("Expected --metrics-port to be a port number from 0 to 65535, got '70000'");
+    await expect(
+      RunMetrics.start({ file: join(dir, 'file', 'x.prom'), pipeline: 'p', shard: '' }),
+    ).rejects.toMatchObject({ code: 'USAGE' });
+    await expect(RunMetrics.start({ port: 70000, pipeline: 'p', shard: '' })).rejects.toThrow(
+      "Expected --metrics-port to be a port number from 0 to 65535, got '70000'",
+    );
     expect(existsSync(join(dir, 'missing'))).toBe(false);
   });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AA_FETCH_COLUMNS, BSA_FETCH_COLUMNS, normaliseAaFetch, normaliseBsaFetch } from '../../src/normalise/account-summary.js';
+import {
+  AA_FETCH_COLUMNS,
+  BSA_FETCH_COLUMNS,
+  normaliseAaFetch,
+  normaliseBsaFetch,
+} from '../../src/normalise/account-summary.js';
 import { isPersonalKey, maskAccountNumber } from '../../src/normalise/account-personal.js';
 import { aaFiObject, aaResponse, aaTransaction, bsaResponse, bsaXn } from './account-fixtures.js';
 
@@ -18,17 +23,36 @@ describe('normaliseAaFetch', () => {
     ]);
     expect(transactions).toHaveLength(2);
     expect(result).toMatchObject({
-      request_id: 'REQ-AA-1', service: 'finvu', success: true, consent_status: 'ACCEPTED', fi_request_status: 'ready',
-      consents_count: 1, accounts_count: 1, transactions_count: 2, transactions_status: 'ok', transactions_skipped: 0,
+      request_id: 'REQ-AA-1',
+      service: 'finvu',
+      success: true,
+      consent_status: 'ACCEPTED',
+      fi_request_status: 'ready',
+      consents_count: 1,
+      accounts_count: 1,
+      transactions_count: 2,
+      transactions_status: 'ok',
+      transactions_skipped: 0,
       current_balance_total: 50000,
-      'account.maskedAccNumber': 'XXXXXXXX1234', 'account.fipId': 'HDFC-FIP', 'account.fipName': 'HDFC Bank',
-      'account.type': 'deposit', 'account.currentBalance': 50000, 'account.currency': 'INR',
-      'account.balanceDateTime': '2024-03-01T09:00:00+05:30', 'account.accountType': 'SAVINGS',
-      'account.ifsc': 'HDFC0000001', 'account.status': 'ACTIVE', 'account.currentODLimit': 0,
-      'account.pendingTxnsCount': 1, 'account.transactionsCount': 2,
-      'account.transactionsStartDate': '2024-01-01', 'account.transactionsEndDate': '2024-03-01',
-      'insights.bank_name': 'HDFC Bank', 'insights.account_number': 'XXXXXXXX1234',
-      'insights.account_current_balance': 50000, 'insights.fetch_txn_data': true,
+      'account.maskedAccNumber': 'XXXXXXXX1234',
+      'account.fipId': 'HDFC-FIP',
+      'account.fipName': 'HDFC Bank',
+      'account.type': 'deposit',
+      'account.currentBalance': 50000,
+      'account.currency': 'INR',
+      'account.balanceDateTime': '2024-03-01T09:00:00+05:30',
+      'account.accountType': 'SAVINGS',
+      'account.ifsc': 'HDFC0000001',
+      'account.status': 'ACTIVE',
+      'account.currentODLimit': 0,
+      'account.pendingTxnsCount': 1,
+      'account.transactionsCount': 2,
+      'account.transactionsStartDate': '2024-01-01',
+      'account.transactionsEndDate': '2024-03-01',
+      'insights.bank_name': 'HDFC Bank',
+      'insights.account_number': 'XXXXXXXX1234',
+      'insights.account_current_balance': 50000,
+      'insights.fetch_txn_data': true,
     });
     for (const col of AA_FETCH_COLUMNS) expect(result).toHaveProperty([col]);
   });
@@ -41,19 +65,33 @@ describe('normaliseAaFetch', () => {
 
   it('merges several consents (multi-consent) keeping accounts and insights apart', () => {
     const first = aaResponse([aaFiObject('XXXX1111', [aaTransaction()])]);
-    const second = aaResponse([aaFiObject('XXXX2222', [aaTransaction(), aaTransaction({ txnId: 'T9' })],
-      { Summary: { currentBalance: '1000.5', currency: 'INR' } })], {
-      request_id: 'REQ-AA-2',
-      insights: { bank_name: 'ICICI Bank', account_number: '000111222333', account_holder_name: 'Ramesh Kumar' },
-    });
+    const second = aaResponse(
+      [
+        aaFiObject('XXXX2222', [aaTransaction(), aaTransaction({ txnId: 'T9' })], {
+          Summary: { currentBalance: '1000.5', currency: 'INR' },
+        }),
+      ],
+      {
+        request_id: 'REQ-AA-2',
+        insights: { bank_name: 'ICICI Bank', account_number: '000111222333', account_holder_name: 'Ramesh Kumar' },
+      },
+    );
     const { result, transactions } = normaliseAaFetch([first, second]);
     expect(transactions.map((t) => t.account)).toEqual(['XXXX1111', 'XXXX2222', 'XXXX2222']);
     expect(result).toMatchObject({
-      request_id: 'REQ-AA-1;REQ-AA-2', consents_count: 2, accounts_count: 2, transactions_count: 3,
-      consent_status: 'ACCEPTED', current_balance_total: 51000.5,
-      'account.maskedAccNumber': 'XXXX1111', 'account.transactionsCount': 1,
-      'account.2.maskedAccNumber': 'XXXX2222', 'account.2.transactionsCount': 2, 'account.2.currentBalance': 1000.5,
-      'insights.bank_name': 'HDFC Bank', 'insights.2.bank_name': 'ICICI Bank',
+      request_id: 'REQ-AA-1;REQ-AA-2',
+      consents_count: 2,
+      accounts_count: 2,
+      transactions_count: 3,
+      consent_status: 'ACCEPTED',
+      current_balance_total: 51000.5,
+      'account.maskedAccNumber': 'XXXX1111',
+      'account.transactionsCount': 1,
+      'account.2.maskedAccNumber': 'XXXX2222',
+      'account.2.transactionsCount': 2,
+      'account.2.currentBalance': 1000.5,
+      'insights.bank_name': 'HDFC Bank',
+      'insights.2.bank_name': 'ICICI Bank',
       'insights.2.account_number': 'XXXXXXXX2333',
     });
     expectNoPersonalData(result);
@@ -65,10 +103,17 @@ describe('normaliseAaFetch', () => {
   });
 
   it('an unknown service_response shape gives a result saying so, not a crash', () => {
-    const { result, transactions } = normaliseAaFetch([aaResponse([], { service_response: { other: 1 }, insights: undefined })]);
+    const { result, transactions } = normaliseAaFetch([
+      aaResponse([], { service_response: { other: 1 }, insights: undefined }),
+    ]);
     expect(transactions).toEqual([]);
-    expect(result).toMatchObject({ transactions_status: 'unrecognised_shape', accounts_count: 0, transactions_count: 0,
-      current_balance_total: null, consent_status: null });
+    expect(result).toMatchObject({
+      transactions_status: 'unrecognised_shape',
+      accounts_count: 0,
+      transactions_count: 0,
+      current_balance_total: null,
+      consent_status: null,
+    });
   });
 
   it('a missing balance makes the total null (not a partial sum)', () => {
@@ -83,23 +128,44 @@ describe('normaliseBsaFetch', () => {
   const acc = (accountNo: string, xns: unknown[]) => ({ accountNo, accountType: 'SAVINGS', xns });
 
   it('summarises a spec-shaped response', () => {
-    const { result, transactions } = normaliseBsaFetch(bsaResponse([acc('XXXXXX5678', [bsaXn(), bsaXn({ amount: -10 })])]));
+    const { result, transactions } = normaliseBsaFetch(
+      bsaResponse([acc('XXXXXX5678', [bsaXn(), bsaXn({ amount: -10 })])]),
+    );
     expect(transactions).toHaveLength(2);
     expect(result).toMatchObject({
-      request_id: 'REQ-BSA-1', status: 'completed', statement_count: 1, statement_status: 'VERIFIED',
-      accounts_count: 1, transactions_count: 2, transactions_status: 'ok', suspicious_bank_estatements: false,
-      'account.accountNo': 'XXXXXX5678', 'account.accountType': 'SAVINGS', 'account.xnsStartDate': '2024-01-01',
-      'account.xnsEndDate': '2024-03-31', 'account.transactionsCount': 2,
-      'summary.instName': 'HDFC Bank', 'summary.accNo': 'XXXXXX5678', 'summary.accType': 'SAVINGS',
-      'summary.fullMonthCount': 3, 'summary.total.totalCredit': 150000, 'summary.total.balAvg': 25000.5,
-      'summary.average.totalCredit': 50000, 'summary.average.salaries': 3,
+      request_id: 'REQ-BSA-1',
+      status: 'completed',
+      statement_count: 1,
+      statement_status: 'VERIFIED',
+      accounts_count: 1,
+      transactions_count: 2,
+      transactions_status: 'ok',
+      suspicious_bank_estatements: false,
+      'account.accountNo': 'XXXXXX5678',
+      'account.accountType': 'SAVINGS',
+      'account.xnsStartDate': '2024-01-01',
+      'account.xnsEndDate': '2024-03-31',
+      'account.transactionsCount': 2,
+      'summary.instName': 'HDFC Bank',
+      'summary.accNo': 'XXXXXX5678',
+      'summary.accType': 'SAVINGS',
+      'summary.fullMonthCount': 3,
+      'summary.total.totalCredit': 150000,
+      'summary.total.balAvg': 25000.5,
+      'summary.average.totalCredit': 50000,
+      'summary.average.salaries': 3,
     });
     for (const col of BSA_FETCH_COLUMNS) expect(result).toHaveProperty([col]);
     expectNoPersonalData(result);
   });
 
   it.each([
-    ['true', true], ['false', false], ['TRUE', true], [true, true], ['maybe', null], [undefined, null],
+    ['true', true],
+    ['false', false],
+    ['TRUE', true],
+    [true, true],
+    ['maybe', null],
+    [undefined, null],
   ])('suspiciousBankEStatements.status %j -> %j', (status, expected) => {
     const r = bsaResponse([]);
     const sr = r.service_response as Record<string, any>;
@@ -108,11 +174,16 @@ describe('normaliseBsaFetch', () => {
   });
 
   it('two accounts (twoacc) stay apart', () => {
-    const { result } = normaliseBsaFetch(bsaResponse([acc('XXXX1111', [bsaXn()]), acc('XXXX2222', [bsaXn(), bsaXn()])]));
+    const { result } = normaliseBsaFetch(
+      bsaResponse([acc('XXXX1111', [bsaXn()]), acc('XXXX2222', [bsaXn(), bsaXn()])]),
+    );
     expect(result).toMatchObject({
-      accounts_count: 2, transactions_count: 3,
-      'account.accountNo': 'XXXX1111', 'account.transactionsCount': 1,
-      'account.2.accountNo': 'XXXX2222', 'account.2.transactionsCount': 2,
+      accounts_count: 2,
+      transactions_count: 3,
+      'account.accountNo': 'XXXX1111',
+      'account.transactionsCount': 1,
+      'account.2.accountNo': 'XXXX2222',
+      'account.2.transactionsCount': 2,
     });
   });
 
@@ -137,14 +208,24 @@ describe('normaliseBsaFetch', () => {
 
 describe('personal data helpers', () => {
   it.each([
-    ['account_holder_name', true], ['account_holder_dob', true], ['pan', true], ['email', true], ['name', true],
-    ['bank_name', false], ['account_number', false], ['ifsc_code', false], ['customerInfo', true],
+    ['account_holder_name', true],
+    ['account_holder_dob', true],
+    ['pan', true],
+    ['email', true],
+    ['name', true],
+    ['bank_name', false],
+    ['account_number', false],
+    ['ifsc_code', false],
+    ['customerInfo', true],
   ])('isPersonalKey(%s) = %s', (key, expected) => {
     expect(isPersonalKey(key)).toBe(expected);
   });
 
   it.each([
-    ['XXXXXXXX1234', 'XXXXXXXX1234'], ['123456789012', 'XXXXXXXX9012'], ['1234', '1234'], ['**** 5678', '**** 5678'],
+    ['XXXXXXXX1234', 'XXXXXXXX1234'],
+    ['123456789012', 'XXXXXXXX9012'],
+    ['1234', '1234'],
+    ['**** 5678', '**** 5678'],
   ])('maskAccountNumber(%s) = %s', (input, expected) => {
     expect(maskAccountNumber(input)).toBe(expected);
   });

@@ -5,14 +5,30 @@ import { bureauFeatureColumns, normaliseBureauFeatures } from '../../src/normali
 describe('normaliseBureauFeatures', () => {
   it('keeps every key with its type; known features first in a stable order, then the rest as answered', () => {
     const answer = {
-      extra_b: 'x', income_calculated: 41000.5, reference_id: 'ref1', is_risky_customer: false, nested: { a: [1] },
-      score: 742, cbs_risk_grade_v1: 3, cbs_stpl_v1: 0.12, cbs_monthly_affordability_v1: 9000, extra_a: null,
+      extra_b: 'x',
+      income_calculated: 41000.5,
+      reference_id: 'ref1',
+      is_risky_customer: false,
+      nested: { a: [1] },
+      score: 742,
+      cbs_risk_grade_v1: 3,
+      cbs_stpl_v1: 0.12,
+      cbs_monthly_affordability_v1: 9000,
+      extra_a: null,
     };
     const out = normaliseBureauFeatures(answer);
     expect(out).toEqual(answer);
     expect(Object.keys(out)).toEqual([
-      'reference_id', 'cbs_stpl_v1', 'cbs_monthly_affordability_v1', 'cbs_risk_grade_v1', 'is_risky_customer', 'score',
-      'income_calculated', 'extra_b', 'nested', 'extra_a',
+      'reference_id',
+      'cbs_stpl_v1',
+      'cbs_monthly_affordability_v1',
+      'cbs_risk_grade_v1',
+      'is_risky_customer',
+      'score',
+      'income_calculated',
+      'extra_b',
+      'nested',
+      'extra_a',
     ]);
   });
 
@@ -21,11 +37,23 @@ describe('normaliseBureauFeatures', () => {
   });
 
   it('columns', () => {
-    expect(bureauFeatureColumns()).toEqual(['reference_id', 'cbs_stpl_v1', 'cbs_monthly_affordability_v1', 'cbs_risk_grade_v1', 'is_risky_customer', 'score', 'income_calculated']);
+    expect(bureauFeatureColumns()).toEqual([
+      'reference_id',
+      'cbs_stpl_v1',
+      'cbs_monthly_affordability_v1',
+      'cbs_risk_grade_v1',
+      'is_risky_customer',
+      'score',
+      'income_calculated',
+    ]);
   });
 
   it.each([[null], ['text'], [[1, 2]], [7]])('BAD_RESPONSE for %j', (input) => {
     expect(() => normaliseBureauFeatures(input)).toThrowError(BreError);
-    try { normaliseBureauFeatures(input); } catch (e) { expect((e as BreError).code).toBe('BAD_RESPONSE'); }
+    try {
+      normaliseBureauFeatures(input);
+    } catch (e) {
+      expect((e as BreError).code).toBe('BAD_RESPONSE');
+    }
   });
 });

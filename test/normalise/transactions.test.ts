@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  normaliseAaTransactions, normaliseBsaDate, normaliseBsaTransactions, normaliseDate, normaliseTimestamp,
+  normaliseAaTransactions,
+  normaliseBsaDate,
+  normaliseBsaTransactions,
+  normaliseDate,
+  normaliseTimestamp,
 } from '../../src/normalise/transactions.js';
 import { aaFiObject, aaResponse, aaTransaction, bsaResponse, bsaXn } from './account-fixtures.js';
 
@@ -45,11 +49,20 @@ describe('normaliseAaTransactions', () => {
     const parsed = normaliseAaTransactions(aaResponse([aaFiObject('XXXXXXXX1234', [aaTransaction()])]));
     expect(parsed.status).toBe('ok');
     expect(parsed.skipped).toBe(0);
-    expect(parsed.transactions).toEqual([{
-      source: 'aa', account: 'XXXXXXXX1234', txn_id: 'TXN001', timestamp: '2024-01-05T10:15:00+05:30',
-      value_date: '2024-01-05', type: 'DEBIT', amount: 1500.5, balance: 48499.5, mode: 'OTHERS',
-      narration: 'UPI/PAYMENT/GROCERY',
-    }]);
+    expect(parsed.transactions).toEqual([
+      {
+        source: 'aa',
+        account: 'XXXXXXXX1234',
+        txn_id: 'TXN001',
+        timestamp: '2024-01-05T10:15:00+05:30',
+        value_date: '2024-01-05',
+        type: 'DEBIT',
+        amount: 1500.5,
+        balance: 48499.5,
+        mode: 'OTHERS',
+        narration: 'UPI/PAYMENT/GROCERY',
+      },
+    ]);
   });
 
   it('keeps several accounts apart, in order', () => {
@@ -59,7 +72,9 @@ describe('normaliseAaTransactions', () => {
     ]);
     const parsed = normaliseAaTransactions(r);
     expect(parsed.transactions.map((t) => [t.account, t.txn_id, t.type])).toEqual([
-      ['XXXX1111', 'a1', 'DEBIT'], ['XXXX1111', 'a2', 'CREDIT'], ['XXXX2222', 'b1', 'DEBIT'],
+      ['XXXX1111', 'a1', 'DEBIT'],
+      ['XXXX1111', 'a2', 'CREDIT'],
+      ['XXXX2222', 'b1', 'DEBIT'],
     ]);
   });
 
@@ -70,7 +85,11 @@ describe('normaliseAaTransactions', () => {
     ['amount as string', { amount: '250.75' }, { amount: 250.75 }],
     ['negative amount made positive', { amount: -20 }, { amount: 20, type: 'DEBIT' }],
     ['lower-case type', { type: 'credit' }, { type: 'CREDIT' }],
-    ['missing txnId/mode/narration', { txnId: undefined, mode: '', narration: null }, { txn_id: null, mode: null, narration: null }],
+    [
+      'missing txnId/mode/narration',
+      { txnId: undefined, mode: '', narration: null },
+      { txn_id: null, mode: null, narration: null },
+    ],
     ['datetime value date', { valueDate: '2024-01-06T00:00:00+05:30' }, { value_date: '2024-01-06' }],
     ['bad timestamp -> null, kept', { transactionTimestamp: 'yesterday' }, { timestamp: null }],
     ['numeric txnId', { txnId: 98765 }, { txn_id: '98765' }],
@@ -133,26 +152,64 @@ describe('normaliseBsaTransactions', () => {
   const acc = (accountNo: unknown, xns: unknown[]) => ({ accountNo, accountType: 'SAVINGS', xns });
 
   it('maps signed amounts to type and absolute amount, dates to midnight timestamps', () => {
-    const parsed = normaliseBsaTransactions(bsaResponse([acc('XXXXXX5678', [
-      bsaXn({ amount: 30000, balance: 45000 }),
-      bsaXn({ date: '2024-01-06', amount: -1200.25, balance: 43799.75, narration: 'ATM WDL', chqNo: '000123' }),
-      bsaXn({ date: '2024-01-07', amount: 0, balance: 43799.75, narration: 'ZERO' }),
-    ])]));
+    const parsed = normaliseBsaTransactions(
+      bsaResponse([
+        acc('XXXXXX5678', [
+          bsaXn({ amount: 30000, balance: 45000 }),
+          bsaXn({ date: '2024-01-06', amount: -1200.25, balance: 43799.75, narration: 'ATM WDL', chqNo: '000123' }),
+          bsaXn({ date: '2024-01-07', amount: 0, balance: 43799.75, narration: 'ZERO' }),
+        ]),
+      ]),
+    );
     expect(parsed.status).toBe('ok');
     expect(parsed.transactions.map(({ txn_id: _id, ...t }) => t)).toEqual([
-      { source: 'bsa', account: 'XXXXXX5678', timestamp: '2024-01-05T00:00:00', value_date: null, type: 'CREDIT',
-        amount: 30000, balance: 45000, mode: null, narration: 'SALARY JAN' },
-      { source: 'bsa', account: 'XXXXXX5678', timestamp: '2024-01-06T00:00:00', value_date: null, type: 'DEBIT',
-        amount: 1200.25, balance: 43799.75, mode: null, narration: 'ATM WDL' },
-      { source: 'bsa', account: 'XXXXXX5678', timestamp: '2024-01-07T00:00:00', value_date: null, type: 'DEBIT',
-        amount: 0, balance: 43799.75, mode: null, narration: 'ZERO' },
+      {
+        source: 'bsa',
+        account: 'XXXXXX5678',
+        timestamp: '2024-01-05T00:00:00',
+        value_date: null,
+        type: 'CREDIT',
+        amount: 30000,
+        balance: 45000,
+        mode: null,
+        narration: 'SALARY JAN',
+      },
+      {
+        source: 'bsa',
+        account: 'XXXXXX5678',
+        timestamp: '2024-01-06T00:00:00',
+        value_date: null,
+        type: 'DEBIT',
+        amount: 1200.25,
+        balance: 43799.75,
+        mode: null,
+        narration: 'ATM WDL',
+      },
+      {
+        source: 'bsa',
+        account: 'XXXXXX5678',
+        timestamp: '2024-01-07T00:00:00',
+        value_date: null,
+        type: 'DEBIT',
+        amount: 0,
+        balance: 43799.75,
+        mode: null,
+        narration: 'ZERO',
+      },
     ]);
   });
 
   it('gives deterministic, distinct txn ids (identical transactions told apart by occurrence)', () => {
     const xns = [bsaXn(), bsaXn(), bsaXn({ amount: -5 })];
     const a = normaliseBsaTransactions(bsaResponse([acc('XXXX1', xns)])).transactions.map((t) => t.txn_id);
-    const b = normaliseBsaTransactions(bsaResponse([acc('XXXX1', xns.map((x) => ({ ...x })))])).transactions.map((t) => t.txn_id);
+    const b = normaliseBsaTransactions(
+      bsaResponse([
+        acc(
+          'XXXX1',
+          xns.map((x) => ({ ...x })),
+        ),
+      ]),
+    ).transactions.map((t) => t.txn_id);
     expect(a).toEqual(b);
     expect(new Set(a).size).toBe(3);
     for (const id of a) expect(id).toMatch(/^bsa-[0-9a-f]{16}$/);
@@ -161,9 +218,9 @@ describe('normaliseBsaTransactions', () => {
   });
 
   it('keeps two accounts apart', () => {
-    const parsed = normaliseBsaTransactions(bsaResponse([
-      acc('XXXX1111', [bsaXn(), bsaXn({ amount: -10 })]), acc('XXXX2222', [bsaXn({ amount: 5 })]),
-    ]));
+    const parsed = normaliseBsaTransactions(
+      bsaResponse([acc('XXXX1111', [bsaXn(), bsaXn({ amount: -10 })]), acc('XXXX2222', [bsaXn({ amount: 5 })])]),
+    );
     expect(parsed.transactions.map((t) => t.account)).toEqual(['XXXX1111', 'XXXX1111', 'XXXX2222']);
   });
 
@@ -193,9 +250,24 @@ describe('normaliseBsaTransactions', () => {
   });
 
   it.each([
-    ['no accountXns', (r: Record<string, unknown>) => { delete (r.service_response as Record<string, unknown>).accountXns; }],
-    ['accountXns a string', (r: Record<string, unknown>) => { (r.service_response as Record<string, unknown>).accountXns = 'x'; }],
-    ['no service_response', (r: Record<string, unknown>) => { delete r.service_response; }],
+    [
+      'no accountXns',
+      (r: Record<string, unknown>) => {
+        delete (r.service_response as Record<string, unknown>).accountXns;
+      },
+    ],
+    [
+      'accountXns a string',
+      (r: Record<string, unknown>) => {
+        (r.service_response as Record<string, unknown>).accountXns = 'x';
+      },
+    ],
+    [
+      'no service_response',
+      (r: Record<string, unknown>) => {
+        delete r.service_response;
+      },
+    ],
   ])('unknown shape (%s) -> none, status says so', (_name, mutate) => {
     const r = bsaResponse([]);
     mutate(r);

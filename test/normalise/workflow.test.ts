@@ -1,48 +1,151 @@
 import { describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
-import { bestOffer, normaliseWorkflow, parseWorkflowVersionPath, workflowResultColumns } from '../../src/normalise/workflow.js';
+import {
+  bestOffer,
+  normaliseWorkflow,
+  parseWorkflowVersionPath,
+  workflowResultColumns,
+} from '../../src/normalise/workflow.js';
 import type { Json } from '../../src/types.js';
-import { answer, BANK_REJECT, BOTH, BUREAU_MOBILE, BUREAU_MOBILE_BANK, EMI_ONLY, LOCATION, REPEAT } from './workflow-fixtures.js';
+import {
+  answer,
+  BANK_REJECT,
+  BOTH,
+  BUREAU_MOBILE,
+  BUREAU_MOBILE_BANK,
+  EMI_ONLY,
+  LOCATION,
+  REPEAT,
+} from './workflow-fixtures.js';
 
 const NO_OFFER = {
-  'best_offer.product_code': null, 'best_offer.tenure_months': null, 'best_offer.pf_percent': null,
-  'best_offer.interest_rate': null, 'best_offer.emi_amount': null, 'best_offer.loan_amount': null,
+  'best_offer.product_code': null,
+  'best_offer.tenure_months': null,
+  'best_offer.pf_percent': null,
+  'best_offer.interest_rate': null,
+  'best_offer.emi_amount': null,
+  'best_offer.loan_amount': null,
 };
 
 describe('normaliseWorkflow over every variant the spec shows', () => {
   const cases: Array<[string, unknown, Record<string, Json>]> = [
-    ['location, payday fields only (4.2)', LOCATION, {
-      decision: 'Approve', decision_reason: 'geocoding bre checked', loan_amount: null, repayment_date: null, emi_decision: null,
-      loan_offers: [], offers_count: 0, ...NO_OFFER, rule_engine_name: 'geocoding', rules_version: 'v1', rules_failed: [],
-      workflow: 'location', workflow_version: 'v1', request_id: 'req-0001',
-      'geocoding.state': 'Maharashtra', 'geocoding.pincode': '400001', 'geocoding.city': 'Mumbai',
-    }],
-    ['bureau + mobile with features of two engines (4.3)', BUREAU_MOBILE, {
-      decision: 'Approve', decision_reason: 'mobile_intel bre checked', loan_amount: 15000, repayment_date: null, emi_decision: null,
-      loan_offers: [], offers_count: 0, ...NO_OFFER, rule_engine_name: 'mobile_intel', rules_version: 'v1', rules_failed: [],
-      workflow: 'bureau', workflow_version: 'v1', request_id: 'req-0001',
-      'bureau_intel.bureau_score': 742, 'bureau_intel.cbs_risk_grade': 3, 'bureau_intel.cbs_stpl_v1': 0.12,
-      'bureau_intel.cbs_monthly_affordability_v1': 9000, 'bureau_intel.bureau_affordability': 12000,
-      'mobile_intel.fraud_flag': false, 'mobile_intel.all_sms_count': 812, 'mobile_intel.vendor_payday_score': 0.71,
-      'mobile_intel.mobile_intel_affordability': 11000, 'mobile_intel.estimated_salary': 42000,
-    }],
-    ['bank reject: LoanAmount null, failed rules, prev_output_features beside features (4.4)', BANK_REJECT, {
-      decision: 'Reject', decision_reason: 'bank bre checked', loan_amount: null, repayment_date: null, emi_decision: null,
-      loan_offers: [], offers_count: 0, ...NO_OFFER, rule_engine_name: 'bank', rules_version: 'v1',
-      rules_failed: ['bank bre checked', 'no bounces'], workflow: 'bank', workflow_version: 'v1', request_id: 'req-bank',
-      'account_intel.avg_balance': 1520.5, 'prev.bureau_intel.bureau_score': 700,
-    }],
-    ['bureau + mobile + bank, empty RulesEvaluation and an empty engine (4.5)', BUREAU_MOBILE_BANK, {
-      decision: 'Approve', decision_reason: 'bureau_intel bre checked', loan_amount: 30000, repayment_date: null, emi_decision: null,
-      loan_offers: [], offers_count: 0, ...NO_OFFER, rule_engine_name: 'bureau_intel', rules_version: 'v1', rules_failed: [],
-      workflow: 'bureau_mobile_bank', workflow_version: 'v1', request_id: 'req-0001',
-      'bureau_intel.bureau_score': 760, 'mobile_intel.fraud_flag': false,
-    }],
-    ['repeat with ReplaymentDate (4.6)', REPEAT, {
-      decision: 'Approve', decision_reason: 'repeat bre passed with approval', loan_amount: 12000, repayment_date: '2026-12-20',
-      emi_decision: null, loan_offers: [], offers_count: 0, ...NO_OFFER, rule_engine_name: 'basic', rules_version: 'v1',
-      rules_failed: [], workflow: 'repeat', workflow_version: 'v1', request_id: 'req-0001',
-    }],
+    [
+      'location, payday fields only (4.2)',
+      LOCATION,
+      {
+        decision: 'Approve',
+        decision_reason: 'geocoding bre checked',
+        loan_amount: null,
+        repayment_date: null,
+        emi_decision: null,
+        loan_offers: [],
+        offers_count: 0,
+        ...NO_OFFER,
+        rule_engine_name: 'geocoding',
+        rules_version: 'v1',
+        rules_failed: [],
+        workflow: 'location',
+        workflow_version: 'v1',
+        request_id: 'req-0001',
+        'geocoding.state': 'Maharashtra',
+        'geocoding.pincode': '400001',
+        'geocoding.city': 'Mumbai',
+      },
+    ],
+    [
+      'bureau + mobile with features of two engines (4.3)',
+      BUREAU_MOBILE,
+      {
+        decision: 'Approve',
+        decision_reason: 'mobile_intel bre checked',
+        loan_amount: 15000,
+        repayment_date: null,
+        emi_decision: null,
+        loan_offers: [],
+        offers_count: 0,
+        ...NO_OFFER,
+        rule_engine_name: 'mobile_intel',
+        rules_version: 'v1',
+        rules_failed: [],
+        workflow: 'bureau',
+        workflow_version: 'v1',
+        request_id: 'req-0001',
+        'bureau_intel.bureau_score': 742,
+        'bureau_intel.cbs_risk_grade': 3,
+        'bureau_intel.cbs_stpl_v1': 0.12,
+        'bureau_intel.cbs_monthly_affordability_v1': 9000,
+        'bureau_intel.bureau_affordability': 12000,
+        'mobile_intel.fraud_flag': false,
+        'mobile_intel.all_sms_count': 812,
+        'mobile_intel.vendor_payday_score': 0.71,
+        'mobile_intel.mobile_intel_affordability': 11000,
+        'mobile_intel.estimated_salary': 42000,
+      },
+    ],
+    [
+      'bank reject: LoanAmount null, failed rules, prev_output_features beside features (4.4)',
+      BANK_REJECT,
+      {
+        decision: 'Reject',
+        decision_reason: 'bank bre checked',
+        loan_amount: null,
+        repayment_date: null,
+        emi_decision: null,
+        loan_offers: [],
+        offers_count: 0,
+        ...NO_OFFER,
+        rule_engine_name: 'bank',
+        rules_version: 'v1',
+        rules_failed: ['bank bre checked', 'no bounces'],
+        workflow: 'bank',
+        workflow_version: 'v1',
+        request_id: 'req-bank',
+        'account_intel.avg_balance': 1520.5,
+        'prev.bureau_intel.bureau_score': 700,
+      },
+    ],
+    [
+      'bureau + mobile + bank, empty RulesEvaluation and an empty engine (4.5)',
+      BUREAU_MOBILE_BANK,
+      {
+        decision: 'Approve',
+        decision_reason: 'bureau_intel bre checked',
+        loan_amount: 30000,
+        repayment_date: null,
+        emi_decision: null,
+        loan_offers: [],
+        offers_count: 0,
+        ...NO_OFFER,
+        rule_engine_name: 'bureau_intel',
+        rules_version: 'v1',
+        rules_failed: [],
+        workflow: 'bureau_mobile_bank',
+        workflow_version: 'v1',
+        request_id: 'req-0001',
+        'bureau_intel.bureau_score': 760,
+        'mobile_intel.fraud_flag': false,
+      },
+    ],
+    [
+      'repeat with ReplaymentDate (4.6)',
+      REPEAT,
+      {
+        decision: 'Approve',
+        decision_reason: 'repeat bre passed with approval',
+        loan_amount: 12000,
+        repayment_date: '2026-12-20',
+        emi_decision: null,
+        loan_offers: [],
+        offers_count: 0,
+        ...NO_OFFER,
+        rule_engine_name: 'basic',
+        rules_version: 'v1',
+        rules_failed: [],
+        workflow: 'repeat',
+        workflow_version: 'v1',
+        request_id: 'req-0001',
+      },
+    ],
   ];
   it.each(cases)('%s', (_name, input, expected) => {
     const out = normaliseWorkflow(input);
@@ -69,28 +172,44 @@ describe('normaliseWorkflow over every variant the spec shows', () => {
 
   it('both products in one final_decision', () => {
     const out = normaliseWorkflow(BOTH);
-    expect([out.decision, out.loan_amount, out.emi_decision, out.offers_count, out['best_offer.product_code']])
-      .toEqual(['Approve', 10000, 'Approve', 3, 'EMI12']);
+    expect([out.decision, out.loan_amount, out.emi_decision, out.offers_count, out['best_offer.product_code']]).toEqual(
+      ['Approve', 10000, 'Approve', 3, 'EMI12'],
+    );
   });
 
   it('prev_output_features inside features is prefixed prev.', () => {
-    const out = normaliseWorkflow(answer('workflow_x_v1', { Decision: 'Approve' }, { prev_output_features: { geocoding: { city: 'Pune' } } }));
+    const out = normaliseWorkflow(
+      answer('workflow_x_v1', { Decision: 'Approve' }, { prev_output_features: { geocoding: { city: 'Pune' } } }),
+    );
     expect(out['prev.geocoding.city']).toBe('Pune');
     expect(out['geocoding.city']).toBeUndefined();
   });
 
   it('unknown final_decision keys are kept verbatim under final_decision.', () => {
-    const out = normaliseWorkflow(answer('workflow_x_v1', { Decision: 'Proceed To Bank', RiskBand: 'B', Limits: { max: 5 } }));
+    const out = normaliseWorkflow(
+      answer('workflow_x_v1', { Decision: 'Proceed To Bank', RiskBand: 'B', Limits: { max: 5 } }),
+    );
     expect(out.decision).toBe('Proceed To Bank');
     expect(out['final_decision.RiskBand']).toBe('B');
     expect(out['final_decision.Limits']).toEqual({ max: 5 });
   });
 
   it('nested feature values stay JSON; scalar engines and non-empty side objects are kept', () => {
-    const out = normaliseWorkflow(answer('workflow_x_v1', { Decision: 'Approve' }, {
-      output_features: { bureau_intel: { tradelines: [{ a: 1 }], summary: { n: 2 } }, flat_score: 5, prev: { x: 1 } },
-      bureau_intel: { internal: 1 },
-    }, { rules: { basic: { passed: true }, empty: {} } }));
+    const out = normaliseWorkflow(
+      answer(
+        'workflow_x_v1',
+        { Decision: 'Approve' },
+        {
+          output_features: {
+            bureau_intel: { tradelines: [{ a: 1 }], summary: { n: 2 } },
+            flat_score: 5,
+            prev: { x: 1 },
+          },
+          bureau_intel: { internal: 1 },
+        },
+        { rules: { basic: { passed: true }, empty: {} } },
+      ),
+    );
     expect(out['bureau_intel.tradelines']).toEqual([{ a: 1 }]);
     expect(out['bureau_intel.summary']).toEqual({ n: 2 });
     expect(out.flat_score).toBe(5);
@@ -106,12 +225,20 @@ describe('normaliseWorkflow over every variant the spec shows', () => {
   });
 
   it('RulesEvaluation: false and "false" fail, true and others pass', () => {
-    const out = normaliseWorkflow(answer('workflow_x_v1', { Decision: 'Reject', RulesEvaluation: { a: true, b: false, c: 'false', d: null } }));
+    const out = normaliseWorkflow(
+      answer('workflow_x_v1', { Decision: 'Reject', RulesEvaluation: { a: true, b: false, c: 'false', d: null } }),
+    );
     expect(out.rules_failed).toEqual(['b', 'c']);
   });
 
   it('numeric text amounts become numbers; a single offer object is a list of one', () => {
-    const out = normaliseWorkflow(answer('workflow_x_v1', { Decision: 'Approve', LoanAmount: '15000', LoanOffers: { product_code: 'P', loan_amount: '5000' } }));
+    const out = normaliseWorkflow(
+      answer('workflow_x_v1', {
+        Decision: 'Approve',
+        LoanAmount: '15000',
+        LoanOffers: { product_code: 'P', loan_amount: '5000' },
+      }),
+    );
     expect(out.loan_amount).toBe(15000);
     expect(out.offers_count).toBe(1);
     expect(out['best_offer.loan_amount']).toBe(5000);
@@ -126,8 +253,9 @@ describe('normaliseWorkflow over every variant the spec shows', () => {
   });
 
   it('engines and features named like Object.prototype members, or __proto__, are ordinary keys', () => {
-    const answerText = '{"output_data":{"rules_output":{"final_decision":{"Decision":"Approve","constructor":1},'
-      + '"__proto__":{"polluted":true}},"features":{"output_features":{"__proto__":{"x":1},"toString":{"y":2},"constructor":3}}}}';
+    const answerText =
+      '{"output_data":{"rules_output":{"final_decision":{"Decision":"Approve","constructor":1},' +
+      '"__proto__":{"polluted":true}},"features":{"output_features":{"__proto__":{"x":1},"toString":{"y":2},"constructor":3}}}}';
     const out = normaliseWorkflow(JSON.parse(answerText));
     expect(out['final_decision.constructor']).toBe(1);
     expect(out['__proto__.x']).toBe(1);
@@ -151,14 +279,26 @@ describe('normaliseWorkflow over every variant the spec shows', () => {
     ['not an object', 'oops', /expected an object, got a string/],
     ['an array', [], /got an array/],
     ['null', null, /got null/],
-    ['no output_data', { request_id: 'r', detail: 'x' }, /output_data should be an object, got nothing \(answer: an object with keys \[request_id, detail\]\)/],
+    [
+      'no output_data',
+      { request_id: 'r', detail: 'x' },
+      /output_data should be an object, got nothing \(answer: an object with keys \[request_id, detail\]\)/,
+    ],
     ['no rules_output', { output_data: { features: {} } }, /rules_output should be an object/],
-    ['no final_decision', { output_data: { rules_output: { basic: {} } } }, /final_decision should be an object, got nothing/],
+    [
+      'no final_decision',
+      { output_data: { rules_output: { basic: {} } } },
+      /final_decision should be an object, got nothing/,
+    ],
     ['final_decision not an object', { output_data: { rules_output: { final_decision: 'Approve' } } }, /got a string/],
   ];
   it.each(bad)('BAD_RESPONSE: %s', (_name, input, message) => {
     let err: unknown;
-    try { normaliseWorkflow(input); } catch (e) { err = e; }
+    try {
+      normaliseWorkflow(input);
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(BreError);
     expect((err as BreError).code).toBe('BAD_RESPONSE');
     expect((err as BreError).message).toMatch(message);

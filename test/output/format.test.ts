@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import {
-  errorLineSchema, FILES, isErrorLine, isResultLine, manifestSchema, readManifest, readRunSummary, resultLineSchema, runSummarySchema,
+  errorLineSchema,
+  FILES,
+  isErrorLine,
+  isResultLine,
+  manifestSchema,
+  readManifest,
+  readRunSummary,
+  resultLineSchema,
+  runSummarySchema,
 } from '../../src/output/format/index.js';
 import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
@@ -16,7 +24,11 @@ import { perService } from '../../src/types.js';
 import { tempDir } from '../helpers/temp.js';
 import { resolveFilesRoot } from '../../src/input/files-root.js';
 
-const lines = (path: string): unknown[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+const lines = (path: string): unknown[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as unknown);
 
 describe('a run writes the format', () => {
   let sandbox: Sandbox;
@@ -27,11 +39,30 @@ describe('a run writes the format', () => {
     const dir = tempDir('bre-format-in-');
     const input = join(dir, 'in.csv');
     // Row 3's latitude is out of range: an errors.ndjson line.
-    writeFileSync(input, 'reference_id,user_id,lead_id,latitude,longitude\nR1,u1,l1,19.07,72.87\nR2,u2,l2,28.61,77.2\nR3,u3,l3,95,77.2\n');
+    writeFileSync(
+      input,
+      'reference_id,user_id,lead_id,latitude,longitude\nR1,u1,l1,19.07,72.87\nR2,u2,l2,28.61,77.2\nR3,u3,l3,95,77.2\n',
+    );
     await runPipeline({
-      pipeline: loadPipeline('location'), input, inputFormat: 'csv', filesRoot: resolveFilesRoot(undefined, input), outDir: out, rates: perService(() => null), concurrency: perService(() => 2),
-      timeoutsMs: perService(() => 10_000), maxAttempts: 1, dryRun: false, retryErrors: false, progress: false, clientId: sandbox.clientId,
-      authToken: sandbox.authToken, baseUrls: sandbox.urls, keepPersonalData: false, circuit: DEFAULT_CIRCUIT, stopGraceMs: 1000, log: () => undefined,
+      pipeline: loadPipeline('location'),
+      input,
+      inputFormat: 'csv',
+      filesRoot: resolveFilesRoot(undefined, input),
+      outDir: out,
+      rates: perService(() => null),
+      concurrency: perService(() => 2),
+      timeoutsMs: perService(() => 10_000),
+      maxAttempts: 1,
+      dryRun: false,
+      retryErrors: false,
+      progress: false,
+      clientId: sandbox.clientId,
+      authToken: sandbox.authToken,
+      baseUrls: sandbox.urls,
+      keepPersonalData: false,
+      circuit: DEFAULT_CIRCUIT,
+      stopGraceMs: 1000,
+      log: () => undefined,
       outputFormats: new Set(['csv', 'parquet']),
     });
   });
@@ -41,7 +72,9 @@ describe('a run writes the format', () => {
 
   it('manifest.json, summary.json and every journal line parse with their schemas', () => {
     expect(manifestSchema.safeParse(JSON.parse(readFileSync(join(out, FILES.manifest), 'utf8'))).success).toBe(true);
-    expect(runSummarySchema.safeParse(JSON.parse(readFileSync(join(out, FILES.summary), 'utf8'))).error).toBeUndefined();
+    expect(
+      runSummarySchema.safeParse(JSON.parse(readFileSync(join(out, FILES.summary), 'utf8'))).error,
+    ).toBeUndefined();
     const results = lines(join(out, FILES.results));
     const errors = lines(join(out, FILES.errors));
     expect([results.length, errors.length]).toEqual([2, 1]);
@@ -72,7 +105,17 @@ describe('the line guards agree with the schemas', () => {
     expect(isResultLine(line)).toBe(resultLineSchema.safeParse(line).success);
   });
 
-  const error = { row: 2, line: 3, key: 'K', stage: 's', status: 422, code: 'VALIDATION_FAILED', message: 'm', attempts: 1, input: { a: 1 } };
+  const error = {
+    row: 2,
+    line: 3,
+    key: 'K',
+    stage: 's',
+    status: 422,
+    code: 'VALIDATION_FAILED',
+    message: 'm',
+    attempts: 1,
+    input: { a: 1 },
+  };
   it.each([
     [error, true],
     [{ ...error, key: null, input: null }, true],

@@ -34,22 +34,62 @@ const keyOf = (row: number) => `LOC-${String(row).padStart(4, '0')}`;
 const failed = (row: number) => row % 7 === 0;
 
 const callStats = (attempts: number, retries: number) => ({
-  attempts, retries, throttled_429: 0, statuses: { 200: attempts - retries }, latency_ms: { p50: 1, p95: 2, p99: 3 }, network_ms: attempts, achieved_per_minute: null,
+  attempts,
+  retries,
+  throttled_429: 0,
+  statuses: { 200: attempts - retries },
+  latency_ms: { p50: 1, p95: 2, p99: 3 },
+  network_ms: attempts,
+  achieved_per_minute: null,
 });
 
 /** A worker's summary.json as the runner writes it (the schema in src/output/format checks it here too). */
 function shardSummary(spec: ShardSpec, count: number, succeeded: number, failed: number): RunSummary {
   const attempts = succeeded + failed + 1;
   return runSummarySchema.parse({
-    pipeline: 'location', input: '/data/in.csv', out: `w${spec.index}`, dry_run: false, finished: spec.finished ?? true, stopped: null,
+    pipeline: 'location',
+    input: '/data/in.csv',
+    out: `w${spec.index}`,
+    dry_run: false,
+    finished: spec.finished ?? true,
+    stopped: null,
     shard: `${spec.index}/${count}`,
     rows: {
-      succeeded, failed, read: TOTAL, processed_this_session: succeeded + failed, succeeded_this_session: succeeded, failed_this_session: failed,
-      invalid_this_session: 0, resumed: 0, retried_from_errors: 0, out_of_shard: TOTAL - succeeded - failed,
+      succeeded,
+      failed,
+      read: TOTAL,
+      processed_this_session: succeeded + failed,
+      succeeded_this_session: succeeded,
+      failed_this_session: failed,
+      invalid_this_session: 0,
+      resumed: 0,
+      retried_from_errors: 0,
+      out_of_shard: TOTAL - succeeded - failed,
     },
-    warnings: 0, seconds: 10 + spec.index, rows_per_second: null,
-    stages: { location: { kind: 'workflow', endpoint: 'location_bre', rows_ran: succeeded, rows_skipped: 0, rows_failed: failed, calls: attempts - 1, ...callStats(attempts, 1) } },
-    services: { workflow: { rate_limit: '500/min', concurrency: 8, ...callStats(attempts, 1), limiter_wait_ms: 0, retry_wait_ms: 0, limiter_final_per_minute: 500 } },
+    warnings: 0,
+    seconds: 10 + spec.index,
+    rows_per_second: null,
+    stages: {
+      location: {
+        kind: 'workflow',
+        endpoint: 'location_bre',
+        rows_ran: succeeded,
+        rows_skipped: 0,
+        rows_failed: failed,
+        calls: attempts - 1,
+        ...callStats(attempts, 1),
+      },
+    },
+    services: {
+      workflow: {
+        rate_limit: '500/min',
+        concurrency: 8,
+        ...callStats(attempts, 1),
+        limiter_wait_ms: 0,
+        retry_wait_ms: 0,
+        limiter_final_per_minute: 500,
+      },
+    },
     decisions: { location: {} },
     ...(spec.transactions ? { transactions: 1 } : {}),
   });
@@ -59,22 +99,66 @@ function makeShard(root: string, spec: ShardSpec): string {
   const count = spec.count ?? N;
   const dir = join(root, `w${spec.index}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({
-    version: 1, tool: 'bre-batch',
-    pipeline: { name: 'location', path: spec.pipelinePath ?? location.path, sha256: spec.pipelineSha ?? location.sha256 },
-    input: { path: '/data/in.csv', format: 'csv', size: 100, sha256: spec.inputSha ?? 'in-sha', reading: spec.reading ?? { encoding: 'utf-8', delimiter: ',', decimal_comma: false } },
-    key: 'reference_id', shard: `${spec.index}/${count}`, limit: null, created_at: '2026-01-01T00:00:00Z',
-  }));
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({
+      version: 1,
+      tool: 'bre-batch',
+      pipeline: {
+        name: 'location',
+        path: spec.pipelinePath ?? location.path,
+        sha256: spec.pipelineSha ?? location.sha256,
+      },
+      input: {
+        path: '/data/in.csv',
+        format: 'csv',
+        size: 100,
+        sha256: spec.inputSha ?? 'in-sha',
+        reading: spec.reading ?? { encoding: 'utf-8', delimiter: ',', decimal_comma: false },
+      },
+      key: 'reference_id',
+      shard: `${spec.index}/${count}`,
+      limit: null,
+      created_at: '2026-01-01T00:00:00Z',
+    }),
+  );
   const rows = Array.from({ length: TOTAL }, (_, i) => i + 1)
     .filter((r) => shardOf(keyOf(r), r, count) === spec.index && !(spec.drop ?? []).includes(r))
     .concat(spec.extra ?? []);
-  const results = rows.filter((r) => !failed(r)).map((r) => JSON.stringify({ row: r, key: keyOf(r), stages: { location: { decision: r % 2 ? 'Approve' : 'Reject', loan_amount: r * 1000, [`extra_${spec.index}`]: 1 } } }));
-  const errors = rows.filter(failed).map((r) => JSON.stringify({ row: r, line: r + 1, key: keyOf(r), stage: 'location', status: 422, code: 'VALIDATION_FAILED', message: 'bad', attempts: 1, input: {} }));
+  const results = rows
+    .filter((r) => !failed(r))
+    .map((r) =>
+      JSON.stringify({
+        row: r,
+        key: keyOf(r),
+        stages: {
+          location: { decision: r % 2 ? 'Approve' : 'Reject', loan_amount: r * 1000, [`extra_${spec.index}`]: 1 },
+        },
+      }),
+    );
+  const errors = rows
+    .filter(failed)
+    .map((r) =>
+      JSON.stringify({
+        row: r,
+        line: r + 1,
+        key: keyOf(r),
+        stage: 'location',
+        status: 422,
+        code: 'VALIDATION_FAILED',
+        message: 'bad',
+        attempts: 1,
+        input: {},
+      }),
+    );
   writeFileSync(join(dir, 'results.ndjson'), results.map((l) => `${l}\n`).join(''));
   writeFileSync(join(dir, 'errors.ndjson'), errors.map((l) => `${l}\n`).join(''));
   if (spec.transactions) {
     mkdirSync(join(dir, '.state'), { recursive: true });
-    writeFileSync(join(dir, '.state', 'transactions.ndjson'), spec.transactions.map((t, i) => `${JSON.stringify({ row: i + 1, ...t })}\n`).join(''));
+    writeFileSync(
+      join(dir, '.state', 'transactions.ndjson'),
+      spec.transactions.map((t, i) => `${JSON.stringify({ row: i + 1, ...t })}\n`).join(''),
+    );
   }
   writeFileSync(join(dir, 'summary.json'), JSON.stringify(shardSummary(spec, count, results.length, errors.length)));
   return dir;
@@ -120,18 +204,40 @@ describe('merge: happy path', () => {
     expect(formatMergeReport(r)).toMatch(/Merged 3 of 3 shards\n {2}rows: 26 succeeded, 4 in errors/);
   });
 
-  it('rebuilds transactions.csv and transactions.parquet from the shards\' transaction journals, keeping quoted newlines', async () => {
+  it("rebuilds transactions.csv and transactions.parquet from the shards' transaction journals, keeping quoted newlines", async () => {
     const root = tmp();
     const header = 'key,source,account,txn_id,timestamp,value_date,type,amount,balance,mode,narration\n';
-    const txn = (source: string, account: string, id: string, type: string, amount: number, mode: string, narration: string) =>
-      ({ source, account, txn_id: id, timestamp: null, value_date: null, type, amount, balance: null, mode, narration });
+    const txn = (
+      source: string,
+      account: string,
+      id: string,
+      type: string,
+      amount: number,
+      mode: string,
+      narration: string,
+    ) => ({
+      source,
+      account,
+      txn_id: id,
+      timestamp: null,
+      value_date: null,
+      type,
+      amount,
+      balance: null,
+      mode,
+      narration,
+    });
     const dirs = threeShards(root, {
-      1: { transactions: [{ key: 'LOC-0001', transactions: [txn('aa', 'X1', 't1', 'DEBIT', 10, 'UPI', 'two\nlines')] }] },
+      1: {
+        transactions: [{ key: 'LOC-0001', transactions: [txn('aa', 'X1', 't1', 'DEBIT', 10, 'UPI', 'two\nlines')] }],
+      },
       3: { transactions: [{ key: 'LOC-0003', transactions: [txn('bsa', 'X3', 't3', 'CREDIT', 5, 'NEFT', 'plain')] }] },
     });
     const out = join(root, 'merged');
     expect((await mergeOutputs({ dirs, out })).ok).toBe(true);
-    expect(readFileSync(join(out, 'transactions.csv'), 'utf8')).toBe(`${header}LOC-0001,aa,X1,t1,,,DEBIT,10,,UPI,"two\nlines"\nLOC-0003,bsa,X3,t3,,,CREDIT,5,,NEFT,plain\n`);
+    expect(readFileSync(join(out, 'transactions.csv'), 'utf8')).toBe(
+      `${header}LOC-0001,aa,X1,t1,,,DEBIT,10,,UPI,"two\nlines"\nLOC-0003,bsa,X3,t3,,,CREDIT,5,,NEFT,plain\n`,
+    );
     expect(existsSync(join(out, 'transactions.parquet'))).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).transactions).toBe(2);
   });
@@ -143,7 +249,9 @@ describe('merge: happy path', () => {
     const r = await mergeOutputs({ dirs, out: join(root, 'm'), log: (l) => warnings.push(l) });
     expect(r.ok).toBe(true);
     expect(warnings.join('\n')).toMatch(/not found/);
-    expect(lines(join(root, 'm', 'results.csv'))[0]).toBe('row,key,location.decision,location.extra_1,location.extra_2,location.extra_3,location.loan_amount');
+    expect(lines(join(root, 'm', 'results.csv'))[0]).toBe(
+      'row,key,location.decision,location.extra_1,location.extra_2,location.extra_3,location.loan_amount',
+    );
   });
 
   it('replaces an earlier merge in --out, refuses a run folder or one of the shards', async () => {
@@ -199,9 +307,23 @@ describe('merge: the invariant', () => {
     const r = await mergeOutputs({ dirs, out });
     expect(r.ok).toBe(false);
     // Once as a duplicate (shard 2 saw it after shard 1 had it)...
-    expect(r.problems.filter((p) => p.problem === 'duplicate')).toEqual([{ row: inShard1, key: keyOf(inShard1), problem: 'duplicate', found: [join(dirs[0], failed(inShard1) ? 'errors.ndjson' : 'results.ndjson'), join(dirs[1], failed(inShard1) ? 'errors.ndjson' : 'results.ndjson')] }]);
+    expect(r.problems.filter((p) => p.problem === 'duplicate')).toEqual([
+      {
+        row: inShard1,
+        key: keyOf(inShard1),
+        problem: 'duplicate',
+        found: [
+          join(dirs[0], failed(inShard1) ? 'errors.ndjson' : 'results.ndjson'),
+          join(dirs[1], failed(inShard1) ? 'errors.ndjson' : 'results.ndjson'),
+        ],
+      },
+    ]);
     expect(existsSync(join(out, 'results.ndjson'))).toBe(false);
-    expect(formatMergeReport(r)).toMatch(new RegExp(`merge FAILED.*\\n.*1 row break the invariant[^]*row ${inShard1} \\(key "${keyOf(inShard1)}"\\): in both`));
+    expect(formatMergeReport(r)).toMatch(
+      new RegExp(
+        `merge FAILED.*\\n.*1 row break the invariant[^]*row ${inShard1} \\(key "${keyOf(inShard1)}"\\): in both`,
+      ),
+    );
   });
 
   it('a row in the shard its key does not hash to is reported', async () => {
@@ -228,7 +350,10 @@ describe('merge: the invariant', () => {
     const dirs = threeShards(root);
     const res = lines(join(dirs[0], 'results.ndjson'));
     const row = JSON.parse(res[0]).row as number;
-    writeFileSync(join(dirs[0], 'errors.ndjson'), `${readFileSync(join(dirs[0], 'errors.ndjson'), 'utf8')}${JSON.stringify({ row, key: keyOf(row), code: 'X' })}\n`);
+    writeFileSync(
+      join(dirs[0], 'errors.ndjson'),
+      `${readFileSync(join(dirs[0], 'errors.ndjson'), 'utf8')}${JSON.stringify({ row, key: keyOf(row), code: 'X' })}\n`,
+    );
     const r = await mergeOutputs({ dirs, out: join(root, 'm') });
     expect(r.ok).toBe(false);
     expect(r.problems[0]).toMatchObject({ row, problem: 'duplicate' });
@@ -240,7 +365,11 @@ describe('merge: folders that do not belong together (exit 2)', () => {
     ['another input', { inputSha: 'other' }, /whose contents differ/],
     ['another pipeline', { pipelineSha: 'other' }, /other contents/],
     ['another shard count', { count: 4 }, /Expected one of 3/],
-    ['the input read otherwise', { reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: true } }, /w2 read its input with encoding windows-1252, separator ';' \(semicolon\), --decimal-comma, .*w1 with encoding utf-8, separator ',' \(comma\), no --decimal-comma/],
+    [
+      'the input read otherwise',
+      { reading: { encoding: 'windows-1252', delimiter: ';', decimal_comma: true } },
+      /w2 read its input with encoding windows-1252, separator ';' \(semicolon\), --decimal-comma, .*w1 with encoding utf-8, separator ',' \(comma\), no --decimal-comma/,
+    ],
   ];
   it.each(cases)('%s', async (_, over, message) => {
     const root = tmp();
@@ -254,12 +383,19 @@ describe('merge: folders that do not belong together (exit 2)', () => {
   it('the same shard twice, an unsharded run, a folder without manifest', async () => {
     const root = tmp();
     const dirs = threeShards(root);
-    await expect(mergeOutputs({ dirs: [dirs[0], dirs[0]], out: join(root, 'm') })).rejects.toThrow(/shard 1\/3 given twice/);
+    await expect(mergeOutputs({ dirs: [dirs[0], dirs[0]], out: join(root, 'm') })).rejects.toThrow(
+      /shard 1\/3 given twice/,
+    );
     const plain = join(root, 'plain');
     mkdirSync(plain);
-    writeFileSync(join(plain, 'manifest.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(dirs[0], 'manifest.json'), 'utf8')), shard: null }));
+    writeFileSync(
+      join(plain, 'manifest.json'),
+      JSON.stringify({ ...JSON.parse(readFileSync(join(dirs[0], 'manifest.json'), 'utf8')), shard: null }),
+    );
     await expect(mergeOutputs({ dirs: [dirs[0], plain], out: join(root, 'm') })).rejects.toThrow(/not a shard/);
-    await expect(mergeOutputs({ dirs: [dirs[0], root], out: join(root, 'm') })).rejects.toThrow(/not a bre-batch output folder: Expected .*manifest.json, got no such file/);
+    await expect(mergeOutputs({ dirs: [dirs[0], root], out: join(root, 'm') })).rejects.toThrow(
+      /not a bre-batch output folder: Expected .*manifest.json, got no such file/,
+    );
   });
 });
 
@@ -281,15 +417,27 @@ describe('bre-batch merge (the yargs command the CLI wires in)', () => {
     const write = process.stdout.write.bind(process.stdout);
     const errWrite = process.stderr.write.bind(process.stderr);
     let printed = '';
-    process.stdout.write = ((t: string) => { printed += t; return true; }) as typeof process.stdout.write;
-    process.stderr.write = ((t: string) => { printed += t; return true; }) as typeof process.stderr.write;
+    process.stdout.write = ((t: string) => {
+      printed += t;
+      return true;
+    }) as typeof process.stdout.write;
+    process.stderr.write = ((t: string) => {
+      printed += t;
+      return true;
+    }) as typeof process.stderr.write;
     try {
-      await yargs(['merge', ...dirs, '--out', join(root, 'm')]).command(mergeCommand as never).strict().parseAsync();
+      await yargs(['merge', ...dirs, '--out', join(root, 'm')])
+        .command(mergeCommand as never)
+        .strict()
+        .parseAsync();
       expect(process.exitCode).toBe(0);
       expect(printed).toMatch(/Merged 3 of 3 shards/);
       const inShard1 = Array.from({ length: TOTAL }, (_, i) => i + 1).find((x) => shardOf(keyOf(x), x, N) === 1)!;
       const bad = threeShards(tmp(), { 3: { extra: [inShard1] } });
-      await yargs(['merge', ...bad, '--out', join(root, 'm2')]).command(mergeCommand as never).strict().parseAsync();
+      await yargs(['merge', ...bad, '--out', join(root, 'm2')])
+        .command(mergeCommand as never)
+        .strict()
+        .parseAsync();
       expect(process.exitCode).toBe(1);
       expect(printed).toMatch(/merge FAILED/);
     } finally {

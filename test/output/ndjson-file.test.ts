@@ -15,7 +15,12 @@ vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const writeSync = (fd: number, data: string | Uint8Array, offset?: number): number => {
     const buf = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data).subarray(offset ?? 0);
-    if (disk.left <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+    if (disk.left <= 0)
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        errno: -28,
+        syscall: 'write',
+      });
     const n = fs.writeSync(fd, buf, 0, Math.min(buf.length, disk.left));
     disk.left -= n;
     return n;
@@ -76,7 +81,7 @@ describe('AppendFile on a full disk', () => {
     expect(readFileSync(path, 'utf8')).toBe(`${line(2)}\n`);
   });
 
-  it('when a file that must be written first fails (a row\'s transactions), the lines after it are not written', () => {
+  it("when a file that must be written first fails (a row's transactions), the lines after it are not written", () => {
     const dir = tempDir();
     const tx = new AppendFile(join(dir, 'transactions.ndjson'));
     const results = new AppendFile(join(dir, 'results.ndjson'));

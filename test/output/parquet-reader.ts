@@ -48,7 +48,11 @@ function expectedCell(want: unknown, type: string): unknown {
 export async function expectMatchesJournal(parquetPath: string, ndjsonPath: string, header: string[]): Promise<void> {
   const t = await readParquet(parquetPath);
   expect(t.columns).toEqual(header);
-  const lines = readFileSync(ndjsonPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).sort((a, b) => a.row - b.row);
+  const lines = readFileSync(ndjsonPath, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .sort((a, b) => a.row - b.row);
   expect(t.rows).toHaveLength(lines.length);
   lines.forEach((line, i) => {
     const got = t.rows[i];

@@ -14,7 +14,6 @@ import { ResultSpool, assembleResultFiles } from '../../src/output/spool/spool.j
 import { expectMatchesJournal, parquetCodecs, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 
-
 const STAGES: StageColumns[] = [
   { id: 'bre', known: ['decision', 'loan_amount', 'loan_offers', 'never_seen'] },
   { id: 'bureau', known: ['score'] },
@@ -36,7 +35,11 @@ function resultLine(row: number): { row: number; key: string | null; stages: Rec
     negative: -row,
   };
   if (row >= 40) bre.late_field = `late ${row}`;
-  return { row, key: row === 9 ? null : `K-${String(row).padStart(4, '0')}`, stages: { bre, bureau: { score: 600 + row, is_risky_customer: row % 7 === 0 } } };
+  return {
+    row,
+    key: row === 9 ? null : `K-${String(row).padStart(4, '0')}`,
+    stages: { bre, bureau: { score: 600 + row, is_risky_customer: row % 7 === 0 } },
+  };
 }
 
 function writeJournal(path: string, rows: number[]): void {
@@ -46,7 +49,10 @@ function writeJournal(path: string, rows: number[]): void {
 describe('results.parquet', () => {
   it('holds every value of results.ndjson with its type, columns named and ordered as results.csv, Snappy-compressed', async () => {
     const dir = tempDir('bre-pq-');
-    writeJournal(join(dir, 'results.ndjson'), Array.from({ length: 100 }, (_, i) => i + 1));
+    writeJournal(
+      join(dir, 'results.ndjson'),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
     const res = await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats(undefined) });
     expect(res.results.rows).toBe(100);
     const header = readFileSync(join(dir, 'results.csv'), 'utf8').split('\n')[0].split(',');
@@ -54,9 +60,19 @@ describe('results.parquet', () => {
     const t = await readParquet(join(dir, 'results.parquet'));
     const typeOf = Object.fromEntries(t.columns.map((c, i) => [c, t.types[i]]));
     expect(typeOf).toMatchObject({
-      row: 'Int64', key: 'Utf8', 'bre.decision': 'Utf8', 'bre.loan_amount': 'Int64', 'bre.approved': 'Bool',
-      'bre.widening': 'Float64', 'bre.big': 'Float64', 'bre.mixed': 'Utf8', 'bre.negative': 'Int64', 'bureau.score': 'Int64',
-      'bre.never_seen': 'Utf8', 'bre.late_field': 'Utf8', 'bre.loan_offers': 'Utf8',
+      row: 'Int64',
+      key: 'Utf8',
+      'bre.decision': 'Utf8',
+      'bre.loan_amount': 'Int64',
+      'bre.approved': 'Bool',
+      'bre.widening': 'Float64',
+      'bre.big': 'Float64',
+      'bre.mixed': 'Utf8',
+      'bre.negative': 'Int64',
+      'bureau.score': 'Int64',
+      'bre.never_seen': 'Utf8',
+      'bre.late_field': 'Utf8',
+      'bre.loan_offers': 'Utf8',
     });
     // Arrays and objects are JSON text (DuckDB reads them as its JSON type).
     expect(JSON.parse(String(t.rows[1]['bre.loan_offers']))).toEqual([{ product_code: 'P2', interest_rate: 12.5 }]);
@@ -79,7 +95,10 @@ describe('results.parquet', () => {
       mkdirSync(state);
       const ndjson = join(dir, 'results.ndjson');
       // An earlier session wrote rows 1..earlier without a spool; this one spools the rest.
-      writeJournal(ndjson, Array.from({ length: earlier }, (_, i) => i + 1));
+      writeJournal(
+        ndjson,
+        Array.from({ length: earlier }, (_, i) => i + 1),
+      );
       const union = new ColumnUnion();
       for (let r = 1; r <= earlier; r += 1) union.observe(resultLine(r).stages);
       // The spool keeps its own union (in a run it lives on another thread), from the run's at its start.
@@ -104,8 +123,12 @@ describe('results.parquet', () => {
       expect(contents.segments.length).toBeGreaterThanOrEqual(earlier < 40 ? 3 : 2);
       expect(contents.segments.at(-1)!.rows).toBe(100 - earlier);
       await assembleResultFiles({
-        resultsPath: ndjson, size: file.bytes, columns: union.columns(STAGES), spool: contents,
-        files: { csv: join(dir, 'results.csv'), parquet: join(dir, 'results.parquet') }, visit: (l) => visited.push(l.row),
+        resultsPath: ndjson,
+        size: file.bytes,
+        columns: union.columns(STAGES),
+        spool: contents,
+        files: { csv: join(dir, 'results.csv'), parquet: join(dir, 'results.parquet') },
+        visit: (l) => visited.push(l.row),
       });
       // Rows the spool held were seen by the caller; the journal's earlier rows are visited here, once.
       expect(visited).toEqual(Array.from({ length: earlier }, (_, i) => i + 1));
@@ -128,38 +151,187 @@ describe('errors.parquet and transactions.parquet', () => {
     const dir = tempDir('bre-pq-');
     writeFileSync(join(dir, 'results.ndjson'), '');
     const errors = [
-      { row: 2, line: 3, key: 'K2', stage: 'bre', status: 422, code: 'VALIDATION_FAILED', message: 'bad, "x"', field: 'pan', expected: 'a PAN', errors: [{ field: 'pan', expected: 'a PAN', message: 'm' }], attempts: 1, input: { pan: '******234F', n: 1 } },
-      { row: 5, line: null, key: null, stage: null, status: null, code: 'MALFORMED_ROW', message: 'ragged', attempts: 0, input: null },
+      {
+        row: 2,
+        line: 3,
+        key: 'K2',
+        stage: 'bre',
+        status: 422,
+        code: 'VALIDATION_FAILED',
+        message: 'bad, "x"',
+        field: 'pan',
+        expected: 'a PAN',
+        errors: [{ field: 'pan', expected: 'a PAN', message: 'm' }],
+        attempts: 1,
+        input: { pan: '******234F', n: 1 },
+      },
+      {
+        row: 5,
+        line: null,
+        key: null,
+        stage: null,
+        status: null,
+        code: 'MALFORMED_ROW',
+        message: 'ragged',
+        attempts: 0,
+        input: null,
+      },
     ];
     writeFileSync(join(dir, 'errors.ndjson'), errors.map((e) => `${JSON.stringify(e)}\n`).join(''));
     mkdirSync(join(dir, '.state'));
     const tx = [
-      { source: 'aa', account: 'XXXX1234', txn_id: 't1', timestamp: '2026-03-01T10:15:30.250+05:30', value_date: '2026-03-01', type: 'DEBIT', amount: 1250.5, balance: 10000, mode: 'UPI', narration: '=SUM(A1)' },
-      { source: 'bsa', account: 'XXXX9', txn_id: null, timestamp: '2026-03-02T00:00:00', value_date: null, type: 'CREDIT', amount: 5, balance: null, mode: null, narration: null },
-      { source: 'aa', account: 'XXXX1234', txn_id: 't3', timestamp: '2026-03-03T08:00:00Z', value_date: null, type: 'CREDIT', amount: 7, balance: 1, mode: null, narration: 'x' },
+      {
+        source: 'aa',
+        account: 'XXXX1234',
+        txn_id: 't1',
+        timestamp: '2026-03-01T10:15:30.250+05:30',
+        value_date: '2026-03-01',
+        type: 'DEBIT',
+        amount: 1250.5,
+        balance: 10000,
+        mode: 'UPI',
+        narration: '=SUM(A1)',
+      },
+      {
+        source: 'bsa',
+        account: 'XXXX9',
+        txn_id: null,
+        timestamp: '2026-03-02T00:00:00',
+        value_date: null,
+        type: 'CREDIT',
+        amount: 5,
+        balance: null,
+        mode: null,
+        narration: null,
+      },
+      {
+        source: 'aa',
+        account: 'XXXX1234',
+        txn_id: 't3',
+        timestamp: '2026-03-03T08:00:00Z',
+        value_date: null,
+        type: 'CREDIT',
+        amount: 7,
+        balance: 1,
+        mode: null,
+        narration: 'x',
+      },
     ];
     writeFileSync(join(dir, '.state', 'tx.ndjson'), `${JSON.stringify({ row: 1, key: 'K1', transactions: tx })}\n`);
-    const res = await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats('csv,parquet'), transactionsJournal: join(dir, '.state', 'tx.ndjson') });
-    expect(res.files).toEqual(['results.csv', 'results.parquet', 'errors.parquet', 'transactions.csv', 'transactions.parquet']);
+    const res = await rebuildOutputs({
+      dir,
+      stages: STAGES,
+      formats: parseOutputFormats('csv,parquet'),
+      transactionsJournal: join(dir, '.state', 'tx.ndjson'),
+    });
+    expect(res.files).toEqual([
+      'results.csv',
+      'results.parquet',
+      'errors.parquet',
+      'transactions.csv',
+      'transactions.parquet',
+    ]);
 
     const e = await readParquet(join(dir, 'errors.parquet'));
-    expect(e.columns).toEqual(['row', 'line', 'key', 'stage', 'status', 'code', 'message', 'field', 'expected', 'errors', 'attempts', 'input']);
-    expect(e.rows[0]).toMatchObject({ row: 2n, line: 3n, key: 'K2', stage: 'bre', status: 422n, code: 'VALIDATION_FAILED', message: 'bad, "x"', field: 'pan', expected: 'a PAN', attempts: 1n });
+    expect(e.columns).toEqual([
+      'row',
+      'line',
+      'key',
+      'stage',
+      'status',
+      'code',
+      'message',
+      'field',
+      'expected',
+      'errors',
+      'attempts',
+      'input',
+    ]);
+    expect(e.rows[0]).toMatchObject({
+      row: 2n,
+      line: 3n,
+      key: 'K2',
+      stage: 'bre',
+      status: 422n,
+      code: 'VALIDATION_FAILED',
+      message: 'bad, "x"',
+      field: 'pan',
+      expected: 'a PAN',
+      attempts: 1n,
+    });
     expect(JSON.parse(String(e.rows[0].errors))).toEqual(errors[0].errors);
     expect(JSON.parse(String(e.rows[0].input))).toEqual(errors[0].input);
-    expect(e.rows[1]).toMatchObject({ row: 5n, line: null, key: null, stage: null, status: null, code: 'MALFORMED_ROW', field: null, errors: null, input: null });
+    expect(e.rows[1]).toMatchObject({
+      row: 5n,
+      line: null,
+      key: null,
+      stage: null,
+      status: null,
+      code: 'MALFORMED_ROW',
+      field: null,
+      errors: null,
+      input: null,
+    });
 
     const t = await readParquet(join(dir, 'transactions.parquet'));
-    expect(t.columns).toEqual(['key', 'source', 'account', 'txn_id', 'timestamp', 'timestamp_offset', 'value_date', 'type', 'amount', 'balance', 'mode', 'narration']);
-    expect(t.types).toEqual(['Utf8', 'Utf8', 'Utf8', 'Utf8', 'Timestamp<MILLISECOND>', 'Utf8', 'Date32<DAY>', 'Utf8', 'Float64', 'Float64', 'Utf8', 'Utf8']);
+    expect(t.columns).toEqual([
+      'key',
+      'source',
+      'account',
+      'txn_id',
+      'timestamp',
+      'timestamp_offset',
+      'value_date',
+      'type',
+      'amount',
+      'balance',
+      'mode',
+      'narration',
+    ]);
+    expect(t.types).toEqual([
+      'Utf8',
+      'Utf8',
+      'Utf8',
+      'Utf8',
+      'Timestamp<MILLISECOND>',
+      'Utf8',
+      'Date32<DAY>',
+      'Utf8',
+      'Float64',
+      'Float64',
+      'Utf8',
+      'Utf8',
+    ]);
     // The wall-clock time as written by the source (no offset applied), the offset beside it.
     const iso = (ms: unknown) => (ms === null ? null : new Date(Number(ms)).toISOString());
-    const shown = t.rows.map((r) => ({ ...r, timestamp: iso(r.timestamp), value_date: iso(r.value_date)?.slice(0, 10) ?? null }));
-    expect(shown[0]).toMatchObject({ key: 'K1', txn_id: 't1', timestamp: '2026-03-01T10:15:30.250Z', timestamp_offset: '+05:30', value_date: '2026-03-01', amount: 1250.5, balance: 10000, narration: '=SUM(A1)' });
-    expect(shown[1]).toMatchObject({ source: 'bsa', txn_id: null, timestamp: '2026-03-02T00:00:00.000Z', timestamp_offset: null, value_date: null, balance: null });
+    const shown = t.rows.map((r) => ({
+      ...r,
+      timestamp: iso(r.timestamp),
+      value_date: iso(r.value_date)?.slice(0, 10) ?? null,
+    }));
+    expect(shown[0]).toMatchObject({
+      key: 'K1',
+      txn_id: 't1',
+      timestamp: '2026-03-01T10:15:30.250Z',
+      timestamp_offset: '+05:30',
+      value_date: '2026-03-01',
+      amount: 1250.5,
+      balance: 10000,
+      narration: '=SUM(A1)',
+    });
+    expect(shown[1]).toMatchObject({
+      source: 'bsa',
+      txn_id: null,
+      timestamp: '2026-03-02T00:00:00.000Z',
+      timestamp_offset: null,
+      value_date: null,
+      balance: null,
+    });
     expect(shown[2]).toMatchObject({ timestamp: '2026-03-03T08:00:00.000Z', timestamp_offset: '+00:00' });
     // The CSV is unchanged: Excel-safe text, the source's own timestamp text.
-    expect(readFileSync(join(dir, 'transactions.csv'), 'utf8').split('\n')[1]).toBe("K1,aa,XXXX1234,t1,2026-03-01T10:15:30.250+05:30,2026-03-01,DEBIT,1250.5,10000,UPI,'=SUM(A1)");
+    expect(readFileSync(join(dir, 'transactions.csv'), 'utf8').split('\n')[1]).toBe(
+      "K1,aa,XXXX1234,t1,2026-03-01T10:15:30.250+05:30,2026-03-01,DEBIT,1250.5,10000,UPI,'=SUM(A1)",
+    );
   });
 
   it('--output-formats: csv only removes stale Parquet files; a bad name is a usage error', async () => {
@@ -169,7 +341,9 @@ describe('errors.parquet and transactions.parquet', () => {
     const res = await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats('csv') });
     expect(res.files).toEqual(['results.csv']);
     expect(existsSync(join(dir, 'results.parquet'))).toBe(false);
-    expect(() => parseOutputFormats('csv,xlsx')).toThrow("Expected --output-formats to list csv and/or parquet (comma-separated), got 'xlsx'");
+    expect(() => parseOutputFormats('csv,xlsx')).toThrow(
+      "Expected --output-formats to list csv and/or parquet (comma-separated), got 'xlsx'",
+    );
     expect(() => parseOutputFormats(',')).toThrow(/at least one/);
   });
 });

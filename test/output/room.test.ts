@@ -2,12 +2,26 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assumedRowBytes, estimateRoom, formatBytes, freeBytes, journalBytesIn, roomWarning } from '../../src/output/room.js';
+import {
+  assumedRowBytes,
+  estimateRoom,
+  formatBytes,
+  freeBytes,
+  journalBytesIn,
+  roomWarning,
+} from '../../src/output/room.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('formatBytes', () => {
   it.each([
-    [0, '0 B'], [999, '999 B'], [1000, '1.0 KB'], [1500, '1.5 KB'], [123_456, '123 KB'], [5.7e9, '5.7 GB'], [2.5e12, '2.5 TB'], [9e18, '9000 PB'],
+    [0, '0 B'],
+    [999, '999 B'],
+    [1000, '1.0 KB'],
+    [1500, '1.5 KB'],
+    [123_456, '123 KB'],
+    [5.7e9, '5.7 GB'],
+    [2.5e12, '2.5 TB'],
+    [9e18, '9000 PB'],
   ])('%i -> %s', (n, text) => expect(formatBytes(n)).toBe(text));
 });
 
@@ -23,14 +37,17 @@ describe('estimateRoom', () => {
     // nothing left to do: only the end files
     [0, 500, 100, both, 0, 45_000],
     [-5, 0, 100, both, 0, 0],
-  ] as const)('%i rows (%i done) at %i B: journal %i, end files %i', (rows, doneRows, bytesPerRow, formats, journal, end) => {
-    const e = estimateRoom({ rows, doneRows, bytesPerRow, measured: true, formats });
-    expect(e.journalBytes).toBeCloseTo(journal, 6);
-    expect(e.endBytes).toBeCloseTo(end, 6);
-    expect(e.totalBytes).toBeCloseTo(journal + end, 6);
-  });
+  ] as const)(
+    '%i rows (%i done) at %i B: journal %i, end files %i',
+    (rows, doneRows, bytesPerRow, formats, journal, end) => {
+      const e = estimateRoom({ rows, doneRows, bytesPerRow, measured: true, formats });
+      expect(e.journalBytes).toBeCloseTo(journal, 6);
+      expect(e.endBytes).toBeCloseTo(end, 6);
+      expect(e.totalBytes).toBeCloseTo(journal + end, 6);
+    },
+  );
 
-  it('bytes a row before any row is written: the sum of the stages\' typical bytes', () => {
+  it("bytes a row before any row is written: the sum of the stages' typical bytes", () => {
     expect(assumedRowBytes(['workflow'])).toBe(1500);
     expect(assumedRowBytes(['bureau', 'workflow'])).toBe(2000);
     expect(assumedRowBytes([])).toBe(0);
@@ -43,8 +60,10 @@ describe('roomWarning', () => {
     expect(roomWarning(e, e.totalBytes, '/out')).toBeUndefined();
   });
   it('one line naming the folder, the room, the need and what to do', () => {
-    expect(roomWarning(e, 1e9, '/data/out/night')).toBe('warning: the disk of /data/out/night has 1.0 GB free, and this run\'s output needs about 3.1 GB '
-      + '(2,000,000 rows at 820 B a row: 1.6 GB of journal, then 1.5 GB for the end files): free some room or choose another --out (a run stopped by a full disk resumes when re-run)');
+    expect(roomWarning(e, 1e9, '/data/out/night')).toBe(
+      "warning: the disk of /data/out/night has 1.0 GB free, and this run's output needs about 3.1 GB " +
+        '(2,000,000 rows at 820 B a row: 1.6 GB of journal, then 1.5 GB for the end files): free some room or choose another --out (a run stopped by a full disk resumes when re-run)',
+    );
   });
 });
 

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../src/output/journal/columns.js';
 import { linesByRow } from '../../src/output/spool/row-sort.js';
-import { assembleResultFiles, REORDER_BYTES, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool/spool.js';
+import {
+  assembleResultFiles,
+  REORDER_BYTES,
+  REORDER_ROWS,
+  ResultSpool,
+  type ResultLine,
+} from '../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -17,7 +23,11 @@ const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
 
 /** A result line; a column appears from row `lateFrom` on (the spool starts a new segment there). */
 function line(row: number, lateFrom = 5000, pad = 0): ResultLine {
-  const wf: Record<string, unknown> = { decision: row % 2 ? 'Approve' : 'Reject', amount: row % 3 ? row * 10 : null, note: `r,"${row}"\nnext${'x'.repeat(pad)}` };
+  const wf: Record<string, unknown> = {
+    decision: row % 2 ? 'Approve' : 'Reject',
+    amount: row % 3 ? row * 10 : null,
+    note: `r,"${row}"\nnext${'x'.repeat(pad)}`,
+  };
   if (row > lateFrom) wf.late = row;
   return { row, key: `K${row}`, stages: { wf } };
 }
@@ -25,8 +35,11 @@ function line(row: number, lateFrom = 5000, pad = 0): ResultLine {
 /** 1..n in the order answers might finish: each row late by up to `jitter` places (seeded). */
 function arrival(rows: readonly number[], jitter: number, seed = 1): number[] {
   let s = seed;
-  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
-  return rows.map((r, i) => ({ r, at: i + rnd() * jitter })).sort((a, b) => a.at - b.at).map((x) => x.r);
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return rows
+    .map((r, i) => ({ r, at: i + rnd() * jitter }))
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.r);
 }
 
 /**
@@ -83,7 +96,14 @@ describe('results in row order', () => {
     expect(a.lastRow! + 1).toBe(b.firstRow);
     expect(b.carried!.length).toBeGreaterThan(REORDER_ROWS - 300);
     const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
-    const done = await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files, columns: f.union.columns(STAGES), spool: f.contents, visitBefore: f.start });
+    const done = await assembleResultFiles({
+      resultsPath: f.ndjson,
+      size: f.size,
+      files,
+      columns: f.union.columns(STAGES),
+      spool: f.contents,
+      visitBefore: f.start,
+    });
     expect(done.rows).toBe(9000);
     expect(await csvRows(files.csv)).toEqual(range(1, 9000));
     await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
@@ -101,7 +121,14 @@ describe('results in row order', () => {
     const f = folder([], order, 6000);
     expect(f.contents.segments.map((s) => s.firstRow)).toEqual([1, 5]);
     const files = { csv: join(f.dir, 'results.csv') };
-    await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files, columns: f.union.columns(STAGES), spool: f.contents, visitBefore: f.start });
+    await assembleResultFiles({
+      resultsPath: f.ndjson,
+      size: f.size,
+      files,
+      columns: f.union.columns(STAGES),
+      spool: f.contents,
+      visitBefore: f.start,
+    });
     expect(await csvRows(files.csv)).toEqual(range(1, 3000));
   });
 
@@ -109,13 +136,24 @@ describe('results in row order', () => {
     const late = arrival(range(1, 3 * REORDER_ROWS), 50).filter((r) => r !== 17);
     // The earlier session did rows 1..500 but 3, 40 and 41 (in flight when it stopped) and 17 (which this
     // one does last, much later than the others).
-    const earlier = arrival(range(1, 500).filter((r) => ![3, 17, 40, 41].includes(r)), 20);
+    const earlier = arrival(
+      range(1, 500).filter((r) => ![3, 17, 40, 41].includes(r)),
+      20,
+    );
     const session = [3, 40, 41, ...late.filter((r) => r > 500), 17];
     const f = folder(earlier, session);
     expect(f.contents.segments.length).toBeGreaterThan(1);
     const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
     const visited: number[] = [];
-    const done = await assembleResultFiles({ resultsPath: f.ndjson, size: f.size, files, columns: f.union.columns(STAGES), spool: f.contents, visit: (l) => visited.push(l.row), visitBefore: f.start });
+    const done = await assembleResultFiles({
+      resultsPath: f.ndjson,
+      size: f.size,
+      files,
+      columns: f.union.columns(STAGES),
+      spool: f.contents,
+      visit: (l) => visited.push(l.row),
+      visitBefore: f.start,
+    });
     expect(done.rows).toBe(3 * REORDER_ROWS);
     expect(await csvRows(files.csv)).toEqual(range(1, 3 * REORDER_ROWS));
     await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
@@ -129,17 +167,35 @@ describe('results in row order', () => {
     const text = rows.map((r) => `${JSON.stringify(line(r))}\n`).join('');
     const path = join(dir, 'results.ndjson');
     writeFileSync(path, text);
-    const cut = Buffer.byteLength(rows.slice(0, 1000).map((r) => `${JSON.stringify(line(r))}\n`).join(''));
+    const cut = Buffer.byteLength(
+      rows
+        .slice(0, 1000)
+        .map((r) => `${JSON.stringify(line(r))}\n`)
+        .join(''),
+    );
     const got: { row: number; visit: boolean }[] = [];
     // About 60 runs of 8 KB: the heap merges them.
-    for await (const batch of linesByRow(path, [{ start: 0, end: cut, visit: true }, { start: cut, end: text.length, visit: false }], dir, 8192)) {
+    for await (const batch of linesByRow(
+      path,
+      [
+        { start: 0, end: cut, visit: true },
+        { start: cut, end: text.length, visit: false },
+      ],
+      dir,
+      8192,
+    )) {
       for (const l of batch) {
         expect(JSON.parse(l.text).row).toBe(l.row);
         got.push({ row: l.row, visit: l.visit });
       }
     }
     expect(got.map((g) => g.row)).toEqual(range(1, 5000));
-    expect(got.filter((g) => g.visit).map((g) => g.row).sort((a, b) => a - b)).toEqual(rows.slice(0, 1000).sort((a, b) => a - b));
+    expect(
+      got
+        .filter((g) => g.visit)
+        .map((g) => g.row)
+        .sort((a, b) => a - b),
+    ).toEqual(rows.slice(0, 1000).sort((a, b) => a - b));
     expect(readdirSync(dir)).toEqual(['results.ndjson']);
     expect(existsSync(join(dir, 'results.ndjson.sort-0.tmp'))).toBe(false);
   });

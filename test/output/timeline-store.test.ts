@@ -20,14 +20,21 @@ function fakeRun() {
     rows: () => ({ read: c.read, succeeded: c.succeeded, failed: c.failed }),
     progress: () => ({ done: c.succeeded + c.failed, total: 1000 }),
     stages: () => ({ bre: { ran: c.ran, skipped: 0, failed: c.failed } }),
-    series: () => [{
-      labels: { service: 'workflow' }, calls: c.calls, retries: c.retries, throttled: c.throttled, waitMs: c.waitMs, limitPerMin: 500,
-      takeLatency: () => {
-        const h = recent;
-        recent = new Histogram();
-        return h;
+    series: () => [
+      {
+        labels: { service: 'workflow' },
+        calls: c.calls,
+        retries: c.retries,
+        throttled: c.throttled,
+        waitMs: c.waitMs,
+        limitPerMin: 500,
+        takeLatency: () => {
+          const h = recent;
+          recent = new Histogram();
+          return h;
+        },
       },
-    }],
+    ],
   };
   const step = (rows: number, ms: number) => {
     c.read += rows;
@@ -71,13 +78,20 @@ describe('.state/timeline.ndjson', () => {
     }
     const tl = (await readTimeline(dir))!;
     expect(tl.sessions.map((s) => s.session)).toEqual([1, 2, 3, 4]);
-    expect(tl.ends.map((e) => [e.session, e.state])).toEqual([[1, 'stopped'], [3, 'stopped'], [4, 'finished']]);
+    expect(tl.ends.map((e) => [e.session, e.state])).toEqual([
+      [1, 'stopped'],
+      [3, 'stopped'],
+      [4, 'finished'],
+    ]);
     // The samples add up to what each session did.
     const rows = tl.samples.reduce((n, s) => n + s.rows.succeeded, 0);
     expect(rows).toBe(10 + 20 + 30 + 15 + 40);
     const calls = tl.samples.reduce((n, s) => n + s.series[0].calls, 0);
     expect(calls).toBe(rows + 7);
-    expect(tl.samples.filter((s) => s.session === 2).map((s) => s.series[0].p95)).toEqual([expect.closeTo(80, 0), null]);
+    expect(tl.samples.filter((s) => s.session === 2).map((s) => s.series[0].p95)).toEqual([
+      expect.closeTo(80, 0),
+      null,
+    ]);
     // Times only go forward, across sessions too.
     const times = tl.samples.map((s) => s.t);
     expect([...times].sort((a, b) => a - b)).toEqual(times);

@@ -17,7 +17,12 @@ export interface StageColumns {
 }
 
 /** `visit` sees every result line in the first pass (the summary counts decisions there: no extra read). */
-export async function buildResultsCsv(ndjsonPath: string, csvPath: string, stages: readonly StageColumns[], visit?: (line: ResultLine) => void): Promise<{ rows: number; columns: number }> {
+export async function buildResultsCsv(
+  ndjsonPath: string,
+  csvPath: string,
+  stages: readonly StageColumns[],
+  visit?: (line: ResultLine) => void,
+): Promise<{ rows: number; columns: number }> {
   const extra = new Map<string, Set<string>>(stages.map((s) => [s.id, new Set<string>()]));
   const known = new Map<string, Set<string>>(stages.map((s) => [s.id, new Set(s.known)]));
   for await (const batch of resultLineBatches(ndjsonPath)) {

@@ -4,7 +4,10 @@ import { Circuit } from '../../src/pipeline/circuit.js';
 import { fnv1a, parseShard, shardOf } from '../../src/input/shard.js';
 import { Semaphore } from '../../src/pipeline/semaphore.js';
 
-const results = { loc: { decision: 'Approve', 'bureau_intel.bureau_score': 720, empty: null }, skipped: { skipped: true } };
+const results = {
+  loc: { decision: 'Approve', 'bureau_intel.bureau_score': 720, empty: null },
+  skipped: { skipped: true },
+};
 
 describe('stage conditions', () => {
   it.each([
@@ -67,7 +70,9 @@ describe('shards', () => {
     for (let i = 0; i < 4000; i += 1) counts[shardOf(`ref-${i}`, i + 1, 4) - 1] += 1;
     for (const n of counts) expect(n).toBeGreaterThan(850);
   });
-  it.each(['0/2', '3/2', 'a/b', '1'])('rejects --shard %s', (s) => expect(() => parseShard(s)).toThrow(/Expected --shard K\/N/));
+  it.each(['0/2', '3/2', 'a/b', '1'])('rejects --shard %s', (s) =>
+    expect(() => parseShard(s)).toThrow(/Expected --shard K\/N/),
+  );
 });
 
 describe('semaphore', () => {
@@ -75,14 +80,16 @@ describe('semaphore', () => {
     const sem = new Semaphore(2);
     let inside = 0;
     let most = 0;
-    await Promise.all(Array.from({ length: 10 }, async () => {
-      await sem.acquire();
-      inside += 1;
-      most = Math.max(most, inside);
-      await new Promise((r) => setTimeout(r, 2));
-      inside -= 1;
-      sem.release();
-    }));
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        await sem.acquire();
+        inside += 1;
+        most = Math.max(most, inside);
+        await new Promise((r) => setTimeout(r, 2));
+        inside -= 1;
+        sem.release();
+      }),
+    );
     expect(most).toBe(2);
   });
 

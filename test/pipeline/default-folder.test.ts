@@ -17,17 +17,32 @@ import { tempDir } from '../helpers/temp.js';
 const pipeline = loadPipeline('location');
 const NOW = new Date('2026-11-26T09:00:00Z');
 
-async function folder(root: string, name: string, input: string, opts: { finished?: boolean; shard?: string; limit?: number; pipelineSha?: string } = {}): Promise<string> {
+async function folder(
+  root: string,
+  name: string,
+  input: string,
+  opts: { finished?: boolean; shard?: string; limit?: number; pipelineSha?: string } = {},
+): Promise<string> {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
   const m: Manifest = {
-    version: 1, tool: 'bre-batch',
+    version: 1,
+    tool: 'bre-batch',
     pipeline: { name: pipeline.name, path: pipeline.path, sha256: opts.pipelineSha ?? pipeline.sha256 },
-    input: { path: resolve(input), format: 'csv', ...(await inputFingerprint(input)), reading: { encoding: 'utf-8', delimiter: ',', decimal_comma: false } },
-    key: pipeline.key, shard: opts.shard ?? null, limit: opts.limit ?? null, created_at: NOW.toISOString(),
+    input: {
+      path: resolve(input),
+      format: 'csv',
+      ...(await inputFingerprint(input)),
+      reading: { encoding: 'utf-8', delimiter: ',', decimal_comma: false },
+    },
+    key: pipeline.key,
+    shard: opts.shard ?? null,
+    limit: opts.limit ?? null,
+    created_at: NOW.toISOString(),
   } as Manifest;
   writeManifest(dir, m);
-  if (opts.finished !== undefined) writeSummary(dir, { finished: opts.finished, dry_run: false } as unknown as RunSummary);
+  if (opts.finished !== undefined)
+    writeSummary(dir, { finished: opts.finished, dry_run: false } as unknown as RunSummary);
   return dir;
 }
 
@@ -42,7 +57,10 @@ describe('the default output folder', () => {
 
   it('no earlier folder: a new timestamped one, no note', async () => {
     const { root, q } = setup();
-    expect(await chooseDefaultFolder(q, root, NOW)).toEqual({ dir: join(root, 'location-20261126T090000Z'), resumed: false });
+    expect(await chooseDefaultFolder(q, root, NOW)).toEqual({
+      dir: join(root, 'location-20261126T090000Z'),
+      resumed: false,
+    });
   });
 
   it('the latest unfinished folder of the same run (stopped, or killed before any summary) is taken up, saying so', async () => {
@@ -61,7 +79,9 @@ describe('the default output folder', () => {
     const c = await chooseDefaultFolder(q, root, NOW);
     expect(c.resumed).toBe(false);
     expect(c.dir).toBe(join(root, 'location-20261126T090000Z'));
-    expect(c.note).toBe(`${done} has finished this run already: starting a new one in ${c.dir} (--out ${done} looks at the finished one again)`);
+    expect(c.note).toBe(
+      `${done} has finished this run already: starting a new one in ${c.dir} (--out ${done} looks at the finished one again)`,
+    );
   });
 
   it('an unfinished folder whose input file changed since: a new folder, saying so', async () => {
@@ -79,9 +99,16 @@ describe('the default output folder', () => {
     await folder(root, 'location-20261125T020000Z', input, { finished: false, shard: '1/2' });
     await folder(root, 'location-20261125T030000Z', input, { finished: false, limit: 5 });
     mkdirSync(join(root, 'bank-20261125T040000Z'), { recursive: true });
-    expect(await chooseDefaultFolder(q, root, NOW)).toEqual({ dir: join(root, 'location-20261126T090000Z'), resumed: false });
-    expect((await chooseDefaultFolder({ ...q, shard: { index: 1, count: 2 } }, root, NOW)).dir).toBe(join(root, 'location-20261125T020000Z'));
-    expect((await chooseDefaultFolder({ ...q, limit: 5 }, root, NOW)).dir).toBe(join(root, 'location-20261125T030000Z'));
+    expect(await chooseDefaultFolder(q, root, NOW)).toEqual({
+      dir: join(root, 'location-20261126T090000Z'),
+      resumed: false,
+    });
+    expect((await chooseDefaultFolder({ ...q, shard: { index: 1, count: 2 } }, root, NOW)).dir).toBe(
+      join(root, 'location-20261125T020000Z'),
+    );
+    expect((await chooseDefaultFolder({ ...q, limit: 5 }, root, NOW)).dir).toBe(
+      join(root, 'location-20261125T030000Z'),
+    );
   });
 
   it('stdin and dry runs never take a folder up', async () => {

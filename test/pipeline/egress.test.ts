@@ -21,10 +21,26 @@ const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
 
 function settings(sb: Sandbox, input: string, outDir: string): RunSettings {
   return {
-    pipeline: loadPipeline('location'), input: resolve(input), inputFormat: 'csv', filesRoot: resolveFilesRoot(undefined, input), outDir,
-    rates: perService(() => null), concurrency: perService(() => 4), timeoutsMs: perService(() => 10_000), maxAttempts: 6,
-    dryRun: false, retryErrors: false, progress: false, clientId: sb.clientId, authToken: sb.authToken, baseUrls: sb.urls,
-    keepPersonalData: false, circuit: DEFAULT_CIRCUIT, stopGraceMs: 1000, log: () => undefined, outputFormats: new Set(['csv']),
+    pipeline: loadPipeline('location'),
+    input: resolve(input),
+    inputFormat: 'csv',
+    filesRoot: resolveFilesRoot(undefined, input),
+    outDir,
+    rates: perService(() => null),
+    concurrency: perService(() => 4),
+    timeoutsMs: perService(() => 10_000),
+    maxAttempts: 6,
+    dryRun: false,
+    retryErrors: false,
+    progress: false,
+    clientId: sb.clientId,
+    authToken: sb.authToken,
+    baseUrls: sb.urls,
+    keepPersonalData: false,
+    circuit: DEFAULT_CIRCUIT,
+    stopGraceMs: 1000,
+    log: () => undefined,
+    outputFormats: new Set(['csv']),
     localAddresses: ADDRESSES,
   };
 }

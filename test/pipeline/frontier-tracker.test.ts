@@ -76,26 +76,34 @@ describe('FrontierTracker', () => {
   });
 
   it('over many rows settled in any order: the point is the last group end before the first unsettled row', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 9000 }), fc.integer(), fc.double({ min: 0, max: 1, noNaN: true }), (n, seed, share) => {
-      const t = new FrontierTracker();
-      const ends = (r: number) => r % 3 !== 1; // keys of rows (1,2), (3), (4,5), (6)...: not every row ends one
-      for (let r = 1; r <= n; r += 1) t.read({ row: r, sourceKey: `k${r}`, groupEnd: ends(r) });
-      // A pseudo-random order of a share of the rows.
-      let x = seed >>> 0;
-      const settled = new Set<number>();
-      const rows = Array.from({ length: n }, (_, i) => i + 1);
-      for (let i = rows.length - 1; i > 0; i -= 1) {
-        x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-        const j = x % (i + 1);
-        [rows[i], rows[j]] = [rows[j], rows[i]];
-      }
-      for (const r of rows.slice(0, Math.floor(n * share))) {
-        t.done(r);
-        settled.add(r);
-      }
-      let expected: number | undefined;
-      for (let r = 1; r <= n && settled.has(r); r += 1) if (ends(r)) expected = r;
-      expect(t.point?.row).toBe(expected);
-    }), { numRuns: 60 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9000 }),
+        fc.integer(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (n, seed, share) => {
+          const t = new FrontierTracker();
+          const ends = (r: number) => r % 3 !== 1; // keys of rows (1,2), (3), (4,5), (6)...: not every row ends one
+          for (let r = 1; r <= n; r += 1) t.read({ row: r, sourceKey: `k${r}`, groupEnd: ends(r) });
+          // A pseudo-random order of a share of the rows.
+          let x = seed >>> 0;
+          const settled = new Set<number>();
+          const rows = Array.from({ length: n }, (_, i) => i + 1);
+          for (let i = rows.length - 1; i > 0; i -= 1) {
+            x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+            const j = x % (i + 1);
+            [rows[i], rows[j]] = [rows[j], rows[i]];
+          }
+          for (const r of rows.slice(0, Math.floor(n * share))) {
+            t.done(r);
+            settled.add(r);
+          }
+          let expected: number | undefined;
+          for (let r = 1; r <= n && settled.has(r); r += 1) if (ends(r)) expected = r;
+          expect(t.point?.row).toBe(expected);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

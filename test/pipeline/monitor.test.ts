@@ -19,7 +19,9 @@ vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const fdPaths = new Map<number, string>();
   const failure = (path: string | undefined) => {
-    for (const [dir, code] of disk.full) if (path?.startsWith(dir)) return Object.assign(new Error(`${code}: failed, write`), { code, syscall: 'write', path });
+    for (const [dir, code] of disk.full)
+      if (path?.startsWith(dir))
+        return Object.assign(new Error(`${code}: failed, write`), { code, syscall: 'write', path });
     return undefined;
   };
   const openSync = (path: string, ...rest: unknown[]) => {
@@ -48,7 +50,17 @@ const probe: RunProbe = {
   rows: () => ({ read: 1, succeeded: 1, failed: 0 }),
   progress: () => ({ done: 1, total: 10 }),
   stages: () => ({ bre: { ran: 1, skipped: 0, failed: 0 } }),
-  series: () => [{ labels: { service: 'workflow' }, calls: 1, retries: 0, throttled: 0, waitMs: 0, limitPerMin: 500, takeLatency: () => new Histogram() }],
+  series: () => [
+    {
+      labels: { service: 'workflow' },
+      calls: 1,
+      retries: 0,
+      throttled: 0,
+      waitMs: 0,
+      limitPerMin: 500,
+      takeLatency: () => new Histogram(),
+    },
+  ],
 };
 
 afterEach(() => disk.full.clear());
@@ -58,8 +70,17 @@ async function start(o: { metricsDir?: string } = {}) {
   mkdirSync(join(dir, '.state'));
   const stops: BreError[] = [];
   const warnings: string[] = [];
-  const metrics = o.metricsDir ? await RunMetrics.start({ file: join(o.metricsDir, 'bre.prom'), pipeline: 'p', shard: '' }) : undefined;
-  const m = await RunMonitor.start(probe, { dir, metrics, limits: { workflow: 500 }, intervalMs: 3_600_000, stop: (why) => stops.push(why), warn: (w) => warnings.push(w) });
+  const metrics = o.metricsDir
+    ? await RunMetrics.start({ file: join(o.metricsDir, 'bre.prom'), pipeline: 'p', shard: '' })
+    : undefined;
+  const m = await RunMonitor.start(probe, {
+    dir,
+    metrics,
+    limits: { workflow: 500 },
+    intervalMs: 3_600_000,
+    stop: (why) => stops.push(why),
+    warn: (w) => warnings.push(w),
+  });
   return { dir, m, stops, warnings };
 }
 
@@ -77,13 +98,15 @@ describe('the monitor on a full disk', () => {
     await expect(m.finish('stopped')).rejects.toMatchObject({ code: 'DISK_FULL' });
   });
 
-  it('the metrics file\'s disk is full: DISK_FULL naming the metrics file\'s folder', async () => {
+  it("the metrics file's disk is full: DISK_FULL naming the metrics file's folder", async () => {
     const metricsDir = tempDir('bre-prom-');
     const { m, stops, warnings } = await start({ metricsDir });
     disk.full.set(metricsDir, 'EDQUOT');
     await m.tick();
     expect(stops.map((s) => s.code)).toEqual(['DISK_FULL']);
-    expect(stops[0].message).toContain(`cannot write to the metrics file's folder ${metricsDir} (EDQUOT: disk quota exceeded)`);
+    expect(stops[0].message).toContain(
+      `cannot write to the metrics file's folder ${metricsDir} (EDQUOT: disk quota exceeded)`,
+    );
     expect(warnings).toEqual([]);
     await expect(m.finish('finished')).rejects.toMatchObject({ code: 'DISK_FULL' });
   });

@@ -15,7 +15,8 @@ describe('the ETA', () => {
   });
 
   it('as the session goes on at 600/min, the ETA falls with the rows left', () => {
-    const at = (settled: number) => etaMs({ total: 3000, done: 480 + settled, settledThisSession: settled, msSinceFirstStart: settled * 100 })!;
+    const at = (settled: number) =>
+      etaMs({ total: 3000, done: 480 + settled, settledThisSession: settled, msSinceFirstStart: settled * 100 })!;
     expect([at(20), at(620), at(1220), at(2420)].map(formatEta)).toEqual(['4m10s', '3m10s', '2m10s', '10s']);
   });
 

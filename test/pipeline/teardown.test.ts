@@ -53,7 +53,10 @@ function settings(outDir: string): RunSettings {
 }
 
 /** Local limiters, recorded, with `fail` deciding where one of them throws. */
-function recordingFactory(fail: { create?: ServiceName; stop?: ServiceName }): { factory: LimiterFactory; stopped: ServiceName[] } {
+function recordingFactory(fail: { create?: ServiceName; stop?: ServiceName }): {
+  factory: LimiterFactory;
+  stopped: ServiceName[];
+} {
   const stopped: ServiceName[] = [];
   const factory: LimiterFactory = async (r) => {
     if (r.service === fail.create) throw new BreError('CONFIG_INVALID', `no ${r.service} limiter today`);
@@ -97,7 +100,9 @@ describe('a run that throws after its setup', () => {
     const out = tempDir('bre-teardown-');
     const before = signalHandlers();
     const { factory, stopped } = recordingFactory({ stop: 'workflow' });
-    await expect(runPipeline(settings(out), { limiterFactory: factory })).rejects.toThrow(/the workflow limiter failed to stop/);
+    await expect(runPipeline(settings(out), { limiterFactory: factory })).rejects.toThrow(
+      /the workflow limiter failed to stop/,
+    );
     expect(signalHandlers()).toBe(before);
     expect(stopped.sort()).toEqual(['account', 'bureau', 'workflow']);
     expect(lockIsFree(out)).toBe(true);

@@ -36,12 +36,20 @@ registerStageKind({
 describe('an unexpected exception in a stage', () => {
   it('is the row error UNEXPECTED with a short message; the stack is logged, masked and scrubbed', async () => {
     const row: InputRow = { row: 4, line: 5, data: { reference_id: 'R4' } };
-    const stages: StageRuntime[] = [{
-      config: { id: 'decision', kind: 't_normaliser_bug', when: [], options: {} },
-      call: async () => ({ status: 200, body: {}, attempts: 1 }),
-      counters: { ran: 0, skipped: 0, failed: 0, calls: 0 },
-    }];
-    const ctx: StageContext = { filesRoot: { kind: 'none', why: 'a test' }, clientId: 'c', now: () => new Date(), signal: new AbortController().signal, warn: () => undefined };
+    const stages: StageRuntime[] = [
+      {
+        config: { id: 'decision', kind: 't_normaliser_bug', when: [], options: {} },
+        call: async () => ({ status: 200, body: {}, attempts: 1 }),
+        counters: { ran: 0, skipped: 0, failed: 0, calls: 0 },
+      },
+    ];
+    const ctx: StageContext = {
+      filesRoot: { kind: 'none', why: 'a test' },
+      clientId: 'c',
+      now: () => new Date(),
+      signal: new AbortController().signal,
+      warn: () => undefined,
+    };
     const outcome = await runRow(row, stages, ctx, false);
     expect(outcome).toMatchObject({ kind: 'failed', stage: 'decision', error: { code: 'UNEXPECTED' } });
 
@@ -51,12 +59,22 @@ describe('an unexpected exception in a stage', () => {
     const redactor = new Redactor();
     redactor.add(TOKEN);
     const settings = { dryRun: false, keepPersonalData: false } as RunSettings;
-    const recorder = new OutcomeRecorder(settings, output, redactor, new Circuit(DEFAULT_CIRCUIT), newCounters(), () => undefined, (l) => logged.push(l));
+    const recorder = new OutcomeRecorder(
+      settings,
+      output,
+      redactor,
+      new Circuit(DEFAULT_CIRCUIT),
+      newCounters(),
+      () => undefined,
+      (l) => logged.push(l),
+    );
     recorder.record(row, 'R4', outcome);
 
     expect(written).toHaveLength(1);
     expect(written[0]).toMatchObject({ row: 4, stage: 'decision', code: 'UNEXPECTED', status: null });
-    expect(written[0].message).toMatch(/^unexpected error \(a bug in bre-batch; its stack is in the log\): cannot read decision of/);
+    expect(written[0].message).toMatch(
+      /^unexpected error \(a bug in bre-batch; its stack is in the log\): cannot read decision of/,
+    );
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(/^row 4 \(line 5\), stage decision: unexpected error, a bug in bre-batch/);
     expect(logged[0]).toMatch(/TypeError: cannot read decision/);

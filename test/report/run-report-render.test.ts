@@ -31,95 +31,144 @@ async function screenshot(page: Page, name: string): Promise<void> {
 
 /** The time labels under each time chart (its date lines apart), as drawn. */
 function axisLabels(page: Page): Promise<string[][]> {
-  return page.locator('figure.chartbox:has(text.xt)').evaluateAll((figs) => figs.map((f) => [...f.querySelectorAll('text.xt')].map((t) => t.textContent ?? '')));
+  return page
+    .locator('figure.chartbox:has(text.xt)')
+    .evaluateAll((figs) => figs.map((f) => [...f.querySelectorAll('text.xt')].map((t) => t.textContent ?? '')));
 }
 
 /** Labels with the date drawn under them: "00:00 21 Nov". */
 function datedLabels(page: Page): Promise<string[]> {
-  return page.locator('figure.chartbox:has(text.xt) >> nth=0').evaluate((f) => [...f.querySelectorAll('text.xt')].map((t) => {
-    const date = [...f.querySelectorAll('text.dt')].find((d) => d.getAttribute('x') === t.getAttribute('x'));
-    return date ? `${t.textContent} ${date.textContent}` : t.textContent ?? '';
-  }));
+  return page.locator('figure.chartbox:has(text.xt) >> nth=0').evaluate((f) =>
+    [...f.querySelectorAll('text.xt')].map((t) => {
+      const date = [...f.querySelectorAll('text.dt')].find((d) => d.getAttribute('x') === t.getAttribute('x'));
+      return date ? `${t.textContent} ${date.textContent}` : (t.textContent ?? '');
+    }),
+  );
 }
 
 describe('run report.html in headless Chromium', () => {
-  itChromium('a run resumed three times: every section, its pauses marked, distinct time labels; prints', async () => {
-    const dir = await resumedRunFolder();
-    const { path } = await writeRunReport(dir);
-    const browser = await launchChromium();
-    try {
-      const { page, problems, requests, url } = await openHtml(browser, path, { width: 1200, height: 900 });
-      expect(problems).toEqual([]);
-      expect(requests).toEqual([url]);
-      expect(await page.title()).toBe('Run report: rescore');
-      expect(await page.locator('h2').allInnerTexts()).toEqual(['Summary', 'Throughput', 'Calls per minute against the limit', 'Latency over the run', 'Retries and 429s over time', 'Stages', 'Decisions per workflow stage', 'Errors by code']);
-      // Charts: rows/s, ETA, calls x2, latency x2, retries, the funnel, decisions: each laid out.
-      const widths = await chartWidths(page);
-      expect(widths).toHaveLength(9);
-      for (const w of widths) expect(w).toBeGreaterThan(500);
-      // The pauses between the four sessions are marked.
-      expect(await page.getByText('paused 1 d 0 h').count()).toBeGreaterThan(0);
-      const labels = await axisLabels(page);
-      expect(labels).toHaveLength(7);
-      for (const l of labels) expect(new Set(l).size).toBe(l.length);
-      // Each session's first label carries its date where it changed: 20 Nov, then 21 Nov after 3 h, 22 Nov after a day.
-      expect((await datedLabels(page)).filter((l) => l.includes(' '))).toEqual(['22:00 20 Nov', '01:35 21 Nov', '01:40 22 Nov']);
-      // Injected text is text, not an element.
-      expect(await page.locator('img').count()).toBe(0);
-      expect(await page.getByText(INJECTED, { exact: false }).count()).toBeGreaterThan(0);
-      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
-      await screenshot(page, 'run-report.png');
-      await page.emulateMedia({ media: 'print' });
-      expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
-    } finally {
-      await browser.close();
-    }
-  }, 120_000);
+  itChromium(
+    'a run resumed three times: every section, its pauses marked, distinct time labels; prints',
+    async () => {
+      const dir = await resumedRunFolder();
+      const { path } = await writeRunReport(dir);
+      const browser = await launchChromium();
+      try {
+        const { page, problems, requests, url } = await openHtml(browser, path, { width: 1200, height: 900 });
+        expect(problems).toEqual([]);
+        expect(requests).toEqual([url]);
+        expect(await page.title()).toBe('Run report: rescore');
+        expect(await page.locator('h2').allInnerTexts()).toEqual([
+          'Summary',
+          'Throughput',
+          'Calls per minute against the limit',
+          'Latency over the run',
+          'Retries and 429s over time',
+          'Stages',
+          'Decisions per workflow stage',
+          'Errors by code',
+        ]);
+        // Charts: rows/s, ETA, calls x2, latency x2, retries, the funnel, decisions: each laid out.
+        const widths = await chartWidths(page);
+        expect(widths).toHaveLength(9);
+        for (const w of widths) expect(w).toBeGreaterThan(500);
+        // The pauses between the four sessions are marked.
+        expect(await page.getByText('paused 1 d 0 h').count()).toBeGreaterThan(0);
+        const labels = await axisLabels(page);
+        expect(labels).toHaveLength(7);
+        for (const l of labels) expect(new Set(l).size).toBe(l.length);
+        // Each session's first label carries its date where it changed: 20 Nov, then 21 Nov after 3 h, 22 Nov after a day.
+        expect((await datedLabels(page)).filter((l) => l.includes(' '))).toEqual([
+          '22:00 20 Nov',
+          '01:35 21 Nov',
+          '01:40 22 Nov',
+        ]);
+        // Injected text is text, not an element.
+        expect(await page.locator('img').count()).toBe(0);
+        expect(await page.getByText(INJECTED, { exact: false }).count()).toBeGreaterThan(0);
+        expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+        await screenshot(page, 'run-report.png');
+        await page.emulateMedia({ media: 'print' });
+        expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 
-  itChromium('the npm start run (rescore sample, built-in sandbox): a sentence instead of a single dot per chart', async () => {
-    const out = join(tempDir('bre-report-start-'), 'out');
-    // What `npm start` runs, with the output folder named.
-    const run = await spawnCli(runArgs('rescore', join(ROOT, 'samples', 'rescore.csv'), out));
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`report: ${join(out, 'report.html')}`);
-    const browser = await launchChromium();
-    try {
-      const { page, problems, requests, url } = await openHtml(browser, join(out, 'report.html'), { width: 1200, height: 900 });
-      expect(problems).toEqual([]);
-      expect(requests).toEqual([url]);
-      expect(await page.locator('h2').allInnerTexts()).toEqual(['Summary', 'Over time', 'Stages', 'Decisions per workflow stage', 'Errors by code']);
-      const sentence = page.locator('p.short');
-      expect(await sentence.innerText()).toMatch(/^The run lasted \d+ s\. Its time series holds 1 sample \(one is taken every few seconds\): too few to draw how the rate, the latency and the retries went over time\. The tables above give them for the whole run\.$/);
-      // No chart over time, so no lone dot: the two charts left are the stage funnel and the decisions.
-      expect(await page.locator('svg.chart circle').count()).toBe(0);
-      expect(await page.locator('text.xt').count()).toBe(0);
-      expect(await chartWidths(page)).toHaveLength(2);
-      expect(await page.getByText('24', { exact: true }).count()).toBeGreaterThan(0);
-      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
-      await screenshot(page, 'run-report-npm-start.png');
-    } finally {
-      await browser.close();
-    }
-  }, 120_000);
+  itChromium(
+    'the npm start run (rescore sample, built-in sandbox): a sentence instead of a single dot per chart',
+    async () => {
+      const out = join(tempDir('bre-report-start-'), 'out');
+      // What `npm start` runs, with the output folder named.
+      const run = await spawnCli(runArgs('rescore', join(ROOT, 'samples', 'rescore.csv'), out));
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`report: ${join(out, 'report.html')}`);
+      const browser = await launchChromium();
+      try {
+        const { page, problems, requests, url } = await openHtml(browser, join(out, 'report.html'), {
+          width: 1200,
+          height: 900,
+        });
+        expect(problems).toEqual([]);
+        expect(requests).toEqual([url]);
+        expect(await page.locator('h2').allInnerTexts()).toEqual([
+          'Summary',
+          'Over time',
+          'Stages',
+          'Decisions per workflow stage',
+          'Errors by code',
+        ]);
+        const sentence = page.locator('p.short');
+        expect(await sentence.innerText()).toMatch(
+          /^The run lasted \d+ s\. Its time series holds 1 sample \(one is taken every few seconds\): too few to draw how the rate, the latency and the retries went over time\. The tables above give them for the whole run\.$/,
+        );
+        // No chart over time, so no lone dot: the two charts left are the stage funnel and the decisions.
+        expect(await page.locator('svg.chart circle').count()).toBe(0);
+        expect(await page.locator('text.xt').count()).toBe(0);
+        expect(await chartWidths(page)).toHaveLength(2);
+        expect(await page.getByText('24', { exact: true }).count()).toBeGreaterThan(0);
+        expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+        await screenshot(page, 'run-report-npm-start.png');
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 
-  itChromium('a night of several hours: hourly labels across midnight with the date where it changes, none alike', async () => {
-    const dir = await nightRunFolder();
-    const { path } = await writeRunReport(dir);
-    const browser = await launchChromium();
-    try {
-      const { page, problems, requests, url } = await openHtml(browser, path, { width: 1200, height: 900 });
-      expect(problems).toEqual([]);
-      expect(requests).toEqual([url]);
-      const widths = await chartWidths(page);
-      expect(widths).toHaveLength(9);
-      for (const w of widths) expect(w).toBeGreaterThan(500);
-      expect(await page.getByText('paused 35 min 0 s').count()).toBeGreaterThan(0);
-      expect(await datedLabels(page)).toEqual(['22:00 20 Nov', '23:00', '00:00 21 Nov', '01:00', '03:00', '04:00', '05:00']);
-      for (const l of await axisLabels(page)) expect(l).toEqual(['22:00', '23:00', '00:00', '01:00', '03:00', '04:00', '05:00']);
-      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
-      await screenshot(page, 'run-report-night.png');
-    } finally {
-      await browser.close();
-    }
-  }, 120_000);
+  itChromium(
+    'a night of several hours: hourly labels across midnight with the date where it changes, none alike',
+    async () => {
+      const dir = await nightRunFolder();
+      const { path } = await writeRunReport(dir);
+      const browser = await launchChromium();
+      try {
+        const { page, problems, requests, url } = await openHtml(browser, path, { width: 1200, height: 900 });
+        expect(problems).toEqual([]);
+        expect(requests).toEqual([url]);
+        const widths = await chartWidths(page);
+        expect(widths).toHaveLength(9);
+        for (const w of widths) expect(w).toBeGreaterThan(500);
+        expect(await page.getByText('paused 35 min 0 s').count()).toBeGreaterThan(0);
+        expect(await datedLabels(page)).toEqual([
+          '22:00 20 Nov',
+          '23:00',
+          '00:00 21 Nov',
+          '01:00',
+          '03:00',
+          '04:00',
+          '05:00',
+        ]);
+        for (const l of await axisLabels(page))
+          expect(l).toEqual(['22:00', '23:00', '00:00', '01:00', '03:00', '04:00', '05:00']);
+        expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+        await screenshot(page, 'run-report-night.png');
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 });

@@ -20,7 +20,11 @@ describe('report.html', () => {
     const decision = d.funnel.find((f) => f.stage === 'decision')!;
     expect(decision.kind).toBe('workflow');
     expect(decision.ran + decision.skipped + decision.failed).toBe(d.funnel.find((f) => f.stage === 'bureau')!.ran);
-    expect(d.errors.map((e) => [e.code, e.count, e.examples.length])).toEqual([['INVALID_ROW', 48, 3], ['SERVER_UNAVAILABLE', 1, 1], ['VALIDATION_FAILED', 1, 1]]);
+    expect(d.errors.map((e) => [e.code, e.count, e.examples.length])).toEqual([
+      ['INVALID_ROW', 48, 3],
+      ['SERVER_UNAVAILABLE', 1, 1],
+      ['VALIDATION_FAILED', 1, 1],
+    ]);
     expect(d.stopped).toEqual({ code: 'INTERRUPTED', message: 'interrupted by SIGTERM' });
     expect(d.remaining?.time).toBe('4 min');
 
@@ -37,8 +41,14 @@ describe('report.html', () => {
 
   it('an older folder (no time series, no summary) still reports and says what it cannot show', async () => {
     const dir = tempDir('bre-report-old-');
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ pipeline: { name: 'location' }, input: { path: '/in.csv' }, shard: null }));
-    writeFileSync(join(dir, 'errors.ndjson'), `${JSON.stringify({ row: 1, code: 'INVALID_ROW', message: 'x', stage: null })}\n`);
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({ pipeline: { name: 'location' }, input: { path: '/in.csv' }, shard: null }),
+    );
+    writeFileSync(
+      join(dir, 'errors.ndjson'),
+      `${JSON.stringify({ row: 1, code: 'INVALID_ROW', message: 'x', stage: null })}\n`,
+    );
     const { path, missing } = await writeRunReport(dir);
     expect(missing).toHaveLength(2);
     expect(missing[0]).toMatch(/summary.json is missing/);

@@ -83,8 +83,17 @@ describe('retrying', () => {
   it('a failure that is not retryable is thrown at once, as `refused` makes it', async () => {
     const clock = fakeClock();
     const refused = new Refused('no such table');
-    await expect(retrying(policy(clock), async () => { throw refused; })).rejects.toBe(refused);
-    const wrapped = await retrying(policy(clock, { refused: (e) => new Error(`wrapped: ${(e as Error).message}`) }), async () => { throw refused; }).catch((e: unknown) => e);
+    await expect(
+      retrying(policy(clock), async () => {
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
+    const wrapped = await retrying(
+      policy(clock, { refused: (e) => new Error(`wrapped: ${(e as Error).message}`) }),
+      async () => {
+        throw refused;
+      },
+    ).catch((e: unknown) => e);
     expect((wrapped as Error).message).toBe('wrapped: no such table');
     expect(clock.sleeps).toEqual([]);
   });
@@ -93,16 +102,20 @@ describe('retrying', () => {
     const clock = fakeClock();
     const p = policy(clock);
     const refused = new Refused('constraint');
-    await expect(retrying(p, async (failures) => {
-      if (failures === 0) throw new Lost('down');
-      throw refused;
-    })).rejects.toBe(refused);
+    await expect(
+      retrying(p, async (failures) => {
+        if (failures === 0) throw new Lost('down');
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
     expect(p.told).toEqual(['loss: down', 'retry 1']);
   });
 
   it('a deadline of 0 gives up at the first failure', async () => {
     const clock = fakeClock();
-    const err = await retrying(policy(clock, { forMs: 0 }), async () => { throw new Lost('down'); }).catch((e: unknown) => e);
+    const err = await retrying(policy(clock, { forMs: 0 }), async () => {
+      throw new Lost('down');
+    }).catch((e: unknown) => e);
     expect((err as Error).message).toBe('gave up after 0 ms: down');
     expect(clock.sleeps).toEqual([]);
   });
@@ -112,6 +125,10 @@ describe('retrying', () => {
     const ac = new AbortController();
     const reason = new Error('the run is stopping');
     ac.abort(reason);
-    await expect(retrying(policy(clock, { signal: ac.signal }), async () => { throw new Lost('down'); })).rejects.toBe(reason);
+    await expect(
+      retrying(policy(clock, { signal: ac.signal }), async () => {
+        throw new Lost('down');
+      }),
+    ).rejects.toBe(reason);
   });
 });

@@ -8,7 +8,9 @@ describe('sleep', () => {
     try {
       const ac = new AbortController();
       let done = false;
-      const sleeping = sleep(20, ac.signal).then(() => { done = true; });
+      const sleeping = sleep(20, ac.signal).then(() => {
+        done = true;
+      });
       expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
       await vi.advanceTimersByTimeAsync(19);
       expect(done).toBe(false);
@@ -34,7 +36,9 @@ describe('sleep', () => {
     vi.useFakeTimers();
     try {
       let done = false;
-      const sleeping = sleep(5).then(() => { done = true; });
+      const sleeping = sleep(5).then(() => {
+        done = true;
+      });
       await vi.advanceTimersByTimeAsync(5);
       await sleeping;
       expect(done).toBe(true);

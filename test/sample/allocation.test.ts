@@ -8,9 +8,17 @@ import { allocate, roundHalfUp, type AllocationRule } from '../../src/sample/all
 
 describe('roundHalfUp', () => {
   it.each([
-    [0, 0], [0.49, 0], [0.5, 1], [1.5, 2], [2.5, 3], [2.4999, 2],
+    [0, 0],
+    [0.49, 0],
+    [0.5, 1],
+    [1.5, 2],
+    [2.5, 3],
+    [2.4999, 2],
     // Products meant as halves but a hair below in binary.
-    [0.15 * 10, 2], [0.35 * 10, 4], [1.1 * 5, 6], [0.45 * 10, 5],
+    [0.15 * 10, 2],
+    [0.35 * 10, 4],
+    [1.1 * 5, 6],
+    [0.45 * 10, 5],
   ])('%s -> %s', (x, n) => {
     expect(roundHalfUp(x)).toBe(n);
   });
@@ -89,10 +97,14 @@ describe('--sample N, equal', () => {
 describe('the limits every allocation keeps', () => {
   it('never more than N_h, at least min(2, N_h), on random strata', () => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let t = 0; t < 300; t += 1) {
       const pops = Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => Math.floor(rnd() * rnd() * 400));
-      const rules: AllocationRule[] = [{ share: Math.max(0.001, rnd()) }, { size: 1 + Math.floor(rnd() * 900), allocation: 'proportional' }, { size: 1 + Math.floor(rnd() * 900), allocation: 'equal' }];
+      const rules: AllocationRule[] = [
+        { share: Math.max(0.001, rnd()) },
+        { size: 1 + Math.floor(rnd() * 900), allocation: 'proportional' },
+        { size: 1 + Math.floor(rnd() * 900), allocation: 'equal' },
+      ];
       for (const rule of rules) {
         const n = allocate(pops, rule);
         n.forEach((k, i) => {

@@ -26,7 +26,10 @@ const ROWS: Row[] = Array.from({ length: 1000 }, (_, i) => ({
   data: { application_date: MONTHS[(i * 3 + (i >> 4)) % 5], channel: i % 7 === 0 ? 'partner' : 'direct' },
 }));
 
-function draw(rows: readonly Row[], options: Parameters<typeof resolveSampleOptions>[0]): { design: SampleDesign; chosen: Map<number, number> } {
+function draw(
+  rows: readonly Row[],
+  options: Parameters<typeof resolveSampleOptions>[0],
+): { design: SampleDesign; chosen: Map<number, number> } {
   const spec = resolveSampleOptions(options)!;
   const count = new StrataCount();
   for (const r of rows) count.add(stratumValues(r.data, spec.stratifyBy));
@@ -40,7 +43,9 @@ const OPTIONS = { sampleShare: '0.2', stratifyBy: 'application_date:month,channe
 
 describe('sampleHash', () => {
   it('is sha256 of the seed, a NUL and the key, in hex', () => {
-    expect(sampleHash('bre-batch', 'CC-00001')).toBe(createHash('sha256').update(Buffer.from('bre-batch\0CC-00001', 'utf8')).digest('hex'));
+    expect(sampleHash('bre-batch', 'CC-00001')).toBe(
+      createHash('sha256').update(Buffer.from('bre-batch\0CC-00001', 'utf8')).digest('hex'),
+    );
     expect(sampleHash('bre-batch', 'CC-00001')).not.toBe(sampleHash('bre-batch2', 'CC-00001'));
     // the NUL keeps seed and key apart: ('a', 'bc') is not ('ab', 'c')
     expect(sampleHash('a', 'bc')).not.toBe(sampleHash('ab', 'c'));
@@ -53,7 +58,9 @@ describe('BottomK', () => {
     for (const k of [0, 1, 2, 17, 450, 500, 600]) {
       const b = new BottomK(k);
       for (const it of items) b.offer(it);
-      const expected = [...items].sort((a, c) => (a.hash < c.hash ? -1 : a.hash > c.hash ? 1 : a.row - c.row)).slice(0, k);
+      const expected = [...items]
+        .sort((a, c) => (a.hash < c.hash ? -1 : a.hash > c.hash ? 1 : a.row - c.row))
+        .slice(0, k);
       expect(b.sorted()).toEqual(expected);
       expect(b.size).toBe(Math.min(k, items.length));
     }
@@ -67,10 +74,28 @@ describe('the draw', () => {
     expect(design.sampled).toBe(design.strata.reduce((s, x) => s + x.sample, 0));
     expect(chosen.size).toBe(design.sampled);
     design.strata.forEach((s, i) => {
-      const members = ROWS.filter((r) => JSON.stringify(stratumValues(r.data, [{ column: 'application_date', group: 'month' }, { column: 'channel', group: null }])) === JSON.stringify(s.values));
+      const members = ROWS.filter(
+        (r) =>
+          JSON.stringify(
+            stratumValues(r.data, [
+              { column: 'application_date', group: 'month' },
+              { column: 'channel', group: null },
+            ]),
+          ) === JSON.stringify(s.values),
+      );
       expect(members.length).toBe(s.population);
-      const smallest = members.map((r) => ({ row: r.row, hash: sampleHash('bre-batch', r.key) })).sort((a, b) => (a.hash < b.hash ? -1 : 1)).slice(0, s.sample).map((r) => r.row).sort((a, b) => a - b);
-      expect([...chosen].filter(([, h]) => h === i).map(([row]) => row).sort((a, b) => a - b)).toEqual(smallest);
+      const smallest = members
+        .map((r) => ({ row: r.row, hash: sampleHash('bre-batch', r.key) }))
+        .sort((a, b) => (a.hash < b.hash ? -1 : 1))
+        .slice(0, s.sample)
+        .map((r) => r.row)
+        .sort((a, b) => a - b);
+      expect(
+        [...chosen]
+          .filter(([, h]) => h === i)
+          .map(([row]) => row)
+          .sort((a, b) => a - b),
+      ).toEqual(smallest);
       expect(weightOf(s)).toBe(s.population / s.sample);
     });
     // the missing month is a stratum of its own, listed after the months
@@ -82,7 +107,9 @@ describe('the draw', () => {
     const shuffled = [...ROWS].sort((x, y) => sampleHash('order', x.key).localeCompare(sampleHash('order', y.key)));
     const b = draw(shuffled, OPTIONS);
     expect(b.design).toEqual(a.design);
-    expect(new Map([...b.chosen].sort((x, y) => x[0] - y[0]))).toEqual(new Map([...a.chosen].sort((x, y) => x[0] - y[0])));
+    expect(new Map([...b.chosen].sort((x, y) => x[0] - y[0]))).toEqual(
+      new Map([...a.chosen].sort((x, y) => x[0] - y[0])),
+    );
   });
 
   it('shards: each worker draws the same sample and runs its share; the union is the unsharded selection', () => {
@@ -92,10 +119,11 @@ describe('the draw', () => {
     for (let k = 1; k <= 3; k += 1) {
       const worker = draw(ROWS, OPTIONS);
       expect(worker.design).toEqual(whole.design);
-      for (const row of worker.chosen.keys()) if (shardOf(keyOf.get(row), row, 3) === k) {
-        expect(union.has(row)).toBe(false);
-        union.add(row);
-      }
+      for (const row of worker.chosen.keys())
+        if (shardOf(keyOf.get(row), row, 3) === k) {
+          expect(union.has(row)).toBe(false);
+          union.add(row);
+        }
     }
     expect([...union].sort((a, b) => a - b)).toEqual([...whole.chosen.keys()].sort((a, b) => a - b));
   });
@@ -111,9 +139,20 @@ describe('the draw', () => {
   });
 
   it('refuses strata whose names collide', () => {
-    const rows = [{ row: 1, key: 'a', data: { x: 'a|b', y: 'c' } }, { row: 2, key: 'b', data: { x: 'a', y: 'b|c' } }];
+    const rows = [
+      { row: 1, key: 'a', data: { x: 'a|b', y: 'c' } },
+      { row: 2, key: 'b', data: { x: 'a', y: 'b|c' } },
+    ];
     expect(() => draw(rows, { sample: '2', stratifyBy: 'x,y' })).toThrow(/both named 'a\|b\|c'/);
-    expect(() => draw([{ row: 1, key: 'a', data: { x: '(missing)' } }, { row: 2, key: 'b', data: { x: '' } }], { sample: '2', stratifyBy: 'x' })).toThrow(/both named '\(missing\)'/);
+    expect(() =>
+      draw(
+        [
+          { row: 1, key: 'a', data: { x: '(missing)' } },
+          { row: 2, key: 'b', data: { x: '' } },
+        ],
+        { sample: '2', stratifyBy: 'x' },
+      ),
+    ).toThrow(/both named '\(missing\)'/);
   });
 
   it('a row whose stratum the first read did not see means the input changed between the reads', () => {

@@ -8,13 +8,22 @@ import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { authHeaders, call, withSandbox } from './helpers.js';
 
-const location = { user_id: 'u1', reference_id: 'r1', input_data: { lead_id: 'l1', latitude: 12.9716, longitude: 77.5946 } };
+const location = {
+  user_id: 'u1',
+  reference_id: 'r1',
+  input_data: { lead_id: 'l1', latitude: 12.9716, longitude: 77.5946 },
+};
 
 /** One workflow call leaving from `localAddress`: its status, or the error's code when the socket was destroyed. */
 async function from(sb: Sandbox, localAddress: string): Promise<number | string> {
   const client = new Client(sb.url, { localAddress });
   try {
-    const res = await client.request({ method: 'POST', path: `/execute/${sb.clientId}/location_bre`, headers: authHeaders(sb), body: JSON.stringify(location) });
+    const res = await client.request({
+      method: 'POST',
+      path: `/execute/${sb.clientId}/location_bre`,
+      headers: authHeaders(sb),
+      body: JSON.stringify(location),
+    });
     await res.body.text();
     return res.statusCode;
   } catch (err) {
@@ -41,7 +50,7 @@ describe('per caller address', () => {
     });
   });
 
-  it('POST /__sandbox/blocked destroys a caller\'s connections until an empty list unblocks it', async () => {
+  it("POST /__sandbox/blocked destroys a caller's connections until an empty list unblocks it", async () => {
     await withSandbox({}, async (sb) => {
       const blocked = await call(sb, 'POST', '/__sandbox/blocked', { addresses: ['127.0.0.3'] }, {});
       expect(blocked.json).toEqual({ addresses: ['127.0.0.3'] });

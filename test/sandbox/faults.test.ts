@@ -5,8 +5,17 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { authHeaders, call, post, withSandbox } from './helpers.js';
 
-const location = { user_id: 'u1', reference_id: 'r1', input_data: { lead_id: 'l1', latitude: 12.9716, longitude: 77.5946 } };
-const aaBody = { user_id: 'u1', aa_session_id: 's1', datetimerangefrom: '01/01/2025 12:00:00 AM', datetimerangeto: '03/31/2025 11:59:59 PM' };
+const location = {
+  user_id: 'u1',
+  reference_id: 'r1',
+  input_data: { lead_id: 'l1', latitude: 12.9716, longitude: 77.5946 },
+};
+const aaBody = {
+  user_id: 'u1',
+  aa_session_id: 's1',
+  datetimerangefrom: '01/01/2025 12:00:00 AM',
+  datetimerangeto: '03/31/2025 11:59:59 PM',
+};
 
 describe('fault injection', () => {
   it('429: Too Many Requests with Retry-After: 1', async () => {
@@ -20,7 +29,9 @@ describe('fault injection', () => {
 
   it('503 in each service error shape', async () => {
     await withSandbox({ faults: { 503: 1 } }, async (sb) => {
-      expect((await post(sb, `/execute/${sb.clientId}/location_bre`, location)).json).toEqual({ detail: 'Service Unavailable' });
+      expect((await post(sb, `/execute/${sb.clientId}/location_bre`, location)).json).toEqual({
+        detail: 'Service Unavailable',
+      });
       expect((await post(sb, '/api/bureau', {})).json).toEqual({ detail: 'Service Unavailable' });
       const a = await post(sb, '/aa/fetch_data', aaBody);
       expect(a.status).toBe(503);
@@ -51,7 +62,10 @@ describe('fault injection', () => {
 
   it('malformed: 200 with a truncated body that is not JSON', async () => {
     await withSandbox({ faults: { malformed: 1 } }, async (sb) => {
-      for (const [path, body] of [[`/execute/${sb.clientId}/location_bre`, location], ['/aa/fetch_data', aaBody]] as const) {
+      for (const [path, body] of [
+        [`/execute/${sb.clientId}/location_bre`, location],
+        ['/aa/fetch_data', aaBody],
+      ] as const) {
         const r = await post(sb, path, body);
         expect(r.status).toBe(200);
         expect(r.text.length).toBeGreaterThan(0);
@@ -79,7 +93,12 @@ describe('fault injection', () => {
   it('trickle: the headers at once, then the body a byte every trickleMs; a client that hangs up is counted as cut', async () => {
     await withSandbox({ faults: { trickle: 1 }, trickleMs: 50 }, async (sb) => {
       const ac = new AbortController();
-      const res = await request(`${sb.url}/execute/${sb.clientId}/location_bre`, { method: 'POST', headers: authHeaders(sb), body: JSON.stringify(location), signal: ac.signal });
+      const res = await request(`${sb.url}/execute/${sb.clientId}/location_bre`, {
+        method: 'POST',
+        headers: authHeaders(sb),
+        body: JSON.stringify(location),
+        signal: ac.signal,
+      });
       expect(res.statusCode).toBe(200);
       const length = Number(res.headers['content-length']);
       expect(length).toBeGreaterThan(100);
@@ -93,14 +112,20 @@ describe('fault injection', () => {
       expect(Buffer.concat(chunks).toString()).toMatch(/^\{"\w$/);
       ac.abort();
       await waitFor(() => sb.stats().services.workflow.trickles.cut === 1, 10_000, 'the trickle to be counted as cut');
-      expect(sb.stats().services.workflow).toMatchObject({ faults: { trickle: 1 }, trickles: { cut: 1, completed: 0 } });
+      expect(sb.stats().services.workflow).toMatchObject({
+        faults: { trickle: 1 },
+        trickles: { cut: 1, completed: 0 },
+      });
     });
   });
 
   it('trickle: a client that waits gets the whole answer', async () => {
     await withSandbox({ faults: { trickle: 1 }, trickleMs: 0 }, async (sb) => {
       // bad credentials: a short answer (401), trickled like any other
-      const r = await post(sb, `/execute/${sb.clientId}/location_bre`, location, { ...authHeaders(sb), 'x-auth-token': 'wrong' });
+      const r = await post(sb, `/execute/${sb.clientId}/location_bre`, location, {
+        ...authHeaders(sb),
+        'x-auth-token': 'wrong',
+      });
       expect(r.status).toBe(401);
       expect(r.json).toMatchObject({ detail: 'Invalid client credentials' });
       expect(sb.stats().services.workflow.trickles).toEqual({ cut: 0, completed: 1 });
@@ -109,14 +134,15 @@ describe('fault injection', () => {
 
   it('is reproducible with a seed, and draws faults at about the configured rates', async () => {
     const faults = { 429: 0.2, 503: 0.2, malformed: 0.2 };
-    const sequence = async (seed: number | string) => withSandbox({ faults, seed }, async (sb) => {
-      const out: string[] = [];
-      for (let i = 0; i < 60; i++) {
-        const r = await post(sb, `/execute/${sb.clientId}/location_bre`, location);
-        out.push(r.status === 200 && r.json === undefined ? 'malformed' : String(r.status));
-      }
-      return out;
-    });
+    const sequence = async (seed: number | string) =>
+      withSandbox({ faults, seed }, async (sb) => {
+        const out: string[] = [];
+        for (let i = 0; i < 60; i++) {
+          const r = await post(sb, `/execute/${sb.clientId}/location_bre`, location);
+          out.push(r.status === 200 && r.json === undefined ? 'malformed' : String(r.status));
+        }
+        return out;
+      });
     const a = await sequence(42);
     expect(await sequence(42)).toEqual(a);
     expect(await sequence('another')).not.toEqual(a);
@@ -134,7 +160,9 @@ describe('fault injection', () => {
 
   it('setFaults validates its input', async () => {
     await withSandbox({}, async (sb) => {
-      expect(() => sb.setFaults({ 429: 0.7, 503: 0.7 })).toThrow('Expected fault probabilities summing to at most 1, got 1.4');
+      expect(() => sb.setFaults({ 429: 0.7, 503: 0.7 })).toThrow(
+        'Expected fault probabilities summing to at most 1, got 1.4',
+      );
     });
   });
 });
@@ -143,7 +171,15 @@ describe('close()', () => {
   it('closes without waiting for hung slow requests or idle keep-alive sockets', async () => {
     // The requests would hang for longer than the test may run: a close() that waited for them never returns.
     const sb = await startSandbox({ faults: { slow: 1 }, slowMs: 600_000 });
-    const hung = Promise.allSettled([1, 2, 3].map(() => request(`${sb.url}/execute/${sb.clientId}/location_bre`, { method: 'POST', headers: authHeaders(sb), body: JSON.stringify(location) })));
+    const hung = Promise.allSettled(
+      [1, 2, 3].map(() =>
+        request(`${sb.url}/execute/${sb.clientId}/location_bre`, {
+          method: 'POST',
+          headers: authHeaders(sb),
+          body: JSON.stringify(location),
+        }),
+      ),
+    );
     await waitFor(() => sb.stats().services.workflow.faults.slow === 3, 10_000, 'the three requests to hang');
     await sb.close();
     const results = await hung;

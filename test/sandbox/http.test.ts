@@ -7,11 +7,24 @@ import { waitFor } from '../helpers/wait.js';
 import { authHeaders, call, post, withSandbox } from './helpers.js';
 
 let sb: Sandbox;
-beforeAll(async () => { sb = await startSandbox({ rate: { workflow: null, bureau: null, account: null }, bodyLimitBytes: 4096 }); });
-afterAll(async () => { await sb.close(); });
+beforeAll(async () => {
+  sb = await startSandbox({ rate: { workflow: null, bureau: null, account: null }, bodyLimitBytes: 4096 });
+});
+afterAll(async () => {
+  await sb.close();
+});
 
-const location = { user_id: 'u1', reference_id: 'r1', input_data: { lead_id: 'l1', latitude: 12.9716, longitude: 77.5946 } };
-const aaBody = { user_id: 'u1', aa_session_id: 's1', datetimerangefrom: '01/01/2025 12:00:00 AM', datetimerangeto: '03/31/2025 11:59:59 PM' };
+const location = {
+  user_id: 'u1',
+  reference_id: 'r1',
+  input_data: { lead_id: 'l1', latitude: 12.9716, longitude: 77.5946 },
+};
+const aaBody = {
+  user_id: 'u1',
+  aa_session_id: 's1',
+  datetimerangefrom: '01/01/2025 12:00:00 AM',
+  datetimerangeto: '03/31/2025 11:59:59 PM',
+};
 
 describe('defaults', () => {
   it('uses alphanumeric built-in credentials and one origin for all services', () => {
@@ -25,7 +38,10 @@ describe('defaults', () => {
 describe('authentication (401)', () => {
   const bad = (over: Record<string, string | undefined>) => {
     const h: Record<string, string> = { ...authHeaders(sb) };
-    for (const [k, v] of Object.entries(over)) { if (v === undefined) delete h[k]; else h[k] = v; }
+    for (const [k, v] of Object.entries(over)) {
+      if (v === undefined) delete h[k];
+      else h[k] = v;
+    }
     return h;
   };
 
@@ -35,7 +51,10 @@ describe('authentication (401)', () => {
     ['wrong client id', { 'x-client-id': 'someoneelse' }],
     ['missing client id', { 'x-client-id': undefined }],
   ])('workflow and bureau: %s -> {"detail", "request_id"}', async (_n, over) => {
-    for (const [path, body] of [[`/execute/${sb.clientId}/location_bre`, location], ['/api/bureau', {}]] as const) {
+    for (const [path, body] of [
+      [`/execute/${sb.clientId}/location_bre`, location],
+      ['/api/bureau', {}],
+    ] as const) {
       const r = await post(sb, path, body, bad(over));
       expect(r.status).toBe(401);
       expect(Object.keys(r.json)).toEqual(['detail', 'request_id']);
@@ -45,7 +64,13 @@ describe('authentication (401)', () => {
   });
 
   it('account: exactly {"error": {"type": "unauthorized", "detail": "Invalid client credentials"}}', async () => {
-    for (const path of ['/aa/fetch_data', '/aa/retrieve_report', '/bsa/status_check', '/bsa/fetch_uploaded', '/bsa/fetch_data']) {
+    for (const path of [
+      '/aa/fetch_data',
+      '/aa/retrieve_report',
+      '/bsa/status_check',
+      '/bsa/fetch_uploaded',
+      '/bsa/fetch_data',
+    ]) {
       const r = await post(sb, path, aaBody, bad({ 'x-auth-token': 'nope' }));
       expect(r.status).toBe(401);
       expect(r.text).toBe('{"error":{"type":"unauthorized","detail":"Invalid client credentials"}}');
@@ -67,7 +92,13 @@ describe('authentication (401)', () => {
 describe('allow-list (403)', () => {
   it('answers callers outside the list with an HTML page titled 403 Forbidden, on every service', async () => {
     await withSandbox({ allow: ['10.0.0.0/8'] }, async (s) => {
-      for (const path of [`/execute/${s.clientId}/location_bre`, '/api/bureau', '/aa/fetch_data', '/bsa/status_check', '/nowhere']) {
+      for (const path of [
+        `/execute/${s.clientId}/location_bre`,
+        '/api/bureau',
+        '/aa/fetch_data',
+        '/bsa/status_check',
+        '/nowhere',
+      ]) {
         const r = await post(s, path, location);
         expect(r.status).toBe(403);
         expect(r.headers['content-type']).toMatch(/^text\/html/);
@@ -104,12 +135,19 @@ describe('paths and methods', () => {
     expect(r.json).toEqual({ detail: "workflow endpoint 'payday_bre' not found" });
   });
   it('405 with Allow: POST for other methods', async () => {
-    for (const [method, path] of [['GET', `/execute/${sb.clientId}/location_bre`], ['PUT', '/api/bureau'], ['GET', '/aa/fetch_data'], ['DELETE', '/bsa/status_check']]) {
+    for (const [method, path] of [
+      ['GET', `/execute/${sb.clientId}/location_bre`],
+      ['PUT', '/api/bureau'],
+      ['GET', '/aa/fetch_data'],
+      ['DELETE', '/bsa/status_check'],
+    ]) {
       const r = await call(sb, method, path);
       expect(r.status).toBe(405);
       expect(r.headers.allow).toBe('POST');
     }
-    expect((await call(sb, 'GET', '/aa/fetch_data')).json).toEqual({ error: { type: 'method_not_allowed', detail: 'Method Not Allowed' } });
+    expect((await call(sb, 'GET', '/aa/fetch_data')).json).toEqual({
+      error: { type: 'method_not_allowed', detail: 'Method Not Allowed' },
+    });
   });
 });
 
@@ -136,16 +174,34 @@ describe('bodies', () => {
   it('a JSON body that is not an object -> 422 model_attributes_type', async () => {
     const r = await post(sb, wf(), '[1,2]');
     expect(r.status).toBe(422);
-    expect(r.json.detail).toEqual([{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1, 2] }]);
+    expect(r.json.detail).toEqual([
+      {
+        type: 'model_attributes_type',
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        input: [1, 2],
+      },
+    ]);
   });
   it('wrong content type -> 422 (the body is not read as JSON); no content type is read as JSON', async () => {
     const h = { ...authHeaders(sb), 'content-type': 'text/plain' };
     const r = await post(sb, wf(), JSON.stringify(location), h);
     expect(r.status).toBe(422);
-    expect(r.json.detail[0]).toMatchObject({ type: 'model_attributes_type', loc: ['body'], input: JSON.stringify(location) });
+    expect(r.json.detail[0]).toMatchObject({
+      type: 'model_attributes_type',
+      loc: ['body'],
+      input: JSON.stringify(location),
+    });
     const { 'content-type': _drop, ...noType } = authHeaders(sb);
     expect((await post(sb, wf(), JSON.stringify(location), noType)).status).toBe(200);
-    expect((await post(sb, wf(), JSON.stringify(location), { ...authHeaders(sb), 'content-type': 'application/json; charset=utf-8' })).status).toBe(200);
+    expect(
+      (
+        await post(sb, wf(), JSON.stringify(location), {
+          ...authHeaders(sb),
+          'content-type': 'application/json; charset=utf-8',
+        })
+      ).status,
+    ).toBe(200);
   });
   it('oversized body -> 413 in the service shape, and the server keeps serving', async () => {
     const big = { ...location, padding: 'x'.repeat(5000) };
@@ -154,12 +210,20 @@ describe('bodies', () => {
     expect(r.json).toEqual({ detail: 'Request body too large: the limit is 4096 bytes' });
     const a = await post(sb, '/aa/fetch_data', { ...aaBody, padding: 'x'.repeat(5000) });
     expect(a.status).toBe(413);
-    expect(a.json).toEqual({ error: { type: 'payload_too_large', detail: 'Request body too large: the limit is 4096 bytes' } });
+    expect(a.json).toEqual({
+      error: { type: 'payload_too_large', detail: 'Request body too large: the limit is 4096 bytes' },
+    });
     expect((await post(sb, wf(), location)).status).toBe(200);
   });
   it('413 also for a chunked body without content-length', async () => {
-    async function* gen() { for (let i = 0; i < 10; i++) yield Buffer.from('x'.repeat(1000)); }
-    const res = await request(`${sb.url}${wf()}`, { method: 'POST', headers: authHeaders(sb), body: Readable.from(gen()) });
+    async function* gen() {
+      for (let i = 0; i < 10; i++) yield Buffer.from('x'.repeat(1000));
+    }
+    const res = await request(`${sb.url}${wf()}`, {
+      method: 'POST',
+      headers: authHeaders(sb),
+      body: Readable.from(gen()),
+    });
     expect(res.statusCode).toBe(413);
     await res.body.text();
     expect((await post(sb, wf(), location)).status).toBe(200);
@@ -173,13 +237,20 @@ describe('keep-alive', () => {
     agent.on('connect', (_o, targets) => sockets.add(targets));
     try {
       for (let i = 0; i < 20; i++) {
-        const res = await request(`${sb.url}/execute/${sb.clientId}/location_bre`, { method: 'POST', headers: authHeaders(sb), body: JSON.stringify(location), dispatcher: agent });
+        const res = await request(`${sb.url}/execute/${sb.clientId}/location_bre`, {
+          method: 'POST',
+          headers: authHeaders(sb),
+          body: JSON.stringify(location),
+          dispatcher: agent,
+        });
         expect(res.statusCode).toBe(200);
         expect(res.headers.connection).not.toBe('close');
         await res.body.text();
       }
       expect(sockets.size).toBe(1);
-    } finally { await agent.close(); }
+    } finally {
+      await agent.close();
+    }
   });
 });
 
@@ -189,10 +260,22 @@ describe('control paths', () => {
       await post(s, `/execute/${s.clientId}/location_bre`, location);
       await post(s, '/api/bureau', {}, { 'content-type': 'application/json' });
       const st = await call(s, 'GET', '/__sandbox/stats', undefined, {});
-      expect(st.json.services.workflow).toMatchObject({ requests: 1, byStatus: { 200: 1 }, sent429: 0, throttled: 0, maxInWindow: 1 });
+      expect(st.json.services.workflow).toMatchObject({
+        requests: 1,
+        byStatus: { 200: 1 },
+        sent429: 0,
+        throttled: 0,
+        maxInWindow: 1,
+      });
       expect(st.json.services.bureau.byStatus).toEqual({ 401: 1 });
       const before = s.clock.now();
-      const c = await call(s, 'POST', '/__sandbox/clock', { advanceMs: 86_400_000 }, { 'content-type': 'application/json' });
+      const c = await call(
+        s,
+        'POST',
+        '/__sandbox/clock',
+        { advanceMs: 86_400_000 },
+        { 'content-type': 'application/json' },
+      );
       expect(c.status).toBe(200);
       expect(c.json.now).toBeGreaterThanOrEqual(before + 86_400_000);
       expect(s.clock.now()).toBeGreaterThanOrEqual(before + 86_400_000);
@@ -235,7 +318,11 @@ describe('control paths', () => {
 
   it('an endless answer: a 200 whose body never ends, until the client hangs up', async () => {
     await withSandbox({ faults: { endless: 1 } }, async (s) => {
-      const res = await request(`${s.url}/execute/${s.clientId}/location_bre`, { method: 'POST', headers: authHeaders(s), body: JSON.stringify(location) });
+      const res = await request(`${s.url}/execute/${s.clientId}/location_bre`, {
+        method: 'POST',
+        headers: authHeaders(s),
+        body: JSON.stringify(location),
+      });
       expect(res.statusCode).toBe(200);
       let read = 0;
       for await (const chunk of res.body) {

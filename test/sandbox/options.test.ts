@@ -2,12 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
 import { sandboxBanner } from '../../src/sandbox/banner.js';
 import { allowChecker, parseCidr } from '../../src/sandbox/cidr.js';
-import { parseFaultSpec, parseRateSpecs, parseSandboxFlags, validateFaults, validateThrottle } from '../../src/sandbox/options.js';
+import {
+  parseFaultSpec,
+  parseRateSpecs,
+  parseSandboxFlags,
+  validateFaults,
+  validateThrottle,
+} from '../../src/sandbox/options.js';
 import { SlidingWindow, retryAfterSeconds } from '../../src/sandbox/rate.js';
 import { SANDBOX_LIMITS } from '../../src/sandbox/index.js';
 
 function usageMessage(fn: () => unknown): string {
-  try { fn(); } catch (err) {
+  try {
+    fn();
+  } catch (err) {
     expect(err).toBeInstanceOf(BreError);
     expect((err as BreError).code).toBe('USAGE');
     return (err as Error).message;
@@ -33,10 +41,16 @@ describe('--rate', () => {
   });
 
   it.each([
-    ['workflow=5/hour', "Expected --rate SERVICE=N/UNIT (UNIT s or min, e.g. workflow=500/min), SERVICE=off or off, got 'workflow=5/hour'"],
+    [
+      'workflow=5/hour',
+      "Expected --rate SERVICE=N/UNIT (UNIT s or min, e.g. workflow=500/min), SERVICE=off or off, got 'workflow=5/hour'",
+    ],
     ['teller=5/s', "Expected --rate SERVICE to be one of workflow, bureau, account, got 'teller'"],
     ['workflow=0/s', "Expected --rate workflow to be more than 0 requests per unit, got '0'"],
-    ['workflow', "Expected --rate SERVICE=N/UNIT (UNIT s or min, e.g. workflow=500/min), SERVICE=off or off, got 'workflow'"],
+    [
+      'workflow',
+      "Expected --rate SERVICE=N/UNIT (UNIT s or min, e.g. workflow=500/min), SERVICE=off or off, got 'workflow'",
+    ],
   ])('rejects %s', (spec, message) => {
     expect(usageMessage(() => parseRateSpecs([spec]))).toBe(message);
   });
@@ -44,42 +58,98 @@ describe('--rate', () => {
 
 describe('--faults', () => {
   it('parses kinds and probabilities', () => {
-    expect(parseFaultSpec('429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01')).toEqual({ '429': 0.05, '503': 0.02, reset: 0.01, slow: 0.01, malformed: 0.01 });
+    expect(parseFaultSpec('429=0.05,503=0.02,reset=0.01,slow=0.01,malformed=0.01')).toEqual({
+      '429': 0.05,
+      '503': 0.02,
+      reset: 0.01,
+      slow: 0.01,
+      malformed: 0.01,
+    });
     expect(parseFaultSpec('none')).toEqual({});
   });
   it.each([
     ['429=2', 'Expected a probability between 0 and 1 for fault 429, got 2'],
-    ['teapot=0.1', "Expected a fault kind among 429, 503, reset, slow, malformed, empty, html, trickle, endless, got 'teapot'"],
+    [
+      'teapot=0.1',
+      "Expected a fault kind among 429, 503, reset, slow, malformed, empty, html, trickle, endless, got 'teapot'",
+    ],
     ['429=0.6,503=0.6', 'Expected fault probabilities summing to at most 1, got 1.2'],
     ['429:0.1', "Expected --faults KIND=PROBABILITY[,KIND=PROBABILITY...] (e.g. 429=0.05,503=0.02), got '429:0.1'"],
   ])('rejects %s', (spec, message) => {
     expect(usageMessage(() => parseFaultSpec(spec))).toBe(message);
   });
   it('validates objects from the control path', () => {
-    expect(usageMessage(() => validateFaults({ slow: -1 }))).toBe('Expected a probability between 0 and 1 for fault slow, got -1');
+    expect(usageMessage(() => validateFaults({ slow: -1 }))).toBe(
+      'Expected a probability between 0 and 1 for fault slow, got -1',
+    );
   });
 });
 
 describe('sandbox flags', () => {
   it('applies defaults and parses every flag', () => {
-    expect(parseSandboxFlags({})).toEqual({ port: 0, host: '127.0.0.1', rate: {}, latencyMs: 0, faults: {}, seed: undefined, allow: undefined, bsaReadyAfterMs: undefined, slowMs: undefined });
-    const f = parseSandboxFlags({ port: '8080', rate: ['off'], 'latency-ms': '25', faults: '503=0.5', seed: 'abc', allow: ['10.0.0.0/8,::1'], 'bsa-ready-after': '0', 'slow-ms': '100', 'trickle-ms': '2s' });
-    expect(f).toMatchObject({ port: 8080, latencyMs: 25, faults: { '503': 0.5 }, seed: 'abc', allow: ['10.0.0.0/8', '::1'], bsaReadyAfterMs: 0, slowMs: 100, trickleMs: 2000 });
+    expect(parseSandboxFlags({})).toEqual({
+      port: 0,
+      host: '127.0.0.1',
+      rate: {},
+      latencyMs: 0,
+      faults: {},
+      seed: undefined,
+      allow: undefined,
+      bsaReadyAfterMs: undefined,
+      slowMs: undefined,
+    });
+    const f = parseSandboxFlags({
+      port: '8080',
+      rate: ['off'],
+      'latency-ms': '25',
+      faults: '503=0.5',
+      seed: 'abc',
+      allow: ['10.0.0.0/8,::1'],
+      'bsa-ready-after': '0',
+      'slow-ms': '100',
+      'trickle-ms': '2s',
+    });
+    expect(f).toMatchObject({
+      port: 8080,
+      latencyMs: 25,
+      faults: { '503': 0.5 },
+      seed: 'abc',
+      allow: ['10.0.0.0/8', '::1'],
+      bsaReadyAfterMs: 0,
+      slowMs: 100,
+      trickleMs: 2000,
+    });
     expect(f.rate).toEqual({ workflow: null, bureau: null, account: null });
     expect(parseSandboxFlags({ seed: '42' }).seed).toBe(42);
   });
   it('--throttle-for and --throttle-retry-after: a gateway throttling every call for a while', () => {
     expect(parseSandboxFlags({ 'throttle-for': '20s' }).throttle).toEqual({ forMs: 20_000, retryAfter: 0 });
-    expect(parseSandboxFlags({ 'throttle-for': '1m', 'throttle-retry-after': '3' }).throttle).toEqual({ forMs: 60_000, retryAfter: 3 });
+    expect(parseSandboxFlags({ 'throttle-for': '1m', 'throttle-retry-after': '3' }).throttle).toEqual({
+      forMs: 60_000,
+      retryAfter: 3,
+    });
     expect(parseSandboxFlags({}).throttle).toBeUndefined();
-    expect(usageMessage(() => parseSandboxFlags({ 'throttle-for': '5s', 'throttle-retry-after': '0.5' }))).toBe("Expected --throttle-retry-after to be a whole number of seconds >= 0, got '0.5'");
-    expect(usageMessage(() => validateThrottle({ forMs: -1 }))).toBe('Expected {"forMs": a number >= 0, "retryAfter": seconds >= 0}, got {"forMs":-1}');
+    expect(usageMessage(() => parseSandboxFlags({ 'throttle-for': '5s', 'throttle-retry-after': '0.5' }))).toBe(
+      "Expected --throttle-retry-after to be a whole number of seconds >= 0, got '0.5'",
+    );
+    expect(usageMessage(() => validateThrottle({ forMs: -1 }))).toBe(
+      'Expected {"forMs": a number >= 0, "retryAfter": seconds >= 0}, got {"forMs":-1}',
+    );
   });
   it.each([
     [{ port: '70000' }, "Expected --port to be a whole number from 0 to 65535, got '70000'"],
-    [{ 'latency-ms': '-5' }, "Expected --latency-ms to be a duration of at least 0 (1500ms, 30s, 2m; a bare number is milliseconds), got '-5'"],
-    [{ 'bsa-ready-after': '2 hours' }, "Expected --bsa-ready-after to be a duration of at least 0 (1500ms, 30s, 2m; a bare number is milliseconds), got '2 hours'"],
-    [{ allow: ['300.1.1.1'] }, "Expected --allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1), got '300.1.1.1'"],
+    [
+      { 'latency-ms': '-5' },
+      "Expected --latency-ms to be a duration of at least 0 (1500ms, 30s, 2m; a bare number is milliseconds), got '-5'",
+    ],
+    [
+      { 'bsa-ready-after': '2 hours' },
+      "Expected --bsa-ready-after to be a duration of at least 0 (1500ms, 30s, 2m; a bare number is milliseconds), got '2 hours'",
+    ],
+    [
+      { allow: ['300.1.1.1'] },
+      "Expected --allow to be an IP address or CIDR block (e.g. 10.0.0.0/8 or ::1), got '300.1.1.1'",
+    ],
   ])('rejects %j', (flags, message) => {
     expect(usageMessage(() => parseSandboxFlags(flags))).toBe(message);
   });
@@ -138,12 +208,22 @@ describe('sliding window', () => {
     expect(w.count).toBe(50);
   });
   it('rounds Retry-After up to whole seconds, at least 1', () => {
-    expect([retryAfterSeconds(1), retryAfterSeconds(1000), retryAfterSeconds(1001), retryAfterSeconds(59_999)]).toEqual([1, 1, 2, 60]);
+    expect([retryAfterSeconds(1), retryAfterSeconds(1000), retryAfterSeconds(1001), retryAfterSeconds(59_999)]).toEqual(
+      [1, 1, 2, 60],
+    );
   });
 });
 
 describe('banner', () => {
-  const base = { url: 'http://127.0.0.1:1234', clientId: 'sandboxclient', authToken: 'sekrit123', rates: SANDBOX_LIMITS, faults: {}, latencyMs: 0, seed: 7 };
+  const base = {
+    url: 'http://127.0.0.1:1234',
+    clientId: 'sandboxclient',
+    authToken: 'sekrit123',
+    rates: SANDBOX_LIMITS,
+    faults: {},
+    latencyMs: 0,
+    seed: 7,
+  };
   it('prints the default token and env lines', () => {
     const text = sandboxBanner({ ...base, defaultToken: true });
     expect(text).toContain('export BRE_BASE_URL=http://127.0.0.1:1234');

@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { buildPincodeTable, TABLE_PATH } from '../../scripts/build-pincode-table.js';
 
 describe('pincode table', () => {
-  it('the committed src/sandbox/geo/pincode-table.ts is the generator\'s output (re-run the script after changing it)', () => {
+  it("the committed src/sandbox/geo/pincode-table.ts is the generator's output (re-run the script after changing it)", () => {
     const built = buildPincodeTable();
-    expect(built.text === readFileSync(TABLE_PATH, 'utf8'), 'pincode-table.ts differs from what `npx tsx scripts/build-pincode-table.ts` writes').toBe(true);
+    expect(
+      built.text === readFileSync(TABLE_PATH, 'utf8'),
+      'pincode-table.ts differs from what `npx tsx scripts/build-pincode-table.ts` writes',
+    ).toBe(true);
     expect(built.pincodes).toBeGreaterThan(18_000);
     expect(built.states).toBeGreaterThan(30);
   });

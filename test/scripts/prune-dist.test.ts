@@ -13,10 +13,29 @@ function touch(path: string): void {
 
 describe('pruneDist', () => {
   it('removes compiled files whose source is gone, and the folders left empty; keeps the rest', () => {
-    for (const f of ['src/a.ts', 'src/sub/b.ts', 'dist/a.js', 'dist/a.js.map', 'dist/sub/b.js', 'dist/sub/b.js.map',
-      'dist/gone.js', 'dist/gone.js.map', 'dist/moved/c.js', 'dist/moved/c.js.map', 'dist/notes.txt']) touch(f);
-    expect(pruneDist(root).sort()).toEqual(['dist/gone.js', 'dist/gone.js.map', 'dist/moved/c.js', 'dist/moved/c.js.map', 'dist/notes.txt']);
-    for (const kept of ['dist/a.js', 'dist/a.js.map', 'dist/sub/b.js', 'dist/sub/b.js.map']) expect(existsSync(join(root, kept)), kept).toBe(true);
+    for (const f of [
+      'src/a.ts',
+      'src/sub/b.ts',
+      'dist/a.js',
+      'dist/a.js.map',
+      'dist/sub/b.js',
+      'dist/sub/b.js.map',
+      'dist/gone.js',
+      'dist/gone.js.map',
+      'dist/moved/c.js',
+      'dist/moved/c.js.map',
+      'dist/notes.txt',
+    ])
+      touch(f);
+    expect(pruneDist(root).sort()).toEqual([
+      'dist/gone.js',
+      'dist/gone.js.map',
+      'dist/moved/c.js',
+      'dist/moved/c.js.map',
+      'dist/notes.txt',
+    ]);
+    for (const kept of ['dist/a.js', 'dist/a.js.map', 'dist/sub/b.js', 'dist/sub/b.js.map'])
+      expect(existsSync(join(root, kept)), kept).toBe(true);
     expect(existsSync(join(root, 'dist', 'moved'))).toBe(false);
     expect(pruneDist(root)).toEqual([]);
   });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addMonths, formatAaDateTime, parseRangeDate, rangeExceedsMonths, type WallClock,
+  addMonths,
+  formatAaDateTime,
+  parseRangeDate,
+  rangeExceedsMonths,
+  type WallClock,
 } from '../../src/services/account/aa-dates.js';
 import { isUuid, splitHandles, uniqueHandles } from '../../src/services/account/consent.js';
 
@@ -55,7 +59,14 @@ describe('AA date conversion (MM/DD/YYYY HH:MM:SS AM/PM, 12-hour clock)', () => 
     expect(parseRangeDate(input, 'from')).toMatchObject({ ok: false });
   });
 
-  const w = (year: number, month: number, day: number, hour = 0): WallClock => ({ year, month, day, hour, minute: 0, second: 0 });
+  const w = (year: number, month: number, day: number, hour = 0): WallClock => ({
+    year,
+    month,
+    day,
+    hour,
+    minute: 0,
+    second: 0,
+  });
 
   it.each([
     [w(2024, 1, 31), 1, w(2024, 2, 29)],
@@ -105,7 +116,10 @@ describe('consent handles', () => {
   });
 
   it.each([
-    [A, true], [A.toUpperCase(), true], ['3fa85f64-5717-4562-b3fc-2c963f66afa', false], ['not-a-uuid', false],
+    [A, true],
+    [A.toUpperCase(), true],
+    ['3fa85f64-5717-4562-b3fc-2c963f66afa', false],
+    ['not-a-uuid', false],
     [`{${A}}`, false],
   ])('isUuid(%s) = %s', (input, expected) => {
     expect(isUuid(input)).toBe(expected);

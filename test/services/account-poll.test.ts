@@ -24,8 +24,12 @@ describe('pollUntilReady', () => {
   it('doubles the wait up to the cap and returns once ready', async () => {
     const clock = fakeClock();
     let n = 0;
-    const result = await pollUntilReady(async () => (++n < 6 ? pending : { state: 'ready', value: 'done' }),
-      { intervalMs: 100, maxIntervalMs: 500, timeoutMs: 60_000 }, new AbortController().signal, clock);
+    const result = await pollUntilReady(
+      async () => (++n < 6 ? pending : { state: 'ready', value: 'done' }),
+      { intervalMs: 100, maxIntervalMs: 500, timeoutMs: 60_000 },
+      new AbortController().signal,
+      clock,
+    );
     expect(result).toEqual({ value: 'done', polls: 6 });
     expect(clock.waits).toEqual([100, 200, 400, 500, 500]);
   });
@@ -33,9 +37,15 @@ describe('pollUntilReady', () => {
   it('gives NOT_READY at the time limit, after a last poll at the limit', async () => {
     const clock = fakeClock();
     let polls = 0;
-    const err = await pollUntilReady(async () => { polls += 1; return pending; },
-      { intervalMs: 1000, maxIntervalMs: 10_000, timeoutMs: 5000 }, new AbortController().signal, clock)
-      .catch((e: unknown) => e);
+    const err = await pollUntilReady(
+      async () => {
+        polls += 1;
+        return pending;
+      },
+      { intervalMs: 1000, maxIntervalMs: 10_000, timeoutMs: 5000 },
+      new AbortController().signal,
+      clock,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BreError);
     expect((err as BreError).code).toBe('NOT_READY');
     expect((err as BreError).message).toContain('--retry-errors');
@@ -47,16 +57,28 @@ describe('pollUntilReady', () => {
 
   it('ready on the first poll makes no wait', async () => {
     const clock = fakeClock();
-    const r = await pollUntilReady(async () => ({ state: 'ready', value: 1 }),
-      { intervalMs: 10, maxIntervalMs: 10, timeoutMs: 10 }, new AbortController().signal, clock);
+    const r = await pollUntilReady(
+      async () => ({ state: 'ready', value: 1 }),
+      { intervalMs: 10, maxIntervalMs: 10, timeoutMs: 10 },
+      new AbortController().signal,
+      clock,
+    );
     expect(r.polls).toBe(1);
     expect(clock.waits).toEqual([]);
   });
 
   it('propagates an error from a poll unchanged', async () => {
     const boom = new BreError('ACCOUNT_ERROR', 'failed');
-    await expect(pollUntilReady(async () => { throw boom; },
-      { intervalMs: 10, maxIntervalMs: 10, timeoutMs: 100 }, new AbortController().signal, fakeClock())).rejects.toBe(boom);
+    await expect(
+      pollUntilReady(
+        async () => {
+          throw boom;
+        },
+        { intervalMs: 10, maxIntervalMs: 10, timeoutMs: 100 },
+        new AbortController().signal,
+        fakeClock(),
+      ),
+    ).rejects.toBe(boom);
   });
 
   it('stops with INTERRUPTED when the signal aborts during a wait (real timers)', async () => {
@@ -69,8 +91,11 @@ describe('pollUntilReady', () => {
       setImmediate(() => ac.abort(new Error('stop')));
       return pending;
     };
-    const err = await pollUntilReady(poll, { intervalMs: 3_600_000, maxIntervalMs: 3_600_000, timeoutMs: 7_200_000 }, ac.signal)
-      .catch((e: unknown) => e);
+    const err = await pollUntilReady(
+      poll,
+      { intervalMs: 3_600_000, maxIntervalMs: 3_600_000, timeoutMs: 7_200_000 },
+      ac.signal,
+    ).catch((e: unknown) => e);
     expect((err as BreError).code).toBe('INTERRUPTED');
     expect(polls).toBe(1);
   });
@@ -79,8 +104,15 @@ describe('pollUntilReady', () => {
     const ac = new AbortController();
     ac.abort();
     let polls = 0;
-    const err = await pollUntilReady(async () => { polls += 1; return pending; },
-      { intervalMs: 10, maxIntervalMs: 10, timeoutMs: 100 }, ac.signal, fakeClock()).catch((e: unknown) => e);
+    const err = await pollUntilReady(
+      async () => {
+        polls += 1;
+        return pending;
+      },
+      { intervalMs: 10, maxIntervalMs: 10, timeoutMs: 100 },
+      ac.signal,
+      fakeClock(),
+    ).catch((e: unknown) => e);
     expect((err as BreError).code).toBe('INTERRUPTED');
     expect(polls).toBe(0);
   });
@@ -88,8 +120,15 @@ describe('pollUntilReady', () => {
   it('a frozen clock cannot make it poll forever', async () => {
     const frozen: PollClock = { now: () => 0, sleep: async () => {} };
     let polls = 0;
-    const err = await pollUntilReady(async () => { polls += 1; return pending; },
-      { intervalMs: 100, maxIntervalMs: 100, timeoutMs: 1000 }, new AbortController().signal, frozen).catch((e: unknown) => e);
+    const err = await pollUntilReady(
+      async () => {
+        polls += 1;
+        return pending;
+      },
+      { intervalMs: 100, maxIntervalMs: 100, timeoutMs: 1000 },
+      new AbortController().signal,
+      frozen,
+    ).catch((e: unknown) => e);
     expect((err as BreError).code).toBe('NOT_READY');
     expect(polls).toBe(12);
   });
@@ -98,10 +137,27 @@ describe('pollUntilReady', () => {
 describe('scrubSecrets', () => {
   const url = 'https://reports.example/abc123?sig=XYZ';
   it('replaces any string that holds a secret, at any depth, and leaves others', () => {
-    const out = scrubSecrets({
-      a: url, b: `see ${url}`, c: 'fine', d: 5, e: [url, 'ok'], f: { g: url }, h: null,
-    }, [{ name: 'report_url', value: url }]);
-    expect(out).toEqual({ a: REDACTED, b: REDACTED, c: 'fine', d: 5, e: [REDACTED, 'ok'], f: { g: REDACTED }, h: null });
+    const out = scrubSecrets(
+      {
+        a: url,
+        b: `see ${url}`,
+        c: 'fine',
+        d: 5,
+        e: [url, 'ok'],
+        f: { g: url },
+        h: null,
+      },
+      [{ name: 'report_url', value: url }],
+    );
+    expect(out).toEqual({
+      a: REDACTED,
+      b: REDACTED,
+      c: 'fine',
+      d: 5,
+      e: [REDACTED, 'ok'],
+      f: { g: REDACTED },
+      h: null,
+    });
   });
 
   it('does not search for very short secrets (a 3-letter password would redact words)', () => {

@@ -50,10 +50,26 @@ describe('detectBureauFormat', () => {
     ['bureau_c root', j({ INProfileResponse: {} }), { format: 'bureau_c_softpull_json' }],
     ['bureau_d root', j({ InquiryResponseHeader: {}, CCRResponse: {} }), { format: 'bureau_d_softpull_json' }],
     ['BOM and whitespace', `\ufeff  ${j({ cir_report_file: {} })}\n`, { format: 'bureau_b_json' }],
-    ['xml root any case and separator', '<?xml version="1.0"?><cir_report_file><a/></cir_report_file>', { format: 'bureau_b_xml' }],
-    ['xml root with a namespace prefix', '<!-- c --><ns:CIR-REPORT-FILE xmlns:ns="u"></ns:CIR-REPORT-FILE>', { format: 'bureau_b_xml' }],
-    ['soap envelope', '<soapenv:Envelope><soapenv:Body><processResponse><processReturn><INProfileResponse/></processReturn></processResponse></soapenv:Body></soapenv:Envelope>', { code: 'REPORT_FORMAT_UNSUPPORTED' }],
-    ['bare INProfileResponse xml', '<INProfileResponse><SCORE/></INProfileResponse>', { code: 'REPORT_FORMAT_UNSUPPORTED' }],
+    [
+      'xml root any case and separator',
+      '<?xml version="1.0"?><cir_report_file><a/></cir_report_file>',
+      { format: 'bureau_b_xml' },
+    ],
+    [
+      'xml root with a namespace prefix',
+      '<!-- c --><ns:CIR-REPORT-FILE xmlns:ns="u"></ns:CIR-REPORT-FILE>',
+      { format: 'bureau_b_xml' },
+    ],
+    [
+      'soap envelope',
+      '<soapenv:Envelope><soapenv:Body><processResponse><processReturn><INProfileResponse/></processReturn></processResponse></soapenv:Body></soapenv:Envelope>',
+      { code: 'REPORT_FORMAT_UNSUPPORTED' },
+    ],
+    [
+      'bare INProfileResponse xml',
+      '<INProfileResponse><SCORE/></INProfileResponse>',
+      { code: 'REPORT_FORMAT_UNSUPPORTED' },
+    ],
     ['empty soap envelope', '<Envelope><Body/></Envelope>', { code: 'REPORT_FORMAT_UNKNOWN' }],
     ['other xml root', '<Report></Report>', { code: 'REPORT_FORMAT_UNKNOWN' }],
     ['truncated xml', '<CIR-REPORT-FILE><A>', { code: 'REPORT_FORMAT_UNKNOWN' }],
@@ -70,7 +86,9 @@ describe('detectBureauFormat', () => {
 
   it('reasons name keys, not values, and point at bureau_c_softpull_json_v2', () => {
     const r = detectBureauFormat(j({ name: 'FAKE TESTPERSON', pan: 'ABCDE1234F' }));
-    expect('unknown' in r && r.unknown).toMatch(/top-level keys \[name, pan\].*bureau_c_softpull_json_v2 is never detected/);
+    expect('unknown' in r && r.unknown).toMatch(
+      /top-level keys \[name, pan\].*bureau_c_softpull_json_v2 is never detected/,
+    );
     expect('unknown' in r && r.unknown).not.toMatch(/TESTPERSON|ABCDE1234F/);
     const bad = detectBureauFormat('{"pan":"ABCDE1234F",');
     expect('unknown' in bad && bad.unknown).not.toMatch(/ABCDE1234F/);
@@ -95,11 +113,16 @@ describe('detect command', () => {
     const lines: string[] = [];
     const code = await runDetect([join(REPORTS, 'bureau_a.json'), join(REPORTS, 'bureau_b.xml')], (l) => lines.push(l));
     expect(code).toBe(0);
-    expect(lines).toEqual([`${join(REPORTS, 'bureau_a.json')}\tbureau_a_json\n`, `${join(REPORTS, 'bureau_b.xml')}\tbureau_b_xml\n`]);
+    expect(lines).toEqual([
+      `${join(REPORTS, 'bureau_a.json')}\tbureau_a_json\n`,
+      `${join(REPORTS, 'bureau_b.xml')}\tbureau_b_xml\n`,
+    ]);
   });
   it('exit 1 when one is unknown; the SOAP form is unknown with its reason', async () => {
     const lines: string[] = [];
-    const code = await runDetect([join(REPORTS, 'bureau_a.json'), join(REPORTS, 'bureau_c_soap.xml')], (l) => lines.push(l));
+    const code = await runDetect([join(REPORTS, 'bureau_a.json'), join(REPORTS, 'bureau_c_soap.xml')], (l) =>
+      lines.push(l),
+    );
     expect(code).toBe(1);
     expect(lines[1]).toMatch(/bureau_c_soap\.xml\tunknown: the SOAP\/XML form of the bureau_c report/);
   });

@@ -22,8 +22,12 @@ beforeAll(async () => {
   const limiter = new PacedLimiter({ service: 'account', rate: null, concurrency: 4 });
   const target = { baseUrl: sandbox.urls.account, timeoutMs: 5000, limiter, connections: 4 };
   client = createClient({
-    clientId: sandbox.clientId, authToken: sandbox.authToken, maxAttempts: 2, signal: new AbortController().signal,
-    targets: { workflow: target, bureau: target, account: target }, sleep: async () => {},
+    clientId: sandbox.clientId,
+    authToken: sandbox.authToken,
+    maxAttempts: 2,
+    signal: new AbortController().signal,
+    targets: { workflow: target, bureau: target, account: target },
+    sleep: async () => {},
   });
   call = (path, body, o) => client.call('account', path, body, o);
 });
@@ -34,7 +38,11 @@ afterAll(async () => {
 });
 
 /** prepare + execute one row; returns the output or the thrown error. */
-async function runKind<O>(kind: StageKind<O, any>, data: Record<string, unknown>, options: Record<string, unknown> = {}) {
+async function runKind<O>(
+  kind: StageKind<O, any>,
+  data: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+) {
   const st = stage(kind, options);
   const ctx = context();
   const prep = await kind.prepare(row(data), st, ctx);
@@ -52,7 +60,12 @@ describe('account stage kinds against the sandbox', () => {
     const out = await runKind(aaFetchKind, AA);
     if (out instanceof Error) throw out;
     expect(out.calls).toBe(1);
-    expect(out.result).toMatchObject({ success: true, consents_count: 1, accounts_count: 1, transactions_status: 'ok' });
+    expect(out.result).toMatchObject({
+      success: true,
+      consents_count: 1,
+      accounts_count: 1,
+      transactions_status: 'ok',
+    });
     expect(out.transactions!.length).toBeGreaterThan(10);
     expect(out.result.transactions_count).toBe(out.transactions!.length);
     for (const t of out.transactions!) {
@@ -72,7 +85,10 @@ describe('account stage kinds against the sandbox', () => {
   });
 
   it('aa_fetch errors from the service become row errors with the service message', async () => {
-    expect(await runKind(aaFetchKind, { ...AA, aa_session_id: 'unknown-9' })).toMatchObject({ code: 'ACCOUNT_ERROR', status: 404 });
+    expect(await runKind(aaFetchKind, { ...AA, aa_session_id: 'unknown-9' })).toMatchObject({
+      code: 'ACCOUNT_ERROR',
+      status: 404,
+    });
     expect(await runKind(aaFetchKind, { ...AA, aa_session_id: 'multi-x' })).toMatchObject({ code: 'ACCOUNT_ERROR' });
   });
 
@@ -87,7 +103,11 @@ describe('account stage kinds against the sandbox', () => {
   });
 
   it('bsa_fetch: polls until ready, fetch_uploaded secrets kept apart, two accounts', async () => {
-    const out = await runKind(bsaFetchKind, { user_id: 'USER9', aa_session_id: 'twoacc-9' }, { ...FAST, fetch_uploaded: true });
+    const out = await runKind(
+      bsaFetchKind,
+      { user_id: 'USER9', aa_session_id: 'twoacc-9' },
+      { ...FAST, fetch_uploaded: true },
+    );
     if (out instanceof Error) throw out;
     expect(out.result.status_checks).toBeGreaterThan(1);
     expect(out.calls).toBe((out.result.status_checks as number) + 2);
@@ -103,7 +123,11 @@ describe('account stage kinds against the sandbox', () => {
     ['failed', 'ACCOUNT_ERROR'],
     ['unknown', 'ACCOUNT_ERROR'],
   ])('bsa_fetch %s session -> %s', async (kind, code) => {
-    const out = await runKind(bsaFetchKind, { user_id: 'USER9', aa_session_id: `${kind}-9` }, { ...FAST, ready_timeout_ms: 400 });
+    const out = await runKind(
+      bsaFetchKind,
+      { user_id: 'USER9', aa_session_id: `${kind}-9` },
+      { ...FAST, ready_timeout_ms: 400 },
+    );
     expect(out).toMatchObject({ code });
   });
 });

@@ -7,7 +7,13 @@ import { context, fakeCall, row, stage } from './helpers.js';
 
 const H1 = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 const H2 = '9b2d3c1e-0f4a-4b7c-8d6e-1a2b3c4d5e6f';
-const base = { reference_id: 'R1', user_id: 'USER1', aa_session_id: 'SESS1', date_from: '2024-01-01', date_to: '2024-03-31' };
+const base = {
+  reference_id: 'R1',
+  user_id: 'USER1',
+  aa_session_id: 'SESS1',
+  date_from: '2024-01-01',
+  date_to: '2024-03-31',
+};
 
 async function prepare(data: Record<string, unknown>, options: Record<string, unknown> = {}) {
   const ctx = context();
@@ -15,7 +21,10 @@ async function prepare(data: Record<string, unknown>, options: Record<string, un
   return { result, ctx };
 }
 
-async function prepared(data: Record<string, unknown>, options: Record<string, unknown> = {}): Promise<AaFetchPrepared> {
+async function prepared(
+  data: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+): Promise<AaFetchPrepared> {
   const { result } = await prepare(data, options);
   if (!result.ok) throw new Error(`prepare failed: ${JSON.stringify(result.errors)}`);
   return result.value;
@@ -37,18 +46,31 @@ describe('aa_fetch registration and options', () => {
 describe('aa_fetch prepare', () => {
   it('builds the spec body with API-form dates (single consent: no consent_handle)', async () => {
     const value = await prepared(base);
-    expect(value.bodies).toEqual([{
-      user_id: 'USER1', aa_session_id: 'SESS1', datetimerangefrom: '01/01/2024 12:00:00 AM',
-      datetimerangeto: '03/31/2024 11:59:59 PM', generate_insights: true,
-    }]);
+    expect(value.bodies).toEqual([
+      {
+        user_id: 'USER1',
+        aa_session_id: 'SESS1',
+        datetimerangefrom: '01/01/2024 12:00:00 AM',
+        datetimerangeto: '03/31/2024 11:59:59 PM',
+        generate_insights: true,
+      },
+    ]);
   });
 
   it('accepts the API columns as they are, and generate_insights=false', async () => {
-    const value = await prepared({
-      user_id: 'U', aa_session_id: 'S', datetimerangefrom: '01/01/2024 12:00:00 AM', datetimerangeto: '01/31/2024 12:30:00 PM',
-    }, { generate_insights: false });
+    const value = await prepared(
+      {
+        user_id: 'U',
+        aa_session_id: 'S',
+        datetimerangefrom: '01/01/2024 12:00:00 AM',
+        datetimerangeto: '01/31/2024 12:30:00 PM',
+      },
+      { generate_insights: false },
+    );
     expect(value.bodies[0]).toMatchObject({
-      datetimerangefrom: '01/01/2024 12:00:00 AM', datetimerangeto: '01/31/2024 12:30:00 PM', generate_insights: false,
+      datetimerangefrom: '01/01/2024 12:00:00 AM',
+      datetimerangeto: '01/31/2024 12:30:00 PM',
+      generate_insights: false,
     });
   });
 
@@ -84,7 +106,13 @@ describe('aa_fetch prepare', () => {
     const { result } = await prepare({ reference_id: 'R', date_from: 'x', consent_handle: 'y' });
     expect(result.ok).toBe(false);
     if (!result.ok) {
-      expect(result.errors.map((e) => e.field).sort()).toEqual(['aa_session_id', 'consent_handle', 'date_from', 'date_to', 'user_id']);
+      expect(result.errors.map((e) => e.field).sort()).toEqual([
+        'aa_session_id',
+        'consent_handle',
+        'date_from',
+        'date_to',
+        'user_id',
+      ]);
     }
   });
 
@@ -93,7 +121,8 @@ describe('aa_fetch prepare', () => {
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.errors[0].message).toBe(
-        'Expected a date_to later than date_from, got date_from 05/01/2024 12:00:00 AM and date_to 03/31/2024 11:59:59 PM');
+        'Expected a date_to later than date_from, got date_from 05/01/2024 12:00:00 AM and date_to 03/31/2024 11:59:59 PM',
+      );
     }
   });
 
@@ -112,34 +141,50 @@ describe('aa_fetch prepare', () => {
 describe('aa_fetch execute', () => {
   it('single consent: one call, summary result and transactions', async () => {
     const value = await prepared(base);
-    const call = fakeCall(() => aaResponse([aaFiObject('XXXX1234', [aaTransaction(), aaTransaction({ txnId: 'T2' })])]));
+    const call = fakeCall(() =>
+      aaResponse([aaFiObject('XXXX1234', [aaTransaction(), aaTransaction({ txnId: 'T2' })])]),
+    );
     const out = await aaFetchKind.execute(value, call, stage(aaFetchKind), context());
     expect(call.calls).toEqual([{ path: '/aa/fetch_data', body: value.bodies[0] }]);
     expect(out.calls).toBe(1);
     expect(out.transactions).toHaveLength(2);
-    expect(out.result).toMatchObject({ request_id: 'REQ-AA-1', accounts_count: 1, transactions_count: 2, consents_count: 1 });
+    expect(out.result).toMatchObject({
+      request_id: 'REQ-AA-1',
+      accounts_count: 1,
+      transactions_count: 2,
+      consents_count: 1,
+    });
     expect(out.secrets).toBeUndefined();
   });
 
   it('multi-consent: N calls, one per handle, accounts kept apart', async () => {
     const value = await prepared({ ...base, consent_handles: `${H1}|${H2}` });
-    const call = fakeCall((_p, body) => aaResponse(
-      [aaFiObject(body.consent_handle === H1 ? 'XXXX1111' : 'XXXX2222', [aaTransaction()])],
-      { request_id: `REQ-${String(body.consent_handle).slice(0, 4)}` }));
+    const call = fakeCall((_p, body) =>
+      aaResponse([aaFiObject(body.consent_handle === H1 ? 'XXXX1111' : 'XXXX2222', [aaTransaction()])], {
+        request_id: `REQ-${String(body.consent_handle).slice(0, 4)}`,
+      }),
+    );
     const out = await aaFetchKind.execute(value, call, stage(aaFetchKind), context());
     expect(call.calls.map((c) => c.body.consent_handle)).toEqual([H1, H2]);
     expect(out.calls).toBe(2);
     expect(out.transactions?.map((t) => t.account)).toEqual(['XXXX1111', 'XXXX2222']);
     expect(out.result).toMatchObject({
-      request_id: 'REQ-3fa8;REQ-9b2d', consents_count: 2, accounts_count: 2,
-      'account.maskedAccNumber': 'XXXX1111', 'account.2.maskedAccNumber': 'XXXX2222',
+      request_id: 'REQ-3fa8;REQ-9b2d',
+      consents_count: 2,
+      accounts_count: 2,
+      'account.maskedAccNumber': 'XXXX1111',
+      'account.2.maskedAccNumber': 'XXXX2222',
     });
   });
 
   it('an error from the service (e.g. unknown session) fails the row and stops further calls', async () => {
     const value = await prepared({ ...base, consent_handles: `${H1};${H2}` });
-    const call = fakeCall(() => { throw new BreError('ACCOUNT_ERROR', 'no aa session found', { status: 404 }); });
-    await expect(aaFetchKind.execute(value, call, stage(aaFetchKind), context())).rejects.toMatchObject({ code: 'ACCOUNT_ERROR' });
+    const call = fakeCall(() => {
+      throw new BreError('ACCOUNT_ERROR', 'no aa session found', { status: 404 });
+    });
+    await expect(aaFetchKind.execute(value, call, stage(aaFetchKind), context())).rejects.toMatchObject({
+      code: 'ACCOUNT_ERROR',
+    });
     expect(call.calls).toHaveLength(1);
   });
 
@@ -149,14 +194,24 @@ describe('aa_fetch execute', () => {
     ['a text body', 'ok', 'BAD_RESPONSE'],
   ])('a 200 with %s is a row error %s', async (_name, body, code) => {
     const value = await prepared(base);
-    await expect(aaFetchKind.execute(value, fakeCall(() => body), stage(aaFetchKind), context()))
-      .rejects.toMatchObject({ code });
+    await expect(
+      aaFetchKind.execute(
+        value,
+        fakeCall(() => body),
+        stage(aaFetchKind),
+        context(),
+      ),
+    ).rejects.toMatchObject({ code });
   });
 
   it('an unknown provider shape is a success with transactions_status saying so', async () => {
     const value = await prepared(base);
-    const out = await aaFetchKind.execute(value, fakeCall(() => aaResponse([], { service_response: { v2: {} } })),
-      stage(aaFetchKind), context());
+    const out = await aaFetchKind.execute(
+      value,
+      fakeCall(() => aaResponse([], { service_response: { v2: {} } })),
+      stage(aaFetchKind),
+      context(),
+    );
     expect(out.transactions).toEqual([]);
     expect(out.result.transactions_status).toBe('unrecognised_shape');
   });

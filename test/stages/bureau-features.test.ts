@@ -24,7 +24,9 @@ describe('bureau_features stage kind', () => {
     const v2 = bureauFeaturesKind.optionsSchema.safeParse({ format: 'bureau_c_softpull_json_v2' });
     expect(v2.success).toBe(false);
     expect(v2.error?.issues[0].message).toMatch(/not accepted by the bureau feature endpoint/);
-    expect(bureauFeaturesKind.optionsSchema.safeParse({ format: 'xyz' }).error?.issues[0].message).toMatch(/^Expected one of bureau_a_json, .*got 'xyz'$/);
+    expect(bureauFeaturesKind.optionsSchema.safeParse({ format: 'xyz' }).error?.issues[0].message).toMatch(
+      /^Expected one of bureau_a_json, .*got 'xyz'$/,
+    );
     expect(bureauFeaturesKind.optionsSchema.safeParse({ formt: 'bureau_b_xml' }).success).toBe(false);
   });
 
@@ -39,29 +41,61 @@ describe('bureau_features stage kind', () => {
   });
 
   it('prepare -> the /api/bureau body; execute -> the flat features', async () => {
-    const prep = await bureauFeaturesKind.prepare(row({ ...TOP, bureau_report_path: 'reports/bureau_c_softpull.json' }), stage(), ctx());
+    const prep = await bureauFeaturesKind.prepare(
+      row({ ...TOP, bureau_report_path: 'reports/bureau_c_softpull.json' }),
+      stage(),
+      ctx(),
+    );
     expect(prep).toEqual({
       ok: true,
-      value: { body: {
-        user_id: 'U1', reference_id: 'R1', fetched_timestamp: '2026-11-21 04:05:06',
-        raw_data: readFileSync(join(SAMPLES, 'reports/bureau_c_softpull.json')).toString('base64'), format_type: 'bureau_c_softpull_json',
-      } },
+      value: {
+        body: {
+          user_id: 'U1',
+          reference_id: 'R1',
+          fetched_timestamp: '2026-11-21 04:05:06',
+          raw_data: readFileSync(join(SAMPLES, 'reports/bureau_c_softpull.json')).toString('base64'),
+          format_type: 'bureau_c_softpull_json',
+        },
+      },
     });
-    const answer = { reference_id: 'R1', score: 745, cbs_risk_grade_v1: 2, is_risky_customer: false, extra_feature: 'x' };
+    const answer = {
+      reference_id: 'R1',
+      score: 745,
+      cbs_risk_grade_v1: 2,
+      is_risky_customer: false,
+      extra_feature: 'x',
+    };
     const call = fakeCall(() => answer);
     const out = await bureauFeaturesKind.execute(prep.ok ? prep.value : { body: {} }, call, stage(), ctx());
     expect(call.calls.map((c) => c.path)).toEqual(['/api/bureau']);
     expect(out).toEqual({ result: answer, calls: 1 });
-    expect(Object.keys(out.result)).toEqual(['reference_id', 'cbs_risk_grade_v1', 'is_risky_customer', 'score', 'extra_feature']);
+    expect(Object.keys(out.result)).toEqual([
+      'reference_id',
+      'cbs_risk_grade_v1',
+      'is_risky_customer',
+      'score',
+      'extra_feature',
+    ]);
   });
 
   it('the SOAP report is refused before any call', async () => {
-    const prep = await bureauFeaturesKind.prepare(row({ ...TOP, bureau_report_path: 'reports/bureau_c_soap.xml' }), stage(), ctx());
+    const prep = await bureauFeaturesKind.prepare(
+      row({ ...TOP, bureau_report_path: 'reports/bureau_c_soap.xml' }),
+      stage(),
+      ctx(),
+    );
     expect(prep.ok).toBe(false);
     if (!prep.ok) expect(prep.errors[0].code).toBe('REPORT_FORMAT_UNSUPPORTED');
   });
 
   it('execute: a non-object answer is BAD_RESPONSE', async () => {
-    await expect(bureauFeaturesKind.execute({ body: {} }, fakeCall(() => 'oops'), stage(), ctx())).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
+    await expect(
+      bureauFeaturesKind.execute(
+        { body: {} },
+        fakeCall(() => 'oops'),
+        stage(),
+        ctx(),
+      ),
+    ).rejects.toMatchObject({ code: 'BAD_RESPONSE' });
   });
 });

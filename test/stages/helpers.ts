@@ -28,8 +28,15 @@ export function context(now?: Date | (() => Date)): TestContext {
   const abort = new AbortController();
   const clock = typeof now === 'function' ? now : () => now ?? new Date();
   return {
-    filesRoot: folderRoot(SAMPLES, false), clientId: 'client-01', now: clock, signal: abort.signal, abort, warnings,
-    warn: (message) => { warnings.push(message); },
+    filesRoot: folderRoot(SAMPLES, false),
+    clientId: 'client-01',
+    now: clock,
+    signal: abort.signal,
+    abort,
+    warnings,
+    warn: (message) => {
+      warnings.push(message);
+    },
   };
 }
 
@@ -39,8 +46,9 @@ export interface Recorded {
 }
 
 /** A ServiceCall answering from `answer(path, body, n)` (n = calls so far to that path, from 1). */
-export function fakeCall(answer: (path: string, body: JsonObject, n: number) => unknown | Promise<unknown>):
-  ServiceCall & { calls: Recorded[] } {
+export function fakeCall(
+  answer: (path: string, body: JsonObject, n: number) => unknown | Promise<unknown>,
+): ServiceCall & { calls: Recorded[] } {
   const calls: Recorded[] = [];
   const counts = new Map<string, number>();
   const fn = (async (path: string, body: JsonObject): Promise<CallResult> => {

@@ -7,7 +7,16 @@ import { readRows } from '../../src/input/read.js';
 import { getStageKind } from '../../src/stages/index.js';
 import { context, SAMPLES } from './helpers.js';
 
-const PIPELINES = ['location', 'bureau_mobile', 'bank', 'bureau_mobile_bank', 'repeat', 'bureau_features', 'rescore', 'champion_challenger'];
+const PIPELINES = [
+  'location',
+  'bureau_mobile',
+  'bank',
+  'bureau_mobile_bank',
+  'repeat',
+  'bureau_features',
+  'rescore',
+  'champion_challenger',
+];
 
 function sampleOf(name: string): string | undefined {
   for (const ext of ['.csv', '.ndjson']) if (existsSync(join(SAMPLES, name + ext))) return join(SAMPLES, name + ext);

@@ -4,6 +4,12 @@ declare module 'parse-prometheus-text-format' {
     name: string;
     help: string;
     type: string;
-    metrics: { value?: string; labels?: Record<string, string>; buckets?: Record<string, string>; count?: string; sum?: string }[];
+    metrics: {
+      value?: string;
+      labels?: Record<string, string>;
+      buckets?: Record<string, string>;
+      count?: string;
+      sum?: string;
+    }[];
   }[];
 }

@@ -36,7 +36,11 @@ export const DEFAULT_REPLICATES = 1000;
  * Runs `statistic` on the full-sample weights and on each replicate's; returns the full-sample values and, per
  * statistic, its replicate values (NaN where the statistic is undefined in a replicate: no bad drawn, say).
  */
-export function bootstrap(d: Design, o: BootstrapOptions, statistic: (weights: Float64Array) => readonly number[]): { full: readonly number[]; replicates: Float64Array[] } {
+export function bootstrap(
+  d: Design,
+  o: BootstrapOptions,
+  statistic: (weights: Float64Array) => readonly number[],
+): { full: readonly number[]; replicates: Float64Array[] } {
   const H = d.strata.length;
   const ws = stratumWeights(d.strata);
   const members: number[][] = Array.from({ length: H }, () => []);
@@ -81,7 +85,11 @@ const MIN_DEFINED_SHARE = 0.9;
 export function replicateSe(d: Design, replicates: Float64Array): number | null {
   let n = 0;
   let sum = 0;
-  for (const v of replicates) if (Number.isFinite(v)) { n += 1; sum += v; }
+  for (const v of replicates)
+    if (Number.isFinite(v)) {
+      n += 1;
+      sum += v;
+    }
   if (n < 2 || n < MIN_DEFINED_SHARE * replicates.length) return null;
   const mean = sum / n;
   let ss = 0;

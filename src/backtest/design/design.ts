@@ -47,18 +47,23 @@ export function checkDesign(d: Design): Design {
   const counts = new Int32Array(d.strata.length);
   for (const s of d.strata) {
     if (!Number.isInteger(s.population) || !Number.isInteger(s.sampled) || s.sampled < 0 || s.population < s.sampled) {
-      throw new DesignError(`Expected stratum '${s.name}' to have whole numbers population ≥ sample ≥ 0, got population ${s.population} and sample ${s.sampled}`);
+      throw new DesignError(
+        `Expected stratum '${s.name}' to have whole numbers population ≥ sample ≥ 0, got population ${s.population} and sample ${s.sampled}`,
+      );
     }
-    if (s.population === 0) throw new DesignError(`Expected stratum '${s.name}' to have a population of at least 1, got 0`);
+    if (s.population === 0)
+      throw new DesignError(`Expected stratum '${s.name}' to have a population of at least 1, got 0`);
   }
   for (let i = 0; i < d.unitStratum.length; i += 1) {
     const h = d.unitStratum[i];
-    if (h < 0 || h >= d.strata.length) throw new DesignError(`Expected unit ${i} to be in one of the ${d.strata.length} strata, got stratum index ${h}`);
+    if (h < 0 || h >= d.strata.length)
+      throw new DesignError(`Expected unit ${i} to be in one of the ${d.strata.length} strata, got stratum index ${h}`);
     counts[h] += 1;
   }
   counts.forEach((c, h) => {
     const s = d.strata[h];
-    if (c > s.sampled) throw new DesignError(`Expected at most ${s.sampled} sampled units in stratum '${s.name}', got ${c}`);
+    if (c > s.sampled)
+      throw new DesignError(`Expected at most ${s.sampled} sampled units in stratum '${s.name}', got ${c}`);
   });
   return d;
 }
@@ -87,6 +92,8 @@ export function unitsPerStratum(d: Design): Int32Array {
 export function coveredPopulation(d: Design): number {
   const r = unitsPerStratum(d);
   let n = 0;
-  d.strata.forEach((s, h) => { if (r[h] > 0) n += s.population; });
+  d.strata.forEach((s, h) => {
+    if (r[h] > 0) n += s.population;
+  });
   return n;
 }

@@ -35,7 +35,8 @@ export interface Estimate {
  * swap-in among the sampled keys, say). The population may well hold other values, so [x, x] would claim a
  * certainty the sample does not have: no interval is given.
  */
-export const NO_VARIATION = 'every sampled key has the same value: the sample gives no interval (the population may differ)';
+export const NO_VARIATION =
+  'every sampled key has the same value: the sample gives no interval (the population may differ)';
 
 /** Per-unit values, one per unit of the design, in the design's unit order. */
 export type Values = Float64Array;
@@ -75,7 +76,8 @@ function withSe(d: Design, estimate: number, variance: number | null, bounds?: I
 }
 
 function check(d: Design, v: Values, what: string): void {
-  if (v.length !== d.unitStratum.length) throw new RangeError(`Expected ${d.unitStratum.length} values of ${what}, got ${v.length}`);
+  if (v.length !== d.unitStratum.length)
+    throw new RangeError(`Expected ${d.unitStratum.length} values of ${what}, got ${v.length}`);
 }
 
 /** Ŷ = Σ w·y. */
@@ -120,7 +122,10 @@ export function degreesOfFreedom(d: Design): number {
   let strata = 0;
   for (let i = 0; i < d.unitStratum.length; i += 1) {
     const h = d.unitStratum[i];
-    if (!seen[h]) { seen[h] = 1; strata += 1; }
+    if (!seen[h]) {
+      seen[h] = 1;
+      strata += 1;
+    }
   }
   return d.unitStratum.length - strata;
 }

@@ -46,7 +46,10 @@ export function stratifiedVariance(d: Design, z: Float64Array, lonely: LonelyPsu
     present += 1;
     const s = d.strata[h];
     const f = fpcFactor(s);
-    if (f < CENSUS_TOLERANCE) { withVariance += 1; continue; }
+    if (f < CENSUS_TOLERANCE) {
+      withVariance += 1;
+      continue;
+    }
     const n = s.sampled;
     if (n === 1 && lonely === 'average') continue;
     withVariance += 1;

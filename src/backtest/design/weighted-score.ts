@@ -29,9 +29,15 @@ export interface PreparedScore {
 /**
  * Keeps the units with a finite score and an outcome of 0 (good) or 1 (bad); `outcome` holds −1 for unknown.
  */
-export function prepareScore(score: Float64Array, outcome: Int8Array, direction: Direction, keep: (i: number) => boolean = () => true): PreparedScore {
+export function prepareScore(
+  score: Float64Array,
+  outcome: Int8Array,
+  direction: Direction,
+  keep: (i: number) => boolean = () => true,
+): PreparedScore {
   const idx: number[] = [];
-  for (let i = 0; i < score.length; i += 1) if (Number.isFinite(score[i]) && (outcome[i] === 0 || outcome[i] === 1) && keep(i)) idx.push(i);
+  for (let i = 0; i < score.length; i += 1)
+    if (Number.isFinite(score[i]) && (outcome[i] === 0 || outcome[i] === 1) && keep(i)) idx.push(i);
   idx.sort((x, y) => score[x] - score[y] || x - y);
   const order = Int32Array.from(idx);
   const bad = Uint8Array.from(idx, (i) => outcome[i]);

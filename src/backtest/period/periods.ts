@@ -2,7 +2,14 @@
  * Vintages: approvals, swaps and bad rates per application period, for A and B. Periods with fewer keys than
  * a threshold are marked `small` (their rates are noisy), never left out. O(periods) memory.
  */
-import { approvalFigures, BadCounter, SegmentAccumulator, type ApprovalFigures, type BadRate, type Outcome } from '../comparison.js';
+import {
+  approvalFigures,
+  BadCounter,
+  SegmentAccumulator,
+  type ApprovalFigures,
+  type BadRate,
+  type Outcome,
+} from '../comparison.js';
 import type { SideView, SwapClass } from '../side.js';
 import { comparePeriods } from '../../input/period.js';
 
@@ -39,7 +46,12 @@ class PeriodCounter {
 export class PeriodAccumulator {
   private readonly periods = new Map<string, PeriodCounter>();
 
-  constructor(private readonly column: string, private readonly unit: string, private readonly minKeys: number, private readonly withOutcome: boolean) {}
+  constructor(
+    private readonly column: string,
+    private readonly unit: string,
+    private readonly minKeys: number,
+    private readonly withOutcome: boolean,
+  ) {}
 
   add(period: string, cls: SwapClass, a: SideView, b: SideView, outcome: Outcome | undefined): void {
     let p = this.periods.get(period);
@@ -52,18 +64,26 @@ export class PeriodAccumulator {
   }
 
   figures(): PeriodsFigures {
-    const periods = [...this.periods.entries()].sort((x, y) => comparePeriods(x[0], y[0])).map(([period, p]): PeriodFigures => {
-      const keys = p.seg.paired.n;
-      return {
-        period,
-        keys,
-        small: keys < this.minKeys,
-        approval: approvalFigures(p.seg.paired.counts()),
-        swap_in: p.seg.paired.bOnly,
-        swap_out: p.seg.paired.aOnly,
-        ...(this.withOutcome ? { bad_rate_a_approved: p.seg.badA.figures(), bad_rate_b_approved: p.seg.badB.figures(), bad_rate_all: p.all.figures() } : {}),
-      };
-    });
+    const periods = [...this.periods.entries()]
+      .sort((x, y) => comparePeriods(x[0], y[0]))
+      .map(([period, p]): PeriodFigures => {
+        const keys = p.seg.paired.n;
+        return {
+          period,
+          keys,
+          small: keys < this.minKeys,
+          approval: approvalFigures(p.seg.paired.counts()),
+          swap_in: p.seg.paired.bOnly,
+          swap_out: p.seg.paired.aOnly,
+          ...(this.withOutcome
+            ? {
+                bad_rate_a_approved: p.seg.badA.figures(),
+                bad_rate_b_approved: p.seg.badB.figures(),
+                bad_rate_all: p.all.figures(),
+              }
+            : {}),
+        };
+      });
     return { column: this.column, unit: this.unit, min_keys: this.minKeys, periods };
   }
 }

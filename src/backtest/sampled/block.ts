@@ -14,27 +14,48 @@ export type SampleBlock = ManifestSample;
  * The `sample` object of a run's manifest (`undefined` for a run that is not a sample). Refuses (SAMPLE_INVALID)
  * a block that is not the format, or whose numbers disagree with themselves.
  */
-export function sampleBlockOf(manifest: Readonly<Record<string, unknown>> | null, dir: string): SampleBlock | undefined {
+export function sampleBlockOf(
+  manifest: Readonly<Record<string, unknown>> | null,
+  dir: string,
+): SampleBlock | undefined {
   const raw = manifest?.sample;
   if (raw === undefined || raw === null) return undefined;
   const parsed = sampleDesignSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new BreError('SAMPLE_INVALID', `Expected the sample design in ${dir}/manifest.json to be readable, got a problem at sample.${issue.path.join('.')}: ${issue.message}`, { field: 'sample' });
+    throw new BreError(
+      'SAMPLE_INVALID',
+      `Expected the sample design in ${dir}/manifest.json to be readable, got a problem at sample.${issue.path.join('.')}: ${issue.message}`,
+      { field: 'sample' },
+    );
   }
   const b = parsed.data;
   const names = new Set<string>();
   let population = 0;
   let sampled = 0;
   for (const s of b.strata) {
-    if (names.has(s.name)) throw new BreError('SAMPLE_INVALID', `Expected each stratum of the sample in ${dir}/manifest.json to have its own name, got '${s.name}' twice`, { field: 'sample' });
+    if (names.has(s.name))
+      throw new BreError(
+        'SAMPLE_INVALID',
+        `Expected each stratum of the sample in ${dir}/manifest.json to have its own name, got '${s.name}' twice`,
+        { field: 'sample' },
+      );
     names.add(s.name);
-    if (s.sample > s.population) throw new BreError('SAMPLE_INVALID', `Expected stratum '${s.name}' in ${dir}/manifest.json to sample at most its population (${s.population}), got ${s.sample}`, { field: 'sample' });
+    if (s.sample > s.population)
+      throw new BreError(
+        'SAMPLE_INVALID',
+        `Expected stratum '${s.name}' in ${dir}/manifest.json to sample at most its population (${s.population}), got ${s.sample}`,
+        { field: 'sample' },
+      );
     population += s.population;
     sampled += s.sample;
   }
   if (population !== b.population || sampled !== b.sampled) {
-    throw new BreError('SAMPLE_INVALID', `Expected the strata in ${dir}/manifest.json to add up to its population ${b.population} and sample ${b.sampled}, got ${population} and ${sampled}`, { field: 'sample' });
+    throw new BreError(
+      'SAMPLE_INVALID',
+      `Expected the strata in ${dir}/manifest.json to add up to its population ${b.population} and sample ${b.sampled}, got ${population} and ${sampled}`,
+      { field: 'sample' },
+    );
   }
   return b;
 }
@@ -59,10 +80,12 @@ export function designDifference(a: SampleBlock, b: SampleBlock): string | null 
   const byB = stratifiedBy(b);
   if (byA !== byB) return `the strata are formed differently (A by ${byA || 'nothing'}, B by ${byB || 'nothing'})`;
   if (a.allocation !== b.allocation || a.size !== b.size || a.share !== b.share) {
-    const desc = (x: SampleBlock): string => `${x.allocation}, ${x.size !== null ? `size ${x.size}` : `share ${x.share}`}`;
+    const desc = (x: SampleBlock): string =>
+      `${x.allocation}, ${x.size !== null ? `size ${x.size}` : `share ${x.share}`}`;
     return `the sample sizes were asked differently (A ${desc(a)}; B ${desc(b)})`;
   }
-  if (a.population !== b.population) return `the populations differ (A ${a.population} rows, B ${b.population}): the inputs are not the same`;
+  if (a.population !== b.population)
+    return `the populations differ (A ${a.population} rows, B ${b.population}): the inputs are not the same`;
   const inB = new Map(b.strata.map((s) => [s.name, s]));
   for (const s of a.strata) {
     const t = inB.get(s.name);

@@ -14,8 +14,24 @@
  *   PSI                      from the weighted shares of A's bins      no interval (see PsiEstimate)
  */
 import { bootstrap, replicateSe } from '../design/bootstrap.js';
-import { checkDesign, coveredPopulation, DEFAULT_LONELY_PSU, stratumWeights, type Design, type Stratum } from '../design/design.js';
-import { census, degreesOfFreedom, interval, NO_VARIATION, noVariation, ratio, total, type Estimate } from '../design/estimators.js';
+import {
+  checkDesign,
+  coveredPopulation,
+  DEFAULT_LONELY_PSU,
+  stratumWeights,
+  type Design,
+  type Stratum,
+} from '../design/design.js';
+import {
+  census,
+  degreesOfFreedom,
+  interval,
+  NO_VARIATION,
+  noVariation,
+  ratio,
+  total,
+  type Estimate,
+} from '../design/estimators.js';
 import { prepareScore, weightedAuc, weightedKs, type PreparedScore } from '../design/weighted-score.js';
 import { binLabels, type FeatureFigures } from '../features.js';
 import type { ScoreSpec } from '../score/spec.js';
@@ -92,9 +108,24 @@ export interface SampleEstimates {
   readonly df: number;
   /** Estimated keys of the population that compare would compare in a run of the whole input. */
   readonly compared_population: Estimate;
-  readonly approval: { readonly a: Estimate | null; readonly b: Estimate | null; readonly difference: Estimate | null } | null;
-  readonly swaps: { readonly swap_in: SwapEstimate; readonly swap_out: SwapEstimate; readonly both_approve: SwapEstimate; readonly both_reject: SwapEstimate; readonly net: Estimate } | null;
-  readonly bad_rates: Readonly<Record<'a_approved' | 'b_approved' | 'swap_in' | 'swap_out' | 'both_approve' | 'both_reject' | 'all', BadRateEstimate>> | null;
+  readonly approval: {
+    readonly a: Estimate | null;
+    readonly b: Estimate | null;
+    readonly difference: Estimate | null;
+  } | null;
+  readonly swaps: {
+    readonly swap_in: SwapEstimate;
+    readonly swap_out: SwapEstimate;
+    readonly both_approve: SwapEstimate;
+    readonly both_reject: SwapEstimate;
+    readonly net: Estimate;
+  } | null;
+  readonly bad_rates: Readonly<
+    Record<
+      'a_approved' | 'b_approved' | 'swap_in' | 'swap_out' | 'both_approve' | 'both_reject' | 'all',
+      BadRateEstimate
+    >
+  > | null;
   readonly amounts: AmountEstimates | null;
   readonly scores: readonly ScoreEstimates[] | null;
   readonly psi: readonly PsiEstimate[];
@@ -135,7 +166,8 @@ export function sampleEstimates(u: UnitTable, features: readonly WeightedFeature
     compared_population: total(d, one, LONELY, counts),
     psi: psiEstimates(features),
   };
-  if (!s.decisions) return { ...base, approval: null, swaps: null, bad_rates: null, amounts: null, scores: scoreEstimates(d, u, s) };
+  if (!s.decisions)
+    return { ...base, approval: null, swaps: null, bad_rates: null, amounts: null, scores: scoreEstimates(d, u, s) };
 
   const A = column(n, (i) => u.approvedA[i]);
   const B = column(n, (i) => u.approvedB[i]);
@@ -145,8 +177,13 @@ export function sampleEstimates(u: UnitTable, features: readonly WeightedFeature
     both_approve: column(n, (i) => (u.approvedA[i] && u.approvedB[i] ? 1 : 0)),
     both_reject: column(n, (i) => (!u.approvedA[i] && !u.approvedB[i] ? 1 : 0)),
   };
-  const swap = (v: Float64Array): SwapEstimate => ({ count: total(d, v, LONELY, counts), share: ratio(d, v, one, LONELY, SHARE), sample: count(v) });
-  const amount = (side: Float64Array, keep: (i: number) => boolean): Float64Array => column(n, (i) => (keep(i) && Number.isFinite(side[i]) ? side[i] : 0));
+  const swap = (v: Float64Array): SwapEstimate => ({
+    count: total(d, v, LONELY, counts),
+    share: ratio(d, v, one, LONELY, SHARE),
+    sample: count(v),
+  });
+  const amount = (side: Float64Array, keep: (i: number) => boolean): Float64Array =>
+    column(n, (i) => (keep(i) && Number.isFinite(side[i]) ? side[i] : 0));
   const amtA = amount(u.amountA, (i) => u.approvedA[i] === 1);
   const amtB = amount(u.amountB, (i) => u.approvedB[i] === 1);
   const money: Interval = { lower: 0, upper: Infinity };
@@ -155,22 +192,47 @@ export function sampleEstimates(u: UnitTable, features: readonly WeightedFeature
     approval: {
       a: ratio(d, A, one, LONELY, SHARE),
       b: ratio(d, B, one, LONELY, SHARE),
-      difference: ratio(d, column(n, (i) => B[i] - A[i]), one, LONELY, SIGNED_SHARE),
+      difference: ratio(
+        d,
+        column(n, (i) => B[i] - A[i]),
+        one,
+        LONELY,
+        SIGNED_SHARE,
+      ),
     },
     swaps: {
       swap_in: swap(sets.swap_in),
       swap_out: swap(sets.swap_out),
       both_approve: swap(sets.both_approve),
       both_reject: swap(sets.both_reject),
-      net: total(d, column(n, (i) => sets.swap_in[i] - sets.swap_out[i]), LONELY, { lower: -population, upper: population }),
+      net: total(
+        d,
+        column(n, (i) => sets.swap_in[i] - sets.swap_out[i]),
+        LONELY,
+        { lower: -population, upper: population },
+      ),
     },
     bad_rates: s.withOutcome ? badRates(d, u, { a_approved: A, b_approved: B, ...sets, all: one }) : null,
     amounts: {
       a_total: total(d, amtA, LONELY, money),
       b_total: total(d, amtB, LONELY, money),
-      change: total(d, column(n, (i) => amtB[i] - amtA[i]), LONELY),
-      swap_in_total: total(d, amount(u.amountB, (i) => sets.swap_in[i] === 1), LONELY, money),
-      swap_out_total: total(d, amount(u.amountA, (i) => sets.swap_out[i] === 1), LONELY, money),
+      change: total(
+        d,
+        column(n, (i) => amtB[i] - amtA[i]),
+        LONELY,
+      ),
+      swap_in_total: total(
+        d,
+        amount(u.amountB, (i) => sets.swap_in[i] === 1),
+        LONELY,
+        money,
+      ),
+      swap_out_total: total(
+        d,
+        amount(u.amountA, (i) => sets.swap_out[i] === 1),
+        LONELY,
+        money,
+      ),
     },
     scores: scoreEstimates(d, u, s),
   };
@@ -196,18 +258,24 @@ function badRates(d: Design, u: UnitTable, sets: Record<string, Float64Array>): 
 }
 
 function psiEstimates(features: readonly WeightedFeature[]): PsiEstimate[] {
-  return features.map((f) => {
-    const value = psi([...f.a], [...f.b]);
-    const ta = f.a.reduce((s, v) => s + v, 0);
-    const tb = f.b.reduce((s, v) => s + v, 0);
-    return {
-      feature: f.feature,
-      type: f.bins.type,
-      psi: value,
-      band: psiBand(value),
-      bins: binLabels(f.bins).map((label, i) => ({ label, a: ta > 0 ? f.a[i] / ta : 0, b: tb > 0 ? f.b[i] / tb : 0 })),
-    };
-  }).sort((x, y) => (y.psi ?? -1) - (x.psi ?? -1) || (x.feature < y.feature ? -1 : 1));
+  return features
+    .map((f) => {
+      const value = psi([...f.a], [...f.b]);
+      const ta = f.a.reduce((s, v) => s + v, 0);
+      const tb = f.b.reduce((s, v) => s + v, 0);
+      return {
+        feature: f.feature,
+        type: f.bins.type,
+        psi: value,
+        band: psiBand(value),
+        bins: binLabels(f.bins).map((label, i) => ({
+          label,
+          a: ta > 0 ? f.a[i] / ta : 0,
+          b: tb > 0 ? f.b[i] / tb : 0,
+        })),
+      };
+    })
+    .sort((x, y) => (y.psi ?? -1) - (x.psi ?? -1) || (x.feature < y.feature ? -1 : 1));
 }
 
 function boundedEstimate(d: Design, value: number, se: number | null, bounds: Interval): Estimate {
@@ -229,11 +297,15 @@ function scoreEstimates(d: Design, u: UnitTable, s: EstimateSetup): ScoreEstimat
     };
   });
   // Per score: AUC A, KS A, AUC B, KS B, paired AUC B − A.
-  const { full, replicates } = bootstrap(d, { replicates: s.replicates, seed: s.seed }, (w) => prepared.flatMap((p) => [
-    weightedAuc(p.a, w), weightedKs(p.a, w)?.ks ?? Number.NaN,
-    weightedAuc(p.b, w), weightedKs(p.b, w)?.ks ?? Number.NaN,
-    weightedAuc(p.pairedB, w) - weightedAuc(p.pairedA, w),
-  ]));
+  const { full, replicates } = bootstrap(d, { replicates: s.replicates, seed: s.seed }, (w) =>
+    prepared.flatMap((p) => [
+      weightedAuc(p.a, w),
+      weightedKs(p.a, w)?.ks ?? Number.NaN,
+      weightedAuc(p.b, w),
+      weightedKs(p.b, w)?.ks ?? Number.NaN,
+      weightedAuc(p.pairedB, w) - weightedAuc(p.pairedA, w),
+    ]),
+  );
   const ws = stratumWeights(d.strata);
   const weights = Float64Array.from(u.stratum, (h) => ws[h]);
   return s.specs.map((spec, i) => {
@@ -250,7 +322,9 @@ function scoreEstimates(d: Design, u: UnitTable, s: EstimateSetup): ScoreEstimat
         sample_good: good,
         sample_bad: q.bad.length - good,
         auc: Number.isFinite(auc) ? boundedEstimate(d, auc, aucSe, SHARE) : null,
-        gini: Number.isFinite(auc) ? boundedEstimate(d, 2 * auc - 1, aucSe === null ? null : 2 * aucSe, SIGNED_SHARE) : null,
+        gini: Number.isFinite(auc)
+          ? boundedEstimate(d, 2 * auc - 1, aucSe === null ? null : 2 * aucSe, SIGNED_SHARE)
+          : null,
         ks: ks ? { ...boundedEstimate(d, ks.ks, ksSe, SHARE), at_score: ks.at_score } : null,
       };
     };
@@ -262,9 +336,14 @@ function scoreEstimates(d: Design, u: UnitTable, s: EstimateSetup): ScoreEstimat
       direction: spec.direction,
       a: side(spec.fieldA, p.a, at),
       b: side(spec.fieldB, p.b, at + 2),
-      difference: !Number.isFinite(diff) ? null
-        : identical ? { estimate: 0, se: 0, ci: null, note: SAME_SCORES, sample: p.pairedA.order.length }
-          : { ...boundedEstimate(d, diff, replicateSe(d, replicates[at + 4]), SIGNED_SHARE), sample: p.pairedA.order.length },
+      difference: !Number.isFinite(diff)
+        ? null
+        : identical
+          ? { estimate: 0, se: 0, ci: null, note: SAME_SCORES, sample: p.pairedA.order.length }
+          : {
+              ...boundedEstimate(d, diff, replicateSe(d, replicates[at + 4]), SIGNED_SHARE),
+              sample: p.pairedA.order.length,
+            },
     };
   });
 }

@@ -39,8 +39,12 @@ function caption(s: SampleSummary, extra = '', intervals = true): string {
 export function sampleNotice(j: CompareJson): string {
   const s = j.sample;
   if (!s) return '';
-  const by = s.design.stratify_by.map((b) => (b.group ? `${b.column} by ${b.group}` : b.column)).join(' and ') || 'nothing';
-  const missing = s.not_compared > 0 ? ` ${fmtInt(s.not_compared)} sampled keys could not be compared (failed or missing: see The sample) and are left out.` : '';
+  const by =
+    s.design.stratify_by.map((b) => (b.group ? `${b.column} by ${b.group}` : b.column)).join(' and ') || 'nothing';
+  const missing =
+    s.not_compared > 0
+      ? ` ${fmtInt(s.not_compared)} sampled keys could not be compared (failed or missing: see The sample) and are left out.`
+      : '';
   return `<p class="sample-notice"><b>${esc(notice(s))}</b> rows of the input: a stratified random sample (strata: ${esc(by)}; seed <code>${esc(s.design.seed)}</code>). The population estimates below speak for all ${esc(fmtInt(s.design.population))} rows, each with a 95% interval.${esc(missing)} Sections marked ${SAMPLE_ONLY_TAG} count the ${esc(fmtInt(s.compared))} sampled keys unweighted: they describe the sample, not the population.</p>`;
 }
 
@@ -54,7 +58,13 @@ export function sampleSection(j: CompareJson): string {
   const unfinished = s.not_processed.a + (s.not_processed.b ?? 0);
   const rows: string[][] = [
     [td('Population (rows of the input, in strata)'), td(fmtInt(d.population), true)],
-    [td('Sampled'), td(`${fmtInt(d.sampled)} <span class="note">(${esc(d.allocation)}, ${esc(ask)}, at least 2 per stratum)</span>`, true)],
+    [
+      td('Sampled'),
+      td(
+        `${fmtInt(d.sampled)} <span class="note">(${esc(d.allocation)}, ${esc(ask)}, at least 2 per stratum)</span>`,
+        true,
+      ),
+    ],
     [td('Sampled keys compared (the estimates\u2019 units)'), td(fmtInt(s.compared), true)],
     [td('Sampled rows that failed (errors.ndjson)'), td(`A ${fmtInt(s.failed.a)}${esc(failedB)}`, true)],
     [td('Sampled rows not compared, in all'), td(fmtInt(s.not_compared), true)],
@@ -62,17 +72,44 @@ export function sampleSection(j: CompareJson): string {
   ];
   const warnings: string[] = [];
   if (s.not_compared > 0) {
-    warnings.push(`${fmtInt(s.not_compared)} sampled rows could not be compared. Each is a sampled row outside the compared keys (a zero in its stratum, never a smaller stratum): the estimates are of what a run of every row would compare, its failed rows left out the same way. If the failures were passing trouble (time-outs, 503s), re-run with <code>--retry-errors</code> and compare again.`);
+    warnings.push(
+      `${fmtInt(s.not_compared)} sampled rows could not be compared. Each is a sampled row outside the compared keys (a zero in its stratum, never a smaller stratum): the estimates are of what a run of every row would compare, its failed rows left out the same way. If the failures were passing trouble (time-outs, 503s), re-run with <code>--retry-errors</code> and compare again.`,
+    );
   }
-  if (unfinished > 0) warnings.push(`A run has not finished: ${fmtInt(unfinished)} sampled rows are in neither results nor errors. Counts and totals are short by their share; resume the run (the same command) and compare again.`);
-  const strataWord = (n: number, verb: string, verbs: string): string => `${fmtInt(n)} ${n === 1 ? `stratum ${verb}` : `strata ${verbs}`}`;
-  if (s.uncovered.strata > 0) warnings.push(`${strataWord(s.uncovered.strata, 'has', 'have')} no compared key (${fmtInt(s.uncovered.population)} rows of the population: ${esc(s.uncovered.names.slice(0, 5).join(', '))}${s.uncovered.strata > 5 ? ', …' : ''}): the estimates do not speak for ${s.uncovered.strata === 1 ? 'its' : 'their'} rows.`);
-  if (s.lonely_strata > 0) warnings.push(`${strataWord(s.lonely_strata, 'has', 'have')} a single sampled row of several: its variance cannot be measured and is taken as the average of the other strata's (R's survey.lonely.psu = "average").`);
-  const strata = table(['stratum', 'population N_h', 'sampled n_h', 'weight N_h/n_h', 'compared', 'failed A', ...(s.failed.b === null ? [] : ['failed B'])],
+  if (unfinished > 0)
+    warnings.push(
+      `A run has not finished: ${fmtInt(unfinished)} sampled rows are in neither results nor errors. Counts and totals are short by their share; resume the run (the same command) and compare again.`,
+    );
+  const strataWord = (n: number, verb: string, verbs: string): string =>
+    `${fmtInt(n)} ${n === 1 ? `stratum ${verb}` : `strata ${verbs}`}`;
+  if (s.uncovered.strata > 0)
+    warnings.push(
+      `${strataWord(s.uncovered.strata, 'has', 'have')} no compared key (${fmtInt(s.uncovered.population)} rows of the population: ${esc(s.uncovered.names.slice(0, 5).join(', '))}${s.uncovered.strata > 5 ? ', …' : ''}): the estimates do not speak for ${s.uncovered.strata === 1 ? 'its' : 'their'} rows.`,
+    );
+  if (s.lonely_strata > 0)
+    warnings.push(
+      `${strataWord(s.lonely_strata, 'has', 'have')} a single sampled row of several: its variance cannot be measured and is taken as the average of the other strata's (R's survey.lonely.psu = "average").`,
+    );
+  const strata = table(
+    [
+      'stratum',
+      'population N_h',
+      'sampled n_h',
+      'weight N_h/n_h',
+      'compared',
+      'failed A',
+      ...(s.failed.b === null ? [] : ['failed B']),
+    ],
     d.strata.map((x) => [
-      td(esc(x.name)), td(fmtInt(x.population), true), td(fmtInt(x.sample), true), td(fmtNum(x.weight, 2), true), td(fmtInt(x.compared), true),
-      td(fmtInt(x.failed_a), true), ...(x.failed_b === null ? [] : [td(fmtInt(x.failed_b), true)]),
-    ]));
+      td(esc(x.name)),
+      td(fmtInt(x.population), true),
+      td(fmtInt(x.sample), true),
+      td(fmtNum(x.weight, 2), true),
+      td(fmtInt(x.compared), true),
+      td(fmtInt(x.failed_a), true),
+      ...(x.failed_b === null ? [] : [td(fmtInt(x.failed_b), true)]),
+    ]),
+  );
   return `<section><h3>The sample</h3><p class="note">Seed <code>${esc(d.seed)}</code>; ${esc(d.method)}. Each sampled key stands for N_h / n_h rows of its stratum. ${esc(s.same_sample === 'one run' ? 'Both sides are stages of one run: the same sample.' : `Runs A and B: ${s.same_sample}.`)}</p>${table(['', 'rows'], rows)}${warnings.map((w) => `<p class="warn">${w}</p>`).join('')}<details><summary>The ${esc(fmtInt(d.strata.length))} strata</summary>${strata}</details></section>`;
 }
 
@@ -122,45 +159,75 @@ function intervalChart(title: string, items: readonly { label: string; e: Estima
   const top = 30;
   const height = top + shown.length * rowH + 10;
   const width = labelW + plotW + valueW;
-  const max = Math.min(1, Math.max(0.1, ...shown.map((i) => (i.e as Estimate).ci?.upper ?? (i.e as Estimate).estimate)) * 1.1);
+  const max = Math.min(
+    1,
+    Math.max(0.1, ...shown.map((i) => (i.e as Estimate).ci?.upper ?? (i.e as Estimate).estimate)) * 1.1,
+  );
   const x = (v: number): number => labelW + (Math.max(0, Math.min(max, v)) / max) * plotW;
   const parts: string[] = [];
   const step = max > 0.5 ? 0.2 : max > 0.2 ? 0.1 : 0.05;
   for (let t = 0; t <= max + 1e-9; t += step) {
-    parts.push(`<line x1="${x(t).toFixed(1)}" y1="${top - 6}" x2="${x(t).toFixed(1)}" y2="${height - 8}" class="gr"/><text x="${x(t).toFixed(1)}" y="${top - 10}" text-anchor="middle" class="tk">${esc(fmtPct(t, 0))}</text>`);
+    parts.push(
+      `<line x1="${x(t).toFixed(1)}" y1="${top - 6}" x2="${x(t).toFixed(1)}" y2="${height - 8}" class="gr"/><text x="${x(t).toFixed(1)}" y="${top - 10}" text-anchor="middle" class="tk">${esc(fmtPct(t, 0))}</text>`,
+    );
   }
   shown.forEach((item, k) => {
     const e = item.e as Estimate;
     const y = top + k * rowH + rowH / 2;
     parts.push(`<text x="${labelW - 8}" y="${y + 4}" text-anchor="end" class="lb">${esc(item.label)}</text>`);
     if (e.ci) {
-      parts.push(`<line x1="${x(e.ci.lower).toFixed(1)}" y1="${y}" x2="${x(e.ci.upper).toFixed(1)}" y2="${y}" stroke="${item.color}" stroke-width="3"/>`);
-      for (const end of [e.ci.lower, e.ci.upper]) parts.push(`<line x1="${x(end).toFixed(1)}" y1="${y - 6}" x2="${x(end).toFixed(1)}" y2="${y + 6}" stroke="${item.color}" stroke-width="2"/>`);
+      parts.push(
+        `<line x1="${x(e.ci.lower).toFixed(1)}" y1="${y}" x2="${x(e.ci.upper).toFixed(1)}" y2="${y}" stroke="${item.color}" stroke-width="3"/>`,
+      );
+      for (const end of [e.ci.lower, e.ci.upper])
+        parts.push(
+          `<line x1="${x(end).toFixed(1)}" y1="${y - 6}" x2="${x(end).toFixed(1)}" y2="${y + 6}" stroke="${item.color}" stroke-width="2"/>`,
+        );
     }
-    parts.push(`<circle cx="${x(e.estimate).toFixed(1)}" cy="${y}" r="5" fill="${item.color}"><title>${esc(`${item.label}: ${fmtPct(e.estimate)}${e.ci ? ` (95%: ${fmtPct(e.ci.lower)} to ${fmtPct(e.ci.upper)})` : ''}`)}</title></circle>`);
-    parts.push(`<text x="${labelW + plotW + 10}" y="${y + 4}" class="vl">${esc(`${fmtPct(e.estimate)}${e.ci ? `  [${fmtPct(e.ci.lower)}, ${fmtPct(e.ci.upper)}]` : ''}`)}</text>`);
+    parts.push(
+      `<circle cx="${x(e.estimate).toFixed(1)}" cy="${y}" r="5" fill="${item.color}"><title>${esc(`${item.label}: ${fmtPct(e.estimate)}${e.ci ? ` (95%: ${fmtPct(e.ci.lower)} to ${fmtPct(e.ci.upper)})` : ''}`)}</title></circle>`,
+    );
+    parts.push(
+      `<text x="${labelW + plotW + 10}" y="${y + 4}" class="vl">${esc(`${fmtPct(e.estimate)}${e.ci ? `  [${fmtPct(e.ci.lower)}, ${fmtPct(e.ci.upper)}]` : ''}`)}</text>`,
+    );
   });
   parts.push(`<line x1="${labelW}" y1="${top - 6}" x2="${labelW}" y2="${height - 8}" class="ax"/>`);
   return svg(title, width, height, parts);
 }
 
 function swapRows(label: string, w: SwapEstimate): string[][] {
-  return [row(`${label}: keys`, w.count, int, fmtInt(w.sample)), row(`${label}: share of compared keys`, w.share, pct, '')];
+  return [
+    row(`${label}: keys`, w.count, int, fmtInt(w.sample)),
+    row(`${label}: share of compared keys`, w.share, pct, ''),
+  ];
 }
 
 function badRow(label: string, b: BadRateEstimate): string[] {
   return [
-    td(esc(label)), td(value(b.bad_rate, pct), true), td(ciText(b.bad_rate, pct), true), td(value(b.coverage, pct), true),
+    td(esc(label)),
+    td(value(b.bad_rate, pct), true),
+    td(ciText(b.bad_rate, pct), true),
+    td(value(b.coverage, pct), true),
     td(esc(`${fmtInt(b.sample)} / ${fmtInt(b.sample_known)} / ${fmtInt(b.sample_bad)}`), true),
   ];
 }
 
 function scoreRows(label: string, side: 'A' | 'B', p: ScorePowerEstimate): string[] {
-  const at = p.ks ? (Number.isInteger(p.ks.at_score) ? fmtNum(p.ks.at_score) : String(Number(p.ks.at_score.toPrecision(6)))) : '';
+  const at = p.ks
+    ? Number.isInteger(p.ks.at_score)
+      ? fmtNum(p.ks.at_score)
+      : String(Number(p.ks.at_score.toPrecision(6)))
+    : '';
   const ks = p.ks ? `${value(p.ks, three)} <span class="note">at ${esc(at)}</span>` : '–';
   return [
-    td(`<code>${esc(label)}</code> ${side}`), td(value(p.auc, three), true), td(ciText(p.auc, three), true), td(value(p.gini, three), true),
-    td(ciText(p.gini, three), true), td(ks, true), td(ciText(p.ks, three), true), td(esc(`${fmtInt(p.sample_good)} / ${fmtInt(p.sample_bad)}`), true),
+    td(`<code>${esc(label)}</code> ${side}`),
+    td(value(p.auc, three), true),
+    td(ciText(p.auc, three), true),
+    td(value(p.gini, three), true),
+    td(ciText(p.gini, three), true),
+    td(ks, true),
+    td(ciText(p.ks, three), true),
+    td(esc(`${fmtInt(p.sample_good)} / ${fmtInt(p.sample_bad)}`), true),
   ];
 }
 
@@ -176,49 +243,101 @@ export function estimatesSection(c: ComparisonJson, j: CompareJson): string {
     const items = [
       { label: 'approval rate A', e: ap.a, color: COLOR_A },
       { label: 'approval rate B', e: ap.b, color: COLOR_B },
-      ...(e.bad_rates ? [
-        { label: 'bad rate of A\u2019s approved', e: e.bad_rates.a_approved.bad_rate, color: COLOR_A },
-        { label: 'bad rate of B\u2019s approved', e: e.bad_rates.b_approved.bad_rate, color: COLOR_B },
-        { label: 'bad rate of swap-ins', e: e.bad_rates.swap_in.bad_rate, color: COLOR_B },
-        { label: 'bad rate of swap-outs', e: e.bad_rates.swap_out.bad_rate, color: COLOR_A },
-      ] : []),
+      ...(e.bad_rates
+        ? [
+            { label: 'bad rate of A\u2019s approved', e: e.bad_rates.a_approved.bad_rate, color: COLOR_A },
+            { label: 'bad rate of B\u2019s approved', e: e.bad_rates.b_approved.bad_rate, color: COLOR_B },
+            { label: 'bad rate of swap-ins', e: e.bad_rates.swap_in.bad_rate, color: COLOR_B },
+            { label: 'bad rate of swap-outs', e: e.bad_rates.swap_out.bad_rate, color: COLOR_A },
+          ]
+        : []),
     ];
-    parts.push(`<div class="chartbox">${intervalChart(`Rates with their 95% intervals, ${s.notice}`, items)}</div>${caption(s, 'dot: estimate; bar: 95% interval')}`);
-    parts.push(`<h4>Approvals and swaps</h4>${table(['figure', 'estimate', '95% interval', 'sampled keys'], [
-      row('approval rate A', ap.a, pct, ''), row('approval rate B', ap.b, pct, ''), row('difference B − A', ap.difference, pp, fmtInt(e.compared)),
-      ...swapRows('swap-in (B only)', e.swaps.swap_in), ...swapRows('swap-out (A only)', e.swaps.swap_out),
-      ...swapRows('approved by both', e.swaps.both_approve), ...swapRows('approved by neither', e.swaps.both_reject),
-      row('net swaps (in − out)', e.swaps.net, int, ''), row('keys compared', e.compared_population, int, fmtInt(e.compared)),
-    ])}${caption(s)}`);
+    parts.push(
+      `<div class="chartbox">${intervalChart(`Rates with their 95% intervals, ${s.notice}`, items)}</div>${caption(s, 'dot: estimate; bar: 95% interval')}`,
+    );
+    parts.push(
+      `<h4>Approvals and swaps</h4>${table(
+        ['figure', 'estimate', '95% interval', 'sampled keys'],
+        [
+          row('approval rate A', ap.a, pct, ''),
+          row('approval rate B', ap.b, pct, ''),
+          row('difference B − A', ap.difference, pp, fmtInt(e.compared)),
+          ...swapRows('swap-in (B only)', e.swaps.swap_in),
+          ...swapRows('swap-out (A only)', e.swaps.swap_out),
+          ...swapRows('approved by both', e.swaps.both_approve),
+          ...swapRows('approved by neither', e.swaps.both_reject),
+          row('net swaps (in − out)', e.swaps.net, int, ''),
+          row('keys compared', e.compared_population, int, fmtInt(e.compared)),
+        ],
+      )}${caption(s)}`,
+    );
   }
   if (e.bad_rates) {
     const b = e.bad_rates;
-    parts.push(`<h4>Bad rates (outcome <code>${esc(j.options.outcome ?? '')}</code>)</h4><p class="note">Each a ratio: the set's bads over its keys with a known outcome. Coverage: the estimated share of the set with a known outcome (read a swap-in rate with it: applicants a strategy rejected were rarely lent to).</p>${table(['set', 'bad rate', '95% interval', 'coverage', 'sampled: keys / known / bad'], [
-      badRow('approved by A', b.a_approved), badRow('approved by B', b.b_approved), badRow('swap-in (B only)', b.swap_in),
-      badRow('swap-out (A only)', b.swap_out), badRow('approved by both', b.both_approve), badRow('approved by neither', b.both_reject),
-      badRow('all compared keys', b.all),
-    ])}${caption(s)}`);
+    parts.push(
+      `<h4>Bad rates (outcome <code>${esc(j.options.outcome ?? '')}</code>)</h4><p class="note">Each a ratio: the set's bads over its keys with a known outcome. Coverage: the estimated share of the set with a known outcome (read a swap-in rate with it: applicants a strategy rejected were rarely lent to).</p>${table(
+        ['set', 'bad rate', '95% interval', 'coverage', 'sampled: keys / known / bad'],
+        [
+          badRow('approved by A', b.a_approved),
+          badRow('approved by B', b.b_approved),
+          badRow('swap-in (B only)', b.swap_in),
+          badRow('swap-out (A only)', b.swap_out),
+          badRow('approved by both', b.both_approve),
+          badRow('approved by neither', b.both_reject),
+          badRow('all compared keys', b.all),
+        ],
+      )}${caption(s)}`,
+    );
   }
   if (e.amounts) {
     const m = e.amounts;
     const amount = (label: string, x: Estimate): string[] => row(label, x, money, '').slice(0, 3);
-    parts.push(`<h4>Loan amounts</h4>${table(['total', 'estimate', '95% interval'], [
-      amount('amount approved by A', m.a_total), amount('amount approved by B', m.b_total), amount('change B − A', m.change),
-      amount('new amount on swap-ins (B)', m.swap_in_total), amount('amount no longer lent on swap-outs (A)', m.swap_out_total),
-    ])}${caption(s)}`);
+    parts.push(
+      `<h4>Loan amounts</h4>${table(
+        ['total', 'estimate', '95% interval'],
+        [
+          amount('amount approved by A', m.a_total),
+          amount('amount approved by B', m.b_total),
+          amount('change B − A', m.change),
+          amount('new amount on swap-ins (B)', m.swap_in_total),
+          amount('amount no longer lent on swap-outs (A)', m.swap_out_total),
+        ],
+      )}${caption(s)}`,
+    );
   }
   if (e.scores && e.scores.length > 0) {
     const rows = e.scores.flatMap((sc) => [
-      scoreRows(sc.label, 'A', sc.a), scoreRows(sc.label, 'B', sc.b),
-      [td(`<code>${esc(sc.label)}</code> AUC B − A`), td(value(sc.difference, three), true), td(ciText(sc.difference, three), true), td(''), td(''), td(''), td(''), td(esc(sc.difference ? `${fmtInt(sc.difference.sample)} with both` : ''), true)],
+      scoreRows(sc.label, 'A', sc.a),
+      scoreRows(sc.label, 'B', sc.b),
+      [
+        td(`<code>${esc(sc.label)}</code> AUC B − A`),
+        td(value(sc.difference, three), true),
+        td(ciText(sc.difference, three), true),
+        td(''),
+        td(''),
+        td(''),
+        td(''),
+        td(esc(sc.difference ? `${fmtInt(sc.difference.sample)} with both` : ''), true),
+      ],
     ]);
-    parts.push(`<h4>Score power</h4>${table(['score', 'AUC', '95% interval', 'Gini', '95% interval', 'KS', '95% interval', 'sampled good / bad'], rows)}${caption(s, `AUC, Gini, KS with the design weights; intervals from ${fmtInt(s.replicates)} bootstrap replicates within strata`)}`);
+    parts.push(
+      `<h4>Score power</h4>${table(['score', 'AUC', '95% interval', 'Gini', '95% interval', 'KS', '95% interval', 'sampled good / bad'], rows)}${caption(s, `AUC, Gini, KS with the design weights; intervals from ${fmtInt(s.replicates)} bootstrap replicates within strata`)}`,
+    );
   }
   if (e.psi.length > 0) {
     const shown = e.psi.slice(0, 20);
-    parts.push(`<h4>Feature stability (PSI), A against B</h4>${table(['feature', 'type', 'PSI', 'band'], shown.map((f) => [
-      td(`<code>${esc(f.feature)}</code>`), td(esc(f.type)), td(esc(fmtNum(f.psi, 3)), true), td(f.band ? `<span class="band band-${esc(f.band)}">${esc(f.band)}</span>` : '–'),
-    ]), 2)}${e.psi.length > shown.length ? `<p class="note">${esc(fmtInt(e.psi.length - shown.length))} more in compare.json.</p>` : ''}${caption(s, 'PSI from the estimated population shares of A\u2019s bins; no interval: near 0, where most PSIs are, its sampling distribution is not normal', false)}`);
+    parts.push(
+      `<h4>Feature stability (PSI), A against B</h4>${table(
+        ['feature', 'type', 'PSI', 'band'],
+        shown.map((f) => [
+          td(`<code>${esc(f.feature)}</code>`),
+          td(esc(f.type)),
+          td(esc(fmtNum(f.psi, 3)), true),
+          td(f.band ? `<span class="band band-${esc(f.band)}">${esc(f.band)}</span>` : '–'),
+        ]),
+        2,
+      )}${e.psi.length > shown.length ? `<p class="note">${esc(fmtInt(e.psi.length - shown.length))} more in compare.json.</p>` : ''}${caption(s, 'PSI from the estimated population shares of A\u2019s bins; no interval: near 0, where most PSIs are, its sampling distribution is not normal', false)}`,
+    );
   }
   return `<section>${parts.join('')}</section>`;
 }

@@ -32,7 +32,11 @@ export class SampledRun {
   private sum1 = 0;
   private sum2 = 0;
 
-  constructor(readonly block: SampleBlock, readonly role: 'A' | 'B', readonly dir: string) {
+  constructor(
+    readonly block: SampleBlock,
+    readonly role: 'A' | 'B',
+    readonly dir: string,
+  ) {
     this.index = new Map(block.strata.map((s, h) => [s.name, h]));
     this.results = new Int32Array(block.strata.length);
     this.failed = new Int32Array(block.strata.length);
@@ -42,7 +46,11 @@ export class SampledRun {
   resultLine(line: SampledLine): number {
     const h = this.stratumOf(line, 'results.ndjson');
     if (h === null) {
-      throw new BreError('SAMPLE_INVALID', `Expected every line of ${this.dir}/results.ndjson (run ${this.role}, a sample) to carry its stratum and weight, got none on the line of row ${line.row ?? '?'} (key ${JSON.stringify(line.key)})`, { field: 'stratum' });
+      throw new BreError(
+        'SAMPLE_INVALID',
+        `Expected every line of ${this.dir}/results.ndjson (run ${this.role}, a sample) to carry its stratum and weight, got none on the line of row ${line.row ?? '?'} (key ${JSON.stringify(line.key)})`,
+        { field: 'stratum' },
+      );
     }
     this.results[h] += 1;
     this.digest(line.key, h);
@@ -65,7 +73,11 @@ export class SampledRun {
     this.block.strata.forEach((s, h) => {
       const rows = this.results[h] + this.failed[h];
       if (rows > s.sample) {
-        throw new BreError('SAMPLE_INVALID', `Expected at most ${s.sample} rows of stratum '${s.name}' in run ${this.role} (${this.dir}), as its manifest.json sampled, got ${rows} (${this.results[h]} in results, ${this.failed[h]} in errors)`, { field: 'sample' });
+        throw new BreError(
+          'SAMPLE_INVALID',
+          `Expected at most ${s.sample} rows of stratum '${s.name}' in run ${this.role} (${this.dir}), as its manifest.json sampled, got ${rows} (${this.results[h]} in results, ${this.failed[h]} in errors)`,
+          { field: 'sample' },
+        );
       }
     });
   }
@@ -73,7 +85,9 @@ export class SampledRun {
   /** Sampled rows neither in results nor in errors: the run has not finished. */
   get unprocessed(): number {
     let n = 0;
-    this.block.strata.forEach((s, h) => { n += s.sample - this.results[h] - this.failed[h]; });
+    this.block.strata.forEach((s, h) => {
+      n += s.sample - this.results[h] - this.failed[h];
+    });
     return n;
   }
 
@@ -90,19 +104,29 @@ export class SampledRun {
     if (line.stratum === undefined || line.stratum === null) return null;
     const h = typeof line.stratum === 'string' ? this.index.get(line.stratum) : undefined;
     if (h === undefined) {
-      throw new BreError('SAMPLE_INVALID', `Expected the stratum of row ${line.row ?? '?'} in ${this.dir}/${file} to be one of the ${this.block.strata.length} strata of its manifest.json, got ${JSON.stringify(line.stratum)}`, { field: 'stratum' });
+      throw new BreError(
+        'SAMPLE_INVALID',
+        `Expected the stratum of row ${line.row ?? '?'} in ${this.dir}/${file} to be one of the ${this.block.strata.length} strata of its manifest.json, got ${JSON.stringify(line.stratum)}`,
+        { field: 'stratum' },
+      );
     }
     const s = this.block.strata[h];
     const want = s.population / s.sample;
     const w = line.weight;
     if (typeof w !== 'number' || !(Math.abs(w - want) <= WEIGHT_TOLERANCE * want)) {
-      throw new BreError('SAMPLE_INVALID', `Expected row ${line.row ?? '?'} in ${this.dir}/${file} (stratum '${s.name}', ${s.sample} of ${s.population}) to weigh ${want}, got ${JSON.stringify(w)}`, { field: 'weight' });
+      throw new BreError(
+        'SAMPLE_INVALID',
+        `Expected row ${line.row ?? '?'} in ${this.dir}/${file} (stratum '${s.name}', ${s.sample} of ${s.population}) to weigh ${want}, got ${JSON.stringify(w)}`,
+        { field: 'weight' },
+      );
     }
     return h;
   }
 
   private digest(key: string | null, h: number): void {
-    const d = createHash('md5').update(`${key ?? ''}\u0000${this.block.strata[h].name}`, 'utf8').digest();
+    const d = createHash('md5')
+      .update(`${key ?? ''}\u0000${this.block.strata[h].name}`, 'utf8')
+      .digest();
     this.count += 1;
     this.sum1 = (this.sum1 + d.readUIntBE(0, 6)) % MOD;
     this.sum2 = (this.sum2 + d.readUIntBE(6, 6)) % MOD;

@@ -63,7 +63,12 @@ export class Sampling {
   readonly compared: Int32Array;
   readonly bootstrapSeed: string;
 
-  private constructor(readonly block: SampleBlock, A: RunFolder, B: RunFolder | null, readonly replicates: number) {
+  private constructor(
+    readonly block: SampleBlock,
+    A: RunFolder,
+    B: RunFolder | null,
+    readonly replicates: number,
+  ) {
     this.strata = strataOf(block);
     this.weights = stratumWeights(this.strata);
     this.a = new SampledRun(block, 'A', A.dir);
@@ -83,11 +88,20 @@ export class Sampling {
     if (a === undefined || b === undefined) {
       const [sampled, whole] = a ? ['A', 'B'] : ['B', 'A'];
       const block = (a ?? b) as SampleBlock;
-      throw new BreError('SAMPLE_MISMATCH', `Expected runs A and B to be the same sample, got run ${sampled} a sample (${fmt(block.sampled)} of ${fmt(block.population)} rows) and run ${whole} a run of every row: a sample's figures cannot be set against another population's; compare two runs of the same sample (same input, --sample/--sample-share, --stratify-by and --seed), or two full runs`, { field: 'sample' });
+      throw new BreError(
+        'SAMPLE_MISMATCH',
+        `Expected runs A and B to be the same sample, got run ${sampled} a sample (${fmt(block.sampled)} of ${fmt(block.population)} rows) and run ${whole} a run of every row: a sample's figures cannot be set against another population's; compare two runs of the same sample (same input, --sample/--sample-share, --stratify-by and --seed), or two full runs`,
+        { field: 'sample' },
+      );
     }
     if (!sameFolder) {
       const why = designDifference(a, b);
-      if (why) throw new BreError('SAMPLE_MISMATCH', `Expected runs A and B to be the same sample (same input, strata, sample sizes and --seed), got: ${why}`, { field: 'sample' });
+      if (why)
+        throw new BreError(
+          'SAMPLE_MISMATCH',
+          `Expected runs A and B to be the same sample (same input, strata, sample sizes and --seed), got: ${why}`,
+          { field: 'sample' },
+        );
     }
     return new Sampling(a, A, sameFolder ? null : B, replicates);
   }
@@ -95,7 +109,11 @@ export class Sampling {
   /** The results-line hook of each run's first pass (`b` is not called when B is A). */
   resultLine(role: 'a' | 'b'): (line: ResultLine) => void {
     const run = role === 'a' ? this.a : this.b;
-    return run ? (line) => { run.resultLine(line); } : () => {};
+    return run
+      ? (line) => {
+          run.resultLine(line);
+        }
+      : () => {};
   }
 
   /** Reads the errors files, then checks each run's counts against its design and, for two runs, their keys. */
@@ -111,7 +129,11 @@ export class Sampling {
     }
     const b = this.b;
     if (b && this.a.unprocessed === 0 && b.unprocessed === 0 && this.a.fingerprint !== b.fingerprint) {
-      throw new BreError('SAMPLE_MISMATCH', `Expected runs A and B to hold the same sampled keys in the same strata, got different keys (A ${fmt(this.a.block.sampled)} rows in ${this.a.dir}, B in ${b.dir}, the same design): were they run on different inputs? Compare runs of one input with the same --sample, --stratify-by and --seed`, { field: 'sample' });
+      throw new BreError(
+        'SAMPLE_MISMATCH',
+        `Expected runs A and B to hold the same sampled keys in the same strata, got different keys (A ${fmt(this.a.block.sampled)} rows in ${this.a.dir}, B in ${b.dir}, the same design): were they run on different inputs? Compare runs of one input with the same --sample, --stratify-by and --seed`,
+        { field: 'sample' },
+      );
     }
   }
 
@@ -119,7 +141,11 @@ export class Sampling {
   unitOf(a: { stratum?: unknown; key: string | null }, b: { stratum?: unknown }): number {
     const h = typeof a.stratum === 'string' ? this.a.index.get(a.stratum) : undefined;
     if (h === undefined || b.stratum !== a.stratum) {
-      throw new BreError('SAMPLE_MISMATCH', `Expected key ${JSON.stringify(a.key)} to be in the same stratum in runs A and B, got ${JSON.stringify(a.stratum)} and ${JSON.stringify(b.stratum)}`, { field: 'stratum' });
+      throw new BreError(
+        'SAMPLE_MISMATCH',
+        `Expected key ${JSON.stringify(a.key)} to be in the same stratum in runs A and B, got ${JSON.stringify(a.stratum)} and ${JSON.stringify(b.stratum)}`,
+        { field: 'stratum' },
+      );
     }
     this.compared[h] += 1;
     return h;
@@ -127,7 +153,9 @@ export class Sampling {
 
   get lonelyStrata(): number {
     let n = 0;
-    this.strata.forEach((s, h) => { if (this.compared[h] > 0 && s.sampled === 1 && s.population > 1) n += 1; });
+    this.strata.forEach((s, h) => {
+      if (this.compared[h] > 0 && s.sampled === 1 && s.population > 1) n += 1;
+    });
     return n;
   }
 
@@ -146,19 +174,32 @@ export class Sampling {
       design: {
         ...bl,
         strata: bl.strata.map((s, h) => ({
-          name: s.name, values: s.values, population: s.population, sample: s.sample,
+          name: s.name,
+          values: s.values,
+          population: s.population,
+          sample: s.sample,
           weight: s.sample > 0 ? s.population / s.sample : null,
-          compared: this.compared[h], failed_a: this.a.failed[h], failed_b: b ? b.failed[h] : null,
+          compared: this.compared[h],
+          failed_a: this.a.failed[h],
+          failed_b: b ? b.failed[h] : null,
           not_compared: s.sample - this.compared[h],
         })),
       },
-      same_sample: !b ? 'one run' : this.a.unprocessed === 0 && b.unprocessed === 0 ? 'same design and keys' : 'same design; keys not compared (a run has not finished)',
+      same_sample: !b
+        ? 'one run'
+        : this.a.unprocessed === 0 && b.unprocessed === 0
+          ? 'same design and keys'
+          : 'same design; keys not compared (a run has not finished)',
       compared,
       not_compared: bl.sampled - compared,
       failed: { a: this.a.failedRows, b: b ? b.failedRows : null },
       not_processed: { a: this.a.unprocessed, b: b ? b.unprocessed : null },
       outside_sample_errors: { a: this.a.outsideErrors, b: b ? b.outsideErrors : null },
-      uncovered: { strata: uncovered.length, population: uncovered.reduce((s, x) => s + x.population, 0), names: uncovered.slice(0, 100).map((s) => s.name) },
+      uncovered: {
+        strata: uncovered.length,
+        population: uncovered.reduce((s, x) => s + x.population, 0),
+        names: uncovered.slice(0, 100).map((s) => s.name),
+      },
       lonely_strata: this.lonelyStrata,
       lonely_psu: DEFAULT_LONELY_PSU,
       replicates: this.replicates,

@@ -67,7 +67,11 @@ export class SampleUnits {
   private readonly features: WeightedFeature[] = [];
 
   /** @param weights design weight N_h / n_h of each stratum */
-  constructor(readonly specs: readonly ScoreSpec[], featureBins: ReadonlyMap<string, FeatureBins>, private readonly weights: Float64Array) {
+  constructor(
+    readonly specs: readonly ScoreSpec[],
+    featureBins: ReadonlyMap<string, FeatureBins>,
+    private readonly weights: Float64Array,
+  ) {
     this.scores = specs.map(() => ({ a: new Grow(f64), b: new Grow(f64) }));
     for (const [feature, bins] of featureBins) {
       const n = binLabels(bins).length;

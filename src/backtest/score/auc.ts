@@ -123,9 +123,14 @@ export class PairedDelong {
   private bads = 0;
   private same = true;
 
-  constructor(private readonly ta: ScoreTable, private readonly tb: ScoreTable) {
+  constructor(
+    private readonly ta: ScoreTable,
+    private readonly tb: ScoreTable,
+  ) {
     if (ta.nGood !== tb.nGood || ta.nBad !== tb.nBad) {
-      throw new RangeError(`Expected the same keys in both tables, got ${ta.nGood}/${ta.nBad} and ${tb.nGood}/${tb.nBad} goods/bads`);
+      throw new RangeError(
+        `Expected the same keys in both tables, got ${ta.nGood}/${ta.nBad} and ${tb.nGood}/${tb.nBad} goods/bads`,
+      );
     }
     this.pa = placements(ta);
     this.pb = placements(tb);
@@ -154,7 +159,9 @@ export class PairedDelong {
     const nB = this.ta.nBad;
     if (!pa || !pb) return null;
     if (this.goods !== nG || this.bads !== nB) {
-      throw new RangeError(`Expected every key of the tables to be added once, got ${this.goods}/${nG} goods and ${this.bads}/${nB} bads`);
+      throw new RangeError(
+        `Expected every key of the tables to be added once, got ${this.goods}/${nG} goods and ${this.bads}/${nB} bads`,
+      );
     }
     const va = delongVariance(pa, nG, nB);
     const vb = delongVariance(pb, nG, nB);

@@ -104,7 +104,11 @@ class Point {
   figures(of: number): OperatingPoint {
     const t = this.tally;
     return {
-      approved: t.keys, approval_rate: of > 0 ? t.keys / of : null, good: t.good, bad: t.bad, unknown: t.unknown,
+      approved: t.keys,
+      approval_rate: of > 0 ? t.keys / of : null,
+      good: t.good,
+      bad: t.bad,
+      unknown: t.unknown,
       bad_rate: t.good + t.bad > 0 ? t.bad / (t.good + t.bad) : null,
     };
   }
@@ -128,7 +132,11 @@ export class ScoreCollector {
   private readonly differing: number[];
   private keys = 0;
 
-  constructor(readonly specs: readonly ScoreSpec[], readonly path: string, private readonly decisions: boolean) {
+  constructor(
+    readonly specs: readonly ScoreSpec[],
+    readonly path: string,
+    private readonly decisions: boolean,
+  ) {
     this.sink = new NumberSink(path);
     this.width = 2 * specs.length + 2;
     this.rec = new Float64Array(this.width);
@@ -140,7 +148,13 @@ export class ScoreCollector {
    * Adds one compared key: its result fields on each side (empty when the stage did not run there), outcome
    * and approvals. Returns the A and B values of each score for compare.csv (null when missing).
    */
-  add(fieldsA: Readonly<Record<string, Json>>, fieldsB: Readonly<Record<string, Json>>, outcome: Outcome | undefined, approvedA: boolean, approvedB: boolean): (number | null)[] {
+  add(
+    fieldsA: Readonly<Record<string, Json>>,
+    fieldsB: Readonly<Record<string, Json>>,
+    outcome: Outcome | undefined,
+    approvedA: boolean,
+    approvedB: boolean,
+  ): (number | null)[] {
     this.keys += 1;
     const o = outcome === 0 || outcome === 1 ? outcome : Number.NaN;
     const cells: (number | null)[] = [];
@@ -155,7 +169,10 @@ export class ScoreCollector {
       cells.push(Number.isNaN(rawA) ? null : rawA, Number.isNaN(rawB) ? null : rawB);
       if (!(rawA === rawB || (Number.isNaN(rawA) && Number.isNaN(rawB)))) this.differing[i] += 1;
       const st = this.sides[i];
-      for (const [side, v, raw] of [[st.a, a, rawA], [st.b, b, rawB]] as const) {
+      for (const [side, v, raw] of [
+        [st.a, a, rawA],
+        [st.b, b, rawB],
+      ] as const) {
         if (Number.isNaN(v)) {
           if (Number.isNaN(raw)) side.missing.add(o);
           else {
@@ -191,8 +208,18 @@ export class ScoreCollector {
         direction: s.direction,
         keys: this.keys,
         keys_differing: this.differing[i],
-        a: this.sideFigures(s.fieldA, s.direction, st.a, this.table(2 * i, st.a.scored, () => true)),
-        b: this.sideFigures(s.fieldB, s.direction, st.b, this.table(2 * i + 1, st.b.scored, () => true)),
+        a: this.sideFigures(
+          s.fieldA,
+          s.direction,
+          st.a,
+          this.table(2 * i, st.a.scored, () => true),
+        ),
+        b: this.sideFigures(
+          s.fieldB,
+          s.direction,
+          st.b,
+          this.table(2 * i + 1, st.b.scored, () => true),
+        ),
         paired: this.paired(i, s.direction),
       };
     });
@@ -202,7 +229,12 @@ export class ScoreCollector {
    * Table of column `col` over the records `keep` accepts (their value in `col` being a number), of the raw
    * values or, with `direction`, oriented (built oriented, not copied: a score can have a value per key).
    */
-  private table(col: number, counts: { good: number; bad: number; unknown: number }, keep: (buf: Float64Array, at: number) => boolean, direction: Direction = 'higher_is_better'): ScoreTable {
+  private table(
+    col: number,
+    counts: { good: number; bad: number; unknown: number },
+    keep: (buf: Float64Array, at: number) => boolean,
+    direction: Direction = 'higher_is_better',
+  ): ScoreTable {
     const arrays = [new Float64Array(counts.good), new Float64Array(counts.bad), new Float64Array(counts.unknown)];
     const fill = [0, 0, 0];
     const oc = this.width - 2;
@@ -214,7 +246,11 @@ export class ScoreCollector {
       arrays[c][fill[c]] = orient(v, direction);
       fill[c] += 1;
     });
-    return tableFromSorted(arrays[0].subarray(0, fill[0]).sort(), arrays[1].subarray(0, fill[1]).sort(), arrays[2].subarray(0, fill[2]).sort());
+    return tableFromSorted(
+      arrays[0].subarray(0, fill[0]).sort(),
+      arrays[1].subarray(0, fill[1]).sort(),
+      arrays[2].subarray(0, fill[2]).sort(),
+    );
   }
 
   private sideFigures(field: string, direction: Direction, st: SideState, raw: ScoreTable): ScoreSideFigures {
@@ -225,7 +261,10 @@ export class ScoreCollector {
       field,
       scored: st.scored.counts(),
       missing: st.missing.counts(),
-      no_score: { ...st.noScore.counts(), markers: [...st.byMarker].sort((x, y) => x[0] - y[0]).map(([value, t]) => ({ value, ...t.counts() })) },
+      no_score: {
+        ...st.noScore.counts(),
+        markers: [...st.byMarker].sort((x, y) => x[0] - y[0]).map(([value, t]) => ({ value, ...t.counts() })),
+      },
       distinct_values: raw.values.length,
       power: aucFigures(o),
       ks: ksFigures(raw),
@@ -243,7 +282,8 @@ export class ScoreCollector {
     const ca = 2 * i;
     const cb = 2 * i + 1;
     const oc = this.width - 2;
-    const both = (buf: Float64Array, at: number): boolean => !Number.isNaN(buf[at + ca]) && !Number.isNaN(buf[at + cb]) && !Number.isNaN(buf[at + oc]);
+    const both = (buf: Float64Array, at: number): boolean =>
+      !Number.isNaN(buf[at + ca]) && !Number.isNaN(buf[at + cb]) && !Number.isNaN(buf[at + oc]);
     let good = 0;
     let bad = 0;
     forEachRecord(this.path, this.width, (buf, at) => {
@@ -256,7 +296,8 @@ export class ScoreCollector {
     const tb = this.table(cb, counts, both, direction);
     const test = new PairedDelong(ta, tb);
     forEachRecord(this.path, this.width, (buf, at) => {
-      if (both(buf, at)) test.add(orient(buf[at + ca], direction), orient(buf[at + cb], direction), buf[at + oc] as 0 | 1);
+      if (both(buf, at))
+        test.add(orient(buf[at + ca], direction), orient(buf[at + cb], direction), buf[at + oc] as 0 | 1);
     });
     return test.result();
   }

@@ -37,7 +37,13 @@ export interface DecileFigures {
   readonly iv: number | null;
 }
 
-interface Bin { min: number; max: number; good: number; bad: number; unknown: number }
+interface Bin {
+  min: number;
+  max: number;
+  good: number;
+  bad: number;
+  unknown: number;
+}
 
 /** On the raw table (ascending values). */
 export function decileFigures(t: ScoreTable, direction: Direction): DecileFigures {
@@ -59,7 +65,10 @@ export function decileFigures(t: ScoreTable, direction: Direction): DecileFigure
   let bin: Bin | null = null;
   for (let i = 0; i < n; i += 1) {
     const v = t.values[i];
-    while (e < edges.length && v > edges[e]) { e += 1; bin = null; }
+    while (e < edges.length && v > edges[e]) {
+      e += 1;
+      bin = null;
+    }
     if (!bin) {
       bin = { min: v, max: v, good: 0, bad: 0, unknown: 0 };
       bins.push(bin);
@@ -72,7 +81,10 @@ export function decileFigures(t: ScoreTable, direction: Direction): DecileFigure
   if (direction === 'lower_is_better') bins.reverse();
   const G = t.nGood;
   const B = t.nBad;
-  const iv = psi(bins.map((b) => b.good), bins.map((b) => b.bad));
+  const iv = psi(
+    bins.map((b) => b.good),
+    bins.map((b) => b.bad),
+  );
   let cKeys = 0;
   let cBad = 0;
   let cKnown = 0;
@@ -82,7 +94,12 @@ export function decileFigures(t: ScoreTable, direction: Direction): DecileFigure
     cBad += b.bad;
     cKnown += b.good + b.bad;
     return {
-      min: b.min, max: b.max, keys, good: b.good, bad: b.bad, unknown: b.unknown,
+      min: b.min,
+      max: b.max,
+      keys,
+      good: b.good,
+      bad: b.bad,
+      unknown: b.unknown,
       bad_rate: b.good + b.bad > 0 ? b.bad / (b.good + b.bad) : null,
       woe: G > 0 && B > 0 ? Math.log(Math.max(b.good / G, PSI_EPSILON) / Math.max(b.bad / B, PSI_EPSILON)) : null,
       cum_keys_share: total > 0 ? cKeys / total : 0,

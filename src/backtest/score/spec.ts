@@ -30,15 +30,24 @@ const DEFAULT_SCORE_MISSING: readonly number[] = [-1];
 /** `--score-missing -1,0` (numbers, comma-separated, repeatable) or `none`. */
 function parseScoreMissing(value: string | readonly string[] | undefined): number[] {
   if (value === undefined) return [...DEFAULT_SCORE_MISSING];
-  const parts = list(value).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const parts = list(value)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   if (parts.length === 1 && parts[0].toLowerCase() === 'none') return [];
   const out: number[] = [];
   for (const p of parts) {
     const n = Number(p);
-    if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(p) || !Number.isFinite(n)) throw new BreError('USAGE', `Expected --score-missing to list numbers (e.g. -1,0) or none, got '${p}'`, { field: 'score-missing' });
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(p) || !Number.isFinite(n))
+      throw new BreError('USAGE', `Expected --score-missing to list numbers (e.g. -1,0) or none, got '${p}'`, {
+        field: 'score-missing',
+      });
     if (!out.includes(n)) out.push(n);
   }
-  if (out.length === 0) throw new BreError('USAGE', `Expected --score-missing to list numbers (e.g. -1,0) or none, got nothing`, { field: 'score-missing' });
+  if (out.length === 0)
+    throw new BreError('USAGE', `Expected --score-missing to list numbers (e.g. -1,0) or none, got nothing`, {
+      field: 'score-missing',
+    });
   return out;
 }
 
@@ -55,29 +64,48 @@ function list(value: string | readonly string[] | undefined): string[] {
   return (Array.isArray(value) ? value : [value]).map((v) => String(v));
 }
 
-export function parseScoreSpecs(scores: string | readonly string[] | undefined, directions: string | readonly string[] | undefined, missing?: string | readonly string[]): ScoreSpec[] {
+export function parseScoreSpecs(
+  scores: string | readonly string[] | undefined,
+  directions: string | readonly string[] | undefined,
+  missing?: string | readonly string[],
+): ScoreSpec[] {
   const markers = parseScoreMissing(missing);
   const specs: { label: string; fieldA: string; fieldB: string }[] = [];
   for (const raw of list(scores)) {
     const text = raw.trim();
     const parts = text.split(':');
     if (text === '' || parts.length > 2 || parts.some((p) => p.trim() === '')) {
-      throw new BreError('USAGE', `Expected --score FIELD or FIELD_A:FIELD_B (a numeric field of the compared stages, e.g. bureau_intel.bureau_score), got '${raw}'`, { field: 'score' });
+      throw new BreError(
+        'USAGE',
+        `Expected --score FIELD or FIELD_A:FIELD_B (a numeric field of the compared stages, e.g. bureau_intel.bureau_score), got '${raw}'`,
+        { field: 'score' },
+      );
     }
     const [fieldA, fieldB = fieldA] = parts.map((p) => p.trim());
     const label = fieldA === fieldB ? fieldA : `${fieldA}:${fieldB}`;
-    if (specs.some((s) => s.label === label)) throw new BreError('USAGE', `Expected each --score once, got '${label}' twice`, { field: 'score' });
+    if (specs.some((s) => s.label === label))
+      throw new BreError('USAGE', `Expected each --score once, got '${label}' twice`, { field: 'score' });
     specs.push({ label, fieldA, fieldB });
   }
-  if (specs.length > MAX_SCORES) throw new BreError('USAGE', `Expected at most ${MAX_SCORES} --score options, got ${specs.length}`, { field: 'score' });
+  if (specs.length > MAX_SCORES)
+    throw new BreError('USAGE', `Expected at most ${MAX_SCORES} --score options, got ${specs.length}`, {
+      field: 'score',
+    });
   const dir = new Map<string, Direction>();
   for (const raw of list(directions)) {
     const m = /^(.+)=(higher|lower)$/.exec(raw.trim());
     const names = specs.map((s) => s.label).join(', ') || 'none';
-    if (!m) throw new BreError('USAGE', `Expected --score-direction NAME=higher or NAME=lower (higher/lower is better), got '${raw}'`, { field: 'score-direction' });
+    if (!m)
+      throw new BreError(
+        'USAGE',
+        `Expected --score-direction NAME=higher or NAME=lower (higher/lower is better), got '${raw}'`,
+        { field: 'score-direction' },
+      );
     const name = m[1].trim();
     if (!specs.some((s) => s.label === name)) {
-      throw new BreError('USAGE', `Expected --score-direction to name a --score (${names}), got '${name}'`, { field: 'score-direction' });
+      throw new BreError('USAGE', `Expected --score-direction to name a --score (${names}), got '${name}'`, {
+        field: 'score-direction',
+      });
     }
     dir.set(name, m[2] === 'lower' ? 'lower_is_better' : 'higher_is_better');
   }

@@ -47,14 +47,19 @@ export function tableFromSorted(good: Float64Array, bad: Float64Array, unknown: 
       if (!any) return;
       for (let c = 0; c < 3; c += 1) {
         let n = 0;
-        while (at[c] < lists[c].length && lists[c][at[c]] === next) { at[c] += 1; n += 1; }
+        while (at[c] < lists[c].length && lists[c][at[c]] === next) {
+          at[c] += 1;
+          n += 1;
+        }
         counts[c] = n;
       }
       visit(next, counts);
     }
   };
   let distinct = 0;
-  merge(() => { distinct += 1; });
+  merge(() => {
+    distinct += 1;
+  });
   const values = new Float64Array(distinct);
   const counts = [new Uint32Array(distinct), new Uint32Array(distinct), new Uint32Array(distinct)];
   let i = 0;
@@ -66,7 +71,15 @@ export function tableFromSorted(good: Float64Array, bad: Float64Array, unknown: 
     counts[2][i] = c[2];
     i += 1;
   });
-  return { values, good: counts[0], bad: counts[1], unknown: counts[2], nGood: good.length, nBad: bad.length, nUnknown: unknown.length };
+  return {
+    values,
+    good: counts[0],
+    bad: counts[1],
+    unknown: counts[2],
+    nGood: good.length,
+    nBad: bad.length,
+    nUnknown: unknown.length,
+  };
 }
 
 /** A table from (score, outcome) pairs in any order; scores that are not finite numbers are left out. */

@@ -18,7 +18,13 @@ export class FieldStability {
   }
 
   /** One compared key; a side whose stage did not run is not counted. */
-  add(period: string, fa: Readonly<Record<string, Json>>, fb: Readonly<Record<string, Json>>, ranA: boolean, ranB: boolean): void {
+  add(
+    period: string,
+    fa: Readonly<Record<string, Json>>,
+    fb: Readonly<Record<string, Json>>,
+    ranA: boolean,
+    ranB: boolean,
+  ): void {
     for (const f of this.fields) {
       if (ranA) f.a.add(period, binOf(f.bins, fa[f.name]));
       if (ranB) f.b.add(period, binOf(f.bins, fb[f.name]));
@@ -26,8 +32,10 @@ export class FieldStability {
   }
 
   figures(minKeys: number): StabilityFigures[] {
-    return this.fields.flatMap((f) => (f.a.sameAs(f.b)
-      ? [f.a.figures(f.name, 'a=b', 'numeric', minKeys)]
-      : [f.a.figures(f.name, 'a', 'numeric', minKeys), f.b.figures(f.name, 'b', 'numeric', minKeys)]));
+    return this.fields.flatMap((f) =>
+      f.a.sameAs(f.b)
+        ? [f.a.figures(f.name, 'a=b', 'numeric', minKeys)]
+        : [f.a.figures(f.name, 'a', 'numeric', minKeys), f.b.figures(f.name, 'b', 'numeric', minKeys)],
+    );
   }
 }

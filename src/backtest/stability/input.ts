@@ -56,7 +56,10 @@ export class InputStability {
   private readonly skip = new Map<string, SkipReason>();
   private columns: Column[] = [];
 
-  constructor(fixed: { readonly key?: string; readonly outcome?: string; readonly period: string }, sampleSize: number) {
+  constructor(
+    fixed: { readonly key?: string; readonly outcome?: string; readonly period: string },
+    sampleSize: number,
+  ) {
     this.sample = new Reservoir(sampleSize);
     if (fixed.key) this.skip.set(fixed.key, 'key');
     if (fixed.outcome) this.skip.set(fixed.outcome, 'outcome');
@@ -81,12 +84,23 @@ export class InputStability {
     const items = this.sample.items;
     for (const name of [...this.seen].sort()) {
       if (this.skip.has(name)) continue;
-      if (maskCategory(name) !== undefined) { this.skip.set(name, 'personal data'); continue; }
+      if (maskCategory(name) !== undefined) {
+        this.skip.set(name, 'personal data');
+        continue;
+      }
       const values = items.map((r) => r[name]).filter((v): v is Json => v !== undefined);
-      if (values.some((v) => v !== null && typeof v === 'object')) { this.skip.set(name, 'nested values'); continue; }
+      if (values.some((v) => v !== null && typeof v === 'object')) {
+        this.skip.set(name, 'nested values');
+        continue;
+      }
       const present = values.filter((v) => v !== null);
       const numeric = present.length > 0 && present.every(isNumeric);
-      if (!numeric && present.length > 0 && new Set(present.map(String)).size > IDENTIFIER_SHARE * present.length && present.length >= 20) {
+      if (
+        !numeric &&
+        present.length > 0 &&
+        new Set(present.map(String)).size > IDENTIFIER_SHARE * present.length &&
+        present.length >= 20
+      ) {
         this.skip.set(name, 'identifier-like');
         continue;
       }
@@ -113,8 +127,10 @@ export class InputStability {
     return {
       rows: this.sample.count,
       columns: this.columns.map((c) => c.over.figures(c.name, 'input', c.numeric ? 'numeric' : 'categorical', minKeys)),
-      skipped: [...this.skip.entries()].filter(([column]) => this.seen.has(column))
-        .sort((x, y) => (x[0] < y[0] ? -1 : 1)).map(([column, reason]) => ({ column, reason })),
+      skipped: [...this.skip.entries()]
+        .filter(([column]) => this.seen.has(column))
+        .sort((x, y) => (x[0] < y[0] ? -1 : 1))
+        .map(([column, reason]) => ({ column, reason })),
     };
   }
 }

@@ -79,7 +79,12 @@ export class OverTime {
     return true;
   }
 
-  figures(name: string, source: StabilityFigures['source'], type: StabilityFigures['type'], minKeys: number): StabilityFigures {
+  figures(
+    name: string,
+    source: StabilityFigures['source'],
+    type: StabilityFigures['type'],
+    minKeys: number,
+  ): StabilityFigures {
     const order = [...this.counts.keys()].sort(comparePeriods);
     const total = (p: string): number => (this.counts.get(p) as Uint32Array).reduce((s, v) => s + v, 0);
     const dated = order.filter((p) => p !== MISSING_PERIOD);
@@ -93,7 +98,11 @@ export class OverTime {
     }
     const inBase = new Set(pooled);
     const base = nBase === 0 ? null : new Array<number>(this.bins).fill(0);
-    if (base) for (const p of pooled) (this.counts.get(p) as Uint32Array).forEach((v, i) => { base[i] += v; });
+    if (base)
+      for (const p of pooled)
+        (this.counts.get(p) as Uint32Array).forEach((v, i) => {
+          base[i] += v;
+        });
     const periods = order.map((period): PeriodPsi => {
       const n = total(period);
       const counts = [...(this.counts.get(period) as Uint32Array)];
@@ -102,16 +111,35 @@ export class OverTime {
       const scale = 1 / nBase + 1 / n;
       const usable = value !== null && n > 0;
       return {
-        period, n, small: n < minKeys, baseline: inBase.has(period), psi: value, band: psiBand(value),
+        period,
+        n,
+        small: n < minKeys,
+        baseline: inBase.has(period),
+        psi: value,
+        band: psiBand(value),
         noise: usable ? (k - 1) * scale : null,
         p_value: usable ? chi2Sf((value as number) / scale, k - 1) : null,
       };
     });
-    const baseline = base === null ? null : pooled.length === 1 ? pooled[0] : `${pooled[0]} to ${pooled[pooled.length - 1]}`;
+    const baseline =
+      base === null ? null : pooled.length === 1 ? pooled[0] : `${pooled[0]} to ${pooled[pooled.length - 1]}`;
     const comparable = periods.filter((p) => p.psi !== null);
     const latest = [...comparable].reverse().find((p) => !p.small) ?? null;
-    const max = comparable.filter((p) => !p.small).reduce<PeriodPsi | null>((m, p) => (m === null || (p.psi as number) > (m.psi as number) ? p : m), null);
-    return { name, source, type, bins: this.bins, baseline, baseline_periods: base ? pooled : [], baseline_n: base ? nBase : 0, periods, latest, max };
+    const max = comparable
+      .filter((p) => !p.small)
+      .reduce<PeriodPsi | null>((m, p) => (m === null || (p.psi as number) > (m.psi as number) ? p : m), null);
+    return {
+      name,
+      source,
+      type,
+      bins: this.bins,
+      baseline,
+      baseline_periods: base ? pooled : [],
+      baseline_n: base ? nBase : 0,
+      periods,
+      latest,
+      max,
+    };
   }
 }
 
@@ -136,7 +164,8 @@ function excess(s: StabilityFigures): number {
 
 /** The characteristics that moved most: latest PSI minus its noise, largest first (ties by name); a PSI of 0 is no move. */
 export function topMovers(all: readonly StabilityFigures[], n = 10): StabilityFigures[] {
-  return all.filter((s) => s.latest !== null && (s.latest.psi as number) > 0)
+  return all
+    .filter((s) => s.latest !== null && (s.latest.psi as number) > 0)
     .sort((x, y) => excess(y) - excess(x) || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
     .slice(0, n);
 }

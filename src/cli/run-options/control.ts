@@ -17,12 +17,37 @@ export const CONTROL_OPTIONS = {
   title: 'Run control:',
   options: {
     'dry-run': { type: 'boolean', default: false, describe: 'read, validate and build every request; call nothing' },
-    plan: { type: 'boolean', default: false, describe: 'call nothing: say how long the input needs at the configured limits (and, with --window-hours, how many egress IPs that window needs)' },
-    'window-hours': { requiresArg: true, describe: 'H: with --plan, the window the run must fit in, in hours (e.g. 6 for a nightly window)' },
-    'stop-grace': { type: 'string', default: '10s', describe: 'after a stop (signal, 401/403), how long calls in flight may finish' },
-    'max-consecutive-failures': { requiresArg: true, default: DEFAULT_CIRCUIT.consecutive, describe: 'N: stop the run (exit 3) after this many consecutive service failures; 0 = never' },
-    'max-failure-share': { requiresArg: true, default: DEFAULT_CIRCUIT.share, describe: 'P (0 < P <= 1): stop the run (exit 3) when more than this share of the last --failure-window calls failed after all retries; 1 = never' },
-    'failure-window': { requiresArg: true, default: DEFAULT_CIRCUIT.window, describe: 'N: calls over which --max-failure-share is measured' },
+    plan: {
+      type: 'boolean',
+      default: false,
+      describe:
+        'call nothing: say how long the input needs at the configured limits (and, with --window-hours, how many egress IPs that window needs)',
+    },
+    'window-hours': {
+      requiresArg: true,
+      describe: 'H: with --plan, the window the run must fit in, in hours (e.g. 6 for a nightly window)',
+    },
+    'stop-grace': {
+      type: 'string',
+      default: '10s',
+      describe: 'after a stop (signal, 401/403), how long calls in flight may finish',
+    },
+    'max-consecutive-failures': {
+      requiresArg: true,
+      default: DEFAULT_CIRCUIT.consecutive,
+      describe: 'N: stop the run (exit 3) after this many consecutive service failures; 0 = never',
+    },
+    'max-failure-share': {
+      requiresArg: true,
+      default: DEFAULT_CIRCUIT.share,
+      describe:
+        'P (0 < P <= 1): stop the run (exit 3) when more than this share of the last --failure-window calls failed after all retries; 1 = never',
+    },
+    'failure-window': {
+      requiresArg: true,
+      default: DEFAULT_CIRCUIT.window,
+      describe: 'N: calls over which --max-failure-share is measured',
+    },
   },
 } as const satisfies OptionFamily;
 
@@ -36,11 +61,19 @@ export interface ResolvedControl {
 
 export function resolveControl(a: ControlArgs): ResolvedControl {
   const consecutive = wholeNumber('max-consecutive-failures', a['max-consecutive-failures'], { min: 0 });
-  const share = numberIn('max-failure-share', a['max-failure-share'], 'a share above 0 and at most 1 (1 = never)', (n) => n > 0 && n <= 1);
+  const share = numberIn(
+    'max-failure-share',
+    a['max-failure-share'],
+    'a share above 0 and at most 1 (1 = never)',
+    (n) => n > 0 && n <= 1,
+  );
   const window = wholeNumber('failure-window', a['failure-window'], { min: 1 });
   const stopGraceMs = parseDuration(a['stop-grace'], { flag: 'stop-grace', unit: 's' });
   // Checked only for --plan, the one that reads it (as before the options were split by family).
-  const windowHours = a.plan && a['window-hours'] !== undefined ? numberIn('window-hours', a['window-hours'], 'a number of hours above 0', (n) => n > 0) : undefined;
+  const windowHours =
+    a.plan && a['window-hours'] !== undefined
+      ? numberIn('window-hours', a['window-hours'], 'a number of hours above 0', (n) => n > 0)
+      : undefined;
   return {
     dryRun: a['dry-run'],
     ...(a.plan ? { plan: windowHours !== undefined ? { windowHours } : {} } : {}),

@@ -34,7 +34,8 @@ export interface OptionFamily {
 export function wholeNumber(flag: string, value: unknown, range: { min: number; max?: number }): number {
   const n = typeof value === 'number' ? value : Number.NaN;
   if (Number.isInteger(n) && n >= range.min && (range.max === undefined || n <= range.max)) return n;
-  const expected = range.max === undefined ? `a whole number >= ${range.min}` : `a whole number from ${range.min} to ${range.max}`;
+  const expected =
+    range.max === undefined ? `a whole number >= ${range.min}` : `a whole number from ${range.min} to ${range.max}`;
   throw new BreError('USAGE', `Expected --${flag} to be ${expected}, got '${String(value)}'`, { field: flag });
 }
 

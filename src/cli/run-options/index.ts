@@ -20,9 +20,28 @@ import { resolveSampling, SAMPLING_OPTIONS, type SamplingArgs } from './sampling
 export type { OptionsContext } from './family.js';
 
 /** In the order `run --help` shows them: what a first run needs first. */
-export const RUN_OPTION_FAMILIES: readonly OptionFamily[] = [INPUT_OPTIONS, OUTPUT_OPTIONS, LIMITS_OPTIONS, NETWORK_FAMILY, DATABASE_OPTIONS, SAMPLING_OPTIONS, MONITORING_OPTIONS, CONTROL_OPTIONS, JOB_OPTIONS];
+export const RUN_OPTION_FAMILIES: readonly OptionFamily[] = [
+  INPUT_OPTIONS,
+  OUTPUT_OPTIONS,
+  LIMITS_OPTIONS,
+  NETWORK_FAMILY,
+  DATABASE_OPTIONS,
+  SAMPLING_OPTIONS,
+  MONITORING_OPTIONS,
+  CONTROL_OPTIONS,
+  JOB_OPTIONS,
+];
 
-export interface RunArgs extends InputArgs, DatabaseArgs, OutputArgs, LimitsArgs, NetworkArgs, SamplingArgs, MonitoringArgs, ControlArgs, JobArgs {
+export interface RunArgs
+  extends InputArgs,
+    DatabaseArgs,
+    OutputArgs,
+    LimitsArgs,
+    NetworkArgs,
+    SamplingArgs,
+    MonitoringArgs,
+    ControlArgs,
+    JobArgs {
   pipeline: string;
 }
 

@@ -27,10 +27,28 @@ export const DEFAULT_CHUNK_ROWS = 500;
 export const JOB_OPTIONS = {
   title: 'Run control:',
   options: {
-    job: { type: 'string', describe: 'NAME: join the job NAME as one of its workers (with a PostgreSQL --sink): claim chunks of the input, take over those of dead workers; every host runs the same command' },
-    'job-lease': { type: 'string', default: '60s', describe: 'with --job: how long a chunk stays with a worker that stopped renewing it (killed, partitioned, stalled) before another takes it over' },
-    'job-heartbeat': { type: 'string', default: '10s', describe: 'with --job: how often a worker renews its chunks\' leases (at most a third of --job-lease)' },
-    'job-chunk-rows': { requiresArg: true, default: DEFAULT_CHUNK_ROWS, describe: 'with --job: rows per chunk when this worker is the one that splits the input (about a minute of one address at the documented workflow limit)' },
+    job: {
+      type: 'string',
+      describe:
+        'NAME: join the job NAME as one of its workers (with a PostgreSQL --sink): claim chunks of the input, take over those of dead workers; every host runs the same command',
+    },
+    'job-lease': {
+      type: 'string',
+      default: '60s',
+      describe:
+        'with --job: how long a chunk stays with a worker that stopped renewing it (killed, partitioned, stalled) before another takes it over',
+    },
+    'job-heartbeat': {
+      type: 'string',
+      default: '10s',
+      describe: "with --job: how often a worker renews its chunks' leases (at most a third of --job-lease)",
+    },
+    'job-chunk-rows': {
+      requiresArg: true,
+      default: DEFAULT_CHUNK_ROWS,
+      describe:
+        'with --job: rows per chunk when this worker is the one that splits the input (about a minute of one address at the documented workflow limit)',
+    },
   },
 } as const satisfies OptionFamily;
 
@@ -38,14 +56,41 @@ export const JOB_OPTIONS = {
 export function resolveJob(a: JobArgs, ctx: Pick<OptionsContext, 'workerId'>): JobSettings | undefined {
   if (a.job === undefined) return undefined;
   const name = a.job.trim();
-  if (name === '' || name.length > 200) throw new BreError('USAGE', `Expected --job to be a name of 1 to 200 characters, got '${a.job}'`, { field: 'job' });
-  if (a.sink === undefined) throw new BreError('USAGE', 'Expected --sink URL with --job: the job\'s chunks and leases live in the sink\'s database, beside its tables', { field: 'job' });
-  const refused: [string, unknown][] = [['--shard', a.shard], ['--sample', a.sample], ['--sample-share', a['sample-share']], ['--limit', a.limit]];
-  for (const [flag, v] of refused) if (v !== undefined) throw new BreError('USAGE', `Expected no ${flag} with --job, got ${flag} ${String(v)}: a job's workers share the whole input between them`, { field: 'job' });
-  if (a.input === '-') throw new BreError('USAGE', 'Expected --input to be a file or a database with --job, got - (stdin): every worker reads the chunks it claims', { field: 'input' });
+  if (name === '' || name.length > 200)
+    throw new BreError('USAGE', `Expected --job to be a name of 1 to 200 characters, got '${a.job}'`, { field: 'job' });
+  if (a.sink === undefined)
+    throw new BreError(
+      'USAGE',
+      "Expected --sink URL with --job: the job's chunks and leases live in the sink's database, beside its tables",
+      { field: 'job' },
+    );
+  const refused: [string, unknown][] = [
+    ['--shard', a.shard],
+    ['--sample', a.sample],
+    ['--sample-share', a['sample-share']],
+    ['--limit', a.limit],
+  ];
+  for (const [flag, v] of refused)
+    if (v !== undefined)
+      throw new BreError(
+        'USAGE',
+        `Expected no ${flag} with --job, got ${flag} ${String(v)}: a job's workers share the whole input between them`,
+        { field: 'job' },
+      );
+  if (a.input === '-')
+    throw new BreError(
+      'USAGE',
+      'Expected --input to be a file or a database with --job, got - (stdin): every worker reads the chunks it claims',
+      { field: 'input' },
+    );
   const leaseMs = parseDuration(a['job-lease'], { flag: 'job-lease', unit: 's', min: 1000 });
   const heartbeatMs = parseDuration(a['job-heartbeat'], { flag: 'job-heartbeat', unit: 's', min: 100 });
-  if (heartbeatMs * 3 > leaseMs) throw new BreError('USAGE', `Expected --job-heartbeat to be at most a third of --job-lease (${a['job-lease']}), got '${a['job-heartbeat']}': a lease must survive a missed heartbeat or two`, { field: 'job-heartbeat' });
+  if (heartbeatMs * 3 > leaseMs)
+    throw new BreError(
+      'USAGE',
+      `Expected --job-heartbeat to be at most a third of --job-lease (${a['job-lease']}), got '${a['job-heartbeat']}': a lease must survive a missed heartbeat or two`,
+      { field: 'job-heartbeat' },
+    );
   const chunkRows = wholeNumber('job-chunk-rows', a['job-chunk-rows'], { min: 1, max: 1_000_000 });
   return { name, worker: ctx.workerId(), leaseMs, heartbeatMs, chunkRows, retryErrors: a['retry-errors'] };
 }

@@ -17,11 +17,31 @@ export interface MonitoringArgs {
 export const MONITORING_OPTIONS = {
   title: 'Monitoring:',
   options: {
-    progress: { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)' },
-    'metrics-file': { type: 'string', describe: 'write Prometheus metrics here for node exporter\'s textfile collector (replaced every 5 s and at the end)' },
-    'metrics-port': { requiresArg: true, describe: 'PORT: serve the same metrics on http://127.0.0.1:PORT/metrics while the run goes' },
-    pushgateway: { type: 'string', describe: 'push the same metrics to this Prometheus Pushgateway (push-add, job bre_batch, grouped by pipeline) every 5 s and at the end; a gateway that is down never stops the run' },
-    'log-format': { type: 'string', choices: [...LOG_FORMATS], defaultDescription: 'human', describe: 'log lines on stderr: human, or json (one object a line)' },
+    progress: {
+      type: 'boolean',
+      default: true,
+      describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)',
+    },
+    'metrics-file': {
+      type: 'string',
+      describe:
+        "write Prometheus metrics here for node exporter's textfile collector (replaced every 5 s and at the end)",
+    },
+    'metrics-port': {
+      requiresArg: true,
+      describe: 'PORT: serve the same metrics on http://127.0.0.1:PORT/metrics while the run goes',
+    },
+    pushgateway: {
+      type: 'string',
+      describe:
+        'push the same metrics to this Prometheus Pushgateway (push-add, job bre_batch, grouped by pipeline) every 5 s and at the end; a gateway that is down never stops the run',
+    },
+    'log-format': {
+      type: 'string',
+      choices: [...LOG_FORMATS],
+      defaultDescription: 'human',
+      describe: 'log lines on stderr: human, or json (one object a line)',
+    },
   },
 } as const satisfies OptionFamily;
 
@@ -33,14 +53,29 @@ export interface ResolvedMonitoring {
 }
 
 export function resolveMonitoring(a: MonitoringArgs): ResolvedMonitoring {
-  const port = a['metrics-port'] === undefined ? undefined
-    : numberIn('metrics-port', a['metrics-port'], 'a port number from 0 to 65535', (n) => Number.isInteger(n) && n >= 0 && n <= 65535);
+  const port =
+    a['metrics-port'] === undefined
+      ? undefined
+      : numberIn(
+          'metrics-port',
+          a['metrics-port'],
+          'a port number from 0 to 65535',
+          (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
+        );
   const file = a['metrics-file'];
   const pushgateway = a.pushgateway;
   const any = file !== undefined || port !== undefined || pushgateway !== undefined;
   return {
     progress: a.progress,
-    ...(any ? { metrics: { ...(file !== undefined ? { file } : {}), ...(port !== undefined ? { port } : {}), ...(pushgateway !== undefined ? { pushgateway } : {}) } } : {}),
+    ...(any
+      ? {
+          metrics: {
+            ...(file !== undefined ? { file } : {}),
+            ...(port !== undefined ? { port } : {}),
+            ...(pushgateway !== undefined ? { pushgateway } : {}),
+          },
+        }
+      : {}),
     logFormat: parseLogFormat(a['log-format']),
   };
 }

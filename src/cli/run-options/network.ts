@@ -9,4 +9,7 @@ import type { OptionFamily } from './family.js';
 
 export type { NetworkArgs } from '../network-options.js';
 
-export const NETWORK_FAMILY = { title: 'Limits and network:', options: NETWORK_OPTIONS } as const satisfies OptionFamily;
+export const NETWORK_FAMILY = {
+  title: 'Limits and network:',
+  options: NETWORK_OPTIONS,
+} as const satisfies OptionFamily;

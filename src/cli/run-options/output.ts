@@ -13,10 +13,26 @@ export interface OutputArgs {
 export const OUTPUT_OPTIONS = {
   title: 'Output:',
   options: {
-    out: { type: 'string', defaultDescription: 'output/<pipeline>-<UTC timestamp>, or the unfinished one of the same run', describe: 'output folder; the same --out resumes, and so does the same command without it' },
-    'output-formats': { type: 'string', defaultDescription: OUTPUT_FORMATS.join(','), describe: `formats of the files rebuilt at the end: ${OUTPUT_FORMATS.join(', ')} or ${OUTPUT_FORMATS.join(',')}` },
-    'keep-personal-data': { type: 'boolean', default: false, describe: 'do not mask personal data in errors.ndjson and logs (only for a secure location)' },
-    'retry-errors': { type: 'boolean', default: false, describe: 'with --out of an earlier run: run again only the rows in its errors file' },
+    out: {
+      type: 'string',
+      defaultDescription: 'output/<pipeline>-<UTC timestamp>, or the unfinished one of the same run',
+      describe: 'output folder; the same --out resumes, and so does the same command without it',
+    },
+    'output-formats': {
+      type: 'string',
+      defaultDescription: OUTPUT_FORMATS.join(','),
+      describe: `formats of the files rebuilt at the end: ${OUTPUT_FORMATS.join(', ')} or ${OUTPUT_FORMATS.join(',')}`,
+    },
+    'keep-personal-data': {
+      type: 'boolean',
+      default: false,
+      describe: 'do not mask personal data in errors.ndjson and logs (only for a secure location)',
+    },
+    'retry-errors': {
+      type: 'boolean',
+      default: false,
+      describe: 'with --out of an earlier run: run again only the rows in its errors file',
+    },
   },
 } as const satisfies OptionFamily;
 
@@ -30,7 +46,8 @@ export interface ResolvedOutput {
 
 /** `job`: run --job, whose worker writes a folder of its own each session (its --retry-errors is the job's). */
 export function resolveOutput(a: OutputArgs, job = false): ResolvedOutput {
-  if (a['retry-errors'] && !a.out && !job) throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
+  if (a['retry-errors'] && !a.out && !job)
+    throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   return {
     out: a.out,
     outputFormats: parseOutputFormats(a['output-formats']),

@@ -10,13 +10,18 @@ export const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<st
 
 export function auth(clientId: string, authToken: string): Layer<HttpResponse> {
   // One headers object for every request: the credentials do not change during a run, and undici only reads it.
-  const authHeaders = Object.freeze({ 'x-client-id': clientId, 'x-auth-token': authToken, 'content-type': 'application/json' }) as Record<string, string>;
-  return (next) => (a) => next({
-    ...a,
-    request: {
-      path: a.request.path,
-      body: a.request.body,
-      headers: a.request.headers === NO_HEADERS ? authHeaders : { ...a.request.headers, ...authHeaders },
-    },
-  });
+  const authHeaders = Object.freeze({
+    'x-client-id': clientId,
+    'x-auth-token': authToken,
+    'content-type': 'application/json',
+  }) as Record<string, string>;
+  return (next) => (a) =>
+    next({
+      ...a,
+      request: {
+        path: a.request.path,
+        body: a.request.body,
+        headers: a.request.headers === NO_HEADERS ? authHeaders : { ...a.request.headers, ...authHeaders },
+      },
+    });
 }

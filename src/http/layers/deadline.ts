@@ -9,5 +9,11 @@ import type { HttpResponse } from '../transport.js';
 import type { Layer } from './types.js';
 
 export function deadline(deadlines: Deadlines): Layer<HttpResponse> {
-  return (next) => (a) => withinDeadline(deadlines, a.timeoutMs, (d) => next({ ...a, deadline: d }), () => timeoutError(a.service, a.timeoutMs));
+  return (next) => (a) =>
+    withinDeadline(
+      deadlines,
+      a.timeoutMs,
+      (d) => next({ ...a, deadline: d }),
+      () => timeoutError(a.service, a.timeoutMs),
+    );
 }

@@ -32,9 +32,12 @@ export function firstCalls(sameNeeded = 3): Layer<unknown> {
     return st;
   };
 
-  const misconfigured = (service: ServiceName, e: BreError, count: number) => new BreError('SERVICE_MISCONFIGURED',
-    `the ${service} service answered its first ${count === 1 ? 'call' : `${count} calls`} with HTTP ${e.status}, which the API does not document, and none succeeded: a configuration problem, not the rows (a gateway wanting a client certificate: --client-cert; a wrong base URL or path prefix); its answer: ${e.message}`,
-    { service, status: e.status });
+  const misconfigured = (service: ServiceName, e: BreError, count: number) =>
+    new BreError(
+      'SERVICE_MISCONFIGURED',
+      `the ${service} service answered its first ${count === 1 ? 'call' : `${count} calls`} with HTTP ${e.status}, which the API does not document, and none succeeded: a configuration problem, not the rows (a gateway wanting a client certificate: --client-cert; a wrong base URL or path prefix); its answer: ${e.message}`,
+      { service, status: e.status },
+    );
 
   function decide(service: ServiceName, st: ServiceState): void {
     if (st.phase !== 'learning' || st.held.length === 0) return;

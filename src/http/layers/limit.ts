@@ -32,7 +32,11 @@ const DEFAULT_THROTTLE_DEADLINE_MS = 10 * 60_000;
 
 /** The stop of a run whose service has refused every call for the deadline. */
 function throttledStop(service: ServiceName, sinceMs: number, deadlineMs: number): BreError {
-  return new BreError('THROTTLED', `the ${service} service kept throttling: it answered every call 429 Too Many Requests for ${minutes(sinceMs)} (--throttle-deadline ${minutes(deadlineMs)}). No row was written to errors for it: re-run the same command once the service takes calls again (it resumes), or give a longer --throttle-deadline; if it goes on, ask the provider whether this machine's address shares its limit with other clients`, { service, status: 429 });
+  return new BreError(
+    'THROTTLED',
+    `the ${service} service kept throttling: it answered every call 429 Too Many Requests for ${minutes(sinceMs)} (--throttle-deadline ${minutes(deadlineMs)}). No row was written to errors for it: re-run the same command once the service takes calls again (it resumes), or give a longer --throttle-deadline; if it goes on, ask the provider whether this machine's address shares its limit with other clients`,
+    { service, status: 429 },
+  );
 }
 
 function minutes(ms: number): string {
@@ -42,7 +46,8 @@ function minutes(ms: number): string {
 /** What a limiter slot returns when the attempt was not sent because the service is paused after a 429. */
 const PAUSED = Symbol('paused');
 
-const abandoned = (service: ServiceName) => new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
+const abandoned = (service: ServiceName) =>
+  new BreError('INTERRUPTED', `${service} call abandoned: the run is stopping`, { service });
 
 export function limit(opts: LimitOptions): Layer<unknown> {
   const { signal, sleep } = opts;
@@ -50,13 +55,18 @@ export function limit(opts: LimitOptions): Layer<unknown> {
   /** THROTTLED once the service has refused everything for the deadline. */
   const pastDeadline = (limiter: ServiceLimiter, service: ServiceName): void => {
     const since = limiter.throttledSince;
-    if (since !== null && Date.now() - since >= deadlineMs) throw throttledStop(service, Date.now() - since, deadlineMs);
+    if (since !== null && Date.now() - since >= deadlineMs)
+      throw throttledStop(service, Date.now() - since, deadlineMs);
   };
   const queued = new Set<() => void>();
-  signal.addEventListener('abort', () => {
-    for (const abandon of queued) abandon();
-    queued.clear();
-  }, { once: true });
+  signal.addEventListener(
+    'abort',
+    () => {
+      for (const abandon of queued) abandon();
+      queued.clear();
+    },
+    { once: true },
+  );
 
   /**
    * One attempt in one slot of the limiter. An attempt the limiter starts at once (inside `schedule`, as a
@@ -81,13 +91,16 @@ export function limit(opts: LimitOptions): Layer<unknown> {
         reject(abandoned(a.service));
       };
       queued.add(abandon);
-      scheduled.then((value) => {
-        queued.delete(abandon);
-        resolve(value);
-      }, (err: unknown) => {
-        queued.delete(abandon);
-        reject(err);
-      });
+      scheduled.then(
+        (value) => {
+          queued.delete(abandon);
+          resolve(value);
+        },
+        (err: unknown) => {
+          queued.delete(abandon);
+          reject(err);
+        },
+      );
     });
   }
 

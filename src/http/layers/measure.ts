@@ -12,7 +12,11 @@ import type { Attempt, Layer } from './types.js';
 
 /** The client's counters, written by the measure and retry layers, read by the run (summary, progress, metrics). */
 export class Meter {
-  readonly stats: Readonly<Record<ServiceName, CallStats>> = { workflow: new CallStats(), bureau: new CallStats(), account: new CallStats() };
+  readonly stats: Readonly<Record<ServiceName, CallStats>> = {
+    workflow: new CallStats(),
+    bureau: new CallStats(),
+    account: new CallStats(),
+  };
   /** Milliseconds spent sleeping before retries (backoff or Retry-After), summed over calls, per service. */
   readonly retryWaitMs: Record<ServiceName, number> = { workflow: 0, bureau: 0, account: 0 };
   readonly #also: Readonly<Record<ServiceName, CallStats>> | undefined;

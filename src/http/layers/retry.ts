@@ -52,7 +52,10 @@ export function retry(opts: RetryOptions): (next: Dispatch<unknown>) => Dispatch
         try {
           await sleep(delay, signal);
         } catch {
-          throw new BreError('INTERRUPTED', `${service} call abandoned while waiting to retry: the run is stopping`, { service, attempts: a.number });
+          throw new BreError('INTERRUPTED', `${service} call abandoned while waiting to retry: the run is stopping`, {
+            service,
+            attempts: a.number,
+          });
         } finally {
           meter.waited(service, performance.now() - slept);
         }

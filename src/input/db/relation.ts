@@ -53,15 +53,25 @@ export interface SourceGiven {
 /** `--table` or `--query` (exactly one) as a relation; USAGE (exit 2) saying what was expected. */
 export function parseRelation(given: SourceGiven, dialect: DialectName): SourceRelation {
   const { table, query } = given;
-  if (table !== undefined && query !== undefined) throw new BreError('USAGE', 'Expected --table or --query with a database --input, got both');
+  if (table !== undefined && query !== undefined)
+    throw new BreError('USAGE', 'Expected --table or --query with a database --input, got both');
   if (query !== undefined) {
-    if (query.trim().replace(/;+\s*$/, '') === '') throw new BreError('USAGE', 'Expected --query to be a SELECT statement, got an empty one', { field: 'query' });
+    if (query.trim().replace(/;+\s*$/, '') === '')
+      throw new BreError('USAGE', 'Expected --query to be a SELECT statement, got an empty one', { field: 'query' });
     return { kind: 'query', sql: query.trim() };
   }
-  if (table === undefined) throw new BreError('USAGE', 'Expected --table NAME or --query \'SELECT ...\' with a database --input: which rows to read');
+  if (table === undefined)
+    throw new BreError(
+      'USAGE',
+      "Expected --table NAME or --query 'SELECT ...' with a database --input: which rows to read",
+    );
   const parts = splitQualifiedName(table.trim());
   if (!parts || parts.length > 2) {
-    throw new BreError('USAGE', `Expected --table to be NAME or SCHEMA.NAME (a part with dots, spaces or capitals in double quotes: "My Schema"."Loans"), got '${table}'`, { field: 'table' });
+    throw new BreError(
+      'USAGE',
+      `Expected --table to be NAME or SCHEMA.NAME (a part with dots, spaces or capitals in double quotes: "My Schema"."Loans"), got '${table}'`,
+      { field: 'table' },
+    );
   }
   const folds = dialectNamed(dialect).foldsUnquoted;
   const fold = (p: { text: string; quoted: boolean }) => (p.quoted || !folds ? p.text : p.text.toLowerCase());
@@ -95,7 +105,10 @@ export function describeRelation(rel: SourceRelation): string {
  * (the URL without its password, parameters and scheme spelling: postgresql:// is postgres://, mariadb:// is
  * mysql://), and the table as --table names it or the query's text.
  */
-export function sourceIdentity(url: DbUrl, rel: SourceRelation): { url: string; table: string | null; query: string | null } {
+export function sourceIdentity(
+  url: DbUrl,
+  rel: SourceRelation,
+): { url: string; table: string | null; query: string | null } {
   const host = url.host.includes(':') ? `[${url.host}]` : url.host;
   const user = url.user === undefined ? '' : `${encodeURIComponent(url.user)}@`;
   return {

@@ -15,8 +15,20 @@
  */
 import { BreError, isBreError } from '../../errors.js';
 import {
-  ConnectionLost, COUNT_COLUMN, dialectOf, isOrderableKeyType, openSession, queryReason, RANK_COLUMN,
-  type DbColumn, type DbResult, type DbRow, type DbSession, type DbUrl, type Dialect, type SourceRelation,
+  ConnectionLost,
+  COUNT_COLUMN,
+  dialectOf,
+  isOrderableKeyType,
+  openSession,
+  queryReason,
+  RANK_COLUMN,
+  type DbColumn,
+  type DbResult,
+  type DbRow,
+  type DbSession,
+  type DbUrl,
+  type Dialect,
+  type SourceRelation,
 } from '../../db/index.js';
 import type { InputRow } from '../../types.js';
 import type { HeaderAsRead } from '../header.js';
@@ -141,22 +153,37 @@ export class DbSource {
       try {
         probe = await session.query(dialect.keyset.probe(opts.relation));
       } catch (err) {
-        throw new BreError('DB_QUERY_FAILED', `cannot read ${describeRelation(opts.relation)} from ${opts.url.display}: ${queryReason(err)}`, { cause: err });
+        throw new BreError(
+          'DB_QUERY_FAILED',
+          `cannot read ${describeRelation(opts.relation)} from ${opts.url.display}: ${queryReason(err)}`,
+          { cause: err },
+        );
       }
       const columns = probe.columns;
-      const header: HeaderAsRead = { names: columns.map((c) => c.name), where: `the columns of ${describeRelation(opts.relation)}` };
+      const header: HeaderAsRead = {
+        names: columns.map((c) => c.name),
+        where: `the columns of ${describeRelation(opts.relation)}`,
+      };
       const names = opts.header ? opts.header(header, columns) : header.names;
       const index = names.indexOf(opts.key);
       if (index === -1) {
-        throw new BreError('INPUT_HEADER', `Expected ${describeRelation(opts.relation)} to have the key column '${opts.key}': a database input is read in key order and resumed after the last key done\n  columns as read: ${columns.map((c) => JSON.stringify(c.name)).join(', ')}`,
-          { field: opts.key, expected: `a column '${opts.key}'` });
+        throw new BreError(
+          'INPUT_HEADER',
+          `Expected ${describeRelation(opts.relation)} to have the key column '${opts.key}': a database input is read in key order and resumed after the last key done\n  columns as read: ${columns.map((c) => JSON.stringify(c.name)).join(', ')}`,
+          { field: opts.key, expected: `a column '${opts.key}'` },
+        );
       }
       const keyType = columns[index].type;
       if (!isOrderableKeyType(keyType)) {
-        throw new BreError('INPUT_HEADER', `Expected the key column '${columns[index].name}' of ${describeRelation(opts.relation)} to be text, a number, a date or a uuid, got ${keyType}: its values cannot be read in order and resumed by`,
-          { field: opts.key, expected: 'a key column of text, a number, a date or a uuid' });
+        throw new BreError(
+          'INPUT_HEADER',
+          `Expected the key column '${columns[index].name}' of ${describeRelation(opts.relation)} to be text, a number, a date or a uuid, got ${keyType}: its values cannot be read in order and resumed by`,
+          { field: opts.key, expected: 'a key column of text, a number, a date or a uuid' },
+        );
       }
-      const renamed = names.some((n, i) => n !== columns[i].name) ? names.map((n, i) => (n !== columns[i].name ? n : undefined)) : undefined;
+      const renamed = names.some((n, i) => n !== columns[i].name)
+        ? names.map((n, i) => (n !== columns[i].name ? n : undefined))
+        : undefined;
       return new DbSource(opts, session, columns, columns[index].name, keyType, renamed);
     } catch (err) {
       await session.close();
@@ -226,7 +253,10 @@ export class DbSource {
     const ks = this.#dialect.keyset;
     const rel = this.#opts.relation;
     const limit = this.#pageRows;
-    const r = await this.#query<DbRow>(ks.page(rel, this.keyColumn, this.keyType, limit + 1, after !== undefined), after === undefined ? [] : [after]);
+    const r = await this.#query<DbRow>(
+      ks.page(rel, this.keyColumn, this.keyType, limit + 1, after !== undefined),
+      after === undefined ? [] : [after],
+    );
     const ranks = r.rows.map((x) => String(x[RANK_COLUMN]));
     const split = splitPage(ranks, limit);
     const rows: DbRow[] = [];
@@ -265,9 +295,25 @@ export class DbSource {
       const sourceKey = value === null || value === undefined ? null : keyText(value);
       const base = { row, line: row, data, sourceKey, groupEnd: f.ends[i] };
       if (sourceKey === null) {
-        out[i] = { ...base, readError: { code: 'MISSING_KEY', field: key, expected: `a value in ${key}`, message: `the row's key ${key} is NULL in the database: every row needs a key (rows are read in key order, resumed by it, and written once per key)` } };
+        out[i] = {
+          ...base,
+          readError: {
+            code: 'MISSING_KEY',
+            field: key,
+            expected: `a value in ${key}`,
+            message: `the row's key ${key} is NULL in the database: every row needs a key (rows are read in key order, resumed by it, and written once per key)`,
+          },
+        };
       } else if (f.counts[i] > 1) {
-        out[i] = { ...base, readError: { code: 'DUPLICATE_KEY', field: key, expected: `one row per ${key}`, message: `${f.counts[i]} rows of the input have ${key} '${sourceKey}': which of them is meant cannot be known, so each is an error` } };
+        out[i] = {
+          ...base,
+          readError: {
+            code: 'DUPLICATE_KEY',
+            field: key,
+            expected: `one row per ${key}`,
+            message: `${f.counts[i]} rows of the input have ${key} '${sourceKey}': which of them is meant cannot be known, so each is an error`,
+          },
+        };
       } else out[i] = base;
     }
     return out;
@@ -291,37 +337,53 @@ export class DbSource {
   async #query<R>(sql: string, params: readonly unknown[], forRows = true): Promise<DbResult<R>> {
     const retryFor = this.#opts.retryForMs ?? DEFAULT_RETRY_FOR_MS;
     const wait = this.#opts.sleep;
-    return retrying({
-      forMs: retryFor,
-      retryable: (err) => !this.#closed && this.#isLoss(err),
-      refused: (err) => (this.#closed ? closedError() : new BreError('DB_QUERY_FAILED', `reading ${this.description} failed: ${queryReason(err)}`, { cause: err })),
-      giveUp: (err) => new BreError('SOURCE_UNAVAILABLE', `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(err)}. Nothing is lost: re-run the same command to resume after the last row done`, { cause: err }),
-      onLoss: (err) => this.#opts.notice?.(`the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`),
-      onRecovery: () => this.#opts.notice?.(`the input database is back (${this.description}): reading on`),
-      ...(wait ? { clock: { now: () => Date.now(), sleep: (ms: number) => wait(ms) } } : {}),
-    }, async () => {
-      if (this.#closed) throw closedError();
-      let session = this.#session;
-      try {
-        if (session && this.#lost) {
-          // Broken while idle (between pages): seen before the next statement, not by it failing.
-          this.#opts.notice?.(`the input database connection was lost (${reasonOf(this.#lost)}): connecting again`);
-          this.#drop(session);
-          session = undefined;
+    return retrying(
+      {
+        forMs: retryFor,
+        retryable: (err) => !this.#closed && this.#isLoss(err),
+        refused: (err) =>
+          this.#closed
+            ? closedError()
+            : new BreError('DB_QUERY_FAILED', `reading ${this.description} failed: ${queryReason(err)}`, {
+                cause: err,
+              }),
+        giveUp: (err) =>
+          new BreError(
+            'SOURCE_UNAVAILABLE',
+            `the input database went away and did not come back within ${duration(retryFor)} (${this.description}): ${reasonOf(err)}. Nothing is lost: re-run the same command to resume after the last row done`,
+            { cause: err },
+          ),
+        onLoss: (err) =>
+          this.#opts.notice?.(
+            `the input database went away (${reasonOf(err)}): connecting again, for up to ${duration(retryFor)}`,
+          ),
+        onRecovery: () => this.#opts.notice?.(`the input database is back (${this.description}): reading on`),
+        ...(wait ? { clock: { now: () => Date.now(), sleep: (ms: number) => wait(ms) } } : {}),
+      },
+      async () => {
+        if (this.#closed) throw closedError();
+        let session = this.#session;
+        try {
+          if (session && this.#lost) {
+            // Broken while idle (between pages): seen before the next statement, not by it failing.
+            this.#opts.notice?.(`the input database connection was lost (${reasonOf(this.#lost)}): connecting again`);
+            this.#drop(session);
+            session = undefined;
+          }
+          session ??= await this.#connect();
+          const r = await this.#answer(session, session.query<R>(sql, params));
+          if (forRows) {
+            this.stats.queries += 1;
+            this.stats.rowsFetched += r.rows.length;
+          }
+          return r;
+        } catch (err) {
+          // Only the connection this statement ran on: another statement may have opened a new one meanwhile.
+          if (session && this.#isLoss(err)) this.#drop(session);
+          throw err;
         }
-        session ??= await this.#connect();
-        const r = await this.#answer(session, session.query<R>(sql, params));
-        if (forRows) {
-          this.stats.queries += 1;
-          this.stats.rowsFetched += r.rows.length;
-        }
-        return r;
-      } catch (err) {
-        // Only the connection this statement ran on: another statement may have opened a new one meanwhile.
-        if (session && this.#isLoss(err)) this.#drop(session);
-        throw err;
-      }
-    });
+      },
+    );
   }
 
   /** The statement's answer; after the statement time-out, its connection is ended and it is a loss. */
@@ -372,13 +434,11 @@ export class DbSource {
     })();
     return this.#connecting;
   }
-
 }
 
 function closedError(): BreError {
   return new BreError('INTERRUPTED', 'the input was closed');
 }
-
 
 /** `300 ms`, `60 s`: --input-retry as a person gave it. */
 function duration(ms: number): string {

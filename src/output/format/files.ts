@@ -24,4 +24,16 @@ export const FILES = {
 } as const;
 
 /** transactions.csv's header, in order. */
-export const TRANSACTION_COLUMNS = ['key', 'source', 'account', 'txn_id', 'timestamp', 'value_date', 'type', 'amount', 'balance', 'mode', 'narration'] as const;
+export const TRANSACTION_COLUMNS = [
+  'key',
+  'source',
+  'account',
+  'txn_id',
+  'timestamp',
+  'value_date',
+  'type',
+  'amount',
+  'balance',
+  'mode',
+  'narration',
+] as const;

@@ -27,5 +27,10 @@ export function readFrontier(dir: string): { frontier?: Frontier; problem?: stri
 }
 
 export function writeFrontier(dir: string, point: { readonly row: number; readonly key: string | null }): void {
-  writeJsonFile(join(dir, FILES.frontier), { version: 1, row: point.row, key: point.key, written_at: new Date().toISOString() } satisfies Frontier);
+  writeJsonFile(join(dir, FILES.frontier), {
+    version: 1,
+    row: point.row,
+    key: point.key,
+    written_at: new Date().toISOString(),
+  } satisfies Frontier);
 }

@@ -4,11 +4,31 @@
  * bench read and write folders through this module.
  */
 export { FILES, TRANSACTION_COLUMNS } from './files.js';
-export { manifestSchema, readManifest, sampleDesignSchema, writeManifest, type Manifest, type ManifestSample } from './manifest.js';
+export {
+  manifestSchema,
+  readManifest,
+  sampleDesignSchema,
+  writeManifest,
+  type Manifest,
+  type ManifestSample,
+} from './manifest.js';
 export { errorTableColumns, TRANSACTION_TABLE } from './tables.js';
 export { readFrontier, writeFrontier } from './frontier.js';
 export {
-  errorLines, errorLineSchema, isErrorLine, isResultLine, resultLineBatches, resultLineSchema,
-  type ErrorLine, type ResultLine } from './journal.js';
-export { loadRunSummary, readRunSummary, runSummarySchema,
-  writeSummary, type MergedSummary, type RunSummary } from './summary.js';
+  errorLines,
+  errorLineSchema,
+  isErrorLine,
+  isResultLine,
+  resultLineBatches,
+  resultLineSchema,
+  type ErrorLine,
+  type ResultLine,
+} from './journal.js';
+export {
+  loadRunSummary,
+  readRunSummary,
+  runSummarySchema,
+  writeSummary,
+  type MergedSummary,
+  type RunSummary,
+} from './summary.js';

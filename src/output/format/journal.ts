@@ -50,7 +50,6 @@ export const errorLineSchema = z.object({
 });
 export type ErrorLine = z.infer<typeof errorLineSchema>;
 
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isRow = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
 const isKey = (v: unknown): v is string | null => v === null || typeof v === 'string';

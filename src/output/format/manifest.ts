@@ -26,7 +26,14 @@ export const sampleDesignSchema = z.object({
   population: whole,
   sampled: whole,
   /** A stratum exists because rows fell in it: N_h ≥ 1 (the estimators divide by it). */
-  strata: z.array(z.object({ name: z.string(), values: z.array(z.string().nullable()), population: z.number().int().positive(), sample: whole })),
+  strata: z.array(
+    z.object({
+      name: z.string(),
+      values: z.array(z.string().nullable()),
+      population: z.number().int().positive(),
+      sample: whole,
+    }),
+  ),
 });
 /** The schema reads what src/sample/draw.ts writes (checked when compiling). */
 type Reads<T extends SampleDesign> = T;
@@ -43,13 +50,18 @@ export const manifestSchema = z.looseObject({
   pipeline: z.object({ name: z.string(), path: z.string(), sha256: z.string() }),
   /** path '-' with size and sha256 null: stdin. */
   input: z.object({
-    path: z.string(), format: z.string(), size: z.number().nullable(), sha256: z.string().nullable(),
+    path: z.string(),
+    format: z.string(),
+    size: z.number().nullable(),
+    sha256: z.string().nullable(),
     /**
      * How the rows were read: the encoding decoded (a byte order mark's, --encoding's, else utf-8; null for
      * Parquet), the CSV separator used (given or sniffed; null but for CSV and TSV), and --decimal-comma.
      * Absent in folders made before it was recorded.
      */
-    reading: z.object({ encoding: z.string().nullable(), delimiter: z.string().nullable(), decimal_comma: z.boolean() }).optional(),
+    reading: z
+      .object({ encoding: z.string().nullable(), delimiter: z.string().nullable(), decimal_comma: z.boolean() })
+      .optional(),
     /**
      * The files root rows' file columns were read inside (src/input/files-root.ts): its real path, null when
      * there was none (stdin without --files-root); `given` when --files-root named it, not the input's folder.
@@ -80,7 +92,11 @@ export function readManifest(dir: string): Manifest | undefined {
   const path = join(dir, FILES.manifest);
   const read = readJsonFile(path, manifestSchema);
   if (read.state === 'absent') return undefined;
-  if (read.state === 'invalid') throw new BreError('OUTPUT_MISMATCH', `${path} is not a bre-batch manifest (${read.problem}): the output folder is damaged; choose another --out`);
+  if (read.state === 'invalid')
+    throw new BreError(
+      'OUTPUT_MISMATCH',
+      `${path} is not a bre-batch manifest (${read.problem}): the output folder is damaged; choose another --out`,
+    );
   return read.value;
 }
 

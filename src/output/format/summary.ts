@@ -75,7 +75,15 @@ const addressSummarySchema = z.looseObject({
   /** Attempts and 429s over every service. */
   calls: count,
   throttled_429: count,
-  services: z.partialRecord(z.enum(SERVICES), z.looseObject({ attempts: count, retries: count, throttled_429: count, achieved_per_minute: z.number().nullable() })),
+  services: z.partialRecord(
+    z.enum(SERVICES),
+    z.looseObject({
+      attempts: count,
+      retries: count,
+      throttled_429: count,
+      achieved_per_minute: z.number().nullable(),
+    }),
+  ),
 });
 
 /** Stage id -> decision label -> rows (src/stages/decisions.ts). */
@@ -99,7 +107,9 @@ export const runSummarySchema = z.looseObject({
   out: z.string(),
   dry_run: z.boolean(),
   finished: z.boolean(),
-  stopped: z.object({ code: z.string(), message: z.string(), service: z.string().nullable(), status: z.number().nullable() }).nullable(),
+  stopped: z
+    .object({ code: z.string(), message: z.string(), service: z.string().nullable(), status: z.number().nullable() })
+    .nullable(),
   shard: z.string().nullable(),
   rows: z.looseObject({
     /** Totals over the folder (every session of this run). */
@@ -151,17 +161,33 @@ export const runSummarySchema = z.looseObject({
    * (a resume's frontier; 0 from the start), the rows handed to the run, the rows the database sent (a page's
    * look-ahead row and a key's group read again included), the statements run and the connections opened again.
    */
-  source: z.looseObject({
-    url: z.string(), table: z.string().nullable(), query: z.string().nullable(), key: z.string(),
-    started_after_row: count, rows_read: count, rows_fetched: count, queries: count, reconnects: count,
-  }).optional(),
+  source: z
+    .looseObject({
+      url: z.string(),
+      table: z.string().nullable(),
+      query: z.string().nullable(),
+      key: z.string(),
+      started_after_row: count,
+      rows_read: count,
+      rows_fetched: count,
+      queries: count,
+      reconnects: count,
+    })
+    .optional(),
   /**
    * --sink, this session: the database (without its password) and tables, the result and error lines written
    * into them (a resume's catch-up included), the batches (one transaction each) and the connections opened again.
    */
-  sink: z.looseObject({
-    url: z.string(), tables: z.array(z.string()), results_written: count, errors_written: count, batches: count, reconnects: count,
-  }).optional(),
+  sink: z
+    .looseObject({
+      url: z.string(),
+      tables: z.array(z.string()),
+      results_written: count,
+      errors_written: count,
+      batches: count,
+      reconnects: count,
+    })
+    .optional(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 
@@ -171,7 +197,12 @@ const mergedSummarySchema = z.looseObject({
   input: z.string(),
   out: z.string(),
   finished: z.boolean(),
-  shards: z.object({ count, merged: z.array(z.string()), missing: z.array(z.string()), unfinished: z.array(z.string()) }),
+  shards: z.object({
+    count,
+    merged: z.array(z.string()),
+    missing: z.array(z.string()),
+    unfinished: z.array(z.string()),
+  }),
   rows: z.object({ succeeded: count, failed: count, missing: count.optional() }),
   /** Sampled shards: their (one) design and the rows outside it. */
   sample: sampleSummarySchema.optional(),
@@ -194,7 +225,11 @@ export function readRunSummary(dir: string): JsonFileRead<RunSummary> {
 /** A run's summary.json, or a BreError saying why it cannot be read (the bench reads its figures here). */
 export function loadRunSummary(dir: string): RunSummary {
   const read = readRunSummary(dir);
-  if (read.state !== 'ok') throw new BreError('OUTPUT_MISMATCH', `${join(dir, FILES.summary)}: ${read.state === 'absent' ? 'no such file' : read.problem}`);
+  if (read.state !== 'ok')
+    throw new BreError(
+      'OUTPUT_MISMATCH',
+      `${join(dir, FILES.summary)}: ${read.state === 'absent' ? 'no such file' : read.problem}`,
+    );
   return read.value;
 }
 

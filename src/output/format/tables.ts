@@ -12,10 +12,18 @@ export interface TypedColumn {
 
 /** transactions.parquet: as transactions.csv, with the source's UTC offset beside the wall-clock timestamp. */
 export const TRANSACTION_TABLE: readonly TypedColumn[] = [
-  { name: 'key', kind: 'string' }, { name: 'source', kind: 'string' }, { name: 'account', kind: 'string' },
-  { name: 'txn_id', kind: 'string' }, { name: 'timestamp', kind: 'timestamp_local_ms' }, { name: 'timestamp_offset', kind: 'string' },
-  { name: 'value_date', kind: 'date' }, { name: 'type', kind: 'string' }, { name: 'amount', kind: 'double' },
-  { name: 'balance', kind: 'double' }, { name: 'mode', kind: 'string' }, { name: 'narration', kind: 'string' },
+  { name: 'key', kind: 'string' },
+  { name: 'source', kind: 'string' },
+  { name: 'account', kind: 'string' },
+  { name: 'txn_id', kind: 'string' },
+  { name: 'timestamp', kind: 'timestamp_local_ms' },
+  { name: 'timestamp_offset', kind: 'string' },
+  { name: 'value_date', kind: 'date' },
+  { name: 'type', kind: 'string' },
+  { name: 'amount', kind: 'double' },
+  { name: 'balance', kind: 'double' },
+  { name: 'mode', kind: 'string' },
+  { name: 'narration', kind: 'string' },
 ];
 
 /**
@@ -24,14 +32,22 @@ export const TRANSACTION_TABLE: readonly TypedColumn[] = [
  */
 export function errorTableColumns(sampled: boolean): TypedColumn[] {
   return [
-    { name: 'row', kind: 'int64' }, { name: 'line', kind: 'int64' }, { name: 'key', kind: 'string' },
+    { name: 'row', kind: 'int64' },
+    { name: 'line', kind: 'int64' },
+    { name: 'key', kind: 'string' },
     ...(sampled ? [{ name: 'stratum', kind: 'string' } as const, { name: 'weight', kind: 'double' } as const] : []),
     ...ERROR_REST,
   ];
 }
 
 const ERROR_REST: readonly TypedColumn[] = [
-  { name: 'stage', kind: 'string' }, { name: 'status', kind: 'int64' }, { name: 'code', kind: 'string' },
-  { name: 'message', kind: 'string' }, { name: 'field', kind: 'string' }, { name: 'expected', kind: 'string' },
-  { name: 'errors', kind: 'json' }, { name: 'attempts', kind: 'int64' }, { name: 'input', kind: 'json' },
+  { name: 'stage', kind: 'string' },
+  { name: 'status', kind: 'int64' },
+  { name: 'code', kind: 'string' },
+  { name: 'message', kind: 'string' },
+  { name: 'field', kind: 'string' },
+  { name: 'expected', kind: 'string' },
+  { name: 'errors', kind: 'json' },
+  { name: 'attempts', kind: 'int64' },
+  { name: 'input', kind: 'json' },
 ];

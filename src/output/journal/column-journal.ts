@@ -28,7 +28,10 @@ function line(row: number, c: ColumnChange): string {
 }
 
 /** The union of a results.ndjson, each change attributed to the row that showed it. */
-export async function scanResultColumns(resultsPath: string, onChange?: (row: number, changes: ColumnChange[]) => void): Promise<ColumnUnion> {
+export async function scanResultColumns(
+  resultsPath: string,
+  onChange?: (row: number, changes: ColumnChange[]) => void,
+): Promise<ColumnUnion> {
   const union = new ColumnUnion();
   for await (const batch of readNdjsonBatches<{ row?: number; stages?: ResultStages }>(resultsPath)) {
     for (const l of batch) {
@@ -72,7 +75,14 @@ export class ColumnJournal {
       new AppendFile(path).close(); // cuts a torn last line (a crash mid-write): the rest is whole
       union = new ColumnUnion();
       for await (const l of readNdjson<JournalLine>(path)) {
-        if (!l || typeof l.row !== 'number' || !succeeded.has(l.row) || typeof l.stage !== 'string' || typeof l.field !== 'string' || typeof l.types !== 'number') {
+        if (
+          !l ||
+          typeof l.row !== 'number' ||
+          !succeeded.has(l.row) ||
+          typeof l.stage !== 'string' ||
+          typeof l.field !== 'string' ||
+          typeof l.types !== 'number'
+        ) {
           union = undefined;
           break;
         }

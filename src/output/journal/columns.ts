@@ -18,7 +18,8 @@ export const TYPE = { bool: 1, int: 2, float: 4, string: 8, array: 16, object: 3
  */
 export function asJsonValue(v: unknown): unknown {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') return (v as { toJSON: () => unknown }).toJSON();
+  if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function')
+    return (v as { toJSON: () => unknown }).toJSON();
   return v;
 }
 
@@ -123,7 +124,8 @@ export class ColumnUnion {
     for (const s of order) {
       const seen = this.#stages.get(s.id) ?? new Map<string, number>();
       const known = new Set(s.known);
-      for (const field of s.known) out.push({ name: `${s.id}.${field}`, stage: s.id, field, types: seen.get(field) ?? 0 });
+      for (const field of s.known)
+        out.push({ name: `${s.id}.${field}`, stage: s.id, field, types: seen.get(field) ?? 0 });
       const extra = [...seen.keys()].filter((f) => !known.has(f)).sort();
       for (const field of extra) out.push({ name: `${s.id}.${field}`, stage: s.id, field, types: seen.get(field)! });
     }

@@ -27,7 +27,8 @@ export function rowAndKey(text: string): { row: number; key: string | null } | u
   if (m) return { row: Number(m[1]), key: JSON.parse(m[2]) as string | null };
   try {
     const v = JSON.parse(text) as { row?: unknown; key?: unknown };
-    if (typeof v.row === 'number' && Number.isInteger(v.row) && (typeof v.key === 'string' || v.key === null)) return { row: v.row, key: v.key };
+    if (typeof v.row === 'number' && Number.isInteger(v.row) && (typeof v.key === 'string' || v.key === null))
+      return { row: v.row, key: v.key };
   } catch {
     /* a torn or foreign line: not ours to check */
   }
@@ -46,7 +47,10 @@ export class JournalKeys {
     for (const name of [FILES.results, FILES.errors, FILES.retrying]) {
       const path = join(dir, name);
       if (!existsSync(path)) continue;
-      for await (const lines of readLineBatches(createReadStream(path, { highWaterMark: 256 * 1024 }), 256 * 1024 * 1024)) {
+      for await (const lines of readLineBatches(
+        createReadStream(path, { highWaterMark: 256 * 1024 }),
+        256 * 1024 * 1024,
+      )) {
         for (const l of lines) {
           if (l.text === '') continue;
           const at = rowAndKey(l.text);

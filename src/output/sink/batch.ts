@@ -56,7 +56,11 @@ const MAX_STATEMENT_ROWS = 1000;
 const BULK_MIN_ROWS = 100;
 
 /** Where the commit table says the folder has been written up to; undefined when it never was. */
-export async function readProgress(session: DbSession, s: SinkSchema, folder: FolderId): Promise<FolderProgress | undefined> {
+export async function readProgress(
+  session: DbSession,
+  s: SinkSchema,
+  folder: FolderId,
+): Promise<FolderProgress | undefined> {
   const q = (c: string) => s.dialect.quote(c);
   const res = await session.query<Record<string, unknown>>(
     `SELECT ${q('results_file')}, ${q('results_bytes')}, ${q('errors_file')}, ${q('errors_bytes')}, ${q('batches')} FROM ${s.loads.sql} WHERE ${q('sink_table')} = ${s.dialect.param(1)} AND ${q('folder')} = ${s.dialect.param(2)}`,
@@ -80,7 +84,10 @@ export async function readProgress(session: DbSession, s: SinkSchema, folder: Fo
  * chunks the worker still holds), their chunks' positions written in the same transaction.
  */
 export interface BatchFence {
-  admit(session: DbSession, rows: { readonly results: readonly number[]; readonly errors: readonly number[] }): Promise<(row: number) => boolean>;
+  admit(
+    session: DbSession,
+    rows: { readonly results: readonly number[]; readonly errors: readonly number[] },
+  ): Promise<(row: number) => boolean>;
 }
 
 /** Rows written (with a fence, those it admitted). */
@@ -89,19 +96,45 @@ export interface Written {
   readonly errors: number;
 }
 
-export async function writeBatch(session: DbSession, s: SinkSchema, folder: FolderId, all: { readonly results: readonly ResultItem[]; readonly errors: readonly ErrorLine[] }, progress: FolderProgress, fence?: BatchFence): Promise<Written> {
+export async function writeBatch(
+  session: DbSession,
+  s: SinkSchema,
+  folder: FolderId,
+  all: { readonly results: readonly ResultItem[]; readonly errors: readonly ErrorLine[] },
+  progress: FolderProgress,
+  fence?: BatchFence,
+): Promise<Written> {
   await s.fitColumns(session, all.results);
   return session.transaction(async () => {
     // A job's worker writes only the rows of chunks it still holds, checked in this transaction (src/job/fence.ts).
-    const may = fence ? await fence.admit(session, { results: all.results.map((r) => r.row), errors: all.errors.map((e) => e.row) }) : undefined;
+    const may = fence
+      ? await fence.admit(session, { results: all.results.map((r) => r.row), errors: all.errors.map((e) => e.row) })
+      : undefined;
     const results = may ? all.results.filter((r) => may(r.row)) : all.results;
     const errors = may ? all.errors.filter((e) => may(e.row)) : all.errors;
     await writeResults(session, s, results);
     await writeErrors(session, s, errors);
-    await upsert(session, s, s.loads, LOAD_COLUMNS.map((c) => c.name), ['sink_table', 'folder'], [[
-      s.sinkName(), folder.id, folder.host, folder.path, progress.results.file, progress.results.bytes,
-      progress.errors.file, progress.errors.bytes, progress.batches, sqlTimestamp(Date.now()) + s.dialect.sink.instant.zone,
-    ]]);
+    await upsert(
+      session,
+      s,
+      s.loads,
+      LOAD_COLUMNS.map((c) => c.name),
+      ['sink_table', 'folder'],
+      [
+        [
+          s.sinkName(),
+          folder.id,
+          folder.host,
+          folder.path,
+          progress.results.file,
+          progress.results.bytes,
+          progress.errors.file,
+          progress.errors.bytes,
+          progress.batches,
+          sqlTimestamp(Date.now()) + s.dialect.sink.instant.zone,
+        ],
+      ],
+    );
     return { results: results.length, errors: errors.length };
   });
 }
@@ -121,11 +154,21 @@ async function writeResults(session: DbSession, s: SinkSchema, results: readonly
     const values: unknown[] = [r.key];
     for (const c of fixed) {
       switch (c.name) {
-        case 'row': values.push(r.row); break;
-        case 'stratum': values.push(r.stratum ?? null); break;
-        case 'weight': values.push(r.weight ?? null); break;
-        case 'result': values.push(r.stagesText ?? JSON.stringify(r.stages)); break;
-        case 'loaded_at': values.push(now); break;
+        case 'row':
+          values.push(r.row);
+          break;
+        case 'stratum':
+          values.push(r.stratum ?? null);
+          break;
+        case 'weight':
+          values.push(r.weight ?? null);
+          break;
+        case 'result':
+          values.push(r.stagesText ?? JSON.stringify(r.stages));
+          break;
+        case 'loaded_at':
+          values.push(now);
+          break;
       }
     }
     for (let i = 0; i < kinds.length; i += 1) values.push(sinkValue(kinds[i], r.stages[stages[i]]?.[names[i]]));
@@ -133,22 +176,51 @@ async function writeResults(session: DbSession, s: SinkSchema, results: readonly
   });
   await upsert(session, s, t, columns, [key], rows);
   // A row that failed before and succeeds now leaves NAME_errors in this same transaction.
-  await deleteIn(session, s, s.errors, 'row', results.map((r) => r.row));
+  await deleteIn(
+    session,
+    s,
+    s.errors,
+    'row',
+    results.map((r) => r.row),
+  );
   if (s.transactions) await replaceTransactions(session, s, s.transactions, results);
 }
 
-async function replaceTransactions(session: DbSession, s: SinkSchema, t: Table, results: readonly ResultItem[]): Promise<void> {
+async function replaceTransactions(
+  session: DbSession,
+  s: SinkSchema,
+  t: Table,
+  results: readonly ResultItem[],
+): Promise<void> {
   const key = s.shape.key;
-  await deleteIn(session, s, t, key, results.map((r) => r.key));
+  await deleteIn(
+    session,
+    s,
+    t,
+    key,
+    results.map((r) => r.key),
+  );
   const cols = transactionColumns(key).filter((c) => t.columns.has(c.name));
   const rows: unknown[][] = [];
   for (const r of results) {
     (r.transactions ?? []).forEach((tx, seq) => {
-      const record: Record<string, unknown> = { ...tx, [key]: r.key, seq, timestamp_offset: tx.timestamp === null ? null : isoOffset(tx.timestamp) };
+      const record: Record<string, unknown> = {
+        ...tx,
+        [key]: r.key,
+        seq,
+        timestamp_offset: tx.timestamp === null ? null : isoOffset(tx.timestamp),
+      };
       rows.push(cols.map((c) => (c.name === key ? r.key : sinkValue(c.kind, record[c.name]))));
     });
   }
-  await upsert(session, s, t, cols.map((c) => c.name), [key, 'seq'], rows);
+  await upsert(
+    session,
+    s,
+    t,
+    cols.map((c) => c.name),
+    [key, 'seq'],
+    rows,
+  );
 }
 
 async function writeErrors(session: DbSession, s: SinkSchema, errors: readonly ErrorLine[]): Promise<void> {
@@ -156,15 +228,31 @@ async function writeErrors(session: DbSession, s: SinkSchema, errors: readonly E
   const t = s.errors;
   const now = sqlTimestamp(Date.now()) + s.dialect.sink.instant.zone;
   const cols = errorColumns(s.shape.key, s.shape.sampled).filter((c) => t.columns.has(c.name));
-  const rows = errors.map((e) => cols.map((c) => {
-    if (c.name === 'loaded_at') return now;
-    const v = c.name === s.shape.key ? e.key : (e as Record<string, unknown>)[c.name];
-    return sinkValue(t.owned ? c.kind : (t.columns.get(c.name)!.kind ?? c.kind), v);
-  }));
-  await upsert(session, s, t, cols.map((c) => c.name), ['row'], rows);
+  const rows = errors.map((e) =>
+    cols.map((c) => {
+      if (c.name === 'loaded_at') return now;
+      const v = c.name === s.shape.key ? e.key : (e as Record<string, unknown>)[c.name];
+      return sinkValue(t.owned ? c.kind : (t.columns.get(c.name)!.kind ?? c.kind), v);
+    }),
+  );
+  await upsert(
+    session,
+    s,
+    t,
+    cols.map((c) => c.name),
+    ['row'],
+    rows,
+  );
 }
 
-async function upsert(session: DbSession, s: SinkSchema, t: Table, columns: readonly string[], key: readonly string[], rows: readonly unknown[][]): Promise<void> {
+async function upsert(
+  session: DbSession,
+  s: SinkSchema,
+  t: Table,
+  columns: readonly string[],
+  key: readonly string[],
+  rows: readonly unknown[][],
+): Promise<void> {
   if (s.dialect.bulkUpsert && rows.length >= BULK_MIN_ROWS) {
     await s.dialect.bulkUpsert(session, t.sql, columns, key, rows, t.owned);
     return;
@@ -176,7 +264,13 @@ async function upsert(session: DbSession, s: SinkSchema, t: Table, columns: read
   }
 }
 
-async function deleteIn(session: DbSession, s: SinkSchema, t: Table, column: string, values: readonly unknown[]): Promise<void> {
+async function deleteIn(
+  session: DbSession,
+  s: SinkSchema,
+  t: Table,
+  column: string,
+  values: readonly unknown[],
+): Promise<void> {
   const per = Math.min(MAX_STATEMENT_ROWS * 10, s.dialect.maxParams);
   for (let i = 0; i < values.length; i += per) {
     const chunk = values.slice(i, i + per);

@@ -105,7 +105,12 @@ export class SinkFollower {
   }
 
   /** Reads the folder's progress from the commit table; the transactions of rows not yet written are gathered. */
-  static async open(dir: string, manifest: Manifest, writer: SinkWriter, log: (line: string) => void): Promise<SinkFollower> {
+  static async open(
+    dir: string,
+    manifest: Manifest,
+    writer: SinkWriter,
+    log: (line: string) => void,
+  ): Promise<SinkFollower> {
     const folder = folderId(dir, manifest);
     const f = new SinkFollower(dir, folder, writer, await writer.progress(folder), log);
     if (f.#tx) await f.#gatherTransactions();
@@ -203,7 +208,9 @@ export class SinkFollower {
         next = this.#read(this.positions);
       }
     } catch (err) {
-      this.#failure = isBreError(err) ? err : new BreError('SINK_REJECTED', `the sink failed: ${(err as Error).message}`, { cause: err });
+      this.#failure = isBreError(err)
+        ? err
+        : new BreError('SINK_REJECTED', `the sink failed: ${(err as Error).message}`, { cause: err });
       for (const w of this.#roomWaiters.splice(0)) w();
       this.onFailure?.(this.#failure);
     } finally {
@@ -230,7 +237,11 @@ export class SinkFollower {
     const ends = this.#finalSizes ?? { results: fileSize(this.#results.path), errors: fileSize(this.#errors.path) };
     if (this.#tx) await this.#gatherTransactions();
     const r = await this.#results.read(ends.results, BATCH_BYTES, from.results);
-    const e = await this.#errors.read(ends.errors, Math.max(64 * 1024, BATCH_BYTES - (r.next - from.results)), from.errors);
+    const e = await this.#errors.read(
+      ends.errors,
+      Math.max(64 * 1024, BATCH_BYTES - (r.next - from.results)),
+      from.errors,
+    );
     const next = { results: r.next, errors: e.next };
     const bytes = r.next - from.results + (e.next - from.errors);
     if (bytes === 0) return { results: [], errors: [], next, bytes, final, empty: true };
@@ -248,7 +259,12 @@ export class SinkFollower {
       }
       const tx = this.#pending.get(line.row);
       results.push({
-        row: line.row, key: line.key, stratum: line.stratum, weight: line.weight, stages: line.stages, stagesText: stagesTextOf(text, line),
+        row: line.row,
+        key: line.key,
+        stratum: line.stratum,
+        weight: line.weight,
+        stages: line.stages,
+        stagesText: stagesTextOf(text, line),
         ...(this.#tx ? { transactions: tx ?? [] } : {}),
       });
     }
@@ -291,7 +307,11 @@ export class SinkFollower {
     if (tail.position === 0 && this.#results.position > 0) {
       written = new RowSet();
       const prefix = new JournalTail(this.#results.path, 0);
-      for (let chunk = await prefix.read(this.#results.position, BATCH_BYTES); chunk.lines.length > 0; chunk = await prefix.read(this.#results.position, BATCH_BYTES)) {
+      for (
+        let chunk = await prefix.read(this.#results.position, BATCH_BYTES);
+        chunk.lines.length > 0;
+        chunk = await prefix.read(this.#results.position, BATCH_BYTES)
+      ) {
         for (const l of chunk.lines) {
           const row = rowOfLine(l);
           if (row !== undefined) written.add(row);
@@ -301,7 +321,11 @@ export class SinkFollower {
       await prefix.close();
     }
     const end = fileSize(tail.path);
-    for (let chunk = await tail.read(end, BATCH_BYTES); chunk.lines.length > 0 || chunk.next > tail.position; chunk = await tail.read(end, BATCH_BYTES)) {
+    for (
+      let chunk = await tail.read(end, BATCH_BYTES);
+      chunk.lines.length > 0 || chunk.next > tail.position;
+      chunk = await tail.read(end, BATCH_BYTES)
+    ) {
       for (const l of chunk.lines) {
         const v = parse(l) as { row?: unknown; transactions?: unknown } | undefined;
         if (!v || typeof v.row !== 'number' || !Array.isArray(v.transactions)) continue;
@@ -324,7 +348,8 @@ function stagesTextOf(text: string, line: object): string | undefined {
   for (const k in line) {
     const v = (line as Record<string, unknown>)[k];
     // An integer-like name comes first whatever its place in the text: its order cannot be told.
-    if ((k !== 'stages' && typeof v === 'object' && v !== null) || (k.charCodeAt(0) >= 0x30 && k.charCodeAt(0) <= 0x39)) return undefined;
+    if ((k !== 'stages' && typeof v === 'object' && v !== null) || (k.charCodeAt(0) >= 0x30 && k.charCodeAt(0) <= 0x39))
+      return undefined;
     last = k;
   }
   if (last !== 'stages') return undefined;

@@ -29,7 +29,11 @@ export function defaultSinkTable(dir: string): string {
 
 function folderManifest(dir: string) {
   const manifest = readManifest(dir);
-  if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`);
+  if (!manifest)
+    throw new BreError(
+      'OUTPUT_MISMATCH',
+      `${dir} is not a bre-batch output folder: Expected ${join(dir, FILES.manifest)}, got no such file`,
+    );
   return manifest;
 }
 
@@ -39,9 +43,15 @@ export async function loadFolder(dir: string, target: SinkTarget, log: (line: st
   // A run writing the folder now would be followed by its own sink, or by a load after it: not both at once.
   const unlock = lockOutput(dir);
   try {
-    const writer = await SinkWriter.open(target, {
-      key: manifest.key, sampled: manifest.sample !== undefined, transactions: existsSync(join(dir, FILES.txJournal)),
-    }, log);
+    const writer = await SinkWriter.open(
+      target,
+      {
+        key: manifest.key,
+        sampled: manifest.sample !== undefined,
+        transactions: existsSync(join(dir, FILES.txJournal)),
+      },
+      log,
+    );
     try {
       const follower = await SinkFollower.open(dir, manifest, writer, log);
       const startedAt = follower.positions;

@@ -9,8 +9,16 @@ import type { ColumnKind } from '../../types.js';
 import { kindOfTypes } from '../files/parquet/schema.js';
 import { typeBit } from '../journal/columns.js';
 import {
-  columnName, errorColumns, isOldColumnName, LOADS_TABLE, OWNED_COMMENT, resultFixedColumns, transactionColumns, widerKind,
-  type SinkColumn, type SinkNames,
+  columnName,
+  errorColumns,
+  isOldColumnName,
+  LOADS_TABLE,
+  OWNED_COMMENT,
+  resultFixedColumns,
+  transactionColumns,
+  widerKind,
+  type SinkColumn,
+  type SinkNames,
 } from './tables.js';
 
 export interface SinkTarget {
@@ -41,9 +49,16 @@ export interface Table {
 }
 
 export const LOAD_COLUMNS: readonly SinkColumn[] = [
-  { name: 'sink_table', kind: 'string' }, { name: 'folder', kind: 'string' }, { name: 'host', kind: 'string' }, { name: 'path', kind: 'string' },
-  { name: 'results_file', kind: 'string' }, { name: 'results_bytes', kind: 'int64' }, { name: 'errors_file', kind: 'string' },
-  { name: 'errors_bytes', kind: 'int64' }, { name: 'batches', kind: 'int64' }, { name: 'updated_at', kind: 'timestamp_local_ms' },
+  { name: 'sink_table', kind: 'string' },
+  { name: 'folder', kind: 'string' },
+  { name: 'host', kind: 'string' },
+  { name: 'path', kind: 'string' },
+  { name: 'results_file', kind: 'string' },
+  { name: 'results_bytes', kind: 'int64' },
+  { name: 'errors_file', kind: 'string' },
+  { name: 'errors_bytes', kind: 'int64' },
+  { name: 'batches', kind: 'int64' },
+  { name: 'updated_at', kind: 'timestamp_local_ms' },
 ];
 
 export class SinkSchema {
@@ -59,13 +74,24 @@ export class SinkSchema {
   /** Names a result field's column may not take: the key and the fixed columns. */
   #reserved = new Set<string>();
 
-  private constructor(readonly dialect: Dialect, readonly target: SinkTarget, readonly shape: SinkShape, readonly names: SinkNames) {}
+  private constructor(
+    readonly dialect: Dialect,
+    readonly target: SinkTarget,
+    readonly shape: SinkShape,
+    readonly names: SinkNames,
+  ) {}
 
   /**
    * Makes or checks the tables on `session`: a user's table that cannot take the rows is SINK_TABLE_MISMATCH
    * (exit 2, before any call).
    */
-  static async prepare(session: DbSession, dialect: Dialect, target: SinkTarget, shape: SinkShape, names: SinkNames): Promise<SinkSchema> {
+  static async prepare(
+    session: DbSession,
+    dialect: Dialect,
+    target: SinkTarget,
+    shape: SinkShape,
+    names: SinkNames,
+  ): Promise<SinkSchema> {
     const s = new SinkSchema(dialect, target, shape, names);
     await s.#prepare(session);
     return s;
@@ -87,21 +113,54 @@ export class SinkSchema {
 
   async #prepare(session: DbSession): Promise<void> {
     const key = this.shape.key;
-    const col = (c: SinkColumn, notNull = false) => ({ name: c.name, type: INSTANTS.has(c.name) ? this.dialect.sink.instant.type : this.dialect.sink.typeOf(c.kind), notNull });
+    const col = (c: SinkColumn, notNull = false) => ({
+      name: c.name,
+      type: INSTANTS.has(c.name) ? this.dialect.sink.instant.type : this.dialect.sink.typeOf(c.kind),
+      notNull,
+    });
     const keyCol = { name: key, type: this.dialect.sink.keyType, notNull: true };
     // Each table is checked before the next is made: a user's table refused leaves nothing new behind.
-    this.results = await this.#table(session, this.names.results, [keyCol, ...resultFixedColumns(this.shape.sampled).map((c) => col(c))], [key]);
+    this.results = await this.#table(
+      session,
+      this.names.results,
+      [keyCol, ...resultFixedColumns(this.shape.sampled).map((c) => col(c))],
+      [key],
+    );
     this.#check(this.results, [key], true);
     this.#reserved = new Set([key, ...resultFixedColumns(true).map((c) => c.name)]);
     if (this.results.owned) this.#refuseOldNames(this.results);
-    this.errors = await this.#table(session, this.names.errors, errorColumns(key, this.shape.sampled).map((c) => col(c, c.name === 'row')), ['row']);
+    this.errors = await this.#table(
+      session,
+      this.names.errors,
+      errorColumns(key, this.shape.sampled).map((c) => col(c, c.name === 'row')),
+      ['row'],
+    );
     this.#check(this.errors, ['row'], true);
     if (this.shape.transactions) {
-      this.transactions = await this.#table(session, this.names.transactions, transactionColumns(key).map((c) => (c.name === key ? keyCol : col(c, c.name === 'seq'))), [key, 'seq']);
+      this.transactions = await this.#table(
+        session,
+        this.names.transactions,
+        transactionColumns(key).map((c) => (c.name === key ? keyCol : col(c, c.name === 'seq'))),
+        [key, 'seq'],
+      );
       this.#check(this.transactions, [key], false);
     }
-    this.loads = await this.#table(session, LOADS_TABLE, LOAD_COLUMNS.map((c) => (c.name === 'sink_table' || c.name === 'folder' ? { name: c.name, type: this.dialect.sink.keyType, notNull: true } : col(c))), ['sink_table', 'folder']);
-    if (!this.loads.owned) this.#mismatch(this.loads, `${LOADS_TABLE} is the commit table bre-batch keeps; a table of that name that bre-batch did not create is in the way`, `rename or drop it`);
+    this.loads = await this.#table(
+      session,
+      LOADS_TABLE,
+      LOAD_COLUMNS.map((c) =>
+        c.name === 'sink_table' || c.name === 'folder'
+          ? { name: c.name, type: this.dialect.sink.keyType, notNull: true }
+          : col(c),
+      ),
+      ['sink_table', 'folder'],
+    );
+    if (!this.loads.owned)
+      this.#mismatch(
+        this.loads,
+        `${LOADS_TABLE} is the commit table bre-batch keeps; a table of that name that bre-batch did not create is in the way`,
+        `rename or drop it`,
+      );
     for (const c of this.results.columns.keys()) {
       if (this.#reserved.has(c)) continue;
       // A user's table may name its columns as results.csv does (`stage.field`): they take their fields.
@@ -118,35 +177,66 @@ export class SinkSchema {
   #refuseOldNames(t: Table): void {
     const old = [...t.columns.keys()].filter(isOldColumnName);
     if (old.length === 0) return;
-    const renames = old.map((c) => `ALTER TABLE ${t.sql} RENAME COLUMN ${this.dialect.quote(c)} TO ${columnName(c, this.dialect.maxIdentifier, this.#reserved)};`);
-    throw new BreError('SINK_TABLE_MISMATCH', `the sink table ${t.name} at ${this.target.url.display} was made by an earlier bre-batch with result columns named as in results.csv (${old.slice(0, 3).map((c) => `"${c}"`).join(', ')}${old.length > 3 ? ', ...' : ''}); its result columns now have plain names (location_decision), and bre-batch does not rename columns on its own. Fix: rename them (README: Writing into tables): ${renames.join(' ')} Or name a new table with --sink-table.`, { field: 'sink-table' });
+    const renames = old.map(
+      (c) =>
+        `ALTER TABLE ${t.sql} RENAME COLUMN ${this.dialect.quote(c)} TO ${columnName(c, this.dialect.maxIdentifier, this.#reserved)};`,
+    );
+    throw new BreError(
+      'SINK_TABLE_MISMATCH',
+      `the sink table ${t.name} at ${this.target.url.display} was made by an earlier bre-batch with result columns named as in results.csv (${old
+        .slice(0, 3)
+        .map((c) => `"${c}"`)
+        .join(
+          ', ',
+        )}${old.length > 3 ? ', ...' : ''}); its result columns now have plain names (location_decision), and bre-batch does not rename columns on its own. Fix: rename them (README: Writing into tables): ${renames.join(' ')} Or name a new table with --sink-table.`,
+      { field: 'sink-table' },
+    );
   }
 
   /** The table as it is, made first (with its comment) when it is not there. */
-  async #table(session: DbSession, name: string, columns: readonly { name: string; type: string; notNull: boolean }[], primaryKey: readonly string[]): Promise<Table> {
+  async #table(
+    session: DbSession,
+    name: string,
+    columns: readonly { name: string; type: string; notNull: boolean }[],
+    primaryKey: readonly string[],
+  ): Promise<Table> {
     let table = await this.#describe(session, name);
     if (table.columns.size === 0) {
       try {
         const statements = this.dialect.sink.createTable(this.#quoted(name), columns, primaryKey, OWNED_COMMENT);
         // The table and its comment at once (PostgreSQL's DDL is transactional): another worker starting at the
         // same moment never sees the table without the comment that says it is bre-batch's own.
-        if (statements.length > 1 && this.dialect.name === 'postgres') await session.transaction(async () => { for (const sql of statements) await session.query(sql); });
+        if (statements.length > 1 && this.dialect.name === 'postgres')
+          await session.transaction(async () => {
+            for (const sql of statements) await session.query(sql);
+          });
         else for (const sql of statements) await session.query(sql);
       } catch (err) {
         // Another worker made it at the same moment (PostgreSQL may say so with a unique violation).
         if (this.dialect.classify(err) === 'lost') throw err;
       }
       table = await this.#describe(session, name);
-      if (table.columns.size === 0) throw new BreError('DB_QUERY_FAILED', `${this.where()}: cannot create the table ${name}`);
+      if (table.columns.size === 0)
+        throw new BreError('DB_QUERY_FAILED', `${this.where()}: cannot create the table ${name}`);
     }
     return table;
   }
 
-  async #describe(session: DbSession, name: string): Promise<Table & { unique: Set<string>; notNullWithoutDefault: string[] }> {
+  async #describe(
+    session: DbSession,
+    name: string,
+  ): Promise<Table & { unique: Set<string>; notNullWithoutDefault: string[] }> {
     const d = this.dialect.sink.describe(name, this.target.schema);
-    const rows = (await session.query<{ name: string; type: string; nullable: unknown; has_default: unknown }>(d.sql, d.params)).rows;
+    const rows = (
+      await session.query<{ name: string; type: string; nullable: unknown; has_default: unknown }>(d.sql, d.params)
+    ).rows;
     const columns = new Map<string, { type: string; kind: ColumnKind | undefined }>();
-    const described: TableColumn[] = rows.map((r) => ({ name: r.name, type: String(r.type).toLowerCase(), nullable: truthy(r.nullable), hasDefault: truthy(r.has_default) }));
+    const described: TableColumn[] = rows.map((r) => ({
+      name: r.name,
+      type: String(r.type).toLowerCase(),
+      nullable: truthy(r.nullable),
+      hasDefault: truthy(r.has_default),
+    }));
     for (const c of described) columns.set(c.name, { type: c.type, kind: this.dialect.sink.kindOf(c.type) });
     let owned = false;
     const uniqueCols = new Set<string>();
@@ -156,34 +246,84 @@ export class SinkSchema {
       const u = this.dialect.sink.uniqueColumns(name, this.target.schema);
       for (const r of (await session.query<{ name: string }>(u.sql, u.params)).rows) uniqueCols.add(r.name);
     }
-    return { sql: this.#quoted(name), name, owned, columns, unique: uniqueCols, notNullWithoutDefault: described.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name) };
+    return {
+      sql: this.#quoted(name),
+      name,
+      owned,
+      columns,
+      unique: uniqueCols,
+      notNullWithoutDefault: described.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name),
+    };
   }
 
   /** A user's own table must take the rows as they are: the key, a unique index on it, nothing required that the sink does not write. */
-  #check(t: Table & Partial<{ unique: Set<string>; notNullWithoutDefault: string[] }>, keys: readonly string[], mustBeUnique: boolean): void {
+  #check(
+    t: Table & Partial<{ unique: Set<string>; notNullWithoutDefault: string[] }>,
+    keys: readonly string[],
+    mustBeUnique: boolean,
+  ): void {
     if (t.owned) return;
     for (const k of keys) {
       const c = t.columns.get(k);
-      if (!c) this.#mismatch(t, `it has no column ${k}`, `add the column ${k} (${this.dialect.sink.keyType}) or name another table with --sink-table`);
-      else if (!(k === 'row' ? this.dialect.sink.holds(c.type, 'int64') : this.dialect.sink.isKeyType(c.type))) this.#mismatch(t, `its column ${k} is ${c.type}, which cannot hold the ${k === 'row' ? 'row numbers' : 'keys'}`, `make it ${k === 'row' ? 'bigint' : this.dialect.sink.keyType}`);
+      if (!c)
+        this.#mismatch(
+          t,
+          `it has no column ${k}`,
+          `add the column ${k} (${this.dialect.sink.keyType}) or name another table with --sink-table`,
+        );
+      else if (!(k === 'row' ? this.dialect.sink.holds(c.type, 'int64') : this.dialect.sink.isKeyType(c.type)))
+        this.#mismatch(
+          t,
+          `its column ${k} is ${c.type}, which cannot hold the ${k === 'row' ? 'row numbers' : 'keys'}`,
+          `make it ${k === 'row' ? 'bigint' : this.dialect.sink.keyType}`,
+        );
     }
     if (mustBeUnique && keys.length === 1 && !t.unique?.has(keys[0])) {
-      this.#mismatch(t, `no unique index or primary key is on ${keys[0]} alone, so a row written again would be a second row`, `ALTER TABLE ${t.name} ADD PRIMARY KEY (${keys[0]}) (or a UNIQUE index on it)`);
+      this.#mismatch(
+        t,
+        `no unique index or primary key is on ${keys[0]} alone, so a row written again would be a second row`,
+        `ALTER TABLE ${t.name} ADD PRIMARY KEY (${keys[0]}) (or a UNIQUE index on it)`,
+      );
     }
-    const written = new Set([...keys, ...(t === this.errors ? errorColumns(this.shape.key, this.shape.sampled) : t === this.transactions ? transactionColumns(this.shape.key) : resultFixedColumns(this.shape.sampled)).map((c) => c.name)]);
+    const written = new Set([
+      ...keys,
+      ...(t === this.errors
+        ? errorColumns(this.shape.key, this.shape.sampled)
+        : t === this.transactions
+          ? transactionColumns(this.shape.key)
+          : resultFixedColumns(this.shape.sampled)
+      ).map((c) => c.name),
+    ]);
     const required = (t.notNullWithoutDefault ?? []).filter((c) => !written.has(c) && !c.includes('.'));
-    if (required.length > 0) this.#mismatch(t, `its column${required.length > 1 ? 's' : ''} ${required.join(', ')} ${required.length > 1 ? 'are' : 'is'} NOT NULL without a default, and the sink does not write ${required.length > 1 ? 'them' : 'it'}`, 'give them a default or let them be NULL');
+    if (required.length > 0)
+      this.#mismatch(
+        t,
+        `its column${required.length > 1 ? 's' : ''} ${required.join(', ')} ${required.length > 1 ? 'are' : 'is'} NOT NULL without a default, and the sink does not write ${required.length > 1 ? 'them' : 'it'}`,
+        'give them a default or let them be NULL',
+      );
     for (const c of written) {
       const have = t.columns.get(c);
-      const want = [...resultFixedColumns(this.shape.sampled), ...errorColumns(this.shape.key, this.shape.sampled), ...transactionColumns(this.shape.key)].find((x) => x.name === c);
+      const want = [
+        ...resultFixedColumns(this.shape.sampled),
+        ...errorColumns(this.shape.key, this.shape.sampled),
+        ...transactionColumns(this.shape.key),
+      ].find((x) => x.name === c);
       if (have && want && !keys.includes(c) && !this.dialect.sink.holds(have.type, want.kind)) {
-        this.#mismatch(t, `its column ${c} is ${have.type}, which cannot hold ${describeKind(want.kind)}`, `make it ${this.dialect.sink.typeOf(want.kind)}, or drop it`);
+        this.#mismatch(
+          t,
+          `its column ${c} is ${have.type}, which cannot hold ${describeKind(want.kind)}`,
+          `make it ${this.dialect.sink.typeOf(want.kind)}, or drop it`,
+        );
       }
     }
   }
 
   #mismatch(t: { name: string }, problem: string, fix: string): never {
-    throw new BreError('SINK_TABLE_MISMATCH', `the sink table ${t.name} at ${this.target.url.display} was not made by bre-batch and cannot take its rows: ${problem}. Fix: ${fix}. bre-batch never alters a table it did not create; another --sink-table name makes a new one.`, { field: 'sink-table' });
+    throw new BreError(
+      'SINK_TABLE_MISMATCH',
+      `the sink table ${t.name} at ${this.target.url.display} was not made by bre-batch and cannot take its rows: ${problem}. Fix: ${fix}. bre-batch never alters a table it did not create; another --sink-table name makes a new one.`,
+      { field: 'sink-table' },
+    );
   }
 
   /**
@@ -191,7 +331,10 @@ export class SinkSchema {
    * nullable column (in bre-batch's own table), a field whose values widened gets a wider type. A user's table
    * keeps the columns it has: a field without one is only in `result`; one whose column cannot hold it stops.
    */
-  async fitColumns(session: DbSession, results: readonly { readonly stages: Record<string, Record<string, unknown>> }[]): Promise<void> {
+  async fitColumns(
+    session: DbSession,
+    results: readonly { readonly stages: Record<string, Record<string, unknown>> }[],
+  ): Promise<void> {
     // By stage, then field (no `stage.field` text made per value), in the order the fields first appear.
     const byStage = new Map<string, Map<string, { header: string; bits: number }>>();
     const types: { header: string; bits: number }[] = [];
@@ -226,7 +369,11 @@ export class SinkSchema {
         if (have) {
           this.#bind(header, name);
           if (!this.dialect.sink.holds(have.type, kind)) {
-            throw new BreError('SINK_REJECTED', `the sink table ${t.name} at ${this.target.url.display} has a column ${name} of type ${have.type}, and the field now holds ${describeKind(kind)}: make the column ${this.dialect.sink.typeOf(kind)} (or text), then re-run the same command to resume`, { field: name });
+            throw new BreError(
+              'SINK_REJECTED',
+              `the sink table ${t.name} at ${this.target.url.display} has a column ${name} of type ${have.type}, and the field now holds ${describeKind(kind)}: make the column ${this.dialect.sink.typeOf(kind)} (or text), then re-run the same command to resume`,
+              { field: name },
+            );
           }
         }
         continue;
@@ -273,12 +420,19 @@ function truthy(v: unknown): boolean {
 
 function describeKind(kind: ColumnKind): string {
   switch (kind) {
-    case 'boolean': return 'true/false values';
-    case 'int64': return 'whole numbers';
-    case 'double': return 'numbers with fractions';
-    case 'string': return 'text';
-    case 'json': return 'JSON objects or arrays';
-    case 'timestamp_local_ms': return 'timestamps';
-    case 'date': return 'dates';
+    case 'boolean':
+      return 'true/false values';
+    case 'int64':
+      return 'whole numbers';
+    case 'double':
+      return 'numbers with fractions';
+    case 'string':
+      return 'text';
+    case 'json':
+      return 'JSON objects or arrays';
+    case 'timestamp_local_ms':
+      return 'timestamps';
+    case 'date':
+      return 'dates';
   }
 }

@@ -28,10 +28,15 @@ export interface SinkColumn {
 }
 
 export function sinkNames(table: string, maxIdentifier: number): SinkNames {
-  if (!/^[^\0]+$/.test(table)) throw new BreError('USAGE', `Expected --sink-table to be a table name, got '${table}'`, { field: 'sink-table' });
+  if (!/^[^\0]+$/.test(table))
+    throw new BreError('USAGE', `Expected --sink-table to be a table name, got '${table}'`, { field: 'sink-table' });
   const names = { results: table, errors: `${table}_errors`, transactions: `${table}_transactions` };
   if (Buffer.byteLength(names.transactions) > maxIdentifier) {
-    throw new BreError('USAGE', `Expected --sink-table to be at most ${maxIdentifier - '_transactions'.length} bytes (the database keeps ${maxIdentifier}, and ${names.transactions} must fit), got '${table}'`, { field: 'sink-table' });
+    throw new BreError(
+      'USAGE',
+      `Expected --sink-table to be at most ${maxIdentifier - '_transactions'.length} bytes (the database keeps ${maxIdentifier}, and ${names.transactions} must fit), got '${table}'`,
+      { field: 'sink-table' },
+    );
   }
   return names;
 }
@@ -48,7 +53,9 @@ export function sinkNames(table: string, maxIdentifier: number): SinkNames {
 export function columnName(header: string, maxIdentifier: number, reserved: ReadonlySet<string> = new Set()): string {
   const dot = header.indexOf('.');
   const plain = dot > 0 && /^[a-z][a-z0-9_]*$/.test(header.slice(0, dot)) && /^[a-z0-9_]+$/.test(header.slice(dot + 1));
-  const name = plain ? `${header.slice(0, dot)}_${header.slice(dot + 1)}` : header.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  const name = plain
+    ? `${header.slice(0, dot)}_${header.slice(dot + 1)}`
+    : header.toLowerCase().replace(/[^a-z0-9_]/g, '_');
   if (plain && name.length <= maxIdentifier && !reserved.has(name)) return name;
   const hash = createHash('sha256').update(header).digest('hex').slice(0, 8);
   const head = /^[0-9]/.test(name) ? `f_${name}` : name;
@@ -72,12 +79,19 @@ export function resultFixedColumns(sampled: boolean): SinkColumn[] {
 
 /** NAME_errors: errors.ndjson's fields, typed as in errors.parquet, the key named as in the input. */
 export function errorColumns(key: string, sampled: boolean): SinkColumn[] {
-  return [...errorTableColumns(sampled).map((c) => (c.name === 'key' ? { name: key, kind: c.kind } : c)), { name: 'loaded_at', kind: 'timestamp_local_ms' }];
+  return [
+    ...errorTableColumns(sampled).map((c) => (c.name === 'key' ? { name: key, kind: c.kind } : c)),
+    { name: 'loaded_at', kind: 'timestamp_local_ms' },
+  ];
 }
 
 /** NAME_transactions: transactions.parquet's columns, the key named as in the input, and each one's place in its key's list. */
 export function transactionColumns(key: string): SinkColumn[] {
-  return [{ name: key, kind: 'string' }, { name: 'seq', kind: 'int64' }, ...TRANSACTION_TABLE.filter((c) => c.name !== 'key')];
+  return [
+    { name: key, kind: 'string' },
+    { name: 'seq', kind: 'int64' },
+    ...TRANSACTION_TABLE.filter((c) => c.name !== 'key'),
+  ];
 }
 
 /** The widest kind two kinds fit in: integers with fractions are doubles, anything else mixed is text. */

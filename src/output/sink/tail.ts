@@ -26,7 +26,10 @@ export class JournalTail {
   #handle: FileHandle | undefined;
   #position: number;
 
-  constructor(readonly path: string, position: number) {
+  constructor(
+    readonly path: string,
+    position: number,
+  ) {
     this.#position = position;
   }
 

@@ -76,15 +76,29 @@ export class SinkThread {
     this.#worker.unref();
     this.#worker.on('message', (m: FromSinkThread) => this.#receive(m));
     this.#worker.on('error', (err) => this.#receive({ type: 'failed', error: sendError(err) }));
-    this.#exited = new Promise((resolve) => this.#worker.once('exit', (code) => {
-      this.#receive({ type: 'failed', error: sendError(new Error(`the thread ended (exit code ${code}) before it was done`)) });
-      resolve();
-    }));
+    this.#exited = new Promise((resolve) =>
+      this.#worker.once('exit', (code) => {
+        this.#receive({
+          type: 'failed',
+          error: sendError(new Error(`the thread ended (exit code ${code}) before it was done`)),
+        });
+        resolve();
+      }),
+    );
   }
 
   /** Starts the thread; settles once it has read where the folder was written up to (or failed to). */
-  static async open(dir: string, target: SinkTarget, shape: SinkShape, log: (line: string) => void, job?: SinkWorkerData['job']): Promise<SinkThread> {
-    const t = new SinkThread({ dir, target, shape, positions: new SharedArrayBuffer(16), ...(job ? { job } : {}) }, log);
+  static async open(
+    dir: string,
+    target: SinkTarget,
+    shape: SinkShape,
+    log: (line: string) => void,
+    job?: SinkWorkerData['job'],
+  ): Promise<SinkThread> {
+    const t = new SinkThread(
+      { dir, target, shape, positions: new SharedArrayBuffer(16), ...(job ? { job } : {}) },
+      log,
+    );
     const first = await t.#next((m) => m.type === 'ready' || m.type === 'failed');
     if (first.type === 'failed') {
       await t.#worker.terminate();
@@ -152,7 +166,9 @@ export class SinkThread {
   }
 
   #lag(ends: { results: number; errors: number }): number {
-    return ends.results - Number(Atomics.load(this.#positions, 0)) + (ends.errors - Number(Atomics.load(this.#positions, 1)));
+    return (
+      ends.results - Number(Atomics.load(this.#positions, 0)) + (ends.errors - Number(Atomics.load(this.#positions, 1)))
+    );
   }
 
   async #end(): Promise<void> {

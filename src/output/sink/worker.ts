@@ -29,7 +29,8 @@ if (parentPort) {
   try {
     writer = await openWriter(data, log);
     const manifest = readManifest(data.dir);
-    if (!manifest) throw new BreError('OUTPUT_MISMATCH', `${data.dir} has no ${FILES.manifest}: the sink has no folder to follow`);
+    if (!manifest)
+      throw new BreError('OUTPUT_MISMATCH', `${data.dir} has no ${FILES.manifest}: the sink has no folder to follow`);
     const f = await SinkFollower.open(data.dir, manifest, writer, log);
     follower = f;
     if (data.job) {
@@ -38,7 +39,8 @@ if (parentPort) {
       f.fence = fence;
       f.onBatch = () => {
         const outcome = fence.committed();
-        if (outcome && (outcome.lost.length > 0 || outcome.done.length > 0 || outcome.refused > 0)) post({ type: 'job', outcome });
+        if (outcome && (outcome.lost.length > 0 || outcome.done.length > 0 || outcome.refused > 0))
+          post({ type: 'job', outcome });
       };
     }
     store(f);
@@ -74,7 +76,9 @@ if (parentPort) {
         },
       );
     } else {
-      f.stop().finally(() => w.close().catch(() => undefined)).finally(() => post({ type: 'stopped' }));
+      f.stop()
+        .finally(() => w.close().catch(() => undefined))
+        .finally(() => post({ type: 'stopped' }));
     }
   });
 }
@@ -84,10 +88,14 @@ if (parentPort) {
  * failure now is the database going away: tried again for --sink-retry, as a write would be.
  */
 function openWriter(data: SinkWorkerData, log: (line: string) => void): Promise<SinkWriter> {
-  const unreachable = (err: unknown) => isBreError(err) && (err.code === 'DB_UNREACHABLE' || err.code === 'DB_QUERY_FAILED');
-  return retrying({
-    forMs: data.target.retryForMs,
-    retryable: unreachable,
-    giveUp: (err) => sinkUnavailable(data.target, (err as Error).message, err),
-  }, () => SinkWriter.open(data.target, data.shape, log));
+  const unreachable = (err: unknown) =>
+    isBreError(err) && (err.code === 'DB_UNREACHABLE' || err.code === 'DB_QUERY_FAILED');
+  return retrying(
+    {
+      forMs: data.target.retryForMs,
+      retryable: unreachable,
+      giveUp: (err) => sinkUnavailable(data.target, (err as Error).message, err),
+    },
+    () => SinkWriter.open(data.target, data.shape, log),
+  );
 }

@@ -26,8 +26,13 @@ export type OutputFormat = 'csv' | 'parquet';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'parquet'];
 
 /** The files this module writes (their names are the output format's, src/output/format/files.ts). */
-export const REBUILT_FILES = [FILES.resultsCsv, FILES.resultsParquet, FILES.errorsParquet, FILES.transactions, FILES.transactionsParquet] as const;
-
+export const REBUILT_FILES = [
+  FILES.resultsCsv,
+  FILES.resultsParquet,
+  FILES.errorsParquet,
+  FILES.transactions,
+  FILES.transactionsParquet,
+] as const;
 
 /** A CSV file written a batch of records at a time, under a temporary name. */
 class CsvFile {
@@ -60,12 +65,18 @@ class CsvFile {
 /** The column union of a results.ndjson not kept during a run (merge, an older folder): one pass. */
 async function scanUnion(ndjsonPath: string): Promise<ColumnUnion> {
   const union = new ColumnUnion();
-  for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath)) for (const l of batch) if (l?.stages) union.observe(l.stages);
+  for await (const batch of readNdjsonBatches<ResultLine>(ndjsonPath))
+    for (const l of batch) if (l?.stages) union.observe(l.stages);
   return union;
 }
 
 /** errors.parquet from errors.ndjson; `visit` sees every error line (the run report counts codes there). */
-export async function writeErrorFiles(ndjsonPath: string, parquetPath: string | undefined, visit?: (line: Record<string, unknown>) => void, sampled = false): Promise<number> {
+export async function writeErrorFiles(
+  ndjsonPath: string,
+  parquetPath: string | undefined,
+  visit?: (line: Record<string, unknown>) => void,
+  sampled = false,
+): Promise<number> {
   const columns = errorTableColumns(sampled);
   const pq = parquetPath ? new ParquetTableWriter(parquetPath, columns) : undefined;
   let rows = 0;
@@ -98,8 +109,34 @@ async function writeTransactionFiles(journalPath: string, files: ResultFiles): P
       for (const entry of batch) {
         if (!entry) continue;
         for (const t of entry.transactions) {
-          if (csv) records.push([excelSafe(entry.key), t.source, excelSafe(t.account), excelSafe(t.txn_id), t.timestamp ?? '', t.value_date ?? '', t.type, String(t.amount), t.balance === null ? '' : String(t.balance), excelSafe(t.mode), excelSafe(t.narration)]);
-          pq?.push([entry.key, t.source, t.account, t.txn_id, t.timestamp, t.timestamp === null ? null : isoOffset(t.timestamp), t.value_date, t.type, t.amount, t.balance, t.mode, t.narration]);
+          if (csv)
+            records.push([
+              excelSafe(entry.key),
+              t.source,
+              excelSafe(t.account),
+              excelSafe(t.txn_id),
+              t.timestamp ?? '',
+              t.value_date ?? '',
+              t.type,
+              String(t.amount),
+              t.balance === null ? '' : String(t.balance),
+              excelSafe(t.mode),
+              excelSafe(t.narration),
+            ]);
+          pq?.push([
+            entry.key,
+            t.source,
+            t.account,
+            t.txn_id,
+            t.timestamp,
+            t.timestamp === null ? null : isoOffset(t.timestamp),
+            t.value_date,
+            t.type,
+            t.amount,
+            t.balance,
+            t.mode,
+            t.narration,
+          ]);
           n += 1;
         }
       }
@@ -149,24 +186,47 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   const csv = o.formats.has('csv');
   const parquet = o.formats.has('parquet');
   const at = (name: string) => join(o.dir, name);
-  for (const [name, format] of [[FILES.resultsCsv, 'csv'], [FILES.transactions, 'csv'], [FILES.resultsParquet, 'parquet'], [FILES.errorsParquet, 'parquet'], [FILES.transactionsParquet, 'parquet']] as const) {
+  for (const [name, format] of [
+    [FILES.resultsCsv, 'csv'],
+    [FILES.transactions, 'csv'],
+    [FILES.resultsParquet, 'parquet'],
+    [FILES.errorsParquet, 'parquet'],
+    [FILES.transactionsParquet, 'parquet'],
+  ] as const) {
     if (!o.formats.has(format)) rmSync(at(name), { force: true });
   }
   const files: string[] = [];
-  const resultFiles = { csv: csv ? at(FILES.resultsCsv) : undefined, parquet: parquet ? at(FILES.resultsParquet) : undefined };
+  const resultFiles = {
+    csv: csv ? at(FILES.resultsCsv) : undefined,
+    parquet: parquet ? at(FILES.resultsParquet) : undefined,
+  };
   const resultsPath = at(FILES.results);
-  const union = o.union ?? await scanUnion(resultsPath);
+  const union = o.union ?? (await scanUnion(resultsPath));
   const results = await assembleResultFiles({
-    resultsPath, size: existsSync(resultsPath) ? statSync(resultsPath).size : 0, files: resultFiles,
-    columns: union.columns(o.stages), spool: o.spool, visit: o.visitResult, visitBefore: o.visitResultsBefore, sampled: o.sampled,
+    resultsPath,
+    size: existsSync(resultsPath) ? statSync(resultsPath).size : 0,
+    files: resultFiles,
+    columns: union.columns(o.stages),
+    spool: o.spool,
+    visit: o.visitResult,
+    visitBefore: o.visitResultsBefore,
+    sampled: o.sampled,
   });
   if (csv) files.push(FILES.resultsCsv);
   if (parquet) files.push(FILES.resultsParquet);
-  const errors = await writeErrorFiles(at(FILES.errors), parquet ? at(FILES.errorsParquet) : undefined, o.visitError, o.sampled);
+  const errors = await writeErrorFiles(
+    at(FILES.errors),
+    parquet ? at(FILES.errorsParquet) : undefined,
+    o.visitError,
+    o.sampled,
+  );
   if (parquet) files.push(FILES.errorsParquet);
   let transactions: number | undefined;
   if (o.transactionsJournal) {
-    transactions = await writeTransactionFiles(o.transactionsJournal, { csv: csv ? at(FILES.transactions) : undefined, parquet: parquet ? at(FILES.transactionsParquet) : undefined });
+    transactions = await writeTransactionFiles(o.transactionsJournal, {
+      csv: csv ? at(FILES.transactions) : undefined,
+      parquet: parquet ? at(FILES.transactionsParquet) : undefined,
+    });
     if (csv) files.push(FILES.transactions);
     if (parquet) files.push(FILES.transactionsParquet);
   }
@@ -176,12 +236,23 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
 /** `--output-formats csv,parquet`: the formats of the rebuilt files. */
 export function parseOutputFormats(text: string | readonly string[] | undefined): Set<OutputFormat> {
   if (text === undefined) return new Set(OUTPUT_FORMATS);
-  const parts = (Array.isArray(text) ? text : [text]).flatMap((t: string) => t.split(',')).map((t) => t.trim().toLowerCase()).filter(Boolean);
+  const parts = (Array.isArray(text) ? text : [text])
+    .flatMap((t: string) => t.split(','))
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean);
   const out = new Set<OutputFormat>();
   for (const p of parts) {
-    if (!(OUTPUT_FORMATS as readonly string[]).includes(p)) throw new BreError('USAGE', `Expected --output-formats to list ${OUTPUT_FORMATS.join(' and/or ')} (comma-separated), got '${p}'`);
+    if (!(OUTPUT_FORMATS as readonly string[]).includes(p))
+      throw new BreError(
+        'USAGE',
+        `Expected --output-formats to list ${OUTPUT_FORMATS.join(' and/or ')} (comma-separated), got '${p}'`,
+      );
     out.add(p as OutputFormat);
   }
-  if (out.size === 0) throw new BreError('USAGE', `Expected --output-formats to list at least one of ${OUTPUT_FORMATS.join(', ')}, got nothing`);
+  if (out.size === 0)
+    throw new BreError(
+      'USAGE',
+      `Expected --output-formats to list at least one of ${OUTPUT_FORMATS.join(', ')}, got nothing`,
+    );
   return out;
 }

@@ -99,11 +99,18 @@ class RunReader {
 }
 
 /** The lines of `ranges` in row order, a batch at a time; temporary runs under `tmpDir`, removed at the end. */
-export async function* linesByRow(path: string, ranges: readonly JournalRange[], tmpDir: string, chunkBytes = SORT_CHUNK_BYTES): AsyncGenerator<SortedLine[]> {
+export async function* linesByRow(
+  path: string,
+  ranges: readonly JournalRange[],
+  tmpDir: string,
+  chunkBytes = SORT_CHUNK_BYTES,
+): AsyncGenerator<SortedLine[]> {
   const runs: string[] = [];
   // Runs left by a session killed while sorting go first.
   const prefix = `${basename(path)}.sort-`;
-  if (existsSync(tmpDir)) for (const f of readdirSync(tmpDir)) if (f.startsWith(prefix) && f.endsWith('.tmp')) rmSync(join(tmpDir, f), { force: true });
+  if (existsSync(tmpDir))
+    for (const f of readdirSync(tmpDir))
+      if (f.startsWith(prefix) && f.endsWith('.tmp')) rmSync(join(tmpDir, f), { force: true });
   let chunk: SortedLine[] = [];
   let bytes = 0;
   try {
@@ -129,7 +136,9 @@ export async function* linesByRow(path: string, ranges: readonly JournalRange[],
     const readers = runs.map((r) => new RunReader(r));
     let memAt = 0;
     const sources = [...readers.map((r) => () => r.next()), async () => chunk[memAt++]];
-    const heap = new MinHeap<{ line: SortedLine; src: number }>((a, b) => a.line.row < b.line.row || (a.line.row === b.line.row && a.src < b.src));
+    const heap = new MinHeap<{ line: SortedLine; src: number }>(
+      (a, b) => a.line.row < b.line.row || (a.line.row === b.line.row && a.src < b.src),
+    );
     for (let i = 0; i < sources.length; i += 1) {
       const line = await sources[i]();
       if (line) heap.push({ line, src: i });

@@ -23,7 +23,13 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { csvRecords } from '../files/csv-line.js';
-import { asJsonValue, type ColumnUnion, type ResultColumn, type ResultStages, type StageColumns } from '../journal/columns.js';
+import {
+  asJsonValue,
+  type ColumnUnion,
+  type ResultColumn,
+  type ResultStages,
+  type StageColumns,
+} from '../journal/columns.js';
 import { excelSafe } from '../files/excel.js';
 import { kindOfTypes, type ParquetColumn } from '../files/parquet/schema.js';
 import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
@@ -49,7 +55,10 @@ export interface ResultFiles {
  * design in an output folder).
  */
 function leadingColumns(sampled: boolean): ParquetColumn[] {
-  const lead: ParquetColumn[] = [{ name: 'row', kind: 'int64' }, { name: 'key', kind: 'string' }];
+  const lead: ParquetColumn[] = [
+    { name: 'row', kind: 'int64' },
+    { name: 'key', kind: 'string' },
+  ];
   return sampled ? [...lead, { name: 'stratum', kind: 'string' }, { name: 'weight', kind: 'double' }] : lead;
 }
 
@@ -231,9 +240,17 @@ export class ResultSpool {
     const csvPath = this.#o.csv ? join(this.#o.stateDir, `spool-${this.#segments.length}.csv`) : undefined;
     const csvFd = csvPath ? openSync(csvPath, 'w') : undefined;
     const seg: Segment = {
-      start, end: start, rows: 0, names: names(columns), kinds: kinds(columns), shape: new RowShape(columns, this.#o.sampled === true),
-      csvPath, csvFd, csv: csvFd === undefined ? undefined : new CsvSink(csvFd),
-      pq: this.#body?.groups(resultParquetColumns(columns, this.#o.sampled === true)), closed: false,
+      start,
+      end: start,
+      rows: 0,
+      names: names(columns),
+      kinds: kinds(columns),
+      shape: new RowShape(columns, this.#o.sampled === true),
+      csvPath,
+      csvFd,
+      csv: csvFd === undefined ? undefined : new CsvSink(csvFd),
+      pq: this.#body?.groups(resultParquetColumns(columns, this.#o.sampled === true)),
+      closed: false,
     };
     this.#segments.push(seg);
     return seg;
@@ -285,7 +302,8 @@ export class ResultSpool {
     }
     this.#held.push({ row: line.row, line, bytes: end - start });
     this.#heldBytes += end - start;
-    while (this.#held.size > REORDER_ROWS || (this.#heldBytes > REORDER_BYTES && this.#held.size > 1)) this.#write(seg, this.#held.pop()!);
+    while (this.#held.size > REORDER_ROWS || (this.#heldBytes > REORDER_BYTES && this.#held.size > 1))
+      this.#write(seg, this.#held.pop()!);
     seg.end = end;
   }
 
@@ -296,11 +314,19 @@ export class ResultSpool {
   finish(size: number): SpoolContents {
     if (this.#current) this.#close(this.#current, size);
     this.#current = undefined;
-    const segments = this.#segments.map((s): SpooledSegment => ({
-      start: s.start, end: s.end, rows: s.rows, names: s.names, kinds: s.kinds,
-      ...(s.firstRow === undefined ? {} : { firstRow: s.firstRow, lastRow: s.lastRow }), ...(s.carried?.length ? { carried: s.carried } : {}),
-      ...(s.csvPath ? { csvPath: s.csvPath } : {}), ...(s.pq ? { groups: s.pq.written() } : {}),
-    }));
+    const segments = this.#segments.map(
+      (s): SpooledSegment => ({
+        start: s.start,
+        end: s.end,
+        rows: s.rows,
+        names: s.names,
+        kinds: s.kinds,
+        ...(s.firstRow === undefined ? {} : { firstRow: s.firstRow, lastRow: s.lastRow }),
+        ...(s.carried?.length ? { carried: s.carried } : {}),
+        ...(s.csvPath ? { csvPath: s.csvPath } : {}),
+        ...(s.pq ? { groups: s.pq.written() } : {}),
+      }),
+    );
     return { segments, ...(this.#body ? { body: this.#body.release() } : {}) };
   }
 
@@ -317,7 +343,9 @@ export class ResultSpool {
   /** Removes the spool's files (after assembling, or when the run ends without it). */
   static clean(stateDir: string): void {
     // Left by an earlier session (the spool is one session's): its rows are read from the journal instead.
-    if (existsSync(stateDir)) for (const f of readdirSync(stateDir)) if (/^spool-\d+\.csv(\.tmp)?$/.test(f) || f === BODY) rmSync(join(stateDir, f), { force: true });
+    if (existsSync(stateDir))
+      for (const f of readdirSync(stateDir))
+        if (/^spool-\d+\.csv(\.tmp)?$/.test(f) || f === BODY) rmSync(join(stateDir, f), { force: true });
   }
 }
 
@@ -364,28 +392,35 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
   // A journal range's lines before `cut` are shown to `visit` (rows of earlier sessions), the rest not.
   const split = (start: number, end: number, visit: boolean): JournalRange[] => {
     const at = visit ? Math.min(Math.max(cut, start), end) : start;
-    return [{ start, end: at, visit: true }, { start: at, end, visit: false }].filter((r) => r.end > r.start);
+    return [
+      { start, end: at, visit: true },
+      { start: at, end, visit: false },
+    ].filter((r) => r.end > r.start);
   };
   const pieces: Piece[] = [];
   let pos = 0;
   for (const seg of o.spool?.segments ?? []) {
     if (seg.start > pos) pieces.push({ ranges: split(pos, seg.start, true) });
-    const fits = (!o.files.csv || (seg.names === finalNames && seg.csvPath !== undefined))
-      && (!o.files.parquet || (seg.names === finalNames && seg.kinds === finalKinds && seg.groups !== undefined));
+    const fits =
+      (!o.files.csv || (seg.names === finalNames && seg.csvPath !== undefined)) &&
+      (!o.files.parquet || (seg.names === finalNames && seg.kinds === finalKinds && seg.groups !== undefined));
     if (fits && seg.rows > 0) pieces.push({ seg });
     else if (seg.end > seg.start) pieces.push({ ranges: split(seg.start, seg.end, false) });
     pos = seg.end;
   }
   if (o.size > pos) pieces.push({ ranges: split(pos, o.size, true) });
   // Rows a segment used as it is holds, whose lines are in the bytes of an earlier piece.
-  const carried = new Set(pieces.flatMap((p) => ('seg' in p ? p.seg.carried ?? [] : [])));
+  const carried = new Set(pieces.flatMap((p) => ('seg' in p ? (p.seg.carried ?? []) : [])));
 
-  let ordered = pieces.reduce((n, p) => n + ('ranges' in p ? p.ranges.reduce((m, r) => m + r.end - r.start, 0) : 0), 0) <= SORT_CHUNK_BYTES;
+  let ordered =
+    pieces.reduce((n, p) => n + ('ranges' in p ? p.ranges.reduce((m, r) => m + r.end - r.start, 0) : 0), 0) <=
+    SORT_CHUNK_BYTES;
   if (ordered) {
     let last = -Infinity;
     for (const p of pieces) {
       if ('ranges' in p) p.lines = (await sortInMemory(o.resultsPath, p.ranges)).filter((l) => !carried.has(l.row));
-      const [first, end] = 'seg' in p ? [p.seg.firstRow, p.seg.lastRow] : [p.lines![0]?.row, p.lines![p.lines!.length - 1]?.row];
+      const [first, end] =
+        'seg' in p ? [p.seg.firstRow, p.seg.lastRow] : [p.lines![0]?.row, p.lines![p.lines!.length - 1]?.row];
       if (first === undefined || end === undefined) continue;
       if (first < last) ordered = false;
       last = end;
@@ -396,7 +431,11 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
   const csvFd = csvTmp ? openSync(csvTmp, 'w') : undefined;
   const csv = csvFd === undefined ? undefined : new CsvSink(csvFd);
   const spoolBody = ordered ? o.spool?.body : undefined;
-  const body = o.files.parquet ? (spoolBody ? ParquetBody.append(spoolBody.path, spoolBody.bytes) : new ParquetBody(`${o.files.parquet}.tmp`)) : undefined;
+  const body = o.files.parquet
+    ? spoolBody
+      ? ParquetBody.append(spoolBody.path, spoolBody.bytes)
+      : new ParquetBody(`${o.files.parquet}.tmp`)
+    : undefined;
   const parts: GroupsWritten[] = [];
   let rows = 0;
 
@@ -443,7 +482,8 @@ export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: n
       }
     } else {
       const pq = body?.groups(pqColumns);
-      for await (const batch of linesByRow(o.resultsPath, split(0, o.size, true), o.tmpDir ?? dirname(o.resultsPath))) rows += encode(batch, pq);
+      for await (const batch of linesByRow(o.resultsPath, split(0, o.size, true), o.tmpDir ?? dirname(o.resultsPath)))
+        rows += encode(batch, pq);
       groupsOf(pq);
     }
     if (body) {

@@ -34,7 +34,9 @@ export const POLL_MS = 20;
 
 export type ToSpool = { readonly type: 'finish'; readonly size: number };
 /** A failure as BreError.toJSON carries it: DISK_FULL, OUTPUT_UNWRITABLE, or INTERNAL for a bug. */
-export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents } | { readonly type: 'failed'; readonly error: BreErrorJSON };
+export type FromSpool =
+  | { readonly type: 'done'; readonly contents: SpoolContents }
+  | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
 function startWorker(workerData: SpoolWorkerData): Worker {
   return startScriptWorker(new URL('./worker.js', import.meta.url), workerData);
@@ -64,7 +66,9 @@ export class SpoolThread {
         if (failure !== undefined && !this.#ended) this.onFailure?.(failure);
       };
       const crashed = (err: unknown) => settle(undefined, internalError(err, "in the spool's thread"));
-      this.#worker.on('message', (m: FromSpool) => (m.type === 'done' ? settle(m.contents) : settle(undefined, BreError.fromJSON(m.error))));
+      this.#worker.on('message', (m: FromSpool) =>
+        m.type === 'done' ? settle(m.contents) : settle(undefined, BreError.fromJSON(m.error)),
+      );
       this.#worker.on('error', crashed);
       this.#worker.on('exit', (code) => crashed(new Error(`the thread exited (${code}) before it was done`)));
     });

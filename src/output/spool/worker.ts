@@ -80,9 +80,12 @@ if (parentPort) {
     // The output folder is the state folder's parent. A failure with a system code is the disk's or the folder's.
     const folder = dirname(data.stateDir);
     const code = (err as { code?: unknown } | null)?.code;
-    const e = isBreError(err) ? err
-      : diskFullCode(err) ? diskFullError(folder, err)
-        : typeof code === 'string' ? outputUnwritable(folder, err)
+    const e = isBreError(err)
+      ? err
+      : diskFullCode(err)
+        ? diskFullError(folder, err)
+        : typeof code === 'string'
+          ? outputUnwritable(folder, err)
           : internalError(err, "in the spool's thread");
     post({ type: 'failed', error: e.toJSON() });
   };
@@ -130,7 +133,14 @@ if (parentPort) {
   try {
     const union = new ColumnUnion();
     for (const c of data.union) union.add(c.stage, c.field, c.types);
-    spool = new ResultSpool({ stateDir: data.stateDir, csv: data.csv, parquet: data.parquet, stages: data.stages, union, sampled: data.sampled });
+    spool = new ResultSpool({
+      stateDir: data.stateDir,
+      csv: data.csv,
+      parquet: data.parquet,
+      stages: data.stages,
+      union,
+      sampled: data.sampled,
+    });
     follower = new JournalFollower(data.resultsPath, data.start);
   } catch (err) {
     fail(err);

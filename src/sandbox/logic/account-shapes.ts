@@ -24,7 +24,14 @@ function aaTransaction(t: Txn): Record<string, unknown> {
 }
 
 /** One body[] element of fetched_data (account spec 2.2). */
-export function aaBodyElement(acc: Account, txns: readonly Txn[], from: number, to: number, now: number, consentId: string): Record<string, unknown> {
+export function aaBodyElement(
+  acc: Account,
+  txns: readonly Txn[],
+  from: number,
+  to: number,
+  now: number,
+  consentId: string,
+): Record<string, unknown> {
   const linkRef = uuidFrom(`${acc.key}|link`);
   return {
     fipId: acc.fipId,
@@ -33,44 +40,59 @@ export function aaBodyElement(acc: Account, txns: readonly Txn[], from: number, 
     consentId,
     sessionId: uuidFrom(`${acc.key}|${from}|${to}|session`),
     fiAccountInfo: [{ accountRefNo: acc.maskedAccNumber, linkRefNo: linkRef }],
-    fiObjects: [{
-      Profile: {
-        Holders: {
-          Holder: {
-            name: maskName(acc.holderName), dob: acc.holderDob, mobile: acc.holderMobile, nominee: acc.nominee, landline: '',
-            address: acc.holderAddress, email: acc.holderEmail, pan: acc.holderPan, ckycRegistered: 'false',
+    fiObjects: [
+      {
+        Profile: {
+          Holders: {
+            Holder: {
+              name: maskName(acc.holderName),
+              dob: acc.holderDob,
+              mobile: acc.holderMobile,
+              nominee: acc.nominee,
+              landline: '',
+              address: acc.holderAddress,
+              email: acc.holderEmail,
+              pan: acc.holderPan,
+              ckycRegistered: 'false',
+            },
+            type: 'SINGLE',
           },
-          type: 'SINGLE',
         },
+        Summary: {
+          currentBalance: money(balanceAt(acc, now)),
+          currency: 'INR',
+          balanceDateTime: istIso(now),
+          accountType: acc.accountType,
+          accountSubType: acc.accountType,
+          branch: acc.branch,
+          facility: acc.accountType === 'CURRENT' ? 'OD' : 'NONE',
+          ifsc: acc.ifsc,
+          micrCode: acc.micr,
+          openingDate: acc.openingDate,
+          currentODLimit: '0',
+          drawingLimit: '0',
+          status: 'ACTIVE',
+          pendingTxns: { PendingTxn: [] },
+        },
+        Transactions: { Transaction: txns.map(aaTransaction), startDate: istDate(from), endDate: istDate(to) },
+        type: 'deposit',
+        maskedAccNumber: acc.maskedAccNumber,
+        version: '1.1',
+        linkedAccRef: linkRef,
+        schemaLocation: 'http://api.rebit.org.in/FISchema/deposit ../FISchema/deposit.xsd',
       },
-      Summary: {
-        currentBalance: money(balanceAt(acc, now)),
-        currency: 'INR',
-        balanceDateTime: istIso(now),
-        accountType: acc.accountType,
-        accountSubType: acc.accountType,
-        branch: acc.branch,
-        facility: acc.accountType === 'CURRENT' ? 'OD' : 'NONE',
-        ifsc: acc.ifsc,
-        micrCode: acc.micr,
-        openingDate: acc.openingDate,
-        currentODLimit: '0',
-        drawingLimit: '0',
-        status: 'ACTIVE',
-        pendingTxns: { PendingTxn: [] },
-      },
-      Transactions: { Transaction: txns.map(aaTransaction), startDate: istDate(from), endDate: istDate(to) },
-      type: 'deposit',
-      maskedAccNumber: acc.maskedAccNumber,
-      version: '1.1',
-      linkedAccRef: linkRef,
-      schemaLocation: 'http://api.rebit.org.in/FISchema/deposit ../FISchema/deposit.xsd',
-    }],
+    ],
   };
 }
 
 /** The insights object (account spec 2.3). */
-export function aaInsights(acc: Account, userId: string, requestId: string, to: number, now: number): Record<string, unknown> {
+export function aaInsights(
+  acc: Account,
+  userId: string,
+  requestId: string,
+  to: number,
+  now: number,
+): Record<string, unknown> {
   return {
     user_id: userId,
     request_id: requestId,
@@ -100,9 +122,29 @@ export function aaInsights(acc: Account, userId: string, requestId: string, to: 
 }
 
 const SUMMARY_FIELDS = [
-  'balAvg', 'balMax', 'balMin', 'cashDeposits', 'cashWithdrawals', 'chqDeposits', 'chqIssues', 'credits', 'debits',
-  'emiOrLoans', 'inwBounces', 'loanDisbursals', 'outwBounces', 'salaries', 'totalCashDeposit', 'totalCashWithdrawal',
-  'totalChqDeposit', 'totalChqIssue', 'totalCredit', 'totalDebit', 'totalEmiOrLoan', 'totalLoanDisbursal', 'totalSalary',
+  'balAvg',
+  'balMax',
+  'balMin',
+  'cashDeposits',
+  'cashWithdrawals',
+  'chqDeposits',
+  'chqIssues',
+  'credits',
+  'debits',
+  'emiOrLoans',
+  'inwBounces',
+  'loanDisbursals',
+  'outwBounces',
+  'salaries',
+  'totalCashDeposit',
+  'totalCashWithdrawal',
+  'totalChqDeposit',
+  'totalChqIssue',
+  'totalCredit',
+  'totalDebit',
+  'totalEmiOrLoan',
+  'totalLoanDisbursal',
+  'totalSalary',
 ] as const;
 
 type Summary = Record<(typeof SUMMARY_FIELDS)[number], number>;
@@ -119,17 +161,47 @@ function bsaTotals(txns: readonly Txn[]): Summary {
     balSum += t.balance;
     s.balMax = Math.max(s.balMax, t.balance);
     s.balMin = Math.min(s.balMin, t.balance);
-    if (t.type === 'CREDIT') { s.credits++; s.totalCredit += t.amount; } else { s.debits++; s.totalDebit += t.amount; }
+    if (t.type === 'CREDIT') {
+      s.credits++;
+      s.totalCredit += t.amount;
+    } else {
+      s.debits++;
+      s.totalDebit += t.amount;
+    }
     switch (t.kind) {
-      case 'cash_deposit': s.cashDeposits++; s.totalCashDeposit += t.amount; break;
-      case 'atm': s.cashWithdrawals++; s.totalCashWithdrawal += t.amount; break;
-      case 'cheque_deposit': s.chqDeposits++; s.totalChqDeposit += t.amount; break;
-      case 'cheque_issue': s.chqIssues++; s.totalChqIssue += t.amount; break;
-      case 'emi': s.emiOrLoans++; s.totalEmiOrLoan += t.amount; break;
-      case 'bounce': s.inwBounces++; break;
-      case 'loan_disbursal': s.loanDisbursals++; s.totalLoanDisbursal += t.amount; break;
-      case 'salary': s.salaries++; s.totalSalary += t.amount; break;
-      default: break;
+      case 'cash_deposit':
+        s.cashDeposits++;
+        s.totalCashDeposit += t.amount;
+        break;
+      case 'atm':
+        s.cashWithdrawals++;
+        s.totalCashWithdrawal += t.amount;
+        break;
+      case 'cheque_deposit':
+        s.chqDeposits++;
+        s.totalChqDeposit += t.amount;
+        break;
+      case 'cheque_issue':
+        s.chqIssues++;
+        s.totalChqIssue += t.amount;
+        break;
+      case 'emi':
+        s.emiOrLoans++;
+        s.totalEmiOrLoan += t.amount;
+        break;
+      case 'bounce':
+        s.inwBounces++;
+        break;
+      case 'loan_disbursal':
+        s.loanDisbursals++;
+        s.totalLoanDisbursal += t.amount;
+        break;
+      case 'salary':
+        s.salaries++;
+        s.totalSalary += t.amount;
+        break;
+      default:
+        break;
     }
   }
   s.balAvg = txns.length ? balSum / txns.length : 0;
@@ -144,11 +216,21 @@ function bsaAverages(total: Summary, months: number): Summary {
 }
 
 /** service_response of BSA fetch_data (account spec 2.7); summaryInfo describes the first (primary) account. */
-export function bsaServiceResponse(accounts: readonly { acc: Account; txns: readonly Txn[] }[], from: number, to: number, sessionKey: string): Record<string, unknown> {
+export function bsaServiceResponse(
+  accounts: readonly { acc: Account; txns: readonly Txn[] }[],
+  from: number,
+  to: number,
+  sessionKey: string,
+): Record<string, unknown> {
   const primary = accounts[0].acc;
   const customer = {
-    name: maskName(primary.holderName), address: primary.holderAddress, landline: '', mobile: primary.holderMobile,
-    email: primary.holderEmail, pan: primary.holderPan, bank: primary.bankName,
+    name: maskName(primary.holderName),
+    address: primary.holderAddress,
+    landline: '',
+    mobile: primary.holderMobile,
+    email: primary.holderEmail,
+    pan: primary.holderPan,
+    bank: primary.bankName,
   };
   const total = bsaTotals(accounts[0].txns);
   return {
@@ -156,13 +238,20 @@ export function bsaServiceResponse(accounts: readonly { acc: Account; txns: read
       ...customer,
       analyzerTransactionId: hexId(`${sessionKey}|analyzer`, 24),
       customerTransactionId: hexId(`${sessionKey}|customer`, 16),
-      instId: 100 + Number.parseInt(hexId(primary.bankName, 4), 16) % 900,
+      instId: 100 + (Number.parseInt(hexId(primary.bankName, 4), 16) % 900),
     },
     statementdetails: accounts.map(({ acc }, i) => ({
       fileName: `bank_statement_${i + 1}.pdf`,
       statementStatus: 'VERIFIED',
       customerInfo: { ...customer, bank: acc.bankName },
-      statementAccounts: [{ accountNo: acc.maskedAccNumber, accountType: acc.accountType, xnsStartDate: istDate(from), xnsEndDate: istDate(to) }],
+      statementAccounts: [
+        {
+          accountNo: acc.maskedAccNumber,
+          accountType: acc.accountType,
+          xnsStartDate: istDate(from),
+          xnsEndDate: istDate(to),
+        },
+      ],
     })),
     summaryInfo: {
       instName: primary.bankName,
@@ -201,7 +290,22 @@ export function reportCsv(rows: readonly { acc: Account; txns: readonly Txn[] }[
   const lines = ['account_number,txn_id,transaction_timestamp,value_date,type,mode,amount,balance,narration,reference'];
   for (const { acc, txns } of rows) {
     for (const t of txns) {
-      lines.push([acc.maskedAccNumber, t.txnId, istIso(t.ts), istDate(t.ts), t.type, t.mode, money(t.amount), money(t.balance), t.narration, t.reference].map(csvField).join(','));
+      lines.push(
+        [
+          acc.maskedAccNumber,
+          t.txnId,
+          istIso(t.ts),
+          istDate(t.ts),
+          t.type,
+          t.mode,
+          money(t.amount),
+          money(t.balance),
+          t.narration,
+          t.reference,
+        ]
+          .map(csvField)
+          .join(','),
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -49,24 +49,44 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 export function accountFeatures(txns: readonly BankTxn[], declaredIncome?: number): AccountFeatures {
   const months = new Set<number>();
   const salaryMonths = new Set<number>();
-  let salary = 0, emi = 0, bounces = 0, credit = 0, debit = 0, selfIn = 0;
-  let balSum = 0, balN = 0, balMin = Infinity;
+  let salary = 0,
+    emi = 0,
+    bounces = 0,
+    credit = 0,
+    debit = 0,
+    selfIn = 0;
+  let balSum = 0,
+    balN = 0,
+    balMin = Infinity;
   for (const t of txns) {
     const m = istMonthIndex(t.ts);
     months.add(m);
     const kind = classify(t);
-    if (t.type === 'CREDIT') { credit += t.amount; if (kind === 'self') selfIn += t.amount; } else debit += t.amount;
-    if (kind === 'salary') { salary += t.amount; salaryMonths.add(m); }
-    else if (kind === 'emi') emi += t.amount;
+    if (t.type === 'CREDIT') {
+      credit += t.amount;
+      if (kind === 'self') selfIn += t.amount;
+    } else debit += t.amount;
+    if (kind === 'salary') {
+      salary += t.amount;
+      salaryMonths.add(m);
+    } else if (kind === 'emi') emi += t.amount;
     else if (kind === 'bounce') bounces++;
-    if (t.balance !== null && Number.isFinite(t.balance)) { balSum += t.balance; balN++; balMin = Math.min(balMin, t.balance); }
+    if (t.balance !== null && Number.isFinite(t.balance)) {
+      balSum += t.balance;
+      balN++;
+      balMin = Math.min(balMin, t.balance);
+    }
   }
   const nMonths = Math.max(1, months.size);
   const monthlySalary = salaryMonths.size > 0 ? Math.round(salary / salaryMonths.size) : 0;
   const monthlyCredit = Math.round((credit - selfIn) / nMonths);
   const monthlyEmi = Math.round(emi / nMonths);
   let income = monthlySalary;
-  if (income === 0) income = declaredIncome !== undefined && declaredIncome > 0 ? Math.min(declaredIncome, monthlyCredit) : Math.round(monthlyCredit * 0.6);
+  if (income === 0)
+    income =
+      declaredIncome !== undefined && declaredIncome > 0
+        ? Math.min(declaredIncome, monthlyCredit)
+        : Math.round(monthlyCredit * 0.6);
   return {
     months_of_data: months.size,
     transaction_count: txns.length,

@@ -10,8 +10,14 @@ import { intBetween, unit } from './hash.js';
 
 /** external.bureau_type values accepted by the workflows (decision spec 2.7). */
 export const WORKFLOW_BUREAU_FORMATS = [
-  'bureau_a_json', 'bureau_b_json', 'bureau_b_json_v2', 'bureau_b_xml', 'bureau_b_hardpull',
-  'bureau_c_softpull_json', 'bureau_d_softpull_json', 'bureau_c_softpull_json_v2',
+  'bureau_a_json',
+  'bureau_b_json',
+  'bureau_b_json_v2',
+  'bureau_b_xml',
+  'bureau_b_hardpull',
+  'bureau_c_softpull_json',
+  'bureau_d_softpull_json',
+  'bureau_c_softpull_json_v2',
 ] as const;
 
 /** format_type values accepted by /api/bureau (decision spec 2.7: the list above without bureau_c_softpull_json_v2). */
@@ -67,7 +73,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function decodeBase64Report(raw: string): string {
   const s = raw.replace(/\s+/g, '');
   if (s.length === 0) throw new ReportError('raw_data is empty');
-  if (!BASE64.test(s)) throw new ReportError('Invalid base64-encoded string: contains characters outside the base64 alphabet');
+  if (!BASE64.test(s))
+    throw new ReportError('Invalid base64-encoded string: contains characters outside the base64 alphabet');
   if (s.length % 4 !== 0) throw new ReportError('Incorrect padding');
   const bytes = Buffer.from(s, 'base64');
   try {
@@ -92,7 +99,8 @@ function parseReportText(text: string, format: BureauFormat): Record<string, unk
   } catch (err) {
     throw new ReportError(`invalid JSON: ${(err as Error).message}`);
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new ReportError('the report is not a JSON object');
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new ReportError('the report is not a JSON object');
   return doc as Record<string, unknown>;
 }
 
@@ -128,7 +136,9 @@ function items(v: unknown): unknown[] {
     if (vals.length === 1 && vals[0] !== null && typeof vals[0] === 'object') return items(vals[0]);
     return [v];
   }
-  return asList(v).flatMap((x) => (isObj(x) && Object.keys(x).length === 1 && Array.isArray(Object.values(x)[0]) ? items(x) : [x]));
+  return asList(v).flatMap((x) =>
+    isObj(x) && Object.keys(x).length === 1 && Array.isArray(Object.values(x)[0]) ? items(x) : [x],
+  );
 }
 
 /** Value of the first key of `o` whose normalised name is one of `names` (already normalised). */
@@ -146,7 +156,10 @@ function deepFind(o: unknown, name: string, maxDepth = 10): unknown {
   for (let depth = 0; depth < maxDepth && level.length > 0; depth++) {
     const next: unknown[] = [];
     for (const v of level) {
-      if (Array.isArray(v)) { next.push(...v); continue; }
+      if (Array.isArray(v)) {
+        next.push(...v);
+        continue;
+      }
       if (!isObj(v)) continue;
       for (const k of Object.keys(v)) {
         if (norm(k) === name) return v[k];
@@ -187,7 +200,11 @@ function countWriteOffs(list: unknown[]): number {
   let n = 0;
   for (const item of list) {
     if (!isObj(item)) continue;
-    for (const v of Object.values(item)) if (typeof v === 'string' && WRITE_OFF.test(v)) { n++; break; }
+    for (const v of Object.values(item))
+      if (typeof v === 'string' && WRITE_OFF.test(v)) {
+        n++;
+        break;
+      }
   }
   return n;
 }
@@ -226,7 +243,8 @@ function profileB(doc: Obj, format: string): BureauProfile {
   const summary = deepFind(root, 'accountssummary');
   const primary = pick(summary, 'primaryaccountssummary') ?? summary;
   const secondary = pick(summary, 'secondaryaccountssummary');
-  const both = (...names: string[]) => num(primary, ...names) + num(secondary, ...names.map((n) => n.replace(/^primary/, 'secondary')));
+  const both = (...names: string[]) =>
+    num(primary, ...names) + num(secondary, ...names.map((n) => n.replace(/^primary/, 'secondary')));
   // score[] (json, hardpull), SCORE (xml), SCORES{SCORE[]} or SCORES[] (json_v2), <SCORE><SCORE-ITEM> (xml lists).
   let score: number | null = null;
   for (const node of items(deepFind(root, 'score') ?? deepFind(root, 'scores'))) {
@@ -264,7 +282,10 @@ function profileC(doc: Obj, format: string): BureauProfile {
   let writeOffs = 0;
   for (const d of details) {
     const due = num(d, 'amountpastdue');
-    if (due > 0) { overdueAccounts++; overdueAmount += due; }
+    if (due > 0) {
+      overdueAccounts++;
+      overdueAmount += due;
+    }
     sanctioned += num(d, 'highestcreditororiginalloanamount');
     if (num(d, 'writtenoffamttotal') > 0) writeOffs++;
   }
@@ -292,9 +313,16 @@ function profileD(doc: Obj, format: string): BureauProfile {
   const entry = first(pick(ccr, 'cirreportdatalst'));
   const data = pick(entry, 'cirreportdata');
   if (!isObj(data)) mismatch(format, 'CCRResponse.CIRReportDataLst[].CIRReportData');
-  const scoreList = [...asList(pick(data, 'scoredetails')), ...asList(pick(entry, 'score')), ...asList(pick(doc, 'score'))];
+  const scoreList = [
+    ...asList(pick(data, 'scoredetails')),
+    ...asList(pick(entry, 'score')),
+    ...asList(pick(doc, 'score')),
+  ];
   let score: number | null = null;
-  for (const s of scoreList) { score = scoreOf(pick(s, 'value')); if (score !== null) break; }
+  for (const s of scoreList) {
+    score = scoreOf(pick(s, 'value'));
+    if (score !== null) break;
+  }
   const sum = pick(data, 'retailaccountssummary');
   const enq = pick(data, 'enquirysummary');
   const stated = toNum(first(pick(sum, 'totalmonthlypaymentamount')));
@@ -315,14 +343,18 @@ function profileD(doc: Obj, format: string): BureauProfile {
 
 function extractProfile(doc: Record<string, unknown>, format: BureauFormat): BureauProfile {
   switch (format) {
-    case 'bureau_a_json': return profileA(doc, format);
+    case 'bureau_a_json':
+      return profileA(doc, format);
     case 'bureau_b_json':
     case 'bureau_b_json_v2':
     case 'bureau_b_xml':
-    case 'bureau_b_hardpull': return profileB(doc, format);
+    case 'bureau_b_hardpull':
+      return profileB(doc, format);
     case 'bureau_c_softpull_json':
-    case 'bureau_c_softpull_json_v2': return profileC(doc, format);
-    case 'bureau_d_softpull_json': return profileD(doc, format);
+    case 'bureau_c_softpull_json_v2':
+      return profileC(doc, format);
+    case 'bureau_d_softpull_json':
+      return profileD(doc, format);
   }
 }
 
@@ -356,7 +388,8 @@ function riskGrade(p: BureauProfile): number {
 export function bureauFeatures(p: BureauProfile): BureauFeatures {
   const grade = riskGrade(p);
   const obligation = Math.round(p.statedMonthlyObligation ?? 0.035 * p.currentBalance);
-  const income = p.activeAccounts > 0 || p.totalAccounts > 0 ? round100(Math.max(obligation / 0.35, p.sanctionedAmount / 15)) : 0;
+  const income =
+    p.activeAccounts > 0 || p.totalAccounts > 0 ? round100(Math.max(obligation / 0.35, p.sanctionedAmount / 15)) : 0;
   const affordability = Math.max(0, Math.round(income * FOIR[grade] - obligation));
   const risky = (p.hit && grade >= 5) || p.writeOffs > 0 || p.overdueAmount > 10_000;
   return {
@@ -386,12 +419,28 @@ export function bureauFeatures(p: BureauProfile): BureauFeatures {
 export function syntheticProfile(pan: string): BureauProfile {
   const key = pan.toUpperCase();
   if (unit(key, 'bureau.hit') < 0.08) {
-    return { hit: false, score: null, totalAccounts: 0, activeAccounts: 0, overdueAccounts: 0, overdueAmount: 0, currentBalance: 0, sanctionedAmount: 0, statedMonthlyObligation: null, recentEnquiries: intBetween(key, 'bureau.enq', 0, 3), writeOffs: 0 };
+    return {
+      hit: false,
+      score: null,
+      totalAccounts: 0,
+      activeAccounts: 0,
+      overdueAccounts: 0,
+      overdueAmount: 0,
+      currentBalance: 0,
+      sanctionedAmount: 0,
+      statedMonthlyObligation: null,
+      recentEnquiries: intBetween(key, 'bureau.enq', 0, 3),
+      writeOffs: 0,
+    };
   }
-  const score = Math.min(900, Math.round(480 + 140 * (unit(key, 'bureau.s1') + unit(key, 'bureau.s2') + unit(key, 'bureau.s3'))));
+  const score = Math.min(
+    900,
+    Math.round(480 + 140 * (unit(key, 'bureau.s1') + unit(key, 'bureau.s2') + unit(key, 'bureau.s3'))),
+  );
   const total = intBetween(key, 'bureau.total', 1, 12);
   const active = Math.max(1, Math.round(total * (0.3 + 0.6 * unit(key, 'bureau.active'))));
-  const overdue = unit(key, 'bureau.od') < (score < 650 ? 0.5 : 0.12) ? intBetween(key, 'bureau.odn', 1, Math.min(3, active)) : 0;
+  const overdue =
+    unit(key, 'bureau.od') < (score < 650 ? 0.5 : 0.12) ? intBetween(key, 'bureau.odn', 1, Math.min(3, active)) : 0;
   const sanctioned = round100(active * (40_000 + 300_000 * unit(key, 'bureau.sanction') ** 2));
   return {
     hit: true,

@@ -77,8 +77,9 @@ function cellIndex(r: number, c: number): number {
 
 export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
   const r = Math.PI / 180;
-  const x = Math.sin(((lat2 - lat1) * r) / 2) ** 2
-    + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lng2 - lng1) * r) / 2) ** 2;
+  const x =
+    Math.sin(((lat2 - lat1) * r) / 2) ** 2 +
+    Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lng2 - lng1) * r) / 2) ** 2;
   return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(x)));
 }
 
@@ -113,7 +114,10 @@ export function nearestPincode(latitude: number, longitude: number, maxKm = 50):
           for (let k = t.cellStart[cell]; k < t.cellStart[cell + 1]; k++) {
             const i = t.cellItems[k];
             const d = haversineKm(latitude, longitude, t.lat[i], t.lng[i]);
-            if (d < bestKm || (d === bestKm && t.pins[i] < t.pins[best])) { bestKm = d; best = i; }
+            if (d < bestKm || (d === bestKm && t.pins[i] < t.pins[best])) {
+              bestKm = d;
+              best = i;
+            }
           }
         }
         if (ring === 0) break;

@@ -15,8 +15,11 @@ export interface MobileFeatures {
 export function mobileFeatures(appUserId: string, declaredIncome: number): MobileFeatures {
   const fraud = unit(appUserId, 'mobile.fraud') < 0.03;
   const sms = Math.round(30 + 4_000 * unit(appUserId, 'mobile.sms') ** 2);
-  const score = Math.round(300 + 200 * (unit(appUserId, 'mobile.s1') + unit(appUserId, 'mobile.s2') + unit(appUserId, 'mobile.s3')));
-  const salary = declaredIncome > 0 ? Math.round((declaredIncome * (0.75 + 0.5 * unit(appUserId, 'mobile.salary'))) / 100) * 100 : 0;
+  const score = Math.round(
+    300 + 200 * (unit(appUserId, 'mobile.s1') + unit(appUserId, 'mobile.s2') + unit(appUserId, 'mobile.s3')),
+  );
+  const salary =
+    declaredIncome > 0 ? Math.round((declaredIncome * (0.75 + 0.5 * unit(appUserId, 'mobile.salary'))) / 100) * 100 : 0;
   return {
     fraud_flag: fraud,
     all_sms_count: sms,

@@ -10,7 +10,14 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 /** Calendar fields of an instant, in IST. */
 function istParts(ms: number): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
   const t = new Date(ms + IST_OFFSET_MS);
-  return { y: t.getUTCFullYear(), mo: t.getUTCMonth(), d: t.getUTCDate(), h: t.getUTCHours(), mi: t.getUTCMinutes(), s: t.getUTCSeconds() };
+  return {
+    y: t.getUTCFullYear(),
+    mo: t.getUTCMonth(),
+    d: t.getUTCDate(),
+    h: t.getUTCHours(),
+    mi: t.getUTCMinutes(),
+    s: t.getUTCSeconds(),
+  };
 }
 
 /** The instant of an IST wall-clock time (month 0-based). */

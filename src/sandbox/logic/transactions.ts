@@ -13,8 +13,22 @@ import { digitsFrom, hash53, hexId, intBetween, mulberry32, unit, type Rng } fro
 import { daysInMonth, istInstant, istMonthIndex, monthStart } from './time.js';
 
 type TxnKind =
-  | 'salary' | 'business_credit' | 'emi' | 'bounce' | 'upi_debit' | 'upi_credit' | 'atm' | 'card' | 'bill'
-  | 'cash_deposit' | 'cheque_deposit' | 'cheque_issue' | 'interest' | 'loan_disbursal' | 'transfer_in' | 'transfer_out';
+  | 'salary'
+  | 'business_credit'
+  | 'emi'
+  | 'bounce'
+  | 'upi_debit'
+  | 'upi_credit'
+  | 'atm'
+  | 'card'
+  | 'bill'
+  | 'cash_deposit'
+  | 'cheque_deposit'
+  | 'cheque_issue'
+  | 'interest'
+  | 'loan_disbursal'
+  | 'transfer_in'
+  | 'transfer_out';
 
 export interface Txn {
   /** Instant (ms since epoch). */
@@ -69,12 +83,30 @@ const BANKS = [
   { name: 'Mock City Bank', code: 'MKCB' },
 ];
 const EMPLOYERS = [
-  'ACME TECHNOLOGIES PVT LTD', 'GLOBEX RETAIL LLP', 'INITECH SERVICES PVT LTD', 'UMBRELLA LOGISTICS LTD',
-  'STARK MANUFACTURING PVT LTD', 'WAYNE HOSPITALITY PVT LTD', 'HOOLI SOFTWARE PVT LTD', 'SOYLENT FOODS PVT LTD',
-  'VANDELAY IMPORTS LLP', 'PIED PIPER SYSTEMS PVT LTD',
+  'ACME TECHNOLOGIES PVT LTD',
+  'GLOBEX RETAIL LLP',
+  'INITECH SERVICES PVT LTD',
+  'UMBRELLA LOGISTICS LTD',
+  'STARK MANUFACTURING PVT LTD',
+  'WAYNE HOSPITALITY PVT LTD',
+  'HOOLI SOFTWARE PVT LTD',
+  'SOYLENT FOODS PVT LTD',
+  'VANDELAY IMPORTS LLP',
+  'PIED PIPER SYSTEMS PVT LTD',
 ];
 const LENDERS = ['SANDBOX FINANCE LTD', 'EXAMPLE CAPITAL LTD', 'DEMO HOME LOANS LTD', 'MOCK AUTO FINANCE LTD'];
-const MERCHANTS = ['GROCERMART', 'QUICKFOOD', 'CITYCABS', 'PHARMAPLUS', 'FUELSTOP', 'BOOKNOOK', 'MEGABAZAAR', 'TEASTALL', 'METRORAIL', 'STREAMFLIX'];
+const MERCHANTS = [
+  'GROCERMART',
+  'QUICKFOOD',
+  'CITYCABS',
+  'PHARMAPLUS',
+  'FUELSTOP',
+  'BOOKNOOK',
+  'MEGABAZAAR',
+  'TEASTALL',
+  'METRORAIL',
+  'STREAMFLIX',
+];
 const FIRST = ['AARAV', 'DIYA', 'ROHAN', 'ANANYA', 'VIKRAM', 'MEERA', 'KABIR', 'ISHA', 'ARJUN', 'NEHA'];
 const LAST = ['SHARMA', 'IYER', 'PATEL', 'REDDY', 'SINGH', 'DAS', 'NAIR', 'KHAN', 'GUPTA', 'MENON'];
 const CITIES = ['MUMBAI', 'PUNE', 'BENGALURU', 'CHENNAI', 'HYDERABAD', 'DELHI', 'KOLKATA', 'JAIPUR'];
@@ -85,7 +117,10 @@ const pickOf = <T>(list: readonly T[], key: string, salt: string): T => list[int
 
 /** Masks all but the first letter of each word: RAHUL SHARMA -> R**** S*****. */
 export function maskName(name: string): string {
-  return name.split(' ').map((w) => w.slice(0, 1) + '*'.repeat(Math.max(0, w.length - 1))).join(' ');
+  return name
+    .split(' ')
+    .map((w) => w.slice(0, 1) + '*'.repeat(Math.max(0, w.length - 1)))
+    .join(' ');
 }
 
 export function accountFor(key: string): Account {
@@ -176,8 +211,14 @@ function generateMonth(acc: Account, monthIndex: number): Txn[] {
   if (acc.employer) {
     if (rng() >= 0.03) {
       const bonus = rng() < 0.08 ? Math.round(acc.monthlyIncome * 0.5) : 0;
-      add({ minuteOfMonth: at(acc.salaryDay, 9, 30), type: 'CREDIT', amount: acc.monthlyIncome + bonus, mode: 'NEFT',
-        narration: `NEFT-${acc.ifsc.slice(0, 4)}N${ref().slice(0, 9)}-${acc.employer}-SALARY ${MONTHS[month]} ${year}`, kind: 'salary' });
+      add({
+        minuteOfMonth: at(acc.salaryDay, 9, 30),
+        type: 'CREDIT',
+        amount: acc.monthlyIncome + bonus,
+        mode: 'NEFT',
+        narration: `NEFT-${acc.ifsc.slice(0, 4)}N${ref().slice(0, 9)}-${acc.employer}-SALARY ${MONTHS[month]} ${year}`,
+        kind: 'salary',
+      });
     }
   } else {
     const n = 3 + Math.floor(rng() * 6);
@@ -185,19 +226,39 @@ function generateMonth(acc: Account, monthIndex: number): Txn[] {
     for (let i = 0; i < n; i++) {
       const amount = i === n - 1 ? left : left * (0.1 + 0.3 * rng());
       left -= amount;
-      add({ minuteOfMonth: anyTime(), type: 'CREDIT', amount: Math.max(100, Math.round(amount)), mode: 'IMPS',
-        narration: `IMPS/CR/${ref()}/${pickOf(LAST, `${acc.key}|${monthIndex}|${i}`, 'payer')} TRADERS`, kind: 'business_credit' });
+      add({
+        minuteOfMonth: anyTime(),
+        type: 'CREDIT',
+        amount: Math.max(100, Math.round(amount)),
+        mode: 'IMPS',
+        narration: `IMPS/CR/${ref()}/${pickOf(LAST, `${acc.key}|${monthIndex}|${i}`, 'payer')} TRADERS`,
+        kind: 'business_credit',
+      });
     }
   }
 
   // Loan instalment, or its bounce (an inward return with a charge).
   if (acc.emi > 0) {
     if (rng() < acc.bounceRate) {
-      add({ minuteOfMonth: at(5, 6, 15), type: 'DEBIT', amount: 590, mode: 'ACH', flexible: false,
-        narration: `ACH DEBIT RETURN CHGS INSUFFICIENT FUNDS-${acc.lender}`, kind: 'bounce' });
+      add({
+        minuteOfMonth: at(5, 6, 15),
+        type: 'DEBIT',
+        amount: 590,
+        mode: 'ACH',
+        flexible: false,
+        narration: `ACH DEBIT RETURN CHGS INSUFFICIENT FUNDS-${acc.lender}`,
+        kind: 'bounce',
+      });
     } else {
-      add({ minuteOfMonth: at(5, 6, 10), type: 'DEBIT', amount: acc.emi, mode: 'ACH', flexible: false,
-        narration: `ACH D- ${acc.lender}-EMI ${ref().slice(0, 8)}`, kind: 'emi' });
+      add({
+        minuteOfMonth: at(5, 6, 10),
+        type: 'DEBIT',
+        amount: acc.emi,
+        mode: 'ACH',
+        flexible: false,
+        narration: `ACH D- ${acc.lender}-EMI ${ref().slice(0, 8)}`,
+        kind: 'emi',
+      });
     }
   }
 
@@ -205,44 +266,106 @@ function generateMonth(acc: Account, monthIndex: number): Txn[] {
   const upi = Math.round((8 + rng() * 22) * acc.spendLevel);
   for (let i = 0; i < upi; i++) {
     const amount = cents(Math.exp(Math.log(40) + rng() * Math.log(100)));
-    add({ minuteOfMonth: anyTime(), type: 'DEBIT', amount, mode: 'UPI',
-      narration: `UPI/DR/${ref()}/${MERCHANTS[Math.floor(rng() * MERCHANTS.length)]}/${acc.ifsc.slice(0, 4)}/upi`, kind: 'upi_debit' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'DEBIT',
+      amount,
+      mode: 'UPI',
+      narration: `UPI/DR/${ref()}/${MERCHANTS[Math.floor(rng() * MERCHANTS.length)]}/${acc.ifsc.slice(0, 4)}/upi`,
+      kind: 'upi_debit',
+    });
   }
   for (let i = Math.floor(rng() * 3); i > 0; i--) {
-    add({ minuteOfMonth: anyTime(), type: 'CREDIT', amount: Math.round(100 + rng() * 2000), mode: 'UPI',
-      narration: `UPI/CR/${ref()}/${FIRST[Math.floor(rng() * FIRST.length)]}/upi`, kind: 'upi_credit' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'CREDIT',
+      amount: Math.round(100 + rng() * 2000),
+      mode: 'UPI',
+      narration: `UPI/CR/${ref()}/${FIRST[Math.floor(rng() * FIRST.length)]}/upi`,
+      kind: 'upi_credit',
+    });
   }
   for (let i = Math.floor(rng() * 4); i > 0; i--) {
-    add({ minuteOfMonth: anyTime(), type: 'DEBIT', amount: [500, 1000, 2000, 3000, 5000, 10000][Math.floor(rng() * 6)], mode: 'ATM',
-      narration: `ATM WDL ${CITIES[Math.floor(rng() * CITIES.length)]} ${ref().slice(0, 6)}`, kind: 'atm' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'DEBIT',
+      amount: [500, 1000, 2000, 3000, 5000, 10000][Math.floor(rng() * 6)],
+      mode: 'ATM',
+      narration: `ATM WDL ${CITIES[Math.floor(rng() * CITIES.length)]} ${ref().slice(0, 6)}`,
+      kind: 'atm',
+    });
   }
   for (let i = Math.floor(rng() * 4); i > 0; i--) {
-    add({ minuteOfMonth: anyTime(), type: 'DEBIT', amount: cents(200 + rng() * 4000), mode: 'CARD',
-      narration: `POS ${ref().slice(0, 10)} ${MERCHANTS[Math.floor(rng() * MERCHANTS.length)]}`, kind: 'card' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'DEBIT',
+      amount: cents(200 + rng() * 4000),
+      mode: 'CARD',
+      narration: `POS ${ref().slice(0, 10)} ${MERCHANTS[Math.floor(rng() * MERCHANTS.length)]}`,
+      kind: 'card',
+    });
   }
-  add({ minuteOfMonth: at(10 + Math.floor(rng() * 10), 11, 0), type: 'DEBIT', amount: cents(300 + rng() * 2500), mode: 'OTHERS',
-    narration: `BILLPAY/ELECTRICITY/${ref().slice(0, 10)}`, kind: 'bill' });
+  add({
+    minuteOfMonth: at(10 + Math.floor(rng() * 10), 11, 0),
+    type: 'DEBIT',
+    amount: cents(300 + rng() * 2500),
+    mode: 'OTHERS',
+    narration: `BILLPAY/ELECTRICITY/${ref().slice(0, 10)}`,
+    kind: 'bill',
+  });
   if (rng() < 0.05) {
-    add({ minuteOfMonth: anyTime(), type: 'CREDIT', amount: Math.round(1_000 + rng() * 20_000), mode: 'CASH',
-      narration: 'CASH DEPOSIT BY SELF', kind: 'cash_deposit' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'CREDIT',
+      amount: Math.round(1_000 + rng() * 20_000),
+      mode: 'CASH',
+      narration: 'CASH DEPOSIT BY SELF',
+      kind: 'cash_deposit',
+    });
   }
   if (rng() < 0.04) {
     const chq = ref().slice(0, 6);
-    add({ minuteOfMonth: anyTime(), type: 'CREDIT', amount: Math.round(2_000 + rng() * 30_000), mode: 'CHEQUE', chqNo: chq,
-      narration: `CHQ DEP ${chq} CLG`, kind: 'cheque_deposit' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'CREDIT',
+      amount: Math.round(2_000 + rng() * 30_000),
+      mode: 'CHEQUE',
+      chqNo: chq,
+      narration: `CHQ DEP ${chq} CLG`,
+      kind: 'cheque_deposit',
+    });
   }
   if (rng() < 0.05) {
     const chq = ref().slice(0, 6);
-    add({ minuteOfMonth: anyTime(), type: 'DEBIT', amount: Math.round(1_000 + rng() * 15_000), mode: 'CHEQUE', chqNo: chq,
-      narration: `CHQ PAID ${chq} SELF`, kind: 'cheque_issue' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'DEBIT',
+      amount: Math.round(1_000 + rng() * 15_000),
+      mode: 'CHEQUE',
+      chqNo: chq,
+      narration: `CHQ PAID ${chq} SELF`,
+      kind: 'cheque_issue',
+    });
   }
   if (rng() < 0.01) {
-    add({ minuteOfMonth: anyTime(), type: 'CREDIT', amount: Math.round(acc.monthlyIncome * (1 + 3 * rng())), mode: 'NEFT',
-      narration: `LOAN DISBURSAL ${acc.lender}`, kind: 'loan_disbursal' });
+    add({
+      minuteOfMonth: anyTime(),
+      type: 'CREDIT',
+      amount: Math.round(acc.monthlyIncome * (1 + 3 * rng())),
+      mode: 'NEFT',
+      narration: `LOAN DISBURSAL ${acc.lender}`,
+      kind: 'loan_disbursal',
+    });
   }
   if (month % 3 === 2) {
-    add({ minuteOfMonth: at(days, 20, 0), type: 'CREDIT', amount: cents(acc.baseBalance * 0.008), mode: 'OTHERS',
-      narration: `INT.PD ${MONTHS[month]} ${year}`, kind: 'interest' });
+    add({
+      minuteOfMonth: at(days, 20, 0),
+      type: 'CREDIT',
+      amount: cents(acc.baseBalance * 0.008),
+      mode: 'OTHERS',
+      narration: `INT.PD ${MONTHS[month]} ${year}`,
+      kind: 'interest',
+    });
   }
 
   drafts.sort((a, b) => a.minuteOfMonth - b.minuteOfMonth);
@@ -257,8 +380,18 @@ function generateMonth(acc: Account, monthIndex: number): Txn[] {
     sameMinute = d.minuteOfMonth === lastMinute ? sameMinute + 1 : 0;
     lastMinute = d.minuteOfMonth;
     const id = `${acc.key}|${monthIndex}|${seq++}`;
-    out.push({ ts: start + d.minuteOfMonth * 60_000 + sameMinute * 1000, type: d.type, amount: d.amount, balance, mode: d.mode,
-      narration: d.narration, txnId: `S${hexId(id, 15).toUpperCase()}`, reference: digitsFrom(id, 12), chqNo: d.chqNo, kind: d.kind });
+    out.push({
+      ts: start + d.minuteOfMonth * 60_000 + sameMinute * 1000,
+      type: d.type,
+      amount: d.amount,
+      balance,
+      mode: d.mode,
+      narration: d.narration,
+      txnId: `S${hexId(id, 15).toUpperCase()}`,
+      reference: digitsFrom(id, 12),
+      chqNo: d.chqNo,
+      kind: d.kind,
+    });
   };
   for (const d of drafts) {
     if (d.type === 'DEBIT' && d.amount > balance) {
@@ -269,7 +402,11 @@ function generateMonth(acc: Account, monthIndex: number): Txn[] {
       } else if (d.kind === 'emi') {
         // An instalment the balance cannot cover bounces: the bank returns it with a charge.
         if (balance < 590) continue;
-        Object.assign(d, { amount: 590, narration: `ACH DEBIT RETURN CHGS INSUFFICIENT FUNDS-${acc.lender}`, kind: 'bounce' });
+        Object.assign(d, {
+          amount: 590,
+          narration: `ACH DEBIT RETURN CHGS INSUFFICIENT FUNDS-${acc.lender}`,
+          kind: 'bounce',
+        });
       } else continue;
     }
     push(d);
@@ -278,9 +415,16 @@ function generateMonth(acc: Account, monthIndex: number): Txn[] {
   const target = openingBalance(acc, monthIndex + 1);
   const diff = cents(target - balance);
   if (diff !== 0) {
-    push({ minuteOfMonth: at(days, 23, 55), type: diff > 0 ? 'CREDIT' : 'DEBIT', amount: Math.abs(diff), mode: 'IMPS',
-      narration: diff > 0 ? `IMPS/CR/${ref()}/SELF TRANSFER` : `IMPS/DR/${ref()}/SELF TRANSFER SAVINGS`, chqNo: '',
-      kind: diff > 0 ? 'transfer_in' : 'transfer_out', flexible: false });
+    push({
+      minuteOfMonth: at(days, 23, 55),
+      type: diff > 0 ? 'CREDIT' : 'DEBIT',
+      amount: Math.abs(diff),
+      mode: 'IMPS',
+      narration: diff > 0 ? `IMPS/CR/${ref()}/SELF TRANSFER` : `IMPS/DR/${ref()}/SELF TRANSFER SAVINGS`,
+      chqNo: '',
+      kind: diff > 0 ? 'transfer_in' : 'transfer_out',
+      flexible: false,
+    });
   }
   return out;
 }
@@ -299,12 +443,22 @@ export function transactionsBetween(acc: Account, fromMs: number, toMs: number):
 export function balanceAt(acc: Account, ms: number): number {
   const m = istMonthIndex(ms);
   let bal = openingBalance(acc, m);
-  for (const t of monthTransactions(acc, m)) { if (t.ts > ms) break; bal = t.balance; }
+  for (const t of monthTransactions(acc, m)) {
+    if (t.ts > ms) break;
+    bal = t.balance;
+  }
   return bal;
 }
 
 /** The instant `months` calendar months before `ms` (same day/time, IST), for default statement periods. */
 export function monthsBefore(ms: number, months: number): number {
   const d = new Date(ms + 330 * 60_000);
-  return istInstant(d.getUTCFullYear(), d.getUTCMonth() - months, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds());
+  return istInstant(
+    d.getUTCFullYear(),
+    d.getUTCMonth() - months,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  );
 }

@@ -39,12 +39,14 @@ export function parseXml(text: string): Node {
   while (i < n) {
     const lt = text.indexOf('<', i);
     if (lt < 0) {
-      if (text.slice(i).trim() !== '' && stack.length === 0) throw new XmlError(`text after the root element at offset ${i}`);
+      if (text.slice(i).trim() !== '' && stack.length === 0)
+        throw new XmlError(`text after the root element at offset ${i}`);
       if (stack.length > 0) stack[stack.length - 1].text += decodeEntities(text.slice(i));
       break;
     }
     if (lt > i && stack.length > 0) stack[stack.length - 1].text += decodeEntities(text.slice(i, lt));
-    else if (lt > i && text.slice(i, lt).trim() !== '') throw new XmlError(`text outside the root element at offset ${i}`);
+    else if (lt > i && text.slice(i, lt).trim() !== '')
+      throw new XmlError(`text outside the root element at offset ${i}`);
     if (text.startsWith('<?', lt)) {
       const end = text.indexOf('?>', lt);
       if (end < 0) throw new XmlError('unterminated processing instruction');
@@ -71,7 +73,11 @@ export function parseXml(text: string): Node {
       if (!top || top.tag !== tag) throw new XmlError(`mismatched end tag </${tag}> at offset ${lt}`);
       const value = top.hasChild ? top.node : top.text.trim();
       if (stack.length === 0) root = top.hasChild ? { [tag]: top.node } : { [tag]: value };
-      else { const parent = stack[stack.length - 1]; parent.hasChild = true; add(parent.node, tag, value); }
+      else {
+        const parent = stack[stack.length - 1];
+        parent.hasChild = true;
+        add(parent.node, tag, value);
+      }
       i = end + 1;
     } else {
       const end = findTagEnd(text, lt);
@@ -84,7 +90,11 @@ export function parseXml(text: string): Node {
       const tag = localName(m[1]);
       if (selfClosing) {
         if (stack.length === 0) root = { [tag]: '' };
-        else { const parent = stack[stack.length - 1]; parent.hasChild = true; add(parent.node, tag, ''); }
+        else {
+          const parent = stack[stack.length - 1];
+          parent.hasChild = true;
+          add(parent.node, tag, '');
+        }
       } else {
         stack.push({ tag, node: {}, text: '', hasChild: false });
       }
@@ -101,8 +111,9 @@ function findTagEnd(text: string, from: number): number {
   let quote = '';
   for (let j = from + 1; j < text.length; j++) {
     const ch = text[j];
-    if (quote) { if (ch === quote) quote = ''; }
-    else if (ch === '"' || ch === "'") quote = ch;
+    if (quote) {
+      if (ch === quote) quote = '';
+    } else if (ch === '"' || ch === "'") quote = ch;
     else if (ch === '>') return j;
   }
   throw new XmlError(`unterminated start tag at offset ${from}`);

@@ -11,7 +11,14 @@ import { Fail, aaFailure, bsaFailure, json, validationFailed, type Answer } from
 import { aaBodyElement, aaInsights, bsaServiceResponse, reportCsv } from '../logic/account-shapes.js';
 import { hexId, uuidFrom } from '../logic/hash.js';
 import {
-  aaAccount, bsaAccounts, bsaPeriod, hasNoFiles, isFailing, isMultiConsent, isStuck, isUnknownSession,
+  aaAccount,
+  bsaAccounts,
+  bsaPeriod,
+  hasNoFiles,
+  isFailing,
+  isMultiConsent,
+  isStuck,
+  isUnknownSession,
 } from '../logic/sessions.js';
 import { DAY_MS, formatAaDateTime, istIso, istIsoNoOffset, parseAaDateTime } from '../logic/time.js';
 import { monthsBefore, transactionsBetween } from '../logic/transactions.js';
@@ -37,7 +44,10 @@ function session(ctx: RouteContext, extra: (v: Validator) => void = () => {}): {
 const key = (userId: string, sessionId: string) => `${userId}\u0000${sessionId}`;
 
 export const aaFetchData: Handler = (ctx) => {
-  let fromText: string | undefined, toText: string | undefined, handle: string | undefined, insights: boolean | undefined;
+  let fromText: string | undefined,
+    toText: string | undefined,
+    handle: string | undefined,
+    insights: boolean | undefined;
   const { userId, sessionId } = session(ctx, (v) => {
     fromText = v.str(ctx.body, 'datetimerangefrom', LOC);
     toText = v.str(ctx.body, 'datetimerangeto', LOC);
@@ -47,7 +57,8 @@ export const aaFetchData: Handler = (ctx) => {
   const fail = (status: number, error: string): Answer => aaFailure(status, error, ctx.requestId, userId, sessionId);
   if (isUnknownSession(sessionId)) return fail(404, MSG_NO_AA);
   const from = parseAaDateTime(fromText!);
-  if (from === null) return fail(400, `datetimerangefrom must be in the format MM/DD/YYYY HH:MM:SS AM/PM, got '${fromText}'`);
+  if (from === null)
+    return fail(400, `datetimerangefrom must be in the format MM/DD/YYYY HH:MM:SS AM/PM, got '${fromText}'`);
   const to = parseAaDateTime(toText!);
   if (to === null) return fail(400, `datetimerangeto must be in the format MM/DD/YYYY HH:MM:SS AM/PM, got '${toText}'`);
   if (to <= from) return fail(400, 'datetimerangeto must be later than datetimerangefrom');
@@ -94,7 +105,13 @@ export const aaRetrieveReport: Handler = (ctx) => {
   const last = ctx.state.aaFetches.get(key(userId, sessionId));
   const multi = isMultiConsent(sessionId);
   if (multi && (!last || last.handles.size === 0)) {
-    return aaFailure(404, 'no fetched transactions found for this user and aa_session_id: call /aa/fetch_data for each consent first', ctx.requestId, userId, sessionId);
+    return aaFailure(
+      404,
+      'no fetched transactions found for this user and aa_session_id: call /aa/fetch_data for each consent first',
+      ctx.requestId,
+      userId,
+      sessionId,
+    );
   }
   // Without an earlier fetch, the report covers the last 6 months; fetch_current_report extends it to now.
   const from = last?.from ?? monthsBefore(ctx.now, 6);
@@ -102,10 +119,18 @@ export const aaRetrieveReport: Handler = (ctx) => {
   const token = randomBytes(18).toString('hex');
   const link: ReportLink = { userId, sessionId, issuedAt: ctx.now, from, to, handles: multi ? [...last!.handles] : [] };
   ctx.state.remember(ctx.state.reports, token, link);
-  const body: Record<string, unknown> = { report_url: `${ctx.baseUrl}/__reports/${token}.csv`, request_id: ctx.requestId };
+  const body: Record<string, unknown> = {
+    report_url: `${ctx.baseUrl}/__reports/${token}.csv`,
+    request_id: ctx.requestId,
+  };
   if (insights) {
     const acc = aaAccount(userId, sessionId, link.handles[0]);
-    body.insights = { user_id: userId, request_id: ctx.requestId, bank_name: acc.bankName, account_number: acc.maskedAccNumber };
+    body.insights = {
+      user_id: userId,
+      request_id: ctx.requestId,
+      bank_name: acc.bankName,
+      account_number: acc.maskedAccNumber,
+    };
   }
   return json(200, body);
 };
@@ -114,25 +139,39 @@ export const aaRetrieveReport: Handler = (ctx) => {
 export function serveReport(state: AccountState, token: string, now: number): Answer {
   const link = state.reports.get(token);
   if (!link) return json(404, { detail: 'report not found' });
-  if (now - link.issuedAt >= REPORT_TTL_MS) return json(410, { detail: 'the report link has expired: call /aa/retrieve_report again for a new link' });
+  if (now - link.issuedAt >= REPORT_TTL_MS)
+    return json(410, { detail: 'the report link has expired: call /aa/retrieve_report again for a new link' });
   const handles = link.handles.length > 0 ? link.handles : [undefined];
   const rows = handles.map((h) => {
     const acc = aaAccount(link.userId, link.sessionId, h);
     return { acc, txns: transactionsBetween(acc, link.from, Math.min(link.to, now)) };
   });
-  return { status: 200, body: reportCsv(rows), contentType: 'text/csv; charset=utf-8', headers: { 'content-disposition': `attachment; filename="transactions_${formatAaDateTime(link.issuedAt).slice(0, 10).replace(/\//g, '-')}.csv"` } };
+  return {
+    status: 200,
+    body: reportCsv(rows),
+    contentType: 'text/csv; charset=utf-8',
+    headers: {
+      'content-disposition': `attachment; filename="transactions_${formatAaDateTime(link.issuedAt).slice(0, 10).replace(/\//g, '-')}.csv"`,
+    },
+  };
 }
 
 type BsaState = 'processing' | 'completed' | 'failed';
 
-function bsaState(ctx: RouteContext, userId: string, sessionId: string, start: boolean): { state: BsaState; started?: number } {
+function bsaState(
+  ctx: RouteContext,
+  userId: string,
+  sessionId: string,
+  start: boolean,
+): { state: BsaState; started?: number } {
   const k = key(userId, sessionId);
   let started = ctx.state.bsaStarted.get(k);
   if (started === undefined && start) {
     started = ctx.now;
     ctx.state.remember(ctx.state.bsaStarted, k, started);
   }
-  if (started === undefined || isStuck(sessionId) || ctx.now - started < ctx.bsaReadyAfterMs) return { state: 'processing', started };
+  if (started === undefined || isStuck(sessionId) || ctx.now - started < ctx.bsaReadyAfterMs)
+    return { state: 'processing', started };
   return { state: isFailing(sessionId) ? 'failed' : 'completed', started };
 }
 
@@ -172,11 +211,14 @@ export const bsaFetchUploaded: Handler = (ctx) => {
 };
 
 export const bsaFetchData: Handler = (ctx) => {
-  const { userId, sessionId } = session(ctx, (v) => { v.bool(ctx.body, 'generate_insights', LOC, false); });
+  const { userId, sessionId } = session(ctx, (v) => {
+    v.bool(ctx.body, 'generate_insights', LOC, false);
+  });
   if (isUnknownSession(sessionId)) return bsaFailure(404, MSG_NO_BSA, ctx.requestId, 'null');
   const { state, started } = bsaState(ctx, userId, sessionId, false);
   if (state === 'processing') return bsaFailure(409, 'bsa session is not ready for fetch_data', ctx.requestId, userId);
-  if (state === 'failed') return bsaFailure(409, `bsa session is not ready for fetch_data: ${FAILURE_MESSAGE}`, ctx.requestId, userId);
+  if (state === 'failed')
+    return bsaFailure(409, `bsa session is not ready for fetch_data: ${FAILURE_MESSAGE}`, ctx.requestId, userId);
   const { from, to } = bsaPeriod(started!);
   const accounts = bsaAccounts(userId, sessionId).map((acc) => ({ acc, txns: transactionsBetween(acc, from, to) }));
   return json(200, {

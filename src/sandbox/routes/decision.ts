@@ -8,7 +8,13 @@
  *     decoded is 500 {"detail": "error in decoding raw_data: <reason>"}.
  */
 import { Fail, json, notFound, unexpectedInput, validationFailed } from '../answers.js';
-import { FEATURE_BUREAU_FORMATS, ReportError, bureauFeatures, profileFromRaw, type BureauFormat } from '../logic/bureau.js';
+import {
+  FEATURE_BUREAU_FORMATS,
+  ReportError,
+  bureauFeatures,
+  profileFromRaw,
+  type BureauFormat,
+} from '../logic/bureau.js';
 import { envelope } from '../logic/workflows/common.js';
 import { resolveWorkflow } from '../logic/workflows/index.js';
 import { Validator } from '../validate.js';
@@ -28,8 +34,16 @@ export const executeWorkflow: Handler = (ctx) => {
   if (!v.ok) {
     // Report the workflow's own field problems together with the envelope's, as one 422.
     if (input) {
-      try { wf.run(input, { variant: wf.variant, userId: userId ?? '', now: ctx.now, sessions: { bsaStatementEnd: () => ctx.now } }); } catch (err) {
-        if (err instanceof Fail && err.answer.status === 422) v.issues.push(...(JSON.parse(err.answer.body) as { detail: never[] }).detail);
+      try {
+        wf.run(input, {
+          variant: wf.variant,
+          userId: userId ?? '',
+          now: ctx.now,
+          sessions: { bsaStatementEnd: () => ctx.now },
+        });
+      } catch (err) {
+        if (err instanceof Fail && err.answer.status === 422)
+          v.issues.push(...(JSON.parse(err.answer.body) as { detail: never[] }).detail);
       }
     }
     throw new Fail(validationFailed('workflow', v.issues));
@@ -49,7 +63,10 @@ export const bureauFeaturesRoute: Handler = (ctx) => {
   const v = new Validator();
   v.str(ctx.body, 'user_id', LOC, true, { maxLength: 64 });
   const referenceId = v.str(ctx.body, 'reference_id', LOC);
-  v.str(ctx.body, 'fetched_timestamp', LOC, true, { pattern: TIMESTAMP, patternText: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' });
+  v.str(ctx.body, 'fetched_timestamp', LOC, true, {
+    pattern: TIMESTAMP,
+    patternText: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$',
+  });
   const raw = v.str(ctx.body, 'raw_data', LOC);
   const format = v.literal(ctx.body, 'format_type', LOC, FEATURE_BUREAU_FORMATS);
   if (!v.ok) throw new Fail(validationFailed('bureau', v.issues));

@@ -33,8 +33,18 @@ function daysInMonth(year: number, month: number): number {
 }
 
 function valid(w: WallClock): boolean {
-  return w.month >= 1 && w.month <= 12 && w.day >= 1 && w.day <= daysInMonth(w.year, w.month)
-    && w.hour >= 0 && w.hour <= 23 && w.minute >= 0 && w.minute <= 59 && w.second >= 0 && w.second <= 59;
+  return (
+    w.month >= 1 &&
+    w.month <= 12 &&
+    w.day >= 1 &&
+    w.day <= daysInMonth(w.year, w.month) &&
+    w.hour >= 0 &&
+    w.hour <= 23 &&
+    w.minute >= 0 &&
+    w.minute <= 59 &&
+    w.second >= 0 &&
+    w.second <= 59
+  );
 }
 
 /**
@@ -49,7 +59,9 @@ export function parseRangeDate(raw: unknown, bound: Bound): ParsedRangeDate {
     const dateOnly = iso[4] === undefined;
     const endOfDay = dateOnly && bound === 'to';
     const wall: WallClock = {
-      year: Number(iso[1]), month: Number(iso[2]), day: Number(iso[3]),
+      year: Number(iso[1]),
+      month: Number(iso[2]),
+      day: Number(iso[3]),
       hour: dateOnly ? (endOfDay ? 23 : 0) : Number(iso[4]),
       minute: dateOnly ? (endOfDay ? 59 : 0) : Number(iso[5]),
       second: dateOnly ? (endOfDay ? 59 : 0) : Number(iso[6] ?? 0),
@@ -62,8 +74,12 @@ export function parseRangeDate(raw: unknown, bound: Bound): ParsedRangeDate {
     if (h12 < 1 || h12 > 12) return { ok: false, expected: RANGE_DATE_EXPECTED };
     const pm = api[7].toUpperCase() === 'PM';
     const wall: WallClock = {
-      year: Number(api[3]), month: Number(api[1]), day: Number(api[2]),
-      hour: (h12 % 12) + (pm ? 12 : 0), minute: Number(api[5]), second: Number(api[6]),
+      year: Number(api[3]),
+      month: Number(api[1]),
+      day: Number(api[2]),
+      hour: (h12 % 12) + (pm ? 12 : 0),
+      minute: Number(api[5]),
+      second: Number(api[6]),
     };
     return valid(wall) ? { ok: true, wall, dateOnly: false } : { ok: false, expected: RANGE_DATE_EXPECTED };
   }

@@ -59,7 +59,10 @@ export function uniqueHandles(handles: readonly string[]): string[] {
   const out: string[] = [];
   for (const h of handles) {
     const k = h.toLowerCase();
-    if (!seen.has(k)) { seen.add(k); out.push(h); }
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(h);
+    }
   }
   return out;
 }

@@ -35,7 +35,8 @@ export interface PollResult<T> {
 /** Thrown by `sleep` when the run stops; carries no secret. */
 function interrupted(polls: number): BreError {
   return new BreError('INTERRUPTED', 'Stopped waiting for the BSA session to become ready: the run is stopping', {
-    service: 'account', details: { calls: polls },
+    service: 'account',
+    details: { calls: polls },
   });
 }
 
@@ -65,10 +66,12 @@ export async function pollUntilReady<T>(
     if (outcome.state === 'ready') return { value: outcome.value, polls };
     const left = deadline - clock.now();
     if (left <= 0 || polls >= maxPolls) {
-      throw new BreError('NOT_READY',
-        `BSA session not ready for fetch_data after ${polls} status checks over ${Math.round(options.timeoutMs / 1000)} s `
-        + `(last status ${JSON.stringify(outcome.status)}); a later run with --retry-errors will pick it up`,
-        { service: 'account', details: { calls: polls } });
+      throw new BreError(
+        'NOT_READY',
+        `BSA session not ready for fetch_data after ${polls} status checks over ${Math.round(options.timeoutMs / 1000)} s ` +
+          `(last status ${JSON.stringify(outcome.status)}); a later run with --retry-errors will pick it up`,
+        { service: 'account', details: { calls: polls } },
+      );
     }
     try {
       await clock.sleep(Math.min(interval, left), signal);

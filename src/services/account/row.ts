@@ -30,8 +30,10 @@ export function readIdentifier(data: Record<string, unknown>, name: string): Tex
 }
 
 /** Optional boolean column: true/false, yes/no, 1/0 (any case). */
-export function readBoolean(data: Record<string, unknown>, name: string):
-  { ok: true; value: boolean | undefined } | { ok: false; column: string; got: string } {
+export function readBoolean(
+  data: Record<string, unknown>,
+  name: string,
+): { ok: true; value: boolean | undefined } | { ok: false; column: string; got: string } {
   const found = findColumn(data, [name]);
   if (!found) return { ok: true, value: undefined };
   const parsed = parseBoolean(found.value);

@@ -22,11 +22,19 @@ function readId(row: InputRow, name: 'user_id' | 'aa_session_id', errors: FieldE
     return '';
   }
   if (!r.ok) {
-    errors.push({ field: r.column, expected: ID_EXPECTED, message: `Expected ${r.column}: ${ID_EXPECTED}, got ${r.got}` });
+    errors.push({
+      field: r.column,
+      expected: ID_EXPECTED,
+      message: `Expected ${r.column}: ${ID_EXPECTED}, got ${r.got}`,
+    });
     return '';
   }
   if (/\s/.test(r.value)) {
-    errors.push({ field: r.column, expected: ID_EXPECTED, message: `Expected ${r.column}: ${ID_EXPECTED}, got a value containing spaces` });
+    errors.push({
+      field: r.column,
+      expected: ID_EXPECTED,
+      message: `Expected ${r.column}: ${ID_EXPECTED}, got a value containing spaces`,
+    });
     return '';
   }
   return r.value;
@@ -40,8 +48,11 @@ export function readSession(row: InputRow, errors: FieldError[]): AccountSession
 /** A 2xx body that must be a JSON object (anything else is BAD_RESPONSE: nothing can be read from it). */
 export function expectObject(body: unknown, path: string): Record<string, unknown> {
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
-  throw new BreError('BAD_RESPONSE', `Expected a JSON object from ${path}, got ${Array.isArray(body) ? 'an array' : typeof body}`,
-    { service: 'account' });
+  throw new BreError(
+    'BAD_RESPONSE',
+    `Expected a JSON object from ${path}, got ${Array.isArray(body) ? 'an array' : typeof body}`,
+    { service: 'account' },
+  );
 }
 
 /** A short, safe text for an `error` object of a BSA answer (2.5, 2.7: object or null; its shape is not shown). */

@@ -52,10 +52,14 @@ function listKeys(keys: readonly string[]): string {
 
 function detectJson(value: unknown): DetectResult {
   if (Array.isArray(value)) return unknown('the report is a JSON array; every bureau report is a JSON object');
-  if (typeof value !== 'object' || value === null) return unknown(`the report is a JSON ${value === null ? 'null' : typeof value}, not an object`);
+  if (typeof value !== 'object' || value === null)
+    return unknown(`the report is a JSON ${value === null ? 'null' : typeof value}, not an object`);
   const obj = value as Record<string, unknown>;
   const hits = JSON_ROOTS.filter(([key]) => Object.hasOwn(obj, key));
-  if (hits.length > 1) return unknown(`the report has the root keys of several formats (${hits.map(([, f]) => f).join(', ')}): name it in bureau_type`);
+  if (hits.length > 1)
+    return unknown(
+      `the report has the root keys of several formats (${hits.map(([, f]) => f).join(', ')}): name it in bureau_type`,
+    );
   if (hits.length === 1) {
     const [key, format, kind] = hits[0];
     const v = obj[key];
@@ -73,9 +77,24 @@ export function xmlRoot(text: string): string | undefined {
   let i = 0;
   for (;;) {
     while (i < text.length && /\s/.test(text[i])) i++;
-    if (text.startsWith('<?', i)) { const e = text.indexOf('?>', i); if (e < 0) return undefined; i = e + 2; continue; }
-    if (text.startsWith('<!--', i)) { const e = text.indexOf('-->', i); if (e < 0) return undefined; i = e + 3; continue; }
-    if (text.startsWith('<!', i)) { const e = text.indexOf('>', i); if (e < 0) return undefined; i = e + 1; continue; }
+    if (text.startsWith('<?', i)) {
+      const e = text.indexOf('?>', i);
+      if (e < 0) return undefined;
+      i = e + 2;
+      continue;
+    }
+    if (text.startsWith('<!--', i)) {
+      const e = text.indexOf('-->', i);
+      if (e < 0) return undefined;
+      i = e + 3;
+      continue;
+    }
+    if (text.startsWith('<!', i)) {
+      const e = text.indexOf('>', i);
+      if (e < 0) return undefined;
+      i = e + 1;
+      continue;
+    }
     break;
   }
   const m = /^<([A-Za-z_][\w.:-]*)/.exec(text.slice(i, i + 200));
@@ -93,12 +112,15 @@ function detectXml(text: string, root: string): DetectResult {
   const local = root.includes(':') ? root.slice(root.indexOf(':') + 1) : root;
   const canon = local.toUpperCase().replace(/_/g, '-');
   if (canon === 'ENVELOPE') {
-    if (/processResponse|processReturn|INProfileResponse/.test(text)) return { unknown: SOAP_REASON, code: 'REPORT_FORMAT_UNSUPPORTED' };
+    if (/processResponse|processReturn|INProfileResponse/.test(text))
+      return { unknown: SOAP_REASON, code: 'REPORT_FORMAT_UNSUPPORTED' };
     return unknown('a SOAP envelope with no bureau report inside (no processResponse/processReturn/INProfileResponse)');
   }
   if (canon === 'INPROFILERESPONSE') return { unknown: SOAP_REASON, code: 'REPORT_FORMAT_UNSUPPORTED' };
   if (canon === 'CIR-REPORT-FILE') return { format: 'bureau_b_xml' };
-  return unknown(`XML with root element <${root}> matches no known bureau format (bureau_b_xml has root <CIR-REPORT-FILE>)`);
+  return unknown(
+    `XML with root element <${root}> matches no known bureau format (bureau_b_xml has root <CIR-REPORT-FILE>)`,
+  );
 }
 
 function invalid(why: string, hint = ''): ReportInspection {
@@ -113,7 +135,8 @@ export function inspectReport(text: string): ReportInspection {
   if (trimmed[0] === '<') {
     const root = xmlRoot(trimmed);
     if (!root) return invalid('starts with < but has no XML root element');
-    if (!xmlClosed(trimmed, root)) return invalid(`has an XML root element <${root}> that is not closed at the end (truncated file?)`);
+    if (!xmlClosed(trimmed, root))
+      return invalid(`has an XML root element <${root}> that is not closed at the end (truncated file?)`);
     return { syntax: 'xml', result: detectXml(trimmed, root) };
   }
   let parsed: unknown;

@@ -51,7 +51,9 @@ interface ResolvedReport {
   readonly warnings: readonly string[];
 }
 
-export type ReportResult = { readonly ok: true; readonly value: ResolvedReport } | { readonly ok: false; readonly errors: FieldError[] };
+export type ReportResult =
+  | { readonly ok: true; readonly value: ResolvedReport }
+  | { readonly ok: false; readonly errors: FieldError[] };
 
 /** True when the row carries a report in any of its accepted columns (used to choose a workflow's mode). */
 export function hasReport(data: Record<string, unknown>, rawFields: readonly string[]): boolean {
@@ -71,7 +73,11 @@ function analyse(bytes: Buffer): ReportInspection {
   try {
     text = utf8.decode(bytes);
   } catch {
-    return { syntax: 'invalid', syntaxError: 'is not UTF-8 text', result: { unknown: 'the report is not UTF-8 text', code: 'REPORT_FORMAT_UNKNOWN' } };
+    return {
+      syntax: 'invalid',
+      syntaxError: 'is not UTF-8 text',
+      result: { unknown: 'the report is not UTF-8 text', code: 'REPORT_FORMAT_UNKNOWN' },
+    };
   }
   return inspectReport(text);
 }
@@ -82,24 +88,40 @@ function fromBase64(field: FieldValue): Loaded | FieldError {
   const b64 = field.value.replace(/\s+/g, '');
   if (b64.startsWith('{') || b64.startsWith('<')) {
     return {
-      field: field.column, expected, code: 'REPORT_UNREADABLE',
+      field: field.column,
+      expected,
+      code: 'REPORT_UNREADABLE',
       message: `${field.column}: Expected ${expected}, got the report text itself: encode it as base64, or give its file in ${REPORT_PATH_FIELD}`,
     };
   }
   if (!BASE64_RE.test(b64)) {
-    const why = /[-_]/.test(b64) && /^[A-Za-z0-9_-]+={0,2}$/.test(b64)
-      ? 'URL-safe base64 (- and _); the service decodes standard base64 (+ and /)'
-      : b64.length % 4 !== 0 ? `text whose length (${b64.length}) is not a multiple of 4 (truncated or unpadded base64?)` : 'characters outside the base64 alphabet';
-    return { field: field.column, expected, code: 'REPORT_UNREADABLE', message: `${field.column}: Expected ${expected}, got ${why}` };
+    const why =
+      /[-_]/.test(b64) && /^[A-Za-z0-9_-]+={0,2}$/.test(b64)
+        ? 'URL-safe base64 (- and _); the service decodes standard base64 (+ and /)'
+        : b64.length % 4 !== 0
+          ? `text whose length (${b64.length}) is not a multiple of 4 (truncated or unpadded base64?)`
+          : 'characters outside the base64 alphabet';
+    return {
+      field: field.column,
+      expected,
+      code: 'REPORT_UNREADABLE',
+      message: `${field.column}: Expected ${expected}, got ${why}`,
+    };
   }
   return { base64: b64, inspection: analyse(Buffer.from(b64, 'base64')) };
 }
 
 async function fromPath(field: FieldValue, opts: ReportOptions): Promise<Loaded | FieldError> {
-  const read = await readRowFile(field, {
-    what: 'bureau report', expected: 'the path of a readable bureau report file', kind: 'bureau-report',
-    transform: (bytes): Loaded => ({ base64: bytes.toString('base64'), inspection: analyse(bytes) }),
-  }, opts);
+  const read = await readRowFile(
+    field,
+    {
+      what: 'bureau report',
+      expected: 'the path of a readable bureau report file',
+      kind: 'bureau-report',
+      transform: (bytes): Loaded => ({ base64: bytes.toString('base64'), inspection: analyse(bytes) }),
+    },
+    opts,
+  );
   return read.ok ? read.value : read.error;
 }
 
@@ -113,9 +135,10 @@ export async function resolveBureauReport(data: Record<string, unknown>, opts: R
   const acceptedText = opts.accepted.join(', ');
 
   // the format the user names, checked against the endpoint's list
-  const named = opts.forcedFormat !== undefined
-    ? { value: opts.forcedFormat, column: 'options.format' }
-    : getFirstField(data, opts.formatFields);
+  const named =
+    opts.forcedFormat !== undefined
+      ? { value: opts.forcedFormat, column: 'options.format' }
+      : getFirstField(data, opts.formatFields);
   let namedFormat: BureauFormat | undefined;
   if (named) {
     const v = typeof named.value === 'string' ? named.value.trim() : named.value;
@@ -123,9 +146,20 @@ export async function resolveBureauReport(data: Record<string, unknown>, opts: R
       namedFormat = v as BureauFormat;
     } else {
       const refused = typeof v === 'string' ? opts.refusedFormats?.[v] : undefined;
-      errors.push(refused
-        ? { field: named.column, expected: `one of ${acceptedText}`, message: `${named.column}: ${refused}`, code: 'REPORT_FORMAT_UNSUPPORTED' }
-        : { field: named.column, expected: `one of ${acceptedText}`, message: `${named.column}: Expected one of ${acceptedText}, got ${describeValue(v)}` });
+      errors.push(
+        refused
+          ? {
+              field: named.column,
+              expected: `one of ${acceptedText}`,
+              message: `${named.column}: ${refused}`,
+              code: 'REPORT_FORMAT_UNSUPPORTED',
+            }
+          : {
+              field: named.column,
+              expected: `one of ${acceptedText}`,
+              message: `${named.column}: Expected one of ${acceptedText}, got ${describeValue(v)}`,
+            },
+      );
     }
   }
 
@@ -133,14 +167,16 @@ export async function resolveBureauReport(data: Record<string, unknown>, opts: R
   const path = getField(data, REPORT_PATH_FIELD);
   if (raw && path) {
     errors.push({
-      field: REPORT_PATH_FIELD, expected: `either ${raw.column} or ${REPORT_PATH_FIELD}, not both`,
+      field: REPORT_PATH_FIELD,
+      expected: `either ${raw.column} or ${REPORT_PATH_FIELD}, not both`,
       message: `${REPORT_PATH_FIELD}: the row gives the report twice (${raw.column} and ${REPORT_PATH_FIELD}); keep one`,
     });
     return { ok: false, errors };
   }
   if (!raw && !path) {
     errors.push({
-      field: opts.rawFields[0], expected: `base64 of the bureau report, or its file in ${REPORT_PATH_FIELD}`,
+      field: opts.rawFields[0],
+      expected: `base64 of the bureau report, or its file in ${REPORT_PATH_FIELD}`,
       message: `Missing required field '${opts.rawFields[0]}': expected base64 of the bureau report, or its file in ${REPORT_PATH_FIELD}`,
     });
     return { ok: false, errors };
@@ -152,12 +188,22 @@ export async function resolveBureauReport(data: Record<string, unknown>, opts: R
   const { inspection } = loaded;
   const { result } = inspection;
   if ('unknown' in result && result.code === 'REPORT_FORMAT_UNSUPPORTED') {
-    errors.push({ field: source.column, expected: `a report in one of ${acceptedText}`, message: `${source.column}: ${result.unknown}`, code: 'REPORT_FORMAT_UNSUPPORTED' });
+    errors.push({
+      field: source.column,
+      expected: `a report in one of ${acceptedText}`,
+      message: `${source.column}: ${result.unknown}`,
+      code: 'REPORT_FORMAT_UNSUPPORTED',
+    });
     return { ok: false, errors };
   }
   if (inspection.syntax === 'invalid') {
     const expected = `a JSON bureau report${opts.accepted.some((f) => XML_FORMATS.has(f)) ? ' (XML for bureau_b_xml)' : ''}`;
-    errors.push({ field: source.column, expected, message: `${source.column}: Expected ${expected}; the report ${inspection.syntaxError}`, code: 'REPORT_UNREADABLE' });
+    errors.push({
+      field: source.column,
+      expected,
+      message: `${source.column}: Expected ${expected}; the report ${inspection.syntaxError}`,
+      code: 'REPORT_UNREADABLE',
+    });
     return { ok: false, errors };
   }
   if (errors.length) return { ok: false, errors };
@@ -168,30 +214,48 @@ export async function resolveBureauReport(data: Record<string, unknown>, opts: R
       const col = named?.column ?? 'format';
       return {
         ok: false,
-        errors: [{
-          field: col, expected: `a format matching the report (${inspection.syntax.toUpperCase()})`,
-          message: `${col}: ${namedFormat} is an ${wantsXml ? 'XML' : 'JSON'} format but the report in ${source.column} is ${inspection.syntax.toUpperCase()}`,
-        }],
+        errors: [
+          {
+            field: col,
+            expected: `a format matching the report (${inspection.syntax.toUpperCase()})`,
+            message: `${col}: ${namedFormat} is an ${wantsXml ? 'XML' : 'JSON'} format but the report in ${source.column} is ${inspection.syntax.toUpperCase()}`,
+          },
+        ],
       };
     }
     if ('format' in result && result.format !== namedFormat) {
-      warnings.push(`${named?.column}: the row names ${namedFormat} but the report looks like ${result.format}; sent as ${namedFormat}`);
+      warnings.push(
+        `${named?.column}: the row names ${namedFormat} but the report looks like ${result.format}; sent as ${namedFormat}`,
+      );
     }
     return {
       ok: true,
-      value: { base64: loaded.base64, format: namedFormat, column: source.column, formatColumn: opts.forcedFormat === undefined ? named?.column : undefined, detected: false, warnings },
+      value: {
+        base64: loaded.base64,
+        format: namedFormat,
+        column: source.column,
+        formatColumn: opts.forcedFormat === undefined ? named?.column : undefined,
+        detected: false,
+        warnings,
+      },
     };
   }
   if ('format' in result && (opts.accepted as readonly string[]).includes(result.format)) {
-    return { ok: true, value: { base64: loaded.base64, format: result.format, column: source.column, detected: true, warnings } };
+    return {
+      ok: true,
+      value: { base64: loaded.base64, format: result.format, column: source.column, detected: true, warnings },
+    };
   }
   const reason = 'unknown' in result ? result.unknown : `${result.format} is not accepted here`;
   return {
     ok: false,
-    errors: [{
-      field: source.column, expected: `a report whose format can be detected, or the format named in ${opts.formatFields[0]}`,
-      message: `${source.column}: cannot tell the bureau format of the report (${reason}); name it in ${opts.formatFields[0]} (one of ${acceptedText})`,
-      code: 'REPORT_FORMAT_UNKNOWN',
-    }],
+    errors: [
+      {
+        field: source.column,
+        expected: `a report whose format can be detected, or the format named in ${opts.formatFields[0]}`,
+        message: `${source.column}: cannot tell the bureau format of the report (${reason}); name it in ${opts.formatFields[0]} (one of ${acceptedText})`,
+        code: 'REPORT_FORMAT_UNKNOWN',
+      },
+    ],
   };
 }

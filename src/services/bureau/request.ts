@@ -54,7 +54,9 @@ export function parseFetchedTimestamp(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const m = TS_RE.exec(value.trim());
   if (!m) return undefined;
-  const [y, mo, d, h = 0, mi = 0, s = 0] = m.slice(1, 7).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const [y, mo, d, h = 0, mi = 0, s = 0] = m
+    .slice(1, 7)
+    .map((x) => (x === undefined ? undefined : Number(x))) as number[];
   const probe = new Date(Date.UTC(y, mo - 1, d));
   if (probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
   return `${m[1]}-${m[2]}-${m[3]} ${pad(h)}:${pad(mi)}:${pad(s)}`;
@@ -63,7 +65,8 @@ export function parseFetchedTimestamp(value: unknown): string | undefined {
 const topSchema = tableSchema(TOP_FIELDS);
 
 export async function buildBureauFeaturesRequest(
-  data: Record<string, unknown>, opts: BureauRequestOptions,
+  data: Record<string, unknown>,
+  opts: BureauRequestOptions,
 ): Promise<PrepareResult<{ readonly body: JsonObject }>> {
   const errors: FieldError[] = [];
   const top = validateTable(data, TOP_FIELDS, topSchema);
@@ -79,8 +82,13 @@ export async function buildBureauFeaturesRequest(
   }
 
   const report = await resolveBureauReport(data, {
-    accepted: FEATURE_FORMAT_TYPES, rawFields: BUREAU_RAW_FIELDS, formatFields: BUREAU_FORMAT_FIELDS,
-    forcedFormat: opts.format, filesRoot: opts.filesRoot, refusedFormats: REFUSED_FEATURE_FORMATS, cache: opts.cache,
+    accepted: FEATURE_FORMAT_TYPES,
+    rawFields: BUREAU_RAW_FIELDS,
+    formatFields: BUREAU_FORMAT_FIELDS,
+    forcedFormat: opts.format,
+    filesRoot: opts.filesRoot,
+    refusedFormats: REFUSED_FEATURE_FORMATS,
+    cache: opts.cache,
   });
   if (!report.ok) errors.push(...report.errors);
   if (errors.length || !top.ok || !report.ok || fetched === undefined) return { ok: false, errors };
@@ -92,5 +100,7 @@ export async function buildBureauFeaturesRequest(
     raw_data: report.value.base64,
     format_type: report.value.format,
   };
-  return report.value.warnings.length ? { ok: true, value: { body }, warnings: report.value.warnings } : { ok: true, value: { body } };
+  return report.value.warnings.length
+    ? { ok: true, value: { body }, warnings: report.value.warnings }
+    : { ok: true, value: { body } };
 }

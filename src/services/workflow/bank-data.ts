@@ -23,8 +23,16 @@ export const BANK_PATH_FIELD = 'bank_data_path';
 const MAX_PROBLEMS = 10;
 
 const METADATA_FIELDS = [
-  'currency', 'bank_name', 'ifsc_code', 'account_type', 'employer_name', 'account_number', 'account_holder_name',
-  'statement_fetch_date', 'statement_start_date', 'statement_end_date',
+  'currency',
+  'bank_name',
+  'ifsc_code',
+  'account_type',
+  'employer_name',
+  'account_number',
+  'account_holder_name',
+  'statement_fetch_date',
+  'statement_start_date',
+  'statement_end_date',
 ] as const;
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const NUMERIC_TEXT_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
@@ -39,7 +47,11 @@ interface Problem {
 function checkAccount(acc: unknown, at: string, out: Problem[]): void {
   const prefix = at ? `${at}.` : '';
   if (!isPlainObject(acc)) {
-    out.push({ at: at || '(top level)', expected: 'an account object with metadata and transaction_data', got: describeValue(acc, true) });
+    out.push({
+      at: at || '(top level)',
+      expected: 'an account object with metadata and transaction_data',
+      got: describeValue(acc, true),
+    });
     return;
   }
   const meta = acc.metadata;
@@ -48,7 +60,8 @@ function checkAccount(acc: unknown, at: string, out: Problem[]): void {
   } else {
     for (const f of METADATA_FIELDS) {
       const v = meta[f];
-      if (v !== undefined && v !== null && typeof v !== 'string') out.push({ at: `${prefix}metadata.${f}`, expected: 'a string', got: describeValue(v, true) });
+      if (v !== undefined && v !== null && typeof v !== 'string')
+        out.push({ at: `${prefix}metadata.${f}`, expected: 'a string', got: describeValue(v, true) });
     }
   }
   const txns = acc.transaction_data;
@@ -64,18 +77,27 @@ function checkAccount(acc: unknown, at: string, out: Problem[]): void {
     }
     for (const f of ['txnId', 'type', 'narration'] as const) {
       const v = t[f];
-      if (v !== undefined && typeof v !== 'string') out.push({ at: `${tp}.${f}`, expected: 'a string', got: describeValue(v, f === 'narration') });
+      if (v !== undefined && typeof v !== 'string')
+        out.push({ at: `${tp}.${f}`, expected: 'a string', got: describeValue(v, f === 'narration') });
     }
     if (t.amount !== undefined && (typeof t.amount !== 'number' || !Number.isFinite(t.amount))) {
       out.push({ at: `${tp}.amount`, expected: 'a number', got: describeValue(t.amount) });
     }
     const bal = t.currentBalance;
     if (bal !== undefined && !(typeof bal === 'string' && NUMERIC_TEXT_RE.test(bal.trim()))) {
-      out.push({ at: `${tp}.currentBalance`, expected: 'numeric text, e.g. "1520.75"', got: typeof bal === 'number' ? `the number ${bal}` : describeValue(bal) });
+      out.push({
+        at: `${tp}.currentBalance`,
+        expected: 'numeric text, e.g. "1520.75"',
+        got: typeof bal === 'number' ? `the number ${bal}` : describeValue(bal),
+      });
     }
     const ts = t.transactionTimestamp;
     if (ts !== undefined && !(typeof ts === 'string' && TIMESTAMP_RE.test(ts))) {
-      out.push({ at: `${tp}.transactionTimestamp`, expected: 'a timestamp YYYY-MM-DD HH:MM:SS', got: describeValue(ts) });
+      out.push({
+        at: `${tp}.transactionTimestamp`,
+        expected: 'a timestamp YYYY-MM-DD HH:MM:SS',
+        got: describeValue(ts),
+      });
     }
   });
 }
@@ -95,11 +117,19 @@ function bankDataProblems(value: unknown): Problem[] {
 }
 
 function toFieldErrors(column: string, problems: readonly Problem[]): FieldError[] {
-  const shown = problems.slice(0, MAX_PROBLEMS).map((p): FieldError => ({
-    field: column, expected: p.expected, message: `${column}: ${p.at}: Expected ${p.expected}, got ${p.got}`,
-  }));
+  const shown = problems.slice(0, MAX_PROBLEMS).map(
+    (p): FieldError => ({
+      field: column,
+      expected: p.expected,
+      message: `${column}: ${p.at}: Expected ${p.expected}, got ${p.got}`,
+    }),
+  );
   if (problems.length > MAX_PROBLEMS) {
-    shown.push({ field: column, expected: 'bank data in the shape of spec 2.6', message: `${column}: ... and ${problems.length - MAX_PROBLEMS} more problems` });
+    shown.push({
+      field: column,
+      expected: 'bank data in the shape of spec 2.6',
+      message: `${column}: ... and ${problems.length - MAX_PROBLEMS} more problems`,
+    });
   }
   return shown;
 }
@@ -112,7 +142,11 @@ function checkBankData(value: unknown, column: string, allowArray: boolean): Fie
 
 function arrayRefused(column: string): FieldError {
   const expected = 'one account (an object with metadata and transaction_data)';
-  return { field: column, expected, message: `${column}: Expected ${expected}, got an array of accounts; several accounts are accepted by bank_bre only` };
+  return {
+    field: column,
+    expected,
+    message: `${column}: Expected ${expected}, got an array of accounts; several accounts are accepted by bank_bre only`,
+  };
 }
 
 export interface BankDataOptions {
@@ -154,7 +188,17 @@ async function fromPath(field: FieldValue, opts: BankDataOptions): Promise<BankD
   const parsed = read.value;
   const given = read.given;
   if (parsed.parseError !== undefined || parsed.value === undefined) {
-    return { ok: false, errors: [{ field: field.column, expected, message: `${field.column}: ${parsed.parseError} ('${given}')`, code: 'REPORT_UNREADABLE' }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          field: field.column,
+          expected,
+          message: `${field.column}: ${parsed.parseError} ('${given}')`,
+          code: 'REPORT_UNREADABLE',
+        },
+      ],
+    };
   }
   if (Array.isArray(parsed.value) && !opts.allowArray) return { ok: false, errors: [arrayRefused(field.column)] };
   if (parsed.problems.length) return { ok: false, errors: toFieldErrors(field.column, parsed.problems) };
@@ -169,7 +213,16 @@ function fromInline(field: FieldValue, opts: BankDataOptions): BankDataResult {
       value = JSON.parse(value);
     } catch {
       const expected = 'bank data as a JSON object (or array of them)';
-      return { ok: false, errors: [{ field: field.column, expected, message: `${field.column}: Expected ${expected}, got text that is not JSON` }] };
+      return {
+        ok: false,
+        errors: [
+          {
+            field: field.column,
+            expected,
+            message: `${field.column}: Expected ${expected}, got text that is not JSON`,
+          },
+        ],
+      };
     }
   }
   const errors = checkBankData(value, field.column, opts.allowArray);
@@ -183,11 +236,26 @@ export async function resolveBankData(data: Record<string, unknown>, opts: BankD
   if (inline && path) {
     return {
       ok: false,
-      errors: [{ field: BANK_PATH_FIELD, expected: `either ${inline.column} or ${BANK_PATH_FIELD}, not both`, message: `${BANK_PATH_FIELD}: the row gives bank data twice (${inline.column} and ${BANK_PATH_FIELD}); keep one` }],
+      errors: [
+        {
+          field: BANK_PATH_FIELD,
+          expected: `either ${inline.column} or ${BANK_PATH_FIELD}, not both`,
+          message: `${BANK_PATH_FIELD}: the row gives bank data twice (${inline.column} and ${BANK_PATH_FIELD}); keep one`,
+        },
+      ],
     };
   }
   if (inline) return fromInline(inline, opts);
   if (path) return fromPath(path, opts);
   const expected = `bank data (spec 2.6) in ${BANK_DATA_FIELD}, or its JSON file in ${BANK_PATH_FIELD}`;
-  return { ok: false, errors: [{ field: BANK_DATA_FIELD, expected, message: `Missing required field '${BANK_DATA_FIELD}': expected ${expected}` }] };
+  return {
+    ok: false,
+    errors: [
+      {
+        field: BANK_DATA_FIELD,
+        expected,
+        message: `Missing required field '${BANK_DATA_FIELD}': expected ${expected}`,
+      },
+    ],
+  };
 }

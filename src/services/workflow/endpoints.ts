@@ -17,11 +17,19 @@ function num(column: string, rule: Parameters<typeof zNumber>[0] = {}): FieldSpe
 }
 
 const LEAD_ID = str('lead_id');
-const APP_USER_ID: FieldSpec = { column: 'app_user_id', target: 'input_data.app_user_id', schema: zString({ maxLength: ID_MAX }) };
+const APP_USER_ID: FieldSpec = {
+  column: 'app_user_id',
+  target: 'input_data.app_user_id',
+  schema: zString({ maxLength: ID_MAX }),
+};
 // the spec types it "number"; a negative income is a data error worth catching before the call
 const DECLARED_INCOME = num('declared_income', { min: 0 });
 const BANK_TYPES = ['bank_aa', 'bank_bsa'] as const;
-const EXTERNAL_BANK_TYPE: FieldSpec = { column: 'external.bank_type', target: 'input_data.external.bank_type', schema: zString({ oneOf: BANK_TYPES }) };
+const EXTERNAL_BANK_TYPE: FieldSpec = {
+  column: 'external.bank_type',
+  target: 'input_data.external.bank_type',
+  schema: zString({ oneOf: BANK_TYPES }),
+};
 
 /** 4.2 */
 export const LOCATION_FIELDS: readonly FieldSpec[] = [
@@ -35,32 +43,76 @@ export const BUREAU_MOBILE_FIELDS: readonly FieldSpec[] = [LEAD_ID, APP_USER_ID,
 
 /** 4.3, when the workflow fetches the bureau itself. */
 export const PERSONAL_COLUMNS = [
-  'pan_number', 'name_aadhar', 'address_aadhar', 'state_aadhar', 'city_aadhar', 'pincode_aadhar', 'phone',
-  'pan_name', 'dob', 'profession', 'salary_source', 'loan_purpose', 'income_type', 'gender',
+  'pan_number',
+  'name_aadhar',
+  'address_aadhar',
+  'state_aadhar',
+  'city_aadhar',
+  'pincode_aadhar',
+  'phone',
+  'pan_name',
+  'dob',
+  'profession',
+  'salary_source',
+  'loan_purpose',
+  'income_type',
+  'gender',
 ] as const;
 export const BUREAU_FETCHED_FIELDS: readonly FieldSpec[] = PERSONAL_COLUMNS.map(str);
 
 /** 4.4, the three modes. bank_type is implied by the mode when the row leaves it out. */
 export const BANK_AA_FIELDS: readonly FieldSpec[] = [
   str('request_id'),
-  { column: 'bank_type', aliases: ['external.bank_type'], target: 'input_data.bank_type', schema: zString({ oneOf: ['bank_aa'] }), default: 'bank_aa' },
+  {
+    column: 'bank_type',
+    aliases: ['external.bank_type'],
+    target: 'input_data.bank_type',
+    schema: zString({ oneOf: ['bank_aa'] }),
+    default: 'bank_aa',
+  },
 ];
 export const BANK_BSA_FIELDS: readonly FieldSpec[] = [
   str('report_id'),
   str('auth_token'),
-  { column: 'bank_type', aliases: ['external.bank_type'], target: 'input_data.bank_type', schema: zString({ oneOf: ['bank_bsa'] }), default: 'bank_bsa' },
+  {
+    column: 'bank_type',
+    aliases: ['external.bank_type'],
+    target: 'input_data.bank_type',
+    schema: zString({ oneOf: ['bank_bsa'] }),
+    default: 'bank_bsa',
+  },
 ];
 export const BANK_SUPPLIED_FIELDS: readonly FieldSpec[] = [LEAD_ID, DECLARED_INCOME, EXTERNAL_BANK_TYPE];
 
 /** 4.5 (the report and bank data are resolved by ../bureau/report.ts and ./bank-data.ts). */
-export const BUREAU_MOBILE_BANK_FIELDS: readonly FieldSpec[] = [LEAD_ID, APP_USER_ID, DECLARED_INCOME, EXTERNAL_BANK_TYPE];
+export const BUREAU_MOBILE_BANK_FIELDS: readonly FieldSpec[] = [
+  LEAD_ID,
+  APP_USER_ID,
+  DECLARED_INCOME,
+  EXTERNAL_BANK_TYPE,
+];
 
 /** 4.6: every field required. */
 export const REPEAT_FIELDS: readonly FieldSpec[] = [
-  ...['pan_number', 'name_aadhar', 'address_aadhar', 'state_aadhar', 'city_aadhar', 'pincode_aadhar', 'phone', 'dob'].map(str),
   ...[
-    'max_dpd_last_loan', 'max_dpd_ever_internal', 'previous_loan_amount', 'decided_tenure_last_loan',
-    'actual_tenure_last_loan', 'days_since_last_loan_closed', 'number_of_loans_closed', 'days_since_last_loan_taken',
+    'pan_number',
+    'name_aadhar',
+    'address_aadhar',
+    'state_aadhar',
+    'city_aadhar',
+    'pincode_aadhar',
+    'phone',
+    'dob',
+  ].map(str),
+  ...[
+    'max_dpd_last_loan',
+    'max_dpd_ever_internal',
+    'previous_loan_amount',
+    'decided_tenure_last_loan',
+    'actual_tenure_last_loan',
+    'days_since_last_loan_closed',
+    'number_of_loans_closed',
+    'days_since_last_loan_taken',
     'days_since_first_loan_taken',
   ].map((c) => num(c)),
   { column: 'flag_current_default', target: 'input_data.flag_current_default', schema: zBoolean() },
@@ -72,7 +124,13 @@ export const BRE_REPORT_FIELDS = ['external.bureau_raw_json'] as const;
 export const BRE_FORMAT_FIELDS = ['external.bureau_type'] as const;
 
 export type NamedEndpoint = 'location_bre' | 'bureau_mobile_bre' | 'bank_bre' | 'bureau_mobile_bank_bre' | 'repeat_bre';
-export const NAMED_ENDPOINTS: readonly NamedEndpoint[] = ['location_bre', 'bureau_mobile_bre', 'bank_bre', 'bureau_mobile_bank_bre', 'repeat_bre'];
+export const NAMED_ENDPOINTS: readonly NamedEndpoint[] = [
+  'location_bre',
+  'bureau_mobile_bre',
+  'bank_bre',
+  'bureau_mobile_bank_bre',
+  'repeat_bre',
+];
 
 export function isNamedEndpoint(endpoint: string): endpoint is NamedEndpoint {
   return (NAMED_ENDPOINTS as readonly string[]).includes(endpoint);
@@ -117,7 +175,9 @@ export const NAMED_COLUMNS: Readonly<Record<NamedEndpoint, ColumnSpec>> = {
     required: [...TOP_COLUMNS, 'lead_id', 'app_user_id', 'declared_income'],
     optional: [],
     conditional: {
-      ...Object.fromEntries(PERSONAL_COLUMNS.map((c) => [c, 'when the workflow fetches the bureau (no report in the row)'])),
+      ...Object.fromEntries(
+        PERSONAL_COLUMNS.map((c) => [c, 'when the workflow fetches the bureau (no report in the row)']),
+      ),
       [REPORT_RAW]: `when the caller supplies the bureau: base64 of the report (or give ${REPORT_PATH_FIELD})`,
       [REPORT_PATH_FIELD]: `when the caller supplies the bureau: the report file, instead of ${REPORT_RAW}`,
       [REPORT_TYPE]: 'with a supplied report: its format (2.7); detected from the report when absent',

@@ -14,17 +14,33 @@ export type ColumnType = 'string' | 'number' | 'boolean' | 'json';
 export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'number', 'boolean', 'json'];
 
 const EXPECTED: Readonly<Record<ColumnType, string>> = {
-  string: 'a string', number: 'a number', boolean: 'a boolean (true/false, yes/no or 1/0)', json: 'JSON (an object, array or value)',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'a boolean (true/false, yes/no or 1/0)',
+  json: 'JSON (an object, array or value)',
 };
 
 function coerceAs(type: ColumnType, value: unknown, style: NumberStyle): { ok: true; value: unknown } | { ok: false } {
   switch (type) {
-    case 'string': { const s = parseString(value); return s === undefined ? { ok: false } : { ok: true, value: s }; }
-    case 'number': { const n = parseNumber(value, style); return n === undefined ? { ok: false } : { ok: true, value: n }; }
-    case 'boolean': { const b = parseBoolean(value); return b === undefined ? { ok: false } : { ok: true, value: b }; }
+    case 'string': {
+      const s = parseString(value);
+      return s === undefined ? { ok: false } : { ok: true, value: s };
+    }
+    case 'number': {
+      const n = parseNumber(value, style);
+      return n === undefined ? { ok: false } : { ok: true, value: n };
+    }
+    case 'boolean': {
+      const b = parseBoolean(value);
+      return b === undefined ? { ok: false } : { ok: true, value: b };
+    }
     case 'json':
       if (typeof value !== 'string') return { ok: true, value };
-      try { return { ok: true, value: JSON.parse(value) }; } catch { return { ok: false }; }
+      try {
+        return { ok: true, value: JSON.parse(value) };
+      } catch {
+        return { ok: false };
+      }
   }
 }
 
@@ -33,8 +49,11 @@ function coerceAs(type: ColumnType, value: unknown, style: NumberStyle): { ok: t
  * Values are copied (structuredClone), so the request never shares objects with the row.
  */
 export function copyColumns(
-  data: Record<string, unknown>, columns: Iterable<string>, target: Record<string, unknown>,
-  types: Readonly<Record<string, ColumnType>> = {}, style: NumberStyle = COMMA_STYLE,
+  data: Record<string, unknown>,
+  columns: Iterable<string>,
+  target: Record<string, unknown>,
+  types: Readonly<Record<string, ColumnType>> = {},
+  style: NumberStyle = COMMA_STYLE,
 ): FieldError[] {
   const errors: FieldError[] = [];
   for (const column of columns) {
@@ -44,7 +63,12 @@ export function copyColumns(
     let value: unknown = raw;
     if (type) {
       const c = coerceAs(type, raw, style);
-      if (!c.ok) { errors.push(fieldError(column, type === 'number' ? numberExpected(EXPECTED.number, style, raw) : EXPECTED[type], raw)); continue; }
+      if (!c.ok) {
+        errors.push(
+          fieldError(column, type === 'number' ? numberExpected(EXPECTED.number, style, raw) : EXPECTED[type], raw),
+        );
+        continue;
+      }
       value = c.value;
     }
     setPath(target, column, typeof value === 'object' && value !== null ? structuredClone(value) : value);

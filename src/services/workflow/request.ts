@@ -18,9 +18,21 @@ import { BRE_BUREAU_FORMATS } from '../bureau/formats.js';
 import { hasReport, REPORT_PATH_FIELD, resolveBureauReport } from '../bureau/report.js';
 import { BANK_DATA_FIELD, BANK_PATH_FIELD, hasBankData, resolveBankData } from './bank-data.js';
 import {
-  BANK_AA_FIELDS, BANK_BSA_FIELDS, BANK_SUPPLIED_FIELDS, bankMode, BRE_FORMAT_FIELDS, BRE_REPORT_FIELDS,
-  BUREAU_FETCHED_FIELDS, BUREAU_MOBILE_BANK_FIELDS, BUREAU_MOBILE_FIELDS, bureauMode, isNamedEndpoint,
-  LOCATION_FIELDS, PERSONAL_COLUMNS, REPEAT_FIELDS, type NamedEndpoint,
+  BANK_AA_FIELDS,
+  BANK_BSA_FIELDS,
+  BANK_SUPPLIED_FIELDS,
+  bankMode,
+  BRE_FORMAT_FIELDS,
+  BRE_REPORT_FIELDS,
+  BUREAU_FETCHED_FIELDS,
+  BUREAU_MOBILE_BANK_FIELDS,
+  BUREAU_MOBILE_FIELDS,
+  bureauMode,
+  isNamedEndpoint,
+  LOCATION_FIELDS,
+  PERSONAL_COLUMNS,
+  REPEAT_FIELDS,
+  type NamedEndpoint,
 } from './endpoints.js';
 import { copyColumns, type ColumnType } from './extra-columns.js';
 import { tableSchema, TOP_FIELDS, validateTable, type FieldSpec } from '../field-table.js';
@@ -58,15 +70,24 @@ interface Plan {
 const schemas = new Map<NumberStyle, Map<readonly FieldSpec[], ReturnType<typeof tableSchema>>>();
 function schemaOf(table: readonly FieldSpec[], style: NumberStyle): ReturnType<typeof tableSchema> {
   let byTable = schemas.get(style);
-  if (!byTable) { byTable = new Map(); schemas.set(style, byTable); }
+  if (!byTable) {
+    byTable = new Map();
+    schemas.set(style, byTable);
+  }
   let s = byTable.get(table);
-  if (!s) { s = tableSchema(table, style); byTable.set(table, s); }
+  if (!s) {
+    s = tableSchema(table, style);
+    byTable.set(table, s);
+  }
   return s;
 }
 const tables = new Map<string, readonly FieldSpec[]>();
 function withTop(key: string, fields: readonly FieldSpec[]): readonly FieldSpec[] {
   let t = tables.get(key);
-  if (!t) { t = [...TOP_FIELDS, ...fields]; tables.set(key, t); }
+  if (!t) {
+    t = [...TOP_FIELDS, ...fields];
+    tables.set(key, t);
+  }
   return t;
 }
 
@@ -77,25 +98,40 @@ function plan(endpoint: NamedEndpoint, data: Record<string, unknown>): Plan {
     case 'repeat_bre':
       return { mode: endpoint, table: withTop(endpoint, REPEAT_FIELDS), report: false };
     case 'bureau_mobile_bank_bre':
-      return { mode: endpoint, table: withTop(endpoint, BUREAU_MOBILE_BANK_FIELDS), report: true, bank: { allowArray: false } };
+      return {
+        mode: endpoint,
+        table: withTop(endpoint, BUREAU_MOBILE_BANK_FIELDS),
+        report: true,
+        bank: { allowArray: false },
+      };
     case 'bureau_mobile_bre': {
       const mode = bureauMode(data);
       if (mode === 'bureau_supplied') return { mode, table: withTop(mode, BUREAU_MOBILE_FIELDS), report: true };
-      if (mode === 'bureau_fetched') return { mode, table: withTop(mode, [...BUREAU_MOBILE_FIELDS, ...BUREAU_FETCHED_FIELDS]), report: false };
+      if (mode === 'bureau_fetched')
+        return { mode, table: withTop(mode, [...BUREAU_MOBILE_FIELDS, ...BUREAU_FETCHED_FIELDS]), report: false };
       const expected = `either a supplied bureau report (external.bureau_raw_json or ${REPORT_PATH_FIELD}, with external.bureau_type) or the personal fields for the workflow to fetch it (${PERSONAL_COLUMNS.join(', ')})`;
       return {
-        mode: 'none', table: withTop('bureau_mobile_base', BUREAU_MOBILE_FIELDS), report: false,
-        noMode: { field: 'external.bureau_raw_json', expected, message: `bureau_mobile_bre: the row has no bureau input; expected ${expected}` },
+        mode: 'none',
+        table: withTop('bureau_mobile_base', BUREAU_MOBILE_FIELDS),
+        report: false,
+        noMode: {
+          field: 'external.bureau_raw_json',
+          expected,
+          message: `bureau_mobile_bre: the row has no bureau input; expected ${expected}`,
+        },
       };
     }
     case 'bank_bre': {
       const mode = bankMode(data);
-      if (mode === 'bank_supplied') return { mode, table: withTop(mode, BANK_SUPPLIED_FIELDS), report: false, bank: { allowArray: true } };
+      if (mode === 'bank_supplied')
+        return { mode, table: withTop(mode, BANK_SUPPLIED_FIELDS), report: false, bank: { allowArray: true } };
       if (mode === 'bank_bsa') return { mode, table: withTop(mode, BANK_BSA_FIELDS), report: false };
       if (mode === 'bank_aa') return { mode, table: withTop(mode, BANK_AA_FIELDS), report: false };
       const expected = `one of: request_id (account aggregator, bank_type bank_aa); report_id and auth_token (statement analyzer, bank_type bank_bsa); ${BANK_DATA_FIELD} or ${BANK_PATH_FIELD} with lead_id, declared_income and external.bank_type (supplied)`;
       return {
-        mode: 'none', table: withTop('top', []), report: false,
+        mode: 'none',
+        table: withTop('top', []),
+        report: false,
         noMode: { field: 'bank_type', expected, message: `bank_bre: the row has no bank input; expected ${expected}` },
       };
     }
@@ -107,11 +143,22 @@ function plan(endpoint: NamedEndpoint, data: Record<string, unknown>): Plan {
  * carries a report / bank data, which are re-placed under input_data.external — the report / bank columns.
  */
 const TOP_COLUMNS = ['user_id', 'reference_id'];
-const REPORT_COLUMNS = [REPORT_PATH_FIELD, 'bureau_raw_json', 'external.bureau_raw_json', 'bureau_type', 'external.bureau_type'];
+const REPORT_COLUMNS = [
+  REPORT_PATH_FIELD,
+  'bureau_raw_json',
+  'external.bureau_raw_json',
+  'bureau_type',
+  'external.bureau_type',
+];
 const BANK_COLUMNS = [BANK_PATH_FIELD, 'bank_data', 'external.bank_data'];
 
 function genericColumns(data: Record<string, unknown>, p: Plan, exclude: readonly string[]): string[] {
-  const reserved = new Set([...TOP_COLUMNS, ...(p.report ? REPORT_COLUMNS : []), ...(p.bank ? BANK_COLUMNS : []), ...exclude]);
+  const reserved = new Set([
+    ...TOP_COLUMNS,
+    ...(p.report ? REPORT_COLUMNS : []),
+    ...(p.bank ? BANK_COLUMNS : []),
+    ...exclude,
+  ]);
   return Object.keys(data).filter((c) => !reserved.has(c));
 }
 
@@ -120,12 +167,19 @@ function genericColumns(data: Record<string, unknown>, p: Plan, exclude: readonl
  * be read from a file: a run of thousands of rows a second pays for every promise on its per-row path.
  */
 export function buildWorkflowRequest(
-  data: Record<string, unknown>, endpoint: string, opts: WorkflowRequestOptions,
+  data: Record<string, unknown>,
+  endpoint: string,
+  opts: WorkflowRequestOptions,
 ): PrepareResult<WorkflowRequest> | Promise<PrepareResult<WorkflowRequest>> {
   const named = isNamedEndpoint(endpoint);
   const p: Plan = named
     ? plan(endpoint, data)
-    : { mode: 'custom', table: withTop('top', []), report: hasReport(data, BRE_REPORT_FIELDS), bank: hasBankData(data) ? { allowArray: true } : undefined };
+    : {
+        mode: 'custom',
+        table: withTop('top', []),
+        report: hasReport(data, BRE_REPORT_FIELDS),
+        bank: hasBankData(data) ? { allowArray: true } : undefined,
+      };
   const errors: FieldError[] = p.noMode ? [p.noMode] : [];
   const warnings: string[] = [];
 
@@ -137,7 +191,7 @@ export function buildWorkflowRequest(
   const input = body.input_data as Record<string, unknown>;
 
   // pass-through columns first, so the documented fields below win over a same-named column
-  const extra = named ? opts.passColumns ?? [] : genericColumns(data, p, opts.excludeColumns ?? []);
+  const extra = named ? (opts.passColumns ?? []) : genericColumns(data, p, opts.excludeColumns ?? []);
   const passInput: Record<string, unknown> = {};
   errors.push(...copyColumns(data, extra, passInput, opts.columnTypes, style));
 
@@ -152,8 +206,11 @@ export function buildWorkflowRequest(
   return (async () => {
     if (p.report) {
       const report = await resolveBureauReport(data, {
-        accepted: BRE_BUREAU_FORMATS, rawFields: BRE_REPORT_FIELDS, formatFields: BRE_FORMAT_FIELDS,
-        filesRoot: opts.filesRoot, cache: opts.cache,
+        accepted: BRE_BUREAU_FORMATS,
+        rawFields: BRE_REPORT_FIELDS,
+        formatFields: BRE_FORMAT_FIELDS,
+        filesRoot: opts.filesRoot,
+        cache: opts.cache,
       });
       if (report.ok) {
         warnings.push(...report.value.warnings);
@@ -164,7 +221,11 @@ export function buildWorkflowRequest(
       }
     }
     if (p.bank) {
-      const bank = await resolveBankData(data, { allowArray: p.bank.allowArray, filesRoot: opts.filesRoot, cache: opts.cache });
+      const bank = await resolveBankData(data, {
+        allowArray: p.bank.allowArray,
+        filesRoot: opts.filesRoot,
+        cache: opts.cache,
+      });
       if (bank.ok) setPath(input, 'external.bank_data', bank.value);
       else errors.push(...bank.errors);
     }

@@ -21,7 +21,10 @@ describe('--plan and --window-hours', () => {
   });
 
   it.each(['0', 'six'])('refuse window %s with --plan, quoted as given', (given) => {
-    expect(refusal(['--plan', '--window-hours', given])).toEqual({ code: 'USAGE', message: `Expected --window-hours to be a number of hours above 0, got '${given}'` });
+    expect(refusal(['--plan', '--window-hours', given])).toEqual({
+      code: 'USAGE',
+      message: `Expected --window-hours to be a number of hours above 0, got '${given}'`,
+    });
   });
 });
 
@@ -37,19 +40,30 @@ describe('--stop-grace', () => {
 });
 
 describe('the circuit breaker: --max-consecutive-failures, --max-failure-share, --failure-window', () => {
-  it('default to the circuit\'s', () => {
+  it("default to the circuit's", () => {
     expect(resolveArgs([]).settings.circuit).toEqual(DEFAULT_CIRCUIT);
   });
 
   it('take what is given; 0 and 1 mean never', () => {
-    expect(resolveArgs(['--max-consecutive-failures', '0', '--max-failure-share', '1', '--failure-window', '50']).settings.circuit).toEqual({ consecutive: 0, share: 1, window: 50 });
+    expect(
+      resolveArgs(['--max-consecutive-failures', '0', '--max-failure-share', '1', '--failure-window', '50']).settings
+        .circuit,
+    ).toEqual({ consecutive: 0, share: 1, window: 50 });
   });
 
   it.each([
     ['--max-consecutive-failures', '-1', "Expected --max-consecutive-failures to be a whole number >= 0, got '-1'"],
     ['--max-consecutive-failures', 'x', "Expected --max-consecutive-failures to be a whole number >= 0, got 'x'"],
-    ['--max-failure-share', '0', "Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '0'"],
-    ['--max-failure-share', 'half', "Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got 'half'"],
+    [
+      '--max-failure-share',
+      '0',
+      "Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got '0'",
+    ],
+    [
+      '--max-failure-share',
+      'half',
+      "Expected --max-failure-share to be a share above 0 and at most 1 (1 = never), got 'half'",
+    ],
     ['--failure-window', '0', "Expected --failure-window to be a whole number >= 1, got '0'"],
   ])('refuse %s %s, quoted as given', (flag, given, message) => {
     expect(refusal([`${flag}=${given}`])).toEqual({ code: 'USAGE', message });
@@ -62,17 +76,31 @@ describe('--job and its options', () => {
   });
 
   it('take a name, with a --sink; this worker named by the context', () => {
-    expect(resolveArgs(['--job', 'nightly', '--sink', 'postgres://app@db/risk']).settings.job).toEqual({ name: 'nightly', worker: 'host-1-42', leaseMs: 60_000, heartbeatMs: 10_000, chunkRows: 500, retryErrors: false });
+    expect(resolveArgs(['--job', 'nightly', '--sink', 'postgres://app@db/risk']).settings.job).toEqual({
+      name: 'nightly',
+      worker: 'host-1-42',
+      leaseMs: 60_000,
+      heartbeatMs: 10_000,
+      chunkRows: 500,
+      retryErrors: false,
+    });
   });
 
   it('refuse what picks rows or no sink, and a heartbeat above a third of the lease', () => {
     expect(refusal(['--job', 'n']).message).toMatch(/^Expected --sink URL with --job/);
-    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--limit', '5']).message).toMatch(/^Expected no --limit with --job, got --limit 5/);
-    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--job-lease', '30s', '--job-heartbeat', '11s']).message).toMatch(/^Expected --job-heartbeat to be at most a third of --job-lease/);
-    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--job-chunk-rows', 'lots']).message).toBe("Expected --job-chunk-rows to be a whole number from 1 to 1000000, got 'lots'");
+    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--limit', '5']).message).toMatch(
+      /^Expected no --limit with --job, got --limit 5/,
+    );
+    expect(
+      refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--job-lease', '30s', '--job-heartbeat', '11s'])
+        .message,
+    ).toMatch(/^Expected --job-heartbeat to be at most a third of --job-lease/);
+    expect(refusal(['--job', 'n', '--sink', 'postgres://app@db/risk', '--job-chunk-rows', 'lots']).message).toBe(
+      "Expected --job-chunk-rows to be a whole number from 1 to 1000000, got 'lots'",
+    );
   });
 
-  it('take --retry-errors as the job\'s, without --out', () => {
+  it("take --retry-errors as the job's, without --out", () => {
     const r = resolveArgs(['--job', 'n', '--sink', 'postgres://app@db/risk', '--retry-errors']);
     expect(r.settings.job?.retryErrors).toBe(true);
     expect(r.settings.retryErrors).toBe(false);

@@ -27,7 +27,9 @@ describe('--input-format', () => {
 
   it('is required for stdin, and Parquet cannot be streamed', () => {
     expect(refusal(['--input=-'])).toMatchObject({ code: 'USAGE' });
-    expect(refusal(['--input=-', '--input-format', 'parquet']).message).toMatch(/Expected a Parquet file, got --input - \(stdin\)/);
+    expect(refusal(['--input=-', '--input-format', 'parquet']).message).toMatch(
+      /Expected a Parquet file, got --input - \(stdin\)/,
+    );
   });
 
   it('takes only the formats run reads', () => {
@@ -45,8 +47,12 @@ describe('--encoding', () => {
   });
 
   it('refuses a name that is none, and any with Parquet', () => {
-    expect(refusal(['--encoding', 'klingon']).message).toMatch(/Expected --encoding to be an encoding name .*got 'klingon'/);
-    expect(refusal(['--input', 'a.parquet', '--encoding', 'utf-8']).message).toMatch(/Expected no --encoding with Parquet input/);
+    expect(refusal(['--encoding', 'klingon']).message).toMatch(
+      /Expected --encoding to be an encoding name .*got 'klingon'/,
+    );
+    expect(refusal(['--input', 'a.parquet', '--encoding', 'utf-8']).message).toMatch(
+      /Expected no --encoding with Parquet input/,
+    );
   });
 });
 
@@ -81,8 +87,17 @@ describe('--files-root', () => {
 
   it('is the folder given, looked up through the context', () => {
     const seen: unknown[] = [];
-    const ctx = fakeContext({ filesRoot: (given, input) => { seen.push([given, input]); return { kind: 'folder', path: '/r', real: '/r', given: true }; } });
-    expect(resolveArgs(['--files-root', 'reports'], ctx).settings.filesRoot).toMatchObject({ kind: 'folder', path: '/r', given: true });
+    const ctx = fakeContext({
+      filesRoot: (given, input) => {
+        seen.push([given, input]);
+        return { kind: 'folder', path: '/r', real: '/r', given: true };
+      },
+    });
+    expect(resolveArgs(['--files-root', 'reports'], ctx).settings.filesRoot).toMatchObject({
+      kind: 'folder',
+      path: '/r',
+      given: true,
+    });
     expect(seen).toEqual([['reports', 'in.csv']]);
   });
 });

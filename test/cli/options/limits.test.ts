@@ -4,11 +4,18 @@ import { fakeContext, refusal, resolveArgs } from './parse.js';
 
 describe('--rate', () => {
   it('defaults to the documented limits', () => {
-    expect(resolveArgs([]).settings.rates).toEqual({ workflow: { limit: 500, windowMs: 60_000 }, bureau: { limit: 1000, windowMs: 60_000 }, account: expect.objectContaining({ limit: 120, windowMs: 60_000 }) });
+    expect(resolveArgs([]).settings.rates).toEqual({
+      workflow: { limit: 500, windowMs: 60_000 },
+      bureau: { limit: 1000, windowMs: 60_000 },
+      account: expect.objectContaining({ limit: 120, windowMs: 60_000 }),
+    });
   });
 
   it('takes SERVICE=N/UNIT, SERVICE=off and off, repeatable', () => {
-    expect(resolveArgs(['--rate', 'workflow=10/s', '--rate', 'bureau=off']).settings.rates).toMatchObject({ workflow: { limit: 10, windowMs: 1000 }, bureau: null });
+    expect(resolveArgs(['--rate', 'workflow=10/s', '--rate', 'bureau=off']).settings.rates).toMatchObject({
+      workflow: { limit: 10, windowMs: 1000 },
+      bureau: null,
+    });
     expect(resolveArgs(['--rate', 'off']).settings.rates).toEqual({ workflow: null, bureau: null, account: null });
   });
 
@@ -37,7 +44,10 @@ describe('--concurrency', () => {
   });
 
   it.each(['0', '1.5', 'many'])('refuses %s, quoted as given', (given) => {
-    expect(refusal(['--concurrency', given])).toEqual({ code: 'USAGE', message: `Expected --concurrency to be a whole number >= 1, got '${given}'` });
+    expect(refusal(['--concurrency', given])).toEqual({
+      code: 'USAGE',
+      message: `Expected --concurrency to be a whole number >= 1, got '${given}'`,
+    });
   });
 });
 
@@ -47,8 +57,16 @@ describe('--timeout', () => {
   });
 
   it('takes SERVICE=DURATION, or DURATION for all', () => {
-    expect(resolveArgs(['--timeout', 'bureau=45s']).settings.timeoutsMs).toEqual({ workflow: 60_000, bureau: 45_000, account: 60_000 });
-    expect(resolveArgs(['--timeout', '5s']).settings.timeoutsMs).toEqual({ workflow: 5000, bureau: 5000, account: 5000 });
+    expect(resolveArgs(['--timeout', 'bureau=45s']).settings.timeoutsMs).toEqual({
+      workflow: 60_000,
+      bureau: 45_000,
+      account: 60_000,
+    });
+    expect(resolveArgs(['--timeout', '5s']).settings.timeoutsMs).toEqual({
+      workflow: 5000,
+      bureau: 5000,
+      account: 5000,
+    });
   });
 
   it('refuses 0', () => {
@@ -63,7 +81,10 @@ describe('--max-attempts', () => {
   });
 
   it.each(['0', 'abc'])('refuses %s, quoted as given', (given) => {
-    expect(refusal(['--max-attempts', given])).toEqual({ code: 'USAGE', message: `Expected --max-attempts to be a whole number >= 1, got '${given}'` });
+    expect(refusal(['--max-attempts', given])).toEqual({
+      code: 'USAGE',
+      message: `Expected --max-attempts to be a whole number >= 1, got '${given}'`,
+    });
   });
 });
 
@@ -77,15 +98,23 @@ describe('--redis', () => {
 describe('--local-address', () => {
   it('is unset by default, and read from BRE_LOCAL_ADDRESSES in the context', () => {
     expect(resolveArgs([]).settings.localAddresses).toBeUndefined();
-    expect(resolveArgs([], fakeContext({ env: { BRE_LOCAL_ADDRESSES: '10.0.0.5 10.0.0.6,10.0.0.5' } })).settings.localAddresses).toEqual(['10.0.0.5', '10.0.0.6']);
+    expect(
+      resolveArgs([], fakeContext({ env: { BRE_LOCAL_ADDRESSES: '10.0.0.5 10.0.0.6,10.0.0.5' } })).settings
+        .localAddresses,
+    ).toEqual(['10.0.0.5', '10.0.0.6']);
   });
 
   it('wins over the environment: repeatable or comma-separated, each once', () => {
     const ctx = fakeContext({ env: { BRE_LOCAL_ADDRESSES: '10.0.0.9' } });
-    expect(resolveArgs(['--local-address', '127.0.0.1,::1', '--local-address', '127.0.0.1'], ctx).settings.localAddresses).toEqual(['127.0.0.1', '::1']);
+    expect(
+      resolveArgs(['--local-address', '127.0.0.1,::1', '--local-address', '127.0.0.1'], ctx).settings.localAddresses,
+    ).toEqual(['127.0.0.1', '::1']);
   });
 
   it('refuses what is no IP address', () => {
-    expect(refusal(['--local-address', 'eth0'])).toEqual({ code: 'USAGE', message: "Expected --local-address to be an IP address of this machine (e.g. 10.0.0.5), got 'eth0'" });
+    expect(refusal(['--local-address', 'eth0'])).toEqual({
+      code: 'USAGE',
+      message: "Expected --local-address to be an IP address of this machine (e.g. 10.0.0.5), got 'eth0'",
+    });
   });
 });

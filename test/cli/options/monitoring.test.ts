@@ -15,16 +15,23 @@ describe('--metrics-file and --metrics-port', () => {
   });
 
   it('ask for the file, the port, or both', () => {
-    expect(resolveArgs(['--metrics-file', '/var/lib/node_exporter/bre.prom']).metrics).toEqual({ file: '/var/lib/node_exporter/bre.prom' });
+    expect(resolveArgs(['--metrics-file', '/var/lib/node_exporter/bre.prom']).metrics).toEqual({
+      file: '/var/lib/node_exporter/bre.prom',
+    });
     expect(resolveArgs(['--metrics-port', '9464']).metrics).toEqual({ port: 9464 });
   });
 
   it.each(['70000', 'http', '-1'])('refuse port %s, quoted as given', (given) => {
-    expect(refusal([`--metrics-port=${given}`])).toEqual({ code: 'USAGE', message: `Expected --metrics-port to be a port number from 0 to 65535, got '${given}'` });
+    expect(refusal([`--metrics-port=${given}`])).toEqual({
+      code: 'USAGE',
+      message: `Expected --metrics-port to be a port number from 0 to 65535, got '${given}'`,
+    });
   });
 
   it('--pushgateway asks for a push, its URL checked where the metrics start', () => {
-    expect(resolveArgs(['--pushgateway', 'http://127.0.0.1:9091']).metrics).toEqual({ pushgateway: 'http://127.0.0.1:9091' });
+    expect(resolveArgs(['--pushgateway', 'http://127.0.0.1:9091']).metrics).toEqual({
+      pushgateway: 'http://127.0.0.1:9091',
+    });
   });
 
   it('are not started for --plan, which runs nothing', () => {

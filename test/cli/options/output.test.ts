@@ -23,7 +23,10 @@ describe('--output-formats', () => {
   });
 
   it('refuses another, quoted as given', () => {
-    expect(refusal(['--output-formats', 'xlsx'])).toEqual({ code: 'USAGE', message: "Expected --output-formats to list csv and/or parquet (comma-separated), got 'xlsx'" });
+    expect(refusal(['--output-formats', 'xlsx'])).toEqual({
+      code: 'USAGE',
+      message: "Expected --output-formats to list csv and/or parquet (comma-separated), got 'xlsx'",
+    });
   });
 });
 
@@ -36,7 +39,10 @@ describe('--keep-personal-data', () => {
 
 describe('--retry-errors', () => {
   it('needs --out: the folder whose errors to retry', () => {
-    expect(refusal(['--retry-errors'])).toEqual({ code: 'USAGE', message: '--retry-errors needs --out DIR: the folder of the run whose errors to retry' });
+    expect(refusal(['--retry-errors'])).toEqual({
+      code: 'USAGE',
+      message: '--retry-errors needs --out DIR: the folder of the run whose errors to retry',
+    });
     expect(resolveArgs(['--retry-errors', '--out', 'o']).settings.retryErrors).toBe(true);
     expect(resolveArgs([]).settings.retryErrors).toBe(false);
   });

@@ -10,7 +10,9 @@ import type { RunRequest } from '../../../src/app/run-request.js';
 
 /** `bre-batch run location --input in.csv ARGS...` (a different --input given in ARGS wins). */
 export function parseRun(args: readonly string[]): RunArgs {
-  const withInput = args.some((a) => a === '--input' || a.startsWith('--input=')) ? args : ['--input', 'in.csv', ...args];
+  const withInput = args.some((a) => a === '--input' || a.startsWith('--input='))
+    ? args
+    : ['--input', 'in.csv', ...args];
   return parseCommandLine(['run', 'location', ...withInput]);
 }
 
@@ -29,10 +31,14 @@ export function fakeContext(over: Partial<OptionsContext> = {}): OptionsContext 
   return {
     env: {},
     workerId: () => 'host-1-42',
-    loadPipeline: (ref) => ({ name: ref, path: `/pipelines/${ref}.yaml`, stages: [], key: 'reference_id' }) as unknown as Pipeline,
-    filesRoot: (given, input) => (given !== undefined
-      ? { kind: 'folder', path: `/abs/${given}`, real: `/abs/${given}`, given: true }
-      : typeof input === 'string' && input !== '-' ? { kind: 'folder', path: '/abs', real: '/abs', given: false } : { kind: 'none', why: 'no folder' }),
+    loadPipeline: (ref) =>
+      ({ name: ref, path: `/pipelines/${ref}.yaml`, stages: [], key: 'reference_id' }) as unknown as Pipeline,
+    filesRoot: (given, input) =>
+      given !== undefined
+        ? { kind: 'folder', path: `/abs/${given}`, real: `/abs/${given}`, given: true }
+        : typeof input === 'string' && input !== '-'
+          ? { kind: 'folder', path: '/abs', real: '/abs', given: false }
+          : { kind: 'none', why: 'no folder' },
     readSecretFile: (path) => {
       throw new Error(`read ${path}: no file is read in these tests`);
     },

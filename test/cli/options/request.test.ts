@@ -10,7 +10,15 @@ describe('the pipeline', () => {
   it('is loaded through the context, by the name or path given', () => {
     const asked: string[] = [];
     const base = fakeContext();
-    const r = resolveArgs([], fakeContext({ loadPipeline: (ref) => { asked.push(ref); return base.loadPipeline(ref); } }));
+    const r = resolveArgs(
+      [],
+      fakeContext({
+        loadPipeline: (ref) => {
+          asked.push(ref);
+          return base.loadPipeline(ref);
+        },
+      }),
+    );
     expect(asked).toEqual(['location']);
     expect(r.settings.pipeline.name).toBe('location');
   });
@@ -18,7 +26,9 @@ describe('the pipeline', () => {
 
 describe('the command that resumes the run', () => {
   it('is carried as the command line gave it, for the stop message', () => {
-    expect(resolveRunRequest(parseRun([]), fakeContext(), "bre-batch run location --input 'my file.csv'").resumeCommand).toBe("bre-batch run location --input 'my file.csv'");
+    expect(
+      resolveRunRequest(parseRun([]), fakeContext(), "bre-batch run location --input 'my file.csv'").resumeCommand,
+    ).toBe("bre-batch run location --input 'my file.csv'");
   });
 });
 
@@ -27,13 +37,26 @@ describe('the services', () => {
     expect(resolveArgs([]).endpoints).toEqual({ baseUrls: null, clientId: undefined, authToken: undefined });
   });
 
-  it('are the base URLs of the context\'s environment, with its credentials', () => {
-    const ctx = fakeContext({ env: { BRE_BASE_URL: 'https://bre.example.com/', BRE_CLIENT_ID: 'c1', BRE_AUTH_TOKEN: 't1' } });
-    expect(resolveArgs([], ctx).endpoints).toEqual({ baseUrls: { workflow: 'https://bre.example.com', bureau: 'https://bre.example.com', account: 'https://bre.example.com' }, clientId: 'c1', authToken: 't1' });
+  it("are the base URLs of the context's environment, with its credentials", () => {
+    const ctx = fakeContext({
+      env: { BRE_BASE_URL: 'https://bre.example.com/', BRE_CLIENT_ID: 'c1', BRE_AUTH_TOKEN: 't1' },
+    });
+    expect(resolveArgs([], ctx).endpoints).toEqual({
+      baseUrls: {
+        workflow: 'https://bre.example.com',
+        bureau: 'https://bre.example.com',
+        account: 'https://bre.example.com',
+      },
+      clientId: 'c1',
+      authToken: 't1',
+    });
   });
 
   it('take the token from BRE_AUTH_TOKEN_FILE through the context', () => {
-    const ctx = fakeContext({ env: { BRE_BASE_URL: 'https://bre.example.com', BRE_CLIENT_ID: 'c1', BRE_AUTH_TOKEN_FILE: '/run/secrets/token' }, readSecretFile: (path, what) => `${what}:${path}` });
+    const ctx = fakeContext({
+      env: { BRE_BASE_URL: 'https://bre.example.com', BRE_CLIENT_ID: 'c1', BRE_AUTH_TOKEN_FILE: '/run/secrets/token' },
+      readSecretFile: (path, what) => `${what}:${path}`,
+    });
     expect(resolveArgs([], ctx).endpoints.authToken).toBe('BRE_AUTH_TOKEN_FILE:/run/secrets/token');
   });
 

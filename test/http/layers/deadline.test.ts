@@ -10,12 +10,13 @@ import { attempt } from './attempt.js';
 /** A transport that answers only when told, binding its request to the attempt's deadline as the real one does. */
 function heldTransport(bindAtOnce = true) {
   const held: { a: Attempt; answer: (res: HttpResponse) => void; aborted: unknown[]; start: () => boolean }[] = [];
-  const next = (a: Attempt) => new Promise<HttpResponse>((resolve) => {
-    const aborted: unknown[] = [];
-    const start = () => a.deadline!.bind((reason) => aborted.push(reason));
-    if (bindAtOnce) start();
-    held.push({ a, answer: resolve, aborted, start });
-  });
+  const next = (a: Attempt) =>
+    new Promise<HttpResponse>((resolve) => {
+      const aborted: unknown[] = [];
+      const start = () => a.deadline!.bind((reason) => aborted.push(reason));
+      if (bindAtOnce) start();
+      held.push({ a, answer: resolve, aborted, start });
+    });
   return { next, held };
 }
 
@@ -23,7 +24,9 @@ describe('deadline layer', () => {
   it('an attempt not answered in full within its time-out fails with TIMEOUT then, and its request is aborted', async () => {
     const mc = manualClock();
     const { next, held } = heldTransport();
-    const pending = deadline(new Deadlines(mc.clock))(next)(attempt({ service: 'bureau', timeoutMs: 500 })).catch((e) => e);
+    const pending = deadline(new Deadlines(mc.clock))(next)(attempt({ service: 'bureau', timeoutMs: 500 })).catch(
+      (e) => e,
+    );
     await mc.advance(499);
     expect(held[0].aborted).toEqual([]);
     await mc.advance(1);

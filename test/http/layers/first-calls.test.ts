@@ -11,17 +11,27 @@ function manual() {
   return { next, pending };
 }
 /** For calls that must fail: a success is the test's failure. */
-const succeeded = (v: unknown): never => { throw new Error(`expected a failure, got ${JSON.stringify(v)}`); };
-const undocumented = (status = 400) => new BreError('HTTP_ERROR', `workflow service answered HTTP ${status}: No required SSL certificate was sent`, { service: 'workflow', status });
+const succeeded = (v: unknown): never => {
+  throw new Error(`expected a failure, got ${JSON.stringify(v)}`);
+};
+const undocumented = (status = 400) =>
+  new BreError('HTTP_ERROR', `workflow service answered HTTP ${status}: No required SSL certificate was sent`, {
+    service: 'workflow',
+    status,
+  });
 
 describe('first-calls layer', () => {
-  it('the same undocumented status on the first calls: each fails SERVICE_MISCONFIGURED (a stop), none as the row\'s own error', async () => {
+  it("the same undocumented status on the first calls: each fails SERVICE_MISCONFIGURED (a stop), none as the row's own error", async () => {
     const { next, pending } = manual();
     const layer = firstCalls(3)(next);
     const calls = [1, 2, 3, 4].map(() => layer(attempt()).then(succeeded, (e: unknown) => e as BreError));
     for (const p of pending.slice(0, 3)) p.fail(undocumented());
     const first3 = await Promise.all(calls.slice(0, 3));
-    expect(first3.map((e) => e.code)).toEqual(['SERVICE_MISCONFIGURED', 'SERVICE_MISCONFIGURED', 'SERVICE_MISCONFIGURED']);
+    expect(first3.map((e) => e.code)).toEqual([
+      'SERVICE_MISCONFIGURED',
+      'SERVICE_MISCONFIGURED',
+      'SERVICE_MISCONFIGURED',
+    ]);
     expect(first3[0].message).toContain('HTTP 400');
     expect(first3[0].message).toContain('No required SSL certificate was sent');
     // A later answer of the same status is the same stop.
@@ -29,7 +39,7 @@ describe('first-calls layer', () => {
     expect((await calls[3]).code).toBe('SERVICE_MISCONFIGURED');
   });
 
-  it('a success first: the held answers go on as the rows\' own HTTP_ERROR, and later ones pass straight through', async () => {
+  it("a success first: the held answers go on as the rows' own HTTP_ERROR, and later ones pass straight through", async () => {
     const { next, pending } = manual();
     const layer = firstCalls(3)(next);
     const a = layer(attempt()).then(succeeded, (e: unknown) => e as BreError);
@@ -50,7 +60,7 @@ describe('first-calls layer', () => {
     expect((await only).code).toBe('SERVICE_MISCONFIGURED');
   });
 
-  it('different undocumented statuses are the rows\' own; other failures pass through untouched', async () => {
+  it("different undocumented statuses are the rows' own; other failures pass through untouched", async () => {
     const { next, pending } = manual();
     const layer = firstCalls(3)(next);
     const x = layer(attempt()).then(succeeded, (e: unknown) => e as BreError);

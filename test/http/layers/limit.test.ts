@@ -20,9 +20,15 @@ function recordingLimiter() {
       return fn(sent);
     },
     throttledSince: null as number | null,
-    onThrottled(s?: number) { told.push(`throttled ${s}`); },
-    onAnswered() { told.push('answered'); },
-    onSuccess() { told.push('success'); },
+    onThrottled(s?: number) {
+      told.push(`throttled ${s}`);
+    },
+    onAnswered() {
+      told.push('answered');
+    },
+    onSuccess() {
+      told.push('success');
+    },
   } as unknown as ServiceLimiter & { pausedUntil: number; throttledSince: number | null };
   return { limiter, told, sentHooks };
 }
@@ -30,9 +36,15 @@ function recordingLimiter() {
 const noSleep = async () => {};
 
 describe('limit layer', () => {
-  it('each attempt takes one slot of its service\'s limiter, a retry as a retry, and is given the limiter\'s `sent`', async () => {
+  it("each attempt takes one slot of its service's limiter, a retry as a retry, and is given the limiter's `sent`", async () => {
     const { limiter, told, sentHooks } = recordingLimiter();
-    const next = scripted([(a) => { a.sent!(); return { ok: 1 }; }, () => ({ ok: 2 })]);
+    const next = scripted([
+      (a) => {
+        a.sent!();
+        return { ok: 1 };
+      },
+      () => ({ ok: 2 }),
+    ]);
     const layer = limit({ limiterOf: () => limiter, signal: new AbortController().signal, sleep: noSleep })(next);
     expect(await layer(attempt())).toEqual({ ok: 1 });
     expect(await layer(attempt({ number: 2 }))).toEqual({ ok: 2 });
@@ -43,8 +55,12 @@ describe('limit layer', () => {
   it('a 429 tells the limiter (with its Retry-After); another answer says the service answers again; neither counts as a success', async () => {
     const { limiter, told } = recordingLimiter();
     const next = scripted<unknown>([
-      () => { throw new BreError('RATE_LIMITED', '429', { service: 'workflow', status: 429, retryAfterSeconds: 7 }); },
-      () => { throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'workflow', status: 503 }); },
+      () => {
+        throw new BreError('RATE_LIMITED', '429', { service: 'workflow', status: 429, retryAfterSeconds: 7 });
+      },
+      () => {
+        throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'workflow', status: 503 });
+      },
     ]);
     const layer = limit({ limiterOf: () => limiter, signal: new AbortController().signal, sleep: noSleep })(next);
     expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('RATE_LIMITED');
@@ -54,8 +70,17 @@ describe('limit layer', () => {
 
   it('a service that has answered nothing but 429s for --throttle-deadline stops the run: THROTTLED, after a 429 or before the pause', async () => {
     const { limiter } = recordingLimiter();
-    const next = scripted<unknown>([() => { throw new BreError('RATE_LIMITED', '429', { service: 'workflow', status: 429, retryAfterSeconds: 0 }); }]);
-    const layer = limit({ limiterOf: () => limiter, signal: new AbortController().signal, sleep: noSleep, throttleDeadlineMs: 60_000 })(next);
+    const next = scripted<unknown>([
+      () => {
+        throw new BreError('RATE_LIMITED', '429', { service: 'workflow', status: 429, retryAfterSeconds: 0 });
+      },
+    ]);
+    const layer = limit({
+      limiterOf: () => limiter,
+      signal: new AbortController().signal,
+      sleep: noSleep,
+      throttleDeadlineMs: 60_000,
+    })(next);
     // throttling for 30 s: the 429 goes up (the call waits)
     limiter.throttledSince = Date.now() - 30_000;
     expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('RATE_LIMITED');
@@ -63,7 +88,9 @@ describe('limit layer', () => {
     limiter.throttledSince = Date.now() - 120_000;
     const err = (await layer(attempt()).catch((e) => e)) as BreError;
     expect(err.code).toBe('THROTTLED');
-    expect(err.message).toMatch(/kept throttling: it answered every call 429 Too Many Requests for 2m \(--throttle-deadline 1m\)\. No row was written to errors/);
+    expect(err.message).toMatch(
+      /kept throttling: it answered every call 429 Too Many Requests for 2m \(--throttle-deadline 1m\)\. No row was written to errors/,
+    );
     expect(next.seen).toHaveLength(1);
   });
 
@@ -75,7 +102,9 @@ describe('limit layer', () => {
       limiter.pausedUntil = 0;
     };
     limiter.pausedUntil = Date.now() + 60_000;
-    const layer = limit({ limiterOf: () => limiter, signal: new AbortController().signal, sleep })(scripted([() => ({})]));
+    const layer = limit({ limiterOf: () => limiter, signal: new AbortController().signal, sleep })(
+      scripted([() => ({})]),
+    );
     await layer(attempt());
     expect(slept).toHaveLength(1);
     expect(slept[0]).toBeGreaterThan(50_000);
@@ -87,7 +116,10 @@ describe('limit layer', () => {
     const stop = new AbortController();
     let release!: () => void;
     const next = scripted<unknown>([
-      () => new Promise((r) => { release = () => r({ first: true }); }),
+      () =>
+        new Promise((r) => {
+          release = () => r({ first: true });
+        }),
       () => ({ second: true }),
     ]);
     const layer = limit({ limiterOf: () => limiter, signal: stop.signal, sleep: noSleep })(next);

@@ -7,11 +7,14 @@ import { perService } from '../../../src/types.js';
 import { attempt, scripted } from './attempt.js';
 
 describe('measure layer', () => {
-  it('counts each attempt with its status in the service\'s, the run\'s and the stage\'s stats', async () => {
+  it("counts each attempt with its status in the service's, the run's and the stage's stats", async () => {
     const also = perService(() => new CallStats());
     const meter = new Meter(also);
     const stage = new CallStats();
-    const next = scripted<HttpResponse>([() => ({ status: 429, headers: {}, text: '' }), () => ({ status: 200, headers: {}, text: '{}' })]);
+    const next = scripted<HttpResponse>([
+      () => ({ status: 429, headers: {}, text: '' }),
+      () => ({ status: 200, headers: {}, text: '{}' }),
+    ]);
     const layer = measure(meter)(next);
     await layer(attempt({ service: 'bureau', stageStats: stage }));
     await layer(attempt({ service: 'bureau', stageStats: stage }));
@@ -25,10 +28,16 @@ describe('measure layer', () => {
 
   it('a failure is counted by its code in lower case and thrown as a BreError (a bare error is NETWORK)', async () => {
     const meter = new Meter();
-    const layer = measure(meter)(scripted<HttpResponse>([
-      () => { throw new BreError('TIMEOUT', 'cut', { service: 'workflow' }); },
-      () => { throw new Error('ECONNRESET'); },
-    ]));
+    const layer = measure(meter)(
+      scripted<HttpResponse>([
+        () => {
+          throw new BreError('TIMEOUT', 'cut', { service: 'workflow' });
+        },
+        () => {
+          throw new Error('ECONNRESET');
+        },
+      ]),
+    );
     expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('TIMEOUT');
     expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('NETWORK');
     expect(meter.stats.workflow.statuses).toEqual({ timeout: 1, network: 1 });
@@ -36,12 +45,18 @@ describe('measure layer', () => {
 
   it('an attempt abandoned by the stopping run is not counted', async () => {
     const meter = new Meter();
-    const layer = measure(meter)(scripted<HttpResponse>([() => { throw new BreError('INTERRUPTED', 'stopping', { service: 'workflow' }); }]));
+    const layer = measure(meter)(
+      scripted<HttpResponse>([
+        () => {
+          throw new BreError('INTERRUPTED', 'stopping', { service: 'workflow' });
+        },
+      ]),
+    );
     expect(((await layer(attempt()).catch((e) => e)) as BreError).code).toBe('INTERRUPTED');
     expect(meter.stats.workflow.attempts).toBe(0);
   });
 
-  it('retries and the time slept before them are the meter\'s too', () => {
+  it("retries and the time slept before them are the meter's too", () => {
     const also = perService(() => new CallStats());
     const meter = new Meter(also);
     const stage = new CallStats();

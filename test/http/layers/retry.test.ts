@@ -4,13 +4,27 @@ import { Meter } from '../../../src/http/layers/measure.js';
 import { retry } from '../../../src/http/layers/retry.js';
 import { attempt, scripted } from './attempt.js';
 
-const unavailable = () => { throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503 }); };
+const unavailable = () => {
+  throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503 });
+};
 
-function layerWith(answers: Parameters<typeof scripted<unknown>>[0], maxAttempts = 4, signal = new AbortController().signal) {
+function layerWith(
+  answers: Parameters<typeof scripted<unknown>>[0],
+  maxAttempts = 4,
+  signal = new AbortController().signal,
+) {
   const slept: number[] = [];
   const meter = new Meter();
   const next = scripted<unknown>(answers);
-  const layer = retry({ maxAttempts, signal, meter, random: () => 0.5, sleep: async (ms) => { slept.push(ms); } })(next);
+  const layer = retry({
+    maxAttempts,
+    signal,
+    meter,
+    random: () => 0.5,
+    sleep: async (ms) => {
+      slept.push(ms);
+    },
+  })(next);
   return { layer, next, slept, meter };
 }
 
@@ -24,10 +38,14 @@ describe('retry layer', () => {
     expect(meter.stats.bureau.retries).toBe(2);
   });
 
-  it('a server\'s longer Retry-After wins over the backoff; a shorter one (0 included) never shortens it', async () => {
+  it("a server's longer Retry-After wins over the backoff; a shorter one (0 included) never shortens it", async () => {
     const { layer, slept } = layerWith([
-      () => { throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503, retryAfterSeconds: 5 }); },
-      () => { throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503, retryAfterSeconds: 0 }); },
+      () => {
+        throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503, retryAfterSeconds: 5 });
+      },
+      () => {
+        throw new BreError('SERVER_UNAVAILABLE', '503', { service: 'bureau', status: 503, retryAfterSeconds: 0 });
+      },
       () => ({}),
     ]);
     await layer(attempt({ service: 'bureau' }));
@@ -35,9 +53,14 @@ describe('retry layer', () => {
     expect(slept[1]).toBeGreaterThanOrEqual(1600);
   });
 
-  it('429s are not counted against --max-attempts and sleep nothing here (the service\'s pause is the back-off)', async () => {
-    const throttled = () => { throw new BreError('RATE_LIMITED', '429', { service: 'bureau', status: 429, retryAfterSeconds: 0 }); };
-    const { layer, slept, next } = layerWith([...Array.from({ length: 20 }, () => throttled), unavailable, unavailable, () => ({ ok: 1 })], 3);
+  it("429s are not counted against --max-attempts and sleep nothing here (the service's pause is the back-off)", async () => {
+    const throttled = () => {
+      throw new BreError('RATE_LIMITED', '429', { service: 'bureau', status: 429, retryAfterSeconds: 0 });
+    };
+    const { layer, slept, next } = layerWith(
+      [...Array.from({ length: 20 }, () => throttled), unavailable, unavailable, () => ({ ok: 1 })],
+      3,
+    );
     const res = await layer(attempt({ service: 'bureau' }));
     expect(res).toEqual({ body: { ok: 1 }, attempts: 23 });
     expect(next.seen).toHaveLength(23);
@@ -55,14 +78,23 @@ describe('retry layer', () => {
   });
 
   it('a failure that is not retryable (a data error) is thrown after the one attempt, with no sleep', async () => {
-    const { layer, slept } = layerWith([() => { throw new BreError('WORKFLOW_REJECTED_INPUT', '500', { service: 'workflow', status: 500 }); }]);
+    const { layer, slept } = layerWith([
+      () => {
+        throw new BreError('WORKFLOW_REJECTED_INPUT', '500', { service: 'workflow', status: 500 });
+      },
+    ]);
     const err = (await layer(attempt()).catch((e) => e)) as BreError;
     expect([err.code, err.attempts]).toEqual(['WORKFLOW_REJECTED_INPUT', 1]);
     expect(slept).toEqual([]);
   });
 
   it('a bare error from below is a NETWORK failure, retried', async () => {
-    const { layer } = layerWith([() => { throw new Error('ECONNRESET'); }, () => ({})]);
+    const { layer } = layerWith([
+      () => {
+        throw new Error('ECONNRESET');
+      },
+      () => ({}),
+    ]);
     expect((await layer(attempt())).attempts).toBe(2);
   });
 
@@ -70,11 +102,14 @@ describe('retry layer', () => {
     const stop = new AbortController();
     const meter = new Meter();
     const next = scripted<unknown>([unavailable]);
-    const sleep = (_ms: number, signal: AbortSignal) => new Promise<void>((_r, reject) => {
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      stop.abort();
-    });
-    const err = (await retry({ maxAttempts: 4, signal: stop.signal, meter, sleep })(next)(attempt({ service: 'bureau' })).catch((e) => e)) as BreError;
+    const sleep = (_ms: number, signal: AbortSignal) =>
+      new Promise<void>((_r, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        stop.abort();
+      });
+    const err = (await retry({ maxAttempts: 4, signal: stop.signal, meter, sleep })(next)(
+      attempt({ service: 'bureau' }),
+    ).catch((e) => e)) as BreError;
     expect([err.code, err.attempts]).toEqual(['INTERRUPTED', 1]);
     expect(next.seen).toHaveLength(1);
   });

@@ -1,17 +1,38 @@
 /** --table and --query as a relation (src/input/db/relation.ts), and what the manifest records of it. */
 import { describe, expect, it } from 'vitest';
 import { parseDbUrl } from '../../../src/db/index.js';
-import { describeRelation, parseRelation, sourceIdentity, splitQualifiedName, tableName } from '../../../src/input/db/index.js';
+import {
+  describeRelation,
+  parseRelation,
+  sourceIdentity,
+  splitQualifiedName,
+  tableName,
+} from '../../../src/input/db/index.js';
 
 describe('--table', () => {
   it.each([
     { given: 'loans', dialect: 'postgres', rel: { kind: 'table', name: 'loans' }, shown: 'loans' },
     { given: 'Loans', dialect: 'postgres', rel: { kind: 'table', name: 'loans' }, shown: 'loans' },
     { given: 'Loans', dialect: 'mysql', rel: { kind: 'table', name: 'Loans' }, shown: '"Loans"' },
-    { given: 'risk.loans', dialect: 'postgres', rel: { kind: 'table', schema: 'risk', name: 'loans' }, shown: 'risk.loans' },
-    { given: '"My Schema"."Loans.2024"', dialect: 'postgres', rel: { kind: 'table', schema: 'My Schema', name: 'Loans.2024' }, shown: '"My Schema"."Loans.2024"' },
+    {
+      given: 'risk.loans',
+      dialect: 'postgres',
+      rel: { kind: 'table', schema: 'risk', name: 'loans' },
+      shown: 'risk.loans',
+    },
+    {
+      given: '"My Schema"."Loans.2024"',
+      dialect: 'postgres',
+      rel: { kind: 'table', schema: 'My Schema', name: 'Loans.2024' },
+      shown: '"My Schema"."Loans.2024"',
+    },
     { given: '"a""b"', dialect: 'postgres', rel: { kind: 'table', name: 'a"b' }, shown: '"a""b"' },
-    { given: '`risk`.`Loans`', dialect: 'mysql', rel: { kind: 'table', schema: 'risk', name: 'Loans' }, shown: 'risk."Loans"' },
+    {
+      given: '`risk`.`Loans`',
+      dialect: 'mysql',
+      rel: { kind: 'table', schema: 'risk', name: 'Loans' },
+      shown: 'risk."Loans"',
+    },
     { given: ' loans ', dialect: 'postgres', rel: { kind: 'table', name: 'loans' }, shown: 'loans' },
   ] as const)('$given ($dialect)', ({ given, dialect, rel, shown }) => {
     const parsed = parseRelation({ table: given }, dialect);
@@ -46,7 +67,10 @@ describe('sourceIdentity (the manifest)', () => {
   it('is the same for the spellings of one database, without password or parameters', () => {
     const rel = parseRelation({ table: 'loans' }, 'postgres');
     const a = sourceIdentity(parseDbUrl('postgresql://app@db.example:5432/risk?sslmode=require', { flag: 'x' }), rel);
-    const b = sourceIdentity(parseDbUrl('postgres://app:secret@db.example/risk', { flag: 'x', passwordAllowed: true }), rel);
+    const b = sourceIdentity(
+      parseDbUrl('postgres://app:secret@db.example/risk', { flag: 'x', passwordAllowed: true }),
+      rel,
+    );
     expect(a).toEqual({ url: 'postgres://app@db.example:5432/risk', table: 'loans', query: null });
     expect(b).toEqual(a);
     const m = sourceIdentity(parseDbUrl('mariadb://root@[::1]/x', { flag: 'x' }), { kind: 'query', sql: 'SELECT 1' });

@@ -15,23 +15,45 @@ const rows = (...n: number[]) => {
   for (const r of n) s.add(r);
   return s;
 };
-const line = (row: number, fields: Record<string, unknown>) => `${JSON.stringify({ row, key: `k${row}`, stages: { s: fields } })}\n`;
+const line = (row: number, fields: Record<string, unknown>) =>
+  `${JSON.stringify({ row, key: `k${row}`, stages: { s: fields } })}\n`;
 const entries = (u: ColumnUnion) => [...u.entries()].sort((a, b) => a.field.localeCompare(b.field));
 
 describe('column union', () => {
   it.each([
-    [true, TYPE.bool], [0, TYPE.int], [-3, TYPE.int], [1.5, TYPE.float], [2 ** 53, TYPE.float], [Number.NaN, 0], ['', TYPE.string],
-    [[], TYPE.array], [{}, TYPE.object], [null, 0], [undefined, 0],
+    [true, TYPE.bool],
+    [0, TYPE.int],
+    [-3, TYPE.int],
+    [1.5, TYPE.float],
+    [2 ** 53, TYPE.float],
+    [Number.NaN, 0],
+    ['', TYPE.string],
+    [[], TYPE.array],
+    [{}, TYPE.object],
+    [null, 0],
+    [undefined, 0],
   ])('typeBit(%j) = %i', (v, bit) => {
     expect(typeBit(v)).toBe(bit);
   });
 
   it('reports only what is new or wider; known columns first, then the others sorted, as results.csv', () => {
     const u = new ColumnUnion();
-    expect(u.observe({ s: { b: 1, a: null } })).toEqual([{ stage: 's', field: 'b', types: TYPE.int }, { stage: 's', field: 'a', types: 0 }]);
+    expect(u.observe({ s: { b: 1, a: null } })).toEqual([
+      { stage: 's', field: 'b', types: TYPE.int },
+      { stage: 's', field: 'a', types: 0 },
+    ]);
     expect(u.observe({ s: { b: 2, a: null } })).toBeUndefined();
-    expect(u.observe({ s: { b: 2.5, skip: undefined } })).toEqual([{ stage: 's', field: 'b', types: TYPE.int | TYPE.float }]);
-    expect(u.columns([{ id: 's', known: ['z', 'b'] }, { id: 'gone', known: [] }]).map((c) => c.name)).toEqual(['s.z', 's.b', 's.a']);
+    expect(u.observe({ s: { b: 2.5, skip: undefined } })).toEqual([
+      { stage: 's', field: 'b', types: TYPE.int | TYPE.float },
+    ]);
+    expect(
+      u
+        .columns([
+          { id: 's', known: ['z', 'b'] },
+          { id: 'gone', known: [] },
+        ])
+        .map((c) => c.name),
+    ).toEqual(['s.z', 's.b', 's.a']);
   });
 });
 
@@ -79,7 +101,10 @@ describe('.state/columns.ndjson', () => {
     writeFileSync(results, line(1, { a: 'x' }) + line(2, { b: [1] }));
     let j = await ColumnJournal.open(path, results, rows(1, 2));
     expect(j.rescanned).toBe(true);
-    expect(entries(j.union)).toEqual([{ stage: 's', field: 'a', types: TYPE.string }, { stage: 's', field: 'b', types: TYPE.array }]);
+    expect(entries(j.union)).toEqual([
+      { stage: 's', field: 'a', types: TYPE.string },
+      { stage: 's', field: 'b', types: TYPE.array },
+    ]);
     j.close();
     appendFileSync(path, '{"row":2,"stage":"s","fi');
     j = await ColumnJournal.open(path, results, rows(1, 2));

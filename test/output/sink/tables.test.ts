@@ -1,10 +1,20 @@
 /** The sink's table and column names and kinds (pure): names within the database's limit, kinds widening as Parquet's. */
 import { describe, expect, it } from 'vitest';
 import { isBreError } from '../../../src/errors.js';
-import { columnName, errorColumns, resultFixedColumns, sinkNames, transactionColumns, widerKind } from '../../../src/output/sink/tables.js';
+import {
+  columnName,
+  errorColumns,
+  resultFixedColumns,
+  sinkNames,
+  transactionColumns,
+  widerKind,
+} from '../../../src/output/sink/tables.js';
 import type { ColumnKind } from '../../../src/types.js';
 
-const LIMITS = [['postgres', 63], ['mysql', 64]] as const;
+const LIMITS = [
+  ['postgres', 63],
+  ['mysql', 64],
+] as const;
 const bytes = (s: string) => Buffer.byteLength(s);
 
 function usageError(fn: () => unknown): { code: string; message: string } {
@@ -53,7 +63,14 @@ describe('columnName: plain names a user types unquoted', () => {
   });
 
   it('gives fields that meet on one sanitised name different columns', () => {
-    const fields = ['decision.Score', 'decision.score_', 'decision.score', 'Decision.score', 'decision.sco-re', 'decision.sco re'];
+    const fields = [
+      'decision.Score',
+      'decision.score_',
+      'decision.score',
+      'Decision.score',
+      'decision.sco-re',
+      'decision.sco re',
+    ];
     const cols = fields.map((f) => columnName(f, 63, RESERVED));
     expect(new Set(cols).size).toBe(fields.length);
   });
@@ -92,7 +109,11 @@ describe.each(LIMITS)('columnName (%s, %d bytes)', (_dialect, max) => {
 
 describe('sinkNames', () => {
   it.each(LIMITS)('names the three tables after NAME (%s)', (_dialect, max) => {
-    expect(sinkNames('loans', max)).toEqual({ results: 'loans', errors: 'loans_errors', transactions: 'loans_transactions' });
+    expect(sinkNames('loans', max)).toEqual({
+      results: 'loans',
+      errors: 'loans_errors',
+      transactions: 'loans_transactions',
+    });
   });
 
   it.each(LIMITS)('takes the longest name whose _transactions table still fits (%s)', (_dialect, max) => {
@@ -131,7 +152,13 @@ describe('widerKind', () => {
 describe('fixed columns', () => {
   it('NAME: row, the sample design when sampled, result, loaded_at', () => {
     expect(resultFixedColumns(false).map((c) => c.name)).toEqual(['row', 'result', 'loaded_at']);
-    expect(resultFixedColumns(true).map((c) => [c.name, c.kind])).toEqual([['row', 'int64'], ['stratum', 'string'], ['weight', 'double'], ['result', 'json'], ['loaded_at', 'timestamp_local_ms']]);
+    expect(resultFixedColumns(true).map((c) => [c.name, c.kind])).toEqual([
+      ['row', 'int64'],
+      ['stratum', 'string'],
+      ['weight', 'double'],
+      ['result', 'json'],
+      ['loaded_at', 'timestamp_local_ms'],
+    ]);
   });
 
   it('NAME_errors and NAME_transactions name the key as the input does', () => {
@@ -140,10 +167,14 @@ describe('fixed columns', () => {
     expect(errors).not.toContain('key');
     expect(errors.slice(0, 3)).toEqual(['row', 'line', 'reference_id']);
     expect(errors.at(-1)).toBe('loaded_at');
-    expect(errorColumns('reference_id', true).map((c) => c.name)).toEqual(expect.arrayContaining(['stratum', 'weight']));
+    expect(errorColumns('reference_id', true).map((c) => c.name)).toEqual(
+      expect.arrayContaining(['stratum', 'weight']),
+    );
     const tx = transactionColumns('reference_id').map((c) => c.name);
     expect(tx.slice(0, 2)).toEqual(['reference_id', 'seq']);
     expect(tx).not.toContain('key');
-    expect(tx).toEqual(expect.arrayContaining(['timestamp', 'timestamp_offset', 'value_date', 'amount', 'balance', 'narration']));
+    expect(tx).toEqual(
+      expect.arrayContaining(['timestamp', 'timestamp_offset', 'value_date', 'amount', 'balance', 'narration']),
+    );
   });
 });

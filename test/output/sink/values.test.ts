@@ -5,7 +5,12 @@ import type { ColumnKind } from '../../../src/types.js';
 
 const CASES: readonly [ColumnKind, unknown, unknown][] = [
   // Nothing is null in every kind.
-  ...(['boolean', 'int64', 'double', 'string', 'json', 'timestamp_local_ms', 'date'] as const).flatMap((k): [ColumnKind, unknown, unknown][] => [[k, null, null], [k, undefined, null]]),
+  ...(['boolean', 'int64', 'double', 'string', 'json', 'timestamp_local_ms', 'date'] as const).flatMap(
+    (k): [ColumnKind, unknown, unknown][] => [
+      [k, null, null],
+      [k, undefined, null],
+    ],
+  ),
   ['boolean', true, true],
   ['boolean', false, false],
   ['boolean', 'true', null],

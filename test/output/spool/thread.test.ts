@@ -17,7 +17,11 @@ import { tempDir } from '../../helpers/temp.js';
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
 
 function line(row: number): { row: number; key: string; stages: Record<string, Record<string, unknown>> } {
-  const wf: Record<string, unknown> = { decision: row % 2 ? 'Approve' : 'Reject', amount: row % 3 ? row * 10 : null, note: `r,"${row}"` };
+  const wf: Record<string, unknown> = {
+    decision: row % 2 ? 'Approve' : 'Reject',
+    amount: row % 3 ? row * 10 : null,
+    note: `r,"${row}"`,
+  };
   // A column that appears late and one whose type widens: the spool starts new segments there.
   if (row > 700) wf.late = row;
   wf.widening = row > 1500 ? row + 0.5 : row;
@@ -40,45 +44,93 @@ function folder(earlier: number): { dir: string; ndjson: string; union: ColumnUn
 }
 
 describe('the spool on its own thread', () => {
-  it.each([0, 250])('follows results.ndjson as it grows (%i rows of an earlier session) and gives the files a rebuild gives', async (earlier) => {
-    const { dir, ndjson, union } = folder(earlier);
-    const file = new AppendFile(ndjson);
-    const spool = new SpoolThread({ stateDir: join(dir, '.state'), csv: true, parquet: true, stages: STAGES, union, resultsPath: ndjson, start: file.bytes });
-    file.onWrite = (bytes) => spool.notify(bytes);
-    for (let r = earlier + 1; r <= 2000; r += 1) {
-      union.observe(line(r).stages);
-      file.append(JSON.stringify(line(r)));
-      // Writes of a few lines, as event-loop turns of a run make them.
-      if (r % 7 === 0) file.flush();
-    }
-    file.close();
-    const contents = await spool.finish(file.bytes);
-    expect(spool.failure).toBeUndefined();
-    expect(contents!.segments.reduce((n, s) => n + s.rows, 0)).toBe(2000 - earlier);
-    const visited: number[] = [];
-    const files = { csv: join(dir, 'results.csv'), parquet: join(dir, 'results.parquet') };
-    const done = await assembleResultFiles({ resultsPath: ndjson, size: file.bytes, files, columns: union.columns(STAGES), spool: contents, visit: (l) => visited.push(l.row) });
-    expect(done.rows).toBe(2000);
-    expect(visited).toHaveLength(earlier);
-    const alone = { csv: join(dir, 'alone.csv'), parquet: join(dir, 'alone.parquet') };
-    await assembleResultFiles({ resultsPath: ndjson, size: file.bytes, files: alone, columns: union.columns(STAGES) });
-    expect(readFileSync(files.csv, 'utf8')).toBe(readFileSync(alone.csv, 'utf8'));
-    await expectMatchesJournal(files.parquet, ndjson, readFileSync(files.csv, 'utf8').split('\n')[0].split(','));
-  });
+  it.each([0, 250])(
+    'follows results.ndjson as it grows (%i rows of an earlier session) and gives the files a rebuild gives',
+    async (earlier) => {
+      const { dir, ndjson, union } = folder(earlier);
+      const file = new AppendFile(ndjson);
+      const spool = new SpoolThread({
+        stateDir: join(dir, '.state'),
+        csv: true,
+        parquet: true,
+        stages: STAGES,
+        union,
+        resultsPath: ndjson,
+        start: file.bytes,
+      });
+      file.onWrite = (bytes) => spool.notify(bytes);
+      for (let r = earlier + 1; r <= 2000; r += 1) {
+        union.observe(line(r).stages);
+        file.append(JSON.stringify(line(r)));
+        // Writes of a few lines, as event-loop turns of a run make them.
+        if (r % 7 === 0) file.flush();
+      }
+      file.close();
+      const contents = await spool.finish(file.bytes);
+      expect(spool.failure).toBeUndefined();
+      expect(contents!.segments.reduce((n, s) => n + s.rows, 0)).toBe(2000 - earlier);
+      const visited: number[] = [];
+      const files = { csv: join(dir, 'results.csv'), parquet: join(dir, 'results.parquet') };
+      const done = await assembleResultFiles({
+        resultsPath: ndjson,
+        size: file.bytes,
+        files,
+        columns: union.columns(STAGES),
+        spool: contents,
+        visit: (l) => visited.push(l.row),
+      });
+      expect(done.rows).toBe(2000);
+      expect(visited).toHaveLength(earlier);
+      const alone = { csv: join(dir, 'alone.csv'), parquet: join(dir, 'alone.parquet') };
+      await assembleResultFiles({
+        resultsPath: ndjson,
+        size: file.bytes,
+        files: alone,
+        columns: union.columns(STAGES),
+      });
+      expect(readFileSync(files.csv, 'utf8')).toBe(readFileSync(alone.csv, 'utf8'));
+      await expectMatchesJournal(files.parquet, ndjson, readFileSync(files.csv, 'utf8').split('\n')[0].split(','));
+    },
+  );
 
   it('a spool that cannot write gives nothing and says why; the journal alone still gives the files', async () => {
     const { dir, ndjson, union } = folder(10);
-    const spool = new SpoolThread({ stateDir: join(dir, 'no-such-folder'), csv: true, parquet: true, stages: STAGES, union, resultsPath: ndjson, start: 0 });
+    const spool = new SpoolThread({
+      stateDir: join(dir, 'no-such-folder'),
+      csv: true,
+      parquet: true,
+      stages: STAGES,
+      union,
+      resultsPath: ndjson,
+      start: 0,
+    });
     spool.notify(readFileSync(ndjson).length);
     expect(await spool.finish(readFileSync(ndjson).length)).toBeUndefined();
     expect(spool.failure).toMatch(/ENOENT/);
     const files = { csv: join(dir, 'results.csv') };
-    expect((await assembleResultFiles({ resultsPath: ndjson, size: readFileSync(ndjson).length, files, columns: union.columns(STAGES) })).rows).toBe(10);
+    expect(
+      (
+        await assembleResultFiles({
+          resultsPath: ndjson,
+          size: readFileSync(ndjson).length,
+          files,
+          columns: union.columns(STAGES),
+        })
+      ).rows,
+    ).toBe(10);
   });
 
   it('a spool that fails while the run goes tells onFailure at once, as the BreError it met (DISK_FULL stops a run: issue 24)', async () => {
     const { dir, ndjson, union } = folder(10);
-    const spool = new SpoolThread({ stateDir: join(dir, 'no-such-folder'), csv: true, parquet: true, stages: STAGES, union, resultsPath: ndjson, start: 0 });
+    const spool = new SpoolThread({
+      stateDir: join(dir, 'no-such-folder'),
+      csv: true,
+      parquet: true,
+      stages: STAGES,
+      union,
+      resultsPath: ndjson,
+      start: 0,
+    });
     const told = await new Promise<BreError>((resolve) => {
       spool.onFailure = resolve;
       spool.notify(readFileSync(ndjson).length);

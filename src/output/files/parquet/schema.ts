@@ -58,7 +58,15 @@ export function localMillis(text: string): number | null {
   const m = ISO_LOCAL.exec(text);
   if (!m) return null;
   const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
-  const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms);
+  const t = Date.UTC(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    Number(m[4] ?? 0),
+    Number(m[5] ?? 0),
+    Number(m[6] ?? 0),
+    ms,
+  );
   return Number.isFinite(t) ? t : null;
 }
 

@@ -49,7 +49,11 @@ export interface GroupsWritten {
 }
 
 /** The writer's own bookkeeping, read and set to write one footer over several writers' row groups. */
-type Internals = Omit<ParquetWriter, 'row_groups' | 'pendingIndexes' | 'num_rows'> & { row_groups: unknown[]; pendingIndexes: unknown[]; num_rows: bigint };
+type Internals = Omit<ParquetWriter, 'row_groups' | 'pendingIndexes' | 'num_rows'> & {
+  row_groups: unknown[];
+  pendingIndexes: unknown[];
+  num_rows: bigint;
+};
 
 export class ParquetBody {
   readonly path: string;
@@ -89,7 +93,8 @@ export class ParquetBody {
       codec: 'SNAPPY',
       createdBy: 'bre-batch',
       // An empty list would be written with no element type, which arrow-rs (parquet-wasm, Polars) refuses.
-      kvMetadata: Object.keys(metadata).length > 0 ? Object.entries(metadata).map(([key, value]) => ({ key, value })) : undefined,
+      kvMetadata:
+        Object.keys(metadata).length > 0 ? Object.entries(metadata).map(([key, value]) => ({ key, value })) : undefined,
     }) as unknown as Internals;
   }
 
@@ -161,7 +166,11 @@ export class ParquetTableWriter {
   readonly #groups: ParquetGroupWriter;
   readonly #metadata: Record<string, string> | undefined;
 
-  constructor(path: string, columns: readonly ParquetColumn[], opts: { rowGroupRows?: number; metadata?: Record<string, string> } = {}) {
+  constructor(
+    path: string,
+    columns: readonly ParquetColumn[],
+    opts: { rowGroupRows?: number; metadata?: Record<string, string> } = {},
+  ) {
     this.path = path;
     this.columns = columns;
     this.#metadata = opts.metadata;

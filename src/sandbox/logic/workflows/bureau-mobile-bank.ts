@@ -11,7 +11,17 @@ import { mobileFeatures } from '../mobile.js';
 import { Validator } from '../../validate.js';
 import { INPUT_LOC, assertValid, decisionReason, runChain, type WorkflowRun } from './common.js';
 import { readBankExternal, readBureauExternal } from './inputs.js';
-import { CUTOFFS, bankAmount, bankStage, basicStage, bureauIntel, bureauStage, emiOffers, mobileStage, paydayAmount } from './rules.js';
+import {
+  CUTOFFS,
+  bankAmount,
+  bankStage,
+  basicStage,
+  bureauIntel,
+  bureauStage,
+  emiOffers,
+  mobileStage,
+  paydayAmount,
+} from './rules.js';
 
 export const bureauMobileBank: WorkflowRun = (input, ctx) => {
   const v = new Validator();

@@ -77,7 +77,13 @@ export interface WorkflowOutput {
 export type WorkflowRun = (input: Obj, ctx: WorkflowContext) => WorkflowOutput;
 
 /** The 200 body (decision spec 2.3): field order as documented. */
-export function envelope(requestId: string, userId: string, referenceId: string, variant: Variant, out: WorkflowOutput): Obj {
+export function envelope(
+  requestId: string,
+  userId: string,
+  referenceId: string,
+  variant: Variant,
+  out: WorkflowOutput,
+): Obj {
   return {
     request_id: requestId,
     user_id: userId,

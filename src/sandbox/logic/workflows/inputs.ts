@@ -3,7 +3,14 @@
  * mobile intel inputs, and bank data in its three modes (4.4, 2.6). Validation problems are collected in
  * the Validator (422); well-formed but unusable values end in a 500 (section 7).
  */
-import { WORKFLOW_BUREAU_FORMATS, ReportError, profileFromRaw, syntheticProfile, type BureauFormat, type BureauProfile } from '../bureau.js';
+import {
+  WORKFLOW_BUREAU_FORMATS,
+  ReportError,
+  profileFromRaw,
+  syntheticProfile,
+  type BureauFormat,
+  type BureauProfile,
+} from '../bureau.js';
 import type { BankTxn } from '../bank.js';
 import { aaAccount, bsaAccounts, bsaPeriod, isFailing, isStuck, isUnknownSession } from '../sessions.js';
 import { monthsBefore, transactionsBetween } from '../transactions.js';
@@ -13,8 +20,20 @@ import { isObj, type Loc, type Obj, type Validator } from '../../validate.js';
 import { unexpected, type WorkflowContext } from './common.js';
 
 const PERSONAL_FIELDS = [
-  'pan_number', 'name_aadhar', 'address_aadhar', 'state_aadhar', 'city_aadhar', 'pincode_aadhar', 'phone',
-  'pan_name', 'dob', 'profession', 'salary_source', 'loan_purpose', 'income_type', 'gender',
+  'pan_number',
+  'name_aadhar',
+  'address_aadhar',
+  'state_aadhar',
+  'city_aadhar',
+  'pincode_aadhar',
+  'phone',
+  'pan_name',
+  'dob',
+  'profession',
+  'salary_source',
+  'loan_purpose',
+  'income_type',
+  'gender',
 ] as const;
 
 const BANK_TYPES = ['bank_aa', 'bank_bsa'] as const;
@@ -75,43 +94,64 @@ function readAccount(v: Validator, acc: Obj, loc: Loc): Later<BankTxn[]> | undef
   const before = v.issues.length;
   list.forEach((t, i) => {
     const at = [...loc, 'transaction_data', i];
-    if (!isObj(t)) { v.add({ type: 'dict_type', loc: at, msg: 'Input should be a valid dictionary', input: t }); return; }
+    if (!isObj(t)) {
+      v.add({ type: 'dict_type', loc: at, msg: 'Input should be a valid dictionary', input: t });
+      return;
+    }
     const type = v.str(t, 'type', at);
     const amount = v.num(t, 'amount', at);
     const ts = v.str(t, 'transactionTimestamp', at);
     const narration = v.str(t, 'narration', at, false);
     v.str(t, 'txnId', at, false);
-    if (type !== undefined && amount !== undefined && ts !== undefined) rows.push({ type, amount, ts, balance: t.currentBalance, narration: narration ?? '', index: i });
+    if (type !== undefined && amount !== undefined && ts !== undefined)
+      rows.push({ type, amount, ts, balance: t.currentBalance, narration: narration ?? '', index: i });
   });
   if (v.issues.length > before) return undefined;
   const where = loc.slice(2).join('.');
-  return () => rows.map((r) => {
-    const type = r.type.toUpperCase();
-    if (type !== 'DEBIT' && type !== 'CREDIT') unexpected(`${where}.transaction_data[${r.index}].type '${r.type}' is not DEBIT or CREDIT`);
-    if (r.amount < 0) unexpected(`${where}.transaction_data[${r.index}].amount must not be negative`);
-    const ts = parseTimestamp(r.ts);
-    if (ts === null) unexpected(`${where}.transaction_data[${r.index}].transactionTimestamp '${r.ts}' is not a date-time (YYYY-MM-DD HH:MM:SS)`);
-    let balance: number | null = null;
-    if (r.balance !== undefined && r.balance !== null && r.balance !== '') {
-      balance = toNum(r.balance);
-      if (balance === null) unexpected(`${where}.transaction_data[${r.index}].currentBalance is not numeric text`);
-    }
-    return { ts: ts!, type, amount: r.amount, balance, narration: r.narration } satisfies BankTxn;
-  });
+  return () =>
+    rows.map((r) => {
+      const type = r.type.toUpperCase();
+      if (type !== 'DEBIT' && type !== 'CREDIT')
+        unexpected(`${where}.transaction_data[${r.index}].type '${r.type}' is not DEBIT or CREDIT`);
+      if (r.amount < 0) unexpected(`${where}.transaction_data[${r.index}].amount must not be negative`);
+      const ts = parseTimestamp(r.ts);
+      if (ts === null)
+        unexpected(
+          `${where}.transaction_data[${r.index}].transactionTimestamp '${r.ts}' is not a date-time (YYYY-MM-DD HH:MM:SS)`,
+        );
+      let balance: number | null = null;
+      if (r.balance !== undefined && r.balance !== null && r.balance !== '') {
+        balance = toNum(r.balance);
+        if (balance === null) unexpected(`${where}.transaction_data[${r.index}].currentBalance is not numeric text`);
+      }
+      return { ts: ts!, type, amount: r.amount, balance, narration: r.narration } satisfies BankTxn;
+    });
 }
 
 /**
  * Caller-supplied bank data: external.bank_type and external.bank_data (one object, or for bank_bre an
  * array of objects for several accounts).
  */
-export function readBankExternal(v: Validator, external: Obj, loc: Loc, allowArray: boolean): Later<BankTxn[]> | undefined {
+export function readBankExternal(
+  v: Validator,
+  external: Obj,
+  loc: Loc,
+  allowArray: boolean,
+): Later<BankTxn[]> | undefined {
   const bankType = v.str(external, 'bank_type', loc);
   const data = external.bank_data;
   const at = [...loc, 'bank_data'];
   let parts: (Later<BankTxn[]> | undefined)[] = [];
   if (data === undefined) v.missing(external, at);
   else if (Array.isArray(data) && allowArray) {
-    if (data.length === 0) v.add({ type: 'too_short', loc: at, msg: 'List should have at least 1 item after validation, not 0', input: data, ctx: { field_type: 'List', min_length: 1, actual_length: 0 } });
+    if (data.length === 0)
+      v.add({
+        type: 'too_short',
+        loc: at,
+        msg: 'List should have at least 1 item after validation, not 0',
+        input: data,
+        ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+      });
     parts = data.map((d, i) => {
       if (isObj(d)) return readAccount(v, d, [...at, i]);
       v.add({ type: 'dict_type', loc: [...at, i], msg: 'Input should be a valid dictionary', input: d });
@@ -121,13 +161,19 @@ export function readBankExternal(v: Validator, external: Obj, loc: Loc, allowArr
   else v.add({ type: 'dict_type', loc: at, msg: 'Input should be a valid dictionary', input: data });
   if (bankType === undefined || parts.length === 0 || parts.some((p) => p === undefined)) return undefined;
   return () => {
-    if (!(BANK_TYPES as readonly string[]).includes(bankType)) unexpected(`unsupported bank_type '${bankType}': expected bank_aa or bank_bsa`);
+    if (!(BANK_TYPES as readonly string[]).includes(bankType))
+      unexpected(`unsupported bank_type '${bankType}': expected bank_aa or bank_bsa`);
     return parts.flatMap((p) => p!()).sort((a, b) => a.ts - b.ts);
   };
 }
 
 /** bank_bre's fetched modes: the same generated transactions the account endpoints serve. */
-export function readBankFetched(v: Validator, input: Obj, loc: Loc, ctx: WorkflowContext): Later<BankTxn[]> | undefined {
+export function readBankFetched(
+  v: Validator,
+  input: Obj,
+  loc: Loc,
+  ctx: WorkflowContext,
+): Later<BankTxn[]> | undefined {
   const bankType = v.str(input, 'bank_type', loc);
   if (bankType === undefined) return undefined;
   if (bankType === 'bank_aa') {
@@ -145,9 +191,12 @@ export function readBankFetched(v: Validator, input: Obj, loc: Loc, ctx: Workflo
     if (id === undefined || token === undefined) return undefined;
     return () => {
       if (isUnknownSession(id)) unexpected(`no bsa sessions found for report_id '${id}'`);
-      if (isStuck(id) || isFailing(id)) unexpected(`bsa report '${id}' is not available: statement analysis has not completed`);
+      if (isStuck(id) || isFailing(id))
+        unexpected(`bsa report '${id}' is not available: statement analysis has not completed`);
       const { from, to } = bsaPeriod(ctx.sessions.bsaStatementEnd(ctx.userId, id));
-      return bsaAccounts(ctx.userId, id).flatMap((a) => transactionsBetween(a, from, to)).sort((a, b) => a.ts - b.ts);
+      return bsaAccounts(ctx.userId, id)
+        .flatMap((a) => transactionsBetween(a, from, to))
+        .sort((a, b) => a.ts - b.ts);
     };
   }
   return () => unexpected(`unsupported bank_type '${bankType}': expected bank_aa or bank_bsa`);

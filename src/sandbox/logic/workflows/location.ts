@@ -33,14 +33,16 @@ export const location: WorkflowRun = (input, ctx) => {
   const place = nearestPincode(lat!, lng!, MAX_KM);
   const risk = place ? pincodeRisk(place.pincode) : 1;
   const pincodeOk = ctx.variant === 'v1' ? risk >= 0.06 : risk < 0.03 || risk >= 0.13;
-  const chain = runChain([{
-    engine: 'geocoding',
-    rules: [
-      { name: 'location within india', pass: place !== null },
-      { name: 'pincode serviceable', pass: place !== null && pincodeOk },
-      { name: 'state serviceable', pass: place !== null && !NOT_SERVICED[ctx.variant].has(place.state) },
-    ],
-  }]);
+  const chain = runChain([
+    {
+      engine: 'geocoding',
+      rules: [
+        { name: 'location within india', pass: place !== null },
+        { name: 'pincode serviceable', pass: place !== null && pincodeOk },
+        { name: 'state serviceable', pass: place !== null && !NOT_SERVICED[ctx.variant].has(place.state) },
+      ],
+    },
+  ]);
   return {
     workflowName: 'location',
     outputData: {

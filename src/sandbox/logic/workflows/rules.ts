@@ -9,12 +9,40 @@ import type { MobileFeatures } from '../mobile.js';
 import type { Stage, Variant } from './common.js';
 
 export const CUTOFFS = {
-  v1: { minIncome: 12_000, minScore: 600, ntcAllowed: true, maxOverdueAccounts: 1, minVendorScore: 450, minSms: 50,
-    minBankIncome: 15_000, maxBounces: 2, maxFoir: 0.55, minAvgBalance: 2_000, paydayMultiple: 2, bankMultiple: 0.6,
-    emiMaxGrade: 3, emiTenures: [3, 6, 9, 12], emiRates: { 1: 14, 2: 16.5, 3: 19.5, 4: 24, 5: 28 } as Record<number, number> },
-  v2: { minIncome: 15_000, minScore: 640, ntcAllowed: true, maxOverdueAccounts: 0, minVendorScore: 500, minSms: 50,
-    minBankIncome: 18_000, maxBounces: 1, maxFoir: 0.5, minAvgBalance: 3_000, paydayMultiple: 2.5, bankMultiple: 0.7,
-    emiMaxGrade: 3, emiTenures: [6, 12, 18], emiRates: { 1: 13.5, 2: 16, 3: 20, 4: 24, 5: 28 } as Record<number, number> },
+  v1: {
+    minIncome: 12_000,
+    minScore: 600,
+    ntcAllowed: true,
+    maxOverdueAccounts: 1,
+    minVendorScore: 450,
+    minSms: 50,
+    minBankIncome: 15_000,
+    maxBounces: 2,
+    maxFoir: 0.55,
+    minAvgBalance: 2_000,
+    paydayMultiple: 2,
+    bankMultiple: 0.6,
+    emiMaxGrade: 3,
+    emiTenures: [3, 6, 9, 12],
+    emiRates: { 1: 14, 2: 16.5, 3: 19.5, 4: 24, 5: 28 } as Record<number, number>,
+  },
+  v2: {
+    minIncome: 15_000,
+    minScore: 640,
+    ntcAllowed: true,
+    maxOverdueAccounts: 0,
+    minVendorScore: 500,
+    minSms: 50,
+    minBankIncome: 18_000,
+    maxBounces: 1,
+    maxFoir: 0.5,
+    minAvgBalance: 3_000,
+    paydayMultiple: 2.5,
+    bankMultiple: 0.7,
+    emiMaxGrade: 3,
+    emiTenures: [6, 12, 18],
+    emiRates: { 1: 13.5, 2: 16, 3: 20, 4: 24, 5: 28 } as Record<number, number>,
+  },
 } as const;
 
 export type Cutoffs = (typeof CUTOFFS)[Variant];
@@ -36,7 +64,10 @@ export interface BureauIntel {
 export function bureauIntel(profile: BureauProfile, declaredIncome: number): BureauIntel {
   const f = bureauFeatures(profile);
   const declaredCap = Math.round(Math.max(0, declaredIncome) * 0.5);
-  const base = f.bureau_hit && f.income_calculated > 0 ? f.cbs_monthly_affordability_v1 : Math.round(Math.max(0, declaredIncome) * 0.3);
+  const base =
+    f.bureau_hit && f.income_calculated > 0
+      ? f.cbs_monthly_affordability_v1
+      : Math.round(Math.max(0, declaredIncome) * 0.3);
   return {
     bureau_score: f.score,
     cbs_risk_grade: f.cbs_risk_grade_v1,
@@ -52,14 +83,20 @@ export function bureauIntel(profile: BureauProfile, declaredIncome: number): Bur
 }
 
 export function basicStage(c: Cutoffs, declaredIncome: number): Stage {
-  return { engine: 'basic', rules: [{ name: `declared income at least ${c.minIncome}`, pass: declaredIncome >= c.minIncome }] };
+  return {
+    engine: 'basic',
+    rules: [{ name: `declared income at least ${c.minIncome}`, pass: declaredIncome >= c.minIncome }],
+  };
 }
 
 export function bureauStage(c: Cutoffs, b: BureauIntel): Stage {
   return {
     engine: 'bureau_intel',
     rules: [
-      { name: `bureau score at least ${c.minScore}${c.ntcAllowed ? ' or new to credit' : ''}`, pass: b.bureau_hit ? b.bureau_score >= c.minScore : c.ntcAllowed },
+      {
+        name: `bureau score at least ${c.minScore}${c.ntcAllowed ? ' or new to credit' : ''}`,
+        pass: b.bureau_hit ? b.bureau_score >= c.minScore : c.ntcAllowed,
+      },
       { name: 'not a risky customer', pass: !b.is_risky_customer },
       { name: `overdue accounts at most ${c.maxOverdueAccounts}`, pass: b.overdue_accounts <= c.maxOverdueAccounts },
     ],
@@ -94,7 +131,9 @@ const clampAmount = (x: number) => Math.min(50_000, Math.max(1_000, floor500(x))
 
 /** Payday amount from mobile and bureau affordability. */
 export function paydayAmount(c: Cutoffs, m: MobileFeatures, b: BureauIntel): number {
-  return clampAmount(Math.min(m.mobile_intel_affordability, b.bureau_affordability || m.mobile_intel_affordability) * c.paydayMultiple);
+  return clampAmount(
+    Math.min(m.mobile_intel_affordability, b.bureau_affordability || m.mobile_intel_affordability) * c.paydayMultiple,
+  );
 }
 
 /** Payday amount from bank cash flow. */
