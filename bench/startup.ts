@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { CLI } from './harness.js';
 
-export interface StartupFigure {
+interface StartupFigure {
   readonly command: string;
   /** Seconds, in the order measured. */
   readonly runs: readonly number[];
@@ -20,7 +20,7 @@ export interface StartupFigure {
   readonly over_node_s?: number;
 }
 
-export interface StartupFigures {
+interface StartupFigures {
   readonly node: StartupFigure;
   readonly help: StartupFigure;
   readonly pipelines: StartupFigure;

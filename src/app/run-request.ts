@@ -16,10 +16,7 @@ export interface RunEndpoints {
 }
 
 /** The settings but for the output folder, whose default is chosen by looking at the folders there are. */
-export type ResolvedRunSettings = Omit<
-  RunSettings,
-  'log' | 'metrics' | 'baseUrls' | 'clientId' | 'authToken' | 'outDir'
->;
+type ResolvedRunSettings = Omit<RunSettings, 'log' | 'metrics' | 'baseUrls' | 'clientId' | 'authToken' | 'outDir'>;
 
 export interface RunRequest {
   readonly settings: ResolvedRunSettings;

@@ -7,7 +7,7 @@ import { nearest } from '../config/suggest.js';
 import { commandName, COMMANDS, type CommandEntry } from './commands.js';
 
 /** The options a command declares, as yargs holds them (aliases and --help/--version included). */
-export function optionNames(module: CommandModule<object, never>): string[] {
+function optionNames(module: CommandModule<object, never>): string[] {
   const y = yargs([]);
   if (typeof module.builder === 'function') (module.builder as (y: unknown) => unknown)(y);
   else if (module.builder) y.options(module.builder as never);

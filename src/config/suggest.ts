@@ -1,7 +1,7 @@
 /** "Did you mean": the nearest of a few known names to a misspelt one, for commands, options and pipelines. */
 
 /** Edits (insert, delete, replace, swap two neighbours) from one word to the other. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j += 1) d[0][j] = j;
   for (let i = 1; i <= a.length; i += 1) {

@@ -136,21 +136,19 @@ function makeShard(root: string, spec: ShardSpec): string {
         },
       }),
     );
-  const errors = rows
-    .filter(failed)
-    .map((r) =>
-      JSON.stringify({
-        row: r,
-        line: r + 1,
-        key: keyOf(r),
-        stage: 'location',
-        status: 422,
-        code: 'VALIDATION_FAILED',
-        message: 'bad',
-        attempts: 1,
-        input: {},
-      }),
-    );
+  const errors = rows.filter(failed).map((r) =>
+    JSON.stringify({
+      row: r,
+      line: r + 1,
+      key: keyOf(r),
+      stage: 'location',
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      message: 'bad',
+      attempts: 1,
+      input: {},
+    }),
+  );
   writeFileSync(join(dir, 'results.ndjson'), results.map((l) => `${l}\n`).join(''));
   writeFileSync(join(dir, 'errors.ndjson'), errors.map((l) => `${l}\n`).join(''));
   if (spec.transactions) {

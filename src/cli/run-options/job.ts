@@ -22,7 +22,7 @@ export interface JobArgs {
 }
 
 /** Rows per chunk: 500, a minute of one address at the documented workflow limit (500/min), so the last chunk ends within about a minute of the others. */
-export const DEFAULT_CHUNK_ROWS = 500;
+const DEFAULT_CHUNK_ROWS = 500;
 
 export const JOB_OPTIONS = {
   title: 'Run control:',

@@ -24,7 +24,7 @@ export interface LimitsArgs {
  * Whole-attempt time-outs (src/http/deadlines.ts). Bureau: 30 s, the documented example client (decision spec section 8); workflows
  * may fetch a bureau report themselves, so they get 60 s; account fetches: 60 s.
  */
-export const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = {
+const DEFAULT_TIMEOUTS_MS: Readonly<Record<ServiceName, number>> = {
   workflow: 60_000,
   bureau: 30_000,
   account: 60_000,
@@ -105,10 +105,7 @@ export interface ResolvedLimits {
  * --local-address, repeatable or comma-separated, else BRE_LOCAL_ADDRESSES (commas or spaces): IP literals,
  * each once. Undefined when neither is given.
  */
-export function parseLocalAddresses(
-  option: readonly string[] | undefined,
-  env: string | undefined,
-): string[] | undefined {
+function parseLocalAddresses(option: readonly string[] | undefined, env: string | undefined): string[] | undefined {
   const given = option && option.length > 0 ? option.join(',') : env;
   if (given === undefined || given.trim() === '') return undefined;
   const out: string[] = [];
