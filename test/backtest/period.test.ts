@@ -69,20 +69,21 @@ describe('--score and --period options', () => {
           fieldA: 'bureau_intel.bureau_score',
           fieldB: 'bureau_intel.bureau_score',
           direction: 'higher_is_better',
+          markers: [-1],
         },
       ],
     ],
     [
       ['x.old:x.new'],
       ['x.old:x.new=lower'],
-      [{ label: 'x.old:x.new', fieldA: 'x.old', fieldB: 'x.new', direction: 'lower_is_better' }],
+      [{ label: 'x.old:x.new', fieldA: 'x.old', fieldB: 'x.new', direction: 'lower_is_better', markers: [-1] }],
     ],
     [
       [' g ', 's'],
       ['g=lower', 's=higher'],
       [
-        { label: 'g', fieldA: 'g', fieldB: 'g', direction: 'lower_is_better' },
-        { label: 's', fieldA: 's', fieldB: 's', direction: 'higher_is_better' },
+        { label: 'g', fieldA: 'g', fieldB: 'g', direction: 'lower_is_better', markers: [-1] },
+        { label: 's', fieldA: 's', fieldB: 's', direction: 'higher_is_better', markers: [-1] },
       ],
     ],
   ])('%j with %j', (scores, dirs, expected) => {
