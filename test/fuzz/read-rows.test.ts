@@ -28,7 +28,13 @@ function checkNumbering(out: ReadOutcome): void {
     if (i > 0) expect(r.line).toBeGreaterThan(out.rows[i - 1].line);
     if (r.readError) {
       expect(r.readError.code).toBe('MALFORMED_ROW');
-      expect(r.data).toEqual({});
+      // A record of the wrong width keeps the cells it shares with the header (the error line names its key);
+      // any other broken record holds nothing.
+      if (/ columns, the header has /.test(r.readError.message)) {
+        expect(Object.values(r.data).every((v) => typeof v === 'string')).toBe(true);
+      } else {
+        expect(r.data).toEqual({});
+      }
     }
   });
 }
