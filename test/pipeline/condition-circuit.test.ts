@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { conditionHolds } from '../../src/pipeline/condition.js';
 import { Circuit } from '../../src/pipeline/circuit.js';
 import { fnv1a, parseShard, shardOf } from '../../src/input/shard.js';
-import { Semaphore } from '../../src/pipeline/semaphore.js';
 
 const results = {
   loc: { decision: 'Approve', 'bureau_intel.bureau_score': 720, empty: null },
@@ -73,37 +72,4 @@ describe('shards', () => {
   it.each(['0/2', '3/2', 'a/b', '1'])('rejects --shard %s', (s) =>
     expect(() => parseShard(s)).toThrow(/Expected --shard K\/N/),
   );
-});
-
-describe('semaphore', () => {
-  it('never lets more than N through', async () => {
-    const sem = new Semaphore(2);
-    let inside = 0;
-    let most = 0;
-    await Promise.all(
-      Array.from({ length: 10 }, async () => {
-        await sem.acquire();
-        inside += 1;
-        most = Math.max(most, inside);
-        await new Promise((r) => setTimeout(r, 2));
-        inside -= 1;
-        sem.release();
-      }),
-    );
-    expect(most).toBe(2);
-  });
-
-  it('tryAcquire takes a free slot at once, never one a waiter is owed', async () => {
-    const sem = new Semaphore(1);
-    expect(sem.tryAcquire()).toBe(true);
-    expect(sem.tryAcquire()).toBe(false);
-    let woke = false;
-    const waiter = sem.acquire().then(() => (woke = true));
-    sem.release(); // handed to the waiter, not left free
-    expect(sem.tryAcquire()).toBe(false);
-    await waiter;
-    expect(woke).toBe(true);
-    sem.release();
-    expect(sem.tryAcquire()).toBe(true);
-  });
 });
