@@ -33,7 +33,11 @@ export interface Flight {
 
 /** Weight of the newest answer in the mean latency: about the last 30 answers count. */
 const ALPHA = 1 / 16;
-/** Two holds by the bound this close together count the time between them as held. */
+/**
+ * Two holds by the bound this close together count the time between them as held; with slower answers, two
+ * holds within twice the mean latency do (a full cap frees slots only as answers come, so with answers of 1.5 s
+ * the holds come in waves 1.5 s apart while the cap stays full throughout).
+ */
 const HELD_GAP_MS = 1000;
 
 export class InFlight {
@@ -127,14 +131,18 @@ export class InFlight {
   held(now: number): void {
     const wanted = this.wanted(now);
     if (wanted <= this.bound || this.running < this.bound) return;
-    if (now - this.#boundHeldAt <= HELD_GAP_MS) this.#boundHeldMs += now - this.#boundHeldAt;
+    if (now - this.#boundHeldAt <= this.#heldGapMs()) this.#boundHeldMs += now - this.#boundHeldAt;
     this.#boundHeldAt = now;
     this.#wantedAtHold = wanted;
   }
 
-  /** Whether the bound held a start back within the last second. */
+  /** Whether the bound held a start back within the last second (or twice the mean latency, if longer). */
   boundHolding(now: number): boolean {
-    return now - this.#boundHeldAt <= HELD_GAP_MS;
+    return now - this.#boundHeldAt <= this.#heldGapMs();
+  }
+
+  #heldGapMs(): number {
+    return Math.max(HELD_GAP_MS, 2 * this.#meanMs);
   }
 
   /** Ms the bound held starts back, in all. */

@@ -39,6 +39,22 @@ describe("InFlight: calls in flight follow the latency (Little's law) up to the 
     expect(f.boundHolding(t + 5000)).toBe(false);
   });
 
+  it('answers slower than a second: holds that come in waves one answer apart count as held throughout', () => {
+    // 20 calls a second, answers of 1.5 s, --concurrency 4: the cap frees slots only as answers come.
+    const f = new InFlight({ perMs: 20 / 1000, bound: 4 });
+    let t = 0;
+    const flights = [0, 1, 2, 3].map((i) => f.started(i * 50));
+    for (let wave = 1; wave <= 10; wave += 1) {
+      t = wave * 1500;
+      for (const fl of flights.splice(0)) f.finished(fl, t);
+      for (let i = 0; i < 4; i += 1) flights.push(f.started(t + i * 50));
+      f.held(t + 150);
+    }
+    expect(f.boundHeldMs).toBe(9 * 1500);
+    expect(f.boundHolding(t + 2000)).toBe(true);
+    expect(f.boundHolding(t + 3500)).toBe(false);
+  });
+
   it('a fast service needs few calls in flight: the floor, not rate x time-out', () => {
     const f = new InFlight({ perMs: PER_MS, bound: 626 });
     for (let i = 0; i < 100; i += 1) f.finished(f.started(i * 60), i * 60 + 50);
