@@ -25,8 +25,6 @@ import type { RunSettings } from './settings.js';
 
 export interface RunJob {
   readonly member: JobMember;
-  /** The run's rows done (for the worker's rate) and its stop (the job's database gone for good). */
-  bind(rowsDone: () => number, fail: (err: BreError) => void): void;
   /** The job's rows (all chunks), for the progress bar. */
   readonly rows: number;
   /** Hands back what is held and lets go of the input. */
@@ -79,6 +77,14 @@ async function fileIdentity(path: string): Promise<string> {
   return `of ${f.size} bytes, sha256 ${f.sha256}`;
 }
 
+/** What the worker is given of the run it feeds. */
+export interface JobRunHooks {
+  /** The run's rows done (for the worker's rate). */
+  readonly rowsDone: () => number;
+  /** Stops the run (the job's database gone for good). */
+  readonly fail: (err: BreError) => void;
+}
+
 /**
  * Opens the input, joins the job and returns the run's input: a reader of the claimed chunks' rows. The first
  * batch is empty: nothing is claimed before the run's sink follows (its fence must know the chunks held).
@@ -86,6 +92,7 @@ async function fileIdentity(path: string): Promise<string> {
 export async function openJob(
   s: RunSettings,
   log: (line: string) => void,
+  run: JobRunHooks,
 ): Promise<{ input: OpenedInput; job: RunJob }> {
   const js = s.job!;
   const sink = s.sink!;
@@ -117,7 +124,6 @@ export async function openJob(
           `job ${js.name}: --retry-errors re-opened ${reopened} chunk${reopened > 1 ? 's' : ''} with rows in ${names.errors}`,
         );
     }
-    let doneBy: () => number = () => 0;
     const member = new JobMember({
       store,
       name: js.name,
@@ -125,11 +131,10 @@ export async function openJob(
       address: s.localAddresses?.join(',') ?? null,
       leaseMs: js.leaseMs,
       heartbeatMs: js.heartbeatMs,
-      rowsDone: () => doneBy(),
+      rowsDone: run.rowsDone,
       log,
-      fail: (err) => failWith(err),
+      fail: run.fail,
     });
-    let failWith: (err: BreError) => void = () => undefined;
     const reader = member.rows((c) => chunkRows(src, c));
     const input: OpenedInput = {
       reader,
@@ -141,10 +146,6 @@ export async function openJob(
     const runJob: RunJob = {
       member,
       rows: job.rows,
-      bind(rowsDone, fail) {
-        doneBy = rowsDone;
-        failWith = fail;
-      },
       async close(stopped) {
         try {
           await member.close(stopped);
