@@ -30,6 +30,8 @@ export interface RebuildRun {
   /** The timed part: the end of the run (spooled, resumed), or the whole rebuild (journal). */
   readonly seconds: number;
   readonly secondsPerMillion: number;
+  /** CPU time (user + system, every thread of the process) of the timed part, per million rows. */
+  readonly cpuSecondsPerMillion: number;
   /**
    * Spooled and resumed: the time spent feeding the spool, per million rows of the session (spread over the
    * run, on the spool's own thread).
@@ -106,7 +108,7 @@ async function child(
   dir: string,
   rows: number,
   sessionStart: number,
-): Promise<{ seconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] }> {
+): Promise<{ seconds: number; cpuSeconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] }> {
   const c = spawn(
     process.execPath,
     ['--expose-gc', ...benchScriptArgs('rebuild-child.ts', [mode, dir, String(rows), String(sessionStart)])],
@@ -116,7 +118,13 @@ async function child(
   c.stdout.on('data', (d) => (out += d));
   const [code] = (await once(c, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`rebuild child (${mode}) exited ${code}: ${out}`);
-  return JSON.parse(out) as { seconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] };
+  return JSON.parse(out) as {
+    seconds: number;
+    cpuSeconds: number;
+    feedSeconds?: number;
+    maxRssKb: number;
+    retainedMb: number[];
+  };
 }
 
 export async function benchRebuild(opts: {
@@ -135,6 +143,7 @@ export async function benchRebuild(opts: {
         mode,
         seconds: Math.round(r.seconds * 100) / 100,
         secondsPerMillion: Math.round(((r.seconds * 1e6) / rows) * 100) / 100,
+        cpuSecondsPerMillion: Math.round(((r.cpuSeconds * 1e6) / rows) * 100) / 100,
         ...(r.feedSeconds !== undefined
           ? {
               feedSecondsPerMillion:
