@@ -10,13 +10,23 @@
  * - a worker with another pipeline, input or rate is refused (exit 2, naming it); one on a finished job exits 0;
  * - `job status` while the job runs and after, `job report`.
  */
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { CallerStats } from '../../src/sandbox/index.js';
-import { runArgs, spawnCli, startCli, waitForLines, type CliResult, type RunningCli } from '../helpers/cli.js';
+import { runArgs, spawnCli, startCli, waitForLines, type RunningCli } from '../helpers/cli.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadRows } from '../helpers/db-load.js';
+import {
+  committedLines,
+  folderOf,
+  jobFlags,
+  jobStatus,
+  journal,
+  requestId,
+  sinkKeys as sinkKeysOf,
+  why,
+} from '../helpers/job.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
 import { query } from '../helpers/sink.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -25,34 +35,6 @@ import { waitFor } from '../helpers/wait.js';
 
 const PER_SECOND = 15;
 const N = 450;
-const why = (r: CliResult) => `exit ${r.code} ${r.signal ?? ''}\n${r.stderr.slice(-3000)}`;
-
-interface Line {
-  readonly row: number;
-  readonly key: string;
-  readonly stages?: Record<string, Record<string, unknown>>;
-}
-
-/** The one folder a worker wrote under its --out (a job's worker makes a new one per session). */
-function folderOf(base: string): string {
-  const dirs = existsSync(base) ? readdirSync(base) : [];
-  if (dirs.length !== 1) throw new Error(`expected one folder under ${base}, got ${dirs.join(', ')}`);
-  return join(base, dirs[0]);
-}
-
-function journal(path: string, bytes = Infinity): Line[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path)
-    .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
-    .toString('utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Line);
-}
-
-const requestId = (stages: unknown): string =>
-  String((stages as Record<string, Record<string, unknown>>).location.request_id);
 
 describe.runIf(available.postgres || process.env.CI === 'true')(
   'run --job: elastic workers on one PostgreSQL sink',
@@ -76,64 +58,15 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
 
     function worker(job: string, table: string, out: string, address: string, rate = PER_SECOND): RunningCli {
       return startCli(
-        runArgs(
-          'location',
-          source,
-          out,
-          '--table',
-          'apps',
-          '--sink',
-          sink,
-          '--sink-table',
-          table,
-          '--job',
-          job,
-          '--job-chunk-rows',
-          '25',
-          '--job-lease',
-          '2s',
-          '--job-heartbeat',
-          '500ms',
-          '--rate',
-          `workflow=${rate}/s`,
-          '--rate-slack',
-          '2s',
-          '--local-address',
-          address,
-        ),
+        runArgs('location', source, out, '--table', 'apps', ...jobFlags({ sink, table, job, rate, address })),
         sb.env(),
         { timeoutMs: 180_000 },
       );
     }
 
-    async function sinkKeys(table: string): Promise<Map<string, string>> {
-      const rows = await query<{ reference_id: string; result: unknown }>(
-        sink,
-        `SELECT reference_id, result FROM "${table}"`,
-      );
-      const out = new Map<string, string>();
-      for (const r of rows) {
-        if (out.has(r.reference_id)) throw new Error(`${table} holds ${r.reference_id} twice`);
-        out.set(r.reference_id, requestId(typeof r.result === 'string' ? JSON.parse(r.result) : r.result));
-      }
-      return out;
-    }
-
-    /** The results a folder committed: its journal's lines before the commit table's position. */
-    async function committed(folder: string): Promise<Line[]> {
-      const mark = await query<{ results_bytes: string }>(
-        sink,
-        'SELECT results_bytes FROM bre_batch_loads WHERE path = $1',
-        [(await import('node:fs')).realpathSync(folder)],
-      );
-      return journal(join(folder, 'results.ndjson'), Number(mark[0]?.results_bytes ?? 0));
-    }
-
-    async function status(job: string): Promise<Record<string, unknown>> {
-      const r = await spawnCli(['job', 'status', job, '--sink', sink, '--json']);
-      expect(r.code, why(r)).toBe(0);
-      return JSON.parse(r.stdout) as Record<string, unknown>;
-    }
+    const sinkKeys = (table: string) => sinkKeysOf(sink, table);
+    const committed = (folder: string) => committedLines(sink, folder);
+    const status = (job: string) => jobStatus(sink, job);
 
     itDb('postgres').each([7, 23])(
       'seed %i: 3 workers, one killed -9 mid-chunk, a 4th joins: every key once, as the workers wrote it; re-sent rows within what the dead one answered and had not committed',
@@ -231,29 +164,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         expect(report.stdout).toContain(`${N} of ${N} done`);
         // A worker started on the finished job: exit 0 at once, saying so.
         const late = await spawnCli(
-          runArgs(
-            'location',
-            source,
-            join(dir, 'late'),
-            '--table',
-            'apps',
-            '--sink',
-            sink,
-            '--sink-table',
-            table,
-            '--job',
-            job,
-            '--job-chunk-rows',
-            '25',
-            '--job-lease',
-            '2s',
-            '--job-heartbeat',
-            '500ms',
-            '--rate',
-            `workflow=${rate}/s`,
-            '--rate-slack',
-            '2s',
-          ),
+          runArgs('location', source, join(dir, 'late'), '--table', 'apps', ...jobFlags({ sink, table, job, rate })),
           sb.env(),
         );
         expect(late.code, why(late)).toBe(0);
@@ -350,24 +261,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
             join(dir, 'b'),
             '--table',
             'apps',
-            '--sink',
-            sink,
-            '--sink-table',
-            table,
-            '--job',
-            job,
-            '--job-chunk-rows',
-            '25',
-            '--job-lease',
-            '2s',
-            '--job-heartbeat',
-            '500ms',
-            '--rate',
-            `workflow=${PER_SECOND}/s`,
-            '--rate-slack',
-            '2s',
-            '--local-address',
-            '127.0.0.3',
+            ...jobFlags({ sink, table, job, rate: PER_SECOND, address: '127.0.0.3' }),
           ),
           sb.env(),
           { timeoutMs: 180_000 },
