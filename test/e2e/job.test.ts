@@ -7,16 +7,29 @@
  *   at most what the dead worker had answered and not committed; a 4th worker started then claims at once;
  * - a worker stalled past its lease (SIGSTOP, SIGCONT) writes nothing of the chunk taken from it;
  * - SIGTERM hands the chunk back at its committed position and nothing is sent twice;
+ * - one address at half the sandbox's limit (its callerRates): the others finish more chunks and the job ends within
+ *   one chunk's time of rows / (the sum of the workers' rates), not with the slowest address's share;
+ * - --retry-errors on a finished job: only the rows in errors are sent again, once;
  * - a worker with another pipeline, input or rate is refused (exit 2, naming it); one on a finished job exits 0;
  * - `job status` while the job runs and after, `job report`.
  */
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { CallerStats } from '../../src/sandbox/index.js';
-import { runArgs, spawnCli, startCli, waitForLines, type CliResult, type RunningCli } from '../helpers/cli.js';
+import { runArgs, spawnCli, startCli, waitForLines, type RunningCli } from '../helpers/cli.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadRows } from '../helpers/db-load.js';
+import {
+  committedLines,
+  folderOf,
+  jobFlags,
+  jobStatus,
+  journal,
+  requestId,
+  sinkKeys as sinkKeysOf,
+  why,
+} from '../helpers/job.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
 import { query } from '../helpers/sink.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -28,7 +41,6 @@ const N = 450;
 const CHUNK_ROWS = 25;
 /** The address the sandbox holds to half the limit (the half-rate test's straggler). */
 const SLOW = '127.0.0.8';
-const why = (r: CliResult) => `exit ${r.code} ${r.signal ?? ''}\n${r.stderr.slice(-3000)}`;
 
 /** One worker of a test: its job, table, scratch folder and address; the rest as the job's common command. */
 interface WorkerSpec {
@@ -42,33 +54,6 @@ interface WorkerSpec {
   readonly from?: string;
   readonly more?: readonly string[];
 }
-
-interface Line {
-  readonly row: number;
-  readonly key: string;
-  readonly stages?: Record<string, Record<string, unknown>>;
-}
-
-/** The one folder a worker wrote under its --out (a job's worker makes a new one per session). */
-function folderOf(base: string): string {
-  const dirs = existsSync(base) ? readdirSync(base) : [];
-  if (dirs.length !== 1) throw new Error(`expected one folder under ${base}, got ${dirs.join(', ')}`);
-  return join(base, dirs[0]);
-}
-
-function journal(path: string, bytes = Infinity): Line[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path)
-    .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
-    .toString('utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Line);
-}
-
-const requestId = (stages: unknown): string =>
-  String((stages as Record<string, Record<string, unknown>>).location.request_id);
 
 describe.runIf(available.postgres || process.env.CI === 'true')(
   'run --job: elastic workers on one PostgreSQL sink',
@@ -94,67 +79,23 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
     const callers = (): Readonly<Record<string, CallerStats>> => sb.sandbox.stats().services.workflow.callers;
     const admitted = (c: Readonly<Record<string, CallerStats>>, address: string) => c[address]?.admitted ?? 0;
 
-    /** A worker's command line: the job's common options, one address; `pipeline`, `from` and `rate` vary for a mismatch. */
+    /** A worker's command line: the job's common flags (test/helpers/job.ts); pipeline, input and rate vary for a mismatch. */
     function workerArgs(w: WorkerSpec): string[] {
-      return runArgs(
-        w.pipeline ?? 'location',
-        source,
-        w.out,
-        '--table',
-        w.from ?? 'apps',
-        '--sink',
-        sink,
-        '--sink-table',
-        w.table,
-        '--job',
-        w.job,
-        '--job-chunk-rows',
-        String(CHUNK_ROWS),
-        '--job-lease',
-        '2s',
-        '--job-heartbeat',
-        '500ms',
-        '--rate',
-        `workflow=${w.rate ?? PER_SECOND}/s`,
-        '--rate-slack',
-        '2s',
-        ...(w.address ? ['--local-address', w.address] : []),
+      const { job, table, address } = w;
+      return [
+        ...runArgs(w.pipeline ?? 'location', source, w.out, '--table', w.from ?? 'apps'),
+        ...jobFlags({ sink, table, job, rate: w.rate ?? PER_SECOND, address, chunkRows: CHUNK_ROWS }),
         ...(w.more ?? []),
-      );
+      ];
     }
 
     function worker(w: WorkerSpec, env = sb.env()): RunningCli {
       return startCli(workerArgs(w), env, { timeoutMs: 180_000 });
     }
 
-    async function sinkKeys(table: string): Promise<Map<string, string>> {
-      const rows = await query<{ reference_id: string; result: unknown }>(
-        sink,
-        `SELECT reference_id, result FROM "${table}"`,
-      );
-      const out = new Map<string, string>();
-      for (const r of rows) {
-        if (out.has(r.reference_id)) throw new Error(`${table} holds ${r.reference_id} twice`);
-        out.set(r.reference_id, requestId(typeof r.result === 'string' ? JSON.parse(r.result) : r.result));
-      }
-      return out;
-    }
-
-    /** The results a folder committed: its journal's lines before the commit table's position. */
-    async function committed(folder: string): Promise<Line[]> {
-      const mark = await query<{ results_bytes: string }>(
-        sink,
-        'SELECT results_bytes FROM bre_batch_loads WHERE path = $1',
-        [(await import('node:fs')).realpathSync(folder)],
-      );
-      return journal(join(folder, 'results.ndjson'), Number(mark[0]?.results_bytes ?? 0));
-    }
-
-    async function status(job: string): Promise<Record<string, unknown>> {
-      const r = await spawnCli(['job', 'status', job, '--sink', sink, '--json']);
-      expect(r.code, why(r)).toBe(0);
-      return JSON.parse(r.stdout) as Record<string, unknown>;
-    }
+    const sinkKeys = (table: string) => sinkKeysOf(sink, table);
+    const committed = (folder: string) => committedLines(sink, folder);
+    const status = (job: string) => jobStatus(sink, job);
 
     itDb('postgres').each([7, 23])(
       'seed %i: 3 workers, one killed -9 mid-chunk, a 4th joins: every key once, as the workers wrote it; re-sent rows within what the dead one answered and had not committed',
