@@ -137,7 +137,9 @@ class ErrorTally {
 
   result(): ErrorCodeCount[] {
     // Codes are ASCII (src/errors.ts): compared by code unit, with no collator to load (ICU's, at a cost).
-    return [...this.#codes.values()].sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    return [...this.#codes.values()].sort(
+      (a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
+    );
   }
 }
 

@@ -146,7 +146,11 @@ describe('Parquet written by arrow-rs (parquet-wasm), compressed as warehouses d
     const empty = join(dir, 'empty.parquet');
     writeFileSync(empty, '');
     let header = false;
-    expect(await all(empty, { header: (h) => ((header = true), resolveHeader(h)) })).toEqual([]);
+    const sawHeader = (h: Parameters<typeof resolveHeader>[0]) => {
+      header = true;
+      return resolveHeader(h);
+    };
+    expect(await all(empty, { header: sawHeader })).toEqual([]);
     expect(header, 'no schema to check').toBe(false);
     const cut = join(dir, 'cut.parquet');
     writeFileSync(cut, 'PAR1');
