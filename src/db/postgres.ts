@@ -4,7 +4,7 @@
  * same on every host.
  */
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
+import type pg from 'pg';
 import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import {
@@ -19,7 +19,7 @@ import {
 import { standardKeyset } from './keyset.js';
 import { copyUpsert } from './pg-copy.js';
 import { standardSink } from './sink-sql.js';
-import type { DbColumn, DbResult, DbSession } from './session.js';
+import { SessionBase, type DbColumn, type DbResult, type DbSession } from './session.js';
 import type { DbUrl } from './url.js';
 
 /** Type names of the OIDs a row is likely to hold (pg_type.typname); others are looked up once. */
@@ -55,8 +55,11 @@ const isoLocal = (v: string): string => v.replace(' ', 'T');
 /** `2024-03-01 10:00:00+00` -> `2024-03-01T10:00:00+00:00` */
 const isoOffset = (v: string): string => v.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00');
 
+/** node-postgres, loaded at the first connection: a command or a run without PostgreSQL does not load it. */
+const driver = async (): Promise<typeof pg> => (await import('pg')).default;
+
 /** Exact text for numeric and int8, ISO text for dates and timestamps; the driver's own parsers for the rest. */
-const TYPES: pg.CustomTypesConfig = {
+const typeParsers = (types: typeof pg.types): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     switch (oid) {
       case 20:
@@ -68,10 +71,10 @@ const TYPES: pg.CustomTypesConfig = {
       case 1184:
         return isoOffset;
       default:
-        return pg.types.getTypeParser(oid, format as 'text');
+        return types.getTypeParser(oid, format as 'text');
     }
   }) as pg.CustomTypesConfig['getTypeParser'],
-};
+});
 
 function tlsOptions(url: DbUrl): pg.ClientConfig['ssl'] {
   if (url.tls === 'off') return false;
@@ -83,22 +86,12 @@ function tlsOptions(url: DbUrl): pg.ClientConfig['ssl'] {
   };
 }
 
-class PgSession implements DbSession {
-  readonly lost: Promise<Error>;
-  #inTransaction = false;
-  #closed = false;
-
+class PgSession extends SessionBase {
   constructor(
-    readonly url: DbUrl,
+    url: DbUrl,
     readonly client: pg.Client,
   ) {
-    this.lost = new Promise((resolve) => {
-      // An 'error' event without a listener would crash the process: a killed backend while idle lands here.
-      client.on('error', (err) => resolve(err));
-      client.on('end', () => {
-        if (!this.#closed) resolve(new Error('the connection was closed by the server'));
-      });
-    });
+    super(url, client);
   }
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<DbResult<R>> {
@@ -115,33 +108,15 @@ class PgSession implements DbSession {
     return { rows: res.rows as R[], columns, count: res.rowCount ?? res.rows.length };
   }
 
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#inTransaction) throw new Error('a transaction is already open on this session');
-    this.#inTransaction = true;
-    try {
-      // Through query(): a connection lost before BEGIN or at COMMIT is a ConnectionLost there too.
-      await this.query('BEGIN');
-      try {
-        const out = await work();
-        await this.query('COMMIT');
-        return out;
-      } catch (err) {
-        await this.client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    } finally {
-      this.#inTransaction = false;
-    }
+  protected rollback(): Promise<unknown> {
+    return this.client.query('ROLLBACK');
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.client.end().catch(() => undefined);
+  protected end(): Promise<unknown> {
+    return this.client.end();
   }
 
-  destroy(): void {
-    this.#closed = true;
+  protected kill(): void {
     // end() waits for the server; a broken connection may never answer, so the socket goes too.
     (this.client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     void this.client.end().catch(() => undefined);
@@ -181,14 +156,15 @@ export const postgres: Dialect = {
   maxParams: 65_535,
   async connect(url) {
     // No password in the URL: pg reads PGPASSWORD, then ~/.pgpass, as libpq does.
-    const client = new pg.Client({
+    const pgLib = await driver();
+    const client = new pgLib.Client({
       host: url.host,
       port: url.port,
       database: url.database,
       user: url.user,
       password: url.password,
       ssl: tlsOptions(url),
-      types: TYPES,
+      types: typeParsers(pgLib.types),
       keepAlive: true,
       connectionTimeoutMillis: 10_000,
       application_name: 'bre-batch',
