@@ -7,6 +7,8 @@
  */
 import { BreError } from '../errors.js';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
+import { baseFormat } from '../input/read.js';
+import type { RangeReading } from '../input/ranges.js';
 import {
   definitionDifferences,
   JobMember,
@@ -15,6 +17,11 @@ import {
   type ChunkPlan,
   type ClaimedChunk,
   type JobDefinition,
+  checkSplittable,
+  fileChunkRows,
+  fileSeen,
+  splitFileChunks,
+  type FileSeen,
 } from '../job/index.js';
 import { inputFingerprint } from '../output/folder-identity.js';
 import { sinkNames } from '../output/sink/tables.js';
@@ -79,6 +86,37 @@ async function fileIdentity(path: string): Promise<string> {
   return `of ${f.size} bytes, sha256 ${f.sha256}`;
 }
 
+/** Where a job's chunks come from: the split (by the worker that creates the job) and one claimed chunk's rows. */
+interface ChunkSource {
+  split(rows: number): Promise<ChunkPlan[]>;
+  read(c: ClaimedChunk): AsyncIterable<InputRow[]>;
+  close(): Promise<void>;
+}
+
+/** The input's chunks: a database's key ranges, or a file's ranges of records (src/job/file-chunks.ts). */
+function chunkSource(s: RunSettings, opened: OpenedInput, seen: FileSeen | undefined): ChunkSource {
+  if (opened.db) {
+    const src = opened.db.source;
+    return {
+      split: (rows) => splitByKeys(src, rows),
+      read: (c) => chunkRows(src, c),
+      close: () => src.close().catch(() => undefined),
+    };
+  }
+  checkSplittable(s.input, s.inputFormat, opened.reading.encoding);
+  const reading: RangeReading = {
+    format: baseFormat(s.inputFormat),
+    encoding: opened.reading.encoding ?? 'utf-8',
+    ...(opened.reading.delimiter !== null ? { delimiter: opened.reading.delimiter } : {}),
+    ...(opened.columns ? { columns: opened.columns } : {}),
+  };
+  return {
+    split: (rows) => splitFileChunks(s.input, reading, rows),
+    read: (c) => fileChunkRows(s.input, reading, seen!, c),
+    close: async () => undefined,
+  };
+}
+
 /**
  * Opens the input, joins the job and returns the run's input: a reader of the claimed chunks' rows. The first
  * batch is empty: nothing is claimed before the run's sink follows (its fence must know the chunks held).
@@ -89,23 +127,21 @@ export async function openJob(
 ): Promise<{ input: OpenedInput; job: RunJob }> {
   const js = s.job!;
   const sink = s.sink!;
-  if (!s.source) {
-    throw new BreError(
-      'USAGE',
-      `Expected a database --input with --job, got the file ${s.input}: a file input's chunks are not built yet; use --shard K/N and merge for files`,
-      { field: 'job' },
-    );
-  }
+  // Refused before anything is read: a gzip'ed file cannot be entered at a chunk's start.
+  if (!s.source) checkSplittable(s.input, s.inputFormat, null);
   const store = await JobStore.open({ url: sink.url, schema: sink.schema, retryForMs: sink.retryForMs, log });
-  let source: DbSource | undefined;
+  let chunks: ChunkSource | undefined;
+  let opened: OpenedInput | undefined;
   try {
-    const opened = await openInput(s, log, { resume: false });
-    source = opened.db!.source;
+    // The file as hashed for the job's definition: a change after this is seen before each chunk is read.
+    const seen = s.source ? undefined : fileSeen(s.input);
+    opened = await openInput(s, log, { resume: false });
     // Only the header was needed: the chunks read their own rows.
     await opened.reader.return(undefined);
+    chunks = chunkSource(s, opened, seen);
+    const src = chunks;
     const def = await jobDefinition(s, opened.reading);
-    const src = source;
-    const job = await store.join(js.name, def, () => splitByKeys(src, js.chunkRows));
+    const job = await store.join(js.name, def, () => src.split(js.chunkRows));
     log(
       `job ${js.name}: ${job.rows} rows in ${job.chunks} chunks${job.state === 'done' ? ', done' : ''}; this worker is ${js.worker}`,
     );
@@ -130,7 +166,7 @@ export async function openJob(
       fail: (err) => failWith(err),
     });
     let failWith: (err: BreError) => void = () => undefined;
-    const reader = member.rows((c) => chunkRows(src, c));
+    const reader = member.rows((c) => src.read(c));
     const input: OpenedInput = {
       reader,
       first: { done: false, value: [] },
@@ -149,13 +185,13 @@ export async function openJob(
         try {
           await member.close(stopped);
         } finally {
-          await src.close().catch(() => undefined);
+          await src.close();
         }
       },
     };
     return { input, job: runJob };
   } catch (err) {
-    await source?.close().catch(() => undefined);
+    await (chunks ? chunks.close() : opened?.db?.source.close().catch(() => undefined));
     await store.close();
     throw err;
   }
