@@ -422,12 +422,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         expect(r.s_big).toBe('9007199254740991');
         expect(r.s_neg).toBe('-42');
         expect(r.s_zero).toBe('0');
-        expect([r.s_ratio, r.s_tiny, r.s_huge, r.s_unsafe]).toEqual([
-          0.1,
-          1e-7,
-          1.7976931348623157e308,
-          2 ** 53 + 2,
-        ]);
+        expect([r.s_ratio, r.s_tiny, r.s_huge, r.s_unsafe]).toEqual([0.1, 1e-7, 1.7976931348623157e308, 2 ** 53 + 2]);
         expect([bool(r.s_yes), bool(r.s_no)]).toEqual([true, false]);
         expect(json(r.s_obj)).toEqual(stages.s.obj);
         expect(json(r.s_arr)).toEqual(stages.s.arr);
