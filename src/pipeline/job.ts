@@ -5,7 +5,7 @@
  * of the run is the same run: one row loop, one folder (scratch: a new one per session), one sink follower,
  * whose batches commit each chunk's position behind the job's fence.
  */
-import { BreError } from '../errors.js';
+import type { BreError } from '../errors.js';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
 import { baseFormat } from '../input/read.js';
 import type { RangeReading } from '../input/ranges.js';
