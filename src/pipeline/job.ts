@@ -28,6 +28,7 @@ import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
 import type { InputRow } from '../types.js';
 import { openInput, type OpenedInput } from './input.js';
+import { computePlan } from './plan.js';
 import type { RunSettings } from './settings.js';
 
 export interface RunJob {
@@ -86,6 +87,23 @@ async function fileIdentity(path: string): Promise<string> {
   return `of ${f.size} bytes, sha256 ${f.sha256}`;
 }
 
+/** What one chunk should take from one address at the job's rate: the last chunk ends about this long after the others. */
+const CHUNK_MS = 60_000;
+/** Bounds of the chunk size chosen: a chunk's claim and commits stay small beside its rows, and its bits (one a row) small. */
+const CHUNK_ROWS = { min: 50, max: 100_000 } as const;
+
+/**
+ * Rows per chunk: --job-chunk-rows, else a minute's rows from one address at the job's rate (the busiest
+ * service's calls a row at its --rate: 500 at the documented 500 workflow calls a minute), within CHUNK_ROWS;
+ * the largest when no service the pipeline calls is limited.
+ */
+export function chunkRowsFor(s: Pick<RunSettings, 'job' | 'pipeline' | 'rates'>): number {
+  if (s.job?.chunkRows !== undefined) return s.job.chunkRows;
+  const msPerRow = computePlan(1, s.pipeline.stages, s.rates).wallMs;
+  if (msPerRow === null || msPerRow <= 0) return CHUNK_ROWS.max;
+  return Math.min(CHUNK_ROWS.max, Math.max(CHUNK_ROWS.min, Math.round(CHUNK_MS / msPerRow)));
+}
+
 /** Where a job's chunks come from: the split (by the worker that creates the job) and one claimed chunk's rows. */
 interface ChunkSource {
   split(rows: number): Promise<ChunkPlan[]>;
@@ -141,7 +159,7 @@ export async function openJob(
     chunks = chunkSource(s, opened, seen);
     const src = chunks;
     const def = await jobDefinition(s, opened.reading);
-    const job = await store.join(js.name, def, () => src.split(js.chunkRows));
+    const job = await store.join(js.name, def, () => src.split(chunkRowsFor(s)));
     log(
       `job ${js.name}: ${job.rows} rows in ${job.chunks} chunks${job.state === 'done' ? ', done' : ''}; this worker is ${js.worker}`,
     );
