@@ -148,7 +148,17 @@ export async function* parquetRowBatches(path: string, opts: ParquetOptions = {}
   }
 }
 
+/** The least a Parquet file holds: its magic number at both ends and the footer's length. */
+const SMALLEST_FILE = 12;
+
 async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGenerator<InputRow[]> {
+  // 0 bytes: no schema and no rows, an empty input as a 0-byte CSV is (INPUT_EMPTY says "0 bytes").
+  if (file.byteLength === 0) return;
+  // Fewer bytes than any Parquet file: said in words, not as hyparquet's "Offset is outside the bounds".
+  if (file.byteLength < SMALLEST_FILE)
+    throw new Error(
+      `it is ${file.byteLength} bytes, fewer than any Parquet file holds (${SMALLEST_FILE}: its magic number and footer): was it cut short?`,
+    );
   const metadata = await parquetMetadataAsync(file);
   const header = parquetHeader(metadata);
   const names = opts.header ? opts.header(header) : resolveHeader(header);
