@@ -19,7 +19,6 @@ import type { InputRow } from '../types.js';
 import { csvRowBatches } from './csv.js';
 import { readLineBatches, type PhysicalLine } from './lines.js';
 import { ndjsonRowBatches } from './ndjson.js';
-import { parquetMetadataOf, parquetRowBatches } from './parquet.js';
 import { DEFAULT_MAX_RECORD_BYTES } from './read.js';
 
 /** One range of a file's rows. */
@@ -131,6 +130,8 @@ function textRows(
  */
 export async function splitFile(path: string, r: RangeReading, rows: number): Promise<FileRange[]> {
   if (r.format === 'parquet') {
+    // Loaded only for a Parquet input, as src/input/read.ts loads it: hyparquet and its codecs cost every run's start.
+    const { parquetMetadataOf } = await import('./parquet.js');
     const total = Number((await parquetMetadataOf(path)).num_rows);
     const out: FileRange[] = [];
     for (let first = 1; first <= total; first += rows)
@@ -174,6 +175,7 @@ export async function* readRange(path: string, r: RangeReading, range: FileRange
   let left = range.rows;
   if (r.format === 'parquet') {
     const columns = r.columns;
+    const { parquetRowBatches } = await import('./parquet.js');
     const reader = parquetRowBatches(path, {
       ...(columns ? { header: () => columns } : {}),
       range: { start: range.firstRow - 1, end: range.firstRow - 1 + range.rows },
