@@ -61,7 +61,7 @@ function tidy(path: string): void {
 }
 
 /** Gzips `path` into `tmp` with the header's record of the plain file; fsynced. Returns the bytes written. */
-async function gzipTo(path: string, tmp: string, mode: number): Promise<number> {
+async function gzipTo(path: string, tmp: string, mode: number, level: number): Promise<number> {
   const st = statSync(path);
   const out = await open(tmp, 'w', mode);
   try {
@@ -82,7 +82,7 @@ async function gzipTo(path: string, tmp: string, mode: number): Promise<number> 
           yield chunk;
         }
       },
-      createDeflateRaw({ level: LEVEL, chunkSize: 256 * 1024, strategy: constants.Z_DEFAULT_STRATEGY }),
+      createDeflateRaw({ level, chunkSize: 256 * 1024, strategy: constants.Z_DEFAULT_STRATEGY }),
       async (deflated: AsyncIterable<Buffer>) => {
         for await (const chunk of deflated) await write(chunk);
       },
@@ -100,7 +100,7 @@ async function gzipTo(path: string, tmp: string, mode: number): Promise<number> 
 }
 
 /** Compacts one journal (see the header); undefined when it is not there as a plain file. */
-async function compactJournal(dir: string, name: string): Promise<CompactedFile | undefined> {
+async function compactJournal(dir: string, name: string, level: number): Promise<CompactedFile | undefined> {
   const path = join(dir, name);
   tidy(path);
   if (journalForm(path) !== 'plain') return undefined;
@@ -109,7 +109,7 @@ async function compactJournal(dir: string, name: string): Promise<CompactedFile 
   if (st.size === 0) return undefined;
   const mode = st.mode & 0o777;
   const tmp = compactingPath(path);
-  const compactedBytes = await gzipTo(path, tmp, mode);
+  const compactedBytes = await gzipTo(path, tmp, mode, level);
   chmodSync(tmp, mode); // whatever the umask: the journal's own mode
   renameSync(tmp, gzPathOf(path));
   syncFolder(dirname(path));
@@ -118,11 +118,11 @@ async function compactJournal(dir: string, name: string): Promise<CompactedFile 
   return { name, bytes: st.size, compactedBytes };
 }
 
-/** Gzips the folder's journals in place; the ones compacted, with their sizes. */
-export async function compactFolder(dir: string): Promise<CompactedFile[]> {
+/** Gzips the folder's journals in place; the ones compacted, with their sizes. `level`: the benchmark's other. */
+export async function compactFolder(dir: string, level = LEVEL): Promise<CompactedFile[]> {
   const done: CompactedFile[] = [];
   for (const name of COMPACTED_JOURNALS) {
-    const f = await compactJournal(dir, name);
+    const f = await compactJournal(dir, name, level);
     if (f) done.push(f);
   }
   return done;
