@@ -36,7 +36,7 @@ const LEFT_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.3, par
  * A compacted journal's size as a share of the plain one's: the larger of location's and rescore's measured at
  * gzip level 1 (README: Performance, `npm run bench -- --only footprint`), rounded up.
  */
-const COMPACTED_SHARE = 0.1;
+const COMPACTED_SHARE = 0.05;
 
 /**
  * Journal bytes a row per stage calling each service, before any row is written (measured on the sandbox:

@@ -49,10 +49,10 @@ describe('estimateRoom', () => {
   );
 
   it.each([
-    // rows, done, bytes a row, keep -> left journal, left in all (the journal compacted to a tenth unless kept,
+    // rows, done, bytes a row, keep -> left journal, left in all (the journal compacted to a twentieth unless kept,
     // and the end files once each: 0.3 of the journal per format)
-    [1000, 0, 1000, false, 100_000, 700_000],
-    [1000, 3000, 1000, false, 400_000, 2_800_000],
+    [1000, 0, 1000, false, 50_000, 650_000],
+    [1000, 3000, 1000, false, 200_000, 2_600_000],
     [1000, 0, 1000, true, 1_000_000, 1_600_000],
   ] as const)('left once finished: %i rows (%i done) at %i B, --keep-journal %s: journal %i, all %i', (rows, doneRows, bytesPerRow, keepJournal, journal, all) => {
     const e = estimateRoom({ rows, doneRows, bytesPerRow, measured: true, formats: both, keepJournal });
