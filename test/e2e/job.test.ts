@@ -10,7 +10,7 @@
  * - a worker with another pipeline, input or rate is refused (exit 2, naming it); one on a finished job exits 0;
  * - `job status` while the job runs and after, `job report`.
  */
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { CallerStats } from '../../src/sandbox/index.js';
@@ -18,6 +18,7 @@ import { runArgs, spawnCli, startCli, waitForLines, type CliResult, type Running
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadRows } from '../helpers/db-load.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
+import { journalExists, journalText } from '../helpers/output.js';
 import { query } from '../helpers/sink.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -41,8 +42,9 @@ function folderOf(base: string): string {
 }
 
 function journal(path: string, bytes = Infinity): Line[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path)
+  if (!journalExists(path)) return [];
+  // A worker's finished folder has its journal gzip'ed: positions count its plain bytes.
+  const text = Buffer.from(journalText(path))
     .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
     .toString('utf8');
   return text

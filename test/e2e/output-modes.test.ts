@@ -70,7 +70,7 @@ describe('owner-only output', () => {
     expect([0, 1], run.stderr).toContain(run.code);
     const files = [...modes(out).keys()].map((p) => p.slice(out.length + 1));
     for (const f of [
-      'results.ndjson',
+      'results.ndjson.gz',
       'results.csv',
       'results.parquet',
       'transactions.csv',
