@@ -78,8 +78,12 @@ export async function benchFootprint(o: { readonly dir: string; readonly rows: n
       } else input = writeRescoreCsv(o.rows, 'bench-footprint');
       const folder = join(base, 'out');
       try {
-        const run = await runCli(['run', pipeline, '--input', input, '--out', folder, '--rate', 'off', '--keep-journal'], env);
-        if (run.code !== 0 && run.code !== 1) throw new Error(`footprint: ${pipeline} run exited ${run.code}: ${run.stderr}`);
+        const run = await runCli(
+          ['run', pipeline, '--input', input, '--out', folder, '--rate', 'off', '--keep-journal'],
+          env,
+        );
+        if (run.code !== 0 && run.code !== 1)
+          throw new Error(`footprint: ${pipeline} run exited ${run.code}: ${run.stderr}`);
       } finally {
         if (pipeline === 'rescore') rmSync(input, { force: true });
       }

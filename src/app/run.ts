@@ -63,7 +63,9 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
   };
   if (req.plan) {
     const { planRun } = await import('../pipeline/plan.js');
-    process.stdout.write(`${await planRun(base, { windowHours: req.plan.windowHours, keepJournal: req.keepJournal })}\n`);
+    process.stdout.write(
+      `${await planRun(base, { windowHours: req.plan.windowHours, keepJournal: req.keepJournal })}\n`,
+    );
     return 0;
   }
   // Started once every option is known good and before anything is called: a metrics file that cannot be

@@ -18,15 +18,7 @@
  *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
  */
 import { outputFileMode } from './modes.js';
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  chmodSync,
-} from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, chmodSync } from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';

@@ -7,16 +7,7 @@
  * only. A torn last line all the same (power loss, kill -9 inside a write) is cut off when the file is opened
  * again. fsync runs on a short timer (group commit): a power cut can lose the last ~200 ms.
  */
-import {
-  closeSync,
-  fstatSync,
-  fsync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { unbatch } from '../input/lines.js';
 import { journalLineBatches } from './journal-file.js';
 

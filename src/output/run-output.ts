@@ -169,9 +169,7 @@ export class RunOutput {
       const merged = `${retryingPath}.new`;
       rmSync(merged, { force: true }); // left by a run killed while merging
       const out = new AppendFile(merged);
-      if (existsSync(retryingPath))
-        for await (const l of journalLines(retryingPath))
-          if (l.text) out.append(l.text);
+      if (existsSync(retryingPath)) for await (const l of journalLines(retryingPath)) if (l.text) out.append(l.text);
       for await (const l of journalLines(errorsPath)) if (l.text) out.append(l.text);
       out.close();
       renameSync(merged, retryingPath);

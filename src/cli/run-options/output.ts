@@ -40,7 +40,8 @@ export const OUTPUT_OPTIONS = {
     'keep-journal': {
       type: 'boolean',
       default: false,
-      describe: "keep a finished run's journal (results.ndjson, errors.ndjson, ...) uncompressed instead of gzip'ing it",
+      describe:
+        "keep a finished run's journal (results.ndjson, errors.ndjson, ...) uncompressed instead of gzip'ing it",
     },
   },
 } as const satisfies OptionFamily;

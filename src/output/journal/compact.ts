@@ -166,9 +166,13 @@ async function expandJournal(path: string): Promise<boolean> {
   const tmp = expandingPath(path);
   const out = await open(tmp, 'w', mode);
   try {
-    await pipeline(createReadStream(gz, { highWaterMark: 256 * 1024 }), createGunzip({ chunkSize: 1024 * 1024 }), async (plain: AsyncIterable<Buffer>) => {
-      for await (const chunk of plain) await out.write(chunk);
-    });
+    await pipeline(
+      createReadStream(gz, { highWaterMark: 256 * 1024 }),
+      createGunzip({ chunkSize: 1024 * 1024 }),
+      async (plain: AsyncIterable<Buffer>) => {
+        for await (const chunk of plain) await out.write(chunk);
+      },
+    );
     await out.sync();
   } finally {
     await out.close();
