@@ -42,7 +42,7 @@ export function gzipHeader(record: CompactedRecord): Buffer {
 }
 
 /** The record in a compacted journal's header; undefined for a gzip file without one (or not ours). */
-export function readCompactedRecord(gzPath: string): CompactedRecord | undefined {
+function readCompactedRecord(gzPath: string): CompactedRecord | undefined {
   let fd: number;
   try {
     fd = openSync(gzPath, 'r');
@@ -103,13 +103,6 @@ export function journalSize(path: string): number {
   if (form === 'plain') return statSync(path).size;
   if (form === 'gzip') return readCompactedRecord(gzPathOf(path))?.bytes ?? gzipTrailerSize(gzPathOf(path));
   return 0;
-}
-
-/** Bytes the journal takes on disk in its present form (the compacted size once compacted). */
-export function journalDiskBytes(path: string): number {
-  const form = journalForm(path);
-  if (form === undefined) return 0;
-  return statSync(form === 'plain' ? path : gzPathOf(path)).size;
 }
 
 /** A gzip file's ISIZE (its plain size modulo 2^32): for a compacted file whose header has no record. */

@@ -13,7 +13,15 @@ import type { DialectName } from '../../src/db/index.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
 import { available, freshDatabase, itDb, killConnections } from '../helpers/db.js';
 import { loadRows, loadSample, sql, type SampleRow } from '../helpers/db-load.js';
-import { countLines, filesUnder, invariantProblems, readOutput, type RunFolder, journalText, searchableText } from '../helpers/output.js';
+import {
+  countLines,
+  filesUnder,
+  invariantProblems,
+  readOutput,
+  type RunFolder,
+  journalText,
+  searchableText,
+} from '../helpers/output.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -334,8 +342,7 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       } else {
         expect(r.code, r.stderr).toBe(0);
         expect(readOutput(out).results).toHaveLength(5);
-        for (const f of filesUnder(out))
-          expect(searchableText(f.path).includes('S3cretPassw0rd'), f.path).toBe(false);
+        for (const f of filesUnder(out)) expect(searchableText(f.path).includes('S3cretPassw0rd'), f.path).toBe(false);
       }
       expect(r.stdout + r.stderr).not.toContain('S3cretPassw0rd');
     });

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { excerpt } from '../../src/http/classify.js';
 import { ROOT, runArgs, spawnCli, type CliResult } from '../helpers/cli.js';
-import { filesUnder, invariantProblems, journalPath, journalText, readOutput, searchableText } from '../helpers/output.js';
+import {
+  filesUnder,
+  invariantProblems,
+  journalPath,
+  journalText,
+  readOutput,
+  searchableText,
+} from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -52,8 +59,7 @@ function leaks(out: string, run: CliResult, needles: readonly string[]): string[
   ];
   // A finished run's journals are gzip'ed (src/output/journal/compact.ts): searched decompressed.
   for (const f of filesUnder(out))
-    if (!/secrets\.ndjson(\.gz)?$/.test(f.path))
-      texts.push([f.path, searchableText(f.path)]);
+    if (!/secrets\.ndjson(\.gz)?$/.test(f.path)) texts.push([f.path, searchableText(f.path)]);
   for (const [where, text] of texts)
     for (const n of needles) if (text.includes(n)) found.push(`${where} holds '${n.slice(0, 40)}'`);
   return found;

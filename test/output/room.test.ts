@@ -54,12 +54,15 @@ describe('estimateRoom', () => {
     [1000, 0, 1000, false, 50_000, 650_000],
     [1000, 3000, 1000, false, 200_000, 2_600_000],
     [1000, 0, 1000, true, 1_000_000, 1_600_000],
-  ] as const)('left once finished: %i rows (%i done) at %i B, --keep-journal %s: journal %i, all %i', (rows, doneRows, bytesPerRow, keepJournal, journal, all) => {
-    const e = estimateRoom({ rows, doneRows, bytesPerRow, measured: true, formats: both, keepJournal });
-    expect(e.leftJournalBytes).toBeCloseTo(journal, 6);
-    expect(e.leftBytes).toBeCloseTo(all, 6);
-    expect(e.keepJournal).toBe(keepJournal);
-  });
+  ] as const)(
+    'left once finished: %i rows (%i done) at %i B, --keep-journal %s: journal %i, all %i',
+    (rows, doneRows, bytesPerRow, keepJournal, journal, all) => {
+      const e = estimateRoom({ rows, doneRows, bytesPerRow, measured: true, formats: both, keepJournal });
+      expect(e.leftJournalBytes).toBeCloseTo(journal, 6);
+      expect(e.leftBytes).toBeCloseTo(all, 6);
+      expect(e.keepJournal).toBe(keepJournal);
+    },
+  );
 
   it("bytes a row before any row is written: the sum of the stages' typical bytes", () => {
     expect(assumedRowBytes(['workflow'])).toBe(1500);
