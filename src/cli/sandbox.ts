@@ -24,6 +24,12 @@ export const sandboxCommand: CommandModule = {
         array: true,
         describe: 'limit enforced per caller IP: SERVICE=N/UNIT (UNIT s or min), SERVICE=off, or off for all',
       })
+      .option('caller-rate', {
+        type: 'string',
+        array: true,
+        describe:
+          'one caller address with its own limit over --rate: ADDR:SERVICE=N/UNIT (e.g. 127.0.0.3:workflow=250/min), repeatable',
+      })
       .option('latency-ms', { type: 'string', describe: 'delay added to every answer, ms (default 0)' })
       .option('faults', {
         type: 'string',
@@ -80,6 +86,7 @@ export const sandboxCommand: CommandModule = {
         authToken: sb.authToken,
         defaultToken: sb.authToken === DEFAULT_AUTH_TOKEN && !process.env.BRE_AUTH_TOKEN,
         rates,
+        callerRates: flags.callerRates ?? {},
         faults: flags.faults,
         latencyMs: flags.latencyMs,
         seed: sb.stats().seed,

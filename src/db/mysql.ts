@@ -18,7 +18,7 @@ import {
 } from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { standardSink } from './sink-sql.js';
-import type { DbColumn, DbResult, DbSession } from './session.js';
+import { SessionBase, type DbColumn, type DbResult } from './session.js';
 import type { DbUrl } from './url.js';
 
 /** mysql2's column type numbers (MySQL's protocol) and the names this project reports. */
@@ -92,21 +92,12 @@ function columnsOf(fields: FieldPacket[] | undefined): DbColumn[] {
   }));
 }
 
-class MysqlSession implements DbSession {
-  readonly lost: Promise<Error>;
-  #inTransaction = false;
-  #closed = false;
-
+class MysqlSession extends SessionBase {
   constructor(
-    readonly url: DbUrl,
+    url: DbUrl,
     readonly connection: mysql.Connection,
   ) {
-    this.lost = new Promise((resolve) => {
-      connection.on('error', (err: Error) => resolve(err));
-      connection.on('end', () => {
-        if (!this.#closed) resolve(new Error('the connection was closed by the server'));
-      });
-    });
+    super(url, connection);
   }
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<DbResult<R>> {
@@ -122,33 +113,15 @@ class MysqlSession implements DbSession {
     return { rows: [], columns: [], count: (result as { affectedRows?: number }).affectedRows ?? 0 };
   }
 
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#inTransaction) throw new Error('a transaction is already open on this session');
-    this.#inTransaction = true;
-    try {
-      // Through query(): a connection lost before START TRANSACTION or at COMMIT is a ConnectionLost there too.
-      await this.query('START TRANSACTION');
-      try {
-        const out = await work();
-        await this.query('COMMIT');
-        return out;
-      } catch (err) {
-        await this.connection.rollback().catch(() => undefined);
-        throw err;
-      }
-    } finally {
-      this.#inTransaction = false;
-    }
+  protected rollback(): Promise<unknown> {
+    return this.connection.rollback();
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.connection.end().catch(() => undefined);
+  protected end(): Promise<unknown> {
+    return this.connection.end();
   }
 
-  destroy(): void {
-    this.#closed = true;
+  protected kill(): void {
     this.connection.destroy();
   }
 }

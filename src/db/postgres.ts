@@ -19,7 +19,7 @@ import {
 import { standardKeyset } from './keyset.js';
 import { copyUpsert } from './pg-copy.js';
 import { standardSink } from './sink-sql.js';
-import type { DbColumn, DbResult, DbSession } from './session.js';
+import { SessionBase, type DbColumn, type DbResult, type DbSession } from './session.js';
 import type { DbUrl } from './url.js';
 
 /** Type names of the OIDs a row is likely to hold (pg_type.typname); others are looked up once. */
@@ -83,22 +83,12 @@ function tlsOptions(url: DbUrl): pg.ClientConfig['ssl'] {
   };
 }
 
-class PgSession implements DbSession {
-  readonly lost: Promise<Error>;
-  #inTransaction = false;
-  #closed = false;
-
+class PgSession extends SessionBase {
   constructor(
-    readonly url: DbUrl,
+    url: DbUrl,
     readonly client: pg.Client,
   ) {
-    this.lost = new Promise((resolve) => {
-      // An 'error' event without a listener would crash the process: a killed backend while idle lands here.
-      client.on('error', (err) => resolve(err));
-      client.on('end', () => {
-        if (!this.#closed) resolve(new Error('the connection was closed by the server'));
-      });
-    });
+    super(url, client);
   }
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<DbResult<R>> {
@@ -115,33 +105,15 @@ class PgSession implements DbSession {
     return { rows: res.rows as R[], columns, count: res.rowCount ?? res.rows.length };
   }
 
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#inTransaction) throw new Error('a transaction is already open on this session');
-    this.#inTransaction = true;
-    try {
-      // Through query(): a connection lost before BEGIN or at COMMIT is a ConnectionLost there too.
-      await this.query('BEGIN');
-      try {
-        const out = await work();
-        await this.query('COMMIT');
-        return out;
-      } catch (err) {
-        await this.client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    } finally {
-      this.#inTransaction = false;
-    }
+  protected rollback(): Promise<unknown> {
+    return this.client.query('ROLLBACK');
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.client.end().catch(() => undefined);
+  protected end(): Promise<unknown> {
+    return this.client.end();
   }
 
-  destroy(): void {
-    this.#closed = true;
+  protected kill(): void {
     // end() waits for the server; a broken connection may never answer, so the socket goes too.
     (this.client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     void this.client.end().catch(() => undefined);

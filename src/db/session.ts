@@ -3,6 +3,7 @@
  * sink (src/output/sink/) need and nothing more. No pool: a source holds one connection for its short
  * keyset pages, a sink one per writer, and both reconnect on their own terms after a loss.
  */
+import type { EventEmitter } from 'node:events';
 import type { DbUrl } from './url.js';
 
 export interface DbColumn {
@@ -44,4 +45,69 @@ export interface DbSession {
   close(): Promise<void>;
   /** Ends it now (after an error that may have left it unusable, e.g. pg-copy-streams#115). */
   destroy(): void;
+}
+
+/** A driver's connection as the session base listens to it (pg's Client and mysql2's Connection are both emitters). */
+type ConnectionEvents = Pick<EventEmitter, 'on'>;
+
+/**
+ * What every dialect's session does the same way: hear a connection lost while idle, one transaction at a time
+ * (opened and committed through `query`, so a loss there is the dialect's own error), close once. A dialect
+ * supplies its queries, its ROLLBACK, and how it ends a connection politely or at once.
+ */
+export abstract class SessionBase implements DbSession {
+  readonly lost: Promise<Error>;
+  #inTransaction = false;
+  #closed = false;
+
+  constructor(
+    readonly url: DbUrl,
+    connection: ConnectionEvents,
+  ) {
+    this.lost = new Promise((resolve) => {
+      // An 'error' event without a listener would crash the process: a killed backend while idle lands here.
+      connection.on('error', (err: Error) => resolve(err));
+      connection.on('end', () => {
+        if (!this.#closed) resolve(new Error('the connection was closed by the server'));
+      });
+    });
+  }
+
+  abstract query<R = DbRow>(sql: string, params?: readonly unknown[]): Promise<DbResult<R>>;
+  /** Rolls the open transaction back; a failure here is ignored (the connection may be gone). */
+  protected abstract rollback(): Promise<unknown>;
+  /** Ends the connection, waiting for the server. */
+  protected abstract end(): Promise<unknown>;
+  /** Ends the connection without waiting for anything. */
+  protected abstract kill(): void;
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#inTransaction) throw new Error('a transaction is already open on this session');
+    this.#inTransaction = true;
+    try {
+      // Through query(): a connection lost before the transaction opens or at COMMIT is the dialect's loss too.
+      await this.query('START TRANSACTION');
+      try {
+        const out = await work();
+        await this.query('COMMIT');
+        return out;
+      } catch (err) {
+        await this.rollback().catch(() => undefined);
+        throw err;
+      }
+    } finally {
+      this.#inTransaction = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.end().catch(() => undefined);
+  }
+
+  destroy(): void {
+    this.#closed = true;
+    this.kill();
+  }
 }

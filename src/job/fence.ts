@@ -112,9 +112,10 @@ export class JobFence {
         await session.query(
           `UPDATE ${this.tables.chunks} SET committed = $3, position = $4, rows_results = rows_results + $5, rows_errors = rows_errors + $6,
              state = CASE WHEN $7 THEN 'done' ELSE state END, holder = CASE WHEN $7 THEN NULL ELSE holder END,
-             lease_until = CASE WHEN $7 THEN NULL ELSE lease_until END, done_at = CASE WHEN $7 THEN now() ELSE done_at END
+             lease_until = CASE WHEN $7 THEN NULL ELSE lease_until END, done_at = CASE WHEN $7 THEN now() ELSE done_at END,
+             done_by = CASE WHEN $7 THEN $8 ELSE done_by END
            WHERE job = $1 AND chunk = $2`,
-          [this.job, e.held.chunk, bits, position, results, errors, finished],
+          [this.job, e.held.chunk, bits, position, results, errors, finished, this.worker],
         );
       }
       if (done.length > 0) {

@@ -1,7 +1,8 @@
 /**
  * A job's state, in the sink's database beside the commit table (bre_batch_loads): the job (its definition,
  * whether it is split, running or done), its chunks (each a range of the input's rows, who holds it under which
- * lease and fencing token, what of it is committed) and its workers (what each reports at its heartbeat).
+ * lease and fencing token, what of it is committed, which worker finished it) and its workers (what each
+ * reports at its heartbeat).
  * PostgreSQL only: claims use FOR UPDATE SKIP LOCKED and chunk positions commit in the sink batch's transaction.
  */
 import type { Dialect } from '../db/index.js';
@@ -59,6 +60,7 @@ export function createJobTables(t: JobTables): string[] {
       resent integer NOT NULL DEFAULT 0,
       takeovers integer NOT NULL DEFAULT 0,
       done_at timestamptz,
+      done_by text,
       PRIMARY KEY (job, chunk))`,
     `CREATE TABLE IF NOT EXISTS ${t.workers} (
       job text NOT NULL,

@@ -23,6 +23,8 @@ interface WorkerStatus {
   readonly alive: boolean;
   readonly rate: number;
   readonly rowsDone: number;
+  /** Chunks whose last row this worker committed: a faster worker has more. */
+  readonly chunksDone: number;
   readonly seenAt: string;
 }
 
@@ -76,8 +78,9 @@ export async function readJobStatus(
     [name],
   );
   const workers = await store.query<Record<string, unknown>>(
-    `SELECT worker, address, state, rate, rows_done, seen_at, (state = 'working' AND seen_at + lease_ms * interval '1 millisecond' >= now()) AS alive
-     FROM ${t.workers} WHERE job = $1 ORDER BY started_at, worker`,
+    `SELECT worker, address, state, rate, rows_done, seen_at, (state = 'working' AND seen_at + lease_ms * interval '1 millisecond' >= now()) AS alive,
+       (SELECT count(*) FROM ${t.chunks} c WHERE c.job = w.job AND c.state = 'done' AND c.done_by = w.worker) AS chunks_done
+     FROM ${t.workers} w WHERE job = $1 ORDER BY started_at, worker`,
     [name],
   );
   const ws: WorkerStatus[] = workers.map((w) => ({
@@ -87,6 +90,7 @@ export async function readJobStatus(
     alive: w.alive === true,
     rate: Number(w.rate),
     rowsDone: Number(w.rows_done),
+    chunksDone: Number(w.chunks_done),
     seenAt: String(w.seen_at),
   }));
   const rows = Number(job.rows);
@@ -173,7 +177,7 @@ export function formatJobStatus(s: JobStatus): string {
   );
   for (const w of s.workers) {
     lines.push(
-      `    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done`,
+      `    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done, ${w.chunksDone} chunk${w.chunksDone === 1 ? '' : 's'} finished`,
     );
   }
   if (s.state === 'done') {

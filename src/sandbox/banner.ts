@@ -1,7 +1,7 @@
 /** What `bre-batch sandbox` prints at start: where it listens, the credentials, the env lines to export. */
 import { SERVICES, type ServiceName } from '../types.js';
 import { describeRate } from '../limits/rates.js';
-import { describeFaults, type Faults } from './options.js';
+import { describeFaults, type CallerRates, type Faults } from './options.js';
 import type { Rate } from './rate.js';
 
 export interface BannerInput {
@@ -11,6 +11,8 @@ export interface BannerInput {
   /** True when the token is the built-in default (then it is printed; otherwise it came from BRE_AUTH_TOKEN). */
   readonly defaultToken: boolean;
   readonly rates: Readonly<Record<ServiceName, Rate | null>>;
+  /** Single caller addresses with their own limits (--caller-rate); none when empty. */
+  readonly callerRates?: CallerRates;
   readonly faults: Faults;
   readonly latencyMs: number;
   readonly seed: number | string;
@@ -23,6 +25,12 @@ export function sandboxBanner(b: BannerInput): string {
     `  client id    ${b.clientId}`,
     `  auth token   ${token}`,
     `  rate limits  ${SERVICES.map((s) => `${s} ${describeRate(b.rates[s])}`).join(', ')} (per caller IP, sliding window)`,
+    ...Object.entries(b.callerRates ?? {}).map(
+      ([address, own]) =>
+        `  caller ${address}  ${Object.entries(own)
+          .map(([s, r]) => `${s} ${describeRate(r)}`)
+          .join(', ')} (its own window, over the limits above)`,
+    ),
     `  faults       ${describeFaults(b.faults)} (seed ${b.seed})`,
     `  latency      ${b.latencyMs} ms`,
     `  control      GET ${b.url}/__sandbox/stats, POST ${b.url}/__sandbox/clock {"advanceMs": N}, POST ${b.url}/__sandbox/faults {...}`,

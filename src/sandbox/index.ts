@@ -9,9 +9,11 @@ import { LOOPBACK_ALLOW } from './cidr.js';
 import {
   NO_THROTTLE,
   parseAllow,
+  validateCallerRates,
   validateFaults,
   validateRate,
   validateThrottle,
+  type CallerRates,
   type Faults,
   type ThrottleWindow,
 } from './options.js';
@@ -53,6 +55,11 @@ export interface SandboxOptions {
   readonly authToken?: string;
   /** Per-service limits; a missing service keeps its SANDBOX_LIMITS entry, null turns the limit off. */
   readonly rate?: Partial<Record<ServiceName, Rate | null>>;
+  /**
+   * Limits of single caller addresses over `rate`, by address and service (`{"127.0.0.4": {"workflow": {limit: 5,
+   * windowMs: 1000}}}`): one egress address throttled harder than the others. They stay over setRate.
+   */
+  readonly callerRates?: CallerRates;
   /** Added to every answer of a service path (default 0). */
   readonly latencyMs?: number;
   /** Per-request fault probabilities (one draw per request; sum at most 1). */
@@ -118,6 +125,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     clientId,
     authToken,
     rates,
+    callerRates: validateCallerRates(opts.callerRates),
     latencyMs: nonNegative(opts.latencyMs, 0, 'latencyMs'),
     faults: validateFaults(opts.faults ?? {}),
     slowMs: nonNegative(opts.slowMs, DEFAULT_SLOW_MS, 'slowMs'),

@@ -5,13 +5,15 @@
  */
 import { BreError } from '../errors.js';
 import { parseDuration, parseRateSpecs as parseServiceRates } from '../config/units.js';
-import type { ServiceName } from '../types.js';
+import { SERVICES, type ServiceName } from '../types.js';
 import { parseCidr, type Cidr } from './cidr.js';
 import type { Rate } from './rate.js';
 import { FAULT_KINDS, type FaultKind } from './stats.js';
 
 export type Faults = Partial<Record<FaultKind, number>>;
 export type RateOverrides = Partial<Record<ServiceName, Rate | null>>;
+/** Limits of single caller addresses, over the sandbox's own (an egress address throttled harder than the rest). */
+export type CallerRates = Readonly<Record<string, RateOverrides>>;
 
 function usage(field: string, expected: string, got: unknown): never {
   throw new BreError(
@@ -60,6 +62,50 @@ export function validateRate(value: unknown, field = 'rate'): Rate | null {
     r.windowMs >= 1;
   if (!ok) usage(field, `${field} to be null or {"limit": a number > 0, "windowMs": a number >= 1}`, value);
   return wholeRate(r.limit as number, r.windowMs as number);
+}
+
+/** A single caller address (not a block): the key its window is kept under (IPv4-mapped IPv6 as IPv4). */
+function callerAddress(text: string, field: string, expected: string, got: unknown): string {
+  const c = parseCidr(text);
+  if (!c || text.includes('/')) usage(field, expected, got);
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(text.trim());
+  return mapped ? mapped[1] : text.trim().toLowerCase();
+}
+
+/**
+ * `--caller-rate ADDR:SERVICE=N/UNIT` (repeatable): one caller address with its own limit, in the grammar of
+ * `--rate`, over the sandbox's limit for that service; an IPv6 address in brackets (`[::1]:workflow=5/s`).
+ */
+export function parseCallerRates(specs: readonly string[]): CallerRates {
+  const expected = '--caller-rate ADDR:SERVICE=N/UNIT (e.g. 127.0.0.3:workflow=250/min; an IPv6 address in brackets)';
+  const out: Record<string, RateOverrides> = {};
+  for (const spec of specs) {
+    const m = /^\s*(?:\[([^\]]+)\]|([^\s:[\]]+)):(.+)$/.exec(spec);
+    if (!m) usage('caller-rate', expected, spec);
+    const address = callerAddress(m[1] ?? m[2], 'caller-rate', expected, spec);
+    out[address] = { ...out[address], ...parseRateSpecs([m[3]]) };
+  }
+  return out;
+}
+
+/** Caller rates given as an object (programmatic API): `{"127.0.0.3": {"workflow": {"limit": 5, "windowMs": 2000}}}`. */
+export function validateCallerRates(value: unknown): CallerRates {
+  if (value === undefined) return {};
+  const expected = 'callerRates as {"ADDRESS": {"SERVICE": {"limit": N, "windowMs": MS} or null}}';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) usage('callerRates', expected, value);
+  const out: Record<string, RateOverrides> = {};
+  for (const [addr, rates] of Object.entries(value as Record<string, unknown>)) {
+    const address = callerAddress(addr, 'callerRates', expected, addr);
+    if (typeof rates !== 'object' || rates === null || Array.isArray(rates)) usage('callerRates', expected, value);
+    const own: RateOverrides = {};
+    for (const [service, rate] of Object.entries(rates as Record<string, unknown>)) {
+      if (!(SERVICES as readonly string[]).includes(service))
+        usage('callerRates', `a service among ${SERVICES.join(', ')}`, service);
+      own[service as ServiceName] = validateRate(rate, `rate of ${service} for ${address}`);
+    }
+    out[address] = own;
+  }
+  return out;
 }
 
 /** Checks fault probabilities: known kinds, each in [0, 1], summing to at most 1 (one draw per request). */
@@ -149,6 +195,7 @@ export interface SandboxFlags {
   readonly port?: string | number;
   readonly host?: string;
   readonly rate?: readonly string[] | string;
+  readonly 'caller-rate'?: readonly string[] | string;
   readonly 'latency-ms'?: string | number;
   readonly faults?: string;
   readonly seed?: string | number;
@@ -164,6 +211,7 @@ export interface ParsedSandboxFlags {
   readonly port: number;
   readonly host: string;
   readonly rate: RateOverrides;
+  readonly callerRates?: CallerRates;
   readonly latencyMs: number;
   readonly faults: Faults;
   readonly seed?: number | string;
@@ -188,6 +236,7 @@ export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
     port: f.port === undefined ? 0 : parsePort(f.port),
     host,
     rate: parseRateSpecs(list(f.rate)),
+    callerRates: f['caller-rate'] === undefined ? undefined : parseCallerRates(list(f['caller-rate'])),
     latencyMs: f['latency-ms'] === undefined ? 0 : parseMs(f['latency-ms'], 'latency-ms'),
     faults: f.faults === undefined ? {} : parseFaultSpec(String(f.faults)),
     seed: f.seed === undefined ? undefined : parseSeed(f.seed),

@@ -28,7 +28,14 @@ import {
 } from './answers.js';
 import { allowChecker, type Cidr } from './cidr.js';
 import { rngFrom, type Rng } from './logic/hash.js';
-import { validateFaults, validateRate, validateThrottle, type Faults, type ThrottleWindow } from './options.js';
+import {
+  validateFaults,
+  validateRate,
+  validateThrottle,
+  type CallerRates,
+  type Faults,
+  type ThrottleWindow,
+} from './options.js';
 import { SlidingWindow, retryAfterSeconds, type Rate } from './rate.js';
 import {
   aaFetchData,
@@ -47,6 +54,8 @@ export interface ServerConfig {
   readonly clientId: string;
   readonly authToken: string;
   readonly rates: Record<ServiceName, Rate | null>;
+  /** Limits of single caller addresses over `rates` (an egress address throttled harder than the others). */
+  readonly callerRates: CallerRates;
   readonly latencyMs: number;
   readonly faults: Faults;
   readonly slowMs: number;
@@ -421,7 +430,8 @@ export class SandboxServer {
     }
     let win = windows.get(key);
     if (!win) {
-      const rate = this.#rates[service];
+      const own = this.#config.callerRates[key]?.[service];
+      const rate = own === undefined ? this.#rates[service] : own;
       win = new SlidingWindow(rate ? rate.limit : null, rate ? rate.windowMs : WINDOW_WHEN_OFF_MS);
       windows.set(key, win);
     }

@@ -7,18 +7,30 @@
  *   at most what the dead worker had answered and not committed; a 4th worker started then claims at once;
  * - a worker stalled past its lease (SIGSTOP, SIGCONT) writes nothing of the chunk taken from it;
  * - SIGTERM hands the chunk back at its committed position and nothing is sent twice;
+ * - one address at half the sandbox's limit (its callerRates): the others finish more chunks and the job ends within
+ *   one chunk's time of rows / (the sum of the workers' rates), not with the slowest address's share;
+ * - --retry-errors on a finished job: only the rows in errors are sent again, once;
  * - a worker with another pipeline, input or rate is refused (exit 2, naming it); one on a finished job exits 0;
  * - `job status` while the job runs and after, `job report`.
  */
-import { readdirSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { CallerStats } from '../../src/sandbox/index.js';
-import { runArgs, spawnCli, startCli, waitForLines, type CliResult, type RunningCli } from '../helpers/cli.js';
+import { runArgs, spawnCli, startCli, waitForLines, type RunningCli } from '../helpers/cli.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadRows } from '../helpers/db-load.js';
+import {
+  committedLines,
+  folderOf,
+  jobFlags,
+  jobStatus,
+  journal,
+  requestId,
+  sinkKeys as sinkKeysOf,
+  why,
+} from '../helpers/job.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
-import { journalExists, journalText } from '../helpers/output.js';
 import { query } from '../helpers/sink.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -26,35 +38,22 @@ import { waitFor } from '../helpers/wait.js';
 
 const PER_SECOND = 15;
 const N = 450;
-const why = (r: CliResult) => `exit ${r.code} ${r.signal ?? ''}\n${r.stderr.slice(-3000)}`;
+const CHUNK_ROWS = 25;
+/** The address the sandbox holds to half the limit (the half-rate test's straggler). */
+const SLOW = '127.0.0.8';
 
-interface Line {
-  readonly row: number;
-  readonly key: string;
-  readonly stages?: Record<string, Record<string, unknown>>;
+/** One worker of a test: its job, table, scratch folder and address; the rest as the job's common command. */
+interface WorkerSpec {
+  readonly job: string;
+  readonly table: string;
+  readonly out: string;
+  readonly address?: string;
+  readonly rate?: number;
+  readonly pipeline?: string;
+  /** The input table. */
+  readonly from?: string;
+  readonly more?: readonly string[];
 }
-
-/** The one folder a worker wrote under its --out (a job's worker makes a new one per session). */
-function folderOf(base: string): string {
-  const dirs = existsSync(base) ? readdirSync(base) : [];
-  if (dirs.length !== 1) throw new Error(`expected one folder under ${base}, got ${dirs.join(', ')}`);
-  return join(base, dirs[0]);
-}
-
-function journal(path: string, bytes = Infinity): Line[] {
-  if (!journalExists(path)) return [];
-  // A worker's finished folder has its journal gzip'ed: positions count its plain bytes.
-  const text = Buffer.from(journalText(path))
-    .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
-    .toString('utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Line);
-}
-
-const requestId = (stages: unknown): string =>
-  String((stages as Record<string, Record<string, unknown>>).location.request_id);
 
 describe.runIf(available.postgres || process.env.CI === 'true')(
   'run --job: elastic workers on one PostgreSQL sink',
@@ -63,7 +62,11 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
     let source: string;
     let sink: string;
     beforeAll(async () => {
-      sb = await startTestSandbox({ rate: { workflow: { limit: PER_SECOND, windowMs: 1000 } } });
+      sb = await startTestSandbox({
+        rate: { workflow: { limit: PER_SECOND, windowMs: 1000 } },
+        // The straggler: one address at half the limit (PER_SECOND per 2 s), the others at the full one.
+        callerRates: { [SLOW]: { workflow: { limit: PER_SECOND, windowMs: 2000 } } },
+      });
       source = await freshDatabase('postgres', 'bre_e2e_job_src');
       sink = await freshDatabase('postgres', 'bre_e2e_job_dst');
       await loadRows(source, 'apps', locationRows(N));
@@ -76,66 +79,23 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
     const callers = (): Readonly<Record<string, CallerStats>> => sb.sandbox.stats().services.workflow.callers;
     const admitted = (c: Readonly<Record<string, CallerStats>>, address: string) => c[address]?.admitted ?? 0;
 
-    function worker(job: string, table: string, out: string, address: string, rate = PER_SECOND): RunningCli {
-      return startCli(
-        runArgs(
-          'location',
-          source,
-          out,
-          '--table',
-          'apps',
-          '--sink',
-          sink,
-          '--sink-table',
-          table,
-          '--job',
-          job,
-          '--job-chunk-rows',
-          '25',
-          '--job-lease',
-          '2s',
-          '--job-heartbeat',
-          '500ms',
-          '--rate',
-          `workflow=${rate}/s`,
-          '--rate-slack',
-          '2s',
-          '--local-address',
-          address,
-        ),
-        sb.env(),
-        { timeoutMs: 180_000 },
-      );
+    /** A worker's command line: the job's common flags (test/helpers/job.ts); pipeline, input and rate vary for a mismatch. */
+    function workerArgs(w: WorkerSpec): string[] {
+      const { job, table, address } = w;
+      return [
+        ...runArgs(w.pipeline ?? 'location', source, w.out, '--table', w.from ?? 'apps'),
+        ...jobFlags({ sink, table, job, rate: w.rate ?? PER_SECOND, address, chunkRows: CHUNK_ROWS }),
+        ...(w.more ?? []),
+      ];
     }
 
-    async function sinkKeys(table: string): Promise<Map<string, string>> {
-      const rows = await query<{ reference_id: string; result: unknown }>(
-        sink,
-        `SELECT reference_id, result FROM "${table}"`,
-      );
-      const out = new Map<string, string>();
-      for (const r of rows) {
-        if (out.has(r.reference_id)) throw new Error(`${table} holds ${r.reference_id} twice`);
-        out.set(r.reference_id, requestId(typeof r.result === 'string' ? JSON.parse(r.result) : r.result));
-      }
-      return out;
+    function worker(w: WorkerSpec, env = sb.env()): RunningCli {
+      return startCli(workerArgs(w), env, { timeoutMs: 180_000 });
     }
 
-    /** The results a folder committed: its journal's lines before the commit table's position. */
-    async function committed(folder: string): Promise<Line[]> {
-      const mark = await query<{ results_bytes: string }>(
-        sink,
-        'SELECT results_bytes FROM bre_batch_loads WHERE path = $1',
-        [(await import('node:fs')).realpathSync(folder)],
-      );
-      return journal(join(folder, 'results.ndjson'), Number(mark[0]?.results_bytes ?? 0));
-    }
-
-    async function status(job: string): Promise<Record<string, unknown>> {
-      const r = await spawnCli(['job', 'status', job, '--sink', sink, '--json']);
-      expect(r.code, why(r)).toBe(0);
-      return JSON.parse(r.stdout) as Record<string, unknown>;
-    }
+    const sinkKeys = (table: string) => sinkKeysOf(sink, table);
+    const committed = (folder: string) => committedLines(sink, folder);
+    const status = (job: string) => jobStatus(sink, job);
 
     itDb('postgres').each([7, 23])(
       'seed %i: 3 workers, one killed -9 mid-chunk, a 4th joins: every key once, as the workers wrote it; re-sent rows within what the dead one answered and had not committed',
@@ -148,7 +108,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const addresses = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
         // Slower than the sandbox allows, so that the job is still running when the 4th worker has started.
         const rate = 4;
-        const runs = addresses.map((a, i) => worker(job, table, join(dir, `w${i}`), a, rate));
+        const runs = addresses.map((address, i) => worker({ job, table, out: join(dir, `w${i}`), address, rate }));
         const victim = 1 + Math.floor(random() * 2);
         // The seeded moment: so many results in the victim's journal (its rows come a chunk at a time, so it is mid-chunk).
         const lines = 10 + Math.floor(random() * 60);
@@ -157,7 +117,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         runs[victim].child.kill('SIGKILL');
         await runs[victim].done;
         // A 4th worker, started now, claims a chunk at once (no shard to wait for).
-        const fourth = worker(job, table, join(dir, 'w3'), '127.0.0.5', rate);
+        const fourth = worker({ job, table, out: join(dir, 'w3'), address: '127.0.0.5', rate });
 
         // Status while it runs: chunks not all done, the dead worker's still held until its lease lapses.
         const during = await status(job);
@@ -232,35 +192,158 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         expect(report.code, why(report)).toBe(0);
         expect(report.stdout).toContain(`${N} of ${N} done`);
         // A worker started on the finished job: exit 0 at once, saying so.
-        const late = await spawnCli(
-          runArgs(
-            'location',
-            source,
-            join(dir, 'late'),
-            '--table',
-            'apps',
-            '--sink',
-            sink,
-            '--sink-table',
-            table,
-            '--job',
-            job,
-            '--job-chunk-rows',
-            '25',
-            '--job-lease',
-            '2s',
-            '--job-heartbeat',
-            '500ms',
-            '--rate',
-            `workflow=${rate}/s`,
-            '--rate-slack',
-            '2s',
-          ),
-          sb.env(),
-        );
+        const late = await spawnCli(workerArgs({ job, table, out: join(dir, 'late'), rate }), sb.env());
         expect(late.code, why(late)).toBe(0);
         expect(late.stderr).toContain(`the job '${job}' is done`);
         expect(existsSync(join(dir, 'late'))).toBe(false);
+      },
+      240_000,
+    );
+
+    itDb('postgres')(
+      "one address at half its rate: the others take more chunks, and the job ends within one chunk of rows / (the sum of the workers' rates), not with the slowest shard",
+      async () => {
+        const job = 'half';
+        const table = 'loc_half';
+        const dir = tempDir('bre-e2e-job-half-');
+        const addresses = ['127.0.0.6', '127.0.0.7', SLOW];
+        const runs = addresses.map((address, i) => worker({ job, table, out: join(dir, `w${i}`), address }));
+        for (const r of await Promise.all(runs.map((x) => x.done))) expect(r.code, why(r)).toBe(0);
+        expect((await sinkKeys(table)).size).toBe(N);
+
+        // Each worker from the job's tables (the database's clock): from its joining (its first heartbeat, just
+        // before its first claim) to the commit of the last chunk it finished, and the rows of its chunks.
+        const spans = await query<{
+          address: string;
+          worker: string;
+          s: string;
+          e: string;
+          rows: string;
+          chunks: string;
+        }>(
+          sink,
+          `SELECT w.address, w.worker, extract(epoch FROM w.started_at) AS s, extract(epoch FROM max(c.done_at)) AS e,
+                  sum(c.rows) AS rows, count(*) AS chunks
+           FROM bre_batch_workers w JOIN bre_batch_chunks c ON c.job = w.job AND c.done_by = w.worker
+           WHERE w.job = $1 GROUP BY w.address, w.worker, w.started_at`,
+          [job],
+        );
+        expect(spans.map((x) => x.address).sort()).toEqual([...addresses].sort());
+        const ws = spans.map((x) => {
+          const s = Number(x.s);
+          const e = Number(x.e);
+          return {
+            address: x.address,
+            s,
+            e,
+            rows: Number(x.rows),
+            chunks: Number(x.chunks),
+            rate: Number(x.rows) / (e - s),
+          };
+        });
+        const slow = ws.find((w) => w.address === SLOW)!;
+        const fast = ws.filter((w) => w.address !== SLOW);
+        const detail = JSON.stringify(ws);
+        // The sandbox did slow that address down (else the test would prove nothing), and the others took more chunks.
+        for (const f of fast) {
+          expect(slow.rate, detail).toBeLessThan(0.75 * f.rate);
+          expect(f.chunks, detail).toBeGreaterThan(slow.chunks);
+        }
+        expect(ws.reduce((n, w) => n + w.rows, 0)).toBe(N);
+
+        // When the job would end if every worker ran at its own rate from its own start to one end E:
+        // sum(rate x (E - start)) = N. Pulled work ends within one chunk's time of that (a worker idles at the
+        // end only while another finishes its last chunk); static shards would end with the slowest one.
+        const end = Number(
+          (
+            await query<{ e: string }>(
+              sink,
+              'SELECT extract(epoch FROM done_at) AS e FROM bre_batch_jobs WHERE job = $1',
+              [job],
+            )
+          )[0].e,
+        );
+        const sum = ws.reduce((n, w) => n + w.rate, 0);
+        const ideal = (N + ws.reduce((n, w) => n + w.rate * w.s, 0)) / sum;
+        const chunkTime = CHUNK_ROWS / slow.rate;
+        expect(
+          end - ideal,
+          `ended ${(end - ideal).toFixed(2)} s after the ideal; one chunk of the slowest ${chunkTime.toFixed(2)} s; ${detail}`,
+        ).toBeLessThanOrEqual(chunkTime);
+        const slowShard = slow.s + N / addresses.length / slow.rate;
+        expect(end, `the slowest address's third of the rows would end at ${slowShard}; ${detail}`).toBeLessThan(
+          slowShard - chunkTime,
+        );
+
+        // job status --json counts the chunks each worker finished.
+        const st = await status(job);
+        const byAddress = new Map(
+          (st.workers as { address: string; chunksDone: number }[]).map((w) => [w.address, w.chunksDone]),
+        );
+        for (const w of ws) expect(byAddress.get(w.address)).toBe(w.chunks);
+      },
+      240_000,
+    );
+
+    itDb('postgres')(
+      "--retry-errors re-opens a finished job's chunks with rows in errors: those rows are sent once more, no other; every key once in the sink",
+      async () => {
+        const job = 'retry';
+        const table = 'loc_retry';
+        const dir = tempDir('bre-e2e-job-retry-');
+        // Its own sandbox: 503s on a fifth of the calls, and one attempt per call, so those rows end in errors.
+        const fsb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 0.2 }, seed: 30 });
+        try {
+          const addresses = ['127.0.0.2', '127.0.0.3'];
+          const round = (name: string, more: string[]) =>
+            Promise.all(
+              addresses.map(
+                (address, i) =>
+                  worker({ job, table, out: join(dir, `${name}${i}`), address, rate: 60, more }, fsb.env()).done,
+              ),
+            );
+          const first = await round('a', ['--max-attempts', '1']);
+          for (const r of first) expect([0, 1], why(r)).toContain(r.code);
+          const failed = await query<{ row: number; reference_id: string }>(
+            sink,
+            `SELECT "row", reference_id FROM "${table}_errors" ORDER BY "row"`,
+          );
+          expect(failed.length, 'rows the 503s sent to errors').toBeGreaterThan(10);
+          const before = await sinkKeys(table);
+          expect(before.size + failed.length).toBe(N);
+          expect((await status(job)).errors).toBe(failed.length);
+
+          // A worker on the finished job without --retry-errors has nothing to do.
+          const idle = await spawnCli(workerArgs({ job, table, out: join(dir, 'idle'), rate: 60 }), fsb.env());
+          expect(idle.code, why(idle)).toBe(0);
+          expect(idle.stderr).toContain(`the job '${job}' is done`);
+
+          fsb.sandbox.setFaults({});
+          const calls = () =>
+            Object.values(fsb.sandbox.stats().services.workflow.callers).reduce((n, c) => n + c.requests, 0);
+          const sent = calls();
+          const second = await round('b', ['--retry-errors']);
+          for (const r of second) expect(r.code, why(r)).toBe(0);
+          expect(second.some((r) => r.stderr.includes('--retry-errors re-opened'))).toBe(true);
+          // Each failed row sent once more, no row that had succeeded.
+          expect(calls() - sent).toBe(failed.length);
+          const after = await sinkKeys(table);
+          expect(after.size).toBe(N);
+          for (const [key, id] of before) expect(after.get(key), `${key} kept its first answer`).toBe(id);
+          expect(await query(sink, `SELECT "row" FROM "${table}_errors"`)).toEqual([]);
+          const done = await status(job);
+          expect(done).toMatchObject({ state: 'done', results: N, errors: 0 });
+
+          // Again with nothing in errors: nothing is sent, exit 0.
+          const none = await spawnCli(
+            workerArgs({ job, table, out: join(dir, 'c'), rate: 60, more: ['--retry-errors'] }),
+            fsb.env(),
+          );
+          expect(none.code, why(none)).toBe(0);
+          expect(calls() - sent).toBe(failed.length);
+        } finally {
+          await fsb.close();
+        }
       },
       240_000,
     );
@@ -271,8 +354,8 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const job = 'stall';
         const table = 'loc_stall';
         const dir = tempDir('bre-e2e-job-stall-');
-        const a = worker(job, table, join(dir, 'a'), '127.0.0.2');
-        const b = worker(job, table, join(dir, 'b'), '127.0.0.3');
+        const a = worker({ job, table, out: join(dir, 'a'), address: '127.0.0.2' });
+        const b = worker({ job, table, out: join(dir, 'b'), address: '127.0.0.3' });
         await waitFor(() => existsSync(join(dir, 'b')), 60_000, 'the folder of b');
         await waitForLines(b, join(folderOf(join(dir, 'b')), 'results.ndjson'), 15, 60_000);
         b.child.kill('SIGSTOP');
@@ -331,7 +414,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const table = 'loc_term';
         const dir = tempDir('bre-e2e-job-term-');
         const before = callers();
-        const a = worker(job, table, join(dir, 'a'), '127.0.0.2');
+        const a = worker({ job, table, out: join(dir, 'a'), address: '127.0.0.2' });
         await waitFor(() => existsSync(join(dir, 'a')), 60_000, 'the folder of a');
         await waitForLines(a, join(folderOf(join(dir, 'a')), 'results.ndjson'), 40, 60_000);
         a.child.kill('SIGTERM');
@@ -345,35 +428,9 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
           "SELECT count(*) AS n FROM bre_batch_chunks WHERE job = $1 AND state = 'waiting' AND position > 0",
           [job],
         );
-        const b = await spawnCli(
-          runArgs(
-            'location',
-            source,
-            join(dir, 'b'),
-            '--table',
-            'apps',
-            '--sink',
-            sink,
-            '--sink-table',
-            table,
-            '--job',
-            job,
-            '--job-chunk-rows',
-            '25',
-            '--job-lease',
-            '2s',
-            '--job-heartbeat',
-            '500ms',
-            '--rate',
-            `workflow=${PER_SECOND}/s`,
-            '--rate-slack',
-            '2s',
-            '--local-address',
-            '127.0.0.3',
-          ),
-          sb.env(),
-          { timeoutMs: 180_000 },
-        );
+        const b = await spawnCli(workerArgs({ job, table, out: join(dir, 'b'), address: '127.0.0.3' }), sb.env(), {
+          timeoutMs: 180_000,
+        });
         expect(b.code, why(b)).toBe(0);
         expect((await sinkKeys(table)).size).toBe(N);
         const after = callers();
@@ -391,39 +448,14 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
       async () => {
         const job = 'mismatch';
         const dir = tempDir('bre-e2e-job-mm-');
-        const common = [
-          '--sink',
-          sink,
-          '--sink-table',
-          'loc_mm',
-          '--job',
-          job,
-          '--job-chunk-rows',
-          '25',
-          '--rate-slack',
-          '2s',
-        ];
-        const first = await spawnCli(
-          runArgs('location', source, join(dir, 'a'), '--table', 'other', ...common, '--rate', 'workflow=50/s'),
-          sb.env(),
-        );
+        const as = (out: string, w: Partial<WorkerSpec> = {}) =>
+          workerArgs({ job, table: 'loc_mm', out: join(dir, out), from: 'other', rate: 50, ...w });
+        const first = await spawnCli(as('a'), sb.env());
         expect(first.code, why(first)).toBe(0);
         const cases: [string, string[], string][] = [
-          [
-            'pipeline',
-            runArgs('repeat', source, join(dir, 'p'), '--table', 'other', ...common, '--rate', 'workflow=50/s'),
-            'the pipeline',
-          ],
-          [
-            'input',
-            runArgs('location', source, join(dir, 'i'), '--table', 'apps', ...common, '--rate', 'workflow=50/s'),
-            'the input',
-          ],
-          [
-            'rate',
-            runArgs('location', source, join(dir, 'r'), '--table', 'other', ...common, '--rate', 'workflow=40/s'),
-            'the rate',
-          ],
+          ['pipeline', as('p', { pipeline: 'repeat' }), 'the pipeline'],
+          ['input', as('i', { from: 'apps' }), 'the input'],
+          ['rate', as('r', { rate: 40 }), 'the rate'],
         ];
         for (const [what, args, says] of cases) {
           const r = await spawnCli(args, sb.env());

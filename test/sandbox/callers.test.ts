@@ -50,6 +50,31 @@ describe('per caller address', () => {
     });
   });
 
+  it('a caller address with its own limit (callerRates) is throttled at it, the others at the service limit', async () => {
+    const t = 5_000_000;
+    await withSandbox(
+      {
+        rate: { workflow: { limit: 2, windowMs: 1000 } },
+        callerRates: { '127.0.0.3': { workflow: { limit: 1, windowMs: 1000 } }, '127.0.0.4': { workflow: null } },
+        now: () => t,
+      },
+      async (sb) => {
+        const a = [await from(sb, '127.0.0.2'), await from(sb, '127.0.0.2'), await from(sb, '127.0.0.2')];
+        const b = [await from(sb, '127.0.0.3'), await from(sb, '127.0.0.3')];
+        const c = [await from(sb, '127.0.0.4'), await from(sb, '127.0.0.4'), await from(sb, '127.0.0.4')];
+        expect(a).toEqual([200, 200, 429]);
+        expect(b).toEqual([200, 429]);
+        expect(c).toEqual([200, 200, 200]);
+        // A change of the service's limit leaves the caller's own in place.
+        sb.setRate('workflow', { limit: 5, windowMs: 1000 });
+        expect([await from(sb, '127.0.0.3'), await from(sb, '127.0.0.3')]).toEqual([200, 429]);
+        expect([await from(sb, '127.0.0.2'), await from(sb, '127.0.0.2'), await from(sb, '127.0.0.2')]).toEqual([
+          200, 200, 200,
+        ]);
+      },
+    );
+  });
+
   it("POST /__sandbox/blocked destroys a caller's connections until an empty list unblocks it", async () => {
     await withSandbox({}, async (sb) => {
       const blocked = await call(sb, 'POST', '/__sandbox/blocked', { addresses: ['127.0.0.3'] }, {});

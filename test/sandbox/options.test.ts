@@ -3,9 +3,11 @@ import { BreError } from '../../src/errors.js';
 import { sandboxBanner } from '../../src/sandbox/banner.js';
 import { allowChecker, parseCidr } from '../../src/sandbox/cidr.js';
 import {
+  parseCallerRates,
   parseFaultSpec,
   parseRateSpecs,
   parseSandboxFlags,
+  validateCallerRates,
   validateFaults,
   validateThrottle,
 } from '../../src/sandbox/options.js';
@@ -155,6 +157,44 @@ describe('sandbox flags', () => {
   });
 });
 
+describe('--caller-rate', () => {
+  it('gives single caller addresses their own limits, in the grammar of --rate', () => {
+    expect(
+      parseSandboxFlags({
+        'caller-rate': [
+          '127.0.0.4:workflow=7.5/s',
+          '[::1]:bureau=off',
+          '127.0.0.4:bureau=2/s',
+          '[::ffff:127.0.0.5]:off',
+        ],
+      }).callerRates,
+    ).toEqual({
+      '127.0.0.4': { workflow: { limit: 15, windowMs: 2000 }, bureau: { limit: 2, windowMs: 1000 } },
+      '::1': { bureau: null },
+      '127.0.0.5': { workflow: null, bureau: null, account: null },
+    });
+    expect(parseSandboxFlags({}).callerRates).toBeUndefined();
+    expect(validateCallerRates({ '127.0.0.3': { workflow: { limit: 2.5, windowMs: 1000 }, account: null } })).toEqual({
+      '127.0.0.3': { workflow: { limit: 5, windowMs: 2000 }, account: null },
+    });
+  });
+  it.each([['workflow=5/s'], ['10.0.0.0/8:workflow=5/s'], ['::1:workflow=5/s'], ['300.1.1.1:workflow=5/s']])(
+    'rejects %s',
+    (spec) => {
+      expect(usageMessage(() => parseCallerRates([spec]))).toBe(
+        `Expected --caller-rate ADDR:SERVICE=N/UNIT (e.g. 127.0.0.3:workflow=250/min; an IPv6 address in brackets), got '${spec}'`,
+      );
+    },
+  );
+  it('rejects a rate the --rate grammar refuses, and objects of another shape', () => {
+    expect(usageMessage(() => parseCallerRates(['127.0.0.3:workflow=fast']))).toMatch(/^Expected /);
+    expect(usageMessage(() => validateCallerRates({ '127.0.0.3': { ledger: null } }))).toBe(
+      "Expected a service among workflow, bureau, account, got 'ledger'",
+    );
+    expect(usageMessage(() => validateCallerRates({ '10.0.0.0/8': {} }))).toMatch(/^Expected callerRates as /);
+  });
+});
+
 describe('allow-list (CIDR)', () => {
   const check = (list: string[], ip: string) => allowChecker(list.map((c) => parseCidr(c)!))(ip);
   it.each([
@@ -231,6 +271,14 @@ describe('banner', () => {
     expect(text).toContain('export ACCOUNT_BASE_URL=http://127.0.0.1:1234');
     expect(text).toContain('export BRE_AUTH_TOKEN=sekrit123');
     expect(text).toContain('workflow 500/min, bureau 1000/min, account 300/min');
+  });
+  it('names the caller addresses with limits of their own', () => {
+    const text = sandboxBanner({
+      ...base,
+      defaultToken: true,
+      callerRates: { '127.0.0.4': { workflow: { limit: 250, windowMs: 60_000 } } },
+    });
+    expect(text).toContain('caller 127.0.0.4  workflow 250/min (its own window, over the limits above)');
   });
   it('never prints a token that came from the environment', () => {
     const text = sandboxBanner({ ...base, defaultToken: false });

@@ -66,7 +66,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         );
         expect(await w.progress(FOLDER)).toEqual(progressAt(30, 0, 3));
         await w.close();
-        expect((await tableRows(url, 'killed', 'reference_id')).map((r) => [r.reference_id, r['d_w']])).toEqual([
+        expect((await tableRows(url, 'killed', 'reference_id')).map((r) => [r.reference_id, r.d_w])).toEqual([
           ['K1', null],
           ['K2', null],
           ['K3', 'new'],

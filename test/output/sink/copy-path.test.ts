@@ -115,8 +115,8 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         ];
         expect(bulkResults).toHaveLength(n);
         expect(bulkResults).toEqual(plainResults);
-        expect(bulkResults.find((r) => r.reference_id === 'K11')?.['decision_text']).toBe('x'.repeat(20_000));
-        expect(bulkResults.find((r) => r.reference_id === 'K1')?.['decision_text']).toBe('line\nbreak');
+        expect(bulkResults.find((r) => r.reference_id === 'K11')?.decision_text).toBe('x'.repeat(20_000));
+        expect(bulkResults.find((r) => r.reference_id === 'K1')?.decision_text).toBe('line\nbreak');
         expect(await rowsOf(url, 'bulk_errors', 'row')).toEqual(await rowsOf(url, 'plain_errors', 'row'));
         expect(await rowsOf(url, 'bulk_transactions', 'reference_id, seq')).toEqual(
           await rowsOf(url, 'plain_transactions', 'reference_id, seq'),
@@ -146,8 +146,8 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         expect(rows).toHaveLength(150 + 120);
         expect(new Set(rows.map((r) => r.reference_id)).size).toBe(rows.length);
         const k1 = rows.find((r) => r.reference_id === 'K1')!;
-        expect([k1.row, k1['d_s'], k1['d_v']]).toEqual(['500', 'second', '0']);
-        expect(rows.find((r) => r.reference_id === 'K100')!['d_s']).toBe('first');
+        expect([k1.row, k1.d_s, k1.d_v]).toEqual(['500', 'second', '0']);
+        expect(rows.find((r) => r.reference_id === 'K100')!.d_s).toBe('first');
         expect(await tableRows(url, 'again_errors', 'row')).toEqual([]);
       },
     );
@@ -176,7 +176,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const got = await tableRows(url, 'late', 'row');
         expect(got).toHaveLength(400);
         expect(got.find((r) => r.reference_id === 'LAST')).toMatchObject({ row: '401', d_v: 'again 401', d_pad: '' });
-        expect(got.every((r) => r['d_v'] === `again ${r.row}`)).toBe(true);
+        expect(got.every((r) => r.d_v === `again ${r.row}`)).toBe(true);
       },
     );
 

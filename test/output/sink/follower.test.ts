@@ -96,7 +96,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
           [7, 'HTTP_ERROR'],
         ]);
         const [decision] = await tableRows(url, 'once', 'row');
-        expect([decision['decision_decision'], num(decision['decision_score'])]).toEqual(['APPROVE', 10]);
+        expect([decision.decision_decision, num(decision.decision_score)]).toEqual(['APPROVE', 10]);
 
         const id = folderId(dir, readManifest(dir)!);
         const commit = async () =>
@@ -279,7 +279,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         expect(stats.batches).toBeGreaterThan(1);
         const rows = await tableRows(url, 'big', 'row');
         expect(rows).toHaveLength(2500);
-        expect(rows.every((r, i) => num(r['decision_n']) === i)).toBe(true);
+        expect(rows.every((r, i) => num(r.decision_n) === i)).toBe(true);
       },
     );
   });

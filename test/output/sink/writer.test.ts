@@ -353,9 +353,9 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       // A field that is only ever null has no column: nothing says what kind it is.
       expect(cols.has('decision_nothing')).toBe(false);
       const rows = await tableRows(url, 'grows', 'reference_id');
-      expect(rows[0]['decision_score']).toBeNull();
-      expect(rows[0]['decision_flag']).toBeNull();
-      expect(num(rows[1]['decision_score'])).toBe(7);
+      expect(rows[0].decision_score).toBeNull();
+      expect(rows[0].decision_flag).toBeNull();
+      expect(num(rows[1].decision_score)).toBe(7);
     });
 
     itDb(dialect)(
@@ -382,7 +382,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         const cols = await tableColumns(url, 'widens');
         expect([cols.get('m_v'), cols.get('m_w')]).toEqual([types.double, types.text]);
         const rows = await tableRows(url, 'widens', 'reference_id');
-        expect(rows.map((r) => [r.reference_id, r['m_v'], r['m_w']])).toEqual([
+        expect(rows.map((r) => [r.reference_id, r.m_v, r.m_w])).toEqual([
           ['K1', 1, '5'],
           ['K2', -9007199254740991, '6'],
           ['K3', 2.5, 'five'],
@@ -419,20 +419,15 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         const [r] = await tableRows(url, 'values', 'reference_id');
         expect(r.reference_id).toBe('KEY-ü');
         expect(num(r.row)).toBe(7);
-        expect(r['s_big']).toBe('9007199254740991');
-        expect(r['s_neg']).toBe('-42');
-        expect(r['s_zero']).toBe('0');
-        expect([r['s_ratio'], r['s_tiny'], r['s_huge'], r['s_unsafe']]).toEqual([
-          0.1,
-          1e-7,
-          1.7976931348623157e308,
-          2 ** 53 + 2,
-        ]);
-        expect([bool(r['s_yes']), bool(r['s_no'])]).toEqual([true, false]);
-        expect(json(r['s_obj'])).toEqual(stages.s.obj);
-        expect(json(r['s_arr'])).toEqual(stages.s.arr);
-        expect([r['s_text'], r['s_empty']]).toEqual([stages.s.text, '']);
-        expect(bool(r['skipped_skipped'])).toBe(true);
+        expect(r.s_big).toBe('9007199254740991');
+        expect(r.s_neg).toBe('-42');
+        expect(r.s_zero).toBe('0');
+        expect([r.s_ratio, r.s_tiny, r.s_huge, r.s_unsafe]).toEqual([0.1, 1e-7, 1.7976931348623157e308, 2 ** 53 + 2]);
+        expect([bool(r.s_yes), bool(r.s_no)]).toEqual([true, false]);
+        expect(json(r.s_obj)).toEqual(stages.s.obj);
+        expect(json(r.s_arr)).toEqual(stages.s.arr);
+        expect([r.s_text, r.s_empty]).toEqual([stages.s.text, '']);
+        expect(bool(r.skipped_skipped)).toBe(true);
         expect(json(r.result)).toEqual(stages);
         expect(String(r.loaded_at)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
         const cols = await tableColumns(url, 'values');

@@ -1,0 +1,111 @@
+/**
+ * What the job tests (test/e2e/job.test.ts, test/e2e/job-files.test.ts) read back: the one scratch folder a
+ * worker made under its --out, its journal's lines (all, or those before the commit table's mark: what it
+ * committed), the sink table's keys with the answer each holds, `job status --json`, and the flags every
+ * worker of a test job is started with (short leases, so that a takeover happens within a test).
+ */
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { spawnCli, type CliResult } from './cli.js';
+import { journalExists, journalText } from './output.js';
+import { query } from './sink.js';
+
+export interface JournalLine {
+  readonly row: number;
+  readonly line?: number;
+  readonly key: string;
+  readonly stages?: Record<string, Record<string, unknown>>;
+}
+
+/** A failed run, for an assertion's message: its exit and the end of its stderr. */
+export const why = (r: CliResult): string => `exit ${r.code} ${r.signal ?? ''}\n${r.stderr.slice(-3000)}`;
+
+/** The one folder a worker wrote under its --out (a job's worker makes a new one per session). */
+export function folderOf(base: string): string {
+  const dirs = existsSync(base) ? readdirSync(base) : [];
+  if (dirs.length !== 1) throw new Error(`expected one folder under ${base}, got ${dirs.join(', ')}`);
+  return join(base, dirs[0]);
+}
+
+/** A journal's lines (results.ndjson, errors.ndjson), only those within its first `bytes` when given. */
+export function journal(path: string, bytes = Infinity): JournalLine[] {
+  if (!journalExists(path)) return [];
+  // A worker's finished folder has its journal gzip'ed: positions count its plain bytes.
+  const text = Buffer.from(journalText(path))
+    .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
+    .toString('utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as JournalLine);
+}
+
+/** The location stage's request id: which call's answer a line or a sink row holds. */
+export const requestId = (stages: unknown): string =>
+  String((stages as Record<string, Record<string, unknown>>).location.request_id);
+
+/** The sink table's keys, each with the request id of the answer it holds; a key held twice throws. */
+export async function sinkKeys(sink: string, table: string): Promise<Map<string, string>> {
+  const rows = await query<{ reference_id: string; result: unknown }>(
+    sink,
+    `SELECT reference_id, result FROM "${table}"`,
+  );
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    if (out.has(r.reference_id)) throw new Error(`${table} holds ${r.reference_id} twice`);
+    out.set(r.reference_id, requestId(typeof r.result === 'string' ? JSON.parse(r.result) : r.result));
+  }
+  return out;
+}
+
+/** The results a folder committed: its journal's lines before the commit table's position. */
+export async function committedLines(sink: string, folder: string): Promise<JournalLine[]> {
+  const mark = await query<{ results_bytes: string }>(
+    sink,
+    'SELECT results_bytes FROM bre_batch_loads WHERE path = $1',
+    [realpathSync(folder)],
+  );
+  return journal(join(folder, 'results.ndjson'), Number(mark[0]?.results_bytes ?? 0));
+}
+
+/** `job status NAME --json`, which must exit 0. */
+export async function jobStatus(sink: string, job: string): Promise<Record<string, unknown>> {
+  const r = await spawnCli(['job', 'status', job, '--sink', sink, '--json']);
+  expect(r.code, why(r)).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+export interface JobFlags {
+  readonly sink: string;
+  readonly table: string;
+  readonly job: string;
+  /** workflow calls a second. */
+  readonly rate: number;
+  readonly chunkRows?: number;
+  /** --local-address; none: the default route. */
+  readonly address?: string;
+}
+
+/** A test job worker's flags: chunks of 25 rows, a 2 s lease renewed every 500 ms, its own rate and address. */
+export function jobFlags(o: JobFlags): string[] {
+  return [
+    '--sink',
+    o.sink,
+    '--sink-table',
+    o.table,
+    '--job',
+    o.job,
+    '--job-chunk-rows',
+    String(o.chunkRows ?? 25),
+    '--job-lease',
+    '2s',
+    '--job-heartbeat',
+    '500ms',
+    '--rate',
+    `workflow=${o.rate}/s`,
+    '--rate-slack',
+    '2s',
+    ...(o.address ? ['--local-address', o.address] : []),
+  ];
+}
