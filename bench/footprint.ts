@@ -30,6 +30,8 @@ export interface FootprintRun {
   readonly expandSecondsPerMillion: number;
   /** Folder after over before. */
   readonly folderRatio: number;
+  /** What the compacted folder holds, file by file (MB per million rows; .state/ as one). */
+  readonly filesAfterMbPerMillion: Readonly<Record<string, number>>;
 }
 
 /** Bytes of every file under `dir`. */
@@ -40,6 +42,14 @@ function folderBytes(dir: string): number {
     n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
   }
   return n;
+}
+
+/** Bytes of each file at the folder's top, and of .state/ as a whole. */
+function filesOf(dir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true }))
+    out[e.name] = e.isDirectory() ? folderBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size;
+  return out;
 }
 
 const JOURNAL_NAMES = ['results.ndjson', 'errors.ndjson', 'secrets.ndjson', join('.state', 'transactions.ndjson')];
@@ -112,6 +122,7 @@ export async function benchFootprint(o: { readonly dir: string; readonly rows: n
         level6JournalMbPerMillion: mb(level6Journal),
         expandSecondsPerMillion: s(expandSeconds),
         folderRatio: ratio(folderAfter, folderBefore),
+        filesAfterMbPerMillion: Object.fromEntries(Object.entries(filesOf(folder)).map(([k, v]) => [k, mb(v)])),
       });
       rmSync(base, { recursive: true, force: true });
     }

@@ -165,6 +165,9 @@ describe('compaction of a finished run', () => {
     const folder = readOutput(merged);
     expect(invariantProblems(80, folder)).toEqual([]);
     expect(folder.summary.finished).toBe(true);
+    // Every shard, finished: the merged folder is a finished night, compacted too.
+    expect(m.stdout).toMatch(/journal: compacted .*results\.ndjson\.gz/);
+    expect(forms(merged, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
     const whole = join(dir, 'whole');
     const w = await spawnCli(runArgs('location', input, whole, '--rate', 'off'), sb.env());
     expect(w.code, w.stderr).toBe(0);
