@@ -51,7 +51,7 @@ describe('compaction of a finished run', () => {
   });
   afterAll(async () => {
     await sb?.close();
-  });
+  }, 300_000);
 
   it('gzips the journal in place, 0600 kept; report, --plan, the same command, --retry-errors read it', async () => {
     const dir = tempDir('bre-e2e-compact-');
@@ -115,7 +115,7 @@ describe('compaction of a finished run', () => {
     expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
     expect(statSync(join(out, 'results.ndjson.gz')).mode & 0o777).toBe(0o600);
     expect(temps(out)).toEqual([]);
-  });
+  }, 300_000);
 
   it("an account pipeline's transactions journal too; --keep-journal leaves everything plain", async () => {
     const dir = tempDir('bre-e2e-compact-aa-');
@@ -146,7 +146,7 @@ describe('compaction of a finished run', () => {
     expect(readFileSync(join(out, 'transactions.csv'), 'utf8')).toBe(
       readFileSync(join(kept, 'transactions.csv'), 'utf8'),
     );
-  });
+  }, 300_000);
 
   it('merge of two compacted shards, and compare of compacted folders', async () => {
     const dir = tempDir('bre-e2e-compact-merge-');
@@ -175,7 +175,7 @@ describe('compaction of a finished run', () => {
     expect(cmp.code, cmp.stderr).toBe(0);
     const shard1 = readOutput(join(dir, 's1')).results.length;
     expect(cmp.stdout).toMatch(new RegExp(`^compared ${shard1} keys; only in A ${80 - shard1}, only in B 0`));
-  });
+  }, 300_000);
 
   it('an interrupted run is not compacted; its resume is, at its end', async () => {
     const dir = tempDir('bre-e2e-compact-kill-');
@@ -195,7 +195,7 @@ describe('compaction of a finished run', () => {
     expect(invariantProblems(300, readOutput(out))).toEqual([]);
     // The rows done before the kill were not sent again (those in flight at it may be).
     expect(calls() - before).toBeLessThanOrEqual(300 - done + 64);
-  });
+  }, 300_000);
 
   it('a compaction or expansion cut between its steps: both forms, or a half-written temp, read as the plain journal', async () => {
     const dir = tempDir('bre-e2e-compact-crash-');
@@ -231,7 +231,7 @@ describe('compaction of a finished run', () => {
       expect(temps(out)).toEqual([]);
       expect(readOutput(out).results).toEqual(reference.results);
     }
-  });
+  }, 300_000);
 });
 
 describe.runIf(available.postgres || process.env.CI === 'true')('load of a compacted folder (PostgreSQL)', () => {
@@ -243,7 +243,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('load of a compa
   });
   afterAll(async () => {
     await sb?.close();
-  });
+  }, 300_000);
 
   itDb('postgres')('loads equal to its journal; after a run with --sink, the load writes nothing again', async () => {
     const dir = tempDir('bre-e2e-compact-load-');
@@ -275,5 +275,5 @@ describe.runIf(available.postgres || process.env.CI === 'true')('load of a compa
     expect(after.stdout).toMatch(/0 results and 0 errors written/);
     expect((await loadsRows(sink)).find((x) => x.sink_table === 'night')).toEqual(mark);
     expect(await sinkProblems(sink, { table: 'night', dirs: [sunk] })).toEqual([]);
-  });
+  }, 300_000);
 });
