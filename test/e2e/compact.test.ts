@@ -245,35 +245,39 @@ describe.runIf(available.postgres || process.env.CI === 'true')('load of a compa
     await sb?.close();
   }, 300_000);
 
-  itDb('postgres')('loads equal to its journal; after a run with --sink, the load writes nothing again', async () => {
-    const dir = tempDir('bre-e2e-compact-load-');
-    const input = locationCsv(dir, 150);
-    const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
-    expect(run.code, run.stderr).toBe(0);
-    expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
-    const load = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'compacted']);
-    expect(load.code, load.stderr).toBe(0);
-    expect(load.stdout).toMatch(/150 results and 0 errors written/);
-    expect(await sinkProblems(sink, { table: 'compacted', dirs: [out] })).toEqual([]);
-    // Loaded again: the position is in the compacted journal's plain bytes, nothing is read again.
-    const second = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'compacted']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/0 results and 0 errors written/);
+  itDb('postgres')(
+    'loads equal to its journal; after a run with --sink, the load writes nothing again',
+    async () => {
+      const dir = tempDir('bre-e2e-compact-load-');
+      const input = locationCsv(dir, 150);
+      const out = join(dir, 'out');
+      const run = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
+      expect(run.code, run.stderr).toBe(0);
+      expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
+      const load = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'compacted']);
+      expect(load.code, load.stderr).toBe(0);
+      expect(load.stdout).toMatch(/150 results and 0 errors written/);
+      expect(await sinkProblems(sink, { table: 'compacted', dirs: [out] })).toEqual([]);
+      // Loaded again: the position is in the compacted journal's plain bytes, nothing is read again.
+      const second = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'compacted']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toMatch(/0 results and 0 errors written/);
 
-    // A run that wrote its own sink, then was compacted: the commit table knows the plain file; load finds it.
-    const sunk = join(dir, 'sunk');
-    const withSink = await spawnCli(
-      runArgs('location', input, sunk, '--rate', 'off', '--sink', sink, '--sink-table', 'night'),
-      sb.env(),
-    );
-    expect(withSink.code, withSink.stderr).toBe(0);
-    expect(forms(sunk, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
-    const mark = (await loadsRows(sink)).find((x) => x.sink_table === 'night');
-    const after = await spawnCli(['load', sunk, '--sink', sink, '--sink-table', 'night']);
-    expect(after.code, after.stderr).toBe(0);
-    expect(after.stdout).toMatch(/0 results and 0 errors written/);
-    expect((await loadsRows(sink)).find((x) => x.sink_table === 'night')).toEqual(mark);
-    expect(await sinkProblems(sink, { table: 'night', dirs: [sunk] })).toEqual([]);
-  }, 300_000);
+      // A run that wrote its own sink, then was compacted: the commit table knows the plain file; load finds it.
+      const sunk = join(dir, 'sunk');
+      const withSink = await spawnCli(
+        runArgs('location', input, sunk, '--rate', 'off', '--sink', sink, '--sink-table', 'night'),
+        sb.env(),
+      );
+      expect(withSink.code, withSink.stderr).toBe(0);
+      expect(forms(sunk, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
+      const mark = (await loadsRows(sink)).find((x) => x.sink_table === 'night');
+      const after = await spawnCli(['load', sunk, '--sink', sink, '--sink-table', 'night']);
+      expect(after.code, after.stderr).toBe(0);
+      expect(after.stdout).toMatch(/0 results and 0 errors written/);
+      expect((await loadsRows(sink)).find((x) => x.sink_table === 'night')).toEqual(mark);
+      expect(await sinkProblems(sink, { table: 'night', dirs: [sunk] })).toEqual([]);
+    },
+    300_000,
+  );
 });
