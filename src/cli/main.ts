@@ -47,6 +47,11 @@ function commandWord(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** The part of yargs' internals this file touches: the usage instance of yargs 18 (the same object throughout). */
+interface YargsInternals {
+  getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } };
+}
+
 const argv = normaliseArgv(hideBin(process.argv));
 const chosen: CommandEntry | undefined = COMMANDS.find((c) => commandName(c) === commandWord(argv));
 const chosenModule = chosen ? await chosen.load() : undefined;
@@ -77,6 +82,11 @@ cli
       "mode of the folders and files written, in octal (files get it without x); default 0700: owner only, since they hold applicants' data",
   })
   .middleware((args) => applyOutputMode(parseOutputMode(args['output-mode'])), true);
+// yargs formats the whole help of the command it is about to run, in case the handler shows it later
+// (cacheHelpMessage): for `run`'s options that took longer than parsing them. No handler shows help, and
+// usage errors go through .fail above with a message of their own, so nothing ever reads that copy; --help
+// itself never reaches a handler and formats the help as it is printed.
+(cli as unknown as YargsInternals).getInternalMethods().getUsageInstance().cacheHelpMessage = () => undefined;
 for (const c of COMMANDS)
   cli.command(
     c === chosen ? (chosenModule as never) : { command: c.command, describe: c.describe, handler: () => undefined },

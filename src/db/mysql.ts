@@ -4,7 +4,7 @@
  * TIMESTAMP reads the same on every host.
  */
 import { readFileSync } from 'node:fs';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import type { FieldPacket, TypeCastField } from 'mysql2/promise';
 import type { Dialect } from './dialect.js';
 import {
@@ -168,7 +168,9 @@ export const mysqlDialect: Dialect = {
   async connect(url) {
     let connection: mysql.Connection;
     try {
-      connection = await mysql.createConnection({
+      // mysql2, loaded at the first connection: a command or a run without MySQL does not load it.
+      const { createConnection } = (await import('mysql2/promise')).default;
+      connection = await createConnection({
         host: url.host,
         port: url.port,
         database: url.database,

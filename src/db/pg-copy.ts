@@ -12,7 +12,6 @@
  */
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
-import copyStreams from 'pg-copy-streams';
 import { sessionError } from './failure.js';
 
 /** A value as COPY's text format writes it (NULL is `\N`; a backslash, tab, newline or CR is escaped). */
@@ -123,6 +122,8 @@ const UNIQUE_VIOLATION = '23505';
 
 /** COPY ... FROM STDIN of the rows, in COPY's text format. */
 async function copyRows(client: pg.Client, sql: string, rows: readonly (readonly unknown[])[]): Promise<void> {
+  // Loaded with the first COPY, as postgres.ts loads pg with the first connection.
+  const copyStreams = (await import('pg-copy-streams')).default;
   const stream = client.query(copyStreams.from(sql));
   let failure: unknown;
   // Kept for the stream's life: a failure after the one awaited below must not be an unhandled 'error'.

@@ -4,7 +4,7 @@
  * same on every host.
  */
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
+import type pg from 'pg';
 import { BreError } from '../errors.js';
 import type { Dialect } from './dialect.js';
 import {
@@ -55,8 +55,11 @@ const isoLocal = (v: string): string => v.replace(' ', 'T');
 /** `2024-03-01 10:00:00+00` -> `2024-03-01T10:00:00+00:00` */
 const isoOffset = (v: string): string => v.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00');
 
+/** node-postgres, loaded at the first connection: a command or a run without PostgreSQL does not load it. */
+const driver = async (): Promise<typeof pg> => (await import('pg')).default;
+
 /** Exact text for numeric and int8, ISO text for dates and timestamps; the driver's own parsers for the rest. */
-const TYPES: pg.CustomTypesConfig = {
+const typeParsers = (types: typeof pg.types): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     switch (oid) {
       case 20:
@@ -68,10 +71,10 @@ const TYPES: pg.CustomTypesConfig = {
       case 1184:
         return isoOffset;
       default:
-        return pg.types.getTypeParser(oid, format as 'text');
+        return types.getTypeParser(oid, format as 'text');
     }
   }) as pg.CustomTypesConfig['getTypeParser'],
-};
+});
 
 function tlsOptions(url: DbUrl): pg.ClientConfig['ssl'] {
   if (url.tls === 'off') return false;
@@ -153,14 +156,15 @@ export const postgres: Dialect = {
   maxParams: 65_535,
   async connect(url) {
     // No password in the URL: pg reads PGPASSWORD, then ~/.pgpass, as libpq does.
-    const client = new pg.Client({
+    const pgLib = await driver();
+    const client = new pgLib.Client({
       host: url.host,
       port: url.port,
       database: url.database,
       user: url.user,
       password: url.password,
       ssl: tlsOptions(url),
-      types: TYPES,
+      types: typeParsers(pgLib.types),
       keepAlive: true,
       connectionTimeoutMillis: 10_000,
       application_name: 'bre-batch',

@@ -23,6 +23,8 @@ export interface ParquetOptions {
   readonly header?: (header: HeaderAsRead) => readonly string[];
   /** Rows per batch handed over (a row group is cut into batches). Default 512. */
   readonly batchRows?: number;
+  /** Only these rows, from 0 (`end` not included): a job's chunk (./ranges.ts); only the row groups holding them are read. */
+  readonly range?: { readonly start: number; readonly end: number };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -146,15 +148,29 @@ export async function* parquetRowBatches(path: string, opts: ParquetOptions = {}
   }
 }
 
+/** The least a Parquet file holds: its magic number at both ends and the footer's length. */
+const SMALLEST_FILE = 12;
+
 async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGenerator<InputRow[]> {
+  // 0 bytes: no schema and no rows, an empty input as a 0-byte CSV is (INPUT_EMPTY says "0 bytes").
+  if (file.byteLength === 0) return;
+  // Fewer bytes than any Parquet file: said in words, not as hyparquet's "Offset is outside the bounds".
+  if (file.byteLength < SMALLEST_FILE)
+    throw new Error(
+      `it is ${file.byteLength} bytes, fewer than any Parquet file holds (${SMALLEST_FILE}: its magic number and footer): was it cut short?`,
+    );
   const metadata = await parquetMetadataAsync(file);
   const header = parquetHeader(metadata);
   const names = opts.header ? opts.header(header) : resolveHeader(header);
   const columns = header.names;
   const batchRows = opts.batchRows ?? 512;
-  let rowStart = 0;
+  let groupStart = 0;
   for (const group of metadata.row_groups) {
-    const rowEnd = rowStart + Number(group.num_rows);
+    const groupEnd = groupStart + Number(group.num_rows);
+    const rowStart = Math.max(groupStart, opts.range?.start ?? 0);
+    const rowEnd = Math.min(groupEnd, opts.range?.end ?? Infinity);
+    groupStart = groupEnd;
+    if (rowStart >= rowEnd) continue;
     // A column at a time: the bytes and the per-value views hyparquet decodes through are one column's at
     // any moment, not the whole row group's (the peak memory of a run is set here).
     const byIndex: ColumnRuns[] = [];
@@ -182,6 +198,5 @@ async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGe
       }
       yield out;
     }
-    rowStart = rowEnd;
   }
 }

@@ -12,7 +12,7 @@ import type { HeaderAsRead } from './header.js';
 import { parseDelimiter } from './csv-dialect.js';
 import { encodingOf, readLineBatches, unbatch } from './lines.js';
 import { ndjsonRowBatches } from './ndjson.js';
-import { parquetMetadataOf, parquetRowBatches } from './parquet.js';
+import type { ParquetOptions } from './parquet.js';
 
 /** What `--input-format` accepts, and what a file's extension says. */
 export const INPUT_FORMATS = ['csv', 'tsv', 'ndjson', 'parquet', 'csv.gz', 'tsv.gz', 'ndjson.gz'] as const;
@@ -150,7 +150,10 @@ function hasHeaderLine(format: InputFormat): boolean {
  * newlines of the text (gunzipped when needed) less a header, or the row count of a Parquet footer.
  */
 export async function estimateRows(path: string, format: InputFormat): Promise<number> {
-  if (baseFormat(format) === 'parquet') return Number((await parquetMetadataOf(path)).num_rows);
+  if (baseFormat(format) === 'parquet') {
+    const { parquetMetadataOf } = await import('./parquet.js');
+    return Number((await parquetMetadataOf(path)).num_rows);
+  }
   let n = 0;
   const raw = createReadStream(path, { highWaterMark: 1024 * 1024 });
   const stream: Readable = format.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
@@ -165,6 +168,12 @@ export async function estimateRows(path: string, format: InputFormat): Promise<n
 /** The rows one by one. */
 export function readRows(path: string, opts: ReadOptions = {}): AsyncGenerator<InputRow> {
   return unbatch(readRowBatches(path, opts));
+}
+
+/** A Parquet file's rows: its reader (hyparquet and its codecs) is loaded when a Parquet input is read. */
+async function* parquetRowBatches(path: string, opts: ParquetOptions): AsyncGenerator<InputRow[]> {
+  const parquet = await import('./parquet.js');
+  yield* parquet.parquetRowBatches(path, opts);
 }
 
 /** The byte stream of a text input, gunzipped when the format says so. */

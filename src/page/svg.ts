@@ -18,14 +18,36 @@ export function esc(value: unknown): string {
 export const COLOR_A = '#3b6ea8';
 export const COLOR_B = '#e07b24';
 
+/**
+ * `n` with `digits` decimals, as en-US writes it ("-1,234.57"), without Intl: a process's first Intl call loads
+ * ICU's number data, which a one-row run paid for more than for drawing the rest of its report. Rounded as
+ * Intl rounds, half away from zero on the shortest decimal that reads back as `n` (1.005 -> "1.01", where
+ * toFixed, rounding the binary value, says "1.00"), on its digits as text, so no scaling loses one.
+ */
+function enUs(n: number, digits: number): string {
+  const text = String(Math.abs(n));
+  // A tiny or huge value's shortest form has an exponent: Intl says those.
+  if (text.includes('e'))
+    return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const [whole, fraction = ''] = text.split('.');
+  // The digits kept, as one whole number, and one more if the first digit dropped is 5 or more.
+  let kept = BigInt(whole + fraction.slice(0, digits).padEnd(digits, '0'));
+  if (fraction.length > digits && fraction[digits] >= '5') kept += 1n;
+  const all = kept.toString().padStart(digits + 1, '0');
+  const int = all.slice(0, all.length - digits);
+  // Intl keeps the sign of a negative number that rounds to zero ("-0"), as of -0 itself.
+  const sign = n < 0 || Object.is(n, -0) ? '-' : '';
+  return `${sign}${int.replace(/\B(?=(\d{3})+$)/g, ',')}${digits > 0 ? `.${all.slice(-digits)}` : ''}`;
+}
+
 export function fmtInt(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
-  return Math.round(n).toLocaleString('en-US');
+  return enUs(Math.round(n), 0);
 }
 
 export function fmtNum(n: number | null | undefined, digits = 0): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return enUs(n, digits);
 }
 
 export function fmtPct(p: number | null | undefined, digits = 1): string {

@@ -2,7 +2,8 @@
  * The progress bar on stderr: rows done of total (when the input is a file), per-stage rate, retries, 429s,
  * errors and ETA. Off when stderr is not a terminal or with --no-progress.
  */
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgress from 'cli-progress';
 import { estimateRows } from '../input/read.js';
 import { boundHoldingShort } from '../limits/in-flight.js';
 import { describeRate } from '../limits/rates.js';
@@ -76,7 +77,10 @@ export class Progress {
     if (!this.#enabled) return;
     const perAddress = this.lanes.length > 1 ? ' | {addresses}' : '';
     const estimate = this.estimate();
-    this.#bar = new cliProgress.SingleBar(
+    // Loaded only for a bar on a terminal (a run under cron, --no-progress or a test has none), as
+    // src/log/logger.ts loads pino.
+    const bars = createRequire(import.meta.url)('cli-progress') as typeof cliProgress;
+    this.#bar = new bars.SingleBar(
       {
         stream: process.stderr,
         // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
@@ -88,7 +92,7 @@ export class Progress {
         etaBuffer: 200,
         fps: 4,
       },
-      cliProgress.Presets.shades_classic,
+      bars.Presets.shades_classic,
     );
     this.#bar.start(0, 0, this.#payload());
     if (estimate !== undefined) {

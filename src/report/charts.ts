@@ -4,7 +4,7 @@
  * next day) is drawn as a narrow hatched band with its length, not to scale, so a run resumed three times
  * reads as one timeline with its gaps marked. Lines break at the gaps. Every text goes through esc().
  */
-import { esc } from '../page/svg.js';
+import { esc, fmtInt } from '../page/svg.js';
 import { niceStep } from '../page/scale.js';
 import type { Timeline, TimelineSample } from '../metrics/timeline-lines.js';
 import { minTickGapPx, tickLabels, tickStep, tickTimes, type TickLabel } from './ticks.js';
@@ -335,7 +335,7 @@ export function stackedBars(
       x += w;
       total += p.value;
     }
-    out.push(`<text class="vl" x="${(x + 6).toFixed(1)}" y="${yy + 15}">${esc(total.toLocaleString('en-US'))}</text>`);
+    out.push(`<text class="vl" x="${(x + 6).toFixed(1)}" y="${yy + 15}">${esc(fmtInt(total))}</text>`);
   });
   return `<figure class="chartbox"><figcaption>${esc(title)}</figcaption><svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">${out.join('')}</svg></figure>`;
 }

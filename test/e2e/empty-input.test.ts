@@ -1,12 +1,13 @@
 /**
  * The first night's inputs that are not what they should be, through the CLI as a user runs it: an input with
- * no data rows (0 bytes, a header only, blank lines, NDJSON blank lines, gzip'ed empty files, an empty PostgreSQL table and query) is exit 2 naming the file and what it held, for `run`,
+ * no data rows (0 bytes, a header only, blank lines, NDJSON blank lines, gzip'ed empty files, a Parquet file with a schema and no rows, an empty PostgreSQL table and query) is exit 2 naming the file and what it held, for `run`,
  * `--dry-run` and `--plan` alike, unless --allow-empty (exit 0, said in the summary); a binary file says what
  * it is and a missing path says it does not exist. Nothing is called and no folder is made when refused.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
 import { freshDatabase, itDb } from '../helpers/db.js';
@@ -14,6 +15,20 @@ import { sql } from '../helpers/db-load.js';
 import { tempDir } from '../helpers/temp.js';
 
 const HEADER = 'reference_id,user_id,lead_id,latitude,longitude\n';
+
+/** A Parquet file with the location pipeline's columns in its schema and no rows (as an export of nothing). */
+const emptyParquet = (): Buffer =>
+  Buffer.from(
+    parquetWriteBuffer({
+      columnData: [
+        { name: 'reference_id', data: [], type: 'STRING' },
+        { name: 'user_id', data: [], type: 'STRING' },
+        { name: 'lead_id', data: [], type: 'STRING' },
+        { name: 'latitude', data: [], type: 'DOUBLE' },
+        { name: 'longitude', data: [], type: 'DOUBLE' },
+      ],
+    }),
+  );
 
 describe('an input with no data rows', () => {
   const dir = tempDir();
@@ -29,6 +44,13 @@ describe('an input with no data rows', () => {
     ['NDJSON of blank lines', 'blank.ndjson', '\n\n', /got only blank lines/],
     ["a gzip'ed header only", 'header.csv.gz', gzipSync(HEADER), /got a header only/],
     ["a gzip'ed 0 bytes", 'empty.ndjson.gz', gzipSync(''), /no data rows once decompressed/],
+    [
+      'a Parquet file with a schema and no rows',
+      'empty.parquet',
+      emptyParquet(),
+      /got 0 rows \(its schema has 5 columns: reference_id, user_id, lead_id, latitude, longitude\)/,
+    ],
+    ['a Parquet file of 0 bytes', 'nothing.parquet', '', /got 0 bytes/],
   ];
   for (const [what, name, content, said] of cases) {
     it(`${what}: exit 2 naming the file and what it held, nothing written; run, --dry-run and --plan alike`, async () => {
@@ -68,6 +90,22 @@ describe('an input with no data rows', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('rows to do: 0');
     expect(plan.stdout).toContain('input: no data rows, it held a header only');
+  });
+
+  it('--allow-empty with a Parquet file of no rows: exit 0, the summary names its schema, results.parquet empty', async () => {
+    const input = join(dir, 'allowed.parquet');
+    writeFileSync(input, emptyParquet());
+    const out = join(dir, 'out-allowed-parquet');
+    const r = await spawnCli(runArgs('location', input, out, '--allow-empty'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('input: no data rows, it held 0 rows (its schema has 5 columns: reference_id');
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      input_empty?: string;
+      rows: { read: number };
+    };
+    expect(summary.rows.read).toBe(0);
+    expect(summary.input_empty).toMatch(/^0 rows \(its schema has 5 columns/);
+    expect(readFileSync(join(out, 'results.ndjson'), 'utf8')).toBe('');
   });
 });
 

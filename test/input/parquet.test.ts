@@ -141,4 +141,21 @@ describe('Parquet written by arrow-rs (parquet-wasm), compressed as warehouses d
     writeFileSync(path, 'a,b\n1,2\n');
     await expect(all(path)).rejects.toThrow(/parquet/i);
   });
+
+  it('0 bytes read as no rows and no schema (an empty input); fewer bytes than any Parquet file say so', async () => {
+    const empty = join(dir, 'empty.parquet');
+    writeFileSync(empty, '');
+    let header = false;
+    const sawHeader = (h: Parameters<typeof resolveHeader>[0]) => {
+      header = true;
+      return resolveHeader(h);
+    };
+    expect(await all(empty, { header: sawHeader })).toEqual([]);
+    expect(header, 'no schema to check').toBe(false);
+    const cut = join(dir, 'cut.parquet');
+    writeFileSync(cut, 'PAR1');
+    await expect(all(cut)).rejects.toThrow(
+      'it is 4 bytes, fewer than any Parquet file holds (12: its magic number and footer): was it cut short?',
+    );
+  });
 });

@@ -1,0 +1,175 @@
+/**
+ * `npm start` as the README's Quick start runs it: the start script builds dist/, then `exec`s the bin on
+ * `run rescore --input samples/rescore.csv` against the built-in sandbox. Run in a copy of the project as a
+ * clone holds it (package.json, the sources, the pipelines and samples; node_modules linked), so that its
+ * build writes a dist/ of its own and never rewrites, under a test running beside it, the one the other tests
+ * spawn. Then SIGTERM to npm while the run goes: npm passes it on, the run stops as documented (exit 3 from
+ * npm itself, the lock released, resumable) and `npm start` again finishes it with no row answered twice
+ * (against a test sandbox that hangs a seeded share of the calls, so the signal comes with some rows done and
+ * others in flight).
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, ROOT } from '../helpers/cli.js';
+import { countLines } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** Each test builds the project once per `npm start` (tsc over src/), on a shared two-core machine. */
+const TIMEOUT_MS = 600_000;
+
+/** The project as a clone holds it, without its dist/ (the start script builds it). */
+function clone(): string {
+  const ws = tempDir('bre-npm-start-');
+  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) copyFileSync(join(ROOT, f), join(ws, f));
+  for (const d of ['src', 'pipelines', 'bin']) cpSync(join(ROOT, d), join(ws, d), { recursive: true });
+  // The shipped samples; not the benchmark's .bench-* inputs it may have left beside them.
+  cpSync(join(ROOT, 'samples'), join(ws, 'samples'), {
+    recursive: true,
+    filter: (src) => !src.slice(join(ROOT, 'samples').length).includes('/.'),
+  });
+  // The build's second step (package.json's build script).
+  mkdirSync(join(ws, 'scripts'));
+  copyFileSync(join(ROOT, 'scripts', 'prune-dist.ts'), join(ws, 'scripts', 'prune-dist.ts'));
+  symlinkSync(join(ROOT, 'node_modules'), join(ws, 'node_modules'));
+  return ws;
+}
+
+interface Started {
+  readonly pid: number;
+  readonly done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+function npmStart(ws: string, env: Record<string, string | undefined> = {}): Started {
+  const child = spawn('npm', ['start'], { cwd: ws, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (res) => child.once('close', (code, signal) => res({ code, signal, stdout, stderr })),
+  );
+  return { pid: child.pid!, done };
+}
+
+/** The one folder the run made under output/ ('' before it exists). */
+function folderOf(ws: string): string {
+  const names = existsSync(join(ws, 'output')) ? readdirSync(join(ws, 'output')) : [];
+  return names.length === 1 ? join(ws, 'output', names[0]) : '';
+}
+
+const SAMPLE_KEYS = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((line) => line.split(',')[0]);
+
+describe('npm start, as the Quick start runs it', () => {
+  it(
+    'builds, runs the rescore sample against the built-in sandbox: exit 0, the summary, every row in results in input order',
+    async () => {
+      expect(SAMPLE_KEYS).toHaveLength(24);
+      const ws = clone();
+      const r = await npmStart(ws).done;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/no BRE_BASE_URL set: using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
+      expect(r.stdout).toContain("Run of pipeline 'rescore' finished in");
+      expect(r.stdout).toContain('rows: 24 succeeded, 0 in errors');
+      expect(r.stdout).toMatch(/decisions \(stage decision\): /);
+      const folder = folderOf(ws);
+      expect(folder, 'one folder under output/').toMatch(/output\/rescore-\d{8}T\d{6}Z$/);
+      expect(r.stdout).toContain(`output: output/${folder.split('/').pop()}`);
+      expect(r.stdout).toContain('files: results.ndjson, errors.ndjson, results.csv, results.parquet, errors.parquet');
+      for (const f of ['results.csv', 'results.parquet', 'errors.parquet', 'summary.json', 'report.html'])
+        expect(existsSync(join(folder, f)), f).toBe(true);
+      const csv = readFileSync(join(folder, 'results.csv'), 'utf8').trim().split('\n');
+      const header = csv[0].split(',');
+      const key = header.indexOf('key');
+      expect(key).toBeGreaterThanOrEqual(0);
+      expect(csv.slice(1).map((line) => line.split(',')[key])).toEqual(SAMPLE_KEYS);
+      expect(readFileSync(join(folder, 'errors.ndjson'), 'utf8')).toBe('');
+      const summary = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8')) as {
+        finished: boolean;
+        rows: { succeeded: number; read: number };
+      };
+      expect(summary.finished).toBe(true);
+      expect(summary.rows).toMatchObject({ succeeded: 24, read: 24 });
+      expect(existsSync(join(folder, '.state', 'lock')), 'the lock released').toBe(false);
+    },
+    TIMEOUT_MS,
+  );
+
+  describe('SIGTERM to npm start', () => {
+    let sb: TestSandbox;
+    beforeAll(async () => {
+      sb = await startTestSandbox({ slowMs: 600_000, seed: 5 });
+    });
+    afterAll(async () => {
+      await sb.close();
+    });
+
+    const answered = () => {
+      const s = sb.sandbox.stats().services;
+      return { workflow: s.workflow.byStatus['200'] ?? 0, hanging: s.workflow.faults.slow + s.bureau.faults.slow };
+    };
+
+    it(
+      'npm passes it to the run: exit 3, lock released; npm start again resumes it and no row is answered twice',
+      async () => {
+        const ws = clone();
+        const before = answered();
+        sb.sandbox.setFaults({ slow: 0.3 });
+        const first = npmStart(ws, sb.env());
+        // Every row is done or hanging (its bureau or its workflow call held by the sandbox): the signal
+        // then comes with some rows written and others in flight.
+        await waitFor(
+          () => {
+            const folder = folderOf(ws);
+            if (folder === '') return false;
+            const done = countLines(join(folder, 'results.ndjson'));
+            return done > 0 && done + (answered().hanging - before.hanging) === SAMPLE_KEYS.length;
+          },
+          TIMEOUT_MS / 2,
+          'every row written or hanging',
+        );
+        const hanging = answered().hanging - before.hanging;
+        expect(hanging, 'the seed hangs some calls').toBeGreaterThan(0);
+        process.kill(first.pid, 'SIGTERM');
+        const r = await first.done;
+        sb.sandbox.setFaults({});
+        expect(r.code, `npm ends with the run's exit code\n${r.stderr}`).toBe(3);
+        expect(r.stderr).toContain('SIGTERM received');
+        expect(r.stderr).toContain('re-run the same command to resume');
+        expect(r.stderr).toContain('\n  npm start\n');
+        const folder = folderOf(ws);
+        expect(existsSync(join(folder, '.state', 'lock')), 'the stopped run released its lock').toBe(false);
+        const stopped = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8')) as {
+          finished: boolean;
+          stopped: { code: string } | null;
+          rows: { succeeded: number; in_flight_at_stop: number };
+        };
+        expect(stopped.finished).toBe(false);
+        expect(stopped.stopped?.code).toBe('INTERRUPTED');
+        expect(stopped.rows.succeeded).toBe(SAMPLE_KEYS.length - hanging);
+        expect(stopped.rows.in_flight_at_stop).toBe(hanging);
+
+        const again = await npmStart(ws, sb.env()).done;
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toContain('resuming the unfinished run in output/');
+        expect(folderOf(ws)).toBe(folder);
+        const keys = readFileSync(join(folder, 'results.ndjson'), 'utf8')
+          .split('\n')
+          .filter((x) => x !== '')
+          .map((x) => (JSON.parse(x) as { key: string }).key);
+        expect(keys.sort()).toEqual([...SAMPLE_KEYS].sort());
+        expect(answered().workflow - before.workflow, 'workflow calls answered over both sessions: one a row').toBe(
+          SAMPLE_KEYS.length,
+        );
+      },
+      TIMEOUT_MS,
+    );
+  });
+});
