@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sink,sample_draw,startup,shared,coverage,slow,job]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_split]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -28,11 +28,13 @@ import { benchDocumented, benchSweep, type RateRun } from './rates.js';
 import { benchRawVsAutocannon } from './raw.js';
 import { benchCompare } from './compare.js';
 import { benchRebuild } from './rebuild.js';
+import { benchFootprint } from './footprint.js';
 import { benchEgress } from './egress.js';
 import { benchSampleDraw } from './sample.js';
 import { benchCoverage } from './coverage.js';
 import { benchSlow } from './slow.js';
 import { benchStartup } from './startup.js';
+import { benchJobSplit } from './job-split.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -357,6 +359,30 @@ async function benchStartupTimes(): Promise<void> {
   row(f.one_row_run, 0.8);
 }
 
+/**
+ * Issue 30, a job on a file: the split (one pass of the run's reader, recording where chunks start) and the
+ * file read a chunk at a time, each against the file read whole (bench/job-split.ts). 400,000 rows in chunks
+ * of 500 (`--quick`: 100,000), the median of 3 rounds.
+ */
+async function benchJobSplitFile(): Promise<void> {
+  const f = await benchJobSplit({ dir: work, rows: quick ? 100_000 : 400_000, chunkRows: 500, rounds: 3 });
+  figures.job_split = f;
+  targets.push({
+    section: 'job_split',
+    figure: `the split of a ${f.rows}-row CSV (${f.bytes} bytes) into ${f.chunks} chunks, against reading it whole`,
+    measured: `${f.split_s} s against ${f.read_whole_s} s (${f.split_ratio}x)`,
+    target: 'informative (once per job, by the worker that splits)',
+    met: null,
+  });
+  targets.push({
+    section: 'job_split',
+    figure: `reading the same file a chunk at a time (${f.chunks} chunks of ${f.chunk_rows} rows), against whole`,
+    measured: `${f.read_chunks_s} s against ${f.read_whole_s} s (${f.chunks_ratio}x)`,
+    target: 'informative',
+    met: null,
+  });
+}
+
 /** Issue 32: answers of 1 to 30 s keep the documented bureau limit; the old bound (rate x 10 s) says it held it. */
 async function benchSlowAnswers(): Promise<void> {
   const runs = await benchSlow({ dir: work, seconds: quick ? 45 : 90 });
@@ -527,6 +553,24 @@ async function benchDbSink(): Promise<void> {
   }
 }
 
+/**
+ * A finished run's footprint before and after its journal is compacted, per million rows, for location and
+ * rescore (issue 33); the compaction's and the expansion's seconds per million rows; level 1 against level 6.
+ */
+async function benchDiskFootprint(): Promise<void> {
+  const runs = await benchFootprint({ dir: work, rows: quick ? 10_000 : 50_000 });
+  figures.footprint = runs;
+  for (const r of runs) {
+    targets.push({
+      section: 'footprint',
+      figure: `${r.pipeline}: a finished folder per million rows, before and after compaction (${r.rows.toLocaleString('en-US')} rows, --rate off); compaction's time`,
+      measured: `${r.folderMbPerMillion} MB -> ${r.compactedFolderMbPerMillion} MB (${pct(r.folderRatio)}; journal ${r.journalMbPerMillion} -> ${r.compactedJournalMbPerMillion} MB, level 6 ${r.level6JournalMbPerMillion} MB); ${r.compactSecondsPerMillion} s per million rows (level 6 ${r.level6SecondsPerMillion} s), expansion ${r.expandSecondsPerMillion} s`,
+      target: 'folder after <= 50% of before',
+      met: r.folderRatio <= 0.5,
+    });
+  }
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -542,6 +586,7 @@ const steps: [string, () => Promise<void>][] = [
   ['compare', benchCompareRss],
   ['compare_risk', benchCompareRiskRss],
   ['rebuild', benchRebuildEnd],
+  ['footprint', benchDiskFootprint],
   ['egress', benchEgressAddresses],
   ['source', benchDbSource],
   ['sink', benchDbSink],
@@ -551,6 +596,7 @@ const steps: [string, () => Promise<void>][] = [
   ['coverage', benchIntervalCoverage],
   ['slow', benchSlowAnswers],
   ['job', benchJobWorkers],
+  ['job_split', benchJobSplitFile],
 ];
 for (const [name, fn] of steps) {
   if (!want(name)) continue;
