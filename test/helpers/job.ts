@@ -4,10 +4,11 @@
  * committed), the sink table's keys with the answer each holds, `job status --json`, and the flags every
  * worker of a test job is started with (short leases, so that a takeover happens within a test).
  */
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { spawnCli, type CliResult } from './cli.js';
+import { journalExists, journalText } from './output.js';
 import { query } from './sink.js';
 
 export interface JournalLine {
@@ -29,8 +30,9 @@ export function folderOf(base: string): string {
 
 /** A journal's lines (results.ndjson, errors.ndjson), only those within its first `bytes` when given. */
 export function journal(path: string, bytes = Infinity): JournalLine[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path)
+  if (!journalExists(path)) return [];
+  // A worker's finished folder has its journal gzip'ed: positions count its plain bytes.
+  const text = Buffer.from(journalText(path))
     .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
     .toString('utf8');
   return text
@@ -106,4 +108,30 @@ export function jobFlags(o: JobFlags): string[] {
     '2s',
     ...(o.address ? ['--local-address', o.address] : []),
   ];
+}
+
+/**
+ * Every key of `keys` once in the sink table and no other, each with an answer one of the workers committed
+ * (a line of its journal before the commit table's mark, src/output/sink/): what exactly once means for a job.
+ * Returns each folder's committed lines, in the order of `folders`.
+ */
+export async function expectEachKeyOnceAsCommitted(
+  sink: string,
+  table: string,
+  folders: readonly string[],
+  keys: readonly string[],
+): Promise<JournalLine[][]> {
+  const inSink = await sinkKeys(sink, table);
+  expect([...inSink.keys()].sort()).toEqual([...keys].sort());
+  const byFolder = await Promise.all(folders.map((f) => committedLines(sink, f)));
+  const written = new Map<string, Set<string>>();
+  for (const lines of byFolder)
+    for (const l of lines) {
+      if (!written.has(l.key)) written.set(l.key, new Set());
+      written.get(l.key)!.add(requestId(l.stages));
+    }
+  expect([...written.keys()].sort(), 'the keys the workers committed').toEqual([...inSink.keys()].sort());
+  for (const [key, id] of inSink)
+    expect(written.get(key)?.has(id), `${key}'s row in the sink is one a worker committed`).toBe(true);
+  return byFolder;
 }
