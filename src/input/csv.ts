@@ -34,6 +34,11 @@ export interface CsvOptions {
   readonly notice?: (line: string) => void;
   /** The input's encoding, for messages about bytes that do not decode (known once reading has begun). */
   readonly encoding?: () => string;
+  /**
+   * The rest of a file from a record on (a job's chunk, ./ranges.ts): no header line in the lines, these
+   * names instead (the header as the file's start gave them), and rows numbered on after `row`.
+   */
+  readonly after?: { readonly columns: readonly string[]; readonly row: number };
 }
 
 type Pending = PhysicalLine[];
@@ -70,8 +75,8 @@ export async function* csvRowBatches(
   let delimiter = opts.delimiter ?? ',';
   let delimiterCode = delimiter.charCodeAt(0);
   const encoding = () => opts.encoding?.() ?? 'utf-8';
-  let header: readonly string[] | undefined;
-  let row = 0;
+  let header: readonly string[] | undefined = opts.after?.columns;
+  let row = opts.after?.row ?? 0;
   // Lines given back (after a broken multi-line record, or after sniffing), read again before the rest.
   const queue: PhysicalLine[] = [];
   const iterator = batches[Symbol.asyncIterator]();

@@ -101,19 +101,22 @@ export function readLines(
  * The lines of a stream, handed over a chunk's worth at a time: every step of an async generator costs
  * promises, so a reader of millions of lines takes them in batches (one per chunk read, never empty).
  * `encoding` is a WHATWG label (default UTF-8); a byte order mark overrides it. `onEncoding` hears the
- * encoding used, once, before the first line.
+ * encoding used, once, before the first line. `after` makes it the rest of a file from one of its lines
+ * on (a job's chunk, ./ranges.ts): lines are numbered on after that line, and no byte order mark is looked
+ * for (the encoding is the file's, found at its start).
  */
 export async function* readLineBatches(
   stream: Readable | AsyncIterable<Buffer | string>,
   maxLineBytes: number,
   encoding = 'utf-8',
   onEncoding?: (name: string) => void,
+  after?: { readonly line: number },
 ): AsyncGenerator<PhysicalLine[]> {
   let parts: Buffer[] = [];
   let partBytes = 0;
   let skipping = false;
   let skippedBytes = 0;
-  let line = 0;
+  let line = after?.line ?? 0;
   const source = (stream as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
   const toBuffer = (raw: Buffer | string): Buffer => (typeof raw === 'string' ? Buffer.from(raw) : raw);
 
@@ -128,7 +131,7 @@ export async function* readLineBatches(
     }
     head = head.length === 0 ? toBuffer(r.value) : Buffer.concat([head, toBuffer(r.value)]);
   }
-  const bom = byteOrderMark(head);
+  const bom = after ? undefined : byteOrderMark(head);
   const used = bom?.encoding ?? encodingOf(encoding) ?? 'utf-8';
   onEncoding?.(used);
   if (bom) head = head.subarray(bom.length);

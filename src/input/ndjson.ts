@@ -7,8 +7,10 @@ export async function* ndjsonRowBatches(
   batches: AsyncIterable<PhysicalLine[]>,
   maxRecordBytes: number,
   encoding: () => string = () => 'utf-8',
+  /** Rows numbered on after this one (a job's chunk: the rest of a file from one of its lines, ./ranges.ts). */
+  afterRow = 0,
 ): AsyncGenerator<InputRow[]> {
-  const state = { row: 0 };
+  const state = { row: afterRow };
   for await (const lines of batches) {
     const rows = ndjsonBatch(lines, maxRecordBytes, state, encoding);
     if (rows.length > 0) yield rows;

@@ -23,6 +23,8 @@ export interface ParquetOptions {
   readonly header?: (header: HeaderAsRead) => readonly string[];
   /** Rows per batch handed over (a row group is cut into batches). Default 512. */
   readonly batchRows?: number;
+  /** Only these rows, from 0 (`end` not included): a job's chunk (./ranges.ts); only the row groups holding them are read. */
+  readonly range?: { readonly start: number; readonly end: number };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -162,9 +164,13 @@ async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGe
   const names = opts.header ? opts.header(header) : resolveHeader(header);
   const columns = header.names;
   const batchRows = opts.batchRows ?? 512;
-  let rowStart = 0;
+  let groupStart = 0;
   for (const group of metadata.row_groups) {
-    const rowEnd = rowStart + Number(group.num_rows);
+    const groupEnd = groupStart + Number(group.num_rows);
+    const rowStart = Math.max(groupStart, opts.range?.start ?? 0);
+    const rowEnd = Math.min(groupEnd, opts.range?.end ?? Infinity);
+    groupStart = groupEnd;
+    if (rowStart >= rowEnd) continue;
     // A column at a time: the bytes and the per-value views hyparquet decodes through are one column's at
     // any moment, not the whole row group's (the peak memory of a run is set here).
     const byIndex: ColumnRuns[] = [];
@@ -192,6 +198,5 @@ async function* fileRowBatches(file: AsyncBuffer, opts: ParquetOptions): AsyncGe
       }
       yield out;
     }
-    rowStart = rowEnd;
   }
 }

@@ -46,6 +46,7 @@ export function createJobTables(t: JobTables): string[] {
       after_key text,
       byte_start bigint,
       byte_end bigint,
+      first_line bigint,
       state text NOT NULL DEFAULT 'waiting',
       holder text,
       token bigint NOT NULL DEFAULT 0,
@@ -75,5 +76,20 @@ export function createJobTables(t: JobTables): string[] {
       chunks integer NOT NULL DEFAULT 0,
       lease_ms integer NOT NULL DEFAULT 60000,
       PRIMARY KEY (job, worker))`,
+  ];
+}
+
+/**
+ * Columns added since the tables were first made, each a probe (fails when the column is missing) and the
+ * statement adding it: the ALTER, which locks the whole table, runs only where the probe failed, not at every
+ * worker's start while others commit.
+ */
+export function jobTableUpgrades(t: JobTables): { readonly probe: string; readonly add: string }[] {
+  return [
+    // Chunks made before file inputs were split were a database's, which need no line.
+    {
+      probe: `SELECT first_line FROM ${t.chunks} LIMIT 0`,
+      add: `ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS first_line bigint`,
+    },
   ];
 }

@@ -9,7 +9,7 @@
 import { BreError, isBreError } from '../errors.js';
 import { dialectOf, openSession, queryReason, type DbSession, type DbUrl, type Dialect } from '../db/index.js';
 import { retrying, type RetryClock } from '../retry/policy.js';
-import { createJobTables, jobTables, type JobTables } from './schema.js';
+import { createJobTables, jobTables, jobTableUpgrades, type JobTables } from './schema.js';
 import { definitionDifferences, mismatchError, type JobDefinition } from './definition.js';
 import { bitsOf, clearBit, prefixOf } from './bits.js';
 
@@ -19,9 +19,11 @@ export interface ChunkPlan {
   readonly rows: number;
   /** A database input: read after this key (null: from the start, NULL keys first). */
   readonly afterKey: string | null;
-  /** A file input: the bytes of its records. */
+  /** A file input: the bytes of its records (src/input/ranges.ts); null for a database input and for Parquet. */
   readonly byteStart: number | null;
   readonly byteEnd: number | null;
+  /** A file input: the line its first row starts on, so that its rows keep the file's line numbers. */
+  readonly firstLine?: number | null;
 }
 
 /** A chunk claimed: its rows, the token its writes carry, and what of it is committed already. */
@@ -113,6 +115,14 @@ export class JobStore {
         if (this.dialect.classify(err) === 'lost' || (err as { code?: string }).code !== '23505') throw err;
       }
     }
+    for (const u of jobTableUpgrades(this.tables)) {
+      try {
+        await session.query(u.probe);
+      } catch (err) {
+        if (this.dialect.classify(err) === 'lost') throw err;
+        await session.query(u.add);
+      }
+    }
   }
 
   /** The job as it is, or undefined when no worker has started it. */
@@ -154,19 +164,20 @@ export class JobStore {
         if (differences.length > 0) throw mismatchError(name, differences);
         if (row.state === 'splitting') {
           const plans = await split();
-          const cols = ['first_row', 'rows', 'after_key', 'byte_start', 'byte_end'] as const;
+          const cols = ['first_row', 'rows', 'after_key', 'byte_start', 'byte_end', 'first_line'] as const;
           const arrays = [
             plans.map((p) => p.firstRow),
             plans.map((p) => p.rows),
             plans.map((p) => p.afterKey),
             plans.map((p) => p.byteStart),
             plans.map((p) => p.byteEnd),
+            plans.map((p) => p.firstLine ?? null),
           ];
           // Inserted in slices: one statement's parameters are bounded, but arrays are one parameter each.
           for (let i = 0; i < plans.length; i += 10_000) {
             await session.query(
               `INSERT INTO ${this.tables.chunks} (job, chunk, ${cols.join(', ')})
-             SELECT $1, $2::int + ord::int - 1, f, r, a, bs, be FROM unnest($3::bigint[], $4::int[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY AS u(f, r, a, bs, be, ord)`,
+             SELECT $1, $2::int + ord::int - 1, f, r, a, bs, be, fl FROM unnest($3::bigint[], $4::int[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) WITH ORDINALITY AS u(f, r, a, bs, be, fl, ord)`,
               [name, i, ...arrays.map((a) => a.slice(i, i + 10_000))],
             );
           }
@@ -206,7 +217,7 @@ export class JobStore {
        FROM (SELECT job, chunk, state FROM ${t} WHERE job = $1 AND (state = 'waiting' OR (state = 'held' AND lease_until < now()))
              ORDER BY (state = 'held'), chunk LIMIT 1 FOR UPDATE SKIP LOCKED) s
        WHERE c.job = s.job AND c.chunk = s.chunk
-       RETURNING c.chunk, c.token, c.first_row, c.rows, c.after_key, c.byte_start, c.byte_end, c.committed, c.prev_sent, s.state AS was`,
+       RETURNING c.chunk, c.token, c.first_row, c.rows, c.after_key, c.byte_start, c.byte_end, c.first_line, c.committed, c.prev_sent, s.state AS was`,
       [name, worker, leaseMs],
     );
     const r = rows[0];
@@ -219,6 +230,7 @@ export class JobStore {
       afterKey: (r.after_key as string | null) ?? null,
       byteStart: r.byte_start === null ? null : Number(r.byte_start),
       byteEnd: r.byte_end === null ? null : Number(r.byte_end),
+      firstLine: r.first_line === null ? null : Number(r.first_line),
       committed: Buffer.isBuffer(r.committed) ? r.committed : null,
       prevSent: Number(r.prev_sent),
       takeover: r.was === 'held',

@@ -12,9 +12,25 @@ async function fileSha256(path: string): Promise<string> {
   return h.digest('hex');
 }
 
+/**
+ * The last file hashed, by its path, inode, size and modification time: a job's worker asks for its input's
+ * hash three times (src/pipeline/job.ts, the manifest), which on a file of gigabytes on a network share is
+ * worth reading once. A file changed in between has another size or time and is read again.
+ */
+let lastHash: { readonly key: string; readonly sha256: Promise<string> } | undefined;
+
 export async function inputFingerprint(path: string): Promise<{ size: number | null; sha256: string | null }> {
   if (path === '-') return { size: null, sha256: null };
-  return { size: statSync(path).size, sha256: await fileSha256(path) };
+  const st = statSync(path);
+  const key = `${path}\0${st.ino}\0${st.size}\0${st.mtimeMs}`;
+  if (lastHash?.key !== key) {
+    const sha256 = fileSha256(path);
+    lastHash = { key, sha256 };
+    sha256.catch(() => {
+      if (lastHash?.sha256 === sha256) lastHash = undefined;
+    });
+  }
+  return { size: st.size, sha256: await lastHash.sha256 };
 }
 
 type Reading = NonNullable<Manifest['input']['reading']>;

@@ -5,8 +5,10 @@
  * of the run is the same run: one row loop, one folder (scratch: a new one per session), one sink follower,
  * whose batches commit each chunk's position behind the job's fence.
  */
-import { BreError } from '../errors.js';
+import type { BreError } from '../errors.js';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
+import { baseFormat } from '../input/read.js';
+import type { RangeReading } from '../input/ranges.js';
 import {
   definitionDifferences,
   JobMember,
@@ -15,12 +17,18 @@ import {
   type ChunkPlan,
   type ClaimedChunk,
   type JobDefinition,
+  checkSplittable,
+  fileChunkRows,
+  fileSeen,
+  splitFileChunks,
+  type FileSeen,
 } from '../job/index.js';
 import { inputFingerprint } from '../output/folder-identity.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
 import type { InputRow } from '../types.js';
 import { openInput, type OpenedInput } from './input.js';
+import { computePlan } from './plan.js';
 import type { RunSettings } from './settings.js';
 
 export interface RunJob {
@@ -79,6 +87,54 @@ async function fileIdentity(path: string): Promise<string> {
   return `of ${f.size} bytes, sha256 ${f.sha256}`;
 }
 
+/** What one chunk should take from one address at the job's rate: the last chunk ends about this long after the others. */
+const CHUNK_MS = 60_000;
+/** Bounds of the chunk size chosen: a chunk's claim and commits stay small beside its rows, and its bits (one a row) small. */
+const CHUNK_ROWS = { min: 50, max: 100_000 } as const;
+
+/**
+ * Rows per chunk: --job-chunk-rows, else a minute's rows from one address at the job's rate (the busiest
+ * service's calls a row at its --rate: 500 at the documented 500 workflow calls a minute), within CHUNK_ROWS;
+ * the largest when no service the pipeline calls is limited.
+ */
+export function chunkRowsFor(s: Pick<RunSettings, 'job' | 'pipeline' | 'rates'>): number {
+  if (s.job?.chunkRows !== undefined) return s.job.chunkRows;
+  const msPerRow = computePlan(1, s.pipeline.stages, s.rates).wallMs;
+  if (msPerRow === null || msPerRow <= 0) return CHUNK_ROWS.max;
+  return Math.min(CHUNK_ROWS.max, Math.max(CHUNK_ROWS.min, Math.round(CHUNK_MS / msPerRow)));
+}
+
+/** Where a job's chunks come from: the split (by the worker that creates the job) and one claimed chunk's rows. */
+interface ChunkSource {
+  split(rows: number): Promise<ChunkPlan[]>;
+  read(c: ClaimedChunk): AsyncIterable<InputRow[]>;
+  close(): Promise<void>;
+}
+
+/** The input's chunks: a database's key ranges, or a file's ranges of records (src/job/file-chunks.ts). */
+function chunkSource(s: RunSettings, opened: OpenedInput, seen: FileSeen | undefined): ChunkSource {
+  if (opened.db) {
+    const src = opened.db.source;
+    return {
+      split: (rows) => splitByKeys(src, rows),
+      read: (c) => chunkRows(src, c),
+      close: () => src.close().catch(() => undefined),
+    };
+  }
+  checkSplittable(s.input, s.inputFormat, opened.reading.encoding);
+  const reading: RangeReading = {
+    format: baseFormat(s.inputFormat),
+    encoding: opened.reading.encoding ?? 'utf-8',
+    ...(opened.reading.delimiter !== null ? { delimiter: opened.reading.delimiter } : {}),
+    ...(opened.columns ? { columns: opened.columns } : {}),
+  };
+  return {
+    split: (rows) => splitFileChunks(s.input, reading, rows),
+    read: (c) => fileChunkRows(s.input, reading, seen!, c),
+    close: async () => undefined,
+  };
+}
+
 /**
  * Opens the input, joins the job and returns the run's input: a reader of the claimed chunks' rows. The first
  * batch is empty: nothing is claimed before the run's sink follows (its fence must know the chunks held).
@@ -89,23 +145,21 @@ export async function openJob(
 ): Promise<{ input: OpenedInput; job: RunJob }> {
   const js = s.job!;
   const sink = s.sink!;
-  if (!s.source) {
-    throw new BreError(
-      'USAGE',
-      `Expected a database --input with --job, got the file ${s.input}: a file input's chunks are not built yet; use --shard K/N and merge for files`,
-      { field: 'job' },
-    );
-  }
+  // Refused before anything is read: a gzip'ed file cannot be entered at a chunk's start.
+  if (!s.source) checkSplittable(s.input, s.inputFormat, null);
   const store = await JobStore.open({ url: sink.url, schema: sink.schema, retryForMs: sink.retryForMs, log });
-  let source: DbSource | undefined;
+  let chunks: ChunkSource | undefined;
+  let opened: OpenedInput | undefined;
   try {
-    const opened = await openInput(s, log, { resume: false });
-    source = opened.db!.source;
+    // The file as hashed for the job's definition: a change after this is seen before each chunk is read.
+    const seen = s.source ? undefined : fileSeen(s.input);
+    opened = await openInput(s, log, { resume: false });
     // Only the header was needed: the chunks read their own rows.
     await opened.reader.return(undefined);
+    chunks = chunkSource(s, opened, seen);
+    const src = chunks;
     const def = await jobDefinition(s, opened.reading);
-    const src = source;
-    const job = await store.join(js.name, def, () => splitByKeys(src, js.chunkRows));
+    const job = await store.join(js.name, def, () => src.split(chunkRowsFor(s)));
     log(
       `job ${js.name}: ${job.rows} rows in ${job.chunks} chunks${job.state === 'done' ? ', done' : ''}; this worker is ${js.worker}`,
     );
@@ -130,7 +184,7 @@ export async function openJob(
       fail: (err) => failWith(err),
     });
     let failWith: (err: BreError) => void = () => undefined;
-    const reader = member.rows((c) => chunkRows(src, c));
+    const reader = member.rows((c) => src.read(c));
     const input: OpenedInput = {
       reader,
       first: { done: false, value: [] },
@@ -149,13 +203,13 @@ export async function openJob(
         try {
           await member.close(stopped);
         } finally {
-          await src.close().catch(() => undefined);
+          await src.close();
         }
       },
     };
     return { input, job: runJob };
   } catch (err) {
-    await source?.close().catch(() => undefined);
+    await (chunks ? chunks.close() : opened?.db?.source.close().catch(() => undefined));
     await store.close();
     throw err;
   }

@@ -38,8 +38,8 @@ export interface JobSettings {
   readonly worker: string;
   readonly leaseMs: number;
   readonly heartbeatMs: number;
-  /** Rows per chunk when this worker is the one that splits the input. */
-  readonly chunkRows: number;
+  /** Rows per chunk when this worker is the one that splits the input; undefined: a minute's (./job.ts chunkRowsFor). */
+  readonly chunkRows?: number;
   /** --retry-errors: a job that is done has its chunks with errors re-opened, those rows sent again. */
   readonly retryErrors: boolean;
 }

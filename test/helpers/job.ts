@@ -107,3 +107,29 @@ export function jobFlags(o: JobFlags): string[] {
     ...(o.address ? ['--local-address', o.address] : []),
   ];
 }
+
+/**
+ * Every key of `keys` once in the sink table and no other, each with an answer one of the workers committed
+ * (a line of its journal before the commit table's mark, src/output/sink/): what exactly once means for a job.
+ * Returns each folder's committed lines, in the order of `folders`.
+ */
+export async function expectEachKeyOnceAsCommitted(
+  sink: string,
+  table: string,
+  folders: readonly string[],
+  keys: readonly string[],
+): Promise<JournalLine[][]> {
+  const inSink = await sinkKeys(sink, table);
+  expect([...inSink.keys()].sort()).toEqual([...keys].sort());
+  const byFolder = await Promise.all(folders.map((f) => committedLines(sink, f)));
+  const written = new Map<string, Set<string>>();
+  for (const lines of byFolder)
+    for (const l of lines) {
+      if (!written.has(l.key)) written.set(l.key, new Set());
+      written.get(l.key)!.add(requestId(l.stages));
+    }
+  expect([...written.keys()].sort(), 'the keys the workers committed').toEqual([...inSink.keys()].sort());
+  for (const [key, id] of inSink)
+    expect(written.get(key)?.has(id), `${key}'s row in the sink is one a worker committed`).toBe(true);
+  return byFolder;
+}

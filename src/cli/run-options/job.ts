@@ -21,9 +21,6 @@ export interface JobArgs {
   'retry-errors': boolean;
 }
 
-/** Rows per chunk: 500, a minute of one address at the documented workflow limit (500/min), so the last chunk ends within about a minute of the others. */
-const DEFAULT_CHUNK_ROWS = 500;
-
 export const JOB_OPTIONS = {
   title: 'Run control:',
   options: {
@@ -45,9 +42,8 @@ export const JOB_OPTIONS = {
     },
     'job-chunk-rows': {
       requiresArg: true,
-      default: DEFAULT_CHUNK_ROWS,
       describe:
-        'with --job: rows per chunk when this worker is the one that splits the input (about a minute of one address at the documented workflow limit)',
+        "with --job: rows per chunk when this worker is the one that splits the input (default: a minute of one address at the job's rate, 500 at the documented workflow limit; 50 to 100000)",
     },
   },
 } as const satisfies OptionFamily;
@@ -91,6 +87,16 @@ export function resolveJob(a: JobArgs, ctx: Pick<OptionsContext, 'workerId'>): J
       `Expected --job-heartbeat to be at most a third of --job-lease (${a['job-lease']}), got '${a['job-heartbeat']}': a lease must survive a missed heartbeat or two`,
       { field: 'job-heartbeat' },
     );
-  const chunkRows = wholeNumber('job-chunk-rows', a['job-chunk-rows'], { min: 1, max: 1_000_000 });
-  return { name, worker: ctx.workerId(), leaseMs, heartbeatMs, chunkRows, retryErrors: a['retry-errors'] };
+  const chunkRows =
+    a['job-chunk-rows'] === undefined
+      ? undefined
+      : wholeNumber('job-chunk-rows', a['job-chunk-rows'], { min: 1, max: 1_000_000 });
+  return {
+    name,
+    worker: ctx.workerId(),
+    leaseMs,
+    heartbeatMs,
+    ...(chunkRows !== undefined ? { chunkRows } : {}),
+    retryErrors: a['retry-errors'],
+  };
 }

@@ -81,7 +81,6 @@ describe('--job and its options', () => {
       worker: 'host-1-42',
       leaseMs: 60_000,
       heartbeatMs: 10_000,
-      chunkRows: 500,
       retryErrors: false,
     });
   });
