@@ -9,7 +9,7 @@
  * - the chunks start where records start, not where lines do;
  * - a worker with another file (or the file changed after the split) is refused, naming the input; a gzip'ed
  *   file is refused, saying what to do;
- * - Parquet: ranges of rows, two workers.
+ * - NDJSON (ranges of lines) and Parquet (ranges of rows), two workers each.
  */
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -271,6 +271,52 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         expect(chunks.map((c) => [Number(c.first_row), Number(c.rows)])).toEqual(
           [0, 1, 2, 3, 4].map((i) => [1 + i * 25, i < 4 ? 25 : 20]),
         );
+      },
+      180_000,
+    );
+
+    itDb('postgres')(
+      "NDJSON: chunks are ranges of lines; two workers, every key once, broken lines in errors on the file's lines",
+      async () => {
+        const dir = tempDir('bre-e2e-jobfile-nd-');
+        const rows = locationRows(90);
+        // Blank lines and a CR LF among the records; a line that is not JSON after the 40th, on line 43.
+        const lines: string[] = [];
+        rows.forEach((r, i) => {
+          lines.push(`${JSON.stringify(r)}${i % 7 === 0 ? '\r' : ''}`);
+          if (i % 10 === 4) lines.push('');
+          if (i === 39) lines.push('{"reference_id": "LOC-BROKEN",');
+        });
+        const path = join(shared, 'applicants.ndjson');
+        writeFileSync(path, `${lines.join('\n')}\n`);
+        const brokenLine = lines.indexOf('{"reference_id": "LOC-BROKEN",') + 1;
+        const job = 'ndjson';
+        const table = 'loc_filend';
+        const runs = ['127.0.0.2', '127.0.0.3'].map((a, i) =>
+          worker(path, job, table, join(dir, `w${i}`), a, PER_SECOND),
+        );
+        const done = await Promise.all(runs.map((r) => r.done));
+        for (const r of done) expect([0, 1], why(r)).toContain(r.code);
+        const folders = [0, 1]
+          .map((i) => join(dir, `w${i}`))
+          .filter((d) => existsSync(d))
+          .map(folderOf);
+        await expectEachKeyOnceAsCommitted(
+          sink,
+          table,
+          folders,
+          rows.map((r) => String(r.reference_id)),
+        );
+        const errors = await query<{ row: string; line: string; code: string }>(
+          sink,
+          `SELECT row, line, code FROM "${table}_errors"`,
+        );
+        expect(errors.map((e) => [Number(e.row), Number(e.line), e.code])).toEqual([[41, brokenLine, 'MALFORMED_ROW']]);
+        expect(
+          Number(
+            (await query<{ n: string }>(sink, 'SELECT count(*) AS n FROM bre_batch_chunks WHERE job = $1', [job]))[0].n,
+          ),
+        ).toBe(4);
       },
       180_000,
     );
