@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_split]
+ *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_split]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -28,6 +28,7 @@ import { benchDocumented, benchSweep, type RateRun } from './rates.js';
 import { benchRawVsAutocannon } from './raw.js';
 import { benchCompare } from './compare.js';
 import { benchRebuild } from './rebuild.js';
+import { benchFootprint } from './footprint.js';
 import { benchEgress } from './egress.js';
 import { benchSampleDraw } from './sample.js';
 import { benchCoverage } from './coverage.js';
@@ -534,6 +535,24 @@ async function benchDbSink(): Promise<void> {
   }
 }
 
+/**
+ * A finished run's footprint before and after its journal is compacted, per million rows, for location and
+ * rescore (issue 33); the compaction's and the expansion's seconds per million rows; level 1 against level 6.
+ */
+async function benchDiskFootprint(): Promise<void> {
+  const runs = await benchFootprint({ dir: work, rows: quick ? 10_000 : 50_000 });
+  figures.footprint = runs;
+  for (const r of runs) {
+    targets.push({
+      section: 'footprint',
+      figure: `${r.pipeline}: a finished folder per million rows, before and after compaction (${r.rows.toLocaleString('en-US')} rows, --rate off); compaction's time`,
+      measured: `${r.folderMbPerMillion} MB -> ${r.compactedFolderMbPerMillion} MB (${pct(r.folderRatio)}; journal ${r.journalMbPerMillion} -> ${r.compactedJournalMbPerMillion} MB, level 6 ${r.level6JournalMbPerMillion} MB); ${r.compactSecondsPerMillion} s per million rows (level 6 ${r.level6SecondsPerMillion} s), expansion ${r.expandSecondsPerMillion} s`,
+      target: 'folder after <= 50% of before',
+      met: r.folderRatio <= 0.5,
+    });
+  }
+}
+
 function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
@@ -549,6 +568,7 @@ const steps: [string, () => Promise<void>][] = [
   ['compare', benchCompareRss],
   ['compare_risk', benchCompareRiskRss],
   ['rebuild', benchRebuildEnd],
+  ['footprint', benchDiskFootprint],
   ['egress', benchEgressAddresses],
   ['source', benchDbSource],
   ['sink', benchDbSink],

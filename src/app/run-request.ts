@@ -22,6 +22,8 @@ export interface RunRequest {
   readonly settings: ResolvedRunSettings;
   /** --out; undefined: the default folder (src/pipeline/default-folder.ts), this run's unfinished one if there is one. */
   readonly out: string | undefined;
+  /** --keep-journal: leave a finished run's journal uncompressed (else src/output/journal/compact.ts gzips it). */
+  readonly keepJournal: boolean;
   /** The command that resumes this run, as the person typed it (src/cli/resume-command.ts), for the stop message. */
   readonly resumeCommand: string;
   readonly endpoints: RunEndpoints;

@@ -63,7 +63,9 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
   };
   if (req.plan) {
     const { planRun } = await import('../pipeline/plan.js');
-    process.stdout.write(`${await planRun(base, { windowHours: req.plan.windowHours })}\n`);
+    process.stdout.write(
+      `${await planRun(base, { windowHours: req.plan.windowHours, keepJournal: req.keepJournal })}\n`,
+    );
     return 0;
   }
   // Started once every option is known good and before anything is called: a metrics file that cannot be
@@ -88,9 +90,16 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
     const settings = { ...base, metrics };
     const connect = e.baseUrls || base.dryRun ? hooks.connect : () => sandbox.start();
     const result = await runPipeline(settings, { ...hooks, limiterFactory, ...(connect ? { connect } : {}) });
-    // report.html is drawn from the folder the run just finished writing (src/report/).
+    // A finished night's journal is gzip'ed in place (issue 33; an unfinished one stays plain for its resume
+    // to append to), then report.html is drawn from the folder as it is left (src/report/).
+    const compacted =
+      !base.dryRun && !req.keepJournal && result.summary.finished
+        ? await (await import('../output/journal/compact.js')).compactFinishedRun(base.outDir)
+        : undefined;
     const report = base.dryRun ? undefined : await writeRunReport(base.outDir);
-    process.stdout.write(`${formatSummary(result.summary)}\n${report ? `  report: ${report.path}\n` : ''}`);
+    process.stdout.write(
+      `${formatSummary(result.summary)}\n${compacted ? `${compacted}\n` : ''}${report ? `  report: ${report.path}\n` : ''}`,
+    );
     if (result.stopped && result.exitCode === 3) {
       const s = result.stopped;
       log(`bre-batch: stopped early: ${s.message}`, {

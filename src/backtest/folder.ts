@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { BreError } from '../errors.js';
 import { errorLines, FILES, manifestSchema, type Manifest } from '../output/format/index.js';
+import { journalExists, journalSize } from '../output/journal-file.js';
 
 /** Longest results line accepted (a row with many features and offers); longer lines are counted as malformed. */
 export const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
@@ -32,15 +33,15 @@ export async function openRunFolder(dir: string, role: 'A' | 'B'): Promise<RunFo
     );
   }
   const resultsPath = join(abs, FILES.results);
-  const rs = await stat(resultsPath).catch(() => null);
-  if (!rs?.isFile()) {
+  // Plain, or compacted once its run finished (src/output/journal-file.ts): read through openJournal either way.
+  if (!journalExists(resultsPath)) {
     throw new BreError(
       'USAGE',
       `Expected ${join(dir, FILES.results)} (run ${role} must be an output folder of 'bre-batch run'), got no such file`,
       { field: role === 'A' ? 'outA' : 'outB' },
     );
   }
-  return { dir: abs, resultsPath, resultsBytes: rs.size, ...manifestOf(abs) };
+  return { dir: abs, resultsPath, resultsBytes: journalSize(resultsPath), ...manifestOf(abs) };
 }
 
 /** A damaged manifest only costs the back-test the run's name and input path (and a damaged design, the compare). */
@@ -64,8 +65,7 @@ export interface ErrorCounts {
 /** Counts errors.ndjson lines by code (a row in one run's errors file is usually why a key is only in the other). */
 export async function countErrors(dir: string): Promise<ErrorCounts | null> {
   const path = join(dir, FILES.errors);
-  const st = await stat(path).catch(() => null);
-  if (!st?.isFile()) return null;
+  if (!journalExists(path)) return null;
   let rows = 0;
   const byCode: Record<string, number> = {};
   for await (const line of errorLines(path)) {

@@ -5,7 +5,8 @@
  * over as `duplicate`. Lines without a key are `no_key`. Within a bucket, output follows A's row number
  * (B's for lines only in B), so a small comparison (one bucket) comes out in input order.
  */
-import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { openJournal } from '../output/journal-file.js';
 import { readLines } from '../input/lines.js';
 import type { TextSink } from './files.js';
 import { MAX_RESULT_LINE_BYTES, parseResultLine, type ResultLine } from './folder.js';
@@ -50,7 +51,8 @@ export interface JoinOptions {
 async function loadBucket(path: string): Promise<{ byKey: Map<string, ResultLine[]>; noKey: ResultLine[] }> {
   const byKey = new Map<string, ResultLine[]>();
   const noKey: ResultLine[] = [];
-  for await (const line of readLines(createReadStream(path, { highWaterMark: 1024 * 1024 }), MAX_RESULT_LINE_BYTES)) {
+  // A bucket file, or with one bucket the results journal itself, plain or compacted (src/output/journal-file.ts).
+  for await (const line of readLines(openJournal(path) ?? Readable.from([]), MAX_RESULT_LINE_BYTES)) {
     if (line.tooLong || line.text.trim() === '') continue;
     const parsed = parseResultLine(line.text);
     // Malformed lines were counted in pass 1.

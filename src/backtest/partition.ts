@@ -4,7 +4,8 @@
  * After this pass a key's lines from both runs are in the same-numbered bucket, and one bucket of each run
  * fits in memory, so the join never holds either run whole.
  */
-import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { openJournal } from '../output/journal-file.js';
 import { join } from 'node:path';
 import { readLines } from '../input/lines.js';
 import type { Json, NormalisedResult } from '../types.js';
@@ -76,7 +77,8 @@ export async function partitionRun(opts: PartitionOptions): Promise<PartitionSta
   let malformed = 0;
   let nullKey = 0;
   try {
-    const stream = createReadStream(opts.source, { highWaterMark: 1024 * 1024 });
+    // results.ndjson plain, or compacted once its run finished (src/output/journal-file.ts).
+    const stream = openJournal(opts.source) ?? Readable.from([]);
     for await (const line of readLines(stream, MAX_RESULT_LINE_BYTES)) {
       if (line.tooLong) {
         malformed += 1;

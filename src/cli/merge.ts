@@ -13,6 +13,7 @@ interface MergeArgs {
   dirs: string[];
   out: string;
   'output-formats'?: string;
+  'keep-journal': boolean;
 }
 
 async function mergeCommandHandler(a: MergeArgs): Promise<number> {
@@ -24,8 +25,13 @@ async function mergeCommandHandler(a: MergeArgs): Promise<number> {
     formats: parseOutputFormats(a['output-formats']),
   });
   if (report.ok) {
+    // A merge of every shard, finished, is a finished night: its journal gzip'ed as a run's (issue 33).
+    const compacted =
+      report.summary?.finished && !a['keep-journal']
+        ? `${await (await import('../output/journal/compact.js')).compactFinishedRun(a.out)}\n`
+        : '';
     const page = await writeRunReport(a.out);
-    process.stdout.write(`${formatMergeReport(report)}\n  report: ${page.path}\n`);
+    process.stdout.write(`${formatMergeReport(report)}\n${compacted}  report: ${page.path}\n`);
   } else process.stderr.write(`${formatMergeReport(report)}\n`);
   return report.ok ? 0 : 1;
 }
@@ -49,6 +55,11 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
       .option('output-formats', {
         type: 'string',
         describe: 'formats of the rebuilt files: csv, parquet or csv,parquet (default both)',
+      })
+      .option('keep-journal', {
+        type: 'boolean',
+        default: false,
+        describe: "keep the merged folder's journal uncompressed instead of gzip'ing it once the merge is finished",
       }) as unknown as Argv<MergeArgs>,
   handler: async (a: ArgumentsCamelCase<MergeArgs>) => {
     process.exitCode = await mergeCommandHandler(a);

@@ -18,26 +18,17 @@
  *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
  */
 import { outputFileMode } from './modes.js';
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  chmodSync,
-} from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, chmodSync } from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
-import { readLines } from '../input/lines.js';
 import { parseShard, shardOf } from '../input/shard.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import { SERVICES } from '../types.js';
 import { grownTo, RowSet } from './journal/bitset.js';
+import { gzPathOf, journalExists, journalLines } from './journal-file.js';
 import {
   FILES,
   readManifest,
@@ -208,9 +199,8 @@ class RowOwners {
   }
 }
 
-async function* journalLines(path: string): AsyncGenerator<string> {
-  if (!existsSync(path)) return;
-  for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) if (l.text !== '') yield l.text;
+async function* journalTexts(path: string): AsyncGenerator<string> {
+  for await (const l of journalLines(path)) if (l.text !== '') yield l.text;
 }
 
 /** Pass 1: every row once, in the shard its key hashes to; the column union of the results on the way. */
@@ -242,7 +232,7 @@ async function checkRows(
     const f = folders[fi];
     for (let ji = 0; ji < JOURNALS.length; ji += 1) {
       const path = join(f.dir, JOURNALS[ji]);
-      for await (const text of journalLines(path)) {
+      for await (const text of journalTexts(path)) {
         let parsed: { row?: unknown; key?: unknown; code?: unknown; stratum?: unknown; stages?: ResultStages };
         try {
           parsed = JSON.parse(text) as {
@@ -318,7 +308,7 @@ async function concatJournals(
   const out = createWriteStream(tmp, { mode });
   let n = 0;
   for (const f of folders) {
-    for await (const text of journalLines(join(f.dir, name))) {
+    for await (const text of journalTexts(join(f.dir, name))) {
       await write(out, `${text}\n`);
       n += 1;
     }
@@ -397,7 +387,7 @@ function prepareOut(out: string, dirs: readonly string[]): void {
     } catch {
       old = undefined; // damaged: not an earlier merge
     }
-    const holdsRun = existsSync(join(abs, FILES.results)) || existsSync(join(abs, FILES.errors));
+    const holdsRun = journalExists(join(abs, FILES.results)) || journalExists(join(abs, FILES.errors));
     if (holdsRun && !old?.merged_from)
       throw new BreError(
         'USAGE',
@@ -411,8 +401,10 @@ function prepareOut(out: string, dirs: readonly string[]): void {
       FILES.retrying,
       ...REBUILT_FILES,
       FILES.report,
-    ])
+    ]) {
       rmSync(join(abs, name), { force: true });
+      rmSync(gzPathOf(join(abs, name)), { force: true });
+    }
     rmSync(join(abs, FILES.state), { recursive: true, force: true });
   }
   mkdirSync(abs, { recursive: true });
@@ -490,10 +482,10 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   });
   const succeeded = await concatJournals(folders, FILES.results, join(out, FILES.results));
   const failed = await concatJournals(folders, FILES.errors, join(out, FILES.errors));
-  if (folders.some((f) => existsSync(join(f.dir, FILES.secrets))))
+  if (folders.some((f) => journalExists(join(f.dir, FILES.secrets))))
     await concatJournals(folders, FILES.secrets, join(out, FILES.secrets), 0o600);
   // The transactions journal too, so that a later resume into the merged folder rebuilds transactions.csv whole.
-  if (folders.some((f) => existsSync(join(f.dir, FILES.txJournal)))) {
+  if (folders.some((f) => journalExists(join(f.dir, FILES.txJournal)))) {
     mkdirSync(join(out, FILES.state), { recursive: true });
     await concatJournals(folders, FILES.txJournal, join(out, FILES.txJournal));
   }

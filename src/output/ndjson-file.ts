@@ -7,19 +7,9 @@
  * only. A torn last line all the same (power loss, kill -9 inside a write) is cut off when the file is opened
  * again. fsync runs on a short timer (group commit): a power cut can lose the last ~200 ms.
  */
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  fsync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  writeSync,
-  createReadStream,
-} from 'node:fs';
-import { readLineBatches, unbatch } from '../input/lines.js';
+import { closeSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { unbatch } from '../input/lines.js';
+import { journalLineBatches } from './journal-file.js';
 
 export class AppendFile {
   readonly path: string;
@@ -218,20 +208,15 @@ function repairTail(fd: number): void {
 }
 
 /**
- * The lines of an NDJSON file parsed, a file chunk at a time (no generator step per line); see readNdjson.
+ * The lines of an NDJSON file parsed, a file chunk at a time (no generator step per line); see readNdjson. A
+ * journal is read in whichever form it is (./journal-file.ts: plain, or compacted once its run finished).
  * `range`: only the bytes from `start` up to `end` (exclusive), which must be line boundaries.
  */
 export async function* readNdjsonBatches<T = unknown>(
   path: string,
   range?: { readonly start: number; readonly end: number },
 ): AsyncGenerator<(T | null)[]> {
-  if (!existsSync(path)) return;
-  if (range && range.end <= range.start) return;
-  const stream = createReadStream(path, {
-    highWaterMark: 256 * 1024,
-    ...(range ? { start: range.start, end: range.end - 1 } : {}),
-  });
-  for await (const lines of readLineBatches(stream, 256 * 1024 * 1024)) {
+  for await (const lines of journalLineBatches(path, range)) {
     const out: (T | null)[] = [];
     for (const l of lines) {
       if (l.text === '') continue;

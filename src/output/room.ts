@@ -13,16 +13,30 @@
  * both formats together make the output about twice the journal.
  * Before a run has written a row, the bytes a row come from TYPICAL_ROW_BYTES (the sandbox's answers, rounded
  * up); once it has written ROOM_SAMPLE_ROWS rows, from what it wrote.
+ *
+ * That is the peak, what the warning checks: the journal grows uncompressed while the run goes. Once the run has
+ * finished, its journal is gzip'ed (src/output/journal/compact.ts) and the spool is gone: what is left is the
+ * journal at COMPACTED_SHARE of its size (unless --keep-journal) and the end files once each (LEFT_FILES_SHARE).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ServiceName } from '../types.js';
 import { FILES } from './format/index.js';
+import { journalSize } from './journal-file.js';
 import type { OutputFormat } from './spool/rebuild.js';
 
 /** The end files' bytes as a share of the journal's (see the header). */
 const END_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.6, parquet: 0.3 };
+
+/** The end files left once the run has finished: results.csv without its spool (see the header). */
+const LEFT_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.3, parquet: 0.3 };
+
+/**
+ * A compacted journal's size as a share of the plain one's: the larger of location's and rescore's measured at
+ * gzip level 1 (README: Performance, `npm run bench -- --only footprint`), rounded up.
+ */
+const COMPACTED_SHARE = 0.05;
 
 /**
  * Journal bytes a row per stage calling each service, before any row is written (measured on the sandbox:
@@ -42,7 +56,14 @@ export interface RoomEstimate {
   readonly measured: boolean;
   readonly journalBytes: number;
   readonly endBytes: number;
+  /** The peak: the journal still to write and the end files with their spool. */
   readonly totalBytes: number;
+  /** What the folder holds once finished: every row's journal (compacted unless kept) and the end files. */
+  readonly leftBytes?: number;
+  /** Of leftBytes, the journal's bytes. */
+  readonly leftJournalBytes?: number;
+  /** Whether the journal is kept uncompressed (--keep-journal). */
+  readonly keepJournal?: boolean;
 }
 
 /**
@@ -55,11 +76,16 @@ export function estimateRoom(o: {
   readonly bytesPerRow: number;
   readonly measured: boolean;
   readonly formats: ReadonlySet<OutputFormat>;
+  /** --keep-journal: the journal is left uncompressed once the run has finished. */
+  readonly keepJournal?: boolean;
 }): RoomEstimate {
   const rows = Math.max(0, o.rows);
   const share = [...o.formats].reduce((sum, f) => sum + END_FILES_SHARE[f], 0);
+  const leftShare = [...o.formats].reduce((sum, f) => sum + LEFT_FILES_SHARE[f], 0);
   const journalBytes = rows * o.bytesPerRow;
-  const endBytes = (rows + Math.max(0, o.doneRows ?? 0)) * o.bytesPerRow * share;
+  const allRowsBytes = (rows + Math.max(0, o.doneRows ?? 0)) * o.bytesPerRow;
+  const endBytes = allRowsBytes * share;
+  const leftJournalBytes = allRowsBytes * (o.keepJournal ? 1 : COMPACTED_SHARE);
   return {
     rows,
     bytesPerRow: o.bytesPerRow,
@@ -67,6 +93,9 @@ export function estimateRoom(o: {
     journalBytes,
     endBytes,
     totalBytes: journalBytes + endBytes,
+    leftBytes: leftJournalBytes + allRowsBytes * leftShare,
+    leftJournalBytes,
+    keepJournal: o.keepJournal === true,
   };
 }
 
@@ -113,12 +142,9 @@ export async function freeBytes(dir: string): Promise<number | undefined> {
 /** The journals of a folder: what a row's bytes are measured on. */
 const JOURNALS = [FILES.results, FILES.errors, FILES.retrying, FILES.txJournal, FILES.secrets, FILES.columns] as const;
 
-/** Bytes of a folder's journals (0 for a folder that has none yet). */
+/** Bytes of a folder's journals as NDJSON (a compacted one's plain size: what a row takes while a run writes it). */
 export function journalBytesIn(dir: string): number {
   let n = 0;
-  for (const name of JOURNALS) {
-    const path = join(dir, name);
-    if (existsSync(path)) n += statSync(path).size;
-  }
+  for (const name of JOURNALS) n += journalSize(join(dir, name));
   return n;
 }

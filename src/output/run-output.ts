@@ -10,7 +10,9 @@
  *   at the end (src/output/spool/spool.ts, src/output/spool/rebuild.ts);
  * - --retry-errors moves errors.ndjson aside to errors.retrying.ndjson: those rows are not done any more
  *   and run again; they land in results or, failing again, back in errors; the aside file is removed at
- *   the end. A crash in between is repaired by the next run of either kind.
+ *   the end. A crash in between is repaired by the next run of either kind;
+ * - a finished run's journals are compacted (./journal/compact.ts): opening the folder to write puts them back
+ *   as plain files first.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, chmodSync } from 'node:fs';
 import { outputFileMode } from './modes.js';
@@ -30,8 +32,8 @@ import {
 } from './format/index.js';
 import { checkSameRun, resumedManifest } from './folder-identity.js';
 import { lockOutput } from './lock.js';
-import { readLines } from '../input/lines.js';
-import { createReadStream } from 'node:fs';
+import { journalExists, journalLines } from './journal-file.js';
+import { expandFolder } from './journal/compact.js';
 import { ColumnJournal } from './journal/column-journal.js';
 import type { ResultStages, StageColumns } from './journal/columns.js';
 import { OUTPUT_FORMATS, rebuildOutputs, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
@@ -40,8 +42,7 @@ import { SpoolThread } from './spool/thread.js';
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
 async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number }): Promise<void> {
-  if (!existsSync(path)) return;
-  for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
+  for await (const l of journalLines(path)) {
     if (l.text === '') continue;
     const row = rowOfLine(l.text);
     if (row === undefined) continue;
@@ -56,7 +57,7 @@ async function keepRowsOf(path: string, rows: RowSet, mode: number): Promise<voi
   const tmp = `${path}.tmp`;
   rmSync(tmp, { force: true }); // left by a run killed while rewriting
   const out = new AppendFile(tmp, mode);
-  for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
+  for await (const l of journalLines(path)) {
     const row = rowOfLine(l.text);
     if (l.text && row !== undefined && rows.has(row)) out.append(l.text);
   }
@@ -148,7 +149,7 @@ export class RunOutput {
       const kept = resumedManifest(old, manifest);
       if (kept) writeManifest(dir, kept);
     } else {
-      if (existsSync(join(dir, FILES.results)) || existsSync(join(dir, FILES.errors))) {
+      if (journalExists(join(dir, FILES.results)) || journalExists(join(dir, FILES.errors))) {
         throw new BreError(
           'OUTPUT_MISMATCH',
           `refusing to write into ${dir}: it holds results but no manifest.json (not a bre-batch output folder, or damaged)`,
@@ -159,6 +160,8 @@ export class RunOutput {
     if (opts.retryErrors && !old) {
       throw new BreError('USAGE', `--retry-errors needs the --out folder of an earlier run; ${dir} has none`);
     }
+    // A finished folder's journals were compacted (./journal/compact.ts): plain again before any append.
+    await expandFolder(dir);
     const retryingPath = join(dir, FILES.retrying);
     const errorsPath = join(dir, FILES.errors);
     if (opts.retryErrors && existsSync(errorsPath)) {
@@ -166,10 +169,8 @@ export class RunOutput {
       const merged = `${retryingPath}.new`;
       rmSync(merged, { force: true }); // left by a run killed while merging
       const out = new AppendFile(merged);
-      if (existsSync(retryingPath))
-        for await (const l of readLines(createReadStream(retryingPath), 256 * 1024 * 1024))
-          if (l.text) out.append(l.text);
-      for await (const l of readLines(createReadStream(errorsPath), 256 * 1024 * 1024)) if (l.text) out.append(l.text);
+      if (existsSync(retryingPath)) for await (const l of journalLines(retryingPath)) if (l.text) out.append(l.text);
+      for await (const l of journalLines(errorsPath)) if (l.text) out.append(l.text);
       out.close();
       renameSync(merged, retryingPath);
       rmSync(errorsPath);
@@ -233,7 +234,7 @@ export class RunOutput {
     const tmp = `${path}.tmp`;
     rmSync(tmp, { force: true }); // left by a run killed while rewriting
     const out = new AppendFile(tmp);
-    for await (const l of readLines(createReadStream(path), 256 * 1024 * 1024)) {
+    for await (const l of journalLines(path)) {
       const row = rowOfLine(l.text);
       if (l.text && (row === undefined || !succeeded.has(row))) out.append(l.text);
     }

@@ -44,6 +44,8 @@ export interface PlanOptions {
   readonly windowHours?: number;
   /** Source addresses of this host the run will use (--local-address; default 1). */
   readonly addresses?: number;
+  /** --keep-journal: the finished run's journal stays uncompressed (what is left on the disk). */
+  readonly keepJournal?: boolean;
 }
 
 /** Nominal calls a stage makes for one row, as its kind declares (see the header for what is not counted). */
@@ -141,6 +143,11 @@ function roomLines(r: PlanRoom): string[] {
   ];
   const warning = r.free === undefined ? undefined : roomWarning(e, r.free, r.dir);
   if (warning) lines.push(`  ${warning}`);
+  // The above is the peak (the journal grows plain while the run goes); this is what stays on the disk.
+  if (e.leftBytes !== undefined && e.leftJournalBytes !== undefined)
+    lines.push(
+      `  left once finished: about ${formatBytes(e.leftBytes)} (${formatBytes(e.leftJournalBytes)} of journal, ${e.keepJournal ? 'kept uncompressed: --keep-journal' : "gzip'ed at the end"}; the end files without their spool)`,
+    );
   return lines;
 }
 
@@ -271,7 +278,7 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
     shard: s.shard ? `${s.shard.index}/${s.shard.count}` : undefined,
     done: doneCount,
     ...(drawn ? { sample: { design: drawn.design, whole: planOf(rows) } } : {}),
-    room: await planRoom(s, drawn ? sampleRows : rows, done.size),
+    room: await planRoom(s, drawn ? sampleRows : rows, done.size, opts.keepJournal === true),
   });
   return empty
     ? `${text}\n  input: no data rows, it held ${empty} (--allow-empty: an empty night, nothing to do)`
@@ -282,14 +289,14 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
  * The output's size: at the bytes a row the folder's journals hold when it has rows (a resume), else at the
  * sandbox's typical bytes a row for the pipeline's stages.
  */
-async function planRoom(s: RunSettings, rows: number, doneRows: number): Promise<PlanRoom> {
+async function planRoom(s: RunSettings, rows: number, doneRows: number, keepJournal: boolean): Promise<PlanRoom> {
   const journal = doneRows > 0 ? journalBytesIn(s.outDir) : 0;
   const measured = journal > 0;
   const bytesPerRow = measured
     ? journal / doneRows
     : assumedRowBytes(s.pipeline.stages.map((st) => kindOf(st).service));
   return {
-    estimate: estimateRoom({ rows, doneRows, bytesPerRow, measured, formats: s.outputFormats }),
+    estimate: estimateRoom({ rows, doneRows, bytesPerRow, measured, formats: s.outputFormats, keepJournal }),
     dir: s.outDir,
     free: await freeBytes(s.outDir),
   };

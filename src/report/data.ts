@@ -4,7 +4,7 @@
  * (.state/timeline.ndjson) and the error codes of errors.ndjson. Whatever a folder lacks (one written by an
  * older build has no time series) is listed in `missing` with what it means, and the rest is shown.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timeline } from '../metrics/timeline-lines.js';
 import { readTimeline } from '../output/timeline-store.js';
@@ -12,6 +12,7 @@ import { FILES, sampleDesignSchema } from '../output/format/index.js';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf, weightOf } from '../sample/draw.js';
 import { readNdjsonBatches } from '../output/ndjson-file.js';
+import { journalForm } from '../output/journal-file.js';
 
 interface ErrorExample {
   readonly row: number | null;
@@ -308,7 +309,11 @@ export async function loadRunReport(
     errors,
     timeline: timeline && timeline.samples.length > 0 ? timeline : undefined,
     missing,
-    files: REPORT_FILES.filter((f) => existsSync(join(dir, f))),
+    // A journal by the name it has on disk: results.ndjson.gz once its run finished (src/output/journal-file.ts).
+    files: REPORT_FILES.flatMap((f) => {
+      const form = journalForm(join(dir, f));
+      return form === 'plain' ? [f] : form === 'gzip' ? [`${f}.gz`] : [];
+    }),
     generatedAt: (opts.now ?? new Date()).toISOString(),
   };
 }

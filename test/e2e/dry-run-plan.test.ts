@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { journalText } from '../helpers/output.js';
 
 const HEADER = 'reference_id,user_id,lead_id,latitude,longitude\n';
 
@@ -64,7 +65,7 @@ describe('dry runs and plans', () => {
     };
     manifest.limit = null;
     writeFileSync(join(folder, 'manifest.json'), JSON.stringify(manifest));
-    writeFileSync(join(folder, 'results.ndjson'), readFileSync(join(ws, 'output', done, 'results.ndjson')));
+    writeFileSync(join(folder, 'results.ndjson'), journalText(join(ws, 'output', done, 'results.ndjson')));
     writeFileSync(join(folder, 'errors.ndjson'), '');
     const resumed = await spawnCli(['run', 'location', '--input', 'in.csv', '--plan'], {}, { cwd: ws });
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -3,12 +3,13 @@
  * latitude of 0), a value masked in `input` is masked in the message too (no `got 'abc'` beside
  * `[redacted]`), and a record with the wrong number of columns keeps its key when its key cell is there.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
+import { journalText } from '../helpers/output.js';
 
 interface ErrorLine {
   row: number;
@@ -46,7 +47,7 @@ describe('errors.ndjson quotes the row as it was', () => {
     const out = join(dir, 'out');
     const r = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
     expect(r.code, r.stderr).toBe(1);
-    const lines = readFileSync(join(out, 'errors.ndjson'), 'utf8')
+    const lines = journalText(join(out, 'errors.ndjson'))
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as ErrorLine);
@@ -87,7 +88,7 @@ describe('errors.ndjson quotes the row as it was', () => {
     const out = join(dir, 'out');
     const r = await spawnCli(runArgs('location', input, out, '--rate', 'off', '--keep-personal-data'), sb.env());
     expect(r.code, r.stderr).toBe(1);
-    const [line] = readFileSync(join(out, 'errors.ndjson'), 'utf8')
+    const [line] = journalText(join(out, 'errors.ndjson'))
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as ErrorLine);

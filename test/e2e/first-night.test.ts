@@ -15,7 +15,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlink
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, ROOT } from '../helpers/cli.js';
-import { countLines } from '../helpers/output.js';
+import { countLines, journalText } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -147,7 +147,7 @@ async function resumedNight(ws: string, start: () => Launched, answeredBefore: n
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).toContain(`resuming the unfinished run in output/`);
   expect(folderOf(ws)).toBe(folder);
-  const keys = readFileSync(join(folder, 'results.ndjson'), 'utf8')
+  const keys = journalText(join(folder, 'results.ndjson'))
     .split('\n')
     .filter((x) => x !== '')
     .map((x) => (JSON.parse(x) as { key: string }).key);

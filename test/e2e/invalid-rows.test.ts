@@ -2,12 +2,13 @@
  * Broken rows of every kind end in errors.ndjson with their input line and field, and cost no call: the
  * sandbox counts exactly the valid rows' requests.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ROOT, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { journalText } from '../helpers/output.js';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -48,7 +49,7 @@ describe('invalid rows cost no call', () => {
     const r = await run('location', input, out);
     expect(r.code, r.stderr).toBe(1);
     expect(sb.stats().services.workflow.requests - before).toBe(3);
-    const errors = readFileSync(join(out, 'errors.ndjson'), 'utf8')
+    const errors = journalText(join(out, 'errors.ndjson'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -93,7 +94,7 @@ describe('invalid rows cost no call', () => {
     const r = await run('bureau_features', input, out, '--files-root', join(ROOT, 'samples'));
     expect(r.code, r.stderr).toBe(1);
     expect(sb.stats().services.bureau.requests - before).toBe(1);
-    const errors = readFileSync(join(out, 'errors.ndjson'), 'utf8')
+    const errors = journalText(join(out, 'errors.ndjson'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { convertSamples } from '../../scripts/convert-samples.mjs';
+import { journalText } from '../helpers/output.js';
 
 /** The CLI with no base URL and no credentials: the built-in sandbox. */
 const cli = (args: string[], stdin?: string) => spawnCli(args, {}, { stdin });
@@ -40,7 +41,7 @@ describe('shipped pipelines on their samples', () => {
     sampleRuns.set(p, out);
     expect(r.stderr).toMatch(/using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const results = readFileSync(join(out, 'results.ndjson'), 'utf8')
+    const results = journalText(join(out, 'results.ndjson'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -50,7 +51,7 @@ describe('shipped pipelines on their samples', () => {
       expect(Object.keys(line)).toEqual(['row', 'key', 'stages']);
       expect(typeof line.key).toBe('string');
     }
-    expect(readFileSync(join(out, 'errors.ndjson'), 'utf8')).toBe('');
+    expect(journalText(join(out, 'errors.ndjson'))).toBe('');
     const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n');
     expect(csv[0].startsWith('row,key,')).toBe(true);
     expect(csv).toHaveLength(results.length + 1);
@@ -132,7 +133,7 @@ describe('shipped pipelines on their samples', () => {
       text,
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(join(out, 'results.ndjson'), 'utf8').trim().split('\n')).toHaveLength(12);
+    expect(journalText(join(out, 'results.ndjson')).trim().split('\n')).toHaveLength(12);
     const bare = await cli(['run', 'location', '--input', '-'], text);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toMatch(
@@ -167,7 +168,7 @@ function comparableResults(dir: string): string[] {
     s
       .replace(/\b[0-9a-f]{32}\b/g, '<id>')
       .replace(dateTime, (m) => (Math.abs(Date.parse(m.replace(' ', 'T')) - now) < 10 * 86_400_000 ? '<now>' : m));
-  return readFileSync(join(dir, 'results.ndjson'), 'utf8')
+  return journalText(join(dir, 'results.ndjson'))
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.stringify(JSON.parse(l, (_k, v: unknown) => (typeof v === 'string' ? mask(v) : v))))
@@ -199,7 +200,7 @@ describe('shipped pipelines on their samples as Parquet and gzip (scripts/conver
     expect(expected.length).toBeGreaterThan(0);
     for (const run of runs) {
       expect(run.code, `${run.input}: ${run.stderr}`).toBe(0);
-      expect(readFileSync(join(run.out, 'errors.ndjson'), 'utf8')).toBe('');
+      expect(journalText(join(run.out, 'errors.ndjson'))).toBe('');
       expect(comparableResults(run.out), run.input).toEqual(expected);
     }
   });

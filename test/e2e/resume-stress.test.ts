@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { windowSize } from '../../src/pipeline/window.js';
 import { perService } from '../../src/types.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
-import { countLines, invariantProblems, readOutput } from '../helpers/output.js';
+import { countLines, invariantProblems, readOutput, journalPath, journalText } from '../helpers/output.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -179,13 +179,13 @@ describe('kill -9 of an account pipeline', () => {
     expect(invariantProblems(rows, readOutput(out))).toEqual([]);
     expect(transactionsPerKey(out)).toEqual(transactionsPerKey(clean));
     const secretRows = (o: string) =>
-      readFileSync(join(o, 'secrets.ndjson'), 'utf8')
+      journalText(join(o, 'secrets.ndjson'))
         .trimEnd()
         .split('\n')
         .map((l) => (JSON.parse(l) as { row: number }).row)
         .sort((a, b) => a - b);
     // A row killed after its secrets line but before its result runs again: its old line is dropped.
     expect(secretRows(out)).toEqual(secretRows(clean));
-    expect(statSync(join(out, 'secrets.ndjson')).mode & 0o777).toBe(0o600);
+    expect(statSync(journalPath(join(out, 'secrets.ndjson'))).mode & 0o777).toBe(0o600);
   }, 120_000);
 });

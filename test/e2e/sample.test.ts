@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/input/shard.js';
 import { formatMergeReport, mergeOutputs } from '../../src/output/merge.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
-import { readOutput, type OutputLine, type RunFolder } from '../helpers/output.js';
+import { readOutput, type OutputLine, type RunFolder, journalText } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { expectMatchesJournal, readParquet } from '../output/parquet-reader.js';
@@ -282,7 +282,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     // A sampled row missing from a shard is found: the stratum must hold n_h rows over the shards.
     const damaged = join(dir, 'w1-damaged');
     cpSync(outs[0], damaged, { recursive: true });
-    const [dropped, ...kept] = readFileSync(join(damaged, 'results.ndjson'), 'utf8').trimEnd().split('\n');
+    const [dropped, ...kept] = journalText(join(damaged, 'results.ndjson')).trimEnd().split('\n');
     writeFileSync(join(damaged, 'results.ndjson'), `${kept.join('\n')}\n`);
     const report = await mergeOutputs({ dirs: [damaged, outs[1]], out: join(dir, 'merged-damaged') });
     expect(report.ok).toBe(false);

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { excerpt } from '../../src/http/classify.js';
 import { ROOT, runArgs, spawnCli, type CliResult } from '../helpers/cli.js';
-import { filesUnder, invariantProblems, readOutput } from '../helpers/output.js';
+import {
+  filesUnder,
+  invariantProblems,
+  journalPath,
+  journalText,
+  readOutput,
+  searchableText,
+} from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -37,7 +44,7 @@ interface Secret {
 /** The secrets of each line of secrets.ndjson (one line a row). */
 function secretLines(out: string): Secret[][] {
   const path = join(out, 'secrets.ndjson');
-  return readFileSync(path, 'utf8')
+  return journalText(path)
     .trimEnd()
     .split('\n')
     .map((l) => (JSON.parse(l) as { secrets: Secret[] }).secrets);
@@ -50,8 +57,9 @@ function leaks(out: string, run: CliResult, needles: readonly string[]): string[
     ['stdout', run.stdout],
     ['stderr', run.stderr],
   ];
+  // A finished run's journals are gzip'ed (src/output/journal/compact.ts): searched decompressed.
   for (const f of filesUnder(out))
-    if (!f.path.endsWith('secrets.ndjson')) texts.push([f.path, readFileSync(f.path, 'latin1')]);
+    if (!/secrets\.ndjson(\.gz)?$/.test(f.path)) texts.push([f.path, searchableText(f.path)]);
   for (const [where, text] of texts)
     for (const n of needles) if (text.includes(n)) found.push(`${where} holds '${n.slice(0, 40)}'`);
   return found;
@@ -107,7 +115,7 @@ describe('secrets in a run', () => {
       expect(invariantProblems(rows, folder)).toEqual([]);
       expect(folder.results.length).toBeGreaterThan(0);
 
-      expect(statSync(join(out, 'secrets.ndjson')).mode & 0o777).toBe(0o600);
+      expect(statSync(journalPath(join(out, 'secrets.ndjson'))).mode & 0o777).toBe(0o600);
       const lines = secretLines(out);
       expect(lines.length).toBeGreaterThan(0);
       // What each line must hold is decided by the line itself: an AA report has its link; each file of a BSA

@@ -4,10 +4,11 @@
  * committed), the sink table's keys with the answer each holds, `job status --json`, and the flags every
  * worker of a test job is started with (short leases, so that a takeover happens within a test).
  */
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { spawnCli, type CliResult } from './cli.js';
+import { journalExists, journalText } from './output.js';
 import { query } from './sink.js';
 
 export interface JournalLine {
@@ -29,8 +30,9 @@ export function folderOf(base: string): string {
 
 /** A journal's lines (results.ndjson, errors.ndjson), only those within its first `bytes` when given. */
 export function journal(path: string, bytes = Infinity): JournalLine[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path)
+  if (!journalExists(path)) return [];
+  // A worker's finished folder has its journal gzip'ed: positions count its plain bytes.
+  const text = Buffer.from(journalText(path))
     .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
     .toString('utf8');
   return text

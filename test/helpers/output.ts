@@ -1,6 +1,27 @@
 /** Inputs the e2e tests generate, and output folders read back and checked against the contract. */
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+
+/**
+ * A journal's text whichever form it is in: plain, or gzip'ed once its run finished (X.gz; X wins when both
+ * are there, as src/output/journal-file.ts reads them). '' when neither exists.
+ */
+export function journalText(path: string): string {
+  if (existsSync(path)) return readFileSync(path, 'utf8');
+  if (existsSync(`${path}.gz`)) return gunzipSync(readFileSync(`${path}.gz`)).toString('utf8');
+  return '';
+}
+
+/** The path of the form a journal is in on disk (X, else X.gz). */
+export function journalPath(path: string): string {
+  return existsSync(path) || !existsSync(`${path}.gz`) ? path : `${path}.gz`;
+}
+
+/** Whether a journal is there in either form. */
+export function journalExists(path: string): boolean {
+  return existsSync(path) || existsSync(`${path}.gz`);
+}
 
 /** Writes an N-row CSV for the `location` pipeline (reference_id LOC-000001...); returns its path. */
 export function locationCsv(dir: string, n: number, name = 'input.csv'): string {
@@ -39,10 +60,9 @@ export interface RunFolder {
 }
 
 function ndjsonLines(path: string): { lines: OutputLine[]; bad: number } {
-  if (!existsSync(path)) return { lines: [], bad: 0 };
   const lines: OutputLine[] = [];
   let bad = 0;
-  for (const text of readFileSync(path, 'utf8').split('\n')) {
+  for (const text of journalText(path).split('\n')) {
     if (text === '') continue;
     try {
       lines.push(JSON.parse(text) as OutputLine);
@@ -53,10 +73,10 @@ function ndjsonLines(path: string): { lines: OutputLine[]; bad: number } {
   return { lines, bad };
 }
 
-/** Number of complete lines (ending in \n) in a file; 0 when it does not exist. */
+/** Number of complete lines (ending in \n) in a file or a journal in either form; 0 when it does not exist. */
 export function countLines(path: string): number {
-  if (!existsSync(path)) return 0;
-  const buf = readFileSync(path);
+  if (!journalExists(path)) return 0;
+  const buf = Buffer.from(journalText(path));
   let n = 0;
   for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n += 1;
   return n;
@@ -126,6 +146,15 @@ export function invariantProblems(inputRows: number, out: RunFolder): string[] {
 }
 
 /** Every file under `dir` (recursively), with its mode. */
+/**
+ * A file's text as a search for a leaked secret must see it: a gzip'ed journal (a finished run's, X.gz)
+ * decompressed, where its bytes would hide any string.
+ */
+export function searchableText(path: string): string {
+  const raw = readFileSync(path);
+  return (path.endsWith('.gz') ? gunzipSync(raw) : raw).toString('latin1');
+}
+
 export function filesUnder(dir: string): { path: string; mode: number }[] {
   const out: { path: string; mode: number }[] = [];
   for (const name of readdirSync(dir)) {

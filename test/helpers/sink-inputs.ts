@@ -3,7 +3,7 @@
  * repeated with fresh keys), a seeded PRNG for kill points, the commit table read back, and a wait on a
  * table's rows through one session.
  */
-import { readFileSync } from 'node:fs';
+import { journalText } from './output.js';
 import { join } from 'node:path';
 import { openSession, parseDbUrl } from '../../src/db/index.js';
 import { ROOT, type RunningCli } from './cli.js';
@@ -110,7 +110,8 @@ export async function waitForTable<T>(
 
 /** The keys of the whole lines within the first `bytes` bytes of an NDJSON journal. */
 export function keysWithin(path: string, bytes: number, field: 'key' | 'row' = 'key'): string[] {
-  const text = readFileSync(path).subarray(0, bytes).toString('utf8');
+  // A finished run's journal is gzip'ed: positions count its plain bytes (src/output/journal-file.ts).
+  const text = Buffer.from(journalText(path)).subarray(0, bytes).toString('utf8');
   return text
     .split('\n')
     .filter((l) => l !== '')

@@ -8,12 +8,13 @@
  * objects and timestamps as ISO text. The kind a field's column should have is worked out here on its own
  * (booleans, whole numbers, numbers, JSON, else text: results.parquet's rule), not taken from src/.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { openSession, parseDbUrl, type DbSession, type DialectName } from '../../src/db/index.js';
 import { columnName } from '../../src/output/sink/tables.js';
+import { journalText } from './output.js';
 
 type Kind = 'boolean' | 'int64' | 'double' | 'string' | 'json';
 
@@ -47,8 +48,8 @@ const MAX_PROBLEMS = 25;
 
 /** The whole lines of a journal: a run killed mid-write may leave a torn last line (the next session cuts it). */
 function ndjson<T>(path: string): T[] {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
+  // Plain, or gzip'ed once its run finished.
+  const text = journalText(path);
   return text
     .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')

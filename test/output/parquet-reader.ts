@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { tableFromIPC } from 'apache-arrow';
 import { Compression, ParquetFile, readParquet as readWithArrowRs } from 'parquet-wasm';
 import { expect } from 'vitest';
+import { journalText } from '../helpers/output.js';
 
 export interface ParquetTable {
   readonly columns: readonly string[];
@@ -48,7 +49,7 @@ function expectedCell(want: unknown, type: string): unknown {
 export async function expectMatchesJournal(parquetPath: string, ndjsonPath: string, header: string[]): Promise<void> {
   const t = await readParquet(parquetPath);
   expect(t.columns).toEqual(header);
-  const lines = readFileSync(ndjsonPath, 'utf8')
+  const lines = journalText(ndjsonPath)
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l))

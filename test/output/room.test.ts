@@ -1,5 +1,5 @@
 /** The output's size and the disk's room (issue 24): the pure estimate, its words, and statfs. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +10,7 @@ import {
   journalBytesIn,
   roomWarning,
 } from '../../src/output/room.js';
+import { compactFolder } from '../../src/output/journal/compact.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('formatBytes', () => {
@@ -44,6 +45,22 @@ describe('estimateRoom', () => {
       expect(e.journalBytes).toBeCloseTo(journal, 6);
       expect(e.endBytes).toBeCloseTo(end, 6);
       expect(e.totalBytes).toBeCloseTo(journal + end, 6);
+    },
+  );
+
+  it.each([
+    // rows, done, bytes a row, keep -> left journal, left in all (the journal compacted to a twentieth unless kept,
+    // and the end files once each: 0.3 of the journal per format)
+    [1000, 0, 1000, false, 50_000, 650_000],
+    [1000, 3000, 1000, false, 200_000, 2_600_000],
+    [1000, 0, 1000, true, 1_000_000, 1_600_000],
+  ] as const)(
+    'left once finished: %i rows (%i done) at %i B, --keep-journal %s: journal %i, all %i',
+    (rows, doneRows, bytesPerRow, keepJournal, journal, all) => {
+      const e = estimateRoom({ rows, doneRows, bytesPerRow, measured: true, formats: both, keepJournal });
+      expect(e.leftJournalBytes).toBeCloseTo(journal, 6);
+      expect(e.leftBytes).toBeCloseTo(all, 6);
+      expect(e.keepJournal).toBe(keepJournal);
     },
   );
 
@@ -83,5 +100,16 @@ describe('the disk and the folder', () => {
     writeFileSync(join(dir, 'results.csv'), 'x'.repeat(1000));
     expect(journalBytesIn(dir)).toBe(123);
     expect(journalBytesIn(join(dir, 'none'))).toBe(0);
+  });
+
+  it('journalBytesIn: a compacted journal counts at its plain size (what a row takes while a run writes it)', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, '.state'));
+    writeFileSync(join(dir, 'results.ndjson'), `${'{"row":1,"key":"a","stages":{}}\n'.repeat(100)}`);
+    writeFileSync(join(dir, 'errors.ndjson'), 'x'.repeat(20));
+    const plain = journalBytesIn(dir);
+    await compactFolder(dir);
+    expect(existsSync(join(dir, 'results.ndjson'))).toBe(false);
+    expect(journalBytesIn(dir)).toBe(plain);
   });
 });

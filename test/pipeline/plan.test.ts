@@ -137,7 +137,14 @@ describe('planRun', () => {
     const text = await planRun(settings());
     // 120 rows x 1.5 KB (a workflow stage), then 0.9 of that for results.csv and results.parquet
     expect(text).toMatch(
-      /\n {2}output: about 342 KB \(180 KB of journal at 1\.5 KB a row assumed, then 162 KB for the end files\); [\d.]+ [KMGT]?B free on the disk of .*nowhere$/,
+      /\n {2}output: about 342 KB \(180 KB of journal at 1\.5 KB a row assumed, then 162 KB for the end files\); [\d.]+ [KMGT]?B free on the disk of .*nowhere\n/,
+    );
+    // That is the peak; once finished the journal is gzip'ed (a twentieth) and the spool gone: 9 KB + 0.6 x 180 KB.
+    expect(text).toMatch(
+      /\n {2}left once finished: about 117 KB \(9\.0 KB of journal, gzip'ed at the end; the end files without their spool\)$/,
+    );
+    expect(await planRun(settings(), { keepJournal: true })).toMatch(
+      /\n {2}left once finished: about 288 KB \(180 KB of journal, kept uncompressed: --keep-journal; the end files without their spool\)$/,
     );
   });
 

@@ -76,6 +76,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
       progress: monitoring.progress,
     },
     out: output.out,
+    keepJournal: output.keepJournal,
     resumeCommand,
     endpoints: endpointsFromEnv(ctx.env, callsNothing, ctx.readSecretFile),
     ...(control.plan ? { plan: control.plan } : {}),

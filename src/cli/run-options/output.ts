@@ -1,4 +1,7 @@
-/** `run`'s output options: the folder, the formats rebuilt at the end, masking, and retrying an earlier run's errors. */
+/**
+ * `run`'s output options: the folder, the formats rebuilt at the end, masking, retrying an earlier run's errors,
+ * and keeping a finished run's journal uncompressed.
+ */
 import { BreError } from '../../errors.js';
 import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/spool/rebuild.js';
 import type { OptionFamily } from './family.js';
@@ -8,6 +11,7 @@ export interface OutputArgs {
   'output-formats'?: string;
   'keep-personal-data': boolean;
   'retry-errors': boolean;
+  'keep-journal': boolean;
 }
 
 export const OUTPUT_OPTIONS = {
@@ -33,6 +37,12 @@ export const OUTPUT_OPTIONS = {
       default: false,
       describe: 'with --out of an earlier run: run again only the rows in its errors file',
     },
+    'keep-journal': {
+      type: 'boolean',
+      default: false,
+      describe:
+        "keep a finished run's journal (results.ndjson, errors.ndjson, ...) uncompressed instead of gzip'ing it",
+    },
   },
 } as const satisfies OptionFamily;
 
@@ -42,6 +52,8 @@ export interface ResolvedOutput {
   readonly outputFormats: Set<'csv' | 'parquet'>;
   readonly keepPersonalData: boolean;
   readonly retryErrors: boolean;
+  /** --keep-journal: a finished run's journal is left as it is (src/output/journal/compact.ts). */
+  readonly keepJournal: boolean;
 }
 
 /** `job`: run --job, whose worker writes a folder of its own each session (its --retry-errors is the job's). */
@@ -53,5 +65,6 @@ export function resolveOutput(a: OutputArgs, job = false): ResolvedOutput {
     outputFormats: parseOutputFormats(a['output-formats']),
     keepPersonalData: a['keep-personal-data'],
     retryErrors: a['retry-errors'] && !job,
+    keepJournal: a['keep-journal'],
   };
 }

@@ -7,11 +7,10 @@
  * another row's line. 4 bytes a row: a million rows cost 4 MB; a hash collision (1 in 4 billion a row)
  * lets a change of that one row pass unseen.
  */
-import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLineBatches } from '../../input/lines.js';
 import { fnv1a } from '../../input/shard.js';
 import { FILES } from '../format/index.js';
+import { journalLineBatches } from '../journal-file.js';
 
 /** `{"row":N,` then an error line's `"line":L,` then `"key":...`: as the run writes both kinds of line. */
 const HEAD = /^\{"row":(\d+),(?:"line":(?:null|-?\d+),)?"key":(null|"(?:[^"\\]|\\.)*")[,}]/;
@@ -45,12 +44,7 @@ export class JournalKeys {
   static async read(dir: string, after: number): Promise<JournalKeys> {
     const keys = new JournalKeys(after);
     for (const name of [FILES.results, FILES.errors, FILES.retrying]) {
-      const path = join(dir, name);
-      if (!existsSync(path)) continue;
-      for await (const lines of readLineBatches(
-        createReadStream(path, { highWaterMark: 256 * 1024 }),
-        256 * 1024 * 1024,
-      )) {
+      for await (const lines of journalLineBatches(join(dir, name))) {
         for (const l of lines) {
           if (l.text === '') continue;
           const at = rowAndKey(l.text);

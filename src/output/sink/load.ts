@@ -4,6 +4,7 @@
  * repeated, or one after a run that had the same sink, writes only what the tables lack.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { journalExists } from '../journal-file.js';
 import { join } from 'node:path';
 import { BreError } from '../../errors.js';
 import { FILES, readManifest } from '../format/index.js';
@@ -48,7 +49,7 @@ export async function loadFolder(dir: string, target: SinkTarget, log: (line: st
       {
         key: manifest.key,
         sampled: manifest.sample !== undefined,
-        transactions: existsSync(join(dir, FILES.txJournal)),
+        transactions: journalExists(join(dir, FILES.txJournal)),
       },
       log,
     );

@@ -6,7 +6,7 @@
  * src/output/journal/columns.ts), so one pass writes the CSV and the Parquet file side by side. Every file is
  * written under a temporary name and renamed when complete, so a crash leaves the previous one or none.
  */
-import { createWriteStream, existsSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { rename } from 'node:fs/promises';
@@ -18,6 +18,7 @@ import type { NormalisedTransaction } from '../../types.js';
 import { ColumnUnion, type StageColumns } from '../journal/columns.js';
 import { excelSafe } from '../files/excel.js';
 import { readNdjsonBatches } from '../ndjson-file.js';
+import { journalSize } from '../journal-file.js';
 import { isoOffset } from '../files/parquet/schema.js';
 import { assembleResultFiles, type ResultFiles, type ResultLine, type SpoolContents } from './spool.js';
 import { ParquetTableWriter } from '../files/parquet/table-writer.js';
@@ -204,7 +205,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   const union = o.union ?? (await scanUnion(resultsPath));
   const results = await assembleResultFiles({
     resultsPath,
-    size: existsSync(resultsPath) ? statSync(resultsPath).size : 0,
+    size: journalSize(resultsPath),
     files: resultFiles,
     columns: union.columns(o.stages),
     spool: o.spool,

@@ -1,4 +1,7 @@
-/** `run`'s output options (src/cli/run-options/output.ts): --out, --output-formats, --keep-personal-data, --retry-errors. */
+/**
+ * `run`'s output options (src/cli/run-options/output.ts): --out, --output-formats, --keep-personal-data, --retry-errors,
+ * --keep-journal.
+ */
 import { describe, expect, it } from 'vitest';
 import { refusal, resolveArgs } from './parse.js';
 
@@ -45,5 +48,12 @@ describe('--retry-errors', () => {
     });
     expect(resolveArgs(['--retry-errors', '--out', 'o']).settings.retryErrors).toBe(true);
     expect(resolveArgs([]).settings.retryErrors).toBe(false);
+  });
+});
+
+describe('--keep-journal', () => {
+  it("is off by default: a finished run's journal is compacted", () => {
+    expect(resolveArgs([]).keepJournal).toBe(false);
+    expect(resolveArgs(['--keep-journal']).keepJournal).toBe(true);
   });
 });
