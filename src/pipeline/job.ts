@@ -243,7 +243,7 @@ async function splitByKeys(source: DbSource, chunkRows: number): Promise<ChunkPl
 
 /** One chunk's rows: read after the key before it, numbered on from its first row, no more than it holds. */
 async function* chunkRows(source: DbSource, c: ClaimedChunk): AsyncGenerator<InputRow[]> {
-  const reader = source.rows(c.firstRow === 1 ? undefined : { row: c.firstRow - 1, key: c.afterKey });
+  const reader = source.rows(c.firstRow === 1 ? undefined : { row: c.firstRow - 1, key: c.afterKey }, c.rows);
   let left = c.rows;
   try {
     for await (const batch of reader) {
