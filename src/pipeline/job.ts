@@ -46,6 +46,8 @@ export interface RunJob {
  * with another pipeline, input, key, rate or table is JOB_MISMATCH (exit 2), whatever its state.
  */
 export async function jobPrecheck(s: RunSettings): Promise<string | undefined> {
+  // A file no worker could read a chunk of is refused before it is hashed or the job's database opened.
+  if (!s.source) checkSplittable(s.input, s.inputFormat, null);
   const store = await JobStore.open({ url: s.sink!.url, schema: s.sink!.schema, retryForMs: s.sink!.retryForMs });
   try {
     const job = await store.job(s.job!.name);
