@@ -29,7 +29,7 @@ import { Egress } from './egress.js';
 import { FrontierSaver } from './frontier-saver.js';
 import { FrontierTracker } from './frontier-tracker.js';
 import { openInput } from './input.js';
-import { openJob, type RunJob } from './job.js';
+import type { RunJob } from './job.js';
 import { RunMonitor } from './monitor.js';
 import { runProbe } from './probe.js';
 import { Progress } from './progress.js';
@@ -37,7 +37,7 @@ import { OutcomeRecorder } from './recorder.js';
 import { checkRoom } from './room-check.js';
 import type { StageRuntime } from './row.js';
 import { rowEstimator, rowWindow, runManifest, stageContext, sumLimits } from './run-parts.js';
-import { drawSample, type DrawnSample } from './sample.js';
+import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
 import { followSink, openSink, type RunSink } from './sink.js';
 import { RunStop, writeFailureStop } from './stop.js';
@@ -104,9 +104,10 @@ export async function acquireRun(x: {
   const releaseStopTimer = d.defer('stop timer', () => stop.dispose());
   const counters = newCounters();
   const kinds = s.pipeline.stages.map((st) => kindOf(st));
+  // A job's and a sample's modules are loaded by the runs that have one (start-up: README, Performance).
   const joined =
     s.job && !s.dryRun
-      ? await openJob(s, log, {
+      ? await (await import('./job.js')).openJob(s, log, {
           rowsDone: () => counters.succeeded + counters.failed,
           fail: (why) => stop.request(why),
         })
@@ -119,7 +120,7 @@ export async function acquireRun(x: {
   const closeReader = d.defer('input reader', () => input.reader.return(undefined));
   const frontier = input.db && !s.dryRun ? new FrontierTracker(input.db.start) : undefined;
   // The counting pass, before the folder exists: a --stratify-by column the input lacks is exit 2.
-  const sample = s.sample ? await drawSample(s, s.sample) : undefined;
+  const sample = s.sample ? await (await import('./sample.js')).drawSample(s, s.sample) : undefined;
   if (hooks.connect && !s.dryRun) {
     const endpoints = await hooks.connect();
     redactor.add(endpoints.authToken);
