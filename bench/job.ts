@@ -2,8 +2,17 @@
  * `npm run bench -- --only job` (issue 30): a job's rows/s with 1, 2 and 4 workers, each on its own loopback
  * address at a strict per-address limit of the sandbox (the workers' own --rate equal to it), against N x one
  * worker's; 4 workers with one killed (-9) at half the rows, against the surviving capacity; and the database's
- * own cost of one chunk claim (FOR UPDATE SKIP LOCKED and the token's update), measured alone. The job's time is
- * the database's: from its split (started_at) to the commit of its last chunk (done_at).
+ * own cost of one chunk claim (FOR UPDATE SKIP LOCKED and the token's update), measured alone.
+ *
+ * Times are the database's. Two measures, both from the same runs:
+ * - from the split: the job's rows over the time from its split (started_at) to the commit of its last chunk
+ *   (done_at), against N x one worker's measured the same way. Every worker starts at once, so the workers'
+ *   start-up after the first one's split counts against the job (N Node processes starting on the bench's cores).
+ * - per worker present: the job's rows over the worker-seconds of its workers, each from its joining (its first
+ *   heartbeat, just before its first claim) to the job's end (a killed one: to its kill), against one worker's
+ *   rows/s measured the same way. Start-up is left out, everything after a worker joined counts: claims, the
+ *   chunks' tail (a worker idle at the end while another finishes its last chunk), a dead worker's chunk waiting
+ *   for its lease and the rows sent again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,19 +28,41 @@ const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 interface JobRun {
   readonly workers: number;
   readonly rows: number;
+  /** From the split to the last commit. */
   readonly seconds: number;
   readonly rows_per_s: number;
   readonly killed: boolean;
+  /** Each worker's joining after the split, s (start-up, on the bench's shared cores). */
+  readonly joined_after_s: number[];
+  /** Seconds of the workers present: each from its joining to the job's end (a killed one: to its kill). */
+  readonly worker_seconds: number;
+  /** The kill, s after the split (the killed run). */
+  readonly killed_at_s: number | null;
+  /** Chunks finished by each worker (`done_by`), in the order of their addresses. */
+  readonly chunks: number[];
 }
 
 export interface JobBenchResult {
   readonly per_address_per_s: number;
   readonly runs: JobRun[];
-  /** rows/s of N workers over N x one worker's. */
+  /** From the split: rows/s of N workers over N x one worker's. */
   readonly scaling: Record<string, number>;
-  /** The run with one of 4 killed at half: rows/s over the capacity of the time (4 workers for half, 3 for the rest). */
+  /** Per worker present: rows per worker-second over one worker's. */
+  readonly scaling_present: Record<string, number>;
+  /** From the split, the run with one of 4 killed at half: rows over what 4 workers until the kill, then 3, do at one worker's rate. */
   readonly killed_share: number;
-  readonly claim_ms: { readonly claims: number; readonly mean: number; readonly p95: number };
+  /** The same per worker present. */
+  readonly killed_share_present: number;
+  /** Claims one after another on a job of `chunks` chunks, until none is left. */
+  readonly claim_ms: readonly {
+    readonly chunks: number;
+    /** Chunks of an earlier job left done in the table before. */
+    readonly done_before: number;
+    readonly mean: number;
+    readonly p95: number;
+    /** The last tenth of the claims: most chunks held before them. */
+    readonly last_tenth_mean: number;
+  }[];
 }
 
 async function admin<T>(work: (s: DbSession) => Promise<T>, url = ADMIN): Promise<T> {
@@ -85,19 +116,97 @@ function worker(
   );
 }
 
-async function jobSeconds(db: string, job: string): Promise<number> {
+/** The job's times from its tables: its split and end, and each worker's joining and chunks, by address. */
+async function jobTimes(
+  db: string,
+  job: string,
+): Promise<{ start: number; end: number; workers: Map<string, { joined: number; chunks: number }> }> {
+  return admin(async (s) => {
+    const j = (
+      await s.query<{ s: string; e: string }>(
+        'SELECT extract(epoch FROM started_at) AS s, extract(epoch FROM done_at) AS e FROM bre_batch_jobs WHERE job = $1',
+        [job],
+      )
+    ).rows[0];
+    const ws = (
+      await s.query<{ address: string; joined: string; chunks: string }>(
+        `SELECT w.address, extract(epoch FROM w.started_at) AS joined,
+           (SELECT count(*) FROM bre_batch_chunks c WHERE c.job = w.job AND c.state = 'done' AND c.done_by = w.worker) AS chunks
+         FROM bre_batch_workers w WHERE w.job = $1`,
+        [job],
+      )
+    ).rows;
+    return {
+      start: Number(j.s),
+      end: Number(j.e),
+      workers: new Map(ws.map((w) => [w.address, { joined: Number(w.joined), chunks: Number(w.chunks) }])),
+    };
+  }, db);
+}
+
+async function dbNow(db: string): Promise<number> {
   return admin(
-    async (s) =>
-      Number(
-        (
-          await s.query<{ t: string }>(
-            'SELECT extract(epoch FROM done_at - started_at) AS t FROM bre_batch_jobs WHERE job = $1',
-            [job],
-          )
-        ).rows[0].t,
-      ),
+    async (s) => Number((await s.query<{ t: string }>('SELECT extract(epoch FROM now()) AS t')).rows[0].t),
     db,
   );
+}
+
+/**
+ * Claims one after another by one store on a job of `chunks` chunks, until none is left: ms each. `history`:
+ * chunks of an earlier job left done in the table first (a year of nightly jobs leaves hundreds of thousands).
+ */
+async function claimTimes(db: string, chunks: number, history = 0): Promise<JobBenchResult['claim_ms'][number]> {
+  if (history > 0) {
+    await admin(
+      (s) =>
+        s.query(
+          `INSERT INTO bre_batch_chunks (job, chunk, first_row, rows, state, done_at) SELECT 'history', g, g * 500 + 1, 500, 'done', now() FROM generate_series(0, ${history - 1}) g`,
+        ),
+      db,
+    );
+    await admin((s) => s.query('ANALYZE bre_batch_chunks'), db);
+  }
+  const store = await JobStore.open({ url: parseDbUrl(db, { flag: 'bench' }), retryForMs: 10_000 });
+  const name = `claims-${chunks}-${history}`;
+  const times: number[] = [];
+  try {
+    await store.join(
+      name,
+      {
+        sink_table: 'x',
+        pipeline: { name: 'x', sha256: 'x' },
+        input: { kind: 'database', identity: 'x' },
+        key: 'k',
+        rates: 'x',
+      },
+      async () =>
+        Array.from({ length: chunks }, (_, i) => ({
+          firstRow: i * 10 + 1,
+          rows: 10,
+          afterKey: null,
+          byteStart: null,
+          byteEnd: null,
+        })),
+    );
+    for (let i = 0; i < chunks; i += 1) {
+      const t0 = performance.now();
+      await store.claim(name, 'bench', 60_000);
+      times.push(performance.now() - t0);
+    }
+  } finally {
+    await store.close();
+  }
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const last = times.slice(Math.floor(chunks * 0.9));
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    chunks,
+    done_before: history,
+    mean: round(mean(times)),
+    p95: round(sorted[Math.floor(sorted.length * 0.95)]),
+    last_tenth_mean: round(mean(last)),
+  };
 }
 
 export async function benchJob(opts: {
@@ -135,6 +244,7 @@ export async function benchJob(opts: {
       const children = ADDRESSES.slice(0, n).map((a, i) =>
         worker(env, db, job, a, opts.perSecond, join(opts.dir, job, `w${i}`)),
       );
+      let killedAt: number | null = null;
       if (kill) {
         // At half the rows, the last worker is killed: its chunk waits for its lease (3 s), then is taken over.
         for (;;) {
@@ -154,61 +264,55 @@ export async function benchJob(opts: {
           await new Promise((r) => setTimeout(r, 100));
         }
         children[n - 1].kill('SIGKILL');
+        killedAt = await dbNow(db);
       }
       await Promise.all(
         children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : once(c, 'exit'))),
       );
-      const seconds = await jobSeconds(db, job);
-      runs.push({ workers: n, rows, seconds, rows_per_s: Math.round((rows / seconds) * 10) / 10, killed: kill });
-    }
-    // The database's own cost of a claim: a job of 500 chunks, claimed one after another by one store.
-    const store = await JobStore.open({ url: parseDbUrl(db, { flag: 'bench' }), retryForMs: 10_000 });
-    const times: number[] = [];
-    try {
-      await store.join(
-        'claims',
-        {
-          sink_table: 'x',
-          pipeline: { name: 'x', sha256: 'x' },
-          input: { kind: 'database', identity: 'x' },
-          key: 'k',
-          rates: 'x',
-        },
-        async () =>
-          Array.from({ length: 500 }, (_, i) => ({
-            firstRow: i * 10 + 1,
-            rows: 10,
-            afterKey: null,
-            byteStart: null,
-            byteEnd: null,
-          })),
+      const t = await jobTimes(db, job);
+      const addresses = ADDRESSES.slice(0, n);
+      const joined = addresses.map((a) => t.workers.get(a)?.joined ?? t.end);
+      const present = joined.reduce(
+        (sum, j, i) => sum + Math.max(0, (kill && i === n - 1 && killedAt !== null ? killedAt : t.end) - j),
+        0,
       );
-      for (let i = 0; i < 500; i += 1) {
-        const t0 = performance.now();
-        await store.claim('claims', 'bench', 60_000);
-        times.push(performance.now() - t0);
-      }
-    } finally {
-      await store.close();
+      const seconds = t.end - t.start;
+      runs.push({
+        workers: n,
+        rows,
+        seconds: Math.round(seconds * 1000) / 1000,
+        rows_per_s: Math.round((rows / seconds) * 10) / 10,
+        killed: kill,
+        joined_after_s: joined.map((j) => Math.round((j - t.start) * 100) / 100),
+        worker_seconds: Math.round(present * 100) / 100,
+        killed_at_s: killedAt === null ? null : Math.round((killedAt - t.start) * 100) / 100,
+        chunks: addresses.map((a) => t.workers.get(a)?.chunks ?? 0),
+      });
     }
-    times.sort((a, b) => a - b);
-    const one = runs[0].rows_per_s;
+    // The database's own cost of a claim: jobs of 500 and 5,000 chunks, claimed one after another by one store;
+    // then 500 again with 200,000 chunks of an earlier job done in the table.
+    const claims = [await claimTimes(db, 500), await claimTimes(db, 5000), await claimTimes(db, 500, 200_000)];
+    const ratio = (x: number) => Math.round(x * 1000) / 1000;
+    const one = runs[0];
+    const oneSplit = one.rows / one.seconds;
+    const onePresent = one.rows / one.worker_seconds;
     const killedRun = runs[3];
-    const capacity = 4 * one * 0.5 + 3 * one * 0.5;
+    const killedAt = killedRun.killed_at_s ?? killedRun.seconds / 2;
+    const capacity = oneSplit * (4 * killedAt + 3 * (killedRun.seconds - killedAt));
     return {
       per_address_per_s: opts.perSecond,
       runs,
       scaling: Object.fromEntries(
         runs
           .filter((r) => !r.killed)
-          .map((r) => [String(r.workers), Math.round((r.rows_per_s / (r.workers * one)) * 1000) / 1000]),
+          .map((r) => [String(r.workers), ratio(r.rows / r.seconds / (r.workers * oneSplit))]),
       ),
-      killed_share: Math.round((killedRun.rows_per_s / capacity) * 1000) / 1000,
-      claim_ms: {
-        claims: times.length,
-        mean: Math.round((times.reduce((a, b) => a + b, 0) / times.length) * 100) / 100,
-        p95: Math.round(times[Math.floor(times.length * 0.95)] * 100) / 100,
-      },
+      scaling_present: Object.fromEntries(
+        runs.filter((r) => !r.killed).map((r) => [String(r.workers), ratio(r.rows / r.worker_seconds / onePresent)]),
+      ),
+      killed_share: ratio(killedRun.rows / capacity),
+      killed_share_present: ratio(killedRun.rows / killedRun.worker_seconds / onePresent),
+      claim_ms: claims,
     };
   } finally {
     sb.child.kill('SIGTERM');

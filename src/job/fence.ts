@@ -119,11 +119,13 @@ export class JobFence {
         );
       }
       if (done.length > 0) {
-        const left = await session.query<{ n: string }>(
-          `SELECT count(*) AS n FROM ${this.tables.chunks} WHERE job = $1 AND state <> 'done'`,
+        // Any chunk not done, from the claim's partial indexes (./schema.ts): not a count of the job's chunks.
+        const left = await session.query(
+          `(SELECT 1 FROM ${this.tables.chunks} WHERE job = $1 AND state = 'waiting' LIMIT 1)
+           UNION ALL (SELECT 1 FROM ${this.tables.chunks} WHERE job = $1 AND state = 'held' LIMIT 1)`,
           [this.job],
         );
-        if (Number(left.rows[0]?.n ?? 1) === 0) {
+        if (left.rows.length === 0) {
           const marked = await session.query(
             `UPDATE ${this.tables.jobs} SET state = 'done', done_at = now() WHERE job = $1 AND state <> 'done'`,
             [this.job],

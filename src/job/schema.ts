@@ -10,19 +10,32 @@ import type { Dialect } from '../db/index.js';
 const JOBS_TABLE = 'bre_batch_jobs';
 const CHUNKS_TABLE = 'bre_batch_chunks';
 const WORKERS_TABLE = 'bre_batch_workers';
+/** The claim's indexes (./store.ts): the waiting chunks and the held ones, each in chunk order. */
+const WAITING_INDEX = 'bre_batch_chunks_waiting';
+const HELD_INDEX = 'bre_batch_chunks_held';
 
 export interface JobTables {
   readonly jobs: string;
   readonly chunks: string;
   readonly workers: string;
+  /** The chunks' indexes, each as to_regclass() finds it (schema-qualified, quoted) and the statement making it. */
+  readonly indexes: readonly { readonly qualified: string; readonly create: string }[];
 }
 
-/** The three tables, quoted, in the sink's schema. */
+/** The three tables, quoted, in the sink's schema, and the chunks' indexes. */
 export function jobTables(dialect: Dialect, schema: string | undefined): JobTables {
+  const chunks = dialect.table(CHUNKS_TABLE, schema);
+  // Partial: a claim reads the lowest waiting chunk (or a held one whose lease lapsed) in a few index pages,
+  // however many chunks this job and every earlier job left done in the table (a scan of them all, else).
+  const index = (name: string, state: string) => ({
+    qualified: dialect.table(name, schema),
+    create: `CREATE INDEX IF NOT EXISTS ${dialect.quote(name)} ON ${chunks} (job, chunk) WHERE state = '${state}'`,
+  });
   return {
     jobs: dialect.table(JOBS_TABLE, schema),
-    chunks: dialect.table(CHUNKS_TABLE, schema),
+    chunks,
     workers: dialect.table(WORKERS_TABLE, schema),
+    indexes: [index(WAITING_INDEX, 'waiting'), index(HELD_INDEX, 'held')],
   };
 }
 
@@ -90,6 +103,11 @@ export function jobTableUpgrades(t: JobTables): { readonly probe: string; readon
     {
       probe: `SELECT first_line FROM ${t.chunks} LIMIT 0`,
       add: `ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS first_line bigint`,
+    },
+    // Chunks finished before the worker that finished them was recorded: job status counts none for anyone.
+    {
+      probe: `SELECT done_by FROM ${t.chunks} LIMIT 0`,
+      add: `ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS done_by text`,
     },
   ];
 }

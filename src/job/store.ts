@@ -123,6 +123,17 @@ export class JobStore {
         await session.query(u.add);
       }
     }
+    // Looked for first: CREATE INDEX takes a lock on the table even when the index is there, which would make
+    // every worker's start wait for the others' commits.
+    for (const index of this.tables.indexes) {
+      const found = await session.query<{ ok: boolean }>('SELECT to_regclass($1) IS NOT NULL AS ok', [index.qualified]);
+      if (found.rows[0]?.ok) continue;
+      try {
+        await session.query(index.create);
+      } catch (err) {
+        if (this.dialect.classify(err) === 'lost' || (err as { code?: string }).code !== '23505') throw err;
+      }
+    }
   }
 
   /** The job as it is, or undefined when no worker has started it. */
@@ -209,15 +220,20 @@ export class JobStore {
    */
   async claim(name: string, worker: string, leaseMs: number): Promise<ClaimedChunk | undefined> {
     const t = this.tables.chunks;
+    // The lowest waiting chunk, else (only then) the lowest whose lease lapsed: each read from its partial index
+    // in chunk order (./schema.ts), so a claim costs the same in a job of 500 chunks or 500,000.
     const rows = await this.#query<Record<string, unknown>>(
-      `UPDATE ${t} c SET state = 'held', holder = $2, token = c.token + 1, lease_until = now() + $3 * interval '1 millisecond', claimed_at = now(),
+      `WITH w AS (SELECT chunk, 'waiting' AS was FROM ${t} WHERE job = $1 AND state = 'waiting' ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
+         l AS (SELECT chunk, 'held' AS was FROM ${t} WHERE job = $1 AND state = 'held' AND lease_until < now() AND NOT EXISTS (SELECT 1 FROM w)
+               ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
+         s AS (SELECT chunk, was FROM w UNION ALL SELECT chunk, was FROM l)
+       UPDATE ${t} c SET state = 'held', holder = $2, token = c.token + 1, lease_until = now() + $3 * interval '1 millisecond', claimed_at = now(),
          takeovers = c.takeovers + (CASE WHEN c.state = 'held' THEN 1 ELSE 0 END),
          prev_sent = CASE WHEN c.state = 'held' THEN GREATEST(c.sent_to, c.prev_sent) ELSE c.prev_sent END,
          sent_to = 0
-       FROM (SELECT job, chunk, state FROM ${t} WHERE job = $1 AND (state = 'waiting' OR (state = 'held' AND lease_until < now()))
-             ORDER BY (state = 'held'), chunk LIMIT 1 FOR UPDATE SKIP LOCKED) s
-       WHERE c.job = s.job AND c.chunk = s.chunk
-       RETURNING c.chunk, c.token, c.first_row, c.rows, c.after_key, c.byte_start, c.byte_end, c.first_line, c.committed, c.prev_sent, s.state AS was`,
+       FROM s
+       WHERE c.job = $1 AND c.chunk = s.chunk
+       RETURNING c.chunk, c.token, c.first_row, c.rows, c.after_key, c.byte_start, c.byte_end, c.first_line, c.committed, c.prev_sent, s.was`,
       [name, worker, leaseMs],
     );
     const r = rows[0];
@@ -310,7 +326,7 @@ export class JobStore {
   /** Chunks not done that someone else holds or that wait: while there are any, a worker without a claim waits for them. */
   async unfinished(name: string, worker: string): Promise<number> {
     const r = await this.#query<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.tables.chunks} WHERE job = $1 AND state <> 'done' AND (holder IS NULL OR holder <> $2)`,
+      `SELECT count(*) AS n FROM ${this.tables.chunks} WHERE job = $1 AND (state = 'waiting' OR (state = 'held' AND holder <> $2))`,
       [name, worker],
     );
     return Number(r[0]?.n ?? 0);

@@ -46,6 +46,8 @@ export interface RunJob {
  * with another pipeline, input, key, rate or table is JOB_MISMATCH (exit 2), whatever its state.
  */
 export async function jobPrecheck(s: RunSettings): Promise<string | undefined> {
+  // A file no worker could read a chunk of is refused before it is hashed or the job's database opened.
+  if (!s.source) checkSplittable(s.input, s.inputFormat, null);
   const store = await JobStore.open({ url: s.sink!.url, schema: s.sink!.schema, retryForMs: s.sink!.retryForMs });
   try {
     const job = await store.job(s.job!.name);
@@ -243,7 +245,7 @@ async function splitByKeys(source: DbSource, chunkRows: number): Promise<ChunkPl
 
 /** One chunk's rows: read after the key before it, numbered on from its first row, no more than it holds. */
 async function* chunkRows(source: DbSource, c: ClaimedChunk): AsyncGenerator<InputRow[]> {
-  const reader = source.rows(c.firstRow === 1 ? undefined : { row: c.firstRow - 1, key: c.afterKey });
+  const reader = source.rows(c.firstRow === 1 ? undefined : { row: c.firstRow - 1, key: c.afterKey }, c.rows);
   let left = c.rows;
   try {
     for await (const batch of reader) {

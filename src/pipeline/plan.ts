@@ -36,7 +36,6 @@ import { lineKey, shardOf } from '../input/shard.js';
 import { kindOf } from '../stages/index.js';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf, type SampleDesign } from '../sample/draw.js';
-import { drawSample } from './sample.js';
 import type { StageConfig } from '../stages/types.js';
 import { SERVICES, type ServiceName } from '../types.js';
 
@@ -237,7 +236,8 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
   if (s.network)
     await preflight([...new Set(s.pipeline.stages.map((st) => kindOf(st).service))], s.baseUrls, s.network);
   const done = await doneRows(s.outDir);
-  const drawn = s.sample ? await drawSample(s, s.sample) : undefined;
+  // Loaded for a sampled plan only: finish.ts loads this module with every run for remainingEstimate.
+  const drawn = s.sample ? await (await import('./sample.js')).drawSample(s, s.sample) : undefined;
   // A sampled run sends the sample's rows (and writes the rows without a key or unreadable to errors); the
   // whole input is planned beside it.
   let rows = 0;

@@ -37,11 +37,11 @@ import { newCounters, type RunCounters } from './build-summary.js';
 import { RowWindow, windowSize } from './window.js';
 import { RunMonitor } from './monitor.js';
 import { runProbe } from './probe.js';
-import { drawSample, type DrawnSample } from './sample.js';
+import type { DrawnSample } from './sample.js';
 import { checkRoom } from './room-check.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 import { followSink, openSink, type RunSink } from './sink.js';
-import { openJob, type RunJob } from './job.js';
+import type { RunJob } from './job.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -152,7 +152,8 @@ export class Run {
   async open(): Promise<void> {
     let s = this.s;
     const kinds = s.pipeline.stages.map((st) => kindOf(st));
-    const joined = s.job && !s.dryRun ? await openJob(s, this.log) : undefined;
+    // A job's and a sample's modules are loaded by the runs that have one (start-up: README, Performance).
+    const joined = s.job && !s.dryRun ? await (await import('./job.js')).openJob(s, this.log) : undefined;
     this.job = joined?.job;
     const input = joined ? joined.input : await openInput(s, this.log, { resume: !s.dryRun });
     this.reader = input.reader;
@@ -165,7 +166,7 @@ export class Run {
       this.#frontierSaved = input.db.start;
     }
     // The counting pass, before the folder exists: a --stratify-by column the input lacks is exit 2.
-    if (s.sample) this.sample = await drawSample(s, s.sample);
+    if (s.sample) this.sample = await (await import('./sample.js')).drawSample(s, s.sample);
     if (this.hooks.connect && !s.dryRun) {
       const endpoints = await this.hooks.connect();
       this.redactor.add(endpoints.authToken);

@@ -323,6 +323,8 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
           expect(existsSync(out), `${args.join(' ')} made ${out}`).toBe(false);
         }
       },
+      // Seven processes in turn: on a loaded machine each start alone can take seconds.
+      180_000,
     );
 
     itDb(dialect)('a password in env:VAR is used and never written to the folder', async () => {

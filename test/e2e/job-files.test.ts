@@ -202,10 +202,14 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
           runArgs('location', file, join(dir, out), ...jobFlags({ sink, table: 'loc_filemm', job, rate: 50 }));
         const first = startCli(args(input, 'a'), sb.env(), { timeoutMs: 120_000 });
         // Another file while the job runs: the same rows but one byte.
+        // (The job's tables appear with the first worker: until then, not split.)
         await waitFor(
           async () =>
-            (await query(sink, "SELECT 1 FROM bre_batch_jobs WHERE job = $1 AND state <> 'splitting'", [job])).length >
-            0,
+            (
+              await query(sink, "SELECT 1 FROM bre_batch_jobs WHERE job = $1 AND state <> 'splitting'", [job]).catch(
+                () => [],
+              )
+            ).length > 0,
           60_000,
           'the job split',
         );

@@ -144,7 +144,15 @@ describe('kill -9 and resume', () => {
     const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
     const first = startCli(args, sb.env());
     await waitForLines(first, join(out, 'results.ndjson'), 10);
-    const second = await spawnCli(args, sb.env());
+    // The first held still while the second tries (alive, its lock held): however slowly the second starts,
+    // the first cannot have finished in between.
+    first.child.kill('SIGSTOP');
+    let second: Awaited<ReturnType<typeof spawnCli>>;
+    try {
+      second = await spawnCli(args, sb.env());
+    } finally {
+      first.child.kill('SIGCONT');
+    }
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`another bre-batch run \\(pid ${first.child.pid},`));
     const done = await first.done;

@@ -131,6 +131,32 @@ for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectN
       }
     });
 
+    itDb(dialect)(
+      "with the most rows wanted (a job's chunk), it reads that many and no page ahead; a key is not split",
+      async () => {
+        const src = await open({ relation: { kind: 'table', name: 'manyrows' } });
+        const dups = await open({ relation: { kind: 'table', name: 'dups' } });
+        try {
+          const read = async (s: DbSource, start: { row: number; key: string | null } | undefined, most: number) => {
+            const out: InputRow[] = [];
+            for await (const batch of s.rows(start, most)) out.push(...batch);
+            return out;
+          };
+          const some = await read(src, { row: 10, key: 'r009' }, 15);
+          expect(some.map((r) => r.row)).toEqual(Array.from({ length: 15 }, (_, i) => 11 + i));
+          expect(src.stats.rowsRead).toBe(15);
+          // From the start: the NULL keys count among the rows wanted.
+          expect(shape(await read(dups, undefined, 3))).toEqual(expectedDups.slice(0, 3));
+          expect(dups.stats.rowsRead).toBe(3);
+          // One row wanted where a key has three: the key's rows come whole.
+          expect(shape(await read(dups, { row: 6, key: 'k03' }, 1))).toEqual(expectedDups.slice(6, 9));
+        } finally {
+          await src.close();
+          await dups.close();
+        }
+      },
+    );
+
     itDb(dialect)('bigint keys past 2^53 page exactly (compared as numbers, not doubles)', async () => {
       const src = await open({ relation: { kind: 'table', name: 'big' }, pageRows: 3 });
       try {
