@@ -78,6 +78,11 @@ export interface OpenOptions {
   readonly formats?: ReadonlySet<OutputFormat>;
   /** A sampled run: the results files carry `stratum` and `weight` after `row,key`. */
   readonly sampled?: boolean;
+  /**
+   * Told at once when a journal's write fails (a full disk) or when the spool's thread fails on a full disk:
+   * the run stops (src/pipeline/run.ts). Rows whose lines did not make it are not done; they run again.
+   */
+  readonly onWriteFailure?: (err: Error) => void;
 }
 
 export class RunOutput {
@@ -106,22 +111,20 @@ export class RunOutput {
   #formats: ReadonlySet<OutputFormat> = new Set();
   #sampled = false;
 
-  /**
-   * Told at once when a journal's write fails (a full disk) or when the spool's thread fails on a full disk:
-   * the run stops (src/pipeline/run.ts). Rows whose lines did not make it are not done; they run again.
-   */
-  onWriteFailure: ((err: Error) => void) | undefined;
+  /** OpenOptions.onWriteFailure. */
+  readonly #onWriteFailure: (err: Error) => void;
 
-  private constructor(dir: string, withTransactions: boolean) {
+  private constructor(dir: string, withTransactions: boolean, onWriteFailure: (err: Error) => void) {
     this.dir = dir;
     this.#withTransactions = withTransactions;
+    this.#onWriteFailure = onWriteFailure;
     this.#results = this.#journal(new AppendFile(join(dir, FILES.results)));
     this.#errors = this.#journal(new AppendFile(join(dir, FILES.errors)));
   }
 
   /** A journal of the run: its write failures reach onWriteFailure. */
   #journal(file: AppendFile): AppendFile {
-    file.onFailure = (err) => this.onWriteFailure?.(err);
+    file.onFailure = (err) => this.#onWriteFailure(err);
     return file;
   }
 
@@ -175,7 +178,7 @@ export class RunOutput {
       renameSync(merged, retryingPath);
       rmSync(errorsPath);
     }
-    const output = new RunOutput(dir, opts.withTransactions);
+    const output = new RunOutput(dir, opts.withTransactions, opts.onWriteFailure ?? (() => undefined));
     output.earlierLimit = old?.limit ?? null;
     const succeeded = new RowSet();
     const failed = new RowSet();
@@ -219,7 +222,7 @@ export class RunOutput {
           // A spool that fails otherwise is replaced by the journal at the end; on a full disk so would be
           // everything else the run writes: it stops now.
           output.#spool.onFailure = (err) => {
-            if (err.code === 'DISK_FULL') output.onWriteFailure?.(err);
+            if (err.code === 'DISK_FULL') output.#onWriteFailure(err);
           };
           output.#spool.notify(bytes);
         }

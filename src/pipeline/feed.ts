@@ -12,7 +12,7 @@ import { writeFailureStop } from './stop.js';
 import { sinkKeyProblem } from './sink.js';
 
 export async function feed(run: Run): Promise<void> {
-  const { s, counters, output } = run;
+  const { s, counters, output, follower } = run;
   try {
     batches: for (let next = run.firstBatch; !next.done; next = await run.reader.next())
       for (let row of next.value) {
@@ -55,7 +55,7 @@ export async function feed(run: Run): Promise<void> {
           if (output.retry.has(row.row)) counters.retriedRows += 1;
         }
         // A sink far behind holds the rows back (its journal lag is bounded, not the memory).
-        const behind = run.sink?.follower && output ? run.sink.follower.room(output.journalEnds) : undefined;
+        const behind = follower && output ? follower.room(output.journalEnds) : undefined;
         if (behind) await behind;
         const waiting = run.window.enter();
         if (waiting) await waiting;
@@ -69,7 +69,8 @@ export async function feed(run: Run): Promise<void> {
         void settleRow(run, row, key);
       }
   } catch (err) {
-    run.readerDone();
+    // The reader failed: it holds nothing more (giving it back only marks it so).
+    await run.closeReader().catch(() => undefined);
     const unreadable = !isBreError(err) || err.code === 'INPUT_UNREADABLE';
     run.stop.request(
       unreadable
@@ -78,8 +79,7 @@ export async function feed(run: Run): Promise<void> {
     );
     return;
   }
-  run.readerDone();
-  await run.reader.return(undefined);
+  await run.closeReader();
 }
 
 /** One row, from its stages to its line in results or errors; never rejects. */
@@ -93,7 +93,7 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
       run.recorder.withoutSampleKey(row);
       return;
     }
-    run.recorder.record(row, key, await run.egress!.run(row, run.ctx));
+    run.recorder.record(row, key, await run.egress.run(row, run.ctx));
   } catch (thrown) {
     let err = thrown;
     // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that

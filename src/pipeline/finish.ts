@@ -1,8 +1,9 @@
 /**
  * The end of a run, once no row is in flight: the journals are closed, the results files completed from
  * the run's spool (and, for rows of earlier sessions, from the journal, where their decisions are counted),
- * errors.parquet and the transactions files written, the time series and metrics closed, summary.json
- * written with the files and the wait after the last answer, and the folder unlocked. A dry run writes
+ * errors.parquet and the transactions files written, the time series and metrics closed, and summary.json
+ * written with the files and the wait after the last answer; the run's close then unlocks the folder
+ * (src/pipeline/run.ts, which closes the journals and ends the monitor, each from one place). A dry run writes
  * dry-run-errors.ndjson instead. A run stopped by a full disk writes nothing more: it throws its DISK_FULL
  * (exit 3), and the re-run resumes and does the end.
  */
@@ -11,6 +12,7 @@ import { resolve } from 'node:path';
 import { exitCodeOf, type BreError } from '../errors.js';
 import { FILES, type RunSummary } from '../output/format/index.js';
 import { remainingEstimate } from './plan.js';
+import type { RunOutput } from '../output/run-output.js';
 import type { Run } from './run.js';
 import type { RunSettings } from './settings.js';
 import { buildSummary, type SummaryInput } from './build-summary.js';
@@ -27,95 +29,96 @@ export interface RunResult {
 }
 
 export async function finish(run: Run): Promise<RunResult> {
+  // No row is in flight: the journals are closed, once, by the run (./run.ts closeJournals), the database
+  // input's last resume point after them; a failure of theirs is judged below.
+  const closeFailure = await run.closeJournals();
   await finishSink(run);
   const { s, stopped } = run;
+  // Nothing more is written to a full disk: no end files, no summary (they would fail, or take the room a
+  // resume needs). The journals hold whole lines; the re-run the message asks for does the end. The run's
+  // close ends the time series as stopped.
+  if (run.output && stopped?.code === 'DISK_FULL') throw stopped;
   const common: Omit<SummaryInput, 'totals' | 'decisions'> = {
     s,
     counters: run.counters,
     stages: run.stages,
     stageStats: run.stageStats,
-    client: run.client,
+    client: run.egress,
     limiterStats: run.limiterStats,
     started: run.started,
     stopped,
-    lanes: run.egress?.lanes,
+    lanes: run.egress.lanes,
     sample: run.sample,
     source: run.source?.stats,
     sink: sinkSummary(run),
     inputEmpty: run.inputEmpty,
   };
-  const stoppedExit = stopped ? exitCodeOf(stopped) : 0;
+  const result = run.output
+    ? await folderEnd(run, run.output, common, closeFailure)
+    : dryRunEnd(run.s, run.recorder.dryErrors, common);
+  // The time series and the metrics end before summary.json: a full disk there (DISK_FULL) leaves no summary.
+  await run.finishMonitor(stopped ? 'stopped' : 'finished');
+  run.output?.writeSummary(result.summary);
+  return result;
+}
+
+/** The end of a run into a folder: the results files completed, errors.parquet, the transactions files. */
+async function folderEnd(
+  run: Run,
+  out: RunOutput,
+  common: Omit<SummaryInput, 'totals' | 'decisions'>,
+  closeFailure: unknown,
+): Promise<RunResult> {
+  const { s, stopped } = run;
+  // The journal's write failure that stopped the run (kept and thrown again by close) is told already; the end
+  // files are made from the whole lines on disk. Any other failure of the close is news: thrown.
+  if (closeFailure !== undefined && stopped?.cause !== closeFailure) throw closeFailure;
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
   const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
-  const monitor = run.monitor;
-  run.monitor = undefined;
-  if (!run.output) {
-    const path = resolve(s.outDir, FILES.dryRunErrors);
-    const errors = run.recorder.dryErrors;
-    // Written only when a row would fail: a clean dry run leaves nothing behind (and no stale file of an
-    // earlier dry run into the same --out that would say otherwise).
-    if (errors.length > 0) {
-      mkdirSync(s.outDir, { recursive: true });
-      writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
-    } else rmSync(path, { force: true });
-    const summary = buildSummary({
-      ...common,
-      totals: { succeeded: 0, failed: errors.length },
-      decisions: {},
-      ...(errors.length > 0 ? { dryRunErrorsPath: path } : {}),
-    });
-    await monitor?.finish(stopped ? 'stopped' : 'finished');
-    return { exitCode: stopped ? stoppedExit : errors.length > 0 ? 1 : 0, summary, stopped };
-  }
-  const out = run.output;
-  if (stopped?.code === 'DISK_FULL') {
-    // Nothing more is written to a full disk: no end files, no summary (they would fail, or take the room a
-    // resume needs). The journals hold whole lines; the re-run the message asks for does the end.
-    try {
-      out.close();
-    } catch {
-      /* the stop already says why */
-    }
-    await monitor?.finish('stopped').catch(() => undefined);
-    throw stopped;
-  }
-  try {
-    try {
-      out.close();
-    } catch (err) {
-      // The journal's write failure that stopped the run (kept and thrown again by close) is told already;
-      // the end files are made from the whole lines on disk. Any other failure here is news: thrown.
-      if (stopped?.cause !== err) throw err;
-    }
-    // The journals are closed and on disk: the resume point goes after them.
-    await run.saveFrontier();
-    if (!stopped && out.retry.size > 0) out.finishRetry();
-    const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
-    const csv = rebuilt.results;
-    const totals = { succeeded: csv.rows, failed: out.failedTotal };
-    const estimate = stopped ? run.rowEstimate() : undefined;
-    const remaining = estimate ? await remainingAfterStop(s, totals.succeeded + totals.failed, estimate) : undefined;
-    const summary = buildSummary({
-      ...common,
-      totals,
-      decisions: run.decisions.counts,
-      csv,
-      transactions: rebuilt.transactions,
-      remaining,
-    });
-    summary.files = [...rebuilt.files];
-    summary.end_of_run = {
-      last_answer_at: new Date(lastAnswerAt).toISOString(),
-      files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10,
-    };
-    await monitor?.finish(stopped ? 'stopped' : 'finished');
-    out.writeSummary(summary);
-    out.unlock();
-    return { exitCode: stopped ? stoppedExit : totals.failed > 0 ? 1 : 0, summary, stopped };
-  } catch (err) {
-    await monitor?.finish('failed').catch(() => undefined);
-    throw err;
-  }
+  if (!stopped && out.retry.size > 0) out.finishRetry();
+  const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
+  const csv = rebuilt.results;
+  const totals = { succeeded: csv.rows, failed: out.failedTotal };
+  const estimate = stopped ? run.rowEstimate() : undefined;
+  const remaining = estimate ? await remainingAfterStop(s, totals.succeeded + totals.failed, estimate) : undefined;
+  const summary = buildSummary({
+    ...common,
+    totals,
+    decisions: run.decisions.counts,
+    csv,
+    transactions: rebuilt.transactions,
+    remaining,
+  });
+  summary.files = [...rebuilt.files];
+  summary.end_of_run = {
+    last_answer_at: new Date(lastAnswerAt).toISOString(),
+    files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10,
+  };
+  return { exitCode: stopped ? exitCodeOf(stopped) : totals.failed > 0 ? 1 : 0, summary, stopped };
+}
+
+/**
+ * The end of a dry run: dry-run-errors.ndjson, written only when a row would fail (a clean dry run leaves
+ * nothing behind, and no stale file of an earlier dry run into the same --out that would say otherwise).
+ */
+function dryRunEnd(
+  s: RunSettings,
+  errors: readonly string[],
+  common: Omit<SummaryInput, 'totals' | 'decisions'>,
+): RunResult {
+  const path = resolve(s.outDir, FILES.dryRunErrors);
+  if (errors.length > 0) {
+    mkdirSync(s.outDir, { recursive: true });
+    writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
+  } else rmSync(path, { force: true });
+  const summary = buildSummary({
+    ...common,
+    totals: { succeeded: 0, failed: errors.length },
+    decisions: {},
+    ...(errors.length > 0 ? { dryRunErrorsPath: path } : {}),
+  });
+  const stopped = common.stopped;
+  return { exitCode: stopped ? exitCodeOf(stopped) : errors.length > 0 ? 1 : 0, summary, stopped };
 }
 
 /** For a stopped run: about how many rows are left (of the sample, for a sampled run) and how long they need at the configured limits. */
@@ -135,13 +138,8 @@ async function remainingAfterStop(
  * fails for good now stops the run as it would have mid-run: exit 3, the folder whole, the re-run catching up).
  */
 async function finishSink(run: Run): Promise<void> {
-  const follower = run.sink?.follower;
+  const follower = run.follower;
   if (!follower || !run.output || run.stopped?.code === 'DISK_FULL') return;
-  try {
-    run.output.close();
-  } catch {
-    /* the journals hold whole lines; finish reports the failure */
-  }
   try {
     const st = await follower.finish();
     run.log(
@@ -154,15 +152,15 @@ async function finishSink(run: Run): Promise<void> {
 
 /** summary.json's `sink`: what this session wrote into the tables. */
 function sinkSummary(run: Run): RunSummary['sink'] {
-  const sink = run.sink;
-  if (!sink?.follower) return undefined;
-  const st = sink.follower.stats;
+  const { sink, follower } = run;
+  if (!sink || !follower) return undefined;
+  const st = follower.stats;
   return {
     url: sink.writer.target.url.display,
     tables: sink.writer.tables(),
     results_written: st.results,
     errors_written: st.errors,
     batches: st.batches,
-    reconnects: sink.follower.reconnects,
+    reconnects: follower.reconnects,
   };
 }

@@ -33,8 +33,6 @@ import type { RunSettings } from './settings.js';
 
 export interface RunJob {
   readonly member: JobMember;
-  /** The run's rows done (for the worker's rate) and its stop (the job's database gone for good). */
-  bind(rowsDone: () => number, fail: (err: BreError) => void): void;
   /** The job's rows (all chunks), for the progress bar. */
   readonly rows: number;
   /** Hands back what is held and lets go of the input. */
@@ -87,6 +85,14 @@ async function jobDefinition(s: RunSettings, reading: OpenedInput['reading'] | u
 async function fileIdentity(path: string): Promise<string> {
   const f = await inputFingerprint(path);
   return `of ${f.size} bytes, sha256 ${f.sha256}`;
+}
+
+/** What the worker is given of the run it feeds. */
+export interface JobRunHooks {
+  /** The run's rows done (for the worker's rate). */
+  readonly rowsDone: () => number;
+  /** Stops the run (the job's database gone for good). */
+  readonly fail: (err: BreError) => void;
 }
 
 /** What one chunk should take from one address at the job's rate: the last chunk ends about this long after the others. */
@@ -144,6 +150,7 @@ function chunkSource(s: RunSettings, opened: OpenedInput, seen: FileSeen | undef
 export async function openJob(
   s: RunSettings,
   log: (line: string) => void,
+  run: JobRunHooks,
 ): Promise<{ input: OpenedInput; job: RunJob }> {
   const js = s.job!;
   const sink = s.sink!;
@@ -173,7 +180,6 @@ export async function openJob(
           `job ${js.name}: --retry-errors re-opened ${reopened} chunk${reopened > 1 ? 's' : ''} with rows in ${names.errors}`,
         );
     }
-    let doneBy: () => number = () => 0;
     const member = new JobMember({
       store,
       name: js.name,
@@ -181,11 +187,10 @@ export async function openJob(
       address: s.localAddresses?.join(',') ?? null,
       leaseMs: js.leaseMs,
       heartbeatMs: js.heartbeatMs,
-      rowsDone: () => doneBy(),
+      rowsDone: run.rowsDone,
       log,
-      fail: (err) => failWith(err),
+      fail: run.fail,
     });
-    let failWith: (err: BreError) => void = () => undefined;
     const reader = member.rows((c) => src.read(c));
     const input: OpenedInput = {
       reader,
@@ -197,10 +202,6 @@ export async function openJob(
     const runJob: RunJob = {
       member,
       rows: job.rows,
-      bind(rowsDone, fail) {
-        doneBy = rowsDone;
-        failWith = fail;
-      },
       async close(stopped) {
         try {
           await member.close(stopped);

@@ -18,27 +18,50 @@ import type { RunSettings } from './settings.js';
 /** Characters of an unexpected error's own message kept in its error line. */
 const MAX_BUG_MESSAGE = 200;
 
-export class OutcomeRecorder {
-  /** Error lines of a dry run (written to dry-run-errors.ndjson at the end). */
-  readonly dryErrors: string[] = [];
+/** What the recorder writes to and tells, given once. */
+export interface RecorderOptions {
+  readonly s: RunSettings;
+  /** Undefined in a dry run: error lines are kept in `dryErrors`. */
+  readonly output: RunOutput | undefined;
+  readonly redactor: Redactor;
+  readonly circuit: Circuit;
+  readonly counters: RunCounters;
+  readonly requestStop: (why: BreError) => void;
+  /** Lines for the person running it (stderr), already scrubbed of the run's secrets. */
+  readonly log: (line: string) => void;
   /** Sees the stages of every result written (the summary counts decisions there). */
-  onResult: ((stages: Record<string, Record<string, unknown>>) => void) | undefined;
+  readonly onResult?: (stages: Record<string, Record<string, unknown>>) => void;
   /**
    * A sampled run: the stratum and design weight of a row, written on its line in results or errors (a failed
    * sampled row is still in the sample: the estimates must know it is missing, not outside the design).
    */
-  membership: ((row: number) => SampleMembership | undefined) | undefined;
+  readonly membership?: (row: number) => SampleMembership | undefined;
+}
 
-  constructor(
-    private readonly s: RunSettings,
-    private readonly output: RunOutput | undefined,
-    private readonly redactor: Redactor,
-    private readonly circuit: Circuit,
-    private readonly counters: RunCounters,
-    private readonly requestStop: (why: BreError) => void,
-    /** Lines for the person running it (stderr), already scrubbed of the run's secrets. */
-    private readonly log: (line: string) => void,
-  ) {}
+export class OutcomeRecorder {
+  /** Error lines of a dry run (written to dry-run-errors.ndjson at the end). */
+  readonly dryErrors: string[] = [];
+  private readonly s: RunSettings;
+  private readonly output: RunOutput | undefined;
+  private readonly redactor: Redactor;
+  private readonly circuit: Circuit;
+  private readonly counters: RunCounters;
+  private readonly requestStop: (why: BreError) => void;
+  private readonly log: (line: string) => void;
+  private readonly onResult: RecorderOptions['onResult'];
+  private readonly membership: RecorderOptions['membership'];
+
+  constructor(o: RecorderOptions) {
+    this.s = o.s;
+    this.output = o.output;
+    this.redactor = o.redactor;
+    this.circuit = o.circuit;
+    this.counters = o.counters;
+    this.requestStop = o.requestStop;
+    this.log = o.log;
+    this.onResult = o.onResult;
+    this.membership = o.membership;
+  }
 
   record(row: InputRow, key: string | null, outcome: RowOutcome): void {
     const c = this.counters;

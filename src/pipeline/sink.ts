@@ -8,13 +8,13 @@
 import { readManifest } from '../output/format/index.js';
 import { SinkThread, SinkWriter } from '../output/sink/index.js';
 import type { BreError } from '../errors.js';
+import type { FenceOutcome } from '../job/fence.js';
 import type { InputRow } from '../types.js';
 import type { JobSettings, RunSettings } from './settings.js';
 
 export interface RunSink {
   /** Made and checked the tables before the folder existed; its connection is closed once the thread has its own. */
   readonly writer: SinkWriter;
-  follower: SinkThread | undefined;
   /** A file input's keys seen so far: a key met again is that row's error (one row per key in the table). */
   readonly keys: Set<string> | undefined;
 }
@@ -29,34 +29,38 @@ export async function openSink(
   const writer = await SinkWriter.open(s.sink, { key: s.pipeline.key, sampled, transactions }, (line) => log(line));
   log(`sink: writing to ${writer.describe()}`);
   // A database input refuses duplicate and NULL keys itself (src/input/db/source.ts).
-  return { writer, follower: undefined, keys: s.source ? undefined : new Set() };
+  return { writer, keys: s.source ? undefined : new Set() };
 }
 
-/** Starts following the folder's journals (after it is opened: its torn tails cut, its retry set aside). */
+/**
+ * Starts following the folder's journals (after it is opened: its torn tails cut, its retry set aside); a sink
+ * that fails for good stops the run (`stop`), and a job's worker hears what each batch did to its chunks (`onJob`).
+ */
 export async function followSink(
   sink: RunSink,
   dir: string,
   log: (line: string) => void,
   stop: (why: BreError) => void,
-  job?: JobSettings,
-): Promise<void> {
-  if (!readManifest(dir)) return;
+  job?: { readonly settings: JobSettings; readonly onJob: (outcome: FenceOutcome) => void },
+): Promise<SinkThread | undefined> {
+  if (!readManifest(dir)) return undefined;
   // On a thread of its own: reading the journals back and encoding their rows stay off the rows' path.
-  sink.follower = await SinkThread.open(
+  const follower = await SinkThread.open(
     dir,
     sink.writer.target,
     sink.writer.shape,
     log,
     job
       ? {
-          name: job.name,
-          worker: job.worker,
+          name: job.settings.name,
+          worker: job.settings.worker,
           ...(sink.writer.target.schema ? { schema: sink.writer.target.schema } : {}),
         }
       : undefined,
+    { onFailure: stop, ...(job ? { onJob: job.onJob } : {}) },
   );
-  sink.follower.onFailure = stop;
   await sink.writer.close();
+  return follower;
 }
 
 /**

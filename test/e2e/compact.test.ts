@@ -168,6 +168,11 @@ describe('compaction of a finished run', () => {
     // Every shard, finished: the merged folder is a finished night, compacted too.
     expect(m.stdout).toMatch(/journal: compacted .*results\.ndjson\.gz/);
     expect(forms(merged, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
+    const kept = join(dir, 'merged-kept');
+    const k = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', kept, '--keep-journal']);
+    expect(k.code, k.stderr).toBe(0);
+    expect(forms(kept, ['results.ndjson'])).toEqual({ 'results.ndjson': 'plain' });
+    expect(readOutput(kept).results).toEqual(folder.results);
     const whole = join(dir, 'whole');
     const w = await spawnCli(runArgs('location', input, whole, '--rate', 'off'), sb.env());
     expect(w.code, w.stderr).toBe(0);

@@ -109,10 +109,11 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
   it('fills during the end-of-run rebuild: the journal is complete, nothing is sent again, the re-run does the end', async () => {
     const rows = 300;
     const input = locationCsv(tempDir(), rows);
-    // A first run on a roomy disk: what the journal takes, and what the end files take on top.
+    // A first run on a roomy disk: what the journal takes, and what the end files take on top. Its journal kept
+    // plain (--keep-journal): the run below fills the disk before its end, while its journal is plain.
     const probe = join(disk.dir, 'probe');
     await disk.leaveRoom(ROOMY);
-    const roomy = await spawnCli(runArgs('location', input, probe, '--rate', 'workflow=off'), {
+    const roomy = await spawnCli(runArgs('location', input, probe, '--rate', 'workflow=off', '--keep-journal'), {
       ...sb.env(),
       ...disk.env(),
     });

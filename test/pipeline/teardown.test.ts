@@ -3,7 +3,7 @@
  * SIGINT/SIGTERM handlers and every limiter. Runs in-process against the sandbox, with limiter factories
  * that fail where a real one could (Redis refusing a limiter, a limiter failing to stop).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
@@ -116,6 +116,23 @@ describe('a run that throws after its setup', () => {
     expect(existsSync(join(out, 'manifest.json'))).toBe(true);
     expect(signalHandlers()).toBe(before);
     expect(stopped.sort()).toEqual(['bureau', 'workflow']);
+    expect(lockIsFree(out)).toBe(true);
+  });
+
+  it('an opening that fails half-way (the time series cannot be opened) gives back what it held; a later failure of the closing is logged, the first is thrown', async () => {
+    const out = tempDir('bre-teardown-');
+    // The time series' file is a folder: the monitor, opened after the folder and the limiters, cannot start.
+    mkdirSync(join(out, '.state', 'timeline.ndjson'), { recursive: true });
+    const before = signalHandlers();
+    const { factory, stopped } = recordingFactory({ stop: 'workflow' });
+    const logged: string[] = [];
+    const s = { ...settings(out), log: (line: string) => void logged.push(line) };
+    await expect(runPipeline(s, { limiterFactory: factory })).rejects.toThrow(/EISDIR/);
+    expect(stopped.sort()).toEqual(['account', 'bureau', 'workflow']);
+    expect(logged.filter((l) => l.startsWith('warning: while closing the run'))).toEqual([
+      'warning: while closing the run (egress): the workflow limiter failed to stop',
+    ]);
+    expect(signalHandlers()).toBe(before);
     expect(lockIsFree(out)).toBe(true);
   });
 

@@ -59,15 +59,15 @@ describe('an unexpected exception in a stage', () => {
     const redactor = new Redactor();
     redactor.add(TOKEN);
     const settings = { dryRun: false, keepPersonalData: false } as RunSettings;
-    const recorder = new OutcomeRecorder(
-      settings,
+    const recorder = new OutcomeRecorder({
+      s: settings,
       output,
       redactor,
-      new Circuit(DEFAULT_CIRCUIT),
-      newCounters(),
-      () => undefined,
-      (l) => logged.push(l),
-    );
+      circuit: new Circuit(DEFAULT_CIRCUIT),
+      counters: newCounters(),
+      requestStop: () => undefined,
+      log: (l) => logged.push(l),
+    });
     recorder.record(row, 'R4', outcome);
 
     expect(written).toHaveLength(1);

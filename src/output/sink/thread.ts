@@ -47,6 +47,14 @@ function startWorker(workerData: SinkWorkerData): Worker {
   return startScriptWorker(new URL('./worker.js', import.meta.url), workerData);
 }
 
+/** What the run is told while the thread writes. */
+export interface SinkThreadEvents {
+  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED, INTERNAL for a crash) while the run goes. */
+  readonly onFailure?: (err: BreError) => void;
+  /** A job's worker: told after each batch what it did to the chunks (lost, done). */
+  readonly onJob?: (outcome: FenceOutcome) => void;
+}
+
 /** Journal bytes behind which the run waits, and under which it goes on again (as ./follower.ts room()). */
 const HIGH = 64 * 1024 * 1024;
 const LOW = 32 * 1024 * 1024;
@@ -62,15 +70,12 @@ export class SinkThread {
   #roomWaiters: (() => void)[] = [];
   #settle: ((m: FromSinkThread) => void) | undefined;
   readonly #exited: Promise<void>;
+  readonly #events: SinkThreadEvents;
 
-  /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED, INTERNAL for a crash) while the run goes. */
-  onFailure: ((err: BreError) => void) | undefined;
-  /** A job's worker: told after each batch what it did to the chunks (lost, done). */
-  onJob: ((outcome: FenceOutcome) => void) | undefined;
-
-  private constructor(data: SinkWorkerData, log: (line: string) => void) {
+  private constructor(data: SinkWorkerData, log: (line: string) => void, events: SinkThreadEvents) {
     this.#positions = new BigInt64Array(data.positions);
     this.#log = log;
+    this.#events = events;
     this.#worker = startWorker(data);
     // It never keeps the process alive by itself: the run waits for it only at its end (finish).
     this.#worker.unref();
@@ -94,10 +99,12 @@ export class SinkThread {
     shape: SinkShape,
     log: (line: string) => void,
     job?: SinkWorkerData['job'],
+    events: SinkThreadEvents = {},
   ): Promise<SinkThread> {
     const t = new SinkThread(
       { dir, target, shape, positions: new SharedArrayBuffer(16), ...(job ? { job } : {}) },
       log,
+      events,
     );
     const first = await t.#next((m) => m.type === 'ready' || m.type === 'failed');
     if (first.type === 'failed') {
@@ -195,7 +202,7 @@ export class SinkThread {
         this.#log(m.line);
         return;
       case 'job':
-        this.onJob?.(m.outcome);
+        this.#events.onJob?.(m.outcome);
         return;
       case 'progress':
       case 'done':
@@ -207,7 +214,7 @@ export class SinkThread {
         if (!this.#failure && !this.#ended) {
           this.#failure = BreError.fromJSON(m.error);
           for (const w of this.#roomWaiters.splice(0)) w();
-          if (this.#settle === undefined) this.onFailure?.(this.#failure);
+          if (this.#settle === undefined) this.#events.onFailure?.(this.#failure);
         }
         break;
       default:

@@ -1,0 +1,320 @@
+/**
+ * `Run.open`'s work (src/pipeline/run.ts): the parts of a run acquired in order, each registering how it is
+ * given back on the run's disposal stack (src/pipeline/disposal.ts) as soon as it is held, so that a step
+ * failing half-way leaves nothing held but what the stack gives back. The order, and what each step gives
+ * back, is ARCHITECTURE.md's table (The path of a row); the code below follows it. Two parts end earlier,
+ * through the function the stack returns for their step: the services (`letGoOfServices`, once no row is in
+ * flight) and the journals (`closeJournals`, before the end files).
+ */
+import { mkdirSync } from 'node:fs';
+import { checkLocalAddresses } from '../http/egress-check.js';
+import { preflight } from '../http/preflight.js';
+import type { DbSource } from '../input/db/index.js';
+import type { LimiterFactory } from '../limits/factory.js';
+import { localLimiter } from '../limits/factory.js';
+import type { Log } from '../log/logger.js';
+import type { RunState } from '../metrics/prometheus.js';
+import { CallStats } from '../metrics/service-stats.js';
+import type { Redactor } from '../output/redact.js';
+import { ROOM_SAMPLE_ROWS } from '../output/room.js';
+import { RunOutput } from '../output/run-output.js';
+import type { SinkThread } from '../output/sink/index.js';
+import { DecisionCounter, kindOf } from '../stages/index.js';
+import type { StageContext } from '../stages/types.js';
+import type { InputRow } from '../types.js';
+import { newCounters, type RunCounters } from './build-summary.js';
+import { Circuit } from './circuit.js';
+import type { Disposer } from './disposal.js';
+import { Egress } from './egress.js';
+import { FrontierSaver } from './frontier-saver.js';
+import { FrontierTracker } from './frontier-tracker.js';
+import { openInput } from './input.js';
+import type { RunJob } from './job.js';
+import { RunMonitor } from './monitor.js';
+import { runProbe } from './probe.js';
+import { Progress } from './progress.js';
+import { OutcomeRecorder } from './recorder.js';
+import { checkRoom } from './room-check.js';
+import type { StageRuntime } from './row.js';
+import { rowEstimator, rowWindow, runManifest, stageContext, sumLimits } from './run-parts.js';
+import type { DrawnSample } from './sample.js';
+import type { RunSettings } from './settings.js';
+import { followSink, openSink, type RunSink } from './sink.js';
+import { RunStop, writeFailureStop } from './stop.js';
+import type { RowWindow } from './window.js';
+
+export interface RunHooks {
+  readonly limiterFactory?: LimiterFactory;
+  /**
+   * Where the services are, asked once the input has been checked and before anything is called (the
+   * built-in sandbox starts here: a missing input file is said before any sandbox is). Default: the settings'.
+   */
+  readonly connect?: () => Promise<Pick<RunSettings, 'baseUrls' | 'clientId' | 'authToken'>>;
+  /** Test hook: the run's clock. */
+  readonly now?: () => Date;
+}
+
+/** How a run ended, as the time series and the metrics say it. */
+export type RunEnd = Exclude<RunState, 'running'>;
+
+/** What `Run.open` acquired and made, handed to the run once. */
+export interface RunParts {
+  readonly started: number;
+  readonly s: RunSettings;
+  readonly redactor: Redactor;
+  readonly log: Log;
+  readonly stop: RunStop;
+  readonly counters: RunCounters;
+  readonly disposer: Disposer<RunEnd>;
+  readonly job: RunJob | undefined;
+  readonly reader: AsyncGenerator<InputRow[]>;
+  readonly firstBatch: IteratorResult<InputRow[]>;
+  readonly closeReader: () => Promise<void>;
+  readonly inputEmpty: string | undefined;
+  readonly source: DbSource | undefined;
+  readonly frontier: FrontierTracker | undefined;
+  readonly sample: DrawnSample | undefined;
+  readonly sink: RunSink | undefined;
+  readonly output: RunOutput | undefined;
+  readonly closeJournals: () => Promise<unknown>;
+  readonly follower: SinkThread | undefined;
+  readonly egress: Egress;
+  readonly stages: StageRuntime[];
+  readonly stageStats: Map<string, CallStats>;
+  readonly ctx: StageContext;
+  readonly decisions: DecisionCounter;
+  readonly recorder: OutcomeRecorder;
+  readonly monitor: RunMonitor;
+  readonly window: RowWindow;
+  readonly letGoOfServices: () => Promise<void>;
+  readonly rowEstimate: () => Promise<number> | undefined;
+}
+
+export async function acquireRun(x: {
+  readonly settings: RunSettings;
+  readonly hooks: RunHooks;
+  readonly started: number;
+  readonly redactor: Redactor;
+  readonly log: Log;
+  readonly disposer: Disposer<RunEnd>;
+}): Promise<RunParts> {
+  const { hooks, redactor, log, disposer: d } = x;
+  let s = x.settings;
+  const stop = new RunStop(s.stopGraceMs);
+  const releaseStopTimer = d.defer('stop timer', () => stop.dispose());
+  const counters = newCounters();
+  const kinds = s.pipeline.stages.map((st) => kindOf(st));
+  // A job's and a sample's modules are loaded by the runs that have one (start-up: README, Performance).
+  const joined =
+    s.job && !s.dryRun
+      ? await (await import('./job.js')).openJob(s, log, {
+          rowsDone: () => counters.succeeded + counters.failed,
+          fail: (why) => stop.request(why),
+        })
+      : undefined;
+  // After the sink's last batch: the chunks handed back are at the position it committed.
+  if (joined) d.defer('job', () => joined.job.close(stop.reason !== undefined).catch(() => undefined));
+  const input = joined ? joined.input : await openInput(s, log, { resume: !s.dryRun });
+  const source = input.db?.source;
+  if (source) d.defer('database input', () => source.close().catch(() => undefined));
+  const closeReader = d.defer('input reader', () => input.reader.return(undefined));
+  const frontier = input.db && !s.dryRun ? new FrontierTracker(input.db.start) : undefined;
+  // The counting pass, before the folder exists: a --stratify-by column the input lacks is exit 2.
+  const sample = s.sample ? await (await import('./sample.js')).drawSample(s, s.sample) : undefined;
+  if (hooks.connect && !s.dryRun) {
+    const endpoints = await hooks.connect();
+    redactor.add(endpoints.authToken);
+    s = { ...s, ...endpoints };
+  }
+  const manifest = await runManifest(s, input.reading, sample);
+  // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
+  if (s.localAddresses && !s.dryRun)
+    await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
+  // The user's services, before the folder exists: a host that does not resolve, a closed port or a TLS failure
+  // is exit 2 naming them, not every row in errors (src/http/preflight.ts). The built-in sandbox needs none.
+  if (s.network) await preflight([...new Set(kinds.map((k) => k.service))], s.baseUrls, s.network);
+  const transactions = kinds.some((k) => k.producesTransactions === true);
+  // So is a sink that cannot be reached, or a user's table that cannot take the rows.
+  const sink = await openSink(s, sample !== undefined, transactions, (line) => log(line));
+  // Closed already once its thread follows, unless a step threw before.
+  if (sink) d.defer('sink connection', () => sink.writer.close().catch(() => undefined));
+  const rowEstimate = rowEstimator(s, { sample, job: joined?.job, source });
+
+  let output: RunOutput | undefined;
+  let follower: SinkThread | undefined;
+  let closeJournals: () => Promise<unknown> = () => Promise.resolve(undefined);
+  // A dry run makes its folder only if it has rows to report (./finish.ts).
+  if (!s.dryRun) {
+    const dir = s.outDir;
+    mkdirSync(dir, { recursive: true });
+    const out = await RunOutput.open(dir, manifest, {
+      retryErrors: s.retryErrors,
+      withTransactions: transactions,
+      formats: s.outputFormats,
+      sampled: sample !== undefined,
+      stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
+      onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
+    });
+    output = out;
+    const saver = frontier
+      ? new FrontierSaver(frontier, out, input.db?.start, (l) => log(l, { level: 'warn' }))
+      : undefined;
+    let closing: Promise<unknown> | undefined;
+    closeJournals = () => {
+      closing ??= (async () => {
+        let failure: unknown;
+        try {
+          out.close();
+        } catch (err) {
+          // Kept for the end to judge (a full disk that stopped the run is told already).
+          failure = err;
+        }
+        // The journals are closed (flushed and synced) first: the last resume point goes after them.
+        await saver?.save();
+        return failure;
+      })();
+      return closing;
+    };
+    // A failure of the journals here (a full disk) is the step's that threw to report; the lock goes anyway.
+    d.defer('output folder', async () => {
+      try {
+        await closeJournals();
+      } finally {
+        out.unlock();
+      }
+    });
+    const bytesAtOpen = out.journalBytes;
+    out.whenWritten(ROOM_SAMPLE_ROWS, () => {
+      void checkRoom(s, out, bytesAtOpen, rowEstimate, (line) => log(line, { level: 'warn' })).catch(() => undefined);
+    });
+    // The sink catches up with what the folder holds, then follows it (a run that resumes writes the rest).
+    if (sink) {
+      const job = joined?.job;
+      follower = await followSink(
+        sink,
+        dir,
+        (line) => log(line),
+        (why) => stop.request(why),
+        s.job && job ? { settings: s.job, onJob: (outcome) => job.member.outcome(outcome) } : undefined,
+      );
+      const thread = follower;
+      // Still following only when a step threw: what it has not written, the next session does.
+      if (thread) d.defer('sink thread', () => thread.stop());
+    }
+    // A job's worker claims its first chunk only now: the sink's fence hears of every chunk before its rows.
+    if (joined && follower) {
+      const member = joined.job.member;
+      member.attach(follower);
+      stop.signal.addEventListener('abort', () => member.stop(), { once: true });
+      await member.start();
+    }
+    if (saver) {
+      saver.startTimer();
+      d.defer('frontier timer', () => saver.stopTimer());
+    }
+  }
+
+  const stageStats = new Map<string, CallStats>();
+  const shared = s.pipeline.stages.map((config) => {
+    const stats = new CallStats();
+    stageStats.set(config.id, stats);
+    return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
+  });
+  const egress = await Egress.open(s, hooks.limiterFactory ?? localLimiter, shared, stop, (line) =>
+    log(line, { level: 'warn' }),
+  );
+  const releaseEgress = d.defer('egress', async () => {
+    try {
+      await egress.closeClients();
+    } finally {
+      await egress.stopLimiters();
+    }
+  });
+  const stages = egress.lanes[0].stages as StageRuntime[];
+  const ctx = stageContext(s, { now: hooks.now, signal: stop.signal, numberStyle: input.numberStyle, counters, log });
+  const decisions = new DecisionCounter(s.pipeline.stages);
+  const recorder = new OutcomeRecorder({
+    s,
+    output,
+    redactor,
+    circuit: new Circuit(s.circuit),
+    counters,
+    requestStop: (why) => stop.request(why),
+    log,
+    onResult: (st) => decisions.add(st),
+    ...(sample ? { membership: sample.of } : {}),
+  });
+  const services = [...new Set(kinds.map((k) => k.service))];
+  const monitor = await RunMonitor.start(
+    runProbe({
+      s,
+      counters,
+      stages,
+      egress,
+      services,
+      estimate: rowEstimate,
+      doneBefore: output ? output.succeededBefore + output.failedBefore : 0,
+    }),
+    {
+      dir: output ? s.outDir : undefined,
+      metrics: s.metrics,
+      warn: (m) => log(m, { level: 'warn' }),
+      stop: (why) => stop.request(why),
+      limits: Object.fromEntries(services.map((svc) => [svc, sumLimits(egress, svc)])),
+    },
+  );
+  // Still running here only when the end was not reached (finish ends it first): a failed or stopped run has
+  // said why already, so a failure to write its last sample is not news.
+  d.defer('monitor', (end) => monitor.finish(end ?? 'failed').catch(() => undefined));
+  const window = rowWindow(s, egress, services);
+  const releaseSignals = d.defer('signal handlers', stop.listen(log));
+  const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate);
+  progress.start();
+  const releaseProgress = d.defer('progress bar', () => progress.stop());
+
+  let lettingGo: Promise<void> | undefined;
+  const letGoOfServices = (): Promise<void> => {
+    lettingGo ??= (async () => {
+      try {
+        await releaseEgress();
+      } finally {
+        await releaseProgress();
+        await releaseSignals();
+        await releaseStopTimer();
+      }
+    })();
+    return lettingGo;
+  };
+  return {
+    started: x.started,
+    s,
+    redactor,
+    log,
+    stop,
+    counters,
+    disposer: d,
+    job: joined?.job,
+    reader: input.reader,
+    firstBatch: input.first,
+    closeReader,
+    inputEmpty: input.empty,
+    source,
+    frontier,
+    sample,
+    sink,
+    output,
+    closeJournals,
+    follower,
+    egress,
+    stages,
+    stageStats,
+    ctx,
+    decisions,
+    recorder,
+    monitor,
+    window,
+    letGoOfServices,
+    rowEstimate,
+  };
+}
