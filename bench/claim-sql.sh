@@ -26,11 +26,11 @@ UPDATE bre_batch_chunks c SET state = 'held', holder = 'w', token = c.token + 1,
 FROM (SELECT job, chunk, state FROM bre_batch_chunks WHERE job = 'j' AND (state = 'waiting' OR (state = 'held' AND lease_until < now())) ORDER BY (state = 'held'), chunk LIMIT 1 FOR UPDATE SKIP LOCKED) s
 WHERE c.job = s.job AND c.chunk = s.chunk RETURNING c.chunk, c.token, c.first_row, c.rows, c.after_key, c.byte_start, c.byte_end, c.committed, c.prev_sent, s.state AS was;
 SQL
-# After: the lowest waiting chunk from its partial index, else the lowest lapsed held one.
+# After: the lowest held chunk whose lease lapsed, else the lowest waiting one, each from its partial index.
 cat >"$dir/after.sql" <<'SQL'
-WITH w AS (SELECT chunk, 'waiting' AS was FROM bre_batch_chunks WHERE job = 'j' AND state = 'waiting' ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
-  l AS (SELECT chunk, 'held' AS was FROM bre_batch_chunks WHERE job = 'j' AND state = 'held' AND lease_until < now() AND NOT EXISTS (SELECT 1 FROM w) ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
-  s AS (SELECT chunk, was FROM w UNION ALL SELECT chunk, was FROM l)
+WITH l AS (SELECT chunk, 'held' AS was FROM bre_batch_chunks WHERE job = 'j' AND state = 'held' AND lease_until < now() ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
+  w AS (SELECT chunk, 'waiting' AS was FROM bre_batch_chunks WHERE job = 'j' AND state = 'waiting' AND NOT EXISTS (SELECT 1 FROM l) ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
+  s AS (SELECT chunk, was FROM l UNION ALL SELECT chunk, was FROM w)
 UPDATE bre_batch_chunks c SET state = 'held', holder = 'w', token = c.token + 1, lease_until = now() + 60000 * interval '1 millisecond', claimed_at = now(),
   takeovers = c.takeovers + (CASE WHEN c.state = 'held' THEN 1 ELSE 0 END), prev_sent = CASE WHEN c.state = 'held' THEN GREATEST(c.sent_to, c.prev_sent) ELSE c.prev_sent END, sent_to = 0
 FROM s WHERE c.job = 'j' AND c.chunk = s.chunk RETURNING c.chunk, c.token, c.first_row, c.rows, c.after_key, c.byte_start, c.byte_end, c.committed, c.prev_sent, s.was;

@@ -119,6 +119,10 @@ export class JobFence {
         );
       }
       if (done.length > 0) {
+        // The job's row locked first: two workers finishing the last two chunks at one moment would each see the
+        // other's chunk still held (not committed yet) and neither mark the job done. Locked, the second to
+        // come looks once the first committed, and sees both chunks done.
+        await session.query(`SELECT 1 FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [this.job]);
         // Any chunk not done, from the claim's partial indexes (./schema.ts): not a count of the job's chunks.
         const left = await session.query(
           `(SELECT 1 FROM ${this.tables.chunks} WHERE job = $1 AND state = 'waiting' LIMIT 1)

@@ -214,19 +214,20 @@ export class JobStore {
   }
 
   /**
-   * Claims one chunk for `worker`: a waiting one, else one whose lease lapsed (taken over), lowest first;
+   * Claims one chunk for `worker`: one whose lease lapsed (taken over), else a waiting one, lowest first;
    * chunks another worker is claiming or committing at this moment are skipped, not waited for. The token goes
    * up by one: writes under the old one are refused from now on (./fence.ts).
    */
   async claim(name: string, worker: string, leaseMs: number): Promise<ClaimedChunk | undefined> {
     const t = this.tables.chunks;
-    // The lowest waiting chunk, else (only then) the lowest whose lease lapsed: each read from its partial index
-    // in chunk order (./schema.ts), so a claim costs the same in a job of 500 chunks or 500,000.
+    // A chunk whose lease lapsed first (its holder died or stalled: left for the end, it would be the job's last
+    // chunk, with the other workers idle while one finishes it), else the lowest waiting one: each read from its
+    // partial index in chunk order (./schema.ts), so a claim costs the same in a job of 500 chunks or 500,000.
     const rows = await this.#query<Record<string, unknown>>(
-      `WITH w AS (SELECT chunk, 'waiting' AS was FROM ${t} WHERE job = $1 AND state = 'waiting' ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
-         l AS (SELECT chunk, 'held' AS was FROM ${t} WHERE job = $1 AND state = 'held' AND lease_until < now() AND NOT EXISTS (SELECT 1 FROM w)
+      `WITH l AS (SELECT chunk, 'held' AS was FROM ${t} WHERE job = $1 AND state = 'held' AND lease_until < now() ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
+         w AS (SELECT chunk, 'waiting' AS was FROM ${t} WHERE job = $1 AND state = 'waiting' AND NOT EXISTS (SELECT 1 FROM l)
                ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
-         s AS (SELECT chunk, was FROM w UNION ALL SELECT chunk, was FROM l)
+         s AS (SELECT chunk, was FROM l UNION ALL SELECT chunk, was FROM w)
        UPDATE ${t} c SET state = 'held', holder = $2, token = c.token + 1, lease_until = now() + $3 * interval '1 millisecond', claimed_at = now(),
          takeovers = c.takeovers + (CASE WHEN c.state = 'held' THEN 1 ELSE 0 END),
          prev_sent = CASE WHEN c.state = 'held' THEN GREATEST(c.sent_to, c.prev_sent) ELSE c.prev_sent END,

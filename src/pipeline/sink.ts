@@ -6,7 +6,7 @@
  * and the same command resumes, the sink catching up first.
  */
 import { readManifest } from '../output/format/index.js';
-import { SinkThread, SinkWriter } from '../output/sink/index.js';
+import type { SinkThread, SinkWriter } from '../output/sink/index.js';
 import type { BreError } from '../errors.js';
 import type { FenceOutcome } from '../job/fence.js';
 import type { InputRow } from '../types.js';
@@ -26,6 +26,8 @@ export async function openSink(
   log: (line: string) => void,
 ): Promise<RunSink | undefined> {
   if (!s.sink || s.dryRun) return undefined;
+  // The sink's modules are loaded by a run that has one (the feed loads this file with every run).
+  const { SinkWriter } = await import('../output/sink/index.js');
   const writer = await SinkWriter.open(s.sink, { key: s.pipeline.key, sampled, transactions }, (line) => log(line));
   log(`sink: writing to ${writer.describe()}`);
   // A database input refuses duplicate and NULL keys itself (src/input/db/source.ts).
@@ -45,6 +47,7 @@ export async function followSink(
 ): Promise<SinkThread | undefined> {
   if (!readManifest(dir)) return undefined;
   // On a thread of its own: reading the journals back and encoding their rows stay off the rows' path.
+  const { SinkThread } = await import('../output/sink/index.js');
   const follower = await SinkThread.open(
     dir,
     sink.writer.target,

@@ -18,7 +18,15 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { CallerStats } from '../../src/sandbox/index.js';
 import { runArgs, spawnCli, startCli, waitForLines, type RunningCli } from '../helpers/cli.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
-import { expectEachKeyOnceAsCommitted, folderOf, jobFlags, jobStatus, journal, why } from '../helpers/job.js';
+import {
+  expectEachKeyOnceAsCommitted,
+  folderOf,
+  jobFlags,
+  jobStatus,
+  journal,
+  waitForChunkHeld,
+  why,
+} from '../helpers/job.js';
 import { locationParquet } from '../helpers/location-parquet.js';
 import { locationKey } from '../helpers/output.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
@@ -118,22 +126,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         runs[victim].child.kill('SIGKILL');
         await runs[victim].done;
         const fourth = worker(csv.path, job, table, join(dir, 'w3'), '127.0.0.5', rate);
-        await waitFor(
-          async () => {
-            if (fourth.child.exitCode !== null)
-              throw new Error(`the 4th worker exited before it held a chunk:\n${fourth.stderr()}`);
-            return (
-              (
-                await query(sink, 'SELECT 1 FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2', [
-                  job,
-                  `%:${fourth.child.pid}:%`,
-                ])
-              ).length > 0
-            );
-          },
-          60_000,
-          'the 4th worker holding a chunk',
-        );
+        await waitForChunkHeld(sink, job, fourth, 'the 4th worker');
         const results = await Promise.all([...runs.filter((_, i) => i !== victim), fourth].map((r) => r.done));
         // Exit 1: finished, some of its rows in errors (the job's broken rows fall to whoever reads them).
         for (const r of results) expect([0, 1], why(r)).toContain(r.code);

@@ -28,6 +28,7 @@ import {
   journal,
   requestId,
   sinkKeys as sinkKeysOf,
+  waitForChunkHeld,
   why,
 } from '../helpers/job.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
@@ -127,22 +128,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         );
         expect((during.workers as unknown[]).length).toBeGreaterThanOrEqual(3);
 
-        await waitFor(
-          async () => {
-            if (fourth.child.exitCode !== null)
-              throw new Error(`the 4th worker exited before it held a chunk:\n${fourth.stderr()}`);
-            return (
-              (
-                await query(sink, 'SELECT 1 FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2', [
-                  job,
-                  `%:${fourth.child.pid}:%`,
-                ])
-              ).length > 0
-            );
-          },
-          60_000,
-          'the 4th worker holding a chunk',
-        );
+        await waitForChunkHeld(sink, job, fourth, 'the 4th worker');
         const results = await Promise.all([...runs.filter((_, i) => i !== victim), fourth].map((r) => r.done));
         for (const r of results) expect(r.code, why(r)).toBe(0);
         expect(

@@ -1,15 +1,17 @@
 /**
  * What the job tests (test/e2e/job.test.ts, test/e2e/job-files.test.ts) read back: the one scratch folder a
  * worker made under its --out, its journal's lines (all, or those before the commit table's mark: what it
- * committed), the sink table's keys with the answer each holds, `job status --json`, and the flags every
- * worker of a test job is started with (short leases, so that a takeover happens within a test).
+ * committed), the sink table's keys with the answer each holds, `job status --json`, a worker holding a chunk,
+ * and the flags every worker of a test job is started with (short leases, so that a takeover happens within a
+ * test).
  */
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { spawnCli, type CliResult } from './cli.js';
+import { spawnCli, type CliResult, type RunningCli } from './cli.js';
 import { journalExists, journalText } from './output.js';
 import { query } from './sink.js';
+import { waitFor } from './wait.js';
 
 export interface JournalLine {
   readonly row: number;
@@ -134,4 +136,20 @@ export async function expectEachKeyOnceAsCommitted(
   for (const [key, id] of inSink)
     expect(written.get(key)?.has(id), `${key}'s row in the sink is one a worker committed`).toBe(true);
   return byFolder;
+}
+
+/** Waits until `run` holds a chunk of `job` (its worker's name holds its pid); a run that exits first fails the wait. */
+export async function waitForChunkHeld(sink: string, job: string, run: RunningCli, who: string): Promise<void> {
+  await waitFor(
+    async () => {
+      if (run.child.exitCode !== null) throw new Error(`${who} exited before it held a chunk:\n${run.stderr()}`);
+      const held = await query(sink, 'SELECT 1 FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2', [
+        job,
+        `%:${run.child.pid}:%`,
+      ]);
+      return held.length > 0;
+    },
+    60_000,
+    `${who} holding a chunk`,
+  );
 }

@@ -1,6 +1,6 @@
 /**
- * A job's claims against the real PostgreSQL (src/job/store.ts): the lowest waiting chunk first; a held chunk
- * whose lease lapsed only when none waits, taken over under a new token; a live lease never; the partial
+ * A job's claims against the real PostgreSQL (src/job/store.ts): a held chunk whose lease lapsed first, taken
+ * over under a new token, then the lowest waiting chunk; a live lease never; the partial
  * indexes the claim reads made once, whoever opens the store first, and found again by the next.
  */
 import { describe, expect } from 'vitest';
@@ -28,7 +28,7 @@ const plans = (n: number) =>
 
 describe.runIf(available.postgres || process.env.CI === 'true')("a job's claims", () => {
   itDb('postgres')(
-    'the lowest waiting chunk first; a lapsed lease taken over only when none waits; a live one never',
+    'a lapsed lease taken over first, then the lowest waiting chunk; a live lease never',
     async () => {
       const url = await freshDatabase('postgres', 'bre_job_store');
       const open = () => JobStore.open({ url: parseDbUrl(url, { flag: 'test' }), retryForMs: 5_000 });
@@ -40,13 +40,13 @@ describe.runIf(available.postgres || process.env.CI === 'true')("a job's claims"
         const first = await a.claim('j', 'wa', 60_000);
         const second = await b.claim('j', 'wb', 1);
         expect([first?.chunk, first?.takeover, second?.chunk]).toEqual([0, false, 1]);
-        // wb's lease of 1 ms lapses; chunk 2 still waits, so it comes first.
+        // wb's lease of 1 ms lapses: its chunk is taken over before chunk 2, which waits.
         await query(url, 'SELECT pg_sleep(0.01)');
-        const third = await a.claim('j', 'wa', 60_000);
-        expect([third?.chunk, third?.takeover]).toEqual([2, false]);
         const taken = await a.claim('j', 'wa', 60_000);
         expect([taken?.chunk, taken?.takeover]).toEqual([1, true]);
         expect(Number(taken?.token)).toBe(Number(second?.token) + 1);
+        const third = await a.claim('j', 'wa', 60_000);
+        expect([third?.chunk, third?.takeover]).toEqual([2, false]);
         // Chunk 0 is held under a live lease: nothing is left to claim; the other job's chunks are its own.
         expect(await b.claim('j', 'wb', 60_000)).toBeUndefined();
         expect(await b.unfinished('j', 'wb')).toBe(3);
