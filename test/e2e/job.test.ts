@@ -7,6 +7,8 @@
  *   at most what the dead worker had answered and not committed; a 4th worker started then claims at once;
  * - a worker stalled past its lease (SIGSTOP, SIGCONT) writes nothing of the chunk taken from it;
  * - SIGTERM hands the chunk back at its committed position and nothing is sent twice;
+ *   both of these on a database table and on a file every worker reads (test/e2e/job-files.test.ts has the rest
+ *   for files);
  * - one address at half the sandbox's limit (its callerRates): the others finish more chunks and the job ends within
  *   one chunk's time of rows / (the sum of the workers' rates), not with the slowest address's share;
  * - --retry-errors on a finished job: only the rows in errors are sent again, once;
@@ -31,6 +33,7 @@ import {
   waitForChunkHeld,
   why,
 } from '../helpers/job.js';
+import { locationCsv } from '../helpers/output.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
 import { query } from '../helpers/sink.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -51,7 +54,7 @@ interface WorkerSpec {
   readonly address?: string;
   readonly rate?: number;
   readonly pipeline?: string;
-  /** The input table. */
+  /** The input table; `file`: the same rows in a CSV file every worker reads (a shared folder's file). */
   readonly from?: string;
   readonly more?: readonly string[];
 }
@@ -62,6 +65,8 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
     let sb: TestSandbox;
     let source: string;
     let sink: string;
+    /** The table `apps` as a CSV file, for the tests run on both kinds of input. */
+    let appsFile: string;
     beforeAll(async () => {
       sb = await startTestSandbox({
         rate: { workflow: { limit: PER_SECOND, windowMs: 1000 } },
@@ -72,6 +77,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
       sink = await freshDatabase('postgres', 'bre_e2e_job_dst');
       await loadRows(source, 'apps', locationRows(N));
       await loadRows(source, 'other', locationRows(30));
+      appsFile = locationCsv(tempDir('bre-e2e-job-file-'), N, 'apps.csv');
     });
     afterAll(async () => {
       await sb?.close();
@@ -84,7 +90,9 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
     function workerArgs(w: WorkerSpec): string[] {
       const { job, table, address } = w;
       return [
-        ...runArgs(w.pipeline ?? 'location', source, w.out, '--table', w.from ?? 'apps'),
+        ...(w.from === 'file'
+          ? runArgs(w.pipeline ?? 'location', appsFile, w.out)
+          : runArgs(w.pipeline ?? 'location', source, w.out, '--table', w.from ?? 'apps')),
         ...jobFlags({ sink, table, job, rate: w.rate ?? PER_SECOND, address, chunkRows: CHUNK_ROWS }),
         ...(w.more ?? []),
       ];
@@ -334,14 +342,14 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
       240_000,
     );
 
-    itDb('postgres')(
-      'a worker stalled past its lease (SIGSTOP, SIGCONT) writes nothing of the chunk taken from it',
-      async () => {
-        const job = 'stall';
-        const table = 'loc_stall';
+    itDb('postgres').each(['apps', 'file'])(
+      'a worker stalled past its lease (SIGSTOP, SIGCONT) writes nothing of the chunk taken from it (input: %s)',
+      async (from) => {
+        const job = `stall_${from}`;
+        const table = `loc_stall_${from}`;
         const dir = tempDir('bre-e2e-job-stall-');
-        const a = worker({ job, table, out: join(dir, 'a'), address: '127.0.0.2' });
-        const b = worker({ job, table, out: join(dir, 'b'), address: '127.0.0.3' });
+        const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2' });
+        const b = worker({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3' });
         await waitFor(() => existsSync(join(dir, 'b')), 60_000, 'the folder of b');
         await waitForLines(b, join(folderOf(join(dir, 'b')), 'results.ndjson'), 15, 60_000);
         b.child.kill('SIGSTOP');
@@ -393,14 +401,14 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
       240_000,
     );
 
-    itDb('postgres')(
-      'SIGTERM hands the chunk back at its committed position: another worker finishes it, nothing is sent twice',
-      async () => {
-        const job = 'term';
-        const table = 'loc_term';
+    itDb('postgres').each(['apps', 'file'])(
+      'SIGTERM hands the chunk back at its committed position: another worker finishes it, nothing is sent twice (input: %s)',
+      async (from) => {
+        const job = `term_${from}`;
+        const table = `loc_term_${from}`;
         const dir = tempDir('bre-e2e-job-term-');
         const before = callers();
-        const a = worker({ job, table, out: join(dir, 'a'), address: '127.0.0.2' });
+        const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2' });
         await waitFor(() => existsSync(join(dir, 'a')), 60_000, 'the folder of a');
         await waitForLines(a, join(folderOf(join(dir, 'a')), 'results.ndjson'), 40, 60_000);
         a.child.kill('SIGTERM');
@@ -414,9 +422,13 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
           "SELECT count(*) AS n FROM bre_batch_chunks WHERE job = $1 AND state = 'waiting' AND position > 0",
           [job],
         );
-        const b = await spawnCli(workerArgs({ job, table, out: join(dir, 'b'), address: '127.0.0.3' }), sb.env(), {
-          timeoutMs: 180_000,
-        });
+        const b = await spawnCli(
+          workerArgs({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3' }),
+          sb.env(),
+          {
+            timeoutMs: 180_000,
+          },
+        );
         expect(b.code, why(b)).toBe(0);
         expect((await sinkKeys(table)).size).toBe(N);
         const after = callers();
