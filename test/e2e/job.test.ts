@@ -11,7 +11,7 @@
  *   for files);
  * - one address at half the sandbox's limit (its callerRates): the others finish more chunks and the job ends within
  *   one chunk's time of rows / (the sum of the workers' rates), not with the slowest address's share;
- * - --retry-errors on a finished job: only the rows in errors are sent again, once;
+ * - --retry-errors on a finished job: only the rows in errors are sent again, once (on a table and on a file);
  * - a worker with another pipeline, input or rate is refused (exit 2, naming it); one on a finished job exits 0;
  * - `job status` while the job runs and after, `job report`.
  */
@@ -279,11 +279,11 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
       240_000,
     );
 
-    itDb('postgres')(
-      "--retry-errors re-opens a finished job's chunks with rows in errors: those rows are sent once more, no other; every key once in the sink",
-      async () => {
-        const job = 'retry';
-        const table = 'loc_retry';
+    itDb('postgres').each(['apps', 'file'])(
+      "--retry-errors re-opens a finished job's chunks with rows in errors: those rows are sent once more, no other; every key once in the sink (input: %s)",
+      async (from) => {
+        const job = `retry_${from}`;
+        const table = `loc_retry_${from}`;
         const dir = tempDir('bre-e2e-job-retry-');
         // Its own sandbox: 503s on a fifth of the calls, and one attempt per call, so those rows end in errors.
         const fsb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 0.2 }, seed: 30 });
@@ -293,7 +293,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
             Promise.all(
               addresses.map(
                 (address, i) =>
-                  worker({ job, table, out: join(dir, `${name}${i}`), address, rate: 60, more }, fsb.env()).done,
+                  worker({ job, table, from, out: join(dir, `${name}${i}`), address, rate: 60, more }, fsb.env()).done,
               ),
             );
           const first = await round('a', ['--max-attempts', '1']);
@@ -308,7 +308,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
           expect((await status(job)).errors).toBe(failed.length);
 
           // A worker on the finished job without --retry-errors has nothing to do.
-          const idle = await spawnCli(workerArgs({ job, table, out: join(dir, 'idle'), rate: 60 }), fsb.env());
+          const idle = await spawnCli(workerArgs({ job, table, from, out: join(dir, 'idle'), rate: 60 }), fsb.env());
           expect(idle.code, why(idle)).toBe(0);
           expect(idle.stderr).toContain(`the job '${job}' is done`);
 
@@ -330,7 +330,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
 
           // Again with nothing in errors: nothing is sent, exit 0.
           const none = await spawnCli(
-            workerArgs({ job, table, out: join(dir, 'c'), rate: 60, more: ['--retry-errors'] }),
+            workerArgs({ job, table, from, out: join(dir, 'c'), rate: 60, more: ['--retry-errors'] }),
             fsb.env(),
           );
           expect(none.code, why(none)).toBe(0);
