@@ -11,11 +11,13 @@
  * (test/backtest/sampled-folders.ts) use it to make sampled folders, failed and unfinished ones included.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { loadPipeline } from '../src/config/pipeline.js';
 import { resolveFilesRoot } from '../src/input/files-root.js';
 import { drawSample, type DrawnSample } from '../src/pipeline/sample.js';
 import { resolveSampleOptions, type SampleOptions } from '../src/sample/design.js';
+import { gzPathOf, journalForm } from '../src/output/journal-file.js';
 
 /** What a sampled folder is written from: the design (manifest.json's `sample`) and each row's stratum and weight. */
 export type SampleOfRows = Pick<DrawnSample, 'design' | 'of'>;
@@ -49,14 +51,13 @@ export interface SampledFolderOptions {
   readonly unprocessed?: ReadonlySet<number>;
 }
 
-/** The NDJSON lines of one of the full run's files (none when it has no such file). */
+/** The NDJSON lines of one of the full run's files, plain or compacted (none when it has no such file). */
 function linesOf(full: string, file: string): Record<string, unknown>[] {
-  let text: string;
-  try {
-    text = readFileSync(join(full, file), 'utf8');
-  } catch {
-    return [];
-  }
+  const path = join(full, file);
+  const form = journalForm(path);
+  if (form === undefined) return [];
+  const text =
+    form === 'plain' ? readFileSync(path, 'utf8') : gunzipSync(readFileSync(gzPathOf(path))).toString('utf8');
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
