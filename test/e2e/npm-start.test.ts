@@ -13,7 +13,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, ROOT } from '../helpers/cli.js';
-import { countLines } from '../helpers/output.js';
+import { countLines, journalText } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -160,7 +160,8 @@ describe('npm start, as the Quick start runs it', () => {
         expect(again.code, again.stderr).toBe(0);
         expect(again.stderr).toContain('resuming the unfinished run in output/');
         expect(folderOf(ws)).toBe(folder);
-        const keys = readFileSync(join(folder, 'results.ndjson'), 'utf8')
+        // The finished folder's journal is compacted (README: A finished folder on disk): read in either form.
+        const keys = journalText(join(folder, 'results.ndjson'))
           .split('\n')
           .filter((x) => x !== '')
           .map((x) => (JSON.parse(x) as { key: string }).key);
