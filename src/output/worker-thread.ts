@@ -1,15 +1,18 @@
 /**
- * Starts a worker thread from a script beside its caller: the compiled `.js` (dist/), or, when running from the
- * sources (the tests, tsx), its `.ts` loaded through tsx's loader (a development dependency), registered in the
- * worker first. The spool (./spool/thread.ts) and the sink (./sink/thread.ts) run on such threads.
+ * Starts a worker thread from one of the CLI's worker scripts, `./<name>/worker`: the bundle's `<name>-worker.js`
+ * beside this module's chunk (dist/bundle/, scripts/bundle.ts), else the compiled `.js` (dist/), or, when running
+ * from the sources (the tests, tsx), its `.ts` loaded through tsx's loader (a development dependency), registered
+ * in the worker first. The spool (./spool/thread.ts) and the sink (./sink/thread.ts) run on such threads.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-/** `js`: the compiled script's URL (`new URL('./spool/worker.js', import.meta.url)`). */
-export function startScriptWorker(js: URL, workerData: unknown): Worker {
+export function startScriptWorker(name: 'spool' | 'sink', workerData: unknown): Worker {
+  const bundled = new URL(`./${name}-worker.js`, import.meta.url);
+  if (existsSync(fileURLToPath(bundled))) return new Worker(bundled, { workerData });
+  const js = new URL(`./${name}/worker.js`, import.meta.url);
   if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData });
   const boot = {
     tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),

@@ -44,7 +44,7 @@ export function sendError(err: unknown): BreErrorJSON {
 }
 
 function startWorker(workerData: SinkWorkerData): Worker {
-  return startScriptWorker(new URL('./worker.js', import.meta.url), workerData);
+  return startScriptWorker('sink', workerData);
 }
 
 /** What the run is told while the thread writes. */

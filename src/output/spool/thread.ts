@@ -39,7 +39,7 @@ export type FromSpool =
   | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
 function startWorker(workerData: SpoolWorkerData): Worker {
-  return startScriptWorker(new URL('./worker.js', import.meta.url), workerData);
+  return startScriptWorker('spool', workerData);
 }
 
 export class SpoolThread {
