@@ -1,11 +1,11 @@
 /**
  * The end of a resumed run (issue 31): a run stopped by SIGTERM with rows in flight, then the same command.
  * The rows in flight at the stop are done by the second session, so its rows and the first's interleave
- * where they meet; the end uses the second session's spooled chunks that no first-session row falls in and
- * encodes the rest from the journal. results.csv and results.parquet must hold every row once, in row
+ * where they meet; the end uses the first end's results files (by their index) and the second session's
+ * spooled chunks where no row of the other falls inside, and encodes the rest from the journal. results.csv and results.parquet must hold every row once, in row
  * order, the same as an uninterrupted run's.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,8 @@ describe('the end of a resumed run', () => {
     const stopped = await first.done;
     expect(stopped.code, stopped.stderr).toBe(3);
     const before = readOutput(out).results.map((l) => l.row);
+    // The stopped session's end wrote results files and their index: the next end uses them.
+    expect(existsSync(join(out, '.state', 'results-index.bin'))).toBe(true);
     expect(before.length).toBeLessThan(ROWS);
     // Rows were in flight: the first session's rows are not 1..n, so the second's fill gaps below its last.
     const top = Math.max(...before);

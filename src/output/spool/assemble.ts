@@ -4,27 +4,35 @@
  * the folder falls inside is used as it is (its CSV bytes copied, its row group listed in the footer); every
  * other line (rows of earlier sessions, this session's first rows before the spool's thread started, the
  * chunks where those meet this session's: ./chunk-plan.ts) is read from the journal, sorted by row in
- * bounded memory (./row-sort.ts) and encoded, and the two are merged by row. So a resumed run encodes its
- * earlier sessions' rows and the few chunks where the sessions meet, not the whole folder.
+ * bounded memory (./row-sort.ts) and encoded, and the two are merged by row. The results files an earlier
+ * end wrote are chunks too, listed by their index (./results-index.ts), copied where no row of this session
+ * falls inside them: so a resumed run encodes the chunks where the sessions meet, not the whole folder.
  */
-import { closeSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ResultColumn } from '../journal/columns.js';
-import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
 import { dirtyReads, inIntervals, markDirty, planEnd, type PlannedChunk } from './chunk-plan.js';
+import { dropIndex, readIndex, writeIndex } from './results-index.js';
+import { ResultsWriter } from './results-writer.js';
 import { linesByRow, rangeLines, type SortedLine } from './row-sort.js';
 import {
-  CsvSink,
   kinds,
   leadingColumns,
   names,
   resultParquetColumns,
-  RowShape,
-  writeAll,
   type ResultFiles,
   type ResultLine,
   type SpoolContents,
+  type SpooledSegment,
 } from './spool.js';
+
+/**
+ * What the caller counts over result lines (summary.json's decisions), kept in the results files' index:
+ * the counts of an earlier end stand for its rows, whose lines are then not read (nor visited).
+ */
+export interface Tally {
+  save(): unknown;
+  restore(saved: unknown): void;
+}
 
 export interface AssembleOptions {
   readonly resultsPath: string;
@@ -46,27 +54,18 @@ export interface AssembleOptions {
   readonly tmpDir?: string;
   /** A sampled run: `stratum,weight` after `row,key` (the spool was told the same). */
   readonly sampled?: boolean;
-}
-
-/** Bytes [start, end) of the file at `path` appended to `fd`. */
-function copyRange(fd: number, path: string, start: number, end: number): void {
-  const src = openSync(path, 'r');
-  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, end - start)));
-  try {
-    for (let at = start; at < end; ) {
-      const n = readSync(src, buf, 0, Math.min(buf.length, end - at), at);
-      if (n === 0) throw new Error(`${path} ends at byte ${at}, before ${end}`);
-      writeAll(fd, buf.subarray(0, n));
-      at += n;
-    }
-  } finally {
-    closeSync(src);
-  }
+  /**
+   * The results files' index (./results-index.ts): with `tally`, the files an earlier end wrote are used
+   * where it still describes them, and the index of the files written is kept for the next end. Without,
+   * an index there is removed (the files it describes are replaced).
+   */
+  readonly indexPath?: string;
+  readonly tally?: Tally;
 }
 
 /**
  * results.csv and/or results.parquet, written under temporary names and renamed when complete. Returns the
- * rows written, the columns of each, and how many of the rows were spooled chunks used as they are.
+ * rows written, the columns of each, and how many of the rows were chunks used as they are.
  */
 export async function assembleResultFiles(
   o: AssembleOptions,
@@ -74,19 +73,51 @@ export async function assembleResultFiles(
   const finalNames = names(o.columns);
   const finalKinds = kinds(o.columns);
   const sampled = o.sampled === true;
-  const shape = new RowShape(o.columns, sampled);
-  const pqColumns = resultParquetColumns(o.columns, sampled);
+  const cut = o.visitBefore ?? o.size;
+  const earlier =
+    o.indexPath && o.tally
+      ? readIndex(o.indexPath, {
+          journal: o.resultsPath,
+          size: o.size,
+          cut,
+          files: o.files,
+          names: finalNames,
+          kinds: finalKinds,
+          sampled,
+        })
+      : undefined;
+  // The earlier end's files as a segment of their own, before this session's: the journal's bytes up to
+  // where it ended, its rows in its chunks.
+  const segments: SpooledSegment[] = [
+    ...(earlier
+      ? [
+          {
+            start: 0,
+            end: earlier.size,
+            rows: earlier.chunks.reduce((n, c) => n + c.rows, 0),
+            names: finalNames,
+            kinds: finalKinds,
+            ...(o.files.csv ? { csvPath: o.files.csv } : {}),
+            chunks: earlier.chunks,
+            parquet: o.files.parquet !== undefined,
+          },
+        ]
+      : []),
+    ...(o.spool?.segments ?? []),
+  ];
+  const fromEarlier = (seg: number) => earlier !== undefined && seg === 0;
   const plan = planEnd(
-    o.spool?.segments ?? [],
+    segments,
     o.size,
-    o.visitBefore ?? o.size,
+    cut,
     (seg) =>
       (!o.files.csv || (seg.names === finalNames && seg.csvPath !== undefined)) &&
       (!o.files.parquet || (seg.names === finalNames && seg.kinds === finalKinds && seg.parquet)),
   );
 
   // The lines to encode, read to their end (by the sort) before the first one is written: the journal's
-  // part, marking the chunks its rows fall in; then the lines of the chunks found dirty.
+  // part, marking the chunks its rows fall in; then the lines of the chunks found dirty (the earlier end's
+  // too: their lines were counted in its tally, so they are not visited).
   async function* toEncode(): AsyncGenerator<SortedLine[]> {
     const aside = new Map<PlannedChunk, SortedLine[]>();
     for (const range of plan.journal)
@@ -113,90 +144,54 @@ export async function assembleResultFiles(
   }
 
   const sorted = linesByRow(o.resultsPath, toEncode(), o.tmpDir ?? dirname(o.resultsPath));
+  let out: ResultsWriter | undefined;
   // The sort's temporary runs are removed however this ends.
   try {
     // The first batch comes once every line to encode is read: the chunks are marked by then.
     const first = await sorted.next();
     const clean = plan.chunks.filter((c) => !c.dirty);
-    const segments = o.spool?.segments ?? [];
-
-    const csvTmp = o.files.csv ? `${o.files.csv}.tmp` : undefined;
-    const csvFd = csvTmp ? openSync(csvTmp, 'w') : undefined;
-    const csv = csvFd === undefined ? undefined : new CsvSink(csvFd);
     // The spool's body is continued only when a row group of it is used: else its bytes would be dead weight.
-    const spoolBody = clean.length > 0 ? o.spool?.body : undefined;
-    const body = o.files.parquet
-      ? spoolBody
-        ? ParquetBody.append(spoolBody.path, spoolBody.bytes)
-        : new ParquetBody(`${o.files.parquet}.tmp`)
-      : undefined;
-    const pq: ParquetGroupWriter | undefined = body?.groups(pqColumns);
-    const parts: GroupsWritten[] = [];
-    let rows = 0;
+    const spoolUsed = clean.some((c) => !fromEarlier(c.seg));
+    out = new ResultsWriter({
+      files: o.files,
+      columns: o.columns,
+      pqColumns: resultParquetColumns(o.columns, sampled),
+      sampled,
+      ...(spoolUsed && o.spool?.body ? { body: o.spool.body } : {}),
+    });
     let copied = 0;
-
-    const encode = (l: SortedLine): void => {
-      let line: ResultLine | undefined;
-      try {
-        line = JSON.parse(l.text) as ResultLine;
-      } catch {
-        return; // a line that does not parse is left out, as by every reader of the journal
-      }
-      if (!line?.stages) return;
-      if (l.visit) o.visit?.(line);
-      const values = shape.values(line);
-      csv?.add(shape.record(values));
-      pq?.push(values);
-      rows += 1;
-    };
-    const copy = (c: PlannedChunk): void => {
-      if (csv) {
-        csv.flush();
-        copyRange(csvFd!, segments[c.seg].csvPath!, c.chunk.csvStart, c.chunk.csvEnd);
-      }
-      if (pq) {
-        // The rows encoded so far go before it, as a (smaller) row group of their own.
-        const before = pq.take();
-        if (before.rows > 0) parts.push(before);
-        parts.push(c.chunk.groups!);
-      }
-      rows += c.chunk.rows;
+    const copy = (c: PlannedChunk) => {
+      out!.copy(c.chunk, segments[c.seg].csvPath, fromEarlier(c.seg) ? o.files.parquet : undefined);
       copied += c.chunk.rows;
     };
-
-    try {
-      csv?.add([...leadingColumns(sampled).map((c) => c.name), ...o.columns.map((c) => c.name)]);
-      let next = 0;
-      for (let r = first; !r.done; r = await sorted.next())
-        for (const l of r.value) {
-          while (next < clean.length && clean[next].chunk.firstRow < l.row) copy(clean[next++]);
-          encode(l);
-        }
-      while (next < clean.length) copy(clean[next++]);
-      if (body) {
-        const last = pq!.take();
-        if (last.rows > 0 || parts.length === 0) parts.push(last);
-        body.finish(pqColumns, parts);
-        renameSync(body.path, o.files.parquet!);
+    let next = 0;
+    for (let r = first; !r.done; r = await sorted.next())
+      for (const l of r.value) {
+        while (next < clean.length && clean[next].chunk.firstRow < l.row) copy(clean[next++]);
+        out.encode(l, o.visit);
       }
-      if (csv) {
-        csv.flush();
-        closeSync(csvFd!);
-        renameSync(csvTmp!, o.files.csv!);
-      }
-    } catch (err) {
-      body?.abort();
-      if (csvFd !== undefined) {
-        try {
-          closeSync(csvFd);
-        } catch {
-          /* already closed */
-        }
-        rmSync(csvTmp!, { force: true });
-      }
-      throw err;
-    }
-    return { rows, columns: o.columns.length + leadingColumns(sampled).length, copied };
+    while (next < clean.length) copy(clean[next++]);
+    const chunks = out.complete();
+    // The counts of the earlier end's rows, whose lines were not visited.
+    if (earlier) o.tally!.restore(earlier.tally);
+    // No index while the files change: a crash between the two renames leaves none that would lie.
+    if (o.indexPath) dropIndex(o.indexPath);
+    out.rename();
+    if (o.indexPath && o.tally)
+      writeIndex(o.indexPath, {
+        journal: o.resultsPath,
+        size: o.size,
+        files: o.files,
+        names: finalNames,
+        kinds: finalKinds,
+        sampled,
+        chunks,
+        tally: o.tally.save(),
+      });
+    return { rows: out.rows, columns: o.columns.length + leadingColumns(sampled).length, copied };
+  } catch (err) {
+    out?.abort();
+    throw err;
   } finally {
     await sorted.return(undefined);
   }

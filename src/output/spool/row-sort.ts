@@ -24,6 +24,9 @@ export interface SortedLine {
   readonly row: number;
   readonly text: string;
   readonly visit: boolean;
+  /** Its bytes in the journal: [at, at + bytes), the newline included. */
+  readonly at: number;
+  readonly bytes: number;
 }
 
 /** Text held in memory before a sorted run goes to disk. */
@@ -37,12 +40,15 @@ export async function* rangeLines(path: string, ranges: readonly JournalRange[])
   for (const r of ranges) {
     if (r.end <= r.start) continue;
     const stream = createReadStream(path, { highWaterMark: 256 * 1024, start: r.start, end: r.end - 1 });
+    let at = r.start;
     for await (const lines of readLineBatches(stream, 256 * 1024 * 1024)) {
       const out: SortedLine[] = [];
       for (const l of lines) {
+        const from = at;
+        at += l.bytes + 1;
         if (l.text === '') continue;
         const row = rowOfLine(l.text);
-        if (row !== undefined) out.push({ row, text: l.text, visit: r.visit });
+        if (row !== undefined) out.push({ row, text: l.text, visit: r.visit, at: from, bytes: l.bytes + 1 });
       }
       if (out.length > 0) yield out;
     }
@@ -53,7 +59,7 @@ async function writeRun(path: string, lines: readonly SortedLine[]): Promise<voi
   const out: WriteStream = createWriteStream(path);
   let buf = '';
   for (const l of lines) {
-    buf += `${l.row}\t${l.visit ? 1 : 0}\t${l.text}\n`;
+    buf += `${l.row}\t${l.visit ? 1 : 0}\t${l.at}\t${l.bytes}\t${l.text}\n`;
     if (buf.length >= 1 << 20) {
       if (!out.write(buf)) await once(out, 'drain');
       buf = '';
@@ -84,7 +90,15 @@ class RunReader {
         if (text === '') continue;
         const a = text.indexOf('\t');
         const b = text.indexOf('\t', a + 1);
-        this.#batch.push({ row: Number(text.slice(0, a)), visit: text[a + 1] === '1', text: text.slice(b + 1) });
+        const c = text.indexOf('\t', b + 1);
+        const d = text.indexOf('\t', c + 1);
+        this.#batch.push({
+          row: Number(text.slice(0, a)),
+          visit: text[a + 1] === '1',
+          at: Number(text.slice(b + 1, c)),
+          bytes: Number(text.slice(c + 1, d)),
+          text: text.slice(d + 1),
+        });
       }
     }
     return this.#batch[this.#at++];
