@@ -20,7 +20,8 @@ import { excelSafe } from '../files/excel.js';
 import { readNdjsonBatches } from '../ndjson-file.js';
 import { journalSize } from '../journal-file.js';
 import { isoOffset } from '../files/parquet/schema.js';
-import { assembleResultFiles, type ResultFiles, type ResultLine, type SpoolContents } from './spool.js';
+import { assembleResultFiles } from './assemble.js';
+import type { ResultFiles, ResultLine, SpoolContents } from './spool.js';
 import { ParquetTableWriter } from '../files/parquet/table-writer.js';
 
 export type OutputFormat = 'csv' | 'parquet';
@@ -203,7 +204,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   };
   const resultsPath = at(FILES.results);
   const union = o.union ?? (await scanUnion(resultsPath));
-  const results = await assembleResultFiles({
+  const { copied: _, ...results } = await assembleResultFiles({
     resultsPath,
     size: journalSize(resultsPath),
     files: resultFiles,

@@ -27,13 +27,13 @@ export interface SortedLine {
 }
 
 /** Text held in memory before a sorted run goes to disk. */
-export const SORT_CHUNK_BYTES = 32 * 1024 * 1024;
+const SORT_CHUNK_BYTES = 32 * 1024 * 1024;
 const BATCH = 1024;
 
 const byRow = (a: SortedLine, b: SortedLine) => a.row - b.row;
 
-/** Every line of the ranges, in journal order, a batch at a time. */
-async function* rangeLines(path: string, ranges: readonly JournalRange[]): AsyncGenerator<SortedLine[]> {
+/** Every line of the ranges (that names its row), in journal order, a batch at a time. */
+export async function* rangeLines(path: string, ranges: readonly JournalRange[]): AsyncGenerator<SortedLine[]> {
   for (const r of ranges) {
     if (r.end <= r.start) continue;
     const stream = createReadStream(path, { highWaterMark: 256 * 1024, start: r.start, end: r.end - 1 });
@@ -47,13 +47,6 @@ async function* rangeLines(path: string, ranges: readonly JournalRange[]): Async
       if (out.length > 0) yield out;
     }
   }
-}
-
-/** The lines of `ranges` read into memory and sorted (the caller knows they are few). */
-export async function sortInMemory(path: string, ranges: readonly JournalRange[]): Promise<SortedLine[]> {
-  const all: SortedLine[] = [];
-  for await (const batch of rangeLines(path, ranges)) for (const l of batch) all.push(l);
-  return all.sort(byRow);
 }
 
 async function writeRun(path: string, lines: readonly SortedLine[]): Promise<void> {
@@ -98,10 +91,14 @@ class RunReader {
   }
 }
 
-/** The lines of `ranges` in row order, a batch at a time; temporary runs under `tmpDir`, removed at the end. */
+/**
+ * The lines of `ranges` of the journal at `path` (or of `source`, lines of it chosen by the caller, read to
+ * its end before the first batch comes out) in row order, a batch at a time; temporary runs under `tmpDir`,
+ * removed at the end.
+ */
 export async function* linesByRow(
   path: string,
-  ranges: readonly JournalRange[],
+  source: readonly JournalRange[] | AsyncIterable<SortedLine[]>,
   tmpDir: string,
   chunkBytes = SORT_CHUNK_BYTES,
 ): AsyncGenerator<SortedLine[]> {
@@ -114,7 +111,8 @@ export async function* linesByRow(
   let chunk: SortedLine[] = [];
   let bytes = 0;
   try {
-    for await (const batch of rangeLines(path, ranges)) {
+    const batches = Symbol.asyncIterator in source ? source : rangeLines(path, source);
+    for await (const batch of batches) {
       for (const l of batch) {
         chunk.push(l);
         bytes += l.text.length;

@@ -125,6 +125,8 @@ export class ParquetGroupWriter {
   readonly #groupRows: number;
   #buffers: unknown[][];
   #buffered = 0;
+  /** How much of the writer's bookkeeping `take` has handed out already. */
+  #taken = { groups: 0, indexes: 0, rows: 0 };
 
   constructor(pw: Internals, columns: readonly ParquetColumn[], groupRows: number) {
     this.#pw = pw;
@@ -155,6 +157,23 @@ export class ParquetGroupWriter {
   /** Everything written (call flush first). */
   written(): GroupsWritten {
     return { groups: this.#pw.row_groups, indexes: this.#pw.pendingIndexes, rows: Number(this.#pw.num_rows) };
+  }
+
+  /**
+   * The rows buffered written as a group, and the groups written since the last `take`: a part of the file
+   * that can be listed in a footer on its own (the spool's chunks, src/output/spool/spool.ts).
+   */
+  take(): GroupsWritten {
+    this.flush();
+    const pw = this.#pw;
+    const t = this.#taken;
+    const out = {
+      groups: pw.row_groups.slice(t.groups),
+      indexes: pw.pendingIndexes.slice(t.indexes),
+      rows: Number(pw.num_rows) - t.rows,
+    };
+    this.#taken = { groups: pw.row_groups.length, indexes: pw.pendingIndexes.length, rows: Number(pw.num_rows) };
+    return out;
   }
 }
 
