@@ -226,9 +226,7 @@ export async function acquireRun(x: {
     return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
   });
   const factory = empty ? localLimiter : (hooks.limiterFactory ?? localLimiter);
-  const egress = await Egress.open(s, factory, shared, stop, (line) =>
-    log(line, { level: 'warn' }),
-  );
+  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }));
   const releaseEgress = d.defer('egress', async () => {
     try {
       await egress.closeClients();
