@@ -2,8 +2,8 @@
  * The end of a run (issue 13: bounded memory; issue 16: the wait after the last answer). In a child process
  * per size, over a results.ndjson of `location` results:
  * - `spooled`: what an uninterrupted run does. The journal's lines are fed to the spool with their byte
- *   ranges as its thread does in a run (src/output/spool/worker.ts; here on the child's own thread, the
- *   parse not timed), then the end is timed: results.csv and results.parquet assembled, errors.parquet
+ *   ranges as its thread does in a run (src/output/spool/worker.ts; here on a thread of the child's with the
+ *   heap limits of the run's spool thread, the parse not timed), then the end is timed on the main thread: results.csv and results.parquet assembled, errors.parquet
  *   written;
  * - `resumed`: the end of a run resumed half-way: the first half of the journal's lines are an earlier
  *   session's (read from results.ndjson at the end, as the spool is one session's), the second half this
@@ -11,9 +11,9 @@
  *   are among this session's, so the two halves' rows interleave where they meet;
  * - `journal`: the same end with no spool at all (a folder whose spool was lost with its process): both files
  *   rebuilt from results.ndjson alone (the column union known from .state/columns.ndjson, so one pass).
- * Peak RSS is the child's (getrusage maxRSS), and the spooled run also says the heap left after a full
- * collection at each quarter of its feed (flat: the spool keeps nothing per row; RSS above that is how
- * much garbage V8 lets pile up). The figures that matter: seconds per million rows of the spooled end,
+ * Peak RSS is the child's (getrusage maxRSS: both its threads, as a run's is), and the spooled run also says
+ * the heap of the spool's thread left after a full collection at each quarter of its feed (flat: the spool
+ * keeps nothing per row; RSS above that is how much garbage V8 lets pile up). The figures that matter: seconds per million rows of the spooled end,
  * and peak RSS of the larger size over the smaller (flat: about 1).
  */
 import { spawn } from 'node:child_process';

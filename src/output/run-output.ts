@@ -36,6 +36,7 @@ import { journalExists, journalLines } from './journal-file.js';
 import { expandFolder } from './journal/compact.js';
 import { ColumnJournal } from './journal/column-journal.js';
 import type { ResultStages, StageColumns } from './journal/columns.js';
+import type { Tally } from './spool/assemble.js';
 import { OUTPUT_FORMATS, rebuildOutputs, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
 import { ResultSpool, type ResultLine } from './spool/spool.js';
 import { SpoolThread } from './spool/thread.js';
@@ -390,7 +391,7 @@ export class RunOutput {
    * this session's were seen by the caller as they were written, whether the spool held them or not (a short
    * run starts no spool and its rows are read back from the journal too).
    */
-  async rebuild(visitResult?: (line: ResultLine) => void): Promise<RebuildResult> {
+  async rebuild(visitResult?: (line: ResultLine) => void, tally?: Tally): Promise<RebuildResult> {
     try {
       const spool = await this.#spool?.finish(this.#results.bytes);
       return await rebuildOutputs({
@@ -403,6 +404,7 @@ export class RunOutput {
         transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined,
         visitResult,
         visitResultsBefore: this.#sessionStart,
+        tally,
       });
     } finally {
       ResultSpool.clean(join(this.dir, FILES.state));

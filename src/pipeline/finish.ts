@@ -76,7 +76,8 @@ async function folderEnd(
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
   const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
   if (!stopped && out.retry.size > 0) out.finishRetry();
-  const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages));
+  // The decisions of an earlier end's rows come from its index when its files are used again.
+  const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages), run.decisions);
   const csv = rebuilt.results;
   const totals = { succeeded: csv.rows, failed: out.failedTotal };
   const estimate = stopped ? run.rowEstimate() : undefined;

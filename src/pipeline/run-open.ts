@@ -47,7 +47,8 @@ export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
   /**
    * Where the services are, asked once the input has been checked and before anything is called (the
-   * built-in sandbox starts here: a missing input file is said before any sandbox is). Default: the settings'.
+   * built-in sandbox starts here: a missing input file is said before any sandbox is), and not asked when
+   * nothing will be (a dry run, an empty input with --allow-empty). Default: the settings'.
    */
   readonly connect?: () => Promise<Pick<RunSettings, 'baseUrls' | 'clientId' | 'authToken'>>;
   /** Test hook: the run's clock. */
@@ -121,18 +122,21 @@ export async function acquireRun(x: {
   const frontier = input.db && !s.dryRun ? new FrontierTracker(input.db.start) : undefined;
   // The counting pass, before the folder exists: a --stratify-by column the input lacks is exit 2.
   const sample = s.sample ? await (await import('./sample.js')).drawSample(s, s.sample) : undefined;
-  if (hooks.connect && !s.dryRun) {
+  // An empty input run with --allow-empty calls nothing: no service is reached (not even checked), no sandbox
+  // started, no shared limiter joined; the run only writes its folder (an empty night's files and summary).
+  const empty = input.empty !== undefined;
+  if (hooks.connect && !s.dryRun && !empty) {
     const endpoints = await hooks.connect();
     redactor.add(endpoints.authToken);
     s = { ...s, ...endpoints };
   }
   const manifest = await runManifest(s, input.reading, sample);
   // Before the folder is made: an address that cannot be used is a configuration error, nothing written.
-  if (s.localAddresses && !s.dryRun)
+  if (s.localAddresses && !s.dryRun && !empty)
     await checkLocalAddresses(s.localAddresses, [...new Set(kinds.map((k) => s.baseUrls[k.service]))]);
   // The user's services, before the folder exists: a host that does not resolve, a closed port or a TLS failure
   // is exit 2 naming them, not every row in errors (src/http/preflight.ts). The built-in sandbox needs none.
-  if (s.network) await preflight([...new Set(kinds.map((k) => k.service))], s.baseUrls, s.network);
+  if (s.network && !empty) await preflight([...new Set(kinds.map((k) => k.service))], s.baseUrls, s.network);
   const transactions = kinds.some((k) => k.producesTransactions === true);
   // So is a sink that cannot be reached, or a user's table that cannot take the rows.
   const sink = await openSink(s, sample !== undefined, transactions, (line) => log(line));
@@ -221,9 +225,8 @@ export async function acquireRun(x: {
     stageStats.set(config.id, stats);
     return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
   });
-  const egress = await Egress.open(s, hooks.limiterFactory ?? localLimiter, shared, stop, (line) =>
-    log(line, { level: 'warn' }),
-  );
+  const factory = empty ? localLimiter : (hooks.limiterFactory ?? localLimiter);
+  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }));
   const releaseEgress = d.defer('egress', async () => {
     try {
       await egress.closeClients();

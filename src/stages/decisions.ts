@@ -23,6 +23,22 @@ export class DecisionCounter {
     }
   }
 
+  /** The counts as they are now (kept beside the results files: output/spool/results-index.ts). */
+  save(): DecisionCounts {
+    return structuredClone(this.counts);
+  }
+
+  /** Counts saved by `save` (of other rows) added to these; a stage or label unknown here is left out. */
+  restore(saved: unknown): void {
+    if (typeof saved !== 'object' || saved === null) return;
+    for (const [id, labels] of Object.entries(saved as Record<string, unknown>)) {
+      const into = this.counts[id];
+      if (!into || typeof labels !== 'object' || labels === null) continue;
+      for (const [label, n] of Object.entries(labels as Record<string, unknown>))
+        if (typeof n === 'number') into[label] = (into[label] ?? 0) + n;
+    }
+  }
+
   /** One result line's stages. */
   add(stages: Results): void {
     for (const r of this.#readers) {

@@ -2,9 +2,12 @@
  * The first night's inputs that are not what they should be, through the CLI as a user runs it: an input with
  * no data rows (0 bytes, a header only, blank lines, NDJSON blank lines, gzip'ed empty files, a Parquet file with a schema and no rows, an empty PostgreSQL table and query) is exit 2 naming the file and what it held, for `run`,
  * `--dry-run` and `--plan` alike, unless --allow-empty (exit 0, said in the summary); a binary file says what
- * it is and a missing path says it does not exist. Nothing is called and no folder is made when refused.
+ * it is and a missing path says it does not exist. Nothing is called and no folder is made when refused; with
+ * --allow-empty nothing is called either: no built-in sandbox is started and no service reached.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parquetWriteBuffer } from 'hyparquet-writer';
@@ -90,6 +93,72 @@ describe('an input with no data rows', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('rows to do: 0');
     expect(plan.stdout).toContain('input: no data rows, it held a header only');
+  });
+
+  it('--allow-empty ends before the services: no built-in sandbox started, and the folder of a run with no rows', async () => {
+    const input = join(dir, 'zero.csv');
+    writeFileSync(input, '');
+    const out = join(dir, 'out-zero');
+    const r = await spawnCli(runArgs('location', input, out, '--allow-empty'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('input: no data rows, it held 0 bytes (--allow-empty: an empty night, nothing to do)');
+    expect(r.stderr).not.toContain('built-in sandbox');
+    // The control: the same command with one row does start it (and says so), so the line above can be missed.
+    const one = join(dir, 'one.csv');
+    writeFileSync(one, `${HEADER}LOC-1,u1,lead1,19.07,72.87\n`);
+    const ran = await spawnCli(runArgs('location', one, join(dir, 'out-one')));
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).toContain('no BRE_BASE_URL set: using the built-in sandbox at http://127.0.0.1:');
+    // What README's output folder lists for a run, with no rows in it; nothing of the run's own left running.
+    expect(readdirSync(out).sort()).toEqual([
+      '.state',
+      'errors.ndjson',
+      'errors.parquet',
+      'manifest.json',
+      'report.html',
+      'results.csv',
+      'results.ndjson',
+      'results.parquet',
+      'summary.json',
+    ]);
+    expect(readFileSync(join(out, 'results.csv'), 'utf8')).toMatch(/^row,key,location\.decision,[^\n]*\n$/);
+    expect(readdirSync(join(out, '.state')).sort()).toEqual(['columns.ndjson', 'timeline.ndjson']);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      finished: boolean;
+      input_empty?: string;
+      stages: Record<string, { calls: number }>;
+    };
+    expect(summary.finished).toBe(true);
+    expect(summary.input_empty).toBe('0 bytes');
+    expect(summary.stages.location.calls).toBe(0);
+  });
+
+  it("--allow-empty with the user's services: none is reached (no connection, not even the check before the run)", async () => {
+    const connections: Socket[] = [];
+    const server = createServer((socket) => {
+      connections.push(socket);
+      socket.destroy();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const env = { BRE_BASE_URL: `http://127.0.0.1:${port}`, BRE_CLIENT_ID: 'c1', BRE_AUTH_TOKEN: 't0123456789' };
+      const input = join(dir, 'empty-services.csv');
+      writeFileSync(input, HEADER);
+      const r = await spawnCli(runArgs('location', input, join(dir, 'out-services'), '--allow-empty'), env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('input: no data rows, it held a header only');
+      expect(connections).toHaveLength(0);
+      // The control: a dry run of one row calls nothing either, yet checks the service first (a connection).
+      const one = join(dir, 'one-services.csv');
+      writeFileSync(one, `${HEADER}LOC-1,u1,lead1,19.07,72.87\n`);
+      const dry = await spawnCli(runArgs('location', one, join(dir, 'out-services-dry'), '--dry-run'), env);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(connections.length).toBeGreaterThan(0);
+    } finally {
+      server.close();
+    }
   });
 
   it('--allow-empty with a Parquet file of no rows: exit 0, the summary names its schema, results.parquet empty', async () => {

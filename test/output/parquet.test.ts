@@ -10,7 +10,8 @@ import { ColumnUnion, type StageColumns } from '../../src/output/journal/columns
 import { AppendFile } from '../../src/output/ndjson-file.js';
 import { buildResultsCsv } from './two-pass-csv.js';
 import { rebuildOutputs, parseOutputFormats } from '../../src/output/spool/rebuild.js';
-import { ResultSpool, assembleResultFiles } from '../../src/output/spool/spool.js';
+import { ResultSpool } from '../../src/output/spool/spool.js';
+import { assembleResultFiles } from '../../src/output/spool/assemble.js';
 import { expectMatchesJournal, parquetCodecs, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 

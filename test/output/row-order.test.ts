@@ -9,13 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../src/output/journal/columns.js';
 import { linesByRow } from '../../src/output/spool/row-sort.js';
-import {
-  assembleResultFiles,
-  REORDER_BYTES,
-  REORDER_ROWS,
-  ResultSpool,
-  type ResultLine,
-} from '../../src/output/spool/spool.js';
+import { assembleResultFiles } from '../../src/output/spool/assemble.js';
+import { CHUNK_ROWS, REORDER_BYTES, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -105,6 +100,8 @@ describe('results in row order', () => {
       visitBefore: f.start,
     });
     expect(done.rows).toBe(9000);
+    // The second segment (the final columns) as it is; the first, without `late`, encoded again.
+    expect(done.copied).toBe(b.rows);
     expect(await csvRows(files.csv)).toEqual(range(1, 9000));
     await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
     // The same bytes as the files made from the journal alone.
@@ -159,6 +156,49 @@ describe('results in row order', () => {
     await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
     // The decisions of the earlier session's rows are counted from the journal, this session's are not.
     expect(visited.sort((a, b) => a - b)).toEqual([...earlier].sort((a, b) => a - b));
+  });
+
+  it("a resumed run: the second session's chunks past where the sessions meet are used as they are", async () => {
+    // The earlier session did rows 1..12,000 but 150 of its last 400 (in flight at its stop); this one does
+    // those, then the rest up to 35,000: its first chunk holds rows of both, the later ones only its own.
+    const inFlight = new Set(arrival(range(11_601, 12_000), 0).filter((r) => r % 8 < 3));
+    const earlier = arrival(
+      range(1, 12_000).filter((r) => !inFlight.has(r)),
+      64,
+    );
+    const session = arrival([...inFlight, ...range(12_001, 35_000)], 64, 3);
+    const f = folder(earlier, session);
+    expect(f.contents.segments).toHaveLength(1);
+    const chunks = f.contents.segments[0].chunks;
+    expect(chunks.map((c) => c.rows)).toEqual([CHUNK_ROWS, CHUNK_ROWS, session.length - 2 * CHUNK_ROWS]);
+    expect(chunks[0].firstRow).toBeLessThan(12_000);
+    const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
+    const visited: number[] = [];
+    const done = await assembleResultFiles({
+      resultsPath: f.ndjson,
+      size: f.size,
+      files,
+      columns: f.union.columns(STAGES),
+      spool: f.contents,
+      visit: (l) => visited.push(l.row),
+      visitBefore: f.start,
+    });
+    expect(done.rows).toBe(35_000);
+    // The two later chunks copied; the first, where the sessions meet, encoded with the earlier rows.
+    expect(done.copied).toBe(chunks[1].rows + chunks[2].rows);
+    expect(await csvRows(files.csv)).toEqual(range(1, 35_000));
+    await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
+    expect(visited.sort((a, b) => a - b)).toEqual([...earlier].sort((a, b) => a - b));
+    // The same bytes as the CSV made from the journal alone.
+    const alone = { csv: join(f.dir, 'alone.csv') };
+    const journalOnly = await assembleResultFiles({
+      resultsPath: f.ndjson,
+      size: f.size,
+      files: alone,
+      columns: f.union.columns(STAGES),
+    });
+    expect(journalOnly.copied).toBe(0);
+    expect(readFileSync(files.csv, 'utf8')).toBe(readFileSync(alone.csv, 'utf8'));
   });
 
   it('the merge of sorted runs on disk gives every line once, in row order, and removes its runs', async () => {

@@ -19,6 +19,8 @@ export const FILES = {
   columns: '.state/columns.ndjson',
   /** The run's time series, for report.html (src/output/timeline-store.ts). */
   timeline: '.state/timeline.ndjson',
+  /** What results.csv and results.parquet hold, for the next end of the run (src/output/spool/results-index.ts). */
+  resultsIndex: '.state/results-index.bin',
   /** A database input's resume point: every row up to it is done (src/output/format/frontier.ts). */
   frontier: '.state/source-frontier.json',
 } as const;

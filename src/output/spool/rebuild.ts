@@ -20,7 +20,8 @@ import { excelSafe } from '../files/excel.js';
 import { readNdjsonBatches } from '../ndjson-file.js';
 import { journalSize } from '../journal-file.js';
 import { isoOffset } from '../files/parquet/schema.js';
-import { assembleResultFiles, type ResultFiles, type ResultLine, type SpoolContents } from './spool.js';
+import { assembleResultFiles, type Tally } from './assemble.js';
+import type { ResultFiles, ResultLine, SpoolContents } from './spool.js';
 import { ParquetTableWriter } from '../files/parquet/table-writer.js';
 
 export type OutputFormat = 'csv' | 'parquet';
@@ -166,6 +167,11 @@ export interface RebuildOptions {
   readonly visitResult?: (line: ResultLine) => void;
   /** Byte offset of results.ndjson from which `visitResult` sees no line (this session's rows). */
   readonly visitResultsBefore?: number;
+  /**
+   * What `visitResult` counts, kept with the results files' index: an earlier end's files are used again
+   * (their rows not read from the journal) only with it (src/output/spool/assemble.ts).
+   */
+  readonly tally?: Tally;
   readonly visitError?: (line: Record<string, unknown>) => void;
   /** A sampled run: the results and errors files carry `stratum,weight` after `row,key`. */
   readonly sampled?: boolean;
@@ -203,7 +209,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   };
   const resultsPath = at(FILES.results);
   const union = o.union ?? (await scanUnion(resultsPath));
-  const results = await assembleResultFiles({
+  const { copied: _, ...results } = await assembleResultFiles({
     resultsPath,
     size: journalSize(resultsPath),
     files: resultFiles,
@@ -212,6 +218,8 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
     visit: o.visitResult,
     visitBefore: o.visitResultsBefore,
     sampled: o.sampled,
+    indexPath: at(FILES.resultsIndex),
+    tally: o.tally,
   });
   if (csv) files.push(FILES.resultsCsv);
   if (parquet) files.push(FILES.resultsParquet);

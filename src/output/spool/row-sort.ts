@@ -24,43 +24,42 @@ export interface SortedLine {
   readonly row: number;
   readonly text: string;
   readonly visit: boolean;
+  /** Its bytes in the journal: [at, at + bytes), the newline included. */
+  readonly at: number;
+  readonly bytes: number;
 }
 
 /** Text held in memory before a sorted run goes to disk. */
-export const SORT_CHUNK_BYTES = 32 * 1024 * 1024;
+const SORT_CHUNK_BYTES = 32 * 1024 * 1024;
 const BATCH = 1024;
 
 const byRow = (a: SortedLine, b: SortedLine) => a.row - b.row;
 
-/** Every line of the ranges, in journal order, a batch at a time. */
-async function* rangeLines(path: string, ranges: readonly JournalRange[]): AsyncGenerator<SortedLine[]> {
+/** Every line of the ranges (that names its row), in journal order, a batch at a time. */
+export async function* rangeLines(path: string, ranges: readonly JournalRange[]): AsyncGenerator<SortedLine[]> {
   for (const r of ranges) {
     if (r.end <= r.start) continue;
     const stream = createReadStream(path, { highWaterMark: 256 * 1024, start: r.start, end: r.end - 1 });
+    let at = r.start;
     for await (const lines of readLineBatches(stream, 256 * 1024 * 1024)) {
       const out: SortedLine[] = [];
       for (const l of lines) {
+        const from = at;
+        at += l.bytes + 1;
         if (l.text === '') continue;
         const row = rowOfLine(l.text);
-        if (row !== undefined) out.push({ row, text: l.text, visit: r.visit });
+        if (row !== undefined) out.push({ row, text: l.text, visit: r.visit, at: from, bytes: l.bytes + 1 });
       }
       if (out.length > 0) yield out;
     }
   }
 }
 
-/** The lines of `ranges` read into memory and sorted (the caller knows they are few). */
-export async function sortInMemory(path: string, ranges: readonly JournalRange[]): Promise<SortedLine[]> {
-  const all: SortedLine[] = [];
-  for await (const batch of rangeLines(path, ranges)) for (const l of batch) all.push(l);
-  return all.sort(byRow);
-}
-
 async function writeRun(path: string, lines: readonly SortedLine[]): Promise<void> {
   const out: WriteStream = createWriteStream(path);
   let buf = '';
   for (const l of lines) {
-    buf += `${l.row}\t${l.visit ? 1 : 0}\t${l.text}\n`;
+    buf += `${l.row}\t${l.visit ? 1 : 0}\t${l.at}\t${l.bytes}\t${l.text}\n`;
     if (buf.length >= 1 << 20) {
       if (!out.write(buf)) await once(out, 'drain');
       buf = '';
@@ -91,17 +90,29 @@ class RunReader {
         if (text === '') continue;
         const a = text.indexOf('\t');
         const b = text.indexOf('\t', a + 1);
-        this.#batch.push({ row: Number(text.slice(0, a)), visit: text[a + 1] === '1', text: text.slice(b + 1) });
+        const c = text.indexOf('\t', b + 1);
+        const d = text.indexOf('\t', c + 1);
+        this.#batch.push({
+          row: Number(text.slice(0, a)),
+          visit: text[a + 1] === '1',
+          at: Number(text.slice(b + 1, c)),
+          bytes: Number(text.slice(c + 1, d)),
+          text: text.slice(d + 1),
+        });
       }
     }
     return this.#batch[this.#at++];
   }
 }
 
-/** The lines of `ranges` in row order, a batch at a time; temporary runs under `tmpDir`, removed at the end. */
+/**
+ * The lines of `ranges` of the journal at `path` (or of `source`, lines of it chosen by the caller, read to
+ * its end before the first batch comes out) in row order, a batch at a time; temporary runs under `tmpDir`,
+ * removed at the end.
+ */
 export async function* linesByRow(
   path: string,
-  ranges: readonly JournalRange[],
+  source: readonly JournalRange[] | AsyncIterable<SortedLine[]>,
   tmpDir: string,
   chunkBytes = SORT_CHUNK_BYTES,
 ): AsyncGenerator<SortedLine[]> {
@@ -114,7 +125,8 @@ export async function* linesByRow(
   let chunk: SortedLine[] = [];
   let bytes = 0;
   try {
-    for await (const batch of rangeLines(path, ranges)) {
+    const batches = Symbol.asyncIterator in source ? source : rangeLines(path, source);
+    for await (const batch of batches) {
       for (const l of batch) {
         chunk.push(l);
         bytes += l.text.length;

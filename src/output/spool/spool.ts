@@ -8,20 +8,18 @@
  * order as the run's does). A segment's rows are written in row order (the input's, issue 31) through a
  * reorder buffer of REORDER_ROWS rows: answers finish out of order by about the rows in flight. When the
  * union changes in a way the files show (a new column, or a Parquet type that widens), or a row comes after
- * a later row was written, the spool starts a new segment. At the end (assembleResultFiles), when the
- * segments with the final columns and the rest of the journal follow one another in row order (a run of one
- * session), the segments are used as they are (CSV bytes copied, row groups listed in the footer) and the
- * rest (the first rows, before the spool's thread started) read again from the journal, which stays the
- * truth; otherwise (a resumed run, --retry-errors) every row is read from the journal in row order, by a
- * merge of sorted runs in bounded memory (./row-sort.ts).
+ * a later row was written, the spool starts a new segment. A segment is cut into chunks of CHUNK_ROWS rows,
+ * each one row group and a byte range of the segment's CSV, with its first and last row and the bytes of
+ * results.ndjson its lines came from. At the end (./assemble.ts) a chunk whose row range holds no other
+ * line of the folder is used as it is, and the rest of the journal is read and encoded (./chunk-plan.ts).
  *
  * During a run the spool lives in a worker thread that follows results.ndjson (./thread.ts): encoding
  * (Parquet above all: a row group of 10,000 rows took hundreds of ms at once) costs the run's event loop
  * nothing. The spool belongs to one session: a crash leaves files that the next session removes. Memory:
  * one row group, a few hundred CSV records and the reorder buffer.
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { csvRecords } from '../files/csv-line.js';
 import {
   asJsonValue,
@@ -34,7 +32,6 @@ import { excelSafe } from '../files/excel.js';
 import { kindOfTypes, type ParquetColumn } from '../files/parquet/schema.js';
 import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
 import { MinHeap } from './min-heap.js';
-import { linesByRow, sortInMemory, SORT_CHUNK_BYTES, type JournalRange, type SortedLine } from './row-sort.js';
 
 export interface ResultLine {
   row: number;
@@ -54,7 +51,7 @@ export interface ResultFiles {
  * The columns before the stages': `row,key`, and in a sampled run `stratum,weight` (interface: the sample
  * design in an output folder).
  */
-function leadingColumns(sampled: boolean): ParquetColumn[] {
+export function leadingColumns(sampled: boolean): ParquetColumn[] {
   const lead: ParquetColumn[] = [
     { name: 'row', kind: 'int64' },
     { name: 'key', kind: 'string' },
@@ -63,15 +60,15 @@ function leadingColumns(sampled: boolean): ParquetColumn[] {
 }
 
 /** The Parquet columns of results.parquet: the same names and order as results.csv's header. */
-function resultParquetColumns(columns: readonly ResultColumn[], sampled = false): ParquetColumn[] {
+export function resultParquetColumns(columns: readonly ResultColumn[], sampled = false): ParquetColumn[] {
   return [...leadingColumns(sampled), ...columns.map((c) => ({ name: c.name, kind: kindOfTypes(c.types) }))];
 }
 
-const names = (columns: readonly ResultColumn[]) => columns.map((c) => c.name).join('\n');
-const kinds = (columns: readonly ResultColumn[]) => columns.map((c) => kindOfTypes(c.types)).join('\n');
+export const names = (columns: readonly ResultColumn[]) => columns.map((c) => c.name).join('\n');
+export const kinds = (columns: readonly ResultColumn[]) => columns.map((c) => kindOfTypes(c.types)).join('\n');
 
 /** A row's values in file order (row, key, [stratum, weight,] then each column) and its CSV record. */
-class RowShape {
+export class RowShape {
   readonly width: number;
   readonly #lead: number;
   readonly #stage: string[];
@@ -111,9 +108,11 @@ class RowShape {
 }
 
 /** CSV records gathered and written synchronously a few hundred at a time (csv-stringify's quoting). */
-class CsvSink {
+export class CsvSink {
   readonly #fd: number;
   #pending: string[][] = [];
+  /** Bytes written so far (flush first): where the next record starts. */
+  bytes = 0;
 
   constructor(fd: number) {
     this.#fd = fd;
@@ -126,28 +125,41 @@ class CsvSink {
 
   flush(): void {
     if (this.#pending.length === 0) return;
-    writeAll(this.#fd, csvRecords(this.#pending));
+    this.bytes += writeAll(this.#fd, csvRecords(this.#pending));
     this.#pending = [];
   }
 }
 
-function writeAll(fd: number, data: string | Uint8Array): void {
+/** Returns the bytes written. */
+export function writeAll(fd: number, data: string | Uint8Array): number {
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
   for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+  return buf.length;
 }
 
-function appendFileTo(fd: number, path: string): void {
-  const src = openSync(path, 'r');
-  const buf = Buffer.allocUnsafe(1 << 20);
-  try {
-    for (let n = readSync(src, buf); n > 0; n = readSync(src, buf)) writeAll(fd, buf.subarray(0, n));
-  } finally {
-    closeSync(src);
-  }
+/**
+ * Rows a chunk holds: one Parquet row group (big enough for good compression and fast scans), and the unit
+ * the end uses as it is or encodes again.
+ */
+export const CHUNK_ROWS = 10_000;
+
+/** Rows of a segment, in row order, written together (plain data: it crosses threads). */
+export interface SpooledChunk {
+  readonly rows: number;
+  readonly firstRow: number;
+  readonly lastRow: number;
+  /** The bytes of results.ndjson its lines are in: from the start of the first to the end of the last. */
+  readonly from: number;
+  readonly to: number;
+  /** Its records in the segment's CSV file, bytes [csvStart, csvEnd). */
+  readonly csvStart: number;
+  readonly csvEnd: number;
+  /** Its row group in the spool's Parquet body. */
+  readonly groups?: GroupsWritten;
 }
 
 /** A range of results.ndjson the spool holds, under the columns it had then (plain data: it crosses threads). */
-interface SpooledSegment {
+export interface SpooledSegment {
   /** Byte range of results.ndjson holding its rows. */
   readonly start: number;
   readonly end: number;
@@ -157,11 +169,25 @@ interface SpooledSegment {
   readonly lastRow?: number;
   /** Rows it holds whose lines are in an earlier segment's bytes (held back when the columns changed). */
   readonly carried?: readonly number[];
+  /** Where the first of those lines starts in results.ndjson. */
+  readonly carriedFrom?: number;
   readonly names: string;
   readonly kinds: string;
   readonly csvPath?: string;
-  /** Its row groups in the spool's Parquet body. */
-  readonly groups?: GroupsWritten;
+  /** Its rows, in row order; each chunk's rows come after the one before's. */
+  readonly chunks: readonly SpooledChunk[];
+  /** Whether it has row groups in the spool's Parquet body. */
+  readonly parquet: boolean;
+}
+
+/** The chunk being written. */
+interface OpenChunk {
+  rows: number;
+  firstRow: number;
+  lastRow: number;
+  from: number;
+  to: number;
+  csvStart: number;
 }
 
 /** A segment being written. */
@@ -172,6 +198,9 @@ interface Segment {
   firstRow?: number;
   lastRow?: number;
   carried?: number[];
+  carriedFrom?: number;
+  readonly chunks: SpooledChunk[];
+  chunk?: OpenChunk;
   readonly names: string;
   readonly kinds: string;
   readonly shape: RowShape;
@@ -211,6 +240,8 @@ export const REORDER_BYTES = 8 * 1024 * 1024;
 interface Held {
   readonly row: number;
   readonly line: ResultLine;
+  /** Its bytes [start, start + bytes) in results.ndjson. */
+  readonly start: number;
   readonly bytes: number;
 }
 
@@ -243,13 +274,14 @@ export class ResultSpool {
       start,
       end: start,
       rows: 0,
+      chunks: [],
       names: names(columns),
       kinds: kinds(columns),
       shape: new RowShape(columns, this.#o.sampled === true),
       csvPath,
       csvFd,
       csv: csvFd === undefined ? undefined : new CsvSink(csvFd),
-      pq: this.#body?.groups(resultParquetColumns(columns, this.#o.sampled === true)),
+      pq: this.#body?.groups(resultParquetColumns(columns, this.#o.sampled === true), CHUNK_ROWS),
       closed: false,
     };
     this.#segments.push(seg);
@@ -265,16 +297,47 @@ export class ResultSpool {
     seg.rows += 1;
     seg.firstRow ??= h.row;
     seg.lastRow = h.row;
+    const c = seg.chunk;
+    if (!c) {
+      // Its records start where the chunk before's end (each chunk's are flushed at its end).
+      const csvStart = seg.chunks.at(-1)?.csvEnd ?? 0;
+      seg.chunk = { rows: 1, firstRow: h.row, lastRow: h.row, from: h.start, to: h.start + h.bytes, csvStart };
+    } else {
+      c.rows += 1;
+      c.lastRow = h.row;
+      // A carried row's line is before the segment's bytes; the others are in journal order, give or take.
+      c.from = Math.min(c.from, h.start);
+      c.to = Math.max(c.to, h.start + h.bytes);
+    }
+    if (seg.chunk!.rows >= CHUNK_ROWS) this.#endChunk(seg);
+  }
+
+  /** The open chunk's records and row group written out, and the chunk listed. */
+  #endChunk(seg: Segment): void {
+    const c = seg.chunk;
+    if (!c) return;
+    seg.csv?.flush();
+    const csvEnd = seg.csv?.bytes ?? 0;
+    seg.chunks.push({
+      rows: c.rows,
+      firstRow: c.firstRow,
+      lastRow: c.lastRow,
+      from: c.from,
+      to: c.to,
+      csvStart: c.csvStart,
+      csvEnd,
+      ...(seg.pq ? { groups: seg.pq.take() } : {}),
+    });
+    seg.chunk = undefined;
   }
 
   /** `flush`: the rows held go to this segment; else they go on to the next one (its `carried`). */
   #close(seg: Segment, end: number, flush = true): void {
     if (flush) for (let h = this.#held.pop(); h; h = this.#held.pop()) this.#write(seg, h);
+    this.#endChunk(seg);
     seg.end = end;
-    seg.csv?.flush();
     seg.closed = true;
     if (seg.csvFd !== undefined) closeSync(seg.csvFd);
-    seg.pq?.flush();
   }
 
   /**
@@ -293,14 +356,16 @@ export class ResultSpool {
         // one after the other; the end knows them by `carried` (their lines are in this segment's bytes).
         this.#close(seg, start, false);
         seg = this.#current = this.#open(start);
-        seg.carried = this.#held.items().map((h) => h.row);
+        const held = this.#held.items();
+        seg.carried = held.map((h) => h.row);
+        if (held.length > 0) seg.carriedFrom = Math.min(...held.map((h) => h.start));
       }
     }
     if (seg.lastRow !== undefined && line.row < seg.lastRow) {
       this.#close(seg, start);
       seg = this.#current = this.#open(start);
     }
-    this.#held.push({ row: line.row, line, bytes: end - start });
+    this.#held.push({ row: line.row, line, start, bytes: end - start });
     this.#heldBytes += end - start;
     while (this.#held.size > REORDER_ROWS || (this.#heldBytes > REORDER_BYTES && this.#held.size > 1))
       this.#write(seg, this.#held.pop()!);
@@ -322,9 +387,10 @@ export class ResultSpool {
         names: s.names,
         kinds: s.kinds,
         ...(s.firstRow === undefined ? {} : { firstRow: s.firstRow, lastRow: s.lastRow }),
-        ...(s.carried?.length ? { carried: s.carried } : {}),
+        ...(s.carried?.length ? { carried: s.carried, carriedFrom: s.carriedFrom } : {}),
         ...(s.csvPath ? { csvPath: s.csvPath } : {}),
-        ...(s.pq ? { groups: s.pq.written() } : {}),
+        chunks: s.chunks,
+        parquet: s.pq !== undefined,
       }),
     );
     return { segments, ...(this.#body ? { body: this.#body.release() } : {}) };
@@ -347,165 +413,4 @@ export class ResultSpool {
       for (const f of readdirSync(stateDir))
         if (/^spool-\d+\.csv(\.tmp)?$/.test(f) || f === BODY) rmSync(join(stateDir, f), { force: true });
   }
-}
-
-export interface AssembleOptions {
-  readonly resultsPath: string;
-  /** Length of results.ndjson (read up to there). */
-  readonly size: number;
-  readonly files: ResultFiles;
-  /** The final columns (the union of the whole folder). */
-  readonly columns: readonly ResultColumn[];
-  /** What this session spooled; undefined: every row is read from the journal. */
-  readonly spool?: SpoolContents;
-  /** Sees result lines read from the journal that start before `visitBefore` (default: all of them). */
-  readonly visit?: (line: ResultLine) => void;
-  /**
-   * Byte offset of the first line `visit` must not see: where this session's lines begin (the caller saw
-   * those as they were written, whether or not the spool held them).
-   */
-  readonly visitBefore?: number;
-  /** Folder for temporary files when there is no spool. */
-  readonly tmpDir?: string;
-  /** A sampled run: `stratum,weight` after `row,key` (the spool was told the same). */
-  readonly sampled?: boolean;
-}
-
-/** A part of the results files, in journal order: a spooled segment used as it is, or lines of the journal. */
-type Piece = { readonly seg: SpooledSegment } | { readonly ranges: readonly JournalRange[]; lines?: SortedLine[] };
-
-/**
- * results.csv and/or results.parquet, in row order (the input's), written under temporary names and renamed
- * when complete. When the spooled segments that have the final columns and the rest of the journal (read
- * into memory and sorted) follow one another in row order, as in a run of one session, the segments are
- * used as they are (CSV bytes copied, row groups listed) and only the rest is encoded. Otherwise (a resumed
- * run, --retry-errors, a merge, a row that came later than REORDER_ROWS others) every line is read from the
- * journal in row order (./row-sort.ts: sorted runs merged, memory bounded) and encoded.
- */
-export async function assembleResultFiles(o: AssembleOptions): Promise<{ rows: number; columns: number }> {
-  const finalNames = names(o.columns);
-  const finalKinds = kinds(o.columns);
-  const sampled = o.sampled === true;
-  const shape = new RowShape(o.columns, sampled);
-  const pqColumns = resultParquetColumns(o.columns, sampled);
-  const cut = o.visitBefore ?? o.size;
-  // A journal range's lines before `cut` are shown to `visit` (rows of earlier sessions), the rest not.
-  const split = (start: number, end: number, visit: boolean): JournalRange[] => {
-    const at = visit ? Math.min(Math.max(cut, start), end) : start;
-    return [
-      { start, end: at, visit: true },
-      { start: at, end, visit: false },
-    ].filter((r) => r.end > r.start);
-  };
-  const pieces: Piece[] = [];
-  let pos = 0;
-  for (const seg of o.spool?.segments ?? []) {
-    if (seg.start > pos) pieces.push({ ranges: split(pos, seg.start, true) });
-    const fits =
-      (!o.files.csv || (seg.names === finalNames && seg.csvPath !== undefined)) &&
-      (!o.files.parquet || (seg.names === finalNames && seg.kinds === finalKinds && seg.groups !== undefined));
-    if (fits && seg.rows > 0) pieces.push({ seg });
-    else if (seg.end > seg.start) pieces.push({ ranges: split(seg.start, seg.end, false) });
-    pos = seg.end;
-  }
-  if (o.size > pos) pieces.push({ ranges: split(pos, o.size, true) });
-  // Rows a segment used as it is holds, whose lines are in the bytes of an earlier piece.
-  const carried = new Set(pieces.flatMap((p) => ('seg' in p ? (p.seg.carried ?? []) : [])));
-
-  let ordered =
-    pieces.reduce((n, p) => n + ('ranges' in p ? p.ranges.reduce((m, r) => m + r.end - r.start, 0) : 0), 0) <=
-    SORT_CHUNK_BYTES;
-  if (ordered) {
-    let last = -Infinity;
-    for (const p of pieces) {
-      if ('ranges' in p) p.lines = (await sortInMemory(o.resultsPath, p.ranges)).filter((l) => !carried.has(l.row));
-      const [first, end] =
-        'seg' in p ? [p.seg.firstRow, p.seg.lastRow] : [p.lines![0]?.row, p.lines![p.lines!.length - 1]?.row];
-      if (first === undefined || end === undefined) continue;
-      if (first < last) ordered = false;
-      last = end;
-    }
-  }
-
-  const csvTmp = o.files.csv ? `${o.files.csv}.tmp` : undefined;
-  const csvFd = csvTmp ? openSync(csvTmp, 'w') : undefined;
-  const csv = csvFd === undefined ? undefined : new CsvSink(csvFd);
-  const spoolBody = ordered ? o.spool?.body : undefined;
-  const body = o.files.parquet
-    ? spoolBody
-      ? ParquetBody.append(spoolBody.path, spoolBody.bytes)
-      : new ParquetBody(`${o.files.parquet}.tmp`)
-    : undefined;
-  const parts: GroupsWritten[] = [];
-  let rows = 0;
-
-  const encode = (lines: readonly SortedLine[], pq: ParquetGroupWriter | undefined): number => {
-    let n = 0;
-    for (const l of lines) {
-      let line: ResultLine | undefined;
-      try {
-        line = JSON.parse(l.text) as ResultLine;
-      } catch {
-        continue; // a line that does not parse is left out, as by every reader of the journal
-      }
-      if (!line?.stages) continue;
-      if (l.visit) o.visit?.(line);
-      const values = shape.values(line);
-      csv?.add(shape.record(values));
-      pq?.push(values);
-      n += 1;
-    }
-    return n;
-  };
-  const groupsOf = (pq: ParquetGroupWriter | undefined) => {
-    if (!pq) return;
-    pq.flush();
-    parts.push(pq.written());
-  };
-
-  try {
-    csv?.add([...leadingColumns(sampled).map((c) => c.name), ...o.columns.map((c) => c.name)]);
-    if (ordered) {
-      for (const p of pieces) {
-        if ('seg' in p) {
-          if (csv) {
-            csv.flush();
-            appendFileTo(csvFd!, p.seg.csvPath!);
-          }
-          if (body) parts.push(p.seg.groups!);
-          rows += p.seg.rows;
-        } else {
-          const pq = body?.groups(pqColumns);
-          rows += encode(p.lines!, pq);
-          groupsOf(pq);
-        }
-      }
-    } else {
-      const pq = body?.groups(pqColumns);
-      for await (const batch of linesByRow(o.resultsPath, split(0, o.size, true), o.tmpDir ?? dirname(o.resultsPath)))
-        rows += encode(batch, pq);
-      groupsOf(pq);
-    }
-    if (body) {
-      body.finish(pqColumns, parts);
-      renameSync(body.path, o.files.parquet!);
-    }
-    if (csv) {
-      csv.flush();
-      closeSync(csvFd!);
-      renameSync(csvTmp!, o.files.csv!);
-    }
-  } catch (err) {
-    body?.abort();
-    if (csvFd !== undefined) {
-      try {
-        closeSync(csvFd);
-      } catch {
-        /* already closed */
-      }
-      rmSync(csvTmp!, { force: true });
-    }
-    throw err;
-  }
-  return { rows, columns: o.columns.length + leadingColumns(sampled).length };
 }

@@ -9,7 +9,7 @@
  * A spool that fails (a full disk, a crash of the thread) does not stop the run: the journal stays the truth,
  * and the end reads it instead (assembleResultFiles without a spool).
  */
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { startScriptWorker } from '../worker-thread.js';
 import { BreError, internalError, type BreErrorJSON } from '../../errors.js';
 import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
@@ -38,8 +38,21 @@ export type FromSpool =
   | { readonly type: 'done'; readonly contents: SpoolContents }
   | { readonly type: 'failed'; readonly error: BreErrorJSON };
 
+/**
+ * The heap of the spool's thread. The thread keeps little (the reorder buffer, one row group: a few MB) but
+ * makes kilobytes of garbage a row (the parsed line, its values and CSV record, the Parquet encoding), and what
+ * the reorder buffer and the row group hold lives long enough to reach the old generation. V8 lets the old
+ * generation grow to a factor times what was alive at the last full collection before it collects again, and
+ * that factor is up to 4 when the heap's limit is 2 GB or more (the process's default: a quarter of the
+ * memory, up to 4 GB), 1.3 to 2 below: with the default the thread's heap went on growing well into a long
+ * run, with garbage, not rows (docs/performance.md, The spool's heap). 1 GB keeps the factor near 1.6 and is
+ * still far above what the thread keeps; a thread that runs out all the same ends the spool, and the end
+ * reads the journal instead (as for any failure of the spool).
+ */
+export const SPOOL_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 1024 };
+
 function startWorker(workerData: SpoolWorkerData): Worker {
-  return startScriptWorker('spool', workerData);
+  return startScriptWorker('spool', workerData, SPOOL_RESOURCE_LIMITS);
 }
 
 export class SpoolThread {

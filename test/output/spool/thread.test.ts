@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
 import { AppendFile } from '../../../src/output/ndjson-file.js';
-import { assembleResultFiles } from '../../../src/output/spool/spool.js';
+import { assembleResultFiles } from '../../../src/output/spool/assemble.js';
 import { SpoolThread } from '../../../src/output/spool/thread.js';
 import { BreError } from '../../../src/errors.js';
 import { expectMatchesJournal } from '../parquet-reader.js';

@@ -9,7 +9,7 @@
  * the end with row groups added after it (src/output/spool/spool.ts). Bytes no group refers to (the 4-byte
  * header each extra writer writes) are ignored by every reader.
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { ByteWriter, ParquetWriter, type Writer } from 'hyparquet-writer';
 import { convert, schemaOf, type ParquetColumn } from './schema.js';
 
@@ -39,6 +39,25 @@ function fdWriter(fd: number, at = 0): Writer & { flush(): void } {
   w.flush = drain;
   w.finish = drain;
   return Object.assign(w, { flush: drain });
+}
+
+/** What of a row group's column chunks says where their bytes are (hyparquet-writer's RowGroup). */
+interface RowGroupOffsets {
+  total_compressed_size: bigint;
+  columns: {
+    file_offset: bigint;
+    meta_data: { data_page_offset: bigint; dictionary_page_offset?: bigint };
+    column_index_offset?: bigint;
+    column_index_length?: number;
+    offset_index_offset?: bigint;
+    offset_index_length?: number;
+  }[];
+}
+
+/** A column chunk's page indexes, written with the footer (hyparquet-writer's PageIndexes). */
+interface PageIndexOffsets {
+  chunk: unknown;
+  offsetIndex?: { page_locations: { offset: bigint }[] };
 }
 
 /** The row groups one group writer produced, with their page indexes (written with the footer). */
@@ -79,6 +98,48 @@ export class ParquetBody {
     this.#closed = true;
     closeSync(this.#fd);
     return { path: this.path, bytes: this.#out.offset };
+  }
+
+  /**
+   * The row groups of `part`, written by another body that is now the file at `from`, copied to the end of
+   * this one: their bytes as they are, their offsets moved to where they are now (the results files of an
+   * earlier end of the run, used again by this one: src/output/spool/assemble.ts).
+   */
+  copyGroups(from: string, part: GroupsWritten): GroupsWritten {
+    const moved = structuredClone(part) as { groups: RowGroupOffsets[]; indexes: PageIndexOffsets[]; rows: number };
+    this.#out.flush();
+    const src = openSync(from, 'r');
+    const buf = Buffer.allocUnsafe(1 << 20);
+    try {
+      for (const g of moved.groups) {
+        const start = g.columns[0].file_offset;
+        const delta = BigInt(this.#out.offset) - start;
+        for (let at = Number(start), end = at + Number(g.total_compressed_size); at < end; ) {
+          const n = readSync(src, buf, 0, Math.min(buf.length, end - at), at);
+          if (n === 0) throw new Error(`${from} ends at byte ${at}, inside a row group`);
+          for (let off = 0; off < n; ) off += writeSync(this.#fd, buf, off, n - off);
+          this.#out.offset += n;
+          at += n;
+        }
+        for (const c of g.columns) {
+          c.file_offset += delta;
+          c.meta_data.data_page_offset += delta;
+          if (c.meta_data.dictionary_page_offset !== undefined) c.meta_data.dictionary_page_offset += delta;
+          // Written again by the footer, where it is.
+          delete c.column_index_offset;
+          delete c.column_index_length;
+          delete c.offset_index_offset;
+          delete c.offset_index_length;
+        }
+        // The page indexes of these columns, still to be written with the footer, point at their pages.
+        const own = new Set<unknown>(g.columns);
+        for (const x of moved.indexes)
+          if (own.has(x.chunk)) for (const p of x.offsetIndex?.page_locations ?? []) p.offset += delta;
+      }
+    } finally {
+      closeSync(src);
+    }
+    return moved;
   }
 
   /** A writer of row groups with these columns into this file. */
@@ -125,6 +186,8 @@ export class ParquetGroupWriter {
   readonly #groupRows: number;
   #buffers: unknown[][];
   #buffered = 0;
+  /** How much of the writer's bookkeeping `take` has handed out already. */
+  #taken = { groups: 0, indexes: 0, rows: 0 };
 
   constructor(pw: Internals, columns: readonly ParquetColumn[], groupRows: number) {
     this.#pw = pw;
@@ -155,6 +218,23 @@ export class ParquetGroupWriter {
   /** Everything written (call flush first). */
   written(): GroupsWritten {
     return { groups: this.#pw.row_groups, indexes: this.#pw.pendingIndexes, rows: Number(this.#pw.num_rows) };
+  }
+
+  /**
+   * The rows buffered written as a group, and the groups written since the last `take`: a part of the file
+   * that can be listed in a footer on its own (the spool's chunks, src/output/spool/spool.ts).
+   */
+  take(): GroupsWritten {
+    this.flush();
+    const pw = this.#pw;
+    const t = this.#taken;
+    const out = {
+      groups: pw.row_groups.slice(t.groups),
+      indexes: pw.pendingIndexes.slice(t.indexes),
+      rows: Number(pw.num_rows) - t.rows,
+    };
+    this.#taken = { groups: pw.row_groups.length, indexes: pw.pendingIndexes.length, rows: Number(pw.num_rows) };
+    return out;
   }
 }
 

@@ -1,0 +1,221 @@
+/**
+ * The results files of an earlier end used again by the next (issue 31, src/output/spool/results-index.ts):
+ * a run stopped and resumed encodes only the chunks where the sessions meet; its files equal those made
+ * from the journal alone, and its counts (the tally) those of every row. The index is used only while it
+ * still describes the folder: a results file changed, the journal's bytes changed, other columns, a
+ * missing index all fall back to the journal, with the same files.
+ */
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
+import { assembleResultFiles, type Tally } from '../../../src/output/spool/assemble.js';
+import { CHUNK_ROWS, ResultSpool, type ResultLine } from '../../../src/output/spool/spool.js';
+import { expectMatchesJournal, readParquet } from '../parquet-reader.js';
+import { tempDir } from '../../helpers/temp.js';
+
+const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
+
+function line(row: number, extra = false): ResultLine {
+  const wf: Record<string, unknown> = {
+    decision: row % 3 ? 'Approve' : 'Reject',
+    amount: row % 4 ? row * 10 : null,
+    note: `r,"${row}"\nnext`,
+  };
+  if (extra) wf.extra = row;
+  return { row, key: `K${row}`, stages: { wf } };
+}
+
+/** 1..n in the order answers might finish: each row late by up to `jitter` places (seeded). */
+function arrival(rows: readonly number[], jitter: number, seed = 1): number[] {
+  let s = seed;
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return rows
+    .map((r, i) => ({ r, at: i + rnd() * jitter }))
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.r);
+}
+
+const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+
+/** summary.json's decisions, as the run keeps them: counted as rows are written, and by the end's visits. */
+class Counts implements Tally {
+  counts: Record<string, number> = {};
+  add(l: ResultLine): void {
+    const d = String(l.stages.wf.decision);
+    this.counts[d] = (this.counts[d] ?? 0) + 1;
+  }
+  save(): unknown {
+    return { ...this.counts };
+  }
+  restore(saved: unknown): void {
+    for (const [k, n] of Object.entries(saved as Record<string, number>)) this.counts[k] = (this.counts[k] ?? 0) + n;
+  }
+}
+
+/** An output folder whose sessions append to results.ndjson, each spooled, each ending as a run does. */
+class Folder {
+  readonly dir = tempDir('bre-index-');
+  readonly ndjson = join(this.dir, 'results.ndjson');
+  readonly files = { csv: join(this.dir, 'results.csv'), parquet: join(this.dir, 'results.parquet') };
+  readonly index = join(this.dir, '.state', 'results-index.bin');
+  readonly union = new ColumnUnion();
+  size = 0;
+
+  constructor() {
+    mkdirSync(join(this.dir, '.state'));
+    writeFileSync(this.ndjson, '');
+  }
+
+  /** A session: its lines appended and spooled, then its end; returns the end's figures and counts. */
+  async session(rows: readonly number[], o: { extra?: boolean; index?: boolean } = {}) {
+    const start = this.size;
+    const copy = new ColumnUnion();
+    for (const e of this.union.entries()) copy.add(e.stage, e.field, e.types);
+    const spool = new ResultSpool({
+      stateDir: join(this.dir, '.state'),
+      csv: true,
+      parquet: true,
+      stages: STAGES,
+      union: copy,
+    });
+    const counts = new Counts();
+    let text = '';
+    for (const r of rows) {
+      const l = line(r, o.extra);
+      const t = `${JSON.stringify(l)}\n`;
+      this.union.observe(l.stages);
+      spool.add(l, this.size, this.size + Buffer.byteLength(t));
+      this.size += Buffer.byteLength(t);
+      text += t;
+      counts.add(l);
+    }
+    appendFileSync(this.ndjson, text);
+    const visited: number[] = [];
+    const done = await assembleResultFiles({
+      resultsPath: this.ndjson,
+      size: this.size,
+      files: this.files,
+      columns: this.union.columns(STAGES),
+      spool: spool.finish(this.size),
+      visit: (l) => {
+        visited.push(l.row);
+        counts.add(l);
+      },
+      visitBefore: start,
+      // As rebuildOutputs calls it: the index's path always, a tally from a run only.
+      indexPath: this.index,
+      ...(o.index === false ? {} : { tally: counts }),
+    });
+    ResultSpool.clean(join(this.dir, '.state'));
+    return { ...done, counts: counts.counts, visited };
+  }
+
+  /** The files made from the journal alone, beside. */
+  async alone(): Promise<{ csv: string; counts: Record<string, number> }> {
+    const counts = new Counts();
+    const csv = join(this.dir, 'alone.csv');
+    await assembleResultFiles({
+      resultsPath: this.ndjson,
+      size: this.size,
+      files: { csv },
+      columns: this.union.columns(STAGES),
+      visit: (l) => counts.add(l),
+    });
+    return { csv: readFileSync(csv, 'utf8'), counts: counts.counts };
+  }
+
+  async check(rows: number): Promise<void> {
+    const alone = await this.alone();
+    expect(readFileSync(this.files.csv, 'utf8')).toBe(alone.csv);
+    const t = await readParquet(this.files.parquet);
+    expect(t.rows.map((r) => Number(r.row))).toEqual(range(1, rows));
+    await expectMatchesJournal(this.files.parquet, this.ndjson, [...t.columns]);
+  }
+}
+
+/** The earlier session did rows 1..n but some of its last 400 (in flight at its stop). */
+function stopped(n: number) {
+  const inFlight = range(n - 399, n).filter((r) => r % 8 < 3);
+  const done = arrival(
+    range(1, n).filter((r) => !inFlight.includes(r)),
+    64,
+  );
+  return { done, inFlight };
+}
+
+describe('the results files of an earlier end, used again', () => {
+  it('a stopped run resumed: only the chunks where the sessions meet are encoded, the counts are every row', async () => {
+    const f = new Folder();
+    const a = stopped(25_000);
+    const first = await f.session(a.done);
+    expect(first.copied).toBe(first.rows);
+    expect(statSync(f.index).size).toBeGreaterThan(0);
+    const second = await f.session(arrival([...a.inFlight, ...range(25_001, 38_000)], 64, 3));
+    expect(second.rows).toBe(38_000);
+    // The earlier end's chunks but its last (rows 20,001-25,000 and the rows done again inside it) copied,
+    // and this session's but its first (those rows, then 25,001 on).
+    expect(second.copied).toBe(2 * CHUNK_ROWS + (a.inFlight.length + 13_000 - CHUNK_ROWS));
+    // No line of the earlier session was read to count it: the index's counts stand for them.
+    expect(second.visited).toEqual([]);
+    const alone = await f.alone();
+    expect(second.counts).toEqual(alone.counts);
+    await f.check(38_000);
+    // And once more: the second end's index serves a third.
+    const third = await f.session(range(38_001, 40_000));
+    expect(third.copied).toBe(40_000);
+    expect(third.counts).toEqual((await f.alone()).counts);
+    await f.check(40_000);
+  });
+
+  it.each([
+    {
+      what: 'results.csv changed since (opened and saved in a spreadsheet)',
+      spoil: (f: Folder) => appendFileSync(f.files.csv, '\n'),
+    },
+    {
+      what: 'results.parquet touched since',
+      spoil: (f: Folder) => utimesSync(f.files.parquet, new Date(), new Date(Date.now() - 60_000)),
+    },
+    { what: 'no index (the earlier session was killed)', spoil: (f: Folder) => rmSync(f.index) },
+    { what: 'an index that does not read', spoil: (f: Folder) => writeFileSync(f.index, 'not v8') },
+    {
+      what: "the journal's bytes it covers changed",
+      spoil: (f: Folder) => {
+        // The last line's key, one letter: the same length, other bytes.
+        const text = readFileSync(f.ndjson, 'utf8');
+        const at = text.lastIndexOf('"key":"K') + 7;
+        writeFileSync(f.ndjson, `${text.slice(0, at)}k${text.slice(at + 1)}`);
+      },
+    },
+  ])('not used when $what: the journal instead, the same files', async ({ spoil }) => {
+    const f = new Folder();
+    const a = stopped(12_000);
+    await f.session(a.done);
+    spoil(f);
+    const second = await f.session(arrival([...a.inFlight, ...range(12_001, 25_000)], 64, 3));
+    // Only this session's chunks past the meeting point: the earlier rows all read from the journal.
+    expect(second.copied).toBeLessThanOrEqual(25_000 - 12_000);
+    expect(second.visited.length).toBe(a.done.length);
+    expect(second.counts).toEqual((await f.alone()).counts);
+    await f.check(25_000);
+  });
+
+  it('not used when the columns changed (a field that appears in this session): the same files', async () => {
+    const f = new Folder();
+    const a = stopped(12_000);
+    await f.session(a.done);
+    const second = await f.session(arrival([...a.inFlight, ...range(12_001, 15_000)], 64, 3), { extra: true });
+    expect(second.visited.length).toBe(a.done.length);
+    expect(second.counts).toEqual((await f.alone()).counts);
+    await f.check(15_000);
+  });
+
+  it('an end without a tally (merge) removes the index: the files it described are replaced', async () => {
+    const f = new Folder();
+    await f.session(range(1, 3000));
+    expect(statSync(f.index).size).toBeGreaterThan(0);
+    await f.session(range(3001, 4000), { index: false });
+    expect(() => statSync(f.index)).toThrow();
+  });
+});
