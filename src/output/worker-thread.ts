@@ -1,23 +1,28 @@
 /**
- * Starts a worker thread from one of the CLI's worker scripts, `./<name>/worker`: the bundle's `<name>-worker.js`
- * beside this module's chunk (dist/bundle/, scripts/bundle.ts), else the compiled `.js` (dist/), or, when running
- * from the sources (the tests, tsx), its `.ts` loaded through tsx's loader (a development dependency), registered
- * in the worker first. The spool (./spool/thread.ts) and the sink (./sink/thread.ts) run on such threads.
+ * Starts a worker thread from one of the CLI's worker scripts: the bundle's (dist/bundle/, scripts/bundle.ts),
+ * the compiled `.js` (dist/), or, when running from the sources (the tests, tsx), its `.ts` loaded through tsx's
+ * loader (a development dependency), registered in the worker first. The spool (./spool/thread.ts) and the sink
+ * (./sink/thread.ts) run on such threads.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
-/** `resourceLimits`: the thread's own heap limits (its isolate's; the process's flags do not apply to it). */
-export function startScriptWorker(
-  name: 'spool' | 'sink',
-  workerData: unknown,
-  resourceLimits?: ResourceLimits,
-): Worker {
+/**
+ * The URL of the worker script `name`: the bundle's `<name>-worker.js` when this module runs from the bundle,
+ * else `./<name>/worker.js` (compiled, or its `.ts` beside it, which startScriptWorker runs through tsx).
+ */
+export function workerScript(name: 'spool' | 'sink'): URL {
   const bundled = new URL(`./${name}-worker.js`, import.meta.url);
-  if (existsSync(fileURLToPath(bundled))) return new Worker(bundled, { workerData, resourceLimits });
-  const js = new URL(`./${name}/worker.js`, import.meta.url);
+  return existsSync(fileURLToPath(bundled)) ? bundled : new URL(`./${name}/worker.js`, import.meta.url);
+}
+
+/**
+ * `js`: the compiled script's URL (workerScript); `resourceLimits`: the thread's own heap limits (its
+ * isolate's; the process's flags do not apply to it).
+ */
+export function startScriptWorker(js: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
   if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData, resourceLimits });
   const boot = {
     tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
