@@ -11,7 +11,7 @@
  * CLI reads its version from) hold in both; the worker scripts are named `<name>-worker.js`, which
  * src/output/worker-thread.ts looks for first.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -19,7 +19,7 @@ import { build, type Plugin } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Entry points: output name -> compiled module. */
-const ENTRIES = {
+export const ENTRIES = {
   main: 'dist/cli/main.js',
   'spool-worker': 'dist/output/spool/worker.js',
   'sink-worker': 'dist/output/sink/worker.js',
@@ -30,7 +30,10 @@ const ENTRIES = {
  * (pg-native, ...) cannot be resolved at build time. Packages loaded through createRequire (pino, cli-progress) are
  * not seen by the bundler at all.
  */
-const EXTERNAL = ['pg', 'pg-copy-streams', 'mysql2', 'ioredis'];
+/** The bundle's esbuild metafile, beside it. */
+export const META = 'meta.json';
+
+export const EXTERNAL = ['pg', 'pg-copy-streams', 'mysql2', 'ioredis'];
 
 /**
  * CommonJS packages bundled into ES modules call `require` for Node's built-ins: this gives every output file a
@@ -75,8 +78,11 @@ export async function bundle(root = ROOT): Promise<string[]> {
     minifySyntax: true,
     logLevel: 'warning',
   });
+  // What went where (`npx esbuild --analyze` reads it; test/scripts/bundle.test.ts checks what is left out).
+  const meta = join(outdir, META);
+  writeFileSync(meta, JSON.stringify(result.metafile));
   // Files of an earlier build that this one did not write (chunks are named by their content's hash).
-  const written = new Set(Object.keys(result.metafile.outputs).map((p) => join(root, p)));
+  const written = new Set([meta, ...Object.keys(result.metafile.outputs).map((p) => join(root, p))]);
   const stale = readdirSync(outdir)
     .map((f) => join(outdir, f))
     .filter((p) => !written.has(p));
