@@ -13,7 +13,7 @@ COPY patches/ patches/
 RUN npm ci --no-audit --no-fund --ignore-scripts \
  && npx --no-install patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/prune-dist.ts scripts/
+COPY scripts/prune-dist.ts scripts/bundle.ts scripts/
 COPY src/ src/
 RUN npm run -s build \
  && npm prune --omit=dev --no-audit --no-fund

@@ -2,7 +2,7 @@
  * Removes from dist/ every compiled file whose source in src/ is gone (moved or deleted): tsc only ever
  * adds and overwrites, so without this a test or a user could still run a module that no longer exists.
  * Run by `npm run build` after tsc. Deletes only what has no source, so a build running beside a test run
- * never takes away a file the tests use.
+ * never takes away a file the tests use. dist/bundle/ is scripts/bundle.ts' output, which tidies itself.
  */
 import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -24,6 +24,7 @@ export function pruneDist(root = ROOT): string[] {
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
+      if (path === join(dist, 'bundle')) continue;
       if (entry.isDirectory()) {
         walk(path);
         if (readdirSync(path).length === 0) rmdirSync(path);

@@ -15,9 +15,20 @@
  * quotes (bytes 0x80-0x9F) come out as control characters (nodejs/node#56542).
  */
 import { isUtf8 } from 'node:buffer';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import iconv from 'iconv-lite';
+import type Iconv from 'iconv-lite';
 import { Utf16ToUtf8 } from './utf16.js';
+
+/**
+ * iconv-lite is loaded at the first legacy encoding asked for: its code tables are half a megabyte of code,
+ * which every command reading a UTF-8 file (nearly all) would otherwise load and compile at start-up.
+ */
+let iconvLoaded: typeof Iconv | undefined;
+function iconv(): typeof Iconv {
+  iconvLoaded ??= createRequire(import.meta.url)('iconv-lite') as typeof Iconv;
+  return iconvLoaded;
+}
 
 export interface PhysicalLine {
   /** Line number, from 1. */
@@ -46,7 +57,7 @@ export function encodingOf(label: string): string | undefined {
   return name === 'utf-8' ||
     name === 'utf-16le' ||
     name === 'utf-16be' ||
-    (name !== 'replacement' && iconv.encodingExists(name))
+    (name !== 'replacement' && iconv().encodingExists(name))
     ? name
     : undefined;
 }
@@ -66,10 +77,13 @@ const HOLDS_FFFD = new Set(['gb18030']);
 function lineDecoder(encoding: string): LineDecoder {
   if (encoding === 'utf-8' || encoding === 'utf-16le' || encoding === 'utf-16be') return UTF8;
   return {
-    decode: (buf) => iconv.decode(buf, encoding, { stripBOM: false }),
+    decode: (buf) => iconv().decode(buf, encoding, { stripBOM: false }),
     // iconv-lite turns what does not decode into U+FFFD, which a legacy code page cannot hold.
     valid: (buf) =>
-      HOLDS_FFFD.has(encoding) && iconv.encode(iconv.decode(buf, encoding, { stripBOM: false }), encoding).equals(buf),
+      HOLDS_FFFD.has(encoding) &&
+      iconv()
+        .encode(iconv().decode(buf, encoding, { stripBOM: false }), encoding)
+        .equals(buf),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * Starts a worker thread from a script beside its caller: the compiled `.js` (dist/), or, when running from the
- * sources (the tests, tsx), its `.ts` loaded through tsx's loader (a development dependency), registered in the
- * worker first. The spool (./spool/thread.ts) and the sink (./sink/thread.ts) run on such threads.
+ * Starts a worker thread from one of the CLI's worker scripts: the bundle's (dist/bundle/, scripts/bundle.ts),
+ * the compiled `.js` (dist/), or, when running from the sources (the tests, tsx), its `.ts` loaded through tsx's
+ * loader (a development dependency), registered in the worker first. The spool (./spool/thread.ts) and the sink
+ * (./sink/thread.ts) run on such threads.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,8 +10,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
- * `js`: the compiled script's URL (`new URL('./spool/worker.js', import.meta.url)`); `resourceLimits`: the
- * thread's own heap limits (its isolate's; the process's flags do not apply to it).
+ * The URL of the worker script `name`: the bundle's `<name>-worker.js` when this module runs from the bundle,
+ * else `./<name>/worker.js` (compiled, or its `.ts` beside it, which startScriptWorker runs through tsx).
+ */
+export function workerScript(name: 'spool' | 'sink'): URL {
+  const bundled = new URL(`./${name}-worker.js`, import.meta.url);
+  return existsSync(fileURLToPath(bundled)) ? bundled : new URL(`./${name}/worker.js`, import.meta.url);
+}
+
+/**
+ * `js`: the compiled script's URL (workerScript); `resourceLimits`: the thread's own heap limits (its
+ * isolate's; the process's flags do not apply to it).
  */
 export function startScriptWorker(js: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
   if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData, resourceLimits });

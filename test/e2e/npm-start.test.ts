@@ -31,9 +31,9 @@ function clone(): string {
     recursive: true,
     filter: (src) => !src.slice(join(ROOT, 'samples').length).includes('/.'),
   });
-  // The build's second step (package.json's build script).
+  // The build's later steps (package.json's build script).
   mkdirSync(join(ws, 'scripts'));
-  copyFileSync(join(ROOT, 'scripts', 'prune-dist.ts'), join(ws, 'scripts', 'prune-dist.ts'));
+  for (const f of ['prune-dist.ts', 'bundle.ts']) copyFileSync(join(ROOT, 'scripts', f), join(ws, 'scripts', f));
   symlinkSync(join(ROOT, 'node_modules'), join(ws, 'node_modules'));
   return ws;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SPOOL_RESOURCE_LIMITS } from '../../src/output/spool/thread.js';
-import { startScriptWorker } from '../../src/output/worker-thread.js';
+import { startScriptWorker, workerScript } from '../../src/output/worker-thread.js';
 import { tempDir } from '../helpers/temp.js';
 
 const REPORT = `import { parentPort, resourceLimits } from 'node:worker_threads';
@@ -44,5 +44,10 @@ describe('a script on its own thread', () => {
     const limited = await limitsOf(pathToFileURL(join(dir, 'typed.js')), SPOOL_RESOURCE_LIMITS);
     expect(limited.limits.maxOldGenerationSizeMb).toBe(SPOOL_RESOURCE_LIMITS.maxOldGenerationSizeMb);
     expect(limited.heapLimitMb).toBeLessThan(2048);
+  });
+
+  it("names its scripts beside the module: from the sources, <name>/worker (the bundle's <name>-worker.js is the e2e tests')", () => {
+    expect(workerScript('spool').pathname).toMatch(/\/src\/output\/spool\/worker\.js$/);
+    expect(workerScript('sink').pathname).toMatch(/\/src\/output\/sink\/worker\.js$/);
   });
 });

@@ -8,7 +8,7 @@
  * `bre-batch load` has no rows to keep moving: it runs the follower on the process's main thread (./load.ts).
  */
 import type { Worker } from 'node:worker_threads';
-import { startScriptWorker } from '../worker-thread.js';
+import { startScriptWorker, workerScript } from '../worker-thread.js';
 import { BreError, internalError, isBreError, type BreErrorJSON } from '../../errors.js';
 import type { FollowerStats } from './follower.js';
 import type { SinkShape, SinkTarget } from './writer.js';
@@ -44,7 +44,7 @@ export function sendError(err: unknown): BreErrorJSON {
 }
 
 function startWorker(workerData: SinkWorkerData): Worker {
-  return startScriptWorker(new URL('./worker.js', import.meta.url), workerData);
+  return startScriptWorker(workerScript('sink'), workerData);
 }
 
 /** What the run is told while the thread writes. */

@@ -10,7 +10,7 @@
  * and the end reads it instead (assembleResultFiles without a spool).
  */
 import type { ResourceLimits, Worker } from 'node:worker_threads';
-import { startScriptWorker } from '../worker-thread.js';
+import { startScriptWorker, workerScript } from '../worker-thread.js';
 import { BreError, internalError, type BreErrorJSON } from '../../errors.js';
 import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
 import type { SpoolContents, SpoolOptions } from './spool.js';
@@ -52,7 +52,7 @@ export type FromSpool =
 export const SPOOL_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 1024 };
 
 function startWorker(workerData: SpoolWorkerData): Worker {
-  return startScriptWorker(new URL('./worker.js', import.meta.url), workerData, SPOOL_RESOURCE_LIMITS);
+  return startScriptWorker(workerScript('spool'), workerData, SPOOL_RESOURCE_LIMITS);
 }
 
 export class SpoolThread {

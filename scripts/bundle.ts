@@ -1,0 +1,93 @@
+/**
+ * Bundles the compiled CLI (dist/) into dist/bundle/: the entry the bin runs and the worker threads' scripts, with
+ * the modules they share in chunks that load when a command first needs them. Run by `npm run build` after tsc.
+ *
+ * Why: a command's start-up was mostly module loading. `bre-batch pipelines` loaded about 280 modules (zod's 95
+ * files, yaml's 72, yargs' 38, ...) and a one-row run about 640; each one is a file resolved, read and linked. Bundled,
+ * the same code is a few dozen files (docs/performance.md, "Start-up").
+ *
+ * Layout, which the code relies on: every output file sits directly in dist/bundle/, two levels under the package
+ * root like dist/<layer>/<module>.js, so paths taken from `import.meta.url` (src/config/paths.ts, the package.json the
+ * CLI reads its version from) hold in both; the worker scripts are named `<name>-worker.js`, which
+ * src/output/worker-thread.ts looks for first.
+ */
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Entry points: output name -> compiled module. */
+export const ENTRIES = {
+  main: 'dist/cli/main.js',
+  'spool-worker': 'dist/output/spool/worker.js',
+  'sink-worker': 'dist/output/sink/worker.js',
+};
+
+/**
+ * Left to node_modules: the database drivers, loaded at a run's first connection, whose optional native parts
+ * (pg-native, ...) cannot be resolved at build time. Packages loaded through createRequire (pino, cli-progress) are
+ * not seen by the bundler at all.
+ */
+/** The bundle's esbuild metafile, beside it. */
+export const META = 'meta.json';
+
+export const EXTERNAL = ['pg', 'pg-copy-streams', 'mysql2', 'ioredis'];
+
+/**
+ * CommonJS packages bundled into ES modules call `require` for Node's built-ins: this gives every output file a
+ * real one (esbuild's own shim would throw "Dynamic require of ... is not supported").
+ */
+const REQUIRE_BANNER =
+  "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);";
+
+/**
+ * zod re-exports its ~60 message locales (`z.locales`), a third of its code, which nothing here uses: its default
+ * locale (en) is imported on its own, so the index of the others is replaced by an empty module.
+ */
+const zodLocalesUnused: Plugin = {
+  name: 'zod-locales-unused',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]classic[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'empty' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
+export async function bundle(root = ROOT): Promise<string[]> {
+  const outdir = join(root, 'dist', 'bundle');
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ENTRIES,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    chunkNames: '[name]-[hash]',
+    external: EXTERNAL,
+    banner: { js: REQUIRE_BANNER },
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    plugins: [zodLocalesUnused],
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+  });
+  // What went where (`npx esbuild --analyze` reads it; test/scripts/bundle.test.ts checks what is left out).
+  const meta = join(outdir, META);
+  writeFileSync(meta, JSON.stringify(result.metafile));
+  // Files of an earlier build that this one did not write (chunks are named by their content's hash).
+  const written = new Set([meta, ...Object.keys(result.metafile.outputs).map((p) => join(root, p))]);
+  const stale = readdirSync(outdir)
+    .map((f) => join(outdir, f))
+    .filter((p) => !written.has(p));
+  for (const p of stale) rmSync(p, { force: true });
+  return stale.map((p) => relative(root, p));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await bundle();
