@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_split]
+ *   npm run bench -- [--quick] [--against DIR] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_split]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -12,6 +12,8 @@
  * 1000/min against answers of 1, 10, 20 and 30 s, and 20 s at the old bound of 167 in flight: five runs of 90 s
  * of calls plus the latency, about 10 minutes; `--quick`: 45 s each). `documented` takes about 8 minutes (3 rounds of 150 s), `--quick` one round
  * of 70 s. `egress` (one source address against three, 10/s each) takes about 2 minutes, `--quick` one.
+ * `--against DIR` (`startup` only): another checkout, built, whose CLI is timed in the same rounds, each of its
+ * commands right after this build's (a before/after in turn).
  *
  * (`npm run bench` builds dist/, then runs this file through tsx.)
  *
@@ -42,6 +44,11 @@ const onlyArg = args.find((a) => a.startsWith('--only'));
 const only = onlyArg ? (onlyArg.split('=')[1] ?? args[args.indexOf(onlyArg) + 1]).split(',') : undefined;
 const OPT_IN = new Set(['shared', 'coverage', 'sink', 'slow', 'job']);
 const want = (name: string) => (only ? only.includes(name) : !OPT_IN.has(name));
+/** `--name VALUE` or `--name=VALUE`. */
+function argValue(name: string): string | undefined {
+  const a = args.find((x) => x === name || x.startsWith(`${name}=`));
+  return a === undefined ? undefined : (a.split('=')[1] ?? args[args.indexOf(a) + 1]);
+}
 const work = mkdtempSync(join(tmpdir(), 'bre-bench-'));
 const figures: Record<string, unknown> = {};
 
@@ -349,7 +356,8 @@ async function benchSampleCountingPass(): Promise<void> {
  * in at most 0.8 s; the median of 11 runs in turn (`--quick`: 5), `node -e 0` beside them (bench/startup.ts).
  */
 async function benchStartupTimes(): Promise<void> {
-  const f = await benchStartup({ dir: work, rounds: quick ? 5 : 11 });
+  const against = argValue('--against');
+  const f = await benchStartup({ dir: work, rounds: quick ? 5 : 11, against });
   figures.startup = f;
   const row = (x: typeof f.help, limit: number) =>
     targets.push({
@@ -362,6 +370,15 @@ async function benchStartupTimes(): Promise<void> {
   row(f.help, 0.3);
   row(f.pipelines, 0.3);
   row(f.one_row_run, 0.8);
+  for (const x of [f.against_help, f.against_pipelines, f.against_one_row_run])
+    if (x)
+      targets.push({
+        section: 'startup',
+        figure: `${x.command}, in the same rounds`,
+        measured: `${x.median_s} s (fastest ${x.min_s} s; ${x.over_node_s} s over node -e 0)`,
+        target: 'informative (the build compared with)',
+        met: null,
+      });
 }
 
 /**

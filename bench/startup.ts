@@ -2,7 +2,9 @@
  * Start-up (issue 31): how long a command takes from the process's start to its exit, the median of `rounds`
  * runs in turn, each a fresh `node bin/bre-batch.js`: `--help`, `pipelines`, and a one-row `run` against the
  * built-in sandbox (the run starts it in-process, as a first-night user's does). `node -e 0` is measured the
- * same way: what Node alone costs on this machine at this moment, which no command can go below.
+ * same way: what Node alone costs on this machine at this moment, which no command can go below. With
+ * `against` (a checkout of another commit, built), its bin runs the same three commands in the same rounds, each
+ * right after this build's: a before/after taken in turn, at the same moment of the shared machine.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -25,6 +27,10 @@ interface StartupFigures {
   readonly help: StartupFigure;
   readonly pipelines: StartupFigure;
   readonly one_row_run: StartupFigure;
+  /** The other checkout's (`against`), when given. */
+  readonly against_help?: StartupFigure;
+  readonly against_pipelines?: StartupFigure;
+  readonly against_one_row_run?: StartupFigure;
 }
 
 async function timed(args: readonly string[]): Promise<number> {
@@ -49,20 +55,31 @@ function figure(command: string, runs: number[]): StartupFigure {
   return { command, runs: runs.map(r3), median_s: r3(median), min_s: r3(sorted[0]) };
 }
 
-export async function benchStartup(o: { readonly dir: string; readonly rounds: number }): Promise<StartupFigures> {
+export async function benchStartup(o: {
+  readonly dir: string;
+  readonly rounds: number;
+  /** The root of another checkout whose `bin/bre-batch.js` is measured beside this one. */
+  readonly against?: string;
+}): Promise<StartupFigures> {
   const dir = mkdtempSync(join(o.dir, 'startup-'));
   const input = join(dir, 'one.csv');
   writeFileSync(input, 'reference_id,user_id,lead_id,latitude,longitude\nS-1,u1,l1,19.076,72.8777\n');
-  const commands: [keyof StartupFigures, string, (i: number) => string[]][] = [
-    ['node', 'node -e 0', () => ['-e', '0']],
-    ['help', 'bre-batch --help', () => [CLI, '--help']],
-    ['pipelines', 'bre-batch pipelines', () => [CLI, 'pipelines']],
+  type Command = [keyof StartupFigures, string, (i: number) => string[]];
+  const cliCommands = (cli: string, prefix: '' | 'against_', at: string): Command[] => [
+    [`${prefix}help`, `bre-batch --help${at}`, () => [cli, '--help']],
+    [`${prefix}pipelines`, `bre-batch pipelines${at}`, () => [cli, 'pipelines']],
     [
-      'one_row_run',
-      'bre-batch run location --input one.csv (built-in sandbox)',
-      (i) => [CLI, 'run', 'location', '--input', input, '--out', join(dir, `out-${i}`), '--no-progress'],
+      `${prefix}one_row_run`,
+      `bre-batch run location --input one.csv (built-in sandbox)${at}`,
+      (i) => [cli, 'run', 'location', '--input', input, '--out', join(dir, `${prefix}out-${i}`), '--no-progress'],
     ],
   ];
+  const commands: Command[] = [['node', 'node -e 0', () => ['-e', '0']], ...cliCommands(CLI, '', '')];
+  if (o.against) {
+    // Each of the other checkout's commands right after the same one of this build's.
+    const theirs = cliCommands(join(o.against, 'bin', 'bre-batch.js'), 'against_', ` (${o.against})`);
+    for (const [k, c] of theirs.entries()) commands.splice(2 + 2 * k, 0, c);
+  }
   const runs = new Map(commands.map(([name]) => [name, [] as number[]]));
   // In turn, round by round: a busy moment of the shared machine falls on every command alike.
   for (let i = 0; i < o.rounds; i += 1) {
