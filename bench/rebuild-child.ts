@@ -1,14 +1,16 @@
 /**
  * One measurement of bench/rebuild.ts, alone in its process so that its peak RSS is its own:
  *
- *   node --import tsx bench/rebuild-child.ts <spooled|resumed|journal> <folder> <rows> [<session start>]
+ *   node --import tsx bench/rebuild-child.ts <spooled|resumed|killed|journal|earlier> <folder> <rows> [<session start>]
+ *
+ * (`earlier`: the end of a resumed run's earlier session, which `resumed` then measures the next end after.)
  *
  * What it measures is the shipped build's (dist/), the code the runner runs. As in a run, the spool is fed on
  * a thread of its own, with the heap limits the run gives its spool's thread (src/output/spool/thread.ts), and
  * the end runs on the main thread: the peak RSS is the two threads', as a run's is.
  */
 import { once } from 'node:events';
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,7 +29,7 @@ const { readNdjsonBatches } = (await import(
   shippedModule('output/ndjson-file.js')
 )) as typeof import('../src/output/ndjson-file.js');
 
-type Mode = 'spooled' | 'resumed' | 'journal';
+type Mode = 'spooled' | 'resumed' | 'killed' | 'journal';
 const stages = [{ id: 'location', known: workflowResultColumns() }];
 
 interface Fed {
@@ -54,7 +56,7 @@ async function feed(mode: Mode, dir: string, count: number, sessionStart: number
   let fed = 0;
   let n = 0;
   const retainedMb: number[] = [];
-  const total = count - (mode === 'resumed' ? count >> 1 : 0);
+  const total = count - (mode === 'resumed' || mode === 'killed' ? count >> 1 : 0);
   // Heap of this thread left after a full collection at each quarter: flat means the spool holds nothing per row.
   const gc = (globalThis as { gc?: () => void }).gc;
   for await (const batch of readNdjsonBatches<ResultLine>(resultsPath)) {
@@ -105,15 +107,70 @@ async function feedOnThread(mode: Mode, dir: string, count: number, sessionStart
   return fed;
 }
 
+/** summary.json's decisions as a run keeps them (src/stages/decisions.ts), here a count of rows. */
+class RowCount {
+  n = 0;
+  save(): unknown {
+    return this.n;
+  }
+  restore(saved: unknown): void {
+    this.n += Number(saved);
+  }
+}
+
+/** Bytes [from, to) of `src` appended to `dest` (a new file when `from` is 0). */
+function copyBytes(src: string, dest: string, from: number, to: number): void {
+  const a = openSync(src, 'r');
+  const b = openSync(dest, from === 0 ? 'w' : 'a');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  for (let at = from; at < to; ) {
+    const n = readSync(a, buf, 0, Math.min(buf.length, to - at), at);
+    for (let off = 0; off < n; ) off += writeSync(b, buf, off, n - off);
+    at += n;
+  }
+  closeSync(a);
+  closeSync(b);
+}
+
+/**
+ * The end of the earlier session of a run stopped half-way (not timed): results.ndjson as it was then
+ * (its first `sessionStart` bytes), its results files and their index written as the run's end writes them.
+ */
+async function earlierEnd(dir: string, sessionStart: number): Promise<void> {
+  const { rebuildOutputs } = (await import(
+    shippedModule('output/spool/rebuild.js')
+  )) as typeof import('../src/output/spool/rebuild.js');
+  const resultsPath = join(dir, 'results.ndjson');
+  const whole = join(dir, 'results.whole.ndjson');
+  renameSync(resultsPath, whole);
+  copyBytes(whole, resultsPath, 0, sessionStart);
+  const union = new ColumnUnion();
+  for await (const batch of readNdjsonBatches<ResultLine>(resultsPath))
+    for (const l of batch) if (l) union.observe(l.stages);
+  const tally = new RowCount();
+  await rebuildOutputs({
+    dir,
+    stages,
+    union,
+    formats: new Set(['csv', 'parquet'] as const),
+    visitResult: () => (tally.n += 1),
+    tally,
+  });
+  copyBytes(whole, resultsPath, sessionStart, statSync(whole).size);
+  rmSync(whole);
+}
+
 async function main(): Promise<void> {
   const { rebuildOutputs } = (await import(
     shippedModule('output/spool/rebuild.js')
   )) as typeof import('../src/output/spool/rebuild.js');
   const [mode, dir, count, sessionStartArg] = process.argv.slice(2);
-  if (mode !== 'spooled' && mode !== 'resumed' && mode !== 'journal')
-    throw new Error(`Expected the mode spooled, resumed or journal, got ${mode}`);
-  // Resumed: where this session's lines start in results.ndjson (those before are an earlier session's).
-  const sessionStart = mode === 'resumed' ? Number(sessionStartArg) : 0;
+  if (mode === 'earlier') return earlierEnd(dir, Number(sessionStartArg));
+  if (mode !== 'spooled' && mode !== 'resumed' && mode !== 'killed' && mode !== 'journal')
+    throw new Error(`Expected the mode spooled, resumed, killed or journal, got ${mode}`);
+  // Resumed, killed: where this session's lines start in results.ndjson (those before are an earlier session's,
+  // which ended with its results files written, or was killed before its end).
+  const sessionStart = mode === 'resumed' || mode === 'killed' ? Number(sessionStartArg) : 0;
   const resultsPath = join(dir, 'results.ndjson');
   const formats = new Set(['csv', 'parquet'] as const);
   let feedSeconds: number | undefined;
@@ -121,7 +178,7 @@ async function main(): Promise<void> {
   let t0: number;
   // CPU time of the timed part too: on the shared machine, wall clock says more about the load than the code.
   let cpu0: NodeJS.CpuUsage;
-  if (mode === 'spooled' || mode === 'resumed') {
+  if (mode !== 'journal') {
     const fed = await feedOnThread(mode, dir, Number(count), sessionStart);
     feedSeconds = fed.feedSeconds;
     retainedMb = fed.retainedMb;
@@ -129,19 +186,21 @@ async function main(): Promise<void> {
     for (const c of fed.union) union.add(c.stage, c.field, c.types);
     t0 = performance.now();
     cpu0 = process.cpuUsage();
-    // As the run's end calls it (src/output/run-output.ts rebuild): the earlier sessions' lines are visited.
-    let earlier = 0;
+    // As the run's end calls it (src/output/run-output.ts rebuild): the earlier sessions' lines are visited,
+    // or their count taken from the index of the results files their end wrote.
+    const earlier = new RowCount();
     await rebuildOutputs({
       dir,
       stages,
       union,
       spool: fed.contents,
       formats,
-      visitResult: () => (earlier += 1),
+      visitResult: () => (earlier.n += 1),
       visitResultsBefore: sessionStart,
+      tally: earlier,
     });
-    if (mode === 'resumed' && earlier !== Number(count) >> 1)
-      throw new Error(`Expected ${Number(count) >> 1} rows of the earlier session visited, got ${earlier}`);
+    if (mode !== 'spooled' && earlier.n !== Number(count) >> 1)
+      throw new Error(`Expected ${Number(count) >> 1} rows of the earlier session counted, got ${earlier.n}`);
   } else {
     // A resume reads the union from .state/columns.ndjson: known before the pass, as here (not timed).
     const union = new ColumnUnion();

@@ -5,10 +5,13 @@
  *   ranges as its thread does in a run (src/output/spool/worker.ts; here on a thread of the child's with the
  *   heap limits of the run's spool thread, the parse not timed), then the end is timed on the main thread: results.csv and results.parquet assembled, errors.parquet
  *   written;
- * - `resumed`: the end of a run resumed half-way: the first half of the journal's lines are an earlier
- *   session's (read from results.ndjson at the end, as the spool is one session's), the second half this
- *   session's, fed to its spool as in `spooled`; the rows a stop left in flight (up to `jitter` places late)
- *   are among this session's, so the two halves' rows interleave where they meet;
+ * - `resumed`: the end of a run stopped half-way and resumed: the first half of the journal's lines are an
+ *   earlier session's, whose end (not timed) wrote results.csv, results.parquet and their index, used by this
+ *   end where no row of this session falls in their chunks; the second half this session's, fed to its
+ *   spool as in `spooled`; the rows a stop left in flight (up to `jitter` places late) are among this
+ *   session's, so the two halves' rows interleave where they meet;
+ * - `killed`: the same, but the earlier session was killed before its end (no results files, no index): its
+ *   rows are read from the journal, sorted and encoded;
  * - `journal`: the same end with no spool at all (a folder whose spool was lost with its process): both files
  *   rebuilt from results.ndjson alone (the column union known from .state/columns.ndjson, so one pass).
  * Peak RSS is the child's (getrusage maxRSS: both its threads, as a run's is), and the spooled run also says
@@ -22,7 +25,7 @@ import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchScriptArgs, ratio } from './harness.js';
 
-type RebuildMode = 'spooled' | 'resumed' | 'journal';
+type RebuildMode = 'spooled' | 'resumed' | 'killed' | 'journal';
 
 export interface RebuildRun {
   readonly rows: number;
@@ -104,7 +107,7 @@ async function writeLocationResults(path: string, rows: number, jitter = 64): Pr
 }
 
 async function child(
-  mode: RebuildMode,
+  mode: RebuildMode | 'earlier',
   dir: string,
   rows: number,
   sessionStart: number,
@@ -118,7 +121,7 @@ async function child(
   c.stdout.on('data', (d) => (out += d));
   const [code] = (await once(c, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`rebuild child (${mode}) exited ${code}: ${out}`);
-  return JSON.parse(out) as {
+  return JSON.parse(out || '{}') as {
     seconds: number;
     cpuSeconds: number;
     feedSeconds?: number;
@@ -136,8 +139,14 @@ export async function benchRebuild(opts: {
     const dir = join(opts.dir, `rebuild-${rows}`);
     mkdirSync(join(dir, '.state'), { recursive: true });
     const half = await writeLocationResults(join(dir, 'results.ndjson'), rows);
-    for (const mode of ['spooled', 'resumed', 'journal'] as const) {
-      const r = await child(mode, dir, rows, mode === 'resumed' ? half : 0);
+    for (const mode of ['spooled', 'resumed', 'killed', 'journal'] as const) {
+      // Each mode's end replaces the files and index the one before left (a resumed run's earlier end
+      // writes its own).
+      for (const f of ['results.csv', 'results.parquet', '.state/results-index.bin'])
+        rmSync(join(dir, f), { force: true });
+      // The earlier session's end in a process of its own: its peak RSS is not the measured end's.
+      if (mode === 'resumed') await child('earlier', dir, rows, half);
+      const r = await child(mode, dir, rows, mode === 'resumed' || mode === 'killed' ? half : 0);
       runs.push({
         rows,
         mode,
@@ -147,7 +156,7 @@ export async function benchRebuild(opts: {
         ...(r.feedSeconds !== undefined
           ? {
               feedSecondsPerMillion:
-                Math.round(((r.feedSeconds * 1e6) / (mode === 'resumed' ? rows - (rows >> 1) : rows)) * 10) / 10,
+                Math.round(((r.feedSeconds * 1e6) / (mode === 'spooled' ? rows : rows - (rows >> 1))) * 10) / 10,
             }
           : {}),
         peakRssMb: Math.round(r.maxRssKb / 1024),
@@ -162,7 +171,7 @@ export async function benchRebuild(opts: {
   };
   return {
     runs,
-    rssRatio: { spooled: rss('spooled'), resumed: rss('resumed'), journal: rss('journal') },
+    rssRatio: { spooled: rss('spooled'), resumed: rss('resumed'), killed: rss('killed'), journal: rss('journal') },
     target:
       'the end of a run, in one session and resumed, <= 5 s per million rows (CSV and Parquet); peak RSS of the larger size <= 1.25x the smaller',
   };

@@ -116,7 +116,10 @@ export function dropIndex(path: string): void {
   rmSync(path, { force: true });
 }
 
-/** Writes the index of the files just written (under a temporary name, renamed when complete). */
+/**
+ * Writes the index of the files just written (under a temporary name, renamed when complete); one that
+ * cannot be written is left out.
+ */
 export function writeIndex(
   path: string,
   o: Omit<IndexCheck, 'cut'> & { readonly chunks: readonly SpooledChunk[]; readonly tally: unknown },
@@ -137,7 +140,12 @@ export function writeIndex(
     chunks: o.chunks,
     tally: o.tally,
   };
-  // The folder's mode (the process's umask) as every file of it.
-  writeFileSync(`${path}.tmp`, serialize(idx));
-  renameSync(`${path}.tmp`, path);
+  try {
+    // The folder's mode (the process's umask) as every file of it.
+    writeFileSync(`${path}.tmp`, serialize(idx));
+    renameSync(`${path}.tmp`, path);
+  } catch {
+    // A cache: without it the next end reads the journal. A full disk is met by what the run writes next.
+    rmSync(`${path}.tmp`, { force: true });
+  }
 }

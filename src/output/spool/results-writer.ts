@@ -8,7 +8,7 @@
 import { closeSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import type { ResultColumn } from '../journal/columns.js';
 import type { ParquetColumn } from '../files/parquet/schema.js';
-import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
+import { copyBuffer, ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
 import type { SortedLine } from './row-sort.js';
 import {
   CHUNK_ROWS,
@@ -24,7 +24,7 @@ import {
 /** Bytes [start, end) of the file at `path` appended to `fd`; returns how many. */
 function copyRange(fd: number, path: string, start: number, end: number): number {
   const src = openSync(path, 'r');
-  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, end - start)));
+  const buf = copyBuffer();
   try {
     for (let at = start; at < end; ) {
       const n = readSync(src, buf, 0, Math.min(buf.length, end - at), at);

@@ -41,6 +41,16 @@ function fdWriter(fd: number, at = 0): Writer & { flush(): void } {
   return Object.assign(w, { flush: drain });
 }
 
+let copyBuf: Buffer | undefined;
+/**
+ * The one buffer row groups are copied through: a buffer a copy (a chunk of an end: a hundred a million rows)
+ * is freed only by a collection, which V8 makes late for memory outside its heap, so RSS grew with the rows.
+ */
+export function copyBuffer(): Buffer {
+  copyBuf ??= Buffer.allocUnsafe(1 << 20);
+  return copyBuf;
+}
+
 /** What of a row group's column chunks says where their bytes are (hyparquet-writer's RowGroup). */
 interface RowGroupOffsets {
   total_compressed_size: bigint;
@@ -109,7 +119,7 @@ export class ParquetBody {
     const moved = structuredClone(part) as { groups: RowGroupOffsets[]; indexes: PageIndexOffsets[]; rows: number };
     this.#out.flush();
     const src = openSync(from, 'r');
-    const buf = Buffer.allocUnsafe(1 << 20);
+    const buf = copyBuffer();
     try {
       for (const g of moved.groups) {
         const start = g.columns[0].file_offset;
