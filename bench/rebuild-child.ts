@@ -178,12 +178,15 @@ async function main(): Promise<void> {
   let t0: number;
   // CPU time of the timed part too: on the shared machine, wall clock says more about the load than the code.
   let cpu0: NodeJS.CpuUsage;
+  // Peak RSS before the timed end (the feed's thread, the union): what the end adds is the rest.
+  let rssBeforeEnd = 0;
   if (mode !== 'journal') {
     const fed = await feedOnThread(mode, dir, Number(count), sessionStart);
     feedSeconds = fed.feedSeconds;
     retainedMb = fed.retainedMb;
     const union = new ColumnUnion();
     for (const c of fed.union) union.add(c.stage, c.field, c.types);
+    rssBeforeEnd = process.resourceUsage().maxRSS;
     t0 = performance.now();
     cpu0 = process.cpuUsage();
     // As the run's end calls it (src/output/run-output.ts rebuild): the earlier sessions' lines are visited,
@@ -206,11 +209,13 @@ async function main(): Promise<void> {
     const union = new ColumnUnion();
     for await (const batch of readNdjsonBatches<ResultLine>(resultsPath))
       for (const l of batch) if (l) union.observe(l.stages);
+    rssBeforeEnd = process.resourceUsage().maxRSS;
     t0 = performance.now();
     cpu0 = process.cpuUsage();
     await rebuildOutputs({ dir, stages, union, formats });
   }
   const seconds = (performance.now() - t0) / 1000;
+  const beforeEndRssKb = rssBeforeEnd;
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   // Not timed: results.csv holds every row once, in row order, whatever the mode.
@@ -225,7 +230,14 @@ async function main(): Promise<void> {
     }
   if (expected - 1 !== Number(count)) throw new Error(`results.csv (${mode}): ${expected - 1} rows of ${count}`);
   process.stdout.write(
-    JSON.stringify({ seconds, cpuSeconds, feedSeconds, maxRssKb: process.resourceUsage().maxRSS, retainedMb }),
+    JSON.stringify({
+      seconds,
+      cpuSeconds,
+      feedSeconds,
+      maxRssKb: process.resourceUsage().maxRSS,
+      beforeEndRssKb,
+      retainedMb,
+    }),
   );
 }
 

@@ -41,6 +41,8 @@ export interface RebuildRun {
    */
   readonly feedSecondsPerMillion?: number;
   readonly peakRssMb: number;
+  /** Peak RSS before the timed end began (the feed's thread, the union): the end's own is the rest. */
+  readonly peakRssBeforeEndMb: number;
   /** Spooled only: heap in use after a full garbage collection at each quarter of the feed (MB). */
   readonly retainedHeapMb?: readonly number[];
 }
@@ -111,7 +113,14 @@ async function child(
   dir: string,
   rows: number,
   sessionStart: number,
-): Promise<{ seconds: number; cpuSeconds: number; feedSeconds?: number; maxRssKb: number; retainedMb: number[] }> {
+): Promise<{
+  seconds: number;
+  cpuSeconds: number;
+  feedSeconds?: number;
+  maxRssKb: number;
+  beforeEndRssKb: number;
+  retainedMb: number[];
+}> {
   const c = spawn(
     process.execPath,
     ['--expose-gc', ...benchScriptArgs('rebuild-child.ts', [mode, dir, String(rows), String(sessionStart)])],
@@ -126,6 +135,7 @@ async function child(
     cpuSeconds: number;
     feedSeconds?: number;
     maxRssKb: number;
+    beforeEndRssKb: number;
     retainedMb: number[];
   };
 }
@@ -160,6 +170,7 @@ export async function benchRebuild(opts: {
             }
           : {}),
         peakRssMb: Math.round(r.maxRssKb / 1024),
+        peakRssBeforeEndMb: Math.round(r.beforeEndRssKb / 1024),
         ...(r.retainedMb.length > 0 ? { retainedHeapMb: r.retainedMb } : {}),
       });
     }
