@@ -161,9 +161,12 @@ async function earlierEnd(dir: string, sessionStart: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { rebuildOutputs } = (await import(
-    shippedModule('output/spool/rebuild.js')
-  )) as typeof import('../src/output/spool/rebuild.js');
+  const { rebuildOnThread } = (await import(
+    shippedModule('output/spool/end-thread.js')
+  )) as typeof import('../src/output/spool/end-thread.js');
+  const { DecisionCounter } = (await import(
+    shippedModule('stages/index.js')
+  )) as typeof import('../src/stages/index.js');
   const [mode, dir, count, sessionStartArg] = process.argv.slice(2);
   if (mode === 'earlier') return earlierEnd(dir, Number(sessionStartArg));
   if (mode !== 'spooled' && mode !== 'resumed' && mode !== 'killed' && mode !== 'journal')
@@ -189,21 +192,22 @@ async function main(): Promise<void> {
     rssBeforeEnd = process.resourceUsage().maxRSS;
     t0 = performance.now();
     cpu0 = process.cpuUsage();
-    // As the run's end calls it (src/output/run-output.ts rebuild): the earlier sessions' lines are visited,
-    // or their count taken from the index of the results files their end wrote.
-    const earlier = new RowCount();
-    await rebuildOutputs({
+    // As the run's end calls it (src/output/run-output.ts rebuild), on the end's thread: the earlier sessions'
+    // lines are visited (their decisions counted), or their counts taken from the index of the results files
+    // their end wrote.
+    const decisions = new DecisionCounter([{ id: 'location', kind: 'workflow' }]);
+    await rebuildOnThread({
       dir,
       stages,
       union,
       spool: fed.contents,
       formats,
-      visitResult: () => (earlier.n += 1),
       visitResultsBefore: sessionStart,
-      tally: earlier,
+      decisions,
     });
-    if (mode !== 'spooled' && earlier.n !== Number(count) >> 1)
-      throw new Error(`Expected ${Number(count) >> 1} rows of the earlier session counted, got ${earlier.n}`);
+    const counted = Object.values(decisions.counts.location ?? {}).reduce((a, b) => a + b, 0);
+    if (mode !== 'spooled' && counted !== Number(count) >> 1)
+      throw new Error(`Expected ${Number(count) >> 1} rows of the earlier session counted, got ${counted}`);
   } else {
     // A resume reads the union from .state/columns.ndjson: known before the pass, as here (not timed).
     const union = new ColumnUnion();
@@ -212,7 +216,7 @@ async function main(): Promise<void> {
     rssBeforeEnd = process.resourceUsage().maxRSS;
     t0 = performance.now();
     cpu0 = process.cpuUsage();
-    await rebuildOutputs({ dir, stages, union, formats });
+    await rebuildOnThread({ dir, stages, union, formats });
   }
   const seconds = (performance.now() - t0) / 1000;
   const beforeEndRssKb = rssBeforeEnd;

@@ -22,6 +22,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ENTRIES = {
   main: 'dist/cli/main.js',
   'spool-worker': 'dist/output/spool/worker.js',
+  'end-worker': 'dist/output/spool/end-worker.js',
   'sink-worker': 'dist/output/sink/worker.js',
 };
 

@@ -36,9 +36,10 @@ import { journalExists, journalLines } from './journal-file.js';
 import { expandFolder } from './journal/compact.js';
 import { ColumnJournal } from './journal/column-journal.js';
 import type { ResultStages, StageColumns } from './journal/columns.js';
-import type { Tally } from './spool/assemble.js';
-import { OUTPUT_FORMATS, rebuildOutputs, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
-import { ResultSpool, type ResultLine } from './spool/spool.js';
+import type { DecisionCounter } from '../stages/index.js';
+import { rebuildOnThread } from './spool/end-thread.js';
+import { OUTPUT_FORMATS, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
+import { ResultSpool } from './spool/spool.js';
 import { SpoolThread } from './spool/thread.js';
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
@@ -387,14 +388,15 @@ export class RunOutput {
 
   /**
    * After close: results.csv/.parquet (from the spool and, for rows of earlier sessions, the journal),
-   * errors.parquet and the transactions files. `visitResult` sees the result lines of earlier sessions only:
-   * this session's were seen by the caller as they were written, whether the spool held them or not (a short
-   * run starts no spool and its rows are read back from the journal too).
+   * errors.parquet and the transactions files, on a thread of their own (./spool/end-thread.ts). `decisions`
+   * counts the result lines of earlier sessions only (or takes their counts from the index of an earlier end's
+   * files): this session's were counted as they were written, whether the spool held them or not (a short run
+   * starts no spool and its rows are read back from the journal too).
    */
-  async rebuild(visitResult?: (line: ResultLine) => void, tally?: Tally): Promise<RebuildResult> {
+  async rebuild(decisions?: DecisionCounter): Promise<RebuildResult> {
     try {
       const spool = await this.#spool?.finish(this.#results.bytes);
-      return await rebuildOutputs({
+      return await rebuildOnThread({
         dir: this.dir,
         stages: this.#stages,
         union: this.#columns?.union,
@@ -402,9 +404,8 @@ export class RunOutput {
         formats: this.#formats,
         sampled: this.#sampled,
         transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined,
-        visitResult,
         visitResultsBefore: this.#sessionStart,
-        tally,
+        decisions,
       });
     } finally {
       ResultSpool.clean(join(this.dir, FILES.state));

@@ -1,21 +1,24 @@
 /**
  * Starts a worker thread from one of the CLI's worker scripts: the bundle's (dist/bundle/, scripts/bundle.ts),
  * the compiled `.js` (dist/), or, when running from the sources (the tests, tsx), its `.ts` loaded through tsx's
- * loader (a development dependency), registered in the worker first. The spool (./spool/thread.ts) and the sink
- * (./sink/thread.ts) run on such threads.
+ * loader (a development dependency), registered in the worker first. The spool (./spool/thread.ts), the end's
+ * rebuild (./spool/end-thread.ts) and the sink (./sink/thread.ts) run on such threads.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
+/** Each worker script's module under output/ (the bundle's entry `<name>-worker`, scripts/bundle.ts ENTRIES). */
+const SCRIPTS = { spool: 'spool/worker.js', sink: 'sink/worker.js', end: 'spool/end-worker.js' } as const;
+
 /**
  * The URL of the worker script `name`: the bundle's `<name>-worker.js` when this module runs from the bundle,
- * else `./<name>/worker.js` (compiled, or its `.ts` beside it, which startScriptWorker runs through tsx).
+ * else its module under output/ (compiled, or its `.ts` beside it, which startScriptWorker runs through tsx).
  */
-export function workerScript(name: 'spool' | 'sink'): URL {
+export function workerScript(name: keyof typeof SCRIPTS): URL {
   const bundled = new URL(`./${name}-worker.js`, import.meta.url);
-  return existsSync(fileURLToPath(bundled)) ? bundled : new URL(`./${name}/worker.js`, import.meta.url);
+  return existsSync(fileURLToPath(bundled)) ? bundled : new URL(`./${SCRIPTS[name]}`, import.meta.url);
 }
 
 /**

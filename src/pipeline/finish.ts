@@ -77,7 +77,7 @@ async function folderEnd(
   const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
   if (!stopped && out.retry.size > 0) out.finishRetry();
   // The decisions of an earlier end's rows come from its index when its files are used again.
-  const rebuilt = await out.rebuild((line) => run.decisions.add(line.stages), run.decisions);
+  const rebuilt = await out.rebuild(run.decisions);
   const csv = rebuilt.results;
   const totals = { succeeded: csv.rows, failed: out.failedTotal };
   const estimate = stopped ? run.rowEstimate() : undefined;

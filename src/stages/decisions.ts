@@ -12,9 +12,12 @@ export class DecisionCounter {
   readonly #readers: { readonly id: string; readonly read: (result: Readonly<Record<string, unknown>>) => string }[] =
     [];
   readonly counts: DecisionCounts = {};
+  /** The stages as plain data: a counter like this one is made from them on another thread (the end's). */
+  readonly stages: readonly { readonly id: string; readonly kind: string }[];
 
   /** `kind` may be unknown (a merge whose pipeline file is gone): such a stage is not counted. */
   constructor(stages: readonly { readonly id: string; readonly kind: string }[]) {
+    this.stages = stages.map(({ id, kind }) => ({ id, kind }));
     for (const st of stages) {
       const kind = getStageKind(st.kind);
       if (!kind?.decisionOf) continue;
@@ -37,6 +40,12 @@ export class DecisionCounter {
       for (const [label, n] of Object.entries(labels as Record<string, unknown>))
         if (typeof n === 'number') into[label] = (into[label] ?? 0) + n;
     }
+  }
+
+  /** These counts replaced by `saved` (what a counter of the same stages saved, on another thread). */
+  replace(saved: unknown): void {
+    for (const labels of Object.values(this.counts)) for (const label of Object.keys(labels)) delete labels[label];
+    this.restore(saved);
   }
 
   /** One result line's stages. */

@@ -49,5 +49,6 @@ describe('a script on its own thread', () => {
   it("names its scripts beside the module: from the sources, <name>/worker (the bundle's <name>-worker.js is the e2e tests')", () => {
     expect(workerScript('spool').pathname).toMatch(/\/src\/output\/spool\/worker\.js$/);
     expect(workerScript('sink').pathname).toMatch(/\/src\/output\/sink\/worker\.js$/);
+    expect(workerScript('end').pathname).toMatch(/\/src\/output\/spool\/end-worker\.js$/);
   });
 });

@@ -1,0 +1,30 @@
+/**
+ * The end's thread (started by ./end-thread.ts): rebuildOutputs (./rebuild.ts) with the options it was given,
+ * the earlier sessions' decisions counted here, then one message: the result and the counts, or the failure.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ColumnUnion } from '../journal/columns.js';
+import { DecisionCounter } from '../../stages/index.js';
+import { rebuildOutputs } from './rebuild.js';
+import { endErrorJSON, type EndWorkerData, type FromEnd } from './end-thread.js';
+
+if (parentPort) {
+  const port = parentPort;
+  const { union: changes, decisions: given, ...rest } = workerData as EndWorkerData;
+  const post = (m: FromEnd) => port.postMessage(m);
+  let union: ColumnUnion | undefined;
+  if (changes) {
+    union = new ColumnUnion();
+    for (const c of changes) union.add(c.stage, c.field, c.types);
+  }
+  const decisions = given ? new DecisionCounter(given.stages) : undefined;
+  decisions?.restore(given!.counts);
+  rebuildOutputs({
+    ...rest,
+    ...(union ? { union } : {}),
+    ...(decisions ? { visitResult: (line) => decisions.add(line.stages), tally: decisions } : {}),
+  }).then(
+    (result) => post({ type: 'done', result, ...(decisions ? { counts: decisions.counts } : {}) }),
+    (err: unknown) => post({ type: 'failed', error: endErrorJSON(err) }),
+  );
+}
