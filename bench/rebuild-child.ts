@@ -107,16 +107,8 @@ async function feedOnThread(mode: Mode, dir: string, count: number, sessionStart
   return fed;
 }
 
-/** summary.json's decisions as a run keeps them (src/stages/decisions.ts), here a count of rows. */
-class RowCount {
-  n = 0;
-  save(): unknown {
-    return this.n;
-  }
-  restore(saved: unknown): void {
-    this.n += Number(saved);
-  }
-}
+/** summary.json's decisions as a run keeps them (src/stages/decisions.ts), here of the one workflow stage. */
+const DECISION_STAGES = [{ id: 'location', kind: 'workflow' }];
 
 /** Bytes [from, to) of `src` appended to `dest` (a new file when `from` is 0). */
 function copyBytes(src: string, dest: string, from: number, to: number): void {
@@ -147,13 +139,16 @@ async function earlierEnd(dir: string, sessionStart: number): Promise<void> {
   const union = new ColumnUnion();
   for await (const batch of readNdjsonBatches<ResultLine>(resultsPath))
     for (const l of batch) if (l) union.observe(l.stages);
-  const tally = new RowCount();
+  const { DecisionCounter } = (await import(
+    shippedModule('stages/index.js')
+  )) as typeof import('../src/stages/index.js');
+  const tally = new DecisionCounter(DECISION_STAGES);
   await rebuildOutputs({
     dir,
     stages,
     union,
     formats: new Set(['csv', 'parquet'] as const),
-    visitResult: () => (tally.n += 1),
+    visitResult: (line) => tally.add(line.stages),
     tally,
   });
   copyBytes(whole, resultsPath, sessionStart, statSync(whole).size);
@@ -195,7 +190,7 @@ async function main(): Promise<void> {
     // As the run's end calls it (src/output/run-output.ts rebuild), on the end's thread: the earlier sessions'
     // lines are visited (their decisions counted), or their counts taken from the index of the results files
     // their end wrote.
-    const decisions = new DecisionCounter([{ id: 'location', kind: 'workflow' }]);
+    const decisions = new DecisionCounter(DECISION_STAGES);
     await rebuildOnThread({
       dir,
       stages,
