@@ -103,6 +103,9 @@ export async function acquireRun(x: {
   let s = x.settings;
   const stop = new RunStop(s.stopGraceMs);
   const releaseStopTimer = d.defer('stop timer', () => stop.dispose());
+  // Before anything is held: a SIGTERM while the run opens (a job joined, a lock taken, a chunk claimed) is a
+  // stop like any other (exit 3, everything given back), not the default death that would leave them held.
+  const releaseSignals = d.defer('signal handlers', stop.listen(log));
   const counters = newCounters();
   const kinds = s.pipeline.stages.map((st) => kindOf(st));
   // A job's and a sample's modules are loaded by the runs that have one (start-up: README, Performance).
@@ -210,7 +213,9 @@ export async function acquireRun(x: {
     if (joined && follower) {
       const member = joined.job.member;
       member.attach(follower);
-      stop.signal.addEventListener('abort', () => member.stop(), { once: true });
+      // A signal may have come while the run opened: the listener would never hear of it.
+      if (stop.signal.aborted) member.stop();
+      else stop.signal.addEventListener('abort', () => member.stop(), { once: true });
       await member.start();
     }
     if (saver) {
@@ -271,7 +276,6 @@ export async function acquireRun(x: {
   // said why already, so a failure to write its last sample is not news.
   d.defer('monitor', (end) => monitor.finish(end ?? 'failed').catch(() => undefined));
   const window = rowWindow(s, egress, services);
-  const releaseSignals = d.defer('signal handlers', stop.listen(log));
   const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate);
   progress.start();
   const releaseProgress = d.defer('progress bar', () => progress.stop());

@@ -240,6 +240,27 @@ describe('signals', () => {
     }, 60_000);
   }
 
+  it('a SIGTERM while the run opens (its sandbox just started, its folder not yet) stops it the same way: exit 3, resumable', async () => {
+    const dir = tempDir();
+    const rows = 30;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const args = runArgs('location', input, out, ...FAST);
+    // The built-in sandbox (no BRE_BASE_URL): it starts inside the opening, after the input, before the
+    // folder, the limiters and the monitor. Before the handlers came first, the signal fell between and Node's
+    // default ended the process (no exit code, its lock and a job's chunk left held).
+    const run = startCli(args, {});
+    await waitFor(() => run.stderr().includes('using the built-in sandbox'), 30_000, 'the sandbox to start');
+    run.child.kill('SIGTERM');
+    const res = await run.done;
+    expect(res.signal, res.stderr).toBeNull();
+    expect(res.code, res.stderr).toBe(3);
+    expect(res.stderr).toContain('SIGTERM received');
+    const resumed = await spawnCli(args, {});
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(invariantProblems(rows, readOutput(out))).toEqual([]);
+  }, 60_000);
+
   it('a second signal abandons the calls in flight at once', async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 60);
