@@ -108,19 +108,22 @@ async function writeLocationResults(path: string, rows: number, jitter = 64): Pr
   return half;
 }
 
-async function child(
-  mode: RebuildMode | 'earlier',
-  dir: string,
-  rows: number,
-  sessionStart: number,
-): Promise<{
+/** What bench/rebuild-child.ts prints. */
+interface ChildFigures {
   seconds: number;
   cpuSeconds: number;
   feedSeconds?: number;
   maxRssKb: number;
   beforeEndRssKb: number;
   retainedMb: number[];
-}> {
+}
+
+async function child(
+  mode: RebuildMode | 'earlier',
+  dir: string,
+  rows: number,
+  sessionStart: number,
+): Promise<ChildFigures> {
   const c = spawn(
     process.execPath,
     ['--expose-gc', ...benchScriptArgs('rebuild-child.ts', [mode, dir, String(rows), String(sessionStart)])],
@@ -130,14 +133,7 @@ async function child(
   c.stdout.on('data', (d) => (out += d));
   const [code] = (await once(c, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`rebuild child (${mode}) exited ${code}: ${out}`);
-  return JSON.parse(out || '{}') as {
-    seconds: number;
-    cpuSeconds: number;
-    feedSeconds?: number;
-    maxRssKb: number;
-    beforeEndRssKb: number;
-    retainedMb: number[];
-  };
+  return JSON.parse(out || '{}') as ChildFigures;
 }
 
 export async function benchRebuild(opts: {

@@ -13,6 +13,7 @@ import { assembleResultFiles } from '../../src/output/spool/assemble.js';
 import { CHUNK_ROWS, REORDER_BYTES, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
+import { arrival } from '../helpers/arrival.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
 
@@ -25,16 +26,6 @@ function line(row: number, lateFrom = 5000, pad = 0): ResultLine {
   };
   if (row > lateFrom) wf.late = row;
   return { row, key: `K${row}`, stages: { wf } };
-}
-
-/** 1..n in the order answers might finish: each row late by up to `jitter` places (seeded). */
-function arrival(rows: readonly number[], jitter: number, seed = 1): number[] {
-  let s = seed;
-  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return rows
-    .map((r, i) => ({ r, at: i + rnd() * jitter }))
-    .sort((a, b) => a.at - b.at)
-    .map((x) => x.r);
 }
 
 /**
@@ -78,6 +69,23 @@ async function csvRows(path: string): Promise<number[]> {
   return (parse(readFileSync(path, 'utf8'), { from_line: 2 }) as string[][]).map((r) => Number(r[0]));
 }
 
+/** The end over a folder made by `folder`: the spool's chunks, the earlier session's lines from the journal. */
+function assembleFolder(
+  f: ReturnType<typeof folder>,
+  files: Parameters<typeof assembleResultFiles>[0]['files'],
+  visit?: (l: ResultLine) => void,
+) {
+  return assembleResultFiles({
+    resultsPath: f.ndjson,
+    size: f.size,
+    files,
+    columns: f.union.columns(STAGES),
+    spool: f.contents,
+    visitBefore: f.start,
+    ...(visit ? { visit } : {}),
+  });
+}
+
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
 describe('results in row order', () => {
@@ -91,14 +99,7 @@ describe('results in row order', () => {
     expect(a.lastRow! + 1).toBe(b.firstRow);
     expect(b.carried!.length).toBeGreaterThan(REORDER_ROWS - 300);
     const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
-    const done = await assembleResultFiles({
-      resultsPath: f.ndjson,
-      size: f.size,
-      files,
-      columns: f.union.columns(STAGES),
-      spool: f.contents,
-      visitBefore: f.start,
-    });
+    const done = await assembleFolder(f, files);
     expect(done.rows).toBe(9000);
     // The second segment (the final columns) as it is; the first, without `late`, encoded again.
     expect(done.copied).toBe(b.rows);
@@ -118,14 +119,7 @@ describe('results in row order', () => {
     const f = folder([], order, 6000);
     expect(f.contents.segments.map((s) => s.firstRow)).toEqual([1, 5]);
     const files = { csv: join(f.dir, 'results.csv') };
-    await assembleResultFiles({
-      resultsPath: f.ndjson,
-      size: f.size,
-      files,
-      columns: f.union.columns(STAGES),
-      spool: f.contents,
-      visitBefore: f.start,
-    });
+    await assembleFolder(f, files);
     expect(await csvRows(files.csv)).toEqual(range(1, 3000));
   });
 
@@ -142,15 +136,7 @@ describe('results in row order', () => {
     expect(f.contents.segments.length).toBeGreaterThan(1);
     const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
     const visited: number[] = [];
-    const done = await assembleResultFiles({
-      resultsPath: f.ndjson,
-      size: f.size,
-      files,
-      columns: f.union.columns(STAGES),
-      spool: f.contents,
-      visit: (l) => visited.push(l.row),
-      visitBefore: f.start,
-    });
+    const done = await assembleFolder(f, files, (l) => visited.push(l.row));
     expect(done.rows).toBe(3 * REORDER_ROWS);
     expect(await csvRows(files.csv)).toEqual(range(1, 3 * REORDER_ROWS));
     await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
@@ -174,15 +160,7 @@ describe('results in row order', () => {
     expect(chunks[0].firstRow).toBeLessThan(12_000);
     const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
     const visited: number[] = [];
-    const done = await assembleResultFiles({
-      resultsPath: f.ndjson,
-      size: f.size,
-      files,
-      columns: f.union.columns(STAGES),
-      spool: f.contents,
-      visit: (l) => visited.push(l.row),
-      visitBefore: f.start,
-    });
+    const done = await assembleFolder(f, files, (l) => visited.push(l.row));
     expect(done.rows).toBe(35_000);
     // The two later chunks copied; the first, where the sessions meet, encoded with the earlier rows.
     expect(done.copied).toBe(chunks[1].rows + chunks[2].rows);

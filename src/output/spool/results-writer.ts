@@ -15,6 +15,7 @@ import {
   CsvSink,
   leadingColumns,
   RowShape,
+  type OpenChunk,
   writeAll,
   type ResultFiles,
   type ResultLine,
@@ -36,15 +37,6 @@ function copyRange(fd: number, path: string, start: number, end: number): number
     closeSync(src);
   }
   return end - start;
-}
-
-interface OpenChunk {
-  rows: number;
-  firstRow: number;
-  lastRow: number;
-  from: number;
-  to: number;
-  csvStart: number;
 }
 
 export class ResultsWriter {

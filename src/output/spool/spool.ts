@@ -180,8 +180,8 @@ export interface SpooledSegment {
   readonly parquet: boolean;
 }
 
-/** The chunk being written. */
-interface OpenChunk {
+/** The chunk being written (by the spool, and by the end's ResultsWriter). */
+export interface OpenChunk {
   rows: number;
   firstRow: number;
   lastRow: number;

@@ -13,6 +13,7 @@ import { assembleResultFiles, type Tally } from '../../../src/output/spool/assem
 import { CHUNK_ROWS, ResultSpool, type ResultLine } from '../../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from '../parquet-reader.js';
 import { tempDir } from '../../helpers/temp.js';
+import { arrival } from '../../helpers/arrival.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
 
@@ -24,16 +25,6 @@ function line(row: number, extra = false): ResultLine {
   };
   if (extra) wf.extra = row;
   return { row, key: `K${row}`, stages: { wf } };
-}
-
-/** 1..n in the order answers might finish: each row late by up to `jitter` places (seeded). */
-function arrival(rows: readonly number[], jitter: number, seed = 1): number[] {
-  let s = seed;
-  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return rows
-    .map((r, i) => ({ r, at: i + rnd() * jitter }))
-    .sort((a, b) => a.at - b.at)
-    .map((x) => x.r);
 }
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
