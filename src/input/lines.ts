@@ -76,14 +76,12 @@ const HOLDS_FFFD = new Set(['gb18030']);
 
 function lineDecoder(encoding: string): LineDecoder {
   if (encoding === 'utf-8' || encoding === 'utf-16le' || encoding === 'utf-16be') return UTF8;
+  const lib = iconv();
   return {
-    decode: (buf) => iconv().decode(buf, encoding, { stripBOM: false }),
+    decode: (buf) => lib.decode(buf, encoding, { stripBOM: false }),
     // iconv-lite turns what does not decode into U+FFFD, which a legacy code page cannot hold.
     valid: (buf) =>
-      HOLDS_FFFD.has(encoding) &&
-      iconv()
-        .encode(iconv().decode(buf, encoding, { stripBOM: false }), encoding)
-        .equals(buf),
+      HOLDS_FFFD.has(encoding) && lib.encode(lib.decode(buf, encoding, { stripBOM: false }), encoding).equals(buf),
   };
 }
 

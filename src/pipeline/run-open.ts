@@ -58,37 +58,60 @@ export interface RunHooks {
 /** How a run ended, as the time series and the metrics say it. */
 export type RunEnd = Exclude<RunState, 'running'>;
 
-/** What `Run.open` acquired and made, handed to the run once. */
+/** What `Run.open` acquired and made, handed to the run once (and readable on it: pipeline/run.ts). */
 export interface RunParts {
+  /** When the run began (epoch ms), before anything was opened. */
   readonly started: number;
+  /** The run's settings; the services' addresses and credentials are the connected ones (RunHooks.connect). */
   readonly s: RunSettings;
   readonly redactor: Redactor;
+  /** Log lines on stderr (for people, or JSON with their fields), secrets scrubbed. */
   readonly log: Log;
   readonly stop: RunStop;
   readonly counters: RunCounters;
-  readonly disposer: Disposer<RunEnd>;
+  /** --job: this run is one worker of a job; its rows come from the chunks it claims (./job.ts). */
   readonly job: RunJob | undefined;
   readonly reader: AsyncGenerator<InputRow[]>;
   readonly firstBatch: IteratorResult<InputRow[]>;
-  readonly closeReader: () => Promise<void>;
+  /** --allow-empty, and the input had no data rows: what it held. */
   readonly inputEmpty: string | undefined;
+  /** A database input: its source, and (for a run into a folder) the resume point as rows are done. */
   readonly source: DbSource | undefined;
   readonly frontier: FrontierTracker | undefined;
+  /** A sampled run's draw (--sample): the rows it sends, each row's stratum and weight. */
   readonly sample: DrawnSample | undefined;
+  /** --sink: the tables the journals are followed into (./sink.ts), and the thread that follows them. */
   readonly sink: RunSink | undefined;
-  readonly output: RunOutput | undefined;
-  readonly closeJournals: () => Promise<unknown>;
   readonly follower: SinkThread | undefined;
+  /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
+  readonly output: RunOutput | undefined;
+  /** The lanes calls leave by: one, or one per --local-address (./egress.ts); every lane's calls together. */
   readonly egress: Egress;
   readonly stages: StageRuntime[];
   readonly stageStats: Map<string, CallStats>;
   readonly ctx: StageContext;
+  /** Decisions per workflow stage: this session's rows as they are written, earlier ones at the end. */
   readonly decisions: DecisionCounter;
   readonly recorder: OutcomeRecorder;
+  /** The time series and the scheduler's metrics, every few seconds (./monitor.ts). */
   readonly monitor: RunMonitor;
   readonly window: RowWindow;
-  readonly letGoOfServices: () => Promise<void>;
+  /** About how many data rows the input holds (counted once, on first ask); undefined for stdin. */
   readonly rowEstimate: () => Promise<number> | undefined;
+  /** The reader has been drained or has failed: it is given back (its file closed), once. */
+  readonly closeReader: () => Promise<void>;
+  /**
+   * No row is in flight any more: the client and the limiters, then the progress bar, the signal handlers and
+   * the stop's grace timer go (the end files are written without them; a signal then ends the process as usual).
+   */
+  readonly letGoOfServices: () => Promise<void>;
+  /**
+   * The journals closed (flushed and synced), then the last resume point of a database input after them; once,
+   * at the end (finish) or on the way out (close). Resolves to the failure of the close (a full disk), if any.
+   */
+  readonly closeJournals: () => Promise<unknown>;
+  /** The run's disposal stack: what was acquired, given back in reverse by `Run.close`. */
+  readonly disposer: Disposer<RunEnd>;
 }
 
 export async function acquireRun(x: {

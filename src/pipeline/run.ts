@@ -8,116 +8,26 @@
  */
 import type { BreError } from '../errors.js';
 import { networkSecrets } from '../http/network.js';
-import type { DbSource } from '../input/db/index.js';
 import type { LimiterStats } from '../limits/limiter.js';
 import type { Log } from '../log/logger.js';
-import type { CallStats } from '../metrics/service-stats.js';
 import { Redactor } from '../output/redact.js';
-import type { RunOutput } from '../output/run-output.js';
-import type { SinkThread } from '../output/sink/index.js';
-import type { DecisionCounter } from '../stages/index.js';
-import type { StageContext } from '../stages/types.js';
-import type { InputRow, ServiceName } from '../types.js';
-import type { RunCounters } from './build-summary.js';
+import type { ServiceName } from '../types.js';
 import { Disposer } from './disposal.js';
-import type { Egress } from './egress.js';
-import type { FrontierTracker } from './frontier-tracker.js';
-import type { RunJob } from './job.js';
-import type { RunMonitor } from './monitor.js';
-import type { OutcomeRecorder } from './recorder.js';
-import type { StageRuntime } from './row.js';
 import { acquireRun, type RunEnd, type RunHooks, type RunParts } from './run-open.js';
-import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
-import type { RunSink } from './sink.js';
-import type { RunStop } from './stop.js';
-import type { RowWindow } from './window.js';
 
-export type { RunEnd, RunHooks } from './run-open.js';
+export type { RunHooks } from './run-open.js';
 
+/** The parts, readable on the run as `Run.open` made them (declared once, in RunParts). */
+export interface Run extends Omit<RunParts, 'disposer'> {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above declares the parts the constructor assigns, once.
 export class Run {
-  /** When the run began (epoch ms), before anything was opened. */
-  readonly started: number;
-  /** The run's settings; the services' addresses and credentials are the connected ones (RunHooks.connect). */
-  readonly s: RunSettings;
-  readonly redactor: Redactor;
-  /** Log lines on stderr (for people, or JSON with their fields), secrets scrubbed. */
-  readonly log: Log;
-  readonly stop: RunStop;
-  readonly counters: RunCounters;
-  /** --job: this run is one worker of a job; its rows come from the chunks it claims (./job.ts). */
-  readonly job: RunJob | undefined;
-  readonly reader: AsyncGenerator<InputRow[]>;
-  readonly firstBatch: IteratorResult<InputRow[]>;
-  /** --allow-empty, and the input had no data rows: what it held. */
-  readonly inputEmpty: string | undefined;
-  /** A database input: its source, and (for a run into a folder) the resume point as rows are done. */
-  readonly source: DbSource | undefined;
-  readonly frontier: FrontierTracker | undefined;
-  /** A sampled run's draw (--sample): the rows it sends, each row's stratum and weight. */
-  readonly sample: DrawnSample | undefined;
-  /** --sink: the tables the journals are followed into (./sink.ts), and the thread that follows them. */
-  readonly sink: RunSink | undefined;
-  readonly follower: SinkThread | undefined;
-  /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
-  readonly output: RunOutput | undefined;
-  /** The lanes calls leave by: one, or one per --local-address (./egress.ts); every lane's calls together. */
-  readonly egress: Egress;
-  readonly stages: StageRuntime[];
-  readonly stageStats: Map<string, CallStats>;
-  readonly ctx: StageContext;
-  /** Decisions per workflow stage: this session's rows as they are written, earlier ones at the end. */
-  readonly decisions: DecisionCounter;
-  readonly recorder: OutcomeRecorder;
-  /** The time series and the scheduler's metrics, every few seconds (./monitor.ts). */
-  readonly monitor: RunMonitor;
-  readonly window: RowWindow;
-  /** About how many data rows the input holds (counted once, on first ask); undefined for stdin. */
-  readonly rowEstimate: () => Promise<number> | undefined;
-  /** The reader has been drained or has failed: it is given back (its file closed), once. */
-  readonly closeReader: () => Promise<void>;
-  /**
-   * No row is in flight any more: the client and the limiters, then the progress bar, the signal handlers and
-   * the stop's grace timer go (the end files are written without them; a signal then ends the process as usual).
-   */
-  readonly letGoOfServices: () => Promise<void>;
-  /**
-   * The journals closed (flushed and synced), then the last resume point of a database input after them; once,
-   * at the end (finish) or on the way out (close). Resolves to the failure of the close (a full disk), if any.
-   */
-  readonly closeJournals: () => Promise<unknown>;
   readonly #disposer: Disposer<RunEnd>;
 
-  private constructor(p: RunParts) {
-    this.started = p.started;
-    this.s = p.s;
-    this.redactor = p.redactor;
-    this.log = p.log;
-    this.stop = p.stop;
-    this.counters = p.counters;
-    this.job = p.job;
-    this.reader = p.reader;
-    this.firstBatch = p.firstBatch;
-    this.closeReader = p.closeReader;
-    this.inputEmpty = p.inputEmpty;
-    this.source = p.source;
-    this.frontier = p.frontier;
-    this.sample = p.sample;
-    this.sink = p.sink;
-    this.follower = p.follower;
-    this.output = p.output;
-    this.closeJournals = p.closeJournals;
-    this.egress = p.egress;
-    this.stages = p.stages;
-    this.stageStats = p.stageStats;
-    this.ctx = p.ctx;
-    this.decisions = p.decisions;
-    this.recorder = p.recorder;
-    this.monitor = p.monitor;
-    this.window = p.window;
-    this.letGoOfServices = p.letGoOfServices;
-    this.rowEstimate = p.rowEstimate;
-    this.#disposer = p.disposer;
+  private constructor({ disposer, ...parts }: RunParts) {
+    Object.assign(this, parts);
+    this.#disposer = disposer;
   }
 
   /** Why the run stopped early; undefined while it goes on. */
