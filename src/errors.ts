@@ -245,9 +245,12 @@ export class BreError extends Error {
     };
   }
 
-  /** The error `toJSON` made, on the thread that receives it. */
-  static fromJSON(json: BreErrorJSON): BreError {
-    const e = new BreError(json.code, json.message, json.context);
+  /**
+   * The error `toJSON` made, on the thread that receives it; `cause`, what the sender carried of its cause in
+   * a form of its own (src/output/spool/end-thread.ts: a system error's code and path).
+   */
+  static fromJSON(json: BreErrorJSON, cause?: unknown): BreError {
+    const e = new BreError(json.code, json.message, cause === undefined ? json.context : { ...json.context, cause });
     if (json.stack !== undefined) e.stack = json.stack;
     return e;
   }

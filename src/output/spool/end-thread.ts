@@ -90,12 +90,7 @@ function fromSystemJSON(j: SystemErrorJSON): Error {
 /** The error endErrorJSON carried, on the run's thread. */
 export function endErrorFromJSON(j: EndErrorJSON): Error {
   if (!('bre' in j)) return fromSystemJSON(j);
-  const e = new BreError(j.bre.code, j.bre.message, {
-    ...j.bre.context,
-    ...(j.cause === undefined ? {} : { cause: fromSystemJSON(j.cause) }),
-  });
-  if (j.bre.stack !== undefined) e.stack = j.bre.stack;
-  return e;
+  return BreError.fromJSON(j.bre, j.cause === undefined ? undefined : fromSystemJSON(j.cause));
 }
 
 export interface EndOnThreadOptions extends Omit<RebuildOptions, 'union' | 'visitResult' | 'tally' | 'visitError'> {
