@@ -5,6 +5,8 @@
  * --plan's question for what is left: does it fit the window with the workers now running, or how many more
  * addresses it needs. `job report` adds the errors by code and the workers' totals.
  */
+import { formatAmount } from '../limits/spend.js';
+import { readJobSpend, type JobSpendStatus } from './spend.js';
 import type { JobStore } from './store.js';
 
 interface HeldChunkStatus {
@@ -46,6 +48,8 @@ export interface JobStatus {
   readonly etaSeconds: number | null;
   readonly startedAt: string | null;
   readonly doneAt: string | null;
+  /** --price: what the job's billed calls cost, every worker session together, and the job's cap. */
+  readonly spend?: JobSpendStatus;
   /** With a window: whether what is left fits it, and how many more addresses it needs if not. */
   readonly plan?: { readonly windowHours: number; readonly fits: boolean; readonly moreAddresses: number };
 }
@@ -93,6 +97,7 @@ export async function readJobStatus(
     chunksDone: Number(w.chunks_done),
     seenAt: String(w.seen_at),
   }));
+  const spend = await readJobSpend(store, name);
   const rows = Number(job.rows);
   const results = Number(agg.results);
   const errors = Number(agg.errors);
@@ -121,6 +126,7 @@ export async function readJobStatus(
     etaSeconds: left === 0 ? 0 : rate > 0 ? left / rate : null,
     startedAt: job.started_at === null ? null : String(job.started_at),
     doneAt: job.done_at === null ? null : String(job.done_at),
+    ...(spend ? { spend } : {}),
   };
   return windowHours === undefined
     ? status
@@ -179,6 +185,12 @@ export function formatJobStatus(s: JobStatus): string {
     lines.push(
       `    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done, ${w.chunksDone} chunk${w.chunksDone === 1 ? '' : 's'} finished`,
     );
+  }
+  if (s.spend) {
+    const sp = s.spend;
+    const money = (units: number) => formatAmount(Math.round(units * 1e6), sp.currency);
+    const cap = sp.cap === null ? '' : `; --max-spend ${money(sp.cap)}, ${money(Math.max(0, sp.cap - sp.spend))} left`;
+    lines.push(`  spend: ${money(sp.spend)} (${sp.calls} calls billed, every worker)${cap}`);
   }
   if (s.state === 'done') {
     lines.push(`  done at ${s.doneAt}`);

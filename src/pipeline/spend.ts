@@ -111,10 +111,18 @@ function resumeLine(meter: SpendMeter, history: SpendHistory): string {
 /** The stop at --max-spend: what was spent, what the rows in flight may still add, how to go on. */
 export function spendCapStop(meter: SpendMeter): BreError {
   const cur = meter.prices.currency;
-  const cap = meter.capMicros ?? 0;
+  const m = (micros: number) => formatAmount(micros, cur);
+  const inFlight = `${meter.rowsInFlight} rows in flight (up to ${m(meter.rowsInFlight * meter.rowMicros)} more, retries aside)`;
+  const rest =
+    'The rows in flight finish; no row was written to errors for it. Re-run the same command with a higher --max-spend to go on (it resumes)';
+  if (meter.jobCapMicros !== undefined)
+    return new BreError(
+      'SPEND_CAP',
+      `stopping at the job's --max-spend ${m(meter.jobCapMicros)}: the job has none of it left to grant this worker for another row (up to ${m(meter.rowMicros)}); this worker spent ${m(meter.totalMicros)} and has ${inFlight}. ${rest}; the new cap is the whole job's`,
+    );
   return new BreError(
     'SPEND_CAP',
-    `stopping at --max-spend ${formatAmount(cap, cur)}: ${formatAmount(meter.totalMicros, cur)} spent and ${meter.rowsInFlight} rows in flight (up to ${formatAmount(meter.rowsInFlight * meter.rowMicros, cur)} more, retries aside): the next row (up to ${formatAmount(meter.rowMicros, cur)}) could pass it. The rows in flight finish; no row was written to errors for it. Re-run the same command with a higher --max-spend to go on (it resumes)`,
+    `stopping at --max-spend ${m(meter.capMicros ?? 0)}: ${m(meter.totalMicros)} spent and ${inFlight}: the next row (up to ${m(meter.rowMicros)}) could pass it. ${rest}`,
   );
 }
 
