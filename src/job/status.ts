@@ -5,7 +5,6 @@
  * --plan's question for what is left: does it fit the window with the workers now running, or how many more
  * addresses it needs. `job report` adds the errors by code and the workers' totals.
  */
-import { formatAmount } from '../limits/spend.js';
 import { readJobSpend, type JobSpendStatus } from './spend.js';
 import type { JobStore } from './store.js';
 
@@ -164,6 +163,13 @@ function duration(seconds: number): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
+/** An amount as the run's summary writes it: two decimals at least, a price's own when it has more. */
+const AMOUNT = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 6,
+  useGrouping: false,
+});
+
 /** The status as a person reads it. */
 export function formatJobStatus(s: JobStatus): string {
   const pct = (n: number) => (s.rows === 0 ? '100' : ((100 * n) / s.rows).toFixed(1));
@@ -188,7 +194,7 @@ export function formatJobStatus(s: JobStatus): string {
   }
   if (s.spend) {
     const sp = s.spend;
-    const money = (units: number) => formatAmount(Math.round(units * 1e6), sp.currency);
+    const money = (units: number) => `${AMOUNT.format(units)}${sp.currency ? ` ${sp.currency}` : ''}`;
     const cap = sp.cap === null ? '' : `; --max-spend ${money(sp.cap)}, ${money(Math.max(0, sp.cap - sp.spend))} left`;
     lines.push(`  spend: ${money(sp.spend)} (${sp.calls} calls billed, every worker)${cap}`);
   }

@@ -24,7 +24,7 @@ import {
   type FileSeen,
 } from '../job/index.js';
 import { inputFingerprint } from '../output/folder-identity.js';
-import { JobSpend } from '../job/spend.js';
+import { JobSpend } from './job-spend.js';
 import type { SpendMeter } from '../limits/spend.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
