@@ -11,7 +11,8 @@
  *   spool as in `spooled`; the rows a stop left in flight (up to `jitter` places late) are among this
  *   session's, so the two halves' rows interleave where they meet;
  * - `killed`: the same, but the earlier session was killed before its end (no results files, no index): its
- *   rows are read from the journal, sorted and encoded;
+ *   spool's files are left with its records (src/output/spool/records.ts), the chunks it wrote before the kill,
+ *   which the end copies; the rows its reorder buffer still held are read from the journal and encoded;
  * - `journal`: the same end with no spool at all (a folder whose spool was lost with its process): both files
  *   rebuilt from results.ndjson alone (the column union known from .state/columns.ndjson, so one pass).
  * Peak RSS is the child's (getrusage maxRSS: both its threads, as a run's is), and the spooled run also says
@@ -43,6 +44,8 @@ export interface RebuildRun {
   readonly peakRssMb: number;
   /** Peak RSS before the timed end began (the feed's thread, the union): the end's own is the rest. */
   readonly peakRssBeforeEndMb: number;
+  /** Rows of the results files the end used as they were written, not encoded. */
+  readonly rowsCopied: number;
   /** Spooled only: heap in use after a full garbage collection at each quarter of the feed (MB). */
   readonly retainedHeapMb?: readonly number[];
 }
@@ -116,6 +119,7 @@ interface ChildFigures {
   maxRssKb: number;
   beforeEndRssKb: number;
   retainedMb: number[];
+  copied: number;
 }
 
 async function child(
@@ -167,6 +171,7 @@ export async function benchRebuild(opts: {
           : {}),
         peakRssMb: Math.round(r.maxRssKb / 1024),
         peakRssBeforeEndMb: Math.round(r.beforeEndRssKb / 1024),
+        rowsCopied: r.copied,
         ...(r.retainedMb.length > 0 ? { retainedHeapMb: r.retainedMb } : {}),
       });
     }
