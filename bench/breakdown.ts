@@ -19,19 +19,34 @@ import { benchScriptArgs, CLI } from './harness.js';
 
 /** The parts, each with the source paths (relative to the package) it owns, first match wins. */
 const PARTS: readonly (readonly [string, RegExp])[] = [
-  ['input (reading and validating rows)', /^src\/input\/|node_modules\/(csv-parse|iconv-lite)\/|^src\/pipeline\/input\.ts/],
+  [
+    'input (reading and validating rows)',
+    /^src\/input\/|node_modules\/(csv-parse|iconv-lite)\/|^src\/pipeline\/input\.ts/,
+  ],
   ['request building (stage, body)', /^src\/services\/|^src\/stages\//],
-  ['response parsing', /^src\/http\/classify\.ts/],
-  ['undici and sockets', /node_modules\/undici\/|^src\/http\/transport\.ts|^node:(net|internal\/(net|stream_base_commons|streams|dns))/],
+  ['response parsing (the bare loop: its JSON.parse)', /^src\/http\/classify\.ts|^bench\/undici-loop\.ts/],
+  [
+    'undici and sockets',
+    /node_modules\/undici\/|^src\/http\/transport\.ts|^node:(net|internal\/(net|stream_base_commons|streams|dns))/,
+  ],
   ['normalising', /^src\/normalise\//],
-  ['journal (the result line, its write)', /^src\/output\/(journal|run-output|ndjson-file|journal-file|redact|modes)|^src\/pipeline\/recorder\.ts|^src\/output\/files\//],
-  ['spool (the run thread\'s side)', /^src\/output\/spool\//],
+  [
+    'journal (the result line, its write)',
+    /^src\/output\/(journal|run-output|ndjson-file|journal-file|redact|modes)|^src\/pipeline\/recorder\.ts|^src\/output\/files\//,
+  ],
+  ["spool (the run thread's side)", /^src\/output\/spool\//],
   ['limiter', /^src\/limits\/|^src\/http\/layers\/limit\.ts|node_modules\/bottleneck\//],
   ['call chain (layers, retry, deadlines)', /^src\/http\/|^src\/retry\//],
-  ['progress, metrics, monitor', /^src\/pipeline\/(progress|monitor)\.ts|^src\/metrics\/|node_modules\/(cli-progress|prom-client)\//],
+  [
+    'progress, metrics, monitor',
+    /^src\/pipeline\/(progress|monitor)\.ts|^src\/metrics\/|node_modules\/(cli-progress|prom-client)\//,
+  ],
   ['run loop (feed, window, rows, stop)', /^src\/pipeline\//],
   ['logging', /^src\/log\/|node_modules\/pino/],
-  ['start-up, options and end (not per row)', /^src\/(cli|config|app|page|report|errors)|node_modules\/(yargs|zod|yaml|hyparquet)/],
+  [
+    'start-up, options and end (not per row)',
+    /^src\/(cli|config|app|page|report|errors)|node_modules\/(yargs|zod|yaml|hyparquet)/,
+  ],
 ];
 const GC = 'garbage collection';
 const PROGRAM = '(program): V8 and native work under no frame';

@@ -131,7 +131,17 @@ export async function benchRawVsAutocannon(opts: {
       });
     }
     const breakdown = opts.breakdown
-      ? await rowCost({ dir: opts.dir, input, rows: opts.rows, env, url: sb.url, path, clientId: sb.clientId, token: sb.authToken, body })
+      ? await rowCost({
+          dir: opts.dir,
+          input,
+          rows: opts.rows,
+          env,
+          url: sb.url,
+          path,
+          clientId: sb.clientId,
+          token: sb.authToken,
+          body,
+        })
       : undefined;
     return {
       ...(breakdown ? { breakdown } : {}),
