@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--against DIR] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_split]
+ *   npm run bench -- [--quick] [--against DIR] [--rebuild-modes spooled,resumed,killed,journal] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_split]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -30,7 +30,7 @@ import { benchDocumented, benchSweep, type RateRun } from './rates.js';
 import { benchRawVsAutocannon } from './raw.js';
 import { rowCostTable, type RowCost } from './breakdown.js';
 import { benchCompare } from './compare.js';
-import { benchRebuild } from './rebuild.js';
+import { benchRebuild, type REBUILD_MODES } from './rebuild.js';
 import { benchFootprint } from './footprint.js';
 import { benchEgress } from './egress.js';
 import { benchSampleDraw } from './sample.js';
@@ -308,14 +308,15 @@ async function benchCompareRiskRss(): Promise<void> {
 
 /** The end of a run, spooled and from the journal alone: seconds per million rows and peak RSS by size. */
 async function benchRebuildEnd(): Promise<void> {
-  const rebuild = await benchRebuild({ rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], dir: work });
+  const modes = argValue('--rebuild-modes')?.split(',') as (typeof REBUILD_MODES)[number][] | undefined;
+  const rebuild = await benchRebuild({ rows: quick ? [20_000, 200_000] : [100_000, 1_000_000], dir: work, modes });
   figures.rebuild = rebuild;
   const said = {
     spooled: 'one session',
     resumed: 'resumed half-way after a stop (the earlier end wrote its results files)',
-    killed: 'resumed half-way after a kill -9 (the earlier half from the journal)',
+    killed: "resumed half-way after a kill -9 (the killed session's recorded chunks copied)",
   };
-  for (const mode of ['spooled', 'resumed', 'killed'] as const) {
+  for (const mode of (['spooled', 'resumed', 'killed'] as const).filter((m) => m in rebuild.rssRatio)) {
     const largest = rebuild.runs.filter((r) => r.mode === mode).sort((a, b) => b.rows - a.rows)[0];
     targets.push({
       section: 'rebuild',
