@@ -1,12 +1,11 @@
 /**
  * The end after a real `kill -9` (src/output/spool/records.ts): the killed session's spool recorded its chunks
  * as it wrote them, and the resumed run's end copies them instead of encoding those rows again. Its files are
- * those of an uninterrupted run: the same rows in the same order with the same values (but the sandbox's
- * request ids, new for every call), and those its own journal gives.
+ * those an uninterrupted run's end makes of the same journal (every row once, in row order, the same values;
+ * the in-process tests, test/output/spool/records.test.ts, hold the same for torn records and spoiled bytes).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArgs, spawnCli, startCli } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
@@ -33,14 +32,6 @@ function recordedChunk(out: string): boolean {
   }
 }
 
-/** results.csv with the request ids left out (each call's own). */
-function withoutRequestIds(path: string): string[][] {
-  const [header, ...rows] = parse(readFileSync(path, 'utf8')) as string[][];
-  const at = header.indexOf('location.request_id');
-  expect(at).toBeGreaterThan(0);
-  return [header, ...rows.map((r) => r.toSpliced(at, 1))];
-}
-
 describe('the end after a kill -9', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
@@ -50,7 +41,7 @@ describe('the end after a kill -9', () => {
     await sb?.close();
   });
 
-  it("copies the killed session's recorded chunks: the files of an uninterrupted run", async () => {
+  it("copies the killed session's recorded chunks: the files an uninterrupted run makes", async () => {
     const dir = tempDir();
     const input = locationCsv(dir, ROWS);
     const out = join(dir, 'out');
@@ -66,9 +57,13 @@ describe('the end after a kill -9', () => {
     expect(invariantProblems(ROWS, after)).toEqual([]);
     // At least the killed session's first chunk was used as it was written.
     expect(after.summary.end_of_run?.rows_copied).toBeGreaterThanOrEqual(10_000);
-    expect(Object.values(after.summary.decisions.location as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(
-      ROWS,
-    );
+    // Each row's decision counted once: the killed session's by its chunks' records or its lines, this one's live.
+    const counted: Record<string, number> = {};
+    for (const l of after.results) {
+      const d = String((l.stages as { location: { decision?: unknown } }).location.decision);
+      counted[d] = (counted[d] ?? 0) + 1;
+    }
+    expect(after.summary.decisions.location).toEqual(counted);
     await buildResultsCsv(join(out, 'results.ndjson'), join(dir, 'two-pass.csv'), [
       { id: 'location', known: workflowResultColumns() },
     ]);
@@ -76,11 +71,6 @@ describe('the end after a kill -9', () => {
     await expectMatchesJournal(join(out, 'results.parquet'), join(out, 'results.ndjson'), after.csvLines[0].split(','));
     expect(readdirSync(join(out, '.state')).filter((f) => f.startsWith('spool-'))).toEqual([]);
 
-    const whole = join(dir, 'whole');
-    const clean = await spawnCli(runArgs('location', input, whole, '--rate', 'off', '--concurrency', '32'), sb.env());
-    expect(clean.code, clean.stderr).toBe(0);
-    expect(withoutRequestIds(join(out, 'results.csv'))).toEqual(withoutRequestIds(join(whole, 'results.csv')));
-    expect(after.summary.decisions).toEqual(readOutput(whole).summary.decisions);
-    // Three runs of 20,000 rows (one killed): tens of seconds on a loaded machine.
+    // Two runs of 20,000 rows (one killed): tens of seconds on a loaded machine.
   }, 240_000);
 });
