@@ -42,6 +42,7 @@ import type { RunSettings } from './settings.js';
 import { followSink, openSink, type RunSink } from './sink.js';
 import { RunStop, writeFailureStop } from './stop.js';
 import type { RowWindow } from './window.js';
+import { expectedVersions, VersionWatch } from './versions.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -92,6 +93,8 @@ export interface RunParts {
   readonly ctx: StageContext;
   /** Decisions per workflow stage: this session's rows as they are written, earlier ones at the end. */
   readonly decisions: DecisionCounter;
+  /** The strategy versions answered: their first answers, and --expect-version (./versions.ts). */
+  readonly versions: VersionWatch;
   readonly recorder: OutcomeRecorder;
   /** The time series and the scheduler's metrics, every few seconds (./monitor.ts). */
   readonly monitor: RunMonitor;
@@ -265,6 +268,11 @@ export async function acquireRun(x: {
   const stages = egress.lanes[0].stages as StageRuntime[];
   const ctx = stageContext(s, { now: hooks.now, signal: stop.signal, numberStyle: input.numberStyle, counters, log });
   const decisions = new DecisionCounter(s.pipeline.stages);
+  const versions = new VersionWatch(s.pipeline.stages, {
+    expected: expectedVersions(s.expectVersion),
+    log,
+    stop: (why) => stop.request(why),
+  });
   const recorder = new OutcomeRecorder({
     s,
     output,
@@ -274,6 +282,7 @@ export async function acquireRun(x: {
     requestStop: (why) => stop.request(why),
     log,
     onResult: (st) => decisions.add(st),
+    versions,
     ...(sample ? { membership: sample.of } : {}),
   });
   const services = [...new Set(kinds.map((k) => k.service))];
@@ -298,6 +307,8 @@ export async function acquireRun(x: {
   // Still running here only when the end was not reached (finish ends it first): a failed or stopped run has
   // said why already, so a failure to write its last sample is not news.
   d.defer('monitor', (end) => monitor.finish(end ?? 'failed').catch(() => undefined));
+  // Before the first row: the first answers the earlier sessions saw are not news.
+  versions.attach(monitor);
   const window = rowWindow(s, egress, services);
   const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate);
   progress.start();
@@ -341,6 +352,7 @@ export async function acquireRun(x: {
     stageStats,
     ctx,
     decisions,
+    versions,
     recorder,
     monitor,
     window,

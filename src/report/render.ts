@@ -20,6 +20,7 @@ import {
   type Span,
 } from './charts.js';
 import type { RunReportData } from './data.js';
+import { versionMarks, versionsSection } from './versions.js';
 
 const SERVICE_COLORS: Record<string, string> = { workflow: '#3b6ea8', bureau: '#e07b24', account: '#2f8a4c' };
 const PALETTE = ['#3b6ea8', '#e07b24', '#2f8a4c', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d', '#d4ac0d'];
@@ -154,7 +155,7 @@ function timeSections(d: RunReportData): string {
     ),
   };
   out.push(`<h2>Throughput</h2>`);
-  out.push(timeChart('Rows done a second', 'rows/s', spans, [rowsLine]));
+  out.push(timeChart('Rows done a second', 'rows/s', spans, [rowsLine], versionMarks(d.versions)));
   const etaPoints = buckets.map((b) => {
     const last = new Map<string, number | null>();
     for (const s of b.samples) last.set(s.shard ?? '', s.eta_s);
@@ -391,6 +392,8 @@ export function renderRunReport(d: RunReportData): string {
       ),
     );
   }
+
+  parts.push(versionsSection(d.versions));
 
   parts.push('<h2>Errors by code</h2>');
   if (d.errors.length === 0) parts.push('<p>No row is in the errors file.</p>');

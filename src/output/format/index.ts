@@ -28,7 +28,9 @@ export {
   loadRunSummary,
   readRunSummary,
   runSummarySchema,
+  versionsSummarySchema,
   writeSummary,
   type MergedSummary,
   type RunSummary,
+  type VersionsSummary,
 } from './summary.js';
