@@ -18,6 +18,8 @@ import { CallStats } from '../metrics/service-stats.js';
 import type { Redactor } from '../output/redact.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 import { RunOutput } from '../output/run-output.js';
+import { startSession } from '../output/audit.js';
+import { effectiveOptions } from './effective-options.js';
 import type { SinkThread } from '../output/sink/index.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
@@ -190,6 +192,11 @@ export async function acquireRun(x: {
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
     });
     output = out;
+    // The session in the folder's record (src/output/audit.ts): its options, never a secret (scrubbed once more).
+    startSession(dir, {
+      options: JSON.parse(redactor.scrub(JSON.stringify(effectiveOptions(s)))) as Record<string, unknown>,
+      doneAtOpen: out.succeededBefore + out.failedBefore,
+    });
     const saver = frontier
       ? new FrontierSaver(frontier, out, input.db?.start, (l) => log(l, { level: 'warn' }))
       : undefined;

@@ -115,6 +115,12 @@ describe('strategy versions', () => {
       ['v1', 1],
       ['v2', 1],
     ]);
+    // A resumed folder verifies: both sessions recorded, the first ended with exit 3.
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.sessions.map((x: { exit_code: number }) => x.exit_code)).toEqual([3, 0]);
+    expect(manifest.sessions[1].options.expect_version).toEqual({ location: 'v2' });
+    const verified = await spawnCli(['verify', out], {});
+    expect(verified.code, verified.stdout).toBe(0);
   });
 
   it('compare says when a side mixes versions, and --by-version breaks the figures down by them', async () => {
