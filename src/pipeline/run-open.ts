@@ -42,6 +42,8 @@ import { rowEstimator, rowWindow, runManifest, stageContext, sumLimits } from '.
 import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
 import { followSink, openSink, type RunSink } from './sink.js';
+import { openSpend } from './spend.js';
+import type { SpendMeter } from '../limits/spend.js';
 import { RunStop, writeFailureStop } from './stop.js';
 import type { RowWindow } from './window.js';
 import { expectedVersions, VersionWatch } from './versions.js';
@@ -88,6 +90,8 @@ export interface RunParts {
   readonly follower: SinkThread | undefined;
   /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
   readonly output: RunOutput | undefined;
+  /** What the calls cost, when they have a price (./spend.ts); undefined: nothing priced, or a dry run. */
+  readonly spend: SpendMeter | undefined;
   /** The lanes calls leave by: one, or one per --local-address (./egress.ts); every lane's calls together. */
   readonly egress: Egress;
   readonly stages: StageRuntime[];
@@ -176,6 +180,7 @@ export async function acquireRun(x: {
   const rowEstimate = rowEstimator(s, { sample, job: joined?.job, source });
 
   let output: RunOutput | undefined;
+  let spend: SpendMeter | undefined;
   let follower: SinkThread | undefined;
   let closeJournals: () => Promise<unknown> = () => Promise.resolve(undefined);
   // A dry run makes its folder only if it has rows to report (./finish.ts).
@@ -188,6 +193,7 @@ export async function acquireRun(x: {
       formats: s.outputFormats,
       sampled: sample !== undefined,
       stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      decisionStages: s.pipeline.stages.map((st) => ({ id: st.id, kind: st.kind })),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
     });
@@ -197,6 +203,17 @@ export async function acquireRun(x: {
       options: JSON.parse(redactor.scrub(JSON.stringify(effectiveOptions(s)))) as Record<string, unknown>,
       doneAtOpen: out.succeededBefore + out.failedBefore,
     });
+    // Before any call: the folder's earlier spend is read and this session's is written with its lines.
+    const spent = openSpend(s, dir, {
+      rows: () => counters.succeeded + counters.failed,
+      fail: (err) => stop.request(writeFailureStop(dir, err)),
+      log,
+    });
+    if (spent) {
+      spend = spent.meter;
+      out.flushBeforeLines(spent.file);
+      d.defer('spend file', () => spent.file.close());
+    }
     const saver = frontier
       ? new FrontierSaver(frontier, out, input.db?.start, (l) => log(l, { level: 'warn' }))
       : undefined;
@@ -264,7 +281,7 @@ export async function acquireRun(x: {
     return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
   });
   const factory = empty ? localLimiter : (hooks.limiterFactory ?? localLimiter);
-  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }));
+  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }), spend);
   const releaseEgress = d.defer('egress', async () => {
     try {
       await egress.closeClients();
@@ -302,6 +319,7 @@ export async function acquireRun(x: {
       services,
       estimate: rowEstimate,
       doneBefore: output ? output.succeededBefore + output.failedBefore : 0,
+      spend,
     }),
     {
       dir: output ? s.outDir : undefined,
@@ -317,7 +335,7 @@ export async function acquireRun(x: {
   // Before the first row: the first answers the earlier sessions saw are not news.
   versions.attach(monitor);
   const window = rowWindow(s, egress, services);
-  const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate);
+  const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate, spend);
   progress.start();
   const releaseProgress = d.defer('progress bar', () => progress.stop());
 
@@ -352,6 +370,7 @@ export async function acquireRun(x: {
     sample,
     sink,
     output,
+    spend,
     closeJournals,
     follower,
     egress,
