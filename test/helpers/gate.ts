@@ -5,7 +5,7 @@
 import { describe, it } from 'vitest';
 import { installCommand, missingBinaries, TEST_TOOLS } from './tools.js';
 
-export const inCi = process.env.CI === 'true';
+const inCi = process.env.CI === 'true';
 
 /**
  * `it` when `available`; without it, under CI=true a test that fails saying what is missing, else `it.skip`

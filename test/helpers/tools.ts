@@ -4,7 +4,6 @@
  * the helper module whose importers need it, so the list of test files that cannot run without it is read
  * from the tree, not kept by hand.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join, relative } from 'node:path';
@@ -129,16 +128,4 @@ export function testFilesNeeding(root: string, helper: string): string[] {
 /** The one-line command that installs `packages` on Debian. */
 export function installCommand(packages: readonly string[]): string {
   return `apt-get install -y ${packages.join(' ')}`;
-}
-
-/** Runs `argv` and says whether it exited 0 (its output kept out of the tests' own). */
-export function runQuietly(argv: readonly string[], env?: NodeJS.ProcessEnv): boolean {
-  const [cmd, ...args] = argv;
-  if (!cmd) return false;
-  try {
-    execFileSync(cmd, args, { stdio: 'ignore', env: env ?? process.env });
-    return true;
-  } catch {
-    return false;
-  }
 }
