@@ -16,6 +16,8 @@ import type { RunOutput } from '../output/run-output.js';
 import type { Run } from './run.js';
 import type { RunSettings } from './settings.js';
 import { buildSummary, type SummaryInput } from './build-summary.js';
+import { versionsSummary } from '../output/versions-summary.js';
+import { spendSummary } from './spend.js';
 
 export interface RunResult {
   /**
@@ -52,6 +54,8 @@ export async function finish(run: Run): Promise<RunResult> {
     source: run.source?.stats,
     sink: sinkSummary(run),
     inputEmpty: run.inputEmpty,
+    expectChecked: run.versions.checked,
+    ...(run.spend ? { spend: spendSummary(run.spend) } : {}),
   };
   const result = run.output
     ? await folderEnd(run, run.output, common, closeFailure)
@@ -86,6 +90,7 @@ async function folderEnd(
     ...common,
     totals,
     decisions: run.decisions.counts,
+    versions: versionsSummary(run.decisions.versions, run.versions.firstAnswers),
     csv,
     transactions: rebuilt.transactions,
     remaining,
@@ -94,6 +99,7 @@ async function folderEnd(
   summary.end_of_run = {
     last_answer_at: new Date(lastAnswerAt).toISOString(),
     files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10,
+    rows_copied: rebuilt.copied,
   };
   return { exitCode: stopped ? exitCodeOf(stopped) : totals.failed > 0 ? 1 : 0, summary, stopped };
 }

@@ -18,6 +18,8 @@ import { CallStats } from '../metrics/service-stats.js';
 import type { Redactor } from '../output/redact.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 import { RunOutput } from '../output/run-output.js';
+import { startSession } from '../output/audit.js';
+import { effectiveOptions } from './effective-options.js';
 import type { SinkThread } from '../output/sink/index.js';
 import { DecisionCounter, kindOf } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
@@ -40,8 +42,11 @@ import { rowEstimator, rowWindow, runManifest, stageContext, sumLimits } from '.
 import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
 import { followSink, openSink, type RunSink } from './sink.js';
+import { openSpend } from './spend.js';
+import type { SpendMeter } from '../limits/spend.js';
 import { RunStop, writeFailureStop } from './stop.js';
 import type { RowWindow } from './window.js';
+import { expectedVersions, VersionWatch } from './versions.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -85,6 +90,8 @@ export interface RunParts {
   readonly follower: SinkThread | undefined;
   /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
   readonly output: RunOutput | undefined;
+  /** What the calls cost, when they have a price (./spend.ts); undefined: nothing priced, or a dry run. */
+  readonly spend: SpendMeter | undefined;
   /** The lanes calls leave by: one, or one per --local-address (./egress.ts); every lane's calls together. */
   readonly egress: Egress;
   readonly stages: StageRuntime[];
@@ -92,6 +99,8 @@ export interface RunParts {
   readonly ctx: StageContext;
   /** Decisions per workflow stage: this session's rows as they are written, earlier ones at the end. */
   readonly decisions: DecisionCounter;
+  /** The strategy versions answered: their first answers, and --expect-version (./versions.ts). */
+  readonly versions: VersionWatch;
   readonly recorder: OutcomeRecorder;
   /** The time series and the scheduler's metrics, every few seconds (./monitor.ts). */
   readonly monitor: RunMonitor;
@@ -171,6 +180,7 @@ export async function acquireRun(x: {
   const rowEstimate = rowEstimator(s, { sample, job: joined?.job, source });
 
   let output: RunOutput | undefined;
+  let spend: SpendMeter | undefined;
   let follower: SinkThread | undefined;
   let closeJournals: () => Promise<unknown> = () => Promise.resolve(undefined);
   // A dry run makes its folder only if it has rows to report (./finish.ts).
@@ -183,10 +193,27 @@ export async function acquireRun(x: {
       formats: s.outputFormats,
       sampled: sample !== undefined,
       stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      decisionStages: s.pipeline.stages.map((st) => ({ id: st.id, kind: st.kind })),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
     });
     output = out;
+    // The session in the folder's record (src/output/audit.ts): its options, never a secret (scrubbed once more).
+    startSession(dir, {
+      options: JSON.parse(redactor.scrub(JSON.stringify(effectiveOptions(s)))) as Record<string, unknown>,
+      doneAtOpen: out.succeededBefore + out.failedBefore,
+    });
+    // Before any call: the folder's earlier spend is read and this session's is written with its lines.
+    const spent = openSpend(s, dir, {
+      rows: () => counters.succeeded + counters.failed,
+      fail: (err) => stop.request(writeFailureStop(dir, err)),
+      log,
+    });
+    if (spent) {
+      spend = spent.meter;
+      out.flushBeforeLines(spent.file);
+      d.defer('spend file', () => spent.file.close());
+    }
     const saver = frontier
       ? new FrontierSaver(frontier, out, input.db?.start, (l) => log(l, { level: 'warn' }))
       : undefined;
@@ -254,7 +281,7 @@ export async function acquireRun(x: {
     return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
   });
   const factory = empty ? localLimiter : (hooks.limiterFactory ?? localLimiter);
-  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }));
+  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }), spend);
   const releaseEgress = d.defer('egress', async () => {
     try {
       await egress.closeClients();
@@ -265,6 +292,11 @@ export async function acquireRun(x: {
   const stages = egress.lanes[0].stages as StageRuntime[];
   const ctx = stageContext(s, { now: hooks.now, signal: stop.signal, numberStyle: input.numberStyle, counters, log });
   const decisions = new DecisionCounter(s.pipeline.stages);
+  const versions = new VersionWatch(s.pipeline.stages, {
+    expected: expectedVersions(s.expectVersion),
+    log,
+    stop: (why) => stop.request(why),
+  });
   const recorder = new OutcomeRecorder({
     s,
     output,
@@ -274,6 +306,7 @@ export async function acquireRun(x: {
     requestStop: (why) => stop.request(why),
     log,
     onResult: (st) => decisions.add(st),
+    versions,
     ...(sample ? { membership: sample.of } : {}),
   });
   const services = [...new Set(kinds.map((k) => k.service))];
@@ -286,6 +319,7 @@ export async function acquireRun(x: {
       services,
       estimate: rowEstimate,
       doneBefore: output ? output.succeededBefore + output.failedBefore : 0,
+      spend,
     }),
     {
       dir: output ? s.outDir : undefined,
@@ -298,8 +332,10 @@ export async function acquireRun(x: {
   // Still running here only when the end was not reached (finish ends it first): a failed or stopped run has
   // said why already, so a failure to write its last sample is not news.
   d.defer('monitor', (end) => monitor.finish(end ?? 'failed').catch(() => undefined));
+  // Before the first row: the first answers the earlier sessions saw are not news.
+  versions.attach(monitor);
   const window = rowWindow(s, egress, services);
-  const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate);
+  const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate, spend);
   progress.start();
   const releaseProgress = d.defer('progress bar', () => progress.stop());
 
@@ -334,6 +370,7 @@ export async function acquireRun(x: {
     sample,
     sink,
     output,
+    spend,
     closeJournals,
     follower,
     egress,
@@ -341,6 +378,7 @@ export async function acquireRun(x: {
     stageStats,
     ctx,
     decisions,
+    versions,
     recorder,
     monitor,
     window,

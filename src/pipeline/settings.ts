@@ -7,6 +7,7 @@ import type { InputFormat } from '../input/read.js';
 import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
 import type { Rate } from '../limits/rates.js';
+import type { Prices } from '../limits/spend.js';
 import type { SampleSpec } from '../sample/design.js';
 import type { NetworkSettings } from '../http/network.js';
 import type { ServiceName } from '../types.js';
@@ -111,12 +112,21 @@ export interface RunSettings {
   readonly circuit: CircuitOptions;
   /** After a stop, how long calls in flight may finish before they are abandoned. */
   readonly stopGraceMs: number;
+  /**
+   * Workflow name -> the strategy version its answers must carry (--expect-version over the pipeline file's
+   * `expect_version`): an answer of another version stops the run and is not written (./versions.ts).
+   */
+  readonly expectVersion?: Readonly<Record<string, string>>;
   /** Where log lines go (stderr; for people, or JSON with `--log-format json`). */
   readonly log: Log;
   /** The formats of the files rebuilt at the end (--output-formats; default csv and parquet). */
   readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
   /** --job NAME: this run is one worker of a job; its rows come from the chunks it claims. Undefined: a run of its own. */
   readonly job?: JobSettings;
+  /** What calls cost and which answers are billed (--price, --billed, the pipeline file's prices); undefined: none. */
+  readonly prices?: Prices;
+  /** --max-spend in micro-units: no row starts that could take the folder's spend past it. */
+  readonly maxSpendMicros?: number;
   /** The scheduler's metrics (--metrics-file, --metrics-port), already started; none by default. */
   readonly metrics?: RunMetrics;
 }

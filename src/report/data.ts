@@ -4,11 +4,12 @@
  * (.state/timeline.ndjson) and the error codes of errors.ndjson. Whatever a folder lacks (one written by an
  * older build has no time series) is listed in `missing` with what it means, and the rest is shown.
  */
+import { spendFiguresOf, type SpendFigures } from './spend.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timeline } from '../metrics/timeline-lines.js';
 import { readTimeline } from '../output/timeline-store.js';
-import { FILES, sampleDesignSchema } from '../output/format/index.js';
+import { FILES, sampleDesignSchema, versionsSummarySchema, type VersionsSummary } from '../output/format/index.js';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf, weightOf } from '../sample/draw.js';
 import { readNdjsonBatches } from '../output/ndjson-file.js';
@@ -97,10 +98,14 @@ export interface RunReportData {
   readonly sample: SampleFigures | null;
   readonly remaining: { readonly rows: number; readonly time: string } | null;
   readonly decisions: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** The strategy versions of each workflow stage (summary.json `versions`); null when the folder has none. */
+  readonly versions: VersionsSummary | null;
   /** Over every session when the time series has them, else the summary's (last session only). */
   readonly funnel: readonly StageFunnel[];
   readonly funnelSource: 'all sessions' | 'last session only' | 'none';
   readonly services: readonly ServiceFigures[];
+  /** --price: what the folder's calls cost; null when nothing was priced. */
+  readonly spend: SpendFigures | null;
   /** Empty unless the last session used several source addresses. */
   readonly addresses: readonly AddressFigures[];
   readonly errors: readonly ErrorCodeCount[];
@@ -302,9 +307,11 @@ export async function loadRunReport(
       ? { rows: Number(summary.remaining.rows_estimate ?? 0), time: String(summary.remaining.time_estimate ?? '') }
       : null,
     decisions: (summary?.decisions ?? {}) as Record<string, Record<string, number>>,
+    versions: versionsSummarySchema.safeParse(summary?.versions).data ?? null,
     funnel,
     funnelSource,
     services,
+    spend: spendFiguresOf(summary?.spend),
     addresses,
     errors,
     timeline: timeline && timeline.samples.length > 0 ? timeline : undefined,

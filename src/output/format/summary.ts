@@ -92,6 +92,32 @@ const decisionCountsSchema = z.record(z.string(), z.record(z.string(), count));
 const serviceName = z.enum(SERVICES);
 
 /**
+ * Stage id -> the strategy versions its answers carried (src/pipeline/versions.ts): the rows and decisions of
+ * each version over the folder's results, each version's first answer (written or not: an answer refused by
+ * --expect-version is one), and whether the results mix versions.
+ */
+export const versionsSummarySchema = z.record(
+  z.string(),
+  z.looseObject({
+    by_version: z.record(
+      z.string(),
+      z.looseObject({ workflow: z.string().nullable(), rows: count, decisions: z.record(z.string(), count) }),
+    ),
+    first_answers: z.array(
+      z.looseObject({
+        version: z.string().nullable(),
+        workflow: z.string().nullable(),
+        at: z.string(),
+        row: count,
+        session: count,
+      }),
+    ),
+    mixed: z.boolean(),
+  }),
+);
+export type VersionsSummary = z.infer<typeof versionsSummarySchema>;
+
+/**
  * A sampled run's design (as manifest.json's `sample`) and the rows outside it: those without a key
  * (SAMPLE_NO_KEY) and those that could not be read (MALFORMED_ROW) are errors of the run, in no stratum.
  * Counted over the whole input (up to --limit) by the counting pass, in every session and every shard.
@@ -99,6 +125,30 @@ const serviceName = z.enum(SERVICES);
 const sampleSummarySchema = sampleDesignSchema.extend({
   rows_without_key: count,
   rows_unreadable: count,
+});
+
+/** What the calls cost (--price), per service: the whole folder's and this session's; amounts in the currency's unit. */
+const spendSummarySchema = z.looseObject({
+  currency: z.string(),
+  /** The billing rule: the outcomes a call is billed for. */
+  billed_outcomes: z.array(z.string()),
+  /** SERVICE or workflow:NAME -> the price of one call. */
+  prices: z.record(z.string(), z.number()),
+  total: z.number(),
+  this_session: z.number(),
+  max_spend: z.number().nullable(),
+  /** What the cap leaves (null without one). */
+  left: z.number().nullable(),
+  services: z.partialRecord(
+    serviceName,
+    z.object({
+      calls_billed: count,
+      calls_billed_this_session: count,
+      attempts_this_session: count,
+      spend: z.number(),
+      spend_this_session: z.number(),
+    }),
+  ),
 });
 
 export const runSummarySchema = z.looseObject({
@@ -126,6 +176,8 @@ export const runSummarySchema = z.looseObject({
     out_of_shard: count,
     /** A sampled run: rows read this session that are not in the sample (neither results nor errors). */
     not_in_sample: count.optional(),
+    /** This session: rows whose answer was of another version than --expect-version expects (not written). */
+    unexpected_version_not_written: count.optional(),
     /** Dry runs: rows that would be sent. */
     valid: count.optional(),
     /**
@@ -142,6 +194,15 @@ export const runSummarySchema = z.looseObject({
   stages: z.record(z.string(), stageSummarySchema),
   services: z.partialRecord(serviceName, serviceSummarySchema),
   decisions: decisionCountsSchema,
+  /** Stages whose answers carry a strategy version (workflows); absent in older folders. */
+  versions: versionsSummarySchema.optional(),
+  /**
+   * --expect-version (or the pipeline file's expect_version), this session: what was expected, the answers of
+   * those workflows checked, and those of another version, which were not written (a resume sends them again).
+   */
+  expect_version: z
+    .object({ expected: z.record(z.string(), z.string()), answers_checked: count, unexpected_not_written: count })
+    .optional(),
   /** Runs with several --local-address: address -> what it did; absent otherwise. */
   addresses: z.record(z.string(), addressSummarySchema).optional(),
   results_csv: z.object({ rows: count, columns: count }).optional(),
@@ -151,11 +212,16 @@ export const runSummarySchema = z.looseObject({
   input_empty: z.string().optional(),
   /** A sampled run (`--sample`): the design and the rows outside it. */
   sample: sampleSummarySchema.optional(),
+  /** --price: what the calls cost (absent when nothing is priced). */
+  spend: spendSummarySchema.optional(),
   /** A stopped run: about how much is left at the configured limits. */
   remaining: z.object({ rows_estimate: count, time_estimate: z.string(), time_estimate_ms: ms.nullable() }).optional(),
   /** The files rebuilt at the end (README: Output folder), and when the last answer came and how long the end took. */
   files: z.array(z.string()).optional(),
-  end_of_run: z.object({ last_answer_at: z.string(), files_seconds: z.number() }).optional(),
+  /** `rows_copied`: rows of the results files used as spooled or as an earlier end wrote them, not encoded again. */
+  end_of_run: z
+    .object({ last_answer_at: z.string(), files_seconds: z.number(), rows_copied: count.optional() })
+    .optional(),
   /**
    * A database input, this session: where it was read from (as the manifest says), the row it started after
    * (a resume's frontier; 0 from the start), the rows handed to the run, the rows the database sent (a page's
@@ -210,6 +276,7 @@ const mergedSummarySchema = z.looseObject({
   seconds: z.number(),
   services: z.partialRecord(serviceName, z.object({ attempts: count, retries: count, throttled_429: count })),
   decisions: decisionCountsSchema,
+  versions: versionsSummarySchema.optional(),
   results_csv: z.object({ rows: count, columns: count }),
   transactions: count.optional(),
   files: z.array(z.string()).optional(),
