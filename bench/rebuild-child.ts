@@ -30,7 +30,7 @@ const { readNdjsonBatches } = (await import(
 )) as typeof import('../src/output/ndjson-file.js');
 
 type Mode = 'spooled' | 'resumed' | 'killed' | 'journal';
-const stages = [{ id: 'location', known: workflowResultColumns() }];
+const stages = [{ id: 'location', known: workflowResultColumns().map((f) => f.name) }];
 
 interface Fed {
   readonly contents: SpoolContents;

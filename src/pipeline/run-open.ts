@@ -19,7 +19,7 @@ import type { Redactor } from '../output/redact.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 import { RunOutput } from '../output/run-output.js';
 import type { SinkThread } from '../output/sink/index.js';
-import { DecisionCounter, kindOf } from '../stages/index.js';
+import { DecisionCounter, declaredFields, kindOf } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
 import type { InputRow } from '../types.js';
 import { newCounters, type RunCounters } from './build-summary.js';
@@ -182,7 +182,7 @@ export async function acquireRun(x: {
       withTransactions: transactions,
       formats: s.outputFormats,
       sampled: sample !== undefined,
-      stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      stages: s.pipeline.stages.map(declaredFields),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
     });

@@ -68,7 +68,7 @@ export class SinkWriter {
     const session = await openSession(target.url);
     w.#session = session;
     try {
-      w.#schema = await SinkSchema.prepare(session, w.dialect, target, shape, w.names);
+      w.#schema = await SinkSchema.prepare(session, w.dialect, target, shape, w.names, log);
     } catch (err) {
       session.destroy();
       throw isBreError(err)
