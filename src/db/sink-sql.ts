@@ -64,6 +64,8 @@ export interface SinkSql {
   addColumn(table: string, column: ColumnDef): string[];
   /** Changes a column of bre-batch's own table to a wider type (a field that held integers now holds fractions), its comment kept. */
   widenColumn(table: string, column: ColumnDef): string;
+  /** Sets a column's comment (MySQL: by a MODIFY repeating its type, `column.type`). */
+  commentColumn(table: string, column: ColumnDef): string[];
   /** Renames a column in place (no copy of its values) and sets its comment; `column` is its new name and type. */
   renameColumn(table: string, from: string, column: ColumnDef): string[];
   /**
@@ -179,6 +181,7 @@ export function standardSink(p: SinkDialectParts): SinkSql {
     },
     addColumn: (table, column) => [`ALTER TABLE ${table} ADD COLUMN ${def(column)}`, ...commentOf(table, column)],
     widenColumn: (table, column) => p.widen(table, column),
+    commentColumn: (table, column) => (inline ? [p.widen(table, column)] : commentOf(table, column)),
     renameColumn: (table, from, column) => [p.rename(table, from, column), ...commentOf(table, column)],
     lock: p.lock,
     unlock: p.unlock,

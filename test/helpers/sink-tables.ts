@@ -42,6 +42,8 @@ export interface SinkCheckOptions {
    * lines may be missing from them.
    */
   readonly partial?: boolean;
+  /** Fields (`stage.field`) that must each have a column, values or not: those the pipeline declares. */
+  readonly declared?: readonly string[];
 }
 
 const MAX_PROBLEMS = 25;
@@ -253,6 +255,10 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
   const nameless = [...t.types.keys()].filter((c) => !fixed.includes(c) && !t.comments.has(c));
   if (nameless.length > 0) problems.push(`${o.table} has columns no comment names a field of: ${nameless.join(', ')}`);
   if (unplaced.size > 0) problems.push(`${o.table} lacks columns for result fields: ${[...unplaced].join(', ')}`);
+  const undeclared = (o.declared ?? []).filter((h) => !byField.has(h));
+  if (undeclared.length > 0) problems.push(`${o.table} lacks columns for declared fields: ${undeclared.join(', ')}`);
+  const suffixed = [...byField].filter(([h, c]) => /_[0-9a-f]{8}$/.test(c) && !/_[0-9a-f]{8}$/.test(h));
+  if (suffixed.length > 0) problems.push(`${o.table} has hashed columns: ${suffixed.map(([, c]) => c).join(', ')}`);
   for (const [col, f] of fields) {
     const type = t.types.get(col)!;
     if (type === SQL_TYPES[dialect][f.kind]) continue;

@@ -5,13 +5,13 @@
  * the rows as they are and never altered. The batches are written by ./batch.ts, the connection kept by
  * ./writer.ts.
  */
-import { createHash } from 'node:crypto';
 import { BreError } from '../../errors.js';
-import type { DbSession, DbUrl, Dialect, TableColumn } from '../../db/index.js';
+import type { DbSession, DbUrl, Dialect } from '../../db/index.js';
 import type { ColumnKind } from '../../types.js';
 import { kindOfTypes } from '../files/parquet/schema.js';
 import { typeBit } from '../journal/columns.js';
 import {
+  declaredColumnNames,
   errorColumns,
   hashedColumnName,
   isOldColumnName,
@@ -26,6 +26,9 @@ import {
   type SinkColumn,
   type SinkNames,
 } from './tables.js';
+import { describeKind, describeTable, withColumnsLock, type DescribedTable, type Table } from './table-read.js';
+
+export type { Table } from './table-read.js';
 
 export interface SinkTarget {
   readonly url: DbUrl;
@@ -54,22 +57,6 @@ export interface DeclaredField {
   /** As in results.csv's header: `<stage>.<field>`. */
   readonly header: string;
   readonly kind: ColumnKind;
-}
-
-/** A column as the table has it: its SQL type, the kind values are written with, and its comment. */
-export interface TableColumnInfo {
-  readonly type: string;
-  readonly kind: ColumnKind | undefined;
-  readonly comment: string | null;
-}
-
-export interface Table {
-  /** Quoted, schema and all. */
-  readonly sql: string;
-  readonly name: string;
-  readonly owned: boolean;
-  /** Its columns by name: their SQL type, the kind values are written with, and comment. */
-  readonly columns: Map<string, TableColumnInfo>;
 }
 
 export const LOAD_COLUMNS: readonly SinkColumn[] = [
@@ -147,13 +134,18 @@ export class SinkSchema {
     });
     const keyCol = { name: key, type: this.dialect.sink.keyType, notNull: true };
     this.#reserved = reservedNames(key);
-    // The declared fields' columns, named in the pipeline's order: a later one that would collide gets the suffix.
-    const taken = new Set(this.#reserved);
-    const declared = (this.shape.declared ?? []).map((f) => {
-      const name = newColumnName(f.header, this.dialect.maxIdentifier, taken);
-      taken.add(name);
-      return { name, type: this.dialect.sink.typeOf(f.kind), comment: f.header, notNull: false };
-    });
+    const fields = this.shape.declared ?? [];
+    const names = declaredColumnNames(
+      fields.map((f) => f.header),
+      this.dialect.maxIdentifier,
+      this.#reserved,
+    );
+    const declared = fields.map((f, i) => ({
+      name: names[i],
+      type: this.dialect.sink.typeOf(f.kind),
+      comment: f.header,
+      notNull: false,
+    }));
     // Each table is checked before the next is made: a user's table refused leaves nothing new behind.
     this.results = await this.#table(
       session,
@@ -258,43 +250,8 @@ export class SinkSchema {
     return table;
   }
 
-  async #describe(
-    session: DbSession,
-    name: string,
-  ): Promise<Table & { unique: Set<string>; notNullWithoutDefault: string[] }> {
-    const d = this.dialect.sink.describe(name, this.target.schema);
-    const rows = (
-      await session.query<{ name: string; type: string; nullable: unknown; has_default: unknown; comment: unknown }>(
-        d.sql,
-        d.params,
-      )
-    ).rows;
-    const columns = new Map<string, TableColumnInfo>();
-    const described: TableColumn[] = rows.map((r) => ({
-      name: r.name,
-      type: String(r.type).toLowerCase(),
-      nullable: truthy(r.nullable),
-      hasDefault: truthy(r.has_default),
-      comment: typeof r.comment === 'string' && r.comment !== '' ? r.comment : null,
-    }));
-    for (const c of described)
-      columns.set(c.name, { type: c.type, kind: this.dialect.sink.kindOf(c.type), comment: c.comment });
-    let owned = false;
-    const uniqueCols = new Set<string>();
-    if (columns.size > 0) {
-      const c = this.dialect.sink.comment(name, this.target.schema);
-      owned = (await session.query<{ comment: string | null }>(c.sql, c.params)).rows[0]?.comment === OWNED_COMMENT;
-      const u = this.dialect.sink.uniqueColumns(name, this.target.schema);
-      for (const r of (await session.query<{ name: string }>(u.sql, u.params)).rows) uniqueCols.add(r.name);
-    }
-    return {
-      sql: this.#quoted(name),
-      name,
-      owned,
-      columns,
-      unique: uniqueCols,
-      notNullWithoutDefault: described.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name),
-    };
+  #describe(session: DbSession, name: string): Promise<DescribedTable> {
+    return describeTable(session, this.dialect, name, this.target.schema);
   }
 
   /** A user's own table must take the rows as they are: the key, a unique index on it, nothing required that the sink does not write. */
@@ -511,25 +468,9 @@ export class SinkSchema {
     this.fields.set(header, name);
   }
 
-  /**
-   * `work` holding the database-wide lock of this table (PostgreSQL's advisory lock, MySQL's GET_LOCK), outside
-   * any transaction: several workers or shards writing one table change its columns one at a time.
-   */
-  async #locked(session: DbSession, work: () => Promise<void>): Promise<void> {
-    const name = `bre-batch columns ${createHash('sha256').update(this.results.sql).digest('hex').slice(0, 40)}`;
-    const lock = this.dialect.sink.lock(name);
-    const got = (await session.query<{ got: unknown }>(lock.sql, lock.params)).rows[0]?.got;
-    if (!truthy(got))
-      throw new BreError(
-        'DB_QUERY_FAILED',
-        `${this.where()}: another bre-batch has held the lock on the columns of ${this.results.name} for 5 minutes; re-run the same command to resume`,
-      );
-    try {
-      await work();
-    } finally {
-      const unlock = this.dialect.sink.unlock(name);
-      await session.query(unlock.sql, unlock.params).catch(() => undefined);
-    }
+  /** `work` under the lock on the columns of NAME (./table-read.ts), outside any transaction. */
+  #locked(session: DbSession, work: () => Promise<void>): Promise<void> {
+    return withColumnsLock(session, this.dialect, this.results, this.where(), work);
   }
 
   /** A change of bre-batch's own table; another worker of an earlier release (no lock) may have made it first. */
@@ -544,26 +485,3 @@ export class SinkSchema {
 
 /** Columns of when bre-batch wrote a row: instants (./tables.ts). */
 const INSTANTS = new Set(['loaded_at', 'updated_at']);
-
-function truthy(v: unknown): boolean {
-  return v === true || v === 1 || v === '1' || v === 't';
-}
-
-function describeKind(kind: ColumnKind): string {
-  switch (kind) {
-    case 'boolean':
-      return 'true/false values';
-    case 'int64':
-      return 'whole numbers';
-    case 'double':
-      return 'numbers with fractions';
-    case 'string':
-      return 'text';
-    case 'json':
-      return 'JSON objects or arrays';
-    case 'timestamp_local_ms':
-      return 'timestamps';
-    case 'date':
-      return 'dates';
-  }
-}

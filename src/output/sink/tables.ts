@@ -82,6 +82,23 @@ export function newColumnName(header: string, maxIdentifier: number, taken: Read
 }
 
 /**
+ * The columns of the declared fields of a new table, named in the pipeline's order: one that would collide with
+ * a name before it (the key, a fixed column, an earlier field's) gets the suffix.
+ */
+export function declaredColumnNames(
+  headers: readonly string[],
+  maxIdentifier: number,
+  reserved: ReadonlySet<string>,
+): string[] {
+  const taken = new Set(reserved);
+  return headers.map((h) => {
+    const name = newColumnName(h, maxIdentifier, taken);
+    taken.add(name);
+    return name;
+  });
+}
+
+/**
  * The column the release before the plain names gave a field (`stage_field` when both parts were lower-case
  * [a-z0-9_], else the path sanitised, cut and ended with 8 hex digits of its hash): a table it made keeps
  * those columns, found again by this name, until `bre-batch rename-columns` renames them.

@@ -80,6 +80,11 @@ export class SinkWriter {
     return w;
   }
 
+  /** Columns added for fields none declared, or widened, since the writer opened: each said once. */
+  get columnChanges(): readonly string[] {
+    return this.#schema.changes;
+  }
+
   /** The tables, schema and all. */
   tables(): string[] {
     const t = [this.names.results, this.names.errors, ...(this.shape.transactions ? [this.names.transactions] : [])];

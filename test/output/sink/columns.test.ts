@@ -91,6 +91,10 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         expect(second.probe.log.filter((l) => l.includes('geocoding'))).toEqual([
           `sink: new field decision.geocoding.city: column decision_geocoding_city (${types.text}) added to nights`,
         ]);
+        // Told once, in the log and in what summary.json's sink.column_changes is made from.
+        expect(second.columnChanges).toEqual([
+          `new field decision.geocoding.city: column decision_geocoding_city (${types.text}) added to nights`,
+        ]);
         expect((await query(url, saved)).map((r) => num(r.amount))).toEqual([5000, 2500.5]);
         const rows = await tableRows(url, 'nights', 'row');
         expect(rows.map((r) => r.decision_geocoding_city)).toEqual([null, 'Pune']);

@@ -1,17 +1,24 @@
 /** The sink's table and column names and kinds (pure): names within the database's limit, kinds widening as Parquet's. */
 import { describe, expect, it } from 'vitest';
 import { isBreError } from '../../../src/errors.js';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadPipeline } from '../../../src/config/pipeline.js';
+import { declaredHeaders } from '../../../src/stages/index.js';
 import {
+  declaredColumnNames,
   errorColumns,
   hashedColumnName,
   newColumnName,
   plainColumnName,
+  reservedNames,
   resultFixedColumns,
   sinkNames,
   transactionColumns,
   widerKind,
 } from '../../../src/output/sink/tables.js';
 import type { ColumnKind } from '../../../src/types.js';
+import { ROOT } from '../../helpers/cli.js';
 
 const LIMITS = [
   ['postgres', 63],
@@ -82,6 +89,21 @@ describe('newColumnName: the plain name, a suffix only on a collision or past th
     expect(new Set(cols).size).toBe(fields.length);
     expect(cols[0]).toBe('decision_score');
     expect(cols.slice(1).every((c) => HASH.test(c))).toBe(true);
+  });
+});
+
+describe("every shipped pipeline's declared fields", () => {
+  const dir = join(ROOT, 'pipelines');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  it.each(files)('%s: plain names, no suffix (no two collide, none past a limit)', (file) => {
+    const p = loadPipeline(join(dir, file));
+    const headers = declaredHeaders(p.stages).map((d) => d.header);
+    expect(headers.length).toBeGreaterThan(5);
+    for (const [, max] of LIMITS) {
+      const names = declaredColumnNames(headers, max, reservedNames(p.key));
+      expect(names.filter((n) => HASH.test(n))).toEqual([]);
+      expect(names).toEqual(headers.map(plainColumnName));
+    }
   });
 });
 
