@@ -60,6 +60,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     async () => (await import('./job.js')).jobCommand,
   ),
   entry(
+    'verify <dir>',
+    'check an output folder against its record (manifest.json: every output file and the input by sha256) and that every input row is once in results or errors',
+    async () => (await import('./verify.js')).verifyCommand,
+  ),
+  entry(
     'report <dir>',
     "rebuild report.html of an output folder (a run's or a merged one) from the folder alone",
     async () => (await import('./report.js')).reportCommand,

@@ -45,7 +45,8 @@ import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } 
 import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './spool/rebuild.js';
 import { describeReading, readDifferently, sourceDifferences } from './folder-identity.js';
 import { designDifference } from '../sample/draw.js';
-import { mergeTimelines } from './timeline-store.js';
+import { mergeTimelines, readTimeline } from './timeline-store.js';
+import { versionsSummary } from './versions-summary.js';
 
 export interface MergeOptions {
   /** The shards' output folders. */
@@ -510,6 +511,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   });
   const csv = rebuilt.results;
   const transactions = rebuilt.transactions;
+  const versions = versionsSummary(decisions.versions, (await readTimeline(out))?.versions ?? []);
   const finished = missingShards.length === 0 && unfinished.length === 0;
   const summary: MergedSummary = {
     merged: true,
@@ -529,6 +531,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     seconds: Math.max(0, ...folders.map((f) => f.summary?.seconds ?? 0)),
     services: sumServices(folders),
     decisions: decisions.counts,
+    ...(versions ? { versions } : {}),
     results_csv: csv,
     ...(transactions !== undefined ? { transactions } : {}),
     files: [...rebuilt.files],
