@@ -55,6 +55,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     async () => (await import('./load.js')).loadCommand,
   ),
   entry(
+    'rename-columns',
+    'rename the result columns of a sink table an earlier bre-batch made (hashed names) to plain ones, in place, each commented with its field',
+    async () => (await import('./rename-columns.js')).renameColumnsCommand,
+  ),
+  entry(
     'job <action> <name>',
     "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink's database",
     async () => (await import('./job.js')).jobCommand,

@@ -25,7 +25,7 @@ import type { Writable } from 'node:stream';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
 import { parseShard, shardOf } from '../input/shard.js';
-import { DecisionCounter, kindOf } from '../stages/index.js';
+import { DecisionCounter, declaredFields } from '../stages/index.js';
 import { SERVICES } from '../types.js';
 import { grownTo, RowSet } from './journal/bitset.js';
 import { gzPathOf, journalExists, journalLines } from './journal-file.js';
@@ -330,7 +330,7 @@ function stageColumns(
     const p = loadPipeline(m.pipeline.path);
     if (p.sha256 === m.pipeline.sha256) {
       return {
-        columns: p.stages.map((st) => ({ id: st.id, known: kindOf(st).resultColumns?.(st) ?? [] })),
+        columns: p.stages.map(declaredFields),
         kinds: new Map(p.stages.map((st) => [st.id, st.kind])),
       };
     }

@@ -169,5 +169,6 @@ function sinkSummary(run: Run): RunSummary['sink'] {
     errors_written: st.errors,
     batches: st.batches,
     reconnects: follower.reconnects,
+    ...(st.columns.length > 0 ? { column_changes: st.columns } : {}),
   };
 }

@@ -21,7 +21,7 @@ import { RunOutput } from '../output/run-output.js';
 import { startSession } from '../output/audit.js';
 import { effectiveOptions } from './effective-options.js';
 import type { SinkThread } from '../output/sink/index.js';
-import { DecisionCounter, kindOf } from '../stages/index.js';
+import { DecisionCounter, declaredFields, kindOf } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
 import type { InputRow } from '../types.js';
 import { newCounters, type RunCounters } from './build-summary.js';
@@ -192,7 +192,7 @@ export async function acquireRun(x: {
       withTransactions: transactions,
       formats: s.outputFormats,
       sampled: sample !== undefined,
-      stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      stages: s.pipeline.stages.map(declaredFields),
       decisionStages: s.pipeline.stages.map((st) => ({ id: st.id, kind: st.kind })),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),

@@ -17,6 +17,7 @@ import type {
   NormalisedResult,
   NormalisedTransaction,
   NumberStyle,
+  ResultField,
   SecretValue,
   ServiceName,
 } from '../types.js';
@@ -129,8 +130,12 @@ export interface StageKind<Options = Record<string, unknown>, Prepared = unknown
   /** Checks across the stage config (e.g. `endpoint` present for workflow); returns messages. */
   checkConfig?(stage: StageConfig<Options>): string[];
   columns(stage: StageConfig<Options>): ColumnSpec;
-  /** Result fields known before the run (a stable results.csv header); more may appear. */
-  resultColumns?(stage: StageConfig<Options>): readonly string[];
+  /**
+   * Result fields known before the run, typed: a stable results.csv header, results.parquet's and the sink's
+   * columns from the first row, null or not. More may appear (a workflow's `<engine>.<feature>`): those get
+   * their columns as they are met.
+   */
+  resultFields?(stage: StageConfig<Options>): readonly ResultField[];
   /**
    * Validate the row and build the request(s). No network. Never throws for bad input. May answer
    * synchronously (no promise) when it reads no file: the runner only waits when it is given a promise.

@@ -94,7 +94,7 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
     };
   },
 
-  resultColumns: () => workflowResultColumns(),
+  resultFields: () => workflowResultColumns(),
 
   prepare(row, stage, ctx) {
     const endpoint = stage.endpoint ?? '';

@@ -242,7 +242,8 @@ export const runSummarySchema = z.looseObject({
     .optional(),
   /**
    * --sink, this session: the database (without its password) and tables, the result and error lines written
-   * into them (a resume's catch-up included), the batches (one transaction each) and the connections opened again.
+   * into them (a resume's catch-up included), the batches (one transaction each), the connections opened again,
+   * and the columns added for fields no stage declared or widened (absent when none).
    */
   sink: z
     .looseObject({
@@ -252,6 +253,7 @@ export const runSummarySchema = z.looseObject({
       errors_written: count,
       batches: count,
       reconnects: count,
+      column_changes: z.array(z.string()).optional(),
     })
     .optional(),
 });
