@@ -9,7 +9,7 @@ import type { Log } from '../log/logger.js';
 import { inputFingerprint } from '../output/folder-identity.js';
 import type { Manifest } from '../output/format/index.js';
 import type { StageContext } from '../stages/types.js';
-import { type NumberStyle, type ServiceName } from '../types.js';
+import type { NumberStyle, ServiceName } from '../types.js';
 import type { RunCounters } from './build-summary.js';
 import type { Egress } from './egress.js';
 import { estimateInputRows, type InputReading } from './input.js';
