@@ -140,6 +140,11 @@ const ERROR_TABLE = {
    * resumable once the service takes calls again.
    */
   THROTTLED: { retry: 'no', fatal: true, serviceFailure: false, exit: 3 },
+  /**
+   * --max-spend reached: no more rows start, those in flight finish; no row goes to errors for it. Resumable with
+   * a higher --max-spend (src/pipeline/spend.ts).
+   */
+  SPEND_CAP: { retry: 'no', fatal: true, serviceFailure: false, exit: 3 },
   /** ENOSPC or EDQUOT writing the output folder (or the metrics file): nothing is lost, a re-run resumes. */
   DISK_FULL: stop,
   /** The output folder refused a write for another reason than a full disk (EFBIG, EIO, EACCES...): resumable once fixed. */

@@ -14,6 +14,11 @@
  *       when:                     # optional; all conditions must hold (see StageCondition)
  *         - { stage: bureau, field: is_risky_customer, equals: false }
  *       options: {}               # kind-specific, with defaults
+ *   prices:                       # optional: what a call costs (README: Spend)
+ *     currency: EUR
+ *     services: { bureau: 0.20, workflow: 0.05 }
+ *     workflows: { bureau_mobile_bank_bre: 0.08 }
+ *     billed: [2xx, 5xx, timeout] # the billing rule (default: src/limits/spend.ts DEFAULT_BILLED)
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
@@ -21,6 +26,8 @@ import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { BreError } from '../errors.js';
+import { BILLING_OUTCOMES, parseAmount, type BillingOutcome } from '../limits/spend.js';
+import { SERVICES, type ServiceName } from '../types.js';
 import { getStageKind, stageKindNames } from '../stages/index.js';
 import type { StageCondition, StageConfig } from '../stages/types.js';
 import { PIPELINES_DIR } from './paths.js';
@@ -35,6 +42,15 @@ export interface Pipeline {
   readonly path: string;
   /** sha256 of the file's text: a resumed run must use the same pipeline. */
   readonly sha256: string;
+  /** The file's `prices:` (amounts in micro-units); --price, --billed and --currency override them. */
+  readonly prices?: PipelinePrices;
+}
+
+export interface PipelinePrices {
+  readonly currency?: string;
+  readonly service: Partial<Record<ServiceName, number>>;
+  readonly workflow: Record<string, number>;
+  readonly billed?: readonly BillingOutcome[];
 }
 
 const conditionSchema = z
@@ -65,6 +81,23 @@ const stageSchema = z
   })
   .strict();
 
+const amountSchema = z.union([z.number().nonnegative(), z.string().min(1)]);
+
+const pricesSchema = z
+  .object({
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{1,8}$/, 'a currency code of letters (EUR, USD, INR)')
+      .optional(),
+    services: z
+      .object(Object.fromEntries(SERVICES.map((svc) => [svc, amountSchema.optional()])))
+      .strict()
+      .optional(),
+    workflows: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), amountSchema).optional(),
+    billed: z.array(z.enum(BILLING_OUTCOMES)).optional(),
+  })
+  .strict();
+
 export const pipelineFileSchema = z
   .object({
     $schema: z.string().optional(),
@@ -75,8 +108,39 @@ export const pipelineFileSchema = z
     description: z.string().optional(),
     key: z.string().min(1).optional(),
     stages: z.array(stageSchema).min(1),
+    prices: pricesSchema.optional(),
   })
   .strict();
+
+/** The file's `prices:` in micro-units; a bad amount is the file's problem, named by its place. */
+function pricesOf(
+  file: string,
+  p: z.infer<typeof pricesSchema> | undefined,
+  problems: string[],
+): PipelinePrices | undefined {
+  if (!p) return undefined;
+  const amount = (where: string, v: number | string): number => {
+    try {
+      return parseAmount(String(v), `${file}: ${where}`);
+    } catch (err) {
+      problems.push((err as Error).message);
+      return 0;
+    }
+  };
+  const service: Partial<Record<ServiceName, number>> = {};
+  for (const svc of SERVICES) {
+    const v = (p.services as Partial<Record<ServiceName, number | string>> | undefined)?.[svc];
+    if (v !== undefined) service[svc] = amount(`prices.services.${svc}`, v);
+  }
+  const workflow: Record<string, number> = {};
+  for (const [name, v] of Object.entries(p.workflows ?? {})) workflow[name] = amount(`prices.workflows.${name}`, v);
+  return {
+    ...(p.currency ? { currency: p.currency.toUpperCase() } : {}),
+    service,
+    workflow,
+    ...(p.billed ? { billed: p.billed } : {}),
+  };
+}
 
 function describeValue(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -197,6 +261,7 @@ export function parsePipeline(text: string, path: string): Pipeline {
     for (const m of kind.checkConfig?.(stage) ?? []) problems.push(`${where}: ${m}`);
     stages.push(stage);
   });
+  const prices = pricesOf(file, parsed.data.prices, problems);
   if (problems.length > 0) throw new BreError('PIPELINE_INVALID', problems.join('\n'));
   return {
     name: parsed.data.name ?? basename(path, extname(path)),
@@ -205,5 +270,6 @@ export function parsePipeline(text: string, path: string): Pipeline {
     stages,
     path,
     sha256: createHash('sha256').update(text).digest('hex'),
+    ...(prices ? { prices } : {}),
   };
 }

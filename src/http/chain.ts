@@ -2,7 +2,7 @@
  * The HTTP client: small layers over the next dispatch (./layers/, one file each), composed here and only
  * here. Outermost first:
  *
- *   retry -> first calls -> limit -> classify -> measure -> deadline -> auth -> transport (undici Pool)
+ *   retry -> first calls -> limit -> classify -> spend -> measure -> deadline -> auth -> transport (undici Pool)
  *
  * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
  *   it sleeps the documented backoff (or a longer Retry-After) OUTSIDE the limiter, holding no slot; a 429 is
@@ -13,6 +13,8 @@
  *   is above the limiter, so an answer it holds holds no slot; below retry, which never retries it;
  * - limit spaces attempt starts and caps attempts in flight per service; classification is below it, so it
  *   hears of a 429 (the whole service pauses) and of a success by the answer's code;
+ * - spend (only when calls have a price) counts each attempt pending while it is out, then billed or not by the
+ *   billing rule from what measure saw (../limits/spend.ts); the cap itself is checked before a row starts;
  * - measure counts every attempt the limiter let through, with its outcome and duration;
  * - deadline (time-out) bounds the whole of one attempt, from its dispatch to the last byte of its answer:
  *   waiting for a connection, connecting, the headers and the body (./deadlines.ts; the transport, which
@@ -31,6 +33,8 @@ import { firstCalls } from './layers/first-calls.js';
 import { limit } from './layers/limit.js';
 import { measure, Meter } from './layers/measure.js';
 import { retry } from './layers/retry.js';
+import { spend } from './layers/spend.js';
+import type { SpendMeter } from '../limits/spend.js';
 import { sleep as abortableSleep } from '../retry/sleep.js';
 import type { Dispatch } from './layers/types.js';
 import { routeOf, type NetworkSettings } from './network.js';
@@ -39,6 +43,8 @@ import { Transport, type HttpResponse } from './transport.js';
 export interface CallOptions {
   /** Whole-attempt time-out override in ms (otherwise the service's --timeout). */
   readonly timeoutMs?: number;
+  /** What each attempt of the call costs, micro-units (the stage's price); undefined: not priced. */
+  readonly price?: number;
 }
 
 export interface CallResult {
@@ -84,6 +90,8 @@ export interface ClientOptions {
   readonly alsoStats?: Readonly<Record<ServiceName, CallStats>>;
   /** Proxies and TLS settings (./network.ts); undefined: direct, Node's defaults. */
   readonly network?: NetworkSettings;
+  /** The run's spend, when calls have a price: every priced attempt is counted in it. */
+  readonly spend?: SpendMeter;
 }
 
 export interface ServiceClient {
@@ -141,6 +149,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
   const transport: Dispatch<HttpResponse> = (a) =>
     transports[a.service].dispatch(a.service, a.request, a.timeoutMs, inFlight, a.sent, a.deadline);
 
+  const measured = measure(meter)(deadline(deadlines)(auth(opts.clientId, opts.authToken)(transport)));
   // The order of the layers, outermost first (why: this file's head comment).
   const dispatch = retry({ maxAttempts: opts.maxAttempts, signal: opts.signal, sleep, random: opts.random, meter })(
     firstCalls()(
@@ -150,7 +159,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
         sleep,
         throttleDeadlineMs: opts.throttleDeadlineMs,
         waited: (service, ms) => meter.waited(service, ms),
-      })(classify(measure(meter)(deadline(deadlines)(auth(opts.clientId, opts.authToken)(transport))))),
+      })(classify(opts.spend ? spend(opts.spend)(measured) : measured)),
     ),
   );
 
@@ -162,6 +171,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
         timeoutMs: callOpts.timeoutMs ?? opts.targets[service].timeoutMs,
         number: 1,
         stageStats,
+        price: callOpts.price,
         sent: undefined,
         deadline: undefined,
       });

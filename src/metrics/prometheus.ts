@@ -65,6 +65,8 @@ export class RunMetrics {
   readonly #started: Gauge;
   readonly #updated: Gauge;
   readonly #lastSuccess: Gauge;
+  readonly #spend: Counter;
+  readonly #spendCap: Gauge;
   #last: RunSnapshot | undefined;
   #server: Server | undefined;
   readonly #pusher: MetricsPusher | undefined;
@@ -151,6 +153,18 @@ export class RunMetrics {
       name: 'bre_batch_last_update_timestamp_seconds',
       help: 'When these metrics were written',
       labelNames: base,
+      registers: reg,
+    });
+    this.#spend = new Counter({
+      name: 'bre_batch_spend_total',
+      help: "What the folder's billed calls cost so far (--price), every session, in the currency's unit",
+      labelNames: [...base, 'service', 'currency'],
+      registers: reg,
+    });
+    this.#spendCap = new Gauge({
+      name: 'bre_batch_spend_cap',
+      help: "--max-spend, in the currency's unit",
+      labelNames: [...base, 'currency'],
       registers: reg,
     });
     this.#lastSuccess = new Gauge({
@@ -263,6 +277,14 @@ export class RunMetrics {
       this.#wait.inc(labels, (x.waitMs - (p?.waitMs ?? 0)) / 1000);
       this.#rate.set(labels, Math.round(x.perMinute * 10) / 10);
       if (x.limitPerMin !== null) this.#limit.set(labels, x.limitPerMin);
+    }
+    if (s.spend) {
+      const cur = s.spend.currency;
+      for (const [svc, v] of Object.entries(s.spend.services)) {
+        const before = prev?.spend?.services[svc] ?? 0;
+        if (v > before) this.#spend.inc({ ...b, service: svc, currency: cur }, v - before);
+      }
+      if (s.spend.cap !== null) this.#spendCap.set({ ...b, currency: cur }, s.spend.cap);
     }
     this.#done.set(b, s.done);
     if (s.total !== null) this.#total.set(b, s.total);

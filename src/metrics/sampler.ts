@@ -25,6 +25,15 @@ export interface RunProbe {
   /** This session's stage counters. */
   stages(): Readonly<Record<string, { readonly ran: number; readonly skipped: number; readonly failed: number }>>;
   series(): readonly SeriesProbe[];
+  /** What the calls cost so far (--price): the folder's spend per service and its cap, in the currency's unit. */
+  spend?(): SpendProbe;
+}
+
+interface SpendProbe {
+  readonly currency: string;
+  readonly services: Readonly<Record<string, number>>;
+  readonly total: number;
+  readonly cap: number | null;
 }
 
 /** Totals of this session at one moment, and the figures derived from the last minute. */
@@ -36,6 +45,7 @@ export interface RunSnapshot {
   readonly rowsPerSecond: number;
   readonly etaSeconds: number | null;
   readonly series: readonly (Omit<SeriesProbe, 'takeLatency'> & { readonly perMinute: number })[];
+  readonly spend?: SpendProbe;
 }
 
 const key = (l: SeriesLabels) =>
@@ -54,6 +64,8 @@ export class RunSampler {
     failed: number;
     stages: Record<string, { ran: number; skipped: number; failed: number }>;
     series: Map<string, { calls: number; retries: number; throttled: number; waitMs: number }>;
+    /** The folder's spend at the previous take (undefined before the first). */
+    spend?: number;
   };
   /** (time, rows done, calls per series) over the last minute, for rates. */
   readonly #recent: { t: number; done: number; calls: Map<string, number> }[] = [];
@@ -62,7 +74,15 @@ export class RunSampler {
     this.#probe = probe;
     this.#now = now;
     const t = now();
-    this.#last = { t, succeeded: 0, failed: 0, stages: {}, series: new Map() };
+    const spent = probe.spend?.().total;
+    this.#last = {
+      t,
+      succeeded: 0,
+      failed: 0,
+      stages: {},
+      series: new Map(),
+      ...(spent !== undefined ? { spend: spent } : {}),
+    };
     this.#recent.push({ t, done: probe.progress().done, calls: new Map() });
   }
 
@@ -83,6 +103,8 @@ export class RunSampler {
     const etaSeconds = total !== null && rowsPerSecond > 0 ? Math.max(0, total - done) / rowsPerSecond : null;
 
     const last = this.#last;
+    const spend = p.spend?.();
+    const spentBefore = last.spend;
     const stages: Record<string, { ran: number; skipped: number; failed: number }> = {};
     for (const [id, c] of Object.entries(stagesNow)) {
       const b = last.stages[id] ?? { ran: 0, skipped: 0, failed: 0 };
@@ -105,6 +127,7 @@ export class RunSampler {
     });
     this.#last = {
       t,
+      ...(spend ? { spend: spend.total } : {}),
       succeeded: rows.succeeded,
       failed: rows.failed,
       stages: Object.fromEntries(Object.entries(stagesNow).map(([id, c]) => [id, { ...c }])),
@@ -125,6 +148,16 @@ export class RunSampler {
       total,
       rows_per_s: Math.round(rowsPerSecond * 100) / 100,
       eta_s: etaSeconds === null ? null : Math.round(etaSeconds),
+      ...(spend
+        ? {
+            spend: {
+              currency: spend.currency,
+              total: spend.total,
+              interval: Math.round((spend.total - (spentBefore ?? spend.total)) * 1e6) / 1e6,
+              cap: spend.cap,
+            },
+          }
+        : {}),
     };
     const snapshot: RunSnapshot = {
       t,
@@ -133,6 +166,7 @@ export class RunSampler {
       total,
       rowsPerSecond,
       etaSeconds,
+      ...(spend ? { spend } : {}),
       series: seriesNow.map((s) => ({
         labels: s.labels,
         calls: s.calls,

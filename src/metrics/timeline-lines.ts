@@ -47,6 +47,16 @@ export interface TimelineSample {
   readonly eta_s: number | null;
   /** Set by merge: the shard the line came from. */
   readonly shard?: string;
+  /**
+   * --price: the folder's spend at the end of the interval (earlier sessions' included), what the interval
+   * added and the cap, in the currency's unit.
+   */
+  readonly spend?: {
+    readonly currency: string;
+    readonly total: number;
+    readonly interval: number;
+    readonly cap: number | null;
+  };
 }
 
 /** @public */

@@ -33,7 +33,7 @@ export class AppendFile {
    * Files whose pending lines must reach the kernel before this file's: a row's transactions and secrets
    * before its results line, so that a crash never leaves a done row without them.
    */
-  readonly before: AppendFile[] = [];
+  readonly before: { flush(): void }[] = [];
 
   /** Told the file's length after each write of lines (a whole line ends there). */
   onWrite: ((bytes: number) => void) | undefined;

@@ -1,6 +1,7 @@
 /** The few lines printed on stdout at the end of a run, from its summary.json. */
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf } from '../sample/draw.js';
+import { formatAmount } from '../limits/spend.js';
 import { SERVICES } from '../types.js';
 import type { RunSummary } from './format/index.js';
 
@@ -48,6 +49,7 @@ export function formatSummary(sum: RunSummary): string {
       .map(([d, n]) => `${d} ${n}`);
     if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(', ')}`);
   }
+  if (sum.spend) lines.push(spendLine(sum.spend));
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
   const open = (r.in_flight_at_stop ?? 0) + (r.not_started ?? 0);
   if (sum.stopped && open > 0)
@@ -62,4 +64,21 @@ export function formatSummary(sum: RunSummary): string {
   if (Array.isArray(sum.files) && sum.files.length > 0)
     lines.push(`  files: results.ndjson, errors.ndjson, ${sum.files.join(', ')}`);
   return lines.join('\n');
+}
+
+/** `spend: 12.30 EUR in all (4.10 EUR this session, 164 calls billed: ...); --max-spend 15.00 EUR, 2.70 EUR left`. */
+function spendLine(sp: NonNullable<RunSummary['spend']>): string {
+  const money = (units: number) => formatAmount(Math.round(units * 1e6), sp.currency);
+  const calls = SERVICES.filter((svc) => sp.services[svc])
+    .map((svc) => `${svc} ${sp.services[svc]!.calls_billed_this_session}`)
+    .join(', ');
+  let cap = '';
+  if (sp.max_spend !== null) {
+    const over = sp.total - sp.max_spend;
+    cap =
+      over > 0
+        ? `; --max-spend ${money(sp.max_spend)}: over by ${money(over)} (the retries of rows already in flight)`
+        : `; --max-spend ${money(sp.max_spend)}, ${money(sp.left ?? 0)} left`;
+  }
+  return `  spend: ${money(sp.total)} in all (${money(sp.this_session)} this session; calls billed: ${calls || 'none'})${cap}`;
 }

@@ -76,6 +76,8 @@ export interface SummaryInput {
   readonly sink?: NonNullable<RunSummary['sink']>;
   /** --allow-empty and an input with no data rows: what it held. */
   readonly inputEmpty?: string;
+  /** --price: what the calls cost. */
+  readonly spend?: NonNullable<RunSummary['spend']>;
 }
 
 export function buildSummary(x: SummaryInput): RunSummary {
@@ -145,6 +147,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
     ...(x.inputEmpty ? { input_empty: x.inputEmpty } : {}),
+    ...(x.spend ? { spend: x.spend } : {}),
     ...(x.remaining ? { remaining: x.remaining } : {}),
     ...(x.sample
       ? { sample: { ...x.sample.design, rows_without_key: x.sample.withoutKey, rows_unreadable: x.sample.unreadable } }

@@ -27,6 +27,8 @@ import { createLimiters } from './limiters.js';
 import { runRow, type RowOutcome, type StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 import type { RunStop } from './stop.js';
+import type { SpendMeter } from '../limits/spend.js';
+import { stagePrice } from './spend.js';
 
 /** Failures of the path from one address, not of the row or the service: another address may get through. */
 const ADDRESS_FAILURES: ReadonlySet<ErrorCode> = new Set(['NETWORK', 'TIMEOUT']);
@@ -80,6 +82,7 @@ export class Egress {
     stages: readonly StageShared[],
     stop: RunStop,
     log: (line: string) => void,
+    spend?: SpendMeter,
   ): Promise<Egress> {
     const addresses: (string | undefined)[] =
       s.localAddresses && s.localAddresses.length > 0 ? [...s.localAddresses] : [undefined];
@@ -105,13 +108,18 @@ export class Egress {
           ...(address ? { localAddress: address } : {}),
           ...(runStats ? { alsoStats: runStats } : {}),
           ...(s.network ? { network: s.network } : {}),
+          ...(spend ? { spend } : {}),
         });
         const bound = stages.map((st): StageRuntime => {
           const service = kindOf(st.config).service;
+          const price = spend ? stagePrice(s, st.config) : 0;
           return {
             config: st.config,
             counters: st.counters,
-            call: (path, body, o) => client.call(service, path, body, o, st.stats),
+            call:
+              price > 0
+                ? (path, body, o) => client.call(service, path, body, { ...o, price }, st.stats)
+                : (path, body, o) => client.call(service, path, body, o, st.stats),
           };
         });
         lanes.push({

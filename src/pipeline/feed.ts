@@ -10,6 +10,7 @@ import type { InputRow } from '../types.js';
 import type { Run } from './run.js';
 import { writeFailureStop } from './stop.js';
 import { sinkKeyProblem } from './sink.js';
+import { spendCapStop } from './spend.js';
 
 export async function feed(run: Run): Promise<void> {
   const { s, counters, output, follower } = run;
@@ -63,6 +64,15 @@ export async function feed(run: Run): Promise<void> {
           run.window.giveBack();
           break batches;
         }
+        // --max-spend: a row starts only when its calls fit under the cap with those of the rows in flight.
+        if (run.spend) {
+          if (!run.spend.admits()) {
+            run.window.giveBack();
+            run.stop.request(spendCapStop(run.spend));
+            break batches;
+          }
+          run.spend.rowsInFlight += 1;
+        }
         counters.processed += 1;
         if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
         run.window.started();
@@ -112,6 +122,7 @@ async function settleRow(run: Run, row: InputRow, key: string | null): Promise<v
     // Not written (the run stopped while it was in flight): it holds the resume point where it is.
     if (run.output?.done.has(row.row)) run.frontier?.done(row.row);
     run.counters.lastSettle = performance.now();
+    if (run.spend) run.spend.rowsInFlight -= 1;
     run.window.ended();
   }
 }

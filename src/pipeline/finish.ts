@@ -16,6 +16,7 @@ import type { RunOutput } from '../output/run-output.js';
 import type { Run } from './run.js';
 import type { RunSettings } from './settings.js';
 import { buildSummary, type SummaryInput } from './build-summary.js';
+import { spendSummary } from './spend.js';
 
 export interface RunResult {
   /**
@@ -52,6 +53,7 @@ export async function finish(run: Run): Promise<RunResult> {
     source: run.source?.stats,
     sink: sinkSummary(run),
     inputEmpty: run.inputEmpty,
+    ...(run.spend ? { spend: spendSummary(run.spend) } : {}),
   };
   const result = run.output
     ? await folderEnd(run, run.output, common, closeFailure)

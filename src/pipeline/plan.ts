@@ -31,6 +31,7 @@ import {
   type RoomEstimate,
 } from '../output/room.js';
 import { openInput } from './input.js';
+import { planSpend } from './spend.js';
 import type { RunSettings } from './settings.js';
 import { lineKey, shardOf } from '../input/shard.js';
 import { kindOf } from '../stages/index.js';
@@ -280,9 +281,11 @@ export async function planRun(settings: RunSettings, opts: PlanOptions = {}): Pr
     ...(drawn ? { sample: { design: drawn.design, whole: planOf(rows) } } : {}),
     room: await planRoom(s, drawn ? sampleRows : rows, done.size, opts.keepJournal === true),
   });
+  const spend = planSpend(s, drawn ? sampleRows : rows, s.outDir);
+  const withSpend = spend.length > 0 ? `${text}\n${spend.join('\n')}` : text;
   return empty
-    ? `${text}\n  input: no data rows, it held ${empty} (--allow-empty: an empty night, nothing to do)`
-    : text;
+    ? `${withSpend}\n  input: no data rows, it held ${empty} (--allow-empty: an empty night, nothing to do)`
+    : withSpend;
 }
 
 /**

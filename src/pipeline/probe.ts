@@ -10,6 +10,8 @@ import { estimateRows } from '../input/read.js';
 import type { Egress } from './egress.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
+import { toUnits, type SpendMeter } from '../limits/spend.js';
+import { SERVICES } from '../types.js';
 
 export interface ProbeSources {
   readonly s: RunSettings;
@@ -22,6 +24,8 @@ export interface ProbeSources {
   readonly doneBefore: number;
   /** The input's rows (a file's lines, a database's count); undefined when unknown (stdin). Default: the file's. */
   readonly estimate?: () => Promise<number> | undefined;
+  /** --price: the run's spend. */
+  readonly spend?: SpendMeter;
 }
 
 export function runProbe(x: ProbeSources): RunProbe {
@@ -36,7 +40,23 @@ export function runProbe(x: ProbeSources): RunProbe {
       .catch(() => undefined);
   }
   const c = x.counters;
+  const meter = x.spend;
   return {
+    ...(meter
+      ? {
+          spend: () => ({
+            currency: meter.prices.currency,
+            services: Object.fromEntries(
+              SERVICES.filter((svc) => x.services.includes(svc)).map((svc) => [
+                svc,
+                toUnits(meter.before.micros[svc] + meter.session.micros[svc]),
+              ]),
+            ),
+            total: toUnits(meter.totalMicros),
+            cap: meter.capMicros === undefined ? null : toUnits(meter.capMicros),
+          }),
+        }
+      : {}),
     rows: () => ({ read: c.read, succeeded: c.succeeded, failed: c.failed }),
     progress: () => {
       const done = x.doneBefore + c.succeeded + c.failed;

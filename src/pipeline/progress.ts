@@ -14,6 +14,7 @@ import type { Lane } from './egress.js';
 import type { RunCounters } from './build-summary.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
+import { formatAmount, type SpendMeter } from '../limits/spend.js';
 
 /** A duration for the bar, whole and well formed: `42s`, `4m05s`, `2h05m`, `3d04h` (never `2m60s`). */
 export function formatEta(ms: number): string {
@@ -45,6 +46,13 @@ export function etaMs(x: {
   return left / (x.settledThisSession / x.msSinceFirstStart);
 }
 
+/** `spent 12.30 EUR of 40.00 EUR` (the folder's, earlier sessions included). */
+function spentText(m: SpendMeter): string {
+  const cur = m.prices.currency;
+  const cap = m.capMicros === undefined ? '' : ` of ${formatAmount(m.capMicros, cur)}`;
+  return `spent ${formatAmount(m.totalMicros, cur)}${cap}`;
+}
+
 export class Progress {
   readonly #enabled: boolean;
   #bar: cliProgress.SingleBar | undefined;
@@ -63,6 +71,8 @@ export class Progress {
     /** The input's rows (a file's lines, a database's count); undefined when unknown (stdin). */
     private readonly estimate: () => Promise<number> | undefined = () =>
       input === '-' ? undefined : estimateRows(input, s.inputFormat),
+    /** --price: the spend goes on the line ("spent 12.30 EUR of 40.00 EUR"). */
+    private readonly spend?: SpendMeter,
   ) {
     this.#enabled = s.progress && process.stderr.isTTY === true;
   }
@@ -86,8 +96,8 @@ export class Progress {
         // From stdin the total is unknown: no bar and no ETA rather than a wrong one.
         format:
           estimate === undefined
-            ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}${perAddress}{held}`
-            : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta}${perAddress}{held}`,
+            ? `{value} rows done | {rates} | retries {retries} | 429s {throttled} | errors {errors}{spend}${perAddress}{held}`
+            : `{bar} {value}/{total} rows | {rates} | retries {retries} | 429s {throttled} | errors {errors} | ETA {eta}{spend}${perAddress}{held}`,
         hideCursor: true,
         etaBuffer: 200,
         fps: 4,
@@ -134,6 +144,7 @@ export class Progress {
       retries: svc.reduce((n, x) => n + x.retries, 0),
       throttled: svc.reduce((n, x) => n + x.throttled, 0),
       errors: this.counters.failed,
+      spend: this.spend ? ` | ${spentText(this.spend)}` : '',
       held: this.#held()
         .map(([svc, v]) => ` | ${boundHoldingShort(svc, { bound: v.bound, wantedAtHold: v.wanted })}`)
         .join(''),

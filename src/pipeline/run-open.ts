@@ -40,6 +40,8 @@ import { rowEstimator, rowWindow, runManifest, stageContext, sumLimits } from '.
 import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
 import { followSink, openSink, type RunSink } from './sink.js';
+import { openSpend } from './spend.js';
+import type { SpendMeter } from '../limits/spend.js';
 import { RunStop, writeFailureStop } from './stop.js';
 import type { RowWindow } from './window.js';
 
@@ -85,6 +87,8 @@ export interface RunParts {
   readonly follower: SinkThread | undefined;
   /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
   readonly output: RunOutput | undefined;
+  /** What the calls cost, when they have a price (./spend.ts); undefined: nothing priced, or a dry run. */
+  readonly spend: SpendMeter | undefined;
   /** The lanes calls leave by: one, or one per --local-address (./egress.ts); every lane's calls together. */
   readonly egress: Egress;
   readonly stages: StageRuntime[];
@@ -171,6 +175,7 @@ export async function acquireRun(x: {
   const rowEstimate = rowEstimator(s, { sample, job: joined?.job, source });
 
   let output: RunOutput | undefined;
+  let spend: SpendMeter | undefined;
   let follower: SinkThread | undefined;
   let closeJournals: () => Promise<unknown> = () => Promise.resolve(undefined);
   // A dry run makes its folder only if it has rows to report (./finish.ts).
@@ -187,6 +192,17 @@ export async function acquireRun(x: {
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
     });
     output = out;
+    // Before any call: the folder's earlier spend is read and this session's is written with its lines.
+    const spent = openSpend(s, dir, {
+      rows: () => counters.succeeded + counters.failed,
+      fail: (err) => stop.request(writeFailureStop(dir, err)),
+      log,
+    });
+    if (spent) {
+      spend = spent.meter;
+      out.flushBeforeLines(spent.file);
+      d.defer('spend file', () => spent.file.close());
+    }
     const saver = frontier
       ? new FrontierSaver(frontier, out, input.db?.start, (l) => log(l, { level: 'warn' }))
       : undefined;
@@ -254,7 +270,7 @@ export async function acquireRun(x: {
     return { config, counters: { ran: 0, skipped: 0, failed: 0, calls: 0 }, stats };
   });
   const factory = empty ? localLimiter : (hooks.limiterFactory ?? localLimiter);
-  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }));
+  const egress = await Egress.open(s, factory, shared, stop, (line) => log(line, { level: 'warn' }), spend);
   const releaseEgress = d.defer('egress', async () => {
     try {
       await egress.closeClients();
@@ -286,6 +302,7 @@ export async function acquireRun(x: {
       services,
       estimate: rowEstimate,
       doneBefore: output ? output.succeededBefore + output.failedBefore : 0,
+      spend,
     }),
     {
       dir: output ? s.outDir : undefined,
@@ -299,7 +316,7 @@ export async function acquireRun(x: {
   // said why already, so a failure to write its last sample is not news.
   d.defer('monitor', (end) => monitor.finish(end ?? 'failed').catch(() => undefined));
   const window = rowWindow(s, egress, services);
-  const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate);
+  const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate, spend);
   progress.start();
   const releaseProgress = d.defer('progress bar', () => progress.stop());
 
@@ -334,6 +351,7 @@ export async function acquireRun(x: {
     sample,
     sink,
     output,
+    spend,
     closeJournals,
     follower,
     egress,

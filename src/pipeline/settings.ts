@@ -7,6 +7,7 @@ import type { InputFormat } from '../input/read.js';
 import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
 import type { Rate } from '../limits/rates.js';
+import type { Prices } from '../limits/spend.js';
 import type { SampleSpec } from '../sample/design.js';
 import type { NetworkSettings } from '../http/network.js';
 import type { ServiceName } from '../types.js';
@@ -117,6 +118,10 @@ export interface RunSettings {
   readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
   /** --job NAME: this run is one worker of a job; its rows come from the chunks it claims. Undefined: a run of its own. */
   readonly job?: JobSettings;
+  /** What calls cost and which answers are billed (--price, --billed, the pipeline file's prices); undefined: none. */
+  readonly prices?: Prices;
+  /** --max-spend in micro-units: no row starts that could take the folder's spend past it. */
+  readonly maxSpendMicros?: number;
   /** The scheduler's metrics (--metrics-file, --metrics-port), already started; none by default. */
   readonly metrics?: RunMetrics;
 }

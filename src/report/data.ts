@@ -4,6 +4,7 @@
  * (.state/timeline.ndjson) and the error codes of errors.ndjson. Whatever a folder lacks (one written by an
  * older build has no time series) is listed in `missing` with what it means, and the rest is shown.
  */
+import { spendFiguresOf, type SpendFigures } from './spend.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timeline } from '../metrics/timeline-lines.js';
@@ -101,6 +102,8 @@ export interface RunReportData {
   readonly funnel: readonly StageFunnel[];
   readonly funnelSource: 'all sessions' | 'last session only' | 'none';
   readonly services: readonly ServiceFigures[];
+  /** --price: what the folder's calls cost; null when nothing was priced. */
+  readonly spend: SpendFigures | null;
   /** Empty unless the last session used several source addresses. */
   readonly addresses: readonly AddressFigures[];
   readonly errors: readonly ErrorCodeCount[];
@@ -305,6 +308,7 @@ export async function loadRunReport(
     funnel,
     funnelSource,
     services,
+    spend: spendFiguresOf(summary?.spend),
     addresses,
     errors,
     timeline: timeline && timeline.samples.length > 0 ? timeline : undefined,

@@ -20,6 +20,7 @@ import {
   type Span,
 } from './charts.js';
 import type { RunReportData } from './data.js';
+import { money, spendChart, spendTable } from './spend.js';
 
 const SERVICE_COLORS: Record<string, string> = { workflow: '#3b6ea8', bureau: '#e07b24', account: '#2f8a4c' };
 const PALETTE = ['#3b6ea8', '#e07b24', '#2f8a4c', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d', '#d4ac0d'];
@@ -155,6 +156,7 @@ function timeSections(d: RunReportData): string {
   };
   out.push(`<h2>Throughput</h2>`);
   out.push(timeChart('Rows done a second', 'rows/s', spans, [rowsLine]));
+  out.push(spendChart(spans, buckets));
   const etaPoints = buckets.map((b) => {
     const last = new Map<string, number | null>();
     for (const s of b.samples) last.set(s.shard ?? '', s.eta_s);
@@ -274,6 +276,7 @@ export function renderRunReport(d: RunReportData): string {
     total !== null ? kpi(fmtInt(total), d.sample ? 'rows the sample sends' : 'data rows in the input') : '',
     d.seconds !== null ? kpi(esc(fmtDuration(d.seconds * 1000)), d.merged ? 'slowest shard' : 'last session') : '',
     d.rowsPerSecond !== null ? kpi(fmtNum(d.rowsPerSecond, 1), 'rows a second (last session)') : '',
+    d.spend ? kpi(esc(money(d.spend.total, d.spend.currency)), 'spent (every session)') : '',
   ];
   parts.push(`<h2 class="first">Summary</h2><div class="kpis">${kpis.join('')}</div>`);
   if (d.stopped)
@@ -307,6 +310,7 @@ export function renderRunReport(d: RunReportData): string {
       ),
     );
     if (d.merged) parts.push('<p class="note">Calls, retries and 429s are summed over the shards.</p>');
+    if (d.spend) parts.push(spendTable(d.spend));
     for (const svc of d.services)
       if (svc.concurrencyNote)
         parts.push(`<div class="warn"><b>Held by --concurrency</b>: ${esc(svc.concurrencyNote)}</div>`);

@@ -31,6 +31,12 @@ export interface ServiceStats {
   readonly byStatus: Readonly<Record<string, number>>;
   /** Every 429 sent: by the limiter and injected by the `429` fault. */
   readonly sent429: number;
+  /**
+   * Calls the vendor bills, by the rule bre-batch assumes by default (src/limits/spend.ts): every answer it
+   * decided on with a 2xx or a 5xx, whether or not its client was still there to read it (a caller's time-out).
+   * 4xx, 429 and resets are not billed. The referee of the spend tests.
+   */
+  readonly billed: number;
   /** 429s sent by the rate limiter only. */
   readonly throttled: number;
   /** 429s sent while the gateway throttled everything (--throttle-for), apart from the rate limiter's. */
@@ -79,6 +85,7 @@ export class ServiceCounter {
   requests = 0;
   byStatus: Record<string, number> = {};
   sent429 = 0;
+  billed = 0;
   throttled = 0;
   gatewayThrottled = 0;
   endlessBytes = 0;
@@ -122,12 +129,14 @@ export class ServiceCounter {
   status(code: number): void {
     this.byStatus[code] = (this.byStatus[code] ?? 0) + 1;
     if (code === 429) this.sent429++;
+    if ((code >= 200 && code < 300) || code >= 500) this.billed++;
   }
 
   reset(): void {
     this.requests = 0;
     this.byStatus = {};
     this.sent429 = 0;
+    this.billed = 0;
     this.throttled = 0;
     this.gatewayThrottled = 0;
     this.endlessBytes = 0;
@@ -147,6 +156,7 @@ export class ServiceCounter {
       requests: this.requests,
       byStatus: { ...this.byStatus },
       sent429: this.sent429,
+      billed: this.billed,
       throttled: this.throttled,
       gatewayThrottled: this.gatewayThrottled,
       endlessBytes: this.endlessBytes,

@@ -16,6 +16,7 @@ import { MONITORING_OPTIONS, resolveMonitoring, type MonitoringArgs } from './mo
 import { NETWORK_FAMILY, type NetworkArgs } from './network.js';
 import { OUTPUT_OPTIONS, resolveOutput, type OutputArgs } from './output.js';
 import { resolveSampling, SAMPLING_OPTIONS, type SamplingArgs } from './sampling.js';
+import { resolveSpend, SPEND_OPTIONS, type SpendArgs } from './spend.js';
 
 export type { OptionsContext } from './family.js';
 
@@ -29,6 +30,7 @@ export const RUN_OPTION_FAMILIES: readonly OptionFamily[] = [
   SAMPLING_OPTIONS,
   MONITORING_OPTIONS,
   CONTROL_OPTIONS,
+  SPEND_OPTIONS,
   JOB_OPTIONS,
 ];
 
@@ -41,6 +43,7 @@ export interface RunArgs
     SamplingArgs,
     MonitoringArgs,
     ControlArgs,
+    SpendArgs,
     JobArgs {
   pipeline: string;
 }
@@ -57,6 +60,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
   const output = resolveOutput(a, job !== undefined);
   const monitoring = resolveMonitoring(a);
   const sink = resolveRunSink(a, pipeline.name, ctx);
+  const spend = resolveSpend(a, pipeline.prices, job !== undefined);
   const callsNothing = control.dryRun || control.plan !== undefined;
   return {
     settings: {
@@ -66,6 +70,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
       ...limits,
       ...sampling,
       ...(sink ? { sink } : {}),
+      ...spend,
       outputFormats: output.outputFormats,
       keepPersonalData: output.keepPersonalData,
       retryErrors: output.retryErrors,

@@ -19,6 +19,8 @@ export interface Attempt {
   readonly number: number;
   /** A stage's stats, counted with the service's. */
   readonly stageStats: CallStats | undefined;
+  /** What the call costs, micro-units (../../limits/spend.ts); undefined: not priced. */
+  readonly price?: number;
   /** Set by the limit layer: called when the request is written to a connection (../../limits/pacer.ts). */
   readonly sent: (() => void) | undefined;
   /** Set by the deadline layer: the transport aborts the request through it when the deadline passes. */

@@ -21,6 +21,8 @@ export const FILES = {
   timeline: '.state/timeline.ndjson',
   /** What results.csv and results.parquet hold, for the next end of the run (src/output/spool/results-index.ts). */
   resultsIndex: '.state/results-index.bin',
+  /** What the folder's calls cost, session by session (src/output/spend-file.ts). */
+  spend: '.state/spend.json',
   /** A database input's resume point: every row up to it is done (src/output/format/frontier.ts). */
   frontier: '.state/source-frontier.json',
 } as const;

@@ -101,6 +101,30 @@ const sampleSummarySchema = sampleDesignSchema.extend({
   rows_unreadable: count,
 });
 
+/** What the calls cost (--price), per service: the whole folder's and this session's; amounts in the currency's unit. */
+const spendSummarySchema = z.looseObject({
+  currency: z.string(),
+  /** The billing rule: the outcomes a call is billed for. */
+  billed_outcomes: z.array(z.string()),
+  /** SERVICE or workflow:NAME -> the price of one call. */
+  prices: z.record(z.string(), z.number()),
+  total: z.number(),
+  this_session: z.number(),
+  max_spend: z.number().nullable(),
+  /** What the cap leaves (null without one). */
+  left: z.number().nullable(),
+  services: z.partialRecord(
+    serviceName,
+    z.object({
+      calls_billed: count,
+      calls_billed_this_session: count,
+      attempts_this_session: count,
+      spend: z.number(),
+      spend_this_session: z.number(),
+    }),
+  ),
+});
+
 export const runSummarySchema = z.looseObject({
   pipeline: z.string(),
   input: z.string(),
@@ -151,6 +175,8 @@ export const runSummarySchema = z.looseObject({
   input_empty: z.string().optional(),
   /** A sampled run (`--sample`): the design and the rows outside it. */
   sample: sampleSummarySchema.optional(),
+  /** --price: what the calls cost (absent when nothing is priced). */
+  spend: spendSummarySchema.optional(),
   /** A stopped run: about how much is left at the configured limits. */
   remaining: z.object({ rows_estimate: count, time_estimate: z.string(), time_estimate_ms: ms.nullable() }).optional(),
   /** The files rebuilt at the end (README: Output folder), and when the last answer came and how long the end took. */

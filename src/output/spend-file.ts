@@ -1,0 +1,200 @@
+/**
+ * `.state/spend.json`: what the folder's calls cost, so that a resumed folder's spend is its whole spend, a kill
+ * included. It holds the earlier sessions summed, each session's rows and spend (the retry share `--plan` gives
+ * as a range) and this session's counts, attempts still out included. It is written whenever the counts
+ * changed, just before the journal lines of that event-loop turn (RunOutput.flushBeforeLines) and on a
+ * one-second timer: a row's line on disk always has its calls counted, and a kill -9 loses at most the
+ * attempts started in its last turn. An attempt a kill cut while it was out counts as billed in the next
+ * session (the server may have run it): the count errs on the side of the bill.
+ *
+ * The file is two fixed-size slots written in turn with one positioned write each, the newer (by `seq`) read
+ * back: a write torn by a power cut leaves the other slot whole.
+ */
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { emptyCounts, type SpendCounts, type SpendMeter } from '../limits/spend.js';
+import { perService, SERVICES, type ServiceName } from '../types.js';
+import { FILES } from './format/files.js';
+
+const SLOT = 4096;
+/** Sessions kept for the retry share (the oldest are folded into the totals only). */
+const SESSIONS_KEPT = 40;
+
+/** One earlier session: the rows it wrote and what its calls cost. */
+interface SpendSession {
+  readonly rows: number;
+  readonly micros: number;
+  readonly attempts: number;
+  readonly billed: number;
+}
+
+/** The file's content. */
+interface SpendState {
+  readonly v: 1;
+  readonly seq: number;
+  readonly currency: string;
+  /** The earlier sessions summed (a kill's attempts out counted billed). */
+  readonly before: SpendCounts;
+  readonly sessions: readonly SpendSession[];
+  /** The session that wrote it: its counts, the attempts out and their price, the rows it wrote. */
+  readonly now: SpendCounts & {
+    readonly pending: Record<ServiceName, number>;
+    readonly pending_micros: Record<ServiceName, number>;
+    readonly rows: number;
+  };
+}
+
+/** What a folder's earlier sessions spent, as a new session finds it. */
+export interface SpendHistory {
+  readonly currency: string | undefined;
+  readonly before: SpendCounts;
+  readonly sessions: readonly SpendSession[];
+}
+
+function parseSlot(text: string): SpendState | undefined {
+  try {
+    const s = JSON.parse(text) as SpendState;
+    return s && s.v === 1 && typeof s.seq === 'number' ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function counts(c: Partial<SpendCounts> | undefined): SpendCounts {
+  const e = emptyCounts();
+  for (const svc of SERVICES) {
+    e.billed[svc] = c?.billed?.[svc] ?? 0;
+    e.micros[svc] = c?.micros?.[svc] ?? 0;
+    e.attempts[svc] = c?.attempts?.[svc] ?? 0;
+  }
+  return e;
+}
+
+const total = (r: Record<ServiceName, number>): number => r.workflow + r.bureau + r.account;
+
+/** The newest whole state in the file, or undefined (no file: a folder without spend yet). */
+function readState(dir: string): SpendState | undefined {
+  const path = join(dir, FILES.spend);
+  if (!existsSync(path)) return undefined;
+  const buf = readFileSync(path);
+  const a = parseSlot(buf.subarray(0, SLOT).toString('utf8').trim());
+  const b = parseSlot(
+    buf
+      .subarray(SLOT, 2 * SLOT)
+      .toString('utf8')
+      .trim(),
+  );
+  if (a && b) return a.seq >= b.seq ? a : b;
+  return a ?? b;
+}
+
+/** The folder's spend before this session: every session the file knows of, summed, the last one's attempts out counted billed. */
+export function readSpendHistory(dir: string): SpendHistory {
+  const st = readState(dir);
+  if (!st) return { currency: undefined, before: emptyCounts(), sessions: [] };
+  const before = counts(st.before);
+  const now = counts(st.now);
+  for (const svc of SERVICES) {
+    const out = st.now.pending?.[svc] ?? 0;
+    before.billed[svc] += now.billed[svc] + out;
+    before.micros[svc] += now.micros[svc] + (st.now.pending_micros?.[svc] ?? 0);
+    before.attempts[svc] += now.attempts[svc];
+  }
+  const last: SpendSession = {
+    rows: st.now.rows ?? 0,
+    micros: total(now.micros) + total(st.now.pending_micros ?? perService(() => 0)),
+    attempts: total(now.attempts),
+    billed: total(now.billed) + total(st.now.pending ?? perService(() => 0)),
+  };
+  const sessions = [...(st.sessions ?? [])];
+  if (last.attempts > 0 || last.rows > 0) sessions.push(last);
+  return { currency: st.currency, before, sessions: sessions.slice(-SESSIONS_KEPT) };
+}
+
+/** This session's writer of the file. */
+export class SpendFile {
+  #fd: number;
+  #seq: number;
+  #dirty = true;
+  #timer: NodeJS.Timeout;
+  #closed = false;
+
+  private constructor(
+    fd: number,
+    seq: number,
+    private readonly meter: SpendMeter,
+    private readonly history: SpendHistory,
+    private readonly rows: () => number,
+    private readonly onFailure: (err: Error) => void,
+  ) {
+    this.#fd = fd;
+    this.#seq = seq;
+    meter.onChange = () => {
+      this.#dirty = true;
+    };
+    this.#timer = setInterval(() => this.#flushQuietly(), 1000);
+    this.#timer.unref();
+  }
+
+  /** Opens the folder's file for this session (the history is what `readSpendHistory` found). */
+  static open(
+    dir: string,
+    meter: SpendMeter,
+    history: SpendHistory,
+    rows: () => number,
+    onFailure: (err: Error) => void,
+  ): SpendFile {
+    const seq = readState(dir)?.seq ?? 0;
+    const fd = openSync(join(dir, FILES.spend), existsSync(join(dir, FILES.spend)) ? 'r+' : 'w+', 0o644);
+    const file = new SpendFile(fd, seq, meter, history, rows, onFailure);
+    // The earlier sessions folded now: a kill before this session's first call must not count them twice.
+    file.flush();
+    return file;
+  }
+
+  /** Writes the counts if they changed (one positioned write of one slot). */
+  flush(): void {
+    if (!this.#dirty || this.#closed) return;
+    this.#dirty = false;
+    const m = this.meter;
+    this.#seq += 1;
+    const state: SpendState = {
+      v: 1,
+      seq: this.#seq,
+      currency: m.prices.currency,
+      before: this.history.before,
+      sessions: this.history.sessions,
+      now: {
+        ...m.session,
+        pending: m.pending,
+        pending_micros: m.pendingMicros,
+        rows: this.rows(),
+      },
+    };
+    let text = JSON.stringify(state);
+    // Too many sessions for a slot: the oldest ones go (their spend stays in `before`).
+    if (text.length >= SLOT - 1) text = JSON.stringify({ ...state, sessions: state.sessions.slice(-5) });
+    writeSync(this.#fd, text.padEnd(SLOT - 1, ' ') + '\n', (this.#seq % 2) * SLOT, 'utf8');
+  }
+
+  #flushQuietly(): void {
+    try {
+      this.flush();
+    } catch (err) {
+      this.onFailure(err as Error);
+    }
+  }
+
+  /** The last counts written, then the file closed. */
+  close(): void {
+    if (this.#closed) return;
+    clearInterval(this.#timer);
+    try {
+      this.#dirty = true;
+      this.flush();
+    } finally {
+      this.#closed = true;
+      closeSync(this.#fd);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Spend (--price, --max-spend) against the sandbox, which counts the calls it bills itself (a 2xx or a 5xx
+ * answer it decided on: src/sandbox/stats.ts `billed`): the spend in summary.json, the time series, the metrics
+ * and report.html is that count times the price, with 5% of calls answered 503 (billed, then retried). A cap at
+ * a third of the night stops the run (exit 3, nothing in errors for it); --plan then estimates the rest within
+ * 10%, and the resume with a higher cap finishes every row once.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runArgs, spawnCli } from '../helpers/cli.js';
+import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+
+const PRICE = 0.05;
+const priced = ['--price', `workflow=${PRICE}`, '--currency', 'EUR', '--rate', 'workflow=off', '--concurrency', '8'];
+
+describe('spend', () => {
+  let sb: TestSandbox;
+  const billed = () => sb.sandbox.stats().services.workflow.billed;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 0.05 }, seed: 41 });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it("summary, time series, metrics and report say the sandbox's billed calls times the price", async () => {
+    const dir = tempDir();
+    const input = locationCsv(dir, 150);
+    const out = join(dir, 'out');
+    const metrics = join(dir, 'bre.prom');
+    const before = billed();
+    const res = await spawnCli(runArgs('location', input, out, ...priced, '--metrics-file', metrics), sb.env());
+    expect(res.code, res.stderr).toBe(0);
+    const calls = billed() - before;
+    expect(sb.sandbox.stats().services.workflow.faults['503']).toBeGreaterThan(0);
+    expect(calls).toBeGreaterThan(150);
+    const spend = readOutput(out).summary.spend;
+    expect(spend.services.workflow.calls_billed).toBe(calls);
+    expect(spend.total).toBeCloseTo(calls * PRICE, 6);
+    expect(spend.this_session).toBeCloseTo(calls * PRICE, 6);
+    expect(spend.currency).toBe('EUR');
+    expect(res.stdout).toContain(`spend: ${(calls * PRICE).toFixed(2)} EUR in all`);
+
+    const samples = readFileSync(join(out, '.state', 'timeline.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.kind === 'sample');
+    expect(samples.at(-1).spend.total).toBeCloseTo(calls * PRICE, 6);
+    const added = samples.reduce((a: number, l: { spend: { interval: number } }) => a + l.spend.interval, 0);
+    expect(added).toBeCloseTo(calls * PRICE, 6);
+
+    const prom = readFileSync(metrics, 'utf8');
+    const m = /^bre_batch_spend_total\{[^}]*service="workflow"[^}]*\} (\S+)$/m.exec(prom);
+    expect(Number(m?.[1])).toBeCloseTo(calls * PRICE, 6);
+
+    const report = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(report).toContain(`${(calls * PRICE).toFixed(2)} EUR`);
+  });
+
+  it('--max-spend at a third of the night stops with exit 3; --plan estimates the rest; a higher cap finishes it', async () => {
+    const dir = tempDir();
+    const rows = 240;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const cap = (rows * PRICE) / 3;
+    const start = billed();
+    const first = await spawnCli(runArgs('location', input, out, ...priced, '--max-spend', String(cap)), sb.env());
+    expect(first.code, first.stderr).toBe(3);
+    const stopped = readOutput(out);
+    expect(stopped.summary.stopped.code).toBe('SPEND_CAP');
+    expect(stopped.errors).toEqual([]);
+    const spent = stopped.summary.spend.total;
+    expect(spent).toBeCloseTo((billed() - start) * PRICE, 6);
+    // Rows start only while they fit; the rows in flight (at most --concurrency) may only add their retries.
+    expect(spent).toBeGreaterThan(cap / 2);
+    expect(spent).toBeLessThanOrEqual(cap + 8 * PRICE * 6);
+    expect(first.stderr).toMatch(/stopping at --max-spend 4\.00 EUR/);
+
+    const plan = await spawnCli(runArgs('location', input, out, ...priced, '--plan'), sb.env());
+    expect(plan.code, plan.stderr).toBe(0);
+    const estimate = Number(/spend: about (\d+\.\d+) EUR/.exec(plan.stdout)?.[1]);
+    expect(plan.stdout).toMatch(/retry share of the folder's 1 earlier session/);
+
+    const mid = billed();
+    const second = await spawnCli(runArgs('location', input, out, ...priced, '--max-spend', '100'), sb.env());
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/this folder's earlier sessions spent \d+\.\d+ EUR .*--max-spend 100\.00 EUR leaves/);
+    const done = readOutput(out);
+    expect(invariantProblems(rows, done)).toEqual([]);
+    expect(done.summary.spend.this_session).toBeCloseTo((billed() - mid) * PRICE, 6);
+    expect(done.summary.spend.total).toBeCloseTo((billed() - start) * PRICE, 6);
+    expect(Math.abs(estimate - done.summary.spend.this_session) / done.summary.spend.this_session).toBeLessThan(0.1);
+  });
+});
