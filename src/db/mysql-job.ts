@@ -2,10 +2,11 @@
  * A job's store on MySQL 8 and MariaDB 10.6+ (./job-sql.ts). Neither has UPDATE ... RETURNING (nor an UPDATE
  * in a CTE) or a partial index, and both commit DDL on its own; both have FOR UPDATE SKIP LOCKED. So:
  * - the tables and their index are made at the store's opening, never inside a claim or a join;
- * - one composite index, (job, state, chunk): a claim reads the job's lowest waiting chunk, or walks its held
- *   ones (a few: one or two a worker) for a lapsed lease, in a few index pages whatever the job's size and
- *   however many chunks earlier jobs left done in the table (FORCE INDEX: the primary key, (job, chunk), also
- *   reads in chunk order, but through every done chunk of the job first);
+ * - two composite indexes instead of PostgreSQL's partial ones: (job, state, chunk), from which a claim reads
+ *   the job's lowest waiting chunk, and (job, state, lease_until), from which it reads a held chunk whose lease
+ *   lapsed (the longest lapsed first) without walking those whose lease is live; each in a few index pages,
+ *   whatever the job's size and however many chunks earlier jobs left done in the table (FORCE INDEX: the
+ *   primary key, (job, chunk), also reads in chunk order, but through every done chunk of the job first);
  * - a claim is a short transaction (READ COMMITTED: no gap locks): the chunk picked FOR UPDATE SKIP LOCKED,
  *   updated, read back;
  * - times are DATETIME(3) of the session's UTC clock (./mysql.ts), a lease's end TIMESTAMPADD of it.
@@ -14,7 +15,9 @@ import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
 import { CLAIMED_COLUMNS, positional } from './job-sql.js';
 import type { Failure } from './failure.js';
 
-const CLAIM_INDEX = 'bre_batch_chunks_claim';
+/** The claim's indexes: the waiting chunks in chunk order, the held ones by the end of their lease. */
+const WAITING_INDEX = 'bre_batch_chunks_waiting';
+const LAPSED_INDEX = 'bre_batch_chunks_lapsed';
 /** Rows a statement of the split inserts (8 parameters each, within the protocol's 65,535). */
 const INSERT_SLICE = 2_000;
 
@@ -56,7 +59,8 @@ function createTables(t: JobTableNames, q: (id: string) => string): string[] {
       done_at datetime(3) NULL,
       done_by varchar(255),
       PRIMARY KEY (job, chunk),
-      KEY ${q(CLAIM_INDEX)} (job, state, chunk)) ENGINE=InnoDB`,
+      KEY ${q(WAITING_INDEX)} (job, state, chunk),
+      KEY ${q(LAPSED_INDEX)} (job, state, lease_until)) ENGINE=InnoDB`,
     `CREATE TABLE IF NOT EXISTS ${t.workers} (
       job varchar(255) NOT NULL,
       worker varchar(255) NOT NULL,
@@ -118,20 +122,20 @@ export function mysqlJob(p: {
       // chunk too, and two claimers moving their chunks from waiting to held in the index would deadlock.
       await session.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
       return session.transaction(async () => {
-        const pick = async (where: string) =>
+        const pick = async (index: string, where: string, order: string) =>
           (
             await session.query<{ chunk: number }>(
-              `SELECT chunk FROM ${t.chunks} FORCE INDEX (${q(CLAIM_INDEX)}) WHERE job = ? AND ${where} ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED`,
+              `SELECT chunk FROM ${t.chunks} FORCE INDEX (${q(index)}) WHERE job = ? AND ${where} ORDER BY ${order} LIMIT 1 FOR UPDATE SKIP LOCKED`,
               [job],
             )
           ).rows[0]?.chunk;
         // A chunk whose lease lapsed first (left for the end, it would be the job's last, the others idle), else
         // the lowest waiting one.
         let was = 'held';
-        let chunk = await pick(`state = 'held' AND lease_until < NOW(3)`);
+        let chunk = await pick(LAPSED_INDEX, `state = 'held' AND lease_until < NOW(3)`, 'lease_until');
         if (chunk === undefined) {
           was = 'waiting';
-          chunk = await pick(`state = 'waiting'`);
+          chunk = await pick(WAITING_INDEX, `state = 'waiting'`, 'chunk');
         }
         if (chunk === undefined) return undefined;
         const takeover = was === 'held';

@@ -36,6 +36,7 @@ import {
   requestId,
   sinkKeys as sinkKeysOf,
   waitForChunkHeld,
+  waitForFolder,
   why,
 } from '../helpers/job.js';
 import { locationCsv } from '../helpers/output.js';
@@ -167,8 +168,8 @@ export function jobCases(dialect: DialectName): void {
           const victim = 1 + Math.floor(random() * 2);
           // The seeded moment: so many results in the victim's journal (its rows come a chunk at a time, so it is mid-chunk).
           const lines = 10 + Math.floor(random() * 60);
-          await waitFor(() => existsSync(join(dir, `w${victim}`)), 60_000, "the victim's folder");
-          await waitForLines(runs[victim], join(folderOf(join(dir, `w${victim}`)), 'results.ndjson'), lines, 60_000);
+          const victimFolder = await waitForFolder(join(dir, `w${victim}`), 'the victim');
+          await waitForLines(runs[victim], join(victimFolder, 'results.ndjson'), lines, 60_000);
           runs[victim].child.kill('SIGKILL');
           await runs[victim].done;
           // A 4th worker, started now, claims a chunk at once (no shard to wait for).
@@ -397,8 +398,7 @@ export function jobCases(dialect: DialectName): void {
           const dir = tempDir('bre-e2e-job-stall-');
           const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2' });
           const b = worker({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3' });
-          await waitFor(() => existsSync(join(dir, 'b')), 60_000, 'the folder of b');
-          await waitForLines(b, join(folderOf(join(dir, 'b')), 'results.ndjson'), 15, 60_000);
+          await waitForLines(b, join(await waitForFolder(join(dir, 'b'), 'b'), 'results.ndjson'), 15, 60_000);
           b.child.kill('SIGSTOP');
           // Its chunks lapse and are taken over by a.
           await waitFor(
@@ -456,8 +456,7 @@ export function jobCases(dialect: DialectName): void {
           const dir = tempDir('bre-e2e-job-term-');
           const before = callers();
           const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2' });
-          await waitFor(() => existsSync(join(dir, 'a')), 60_000, 'the folder of a');
-          await waitForLines(a, join(folderOf(join(dir, 'a')), 'results.ndjson'), 40, 60_000);
+          await waitForLines(a, join(await waitForFolder(join(dir, 'a'), 'a'), 'results.ndjson'), 40, 60_000);
           a.child.kill('SIGTERM');
           const ra = await a.done;
           expect(ra.code, why(ra)).toBe(3);

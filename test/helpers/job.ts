@@ -31,6 +31,12 @@ export function folderOf(base: string): string {
   return join(base, dirs[0]);
 }
 
+/** The one folder a worker makes under its --out, once it is there (the base is made a moment before it). */
+export async function waitForFolder(base: string, who: string): Promise<string> {
+  await waitFor(() => existsSync(base) && readdirSync(base).length === 1, 60_000, `the folder of ${who}`);
+  return folderOf(base);
+}
+
 /** A journal's lines (results.ndjson, errors.ndjson), only those within its first `bytes` when given. */
 export function journal(path: string, bytes = Infinity): JournalLine[] {
   if (!journalExists(path)) return [];

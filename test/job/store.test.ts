@@ -37,7 +37,7 @@ const INDEXES: Record<DialectName, { sql: string; names: string[]; def: RegExp }
   },
   mysql: {
     sql: "SELECT index_name AS name, GROUP_CONCAT(column_name ORDER BY seq_in_index) AS def FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'bre_batch_chunks' AND index_name <> 'PRIMARY' GROUP BY index_name",
-    names: ['bre_batch_chunks_claim'],
+    names: ['bre_batch_chunks_lapsed', 'bre_batch_chunks_waiting'],
     def: /^job,state,chunk$/,
   },
 };
