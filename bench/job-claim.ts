@@ -15,7 +15,7 @@ const ADMIN: Readonly<Record<DialectName, string>> = {
   mysql: process.env.BRE_BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql',
 };
 
-export interface ClaimTimes {
+interface ClaimTimes {
   readonly chunks: number;
   /** Chunks of an earlier job left done in the table before. */
   readonly done_before: number;
