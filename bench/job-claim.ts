@@ -9,11 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { openSession, parseDbUrl, type DbSession, type DialectName } from '../src/db/index.js';
 import { JobStore } from '../src/job/index.js';
-
-const ADMIN: Readonly<Record<DialectName, string>> = {
-  postgres: process.env.BRE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  mysql: process.env.BRE_BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql',
-};
+import { ADMIN } from './source.js';
 
 interface ClaimTimes {
   readonly chunks: number;

@@ -11,6 +11,7 @@
  *   updated, read back;
  * - times are DATETIME(3) of the session's UTC clock (./mysql.ts), a lease's end TIMESTAMPADD of it.
  */
+import { BreError } from '../errors.js';
 import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
 import { CLAIMED_COLUMNS, positional } from './job-sql.js';
 import type { Failure } from './failure.js';
@@ -77,6 +78,17 @@ function createTables(t: JobTableNames, q: (id: string) => string): string[] {
   ];
 }
 
+/**
+ * Whether the server (its `VERSION()`) claims with FOR UPDATE SKIP LOCKED: MySQL from 8.0.1, MariaDB from 10.6.
+ * Undefined when it holds the lock instead (an older server): a claim there would wait on the others' chunks.
+ */
+export function skipLockedSince(version: string): string | undefined {
+  const [major = 0, minor = 0, patch = 0] = (version.match(/^(\d+)\.(\d+)\.(\d+)/) ?? []).slice(1).map(Number);
+  const at = (a: number, b: number, c: number) => major * 1e6 + minor * 1e3 + patch >= a * 1e6 + b * 1e3 + c;
+  if (/mariadb/i.test(version)) return at(10, 6, 0) ? 'MariaDB 10.6' : undefined;
+  return at(8, 0, 1) ? 'MySQL 8.0.1' : undefined;
+}
+
 export function mysqlJob(p: {
   readonly quote: (id: string) => string;
   readonly classify: (err: unknown) => Failure;
@@ -88,6 +100,13 @@ export function mysqlJob(p: {
     later,
     bind: positional,
     async prepare(session, t) {
+      const version = String((await session.query<{ v: string }>('SELECT VERSION() AS v')).rows[0]?.v ?? '');
+      if (!skipLockedSince(version))
+        throw new BreError(
+          'USAGE',
+          `Expected MySQL 8.0 or MariaDB 10.6 or later for --job's database, got ${version} at ${session.url.display}: a job's chunks are claimed with FOR UPDATE SKIP LOCKED, which older servers lack (use --shard and merge there)`,
+          { field: 'job' },
+        );
       for (const sql of createTables(t, q)) {
         try {
           await session.query(sql);
