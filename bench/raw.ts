@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/config/paths.js';
 import { loadRunSummary } from '../src/output/format/index.js';
 import { startSandbox } from '../src/sandbox/index.js';
+import { rowCost } from './breakdown.js';
 import { benchScriptArgs, ratio, runCli, writeLocationCsv } from './harness.js';
 
 async function autocannon(
@@ -75,6 +76,8 @@ export async function benchRawVsAutocannon(opts: {
   seconds: number;
   latencyMs?: number;
   rounds?: number;
+  /** After the rounds, the runner and the bare transport loop profiled once each: what a row costs by part. */
+  breakdown?: boolean;
 }): Promise<Record<string, unknown>> {
   const sb = await startSandbox({
     rate: { workflow: null, bureau: null, account: null },
@@ -127,7 +130,21 @@ export async function benchRawVsAutocannon(opts: {
         exit: r.code,
       });
     }
+    const breakdown = opts.breakdown
+      ? await rowCost({
+          dir: opts.dir,
+          input,
+          rows: opts.rows,
+          env,
+          url: sb.url,
+          path,
+          clientId: sb.clientId,
+          token: sb.authToken,
+          body,
+        })
+      : undefined;
     return {
+      ...(breakdown ? { breakdown } : {}),
       sandbox_latency_ms: opts.latencyMs ?? 0,
       rows: opts.rows,
       autocannon_requests_per_s: median(rounds.map((r) => r.autocannon)),

@@ -30,6 +30,11 @@ const { readNdjsonBatches } = (await import(
 )) as typeof import('../src/output/ndjson-file.js');
 
 type Mode = 'spooled' | 'resumed' | 'killed' | 'journal';
+/** summary.json's decisions as a run keeps them (src/stages/decisions.ts), here of the one workflow stage. */
+const DECISION_STAGES = [{ id: 'location', kind: 'workflow' }];
+/** The spools' ids in their files' names: this session's, and the killed earlier session's. */
+const SESSION_ID = 'session';
+const KILLED_ID = 'killed';
 const stages = [{ id: 'location', known: workflowResultColumns() }];
 
 interface Fed {
@@ -49,10 +54,31 @@ async function feed(mode: Mode, dir: string, count: number, sessionStart: number
   const { ResultSpool } = (await import(
     shippedModule('output/spool/spool.js')
   )) as typeof import('../src/output/spool/spool.js');
+  const { SpoolRecorder } = (await import(
+    shippedModule('output/spool/records.js')
+  )) as typeof import('../src/output/spool/records.js');
+  const { DecisionCounter } = (await import(
+    shippedModule('stages/index.js')
+  )) as typeof import('../src/stages/index.js');
   const resultsPath = join(dir, 'results.ndjson');
+  const stateDir = join(dir, '.state');
   const union = new ColumnUnion();
   let offset = 0;
-  const spool = new ResultSpool({ stateDir: join(dir, '.state'), csv: true, parquet: true, stages, union });
+  // Killed: the earlier session's spool, with its records, as its thread left it at the kill (never finished).
+  const killed =
+    mode === 'killed'
+      ? new ResultSpool({
+          stateDir,
+          csv: true,
+          parquet: true,
+          stages,
+          union: new ColumnUnion(),
+          id: KILLED_ID,
+          recorder: new SpoolRecorder(stateDir, KILLED_ID, resultsPath, 0),
+          tally: () => new DecisionCounter(DECISION_STAGES),
+        })
+      : undefined;
+  const spool = new ResultSpool({ stateDir, csv: true, parquet: true, stages, union, id: SESSION_ID }, sessionStart);
   let fed = 0;
   let n = 0;
   const retainedMb: number[] = [];
@@ -68,6 +94,7 @@ async function feed(mode: Mode, dir: string, count: number, sessionStart: number
       );
       if (offset < sessionStart) {
         union.observe(l.stages);
+        killed?.add(l, offset, offset + bytes);
         offset += bytes;
         continue;
       }
@@ -106,9 +133,6 @@ async function feedOnThread(mode: Mode, dir: string, count: number, sessionStart
   if (!fed) throw new Error(`the feed's thread exited (${code}) before it was done`);
   return fed;
 }
-
-/** summary.json's decisions as a run keeps them (src/stages/decisions.ts), here of the one workflow stage. */
-const DECISION_STAGES = [{ id: 'location', kind: 'workflow' }];
 
 /** Bytes [from, to) of `src` appended to `dest` (a new file when `from` is 0). */
 function copyBytes(src: string, dest: string, from: number, to: number): void {
@@ -178,6 +202,8 @@ async function main(): Promise<void> {
   let cpu0: NodeJS.CpuUsage;
   // Peak RSS before the timed end (the feed's thread, the union): what the end adds is the rest.
   let rssBeforeEnd = 0;
+  // Rows the end used as they were written (spooled, an earlier end's, a killed session's recorded chunks).
+  let copied = 0;
   if (mode !== 'journal') {
     const fed = await feedOnThread(mode, dir, Number(count), sessionStart);
     feedSeconds = fed.feedSeconds;
@@ -191,7 +217,7 @@ async function main(): Promise<void> {
     // lines are visited (their decisions counted), or their counts taken from the index of the results files
     // their end wrote.
     const decisions = new DecisionCounter(DECISION_STAGES);
-    await rebuildOnThread({
+    const done = await rebuildOnThread({
       dir,
       stages,
       union,
@@ -199,7 +225,9 @@ async function main(): Promise<void> {
       formats,
       visitResultsBefore: sessionStart,
       decisions,
+      recorded: { except: SESSION_ID },
     });
+    copied = done.copied;
     const counted = Object.values(decisions.counts.location ?? {}).reduce((a, b) => a + b, 0);
     if (mode !== 'spooled' && counted !== Number(count) >> 1)
       throw new Error(`Expected ${Number(count) >> 1} rows of the earlier session counted, got ${counted}`);
@@ -211,9 +239,14 @@ async function main(): Promise<void> {
     rssBeforeEnd = process.resourceUsage().maxRSS;
     t0 = performance.now();
     cpu0 = process.cpuUsage();
-    await rebuildOnThread({ dir, stages, union, formats });
+    copied = (await rebuildOnThread({ dir, stages, union, formats })).copied;
   }
   const seconds = (performance.now() - t0) / 1000;
+  const { ResultSpool } = (await import(
+    shippedModule('output/spool/spool.js')
+  )) as typeof import('../src/output/spool/spool.js');
+  // As the run's end does, after it (not timed): every session's spool files removed.
+  ResultSpool.clean(join(dir, '.state'));
   const beforeEndRssKb = rssBeforeEnd;
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
@@ -236,6 +269,7 @@ async function main(): Promise<void> {
       maxRssKb: process.resourceUsage().maxRSS,
       beforeEndRssKb,
       retainedMb,
+      copied,
     }),
   );
 }

@@ -11,7 +11,8 @@
  *   spool as in `spooled`; the rows a stop left in flight (up to `jitter` places late) are among this
  *   session's, so the two halves' rows interleave where they meet;
  * - `killed`: the same, but the earlier session was killed before its end (no results files, no index): its
- *   rows are read from the journal, sorted and encoded;
+ *   spool's files are left with its records (src/output/spool/records.ts), the chunks it wrote before the kill,
+ *   which the end copies; the rows its reorder buffer still held are read from the journal and encoded;
  * - `journal`: the same end with no spool at all (a folder whose spool was lost with its process): both files
  *   rebuilt from results.ndjson alone (the column union known from .state/columns.ndjson, so one pass).
  * Peak RSS is the child's (getrusage maxRSS: both its threads, as a run's is), and the spooled run also says
@@ -43,6 +44,8 @@ export interface RebuildRun {
   readonly peakRssMb: number;
   /** Peak RSS before the timed end began (the feed's thread, the union): the end's own is the rest. */
   readonly peakRssBeforeEndMb: number;
+  /** Rows of the results files the end used as they were written, not encoded. */
+  readonly rowsCopied: number;
   /** Spooled only: heap in use after a full garbage collection at each quarter of the feed (MB). */
   readonly retainedHeapMb?: readonly number[];
 }
@@ -116,6 +119,7 @@ interface ChildFigures {
   maxRssKb: number;
   beforeEndRssKb: number;
   retainedMb: number[];
+  copied: number;
 }
 
 async function child(
@@ -136,16 +140,21 @@ async function child(
   return JSON.parse(out || '{}') as ChildFigures;
 }
 
+export const REBUILD_MODES = ['spooled', 'resumed', 'killed', 'journal'] as const;
+
 export async function benchRebuild(opts: {
   rows: readonly number[];
   dir: string;
+  /** Some of the modes only (default: all). */
+  modes?: readonly RebuildMode[];
 }): Promise<{ runs: RebuildRun[]; rssRatio: Record<string, number>; target: string }> {
+  const modes = REBUILD_MODES.filter((m) => !opts.modes || opts.modes.includes(m));
   const runs: RebuildRun[] = [];
   for (const rows of opts.rows) {
     const dir = join(opts.dir, `rebuild-${rows}`);
     mkdirSync(join(dir, '.state'), { recursive: true });
     const half = await writeLocationResults(join(dir, 'results.ndjson'), rows);
-    for (const mode of ['spooled', 'resumed', 'killed', 'journal'] as const) {
+    for (const mode of modes) {
       // Each mode's end replaces the files and index the one before left (a resumed run's earlier end
       // writes its own).
       for (const f of ['results.csv', 'results.parquet', '.state/results-index.bin'])
@@ -167,6 +176,7 @@ export async function benchRebuild(opts: {
           : {}),
         peakRssMb: Math.round(r.maxRssKb / 1024),
         peakRssBeforeEndMb: Math.round(r.beforeEndRssKb / 1024),
+        rowsCopied: r.copied,
         ...(r.retainedMb.length > 0 ? { retainedHeapMb: r.retainedMb } : {}),
       });
     }
@@ -178,7 +188,7 @@ export async function benchRebuild(opts: {
   };
   return {
     runs,
-    rssRatio: { spooled: rss('spooled'), resumed: rss('resumed'), killed: rss('killed'), journal: rss('journal') },
+    rssRatio: Object.fromEntries(modes.map((m) => [m, rss(m)])),
     target:
       'the end of a run, in one session and resumed, <= 5 s per million rows (CSV and Parquet); peak RSS of the larger size <= 1.25x the smaller',
   };

@@ -39,7 +39,7 @@ import type { ResultStages, StageColumns } from './journal/columns.js';
 import type { DecisionCounter } from '../stages/index.js';
 import { rebuildOnThread } from './spool/end-thread.js';
 import { OUTPUT_FORMATS, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
-import { ResultSpool } from './spool/spool.js';
+import { newSpoolId, ResultSpool } from './spool/spool.js';
 import { SpoolThread } from './spool/thread.js';
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
@@ -81,6 +81,11 @@ export interface OpenOptions {
   /** A sampled run: the results files carry `stratum` and `weight` after `row,key`. */
   readonly sampled?: boolean;
   /**
+   * The stages whose decisions summary.json counts: the spool counts each chunk's, so that the end after a kill
+   * uses the chunks without reading their lines (src/output/spool/records.ts).
+   */
+  readonly decisionStages?: readonly { readonly id: string; readonly kind: string }[];
+  /**
    * Told at once when a journal's write fails (a full disk) or when the spool's thread fails on a full disk:
    * the run stops (src/pipeline/run.ts). Rows whose lines did not make it are not done; they run again.
    */
@@ -107,6 +112,8 @@ export class RunOutput {
   readonly #withTransactions: boolean;
   #columns: ColumnJournal | undefined;
   #spool: SpoolThread | undefined;
+  /** This session's spool's files are named by it (the next end uses a killed session's). */
+  readonly #spoolId = newSpoolId();
   /** Length of results.ndjson when this session opened it: its own lines come after. */
   #sessionStart = 0;
   #stages: readonly StageColumns[] = [];
@@ -220,6 +227,8 @@ export class RunOutput {
             union: output.#columns!.union,
             resultsPath: join(dir, FILES.results),
             start,
+            id: output.#spoolId,
+            ...(opts.decisionStages ? { decisions: opts.decisionStages.map(({ id, kind }) => ({ id, kind })) } : {}),
           });
           // A spool that fails otherwise is replaced by the journal at the end; on a full disk so would be
           // everything else the run writes: it stops now.
@@ -406,6 +415,7 @@ export class RunOutput {
         transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined,
         visitResultsBefore: this.#sessionStart,
         decisions,
+        recorded: { except: this.#spoolId },
       });
     } finally {
       ResultSpool.clean(join(this.dir, FILES.state));

@@ -96,6 +96,7 @@ async function folderEnd(
   summary.end_of_run = {
     last_answer_at: new Date(lastAnswerAt).toISOString(),
     files_seconds: Math.round((Date.now() - lastAnswerAt) / 100) / 10,
+    rows_copied: rebuilt.copied,
   };
   return { exitCode: stopped ? exitCodeOf(stopped) : totals.failed > 0 ? 1 : 0, summary, stopped };
 }

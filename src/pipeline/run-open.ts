@@ -188,6 +188,7 @@ export async function acquireRun(x: {
       formats: s.outputFormats,
       sampled: sample !== undefined,
       stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      decisionStages: s.pipeline.stages.map((st) => ({ id: st.id, kind: st.kind })),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
     });

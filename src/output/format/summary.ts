@@ -181,7 +181,10 @@ export const runSummarySchema = z.looseObject({
   remaining: z.object({ rows_estimate: count, time_estimate: z.string(), time_estimate_ms: ms.nullable() }).optional(),
   /** The files rebuilt at the end (README: Output folder), and when the last answer came and how long the end took. */
   files: z.array(z.string()).optional(),
-  end_of_run: z.object({ last_answer_at: z.string(), files_seconds: z.number() }).optional(),
+  /** `rows_copied`: rows of the results files used as spooled or as an earlier end wrote them, not encoded again. */
+  end_of_run: z
+    .object({ last_answer_at: z.string(), files_seconds: z.number(), rows_copied: count.optional() })
+    .optional(),
   /**
    * A database input, this session: where it was read from (as the manifest says), the row it started after
    * (a resume's frontier; 0 from the start), the rows handed to the run, the rows the database sent (a page's

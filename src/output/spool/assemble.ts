@@ -61,6 +61,11 @@ export interface AssembleOptions {
    */
   readonly indexPath?: string;
   readonly tally?: Tally;
+  /**
+   * The segments earlier sessions' spools recorded before they were killed (./records.ts), by start; used
+   * only with `tally` (their clean chunks' counts stand for their rows).
+   */
+  readonly recorded?: readonly SpooledSegment[];
 }
 
 /**
@@ -86,6 +91,10 @@ export async function assembleResultFiles(
           sampled,
         })
       : undefined;
+  // Killed sessions' spools after the earlier end's files, before this session's; each range after the last.
+  const recorded: SpooledSegment[] = [];
+  for (const s of o.tally ? (o.recorded ?? []) : [])
+    if (s.start >= (recorded.at(-1)?.end ?? earlier?.size ?? 0) && s.end <= cut) recorded.push(s);
   // The earlier end's files as a segment of their own, before this session's: the journal's bytes up to
   // where it ended, its rows in its chunks.
   const segments: SpooledSegment[] = [
@@ -100,12 +109,13 @@ export async function assembleResultFiles(
             ...(o.files.csv ? { csvPath: o.files.csv } : {}),
             chunks: earlier.chunks,
             parquet: o.files.parquet !== undefined,
+            ...(o.files.parquet ? { parquetPath: o.files.parquet } : {}),
           },
         ]
       : []),
+    ...recorded,
     ...(o.spool?.segments ?? []),
   ];
-  const fromEarlier = (seg: number) => earlier !== undefined && seg === 0;
   const plan = planEnd(
     segments,
     o.size,
@@ -124,7 +134,7 @@ export async function assembleResultFiles(
       for await (const batch of rangeLines(o.resultsPath, [range])) {
         const kept: SortedLine[] = [];
         for (const l of batch) {
-          const own = markDirty(plan, l.row, range);
+          const own = markDirty(plan, l.row, range, l.at);
           if (!own) kept.push(l);
           else {
             const held = aside.get(own);
@@ -151,7 +161,7 @@ export async function assembleResultFiles(
     const first = await sorted.next();
     const clean = plan.chunks.filter((c) => !c.dirty);
     // The spool's body is continued only when a row group of it is used: else its bytes would be dead weight.
-    const spoolUsed = clean.some((c) => !fromEarlier(c.seg));
+    const spoolUsed = clean.some((c) => segments[c.seg].parquetPath === undefined);
     out = new ResultsWriter({
       files: o.files,
       columns: o.columns,
@@ -161,7 +171,7 @@ export async function assembleResultFiles(
     });
     let copied = 0;
     const copy = (c: PlannedChunk) => {
-      out!.copy(c.chunk, segments[c.seg].csvPath, fromEarlier(c.seg) ? o.files.parquet : undefined);
+      out!.copy(c.chunk, segments[c.seg].csvPath, segments[c.seg].parquetPath);
       copied += c.chunk.rows;
     };
     let next = 0;
@@ -172,8 +182,9 @@ export async function assembleResultFiles(
       }
     while (next < clean.length) copy(clean[next++]);
     const chunks = out.complete();
-    // The counts of the earlier end's rows, whose lines were not visited.
+    // The counts of the earlier end's rows, and of killed sessions' clean chunks, whose lines were not visited.
     if (earlier) o.tally!.restore(earlier.tally);
+    for (const c of clean) if (segments[c.seg].chunkCounts) o.tally!.restore(c.chunk.counts);
     // No index while the files change: a crash between the two renames leaves none that would lie.
     if (o.indexPath) dropIndex(o.indexPath);
     out.rename();

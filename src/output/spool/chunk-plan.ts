@@ -24,8 +24,11 @@ export interface PlannedChunk {
 export interface EndPlan {
   /** The journal outside the segments used, split at `cut` (lines before it are visited). */
   readonly journal: readonly JournalRange[];
-  /** The byte ranges of the segments used. */
-  readonly used: readonly { readonly start: number; readonly end: number }[];
+  /**
+   * The byte ranges of the segments used; `visit`: a dirty chunk's lines read there are visited (an earlier
+   * session's, counted by chunk: ./records.ts).
+   */
+  readonly used: readonly JournalRange[];
   /** Every chunk of the segments used, by first row. */
   readonly chunks: readonly PlannedChunk[];
   /**
@@ -33,6 +36,11 @@ export interface EndPlan {
    * columns changed): those lines are the chunk's own, not rows inside it.
    */
   readonly carried: ReadonlyMap<number, { readonly chunk: PlannedChunk; readonly before: number }>;
+  /**
+   * Lines of a segment used that lie past its bytes, by where they start (a killed session's rows still held
+   * back when its last record was written: ./records.ts): the chunk's own lines.
+   */
+  readonly trailing: ReadonlyMap<number, { readonly chunk: PlannedChunk; readonly row: number }>;
 }
 
 /**
@@ -59,14 +67,15 @@ export function planEnd(
     if (at > start) journal.push({ start, end: at, visit: true });
     if (end > at) journal.push({ start: at, end, visit: false });
   };
-  const used: { start: number; end: number }[] = [];
+  const used: JournalRange[] = [];
   const chunks: PlannedChunk[] = [];
   const carried = new Map<number, { chunk: PlannedChunk; before: number }>();
+  const trailing = new Map<number, { chunk: PlannedChunk; row: number }>();
   let pos = 0;
   segments.forEach((s, k) => {
     if (!use[k]) return;
     add(pos, s.start);
-    used.push({ start: s.start, end: s.end });
+    used.push({ start: s.start, end: s.end, visit: s.chunkCounts === true });
     pos = s.end;
     const own = s.chunks.map((chunk) => ({ chunk, seg: k, dirty: false }));
     chunks.push(...own);
@@ -74,11 +83,16 @@ export function planEnd(
       const chunk = holding(own, row);
       if (chunk) carried.set(row, { chunk, before: s.start });
     }
+    const t = s.trailing ?? [];
+    for (let i = 0; i < t.length; i += 2) {
+      const chunk = holding(own, t[i]);
+      if (chunk) trailing.set(t[i + 1], { chunk, row: t[i] });
+    }
   });
   add(pos, size);
   chunks.sort((a, b) => a.chunk.firstRow - b.chunk.firstRow);
   markOverlaps(chunks);
-  return { journal, used, chunks, carried };
+  return { journal, used, chunks, carried, trailing };
 }
 
 /** Chunks whose ranges meet (a row later than the reorder buffer, two sessions' segments) are dirty. */
@@ -111,12 +125,15 @@ export function holding(byFirst: readonly PlannedChunk[], row: number): PlannedC
 }
 
 /**
- * A line of the journal's part, read from `range`: whether it is a carried row of a chunk (the chunk's own
- * line, kept aside: encoded only if that chunk turns out dirty), or else marks the chunk it falls in dirty.
+ * A line of the journal's part, read from `range` (starting at byte `at`): whether it is a carried or trailing
+ * row of a chunk (the chunk's own line, kept aside: encoded only if that chunk turns out dirty), or else marks
+ * the chunk it falls in dirty.
  */
-export function markDirty(plan: EndPlan, row: number, range: JournalRange): PlannedChunk | undefined {
+export function markDirty(plan: EndPlan, row: number, range: JournalRange, at?: number): PlannedChunk | undefined {
   const own = plan.carried.get(row);
   if (own && range.end <= own.before) return own.chunk;
+  const past = at === undefined ? undefined : plan.trailing.get(at);
+  if (past?.row === row) return past.chunk;
   const c = holding(plan.chunks, row);
   if (c) c.dirty = true;
   return undefined;
@@ -142,7 +159,7 @@ export function dirtyReads(plan: EndPlan): DirtyReads {
     for (const u of plan.used) {
       const start = Math.max(a, u.start);
       const end = Math.min(b, u.end);
-      if (end > start) ranges.push({ start, end, visit: false });
+      if (end > start) ranges.push({ start, end, visit: u.visit });
     }
   ranges.sort((x, y) => x.start - y.start);
   const rows = mergeIntervals(

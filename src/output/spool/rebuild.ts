@@ -21,6 +21,7 @@ import { readNdjsonBatches } from '../ndjson-file.js';
 import { journalSize } from '../journal-file.js';
 import { isoOffset } from '../files/parquet/schema.js';
 import { assembleResultFiles, type Tally } from './assemble.js';
+import { recordedSpools } from './records.js';
 import type { ResultFiles, ResultLine, SpoolContents } from './spool.js';
 import { ParquetTableWriter } from '../files/parquet/table-writer.js';
 
@@ -172,6 +173,11 @@ export interface RebuildOptions {
    * (their rows not read from the journal) only with it (src/output/spool/assemble.ts).
    */
   readonly tally?: Tally;
+  /**
+   * A run's end: the chunks earlier sessions' spools recorded before they were killed (./records.ts) are used
+   * (with `tally`), but those of this session's spool (`except`, its id).
+   */
+  readonly recorded?: { readonly except?: string };
   readonly visitError?: (line: Record<string, unknown>) => void;
   /** A sampled run: the results and errors files carry `stratum,weight` after `row,key`. */
   readonly sampled?: boolean;
@@ -179,6 +185,8 @@ export interface RebuildOptions {
 
 export interface RebuildResult {
   readonly results: { rows: number; columns: number };
+  /** Rows of the results files used as they were written (spooled, or by an earlier end), not encoded. */
+  readonly copied: number;
   readonly errors: number;
   readonly transactions?: number;
   /** The files written, by name. */
@@ -209,9 +217,18 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   };
   const resultsPath = at(FILES.results);
   const union = o.union ?? (await scanUnion(resultsPath));
-  const { copied: _, ...results } = await assembleResultFiles({
+  const size = journalSize(resultsPath);
+  const recorded =
+    o.recorded && o.tally
+      ? recordedSpools(join(o.dir, FILES.state), {
+          journal: resultsPath,
+          cut: o.visitResultsBefore ?? size,
+          except: o.recorded.except,
+        }).segments
+      : undefined;
+  const { copied, ...results } = await assembleResultFiles({
     resultsPath,
-    size: journalSize(resultsPath),
+    size,
     files: resultFiles,
     columns: union.columns(o.stages),
     spool: o.spool,
@@ -220,6 +237,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
     sampled: o.sampled,
     indexPath: at(FILES.resultsIndex),
     tally: o.tally,
+    recorded,
   });
   if (csv) files.push(FILES.resultsCsv);
   if (parquet) files.push(FILES.resultsParquet);
@@ -239,7 +257,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
     if (csv) files.push(FILES.transactions);
     if (parquet) files.push(FILES.transactionsParquet);
   }
-  return { results, errors, transactions, files };
+  return { results, copied, errors, transactions, files };
 }
 
 /** `--output-formats csv,parquet`: the formats of the rebuilt files. */

@@ -53,7 +53,7 @@ export interface ResultsIndex {
 }
 
 /** A hash of the journal's bytes [size - TAIL_BYTES, size) and its length. */
-function tailOf(journal: string, size: number): string | undefined {
+export function tailOf(journal: string, size: number): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(journal, 'r');

@@ -137,7 +137,9 @@ export class ResultsWriter {
       groups = parquetFrom ? this.#body.copyGroups(parquetFrom, chunk.groups!) : chunk.groups!;
       this.#parts.push(groups);
     }
-    this.#chunks.push({ ...chunk, csvStart, csvEnd: this.#csv?.bytes ?? 0, ...(groups ? { groups } : {}) });
+    // What a record kept for its own end (counts, checksums) is not the new files'.
+    const { counts: _, csvCrc: __, pqCrc: ___, groups: ____, ...kept } = chunk;
+    this.#chunks.push({ ...kept, csvStart, csvEnd: this.#csv?.bytes ?? 0, ...(groups ? { groups } : {}) });
     this.rows += chunk.rows;
   }
 

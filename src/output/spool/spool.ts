@@ -18,8 +18,10 @@
  * nothing. The spool belongs to one session: a crash leaves files that the next session removes. Memory:
  * one row group, a few hundred CSV records and the reorder buffer.
  */
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { csvRecords } from '../files/csv-line.js';
 import {
   asJsonValue,
@@ -113,6 +115,8 @@ export class CsvSink {
   #pending: string[][] = [];
   /** Bytes written so far (flush first): where the next record starts. */
   bytes = 0;
+  /** CRC-32 of the bytes written since it was last set to 0 (a chunk's, kept with its record). */
+  crc = 0;
 
   constructor(fd: number) {
     this.#fd = fd;
@@ -125,7 +129,9 @@ export class CsvSink {
 
   flush(): void {
     if (this.#pending.length === 0) return;
-    this.bytes += writeAll(this.#fd, csvRecords(this.#pending));
+    const buf = Buffer.from(csvRecords(this.#pending));
+    this.crc = crc32(buf, this.crc);
+    this.bytes += writeAll(this.#fd, buf);
     this.#pending = [];
   }
 }
@@ -156,6 +162,13 @@ export interface SpooledChunk {
   readonly csvEnd: number;
   /** Its row group in the spool's Parquet body. */
   readonly groups?: GroupsWritten;
+  /**
+   * Kept in the spool's records (./records.ts) for the end after a kill: what its rows count (summary.json's
+   * decisions), and CRC-32s of its CSV bytes and of its row group's bytes.
+   */
+  readonly counts?: unknown;
+  readonly csvCrc?: number;
+  readonly pqCrc?: number;
 }
 
 /** A range of results.ndjson the spool holds, under the columns it had then (plain data: it crosses threads). */
@@ -169,6 +182,11 @@ export interface SpooledSegment {
   readonly lastRow?: number;
   /** Rows it holds whose lines are in an earlier segment's bytes (held back when the columns changed). */
   readonly carried?: readonly number[];
+  /**
+   * A killed session's (./records.ts): rows of its chunks whose lines are past its `end`, as [row, start of the
+   * line] pairs (their chunk's own lines, not rows inside it).
+   */
+  readonly trailing?: readonly number[];
   /** Where the first of those lines starts in results.ndjson. */
   readonly carriedFrom?: number;
   readonly names: string;
@@ -178,6 +196,16 @@ export interface SpooledSegment {
   readonly chunks: readonly SpooledChunk[];
   /** Whether it has row groups in the spool's Parquet body. */
   readonly parquet: boolean;
+  /**
+   * Its row groups are copied from this file (an earlier end's results.parquet, an earlier session's spool
+   * body); undefined: the spool's body, continued by the end.
+   */
+  readonly parquetPath?: string;
+  /**
+   * An earlier session's, killed before its end (./records.ts): its lines were counted by chunk, a clean
+   * chunk's counts stand for its rows and a dirty one's lines are visited.
+   */
+  readonly chunkCounts?: boolean;
 }
 
 /** The chunk being written (by the spool, and by the end's ResultsWriter). */
@@ -201,6 +229,8 @@ interface Segment {
   carriedFrom?: number;
   readonly chunks: SpooledChunk[];
   chunk?: OpenChunk;
+  /** With a recorder: rows written whose lines may lie past the point the next record covers, as [row, start]. */
+  recent?: number[];
   readonly names: string;
   readonly kinds: string;
   readonly shape: RowShape;
@@ -208,6 +238,8 @@ interface Segment {
   readonly csvFd?: number;
   readonly csv?: CsvSink;
   readonly pq?: ParquetGroupWriter;
+  /** What the open chunk's rows count, for its record. */
+  tally?: ChunkTally;
   closed: boolean;
 }
 
@@ -224,9 +256,51 @@ export interface SpoolOptions {
   readonly union: ColumnUnion;
   /** A sampled run: `stratum,weight` after `row,key`. */
   readonly sampled?: boolean;
+  /**
+   * Records each chunk as it is written (./records.ts SpoolRecorder), so that the end after a kill uses them;
+   * `tally` counts a chunk's rows for its record.
+   */
+  readonly recorder?: ChunkRecorder;
+  readonly tally?: () => ChunkTally;
+  /** Names this session's files (`spool-<id>-...`): a killed session's stay beside the next one's. */
+  readonly id?: string;
 }
 
-const BODY = 'results.parquet.body';
+/** What the spool counts over a chunk's rows (summary.json's decisions: stages/decisions.ts DecisionCounter). */
+interface ChunkTally {
+  add(stages: Readonly<Record<string, Readonly<Record<string, unknown>>>>): void;
+  save(): unknown;
+}
+
+/** Where the spool lists its chunks as it writes them (./records.ts). */
+export interface ChunkRecorder {
+  open(seg: number, s: SegmentStart, csv: string | undefined): void;
+  /**
+   * `lo`: every line of the segment's bytes before it is in its chunks so far; `trailing`: the rows of those
+   * chunks whose lines are past it, as [row, start of its line] pairs.
+   */
+  chunk(seg: number, chunk: SpooledChunk, lo: number, trailing: readonly number[]): void;
+  close(seg: number, end: number): void;
+  end(): void;
+}
+
+/** What a segment's record says when it opens. */
+export interface SegmentStart {
+  readonly start: number;
+  readonly names: string;
+  readonly kinds: string;
+  readonly carried?: readonly number[];
+  readonly carriedFrom?: number;
+}
+
+/** A name of the spool's files of one session: `spool-<id>.body`, `spool-<id>-<n>.csv`, `spool-<id>.records`. */
+export const spoolFile = (id: string, what: 'body' | 'records' | number) =>
+  typeof what === 'number' ? `spool-${id}-${what}.csv` : `spool-${id}.${what}`;
+/** A session's id for its files' names. */
+export const newSpoolId = () => randomBytes(4).toString('hex');
+/** Files of a spool, any session's (and of the versions before sessions were named). */
+const SPOOL_FILE =
+  /^(spool-[0-9a-z]+(-\d+\.csv(\.tmp)?|\.body|\.records)|spool-\d+\.csv(\.tmp)?|results\.parquet\.body)$/;
 
 /**
  * Rows the spool holds back to write them in row order: answers finish out of order by about the rows in
@@ -247,6 +321,8 @@ interface Held {
 
 /** What the spool holds at the end of a session, for assembleResultFiles (plain data: it crosses threads). */
 export interface SpoolContents {
+  /** The session's id in its files' names (./records.ts: the end reads other sessions' records). */
+  readonly id?: string;
   readonly segments: readonly SpooledSegment[];
   /** The Parquet body file and its length, its row groups written and no footer yet. */
   readonly body?: { readonly path: string; readonly bytes: number };
@@ -257,18 +333,27 @@ export class ResultSpool {
   readonly #segments: Segment[] = [];
   readonly #body: ParquetBody | undefined;
   readonly #held = new MinHeap<Held>((a, b) => a.row < b.row);
+  readonly #id: string;
+  readonly #recorder: ChunkRecorder | undefined;
   #heldBytes = 0;
+  /** Where the last line added ends in results.ndjson. */
+  #seen = 0;
   #current: Segment | undefined;
 
-  constructor(o: SpoolOptions) {
+  /** `start`: where the first line it will be given starts in results.ndjson. */
+  constructor(o: SpoolOptions, start = 0) {
     this.#o = o;
-    ResultSpool.clean(o.stateDir);
-    this.#body = o.parquet ? new ParquetBody(join(o.stateDir, BODY)) : undefined;
+    this.#id = o.id ?? newSpoolId();
+    this.#seen = start;
+    // An earlier session's files are left for the end: killed before its own, it left them to be used.
+    this.#body = o.parquet ? new ParquetBody(join(o.stateDir, spoolFile(this.#id, 'body'))) : undefined;
+    this.#recorder = o.recorder;
   }
 
   #open(start: number): Segment {
     const columns = this.#o.union.columns(this.#o.stages);
-    const csvPath = this.#o.csv ? join(this.#o.stateDir, `spool-${this.#segments.length}.csv`) : undefined;
+    const csvName = this.#o.csv ? spoolFile(this.#id, this.#segments.length) : undefined;
+    const csvPath = csvName ? join(this.#o.stateDir, csvName) : undefined;
     const csvFd = csvPath ? openSync(csvPath, 'w') : undefined;
     const seg: Segment = {
       start,
@@ -285,6 +370,7 @@ export class ResultSpool {
       closed: false,
     };
     this.#segments.push(seg);
+    this.#recorder?.open(this.#segments.length - 1, seg, csvName);
     return seg;
   }
 
@@ -294,6 +380,8 @@ export class ResultSpool {
     const values = seg.shape.values(h.line);
     seg.csv?.add(seg.shape.record(values));
     seg.pq?.push(values);
+    if (this.#o.tally) (seg.tally ??= this.#o.tally()).add(h.line.stages);
+    if (this.#recorder) (seg.recent ??= []).push(h.row, h.start);
     seg.rows += 1;
     seg.firstRow ??= h.row;
     seg.lastRow = h.row;
@@ -318,7 +406,8 @@ export class ResultSpool {
     if (!c) return;
     seg.csv?.flush();
     const csvEnd = seg.csv?.bytes ?? 0;
-    seg.chunks.push({
+    const groups = seg.pq?.take();
+    const chunk: SpooledChunk = {
       rows: c.rows,
       firstRow: c.firstRow,
       lastRow: c.lastRow,
@@ -326,9 +415,29 @@ export class ResultSpool {
       to: c.to,
       csvStart: c.csvStart,
       csvEnd,
-      ...(seg.pq ? { groups: seg.pq.take() } : {}),
-    });
+      ...(groups ? { groups } : {}),
+    };
+    seg.chunks.push(chunk);
     seg.chunk = undefined;
+    if (this.#recorder) {
+      // Every line of the segment's bytes before `lo` is in its chunks so far; the rows held are not.
+      let lo = this.#seen;
+      for (const h of this.#held.items()) if (h.start < lo) lo = h.start;
+      // The point covered only moves on (a new line starts after every line held), so a row once before it stays.
+      const trailing: number[] = [];
+      const recent = seg.recent ?? [];
+      for (let i = 0; i < recent.length; i += 2) if (recent[i + 1] >= lo) trailing.push(recent[i], recent[i + 1]);
+      seg.recent = trailing;
+      const recorded: SpooledChunk = {
+        ...chunk,
+        ...(seg.tally ? { counts: seg.tally.save() } : {}),
+        ...(seg.csv ? { csvCrc: seg.csv.crc } : {}),
+        ...(groups ? { pqCrc: this.#body!.crcOf(groups) } : {}),
+      };
+      this.#recorder.chunk(this.#segments.indexOf(seg), recorded, lo, trailing);
+    }
+    if (seg.csv) seg.csv.crc = 0;
+    seg.tally = undefined;
   }
 
   /** `flush`: the rows held go to this segment; else they go on to the next one (its `carried`). */
@@ -338,6 +447,7 @@ export class ResultSpool {
     seg.end = end;
     seg.closed = true;
     if (seg.csvFd !== undefined) closeSync(seg.csvFd);
+    this.#recorder?.close(this.#segments.indexOf(seg), end);
   }
 
   /**
@@ -367,6 +477,7 @@ export class ResultSpool {
     }
     this.#held.push({ row: line.row, line, start, bytes: end - start });
     this.#heldBytes += end - start;
+    this.#seen = end;
     while (this.#held.size > REORDER_ROWS || (this.#heldBytes > REORDER_BYTES && this.#held.size > 1))
       this.#write(seg, this.#held.pop()!);
     seg.end = end;
@@ -379,6 +490,7 @@ export class ResultSpool {
   finish(size: number): SpoolContents {
     if (this.#current) this.#close(this.#current, size);
     this.#current = undefined;
+    this.#recorder?.end();
     const segments = this.#segments.map(
       (s): SpooledSegment => ({
         start: s.start,
@@ -393,7 +505,7 @@ export class ResultSpool {
         parquet: s.pq !== undefined,
       }),
     );
-    return { segments, ...(this.#body ? { body: this.#body.release() } : {}) };
+    return { id: this.#id, segments, ...(this.#body ? { body: this.#body.release() } : {}) };
   }
 
   /** After a failure: files closed (the caller removes them with `clean`). */
@@ -404,13 +516,12 @@ export class ResultSpool {
       closeSync(s.csvFd);
     }
     this.#body?.abort();
+    this.#recorder?.end();
   }
 
-  /** Removes the spool's files (after assembling, or when the run ends without it). */
+  /** Removes every session's spool files (after the end, which used what it could of them). */
   static clean(stateDir: string): void {
-    // Left by an earlier session (the spool is one session's): its rows are read from the journal instead.
     if (existsSync(stateDir))
-      for (const f of readdirSync(stateDir))
-        if (/^spool-\d+\.csv(\.tmp)?$/.test(f) || f === BODY) rmSync(join(stateDir, f), { force: true });
+      for (const f of readdirSync(stateDir)) if (SPOOL_FILE.test(f)) rmSync(join(stateDir, f), { force: true });
   }
 }

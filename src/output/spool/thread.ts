@@ -16,7 +16,7 @@ import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
 import type { SpoolContents, SpoolOptions } from './spool.js';
 
 /** What the thread starts with: the spool's options, the union as plain data. */
-export interface SpoolWorkerData extends Omit<SpoolOptions, 'union'> {
+export interface SpoolWorkerData extends Omit<SpoolOptions, 'union' | 'recorder' | 'tally'> {
   /**
    * A column union holding at least every column of the journal before `start` (more is fine: the end uses
    * a segment only if its columns are the final ones).
@@ -27,6 +27,8 @@ export interface SpoolWorkerData extends Omit<SpoolOptions, 'union'> {
   readonly start: number;
   /** One BigInt64: the length of results.ndjson so far, stored by the run after each write. */
   readonly end: SharedArrayBuffer;
+  /** The run's decision stages: each chunk's record counts its rows (./records.ts). */
+  readonly decisions?: readonly { readonly id: string; readonly kind: string }[];
 }
 
 /** How often the thread looks at the length the run stored. */

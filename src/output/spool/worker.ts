@@ -8,7 +8,9 @@ import { dirname } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { diskFullCode, diskFullError, internalError, isBreError, outputUnwritable } from '../../errors.js';
 import { ColumnUnion } from '../journal/columns.js';
-import { ResultSpool, type ResultLine } from './spool.js';
+import { DecisionCounter } from '../../stages/index.js';
+import { SpoolRecorder } from './records.js';
+import { newSpoolId, ResultSpool, type ResultLine } from './spool.js';
 import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './thread.js';
 
 /** Bytes read at a time; a line longer than this is read whole with a larger buffer. */
@@ -133,14 +135,22 @@ if (parentPort) {
   try {
     const union = new ColumnUnion();
     for (const c of data.union) union.add(c.stage, c.field, c.types);
-    spool = new ResultSpool({
-      stateDir: data.stateDir,
-      csv: data.csv,
-      parquet: data.parquet,
-      stages: data.stages,
-      union,
-      sampled: data.sampled,
-    });
+    const id = data.id ?? newSpoolId();
+    const stages = data.decisions;
+    spool = new ResultSpool(
+      {
+        stateDir: data.stateDir,
+        csv: data.csv,
+        parquet: data.parquet,
+        stages: data.stages,
+        union,
+        sampled: data.sampled,
+        id,
+        recorder: new SpoolRecorder(data.stateDir, id, data.resultsPath, data.start),
+        ...(stages ? { tally: () => new DecisionCounter(stages) } : {}),
+      },
+      data.start,
+    );
     follower = new JournalFollower(data.resultsPath, data.start);
   } catch (err) {
     fail(err);

@@ -10,6 +10,7 @@
  * header each extra writer writes) are ignored by every reader.
  */
 import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { ByteWriter, ParquetWriter, type Writer } from 'hyparquet-writer';
 import { convert, schemaOf, type ParquetColumn } from './schema.js';
 
@@ -49,6 +50,24 @@ let copyBuf: Buffer | undefined;
 export function copyBuffer(): Buffer {
   copyBuf ??= Buffer.allocUnsafe(1 << 20);
   return copyBuf;
+}
+
+/**
+ * CRC-32 of the bytes of `part`'s row groups in the file open as `fd` (undefined: the file ends before them),
+ * read through `buf`.
+ */
+export function groupsCrc(fd: number, part: GroupsWritten, buf: Buffer): number | undefined {
+  let crc = 0;
+  for (const g of part.groups as RowGroupOffsets[]) {
+    const start = Number(g.columns[0].file_offset);
+    for (let at = start, end = start + Number(g.total_compressed_size); at < end; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, end - at), at);
+      if (n === 0) return undefined;
+      crc = crc32(buf.subarray(0, n), crc);
+      at += n;
+    }
+  }
+  return crc;
 }
 
 /** What of a row group's column chunks says where their bytes are (hyparquet-writer's RowGroup). */
@@ -93,8 +112,16 @@ export class ParquetBody {
   /** `append`: the length of the body already in `path` (written and released by a spool), to add to. */
   constructor(path: string, append?: number) {
     this.path = path;
-    this.#fd = openSync(path, append === undefined ? 'w' : 'a');
+    this.#fd = openSync(path, append === undefined ? 'w+' : 'a');
     this.#out = fdWriter(this.#fd, append);
+  }
+
+  /** CRC-32 of the bytes of `part`'s row groups, written here (handed to the kernel first). */
+  crcOf(part: GroupsWritten): number {
+    this.#out.flush();
+    const crc = groupsCrc(this.#fd, part, copyBuffer());
+    if (crc === undefined) throw new Error(`${this.path} ends before the row groups just written`);
+    return crc;
   }
 
   /** A body written by someone else (another thread), `bytes` long, to add row groups and the footer to. */
