@@ -99,9 +99,11 @@ export async function benchJobClaim(dialect: DialectName): Promise<ClaimBenchRes
   await admin(ADMIN[dialect], (s) => s.query(`CREATE DATABASE ${quoted}`));
   const db = ADMIN[dialect].replace(/\/[^/]*$/, `/${name}`);
   try {
-    const server = await admin(db, async (s) =>
+    const version = await admin(db, async (s) =>
       String((await s.query<{ v: string }>('SELECT version() AS v')).rows[0].v),
     );
+    // `PostgreSQL 15.20 (Debian ...) on x86_64...`: its name and number; MariaDB's and MySQL's are their number alone.
+    const server = dialect === 'postgres' ? version.split(' ').slice(0, 2).join(' ') : `MySQL/MariaDB ${version}`;
     const store = await JobStore.open({ url: parseDbUrl(db, { flag: 'bench' }), retryForMs: 10_000 });
     try {
       // Warm: the first claims of a new connection and new tables are not the claim's cost.
