@@ -91,7 +91,7 @@ const JOB_CASES: Record<
     term: ['apps', 'file'],
     mismatch: true,
   },
-  mysql: { kill: [23], half: false, retry: ['apps'], stall: ['apps'], term: ['apps'], mismatch: true },
+  mysql: { kill: [23], half: false, retry: ['apps'], stall: ['apps'], term: ['apps', 'file'], mismatch: true },
 };
 
 const LABEL: Record<DialectName, string> = { postgres: 'PostgreSQL', mysql: 'MariaDB' };
