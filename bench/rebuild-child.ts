@@ -35,7 +35,7 @@ const DECISION_STAGES = [{ id: 'location', kind: 'workflow' }];
 /** The spools' ids in their files' names: this session's, and the killed earlier session's. */
 const SESSION_ID = 'session';
 const KILLED_ID = 'killed';
-const stages = [{ id: 'location', known: workflowResultColumns() }];
+const stages = [{ id: 'location', known: workflowResultColumns().map((f) => f.name) }];
 
 interface Fed {
   readonly contents: SpoolContents;

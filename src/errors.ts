@@ -153,6 +153,11 @@ const ERROR_TABLE = {
   SOURCE_UNAVAILABLE: stop,
   /** The --sink database went away mid-run and did not come back within --sink-retry: resumable, nothing lost. */
   SINK_UNAVAILABLE: stop,
+  /**
+   * A workflow answered with another version than `--expect-version` expects (src/pipeline/versions.ts): the run
+   * stops, that answer and any other of an unexpected version not written; resumable once the expectation changes.
+   */
+  VERSION_UNEXPECTED: stop,
 } as const satisfies Record<string, ErrorTreatment>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

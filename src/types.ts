@@ -100,3 +100,18 @@ export type ColumnKind =
   | 'timestamp_local_ms'
   /** A calendar date. */
   | 'date';
+
+/**
+ * A field a stage kind declares its results have (`StageKind.resultFields`): its name in the stage's result and
+ * the kind of its values, so that results.parquet and the sink's tables have its column, typed, before any
+ * value is seen. A value of another kind widens the column as a field never declared would.
+ */
+export interface ResultField {
+  readonly name: string;
+  readonly kind: ColumnKind;
+}
+
+/** `fields(kind, 'a', 'b')`: result fields of one kind, for a stage kind's declaration. */
+export function resultFields(kind: ColumnKind, ...names: readonly string[]): ResultField[] {
+  return names.map((name) => ({ name, kind }));
+}

@@ -5,7 +5,8 @@
  * anywhere is DISK_FULL (exit 3) naming the folder.
  */
 import { dirname, join, relative, resolve } from 'node:path';
-import { diskFullCode, diskFullError, isBreError } from '../errors.js';
+import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
+import { endSession } from '../output/audit.js';
 import { networkSecrets } from '../http/network.js';
 import { createLog, type Log } from '../log/logger.js';
 import { Redactor } from '../output/redact.js';
@@ -89,7 +90,15 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
     }
     const settings = { ...base, metrics };
     const connect = e.baseUrls || base.dryRun ? hooks.connect : () => sandbox.start();
-    const result = await runPipeline(settings, { ...hooks, limiterFactory, ...(connect ? { connect } : {}) });
+    let result: Awaited<ReturnType<typeof runPipeline>>;
+    try {
+      result = await runPipeline(settings, { ...hooks, limiterFactory, ...(connect ? { connect } : {}) });
+    } catch (err) {
+      // The session's end in the folder's record, as the exit code will say it (nothing more can be known).
+      if (!base.dryRun)
+        await endSession(base.outDir, { exitCode: exitCodeOf(err), rows: null, outputs: false }).catch(() => undefined);
+      throw err;
+    }
     // A finished night's journal is gzip'ed in place (issue 33; an unfinished one stays plain for its resume
     // to append to), then report.html is drawn from the folder as it is left (src/report/).
     const compacted =
@@ -97,6 +106,15 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
         ? await (await import('../output/journal/compact.js')).compactFinishedRun(base.outDir)
         : undefined;
     const report = base.dryRun ? undefined : await writeRunReport(base.outDir);
+    // The record of the session's end, and of the files as the end left them (`bre-batch verify` checks them).
+    if (!base.dryRun) {
+      const r = result.summary.rows;
+      await endSession(base.outDir, {
+        exitCode: result.exitCode,
+        rows: r.succeeded_this_session + r.failed_this_session,
+        outputs: true,
+      });
+    }
     process.stdout.write(
       `${formatSummary(result.summary)}\n${compacted ? `${compacted}\n` : ''}${report ? `  report: ${report.path}\n` : ''}`,
     );

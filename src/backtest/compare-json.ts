@@ -8,6 +8,7 @@ import type { SampleSummary } from './sampled/sampling.js';
 import type { Product } from './side.js';
 import type { InputStabilityFigures } from './stability/input.js';
 import type { Mover } from './stability/over-time.js';
+import type { VersionFigures } from './versions.js';
 
 export interface RunSummary {
   readonly dir: string;
@@ -28,6 +29,8 @@ export type ComparisonJson = ComparisonFigures &
     /** What the figures outside `estimates` count: the sampled keys unweighted ('sample'), or every compared key. */
     readonly basis: 'sample' | 'all compared keys';
     readonly estimates: SampleEstimates | null;
+    /** The strategy versions that decided each side (./versions.ts); null when no result names one. */
+    readonly versions: VersionFigures | null;
   };
 
 export interface CompareJson {
@@ -41,6 +44,8 @@ export interface CompareJson {
     readonly amount_field: string;
     readonly outcome: string | null;
     readonly by: string | null;
+    /** --by-version: the segments are the pairs of strategy versions (A's → B's), not an input column. */
+    readonly by_version: boolean;
     readonly scores: readonly {
       readonly label: string;
       readonly field_a: string;

@@ -31,6 +31,7 @@ import { amountField, sideView, type SideView } from './side.js';
 import { InputStability, type InputStabilityFigures } from './stability/input.js';
 import { topMovers, type Mover, type StabilityFigures } from './stability/over-time.js';
 import { PSI_EPSILON } from './stats.js';
+import { versionOfResult, versionPair, VersionTally } from './versions.js';
 
 export type { CompareJson, ComparisonJson } from './compare-json.js';
 
@@ -81,6 +82,7 @@ interface Comparison {
   readonly deltas: NumberSink;
   readonly decisions: boolean;
   readonly prefix: string;
+  readonly versions: VersionTally;
 }
 
 export async function runCompare(options: CompareOptions): Promise<CompareResult> {
@@ -140,7 +142,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
           decisions,
           featureBins,
           withOutcome: o.outcome !== undefined,
-          withSegments: o.by !== undefined,
+          withSegments: o.by !== undefined || o.byVersion,
         },
         (d) => deltas.push(d),
       );
@@ -153,7 +155,15 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         scorePath: join(tmp, `scores-${i}.f64`),
       });
       const units = sampling ? new SampleUnits(scoresOf[i], featureBins, sampling.weights) : null;
-      return { acc, risk, units, deltas, decisions, prefix: pairs.length > 1 ? `${label}.` : '' };
+      return {
+        acc,
+        risk,
+        units,
+        deltas,
+        decisions,
+        prefix: pairs.length > 1 ? `${label}.` : '',
+        versions: new VersionTally(),
+      };
     });
     const sameInput = o.input !== undefined || sameInputFile(A, B);
     let counts: Awaited<ReturnType<typeof joinBuckets>>;
@@ -202,6 +212,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         ...c.risk.figures(),
         basis: sampling ? 'sample' : 'all compared keys',
         estimates,
+        versions: c.versions.figures(o.byVersion),
       };
     });
     const inputFigures = inputStability && o.period ? inputStability.figures(o.period.minKeys) : null;
@@ -218,6 +229,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareResult
         amount_field: amountField(o.product),
         outcome: o.outcome ?? null,
         by: o.by ?? null,
+        by_version: o.byVersion,
         scores: o.scores.map((sc) => ({
           label: sc.label,
           field_a: sc.fieldA,
@@ -518,11 +530,16 @@ function visitLine(
   const unit = sampling && line.match === 'matched' && line.a && line.b ? sampling.unitOf(line.a, line.b) : null;
   for (const c of comparisons) {
     const s = c.acc.setup;
-    const va = line.a ? sideView(stageResult(line.a, s.stageA), o.product) : null;
-    const vb = line.b ? sideView(stageResult(line.b, s.stageB), o.product) : null;
+    const ra = line.a ? stageResult(line.a, s.stageA) : undefined;
+    const rb = line.b ? stageResult(line.b, s.stageB) : undefined;
+    const va = line.a ? sideView(ra, o.product) : null;
+    const vb = line.b ? sideView(rb, o.product) : null;
+    const versionA = versionOfResult(ra);
+    const versionB = versionOfResult(rb);
+    c.versions.add(versionA, versionB);
     let swap: string = line.match;
     if (line.match === 'matched' && va && vb) {
-      const cls = c.acc.add(va, vb, { segment, outcome });
+      const cls = c.acc.add(va, vb, { segment: o.byVersion ? versionPair(versionA, versionB) : segment, outcome });
       if (cls) swap = cls;
       if (unit !== null) c.units?.add(unit, va, vb, outcome);
       scores.push(...c.risk.add(va, vb, cls, outcome, period));

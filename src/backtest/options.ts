@@ -29,6 +29,8 @@ export interface CompareOptions {
   readonly outcome?: string;
   /** Input column to segment by. */
   readonly by?: string;
+  /** Segment by the strategy versions that decided each key (A's → B's) instead of an input column. */
+  readonly byVersion?: boolean;
   /**
    * Numeric result fields to assess as scores against the outcome (needs `outcome`): `FIELD` (the same field in
    * both stages) or `FIELD_A:FIELD_B`. Repeatable.
@@ -83,6 +85,7 @@ export interface ResolvedOptions {
   readonly stages: StageChoice;
   readonly outcome?: string;
   readonly by?: string;
+  readonly byVersion: boolean;
   readonly scores: readonly ScoreSpec[];
   readonly period?: PeriodOptions;
   readonly input?: string;
@@ -188,6 +191,7 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
     stages,
     outcome,
     by: nonEmpty(o.by, '--by'),
+    byVersion: byVersionOf(o),
     scores,
     period,
     input: o.input === undefined ? undefined : resolve(nonEmpty(o.input, '--input') as string),
@@ -239,4 +243,13 @@ function resolvePeriod(o: CompareOptions): PeriodOptions | undefined {
 
 export function autoBuckets(largestBytes: number): number {
   return Math.min(MAX_BUCKETS, Math.max(1, Math.ceil(largestBytes / BUCKET_TARGET_BYTES)));
+}
+
+/** --by-version: one segmentation at a time, so not with --by. */
+function byVersionOf(o: CompareOptions): boolean {
+  if (o.byVersion === true && o.by !== undefined)
+    throw new BreError('USAGE', `Expected --by or --by-version, not both, got --by ${o.by} --by-version`, {
+      field: 'by-version',
+    });
+  return o.byVersion === true;
 }

@@ -105,6 +105,7 @@ function summarySection(j: CompareJson): string {
     `product <code>${esc(o.product)}</code> (decision field <code>${esc(o.decision_field)}</code>, amount <code>${esc(o.amount_field)}</code>)`,
     o.outcome ? `outcome column <code>${esc(o.outcome)}</code> (1 = bad)` : '',
     o.by ? `segments by <code>${esc(o.by)}</code>` : '',
+    o.by_version ? 'segments by strategy version' : '',
     ...o.scores.map(
       (sc) =>
         `score <code>${esc(sc.label)}</code> (${sc.direction === 'higher_is_better' ? 'higher' : 'lower'} is better)`,
@@ -318,7 +319,12 @@ function badSection(c: ComparisonFigures, outcome: string | null): string {
   return `<section><h3>Bad rates (outcome <code>${esc(outcome ?? '')}</code>, 1 = bad)</h3><p class="note">Over keys whose outcome is known (0 or 1); 95% Wilson interval. Coverage: the share of the set's keys with a known outcome; the last column is the range the set's bad rate can take whatever the unknown outcomes are (all good to all bad).</p>${table(['set', 'keys', 'outcome known', 'bad', 'bad rate', '95% interval', 'coverage', 'if unknown all good – all bad'], rows)}${coverageWarning(b)}</section>`;
 }
 
-function segmentsSection(c: ComparisonFigures, by: string | null): string {
+/** A side that mixes strategy versions, or sides decided by different ones: said before any figure. */
+function versionNotes(c: ComparisonJson): string {
+  return (c.versions?.notes ?? []).map((n) => `<div class="warn"><b>Strategy versions</b>: ${esc(n)}</div>`).join('');
+}
+
+function segmentsSection(c: ComparisonFigures, by: string | null, byVersion: boolean): string {
   const segs = c.segments;
   if (!segs) return '';
   const withBad = segs.some((s) => s.bad_rate_a_approved !== undefined);
@@ -347,7 +353,8 @@ function segmentsSection(c: ComparisonFigures, by: string | null): string {
         ]
       : []),
   ]);
-  return `<section><h3>Segments by <code>${esc(by ?? '')}</code></h3>${table(head, rows)}</section>`;
+  const title = byVersion ? "strategy version (A's → B's)" : `<code>${esc(by ?? '')}</code>`;
+  return `<section><h3>Segments by ${title}</h3>${table(head, rows)}</section>`;
 }
 
 function approvalTable(a: ApprovalFigures): string {
@@ -386,10 +393,10 @@ function comparisonSection(c: ComparisonJson, j: CompareJson): string {
   const sampled = (html: string): string =>
     j.sample && c.estimates ? estimatesSection(c, j) + markSampleOnly(html, j.sample) : html;
   if (!c.decisions) {
-    return `${head}<p class="note">This stage carries no decision (features only).</p>${sampled(scoreSections(c, j.options.outcome) + featuresSection(c) + rulesSection(c))}`;
+    return `${head}${versionNotes(c)}<p class="note">This stage carries no decision (features only).</p>${sampled(scoreSections(c, j.options.outcome) + featuresSection(c) + rulesSection(c))}`;
   }
   const kpi = j.sample ? '' : kpis(c);
-  return `${head}${kpi}${sampled(
+  return `${head}${versionNotes(c)}${kpi}${sampled(
     `<section><h3>Approval rates</h3>${approvalTable(c.approval as ApprovalFigures)}</section>` +
       decisionsSection(c) +
       amountsSection(c) +
@@ -397,7 +404,7 @@ function comparisonSection(c: ComparisonJson, j: CompareJson): string {
       badSection(c, j.options.outcome) +
       scoreSections(c, j.options.outcome) +
       periodsSection(c) +
-      segmentsSection(c, j.options.by) +
+      segmentsSection(c, j.options.by, j.options.by_version === true) +
       rulesSection(c) +
       featuresSection(c),
   )}`;

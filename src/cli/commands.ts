@@ -55,9 +55,19 @@ export const COMMANDS: readonly CommandEntry[] = [
     async () => (await import('./load.js')).loadCommand,
   ),
   entry(
+    'rename-columns',
+    'rename the result columns of a sink table an earlier bre-batch made (hashed names) to plain ones, in place, each commented with its field',
+    async () => (await import('./rename-columns.js')).renameColumnsCommand,
+  ),
+  entry(
     'job <action> <name>',
     "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink's database",
     async () => (await import('./job.js')).jobCommand,
+  ),
+  entry(
+    'verify <dir>',
+    'check an output folder against its record (manifest.json: every output file and the input by sha256) and that every input row is once in results or errors',
+    async () => (await import('./verify.js')).verifyCommand,
   ),
   entry(
     'report <dir>',

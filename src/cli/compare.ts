@@ -20,6 +20,7 @@ interface CompareArgs {
   'stage-b'?: string;
   outcome?: string;
   by?: string;
+  'by-version'?: boolean;
   score?: string[];
   'score-direction'?: string[];
   'score-missing'?: string[];
@@ -48,6 +49,7 @@ function formatCompareSummary(r: CompareJson, files: { csv: string; json: string
   if (r.sample) lines.push(...sampleLines(r));
   for (const c of r.comparisons) {
     const name = c.stage_a === c.stage_b ? c.stage_a : `${c.stage_a} vs ${c.stage_b}`;
+    for (const note of c.versions?.notes ?? []) lines.push(`  ${name}: WARNING: ${note}`);
     if (r.sample)
       lines.push(
         `  ${name} (sample only, unweighted: the figures below describe the ${r.sample.compared} sampled keys, not the population):`,
@@ -130,6 +132,7 @@ export function compareOptionsFromArgs(a: CompareArgs): CompareOptions {
     stageB: a['stage-b'],
     outcome: a.outcome,
     by: a.by,
+    byVersion: a['by-version'],
     score: a.score,
     scoreDirection: a['score-direction'],
     scoreMissing: a['score-missing'],
@@ -176,6 +179,11 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         describe: 'input column with the observed outcome, 1 = bad, 0 = good: bad rates of the approved and swap sets',
       })
       .option('by', { type: 'string', describe: 'input column to segment by (e.g. state)' })
+      .option('by-version', {
+        type: 'boolean',
+        describe:
+          "segment by the strategy versions that decided each key (A's version → B's), instead of an input column",
+      })
       .option('score', {
         type: 'string',
         array: true,

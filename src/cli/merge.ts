@@ -8,6 +8,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { formatMergeReport, mergeOutputs } from '../output/merge.js';
 import { parseOutputFormats } from '../output/spool/rebuild.js';
 import { writeRunReport } from '../report/write.js';
+import { recordOutputs } from '../output/audit.js';
 
 interface MergeArgs {
   dirs: string[];
@@ -31,6 +32,8 @@ async function mergeCommandHandler(a: MergeArgs): Promise<number> {
         ? `${await (await import('../output/journal/compact.js')).compactFinishedRun(a.out)}\n`
         : '';
     const page = await writeRunReport(a.out);
+    // The merged folder's files as they are left, for `bre-batch verify` (its journals compacted first).
+    await recordOutputs(a.out);
     process.stdout.write(`${formatMergeReport(report)}\n${compacted}  report: ${page.path}\n`);
   } else process.stderr.write(`${formatMergeReport(report)}\n`);
   return report.ok ? 0 : 1;

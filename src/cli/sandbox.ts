@@ -59,6 +59,12 @@ export const sandboxCommand: CommandModule = {
       .option('throttle-retry-after', {
         type: 'string',
         describe: "the Retry-After of --throttle-for's 429s, whole seconds (default 0, as some gateways send)",
+      })
+      .option('switch-version', {
+        type: 'string',
+        array: true,
+        describe:
+          'a workflow endpoint answering with another version from a call or a time on: ENDPOINT=VERSION@call:N or ENDPOINT=VERSION@after:DURATION (e.g. location_bre=v2@call:100), repeatable',
       }),
   handler: async (argv) => {
     const flags = parseSandboxFlags(argv as SandboxFlags);
@@ -90,6 +96,7 @@ export const sandboxCommand: CommandModule = {
         faults: flags.faults,
         latencyMs: flags.latencyMs,
         seed: sb.stats().seed,
+        versionSwitches: flags.versionSwitches,
       }),
     );
     await new Promise<void>((resolve) => {

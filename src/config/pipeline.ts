@@ -5,6 +5,7 @@
  *   name: rescore                 # defaults to the file name
  *   description: ...
  *   key: reference_id             # the row key column (default reference_id)
+ *   expect_version: { location: v1 }   # optional: stop at an answer of another version (run --expect-version)
  *   stages:
  *     - id: bureau                # unique; prefixes the stage's columns in results.csv
  *       kind: bureau_features     # a registered stage kind (bre-batch pipelines lists them)
@@ -42,6 +43,8 @@ export interface Pipeline {
   readonly path: string;
   /** sha256 of the file's text: a resumed run must use the same pipeline. */
   readonly sha256: string;
+  /** `expect_version`: workflow name -> the strategy version its answers must carry (`run --expect-version`). */
+  readonly expectVersion?: Readonly<Record<string, string>>;
   /** The file's `prices:` (amounts in micro-units); --price, --billed and --currency override them. */
   readonly prices?: PipelinePrices;
 }
@@ -107,6 +110,12 @@ export const pipelineFileSchema = z
       .optional(),
     description: z.string().optional(),
     key: z.string().min(1).optional(),
+    expect_version: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a workflow name (the <name> of workflow_<name>_<version>)'),
+        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a version (the <version> of workflow_<name>_<version>)'),
+      )
+      .optional(),
     stages: z.array(stageSchema).min(1),
     prices: pricesSchema.optional(),
   })
@@ -270,6 +279,7 @@ export function parsePipeline(text: string, path: string): Pipeline {
     stages,
     path,
     sha256: createHash('sha256').update(text).digest('hex'),
+    ...(parsed.data.expect_version ? { expectVersion: parsed.data.expect_version } : {}),
     ...(prices ? { prices } : {}),
   };
 }

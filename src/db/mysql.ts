@@ -243,11 +243,21 @@ export const mysqlDialect: Dialect = {
     onConflict: (key, update) =>
       `ON DUPLICATE KEY UPDATE ${(update.length === 0 ? key : update).map((c) => `${mysqlDialect.quote(c)} = VALUES(${mysqlDialect.quote(c)})`).join(', ')}`,
     tableComment: (_table, comment) => ({ option: `COMMENT='${comment.replace(/'/g, "''")}'` }),
-    widen: (table, c) => `ALTER TABLE ${table} MODIFY COLUMN ${mysqlDialect.quote(c.name)} ${c.type}`,
+    widen: (table, c) =>
+      `ALTER TABLE ${table} MODIFY COLUMN ${mysqlDialect.quote(c.name)} ${c.type}${c.comment ? ` COMMENT ${mysqlLiteral(c.comment)}` : ''}`,
+    columnComment: { inline: true },
+    // CHANGE renames and sets the comment in one clause (MySQL has no statement for a column's comment alone).
+    rename: (table, from, c) =>
+      `ALTER TABLE ${table} CHANGE COLUMN ${mysqlDialect.quote(from)} ${mysqlDialect.quote(c.name)} ${c.type}${c.comment ? ` COMMENT ${mysqlLiteral(c.comment)}` : ''}`,
+    literal: (text) => mysqlLiteral(text),
+    // GET_LOCK's name is at most 64 characters: the caller's is a digest. It gives up after 5 minutes (0).
+    lock: (name) => ({ sql: 'SELECT GET_LOCK(?, 300) AS got', params: [name] }),
+    unlock: (name) => ({ sql: 'SELECT RELEASE_LOCK(?) AS got', params: [name] }),
     describe: (name, schema) => ({
       // BOOLEAN is TINYINT(1): told apart from a small integer by its column_type.
       sql: `SELECT column_name AS name, CASE WHEN column_type = 'tinyint(1)' THEN 'boolean' ELSE data_type END AS type, is_nullable = 'YES' AS nullable,
-              ((column_default IS NOT NULL AND column_default <> 'NULL') OR extra LIKE '%auto_increment%' OR extra LIKE '%GENERATED%') AS has_default
+              ((column_default IS NOT NULL AND column_default <> 'NULL') OR extra LIKE '%auto_increment%' OR extra LIKE '%GENERATED%') AS has_default,
+              NULLIF(column_comment, '') AS comment
             FROM information_schema.columns WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ? ORDER BY ordinal_position`,
       params: [schema ?? null, name],
     }),
@@ -263,3 +273,8 @@ export const mysqlDialect: Dialect = {
   }),
   job: mysqlJob({ quote: (id) => mysqlDialect.quote(id), classify }),
 };
+
+/** A string literal: MySQL reads a backslash in one as an escape. */
+function mysqlLiteral(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}

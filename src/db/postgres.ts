@@ -227,10 +227,22 @@ export const postgres: Dialect = {
     tableComment: (table, comment) => ({ statement: `COMMENT ON TABLE ${table} IS '${comment.replace(/'/g, "''")}'` }),
     widen: (table, c) =>
       `ALTER TABLE ${table} ALTER COLUMN ${postgres.quote(c.name)} TYPE ${c.type} USING ${postgres.quote(c.name)}::${c.type}`,
+    columnComment: {
+      statement: (table, column, comment) =>
+        `COMMENT ON COLUMN ${table}.${postgres.quote(column)} IS '${comment.replace(/'/g, "''")}'`,
+    },
+    rename: (table, from, c) =>
+      `ALTER TABLE ${table} RENAME COLUMN ${postgres.quote(from)} TO ${postgres.quote(c.name)}`,
+    literal: (text) => `'${text.replace(/'/g, "''")}'`,
+    // One lock per table, whatever the schema it is named from; hashtextextended (PostgreSQL 11) gives the bigint key.
+    lock: (name) => ({ sql: 'SELECT pg_advisory_lock(hashtextextended($1, 0)) IS NOT NULL AS got', params: [name] }),
+    unlock: (name) => ({ sql: 'SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS got', params: [name] }),
+    // information_schema's ordinal_position is the column's attnum, which col_description takes.
     describe: (name, schema) => ({
-      sql: `SELECT column_name AS name, data_type AS type, is_nullable = 'YES' AS nullable, (column_default IS NOT NULL OR is_identity = 'YES' OR is_generated = 'ALWAYS') AS has_default
+      sql: `SELECT column_name AS name, data_type AS type, is_nullable = 'YES' AS nullable, (column_default IS NOT NULL OR is_identity = 'YES' OR is_generated = 'ALWAYS') AS has_default,
+              col_description(to_regclass($3), ordinal_position::int) AS comment
             FROM information_schema.columns WHERE table_schema = COALESCE($1::text, current_schema()) AND table_name = $2 ORDER BY ordinal_position`,
-      params: [schema ?? null, name],
+      params: [schema ?? null, name, postgres.table(name, schema)],
     }),
     uniqueColumns: (name, schema) => ({
       sql: `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]

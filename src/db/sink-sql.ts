@@ -14,6 +14,8 @@ export interface ColumnDef {
   /** The SQL type, as `SinkSql.typeOf` or `keyType` gave it. */
   readonly type: string;
   readonly notNull?: boolean;
+  /** The column's comment: for a result field's column, the field's path (`location.best_offer.loan_amount`). */
+  readonly comment?: string;
 }
 
 /**
@@ -26,6 +28,8 @@ export interface TableColumn {
   readonly type: string;
   readonly nullable: boolean;
   readonly hasDefault: boolean;
+  /** Its comment; null when none. */
+  readonly comment: string | null;
 }
 
 /** @public */
@@ -56,16 +60,28 @@ export interface SinkSql {
   kindOf(type: string): ColumnKind | undefined;
   /** CREATE TABLE IF NOT EXISTS, with its primary key and the comment that marks it as bre-batch's own. */
   createTable(table: string, columns: readonly ColumnDef[], primaryKey: readonly string[], comment: string): string[];
-  addColumn(table: string, column: ColumnDef): string;
-  /** Changes a column of bre-batch's own table to a wider type (a field that held integers now holds fractions). */
+  /** The statements adding a nullable column, with its comment. */
+  addColumn(table: string, column: ColumnDef): string[];
+  /** Changes a column of bre-batch's own table to a wider type (a field that held integers now holds fractions), its comment kept. */
   widenColumn(table: string, column: ColumnDef): string;
+  /** Sets a column's comment (MySQL: by a MODIFY repeating its type, `column.type`). */
+  commentColumn(table: string, column: ColumnDef): string[];
+  /** Renames a column in place (no copy of its values) and sets its comment; `column` is its new name and type. */
+  renameColumn(table: string, from: string, column: ColumnDef): string[];
+  /**
+   * A lock of the whole database named `name`, held by the session until `unlock` (PostgreSQL's advisory lock,
+   * MySQL's GET_LOCK): the sink's workers change a table's columns one at a time. The statement returns one row,
+   * `got`, true or 1 when the lock is held (MySQL gives up after its time-out).
+   */
+  lock(name: string): Statement;
+  unlock(name: string): Statement;
   /** One statement inserting `rows` rows of `columns`, updating every non-key column of a row whose key is there. */
   upsert(table: string, columns: readonly string[], key: readonly string[], rows: number): string;
   /** The upsert of every row of `source` (a table with these columns), as `upsert` does it. */
   upsertFrom(table: string, source: string, columns: readonly string[], key: readonly string[]): string;
   /** DELETE of the rows whose `column` is one of `n` parameters. */
   deleteIn(table: string, column: string, n: number): string;
-  /** The table's columns; no rows when it does not exist. */
+  /** The table's columns (name, type, nullable, has_default, comment); no rows when it does not exist. */
   describe(name: string, schema: string | undefined): Statement;
   /** Rows (one column, `name`) naming each column that alone makes a unique index or primary key of the table. */
   uniqueColumns(name: string, schema: string | undefined): Statement;
@@ -95,6 +111,18 @@ export interface SinkDialectParts {
   /** CREATE TABLE's statements after the columns' list (PostgreSQL: a COMMENT ON; MySQL: a table option). */
   readonly tableComment: (table: string, comment: string) => { readonly option?: string; readonly statement?: string };
   readonly widen: (table: string, column: ColumnDef) => string;
+  /**
+   * How a column's comment is written: `inline` in its definition (MySQL's `COMMENT '...'`, which a MODIFY must
+   * repeat), else by a statement of its own (PostgreSQL's COMMENT ON COLUMN, kept by ALTER ... TYPE).
+   */
+  readonly columnComment:
+    | { readonly inline: true }
+    | { readonly statement: (table: string, column: string, comment: string) => string };
+  readonly rename: (table: string, from: string, column: ColumnDef) => string;
+  /** A string literal (MySQL reads backslashes in one as escapes, PostgreSQL does not). */
+  readonly literal: (text: string) => string;
+  readonly lock: SinkSql['lock'];
+  readonly unlock: SinkSql['unlock'];
   readonly describe: SinkSql['describe'];
   readonly uniqueColumns: SinkSql['uniqueColumns'];
   readonly comment: SinkSql['comment'];
@@ -104,6 +132,11 @@ export function standardSink(p: SinkDialectParts): SinkSql {
   const q = p.quote;
   const f = p.families;
   const has = (list: readonly string[], type: string) => list.includes(type.toLowerCase());
+  const inline = 'inline' in p.columnComment;
+  const def = (c: ColumnDef) =>
+    `${q(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}${inline && c.comment ? ` COMMENT ${p.literal(c.comment)}` : ''}`;
+  const commentOf = (table: string, c: ColumnDef): string[] =>
+    !inline && c.comment && 'statement' in p.columnComment ? [p.columnComment.statement(table, c.name, c.comment)] : [];
   return {
     typeOf: (kind) => p.types[kind],
     keyType: p.keyType,
@@ -142,13 +175,16 @@ export function standardSink(p: SinkDialectParts): SinkSql {
       return undefined;
     },
     createTable(table, columns, primaryKey, comment) {
-      const defs = columns.map((c) => `${q(c.name)} ${c.type}${c.notNull ? ' NOT NULL' : ''}`);
       const c = p.tableComment(table, comment);
-      const create = `CREATE TABLE IF NOT EXISTS ${table} (${defs.join(', ')}, PRIMARY KEY (${primaryKey.map(q).join(', ')}))${c.option ? ` ${c.option}` : ''}`;
-      return c.statement ? [create, c.statement] : [create];
+      const create = `CREATE TABLE IF NOT EXISTS ${table} (${columns.map(def).join(', ')}, PRIMARY KEY (${primaryKey.map(q).join(', ')}))${c.option ? ` ${c.option}` : ''}`;
+      return [create, ...(c.statement ? [c.statement] : []), ...columns.flatMap((col) => commentOf(table, col))];
     },
-    addColumn: (table, column) => `ALTER TABLE ${table} ADD COLUMN ${q(column.name)} ${column.type}`,
+    addColumn: (table, column) => [`ALTER TABLE ${table} ADD COLUMN ${def(column)}`, ...commentOf(table, column)],
     widenColumn: (table, column) => p.widen(table, column),
+    commentColumn: (table, column) => (inline ? [p.widen(table, column)] : commentOf(table, column)),
+    renameColumn: (table, from, column) => [p.rename(table, from, column), ...commentOf(table, column)],
+    lock: p.lock,
+    unlock: p.unlock,
     upsert(table, columns, key, rows) {
       const width = columns.length;
       const tuples: string[] = [];

@@ -79,11 +79,29 @@ export interface TimelineEnd {
   readonly shard?: string;
 }
 
+/**
+ * The first answer of a version of a stage's strategy (src/pipeline/versions.ts): the first of the run, and
+ * each new one after it (a vendor deploying new rules mid-run).
+ */
+export interface TimelineVersion {
+  readonly kind: 'version';
+  readonly session: number;
+  readonly t: number;
+  readonly stage: string;
+  readonly workflow: string | null;
+  readonly version: string | null;
+  /** The input row whose answer it was. */
+  readonly row: number;
+  readonly shard?: string;
+}
+
 /** @public */
-export type TimelineLine = TimelineSample | TimelineSession | TimelineEnd;
+export type TimelineLine = TimelineSample | TimelineSession | TimelineEnd | TimelineVersion;
 
 export interface Timeline {
   readonly sessions: readonly TimelineSession[];
   readonly ends: readonly TimelineEnd[];
   readonly samples: readonly TimelineSample[];
+  /** Absent in folders written before versions were watched. */
+  readonly versions: readonly TimelineVersion[];
 }

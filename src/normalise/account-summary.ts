@@ -10,7 +10,13 @@
  * Personal data (names, dob, mobile, e-mail, PAN, address, nominee, landline: Profile.Holders,
  * insights.account_holder_*, customerInfo) is never copied; account numbers only masked (account-personal.ts).
  */
-import type { Json, NormalisedResult, NormalisedTransaction } from '../types.js';
+import {
+  resultFields,
+  type Json,
+  type NormalisedResult,
+  type NormalisedTransaction,
+  type ResultField,
+} from '../types.js';
 import { asList, asObject, flattenInto, toBool, toJson, toNumber, toText } from './account-json.js';
 import { isPersonalKey, maskAccountNumber } from './account-personal.js';
 import {
@@ -130,29 +136,20 @@ export function normaliseAaFetch(responses: readonly unknown[]): AccountStageOut
 }
 
 /** Columns present for every AA fetch result (first account and first insights object may add more). */
-export const AA_FETCH_COLUMNS: readonly string[] = [
-  'request_id',
-  'service',
-  'success',
-  'consent_status',
-  'fi_request_status',
-  'consents_count',
-  'accounts_count',
-  'transactions_count',
-  'transactions_status',
-  'transactions_skipped',
-  'current_balance_total',
-  'account.maskedAccNumber',
-  'account.fipId',
-  'account.fipName',
-  'account.type',
-  'account.currentBalance',
-  'account.currency',
-  'account.balanceDateTime',
-  'account.pendingTxnsCount',
-  'account.transactionsStartDate',
-  'account.transactionsEndDate',
-  'account.transactionsCount',
+export const AA_FETCH_COLUMNS: readonly ResultField[] = [
+  ...resultFields('string', 'request_id', 'service'),
+  ...resultFields('boolean', 'success'),
+  ...resultFields('string', 'consent_status', 'fi_request_status'),
+  ...resultFields('int64', 'consents_count', 'accounts_count', 'transactions_count'),
+  ...resultFields('string', 'transactions_status'),
+  ...resultFields('int64', 'transactions_skipped'),
+  ...resultFields('double', 'current_balance_total'),
+  ...resultFields('string', 'account.maskedAccNumber', 'account.fipId', 'account.fipName', 'account.type'),
+  ...resultFields('double', 'account.currentBalance'),
+  ...resultFields('string', 'account.currency', 'account.balanceDateTime'),
+  ...resultFields('int64', 'account.pendingTxnsCount'),
+  ...resultFields('string', 'account.transactionsStartDate', 'account.transactionsEndDate'),
+  ...resultFields('int64', 'account.transactionsCount'),
 ];
 
 /** summaryInfo (2.7): instName, accNo (masked), accType, fullMonthCount, total.*, average.*; numbers coerced. */
@@ -253,25 +250,18 @@ const SUMMARY_FIELDS = [
 ];
 
 /** Columns of every BSA fetch result with the example analyser's summaryInfo (2.7). */
-export const BSA_FETCH_COLUMNS: readonly string[] = [
-  'request_id',
-  'status',
-  'statement_count',
-  'statement_status',
-  'accounts_count',
-  'transactions_count',
-  'transactions_status',
-  'transactions_skipped',
-  'suspicious_bank_estatements',
-  'account.accountNo',
-  'account.accountType',
-  'account.xnsStartDate',
-  'account.xnsEndDate',
-  'account.transactionsCount',
-  'summary.instName',
-  'summary.accNo',
-  'summary.accType',
-  'summary.fullMonthCount',
-  ...SUMMARY_FIELDS.map((f) => `summary.total.${f}`),
-  ...SUMMARY_FIELDS.map((f) => `summary.average.${f}`),
+export const BSA_FETCH_COLUMNS: readonly ResultField[] = [
+  ...resultFields('string', 'request_id', 'status'),
+  ...resultFields('int64', 'statement_count'),
+  ...resultFields('string', 'statement_status'),
+  ...resultFields('int64', 'accounts_count', 'transactions_count'),
+  ...resultFields('string', 'transactions_status'),
+  ...resultFields('int64', 'transactions_skipped'),
+  ...resultFields('boolean', 'suspicious_bank_estatements'),
+  ...resultFields('string', 'account.accountNo', 'account.accountType', 'account.xnsStartDate', 'account.xnsEndDate'),
+  ...resultFields('int64', 'account.transactionsCount'),
+  ...resultFields('string', 'summary.instName', 'summary.accNo', 'summary.accType'),
+  ...resultFields('double', 'summary.fullMonthCount'),
+  ...resultFields('double', ...SUMMARY_FIELDS.map((f) => `summary.total.${f}`)),
+  ...resultFields('double', ...SUMMARY_FIELDS.map((f) => `summary.average.${f}`)),
 ];

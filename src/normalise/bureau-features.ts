@@ -4,22 +4,20 @@
  * others in the answer's order. Object or array values stay JSON.
  */
 import { BreError } from '../errors.js';
-import type { Json, NormalisedResult } from '../types.js';
+import { resultFields, type Json, type NormalisedResult, type ResultField } from '../types.js';
 import { describeShape } from './shape.js';
 
-/** The features the spec shows (2.8), after reference_id. The full list is not documented. */
-const KNOWN = [
-  'reference_id',
-  'cbs_stpl_v1',
-  'cbs_monthly_affordability_v1',
-  'cbs_risk_grade_v1',
-  'is_risky_customer',
-  'score',
-  'income_calculated',
-] as const;
+/** The features the spec shows (2.8), after reference_id, typed as it shows them. The full list is not documented. */
+const KNOWN_FIELDS: readonly ResultField[] = [
+  ...resultFields('string', 'reference_id'),
+  ...resultFields('double', 'cbs_stpl_v1', 'cbs_monthly_affordability_v1', 'cbs_risk_grade_v1'),
+  ...resultFields('boolean', 'is_risky_customer'),
+  ...resultFields('double', 'score', 'income_calculated'),
+];
+const KNOWN = KNOWN_FIELDS.map((f) => f.name);
 
-export function bureauFeatureColumns(): string[] {
-  return [...KNOWN];
+export function bureauFeatureColumns(): ResultField[] {
+  return [...KNOWN_FIELDS];
 }
 
 export function normaliseBureauFeatures(response: unknown): NormalisedResult {

@@ -26,7 +26,7 @@
  */
 import { BreError } from '../errors.js';
 import { define } from '../input/fields.js';
-import type { Json, NormalisedResult } from '../types.js';
+import { resultFields, type Json, type NormalisedResult, type ResultField } from '../types.js';
 import { describeShape } from './shape.js';
 
 const OFFER_FIELDS = [
@@ -38,25 +38,22 @@ const OFFER_FIELDS = [
   'loan_amount',
 ] as const;
 
-const FIXED_COLUMNS: readonly string[] = [
-  'decision',
-  'decision_reason',
-  'loan_amount',
-  'repayment_date',
-  'emi_decision',
-  'loan_offers',
-  'offers_count',
-  ...OFFER_FIELDS.map((f) => `best_offer.${f}`),
-  'rule_engine_name',
-  'rules_version',
-  'rules_failed',
-  'workflow',
-  'workflow_version',
-  'request_id',
+const FIXED_COLUMNS: readonly ResultField[] = [
+  ...resultFields('string', 'decision', 'decision_reason'),
+  ...resultFields('double', 'loan_amount'),
+  ...resultFields('string', 'repayment_date', 'emi_decision'),
+  ...resultFields('json', 'loan_offers'),
+  ...resultFields('int64', 'offers_count'),
+  ...resultFields('string', 'best_offer.product_code'),
+  ...resultFields('int64', 'best_offer.tenure_months'),
+  ...resultFields('double', ...OFFER_FIELDS.slice(2).map((f) => `best_offer.${f}`)),
+  ...resultFields('string', 'rule_engine_name', 'rules_version'),
+  ...resultFields('json', 'rules_failed'),
+  ...resultFields('string', 'workflow', 'workflow_version', 'request_id'),
 ];
 
-/** The fixed result fields, in a stable order (the start of the stage's results.csv columns). */
-export function workflowResultColumns(): string[] {
+/** The fixed result fields, in a stable order (the start of the stage's results.csv columns), typed. */
+export function workflowResultColumns(): ResultField[] {
   return [...FIXED_COLUMNS];
 }
 

@@ -25,7 +25,7 @@ import type { Writable } from 'node:stream';
 import { loadPipeline } from '../config/pipeline.js';
 import { BreError } from '../errors.js';
 import { parseShard, shardOf } from '../input/shard.js';
-import { DecisionCounter, kindOf } from '../stages/index.js';
+import { DecisionCounter, declaredFields } from '../stages/index.js';
 import { SERVICES } from '../types.js';
 import { grownTo, RowSet } from './journal/bitset.js';
 import { gzPathOf, journalExists, journalLines } from './journal-file.js';
@@ -45,7 +45,8 @@ import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } 
 import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './spool/rebuild.js';
 import { describeReading, readDifferently, sourceDifferences } from './folder-identity.js';
 import { designDifference } from '../sample/draw.js';
-import { mergeTimelines } from './timeline-store.js';
+import { mergeTimelines, readTimeline } from './timeline-store.js';
+import { versionsSummary } from './versions-summary.js';
 
 export interface MergeOptions {
   /** The shards' output folders. */
@@ -329,7 +330,7 @@ function stageColumns(
     const p = loadPipeline(m.pipeline.path);
     if (p.sha256 === m.pipeline.sha256) {
       return {
-        columns: p.stages.map((st) => ({ id: st.id, known: kindOf(st).resultColumns?.(st) ?? [] })),
+        columns: p.stages.map(declaredFields),
         kinds: new Map(p.stages.map((st) => [st.id, st.kind])),
       };
     }
@@ -510,6 +511,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   });
   const csv = rebuilt.results;
   const transactions = rebuilt.transactions;
+  const versions = versionsSummary(decisions.versions, (await readTimeline(out))?.versions ?? []);
   const finished = missingShards.length === 0 && unfinished.length === 0;
   const summary: MergedSummary = {
     merged: true,
@@ -529,6 +531,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     seconds: Math.max(0, ...folders.map((f) => f.summary?.seconds ?? 0)),
     services: sumServices(folders),
     decisions: decisions.counts,
+    ...(versions ? { versions } : {}),
     results_csv: csv,
     ...(transactions !== undefined ? { transactions } : {}),
     files: [...rebuilt.files],

@@ -49,6 +49,18 @@ export function formatSummary(sum: RunSummary): string {
       .map(([d, n]) => `${d} ${n}`);
     if (parts.length > 0) lines.push(`  decisions (stage ${stage}): ${parts.join(', ')}`);
   }
+  for (const [stage, v] of Object.entries(sum.versions ?? {})) {
+    if (!v.mixed) continue;
+    const parts = Object.entries(v.by_version).map(([version, c]) => `${version} ${c.rows} rows`);
+    const change = v.first_answers[1];
+    lines.push(
+      `  versions (stage ${stage}): MIXED, ${parts.join(', ')}${change ? `; ${change.version} first answered at ${change.at} (row ${change.row})` : ''}`,
+    );
+  }
+  if (r.unexpected_version_not_written)
+    lines.push(
+      `  not written: ${r.unexpected_version_not_written} answers of another version than --expect-version expects (the resume sends those rows again)`,
+    );
   if (sum.spend) lines.push(spendLine(sum.spend));
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
   const open = (r.in_flight_at_stop ?? 0) + (r.not_started ?? 0);

@@ -12,6 +12,7 @@ import type {
   TimelineLine,
   TimelineSample,
   TimelineSession,
+  TimelineVersion,
 } from '../metrics/timeline-lines.js';
 import { AppendFile, readNdjson } from './ndjson-file.js';
 
@@ -19,11 +20,14 @@ import { FILES } from './format/index.js';
 
 export class TimelineWriter {
   readonly session: number;
+  /** The first answers of each version the earlier sessions saw (src/pipeline/versions.ts). */
+  readonly earlierVersions: readonly TimelineVersion[];
   readonly #file: AppendFile;
 
-  private constructor(file: AppendFile, session: number) {
+  private constructor(file: AppendFile, session: number, earlierVersions: readonly TimelineVersion[]) {
     this.#file = file;
     this.session = session;
+    this.earlierVersions = earlierVersions;
   }
 
   /** Opens the folder's timeline for a new session (numbered after the last one in the file). */
@@ -31,9 +35,12 @@ export class TimelineWriter {
     const path = join(dir, FILES.timeline);
     const file = new AppendFile(path); // repairs a torn tail before it is read
     let last = 0;
-    for await (const l of readNdjson<TimelineLine>(path))
+    const versions: TimelineVersion[] = [];
+    for await (const l of readNdjson<TimelineLine>(path)) {
       if (l && typeof l.session === 'number' && l.session > last) last = l.session;
-    const w = new TimelineWriter(file, last + 1);
+      if (l?.kind === 'version') versions.push(l);
+    }
+    const w = new TimelineWriter(file, last + 1, versions);
     w.#write({ kind: 'session', session: w.session, ...start });
     return w;
   }
@@ -45,6 +52,10 @@ export class TimelineWriter {
 
   sample(s: Omit<TimelineSample, 'kind' | 'session'>): void {
     this.#write({ kind: 'sample', session: this.session, ...s });
+  }
+
+  version(line: Omit<TimelineVersion, 'session'>): void {
+    this.#write({ ...line, session: this.session });
   }
 
   end(t: number, state: TimelineEnd['state']): void {
@@ -67,13 +78,15 @@ export async function readTimeline(dir: string): Promise<Timeline | undefined> {
   const sessions: TimelineSession[] = [];
   const ends: TimelineEnd[] = [];
   const samples: TimelineSample[] = [];
+  const versions: TimelineVersion[] = [];
   for await (const l of readNdjson<TimelineLine>(path)) {
     if (!l || typeof l.t !== 'number') continue;
     if (l.kind === 'session') sessions.push(l);
     else if (l.kind === 'end') ends.push(l);
     else if (l.kind === 'sample') samples.push(l);
+    else if (l.kind === 'version') versions.push(l);
   }
-  return { sessions, ends, samples };
+  return { sessions, ends, samples, versions };
 }
 
 /**

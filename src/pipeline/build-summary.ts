@@ -27,6 +27,8 @@ export interface RunCounters {
   warnings: number;
   retriedRows: number;
   dryRunValid: number;
+  /** Answers of another strategy version than --expect-version expects: not written, sent again by the resume. */
+  unexpectedVersion: number;
   /** performance.now() when the first row was dispatched and when the last one was done. */
   firstDispatch: number;
   lastSettle: number;
@@ -45,6 +47,7 @@ export function newCounters(): RunCounters {
     warnings: 0,
     retriedRows: 0,
     dryRunValid: 0,
+    unexpectedVersion: 0,
     firstDispatch: 0,
     lastSettle: 0,
   };
@@ -61,6 +64,10 @@ export interface SummaryInput {
   readonly stopped?: BreError;
   readonly totals: { succeeded: number; failed: number };
   readonly decisions: DecisionCounts;
+  /** Stages whose answers carry a strategy version: per version, over the folder (src/output/versions-summary.ts). */
+  readonly versions?: RunSummary['versions'];
+  /** --expect-version: the answers of the expected workflows checked this session. */
+  readonly expectChecked?: number;
   /** A stopped run: about how much is left (see remainingAfterStop). */
   readonly remaining?: RunSummary['remaining'];
   readonly csv?: { rows: number; columns: number };
@@ -114,7 +121,8 @@ export function buildSummary(x: SummaryInput): RunSummary {
       // Every row read this session is accounted for: done before, another shard's, outside the sample,
       // succeeded or failed now, or neither (sent again by the resume): started but still in flight when the
       // run stopped, or not started (the stop came first; for --retry-errors, past the earlier run's --limit).
-      in_flight_at_stop: Math.max(0, c.processed - c.succeeded - c.failed - c.dryRunValid),
+      ...(c.unexpectedVersion > 0 ? { unexpected_version_not_written: c.unexpectedVersion } : {}),
+      in_flight_at_stop: Math.max(0, c.processed - c.succeeded - c.failed - c.dryRunValid - c.unexpectedVersion),
       not_started: Math.max(0, c.read - c.resumed - c.outOfShard - c.notInSample - c.processed),
       ...(x.s.dryRun ? { valid: c.dryRunValid } : {}),
     },
@@ -142,6 +150,16 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ),
     services: servicesOf(x),
     decisions: x.decisions,
+    ...(x.versions ? { versions: x.versions } : {}),
+    ...(x.s.expectVersion
+      ? {
+          expect_version: {
+            expected: { ...x.s.expectVersion },
+            answers_checked: x.expectChecked ?? 0,
+            unexpected_not_written: c.unexpectedVersion,
+          },
+        }
+      : {}),
     ...(x.lanes && x.lanes.length > 1 ? { addresses: addressesOf(x.lanes) } : {}),
     ...(x.csv ? { results_csv: x.csv } : {}),
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),

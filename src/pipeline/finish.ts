@@ -16,6 +16,7 @@ import type { RunOutput } from '../output/run-output.js';
 import type { Run } from './run.js';
 import type { RunSettings } from './settings.js';
 import { buildSummary, type SummaryInput } from './build-summary.js';
+import { versionsSummary } from '../output/versions-summary.js';
 import { spendSummary } from './spend.js';
 
 export interface RunResult {
@@ -53,6 +54,7 @@ export async function finish(run: Run): Promise<RunResult> {
     source: run.source?.stats,
     sink: sinkSummary(run),
     inputEmpty: run.inputEmpty,
+    expectChecked: run.versions.checked,
     ...(run.spend ? { spend: spendSummary(run.spend) } : {}),
   };
   const result = run.output
@@ -88,6 +90,7 @@ async function folderEnd(
     ...common,
     totals,
     decisions: run.decisions.counts,
+    versions: versionsSummary(run.decisions.versions, run.versions.firstAnswers),
     csv,
     transactions: rebuilt.transactions,
     remaining,
@@ -166,5 +169,6 @@ function sinkSummary(run: Run): RunSummary['sink'] {
     errors_written: st.errors,
     batches: st.batches,
     reconnects: follower.reconnects,
+    ...(st.columns.length > 0 ? { column_changes: st.columns } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { diskFullCode, diskFullError, type BreError } from '../errors.js';
 import type { RunMetrics, RunState } from '../metrics/prometheus.js';
 import { RunSampler, type RunProbe } from '../metrics/sampler.js';
+import type { TimelineVersion } from '../metrics/timeline-lines.js';
 import { TimelineWriter } from '../output/timeline-store.js';
 import { writeFailureStop } from './stop.js';
 
@@ -62,6 +63,25 @@ export class RunMonitor {
     m.#timer = setInterval(() => m.tick(), o.intervalMs ?? MONITOR_INTERVAL_MS);
     m.#timer.unref();
     return m;
+  }
+
+  /** The session's number in the time series (0 without one: a dry run). */
+  get session(): number {
+    return this.#timeline?.session ?? 0;
+  }
+
+  /** The first answers of each strategy version the earlier sessions saw (src/pipeline/versions.ts). */
+  get earlier(): readonly TimelineVersion[] {
+    return this.#timeline?.earlierVersions ?? [];
+  }
+
+  /** A first answer of a version, in the time series (a failure to write it stops the run as a sample's would). */
+  mark(line: TimelineVersion): void {
+    try {
+      this.#timeline?.version(line);
+    } catch (err) {
+      this.#timelineFailed(err);
+    }
   }
 
   /** Takes a snapshot now (the timer's work; also callable by tests with an injected clock). */

@@ -14,6 +14,7 @@ import type { Circuit } from './circuit.js';
 import type { RowOutcome } from './row.js';
 import type { SampleMembership } from './sample.js';
 import type { RunSettings } from './settings.js';
+import type { VersionWatch } from './versions.js';
 
 /** Characters of an unexpected error's own message kept in its error line. */
 const MAX_BUG_MESSAGE = 200;
@@ -36,6 +37,8 @@ export interface RecorderOptions {
    * sampled row is still in the sample: the estimates must know it is missing, not outside the design).
    */
   readonly membership?: (row: number) => SampleMembership | undefined;
+  /** Watches the strategy versions answered; refuses the line of an answer of an unexpected one. */
+  readonly versions?: VersionWatch;
 }
 
 export class OutcomeRecorder {
@@ -50,6 +53,7 @@ export class OutcomeRecorder {
   private readonly log: (line: string) => void;
   private readonly onResult: RecorderOptions['onResult'];
   private readonly membership: RecorderOptions['membership'];
+  private readonly versions: VersionWatch | undefined;
 
   constructor(o: RecorderOptions) {
     this.s = o.s;
@@ -61,6 +65,7 @@ export class OutcomeRecorder {
     this.log = o.log;
     this.onResult = o.onResult;
     this.membership = o.membership;
+    this.versions = o.versions;
   }
 
   record(row: InputRow, key: string | null, outcome: RowOutcome): void {
@@ -75,6 +80,11 @@ export class OutcomeRecorder {
         this.requestStop(outcome.error);
         return;
       case 'result': {
+        // An answer of a version other than the one expected is not written: the row is not done, the resume sends it.
+        if (this.versions && !this.versions.check(outcome.stages, row.row)) {
+          c.unexpectedVersion += 1;
+          return;
+        }
         // Serialised once; scrubbed only if a secret could be in it (the token echoed back, a row's own).
         const raw = JSON.stringify(outcome.stages);
         let stagesJson = raw;

@@ -18,8 +18,10 @@ import { CallStats } from '../metrics/service-stats.js';
 import type { Redactor } from '../output/redact.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 import { RunOutput } from '../output/run-output.js';
+import { startSession } from '../output/audit.js';
+import { effectiveOptions } from './effective-options.js';
 import type { SinkThread } from '../output/sink/index.js';
-import { DecisionCounter, kindOf } from '../stages/index.js';
+import { DecisionCounter, declaredFields, kindOf } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
 import type { InputRow } from '../types.js';
 import { newCounters, type RunCounters } from './build-summary.js';
@@ -44,6 +46,7 @@ import { openSpend } from './spend.js';
 import type { SpendMeter } from '../limits/spend.js';
 import { RunStop, writeFailureStop } from './stop.js';
 import type { RowWindow } from './window.js';
+import { expectedVersions, VersionWatch } from './versions.js';
 
 export interface RunHooks {
   readonly limiterFactory?: LimiterFactory;
@@ -96,6 +99,8 @@ export interface RunParts {
   readonly ctx: StageContext;
   /** Decisions per workflow stage: this session's rows as they are written, earlier ones at the end. */
   readonly decisions: DecisionCounter;
+  /** The strategy versions answered: their first answers, and --expect-version (./versions.ts). */
+  readonly versions: VersionWatch;
   readonly recorder: OutcomeRecorder;
   /** The time series and the scheduler's metrics, every few seconds (./monitor.ts). */
   readonly monitor: RunMonitor;
@@ -187,12 +192,17 @@ export async function acquireRun(x: {
       withTransactions: transactions,
       formats: s.outputFormats,
       sampled: sample !== undefined,
-      stages: s.pipeline.stages.map((st, i) => ({ id: st.id, known: kinds[i].resultColumns?.(st) ?? [] })),
+      stages: s.pipeline.stages.map(declaredFields),
       decisionStages: s.pipeline.stages.map((st) => ({ id: st.id, kind: st.kind })),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
     });
     output = out;
+    // The session in the folder's record (src/output/audit.ts): its options, never a secret (scrubbed once more).
+    startSession(dir, {
+      options: JSON.parse(redactor.scrub(JSON.stringify(effectiveOptions(s)))) as Record<string, unknown>,
+      doneAtOpen: out.succeededBefore + out.failedBefore,
+    });
     // Before any call: the folder's earlier spend is read and this session's is written with its lines.
     const spent = openSpend(s, dir, {
       rows: () => counters.succeeded + counters.failed,
@@ -282,6 +292,11 @@ export async function acquireRun(x: {
   const stages = egress.lanes[0].stages as StageRuntime[];
   const ctx = stageContext(s, { now: hooks.now, signal: stop.signal, numberStyle: input.numberStyle, counters, log });
   const decisions = new DecisionCounter(s.pipeline.stages);
+  const versions = new VersionWatch(s.pipeline.stages, {
+    expected: expectedVersions(s.expectVersion),
+    log,
+    stop: (why) => stop.request(why),
+  });
   const recorder = new OutcomeRecorder({
     s,
     output,
@@ -291,6 +306,7 @@ export async function acquireRun(x: {
     requestStop: (why) => stop.request(why),
     log,
     onResult: (st) => decisions.add(st),
+    versions,
     ...(sample ? { membership: sample.of } : {}),
   });
   const services = [...new Set(kinds.map((k) => k.service))];
@@ -316,6 +332,8 @@ export async function acquireRun(x: {
   // Still running here only when the end was not reached (finish ends it first): a failed or stopped run has
   // said why already, so a failure to write its last sample is not news.
   d.defer('monitor', (end) => monitor.finish(end ?? 'failed').catch(() => undefined));
+  // Before the first row: the first answers the earlier sessions saw are not news.
+  versions.attach(monitor);
   const window = rowWindow(s, egress, services);
   const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate, spend);
   progress.start();
@@ -360,6 +378,7 @@ export async function acquireRun(x: {
     stageStats,
     ctx,
     decisions,
+    versions,
     recorder,
     monitor,
     window,

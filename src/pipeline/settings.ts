@@ -112,6 +112,11 @@ export interface RunSettings {
   readonly circuit: CircuitOptions;
   /** After a stop, how long calls in flight may finish before they are abandoned. */
   readonly stopGraceMs: number;
+  /**
+   * Workflow name -> the strategy version its answers must carry (--expect-version over the pipeline file's
+   * `expect_version`): an answer of another version stops the run and is not written (./versions.ts).
+   */
+  readonly expectVersion?: Readonly<Record<string, string>>;
   /** Where log lines go (stderr; for people, or JSON with `--log-format json`). */
   readonly log: Log;
   /** The formats of the files rebuilt at the end (--output-formats; default csv and parquet). */

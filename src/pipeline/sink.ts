@@ -9,6 +9,7 @@ import { readManifest } from '../output/format/index.js';
 import type { SinkThread, SinkWriter } from '../output/sink/index.js';
 import type { BreError } from '../errors.js';
 import type { FenceOutcome } from '../job/fence.js';
+import { declaredHeaders } from '../stages/index.js';
 import type { InputRow } from '../types.js';
 import type { JobSettings, RunSettings } from './settings.js';
 
@@ -28,7 +29,11 @@ export async function openSink(
   if (!s.sink || s.dryRun) return undefined;
   // The sink's modules are loaded by a run that has one (the feed loads this file with every run).
   const { SinkWriter } = await import('../output/sink/index.js');
-  const writer = await SinkWriter.open(s.sink, { key: s.pipeline.key, sampled, transactions }, (line) => log(line));
+  const writer = await SinkWriter.open(
+    s.sink,
+    { key: s.pipeline.key, sampled, transactions, declared: declaredHeaders(s.pipeline.stages) },
+    (line) => log(line),
+  );
   log(`sink: writing to ${writer.describe()}`);
   // A database input refuses duplicate and NULL keys itself (src/input/db/source.ts).
   return { writer, keys: s.source ? undefined : new Set() };

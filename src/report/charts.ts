@@ -220,7 +220,13 @@ export function shortRunSentence(ms: number, samples: number): string {
  * A line chart over the time axis: one polyline per line and period, the gaps hatched; a sentence instead when
  * no line has MIN_POINTS points.
  */
-export function timeChart(title: string, unit: string, spans: readonly Span[], lines: readonly Line[]): string {
+export function timeChart(
+  title: string,
+  unit: string,
+  spans: readonly Span[],
+  lines: readonly Line[],
+  marks: readonly { readonly t: number; readonly label: string }[] = [],
+): string {
   const most = mostPoints(lines);
   if (most < MIN_POINTS)
     return `<figure class="chartbox"><figcaption>${esc(title)}</figcaption><p class="note">${esc(tooFewSentence(most))}</p></figure>`;
@@ -266,6 +272,14 @@ export function timeChart(title: string, unit: string, spans: readonly Span[], l
       parts.push(`<text class="tk dt" x="${x}" y="${H - bottom + 31}" text-anchor="${anchor}">${esc(t.date)}</text>`);
   }
   parts.push(`<line class="ax" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`);
+  // Moments worth seeing on the time axis (a new strategy version first answering), when they fall in a period.
+  for (const m of marks) {
+    if (!spans.some((s) => m.t >= s.start && m.t <= s.end)) continue;
+    const x = axis.x(m.t).toFixed(1);
+    parts.push(
+      `<line x1="${x}" x2="${x}" y1="${top}" y2="${top + plotH}" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="3 3"><title>${esc(m.label)}</title></line><text class="gp" x="${x}" y="${top + 10}" text-anchor="start" fill="#c0392b">${esc(m.label)}</text>`,
+    );
+  }
   for (const l of lines) {
     for (const s of spans) {
       let run: string[] = [];

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timeline } from '../metrics/timeline-lines.js';
 import { readTimeline } from '../output/timeline-store.js';
-import { FILES, sampleDesignSchema } from '../output/format/index.js';
+import { FILES, sampleDesignSchema, versionsSummarySchema, type VersionsSummary } from '../output/format/index.js';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf, weightOf } from '../sample/draw.js';
 import { readNdjsonBatches } from '../output/ndjson-file.js';
@@ -98,6 +98,8 @@ export interface RunReportData {
   readonly sample: SampleFigures | null;
   readonly remaining: { readonly rows: number; readonly time: string } | null;
   readonly decisions: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** The strategy versions of each workflow stage (summary.json `versions`); null when the folder has none. */
+  readonly versions: VersionsSummary | null;
   /** Over every session when the time series has them, else the summary's (last session only). */
   readonly funnel: readonly StageFunnel[];
   readonly funnelSource: 'all sessions' | 'last session only' | 'none';
@@ -305,6 +307,7 @@ export async function loadRunReport(
       ? { rows: Number(summary.remaining.rows_estimate ?? 0), time: String(summary.remaining.time_estimate ?? '') }
       : null,
     decisions: (summary?.decisions ?? {}) as Record<string, Record<string, number>>,
+    versions: versionsSummarySchema.safeParse(summary?.versions).data ?? null,
     funnel,
     funnelSource,
     services,

@@ -20,6 +20,7 @@ import {
   type Span,
 } from './charts.js';
 import type { RunReportData } from './data.js';
+import { versionMarks, versionsSection } from './versions.js';
 import { money, spendChart, spendTable } from './spend.js';
 
 const SERVICE_COLORS: Record<string, string> = { workflow: '#3b6ea8', bureau: '#e07b24', account: '#2f8a4c' };
@@ -155,7 +156,7 @@ function timeSections(d: RunReportData): string {
     ),
   };
   out.push(`<h2>Throughput</h2>`);
-  out.push(timeChart('Rows done a second', 'rows/s', spans, [rowsLine]));
+  out.push(timeChart('Rows done a second', 'rows/s', spans, [rowsLine], versionMarks(d.versions)));
   out.push(spendChart(spans, buckets));
   const etaPoints = buckets.map((b) => {
     const last = new Map<string, number | null>();
@@ -395,6 +396,8 @@ export function renderRunReport(d: RunReportData): string {
       ),
     );
   }
+
+  parts.push(versionsSection(d.versions));
 
   parts.push('<h2>Errors by code</h2>');
   if (d.errors.length === 0) parts.push('<p>No row is in the errors file.</p>');

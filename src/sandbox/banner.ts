@@ -3,6 +3,7 @@ import { SERVICES, type ServiceName } from '../types.js';
 import { describeRate } from '../limits/rates.js';
 import { describeFaults, type CallerRates, type Faults } from './options.js';
 import type { Rate } from './rate.js';
+import type { VersionSwitch } from './versions.js';
 
 export interface BannerInput {
   readonly url: string;
@@ -16,6 +17,8 @@ export interface BannerInput {
   readonly faults: Faults;
   readonly latencyMs: number;
   readonly seed: number | string;
+  /** --switch-version: endpoints answering with another version from a call or a time on. */
+  readonly versionSwitches?: readonly VersionSwitch[];
 }
 
 export function sandboxBanner(b: BannerInput): string {
@@ -33,6 +36,10 @@ export function sandboxBanner(b: BannerInput): string {
     ),
     `  faults       ${describeFaults(b.faults)} (seed ${b.seed})`,
     `  latency      ${b.latencyMs} ms`,
+    ...(b.versionSwitches ?? []).map(
+      (v) =>
+        `  version      ${v.endpoint} answers ${v.to} from ${v.atCall !== undefined ? `its call ${v.atCall}` : `${v.afterMs} ms after the start`} on`,
+    ),
     `  control      GET ${b.url}/__sandbox/stats, POST ${b.url}/__sandbox/clock {"advanceMs": N}, POST ${b.url}/__sandbox/faults {...}`,
     '',
     `export BRE_BASE_URL=${b.url}`,

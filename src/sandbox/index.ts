@@ -20,6 +20,7 @@ import {
 import type { Rate } from './rate.js';
 import { SandboxServer } from './server.js';
 import type { SandboxStats } from './stats.js';
+import { validateVersionSwitches, type VersionSwitch } from './versions.js';
 
 export type { SandboxStats, ServiceStats, CallerStats } from './stats.js';
 export type { Rate } from './rate.js';
@@ -80,6 +81,8 @@ export interface SandboxOptions {
   readonly bodyLimitBytes?: number;
   /** Base clock in ms (default Date.now); `clock.advance` moves the sandbox clock on top of it. */
   readonly now?: () => number;
+  /** Workflow endpoints answering with another version from a given call or time on (./versions.ts). */
+  readonly versionSwitches?: readonly VersionSwitch[];
 }
 
 export interface Sandbox {
@@ -96,6 +99,8 @@ export interface Sandbox {
   setRate(service: ServiceName, rate: Rate | null): void;
   /** Destroys every connection from these caller addresses until called again without them (a network going away). */
   setBlocked(addresses: readonly string[]): void;
+  /** Replaces the version switches (calls counted again from 0). */
+  setVersionSwitches(switches: readonly VersionSwitch[]): void;
   /** Closes the server and every open socket at once (hung `slow` requests too). */
   close(): Promise<void>;
 }
@@ -136,6 +141,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     bsaReadyAfterMs: nonNegative(opts.bsaReadyAfterMs, DEFAULT_BSA_READY_AFTER_MS, 'bsaReadyAfterMs'),
     bodyLimitBytes: nonNegative(opts.bodyLimitBytes, DEFAULT_BODY_LIMIT_BYTES, 'bodyLimitBytes'),
     now: opts.now ?? Date.now,
+    versionSwitches: validateVersionSwitches(opts.versionSwitches),
   });
   await new Promise<void>((resolve, reject) => {
     sb.server.once('error', reject);
@@ -159,6 +165,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     setThrottle: (t) => sb.setThrottle(t),
     setRate: (service, rate) => sb.setRate(service, rate),
     setBlocked: (addresses) => sb.setBlocked(addresses),
+    setVersionSwitches: (switches) => sb.versions.set(switches),
     close: () => sb.close(),
   };
 }

@@ -9,6 +9,7 @@ import { SERVICES, type ServiceName } from '../types.js';
 import { parseCidr, type Cidr } from './cidr.js';
 import type { Rate } from './rate.js';
 import { FAULT_KINDS, type FaultKind } from './stats.js';
+import { parseVersionSwitches, type VersionSwitch } from './versions.js';
 
 export type Faults = Partial<Record<FaultKind, number>>;
 export type RateOverrides = Partial<Record<ServiceName, Rate | null>>;
@@ -205,6 +206,7 @@ export interface SandboxFlags {
   readonly 'trickle-ms'?: string | number;
   readonly 'throttle-for'?: string | number;
   readonly 'throttle-retry-after'?: string | number;
+  readonly 'switch-version'?: readonly string[] | string;
 }
 
 export interface ParsedSandboxFlags {
@@ -220,6 +222,7 @@ export interface ParsedSandboxFlags {
   readonly slowMs?: number;
   readonly trickleMs?: number;
   readonly throttle?: ThrottleWindow;
+  readonly versionSwitches?: readonly VersionSwitch[];
 }
 
 const list = (v: readonly string[] | string | undefined): string[] =>
@@ -257,6 +260,7 @@ export function parseSandboxFlags(f: SandboxFlags): ParsedSandboxFlags {
             forMs: parseMs(f['throttle-for'], 'throttle-for'),
             retryAfter: f['throttle-retry-after'] === undefined ? 0 : parseRetryAfterFlag(f['throttle-retry-after']),
           },
+    ...(f['switch-version'] === undefined ? {} : { versionSwitches: parseVersionSwitches(list(f['switch-version'])) }),
   };
 }
 

@@ -48,6 +48,7 @@ import {
 import { AccountState, type Handler } from './routes/context.js';
 import { bureauFeaturesRoute, executeWorkflow } from './routes/decision.js';
 import { FAULT_KINDS, ServiceCounter, type FaultKind, type SandboxStats } from './stats.js';
+import { VersionSwitches, validateVersionSwitches, type VersionSwitch } from './versions.js';
 import { BODY_MISSING, bodyNotObject, isObj, jsonInvalid, type FieldIssue, type Obj } from './validate.js';
 
 export interface ServerConfig {
@@ -72,6 +73,8 @@ export interface ServerConfig {
   readonly bsaReadyAfterMs: number;
   readonly bodyLimitBytes: number;
   readonly now: () => number;
+  /** Workflow endpoints answering with another version from a call or a time on (./versions.ts). */
+  readonly versionSwitches: readonly VersionSwitch[];
 }
 
 interface Route {
@@ -135,6 +138,7 @@ export class SandboxServer {
   };
   readonly other = new ServiceCounter();
   readonly state = new AccountState();
+  readonly versions: VersionSwitches;
   #config: ServerConfig;
   #rates: Record<ServiceName, Rate | null>;
   #windows: Record<ServiceName, Map<string, SlidingWindow>> = {
@@ -173,6 +177,7 @@ export class SandboxServer {
     this.#rng = rngFrom(config.seed);
     this.#allowed = allowChecker(config.allow);
     this.#token = Buffer.from(config.authToken);
+    this.versions = new VersionSwitches(config.versionSwitches, this.now());
     this.server = createServer({ keepAlive: true }, (req, res) => {
       // Never crash the process on a sandbox bug: answer 500 and keep serving.
       try {
@@ -528,6 +533,7 @@ export class SandboxServer {
           state: this.state,
           bsaReadyAfterMs: this.#config.bsaReadyAfterMs,
           params,
+          variantOf: (endpoint, base) => this.versions.variantOf(endpoint, base, this.now()),
         });
       } catch (err) {
         if (err instanceof Fail) a = err.answer;
@@ -706,6 +712,11 @@ const CONTROL: Record<string, Control> = {
   'POST /__sandbox/faults': (s, body) => {
     s.setFaults(body as Faults);
     return s.faults;
+  },
+  'GET /__sandbox/versions': (s) => s.versions.switches,
+  'POST /__sandbox/versions': (s, body) => {
+    s.versions.set(validateVersionSwitches(body));
+    return s.versions.switches;
   },
   'GET /__sandbox/blocked': (s) => ({ addresses: s.blocked }),
   'POST /__sandbox/blocked': (s, body) => {

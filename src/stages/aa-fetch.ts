@@ -119,7 +119,7 @@ export const aaFetchKind: StageKind<AaFetchOptions, AaFetchPrepared> = {
       datetimerangeto: 'instead of date_to, in the API form MM/DD/YYYY HH:MM:SS AM/PM',
     },
   }),
-  resultColumns: () => AA_FETCH_COLUMNS,
+  resultFields: () => AA_FETCH_COLUMNS,
 
   async prepare(row, stage, ctx): Promise<PrepareResult<AaFetchPrepared>> {
     const errors: FieldError[] = [];

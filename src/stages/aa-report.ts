@@ -16,7 +16,7 @@ import { flattenInsights } from '../normalise/account-summary.js';
 import { readBoolean } from '../services/account/row.js';
 import { scrubSecrets } from '../services/account/secrets.js';
 import { expectObject, readSession } from '../services/account/session.js';
-import type { Json, JsonObject } from '../types.js';
+import { resultFields, type Json, type JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';
 import type { SecretValue } from '../types.js';
@@ -42,14 +42,17 @@ export const aaReportKind: StageKind<AaReportOptions, AaReportPrepared> = {
   description: 'AA transactions report: POST /aa/retrieve_report (the link is kept in secrets.ndjson only)',
   optionsSchema,
   columns: () => ({ required: ['user_id', 'aa_session_id'], optional: ['fetch_current_report'], conditional: {} }),
-  resultColumns: () => [
-    'report_available',
-    'report_url_expires_at',
-    'request_id',
-    'insights.user_id',
-    'insights.request_id',
-    'insights.bank_name',
-    'insights.account_number',
+  resultFields: () => [
+    ...resultFields('boolean', 'report_available'),
+    ...resultFields(
+      'string',
+      'report_url_expires_at',
+      'request_id',
+      'insights.user_id',
+      'insights.request_id',
+      'insights.bank_name',
+      'insights.account_number',
+    ),
   ],
 
   async prepare(row, stage): Promise<PrepareResult<AaReportPrepared>> {

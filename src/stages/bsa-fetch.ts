@@ -21,7 +21,7 @@ import { pollUntilReady, type PollClock, type PollOutcome } from '../services/ac
 import { sleep } from '../retry/sleep.js';
 import { scrubSecrets } from '../services/account/secrets.js';
 import { describeServiceError, expectObject, readSession, type AccountSession } from '../services/account/session.js';
-import type { Json, JsonObject } from '../types.js';
+import { resultFields, type Json, type JsonObject } from '../types.js';
 import { registerStageKind } from './registry.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';
 import type { SecretValue } from '../types.js';
@@ -95,9 +95,11 @@ export const bsaFetchKind: StageKind<BsaFetchOptions, BsaFetchPrepared> = {
         ]
       : [],
   columns: () => ({ required: ['user_id', 'aa_session_id'], optional: [], conditional: {} }),
-  resultColumns: (stage) => [
-    'status_checks',
-    ...(stage.options.fetch_uploaded ? ['files_count', 'file_names'] : []),
+  resultFields: (stage) => [
+    ...resultFields('int64', 'status_checks'),
+    ...(stage.options.fetch_uploaded
+      ? [...resultFields('int64', 'files_count'), ...resultFields('json', 'file_names')]
+      : []),
     ...BSA_FETCH_COLUMNS,
   ],
 

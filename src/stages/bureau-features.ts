@@ -53,7 +53,7 @@ export const bureauFeaturesKind: StageKind<BureauFeaturesOptions, BureauFeatures
     files: [REPORT_PATH_FIELD],
   }),
 
-  resultColumns: () => bureauFeatureColumns(),
+  resultFields: () => bureauFeatureColumns(),
 
   async prepare(row, stage, ctx): Promise<PrepareResult<BureauFeaturesPrepared>> {
     const built = await buildBureauFeaturesRequest(row.data, {

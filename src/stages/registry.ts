@@ -1,6 +1,7 @@
 /** Stage kinds register here by name; pipeline files refer to them by `kind:`. */
 import { BreError } from '../errors.js';
-import type { StageKind } from './types.js';
+import type { ColumnKind } from '../types.js';
+import type { StageConfig, StageKind } from './types.js';
 
 const kinds = new Map<string, StageKind<any, any>>();
 
@@ -22,4 +23,28 @@ export function kindOf(stage: { readonly kind: string }): StageKind<any, any> {
 
 export function stageKindNames(): string[] {
   return [...kinds.keys()].sort();
+}
+
+/**
+ * A stage's declared result fields (its kind's `resultFields`): their names in order and their kinds, as the
+ * results files (src/output/journal/columns.ts StageColumns) and the sink's tables take them.
+ */
+export function declaredFields(stage: StageConfig<any>): {
+  id: string;
+  known: string[];
+  kinds: Record<string, ColumnKind>;
+} {
+  const fields = kindOf(stage).resultFields?.(stage) ?? [];
+  return {
+    id: stage.id,
+    known: fields.map((f) => f.name),
+    kinds: Object.fromEntries(fields.map((f) => [f.name, f.kind])),
+  };
+}
+
+/** Every stage's declared result fields as results.csv heads them (`stage.field`), in pipeline order, typed. */
+export function declaredHeaders(stages: readonly StageConfig<any>[]): { header: string; kind: ColumnKind }[] {
+  return stages.flatMap((st) =>
+    (kindOf(st).resultFields?.(st) ?? []).map((f) => ({ header: `${st.id}.${f.name}`, kind: f.kind })),
+  );
 }

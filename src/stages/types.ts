@@ -17,6 +17,7 @@ import type {
   NormalisedResult,
   NormalisedTransaction,
   NumberStyle,
+  ResultField,
   SecretValue,
   ServiceName,
 } from '../types.js';
@@ -85,6 +86,18 @@ export interface StageOutput {
 /** Stage id -> decision label -> rows (summary.json's `decisions`). */
 export type DecisionCounts = Record<string, Record<string, number>>;
 
+/** The strategy that answered a result: the two parts of `workflow_<name>_<version>` (either null when absent). */
+export interface StrategyVersion {
+  readonly workflow: string | null;
+  readonly version: string | null;
+}
+
+/** Stage id -> version -> its rows and their decisions (summary.json's `versions`). */
+export type VersionCounts = Record<
+  string,
+  Record<string, { rows: number; workflow: string | null; decisions: Record<string, number> }>
+>;
+
 /**
  * A stage kind: everything the rest of the program needs to know about it is declared here, so that
  * nothing outside src/stages/ names a kind.
@@ -105,6 +118,11 @@ export interface StageKind<Options = Record<string, unknown>, Prepared = unknown
    * without a decision leave it out. A skipped stage counts as `(skipped)` whatever the kind.
    */
   decisionOf?(result: Readonly<Record<string, unknown>>): string;
+  /**
+   * The strategy that answered (a workflow's `workflow_version_path`), for the counts per version, the first
+   * answer of a new version and `--expect-version`. Kinds whose answers carry no version leave it out.
+   */
+  versionOf?(result: Readonly<Record<string, unknown>>): StrategyVersion;
   /** One-line description for `bre-batch pipelines`. */
   readonly description: string;
   /** Validates `options:` of the stage in a pipeline file; supplies defaults. */
@@ -112,8 +130,12 @@ export interface StageKind<Options = Record<string, unknown>, Prepared = unknown
   /** Checks across the stage config (e.g. `endpoint` present for workflow); returns messages. */
   checkConfig?(stage: StageConfig<Options>): string[];
   columns(stage: StageConfig<Options>): ColumnSpec;
-  /** Result fields known before the run (a stable results.csv header); more may appear. */
-  resultColumns?(stage: StageConfig<Options>): readonly string[];
+  /**
+   * Result fields known before the run, typed: a stable results.csv header, results.parquet's and the sink's
+   * columns from the first row, null or not. More may appear (a workflow's `<engine>.<feature>`): those get
+   * their columns as they are met.
+   */
+  resultFields?(stage: StageConfig<Options>): readonly ResultField[];
   /**
    * Validate the row and build the request(s). No network. Never throws for bad input. May answer
    * synchronously (no promise) when it reads no file: the runner only waits when it is given a promise.

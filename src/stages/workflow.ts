@@ -49,6 +49,10 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
   service: 'workflow',
   // An EMI workflow answers emi_decision instead of decision.
   decisionOf: (result) => String(result.decision ?? result.emi_decision ?? '(none)'),
+  versionOf: (result) => ({
+    workflow: typeof result.workflow === 'string' ? result.workflow : null,
+    version: typeof result.workflow_version === 'string' ? result.workflow_version : null,
+  }),
   description:
     'Decision workflow: POST /execute/{client_id}/{endpoint} (location_bre, bureau_mobile_bre, bank_bre, bureau_mobile_bank_bre, repeat_bre, or your own)',
   optionsSchema: optionsSchema as unknown as z.ZodType<WorkflowOptions>,
@@ -90,7 +94,7 @@ export const workflowKind: StageKind<WorkflowOptions, WorkflowPrepared> = {
     };
   },
 
-  resultColumns: () => workflowResultColumns(),
+  resultFields: () => workflowResultColumns(),
 
   prepare(row, stage, ctx) {
     const endpoint = stage.endpoint ?? '';

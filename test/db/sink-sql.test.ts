@@ -74,19 +74,50 @@ describe('DDL', () => {
     ]);
   });
 
+  it("each column's comment: PostgreSQL by statements in the same list, MySQL in the column's definition", () => {
+    const commented = [
+      { name: 'k', type: 'text', notNull: true },
+      { name: 'd_loan_amount', type: 'double', comment: 'd.loan_amount' },
+    ];
+    expect(postgres.sink.createTable('"t"', commented, ['k'], 'c').slice(2)).toEqual([
+      `COMMENT ON COLUMN "t"."d_loan_amount" IS 'd.loan_amount'`,
+    ]);
+    expect(mysqlDialect.sink.createTable('`t`', commented, ['k'], 'c')).toEqual([
+      "CREATE TABLE IF NOT EXISTS `t` (`k` text NOT NULL, `d_loan_amount` double COMMENT 'd.loan_amount', PRIMARY KEY (`k`)) COMMENT='c'",
+    ]);
+  });
+
   it('adds and widens a column', () => {
-    expect(postgres.sink.addColumn('"t"', { name: 'a.b', type: 'bigint' })).toBe(
+    expect(postgres.sink.addColumn('"t"', { name: 'a.b', type: 'bigint' })).toEqual([
       'ALTER TABLE "t" ADD COLUMN "a.b" bigint',
-    );
+    ]);
+    expect(postgres.sink.addColumn('"t"', { name: 'a_b', type: 'bigint', comment: "a.b's" })).toEqual([
+      'ALTER TABLE "t" ADD COLUMN "a_b" bigint',
+      `COMMENT ON COLUMN "t"."a_b" IS 'a.b''s'`,
+    ]);
     expect(postgres.sink.widenColumn('"t"', { name: 'a.b', type: 'double precision' })).toBe(
       'ALTER TABLE "t" ALTER COLUMN "a.b" TYPE double precision USING "a.b"::double precision',
     );
-    expect(mysqlDialect.sink.addColumn('`t`', { name: 'a.b', type: 'bigint' })).toBe(
+    expect(mysqlDialect.sink.addColumn('`t`', { name: 'a.b', type: 'bigint' })).toEqual([
       'ALTER TABLE `t` ADD COLUMN `a.b` bigint',
+    ]);
+    expect(mysqlDialect.sink.addColumn('`t`', { name: 'a_b', type: 'bigint', comment: "a.b's \\" })).toEqual([
+      "ALTER TABLE `t` ADD COLUMN `a_b` bigint COMMENT 'a.b''s \\\\'",
+    ]);
+    // MySQL's MODIFY would drop the comment: it is said again.
+    expect(mysqlDialect.sink.widenColumn('`t`', { name: 'a_b', type: 'double', comment: 'a.b' })).toBe(
+      "ALTER TABLE `t` MODIFY COLUMN `a_b` double COMMENT 'a.b'",
     );
-    expect(mysqlDialect.sink.widenColumn('`t`', { name: 'a.b', type: 'double' })).toBe(
-      'ALTER TABLE `t` MODIFY COLUMN `a.b` double',
-    );
+  });
+
+  it('renames a column in place, its comment set', () => {
+    expect(postgres.sink.renameColumn('"t"', 'a_b_1234abcd', { name: 'a_b', type: 'text', comment: 'a.b' })).toEqual([
+      'ALTER TABLE "t" RENAME COLUMN "a_b_1234abcd" TO "a_b"',
+      `COMMENT ON COLUMN "t"."a_b" IS 'a.b'`,
+    ]);
+    expect(
+      mysqlDialect.sink.renameColumn('`t`', 'a_b_1234abcd', { name: 'a_b', type: 'longtext', comment: 'a.b' }),
+    ).toEqual(["ALTER TABLE `t` CHANGE COLUMN `a_b_1234abcd` `a_b` longtext COMMENT 'a.b'"]);
   });
 });
 

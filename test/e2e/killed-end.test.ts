@@ -65,7 +65,7 @@ describe('the end after a kill -9', () => {
     }
     expect(after.summary.decisions.location).toEqual(counted);
     await buildResultsCsv(join(out, 'results.ndjson'), join(dir, 'two-pass.csv'), [
-      { id: 'location', known: workflowResultColumns() },
+      { id: 'location', known: workflowResultColumns().map((f) => f.name) },
     ]);
     expect(readFileSync(join(out, 'results.csv'), 'utf8')).toBe(readFileSync(join(dir, 'two-pass.csv'), 'utf8'));
     await expectMatchesJournal(join(out, 'results.parquet'), join(out, 'results.ndjson'), after.csvLines[0].split(','));

@@ -87,7 +87,7 @@ describe('kill -9 and resume', () => {
       // results.csv is what a rebuild of the final journal gives (the header of an uninterrupted run), and
       // results.parquet holds every value of the journal under the same columns (read back with parquet-wasm).
       await buildResultsCsv(join(out, 'results.ndjson'), join(dir, 'two-pass.csv'), [
-        { id: 'location', known: workflowResultColumns() },
+        { id: 'location', known: workflowResultColumns().map((f) => f.name) },
       ]);
       expect(readFileSync(join(out, 'results.csv'), 'utf8')).toBe(readFileSync(join(dir, 'two-pass.csv'), 'utf8'));
       await expectMatchesJournal(

@@ -5,15 +5,15 @@
  * returns a list of problems (empty when it holds), so that a failing test shows what differs.
  *
  * Tables are read through the project's own session (src/db), which gives bigint as exact text, jsonb as
- * objects and timestamps as ISO text. The kind a field's column should have is worked out here on its own
- * (booleans, whole numbers, numbers, JSON, else text: results.parquet's rule), not taken from src/.
+ * objects and timestamps as ISO text. Each field's column is the one whose comment names the field; the kind its
+ * values need is worked out here on its own (booleans, whole numbers, numbers, JSON, else text: results.parquet's
+ * rule), not taken from src/, and the column must hold them (a declared column may be wider than its values).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { openSession, parseDbUrl, type DbSession, type DialectName } from '../../src/db/index.js';
-import { columnName } from '../../src/output/sink/tables.js';
 import { journalText } from './output.js';
 
 type Kind = 'boolean' | 'int64' | 'double' | 'string' | 'json';
@@ -42,6 +42,8 @@ export interface SinkCheckOptions {
    * lines may be missing from them.
    */
   readonly partial?: boolean;
+  /** Fields (`stage.field`) that must each have a column, values or not: those the pipeline declares. */
+  readonly declared?: readonly string[];
 }
 
 const MAX_PROBLEMS = 25;
@@ -128,6 +130,8 @@ export interface TableRead {
   readonly rows: Record<string, unknown>[];
   /** Column name -> SQL type (PostgreSQL: data_type; MySQL: column_type, `json` for MariaDB's checked LONGTEXT), lower case. */
   readonly types: Map<string, string>;
+  /** Column name -> its comment (the field a result column holds), for the columns that have one. */
+  readonly comments: Map<string, string>;
 }
 
 async function withSession<T>(url: string, work: (s: DbSession, dialect: DialectName) => Promise<T>): Promise<T> {
@@ -149,16 +153,18 @@ export async function readTable(url: string, table: string): Promise<TableRead> 
   return withSession(url, async (s, dialect) => {
     const cols =
       dialect === 'postgres'
-        ? await s.query<{ name: string; type: string }>(
-            'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
+        ? await s.query<{ name: string; type: string; comment: string | null }>(
+            `SELECT column_name AS name, data_type AS type, col_description(to_regclass(quote_ident($1)), ordinal_position::int) AS comment
+             FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`,
             [table],
           )
-        : await s.query<{ name: string; type: string }>(
-            'SELECT column_name AS name, column_type AS type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?',
+        : await s.query<{ name: string; type: string; comment: string | null }>(
+            "SELECT column_name AS name, column_type AS type, NULLIF(column_comment, '') AS comment FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?",
             [table],
           );
     const types = new Map(cols.rows.map((c) => [c.name, String(c.type).toLowerCase()]));
-    if (types.size === 0) return { rows: [], types };
+    const comments = new Map(cols.rows.filter((c) => c.comment).map((c) => [c.name, String(c.comment)]));
+    if (types.size === 0) return { rows: [], types, comments };
     if (dialect === 'mysql') {
       // MariaDB's JSON is LONGTEXT with a json_valid check: told apart from text by that check.
       const checks = await s
@@ -173,7 +179,7 @@ export async function readTable(url: string, table: string): Promise<TableRead> 
       }
     }
     const rows = (await s.query<Record<string, unknown>>(`SELECT * FROM ${quote(dialect, table)}`)).rows;
-    return { rows, types };
+    return { rows, types, comments };
   });
 }
 
@@ -213,20 +219,23 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
       problems.push(`key ${l.key} is in results.ndjson twice (rows ${want.get(l.key)!.row} and ${l.row})`);
     want.set(l.key, l);
   }
-  // Each result field's column and the kind of every value it held.
+  // Each result field's column (the one whose comment names it) and the kind of every value it held.
+  const byField = new Map([...t.comments].map(([col, header]) => [header, col]));
   const fields = new Map<string, { header: string; kind: Kind }>();
-  const reserved = new Set([key, 'row', 'stratum', 'weight', 'result', 'loaded_at']);
+  const unplaced = new Set<string>();
   for (const l of lines) {
     for (const [stage, values] of Object.entries(l.stages)) {
       for (const [field, v] of Object.entries(values ?? {})) {
         const k = kindOf(v);
         if (k === undefined) continue;
         const header = `${stage}.${field}`;
-        const col = columnName(header, maxId, reserved);
-        fields.set(col, { header, kind: wider(fields.get(col)?.kind, k) });
+        const col = byField.get(header);
+        if (col === undefined) unplaced.add(header);
+        else fields.set(col, { header, kind: wider(fields.get(col)?.kind, k) });
       }
     }
   }
+  for (const c of t.types.keys()) if (c.length > maxId) problems.push(`column ${c} is longer than ${maxId}`);
   const sampled = lines.some((l) => l.stratum !== undefined);
   const fixed = [key, 'row', ...(sampled ? ['stratum', 'weight'] : []), 'result', 'loaded_at'];
   const fixedKinds: Record<string, string> = {
@@ -242,19 +251,20 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
     else if (t.types.get(c) !== fixedKinds[c])
       problems.push(`${o.table}.${c} is ${t.types.get(c)}, expected ${fixedKinds[c]}`);
   }
-  const fieldCols = [...t.types.keys()].filter((c) => !fixed.includes(c));
-  const extra = fieldCols.filter((c) => !fields.has(c));
-  const missing = [...fields.keys()].filter((c) => !t.types.has(c));
-  // A batch's new columns are added before its transaction: a kill between the two leaves them, empty.
-  if (extra.length > 0 && !o.partial)
-    problems.push(`${o.table} has columns no result field fills: ${extra.join(', ')}`);
-  if (missing.length > 0) problems.push(`${o.table} lacks columns for result fields: ${missing.join(', ')}`);
+  // Every column of a field names it (declared ones too, null in every row); none is left without.
+  const nameless = [...t.types.keys()].filter((c) => !fixed.includes(c) && !t.comments.has(c));
+  if (nameless.length > 0) problems.push(`${o.table} has columns no comment names a field of: ${nameless.join(', ')}`);
+  if (unplaced.size > 0) problems.push(`${o.table} lacks columns for result fields: ${[...unplaced].join(', ')}`);
+  const undeclared = (o.declared ?? []).filter((h) => !byField.has(h));
+  if (undeclared.length > 0) problems.push(`${o.table} lacks columns for declared fields: ${undeclared.join(', ')}`);
+  const suffixed = [...byField].filter(([h, c]) => /_[0-9a-f]{8}$/.test(c) && !/_[0-9a-f]{8}$/.test(h));
+  if (suffixed.length > 0) problems.push(`${o.table} has hashed columns: ${suffixed.map(([, c]) => c).join(', ')}`);
   for (const [col, f] of fields) {
-    const type = t.types.get(col);
-    if (type === undefined || type === SQL_TYPES[dialect][f.kind]) continue;
-    // Widened for a batch whose transaction a kill cut short: wider than its values need, never narrower.
+    const type = t.types.get(col)!;
+    if (type === SQL_TYPES[dialect][f.kind]) continue;
+    // Declared wider than this night's values, or widened for a batch whose transaction a kill cut short: never narrower.
     const actual = (Object.keys(SQL_TYPES[dialect]) as Kind[]).find((k) => SQL_TYPES[dialect][k] === type);
-    if (o.partial && actual !== undefined && wider(f.kind, actual) === actual) fields.set(col, { ...f, kind: actual });
+    if (actual !== undefined && wider(f.kind, actual) === actual) fields.set(col, { ...f, kind: actual });
     else problems.push(`column ${col} is ${type}, expected ${SQL_TYPES[dialect][f.kind]} (its values are ${f.kind})`);
   }
   const seen = new Set<string>();
@@ -279,7 +289,6 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
       problems.push(`key ${k}: result ${show(result)} is not the line's stages ${show(l.stages)}`);
     if (r.loaded_at === null || r.loaded_at === undefined) problems.push(`key ${k}: no loaded_at`);
     for (const [col, f] of fields) {
-      if (!t.types.has(col)) continue;
       const dot = f.header.indexOf('.');
       const v = l.stages[f.header.slice(0, dot)]?.[f.header.slice(dot + 1)];
       if (!cellMatches(f.kind, v, r[col], dialect))

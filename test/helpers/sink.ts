@@ -92,6 +92,13 @@ export async function tableColumns(url: string, table: string): Promise<Map<stri
   return new Map(rows.map((r) => [r.name, String(r.type).toLowerCase()]));
 }
 
+/** A table's columns that have a comment, and the comment (the field a result column holds). */
+export async function columnComments(url: string, table: string): Promise<Map<string, string>> {
+  const d = dialectOf(parseDbUrl(url, { flag: 'test' })).sink.describe(table, undefined);
+  const rows = await query<{ name: string; comment: string | null }>(url, d.sql, d.params);
+  return new Map(rows.filter((r) => r.comment).map((r) => [r.name, String(r.comment)]));
+}
+
 /** The table's comment (null when none or empty). */
 export async function tableComment(url: string, table: string): Promise<string | null> {
   const s = dialectOf(parseDbUrl(url, { flag: 'test' })).sink.comment(table, undefined);

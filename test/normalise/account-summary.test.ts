@@ -6,6 +6,7 @@ import {
   normaliseBsaFetch,
 } from '../../src/normalise/account-summary.js';
 import { isPersonalKey, maskAccountNumber } from '../../src/normalise/account-personal.js';
+import { expectDeclared } from '../helpers/declared.js';
 import { aaFiObject, aaResponse, aaTransaction, bsaResponse, bsaXn } from './account-fixtures.js';
 
 const PERSONAL_VALUES = ['Ramesh', '9876543210', 'ABCDE1234F', 'MG Road', '@example.com', '1985-02-03', '080-1234567'];
@@ -54,7 +55,7 @@ describe('normaliseAaFetch', () => {
       'insights.account_current_balance': 50000,
       'insights.fetch_txn_data': true,
     });
-    for (const col of AA_FETCH_COLUMNS) expect(result).toHaveProperty([col]);
+    expectDeclared(result, AA_FETCH_COLUMNS);
   });
 
   it('never copies holder data (Profile.Holders, insights.account_holder_*)', () => {
@@ -155,7 +156,7 @@ describe('normaliseBsaFetch', () => {
       'summary.average.totalCredit': 50000,
       'summary.average.salaries': 3,
     });
-    for (const col of BSA_FETCH_COLUMNS) expect(result).toHaveProperty([col]);
+    expectDeclared(result, BSA_FETCH_COLUMNS);
     expectNoPersonalData(result);
   });
 

@@ -37,7 +37,7 @@ describe('normaliseBureauFeatures', () => {
   });
 
   it('columns', () => {
-    expect(bureauFeatureColumns()).toEqual([
+    expect(bureauFeatureColumns().map((f) => f.name)).toEqual([
       'reference_id',
       'cbs_stpl_v1',
       'cbs_monthly_affordability_v1',

@@ -1,3 +1,4 @@
+import { expectDeclared } from '../helpers/declared.js';
 import { describe, expect, it } from 'vitest';
 import { BreError } from '../../src/errors.js';
 import {
@@ -151,7 +152,9 @@ describe('normaliseWorkflow over every variant the spec shows', () => {
     const out = normaliseWorkflow(input);
     expect(out).toEqual(expected);
     // fixed columns first, in the documented order
-    expect(Object.keys(out).slice(0, workflowResultColumns().length)).toEqual(workflowResultColumns());
+    const fields = workflowResultColumns();
+    expect(Object.keys(out).slice(0, fields.length)).toEqual(fields.map((f) => f.name));
+    expectDeclared(out, fields);
   });
 
   it('EMI only: offers, count and the best offer (largest amount, then lowest rate)', () => {
@@ -249,7 +252,7 @@ describe('normaliseWorkflow over every variant the spec shows', () => {
     expect(out.decision).toBe('Approve');
     expect(out.workflow).toBeNull();
     expect(out.request_id).toBeNull();
-    expect(Object.keys(out)).toEqual(workflowResultColumns());
+    expect(Object.keys(out)).toEqual(workflowResultColumns().map((f) => f.name));
   });
 
   it('engines and features named like Object.prototype members, or __proto__, are ordinary keys', () => {

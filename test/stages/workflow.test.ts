@@ -61,8 +61,11 @@ describe('workflow stage kind', () => {
     });
   });
 
-  it("result columns are the normaliser's fixed columns", () => {
-    expect(workflowKind.resultColumns!(stage('location_bre'))).toContain('best_offer.loan_amount');
+  it("result fields are the normaliser's fixed columns, typed", () => {
+    expect(workflowKind.resultFields!(stage('location_bre'))).toContainEqual({
+      name: 'best_offer.loan_amount',
+      kind: 'double',
+    });
   });
 
   it('prepare builds the path from the client id and endpoint, and the body', async () => {

@@ -1,4 +1,5 @@
 /** `run`'s run-control options: calling nothing (--dry-run, --plan), when to stop early, and how gracefully. */
+import { BreError } from '../../errors.js';
 import { parseDuration } from '../../config/units.js';
 import { DEFAULT_CIRCUIT, type CircuitOptions } from '../../pipeline/circuit.js';
 import { numberIn, wholeNumber, type OptionFamily } from './family.js';
@@ -11,6 +12,7 @@ export interface ControlArgs {
   'max-consecutive-failures': unknown;
   'max-failure-share': unknown;
   'failure-window': unknown;
+  'expect-version'?: readonly string[] | string;
 }
 
 export const CONTROL_OPTIONS = {
@@ -48,6 +50,13 @@ export const CONTROL_OPTIONS = {
       default: DEFAULT_CIRCUIT.window,
       describe: 'N: calls over which --max-failure-share is measured',
     },
+    'expect-version': {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe:
+        "WORKFLOW=VERSION (e.g. location=v1, the parts of workflow_location_v1): stop the run (exit 3) at the first answer of that workflow in another version, not writing it; repeatable; over the pipeline file's expect_version",
+    },
   },
 } as const satisfies OptionFamily;
 
@@ -57,9 +66,32 @@ export interface ResolvedControl {
   readonly plan?: { readonly windowHours?: number };
   readonly circuit: CircuitOptions;
   readonly stopGraceMs: number;
+  /** --expect-version, over the pipeline file's `expect_version`; undefined when neither names one. */
+  readonly expectVersion?: Readonly<Record<string, string>>;
 }
 
-export function resolveControl(a: ControlArgs): ResolvedControl {
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** `--expect-version WORKFLOW=VERSION` (repeatable), each over the pipeline file's expectation of that workflow. */
+export function resolveExpectVersion(
+  given: readonly string[] | string | undefined,
+  fromPipeline: Readonly<Record<string, string>> | undefined,
+): Readonly<Record<string, string>> | undefined {
+  const out: Record<string, string> = { ...fromPipeline };
+  for (const spec of given === undefined ? [] : Array.isArray(given) ? given : [given as string]) {
+    const m = /^([^=\s]+)=([^=\s]+)$/.exec(spec.trim());
+    if (!m || !NAME.test(m[1]) || !NAME.test(m[2]))
+      throw new BreError(
+        'USAGE',
+        `Expected --expect-version WORKFLOW=VERSION (the two parts of workflow_<name>_<version>, e.g. location=v1), got '${spec}'`,
+        { field: 'expect-version', expected: 'WORKFLOW=VERSION' },
+      );
+    out[m[1]] = m[2];
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+export function resolveControl(a: ControlArgs, pipelineExpects?: Readonly<Record<string, string>>): ResolvedControl {
   const consecutive = wholeNumber('max-consecutive-failures', a['max-consecutive-failures'], { min: 0 });
   const share = numberIn(
     'max-failure-share',
@@ -79,5 +111,10 @@ export function resolveControl(a: ControlArgs): ResolvedControl {
     ...(a.plan ? { plan: windowHours !== undefined ? { windowHours } : {} } : {}),
     circuit: { consecutive, share, window },
     stopGraceMs,
+    ...optional('expectVersion', resolveExpectVersion(a['expect-version'], pipelineExpects)),
   };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }

@@ -55,7 +55,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
   const input = resolveInput(a, source, ctx);
   const limits = resolveLimits(a, ctx);
   const sampling = resolveSampling(a);
-  const control = resolveControl(a);
+  const control = resolveControl(a, pipeline.expectVersion);
   const job = resolveJob(a, ctx);
   const output = resolveOutput(a, job !== undefined);
   const monitoring = resolveMonitoring(a);
@@ -78,6 +78,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
       dryRun: control.dryRun,
       circuit: control.circuit,
       stopGraceMs: control.stopGraceMs,
+      ...(control.expectVersion ? { expectVersion: control.expectVersion } : {}),
       progress: monitoring.progress,
     },
     out: output.out,

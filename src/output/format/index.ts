@@ -11,6 +11,7 @@ export {
   writeManifest,
   type Manifest,
   type ManifestSample,
+  type ManifestSession,
 } from './manifest.js';
 export { errorTableColumns, TRANSACTION_TABLE } from './tables.js';
 export { readFrontier, writeFrontier } from './frontier.js';
@@ -28,7 +29,9 @@ export {
   loadRunSummary,
   readRunSummary,
   runSummarySchema,
+  versionsSummarySchema,
   writeSummary,
   type MergedSummary,
   type RunSummary,
+  type VersionsSummary,
 } from './summary.js';

@@ -44,6 +44,35 @@ const sourceSchema = z.object({
   query: z.string().nullable(),
 });
 
+/** One session of the run (src/output/audit.ts): who ran it where, and how it ended. */
+const sessionSchema = z.looseObject({
+  session: whole,
+  started_at: z.string(),
+  host: z.string(),
+  user: z.string(),
+  pid: whole,
+  tool_version: z.string(),
+  /** The options in effect (src/pipeline/effective-options.ts): never a secret. */
+  options: z.record(z.string(), z.unknown()),
+  /** Rows done (results and errors) in this session; null when unknown (a killed session's, with another killed before it). */
+  rows: whole.nullable(),
+  /** A session that ended: when, and its exit code. A killed one has neither and says `killed`. */
+  ended_at: z.string().optional(),
+  exit_code: z.number().int().optional(),
+  killed: z.boolean().optional(),
+});
+export type ManifestSession = z.infer<typeof sessionSchema>;
+
+/** A file of the folder as it was left at a session's end: its size and sha256. */
+const fileRecordSchema = z.object({ size: whole, sha256: z.string() });
+
+/** The output files as the last session that wrote them left them (`bre-batch verify` checks them). */
+const outputsSchema = z.object({
+  recorded_at: z.string(),
+  session: whole,
+  files: z.record(z.string(), fileRecordSchema),
+});
+
 export const manifestSchema = z.looseObject({
   version: z.literal(1),
   tool: z.literal('bre-batch'),
@@ -84,6 +113,11 @@ export const manifestSchema = z.looseObject({
   sample: sampleDesignSchema.optional(),
   /** A merged folder: the shard folders it was made from. */
   merged_from: z.array(z.object({ dir: z.string(), shard: z.string().nullable() })).optional(),
+  /** The bre-batch that made the folder (each session records its own); absent in older folders. */
+  tool_version: z.string().optional(),
+  /** Every session, in order; absent in folders made before they were recorded. */
+  sessions: z.array(sessionSchema).optional(),
+  outputs: outputsSchema.optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 

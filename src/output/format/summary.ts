@@ -92,6 +92,32 @@ const decisionCountsSchema = z.record(z.string(), z.record(z.string(), count));
 const serviceName = z.enum(SERVICES);
 
 /**
+ * Stage id -> the strategy versions its answers carried (src/pipeline/versions.ts): the rows and decisions of
+ * each version over the folder's results, each version's first answer (written or not: an answer refused by
+ * --expect-version is one), and whether the results mix versions.
+ */
+export const versionsSummarySchema = z.record(
+  z.string(),
+  z.looseObject({
+    by_version: z.record(
+      z.string(),
+      z.looseObject({ workflow: z.string().nullable(), rows: count, decisions: z.record(z.string(), count) }),
+    ),
+    first_answers: z.array(
+      z.looseObject({
+        version: z.string().nullable(),
+        workflow: z.string().nullable(),
+        at: z.string(),
+        row: count,
+        session: count,
+      }),
+    ),
+    mixed: z.boolean(),
+  }),
+);
+export type VersionsSummary = z.infer<typeof versionsSummarySchema>;
+
+/**
  * A sampled run's design (as manifest.json's `sample`) and the rows outside it: those without a key
  * (SAMPLE_NO_KEY) and those that could not be read (MALFORMED_ROW) are errors of the run, in no stratum.
  * Counted over the whole input (up to --limit) by the counting pass, in every session and every shard.
@@ -150,6 +176,8 @@ export const runSummarySchema = z.looseObject({
     out_of_shard: count,
     /** A sampled run: rows read this session that are not in the sample (neither results nor errors). */
     not_in_sample: count.optional(),
+    /** This session: rows whose answer was of another version than --expect-version expects (not written). */
+    unexpected_version_not_written: count.optional(),
     /** Dry runs: rows that would be sent. */
     valid: count.optional(),
     /**
@@ -166,6 +194,15 @@ export const runSummarySchema = z.looseObject({
   stages: z.record(z.string(), stageSummarySchema),
   services: z.partialRecord(serviceName, serviceSummarySchema),
   decisions: decisionCountsSchema,
+  /** Stages whose answers carry a strategy version (workflows); absent in older folders. */
+  versions: versionsSummarySchema.optional(),
+  /**
+   * --expect-version (or the pipeline file's expect_version), this session: what was expected, the answers of
+   * those workflows checked, and those of another version, which were not written (a resume sends them again).
+   */
+  expect_version: z
+    .object({ expected: z.record(z.string(), z.string()), answers_checked: count, unexpected_not_written: count })
+    .optional(),
   /** Runs with several --local-address: address -> what it did; absent otherwise. */
   addresses: z.record(z.string(), addressSummarySchema).optional(),
   results_csv: z.object({ rows: count, columns: count }).optional(),
@@ -205,7 +242,8 @@ export const runSummarySchema = z.looseObject({
     .optional(),
   /**
    * --sink, this session: the database (without its password) and tables, the result and error lines written
-   * into them (a resume's catch-up included), the batches (one transaction each) and the connections opened again.
+   * into them (a resume's catch-up included), the batches (one transaction each), the connections opened again,
+   * and the columns added for fields no stage declared or widened (absent when none).
    */
   sink: z
     .looseObject({
@@ -215,6 +253,7 @@ export const runSummarySchema = z.looseObject({
       errors_written: count,
       batches: count,
       reconnects: count,
+      column_changes: z.array(z.string()).optional(),
     })
     .optional(),
 });
@@ -239,6 +278,7 @@ const mergedSummarySchema = z.looseObject({
   seconds: z.number(),
   services: z.partialRecord(serviceName, z.object({ attempts: count, retries: count, throttled_429: count })),
   decisions: decisionCountsSchema,
+  versions: versionsSummarySchema.optional(),
   results_csv: z.object({ rows: count, columns: count }),
   transactions: count.optional(),
   files: z.array(z.string()).optional(),

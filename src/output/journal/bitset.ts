@@ -41,4 +41,14 @@ export class RowSet {
   get size(): number {
     return this.#size;
   }
+
+  /** The rows, in order. */
+  *rows(): Generator<number> {
+    const bits = this.#bits;
+    for (let i = 0; i < bits.length; i += 1) {
+      const b = bits[i];
+      if (b === 0) continue;
+      for (let j = 0; j < 8; j += 1) if (b & (1 << j)) yield i * 8 + j;
+    }
+  }
 }

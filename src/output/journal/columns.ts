@@ -9,6 +9,8 @@
  * wider, written before the results line that showed it.
  */
 
+import type { ColumnKind } from '../../types.js';
+
 /** Type bits of a value. null is no type: every column may hold nulls. */
 export const TYPE = { bool: 1, int: 2, float: 4, string: 8, array: 16, object: 32 } as const;
 
@@ -45,6 +47,29 @@ export interface StageColumns {
   readonly id: string;
   /** The stage kind's known result fields, in their documented order. */
   readonly known: readonly string[];
+  /**
+   * Their declared kinds (StageKind.resultFields): a column's type is the declared one widened by what its
+   * values were, so that a field null in every row is typed all the same (and as the sink's column is).
+   */
+  readonly kinds?: Readonly<Record<string, ColumnKind>>;
+}
+
+/** The type bits a value of a declared kind has (a date or a timestamp is text in the journal). */
+export function kindBits(kind: ColumnKind | undefined): number {
+  switch (kind) {
+    case undefined:
+      return 0;
+    case 'boolean':
+      return TYPE.bool;
+    case 'int64':
+      return TYPE.int;
+    case 'double':
+      return TYPE.float;
+    case 'json':
+      return TYPE.object;
+    default:
+      return TYPE.string;
+  }
 }
 
 export interface ResultColumn {
@@ -125,7 +150,12 @@ export class ColumnUnion {
       const seen = this.#stages.get(s.id) ?? new Map<string, number>();
       const known = new Set(s.known);
       for (const field of s.known)
-        out.push({ name: `${s.id}.${field}`, stage: s.id, field, types: seen.get(field) ?? 0 });
+        out.push({
+          name: `${s.id}.${field}`,
+          stage: s.id,
+          field,
+          types: (seen.get(field) ?? 0) | kindBits(s.kinds?.[field]),
+        });
       const extra = [...seen.keys()].filter((f) => !known.has(f)).sort();
       for (const field of extra) out.push({ name: `${s.id}.${field}`, stage: s.id, field, types: seen.get(field)! });
     }

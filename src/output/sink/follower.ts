@@ -55,10 +55,12 @@ export interface FollowerStats {
   results: number;
   errors: number;
   batches: number;
+  /** Columns added for fields none declared, or widened, this session (./schema.ts `changes`), in order. */
+  columns: string[];
 }
 
 export class SinkFollower {
-  readonly stats: FollowerStats = { results: 0, errors: 0, batches: 0 };
+  readonly stats: FollowerStats = { results: 0, errors: 0, batches: 0, columns: [] };
   readonly #results: JournalTail;
   readonly #errors: JournalTail;
   readonly #tx: JournalTail | undefined;
@@ -293,6 +295,7 @@ export class SinkFollower {
     this.stats.results += written.results;
     this.stats.errors += written.errors;
     this.stats.batches += 1;
+    this.stats.columns = [...this.writer.columnChanges];
     this.onBatch?.();
     this.onProgress?.();
   }

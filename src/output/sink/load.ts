@@ -7,7 +7,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { journalExists } from '../journal-file.js';
 import { join } from 'node:path';
 import { BreError } from '../../errors.js';
-import { FILES, readManifest } from '../format/index.js';
+import { loadPipeline } from '../../config/pipeline.js';
+import { declaredHeaders } from '../../stages/index.js';
+import { FILES, readManifest, type Manifest } from '../format/index.js';
+import type { DeclaredField } from './schema.js';
 import { lockOutput } from '../lock.js';
 import { SinkFollower, type FollowerStats } from './follower.js';
 import { SinkWriter, type SinkTarget } from './writer.js';
@@ -38,6 +41,21 @@ function folderManifest(dir: string) {
   return manifest;
 }
 
+/**
+ * The fields the folder's pipeline declares, when its file is still the one the run had (as `merge` reads it);
+ * otherwise none: every field gets its column as it is met.
+ */
+function declaredOf(manifest: Manifest, log: (line: string) => void): DeclaredField[] {
+  try {
+    const p = loadPipeline(manifest.pipeline.path);
+    if (p.sha256 === manifest.pipeline.sha256) return declaredHeaders(p.stages);
+    log(`load: ${manifest.pipeline.path} changed since the run; columns are made for the fields the results hold`);
+  } catch {
+    log(`load: pipeline file ${manifest.pipeline.path} not found; columns are made for the fields the results hold`);
+  }
+  return [];
+}
+
 export async function loadFolder(dir: string, target: SinkTarget, log: (line: string) => void): Promise<LoadResult> {
   const manifest = folderManifest(dir);
   mkdirSync(join(dir, FILES.state), { recursive: true });
@@ -50,6 +68,7 @@ export async function loadFolder(dir: string, target: SinkTarget, log: (line: st
         key: manifest.key,
         sampled: manifest.sample !== undefined,
         transactions: journalExists(join(dir, FILES.txJournal)),
+        declared: declaredOf(manifest, log),
       },
       log,
     );

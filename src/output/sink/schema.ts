@@ -1,25 +1,34 @@
 /**
  * The sink's tables, made or checked before any call: bre-batch's own tables are created (marked by their
- * comment) and get a column for each new result field; a user's own table is checked to take the rows as they
- * are and never altered. The batches are written by ./batch.ts, the connection kept by ./writer.ts.
+ * comment) with a column for every result field the stages declare, null or not, and get a column for each
+ * field met that none declared (each column's comment names its field); a user's own table is checked to take
+ * the rows as they are and never altered. The batches are written by ./batch.ts, the connection kept by
+ * ./writer.ts.
  */
 import { BreError } from '../../errors.js';
-import type { DbSession, DbUrl, Dialect, TableColumn } from '../../db/index.js';
+import type { DbSession, DbUrl, Dialect } from '../../db/index.js';
 import type { ColumnKind } from '../../types.js';
 import { kindOfTypes } from '../files/parquet/schema.js';
 import { typeBit } from '../journal/columns.js';
 import {
-  columnName,
+  declaredColumnNames,
   errorColumns,
+  hashedColumnName,
   isOldColumnName,
   LOADS_TABLE,
+  newColumnName,
   OWNED_COMMENT,
+  plainColumnName,
+  reservedNames,
   resultFixedColumns,
   transactionColumns,
   widerKind,
   type SinkColumn,
   type SinkNames,
 } from './tables.js';
+import { describeKind, describeTable, withColumnsLock, type DescribedTable, type Table } from './table-read.js';
+
+export type { Table } from './table-read.js';
 
 export interface SinkTarget {
   readonly url: DbUrl;
@@ -37,15 +46,17 @@ export interface SinkShape {
   readonly sampled: boolean;
   /** An account pipeline: NAME_transactions too. */
   readonly transactions: boolean;
+  /**
+   * The result fields the pipeline's stages declare (`stage.field`, in pipeline order, typed): NAME has their
+   * columns from the first night. Any other field gets its column when it is first met.
+   */
+  readonly declared?: readonly DeclaredField[];
 }
 
-export interface Table {
-  /** Quoted, schema and all. */
-  readonly sql: string;
-  readonly name: string;
-  readonly owned: boolean;
-  /** Its columns by name: their SQL type and the kind values are written with. */
-  readonly columns: Map<string, { type: string; kind: ColumnKind | undefined }>;
+export interface DeclaredField {
+  /** As in results.csv's header: `<stage>.<field>`. */
+  readonly header: string;
+  readonly kind: ColumnKind;
 }
 
 export const LOAD_COLUMNS: readonly SinkColumn[] = [
@@ -68,7 +79,8 @@ export class SinkSchema {
   loads!: Table;
   /**
    * Result fields by their `stage.field` header: the column they go in. A column of bre-batch's own table whose
-   * field this run has not met yet is here under `.COLUMN` (no stage: written null, as the field is absent).
+   * field is not known yet (no comment names it; one an earlier release made) is here under `.COLUMN` (no
+   * stage: written null, as the field is absent) until a field whose earlier name it has is met.
    */
   readonly fields = new Map<string, string>();
   /** Names a result field's column may not take: the key and the fixed columns. */
@@ -79,6 +91,7 @@ export class SinkSchema {
     readonly target: SinkTarget,
     readonly shape: SinkShape,
     readonly names: SinkNames,
+    private readonly log: (line: string) => void,
   ) {}
 
   /**
@@ -91,8 +104,9 @@ export class SinkSchema {
     target: SinkTarget,
     shape: SinkShape,
     names: SinkNames,
+    log: (line: string) => void = () => undefined,
   ): Promise<SinkSchema> {
-    const s = new SinkSchema(dialect, target, shape, names);
+    const s = new SinkSchema(dialect, target, shape, names, log);
     await s.#prepare(session);
     return s;
   }
@@ -119,15 +133,27 @@ export class SinkSchema {
       notNull,
     });
     const keyCol = { name: key, type: this.dialect.sink.keyType, notNull: true };
+    this.#reserved = reservedNames(key);
+    const fields = this.shape.declared ?? [];
+    const names = declaredColumnNames(
+      fields.map((f) => f.header),
+      this.dialect.maxIdentifier,
+      this.#reserved,
+    );
+    const declared = fields.map((f, i) => ({
+      name: names[i],
+      type: this.dialect.sink.typeOf(f.kind),
+      comment: f.header,
+      notNull: false,
+    }));
     // Each table is checked before the next is made: a user's table refused leaves nothing new behind.
     this.results = await this.#table(
       session,
       this.names.results,
-      [keyCol, ...resultFixedColumns(this.shape.sampled).map((c) => col(c))],
+      [keyCol, ...resultFixedColumns(this.shape.sampled).map((c) => col(c)), ...declared],
       [key],
     );
     this.#check(this.results, [key], true);
-    this.#reserved = new Set([key, ...resultFixedColumns(true).map((c) => c.name)]);
     if (this.results.owned) this.#refuseOldNames(this.results);
     this.errors = await this.#table(
       session,
@@ -161,12 +187,14 @@ export class SinkSchema {
         `${LOADS_TABLE} is the commit table bre-batch keeps; a table of that name that bre-batch did not create is in the way`,
         `rename or drop it`,
       );
-    for (const c of this.results.columns.keys()) {
-      if (this.#reserved.has(c)) continue;
+    if (this.results.owned) {
+      this.#bindFromTable();
+      // A table made before a field was declared (or by an earlier release) gets its column now, under the lock.
+      await this.#fit(session, this.shape.declared ?? [], true);
+    } else {
       // A user's table may name its columns as results.csv does (`stage.field`): they take their fields.
-      if (!this.results.owned) {
-        if (isOldColumnName(c)) this.fields.set(c, c);
-      } else this.fields.set(`.${c}`, c);
+      for (const c of this.results.columns.keys())
+        if (!this.#reserved.has(c) && isOldColumnName(c)) this.fields.set(c, c);
     }
   }
 
@@ -179,7 +207,7 @@ export class SinkSchema {
     if (old.length === 0) return;
     const renames = old.map(
       (c) =>
-        `ALTER TABLE ${t.sql} RENAME COLUMN ${this.dialect.quote(c)} TO ${columnName(c, this.dialect.maxIdentifier, this.#reserved)};`,
+        `ALTER TABLE ${t.sql} RENAME COLUMN ${this.dialect.quote(c)} TO ${newColumnName(c, this.dialect.maxIdentifier, new Set([...this.#reserved, ...t.columns.keys()]))};`,
     );
     throw new BreError(
       'SINK_TABLE_MISMATCH',
@@ -222,38 +250,8 @@ export class SinkSchema {
     return table;
   }
 
-  async #describe(
-    session: DbSession,
-    name: string,
-  ): Promise<Table & { unique: Set<string>; notNullWithoutDefault: string[] }> {
-    const d = this.dialect.sink.describe(name, this.target.schema);
-    const rows = (
-      await session.query<{ name: string; type: string; nullable: unknown; has_default: unknown }>(d.sql, d.params)
-    ).rows;
-    const columns = new Map<string, { type: string; kind: ColumnKind | undefined }>();
-    const described: TableColumn[] = rows.map((r) => ({
-      name: r.name,
-      type: String(r.type).toLowerCase(),
-      nullable: truthy(r.nullable),
-      hasDefault: truthy(r.has_default),
-    }));
-    for (const c of described) columns.set(c.name, { type: c.type, kind: this.dialect.sink.kindOf(c.type) });
-    let owned = false;
-    const uniqueCols = new Set<string>();
-    if (columns.size > 0) {
-      const c = this.dialect.sink.comment(name, this.target.schema);
-      owned = (await session.query<{ comment: string | null }>(c.sql, c.params)).rows[0]?.comment === OWNED_COMMENT;
-      const u = this.dialect.sink.uniqueColumns(name, this.target.schema);
-      for (const r of (await session.query<{ name: string }>(u.sql, u.params)).rows) uniqueCols.add(r.name);
-    }
-    return {
-      sql: this.#quoted(name),
-      name,
-      owned,
-      columns,
-      unique: uniqueCols,
-      notNullWithoutDefault: described.filter((c) => !c.nullable && !c.hasDefault).map((c) => c.name),
-    };
+  #describe(session: DbSession, name: string): Promise<DescribedTable> {
+    return describeTable(session, this.dialect, name, this.target.schema);
   }
 
   /** A user's own table must take the rows as they are: the key, a unique index on it, nothing required that the sink does not write. */
@@ -355,41 +353,110 @@ export class SinkSchema {
         }
       }
     }
-    const t = this.results;
-    for (const { header, bits } of types) {
-      const kind = kindOfTypes(bits);
-      let name = this.fields.get(header) ?? columnName(header, this.dialect.maxIdentifier, this.#reserved);
-      // Two fields of one run on one plain name (`a.b_c`, `a_b.c`): the one met later gets the hashed name.
-      if (!this.fields.has(header) && [...this.fields].some(([h, c]) => c === name && !h.startsWith('.'))) {
-        name = columnName(header, this.dialect.maxIdentifier, new Set([...this.#reserved, name]));
-      }
-      if (!t.owned && !t.columns.has(name) && t.columns.has(header)) name = header;
-      const have = t.columns.get(name);
-      if (!t.owned) {
-        if (have) {
-          this.#bind(header, name);
-          if (!this.dialect.sink.holds(have.type, kind)) {
-            throw new BreError(
-              'SINK_REJECTED',
-              `the sink table ${t.name} at ${this.target.url.display} has a column ${name} of type ${have.type}, and the field now holds ${describeKind(kind)}: make the column ${this.dialect.sink.typeOf(kind)} (or text), then re-run the same command to resume`,
-              { field: name },
-            );
-          }
+    await this.#fit(
+      session,
+      types.map(({ header, bits }) => ({ header, kind: kindOfTypes(bits) })),
+      false,
+    );
+  }
+
+  /**
+   * Gives each field a column that holds its kind. bre-batch's own table: a field without one gets a new column
+   * (its comment the field), one whose values need a wider type gets it, both under the lock and against the
+   * table as it is then (another worker may have done it first). A user's table keeps the columns it has.
+   */
+  async #fit(session: DbSession, wanted: readonly DeclaredField[], declared: boolean): Promise<void> {
+    if (!this.results.owned) return this.#fitUsers(wanted);
+    const narrow = (name: string | undefined, kind: ColumnKind) => {
+      const have = name === undefined ? undefined : this.results.columns.get(name);
+      return have === undefined || (have.kind !== undefined && widerKind(have.kind, kind) !== have.kind);
+    };
+    if (!wanted.some((w) => narrow(this.#columnOf(w.header), w.kind))) return;
+    await this.#locked(session, async () => {
+      // The table as it is now: another worker may have added or widened a column while this one waited.
+      const now = await this.#describe(session, this.results.name);
+      this.results = { ...this.results, columns: now.columns };
+      this.#bindFromTable();
+      const t = this.results;
+      for (const w of wanted) {
+        let name = this.#columnOf(w.header);
+        if (name === undefined) {
+          name = newColumnName(w.header, this.dialect.maxIdentifier, new Set([...this.#reserved, ...t.columns.keys()]));
+          const def = { name, type: this.dialect.sink.typeOf(w.kind), comment: w.header };
+          for (const sql of this.dialect.sink.addColumn(t.sql, def)) await this.#ddl(session, sql);
+          t.columns.set(name, { type: def.type, kind: w.kind, comment: w.header });
+          this.#bind(w.header, name);
+          if (declared)
+            this.log(`sink: column ${name} (${def.type}) added to ${t.name} for the declared field ${w.header}`);
+          else this.#say(`new field ${w.header}: column ${name} (${def.type}) added to ${t.name}`);
+        } else if (narrow(name, w.kind)) {
+          const have = t.columns.get(name)!;
+          const wider = widerKind(have.kind!, w.kind);
+          const def = {
+            name,
+            type: this.dialect.sink.typeOf(wider),
+            ...(have.comment ? { comment: have.comment } : {}),
+          };
+          await this.#ddl(session, this.dialect.sink.widenColumn(t.sql, def));
+          t.columns.set(name, { type: def.type, kind: wider, comment: have.comment });
+          this.#say(
+            `column ${name} of ${t.name} widened from ${have.type} to ${def.type}: field ${w.header} now holds ${describeKind(w.kind)}`,
+          );
         }
-        continue;
       }
-      if (!have) {
-        const def = { name, type: this.dialect.sink.typeOf(kind) };
-        await this.#ddl(session, this.dialect.sink.addColumn(t.sql, def));
-        t.columns.set(name, { type: def.type, kind });
-      } else if (have.kind !== undefined && widerKind(have.kind, kind) !== have.kind) {
-        const wider = widerKind(have.kind, kind);
-        const def = { name, type: this.dialect.sink.typeOf(wider) };
-        await this.#ddl(session, this.dialect.sink.widenColumn(t.sql, def));
-        t.columns.set(name, { type: def.type, kind: wider });
-      }
+    });
+  }
+
+  /** A user's table: each field goes in the column named for it, if there is one that holds it; nothing is added. */
+  #fitUsers(wanted: readonly DeclaredField[]): void {
+    const t = this.results;
+    for (const { header, kind } of wanted) {
+      const name =
+        this.fields.get(header) ??
+        [plainColumnName(header), hashedColumnName(header, this.dialect.maxIdentifier, this.#reserved), header].find(
+          (c) => !this.#reserved.has(c) && t.columns.has(c),
+        );
+      if (name === undefined) continue;
       this.#bind(header, name);
+      const have = t.columns.get(name)!;
+      if (!this.dialect.sink.holds(have.type, kind)) {
+        throw new BreError(
+          'SINK_REJECTED',
+          `the sink table ${t.name} at ${this.target.url.display} has a column ${name} of type ${have.type}, and the field now holds ${describeKind(kind)}: make the column ${this.dialect.sink.typeOf(kind)} (or text), then re-run the same command to resume`,
+          { field: name },
+        );
+      }
     }
+  }
+
+  /** Columns added or widened while the run went (not those declared): told once each, in the log and the summary. */
+  readonly changes: string[] = [];
+
+  #say(what: string): void {
+    this.changes.push(what);
+    this.log(`sink: ${what}`);
+  }
+
+  /**
+   * bre-batch's own table's columns bound to the fields their comments name; a column without one (an earlier
+   * release's) waits under `.COLUMN` for a field whose earlier name it has.
+   */
+  #bindFromTable(): void {
+    const bound = new Set(this.fields.values());
+    for (const [name, c] of this.results.columns) {
+      if (this.#reserved.has(name) || bound.has(name)) continue;
+      this.fields.set(c.comment?.includes('.') ? c.comment : `.${name}`, name);
+    }
+  }
+
+  /** The column a field has in bre-batch's own table: bound already, or one an earlier release named for it. */
+  #columnOf(header: string): string | undefined {
+    const bound = this.fields.get(header);
+    if (bound !== undefined) return bound;
+    const old = hashedColumnName(header, this.dialect.maxIdentifier, this.#reserved);
+    if (!this.fields.has(`.${old}`)) return undefined;
+    this.#bind(header, old);
+    return old;
   }
 
   /**
@@ -401,7 +468,12 @@ export class SinkSchema {
     this.fields.set(header, name);
   }
 
-  /** A change of bre-batch's own table; another worker may have made the same change first. */
+  /** `work` under the lock on the columns of NAME (./table-read.ts), outside any transaction. */
+  #locked(session: DbSession, work: () => Promise<void>): Promise<void> {
+    return withColumnsLock(session, this.dialect, this.results, this.where(), work);
+  }
+
+  /** A change of bre-batch's own table; another worker of an earlier release (no lock) may have made it first. */
   async #ddl(session: DbSession, sql: string): Promise<void> {
     try {
       await session.query(sql);
@@ -413,26 +485,3 @@ export class SinkSchema {
 
 /** Columns of when bre-batch wrote a row: instants (./tables.ts). */
 const INSTANTS = new Set(['loaded_at', 'updated_at']);
-
-function truthy(v: unknown): boolean {
-  return v === true || v === 1 || v === '1' || v === 't';
-}
-
-function describeKind(kind: ColumnKind): string {
-  switch (kind) {
-    case 'boolean':
-      return 'true/false values';
-    case 'int64':
-      return 'whole numbers';
-    case 'double':
-      return 'numbers with fractions';
-    case 'string':
-      return 'text';
-    case 'json':
-      return 'JSON objects or arrays';
-    case 'timestamp_local_ms':
-      return 'timestamps';
-    case 'date':
-      return 'dates';
-  }
-}

@@ -1,8 +1,9 @@
 /**
  * The sink's tables and their fixed columns: NAME (one row per key: the result), NAME_errors (one row per
  * input row that failed), NAME_transactions (an account pipeline's transactions, per key) and the commit table
- * bre_batch_loads (how far each output folder has been written). Result fields become columns as they
- * appear (named by `columnName` here; added by ./schema.ts). Pure: names and shapes only.
+ * bre_batch_loads (how far each output folder has been written). Result fields have columns from the start
+ * when their stage kind declares them, and get theirs as they appear otherwise (named here; made by
+ * ./schema.ts). Pure: names and shapes only.
  */
 import { createHash } from 'node:crypto';
 import { BreError } from '../../errors.js';
@@ -42,15 +43,67 @@ export function sinkNames(table: string, maxIdentifier: number): SinkNames {
 }
 
 /**
- * A result field's column: a plain name a user types unquoted (`location.decision` to `location_decision`).
- * `stage.field` whose two parts are already lower-case [a-z0-9_] (the stage starting with a letter) gives
- * `stage_field`; anything else (upper case, other characters, more dots, a leading digit), a name in
- * `reserved` (the fixed columns and the key) and a name past the database's limit is lower-cased, every other
- * character made `_`, prefixed `f_` when it would start with a digit, cut to fit and ended with `_` and 8 hex
- * digits of the field's hash. A function of the field alone, so that the same field always gets the same
- * column, whatever other fields a run meets.
+ * A result field's plain column name: the snake_case of its path, as a person types it unquoted
+ * (`decision.best_offer.loan_amount` to `decision_best_offer_loan_amount`, `account.fipId` to `account_fip_id`):
+ * camelCase words split, lower case, every run of other characters one `_`, none at either end, `f_` before a
+ * leading digit (`f` for a path with no letter or digit at all).
  */
-export function columnName(header: string, maxIdentifier: number, reserved: ReadonlySet<string> = new Set()): string {
+export function plainColumnName(header: string): string {
+  const snake = header
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  if (snake === '') return 'f';
+  return /^[0-9]/.test(snake) ? `f_${snake}` : snake;
+}
+
+/**
+ * The column a field gets when it has none yet: its plain name, unless a name in `taken` (the table's columns,
+ * the key and the fixed columns) has it or it passes the database's limit; then the plain name cut to fit, `_`
+ * and 8 hex digits of the field's hash (of the field and a count, in the unlikely case that is taken too).
+ * Decided by the field and the names already there alone: a column that exists keeps its name, and the new
+ * field that would collide with it is the one that gets the suffix. `taken` is compared lower-cased (MySQL's
+ * column names ignore case).
+ */
+export function newColumnName(header: string, maxIdentifier: number, taken: ReadonlySet<string>): string {
+  const plain = plainColumnName(header);
+  const free = (name: string) => !taken.has(name) && !taken.has(name.toLowerCase());
+  if (plain.length <= maxIdentifier && free(plain)) return plain;
+  for (let n = 0; ; n += 1) {
+    const hash = createHash('sha256')
+      .update(n === 0 ? header : `${header}\0${n}`)
+      .digest('hex')
+      .slice(0, 8);
+    const name = `${plain.slice(0, maxIdentifier - 9)}_${hash}`;
+    if (free(name)) return name;
+  }
+}
+
+/**
+ * The columns of the declared fields of a new table, named in the pipeline's order: one that would collide with
+ * a name before it (the key, a fixed column, an earlier field's) gets the suffix.
+ */
+export function declaredColumnNames(
+  headers: readonly string[],
+  maxIdentifier: number,
+  reserved: ReadonlySet<string>,
+): string[] {
+  const taken = new Set(reserved);
+  return headers.map((h) => {
+    const name = newColumnName(h, maxIdentifier, taken);
+    taken.add(name);
+    return name;
+  });
+}
+
+/**
+ * The column the release before the plain names gave a field (`stage_field` when both parts were lower-case
+ * [a-z0-9_], else the path sanitised, cut and ended with 8 hex digits of its hash): a table it made keeps
+ * those columns, found again by this name, until `bre-batch rename-columns` renames them.
+ */
+export function hashedColumnName(header: string, maxIdentifier: number, reserved: ReadonlySet<string>): string {
   const dot = header.indexOf('.');
   const plain = dot > 0 && /^[a-z][a-z0-9_]*$/.test(header.slice(0, dot)) && /^[a-z0-9_]+$/.test(header.slice(dot + 1));
   const name = plain
@@ -65,6 +118,11 @@ export function columnName(header: string, maxIdentifier: number, reserved: Read
 /** A column an earlier bre-batch named as in results.csv (`stage.field`; shortened ones with `~`): never renamed silently. */
 export function isOldColumnName(name: string): boolean {
   return name.includes('.');
+}
+
+/** The names a result field's column may not take: the key and every fixed column of NAME. */
+export function reservedNames(key: string): Set<string> {
+  return new Set([key, ...resultFixedColumns(true).map((c) => c.name)]);
 }
 
 /** NAME's fixed columns, after the key: the row number, a sample's design, the whole result, when it was written. */

@@ -63,7 +63,7 @@ export class SinkThread {
   readonly #worker: Worker;
   readonly #positions: BigInt64Array;
   readonly #log: (line: string) => void;
-  #stats: FollowerStats = { results: 0, errors: 0, batches: 0 };
+  #stats: FollowerStats = { results: 0, errors: 0, batches: 0, columns: [] };
   #reconnects = 0;
   #failure: BreError | undefined;
   #ended = false;

@@ -68,7 +68,7 @@ export class SinkWriter {
     const session = await openSession(target.url);
     w.#session = session;
     try {
-      w.#schema = await SinkSchema.prepare(session, w.dialect, target, shape, w.names);
+      w.#schema = await SinkSchema.prepare(session, w.dialect, target, shape, w.names, log);
     } catch (err) {
       session.destroy();
       throw isBreError(err)
@@ -78,6 +78,11 @@ export class SinkWriter {
           });
     }
     return w;
+  }
+
+  /** Columns added for fields none declared, or widened, since the writer opened: each said once. */
+  get columnChanges(): readonly string[] {
+    return this.#schema.changes;
   }
 
   /** The tables, schema and all. */

@@ -13,7 +13,6 @@ import { startScriptWorker, workerScript } from '../worker-thread.js';
 import { BreError, internalError, type BreErrorJSON } from '../../errors.js';
 import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
 import type { DecisionCounter } from '../../stages/index.js';
-import type { DecisionCounts } from '../../stages/types.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
 import { SPOOL_RESOURCE_LIMITS } from './thread.js';
 
@@ -26,7 +25,7 @@ export interface EndWorkerData extends Omit<RebuildOptions, 'union' | 'visitResu
    */
   readonly decisions?: {
     readonly stages: readonly { readonly id: string; readonly kind: string }[];
-    readonly counts: DecisionCounts;
+    readonly counts: ReturnType<DecisionCounter['save']>;
   };
 }
 
@@ -46,7 +45,7 @@ interface SystemErrorJSON {
 export type EndErrorJSON = { readonly bre: BreErrorJSON; readonly cause?: SystemErrorJSON } | SystemErrorJSON;
 
 export type FromEnd =
-  | { readonly type: 'done'; readonly result: RebuildResult; readonly counts?: DecisionCounts }
+  | { readonly type: 'done'; readonly result: RebuildResult; readonly counts?: ReturnType<DecisionCounter['save']> }
   | { readonly type: 'failed'; readonly error: EndErrorJSON };
 
 function systemJSON(err: unknown): SystemErrorJSON {

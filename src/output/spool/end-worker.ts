@@ -24,7 +24,7 @@ if (parentPort) {
     ...(union ? { union } : {}),
     ...(decisions ? { visitResult: (line) => decisions.add(line.stages), tally: decisions } : {}),
   }).then(
-    (result) => post({ type: 'done', result, ...(decisions ? { counts: decisions.counts } : {}) }),
+    (result) => post({ type: 'done', result, ...(decisions ? { counts: decisions.save() } : {}) }),
     (err: unknown) => post({ type: 'failed', error: endErrorJSON(err) }),
   );
 }

@@ -1,5 +1,6 @@
 /** What a route handler gets, and the state the account service keeps between calls. */
 import type { Answer } from '../answers.js';
+import type { Variant } from '../logic/workflows/common.js';
 import type { Obj } from '../validate.js';
 
 export interface AaFetchRecord {
@@ -45,6 +46,8 @@ export interface RouteContext {
   readonly bsaReadyAfterMs: number;
   /** Path parameters (client_id, workflow endpoint). */
   readonly params: Readonly<Record<string, string>>;
+  /** The version a call of a workflow endpoint answers with (a version switch, ../versions.ts); counts the call. */
+  readonly variantOf: (endpoint: string, base: Variant) => Variant;
 }
 
 export type Handler = (ctx: RouteContext) => Answer;

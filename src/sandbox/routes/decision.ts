@@ -25,8 +25,9 @@ const LOC = ['body'] as const;
 
 export const executeWorkflow: Handler = (ctx) => {
   const endpoint = ctx.params.endpoint;
-  const wf = resolveWorkflow(endpoint);
-  if (!wf) return notFound('workflow', `workflow endpoint '${endpoint}' not found`);
+  const resolved = resolveWorkflow(endpoint);
+  if (!resolved) return notFound('workflow', `workflow endpoint '${endpoint}' not found`);
+  const wf = { ...resolved, variant: ctx.variantOf(endpoint, resolved.variant) };
   const v = new Validator();
   const userId = v.str(ctx.body, 'user_id', LOC, true, { maxLength: 64 });
   const referenceId = v.str(ctx.body, 'reference_id', LOC);

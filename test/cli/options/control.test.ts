@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CIRCUIT } from '../../../src/pipeline/circuit.js';
+import { resolveExpectVersion } from '../../../src/cli/run-options/control.js';
 import { refusal, resolveArgs } from './parse.js';
 
 describe('--dry-run', () => {
@@ -103,5 +104,36 @@ describe('--job and its options', () => {
     const r = resolveArgs(['--job', 'n', '--sink', 'postgres://app@db/risk', '--retry-errors']);
     expect(r.settings.job?.retryErrors).toBe(true);
     expect(r.settings.retryErrors).toBe(false);
+  });
+});
+
+describe('--expect-version', () => {
+  it('none by default; WORKFLOW=VERSION, repeatable, the last of a workflow wins', () => {
+    expect(resolveArgs([]).settings.expectVersion).toBeUndefined();
+    expect(
+      resolveArgs([
+        '--expect-version',
+        'location=v1',
+        '--expect-version',
+        'repeat=v3',
+        '--expect-version',
+        'location=v2',
+      ]).settings.expectVersion,
+    ).toEqual({ location: 'v2', repeat: 'v3' });
+  });
+
+  it('over the pipeline file expect_version, workflow by workflow', () => {
+    expect(resolveExpectVersion(['location=v2'], { location: 'v1', bank: 'v1' })).toEqual({
+      location: 'v2',
+      bank: 'v1',
+    });
+    expect(resolveExpectVersion(undefined, { bank: 'v1' })).toEqual({ bank: 'v1' });
+  });
+
+  it.each(['v1', 'location', 'location=', '=v1', 'a=b=c', 'location=v 1'])('refuses %s, quoted as given', (given) => {
+    expect(refusal(['--expect-version', given])).toEqual({
+      code: 'USAGE',
+      message: `Expected --expect-version WORKFLOW=VERSION (the two parts of workflow_<name>_<version>, e.g. location=v1), got '${given}'`,
+    });
   });
 });

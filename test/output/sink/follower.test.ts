@@ -293,6 +293,7 @@ describe('SinkFollower.finish', () => {
       shape: { key: 'reference_id', sampled: false, transactions: false },
       names: { results: 'fake', errors: 'fake_errors', transactions: 'fake_transactions' },
       progress: async () => undefined,
+      columnChanges: [],
       write: async (_folder: unknown, b: SinkBatch) => {
         batches.push(b);
         const run = after.once;

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect } from 'vitest';
 import { dialectOf, parseDbUrl } from '../../../src/db/index.js';
-import { columnName, LOADS_TABLE, OWNED_COMMENT } from '../../../src/output/sink/tables.js';
+import { LOADS_TABLE, newColumnName, OWNED_COMMENT, reservedNames } from '../../../src/output/sink/tables.js';
 import type { NormalisedTransaction } from '../../../src/types.js';
 import { available, freshDatabase, itDb } from '../../helpers/db.js';
 import {
@@ -445,7 +445,11 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       async () => {
         const header = `decision.${'very_long_field_name_'.repeat(5)}`;
         const field = header.slice('decision.'.length);
-        const col = columnName(header, dialectOf(parseDbUrl(url, { flag: 'test' })).maxIdentifier);
+        const col = newColumnName(
+          header,
+          dialectOf(parseDbUrl(url, { flag: 'test' })).maxIdentifier,
+          reservedNames('reference_id'),
+        );
         expect(col).not.toBe(header);
         const w = await openWriter(url, 'longname');
         await w.write(FOLDER, batch([result(1, 'K1', { decision: { [field]: 'first' } })], [], progressAt(10, 0, 1)));

@@ -1,0 +1,59 @@
+/**
+ * `bre-batch rename-columns --sink URL --sink-table NAME`: option parsing only; the work is in
+ * src/output/sink/rename.ts. Exit 0 renamed (or, with --dry-run, the statements printed); 2 the sink or the
+ * table cannot be used (nothing changed).
+ */
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { renameColumns } from '../output/sink/rename.js';
+import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+
+interface RenameArgs extends SinkArgs {
+  'dry-run': boolean;
+}
+
+async function renameHandler(a: RenameArgs): Promise<number> {
+  const target = resolveSink(a, a['sink-table'] ?? '')!;
+  const r = await renameColumns(target, a['dry-run']);
+  const out = (l: string) => process.stdout.write(`${l}\n`);
+  for (const c of r.renames) {
+    const what =
+      c.from === c.to ? `${c.from}: comment set to its field ${c.field}` : `${c.from} -> ${c.to} (field ${c.field})`;
+    out(a['dry-run'] ? `would rename ${what}: ${c.statements.join('; ')};` : `renamed ${what}`);
+  }
+  for (const c of r.unknown)
+    process.stderr.write(
+      `rename-columns: ${c}: no row has a value in it, so its field is not known; left as it is (a run that meets the field finds it by this name)\n`,
+    );
+  out(
+    `${r.table}: ${r.renames.length} column${r.renames.length === 1 ? '' : 's'} ${a['dry-run'] ? 'to rename (nothing changed: --dry-run)' : 'renamed in place'}${r.unknown.length > 0 ? `, ${r.unknown.length} left as they are` : ''}`,
+  );
+  return 0;
+}
+
+export const renameColumnsCommand: CommandModule<object, RenameArgs> = {
+  command: 'rename-columns',
+  describe:
+    'rename the result columns of a sink table an earlier bre-batch made (hashed names) to plain ones, in place, each commented with its field',
+  builder: (y: Argv) =>
+    y.options({
+      sink: {
+        ...SINK_OPTIONS.sink,
+        demandOption: true,
+        describe: 'the database holding the table (as for run --sink)',
+      },
+      'sink-table': {
+        ...SINK_OPTIONS['sink-table'],
+        demandOption: true,
+        describe: 'the results table NAME whose columns to rename',
+      },
+      'sink-schema': SINK_OPTIONS['sink-schema'],
+      'dry-run': {
+        type: 'boolean',
+        default: false,
+        describe: 'print the statements that would rename the columns, change nothing',
+      },
+    }) as unknown as Argv<RenameArgs>,
+  handler: async (a: ArgumentsCamelCase<RenameArgs>) => {
+    process.exitCode = await renameHandler({ ...a, 'sink-retry': '60s' });
+  },
+};

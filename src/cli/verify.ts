@@ -1,0 +1,61 @@
+/**
+ * `bre-batch verify <dir>`: checks an output folder against its record in manifest.json and the invariant (the
+ * work is src/output/verify.ts). Exit 0 when nothing differs, 1 naming each difference, 2 when the folder is not
+ * one bre-batch wrote.
+ */
+import { existsSync, statSync } from 'node:fs';
+import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import { BreError } from '../errors.js';
+import { verifyFolder, type VerifyReport } from '../output/verify.js';
+
+interface VerifyArgs {
+  dir: string;
+  json: boolean;
+}
+
+export function formatVerifyReport(r: VerifyReport): string {
+  const lines = [
+    r.problems.length === 0
+      ? `verified ${r.folder}: as recorded, every row once`
+      : `${r.folder}: ${r.problems.length} difference${r.problems.length === 1 ? '' : 's'}`,
+    ...r.problems.map((p) => `  DIFFERS: ${p}`),
+    ...r.checked.map((c) => `  checked: ${c}`),
+    ...r.notes.map((n) => `  not checked: ${n}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function verifyCommandHandler(a: VerifyArgs): Promise<number> {
+  if (!existsSync(a.dir) || !statSync(a.dir).isDirectory())
+    throw new BreError(
+      'USAGE',
+      `Expected an output folder of bre-batch run or merge, got ${a.dir}, which is not a folder`,
+      {
+        field: 'dir',
+      },
+    );
+  const r = await verifyFolder(a.dir);
+  process.stdout.write(a.json ? `${JSON.stringify(r, null, 2)}\n` : formatVerifyReport(r));
+  return r.problems.length === 0 ? 0 : 1;
+}
+
+export const verifyCommand: CommandModule<object, VerifyArgs> = {
+  command: 'verify <dir>',
+  describe:
+    'check an output folder against its record (manifest.json: every output file and the input by sha256) and that every input row is once in results or errors',
+  builder: (y: Argv) =>
+    y
+      .positional('dir', {
+        type: 'string',
+        demandOption: true,
+        describe: 'the output folder (run --out, or merge --out)',
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'print what was checked and each difference as JSON',
+      }) as unknown as Argv<VerifyArgs>,
+  handler: async (a: ArgumentsCamelCase<VerifyArgs>) => {
+    process.exitCode = await verifyCommandHandler(a);
+  },
+};
