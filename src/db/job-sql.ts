@@ -69,6 +69,13 @@ export interface JobSql {
    * `$5` rows done, `$6` rate, `$7` chunks held, `$8` lease (ms).
    */
   upsertWorker(t: JobTableNames): string;
+  /** The job's spend table (src/job/spend.ts), `table` quoted: made where it is missing. */
+  createSpend(table: string): string;
+  /**
+   * A row of the spend table inserted, or, when its (job, worker) is there, `update` of its columns set from
+   * the values given and `updated_at` brought to now. `values` are `$n` expressions in `columns`' order.
+   */
+  upsertSpend(table: string, columns: readonly string[], values: readonly string[], update: readonly string[]): string;
 }
 
 /** `$n` placeholders as `?` in order of appearance, the parameters repeated and ordered to match. */

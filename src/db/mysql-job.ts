@@ -179,5 +179,19 @@ export function mysqlJob(p: {
     upsertWorker: (t) =>
       `INSERT INTO ${t.workers} (job, worker, host, address, state, rows_done, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
        ON DUPLICATE KEY UPDATE seen_at = NOW(3), state = 'working', rows_done = VALUES(rows_done), rate = VALUES(rate), chunks = VALUES(chunks), lease_ms = VALUES(lease_ms)`,
+    // Text keys need a length on MySQL; the times are the database's, in UTC, as the job's other tables.
+    createSpend: (table) => `CREATE TABLE IF NOT EXISTS ${table} (
+      job VARCHAR(255) NOT NULL,
+      worker VARCHAR(255) NOT NULL,
+      currency VARCHAR(16) NOT NULL DEFAULT '',
+      calls BIGINT NOT NULL DEFAULT 0,
+      micros BIGINT NOT NULL DEFAULT 0,
+      granted BIGINT NOT NULL DEFAULT 0,
+      cap BIGINT,
+      updated_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+      PRIMARY KEY (job, worker))`,
+    upsertSpend: (table, columns, values, update) =>
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')})
+       ON DUPLICATE KEY UPDATE ${update.map((c) => `${c} = VALUES(${c})`).join(', ')}, updated_at = NOW(3)`,
   };
 }

@@ -178,5 +178,18 @@ export function pgJob(p: {
     upsertWorker: (t) =>
       `INSERT INTO ${t.workers} (job, worker, host, address, state, rows_done, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
        ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_done = EXCLUDED.rows_done, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks, lease_ms = EXCLUDED.lease_ms`,
+    createSpend: (table) => `CREATE TABLE IF NOT EXISTS ${table} (
+      job text NOT NULL,
+      worker text NOT NULL,
+      currency text NOT NULL DEFAULT '',
+      calls bigint NOT NULL DEFAULT 0,
+      micros bigint NOT NULL DEFAULT 0,
+      granted bigint NOT NULL DEFAULT 0,
+      cap bigint,
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (job, worker))`,
+    upsertSpend: (table, columns, values, update) =>
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')})
+       ON CONFLICT (job, worker) DO UPDATE SET ${update.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, updated_at = now()`,
   };
 }

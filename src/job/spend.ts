@@ -6,42 +6,39 @@
  * rows need it, all or nothing in one UPDATE of the job's row (so two workers never take the same money), and
  * gives back what it did not spend when it ends. A worker killed keeps its last grant counted (at most one
  * slice) until the cap is raised, and its spend since its last report (a second) is not in the job's total.
- *
- * The statements are PostgreSQL's; each is one statement on its own (no transaction), for a dialect to mirror.
  */
-import type { Dialect } from '../db/index.js';
 import type { JobStore } from './store.js';
 
 const SPEND_TABLE = 'bre_batch_job_spend';
-export function jobSpendTable(dialect: Dialect, schema: string | undefined): string {
-  return dialect.table(SPEND_TABLE, schema);
-}
 
-/** The statements, apart, for each dialect to have its own. */
-export function jobSpendStatements(t: string) {
+/**
+ * The statements, for the store's dialect: its table and its upserts are the dialect's (src/db/*-job.ts); the
+ * rest is standard SQL, bound by the store. Each is one statement on its own (no transaction).
+ */
+export function jobSpendStatements(store: Pick<JobStore, 'dialect' | 'sql' | 'opts'>) {
+  const t = store.dialect.table(SPEND_TABLE, store.opts.schema);
   return {
-    create: `CREATE TABLE IF NOT EXISTS ${t} (
-      job text NOT NULL,
-      worker text NOT NULL,
-      currency text NOT NULL DEFAULT '',
-      calls bigint NOT NULL DEFAULT 0,
-      micros bigint NOT NULL DEFAULT 0,
-      granted bigint NOT NULL DEFAULT 0,
-      cap bigint,
-      updated_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (job, worker))`,
+    create: store.sql.createSpend(t),
     /** $1 job, $2 cap, $3 currency: the job's row, its cap replaced. */
-    setCap: `INSERT INTO ${t} (job, worker, currency, cap) VALUES ($1, '', $3, $2)
-      ON CONFLICT (job, worker) DO UPDATE SET cap = EXCLUDED.cap, currency = EXCLUDED.currency, updated_at = now()`,
+    setCap: store.sql.upsertSpend(
+      t,
+      ['job', 'worker', 'currency', 'cap'],
+      ['$1', "''", '$3', '$2'],
+      ['cap', 'currency'],
+    ),
     /** $1 job: the cap, what is granted of it, its currency. */
     cap: `SELECT cap, granted, currency FROM ${t} WHERE job = $1 AND worker = ''`,
-    /** $1 job, $2 amount: granted whole or not at all (no row back). */
-    grant: `UPDATE ${t} SET granted = granted + $2, updated_at = now() WHERE job = $1 AND worker = '' AND cap IS NOT NULL AND granted + $2 <= cap RETURNING granted`,
+    /** $1 job, $2 amount: granted whole or not at all (the rows changed say which: 1 or 0). */
+    grant: `UPDATE ${t} SET granted = granted + $2, updated_at = ${store.sql.now} WHERE job = $1 AND worker = '' AND cap IS NOT NULL AND granted + $2 <= cap`,
     /** $1 job, $2 amount: given back. */
-    giveBack: `UPDATE ${t} SET granted = GREATEST(0, granted - $2), updated_at = now() WHERE job = $1 AND worker = ''`,
+    giveBack: `UPDATE ${t} SET granted = GREATEST(0, granted - $2), updated_at = ${store.sql.now} WHERE job = $1 AND worker = ''`,
     /** $1 job, $2 worker, $3 currency, $4 calls, $5 micros, $6 granted: a worker's figures. */
-    report: `INSERT INTO ${t} (job, worker, currency, calls, micros, granted) VALUES ($1, $2, $3, $4, $5, $6)
-      ON CONFLICT (job, worker) DO UPDATE SET currency = EXCLUDED.currency, calls = EXCLUDED.calls, micros = EXCLUDED.micros, granted = EXCLUDED.granted, updated_at = now()`,
+    report: store.sql.upsertSpend(
+      t,
+      ['job', 'worker', 'currency', 'calls', 'micros', 'granted'],
+      ['$1', '$2', '$3', '$4', '$5', '$6'],
+      ['currency', 'calls', 'micros', 'granted'],
+    ),
     /** $1 job: its workers' figures summed. */
     total: `SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(micros), 0) AS micros, count(*) AS workers FROM ${t} WHERE job = $1 AND worker <> ''`,
   };
@@ -58,7 +55,7 @@ export interface JobSpendStatus {
 
 /** Reads the job's spend; undefined when no worker priced its calls. */
 export async function readJobSpend(store: JobStore, name: string): Promise<JobSpendStatus | undefined> {
-  const sql = jobSpendStatements(jobSpendTable(store.dialect, store.opts.schema));
+  const sql = jobSpendStatements(store);
   let cap: { cap: string | null; currency: string }[];
   let total: { calls: string; micros: string; workers: string }[];
   try {

@@ -327,6 +327,11 @@ export class JobStore {
     return this.#query<R>(sql, params);
   }
 
+  /** Rows one statement written with `$n` placeholders changed (an UPDATE that matched none: 0). */
+  count(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return this.#count(sql, params);
+  }
+
   async close(): Promise<void> {
     await this.#session?.close().catch(() => undefined);
     this.#session = undefined;

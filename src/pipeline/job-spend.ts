@@ -2,7 +2,7 @@
  * A job's worker's side of its spend (the job's table: src/job/spend.ts): its meter's cap is what it was
  * granted of the job's cap; its spend is reported to the job every second and at its end.
  */
-import { jobSpendStatements, jobSpendTable } from '../job/spend.js';
+import { jobSpendStatements } from '../job/spend.js';
 import type { JobStore } from '../job/index.js';
 import type { SpendMeter } from '../limits/spend.js';
 
@@ -22,7 +22,7 @@ export class JobSpend {
     private readonly worker: string,
     private readonly meter: SpendMeter,
   ) {
-    this.#sql = jobSpendStatements(jobSpendTable(store.dialect, store.opts.schema));
+    this.#sql = jobSpendStatements(store);
   }
 
   /**
@@ -34,7 +34,7 @@ export class JobSpend {
       await this.store.query(this.#sql.create);
     } catch (err) {
       // Two workers making the table at one moment: PostgreSQL may say so with a unique violation on its catalog.
-      if ((err as { code?: string }).code !== '23505') throw err;
+      if (this.store.dialect.classify(err) !== 'exists' && (err as { code?: string }).code !== '23505') throw err;
     }
     if (cap !== undefined) await this.store.query(this.#sql.setCap, [this.name, cap, this.meter.prices.currency]);
     const row = (await this.store.query<{ cap: string | null }>(this.#sql.cap, [this.name]))[0];
@@ -61,8 +61,7 @@ export class JobSpend {
     this.meter.jobCapMicros = cap;
     let want = Math.max(row * 32, Math.ceil(cap / 100));
     for (;;) {
-      const got = await this.store.query(this.#sql.grant, [this.name, want]);
-      if (got.length > 0) {
+      if ((await this.store.count(this.#sql.grant, [this.name, want])) > 0) {
         this.#granted += want;
         this.meter.capMicros = this.#granted;
         await this.#report();
