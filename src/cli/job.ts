@@ -9,7 +9,7 @@ import { JobStore } from '../job/index.js';
 import { formatJobReport, formatJobStatus, readJobReport, readJobStatus } from '../job/status.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
-import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
 
 interface JobArgs extends SinkArgs {
   action: string;
@@ -19,17 +19,15 @@ interface JobArgs extends SinkArgs {
 }
 
 async function jobCommandHandler(a: JobArgs): Promise<number> {
-  if (a.sink === undefined)
-    throw new BreError(
-      'USAGE',
-      "Expected --sink URL: the database the job's workers write to (its state is kept there)",
-      { field: 'sink' },
-    );
   if (a['window-hours'] !== undefined && !(a['window-hours'] > 0))
     throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`, {
       field: 'window-hours',
     });
-  const store = await JobStore.open({ url: resolveSink(a, 'job')!.url, schema: a['sink-schema'], retryForMs: 0 });
+  const store = await JobStore.open({
+    url: resolveSink({ ...a, 'sink-retry': '0s' }, 'job')!.url,
+    schema: a['sink-schema'],
+    retryForMs: 0,
+  });
   try {
     if (a.action === 'status') {
       const st = await readJobStatus(store, a.name, a['window-hours']);
@@ -73,7 +71,15 @@ export const jobCommand: CommandModule<object, JobArgs> = {
         describe: 'status: where the job is now; report: its totals, errors by code',
       })
       .positional('name', { type: 'string', demandOption: true, describe: "the job's name (run --job NAME)" })
-      .options(SINK_OPTIONS)
+      .options(
+        sinkOptionsOf(
+          {
+            sink: "the database the job's workers write to (its state is kept there)",
+            table: "with report: the results table whose NAME_errors holds the job's errors (default: the job's own)",
+          },
+          false,
+        ),
+      )
       .option('window-hours', {
         type: 'number',
         describe:
