@@ -20,6 +20,10 @@ import { benchScriptArgs, CLI } from './harness.js';
 /** The parts, each with the source paths (relative to the package) it owns, first match wins. */
 const PARTS: readonly (readonly [string, RegExp])[] = [
   [
+    'start-up, options and end (not per row)',
+    /^src\/(cli|config|app|page|report|errors)|^src\/output\/journal\/compact\.ts|^src\/pipeline\/(finish|run-open|build-summary)\.ts|node_modules\/(yargs|zod|yaml|hyparquet)/,
+  ],
+  [
     'input (reading and validating rows)',
     /^src\/input\/|node_modules\/(csv-parse|iconv-lite)\/|^src\/pipeline\/input\.ts/,
   ],
@@ -43,10 +47,6 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
   ],
   ['run loop (feed, window, rows, stop)', /^src\/pipeline\//],
   ['logging', /^src\/log\/|node_modules\/pino/],
-  [
-    'start-up, options and end (not per row)',
-    /^src\/(cli|config|app|page|report|errors)|node_modules\/(yargs|zod|yaml|hyparquet)/,
-  ],
 ];
 const GC = 'garbage collection';
 const PROGRAM = '(program): V8 and native work under no frame';

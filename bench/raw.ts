@@ -113,8 +113,23 @@ export async function benchRawVsAutocannon(opts: {
       const bareRequest = await undiciLoop('request', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
       const bareTransport = await undiciLoop('transport', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
       const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}-${i}`);
+      // BENCH_RAW_ARGS: more options for the runner (e.g. `--price workflow=0.05`: the raw path with spend counted).
+      const more = (process.env.BENCH_RAW_ARGS ?? '').split(' ').filter((a) => a !== '');
       const r = await runCli(
-        ['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'],
+        [
+          'run',
+          'location',
+          '--input',
+          input,
+          '--out',
+          out,
+          '--rate',
+          'off',
+          '--concurrency',
+          '64',
+          '--no-progress',
+          ...more,
+        ],
         env,
       );
       const runner = loadRunSummary(out).rows_per_second ?? 0;

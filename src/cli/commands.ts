@@ -61,7 +61,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   ),
   entry(
     'job <action> <name>',
-    "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink's database",
+    "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA), its report, or a check of it (verify), from the sink's database",
     async () => (await import('./job.js')).jobCommand,
   ),
   entry(

@@ -7,6 +7,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { BreError } from '../errors.js';
 import { JobStore } from '../job/index.js';
 import { formatJobReport, formatJobStatus, readJobReport, readJobStatus } from '../job/status.js';
+import { formatJobVerify, verifyJob } from '../job/verify.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
 import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
@@ -29,6 +30,13 @@ async function jobCommandHandler(a: JobArgs): Promise<number> {
     retryForMs: 0,
   });
   try {
+    if (a.action === 'verify') {
+      const job = await store.job(a.name);
+      if (!job) throw unknownJob(a.name);
+      const r = await verifyJob(store, a.name, sinkTables(store, a, job.definition.sink_table));
+      process.stdout.write(`${a.json ? JSON.stringify(r, null, 2) : formatJobVerify(r!)}\n`);
+      return r!.problems.length === 0 ? 0 : 1;
+    }
     if (a.action === 'status') {
       const st = await readJobStatus(store, a.name, a['window-hours']);
       if (!st) throw unknownJob(a.name);
@@ -36,18 +44,22 @@ async function jobCommandHandler(a: JobArgs): Promise<number> {
     } else {
       const job = await store.job(a.name);
       if (!job) throw unknownJob(a.name);
-      const table = a['sink-table'] ?? job.definition.sink_table.split('.').pop()!;
-      const errors = store.dialect.table(
-        sinkNames(table, dialectOf(store.opts.url).maxIdentifier).errors,
-        a['sink-schema'],
-      );
-      const r = await readJobReport(store, a.name, errors);
+      const r = await readJobReport(store, a.name, sinkTables(store, a, job.definition.sink_table).errors);
       process.stdout.write(`${a.json ? JSON.stringify(r, null, 2) : formatJobReport(r!)}\n`);
     }
     return 0;
   } finally {
     await store.close();
   }
+}
+
+/** The sink's results and errors tables of the job, qualified (--sink-table over the job's own). */
+function sinkTables(store: JobStore, a: JobArgs, jobTable: string): { results: string; errors: string } {
+  const names = sinkNames(a['sink-table'] ?? jobTable.split('.').pop()!, dialectOf(store.opts.url).maxIdentifier);
+  return {
+    results: store.dialect.table(names.results, a['sink-schema']),
+    errors: store.dialect.table(names.errors, a['sink-schema']),
+  };
 }
 
 function unknownJob(name: string): BreError {
@@ -61,14 +73,15 @@ function unknownJob(name: string): BreError {
 export const jobCommand: CommandModule<object, JobArgs> = {
   command: 'job <action> <name>',
   describe:
-    "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA) or its report, from the sink's database",
+    "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA), its report, or a check of it (verify), from the sink's database",
   builder: (y: Argv) =>
     y
       .positional('action', {
         type: 'string',
-        choices: ['status', 'report'],
+        choices: ['status', 'report', 'verify'],
         demandOption: true,
-        describe: 'status: where the job is now; report: its totals, errors by code',
+        describe:
+          'status: where the job is now; report: its totals, errors by code; verify: every chunk done, every row and key once in the tables (exit 1 naming each difference)',
       })
       .positional('name', { type: 'string', demandOption: true, describe: "the job's name (run --job NAME)" })
       .options(

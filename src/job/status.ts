@@ -5,6 +5,7 @@
  * --plan's question for what is left: does it fit the window with the workers now running, or how many more
  * addresses it needs. `job report` adds the errors by code and the workers' totals.
  */
+import { readJobSpend, type JobSpendStatus } from './spend.js';
 import type { JobStore } from './store.js';
 
 interface HeldChunkStatus {
@@ -46,6 +47,8 @@ export interface JobStatus {
   readonly etaSeconds: number | null;
   readonly startedAt: string | null;
   readonly doneAt: string | null;
+  /** --price: what the job's billed calls cost, every worker session together, and the job's cap. */
+  readonly spend?: JobSpendStatus;
   /** With a window: whether what is left fits it, and how many more addresses it needs if not. */
   readonly plan?: { readonly windowHours: number; readonly fits: boolean; readonly moreAddresses: number };
 }
@@ -93,6 +96,7 @@ export async function readJobStatus(
     chunksDone: Number(w.chunks_done),
     seenAt: String(w.seen_at),
   }));
+  const spend = await readJobSpend(store, name);
   const rows = Number(job.rows);
   const results = Number(agg.results);
   const errors = Number(agg.errors);
@@ -121,6 +125,7 @@ export async function readJobStatus(
     etaSeconds: left === 0 ? 0 : rate > 0 ? left / rate : null,
     startedAt: job.started_at === null ? null : String(job.started_at),
     doneAt: job.done_at === null ? null : String(job.done_at),
+    ...(spend ? { spend } : {}),
   };
   return windowHours === undefined
     ? status
@@ -158,6 +163,13 @@ function duration(seconds: number): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
+/** An amount as the run's summary writes it: two decimals at least, a price's own when it has more. */
+const AMOUNT = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 6,
+  useGrouping: false,
+});
+
 /** The status as a person reads it. */
 export function formatJobStatus(s: JobStatus): string {
   const pct = (n: number) => (s.rows === 0 ? '100' : ((100 * n) / s.rows).toFixed(1));
@@ -179,6 +191,12 @@ export function formatJobStatus(s: JobStatus): string {
     lines.push(
       `    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done, ${w.chunksDone} chunk${w.chunksDone === 1 ? '' : 's'} finished`,
     );
+  }
+  if (s.spend) {
+    const sp = s.spend;
+    const money = (units: number) => `${AMOUNT.format(units)}${sp.currency ? ` ${sp.currency}` : ''}`;
+    const cap = sp.cap === null ? '' : `; --max-spend ${money(sp.cap)}, ${money(Math.max(0, sp.cap - sp.spend))} left`;
+    lines.push(`  spend: ${money(sp.spend)} (${sp.calls} calls billed, every worker)${cap}`);
   }
   if (s.state === 'done') {
     lines.push(`  done at ${s.doneAt}`);

@@ -130,6 +130,13 @@ export class SpendMeter {
   rowsInFlight = 0;
   /** Told after every change of the counts (the spend file writes them with the next journal lines). */
   onChange: (() => void) | undefined;
+  /**
+   * A job's worker: asks the job for more of its cap (raising `capMicros`); false when none is left. Undefined:
+   * the cap is this folder's own.
+   */
+  topUp: (() => Promise<boolean>) | undefined;
+  /** A job's worker: the job's cap (its own `capMicros` is its share of it), for what the stop says. */
+  jobCapMicros: number | undefined;
 
   constructor(
     readonly prices: Prices,
@@ -180,5 +187,11 @@ export class SpendMeter {
   admits(): boolean {
     if (this.capMicros === undefined) return true;
     return this.totalMicros + (this.rowsInFlight + 1) * this.rowMicros <= this.capMicros;
+  }
+
+  /** Whether one more row may start, after asking a job for more of its cap when the meter has a top-up. */
+  async admitsAfterTopUp(): Promise<boolean> {
+    while (!this.admits()) if (!this.topUp || !(await this.topUp())) return false;
+    return true;
   }
 }

@@ -66,9 +66,10 @@ export async function feed(run: Run): Promise<void> {
         }
         // --max-spend: a row starts only when its calls fit under the cap with those of the rows in flight.
         if (run.spend) {
-          if (!run.spend.admits()) {
+          const fits = run.spend.admits() || (await run.spend.admitsAfterTopUp());
+          if (!fits || run.stopped) {
             run.window.giveBack();
-            run.stop.request(spendCapStop(run.spend));
+            if (!fits) run.stop.request(spendCapStop(run.spend));
             break batches;
           }
           run.spend.rowsInFlight += 1;

@@ -24,6 +24,8 @@ import {
   type FileSeen,
 } from '../job/index.js';
 import { inputFingerprint } from '../output/folder-identity.js';
+import { JobSpend } from './job-spend.js';
+import type { SpendMeter } from '../limits/spend.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
 import type { InputRow } from '../types.js';
@@ -33,6 +35,8 @@ import type { RunSettings } from './settings.js';
 
 export interface RunJob {
   readonly member: JobMember;
+  /** --price: the job's side of this worker's spend (its share of the job's cap, its figures for job status). */
+  spend(meter: SpendMeter): JobSpend;
   /** The job's rows (all chunks), for the progress bar. */
   readonly rows: number;
   /** Hands back what is held and lets go of the input. */
@@ -201,6 +205,7 @@ export async function openJob(
     };
     const runJob: RunJob = {
       member,
+      spend: (meter) => new JobSpend(store, js.name, js.worker, meter),
       rows: job.rows,
       async close(stopped) {
         try {

@@ -213,6 +213,12 @@ export async function acquireRun(x: {
       spend = spent.meter;
       out.flushBeforeLines(spent.file);
       d.defer('spend file', () => spent.file.close());
+      // A job's worker: the cap is the job's, in its database; this worker's spend is reported there.
+      if (joined) {
+        const share = joined.job.spend(spent.meter);
+        await share.start(s.maxSpendMicros);
+        d.defer('job spend', () => share.close().catch(() => undefined));
+      }
     }
     const saver = frontier
       ? new FrontierSaver(frontier, out, input.db?.start, (l) => log(l, { level: 'warn' }))

@@ -9,14 +9,14 @@ import type { Log } from '../log/logger.js';
 import { inputFingerprint } from '../output/folder-identity.js';
 import type { Manifest } from '../output/format/index.js';
 import type { StageContext } from '../stages/types.js';
-import { perService, type NumberStyle, type ServiceName } from '../types.js';
+import type { NumberStyle, ServiceName } from '../types.js';
 import type { RunCounters } from './build-summary.js';
 import type { Egress } from './egress.js';
 import { estimateInputRows, type InputReading } from './input.js';
 import type { RunJob } from './job.js';
 import type { DrawnSample } from './sample.js';
 import type { RunSettings } from './settings.js';
-import { RowWindow, windowSize } from './window.js';
+import { RowWindow, windowOfSlots, windowSize } from './window.js';
 
 /** Warnings about rows printed in full; the rest are only counted. */
 const WARNINGS_SHOWN = 20;
@@ -109,11 +109,12 @@ export function sumLimits(egress: Egress, svc: ServiceName): number | null {
 export function rowWindow(s: RunSettings, egress: Egress, services: readonly ServiceName[]): RowWindow {
   const used = new Set(services);
   const most = windowSize(s.concurrency, used) * egress.lanes.length;
+  // Looked at as often as a row enters a full window (a run that keeps its calls busy): no allocation.
   return new RowWindow(() => {
-    const caps = perService((svc) =>
-      used.has(svc) ? egress.lanes.reduce((n, l) => n + (l.limiters[svc].inFlightCap?.() ?? s.concurrency[svc]), 0) : 0,
-    );
-    return Math.min(most, windowSize(caps, used));
+    let slots = 0;
+    for (const svc of used)
+      for (const l of egress.lanes) slots += l.limiters[svc].inFlightCap?.() ?? s.concurrency[svc];
+    return Math.min(most, windowOfSlots(slots));
   });
 }
 

@@ -31,6 +31,8 @@ export function planSpend(
   if (!s.prices) return [];
   const prices = s.prices;
   const cur = prices.currency;
+  // Estimates to the cent (the unit's hundredth): the price's own decimals would claim a precision they lack.
+  const est = (micros: number) => formatAmount(Math.round(micros / 10_000) * 10_000, cur);
   const base = s.pipeline.stages.reduce(
     (sum, st) => sum + priceOf(prices, kindOf(st).service, st.endpoint) * (kindOf(st).callsPerRow?.(st) ?? 1),
     0,
@@ -42,7 +44,7 @@ export function planSpend(
   let estimate = nominal;
   let line: string;
   if (sessions.length === 0 || base === 0) {
-    line = `  spend: about ${formatAmount(nominal, cur)} (${rows.toLocaleString('en-US')} rows at ${formatAmount(base, cur)} a row, every stage called once; no earlier session in the folder to take a retry share from, so retries and billed failures come on top)`;
+    line = `  spend: about ${est(nominal)} (${rows.toLocaleString('en-US')} rows at ${formatAmount(base, cur)} a row, every stage called once; no earlier session in the folder to take a retry share from, so retries and billed failures come on top)`;
   } else {
     const perRow = sessions.map((x) => x.micros / x.rows);
     const pooled = sessions.reduce((a, x) => a + x.micros, 0) / sessions.reduce((a, x) => a + x.rows, 0);
@@ -50,7 +52,7 @@ export function planSpend(
     const share = (r: number) => `${Math.round((r / base - 1) * 1000) / 10}%`;
     const lo = Math.min(...perRow);
     const hi = Math.max(...perRow);
-    line = `  spend: about ${formatAmount(estimate, cur)}, from ${formatAmount(rows * lo, cur)} to ${formatAmount(rows * hi, cur)} (${rows.toLocaleString('en-US')} rows at ${formatAmount(base, cur)} a row, plus the retry share of the folder's ${sessions.length} earlier session${sessions.length === 1 ? '' : 's'}: ${share(lo)} to ${share(hi)})`;
+    line = `  spend: about ${est(estimate)}, from ${est(rows * lo)} to ${est(rows * hi)} (${rows.toLocaleString('en-US')} rows at ${formatAmount(base, cur)} a row, plus the retry share of the folder's ${sessions.length} earlier session${sessions.length === 1 ? '' : 's'}: ${share(lo)} to ${share(hi)})`;
   }
   const lines = [line];
   if (spent > 0) lines.push(`  spent so far in this folder: ${formatAmount(spent, cur)}`);
@@ -59,7 +61,7 @@ export function planSpend(
     const left = Math.max(0, cap - spent);
     lines.push(
       spent + estimate <= cap
-        ? `  --max-spend ${formatAmount(cap, cur)}: fits, about ${formatAmount(left - estimate, cur)} to spare`
+        ? `  --max-spend ${formatAmount(cap, cur)}: fits, about ${est(left - estimate)} to spare`
         : `  --max-spend ${formatAmount(cap, cur)}: leaves ${formatAmount(left, cur)}, about ${Math.floor((left / Math.max(1, estimate)) * rows).toLocaleString('en-US')} of the rows; the run stops there (exit 3, resumable)`,
     );
   }
@@ -111,10 +113,18 @@ function resumeLine(meter: SpendMeter, history: SpendHistory): string {
 /** The stop at --max-spend: what was spent, what the rows in flight may still add, how to go on. */
 export function spendCapStop(meter: SpendMeter): BreError {
   const cur = meter.prices.currency;
-  const cap = meter.capMicros ?? 0;
+  const m = (micros: number) => formatAmount(micros, cur);
+  const inFlight = `${meter.rowsInFlight} rows in flight (up to ${m(meter.rowsInFlight * meter.rowMicros)} more, retries aside)`;
+  const rest =
+    'Calls already sent finish; rows still waiting for their turn or a retry are left to the resume, unsent. No row was written to errors for it. Re-run the same command with a higher --max-spend to go on (it resumes)';
+  if (meter.jobCapMicros !== undefined)
+    return new BreError(
+      'SPEND_CAP',
+      `stopping at the job's --max-spend ${m(meter.jobCapMicros)}: the job has none of it left to grant this worker for another row (up to ${m(meter.rowMicros)}); this worker spent ${m(meter.totalMicros)} and has ${inFlight}. ${rest}; the new cap is the whole job's`,
+    );
   return new BreError(
     'SPEND_CAP',
-    `stopping at --max-spend ${formatAmount(cap, cur)}: ${formatAmount(meter.totalMicros, cur)} spent and ${meter.rowsInFlight} rows in flight (up to ${formatAmount(meter.rowsInFlight * meter.rowMicros, cur)} more, retries aside): the next row (up to ${formatAmount(meter.rowMicros, cur)}) could pass it. The rows in flight finish; no row was written to errors for it. Re-run the same command with a higher --max-spend to go on (it resumes)`,
+    `stopping at --max-spend ${m(meter.capMicros ?? 0)}: ${m(meter.totalMicros)} spent and ${inFlight}: the next row (up to ${m(meter.rowMicros)}) could pass it. ${rest}`,
   );
 }
 

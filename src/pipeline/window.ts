@@ -14,8 +14,11 @@ export function windowSize(
 ): number {
   let slots = 0;
   for (const svc of services) slots += concurrency[svc];
-  return Math.max(16, Math.ceil(slots * 1.15));
+  return windowOfSlots(slots);
 }
+
+/** The window for this many call slots (windowSize). */
+export const windowOfSlots = (slots: number): number => Math.max(16, Math.ceil(slots * 1.15));
 
 /** Rows entered between two looks at the size while the window has room (it may shrink as answers speed up). */
 const RESIZE_EVERY = 256;

@@ -9,7 +9,7 @@
  */
 import { chmodSync, chownSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 import { ensureBaseImage, exec, podman, podmanEnv, startExec } from '../helpers/container.js';
 import { invariantProblems, readOutput, searchableText } from '../helpers/output.js';
@@ -18,6 +18,7 @@ import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
+import { describeWithTools } from '../helpers/gate.js';
 
 const IMAGE = 'localhost/bre-batch:test';
 const ROWS = 150;
@@ -65,7 +66,7 @@ function doneRows(folder: string): number {
   return out.results.length + out.errors.length;
 }
 
-describe('the container image', () => {
+describeWithTools('podman, runc and debootstrap', 'the Pushgateway')('the container image', () => {
   let sb: TestSandbox;
   let proxy: CountingProxy;
   let gw: TestPushgateway;

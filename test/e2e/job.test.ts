@@ -431,6 +431,16 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         );
         expect(b.code, why(b)).toBe(0);
         expect((await sinkKeys(table)).size).toBe(N);
+        // The job checked from its database: 0 as it is; 1 naming the table once a row is deleted from it.
+        const verified = await spawnCli(['job', 'verify', job, '--sink', sink]);
+        expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+        expect(verified.stdout).toContain(`verified job ${job}: every chunk done, every row and key once`);
+        await query(sink, `DELETE FROM "${table}" WHERE reference_id = (SELECT min(reference_id) FROM "${table}")`);
+        const deleted = await spawnCli(['job', 'verify', job, '--sink', sink]);
+        expect(deleted.code, deleted.stdout + deleted.stderr).toBe(1);
+        expect(deleted.stdout).toMatch(
+          new RegExp(`DIFFERS: .*${table}"? holds ${N - 1} of the job's rows; its chunks committed`),
+        );
         const after = callers();
         const calls = ['127.0.0.2', '127.0.0.3'].reduce((n, x) => n + admitted(after, x) - admitted(before, x), 0);
         expect(

@@ -47,7 +47,7 @@ describe('the end after a kill -9', () => {
     const out = join(dir, 'out');
     const args = runArgs('location', input, out, '--rate', 'off', '--concurrency', '32');
     const first = startCli(args, sb.env());
-    await waitFor(() => recordedChunk(out) || first.child.exitCode !== null, 120_000, 'a chunk recorded');
+    await waitFor(() => recordedChunk(out) || first.child.exitCode !== null, 300_000, 'a chunk recorded');
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
 
@@ -71,6 +71,7 @@ describe('the end after a kill -9', () => {
     await expectMatchesJournal(join(out, 'results.parquet'), join(out, 'results.ndjson'), after.csvLines[0].split(','));
     expect(readdirSync(join(out, '.state')).filter((f) => f.startsWith('spool-'))).toEqual([]);
 
-    // Two runs of 20,000 rows (one killed): tens of seconds on a loaded machine.
-  }, 240_000);
+    // Two runs of 20,000 rows (one killed) with --rate off: about 100 s at load 25 on 2 cores, more with a
+    // benchmark beside it.
+  }, 480_000);
 });

@@ -4,7 +4,8 @@
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithTools } from '../helpers/gate.js';
 import { runArgs, spawnCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/pushgateway.js';
 import { makePki, startNginx, startTinyproxy, type RunningServer, type TestPki } from '../helpers/network-servers.js';
@@ -20,7 +21,10 @@ function connectsTo(proxy: RunningServer, port: number): number {
     .filter((l) => l.includes('CONNECT') && l.includes(`127.0.0.1:${port}`)).length;
 }
 
-describe('network: client certificates, a private CA and a proxy, against nginx and tinyproxy', () => {
+/** Real nginx, tinyproxy and openssl; skipped whole, with a line saying so, where they are missing. */
+const describeNetwork = describeWithTools('nginx, tinyproxy and openssl');
+
+describeNetwork('network: client certificates, a private CA and a proxy, against nginx and tinyproxy', () => {
   let sb: TestSandbox;
   let pki: TestPki;
   let nginx: RunningServer;

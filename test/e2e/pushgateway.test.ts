@@ -6,16 +6,17 @@
  */
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
 import { countLines, locationCsv } from '../helpers/output.js';
 import { freePort, startPushgateway, type TestPushgateway } from '../helpers/pushgateway.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
+import { describeWithTools } from '../helpers/gate.js';
 
 const GROUP = { job: 'bre_batch', pipeline: 'location', instance: '' };
 
-describe('--pushgateway', () => {
+describeWithTools('the Pushgateway')('--pushgateway', () => {
   let sb: TestSandbox;
   let gw: TestPushgateway;
   beforeAll(async () => {

@@ -59,7 +59,7 @@ describe('spend', () => {
 
     const report = readFileSync(join(out, 'report.html'), 'utf8');
     expect(report).toContain(`${(calls * PRICE).toFixed(2)} EUR`);
-  });
+  }, 180_000);
 
   it('--max-spend at a third of the night stops with exit 3; --plan estimates the rest; a higher cap finishes it', async () => {
     const dir = tempDir();
@@ -94,5 +94,5 @@ describe('spend', () => {
     expect(done.summary.spend.this_session).toBeCloseTo((billed() - mid) * PRICE, 6);
     expect(done.summary.spend.total).toBeCloseTo((billed() - start) * PRICE, 6);
     expect(Math.abs(estimate - done.summary.spend.this_session) / done.summary.spend.this_session).toBeLessThan(0.1);
-  });
+  }, 240_000);
 });

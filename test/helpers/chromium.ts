@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { it } from 'vitest';
+import type { it } from 'vitest';
+import { gatedIt } from './gate.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Headless, nothing fetched or started behind the page's back (the tests count every request it makes). */
@@ -26,23 +27,12 @@ const ARGS = [
 /** Screenshots for a person to look at (not committed). */
 export const ARTIFACTS = resolve(import.meta.dirname, '..', 'artifacts');
 
-const available = existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
-if (!available && !inCi) {
-  process.stderr.write(
-    `\n  SKIPPED: ${CHROMIUM} is missing; the report rendering tests did not run (apt-get install -y chromium).\n\n`,
-  );
-}
-
-const failInCi = ((name: string) =>
-  it(name, () => {
-    throw new Error(
-      `CI=true but ${CHROMIUM} is missing: CI must install Debian's chromium package (apt-get install -y chromium) to render report.html`,
-    );
-  })) as unknown as typeof it;
-
 /** `it` when Chromium is installed; under CI=true without it, a test that fails saying so; else `it.skip`. */
-export const itChromium: typeof it = (available ? it : inCi ? failInCi : it.skip) as typeof it;
+export const itChromium: typeof it = gatedIt(
+  existsSync(CHROMIUM),
+  `${CHROMIUM} is missing: the report rendering tests did not run`,
+  "install Debian's chromium package (apt-get install -y chromium; npm test as root installs it)",
+);
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });

@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'node:net';
-import { afterAll, it } from 'vitest';
+import { afterAll, type it } from 'vitest';
+import { gatedIt } from './gate.js';
 import { openSession, parseDbUrl, type DbSession, type DialectName } from '../../src/db/index.js';
 
 const PG_ADMIN_URL = process.env.BRE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -29,26 +30,22 @@ function answers(url: string, timeoutMs = 1000): Promise<boolean> {
   });
 }
 
-const inCi = process.env.CI === 'true';
 export const available: Readonly<Record<DialectName, boolean>> = {
   postgres: await answers(PG_ADMIN_URL),
   mysql: await answers(MYSQL_ADMIN_URL),
 };
-for (const [name, ok] of Object.entries(available)) {
-  if (!ok && !inCi)
-    process.stderr.write(
-      `\n  SKIPPED: no ${name} server answers at ${ADMIN[name as DialectName]}; its database tests did not run.\n\n`,
-    );
-}
+const gates: Readonly<Record<DialectName, typeof it>> = {
+  postgres: gatedIt(
+    available.postgres,
+    `no postgres server answers at ${ADMIN.postgres}`,
+    'npm test as root starts it',
+  ),
+  mysql: gatedIt(available.mysql, `no mysql server answers at ${ADMIN.mysql}`, 'npm test as root starts it'),
+};
 
 /** `it` when the dialect's server answers; under CI=true without it, a test that fails saying so; else `it.skip`. */
 export function itDb(dialect: DialectName): typeof it {
-  if (available[dialect]) return it;
-  if (!inCi) return it.skip as typeof it;
-  return ((name: string) =>
-    it(name, () => {
-      throw new Error(`CI=true but no ${dialect} server answers at ${ADMIN[dialect]}: .ci/run starts it`);
-    })) as unknown as typeof it;
+  return gates[dialect];
 }
 
 const made: { dialect: DialectName; name: string }[] = [];

@@ -5,7 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
-import { it } from 'vitest';
+import type { it } from 'vitest';
+import { gatedIt } from './gate.js';
 import { sleep } from './wait.js';
 
 export const REDIS_URL = process.env.BRE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -25,23 +26,12 @@ function pingRedis(url = REDIS_URL, timeoutMs = 1000): Promise<boolean> {
   });
 }
 
-const available = await pingRedis();
-const inCi = process.env.CI === 'true';
-if (!available && !inCi) {
-  process.stderr.write(
-    `\n  SKIPPED: no Redis answers at ${REDIS_URL}; the shared-limiter (--redis) tests did not run. Start redis-server (or set BRE_TEST_REDIS_URL) to run them.\n\n`,
-  );
-}
-
-const failInCi = ((name: string) =>
-  it(name, () => {
-    throw new Error(
-      `CI=true but no Redis answers at ${REDIS_URL}: the shared-limiter tests must run in CI (.ci/run starts redis-server)`,
-    );
-  })) as unknown as typeof it;
-
 /** `it` when a Redis answers; under CI=true without Redis, a test that fails saying so; else `it.skip`. */
-export const itRedis: typeof it = (available ? it : inCi ? failInCi : it.skip) as typeof it;
+export const itRedis: typeof it = gatedIt(
+  await pingRedis(),
+  `no Redis answers at ${REDIS_URL}: the shared-limiter (--redis) tests did not run`,
+  'start redis-server (npm test as root starts it) or set BRE_TEST_REDIS_URL',
+);
 
 /** How long the tests keep a killed Redis down: the length of the outage is the scenario, not a guess. */
 export const REDIS_OUTAGE_MS = 1500;

@@ -60,7 +60,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
   const output = resolveOutput(a, job !== undefined);
   const monitoring = resolveMonitoring(a);
   const sink = resolveRunSink(a, pipeline.name, ctx);
-  const spend = resolveSpend(a, pipeline.prices, job !== undefined);
+  const spend = resolveSpend(a, pipeline.prices);
   const callsNothing = control.dryRun || control.plan !== undefined;
   return {
     settings: {

@@ -65,7 +65,7 @@ function parsePrice(
   else service[svc as ServiceName] = amount;
 }
 
-export function resolveSpend(a: SpendArgs, file: PipelinePrices | undefined, job = false): ResolvedSpend {
+export function resolveSpend(a: SpendArgs, file: PipelinePrices | undefined): ResolvedSpend {
   const service: Partial<Record<ServiceName, number>> = { ...file?.service };
   const workflow: Record<string, number> = { ...file?.workflow };
   for (const p of a.price ?? []) parsePrice(p, service, workflow);
@@ -84,13 +84,6 @@ export function resolveSpend(a: SpendArgs, file: PipelinePrices | undefined, job
     throw new BreError(
       'USAGE',
       `Expected a price with --max-spend (--price SERVICE=AMOUNT, or prices: in the pipeline file), got none: without one nothing is counted`,
-      { field: 'max-spend' },
-    );
-  // A job's workers each write a scratch folder per session: a cap of one of them would not be the job's.
-  if (maxSpendMicros !== undefined && job)
-    throw new BreError(
-      'USAGE',
-      'Expected --max-spend without --job, got both: a cap shared by the workers of a job is not supported yet (each session of a worker has a scratch folder of its own)',
       { field: 'max-spend' },
     );
   if (!priced) return {};

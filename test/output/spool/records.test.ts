@@ -8,7 +8,7 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, truncateS
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
-import { assembleResultFiles, type Tally } from '../../../src/output/spool/assemble.js';
+import { assembleResultFiles } from '../../../src/output/spool/assemble.js';
 import {
   foldRecords,
   frame,
@@ -21,6 +21,7 @@ import { CHUNK_ROWS, ResultSpool, type ResultLine, type SpooledChunk } from '../
 import { expectMatchesJournal, readParquet } from '../parquet-reader.js';
 import { arrival } from '../../helpers/arrival.js';
 import { tempDir } from '../../helpers/temp.js';
+import { assembleCounted, Counts } from '../../helpers/tally.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
@@ -31,21 +32,6 @@ function line(row: number): ResultLine {
     key: `K${row}`,
     stages: { wf: { decision: row % 3 ? 'Approve' : 'Reject', amount: row % 4 ? row * 10 : null, note: `r,"${row}"` } },
   };
-}
-
-/** summary.json's decisions of the one stage, as the run and the spool's chunks count them. */
-class Counts implements Tally {
-  counts: Record<string, number> = {};
-  add(stages: ResultLine['stages']): void {
-    const d = String(stages.wf.decision);
-    this.counts[d] = (this.counts[d] ?? 0) + 1;
-  }
-  save(): unknown {
-    return { ...this.counts };
-  }
-  restore(saved: unknown): void {
-    for (const [k, n] of Object.entries(saved as Record<string, number>)) this.counts[k] = (this.counts[k] ?? 0) + n;
-  }
 }
 
 class Folder {
@@ -105,23 +91,21 @@ class Folder {
     const counts = new Counts();
     for (const r of rows) counts.add(line(r).stages);
     const recorded = recordedSpools(this.state, { journal: this.ndjson, cut: start, except: id });
-    const visited: number[] = [];
-    const done = await assembleResultFiles({
-      resultsPath: this.ndjson,
-      size: this.size,
-      files: this.files,
-      columns: this.union.columns(STAGES),
-      spool: spool.finish(this.size),
-      visit: (l) => {
-        visited.push(l.row);
-        counts.add(l.stages);
+    const done = await assembleCounted(
+      {
+        resultsPath: this.ndjson,
+        size: this.size,
+        files: this.files,
+        columns: this.union.columns(STAGES),
+        spool: spool.finish(this.size),
+        visitBefore: start,
+        tally: counts,
+        recorded: recorded.segments,
       },
-      visitBefore: start,
-      tally: counts,
-      recorded: recorded.segments,
-    });
+      counts,
+    );
     ResultSpool.clean(this.state);
-    return { ...done, rejected: recorded.rejected, counts: counts.counts, visited };
+    return { ...done, rejected: recorded.rejected, counts: counts.counts };
   }
 
   /** `parquet`: its values checked against the journal too (else its rows' order only). */

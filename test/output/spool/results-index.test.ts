@@ -9,10 +9,11 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
-import { assembleResultFiles, type Tally } from '../../../src/output/spool/assemble.js';
+import { assembleResultFiles } from '../../../src/output/spool/assemble.js';
 import { CHUNK_ROWS, ResultSpool, type ResultLine } from '../../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from '../parquet-reader.js';
 import { tempDir } from '../../helpers/temp.js';
+import { assembleCounted, Counts } from '../../helpers/tally.js';
 import { arrival } from '../../helpers/arrival.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
@@ -28,21 +29,6 @@ function line(row: number, extra = false): ResultLine {
 }
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
-
-/** summary.json's decisions, as the run keeps them: counted as rows are written, and by the end's visits. */
-class Counts implements Tally {
-  counts: Record<string, number> = {};
-  add(l: ResultLine): void {
-    const d = String(l.stages.wf.decision);
-    this.counts[d] = (this.counts[d] ?? 0) + 1;
-  }
-  save(): unknown {
-    return { ...this.counts };
-  }
-  restore(saved: unknown): void {
-    for (const [k, n] of Object.entries(saved as Record<string, number>)) this.counts[k] = (this.counts[k] ?? 0) + n;
-  }
-}
 
 /** An output folder whose sessions append to results.ndjson, each spooled, each ending as a run does. */
 class Folder {
@@ -79,27 +65,25 @@ class Folder {
       spool.add(l, this.size, this.size + Buffer.byteLength(t));
       this.size += Buffer.byteLength(t);
       text += t;
-      counts.add(l);
+      counts.add(l.stages);
     }
     appendFileSync(this.ndjson, text);
-    const visited: number[] = [];
-    const done = await assembleResultFiles({
-      resultsPath: this.ndjson,
-      size: this.size,
-      files: this.files,
-      columns: this.union.columns(STAGES),
-      spool: spool.finish(this.size),
-      visit: (l) => {
-        visited.push(l.row);
-        counts.add(l);
+    const done = await assembleCounted(
+      {
+        resultsPath: this.ndjson,
+        size: this.size,
+        files: this.files,
+        columns: this.union.columns(STAGES),
+        spool: spool.finish(this.size),
+        visitBefore: start,
+        // As rebuildOutputs calls it: the index's path always, a tally from a run only.
+        indexPath: this.index,
+        ...(o.index === false ? {} : { tally: counts }),
       },
-      visitBefore: start,
-      // As rebuildOutputs calls it: the index's path always, a tally from a run only.
-      indexPath: this.index,
-      ...(o.index === false ? {} : { tally: counts }),
-    });
+      counts,
+    );
     ResultSpool.clean(join(this.dir, '.state'));
-    return { ...done, counts: counts.counts, visited };
+    return { ...done, counts: counts.counts };
   }
 
   /** The files made from the journal alone, beside. */
@@ -111,7 +95,7 @@ class Folder {
       size: this.size,
       files: { csv },
       columns: this.union.columns(STAGES),
-      visit: (l) => counts.add(l),
+      visit: (l) => counts.add(l.stages),
     });
     return { csv: readFileSync(csv, 'utf8'), counts: counts.counts };
   }

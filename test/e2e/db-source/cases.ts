@@ -1,6 +1,7 @@
 /**
- * A database as the input, through the real CLI against the local PostgreSQL and MariaDB (each test file its
- * own databases, dropped afterwards), as a user runs it: shipped pipelines' samples loaded into tables give
+ * The cases of the database input's e2e tests, one file per dialect (db-source-postgres.test.ts,
+ * db-source-mysql.test.ts). A database as the input, through the real CLI against the local PostgreSQL and
+ * MariaDB (each test file its own databases, dropped afterwards), as a user runs it: shipped pipelines' samples loaded into tables give
  * the same results as the files; kill -9 at seeded moments, then the same command: every key once, and the
  * resume starts after the frontier instead of the start; NULL and duplicate keys; a missing table, a query
  * that does not parse, an unreachable host, a password on the command line; connections killed mid-run and a
@@ -9,10 +10,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { DialectName } from '../../src/db/index.js';
-import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
-import { available, freshDatabase, itDb, killConnections } from '../helpers/db.js';
-import { loadRows, loadSample, sql, type SampleRow } from '../helpers/db-load.js';
+import type { DialectName } from '../../../src/db/index.js';
+import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../../helpers/cli.js';
+import { available, freshDatabase, itDb, killConnections } from '../../helpers/db.js';
+import { loadRows, loadSample, sql, type SampleRow } from '../../helpers/db-load.js';
 import {
   countLines,
   filesUnder,
@@ -21,11 +22,11 @@ import {
   type RunFolder,
   journalText,
   searchableText,
-} from '../helpers/output.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { tempDir } from '../helpers/temp.js';
-import { waitFor } from '../helpers/wait.js';
-import { mulberry32 } from '../../src/sandbox/logic/hash.js';
+} from '../../helpers/output.js';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
+import { tempDir } from '../../helpers/temp.js';
+import { waitFor } from '../../helpers/wait.js';
+import { mulberry32 } from '../../../src/sandbox/logic/hash.js';
 
 const SAMPLES = join(ROOT, 'samples');
 /** File columns (bureau_report_path...) of a database input resolve against where the command runs. */
@@ -89,7 +90,8 @@ function frontierOf(out: string): { row: number; key: string | null } | undefine
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { row: number; key: string | null }) : undefined;
 }
 
-for (const dialect of ['postgres', 'mysql'] as const satisfies readonly DialectName[]) {
+/** The database input's tests on one dialect: one test file per dialect, so that both run at once. */
+export function databaseInputTests(dialect: DialectName): void {
   const scheme = dialect === 'postgres' ? 'postgres' : 'mysql';
   describe.runIf(available[dialect] || process.env.CI === 'true')(`database input: ${dialect}`, () => {
     let url: string;
