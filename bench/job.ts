@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- --only job` (issue 30): a job's rows/s with 1, 2 and 4 workers, each on its own loopback
  * address at a strict per-address limit of the sandbox (the workers' own --rate equal to it), against N x one
- * worker's; 4 workers with one killed (-9) at half the rows, against the surviving capacity; and the database's
- * own cost of one chunk claim (FOR UPDATE SKIP LOCKED and the token's update), measured alone.
+ * worker's; 4 workers with one killed (-9) at half the rows, against the surviving capacity. The database's own
+ * cost of one chunk claim is measured alone, on both dialects, by ./job-claim.ts (`--only job_claim`).
  *
  * Times are the database's. Two measures, both from the same runs:
  * - from the split: the job's rows over the time from its split (started_at) to the commit of its last chunk
@@ -19,7 +19,6 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openSession, parseDbUrl, type DbSession } from '../src/db/index.js';
-import { JobStore } from '../src/job/index.js';
 import { CLI, CLIENT_ID, startSandboxProcess, TOKEN } from './harness.js';
 
 const ADMIN = process.env.BRE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -53,16 +52,6 @@ export interface JobBenchResult {
   readonly killed_share: number;
   /** The same per worker present. */
   readonly killed_share_present: number;
-  /** Claims one after another on a job of `chunks` chunks, until none is left. */
-  readonly claim_ms: readonly {
-    readonly chunks: number;
-    /** Chunks of an earlier job left done in the table before. */
-    readonly done_before: number;
-    readonly mean: number;
-    readonly p95: number;
-    /** The last tenth of the claims: most chunks held before them. */
-    readonly last_tenth_mean: number;
-  }[];
 }
 
 async function admin<T>(work: (s: DbSession) => Promise<T>, url = ADMIN): Promise<T> {
@@ -151,64 +140,6 @@ async function dbNow(db: string): Promise<number> {
   );
 }
 
-/**
- * Claims one after another by one store on a job of `chunks` chunks, until none is left: ms each. `history`:
- * chunks of an earlier job left done in the table first (a year of nightly jobs leaves hundreds of thousands).
- */
-async function claimTimes(db: string, chunks: number, history = 0): Promise<JobBenchResult['claim_ms'][number]> {
-  if (history > 0) {
-    await admin(
-      (s) =>
-        s.query(
-          `INSERT INTO bre_batch_chunks (job, chunk, first_row, rows, state, done_at) SELECT 'history', g, g * 500 + 1, 500, 'done', now() FROM generate_series(0, ${history - 1}) g`,
-        ),
-      db,
-    );
-    await admin((s) => s.query('ANALYZE bre_batch_chunks'), db);
-  }
-  const store = await JobStore.open({ url: parseDbUrl(db, { flag: 'bench' }), retryForMs: 10_000 });
-  const name = `claims-${chunks}-${history}`;
-  const times: number[] = [];
-  try {
-    await store.join(
-      name,
-      {
-        sink_table: 'x',
-        pipeline: { name: 'x', sha256: 'x' },
-        input: { kind: 'database', identity: 'x' },
-        key: 'k',
-        rates: 'x',
-      },
-      async () =>
-        Array.from({ length: chunks }, (_, i) => ({
-          firstRow: i * 10 + 1,
-          rows: 10,
-          afterKey: null,
-          byteStart: null,
-          byteEnd: null,
-        })),
-    );
-    for (let i = 0; i < chunks; i += 1) {
-      const t0 = performance.now();
-      await store.claim(name, 'bench', 60_000);
-      times.push(performance.now() - t0);
-    }
-  } finally {
-    await store.close();
-  }
-  const round = (x: number) => Math.round(x * 100) / 100;
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const last = times.slice(Math.floor(chunks * 0.9));
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    chunks,
-    done_before: history,
-    mean: round(mean(times)),
-    p95: round(sorted[Math.floor(sorted.length * 0.95)]),
-    last_tenth_mean: round(mean(last)),
-  };
-}
-
 export async function benchJob(opts: {
   dir: string;
   rowsPerWorker: number;
@@ -289,9 +220,6 @@ export async function benchJob(opts: {
         chunks: addresses.map((a) => t.workers.get(a)?.chunks ?? 0),
       });
     }
-    // The database's own cost of a claim: jobs of 500 and 5,000 chunks, claimed one after another by one store;
-    // then 500 again with 200,000 chunks of an earlier job done in the table.
-    const claims = [await claimTimes(db, 500), await claimTimes(db, 5000), await claimTimes(db, 500, 200_000)];
     const ratio = (x: number) => Math.round(x * 1000) / 1000;
     const one = runs[0];
     const oneSplit = one.rows / one.seconds;
@@ -312,7 +240,6 @@ export async function benchJob(opts: {
       ),
       killed_share: ratio(killedRun.rows / capacity),
       killed_share_present: ratio(killedRun.rows / killedRun.worker_seconds / onePresent),
-      claim_ms: claims,
     };
   } finally {
     sb.child.kill('SIGTERM');

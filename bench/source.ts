@@ -25,7 +25,8 @@ import { DbSource } from '../src/input/db/index.js';
 import { readRunSummary } from '../src/output/format/index.js';
 import { CLI, CLIENT_ID, ratio, startSandboxProcess, TOKEN, writeLocationCsv } from './harness.js';
 
-const ADMIN: Readonly<Record<DialectName, string>> = {
+/** The benchmark's database servers, an admin URL each (the tests' own variables). */
+export const ADMIN: Readonly<Record<DialectName, string>> = {
   postgres: process.env.BRE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   mysql: process.env.BRE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql',
 };

@@ -1,9 +1,10 @@
 /**
  * What differs between databases, behind one interface (the shape of dlt's destinations): its URLs, what it can
- * do (schemas, case folding), connecting, what its errors mean, quoting, parameters, and the SQL the source and
- * the sink need. One file per database implements it (./postgres.ts, ./mysql.ts) and is listed in ./index.ts;
- * adding another database is that file and its tests: nothing outside it names a dialect.
+ * do (schemas, case folding), connecting, what its errors mean, quoting, parameters, and the SQL the source,
+ * the sink and a job's store need. One file per database implements it (./postgres.ts, ./mysql.ts) and is
+ * listed in ./index.ts; adding another database is that file and its tests: nothing outside it names a dialect.
  */
+import type { JobSql } from './job-sql.js';
 import type { KeysetSql } from './keyset.js';
 import type { SinkSql } from './sink-sql.js';
 import type { DbSession } from './session.js';
@@ -41,6 +42,9 @@ export interface Dialect extends DialectAddress {
 
   // The sink (src/output/sink/): creating, checking and upserting its tables.
   readonly sink: SinkSql;
+
+  // A job shared by several hosts (src/job/): its tables, its claims, its clock.
+  readonly job: JobSql;
   /**
    * Upserts many rows at once faster than `sink.upsert`'s multi-row statements, where the database has a way
    * (PostgreSQL: COPY, ./pg-copy.ts); the same result. `likelyNew`: the table is bre-batch's own and its rows

@@ -45,3 +45,4 @@ export type { DbColumn, DbResult, DbRow, DbSession } from './session.js';
 export type { TableColumn } from './sink-sql.js';
 export type { DbUrl, DialectName } from './url.js';
 export { queryReason, ConnectionLost } from './failure.js';
+export type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';

@@ -17,6 +17,7 @@ import {
   type Failure,
 } from './failure.js';
 import { standardKeyset } from './keyset.js';
+import { mysqlJob } from './mysql-job.js';
 import { standardSink } from './sink-sql.js';
 import { SessionBase, type DbColumn, type DbResult } from './session.js';
 import type { DbUrl } from './url.js';
@@ -270,6 +271,7 @@ export const mysqlDialect: Dialect = {
       params: [schema ?? null, name],
     }),
   }),
+  job: mysqlJob({ quote: (id) => mysqlDialect.quote(id), classify }),
 };
 
 /** A string literal: MySQL reads a backslash in one as an escape. */

@@ -18,6 +18,7 @@ import {
 } from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { copyUpsert } from './pg-copy.js';
+import { pgJob } from './pg-job.js';
 import { standardSink } from './sink-sql.js';
 import { SessionBase, type DbColumn, type DbResult, type DbSession } from './session.js';
 import type { DbUrl } from './url.js';
@@ -253,6 +254,7 @@ export const postgres: Dialect = {
       params: [postgres.table(name, schema)],
     }),
   }),
+  job: pgJob({ quote: (id) => postgres.quote(id), table: (name, schema) => postgres.table(name, schema), classify }),
   bulkUpsert: (session, table, columns, key, rows, likelyNew) =>
     copyUpsert(
       pgClientOf(session),

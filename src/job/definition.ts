@@ -16,6 +16,11 @@ export interface JobDefinition {
   readonly rates: string;
 }
 
+/** The definition as the database gives it back: an object, or its JSON text (MariaDB's JSON is text). */
+export function definitionOf(value: unknown): JobDefinition {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as JobDefinition;
+}
+
 /** Each difference as a person reads it, empty when the definitions agree. */
 export function definitionDifferences(job: JobDefinition, mine: JobDefinition): string[] {
   const out: string[] = [];

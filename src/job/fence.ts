@@ -9,9 +9,10 @@
  *
  * Runs on the sink's thread; the run's thread tells it which chunks it holds (hold/drop) and hears what it found.
  */
-import type { DbSession } from '../db/index.js';
+import type { DbResult, DbSession, Dialect, JobSql } from '../db/index.js';
+import { placeholders, runBound } from '../db/job-sql.js';
 import { bitsOf, countBits, prefixOf, setBit } from './bits.js';
-import type { JobTables } from './schema.js';
+import { jobTables, type JobTables } from './schema.js';
 
 export interface HeldChunk {
   readonly chunk: number;
@@ -37,11 +38,22 @@ export class JobFence {
   /** Rows refused since the start. */
   refused = 0;
 
+  readonly tables: JobTables;
+  readonly #sql: JobSql;
+
   constructor(
     readonly job: string,
     readonly worker: string,
-    readonly tables: JobTables,
-  ) {}
+    dialect: Dialect,
+    schema: string | undefined,
+  ) {
+    this.tables = jobTables(dialect, schema);
+    this.#sql = dialect.job;
+  }
+
+  #run<R>(session: DbSession, sql: string, params: readonly unknown[]): Promise<DbResult<R>> {
+    return runBound<R>(this.#sql, session, sql, params);
+  }
 
   hold(c: HeldChunk): void {
     this.#held.set(c.chunk, c);
@@ -83,9 +95,10 @@ export class JobFence {
     if (byChunk.size > 0) {
       const ids = [...byChunk.keys()].sort((a, b) => a - b);
       const current = (
-        await session.query<Record<string, unknown>>(
-          `SELECT chunk, token, state, committed FROM ${this.tables.chunks} WHERE job = $1 AND chunk = ANY($2::int[]) ORDER BY chunk FOR UPDATE`,
-          [this.job, ids],
+        await this.#run<Record<string, unknown>>(
+          session,
+          `SELECT chunk, token, state, committed FROM ${this.tables.chunks} WHERE job = $1 AND chunk IN (${placeholders(2, ids.length)}) ORDER BY chunk FOR UPDATE`,
+          [this.job, ...ids],
         )
       ).rows;
       for (const c of current) {
@@ -109,10 +122,11 @@ export class JobFence {
         const position = prefixOf(bits, e.held.rows);
         const finished = position === e.held.rows || countBits(bits, e.held.rows) === e.held.rows;
         if (finished) done.push(e.held.chunk);
-        await session.query(
+        await this.#run(
+          session,
           `UPDATE ${this.tables.chunks} SET committed = $3, position = $4, rows_results = rows_results + $5, rows_errors = rows_errors + $6,
              state = CASE WHEN $7 THEN 'done' ELSE state END, holder = CASE WHEN $7 THEN NULL ELSE holder END,
-             lease_until = CASE WHEN $7 THEN NULL ELSE lease_until END, done_at = CASE WHEN $7 THEN now() ELSE done_at END,
+             lease_until = CASE WHEN $7 THEN NULL ELSE lease_until END, done_at = CASE WHEN $7 THEN ${this.#sql.now} ELSE done_at END,
              done_by = CASE WHEN $7 THEN $8 ELSE done_by END
            WHERE job = $1 AND chunk = $2`,
           [this.job, e.held.chunk, bits, position, results, errors, finished, this.worker],
@@ -122,16 +136,20 @@ export class JobFence {
         // The job's row locked first: two workers finishing the last two chunks at one moment would each see the
         // other's chunk still held (not committed yet) and neither mark the job done. Locked, the second to
         // come looks once the first committed, and sees both chunks done.
-        await session.query(`SELECT 1 FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [this.job]);
-        // Any chunk not done, from the claim's partial indexes (./schema.ts): not a count of the job's chunks.
-        const left = await session.query(
+        await this.#run(session, `SELECT 1 FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [this.job]);
+        // Any chunk not done, from the claim's indexes (src/db/job-sql.ts): not a count of the job's chunks. A
+        // plain read: on MySQL's REPEATABLE READ too it sees the other's commit, its snapshot taken only now
+        // (the reads before it in this transaction lock, and take none).
+        const left = await this.#run(
+          session,
           `(SELECT 1 FROM ${this.tables.chunks} WHERE job = $1 AND state = 'waiting' LIMIT 1)
            UNION ALL (SELECT 1 FROM ${this.tables.chunks} WHERE job = $1 AND state = 'held' LIMIT 1)`,
           [this.job],
         );
         if (left.rows.length === 0) {
-          const marked = await session.query(
-            `UPDATE ${this.tables.jobs} SET state = 'done', done_at = now() WHERE job = $1 AND state <> 'done'`,
+          const marked = await this.#run(
+            session,
+            `UPDATE ${this.tables.jobs} SET state = 'done', done_at = ${this.#sql.now} WHERE job = $1 AND state <> 'done'`,
             [this.job],
           );
           jobDone = marked.count > 0;
@@ -153,14 +171,15 @@ export class JobFence {
   }
 
   async #adopt(session: DbSession): Promise<void> {
-    const mine = await session.query<Record<string, unknown>>(
-      `SELECT chunk, token, first_row, rows FROM ${this.tables.chunks} WHERE job = $1 AND holder = $2 AND state = 'held'`,
+    const mine = await this.#run<Record<string, unknown>>(
+      session,
+      `SELECT chunk, token, first_row, ${this.tables.rows} AS n FROM ${this.tables.chunks} WHERE job = $1 AND holder = $2 AND state = 'held'`,
       [this.job, this.worker],
     );
     for (const c of mine.rows) {
       const chunk = Number(c.chunk);
       if (!this.#held.has(chunk))
-        this.#held.set(chunk, { chunk, token: String(c.token), firstRow: Number(c.first_row), rows: Number(c.rows) });
+        this.#held.set(chunk, { chunk, token: String(c.token), firstRow: Number(c.first_row), rows: Number(c.n) });
     }
   }
 

@@ -5,6 +5,7 @@
  * --plan's question for what is left: does it fit the window with the workers now running, or how many more
  * addresses it needs. `job report` adds the errors by code and the workers' totals.
  */
+import { definitionOf } from './definition.js';
 import { readJobSpend, type JobSpendStatus } from './spend.js';
 import type { JobStore } from './store.js';
 
@@ -60,28 +61,30 @@ export async function readJobStatus(
   windowHours?: number,
 ): Promise<JobStatus | undefined> {
   const t = store.tables;
+  const now = store.sql.now;
   const job = (
     await store.query<Record<string, unknown>>(
-      `SELECT state, rows, chunks, definition, started_at, done_at FROM ${t.jobs} WHERE job = $1`,
+      `SELECT state, ${t.rows} AS n, chunks, definition, started_at, done_at FROM ${t.jobs} WHERE job = $1`,
       [name],
     )
   )[0];
   if (!job) return undefined;
+  const count = (when: string) => `coalesce(sum(CASE WHEN ${when} THEN 1 ELSE 0 END), 0)`;
   const agg = (
     await store.query<Record<string, unknown>>(
-      `SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) FILTER (WHERE state = 'held' AND lease_until >= now()) AS held,
-            count(*) FILTER (WHERE state = 'waiting' OR (state = 'held' AND lease_until < now())) AS waiting,
+      `SELECT ${count("state = 'done'")} AS done, ${count(`state = 'held' AND lease_until >= ${now}`)} AS held,
+            ${count(`state = 'waiting' OR (state = 'held' AND lease_until < ${now})`)} AS waiting,
             coalesce(sum(rows_results), 0) AS results, coalesce(sum(rows_errors), 0) AS errors, coalesce(sum(resent), 0) AS resent, coalesce(sum(takeovers), 0) AS takeovers
      FROM ${t.chunks} WHERE job = $1`,
       [name],
     )
   )[0];
   const held = await store.query<Record<string, unknown>>(
-    `SELECT chunk, holder, claimed_at, lease_until, position, rows FROM ${t.chunks} WHERE job = $1 AND state = 'held' AND lease_until >= now() ORDER BY chunk`,
+    `SELECT chunk, holder, claimed_at, lease_until, position, ${t.rows} AS n FROM ${t.chunks} WHERE job = $1 AND state = 'held' AND lease_until >= ${now} ORDER BY chunk`,
     [name],
   );
   const workers = await store.query<Record<string, unknown>>(
-    `SELECT worker, address, state, rate, rows_done, seen_at, (state = 'working' AND seen_at + lease_ms * interval '1 millisecond' >= now()) AS alive,
+    `SELECT worker, address, state, rate, rows_done, seen_at, (CASE WHEN state = 'working' AND ${store.sql.later('seen_at', 'lease_ms')} >= ${now} THEN 1 ELSE 0 END) AS alive,
        (SELECT count(*) FROM ${t.chunks} c WHERE c.job = w.job AND c.state = 'done' AND c.done_by = w.worker) AS chunks_done
      FROM ${t.workers} w WHERE job = $1 ORDER BY started_at, worker`,
     [name],
@@ -90,14 +93,14 @@ export async function readJobStatus(
     worker: String(w.worker),
     address: (w.address as string | null) ?? null,
     state: String(w.state),
-    alive: w.alive === true,
+    alive: Number(w.alive) === 1,
     rate: Number(w.rate),
     rowsDone: Number(w.rows_done),
     chunksDone: Number(w.chunks_done),
-    seenAt: String(w.seen_at),
+    seenAt: instant(w.seen_at),
   }));
   const spend = await readJobSpend(store, name);
-  const rows = Number(job.rows);
+  const rows = Number(job.n);
   const results = Number(agg.results);
   const errors = Number(agg.errors);
   const rate = ws.filter((w) => w.alive).reduce((n, w) => n + w.rate, 0);
@@ -105,16 +108,16 @@ export async function readJobStatus(
   const status: JobStatus = {
     job: name,
     state: String(job.state),
-    pipeline: String((job.definition as { pipeline?: { name?: string } }).pipeline?.name ?? ''),
+    pipeline: String(definitionOf(job.definition).pipeline?.name ?? ''),
     rows,
     chunks: { total: Number(job.chunks), done: Number(agg.done), held: Number(agg.held), waiting: Number(agg.waiting) },
     held: held.map((h) => ({
       chunk: Number(h.chunk),
       holder: String(h.holder),
-      since: String(h.claimed_at),
-      leaseUntil: String(h.lease_until),
+      since: instant(h.claimed_at),
+      leaseUntil: instant(h.lease_until),
       position: Number(h.position),
-      rows: Number(h.rows),
+      rows: Number(h.n),
     })),
     results,
     errors,
@@ -123,8 +126,8 @@ export async function readJobStatus(
     workers: ws,
     rate,
     etaSeconds: left === 0 ? 0 : rate > 0 ? left / rate : null,
-    startedAt: job.started_at === null ? null : String(job.started_at),
-    doneAt: job.done_at === null ? null : String(job.done_at),
+    startedAt: job.started_at === null ? null : instant(job.started_at),
+    doneAt: job.done_at === null ? null : instant(job.done_at),
     ...(spend ? { spend } : {}),
   };
   return windowHours === undefined
@@ -137,6 +140,15 @@ export async function readJobStatus(
           windowHours,
         ),
       };
+}
+
+/**
+ * A time of the job's tables as ISO text with its offset: PostgreSQL's timestamptz has one; MySQL's DATETIME,
+ * written in the session's UTC, has none, and would be read as local time.
+ */
+function instant(value: unknown): string {
+  const text = String(value);
+  return /(Z|[+-]\d{2}(:?\d{2})?)$/.test(text) ? text : `${text}Z`;
 }
 
 /**

@@ -2,29 +2,35 @@
  * The job's tables, as one worker uses them: joining (the first worker splits the input into chunks, in the
  * transaction that creates the job; a later one checks it runs the same job), claiming a chunk (FOR UPDATE
  * SKIP LOCKED: a waiting chunk, or one whose lease lapsed, with a new fencing token), renewing the leases of
- * the chunks it holds at its heartbeat, and handing them back. Times are the database's (now()), so the hosts'
- * clocks need not agree. A connection lost is opened again for the sink's --sink-retry, then SINK_UNAVAILABLE
- * (exit 3, resumable), as the sink does.
+ * the chunks it holds at its heartbeat, and handing them back. Times are the database's, so the hosts' clocks
+ * need not agree. What a database does its own way (its tables, the claim, the split's insert, its clock) is
+ * its dialect's (src/db/job-sql.ts); the rest is written here once. A connection lost (or a transaction a
+ * deadlock aborted) is tried again for the sink's --sink-retry, then SINK_UNAVAILABLE (exit 3, resumable), as
+ * the sink does.
  */
 import { BreError, isBreError } from '../errors.js';
-import { dialectOf, openSession, queryReason, type DbSession, type DbUrl, type Dialect } from '../db/index.js';
+import {
+  dialectOf,
+  openSession,
+  queryReason,
+  type DbResult,
+  type DbSession,
+  type ChunkInsert,
+  type DbUrl,
+  type Dialect,
+  type JobSql,
+} from '../db/index.js';
+import { placeholders, runBound } from '../db/job-sql.js';
 import { retrying, type RetryClock } from '../retry/policy.js';
-import { createJobTables, jobTables, jobTableUpgrades, type JobTables } from './schema.js';
-import { definitionDifferences, mismatchError, type JobDefinition } from './definition.js';
+import { jobTables, type JobTables } from './schema.js';
+import { definitionDifferences, definitionOf, mismatchError, type JobDefinition } from './definition.js';
 import { bitsOf, clearBit, prefixOf } from './bits.js';
 
-/** One chunk as the split makes it. */
-export interface ChunkPlan {
-  readonly firstRow: number;
-  readonly rows: number;
-  /** A database input: read after this key (null: from the start, NULL keys first). */
-  readonly afterKey: string | null;
-  /** A file input: the bytes of its records (src/input/ranges.ts); null for a database input and for Parquet. */
-  readonly byteStart: number | null;
-  readonly byteEnd: number | null;
-  /** A file input: the line its first row starts on, so that its rows keep the file's line numbers. */
-  readonly firstLine?: number | null;
-}
+/** Tries of a transaction a deadlock aborted (MySQL picks a victim among transactions locking rows in another order). */
+const CONFLICT_ATTEMPTS = 5;
+
+/** One chunk as the split makes it (src/db/job-sql.ts). */
+export type ChunkPlan = ChunkInsert;
 
 /** A chunk claimed: its rows, the token its writes carry, and what of it is committed already. */
 export interface ClaimedChunk extends ChunkPlan {
@@ -74,27 +80,22 @@ export interface JobStoreOptions {
 
 export class JobStore {
   readonly dialect: Dialect;
+  readonly sql: JobSql;
   readonly tables: JobTables;
   #session: DbSession | undefined;
 
   private constructor(readonly opts: JobStoreOptions) {
     this.dialect = dialectOf(opts.url);
+    this.sql = this.dialect.job;
     this.tables = jobTables(this.dialect, opts.schema);
   }
 
   /** Connects and makes the job's tables when they are not there (DB_UNREACHABLE: exit 2 before anything is called). */
   static async open(opts: JobStoreOptions): Promise<JobStore> {
-    if (opts.url.dialect !== 'postgres') {
-      throw new BreError(
-        'USAGE',
-        `Expected a PostgreSQL --sink with --job, got ${opts.url.display}: a job's chunks are claimed with FOR UPDATE SKIP LOCKED and committed with the sink's batches, which bre-batch does on PostgreSQL only`,
-        { field: 'job' },
-      );
-    }
     const store = new JobStore(opts);
     store.#session = await openSession(opts.url);
     try {
-      await store.#createTables(store.#session);
+      await store.sql.prepare(store.#session, store.tables);
     } catch (err) {
       store.#session.destroy();
       throw isBreError(err)
@@ -106,51 +107,19 @@ export class JobStore {
     return store;
   }
 
-  async #createTables(session: DbSession): Promise<void> {
-    for (const sql of createJobTables(this.tables)) {
-      try {
-        await session.query(sql);
-      } catch (err) {
-        // Two workers making the table at one moment: PostgreSQL may say so with a unique violation on its catalog.
-        if (this.dialect.classify(err) === 'lost' || (err as { code?: string }).code !== '23505') throw err;
-      }
-    }
-    for (const u of jobTableUpgrades(this.tables)) {
-      try {
-        await session.query(u.probe);
-      } catch (err) {
-        if (this.dialect.classify(err) === 'lost') throw err;
-        await session.query(u.add);
-      }
-    }
-    // Looked for first: CREATE INDEX takes a lock on the table even when the index is there, which would make
-    // every worker's start wait for the others' commits.
-    for (const index of this.tables.indexes) {
-      const found = await session.query<{ ok: boolean }>('SELECT to_regclass($1) IS NOT NULL AS ok', [index.qualified]);
-      if (found.rows[0]?.ok) continue;
-      try {
-        await session.query(index.create);
-      } catch (err) {
-        if (this.dialect.classify(err) === 'lost' || (err as { code?: string }).code !== '23505') throw err;
-      }
-    }
+  /** A statement written with `$n` placeholders, on `session`. */
+  run<R>(session: DbSession, sql: string, params: readonly unknown[] = []): Promise<DbResult<R>> {
+    return runBound<R>(this.sql, session, sql, params);
   }
 
   /** The job as it is, or undefined when no worker has started it. */
   async job(name: string): Promise<JobRow | undefined> {
+    const t = this.tables;
     const r = await this.#query<Record<string, unknown>>(
-      `SELECT state, chunks, rows, definition FROM ${this.tables.jobs} WHERE job = $1`,
+      `SELECT state, chunks, ${t.rows} AS n, definition FROM ${t.jobs} WHERE job = $1`,
       [name],
     );
-    const x = r[0];
-    return x
-      ? {
-          state: x.state as JobRow['state'],
-          chunks: Number(x.chunks),
-          rows: Number(x.rows),
-          definition: x.definition as JobDefinition,
-        }
-      : undefined;
+    return r[0] ? jobRow(r[0]) : undefined;
   }
 
   /**
@@ -159,56 +128,42 @@ export class JobStore {
    * A worker whose definition differs is JOB_MISMATCH (exit 2).
    */
   async join(name: string, def: JobDefinition, split: () => Promise<ChunkPlan[]>): Promise<JobRow> {
+    const t = this.tables;
     return this.#retry(async (session) =>
       session.transaction(async () => {
-        await session.query(
-          `INSERT INTO ${this.tables.jobs} (job, definition, state) VALUES ($1, $2, 'splitting') ON CONFLICT (job) DO NOTHING`,
-          [name, JSON.stringify(def)],
-        );
+        await this.run(session, this.sql.insertJob(t), [name, JSON.stringify(def)]);
         const row = (
-          await session.query<Record<string, unknown>>(
-            `SELECT state, definition FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`,
+          await this.run<Record<string, unknown>>(
+            session,
+            `SELECT state, definition FROM ${t.jobs} WHERE job = $1 FOR UPDATE`,
             [name],
           )
         ).rows[0];
-        const differences = definitionDifferences(row.definition as JobDefinition, def);
+        const differences = definitionDifferences(definitionOf(row.definition), def);
         if (differences.length > 0) throw mismatchError(name, differences);
         if (row.state === 'splitting') {
           const plans = await split();
-          const cols = ['first_row', 'rows', 'after_key', 'byte_start', 'byte_end', 'first_line'] as const;
-          const arrays = [
-            plans.map((p) => p.firstRow),
-            plans.map((p) => p.rows),
-            plans.map((p) => p.afterKey),
-            plans.map((p) => p.byteStart),
-            plans.map((p) => p.byteEnd),
-            plans.map((p) => p.firstLine ?? null),
-          ];
-          // Inserted in slices: one statement's parameters are bounded, but arrays are one parameter each.
-          for (let i = 0; i < plans.length; i += 10_000) {
-            await session.query(
-              `INSERT INTO ${this.tables.chunks} (job, chunk, ${cols.join(', ')})
-             SELECT $1, $2::int + ord::int - 1, f, r, a, bs, be, fl FROM unnest($3::bigint[], $4::int[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[]) WITH ORDINALITY AS u(f, r, a, bs, be, fl, ord)`,
-              [name, i, ...arrays.map((a) => a.slice(i, i + 10_000))],
-            );
-          }
-          await session.query(
-            `UPDATE ${this.tables.jobs} SET state = $2, chunks = $3, rows = $4, started_at = now(), done_at = CASE WHEN $3::int = 0 THEN now() END WHERE job = $1`,
-            [name, plans.length === 0 ? 'done' : 'running', plans.length, plans.reduce((n, p) => n + p.rows, 0)],
+          await this.sql.insertChunks(session, t, name, plans);
+          await this.run(
+            session,
+            `UPDATE ${t.jobs} SET state = $2, chunks = $3, ${t.rows} = $4, started_at = ${this.sql.now}, done_at = CASE WHEN $5 THEN ${this.sql.now} END WHERE job = $1`,
+            [
+              name,
+              plans.length === 0 ? 'done' : 'running',
+              plans.length,
+              plans.reduce((n, p) => n + p.rows, 0),
+              plans.length === 0,
+            ],
           );
         }
         const job = (
-          await session.query<Record<string, unknown>>(
-            `SELECT state, chunks, rows, definition FROM ${this.tables.jobs} WHERE job = $1`,
+          await this.run<Record<string, unknown>>(
+            session,
+            `SELECT state, chunks, ${t.rows} AS n, definition FROM ${t.jobs} WHERE job = $1`,
             [name],
           )
         ).rows[0];
-        return {
-          state: job.state as JobRow['state'],
-          chunks: Number(job.chunks),
-          rows: Number(job.rows),
-          definition: job.definition as JobDefinition,
-        };
+        return jobRow(job);
       }),
     );
   }
@@ -219,25 +174,7 @@ export class JobStore {
    * up by one: writes under the old one are refused from now on (./fence.ts).
    */
   async claim(name: string, worker: string, leaseMs: number): Promise<ClaimedChunk | undefined> {
-    const t = this.tables.chunks;
-    // A chunk whose lease lapsed first (its holder died or stalled: left for the end, it would be the job's last
-    // chunk, with the other workers idle while one finishes it), else the lowest waiting one: each read from its
-    // partial index in chunk order (./schema.ts), so a claim costs the same in a job of 500 chunks or 500,000.
-    const rows = await this.#query<Record<string, unknown>>(
-      `WITH l AS (SELECT chunk, 'held' AS was FROM ${t} WHERE job = $1 AND state = 'held' AND lease_until < now() ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
-         w AS (SELECT chunk, 'waiting' AS was FROM ${t} WHERE job = $1 AND state = 'waiting' AND NOT EXISTS (SELECT 1 FROM l)
-               ORDER BY chunk LIMIT 1 FOR UPDATE SKIP LOCKED),
-         s AS (SELECT chunk, was FROM l UNION ALL SELECT chunk, was FROM w)
-       UPDATE ${t} c SET state = 'held', holder = $2, token = c.token + 1, lease_until = now() + $3 * interval '1 millisecond', claimed_at = now(),
-         takeovers = c.takeovers + (CASE WHEN c.state = 'held' THEN 1 ELSE 0 END),
-         prev_sent = CASE WHEN c.state = 'held' THEN GREATEST(c.sent_to, c.prev_sent) ELSE c.prev_sent END,
-         sent_to = 0
-       FROM s
-       WHERE c.job = $1 AND c.chunk = s.chunk
-       RETURNING c.chunk, c.token, c.first_row, c.rows, c.after_key, c.byte_start, c.byte_end, c.first_line, c.committed, c.prev_sent, s.was`,
-      [name, worker, leaseMs],
-    );
-    const r = rows[0];
+    const r = await this.#retry((session) => this.sql.claim(session, this.tables, name, worker, leaseMs));
     if (!r) return undefined;
     return {
       chunk: Number(r.chunk),
@@ -264,40 +201,38 @@ export class JobStore {
     held: readonly HeldReport[],
     leaseMs: number,
   ): Promise<{ lost: number[]; done: number[] }> {
-    const kept =
-      held.length === 0
-        ? []
-        : await this.#query<{ chunk: number }>(
-            `UPDATE ${this.tables.chunks} c SET lease_until = now() + $3 * interval '1 millisecond', sent_to = GREATEST(c.sent_to, u.sent), resent = c.resent + u.resent
-       FROM unnest($4::int[], $5::bigint[], $6::int[], $7::int[]) AS u(chunk, token, sent, resent)
-       WHERE c.job = $1 AND c.chunk = u.chunk AND c.token = u.token AND c.holder = $2 AND c.state = 'held'
-       RETURNING c.chunk`,
-            [
-              name,
-              worker.worker,
-              leaseMs,
-              held.map((h) => h.chunk),
-              held.map((h) => h.token),
-              held.map((h) => h.sentTo),
-              held.map((h) => h.resent),
-            ],
-          );
-    await this.#query(
-      `INSERT INTO ${this.tables.workers} (job, worker, host, address, state, rows_done, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
-       ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_done = EXCLUDED.rows_done, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks, lease_ms = EXCLUDED.lease_ms`,
-      [name, worker.worker, worker.host, worker.address, worker.rowsDone, worker.rate, held.length, leaseMs],
-    );
-    const still = new Set(kept.map((k) => Number(k.chunk)));
+    const t = this.tables;
+    // One statement a chunk (a worker holds one or two): each says by its count whether the chunk is still its own.
+    const still = new Set<number>();
+    for (const h of held) {
+      const n = await this.#count(
+        `UPDATE ${t.chunks} SET lease_until = ${this.sql.later(this.sql.now, '$3')}, sent_to = GREATEST(sent_to, $6), resent = resent + $7
+         WHERE job = $1 AND chunk = $4 AND token = $5 AND holder = $2 AND state = 'held'`,
+        [name, worker.worker, leaseMs, h.chunk, h.token, h.sentTo, h.resent],
+      );
+      if (n > 0) still.add(h.chunk);
+    }
+    await this.#query(this.sql.upsertWorker(t), [
+      name,
+      worker.worker,
+      worker.host,
+      worker.address,
+      worker.rowsDone,
+      worker.rate,
+      held.length,
+      leaseMs,
+    ]);
     const missing = held.filter((h) => !still.has(h.chunk));
     if (missing.length === 0) return { lost: [], done: [] };
     // Not renewed: done by this worker's own last batch (its word may not have reached the run yet), or lost.
+    const doneRows = await this.#query<{ chunk: number; token: unknown }>(
+      `SELECT chunk, token FROM ${t.chunks} WHERE job = $1 AND state = 'done' AND chunk IN (${placeholders(2, missing.length)})`,
+      [name, ...missing.map((h) => h.chunk)],
+    );
     const done = new Set(
-      (
-        await this.#query<{ chunk: number }>(
-          `SELECT c.chunk FROM ${this.tables.chunks} c JOIN unnest($2::int[], $3::bigint[]) AS u(chunk, token) ON c.chunk = u.chunk AND c.token = u.token WHERE c.job = $1 AND c.state = 'done'`,
-          [name, missing.map((h) => h.chunk), missing.map((h) => h.token)],
-        )
-      ).map((r) => Number(r.chunk)),
+      doneRows
+        .filter((r) => missing.some((h) => h.chunk === Number(r.chunk) && h.token === String(r.token)))
+        .map((r) => Number(r.chunk)),
     );
     return { lost: missing.filter((h) => !done.has(h.chunk)).map((h) => h.chunk), done: [...done] };
   }
@@ -307,19 +242,19 @@ export class JobStore {
    * which skips the rows committed. Only chunks still under this worker's token.
    */
   async release(name: string, worker: string, held: readonly { chunk: number; token: string }[]): Promise<void> {
-    if (held.length === 0) return;
-    await this.#query(
-      `UPDATE ${this.tables.chunks} c SET state = 'waiting', holder = NULL, lease_until = NULL, prev_sent = GREATEST(c.prev_sent, c.sent_to), sent_to = 0
-       FROM unnest($3::int[], $4::bigint[]) AS u(chunk, token)
-       WHERE c.job = $1 AND c.chunk = u.chunk AND c.token = u.token AND c.holder = $2 AND c.state = 'held'`,
-      [name, worker, held.map((h) => h.chunk), held.map((h) => h.token)],
-    );
+    // prev_sent before sent_to is reset (MySQL assigns from left to right).
+    for (const h of held)
+      await this.#query(
+        `UPDATE ${this.tables.chunks} SET prev_sent = GREATEST(prev_sent, sent_to), sent_to = 0, state = 'waiting', holder = NULL, lease_until = NULL
+         WHERE job = $1 AND chunk = $3 AND token = $4 AND holder = $2 AND state = 'held'`,
+        [name, worker, h.chunk, h.token],
+      );
   }
 
   /** The worker has left the job (its row stays, for the status and the report). */
   async leave(name: string, worker: string, state: 'finished' | 'stopped'): Promise<void> {
     await this.#query(
-      `UPDATE ${this.tables.workers} SET state = $3, seen_at = now(), rate = 0, chunks = 0 WHERE job = $1 AND worker = $2`,
+      `UPDATE ${this.tables.workers} SET state = $3, seen_at = ${this.sql.now}, rate = 0, chunks = 0 WHERE job = $1 AND worker = $2`,
       [name, worker, state],
     );
   }
@@ -339,27 +274,29 @@ export class JobStore {
    * job already re-opened just works on it.
    */
   async reopenErrors(name: string, errorsTable: string): Promise<number> {
+    const t = this.tables;
+    const q = (id: string) => this.dialect.quote(id);
     return this.#retry(async (session) =>
       session.transaction(async () => {
         const job = (
-          await session.query<{ state: string }>(`SELECT state FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [
-            name,
-          ])
+          await this.run<{ state: string }>(session, `SELECT state FROM ${t.jobs} WHERE job = $1 FOR UPDATE`, [name])
         ).rows[0];
         if (job?.state !== 'done') return 0;
         const chunks = (
-          await session.query<Record<string, unknown>>(
-            `SELECT chunk, first_row, rows, committed FROM ${this.tables.chunks} WHERE job = $1 AND rows_errors > 0 ORDER BY chunk FOR UPDATE`,
+          await this.run<Record<string, unknown>>(
+            session,
+            `SELECT chunk, first_row, ${t.rows} AS n, committed FROM ${t.chunks} WHERE job = $1 AND rows_errors > 0 ORDER BY chunk FOR UPDATE`,
             [name],
           )
         ).rows;
         let reopened = 0;
         for (const c of chunks) {
           const first = Number(c.first_row);
-          const n = Number(c.rows);
+          const n = Number(c.n);
           const errs = (
-            await session.query<{ row: string }>(
-              `SELECT ${this.dialect.quote('row')} AS row FROM ${errorsTable} WHERE ${this.dialect.quote('row')} >= $1 AND ${this.dialect.quote('row')} < $2`,
+            await this.run<{ row: string }>(
+              session,
+              `SELECT ${q('row')} AS ${q('row')} FROM ${errorsTable} WHERE ${q('row')} >= $1 AND ${q('row')} < $2`,
               [first, first + n],
             )
           ).rows;
@@ -368,14 +305,16 @@ export class JobStore {
           for (const e of errs) if (clearBit(bits, Number(e.row) - first)) cleared += 1;
           if (cleared === 0) continue;
           reopened += 1;
-          await session.query(
-            `UPDATE ${this.tables.chunks} SET state = 'waiting', holder = NULL, lease_until = NULL, committed = $3, position = $4, rows_errors = rows_errors - $5, done_at = NULL WHERE job = $1 AND chunk = $2`,
+          await this.run(
+            session,
+            `UPDATE ${t.chunks} SET state = 'waiting', holder = NULL, lease_until = NULL, committed = $3, position = $4, rows_errors = rows_errors - $5, done_at = NULL WHERE job = $1 AND chunk = $2`,
             [name, c.chunk, bits, prefixOf(bits, n), cleared],
           );
         }
         if (reopened > 0)
-          await session.query(
-            `UPDATE ${this.tables.jobs} SET state = 'running', done_at = NULL, retries = retries + 1 WHERE job = $1`,
+          await this.run(
+            session,
+            `UPDATE ${t.jobs} SET state = 'running', done_at = NULL, retries = retries + 1 WHERE job = $1`,
             [name],
           );
         return reopened;
@@ -383,7 +322,7 @@ export class JobStore {
     );
   }
 
-  /** Rows of one query, for the status and the report. */
+  /** Rows of one query written with `$n` placeholders, for the status and the report. */
   query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
     return this.#query<R>(sql, params);
   }
@@ -394,13 +333,21 @@ export class JobStore {
   }
 
   async #query<R>(sql: string, params: readonly unknown[]): Promise<R[]> {
-    return this.#retry(async (session) => (await session.query<R>(sql, params)).rows);
+    return this.#retry(async (session) => (await this.run<R>(session, sql, params)).rows);
   }
 
-  /** `work` on the connection, again on a new one after a loss, on the retry policy's schedule, for --sink-retry (src/retry/policy.ts). */
+  async #count(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.#retry(async (session) => (await this.run(session, sql, params)).count);
+  }
+
+  /**
+   * `work` on the connection, again on a new one after a loss, on the retry policy's schedule, for --sink-retry
+   * (src/retry/policy.ts); again at once after a conflict (a deadlock aborted the transaction, MySQL's way).
+   */
   #retry<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
     const lost = (err: unknown) =>
       isBreError(err) ? err.code === 'DB_UNREACHABLE' : this.dialect.classify(err) === 'lost';
+    const conflict = (err: unknown) => !isBreError(err) && this.dialect.classify(err) === 'conflict';
     const where = this.opts.url.display;
     return retrying(
       {
@@ -419,17 +366,30 @@ export class JobStore {
         ...(this.opts.clock ? { clock: this.opts.clock } : {}),
       },
       async () => {
-        try {
-          this.#session ??= await openSession(this.opts.url);
-          return await work(this.#session);
-        } catch (err) {
-          if (lost(err)) {
-            this.#session?.destroy();
-            this.#session = undefined;
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            this.#session ??= await openSession(this.opts.url);
+            return await work(this.#session);
+          } catch (err) {
+            // Rolled back whole: the same work again sees what the transaction that won committed.
+            if (conflict(err) && attempt < CONFLICT_ATTEMPTS) continue;
+            if (lost(err)) {
+              this.#session?.destroy();
+              this.#session = undefined;
+            }
+            throw err;
           }
-          throw err;
         }
       },
     );
   }
+}
+
+function jobRow(r: Record<string, unknown>): JobRow {
+  return {
+    state: r.state as JobRow['state'],
+    chunks: Number(r.chunks),
+    rows: Number(r.n),
+    definition: definitionOf(r.definition),
+  };
 }

@@ -32,7 +32,7 @@ export interface DbInputSettings {
   readonly pageRows?: number;
 }
 
-/** `run --job NAME` (with --sink on PostgreSQL): this worker's part in a job shared by many hosts (./job.ts). */
+/** `run --job NAME` (with --sink): this worker's part in a job shared by many hosts (./job.ts). */
 export interface JobSettings {
   readonly name: string;
   /** This process's name in the job's tables (src/job/member.ts newWorkerId). */

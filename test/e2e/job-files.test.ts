@@ -25,6 +25,7 @@ import {
   jobStatus,
   journal,
   waitForChunkHeld,
+  waitForFolder,
   why,
 } from '../helpers/job.js';
 import { locationParquet } from '../helpers/location-parquet.js';
@@ -121,8 +122,8 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const runs = addresses.map((a, i) => worker(csv.path, job, table, join(dir, `w${i}`), a, rate));
         const victim = 1 + Math.floor(random() * 2);
         const lines = 5 + Math.floor(random() * 40);
-        await waitFor(() => existsSync(join(dir, `w${victim}`)), 60_000, "the victim's folder");
-        await waitForLines(runs[victim], join(folderOf(join(dir, `w${victim}`)), 'results.ndjson'), lines, 60_000);
+        const victimFolder = await waitForFolder(join(dir, `w${victim}`), 'the victim');
+        await waitForLines(runs[victim], join(victimFolder, 'results.ndjson'), lines, 60_000);
         runs[victim].child.kill('SIGKILL');
         await runs[victim].done;
         const fourth = worker(csv.path, job, table, join(dir, 'w3'), '127.0.0.5', rate);

@@ -3,14 +3,15 @@
  * worker made under its --out, its journal's lines (all, or those before the commit table's mark: what it
  * committed), the sink table's keys with the answer each holds, `job status --json`, a worker holding a chunk,
  * and the flags every worker of a test job is started with (short leases, so that a takeover happens within a
- * test).
+ * test). Statements are written once with `$n` placeholders, bound for the sink's dialect (`jobQuery`).
  */
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { spawnCli, type CliResult, type RunningCli } from './cli.js';
 import { journalExists, journalText } from './output.js';
-import { query } from './sink.js';
+import { dialectOf, parseDbUrl } from '../../src/db/index.js';
+import { query, quote } from './sink.js';
 import { waitFor } from './wait.js';
 
 export interface JournalLine {
@@ -30,6 +31,12 @@ export function folderOf(base: string): string {
   return join(base, dirs[0]);
 }
 
+/** The one folder a worker makes under its --out, once it is there (the base is made a moment before it). */
+export async function waitForFolder(base: string, who: string): Promise<string> {
+  await waitFor(() => existsSync(base) && readdirSync(base).length === 1, 60_000, `the folder of ${who}`);
+  return folderOf(base);
+}
+
 /** A journal's lines (results.ndjson, errors.ndjson), only those within its first `bytes` when given. */
 export function journal(path: string, bytes = Infinity): JournalLine[] {
   if (!journalExists(path)) return [];
@@ -47,11 +54,21 @@ export function journal(path: string, bytes = Infinity): JournalLine[] {
 export const requestId = (stages: unknown): string =>
   String((stages as Record<string, Record<string, unknown>>).location.request_id);
 
+/** Rows of a statement written with `$n` placeholders, on the database at `url` (PostgreSQL or MySQL/MariaDB). */
+export function jobQuery<R = Record<string, unknown>>(
+  url: string,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<R[]> {
+  const b = dialectOf(parseDbUrl(url, { flag: 'test' })).job.bind(sql, params);
+  return query<R>(url, b.sql, b.params);
+}
+
 /** The sink table's keys, each with the request id of the answer it holds; a key held twice throws. */
 export async function sinkKeys(sink: string, table: string): Promise<Map<string, string>> {
   const rows = await query<{ reference_id: string; result: unknown }>(
     sink,
-    `SELECT reference_id, result FROM "${table}"`,
+    `SELECT reference_id, result FROM ${quote(sink, table)}`,
   );
   const out = new Map<string, string>();
   for (const r of rows) {
@@ -63,7 +80,7 @@ export async function sinkKeys(sink: string, table: string): Promise<Map<string,
 
 /** The results a folder committed: its journal's lines before the commit table's position. */
 export async function committedLines(sink: string, folder: string): Promise<JournalLine[]> {
-  const mark = await query<{ results_bytes: string }>(
+  const mark = await jobQuery<{ results_bytes: string }>(
     sink,
     'SELECT results_bytes FROM bre_batch_loads WHERE path = $1',
     [realpathSync(folder)],
@@ -143,7 +160,7 @@ export async function waitForChunkHeld(sink: string, job: string, run: RunningCl
   await waitFor(
     async () => {
       if (run.child.exitCode !== null) throw new Error(`${who} exited before it held a chunk:\n${run.stderr()}`);
-      const held = await query(sink, 'SELECT 1 FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2', [
+      const held = await jobQuery(sink, 'SELECT 1 FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2', [
         job,
         `%:${run.child.pid}:%`,
       ]);

@@ -1,6 +1,7 @@
 /**
  * `run --job NAME` and its options (issue: elastic workers): join a job shared by several hosts, its chunks
- * and leases in the sink's PostgreSQL database. Shown with the run-control options of `run --help`.
+ * and leases in the sink's database (PostgreSQL, MySQL or MariaDB). Shown with the run-control options of
+ * `run --help`.
  */
 import { BreError } from '../../errors.js';
 import { parseDuration } from '../../config/units.js';
@@ -27,7 +28,7 @@ export const JOB_OPTIONS = {
     job: {
       type: 'string',
       describe:
-        'NAME: join the job NAME as one of its workers (with a PostgreSQL --sink): claim chunks of the input, take over those of dead workers; every host runs the same command',
+        'NAME: join the job NAME as one of its workers (with a --sink, whose database holds the job): claim chunks of the input, take over those of dead workers; every host runs the same command',
     },
     'job-lease': {
       type: 'string',
@@ -48,7 +49,7 @@ export const JOB_OPTIONS = {
   },
 } as const satisfies OptionFamily;
 
-/** --job NAME and its options (--sink on PostgreSQL; not with the options that pick rows or a folder to resume). */
+/** --job NAME and its options (with --sink; not with the options that pick rows or a folder to resume). */
 export function resolveJob(a: JobArgs, ctx: Pick<OptionsContext, 'workerId'>): JobSettings | undefined {
   if (a.job === undefined) return undefined;
   const name = a.job.trim();

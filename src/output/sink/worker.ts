@@ -10,7 +10,6 @@ import { SinkFollower } from './follower.js';
 import { sendError, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
 import { sinkUnavailable, SinkWriter } from './writer.js';
 import { JobFence } from '../../job/fence.js';
-import { jobTables } from '../../job/schema.js';
 import { retrying } from '../../retry/policy.js';
 
 if (parentPort) {
@@ -34,7 +33,7 @@ if (parentPort) {
     const f = await SinkFollower.open(data.dir, manifest, writer, log);
     follower = f;
     if (data.job) {
-      const fence = new JobFence(data.job.name, data.job.worker, jobTables(writer.dialect, data.job.schema));
+      const fence = new JobFence(data.job.name, data.job.worker, writer.dialect, data.job.schema);
       jobFence = fence;
       f.fence = fence;
       f.onBatch = () => {
