@@ -99,7 +99,7 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
         await endSession(base.outDir, { exitCode: exitCodeOf(err), rows: null, outputs: false }).catch(() => undefined);
       throw err;
     }
-    // A finished night's journal is gzip'ed in place (issue 33; an unfinished one stays plain for its resume
+    // A finished night's journal is gzip'ed in place (an unfinished one stays plain for its resume
     // to append to), then report.html is drawn from the folder as it is left (src/report/).
     const compacted =
       !base.dryRun && !req.keepJournal && result.summary.finished

@@ -26,7 +26,7 @@ async function mergeCommandHandler(a: MergeArgs): Promise<number> {
     formats: parseOutputFormats(a['output-formats']),
   });
   if (report.ok) {
-    // A merge of every shard, finished, is a finished night: its journal gzip'ed as a run's (issue 33).
+    // A merge of every shard, finished, is a finished night: its journal gzip'ed as a run's.
     const compacted =
       report.summary?.finished && !a['keep-journal']
         ? `${await (await import('../output/journal/compact.js')).compactFinishedRun(a.out)}\n`

@@ -1,7 +1,7 @@
 /**
  * The whole-attempt deadline (--timeout): every attempt in flight is cut when its time is up, whatever it is
  * doing then (waiting for a connection, connecting, waiting for the headers, or reading a body trickled a
- * byte at a time). undici's headersTimeout and bodyTimeout bound only the silence between bytes (issue 24: an
+ * byte at a time). undici's headersTimeout and bodyTimeout bound only the silence between bytes (an
  * answer sent one byte a second never timed out).
  *
  * One timer for all of them, not a timer or an AbortController per attempt (at thousands of calls a second

@@ -35,7 +35,7 @@ export interface HttpResponse {
 /**
  * Larger answers are cut while they stream (RESPONSE_TOO_LARGE; --max-response-size): no documented answer comes
  * near this, and each attempt in flight may hold up to this much, so calls in flight x this bounds the memory
- * answers take whatever a server sends (issue 32: an endless body took 2.5 GB with 20 rows).
+ * answers take whatever a server sends (an endless body once took 2.5 GB with 20 rows).
  */
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 

@@ -2,7 +2,7 @@
  * The documented retry schedule (decision spec section 8, account spec section 8): base 1 s, doubled after
  * each attempt, capped at 60 s, with +-20% random jitter. A server's Retry-After lengthens it, never shortens
  * it: some gateways answer `Retry-After: 0` while they throttle, and taking that literally sends attempts as fast
- * as the limiter allows into a service that refuses them all (issue 32; dlt-hub/dlt#4036).
+ * as the limiter allows into a service that refuses them all (dlt-hub/dlt#4036).
  */
 export interface BackoffOptions {
   readonly baseMs?: number;

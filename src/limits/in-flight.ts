@@ -1,7 +1,7 @@
 /**
  * How many calls of a service may be in flight: enough to keep its limit busy however slowly it answers, and
  * not more. Little's law: calls in flight = rate x latency. A fixed cap sized for answers of 10 s (the default
- * until issue 32) held a service answering in 20 s to half its limit; a cap sized for the slowest answer holds
+ * once) held a service answering in 20 s to half its limit; a cap sized for the slowest answer holds
  * hundreds of rows in memory for a service answering in 50 ms. So the cap follows the latency measured, with a
  * margin for its spread, up to a bound (--concurrency) that no latency lifts it past.
  *

@@ -4,40 +4,11 @@
  * while `limit` admitted calls arrived within (t - window, t]. Pure: times are passed in, nothing is timed here
  * (the limiter that owns the timer is ./paced.ts).
  *
- * Two well-known mechanisms, each doing what the other cannot:
- *
- * 1. GCRA, the Generic Cell Rate Algorithm in its virtual-scheduling form (ITU-T Recommendation I.371, annex A;
- *    ATM Forum Traffic Management 4.0): start n has a theoretical time V(n) = max(V(n-1) + T, when it was
- *    queued, now - tau), and may start once V(n) <= now. One timer wake-up releases EVERY start whose time has
- *    come, so 5,000 a second need no 5,000 timers a second (Bottleneck starts each job from a timer tick of its
- *    own, which caps it at a few hundred a second: SGrondin/bottleneck#144), and a wake-up that comes late
- *    (timers have 1 ms steps; a busy event loop is later) does not push the schedule back: V(n) stays on its
- *    grid, the late starts go at once. `tau` bounds that catch-up; an idle spell builds no credit (V(n) is
- *    never before the job was queued).
- *
- * 2. A sliding log (the server's own algorithm, mirrored) of the last `guardCount` calls: no start within
- *    `guardSpanMs` of the call `guardCount` before it. The pacing alone holds only while calls reach the
- *    server near their theoretical times; after an event-loop stall its catch-up could start late calls close
- *    to on-time ones `limit` calls later. The log makes the promise on what really happened, whatever the stall.
- *
- * What the log keeps of a call is the latest time the server can have stamped it: its answer's arrival here
- * (the server stamps a call before it answers it), or, while there is no answer, `pathMs` after its request was
- * written (--rate-slack: a call that hangs must not hold every later start until its time-out). A call this
- * side cuts (its whole-attempt time-out, a run abandoning it) never gets an answer: the moment of the cut says
- * nothing of when the server counted it, so its entry stays at its write plus `pathMs`, like any unanswered
- * call's; cut before it was written, it never reached the server and its time is fixed at the cut (`cut`). A start then
- * waits until the call `limit` before it is at least `window + margin` behind, on that bound: two calls
- * `limit` apart reach the server at least a window apart whatever happened on the way (a cold start that
- * opens connections and compiles the parser, a server whose event loop is busy, a client that queued the
- * write), with nothing assumed about the path's jitter. What it costs is each call's answer time, once per
- * window: under a millisecond a window on loopback, a few ms at 5,000/s on a loaded machine (README
- * "Throttling and retries"), a round trip across regions.
- *
- * No burst. The strict window tolerates `limit` calls at once only when the window before was empty, which a
- * client cannot know (its previous run, a resume right after Ctrl-C, another process on the same IP): so the
- * spacing is T = (window + margin) / limit from the first call. `margin` covers the two clocks measuring
- * the window (this process's monotonic clock and the server's, which NTP may slew by up to 500 ppm) and
- * whole-millisecond stamps; a 429 widens it (./paced.ts).
+ * Two mechanisms: GCRA (virtual scheduling: one wake-up releases every start whose time has come, a late
+ * wake-up does not push the schedule back) and a sliding log of the last calls as the server stamped them at
+ * the latest (their answer, or `pathMs` after their write), so that two calls `limit` apart reach the server
+ * at least a window apart whatever happened on the way. No burst; `margin` covers the two clocks. Why each,
+ * and what it costs: docs/decisions/limiter-pacing.md.
  */
 import type { Rate } from './rates.js';
 

@@ -2,39 +2,12 @@
  * `--redis URL`: each service's limiter is Bottleneck's clustered limiter on Redis, so every process that uses
  * the same Redis and the same client id shares one budget per service: N workers behind one egress IP (one
  * NAT address on the provider's allow-list) together stay under that address's limit (decision spec
- * section 8: limits are per IP).
+ * section 8: limits are per IP). Bottleneck's `register` script reserves the next start slot atomically, so
+ * starts are spaced across all workers; `maxConcurrent` caps calls in flight over all of them.
  *
- * How the shared budget works (Bottleneck 2.19.5, src/redis/*.lua): `minTime` and `maxConcurrent` live in one
- * Redis hash per limiter id; a worker's `register` script reserves the next start slot (`nextRequest +=
- * minTime`) atomically and tells the worker how long to wait for it, so starts are spaced across all workers.
- * `maxConcurrent` is a cap on calls in flight over all workers together.
- *
- * Decisions:
- * - id `bre-batch:<service>:<first 16 hex of sha256(client id)>[:<BRE_LIMITER_ID_SUFFIX>][@<address>]`: the
- *   client id is never stored in clear; the optional suffix (environment) keeps budgets apart (per test, or
- *   per egress IP behind a NAT); `@<address>` is the source address of a run with --local-address, so that
- *   workers on several hosts sharing some addresses share one budget per address, as the server counts.
- * - the last worker to start writes its rate into the shared settings (Bottleneck's init keeps the first
- *   writer's, which would keep a stale rate forever after the user changes --rate); a differing rate already
- *   there is reported, since workers on one budget should run with the same --rate.
- * - job expiration = per-attempt HTTP time-out + the longest wait for a reserved slot + 10 s: a crashed
- *   worker's reserved slots are released by Redis after that, and a live job never expires before its HTTP
- *   time-out has ended it (an expired job would be retried while still in flight).
- * - the account service's limit is undocumented and adapts locally (src/limits/adaptive.ts); shared AIMD over
- *   several workers would have each worker scaling a rate it only half knows, so with --redis the account
- *   budget is the fixed configured rate (default 120/min, conservative) shared by all workers; raise it
- *   with --rate account=N/min once the provider confirms a higher limit.
- * - services the pipeline does not call, and services with `--rate SERVICE=off`, keep a local limiter:
- *   there is no budget to share.
- * - retries: the HTTP chain (src/http/chain.ts) schedules every attempt, retries included, through this
- *   limiter, so retry traffic is inside the shared budget too.
- * - spacing: (window x 1.03, at least window + 50 ms) / limit, in whole ms; a job that would start more
- *   than half the resulting slack after its reserved slot gives the slot up and queues again (see
- *   clusterMinTime and the RedisLimiter constructor): a strict sliding window never sees a burst.
- * - Redis going away mid-run: the limiter machinery fails (or a queued job's registration does), never the
- *   call itself; such an attempt has not been sent, so it is re-scheduled here on the retry policy's
- *   schedule (src/retry/policy.ts), for up to `outageMs`, and only then reported as a NETWORK error (retried
- *   by the chain, and counted by the circuit).
+ * The limiter id, who writes the shared rate, job expiration, the account service's fixed budget, spacing and
+ * Redis going away mid-run are decided in docs/decisions/redis-limiter.md; the id and the spacing are
+ * `limiterId` and `clusterMinTime` below.
  */
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';

@@ -1,5 +1,5 @@
 /**
- * A service's throttling, as its limiter keeps it (issue 32): a 429 says the service is full, not that a row is
+ * A service's throttling, as its limiter keeps it: a 429 says the service is full, not that a row is
  * wrong, so the whole service holds back, and for as long as the spec's guidance says (decision spec section 8,
  * account spec section 8: base 1 s, doubled after each attempt, capped at 60 s, +-20% jitter), whatever a
  * Retry-After says below that. Some gateways answer `Retry-After: 0` to every call while they throttle: taken

@@ -1,6 +1,6 @@
 /**
- * The one place a journal is opened for reading, whichever form it is in on disk (issue 33: a finished night
- * that fits on disk). While a run writes them, results.ndjson, errors.ndjson, secrets.ndjson and
+ * The one place a journal is opened for reading, whichever form it is in on disk (a finished night
+ * is gzip'ed to fit on disk). While a run writes them, results.ndjson, errors.ndjson, secrets.ndjson and
  * .state/transactions.ndjson are plain NDJSON; once the run has finished they are gzip'ed in place
  * (src/output/journal/compact.ts) and the folder holds X.gz instead of X. The rule every reader follows:
  * - X present: X is the journal, also when X.gz is there too (a compaction or an expansion was cut short

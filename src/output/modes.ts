@@ -1,5 +1,5 @@
 /**
- * Who may read an output folder (issue 33). Results, journals and transactions hold applicants' decisions,
+ * Who may read an output folder. Results, journals and transactions hold applicants' decisions,
  * incomes and bank lines keyed by application, so every folder and file a command creates is its owner's
  * only (0700 / 0600) unless `--output-mode` opens it to a group. The mode is set once for the process as its
  * umask, before any command writes: then every file (the journals, the spool's and the sink's threads,

@@ -1,5 +1,5 @@
 /**
- * Room on the output folder's disk (issue 24): `--plan` and the start of every run estimate what the output
+ * Room on the output folder's disk: `--plan` and the start of every run estimate what the output
  * will take and warn, in one line, when the disk has less free room than that. A run that fills its disk all
  * the same stops with DISK_FULL and resumes when re-run (src/errors.ts); this is the warning before the night.
  *

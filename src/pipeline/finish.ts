@@ -77,7 +77,7 @@ async function folderEnd(
   // The journal's write failure that stopped the run (kept and thrown again by close) is told already; the end
   // files are made from the whole lines on disk. Any other failure of the close is news: thrown.
   if (closeFailure !== undefined && stopped?.cause !== closeFailure) throw closeFailure;
-  // When the last answer came (epoch ms): the wait from there to the end goes in the summary (issue 16).
+  // When the last answer came (epoch ms): the wait from there to the end goes in the summary.
   const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
   if (!stopped && out.retry.size > 0) out.finishRetry();
   // The decisions of an earlier end's rows come from its index when its files are used again.

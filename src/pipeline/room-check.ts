@@ -1,5 +1,5 @@
 /**
- * The room check of a run (issue 24): once this session has written its first ROOM_SAMPLE_ROWS rows, what it
+ * The room check of a run: once this session has written its first ROOM_SAMPLE_ROWS rows, what it
  * wrote a row, times the rows it still has to do, plus the end files (../output/room.ts), against the free
  * room of the output folder's disk. One warning line when short; the run goes on (a full disk stops it with
  * DISK_FULL, resumable). The rows still to do come from the run's estimate of its input (a file's lines, a

@@ -40,7 +40,7 @@ export const SANDBOX_LIMITS: Readonly<Record<ServiceName, Rate>> = {
 };
 
 const DEFAULT_SLOW_MS = 60_000;
-/** One byte a second: issue 24's trickling proxy. */
+/** One byte a second: the trickling proxy of the slow-answer tests. */
 const DEFAULT_TRICKLE_MS = 1_000;
 const DEFAULT_BSA_READY_AFTER_MS = 2_000;
 const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;

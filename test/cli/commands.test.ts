@@ -108,6 +108,7 @@ describe('bre-batch', () => {
       'Sampling',
       'Monitoring',
       'Run control',
+      'Spend',
       'Options',
     ]);
     expect(r.stdout).toMatch(/--sample-allocation[\s\S]*proportional, equal[\s\S]*\[default: proportional\]/);

@@ -4,7 +4,7 @@
  * outermost, each attempt goes through the limiter again, and the sleep before it holds no limiter slot.
  * The sleep gives up at once when the run stops taking work.
  *
- * A 429 is the service's state, never the call's fault (issue 32): it does not count against --max-attempts,
+ * A 429 is the service's state, never the call's fault: it does not count against --max-attempts,
  * so a row waiting on a throttling service stays pending however many attempts that takes, and it sleeps
  * nothing here: the whole service pauses for the documented back-off of the spell (the limit layer,
  * ../../limits/throttle.ts), which every call waits out before its next attempt. How long the service may go on

@@ -1,5 +1,5 @@
 /**
- * Compaction of a finished run's journals (issue 33): results.ndjson, errors.ndjson, secrets.ndjson and
+ * Compaction of a finished run's journals: results.ndjson, errors.ndjson, secrets.ndjson and
  * .state/transactions.ndjson are gzip'ed in place once the run has finished, and put back as plain files
  * (expanded) before a run appends to the folder again (a --retry-errors, the same command re-run with --out).
  * Why after the run rather than written compressed from the start: the run's crash guarantees and its speed

@@ -1,5 +1,5 @@
 /**
- * results.csv and results.parquet at the end of a run, in row order (the input's, issue 31), from what the
+ * results.csv and results.parquet at the end of a run, in row order (the input's), from what the
  * session spooled (./spool.ts) and the journal, which stays the truth. A spooled chunk that no other line of
  * the folder falls inside is used as it is (its CSV bytes copied, its row group listed in the footer); every
  * other line (rows of earlier sessions, this session's first rows before the spool's thread started, the

@@ -1,5 +1,5 @@
 /**
- * Which of the spooled chunks the end of a run uses as they are (issue 31), pure. A chunk (./spool.ts) holds
+ * Which of the spooled chunks the end of a run uses as they are, pure. A chunk (./spool.ts) holds
  * a row group and CSV records of rows in row order, from its first row to its last. The results files list
  * every row once, in row order, so a chunk can be copied whole only when no other line of the folder has a
  * row inside its range: none of the journal's part read again (rows of earlier sessions, the first rows of

@@ -1,7 +1,7 @@
 /**
  * The index of results.csv and results.parquet (.state/results-index.bin), written at the end of a run
  * beside them, so that the end of the next session uses them instead of reading every earlier row from the
- * journal again (issue 31: a resumed run encodes only the rows where the sessions meet). It lists the
+ * journal again (a resumed run encodes only the rows where the sessions meet). It lists the
  * files' chunks as the spool lists its own (./spool.ts SpooledChunk: rows, row range, the journal bytes of
  * their lines, CSV byte range, row group), the journal's length they cover, and what the caller counted over
  * those lines (summary.json's decisions), which stands for reading them.

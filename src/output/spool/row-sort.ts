@@ -1,6 +1,6 @@
 /**
  * The lines of byte ranges of results.ndjson in row order (the input's order), in bounded memory: results.csv
- * and results.parquet list rows by their row number however the answers arrived (issue 31), while the
+ * and results.parquet list rows by their row number however the answers arrived, while the
  * journal keeps the order they finished in. Lines are gathered up to `chunkBytes`; a journal that fits is
  * sorted in memory, a larger one is cut into sorted runs on disk (under `tmpDir`) merged by a heap. A line
  * whose row cannot be read is left out, as every reader of the journal does. Rows of equal number keep

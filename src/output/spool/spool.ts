@@ -1,11 +1,11 @@
 /**
  * results.csv and results.parquet, written while the run goes, so that the end of a run does not read
- * results.ndjson again (issue 16: the wait after the last answer).
+ * results.ndjson again (the wait after the last answer).
  *
  * Each results line is added to a spool as it reaches results.ndjson, with the byte range it holds there: a
  * CSV body (.state/spool-N.csv) and Parquet row groups (.state/results.parquet.body), under the columns
  * known at that time (the spool's own column union, src/output/journal/columns.ts, which sees the lines in journal
- * order as the run's does). A segment's rows are written in row order (the input's, issue 31) through a
+ * order as the run's does). A segment's rows are written in row order (the input's) through a
  * reorder buffer of REORDER_ROWS rows: answers finish out of order by about the rows in flight. When the
  * union changes in a way the files show (a new column, or a Parquet type that widens), or a row comes after
  * a later row was written, the spool starts a new segment. A segment is cut into chunks of CHUNK_ROWS rows,
