@@ -10,7 +10,7 @@ import { formatJobReport, formatJobStatus, readJobReport, readJobStatus } from '
 import { formatJobVerify, verifyJob } from '../job/verify.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
-import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
 
 interface JobArgs extends SinkArgs {
   action: string;
@@ -20,17 +20,15 @@ interface JobArgs extends SinkArgs {
 }
 
 async function jobCommandHandler(a: JobArgs): Promise<number> {
-  if (a.sink === undefined)
-    throw new BreError(
-      'USAGE',
-      "Expected --sink URL: the database the job's workers write to (its state is kept there)",
-      { field: 'sink' },
-    );
   if (a['window-hours'] !== undefined && !(a['window-hours'] > 0))
     throw new BreError('USAGE', `Expected --window-hours to be a number of hours above 0, got '${a['window-hours']}'`, {
       field: 'window-hours',
     });
-  const store = await JobStore.open({ url: resolveSink(a, 'job')!.url, schema: a['sink-schema'], retryForMs: 0 });
+  const store = await JobStore.open({
+    url: resolveSink({ ...a, 'sink-retry': '0s' }, 'job')!.url,
+    schema: a['sink-schema'],
+    retryForMs: 0,
+  });
   try {
     if (a.action === 'verify') {
       const job = await store.job(a.name);
@@ -86,7 +84,15 @@ export const jobCommand: CommandModule<object, JobArgs> = {
           'status: where the job is now; report: its totals, errors by code; verify: every chunk done, every row and key once in the tables (exit 1 naming each difference)',
       })
       .positional('name', { type: 'string', demandOption: true, describe: "the job's name (run --job NAME)" })
-      .options(SINK_OPTIONS)
+      .options(
+        sinkOptionsOf(
+          {
+            sink: "the database the job's workers write to (its state is kept there)",
+            table: "with report: the results table whose NAME_errors holds the job's errors (default: the job's own)",
+          },
+          false,
+        ),
+      )
       .option('window-hours', {
         type: 'number',
         describe:

@@ -3,9 +3,8 @@
  * 2 the folder or the sink cannot be used (nothing written); 3 the sink went away part-way (re-run it).
  */
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { BreError } from '../errors.js';
 import { defaultSinkTable, loadFolder } from '../output/sink/load.js';
-import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
 
 interface LoadArgs extends SinkArgs {
   out: string;
@@ -13,8 +12,6 @@ interface LoadArgs extends SinkArgs {
 
 async function loadCommandHandler(a: LoadArgs): Promise<number> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
-  if (a.sink === undefined)
-    throw new BreError('USAGE', 'Expected --sink URL: the database to load the folder into', { field: 'sink' });
   const target = resolveSink(a, a['sink-table'] ?? defaultSinkTable(a.out))!;
   const r = await loadFolder(a.out, target, log);
   process.stdout.write(
@@ -32,9 +29,13 @@ export const loadCommand: CommandModule<object, LoadArgs> = {
   describe:
     "write an output folder (a run's or a merged one) into database tables, with the same upserts as run --sink; no API call",
   builder: (y: Argv) =>
-    y
-      .positional('out', { type: 'string', demandOption: true, describe: 'the output folder to load' })
-      .options(SINK_OPTIONS) as unknown as Argv<LoadArgs>,
+    y.positional('out', { type: 'string', demandOption: true, describe: 'the output folder to load' }).options(
+      sinkOptionsOf({
+        sink: 'the database to write the folder into',
+        table:
+          "the results table NAME (errors go to NAME_errors, transactions to NAME_transactions; default: the folder's pipeline name)",
+      }),
+    ) as unknown as Argv<LoadArgs>,
   handler: async (a: ArgumentsCamelCase<LoadArgs>) => {
     process.exitCode = await loadCommandHandler(a);
   },

@@ -10,7 +10,7 @@ import { diskFullCode, diskFullError, exitCodeOf, internalError, isBreError } fr
 import { createLog } from '../log/logger.js';
 import { applyOutputMode, parseOutputMode } from '../output/modes.js';
 import { commandName, COMMANDS, type CommandEntry } from './commands.js';
-import { usageMessage } from './usage.js';
+import { commandWord, usageMessage, withoutOutputMode } from './usage.js';
 
 /** With --log-format json even the last word is a JSON line (the option may not have been parsed yet). */
 function jsonLogs(argv: readonly string[]): boolean {
@@ -35,18 +35,6 @@ function normaliseArgv(argv: string[]): string[] {
   return out;
 }
 
-/** Options every command takes, which may come before the command's name: those taking a value. */
-const GLOBAL_WITH_VALUE = new Set(['--output-mode']);
-
-/** The command's name: the first word that is neither an option nor a global option's value. */
-function commandWord(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i += 1) {
-    if (GLOBAL_WITH_VALUE.has(args[i])) i += 1;
-    else if (!args[i].startsWith('-')) return args[i];
-  }
-  return undefined;
-}
-
 /** The part of yargs' internals this file touches: the usage instance of yargs 18 (the same object throughout). */
 interface YargsInternals {
   getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } };
@@ -65,7 +53,7 @@ const cli = yargs(argv)
   .version(version)
   .fail((msg, err) => {
     if (err) throw err;
-    const text = usageMessage(msg, chosen, chosenModule);
+    const text = usageMessage(msg, argv, chosen, chosenModule);
     // Written synchronously in both forms, so nothing is lost to the exit.
     if (jsonLogs(argv)) createLog({ format: 'json' })(`bre-batch: ${text}`, { level: 'error', code: 'USAGE' });
     else
@@ -89,7 +77,9 @@ cli
 (cli as unknown as YargsInternals).getInternalMethods().getUsageInstance().cacheHelpMessage = () => undefined;
 for (const c of COMMANDS)
   cli.command(
-    c === chosen ? (chosenModule as never) : { command: c.command, describe: c.describe, handler: () => undefined },
+    c === chosen
+      ? (withoutOutputMode(chosenModule!) as never)
+      : { command: c.command, describe: c.describe, handler: () => undefined },
   );
 
 try {

@@ -5,7 +5,7 @@
  */
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { renameColumns } from '../output/sink/rename.js';
-import { resolveSink, SINK_OPTIONS, type SinkArgs } from './sink-options.js';
+import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
 
 interface RenameArgs extends SinkArgs {
   'dry-run': boolean;
@@ -36,17 +36,11 @@ export const renameColumnsCommand: CommandModule<object, RenameArgs> = {
     'rename the result columns of a sink table an earlier bre-batch made (hashed names) to plain ones, in place, each commented with its field',
   builder: (y: Argv) =>
     y.options({
-      sink: {
-        ...SINK_OPTIONS.sink,
-        demandOption: true,
-        describe: 'the database holding the table (as for run --sink)',
-      },
-      'sink-table': {
-        ...SINK_OPTIONS['sink-table'],
-        demandOption: true,
-        describe: 'the results table NAME whose columns to rename',
-      },
-      'sink-schema': SINK_OPTIONS['sink-schema'],
+      ...sinkOptionsOf(
+        { sink: 'the database holding the table', table: 'the results table NAME whose columns to rename' },
+        false,
+      ),
+      'sink-table': { type: 'string', demandOption: true, describe: 'the results table NAME whose columns to rename' },
       'dry-run': {
         type: 'boolean',
         default: false,

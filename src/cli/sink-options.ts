@@ -40,6 +40,26 @@ export const SINK_OPTIONS = {
   },
 } as const satisfies Record<string, Options>;
 
+/**
+ * The --sink options of a command whose work is the sink (`load`, `job`, `rename-columns`): --sink required and
+ * each said as that command uses it; `retry` false for a command that reads once.
+ */
+export function sinkOptionsOf(what: { readonly sink: string; readonly table: string }, retry = true) {
+  return {
+    sink: {
+      type: 'string',
+      demandOption: true,
+      describe: `${what.sink}: postgres://HOST[:PORT]/DB or mysql://HOST[:PORT]/DB (no password: PGPASSWORD, ~/.pgpass, MYSQL_PWD), env:VAR or file:PATH holding the URL`,
+    },
+    'sink-table': { type: 'string', describe: what.table },
+    'sink-schema': {
+      type: 'string',
+      describe: "a PostgreSQL --sink's schema of the tables (default: the connection's search_path)",
+    },
+    ...(retry ? { 'sink-retry': SINK_OPTIONS['sink-retry'] } : {}),
+  } as const satisfies Record<string, Options>;
+}
+
 /** The sink target, or undefined without --sink (its other options then refused). */
 export function resolveSink(
   a: SinkArgs,
