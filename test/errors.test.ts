@@ -78,6 +78,8 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['OUTPUT_UNWRITABLE', 'no', false, false, 3],
   ['SOURCE_UNAVAILABLE', 'no', false, false, 3],
   ['SINK_UNAVAILABLE', 'no', false, false, 3],
+  ['SPEND_CAP', 'no', true, false, 3],
+  ['VERSION_UNEXPECTED', 'no', false, false, 3],
 ];
 
 describe('the error table', () => {
