@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SuiteSequencer from './test/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -9,5 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // e2e tests spawn the CLI and sandboxes; two cores, so keep parallelism modest.
     maxWorkers: 2,
+    // Without earlier durations, the heaviest files first, cases kept beside a file counted (test/sequencer.ts).
+    sequence: { sequencer: SuiteSequencer },
   },
 });
