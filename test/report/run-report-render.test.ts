@@ -118,6 +118,7 @@ describe('run report.html in headless Chromium', () => {
           'Over time',
           'Stages',
           'Decisions per workflow stage',
+          'Strategy versions',
           'Errors by code',
         ]);
         // How many samples a few seconds' run holds depends on how fast this machine ran it: one, or a few.
