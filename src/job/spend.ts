@@ -12,8 +12,8 @@ import type { JobStore } from './store.js';
 const SPEND_TABLE = 'bre_batch_job_spend';
 
 /**
- * The statements, for the store's dialect: its table and its upserts are the dialect's (src/db/pg-job.ts, src/db/mysql-job.ts); the
- * rest is standard SQL, bound by the store. Each is one statement on its own (no transaction).
+ * The statements, for the store's dialect: its table and its upserts are the dialect's (src/db/pg-job.ts,
+ * src/db/mysql-job.ts); the rest is standard SQL, bound by the store. Each is one statement on its own.
  */
 export function jobSpendStatements(store: Pick<JobStore, 'dialect' | 'sql' | 'opts'>) {
   const t = store.dialect.table(SPEND_TABLE, store.opts.schema);

@@ -1,6 +1,6 @@
 /**
- * A job's spend table on the real PostgreSQL and MariaDB (src/job/spend.ts over src/db/pg-job.ts and src/db/mysql-job.ts),
- * the same cases on both: the cap set and replaced, slices granted whole or not at all, what was not spent given
+ * A job's spend table on the real PostgreSQL and MariaDB (src/job/spend.ts over src/db/pg-job.ts and
+ * src/db/mysql-job.ts), the same cases on both: the cap set and replaced, slices granted whole or not at all, what was not spent given
  * back, workers' figures replaced by their next report and summed for `job status`.
  */
 import { describe, expect } from 'vitest';
