@@ -6,9 +6,9 @@
  * CI=true they fail instead (.ci/run starts both servers).
  */
 import { randomBytes } from 'node:crypto';
-import { createConnection } from 'node:net';
 import { afterAll, type it } from 'vitest';
 import { gatedIt } from './gate.js';
+import { portAnswers } from './tools.js';
 import { openSession, parseDbUrl, type DbSession, type DialectName } from '../../src/db/index.js';
 
 const PG_ADMIN_URL = process.env.BRE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -16,18 +16,9 @@ const MYSQL_ADMIN_URL = process.env.BRE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.
 
 const ADMIN: Readonly<Record<DialectName, string>> = { postgres: PG_ADMIN_URL, mysql: MYSQL_ADMIN_URL };
 
-function answers(url: string, timeoutMs = 1000): Promise<boolean> {
+function answers(url: string): Promise<boolean> {
   const u = new URL(url);
-  return new Promise((resolve) => {
-    const sock = createConnection({ host: u.hostname, port: Number(u.port) });
-    const done = (ok: boolean) => {
-      sock.destroy();
-      resolve(ok);
-    };
-    sock.setTimeout(timeoutMs, () => done(false));
-    sock.on('error', () => done(false));
-    sock.on('connect', () => done(true));
-  });
+  return portAnswers(Number(u.port), 1000, u.hostname);
 }
 
 export const available: Readonly<Record<DialectName, boolean>> = {

@@ -86,10 +86,10 @@ export const TEST_TOOLS: readonly TestTool[] = [
   },
 ];
 
-/** Whether something listens on 127.0.0.1:port (a connection is accepted within the time-out). */
-export function portAnswers(port: number, timeoutMs = 1000): Promise<boolean> {
+/** Whether something listens on host:port (a connection is accepted within the time-out). */
+export function portAnswers(port: number, timeoutMs = 1000, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const sock = createConnection({ host: '127.0.0.1', port });
+    const sock = createConnection({ host, port });
     const done = (ok: boolean) => {
       sock.destroy();
       resolve(ok);
