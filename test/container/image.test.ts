@@ -2,7 +2,7 @@
  * The container image (Dockerfile) built and run with podman as a user would (issue 33): built on a base made
  * here (test/helpers/container.ts: no registry is reachable) named by --build-arg; it runs as the non-root
  * user with the CLI as its entrypoint, the output folder and the token file mounted; against the sandbox on
- * the host network, the README's cron line for the image, run as written but for
+ * the host network, the guide's cron line for the image (docs/operations/container.md), run as written but for
  * its paths, credentials and date: `podman stop` mid-run stops it (node as PID 1 takes SIGTERM itself: exit 3), so does SIGTERM to
  * the `podman run` client (a cron job stopped: podman passes it on), and the same `podman run` resumes from the
  * mounted folder with no row that was done sent again (the sandbox's answers counted per key and call).
@@ -37,18 +37,18 @@ function rescoreRows(n: number): string {
 }
 
 /**
- * The README's cron line for the image (In a container), as this test runs it: its command without the
+ * The guide's cron line for the image (docs/operations/container.md), as this test runs it: its command without the
  * schedule, the user and the log redirection, with the host's paths, credentials, image and date replaced.
- * Every replacement must find its text: a README that drifts from what is tested fails here.
+ * Every replacement must find its text: a page that drifts from what is tested fails here.
  */
 function readmeCronCommand(replace: Record<string, string>): string[] {
-  const line = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const line = readFileSync(join(ROOT, 'docs', 'operations', 'container.md'), 'utf8')
     .split('\n')
     .find((l) => /^0 22 \* \* \*\s+root\s+podman run /.test(l));
-  if (!line) throw new Error("no cron line with `podman run` in the README's In a container");
+  if (!line) throw new Error('no cron line with `podman run` in docs/operations/container.md');
   let command = line.replace(/^0 22 \* \* \*\s+root\s+/, '').replace(/\s*>>.*$/, '');
   for (const [from, to] of Object.entries(replace)) {
-    if (!command.includes(from)) throw new Error(`the README's cron line no longer has '${from}': ${command}`);
+    if (!command.includes(from)) throw new Error(`the container page's cron line no longer has '${from}': ${command}`);
     command = command.split(from).join(to);
   }
   return command.split(/\s+/);
@@ -118,7 +118,7 @@ describeWithTools('podman, runc and debootstrap', 'the Pushgateway')('the contai
     expect(pipelines.stdout).toContain('rescore');
   });
 
-  it("the README's cron line: podman stop mid-run, then SIGTERM to podman run, exit 3 each time; the same line resumes from the mounted folder, no row that was done sent again", async () => {
+  it("the container page's cron line: podman stop mid-run, then SIGTERM to podman run, exit 3 each time; the same line resumes from the mounted folder, no row that was done sent again", async () => {
     expect(build.code).toBe(0);
     const dir = tempDir('bre-image-');
     // The input folder, mounted read-only: the night's file and the reports and bank files its rows name.
@@ -200,7 +200,7 @@ describeWithTools('podman, runc and debootstrap', 'the Pushgateway')('the contai
     expect(invariantProblems(ROWS, out)).toEqual([]);
     // A row done before a stop is never sent again. A row the stop caught between its stages (its bureau call
     // answered, its workflow call still waiting for the limiter past --stop-grace) was not done: it runs again
-    // whole, its bureau call with it (README, Stopping).
+    // whole, its bureau call with it (docs/operations/stopping.md).
     for (const { done, answers } of atStops) {
       const sentAgain = [...proxy.successes].filter(([k, n]) => done.has(k.split(' ').pop()!) && n !== answers.get(k));
       expect(sentAgain).toEqual([]);

@@ -1,12 +1,12 @@
 /**
- * The README's Kubernetes manifests are the ones users copy (issue 33): every YAML block of the README that
- * is a Kubernetes object is validated offline against the Kubernetes API's OpenAPI schema (the classes of
+ * The guide's Kubernetes manifests are the ones users copy (issue 33): every YAML block of the README and of
+ * the pages under docs/ that is a Kubernetes object is validated offline against the Kubernetes API's OpenAPI schema (the classes of
  * npm `kubernetes-models` validate against it), with no field the API does not know (their TypeScript types), and each container runs the image's CLI the way signals
  * reach it (`exec node /app/bin/bre-batch.js`, no npx) with options the command really has.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { Job } from 'kubernetes-models/batch/v1/Job';
@@ -17,7 +17,14 @@ import yargs from 'yargs';
 
 const commands = await loadAllCommands();
 const ROOT = join(import.meta.dirname, '..', '..');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The README and every page of the guide (docs/, decision records aside), each by its path from the root. */
+const PAGES = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(join(ROOT, 'docs'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.md') && !e.parentPath.includes('decisions'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort(),
+].map((path) => ({ name: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
 
 const TYPES: Record<string, { module: string; type: string }> = {
   'batch/v1/CronJob': { module: 'kubernetes-models/batch/v1/CronJob', type: 'ICronJob' },
@@ -65,17 +72,18 @@ async function unknownFields(docs: readonly Manifest['doc'][], name: string): Pr
 }
 
 interface Manifest {
-  readonly line: number;
+  /** `docs/page.md line N`: where the block starts. */
+  readonly line: string;
   readonly doc: { apiVersion?: string; kind?: string; [k: string]: unknown };
 }
 
-/** Every Kubernetes object (a YAML document with apiVersion and kind) in the README's ```yaml blocks. */
-function manifests(markdown: string): Manifest[] {
+/** Every Kubernetes object (a YAML document with apiVersion and kind) in a page's ```yaml blocks. */
+function manifests(name: string, markdown: string): Manifest[] {
   const out: Manifest[] = [];
   for (const m of markdown.matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)) {
-    const line = markdown.slice(0, m.index).split('\n').length + 1;
+    const line = `${name} line ${markdown.slice(0, m.index).split('\n').length + 1}`;
     for (const d of parseAllDocuments(m[1])) {
-      if (d.errors.length > 0) throw new Error(`README line ${line}: ${d.errors[0].message}`);
+      if (d.errors.length > 0) throw new Error(`${line}: ${d.errors[0].message}`);
       const doc = d.toJS() as Manifest['doc'];
       if (doc && typeof doc === 'object' && doc.apiVersion && doc.kind) out.push({ line, doc });
     }
@@ -123,21 +131,21 @@ function cliRuns(c: Container): { command: string; options: string[]; script: st
   }));
 }
 
-describe("README's Kubernetes manifests", () => {
-  const found = manifests(README);
+describe("the guide's Kubernetes manifests", () => {
+  const found = PAGES.flatMap((p) => manifests(p.name, p.text));
   const cronJob = () => found.find((f) => f.doc.kind === 'CronJob')!;
 
   it("are there: the Job of a job's workers (run --job), the CronJob of the shards and the one that merges", () => {
-    expect(found.map((f) => `${f.doc.kind} ${(f.doc.metadata as { name: string }).name}`)).toEqual([
-      'Job bre-batch-rescore-20261126',
+    expect(found.map((f) => `${f.doc.kind} ${(f.doc.metadata as { name: string }).name}`).sort()).toEqual([
       'CronJob bre-batch-rescore',
       'CronJob bre-batch-rescore-merge',
+      'Job bre-batch-rescore-20261126',
     ]);
   });
 
   it('each is valid against the Kubernetes API schema', () => {
     for (const f of found) {
-      expect(() => model(f.doc).validate(), `README line ${f.line}`).not.toThrow();
+      expect(() => model(f.doc).validate(), f.line).not.toThrow();
     }
   });
 
@@ -170,7 +178,7 @@ describe("README's Kubernetes manifests", () => {
   it('every container runs the image built from the Dockerfile, node by exec (SIGTERM reaches it), as a non-root user', () => {
     for (const f of found) {
       const spec = podSpecOf(f.doc);
-      expect(spec.securityContext.runAsNonRoot, `README line ${f.line}`).toBe(true);
+      expect(spec.securityContext.runAsNonRoot, f.line).toBe(true);
       for (const c of containersOf(f.doc)) {
         expect(c.image).toBe('registry.example.com/bre-batch:1');
         const script = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
@@ -184,7 +192,7 @@ describe("README's Kubernetes manifests", () => {
     for (const f of found.filter(
       (x) => x.doc.kind === 'Job' || (x.doc.metadata as { name: string }).name === 'bre-batch-rescore',
     )) {
-      expect(podSpecOf(f.doc).terminationGracePeriodSeconds, `README line ${f.line}`).toBeGreaterThan(10);
+      expect(podSpecOf(f.doc).terminationGracePeriodSeconds, f.line).toBeGreaterThan(10);
     }
   });
 

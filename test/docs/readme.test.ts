@@ -1,21 +1,24 @@
 /**
- * The README cannot fall behind the code (issue 24): every error code of ERROR_TABLE has a row in its
- * troubleshooting table, and every command and every option yargs knows is in the README's reference, read
- * from the commands' own definitions (src/cli/commands.ts), not from --help's wrapped text.
+ * The guide cannot fall behind the code (issue 24): every error code of ERROR_TABLE has a row in the
+ * troubleshooting page's table (docs/troubleshooting.md), and every command and every option yargs knows is in
+ * the commands reference (docs/reference/commands.md), read from the commands' own definitions
+ * (src/cli/commands.ts), not from --help's wrapped text.
  */
 import { join } from 'node:path';
 import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { loadAllCommands } from '../../src/cli/commands.js';
-import { readMarkdown, type MdHeading } from './markdown.js';
+import { readMarkdown, type MdFile, type MdHeading } from './markdown.js';
 
 const commands = await loadAllCommands();
-const README = readMarkdown(join(import.meta.dirname, '..', '..', 'README.md'));
+const DOCS = join(import.meta.dirname, '..', '..', 'docs');
+const TROUBLESHOOTING = readMarkdown(join(DOCS, 'troubleshooting.md'));
+const REFERENCE = readMarkdown(join(DOCS, 'reference', 'commands.md'));
 
-function section(text: string, within?: MdHeading): MdHeading {
-  const found = README.headings.filter((h) => h.text === text && (!within || within.body.includes(h.body)));
-  expect(found, `a README heading '${text}'`).toHaveLength(1);
+function section(page: MdFile, text: string): MdHeading {
+  const found = page.headings.filter((h) => h.text === text);
+  expect(found, `a heading '${text}'`).toHaveLength(1);
   return found[0];
 }
 
@@ -76,8 +79,8 @@ function optionGaps(
 
 const nameOf = (cmd: Command): string => String(cmd.command).split(' ')[0];
 
-describe('README: troubleshooting by error code', () => {
-  const codes = firstCells(section('By error code').body)
+describe('docs/troubleshooting.md: by error code', () => {
+  const codes = firstCells(section(TROUBLESHOOTING, 'By error code').body)
     .map((c) => /^\s*`([A-Z_]+)`\s*$/.exec(c)?.[1])
     .filter((c) => c !== undefined);
 
@@ -91,8 +94,8 @@ describe('README: troubleshooting by error code', () => {
   });
 });
 
-describe('README: commands and options', () => {
-  const reference = section('Commands and options');
+describe('docs/reference/commands.md: commands and options', () => {
+  const reference = section(REFERENCE, 'Commands and options');
 
   it('lists every command in the commands table', () => {
     const listed = firstCells(reference.body).map((c) => /^\s*`([a-z-]+)/.exec(c)?.[1]);
@@ -124,7 +127,7 @@ describe('README: commands and options', () => {
     "`%s`: every option is in its section's table, and no other",
     (name, cmd) => {
       // The command's own section under "Commands and options": a heading naming it in code (`run`, `pipelines` and `detect`).
-      const own = README.headings.filter(
+      const own = REFERENCE.headings.filter(
         (h) => reference.body.includes(h.body) && h !== reference && h.text.split(/[^a-z-]+/).includes(name as string),
       );
       expect(
