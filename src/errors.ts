@@ -256,8 +256,8 @@ export class BreError extends Error {
   }
 
   /**
-   * The error `toJSON` made, on the thread that receives it; `cause`, what the sender carried of its cause in
-   * a form of its own (src/output/spool/end-thread.ts: a system error's code and path).
+   * The error `toJSON` made, on the thread that receives it; `cause`, what the sender carried of its cause
+   * (errorFromJSON: a system error's code and path).
    */
   static fromJSON(json: BreErrorJSON, cause?: unknown): BreError {
     const e = new BreError(json.code, json.message, cause === undefined ? json.context : { ...json.context, cause });
@@ -275,6 +275,67 @@ export interface BreErrorJSON {
   readonly message: string;
   readonly context: Omit<BreErrorContext, 'cause'>;
   readonly stack?: string;
+}
+
+/** A system error (or any other) as plain data: what diskFullCode and a full disk's path (app/run.ts) read. */
+interface SystemErrorJSON {
+  readonly name: string;
+  readonly message: string;
+  readonly stack?: string;
+  readonly code?: unknown;
+  readonly errno?: unknown;
+  readonly syscall?: unknown;
+  readonly path?: unknown;
+}
+
+/**
+ * Any error as it crosses between threads, the one way it does (src/output/worker-thread.ts): a BreError as its
+ * toJSON with the first system error under it, any other error as its name, message, stack and system fields.
+ */
+export type ErrorJSON = { readonly bre: BreErrorJSON; readonly cause?: SystemErrorJSON } | SystemErrorJSON;
+
+function systemJSON(err: unknown): SystemErrorJSON {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
+  const e = err as Error & Record<string, unknown>;
+  return {
+    name: e.name,
+    message: e.message,
+    stack: e.stack,
+    code: e.code,
+    errno: e.errno,
+    syscall: e.syscall,
+    path: e.path,
+  };
+}
+
+function fromSystemJSON(j: SystemErrorJSON): Error {
+  const e = Object.assign(new Error(j.message), j.code === undefined ? {} : { code: j.code });
+  e.name = j.name;
+  if (j.stack !== undefined) e.stack = j.stack;
+  for (const k of ['errno', 'syscall', 'path'] as const) if (j[k] !== undefined) Object.assign(e, { [k]: j[k] });
+  return e;
+}
+
+/** The first error with a system code under `err` (its causes), if any. */
+function systemCause(err: unknown): unknown {
+  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 8; depth += 1) {
+    if (typeof (e as { code?: unknown }).code === 'string' && !(e instanceof BreError)) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `err` as plain data, on the thread that met it. */
+export function errorToJSON(err: unknown): ErrorJSON {
+  if (!(err instanceof BreError)) return systemJSON(err);
+  const cause = systemCause(err);
+  return { bre: err.toJSON(), ...(cause === undefined ? {} : { cause: systemJSON(cause) }) };
+}
+
+/** The error errorToJSON carried, on the thread that receives it. */
+export function errorFromJSON(j: ErrorJSON): Error {
+  if (!('bre' in j)) return fromSystemJSON(j);
+  return BreError.fromJSON(j.bre, j.cause === undefined ? undefined : fromSystemJSON(j.cause));
 }
 
 export function isBreError(err: unknown): err is BreError {

@@ -8,6 +8,8 @@ import {
   ERROR_CODES,
   diskFullCode,
   diskFullError,
+  errorFromJSON,
+  errorToJSON,
   exitCodeOf,
   internalError,
   isFatal,
@@ -18,7 +20,7 @@ import {
   treatmentOf,
   type ErrorCode,
 } from '../src/errors.js';
-import { sendError } from '../src/output/sink/thread.js';
+import { sinkFailure } from '../src/output/sink/thread.js';
 import { writeFailureStop } from '../src/pipeline/stop.js';
 import { Circuit } from '../src/pipeline/circuit.js';
 
@@ -155,10 +157,25 @@ describe('passing a BreError between threads', () => {
     expect(exitCodeOf(back)).toBe(3);
   });
 
+  it('carries a BreError with its code, and the full disk under it', () => {
+    const enospc = Object.assign(new Error('no space'), { code: 'ENOSPC', path: '/out/results.csv.tmp' });
+    const back = errorFromJSON(structuredClone(errorToJSON(diskFullError('/out', enospc))));
+    expect(back).toBeInstanceOf(BreError);
+    expect((back as BreError).code).toBe('DISK_FULL');
+    expect(diskFullCode(back)).toBe('ENOSPC');
+    expect(((back as BreError).cause as NodeJS.ErrnoException).path).toBe('/out/results.csv.tmp');
+    const plain = errorFromJSON(structuredClone(errorToJSON(new BreError('OUTPUT_UNWRITABLE', 'x'))));
+    expect([(plain as BreError).code, diskFullCode(plain)]).toEqual(['OUTPUT_UNWRITABLE', undefined]);
+  });
+
   it("the sink's thread sends its own BreErrors as they are, anything else as INTERNAL", () => {
-    const own = BreError.fromJSON(sendError(new BreError('SINK_REJECTED', 'a column refused')));
+    const own = errorFromJSON(
+      structuredClone(errorToJSON(sinkFailure(new BreError('SINK_REJECTED', 'a column refused')))),
+    ) as BreError;
     expect([own.code, own.message]).toEqual(['SINK_REJECTED', 'a column refused']);
-    const crash = BreError.fromJSON(sendError(new TypeError("Cannot read properties of undefined (reading 'rows')")));
+    const crash = errorFromJSON(
+      structuredClone(errorToJSON(sinkFailure(new TypeError("Cannot read properties of undefined (reading 'rows')")))),
+    ) as BreError;
     expect(crash.code).toBe('INTERNAL');
     expect(crash.message).toContain("in the sink's thread: Cannot read properties of undefined (reading 'rows')");
     expect(crash.message).toContain('BRE_DEBUG=1');

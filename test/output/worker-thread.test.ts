@@ -1,5 +1,6 @@
 /**
- * A script's worker thread (src/output/worker-thread.ts) gets the heap limits it is given, compiled or from
+ * A script's worker thread (src/output/worker-thread.ts): its messages both ways, its failures (sent, a crash,
+ * an early exit) as errors of the run's side; the heap limits it is given, compiled or from
  * its TypeScript through tsx; the spool's are below the 2 GB from which V8 lets the old generation grow to 4
  * times what is alive (src/output/spool/thread.ts SPOOL_RESOURCE_LIMITS).
  */
@@ -9,8 +10,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SPOOL_RESOURCE_LIMITS } from '../../src/output/spool/thread.js';
-import { startScriptWorker, workerScript } from '../../src/output/worker-thread.js';
+import { startScriptWorker, workerScript, WorkerThread } from '../../src/output/worker-thread.js';
+import { BreError, diskFullCode, diskFullError, errorToJSON } from '../../src/errors.js';
 import { tempDir } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 const REPORT = `import { parentPort, resourceLimits } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
@@ -50,5 +53,92 @@ describe('a script on its own thread', () => {
     expect(workerScript('spool').pathname).toMatch(/\/src\/output\/spool\/worker\.js$/);
     expect(workerScript('sink').pathname).toMatch(/\/src\/output\/sink\/worker\.js$/);
     expect(workerScript('end').pathname).toMatch(/\/src\/output\/spool\/end-worker\.js$/);
+  });
+});
+
+/** A script that answers each message, or fails as it is told (workerData.failWith: sent; crash; exit). */
+const ANSWER = `import { parentPort, workerData } from 'node:worker_threads';
+parentPort.on('message', (m) => {
+  if (m.type === 'echo') parentPort.postMessage({ type: 'echoed', n: m.n });
+  else if (m.type === 'fail') parentPort.postMessage({ type: 'failed', error: workerData.failWith });
+  else if (m.type === 'crash') throw new TypeError('a bug in the script');
+  else if (m.type === 'exit') process.exit(3);
+});
+`;
+
+type ToScript = { readonly type: 'echo'; readonly n: number } | { readonly type: 'fail' | 'crash' | 'exit' };
+type FromScript = { readonly type: 'echoed'; readonly n: number };
+
+describe('a worker thread (WorkerThread, threadPort)', () => {
+  const dir = tempDir('bre-bridge-');
+  const script = join(dir, 'answer.mjs');
+  writeFileSync(script, ANSWER);
+  const failWith = errorToJSON(
+    diskFullError('/out', Object.assign(new Error('no space'), { code: 'ENOSPC', path: '/out/x' })),
+  );
+
+  function start(onFailure?: (err: Error) => void) {
+    const heard: number[] = [];
+    const thread = new WorkerThread<ToScript, FromScript>(
+      pathToFileURL(script),
+      { failWith },
+      {
+        where: "in the test's thread",
+        background: true,
+        onMessage: (m) => heard.push(m.n),
+        ...(onFailure ? { onFailure } : {}),
+      },
+    );
+    return { thread, heard };
+  }
+
+  it('sends, and hears each answer (onMessage first, then the one next() waits for)', async () => {
+    const { thread, heard } = start();
+    thread.send({ type: 'echo', n: 1 });
+    thread.send({ type: 'echo', n: 2 });
+    const m = await thread.next((x) => x.n === 2);
+    expect(m).toEqual({ type: 'echoed', n: 2 });
+    expect(heard).toEqual([1, 2]);
+    await thread.end();
+  });
+
+  it('a failure the thread sends reaches next() as the error it was (code, cause), and later next() too', async () => {
+    const { thread } = start();
+    thread.send({ type: 'fail' });
+    const err = await thread.next(() => true).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BreError);
+    expect((err as BreError).code).toBe('DISK_FULL');
+    expect(diskFullCode(err)).toBe('ENOSPC');
+    await expect(thread.next(() => true)).rejects.toBe(err);
+    await thread.end();
+  });
+
+  it('a crash is INTERNAL naming the thread; with nobody waiting it goes to onFailure, once', async () => {
+    const told: Error[] = [];
+    const { thread } = start((e) => told.push(e));
+    thread.send({ type: 'crash' });
+    await waitFor(() => told.length > 0, 10_000, 'the failure');
+    expect((told[0] as BreError).code).toBe('INTERNAL');
+    expect(told[0]!.message).toContain("bre-batch met a bug in the test's thread: a bug in the script");
+    await waitFor(() => thread.failure !== undefined, 10_000, 'the exit');
+    expect(told).toHaveLength(1);
+    await thread.end();
+  });
+
+  it('an exit before it was ended is INTERNAL with the exit code', async () => {
+    const { thread } = start();
+    thread.send({ type: 'exit' });
+    const err = (await thread.next(() => true).catch((e: unknown) => e)) as BreError;
+    expect(err.code).toBe('INTERNAL');
+    expect(err.message).toContain('the thread exited (3) before it was done');
+  });
+
+  it('once ended, nothing more is told and an answer still awaited fails', async () => {
+    const told: Error[] = [];
+    const { thread } = start((e) => told.push(e));
+    const waiting = thread.next(() => false).catch((e: unknown) => e);
+    await thread.end();
+    expect(((await waiting) as BreError).code).toBe('INTERNAL');
+    expect(told).toEqual([]);
   });
 });

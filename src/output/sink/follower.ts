@@ -73,10 +73,6 @@ export class SinkFollower {
   #finalSizes: { results: number; errors: number } | undefined;
   #failure: BreError | undefined;
   #wake: (() => void) | undefined;
-  #roomWaiters: (() => void)[] = [];
-  /** Bytes of the journals behind which the run waits, and under which it goes on again. */
-  #high = 64 * 1024 * 1024;
-  #low = 32 * 1024 * 1024;
 
   /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED). */
   onFailure: ((err: BreError) => void) | undefined;
@@ -134,21 +130,6 @@ export class SinkFollower {
   }
 
   /**
-   * undefined while the sink keeps up; else a promise that settles once it has caught up enough (or failed):
-   * a sink that falls behind holds the rows back instead of the journal growing ahead of it without bound.
-   */
-  room(ends: { results: number; errors: number }): Promise<void> | undefined {
-    if (this.#failure || this.#lag(ends) < this.#high) return undefined;
-    return new Promise((resolve) => {
-      const check = () => {
-        if (this.#failure || this.#stopping || this.#lag(ends) < this.#low) resolve();
-        else this.#roomWaiters.push(check);
-      };
-      this.#roomWaiters.push(check);
-    });
-  }
-
-  /**
    * The journals are closed at these sizes: writes what is left, then stops. Throws the failure that stopped
    * the sink, if it did.
    */
@@ -170,12 +151,7 @@ export class SinkFollower {
     await this.#close();
   }
 
-  #lag(ends: { results: number; errors: number }): number {
-    return ends.results - this.#results.position + (ends.errors - this.#errors.position);
-  }
-
   async #close(): Promise<void> {
-    for (const w of this.#roomWaiters.splice(0)) w();
     await Promise.all([this.#results.close(), this.#errors.close(), this.#tx?.close()]);
   }
 
@@ -187,7 +163,6 @@ export class SinkFollower {
         const batch: Batch = await next;
         next = undefined;
         if (batch.empty) {
-          for (const w of this.#roomWaiters.splice(0)) w();
           // A look that began before finish() read to the sizes of then: only one that began after ends it.
           if (batch.final) return;
           if (!this.#finalSizes) await this.#idle(POLL_MS);
@@ -203,7 +178,6 @@ export class SinkFollower {
         const more: boolean = batch.bytes >= BATCH_BYTES / 2 || this.#finalSizes !== undefined;
         next = more ? this.#read(batch.next) : undefined;
         await writing;
-        for (const w of this.#roomWaiters.splice(0)) w();
         if (next) continue;
         if (!this.#finalSizes) await this.#idle(FOLLOW_MS);
         if (this.#stopping) return;
@@ -213,7 +187,6 @@ export class SinkFollower {
       this.#failure = isBreError(err)
         ? err
         : new BreError('SINK_REJECTED', `the sink failed: ${(err as Error).message}`, { cause: err });
-      for (const w of this.#roomWaiters.splice(0)) w();
       this.onFailure?.(this.#failure);
     } finally {
       await next?.catch(() => undefined);

@@ -7,9 +7,9 @@
  *
  * `bre-batch load` has no rows to keep moving: it runs the follower on the process's main thread (./load.ts).
  */
-import type { Worker } from 'node:worker_threads';
-import { startScriptWorker, workerScript } from '../worker-thread.js';
-import { BreError, internalError, isBreError, type BreErrorJSON } from '../../errors.js';
+import { WorkerThread } from '../worker-thread.js';
+import { Backpressure } from '../backpressure.js';
+import { internalError, isBreError, type BreError } from '../../errors.js';
 import type { FollowerStats } from './follower.js';
 import type { SinkShape, SinkTarget } from './writer.js';
 import type { FenceOutcome, HeldChunk } from '../../job/fence.js';
@@ -35,16 +35,13 @@ export type FromSinkThread =
   | { readonly type: 'progress'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'done'; readonly stats: FollowerStats; readonly reconnects: number }
   | { readonly type: 'stopped' }
-  | { readonly type: 'job'; readonly outcome: FenceOutcome }
-  | { readonly type: 'failed'; readonly error: BreErrorJSON };
+  | { readonly type: 'job'; readonly outcome: FenceOutcome };
 
-/** A failure as the thread sends it: the sink's own BreErrors as they are, anything else is a bug (INTERNAL). */
-export function sendError(err: unknown): BreErrorJSON {
-  return (isBreError(err) ? err : internalError(err, "in the sink's thread")).toJSON();
-}
+const WHERE = "in the sink's thread";
 
-function startWorker(workerData: SinkWorkerData): Worker {
-  return startScriptWorker(workerScript('sink'), workerData);
+/** The sink's failure: its own BreErrors as they are, anything else is a bug (INTERNAL). */
+export function sinkFailure(err: unknown): BreError {
+  return isBreError(err) ? err : internalError(err, WHERE);
 }
 
 /** What the run is told while the thread writes. */
@@ -55,41 +52,35 @@ export interface SinkThreadEvents {
   readonly onJob?: (outcome: FenceOutcome) => void;
 }
 
-/** Journal bytes behind which the run waits, and under which it goes on again (as ./follower.ts room()). */
-const HIGH = 64 * 1024 * 1024;
-const LOW = 32 * 1024 * 1024;
-
 export class SinkThread {
-  readonly #worker: Worker;
+  readonly #thread: WorkerThread<ToSinkThread, FromSinkThread>;
   readonly #positions: BigInt64Array;
-  readonly #log: (line: string) => void;
+  readonly #behind = new Backpressure();
   #stats: FollowerStats = { results: 0, errors: 0, batches: 0, columns: [] };
   #reconnects = 0;
   #failure: BreError | undefined;
   #ended = false;
-  #roomWaiters: (() => void)[] = [];
-  #settle: ((m: FromSinkThread) => void) | undefined;
-  readonly #exited: Promise<void>;
-  readonly #events: SinkThreadEvents;
 
   private constructor(data: SinkWorkerData, log: (line: string) => void, events: SinkThreadEvents) {
     this.#positions = new BigInt64Array(data.positions);
-    this.#log = log;
-    this.#events = events;
-    this.#worker = startWorker(data);
     // It never keeps the process alive by itself: the run waits for it only at its end (finish).
-    this.#worker.unref();
-    this.#worker.on('message', (m: FromSinkThread) => this.#receive(m));
-    this.#worker.on('error', (err) => this.#receive({ type: 'failed', error: sendError(err) }));
-    this.#exited = new Promise((resolve) =>
-      this.#worker.once('exit', (code) => {
-        this.#receive({
-          type: 'failed',
-          error: sendError(new Error(`the thread ended (exit code ${code}) before it was done`)),
-        });
-        resolve();
-      }),
-    );
+    this.#thread = new WorkerThread<ToSinkThread, FromSinkThread>('sink', data, {
+      where: WHERE,
+      background: true,
+      onMessage: (m) => {
+        if (m.type === 'log') log(m.line);
+        else if (m.type === 'job') events.onJob?.(m.outcome);
+        else if (m.type === 'progress' || m.type === 'done') {
+          this.#stats = m.stats;
+          this.#reconnects = m.reconnects;
+          this.#behind.wake();
+        }
+      },
+      onFailure: (err) => {
+        this.#failed(err);
+        events.onFailure?.(this.#failure!);
+      },
+    });
   }
 
   /** Starts the thread; settles once it has read where the folder was written up to (or failed to). */
@@ -106,10 +97,11 @@ export class SinkThread {
       log,
       events,
     );
-    const first = await t.#next((m) => m.type === 'ready' || m.type === 'failed');
-    if (first.type === 'failed') {
-      await t.#worker.terminate();
-      throw BreError.fromJSON(first.error);
+    try {
+      await t.#thread.next((m) => m.type === 'ready');
+    } catch (err) {
+      await t.#thread.end();
+      throw sinkFailure(err);
     }
     return t;
   }
@@ -127,26 +119,24 @@ export class SinkThread {
     return this.#failure;
   }
 
-  /** As SinkFollower.room: undefined while the sink keeps up, else a promise that settles once it has caught up enough. */
+  /** undefined while the sink keeps up, else a promise that settles once it has caught up enough (./backpressure.ts). */
   room(ends: { results: number; errors: number }): Promise<void> | undefined {
-    if (this.#failure || this.#ended || this.#lag(ends) < HIGH) return undefined;
-    return new Promise((resolve) => {
-      const check = () => {
-        if (this.#failure || this.#ended || this.#lag(ends) < LOW) resolve();
-        else this.#roomWaiters.push(check);
-      };
-      this.#roomWaiters.push(check);
-    });
+    return this.#behind.room(
+      () =>
+        ends.results -
+        Number(Atomics.load(this.#positions, 0)) +
+        (ends.errors - Number(Atomics.load(this.#positions, 1))),
+    );
   }
 
   /** A job's chunk claimed: its rows may be written under its token (before any of its rows is journalled). */
   hold(chunk: HeldChunk): void {
-    if (!this.#ended) this.#worker.postMessage({ type: 'hold', chunk } satisfies ToSinkThread);
+    if (!this.#ended) this.#thread.send({ type: 'hold', chunk });
   }
 
   /** A job's chunk lost: its rows are refused from now on. */
   drop(chunk: number): void {
-    if (!this.#ended) this.#worker.postMessage({ type: 'drop', chunk } satisfies ToSinkThread);
+    if (!this.#ended) this.#thread.send({ type: 'drop', chunk });
   }
 
   /** The journals are closed: the thread writes what is left and ends. Throws the failure that stopped the sink. */
@@ -155,71 +145,34 @@ export class SinkThread {
       await this.#end();
       throw this.#failure;
     }
-    this.#worker.ref();
-    this.#worker.postMessage({ type: 'finish' } satisfies ToSinkThread);
-    const m = await this.#next((x) => x.type === 'done' || x.type === 'failed');
-    await this.#end();
-    if (m.type === 'failed') throw BreError.fromJSON(m.error);
+    this.#thread.send({ type: 'finish' });
+    try {
+      await this.#thread.next((x) => x.type === 'done');
+    } catch (err) {
+      this.#failed(err);
+      throw this.#failure;
+    } finally {
+      await this.#end();
+    }
     return this.#stats;
   }
 
   /** Stops without writing what is left (the run failed otherwise; the next session catches up). */
   async stop(): Promise<void> {
     if (this.#ended) return;
-    this.#worker.ref();
-    this.#worker.postMessage({ type: 'stop' } satisfies ToSinkThread);
-    await this.#next((x) => x.type === 'stopped' || x.type === 'failed');
+    this.#thread.send({ type: 'stop' });
+    await this.#thread.next((x) => x.type === 'stopped').catch((err: unknown) => this.#failed(err));
     await this.#end();
   }
 
-  #lag(ends: { results: number; errors: number }): number {
-    return (
-      ends.results - Number(Atomics.load(this.#positions, 0)) + (ends.errors - Number(Atomics.load(this.#positions, 1)))
-    );
+  #failed(err: unknown): void {
+    this.#failure ??= sinkFailure(err);
+    this.#behind.lift();
   }
 
   async #end(): Promise<void> {
     this.#ended = true;
-    for (const w of this.#roomWaiters.splice(0)) w();
-    await this.#worker.terminate();
-    await this.#exited;
-  }
-
-  /** The next message that `accept`s. */
-  #next(accept: (m: FromSinkThread) => boolean): Promise<FromSinkThread> {
-    return new Promise((resolve) => {
-      this.#settle = (m) => {
-        if (!accept(m)) return;
-        this.#settle = undefined;
-        resolve(m);
-      };
-    });
-  }
-
-  #receive(m: FromSinkThread): void {
-    switch (m.type) {
-      case 'log':
-        this.#log(m.line);
-        return;
-      case 'job':
-        this.#events.onJob?.(m.outcome);
-        return;
-      case 'progress':
-      case 'done':
-        this.#stats = m.stats;
-        this.#reconnects = m.reconnects;
-        for (const w of this.#roomWaiters.splice(0)) w();
-        break;
-      case 'failed':
-        if (!this.#failure && !this.#ended) {
-          this.#failure = BreError.fromJSON(m.error);
-          for (const w of this.#roomWaiters.splice(0)) w();
-          if (this.#settle === undefined) this.#events.onFailure?.(this.#failure);
-        }
-        break;
-      default:
-        break;
-    }
-    this.#settle?.(m);
+    this.#behind.lift();
+    await this.#thread.end();
   }
 }

@@ -3,21 +3,21 @@
  * the run's journals into the tables. The run's thread reads how far they have been written from the shared
  * memory stored here after each batch, and is told when writing fails for good.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { BreError, isBreError } from '../../errors.js';
 import { FILES, readManifest } from '../format/index.js';
 import { SinkFollower } from './follower.js';
-import { sendError, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
+import { sinkFailure, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
+import { threadPort } from '../worker-thread.js';
 import { sinkUnavailable, SinkWriter } from './writer.js';
 import { JobFence } from '../../job/fence.js';
 import { retrying } from '../../retry/policy.js';
 
-if (parentPort) {
-  const port = parentPort;
-  const data = workerData as SinkWorkerData;
-  const post = (m: FromSinkThread) => port.postMessage(m);
+const port = threadPort<SinkWorkerData, ToSinkThread, FromSinkThread>();
+if (port) {
+  const { data } = port;
+  const fail = (err: unknown) => port.fail(sinkFailure(err));
   const positions = new BigInt64Array(data.positions);
-  const log = (line: string) => post({ type: 'log', line });
+  const log = (line: string) => port.post({ type: 'log', line });
   let writer: SinkWriter | undefined;
   let follower: SinkFollower | undefined;
   let jobFence: JobFence | undefined;
@@ -39,22 +39,22 @@ if (parentPort) {
       f.onBatch = () => {
         const outcome = fence.committed();
         if (outcome && (outcome.lost.length > 0 || outcome.done.length > 0 || outcome.refused > 0))
-          post({ type: 'job', outcome });
+          port.post({ type: 'job', outcome });
       };
     }
     store(f);
     f.onProgress = () => {
       store(f);
-      post({ type: 'progress', stats: { ...f.stats }, reconnects: writer!.reconnects });
+      port.post({ type: 'progress', stats: { ...f.stats }, reconnects: writer!.reconnects });
     };
-    f.onFailure = (err) => post({ type: 'failed', error: sendError(err) });
+    f.onFailure = fail;
     f.follow();
-    post({ type: 'ready' });
+    port.post({ type: 'ready' });
   } catch (err) {
-    post({ type: 'failed', error: sendError(err) });
+    fail(err);
     await writer?.close().catch(() => undefined);
   }
-  port.on('message', (m: ToSinkThread) => {
+  port.onMessage((m) => {
     // Chunks claimed and lost come before any of their rows is journalled (messages keep their order).
     if (m.type === 'hold') return jobFence?.hold(m.chunk);
     if (m.type === 'drop') return jobFence?.drop(m.chunk);
@@ -67,17 +67,17 @@ if (parentPort) {
         async (stats) => {
           store(f);
           await w.close().catch(() => undefined);
-          post({ type: 'done', stats: { ...stats }, reconnects: w.reconnects });
+          port.post({ type: 'done', stats: { ...stats }, reconnects: w.reconnects });
         },
         async (err: unknown) => {
           await w.close().catch(() => undefined);
-          post({ type: 'failed', error: sendError(err) });
+          fail(err);
         },
       );
     } else {
       f.stop()
         .finally(() => w.close().catch(() => undefined))
-        .finally(() => post({ type: 'stopped' }));
+        .finally(() => port.post({ type: 'stopped' }));
     }
   });
 }

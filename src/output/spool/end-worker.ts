@@ -2,16 +2,15 @@
  * The end's thread (started by ./end-thread.ts): rebuildOutputs (./rebuild.ts) with the options it was given,
  * the earlier sessions' decisions counted here, then one message: the result and the counts, or the failure.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { ColumnUnion } from '../journal/columns.js';
 import { DecisionCounter } from '../../stages/index.js';
 import { rebuildOutputs } from './rebuild.js';
-import { endErrorJSON, type EndWorkerData, type FromEnd } from './end-thread.js';
+import type { EndWorkerData, FromEnd } from './end-thread.js';
+import { threadPort } from '../worker-thread.js';
 
-if (parentPort) {
-  const port = parentPort;
-  const { union: changes, decisions: given, ...rest } = workerData as EndWorkerData;
-  const post = (m: FromEnd) => port.postMessage(m);
+const port = threadPort<EndWorkerData, never, FromEnd>();
+if (port) {
+  const { union: changes, decisions: given, ...rest } = port.data;
   let union: ColumnUnion | undefined;
   if (changes) {
     union = new ColumnUnion();
@@ -24,7 +23,7 @@ if (parentPort) {
     ...(union ? { union } : {}),
     ...(decisions ? { visitResult: (line) => decisions.add(line.stages), tally: decisions } : {}),
   }).then(
-    (result) => post({ type: 'done', result, ...(decisions ? { counts: decisions.save() } : {}) }),
-    (err: unknown) => post({ type: 'failed', error: endErrorJSON(err) }),
+    (result) => port.post({ type: 'done', result, ...(decisions ? { counts: decisions.save() } : {}) }),
+    (err: unknown) => port.fail(err),
   );
 }

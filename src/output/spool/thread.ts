@@ -9,9 +9,9 @@
  * A spool that fails (a full disk, a crash of the thread) does not stop the run: the journal stays the truth,
  * and the end reads it instead (assembleResultFiles without a spool).
  */
-import type { ResourceLimits, Worker } from 'node:worker_threads';
-import { startScriptWorker, workerScript } from '../worker-thread.js';
-import { BreError, internalError, type BreErrorJSON } from '../../errors.js';
+import type { ResourceLimits } from 'node:worker_threads';
+import { WorkerThread } from '../worker-thread.js';
+import { internalError, isBreError, type BreError } from '../../errors.js';
 import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
 import type { SpoolContents, SpoolOptions } from './spool.js';
 
@@ -35,10 +35,8 @@ export interface SpoolWorkerData extends Omit<SpoolOptions, 'union' | 'recorder'
 export const POLL_MS = 20;
 
 export type ToSpool = { readonly type: 'finish'; readonly size: number };
-/** A failure as BreError.toJSON carries it: DISK_FULL, OUTPUT_UNWRITABLE, or INTERNAL for a bug. */
-export type FromSpool =
-  | { readonly type: 'done'; readonly contents: SpoolContents }
-  | { readonly type: 'failed'; readonly error: BreErrorJSON };
+/** Its failure (the thread's port) is DISK_FULL, OUTPUT_UNWRITABLE, or INTERNAL for a bug. */
+export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents };
 
 /**
  * The heap of the spool's thread. The thread keeps little (the reorder buffer, one row group: a few MB) but
@@ -53,14 +51,11 @@ export type FromSpool =
  */
 export const SPOOL_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 1024 };
 
-function startWorker(workerData: SpoolWorkerData): Worker {
-  return startScriptWorker(workerScript('spool'), workerData, SPOOL_RESOURCE_LIMITS);
-}
+const WHERE = "in the spool's thread";
 
 export class SpoolThread {
-  readonly #worker: Worker;
+  readonly #thread: WorkerThread<ToSpool, FromSpool>;
   readonly #end: BigInt64Array;
-  readonly #result: Promise<SpoolContents | undefined>;
   #failure: string | undefined;
   #ended = false;
 
@@ -68,25 +63,21 @@ export class SpoolThread {
     const end = new SharedArrayBuffer(8);
     this.#end = new BigInt64Array(end);
     Atomics.store(this.#end, 0, BigInt(o.start));
-    this.#worker = startWorker({ ...o, union: [...o.union.entries()], end });
     // It never keeps the process alive by itself: the run waits for it only at the end (finish).
-    this.#worker.unref();
-    this.#result = new Promise((resolve) => {
-      let settled = false;
-      const settle = (contents: SpoolContents | undefined, failure?: BreError) => {
-        if (settled) return;
-        settled = true;
-        this.#failure = failure?.message;
-        resolve(contents);
-        if (failure !== undefined && !this.#ended) this.onFailure?.(failure);
-      };
-      const crashed = (err: unknown) => settle(undefined, internalError(err, "in the spool's thread"));
-      this.#worker.on('message', (m: FromSpool) =>
-        m.type === 'done' ? settle(m.contents) : settle(undefined, BreError.fromJSON(m.error)),
-      );
-      this.#worker.on('error', crashed);
-      this.#worker.on('exit', (code) => crashed(new Error(`the thread exited (${code}) before it was done`)));
-    });
+    this.#thread = new WorkerThread<ToSpool, FromSpool>(
+      'spool',
+      { ...o, union: [...o.union.entries()], end } satisfies SpoolWorkerData,
+      {
+        where: WHERE,
+        resourceLimits: SPOOL_RESOURCE_LIMITS,
+        background: true,
+        onFailure: (err) => {
+          const e = isBreError(err) ? err : internalError(err, WHERE);
+          this.#failure = e.message;
+          this.onFailure?.(e);
+        },
+      },
+    );
   }
 
   /**
@@ -112,18 +103,20 @@ export class SpoolThread {
   async finish(size: number): Promise<SpoolContents | undefined> {
     if (this.#ended) return undefined;
     this.#ended = true;
-    this.#worker.ref();
-    this.#worker.postMessage({ type: 'finish', size } satisfies ToSpool);
+    this.#thread.send({ type: 'finish', size });
     try {
-      return await this.#result;
+      return (await this.#thread.next((m) => m.type === 'done')).contents;
+    } catch (err) {
+      this.#failure ??= (err as Error).message;
+      return undefined;
     } finally {
-      await this.#worker.terminate();
+      await this.#thread.end();
     }
   }
 
   /** Ends the thread without waiting for it (a run that failed; the next session removes its files). */
   stop(): void {
     this.#ended = true;
-    void this.#worker.terminate();
+    void this.#thread.end();
   }
 }

@@ -5,13 +5,13 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
 import { diskFullCode, diskFullError, internalError, isBreError, outputUnwritable } from '../../errors.js';
 import { ColumnUnion } from '../journal/columns.js';
 import { DecisionCounter } from '../../stages/index.js';
 import { SpoolRecorder } from './records.js';
 import { newSpoolId, ResultSpool, type ResultLine } from './spool.js';
 import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './thread.js';
+import { threadPort } from '../worker-thread.js';
 
 /** Bytes read at a time; a line longer than this is read whole with a larger buffer. */
 const CHUNK = 1 << 20;
@@ -59,10 +59,9 @@ function parse(text: string): ResultLine | undefined {
   }
 }
 
-if (parentPort) {
-  const port = parentPort;
-  const data = workerData as SpoolWorkerData;
-  const post = (m: FromSpool) => port.postMessage(m);
+const port = threadPort<SpoolWorkerData, ToSpool, FromSpool>();
+if (port) {
+  const { data } = port;
   const written = new BigInt64Array(data.end);
   let spool: ResultSpool | undefined;
   let follower: JournalFollower | undefined;
@@ -89,7 +88,7 @@ if (parentPort) {
         : typeof code === 'string'
           ? outputUnwritable(folder, err)
           : internalError(err, "in the spool's thread");
-    post({ type: 'failed', error: e.toJSON() });
+    port.fail(e);
   };
 
   const step = () => {
@@ -106,7 +105,7 @@ if (parentPort) {
       else if (finishAt !== undefined) {
         clearInterval(poll);
         follower!.close();
-        post({ type: 'done', contents: spool!.finish(finishAt) });
+        port.post({ type: 'done', contents: spool!.finish(finishAt) });
       }
     } catch (err) {
       fail(err);
@@ -119,7 +118,7 @@ if (parentPort) {
     setImmediate(step);
   };
 
-  port.on('message', (m: ToSpool) => {
+  port.onMessage((m) => {
     finishAt = m.size;
     target = Math.max(target, m.size);
     schedule();

@@ -2,16 +2,15 @@
  * The end's rebuild on its own thread (src/output/spool/end-thread.ts, end-worker.ts): the same files and
  * counts as rebuildOutputs on the caller's thread, the earlier sessions' decisions counted into the run's,
  * and a failure thrown as the rebuild throws it (a system error's code and path, which app/run.ts reads for a
- * full disk; a BreError's code and the system error under it).
+ * full disk; a BreError's code and the system error under it: test/errors.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
-import { endErrorFromJSON, endErrorJSON, rebuildOnThread } from '../../../src/output/spool/end-thread.js';
+import { rebuildOnThread } from '../../../src/output/spool/end-thread.js';
 import { rebuildOutputs } from '../../../src/output/spool/rebuild.js';
 import { DecisionCounter } from '../../../src/stages/index.js';
-import { BreError, diskFullCode, diskFullError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/temp.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
@@ -71,16 +70,5 @@ describe("the end's rebuild on its own thread", () => {
       path: direct?.path,
       message: direct?.message,
     });
-  });
-
-  it('carries a BreError with its code, and the full disk under it', () => {
-    const enospc = Object.assign(new Error('no space'), { code: 'ENOSPC', path: '/out/results.csv.tmp' });
-    const back = endErrorFromJSON(structuredClone(endErrorJSON(diskFullError('/out', enospc))));
-    expect(back).toBeInstanceOf(BreError);
-    expect((back as BreError).code).toBe('DISK_FULL');
-    expect(diskFullCode(back)).toBe('ENOSPC');
-    expect(((back as BreError).cause as NodeJS.ErrnoException).path).toBe('/out/results.csv.tmp');
-    const plain = endErrorFromJSON(structuredClone(endErrorJSON(new BreError('OUTPUT_UNWRITABLE', 'x'))));
-    expect([(plain as BreError).code, diskFullCode(plain)]).toEqual(['OUTPUT_UNWRITABLE', undefined]);
   });
 });
