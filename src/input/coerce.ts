@@ -20,24 +20,8 @@ import type { FieldError } from './validation.js';
 import type { NumberStyle } from '../types.js';
 import { isAbsent } from './fields.js';
 import { isPersonalField, maskText } from './mask.js';
-
-const NUMBER_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const GROUPED_RE = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d{1,2}(?:,\d{2})*,\d{3})(?:\.\d+)?$/;
-/** --decimal-comma: digits, grouped by dots (Western or Indian) or not, then an optional decimal comma. */
-const DECIMAL_COMMA_RE = /^[+-]?(?:(?:\d+|\d{1,3}(?:\.\d{3})+|\d{1,2}(?:\.\d{2})*\.\d{3})(?:,\d+)?|,\d+)$/;
-
-/** Today's rule for comma-separated files, NDJSON and Parquet. */
-export const COMMA_STYLE: NumberStyle = { decimalComma: false, separator: ',' };
-
-export function parseNumber(value: unknown, style: NumberStyle = COMMA_STYLE): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const s = value.trim();
-  if (style.decimalComma) return DECIMAL_COMMA_RE.test(s) ? Number(s.replace(/\./g, '').replace(',', '.')) : undefined;
-  if (NUMBER_RE.test(s)) return Number(s);
-  if (style.separator === ',' && GROUPED_RE.test(s)) return Number(s.replace(/,/g, ''));
-  return undefined;
-}
+import { COMMA_STYLE, parseNumber } from './numbers.js';
+import { DECIMAL_COMMA_KIND, valueKind, type NumberBounds } from './value-kind.js';
 
 /**
  * What a number field expected, in words, for the value it got: with --decimal-comma it says so; a comma
@@ -76,11 +60,14 @@ interface CoerceIssueParams {
   readonly expected: string;
   readonly got: unknown;
   readonly missing?: boolean;
+  /** How a number field read its text and the bounds it keeps: what its message says of a value's kind. */
+  readonly reading?: Reading;
 }
 
 function coercing<T>(
   expected: string | ((got: unknown) => string),
   parse: (v: unknown) => T | undefined,
+  reading?: Reading,
 ): z.ZodType<T> {
   return z.unknown().transform((value, ctx) => {
     const missing = isAbsent(value);
@@ -90,6 +77,7 @@ function coercing<T>(
         expected: typeof expected === 'string' ? expected : expected(value),
         got: value,
         missing,
+        ...(reading ? { reading } : {}),
       };
       ctx.addIssue({ code: 'custom', message: `Expected ${params.expected}`, input: value, params });
       return z.NEVER;
@@ -98,10 +86,7 @@ function coercing<T>(
   }) as unknown as z.ZodType<T>;
 }
 
-export interface NumberRule {
-  readonly min?: number;
-  readonly max?: number;
-  readonly integer?: boolean;
+export interface NumberRule extends NumberBounds {
   /** Overrides the generated wording, e.g. "a latitude between -90 and 90". */
   readonly expected?: string;
 }
@@ -118,14 +103,18 @@ function numberExpectation(rule: NumberRule = {}): string {
 export function zNumber(rule: NumberRule = {}, style: NumberStyle = COMMA_STYLE): z.ZodType<number> {
   const base = numberExpectation(rule);
   const expected = style === COMMA_STYLE ? base : (got: unknown) => numberExpected(base, style, got);
-  return coercing(expected, (v) => {
-    const n = parseNumber(v, style);
-    if (n === undefined) return undefined;
-    if (rule.integer && !Number.isInteger(n)) return undefined;
-    if (rule.min !== undefined && n < rule.min) return undefined;
-    if (rule.max !== undefined && n > rule.max) return undefined;
-    return n;
-  });
+  return coercing(
+    expected,
+    (v) => {
+      const n = parseNumber(v, style);
+      if (n === undefined) return undefined;
+      if (rule.integer && !Number.isInteger(n)) return undefined;
+      if (rule.min !== undefined && n < rule.min) return undefined;
+      if (rule.max !== undefined && n > rule.max) return undefined;
+      return n;
+    },
+    { style, bounds: rule },
+  );
 }
 
 export function zBoolean(): z.ZodType<boolean> {
@@ -158,21 +147,32 @@ export function zString(rule: StringRule = {}): z.ZodType<string> {
   });
 }
 
+/** How a value was read, for the words describing it: the file's number style and a number field's bounds. */
+export interface Reading {
+  readonly style?: NumberStyle;
+  readonly bounds?: NumberBounds;
+  /** What the field expected: a hint it already gives (--decimal-comma) is not repeated. */
+  readonly expected?: string;
+}
+
 /**
- * A value for a message: quoted text (masked, shortened), or only its kind when the field is personal
- * data or a secret (FieldError.message must not carry those values).
+ * A value for a message: quoted as given (shortened; PAN-, phone- and e-mail-like text masked unless `asGiven`),
+ * or only its kind when the field is personal data or a secret (FieldError.message must not carry those values):
+ * "text of 3 characters", "a number above 90". A number with a decimal comma where none is read names the option.
  */
-export function describeValue(value: unknown, personal = false): string {
-  if (value === undefined || value === null) return 'nothing';
-  if (typeof value === 'string') {
-    if (value.trim() === '') return 'an empty value';
-    if (personal) return `a value of ${value.length} characters`;
+export function describeValue(value: unknown, personal = false, r: Reading & { asGiven?: boolean } = {}): string {
+  const kind = valueKind(value, r.style, r.bounds);
+  const hint =
+    kind === DECIMAL_COMMA_KIND && !r.expected?.includes('--decimal-comma')
+      ? `${kind}: see --decimal-comma`
+      : undefined;
+  if (typeof value === 'string' && value.trim() !== '') {
+    if (personal) return hint ?? kind;
     const short = value.length > 40 ? `${value.slice(0, 37)}...` : value;
-    return `'${maskText(short)}'`;
+    const quoted = `'${r.asGiven ? short : maskText(short)}'`;
+    return hint ? `${quoted}, ${hint}` : quoted;
   }
-  if (Array.isArray(value)) return `an array of ${value.length} items`;
-  if (typeof value === 'object') return 'an object';
-  if (personal) return `a ${typeof value}`;
+  if (personal || (typeof value !== 'number' && typeof value !== 'boolean')) return kind;
   return String(value);
 }
 
@@ -181,13 +181,16 @@ export function fieldError(
   field: string,
   expected: string,
   got: unknown,
-  code?: FieldError['code'],
-  missing = isAbsent(got),
+  o: { code?: FieldError['code']; missing?: boolean; reading?: Reading } = {},
 ): FieldError {
-  const message = missing
-    ? `Missing required field '${field}': expected ${expected}`
-    : `${field}: Expected ${expected}, got ${describeValue(got, isPersonalField(field))}`;
-  return code ? { field, expected, message, code } : { field, expected, message };
+  const code = o.code ? { code: o.code } : {};
+  if (o.missing ?? isAbsent(got))
+    return { field, expected, message: `Missing required field '${field}': expected ${expected}`, ...code };
+  const said = (personal: boolean, asGiven = false) =>
+    `${field}: Expected ${expected}, got ${describeValue(got, personal, { ...o.reading, expected, asGiven })}`;
+  // A personal field's message says the kind of its value; the value itself only for --keep-personal-data.
+  const personal = isPersonalField(field);
+  return { field, expected, message: said(personal), ...(personal ? { quoting: said(false, true) } : {}), ...code };
 }
 
 /**
@@ -203,7 +206,10 @@ export function issuesToFieldErrors(
     const field = columnOf(path);
     const params = (issue as { params?: Partial<CoerceIssueParams> }).params;
     if (params?.expected !== undefined)
-      return fieldError(field, params.expected, params.got, undefined, params.missing ?? false);
+      return fieldError(field, params.expected, params.got, {
+        missing: params.missing ?? false,
+        reading: params.reading,
+      });
     // zod's own issues (a nested object missing or of the wrong type) have no `got` we can trust to print
     const expected =
       issue.code === 'invalid_type' ? `${(issue as { expected?: string }).expected ?? 'a value'}` : issue.message;

@@ -7,6 +7,7 @@
  * unclassified columns still go through `maskText`, which catches PAN-, Aadhaar-, phone- and e-mail-like
  * text wherever it is.
  */
+import { valueKind } from './value-kind.js';
 
 export type MaskCategory =
   | 'secret'
@@ -138,8 +139,7 @@ export function maskCategory(name: string): MaskCategory | undefined {
 
 /** True when error messages must not quote the value of this column (personal data or a secret). */
 export function isPersonalField(name: string): boolean {
-  const c = maskCategory(name);
-  return c !== undefined && c !== 'geo';
+  return maskCategory(name) !== undefined;
 }
 
 function keepLast(s: string, n: number, char = '*'): string {
@@ -174,8 +174,9 @@ function maskScalar(category: MaskCategory, value: string | number | boolean): s
   if (typeof value === 'string' && value.trim() === '') return value;
   if (category === 'geo') {
     const n = typeof value === 'number' ? value : Number(value);
-    // about 1 km: enough to see a wrong hemisphere or swapped coordinates, not enough to find a home
-    return Number.isFinite(n) ? Math.round(n * 100) / 100 : '[redacted]';
+    // about 1 km: enough to see a wrong hemisphere or swapped coordinates, not enough to find a home; what is
+    // not a number is shown by its kind, as the row's message says it ("text of 3 characters")
+    return Number.isFinite(n) ? Math.round(n * 100) / 100 : `[${valueKind(value)}]`;
   }
   const s = String(value);
   switch (category) {

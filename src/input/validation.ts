@@ -12,6 +12,8 @@ export interface FieldError {
   readonly expected: string;
   /** Full sentence for the errors file. Must not contain the field's value when the field is personal data. */
   readonly message: string;
+  /** The same sentence quoting a personal field's value as given, for --keep-personal-data only. */
+  readonly quoting?: string;
   /** Defaults to INVALID_ROW. */
   readonly code?:
     | 'INVALID_ROW'

@@ -534,6 +534,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     ...(versions ? { versions } : {}),
     results_csv: csv,
     ...(transactions !== undefined ? { transactions } : {}),
+    ...(rebuilt.errorGroups.length > 0 ? { errors_by_field: [...rebuilt.errorGroups] } : {}),
     files: [...rebuilt.files],
     shard_summaries: Object.fromEntries(folders.map((f) => [f.shard, f.summary ?? null])),
   };

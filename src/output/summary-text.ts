@@ -4,6 +4,7 @@ import { specOf } from '../sample/draw.js';
 import { formatAmount } from '../limits/spend.js';
 import { SERVICES } from '../types.js';
 import type { RunSummary } from './format/index.js';
+import { describeErrorGroups } from './error-groups.js';
 
 export function formatSummary(sum: RunSummary): string {
   const r = sum.rows;
@@ -18,6 +19,10 @@ export function formatSummary(sum: RunSummary): string {
   else
     lines.push(
       `  rows: ${r.succeeded} succeeded, ${r.failed} in errors${r.resumed ? `, ${r.resumed} already done before (resumed)` : ''}${r.out_of_shard ? `, ${r.out_of_shard} in other shards` : ''}${r.not_in_sample ? `, ${r.not_in_sample} not in the sample` : ''}`,
+    );
+  if (sum.errors_by_field)
+    lines.push(
+      `  ${sum.dry_run ? 'would fail' : 'errors'}, by field and code: ${describeErrorGroups(sum.errors_by_field)}`,
     );
   if (sum.input_empty)
     lines.push(`  input: no data rows, it held ${sum.input_empty} (--allow-empty: an empty night, nothing to do)`);

@@ -11,6 +11,7 @@ import type { StageRuntime } from './row.js';
 import { sourceIdentity, type SourceStats } from '../input/db/index.js';
 import type { RunSettings } from './settings.js';
 import type { RunSummary } from '../output/format/index.js';
+import type { ErrorGroup } from '../output/error-groups.js';
 import type { DecisionCounts } from '../stages/types.js';
 import { SERVICES, type ServiceName } from '../types.js';
 
@@ -73,6 +74,8 @@ export interface SummaryInput {
   readonly csv?: { rows: number; columns: number };
   readonly transactions?: number;
   readonly dryRunErrorsPath?: string;
+  /** The error lines by field and code (src/output/error-groups.ts): the folder's, or a dry run's. */
+  readonly errorGroups?: readonly ErrorGroup[];
   /** The lanes of a run with several source addresses (one lane: no `addresses` in the summary). */
   readonly lanes?: readonly Lane[];
   /** A sampled run's draw. */
@@ -164,6 +167,7 @@ export function buildSummary(x: SummaryInput): RunSummary {
     ...(x.csv ? { results_csv: x.csv } : {}),
     ...(x.transactions !== undefined ? { transactions: x.transactions } : {}),
     ...(x.dryRunErrorsPath ? { dry_run_errors: x.dryRunErrorsPath } : {}),
+    ...(x.errorGroups && x.errorGroups.length > 0 ? { errors_by_field: [...x.errorGroups] } : {}),
     ...(x.inputEmpty ? { input_empty: x.inputEmpty } : {}),
     ...(x.spend ? { spend: x.spend } : {}),
     ...(x.remaining ? { remaining: x.remaining } : {}),

@@ -11,6 +11,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exitCodeOf, type BreError } from '../errors.js';
 import { FILES, type RunSummary } from '../output/format/index.js';
+import { ErrorGroups } from '../output/error-groups.js';
 import { remainingEstimate } from './plan.js';
 import type { RunOutput } from '../output/run-output.js';
 import type { Run } from './run.js';
@@ -93,6 +94,7 @@ async function folderEnd(
     versions: versionsSummary(run.decisions.versions, run.versions.firstAnswers),
     csv,
     transactions: rebuilt.transactions,
+    errorGroups: rebuilt.errorGroups,
     remaining,
   });
   summary.files = [...rebuilt.files];
@@ -118,11 +120,14 @@ function dryRunEnd(
     mkdirSync(s.outDir, { recursive: true });
     writeFileSync(path, errors.map((l) => `${l}\n`).join(''));
   } else rmSync(path, { force: true });
+  const groups = new ErrorGroups();
+  for (const line of errors) groups.add(JSON.parse(line) as Record<string, unknown>);
   const summary = buildSummary({
     ...common,
     totals: { succeeded: 0, failed: errors.length },
     decisions: {},
     ...(errors.length > 0 ? { dryRunErrorsPath: path } : {}),
+    errorGroups: groups.result(),
   });
   const stopped = common.stopped;
   return { exitCode: stopped ? exitCodeOf(stopped) : errors.length > 0 ? 1 : 0, summary, stopped };

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BreError, isBreError } from '../errors.js';
 import type { DbColumn } from '../db/index.js';
-import { COMMA_STYLE } from '../input/coerce.js';
+import { COMMA_STYLE } from '../input/numbers.js';
 import { checkFileColumns } from '../input/files-root.js';
 import { DbSource, sourceIdentity } from '../input/db/index.js';
 import { resolveHeader, type ColumnRequirements } from '../input/header.js';

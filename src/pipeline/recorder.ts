@@ -119,9 +119,12 @@ export class OutcomeRecorder {
         c.invalid += 1;
         c.failed += 1;
         const first = outcome.errors[0];
-        // Each message quotes its value as the masked `input` shows it.
+        // A personal field's message says what kind of value it was; any other message quoting a value quotes
+        // it as the masked `input` shows it. --keep-personal-data quotes them all as given.
         const said = (e: (typeof outcome.errors)[number]) =>
-          this.redactor.scrub(this.s.keepPersonalData ? e.message : maskQuotedValue(e.message, e.field, row.data));
+          this.redactor.scrub(
+            this.s.keepPersonalData ? (e.quoting ?? e.message) : maskQuotedValue(e.message, e.field, row.data),
+          );
         this.#writeError({
           row: row.row,
           line: row.line,

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import type { FieldError } from '../input/validation.js';
-import { COMMA_STYLE, issuesToFieldErrors, zNumber, zString, type NumberRule } from '../input/coerce.js';
+import { issuesToFieldErrors, zNumber, zString, type NumberRule } from '../input/coerce.js';
+import { COMMA_STYLE } from '../input/numbers.js';
 import type { NumberStyle } from '../types.js';
 import { getFirstField, isPlainObject, setPath } from '../input/fields.js';
 

@@ -5,12 +5,12 @@ import {
   fieldError,
   issuesToFieldErrors,
   parseBoolean,
-  parseNumber,
   parseString,
   zBoolean,
   zNumber,
   zString,
 } from '../../src/input/coerce.js';
+import { parseNumber } from '../../src/input/numbers.js';
 
 describe('parseNumber', () => {
   const cases: Array<[unknown, number | undefined]> = [
@@ -99,7 +99,8 @@ describe('zod schemas', () => {
     expect(r.success).toBe(false);
     const errors = issuesToFieldErrors(r.error!.issues, cols);
     expect(errors.map((e) => [e.field, e.expected, e.message])).toEqual([
-      ['lat', 'a number between -90 and 90', "lat: Expected a number between -90 and 90, got '95'"],
+      // `lat` is personal (a location): its value is described, never quoted
+      ['lat', 'a number between -90 and 90', 'lat: Expected a number between -90 and 90, got a number above 90'],
       ['n', 'a number', "n: Expected a number, got 'abc'"],
       [
         'flag',
@@ -128,12 +129,55 @@ describe('zod schemas', () => {
 describe('messages never quote personal data', () => {
   it('describes a personal field by its length only', () => {
     expect(fieldError('pan_number', 'a string', 'ABCDE1234F').message).toBe(
-      'pan_number: Expected a string, got a value of 10 characters',
+      'pan_number: Expected a string, got text of 10 characters',
     );
     expect(fieldError('auth_token', 'a string', 'sekret-token').message).not.toContain('sekret');
   });
   it('masks PAN-like text inside ordinary values', () => {
     expect(describeValue('ABCDE1234F')).toBe("'******234F'");
     expect(describeValue('x'.repeat(50))).toBe(`'${'x'.repeat(37)}...'`);
+  });
+});
+
+describe('a message a person can act on', () => {
+  const semicolon = { decimalComma: false, separator: ';' };
+  const latitude = (value: unknown, style?: typeof semicolon) => {
+    const r = z.object({ latitude: zNumber({ min: -90, max: 90 }, style) }).safeParse({ latitude: value });
+    return issuesToFieldErrors(r.error!.issues, (p) => p)[0];
+  };
+
+  it('says what kind of value a personal field held, the same way whatever it was', () => {
+    const said = (v: unknown) => latitude(v).message;
+    expect(said('91')).toBe('latitude: Expected a number between -90 and 90, got a number above 90');
+    expect(said(-91.5)).toBe('latitude: Expected a number between -90 and 90, got a number below -90');
+    expect(said('N/A')).toBe('latitude: Expected a number between -90 and 90, got text of 3 characters');
+    expect(said('19,076')).toBe(
+      'latitude: Expected a number between -90 and 90, got a number with a decimal comma: see --decimal-comma',
+    );
+    expect(said(true)).toBe('latitude: Expected a number between -90 and 90, got a boolean');
+    for (const v of ['91', 'N/A', '19,076']) expect(said(v)).not.toContain(v);
+  });
+
+  it('does not repeat the hint where the expectation already names --decimal-comma', () => {
+    const e = latitude('19,076', semicolon);
+    expect(e.message.match(/--decimal-comma/g)).toHaveLength(1);
+    expect(e.message).toMatch(/, got a number with a decimal comma$/);
+  });
+
+  it('keeps the value as given for --keep-personal-data only', () => {
+    expect(latitude('N/A').quoting).toBe("latitude: Expected a number between -90 and 90, got 'N/A'");
+    expect(fieldError('pan_number', 'a string', 'ABCDE1234F').quoting).toBe(
+      "pan_number: Expected a string, got 'ABCDE1234F'",
+    );
+  });
+
+  it('quotes a value of a field that is not personal data as given', () => {
+    const income = fieldError('declared_income', 'a number', '25000 INR');
+    expect(income.message).toBe("declared_income: Expected a number, got '25000 INR'");
+    expect(income.quoting).toBeUndefined();
+    expect(fieldError('declared_income', 'a number', '45000,50').message).toBe(
+      "declared_income: Expected a number, got '45000,50', a number with a decimal comma: see --decimal-comma",
+    );
+    expect(fieldError('flag', 'a boolean', true).message).toBe('flag: Expected a boolean, got true');
   });
 });

@@ -15,6 +15,9 @@ describe('maskRow', () => {
     ['aadhaar', '1234 5678 9012', '********9012'],
     ['pincode_aadhar', '400001', '400***'],
     ['latitude', '19.076012', 19.08],
+    // What is not a number is shown by its kind, as the row's message says it.
+    ['latitude', 'N/A', '[text of 3 characters]'],
+    ['longitude', '72,877', '[a number with a decimal comma]'],
     // An empty cell stays empty (a latitude of 0 would be a value the file never had).
     ['latitude', '', ''],
     ['pan_number', '', ''],
@@ -59,7 +62,9 @@ describe('maskRow', () => {
     expect(maskCategory('customer_mobile_number')).toBe('phone');
     expect(maskCategory('file_password')).toBe('secret');
     expect(maskCategory('rule_engine_name')).toBeUndefined();
-    expect(isPersonalField('latitude')).toBe(false);
+    // latitude and longitude are masked (about 1 km), and messages say only what kind of value they held
+    expect(isPersonalField('latitude')).toBe(true);
+    expect(isPersonalField('declared_income')).toBe(false);
     expect(isPersonalField('external.bureau_raw_json')).toBe(true);
   });
 });
@@ -82,7 +87,7 @@ describe('maskQuotedValue', () => {
   it('quotes the value as the masked row shows it; leaves other messages and unmasked fields alone', () => {
     expect(
       maskQuotedValue("latitude: Expected a number between -90 and 90, got 'abc'", 'latitude', { latitude: 'abc' }),
-    ).toBe("latitude: Expected a number between -90 and 90, got '[redacted]'");
+    ).toBe("latitude: Expected a number between -90 and 90, got '[text of 3 characters]'");
     expect(
       maskQuotedValue("pan_number: Expected 10 characters, got 'ABCDE1234FX'", 'pan_number', {
         pan_number: 'ABCDE1234FX',

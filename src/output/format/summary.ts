@@ -151,6 +151,10 @@ const spendSummarySchema = z.looseObject({
   ),
 });
 
+const errorGroupsSchema = z.array(
+  z.object({ field: z.string().nullable(), stage: z.string().nullable(), code: z.string(), rows: count }),
+);
+
 export const runSummarySchema = z.looseObject({
   pipeline: z.string(),
   input: z.string(),
@@ -208,6 +212,12 @@ export const runSummarySchema = z.looseObject({
   results_csv: z.object({ rows: count, columns: count }).optional(),
   transactions: count.optional(),
   dry_run_errors: z.string().optional(),
+  /**
+   * The error lines (over the folder; a dry run's own) counted by field and code, or by stage and code for a
+   * row whose call failed; a row with several bad fields counts under each. Most rows first; absent in older
+   * folders and when nothing failed.
+   */
+  errors_by_field: errorGroupsSchema.optional(),
   /** An input with no data rows run with --allow-empty: what it held (`a header only (5 columns: ...)`). */
   input_empty: z.string().optional(),
   /** A sampled run (`--sample`): the design and the rows outside it. */
@@ -281,6 +291,8 @@ const mergedSummarySchema = z.looseObject({
   versions: versionsSummarySchema.optional(),
   results_csv: z.object({ rows: count, columns: count }),
   transactions: count.optional(),
+  /** The merged errors file's lines by field and code, as a run's. */
+  errors_by_field: errorGroupsSchema.optional(),
   files: z.array(z.string()).optional(),
   shard_summaries: z.record(z.string(), runSummarySchema.nullable()),
 });

@@ -22,6 +22,7 @@ import { journalSize } from '../journal-file.js';
 import { isoOffset } from '../files/parquet/schema.js';
 import { assembleResultFiles, type Tally } from './assemble.js';
 import { recordedSpools } from './records.js';
+import { ErrorGroups, type ErrorGroup } from '../error-groups.js';
 import type { ResultFiles, ResultLine, SpoolContents } from './spool.js';
 import { ParquetTableWriter } from '../files/parquet/table-writer.js';
 
@@ -188,6 +189,8 @@ export interface RebuildResult {
   /** Rows of the results files used as they were written (spooled, or by an earlier end), not encoded. */
   readonly copied: number;
   readonly errors: number;
+  /** The errors file's lines by field and code (./error-groups.ts). */
+  readonly errorGroups: readonly ErrorGroup[];
   readonly transactions?: number;
   /** The files written, by name. */
   readonly files: readonly string[];
@@ -241,10 +244,14 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
   });
   if (csv) files.push(FILES.resultsCsv);
   if (parquet) files.push(FILES.resultsParquet);
+  const groups = new ErrorGroups();
   const errors = await writeErrorFiles(
     at(FILES.errors),
     parquet ? at(FILES.errorsParquet) : undefined,
-    o.visitError,
+    (line) => {
+      groups.add(line);
+      o.visitError?.(line);
+    },
     o.sampled,
   );
   if (parquet) files.push(FILES.errorsParquet);
@@ -257,7 +264,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
     if (csv) files.push(FILES.transactions);
     if (parquet) files.push(FILES.transactionsParquet);
   }
-  return { results, copied, errors, transactions, files };
+  return { results, copied, errors, errorGroups: groups.result(), transactions, files };
 }
 
 /** `--output-formats csv,parquet`: the formats of the rebuilt files. */

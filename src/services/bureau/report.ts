@@ -84,7 +84,8 @@ function analyse(bytes: Buffer): ReportInspection {
 
 function fromBase64(field: FieldValue): Loaded | FieldError {
   const expected = 'base64 of the bureau report';
-  if (typeof field.value !== 'string') return fieldError(field.column, expected, field.value, 'REPORT_UNREADABLE');
+  if (typeof field.value !== 'string')
+    return fieldError(field.column, expected, field.value, { code: 'REPORT_UNREADABLE' });
   const b64 = field.value.replace(/\s+/g, '');
   if (b64.startsWith('{') || b64.startsWith('<')) {
     return {

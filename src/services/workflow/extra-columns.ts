@@ -6,7 +6,8 @@
  * their JSON types.
  */
 import type { FieldError } from '../../input/validation.js';
-import { COMMA_STYLE, fieldError, numberExpected, parseBoolean, parseNumber, parseString } from '../../input/coerce.js';
+import { fieldError, numberExpected, parseBoolean, parseString } from '../../input/coerce.js';
+import { COMMA_STYLE, parseNumber } from '../../input/numbers.js';
 import type { NumberStyle } from '../../types.js';
 import { isAbsent, setPath } from '../../input/fields.js';
 
@@ -65,7 +66,9 @@ export function copyColumns(
       const c = coerceAs(type, raw, style);
       if (!c.ok) {
         errors.push(
-          fieldError(column, type === 'number' ? numberExpected(EXPECTED.number, style, raw) : EXPECTED[type], raw),
+          fieldError(column, type === 'number' ? numberExpected(EXPECTED.number, style, raw) : EXPECTED[type], raw, {
+            reading: { style },
+          }),
         );
         continue;
       }

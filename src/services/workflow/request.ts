@@ -10,7 +10,7 @@
  */
 import type { FieldError, PrepareResult } from '../../input/validation.js';
 import type { Json, JsonObject, NumberStyle } from '../../types.js';
-import { COMMA_STYLE } from '../../input/coerce.js';
+import { COMMA_STYLE } from '../../input/numbers.js';
 import { setPath } from '../../input/fields.js';
 import type { FilesRoot } from '../../input/files-root.js';
 import type { FileCache } from '../bureau/file-cache.js';
