@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { brokenLinks } from './links.js';
+import { brokenLinks } from '../../scripts/docs/links.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

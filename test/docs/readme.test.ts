@@ -9,7 +9,7 @@ import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { loadAllCommands } from '../../src/cli/commands.js';
-import { readMarkdown, type MdFile, type MdHeading } from './markdown.js';
+import { readMarkdown, type MdFile, type MdHeading } from '../../scripts/docs/markdown.js';
 
 const commands = await loadAllCommands();
 const DOCS = join(import.meta.dirname, '..', '..', 'docs');

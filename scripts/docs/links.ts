@@ -6,8 +6,10 @@ import { readMarkdown, type MdFile } from './markdown.js';
 /** A scheme (`https:`, `mailto:`) means the link leaves the repository: not checked here. */
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:/i;
 
-export function brokenLinks(file: string, root: string): string[] {
-  const cache = new Map<string, MdFile>();
+/** The pages read so far, by path: one parse of each when many pages are checked. */
+export type MdCache = Map<string, MdFile>;
+
+export function brokenLinks(file: string, root: string, cache: MdCache = new Map()): string[] {
   const md = (path: string): MdFile => {
     let m = cache.get(path);
     if (!m) cache.set(path, (m = readMarkdown(path)));
