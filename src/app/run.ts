@@ -11,12 +11,22 @@ import { networkSecrets } from '../http/network.js';
 import { createLog, type Log } from '../log/logger.js';
 import { Redactor } from '../output/redact.js';
 import { formatSummary } from '../output/summary-text.js';
+import { FILES } from '../output/format/index.js';
+import { journalForm } from '../output/journal-file.js';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
 import { chooseDefaultFolder } from '../pipeline/default-folder.js';
 import type { RunSettings } from '../pipeline/settings.js';
 import { writeRunReport } from '../report/write.js';
 import { perService } from '../types.js';
 import type { RunEndpoints, RunRequest } from './run-request.js';
+
+/** The journals as the folder holds them now: plain, or gzip'ed by a finished run's compaction. */
+function journalsIn(dir: string): string[] {
+  return [FILES.results, FILES.errors].flatMap((name) => {
+    const form = journalForm(join(dir, name));
+    return form === undefined ? [] : [form === 'gzip' ? `${name}.gz` : name];
+  });
+}
 
 /** --dry-run and --plan call nothing: any address will do. */
 const NOWHERE = perService(() => 'http://127.0.0.1:9');
@@ -116,7 +126,7 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
       });
     }
     process.stdout.write(
-      `${formatSummary(result.summary)}\n${compacted ? `${compacted}\n` : ''}${report ? `  report: ${report.path}\n` : ''}`,
+      `${formatSummary(result.summary, base.dryRun ? undefined : journalsIn(base.outDir))}\n${compacted ? `${compacted}\n` : ''}${report ? `  report: ${report.path}\n` : ''}`,
     );
     if (result.stopped && result.exitCode === 3) {
       const s = result.stopped;
@@ -162,6 +172,7 @@ async function outputFolder(req: RunRequest, log: Log): Promise<string> {
     limit: s.limit,
     sample: s.sample,
     fresh: s.dryRun,
+    plan: req.plan !== undefined,
   });
   if (folder.note) log(folder.note);
   return folder.dir;

@@ -27,3 +27,12 @@ export function describeRate(rate: Rate | null): string {
   if (rate.windowMs % 60_000 === 0) return `${round((rate.limit * 60_000) / rate.windowMs)}/min`;
   return `${round((rate.limit * 1000) / rate.windowMs)}/s`;
 }
+
+/**
+ * A limit as describeRate writes it (summary.json's `rate_limit`) in calls a minute, the unit every achieved
+ * rate is told in, so that the two read side by side: `20/s` -> `1200/min`; `/min` and `off` as they are.
+ */
+export function limitPerMinute(described: string): string {
+  const m = /^(\d+(?:\.\d+)?)\/s$/.exec(described);
+  return m ? `${Math.round(Number(m[1]) * 60 * 100) / 100}/min` : described;
+}

@@ -20,7 +20,7 @@
  */
 import { existsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ServiceName } from '../types.js';
 import { FILES } from './format/index.js';
 import { journalSize } from './journal-file.js';
@@ -127,10 +127,16 @@ export function roomWarning(est: RoomEstimate, freeBytes: number, dir: string): 
   );
 }
 
+/** `dir` if it exists, else its nearest existing parent: the folder whose disk a folder not made yet goes on. */
+export function existingFolder(dir: string): string {
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
+}
+
 /** Bytes free for this user on the disk of `dir` (or of its nearest existing parent); undefined when unknown. */
 export async function freeBytes(dir: string): Promise<number | undefined> {
-  let at = resolve(dir);
-  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  const at = existingFolder(dir);
   try {
     const s = await statfs(at);
     return s.bavail * s.bsize;

@@ -2,11 +2,16 @@
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf } from '../sample/draw.js';
 import { formatAmount } from '../limits/spend.js';
+import { limitPerMinute } from '../limits/rates.js';
 import { SERVICES } from '../types.js';
-import type { RunSummary } from './format/index.js';
+import { FILES, type RunSummary } from './format/index.js';
 import { describeErrorGroups } from './error-groups.js';
 
-export function formatSummary(sum: RunSummary): string {
+/**
+ * `journals`: the journals' names as they are in the folder when this is printed (a finished run's are gzip'ed
+ * after its summary.json is written: `results.ndjson.gz`).
+ */
+export function formatSummary(sum: RunSummary, journals: readonly string[] = [FILES.results, FILES.errors]): string {
   const r = sum.rows;
   const lines: string[] = [];
   lines.push(
@@ -36,7 +41,7 @@ export function formatSummary(sum: RunSummary): string {
     const st = sum.services[svc];
     if (!st) continue;
     lines.push(
-      `  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429, achieved ${st.achieved_per_minute ?? '-'}/min (limit ${st.rate_limit}), p95 ${st.latency_ms.p95 ?? '-'} ms`,
+      `  ${svc}: ${st.attempts} calls, ${st.retries} retries, ${st.throttled_429} x 429, achieved ${st.achieved_per_minute ?? '-'}/min (limit ${limitText(st.rate_limit)}), p95 ${st.latency_ms.p95 ?? '-'} ms`,
     );
   }
   for (const [address, a] of Object.entries(sum.addresses ?? {})) {
@@ -79,8 +84,14 @@ export function formatSummary(sum: RunSummary): string {
     );
   if (!sum.dry_run) lines.push(`  output: ${sum.out}`);
   if (Array.isArray(sum.files) && sum.files.length > 0)
-    lines.push(`  files: results.ndjson, errors.ndjson, ${sum.files.join(', ')}`);
+    lines.push(`  files: ${[...journals, ...sum.files].join(', ')}`);
   return lines.join('\n');
+}
+
+/** The limit in calls a minute, as the achieved rate beside it; `--rate` as given when it said a second. */
+function limitText(given: string): string {
+  const perMinute = limitPerMinute(given);
+  return perMinute === given ? given : `${perMinute}, --rate ${given}`;
 }
 
 /** `spend: 12.30 EUR in all (4.10 EUR this session, 164 calls billed: ...); --max-spend 15.00 EUR, 2.70 EUR left`. */

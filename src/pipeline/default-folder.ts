@@ -21,6 +21,8 @@ const DEFAULT_OUTPUT_ROOT = 'output';
 export type FolderQuery = Pick<RunSettings, 'pipeline' | 'input' | 'source' | 'shard' | 'limit' | 'sample'> & {
   /** A new folder whatever is there (a dry run, which resumes nothing). */
   readonly fresh?: boolean;
+  /** --plan: the note says what the run would do; nothing is made or taken up now. */
+  readonly plan?: boolean;
 };
 
 export interface FolderChoice {
@@ -105,7 +107,9 @@ export async function chooseDefaultFolder(
       return {
         dir: fresh,
         resumed: false,
-        note: `${dir} has finished this run already: starting a new one in ${fresh} (--out ${dir} looks at the finished one again)`,
+        note: q.plan
+          ? `${dir} has finished this run already: the run would start a new folder beside it (--plan makes none; --out ${dir} looks at the finished one again)`
+          : `${dir} has finished this run already: starting a new one in ${fresh} (--out ${dir} looks at the finished one again)`,
       };
     }
     if (!q.source) {
@@ -114,14 +118,14 @@ export async function chooseDefaultFolder(
         return {
           dir: fresh,
           resumed: false,
-          note: `${dir} is unfinished, but ${q.input} has changed since it started (another size or contents): starting a new run in ${fresh} (to finish the old one, put its input back and give --out ${dir})`,
+          note: `${dir} is unfinished, but ${q.input} has changed since it started (another size or contents): ${q.plan ? 'the run would start a new folder beside it (--plan makes none)' : `starting a new run in ${fresh}`} (to finish the old one, put its input back and give --out ${dir})`,
         };
       }
     }
     return {
       dir,
       resumed: true,
-      note: `resuming the unfinished run in ${dir} (same pipeline and input; rows already done are not sent again; --out DIR chooses another folder)`,
+      note: `${q.plan ? 'the run would resume' : 'resuming'} the unfinished run in ${dir} (same pipeline and input; rows already done are not sent again; --out DIR chooses another folder)`,
     };
   }
   return { dir: fresh, resumed: false };

@@ -24,6 +24,7 @@ import { FILES } from '../output/format/index.js';
 import {
   assumedRowBytes,
   estimateRoom,
+  existingFolder,
   formatBytes,
   freeBytes,
   journalBytesIn,
@@ -131,7 +132,9 @@ export interface SamplePlan {
 /** What the plan says of the output's size and the room on its disk (../output/room.ts). */
 export interface PlanRoom {
   readonly estimate: RoomEstimate;
+  /** The output folder, or the folder it would be made in when it is not made yet (`notMade`). */
   readonly dir: string;
+  readonly notMade?: boolean;
   /** Bytes free on the folder's disk; undefined when unknown. */
   readonly free?: number;
 }
@@ -140,7 +143,7 @@ function roomLines(r: PlanRoom): string[] {
   const e = r.estimate;
   const perRow = `${formatBytes(e.bytesPerRow)} a row ${e.measured ? 'as written so far' : 'assumed'}`;
   const lines = [
-    `  output: about ${formatBytes(e.totalBytes)} (${formatBytes(e.journalBytes)} of journal at ${perRow}, then ${formatBytes(e.endBytes)} for the end files)${r.free === undefined ? '' : `; ${formatBytes(r.free)} free on the disk of ${r.dir}`}`,
+    `  output: about ${formatBytes(e.totalBytes)} (${formatBytes(e.journalBytes)} of journal at ${perRow}, then ${formatBytes(e.endBytes)} for the end files)${r.free === undefined ? '' : `; ${formatBytes(r.free)} free on the disk of ${r.dir}${r.notMade ? ', where the run would make its folder' : ''}`}`,
   ];
   const warning = r.free === undefined ? undefined : roomWarning(e, r.free, r.dir);
   if (warning) lines.push(`  ${warning}`);
@@ -298,9 +301,12 @@ async function planRoom(s: RunSettings, rows: number, doneRows: number, keepJour
   const bytesPerRow = measured
     ? journal / doneRows
     : assumedRowBytes(s.pipeline.stages.map((st) => kindOf(st).service));
+  // A folder --plan would make is not made: the room is that of the folder it would be made in.
+  const made = existsSync(s.outDir);
   return {
     estimate: estimateRoom({ rows, doneRows, bytesPerRow, measured, formats: s.outputFormats, keepJournal }),
-    dir: s.outDir,
+    dir: made ? s.outDir : existingFolder(s.outDir),
+    ...(made ? {} : { notMade: true }),
     free: await freeBytes(s.outDir),
   };
 }

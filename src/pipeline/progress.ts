@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
 import { estimateRows } from '../input/read.js';
 import { boundHoldingShort } from '../limits/in-flight.js';
-import { describeRate } from '../limits/rates.js';
+import { describeRate, limitPerMinute } from '../limits/rates.js';
 import type { InFlightView } from '../limits/limiter.js';
 import { SERVICES, type ServiceName } from '../types.js';
 import type { ServiceClient } from '../http/chain.js';
@@ -51,6 +51,21 @@ function spentText(m: SpendMeter): string {
   const cur = m.prices.currency;
   const cap = m.capMicros === undefined ? '' : ` of ${formatAmount(m.capMicros, cur)}`;
   return `spent ${formatAmount(m.totalMicros, cur)}${cap}`;
+}
+
+/**
+ * Per service called, the rate the limiter is held to, measured as it measures it (attempts less one over the
+ * time from the first start to the last: a count of rows over the time since the bar started reads high), and
+ * the limit, both a minute: `workflow 1194.7/min of 1200/min`.
+ */
+export function ratesText(stats: ServiceClient['stats'], rates: RunSettings['rates']): string {
+  return (
+    SERVICES.filter((svc) => stats[svc].attempts > 0)
+      .map(
+        (svc) => `${svc} ${stats[svc].achievedPerMinute() ?? '-'}/min of ${limitPerMinute(describeRate(rates[svc]))}`,
+      )
+      .join(' ') || 'starting'
+  );
 }
 
 export class Progress {
@@ -121,15 +136,7 @@ export class Progress {
 
   #payload(): Record<string, unknown> {
     const minutes = Math.max((Date.now() - this.#startedAt) / 60_000, 1 / 600);
-    // Per service, the rate the limiter is held to, measured as it measures it: attempts less one over the time
-    // from the first start to the last (a count of rows over the time since the bar started reads high).
-    const rates =
-      SERVICES.filter((svc) => this.client.stats[svc].attempts > 0)
-        .map(
-          (svc) =>
-            `${svc} ${this.client.stats[svc].achievedPerMinute() ?? '-'}/min of ${describeRate(this.s.rates[svc])}`,
-        )
-        .join(' ') || 'starting';
+    const rates = ratesText(this.client.stats, this.s.rates);
     const svc = Object.values(this.client.stats);
     const c = this.counters;
     const eta = etaMs({

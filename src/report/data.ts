@@ -14,6 +14,7 @@ import { describeSampleOptions } from '../sample/design.js';
 import { specOf, weightOf } from '../sample/draw.js';
 import { readNdjsonBatches } from '../output/ndjson-file.js';
 import { journalForm } from '../output/journal-file.js';
+import { limitPerMinute } from '../limits/rates.js';
 
 interface ErrorExample {
   readonly row: number | null;
@@ -244,7 +245,8 @@ export async function loadRunReport(
     p50: num(st?.latency_ms?.p50),
     p95: num(st?.latency_ms?.p95),
     p99: num(st?.latency_ms?.p99),
-    limit: typeof st?.rate_limit === 'string' ? st.rate_limit : null,
+    // in calls a minute, as the achieved rate beside it
+    limit: typeof st?.rate_limit === 'string' ? limitPerMinute(st.rate_limit) : null,
     achievedPerMinute: num(st?.achieved_per_minute),
     concurrencyNote: typeof st?.concurrency_note === 'string' ? st.concurrency_note : null,
   }));

@@ -66,6 +66,8 @@ describe('compaction of a finished run', () => {
       /journal: compacted [\d.]+ [KM]?B -> [\d.]+ [KM]?B \(results\.ndjson\.gz, errors\.ndjson\.gz;/,
     );
     expect(forms(out, ['results.ndjson', 'errors.ndjson'])).toEqual({ 'results.ndjson': 'gz', 'errors.ndjson': 'gz' });
+    // The closing lines name the files as the folder holds them once compacted.
+    expect(run.stdout).toContain('\n  files: results.ndjson.gz, errors.ndjson.gz, results.csv, results.parquet,');
     for (const n of ['results.ndjson.gz', 'errors.ndjson.gz']) expect(statSync(join(out, n)).mode & 0o777).toBe(0o600);
     // A standard gzip file, its header naming the plain size.
     const text = gunzipSync(readFileSync(join(out, 'results.ndjson.gz'))).toString('utf8');
@@ -128,10 +130,12 @@ describe('compaction of a finished run', () => {
       'errors.ndjson': 'plain', // empty: a gzip header would be larger
       '.state/transactions.ndjson': 'gz',
     });
+    expect(run.stdout).toContain('\n  files: results.ndjson.gz, errors.ndjson, results.csv,');
     const kept = join(dir, 'kept');
     const plain = await spawnCli(runArgs('aa_transactions', input, kept, '--rate', 'off', '--keep-journal'), sb.env());
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).not.toContain('journal: compacted');
+    expect(plain.stdout).toContain('\n  files: results.ndjson, errors.ndjson, results.csv,');
     expect(forms(kept)).toEqual({
       'results.ndjson': 'plain',
       'errors.ndjson': 'plain',

@@ -82,7 +82,10 @@ describe('npm start, as the Quick start runs it', () => {
       const folder = folderOf(ws);
       expect(folder, 'one folder under output/').toMatch(/output\/rescore-\d{8}T\d{6}Z$/);
       expect(r.stdout).toContain(`output: output/${folder.split('/').pop()}`);
-      expect(r.stdout).toContain('files: results.ndjson, errors.ndjson, results.csv, results.parquet, errors.parquet');
+      // The files as the folder holds them: the finished run's results journal gzip'ed, the empty errors one plain.
+      expect(r.stdout).toContain(
+        'files: results.ndjson.gz, errors.ndjson, results.csv, results.parquet, errors.parquet',
+      );
       for (const f of ['results.csv', 'results.parquet', 'errors.parquet', 'summary.json', 'report.html'])
         expect(existsSync(join(folder, f)), f).toBe(true);
       const csv = readFileSync(join(folder, 'results.csv'), 'utf8').trim().split('\n');

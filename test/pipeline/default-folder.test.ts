@@ -4,7 +4,7 @@
  * folder and a line saying why; another pipeline, input, shard or limit is not the same run; stdin and dry
  * runs never take one up.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
@@ -82,6 +82,17 @@ describe('the default output folder', () => {
     expect(c.note).toBe(
       `${done} has finished this run already: starting a new one in ${c.dir} (--out ${done} looks at the finished one again)`,
     );
+  });
+
+  it('--plan after a finished run: says what the run would do, naming no folder it would not make', async () => {
+    const { root, input, q } = setup();
+    const done = await folder(root, 'location-20261125T020000Z', input, { finished: true });
+    const c = await chooseDefaultFolder({ ...q, plan: true }, root, NOW);
+    expect(c.note).toBe(
+      `${done} has finished this run already: the run would start a new folder beside it (--plan makes none; --out ${done} looks at the finished one again)`,
+    );
+    expect(c.note).not.toContain('20261126T090000Z');
+    expect(existsSync(c.dir)).toBe(false);
   });
 
   it('an unfinished folder whose input file changed since: a new folder, saying so', async () => {

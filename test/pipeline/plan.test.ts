@@ -1,4 +1,4 @@
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '../../src/pipeline/plan.js';
@@ -137,8 +137,11 @@ describe('planRun', () => {
     const text = await planRun(settings());
     // 120 rows x 1.5 KB (a workflow stage), then 0.9 of that for results.csv and results.parquet
     expect(text).toMatch(
-      /\n {2}output: about 342 KB \(180 KB of journal at 1\.5 KB a row assumed, then 162 KB for the end files\); [\d.]+ [KMGT]?B free on the disk of .*nowhere\n/,
+      /\n {2}output: about 342 KB \(180 KB of journal at 1\.5 KB a row assumed, then 162 KB for the end files\); [\d.]+ [KMGT]?B free on the disk of (\S+), where the run would make its folder\n/,
     );
+    // --plan makes nothing: the room is that of the folder the output folder would be made in.
+    expect(text).toContain(`free on the disk of ${dir}, where the run would make its folder\n`);
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false);
     // That is the peak; once finished the journal is gzip'ed (a twentieth) and the spool gone: 9 KB + 0.6 x 180 KB.
     expect(text).toMatch(
       /\n {2}left once finished: about 117 KB \(9\.0 KB of journal, gzip'ed at the end; the end files without their spool\)$/,
