@@ -25,7 +25,10 @@ import { perService, SERVICES, type InputRow, type ServiceName } from '../types.
 import { Circuit } from './circuit.js';
 import { createLimiters } from './limiters.js';
 import { runRow, type RowOutcome, type StageRuntime } from './row.js';
-import type { RunSettings } from './settings.js';
+import type { CallSettings, RunSettings } from './settings.js';
+
+/** What the lanes read: how calls are made, and the pipeline's stages. */
+type EgressSettings = CallSettings & Pick<RunSettings, 'pipeline' | 'log' | 'dryRun'>;
 import type { RunStop } from './stop.js';
 import type { SpendMeter } from '../limits/spend.js';
 import { stagePrice } from './spend.js';
@@ -67,7 +70,7 @@ export class Egress {
   private constructor(
     readonly lanes: readonly Lane[],
     stats: Record<ServiceName, CallStats>,
-    private readonly s: RunSettings,
+    private readonly s: EgressSettings,
     private readonly stop: RunStop,
     private readonly log: (line: string) => void,
   ) {
@@ -77,7 +80,7 @@ export class Egress {
 
   /** A lane per address (one without the option), each with its limiters and client; on failure, those made are stopped. */
   static async open(
-    s: RunSettings,
+    s: EgressSettings,
     factory: LimiterFactory,
     stages: readonly StageShared[],
     stop: RunStop,
@@ -112,7 +115,7 @@ export class Egress {
         });
         const bound = stages.map((st): StageRuntime => {
           const service = kindOf(st.config).service;
-          const price = spend ? stagePrice(s, st.config) : 0;
+          const price = spend ? stagePrice(spend, st.config) : 0;
           return {
             config: st.config,
             counters: st.counters,

@@ -1,83 +1,54 @@
 /**
  * The row loop: rows come from the reader a batch at a time (one chunk of the file: a step of the reader
- * costs promises) into the window of rows in flight; each row runs its stages on its own, so the stages
- * overlap across rows. Returns when the input is read, the --limit reached or the run stopping; rows may
- * still be running then (the runner waits for them).
+ * costs promises), pass the row gates (./gates.ts: which rows are sent, and when), and start in the window of
+ * rows in flight; each row runs its stages on its own, so the stages overlap across rows. Returns when the
+ * input is read, a gate ends it (the --limit, a stop, the spend cap); rows may still be running then (the
+ * runner waits for them).
  */
 import { BreError, isBreError } from '../errors.js';
-import { lineKey, shardOf } from '../input/shard.js';
+import { lineKey } from '../input/shard.js';
 import type { InputRow } from '../types.js';
+import { RowGates, rowGates } from './gates.js';
 import type { Run } from './run.js';
 import { writeFailureStop } from './stop.js';
-import { sinkKeyProblem } from './sink.js';
-import { spendCapStop } from './spend.js';
+
+/** The run's row gates (./gates.ts), each given its part of the run. */
+function gatesOf(run: Run): RowGates {
+  const { s, counters, frontier, follower } = run;
+  const gates = rowGates({
+    selection: s,
+    keyField: s.pipeline.key,
+    counters,
+    stop: run.stop,
+    frontier,
+    sink: run.sink,
+    sample: run.sample,
+    output: run.output,
+    sinkRoom: follower ? (ends) => follower.room(ends) : undefined,
+    window: run.window,
+    spend: run.spend,
+  });
+  return new RowGates(gates, (row, counter) => {
+    counters[counter] += 1;
+    frontier?.done(row.row);
+  });
+}
 
 export async function feed(run: Run): Promise<void> {
-  const { s, counters, output, follower } = run;
+  const { s, counters } = run;
+  const gates = gatesOf(run);
   try {
     batches: for (let next = run.firstBatch; !next.done; next = await run.reader.next())
-      for (let row of next.value) {
-        if (run.stopped) break batches;
-        if (s.limit !== undefined && row.row > s.limit) break batches;
-        counters.read += 1;
-        // A database input's resume point moves over the rows as they are done (./frontier-tracker.ts): a row skipped
-        // here is done at once; a row that runs, once its line is written.
-        run.frontier?.read(row);
-        const key = lineKey(row, s.pipeline.key);
-        // With a sink a row needs a key of its own (checked over every row read, done ones included).
-        if (run.sink) row = sinkKeyProblem(run.sink, row, key, s.pipeline.key);
-        // Not in the sample: neither a result nor an error, counted (rows without a key or unreadable are
-        // errors of the run: they could not be ranked).
-        if (run.sample && key !== null && !row.readError && !run.sample.chosen.has(row.row)) {
-          counters.notInSample += 1;
-          run.frontier?.done(row.row);
-          continue;
-        }
-        if (s.shard && shardOf(key, row.row, s.shard.count) !== s.shard.index) {
-          counters.outOfShard += 1;
-          run.frontier?.done(row.row);
-          continue;
-        }
-        if (output) {
-          if (output.done.has(row.row)) {
-            counters.resumed += 1;
-            run.frontier?.done(row.row);
-            continue;
-          }
-          // --retry-errors runs the rows of the errors file, and also the rows an earlier stopped or killed
-          // session never reached (else they would be in neither file), within that run's --limit.
-          if (
-            s.retryErrors &&
-            !output.retry.has(row.row) &&
-            output.earlierLimit !== null &&
-            row.row > output.earlierLimit
-          )
-            continue;
-          if (output.retry.has(row.row)) counters.retriedRows += 1;
-        }
-        // A sink far behind holds the rows back (its journal lag is bounded, not the memory).
-        const behind = follower && output ? follower.room(output.journalEnds) : undefined;
-        if (behind) await behind;
-        const waiting = run.window.enter();
-        if (waiting) await waiting;
-        if (run.stopped) {
-          run.window.giveBack();
-          break batches;
-        }
-        // --max-spend: a row starts only when its calls fit under the cap with those of the rows in flight.
-        if (run.spend) {
-          const fits = run.spend.admits() || (await run.spend.admitsAfterTopUp());
-          if (!fits || run.stopped) {
-            run.window.giveBack();
-            if (!fits) run.stop.request(spendCapStop(run.spend));
-            break batches;
-          }
-          run.spend.rowsInFlight += 1;
-        }
+      for (const row of next.value) {
+        const c = { row, key: lineKey(row, s.pipeline.key) };
+        let admission = gates.admit(c);
+        if (admission instanceof Promise) admission = await admission;
+        if (admission === 'end') break batches;
+        if (admission === 'not sent') continue;
         counters.processed += 1;
         if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
         run.window.started();
-        void settleRow(run, row, key);
+        void processRow(run, c.row, c.key);
       }
   } catch (err) {
     // The reader failed: it holds nothing more (giving it back only marks it so).
@@ -94,7 +65,7 @@ export async function feed(run: Run): Promise<void> {
 }
 
 /** One row, from its stages to its line in results or errors; never rejects. */
-async function settleRow(run: Run, row: InputRow, key: string | null): Promise<void> {
+async function processRow(run: Run, row: InputRow, key: string | null): Promise<void> {
   try {
     if (row.readError) {
       run.recorder.unreadable(row, key);

@@ -23,7 +23,7 @@ import { kindOf } from '../stages/index.js';
 import type { SampleSpec } from '../sample/design.js';
 import type { InputRow, NumberStyle } from '../types.js';
 import type { FrontierPoint } from './frontier-tracker.js';
-import type { RunSettings } from './settings.js';
+import type { RunSettings, SourceSettings } from './settings.js';
 
 /** The columns of file paths a pipeline reads (read inside the files root: src/input/files-root.ts). */
 function fileColumns(pipeline: Pipeline): string[] {
@@ -94,21 +94,10 @@ export interface OpenOptions {
 }
 
 /** What opening the input reads of a run's settings (the bench draws samples with no run around them). */
-export type InputSettings = Pick<
-  RunSettings,
-  | 'pipeline'
-  | 'input'
-  | 'inputFormat'
-  | 'encoding'
-  | 'delimiter'
-  | 'decimalComma'
-  | 'sample'
-  | 'filesRoot'
-  | 'log'
-  | 'source'
-> &
-  /** Where a database input's resume point is (`OpenOptions.resume`); whether an input without data rows is expected. */
-  Partial<Pick<RunSettings, 'outDir' | 'retryErrors' | 'allowEmpty'>>;
+export type InputSettings = SourceSettings &
+  Pick<RunSettings, 'pipeline' | 'sample' | 'log'> &
+  /** Where a database input's resume point is (`OpenOptions.resume`). */
+  Partial<Pick<RunSettings, 'outDir' | 'retryErrors'>>;
 
 /**
  * An input without data rows is INPUT_EMPTY (exit 2), naming what it held: a truncated nightly export must

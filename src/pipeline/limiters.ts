@@ -6,10 +6,10 @@ import type { LimiterFactory } from '../limits/factory.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
 import { kindOf } from '../stages/index.js';
 import { SERVICES, type ServiceName } from '../types.js';
-import type { RunSettings } from './settings.js';
+import type { CallSettings, RunSettings } from './settings.js';
 
 export async function createLimiters(
-  s: RunSettings,
+  s: CallSettings & Pick<RunSettings, 'pipeline' | 'log'>,
   factory: LimiterFactory,
   address?: string,
 ): Promise<Record<ServiceName, ServiceLimiter>> {

@@ -13,7 +13,7 @@ import type { ServiceClient } from '../http/chain.js';
 import type { Lane } from './egress.js';
 import type { RunCounters } from './build-summary.js';
 import type { StageRuntime } from './row.js';
-import type { RunSettings } from './settings.js';
+import type { RunSettings, WatchSettings } from './settings.js';
 import { formatAmount, type SpendMeter } from '../limits/spend.js';
 
 /** A duration for the bar, whole and well formed: `42s`, `4m05s`, `2h05m`, `3d04h` (never `2m60s`). */
@@ -75,7 +75,7 @@ export class Progress {
   #total = 0;
 
   constructor(
-    private readonly s: RunSettings,
+    private readonly s: WatchSettings & Pick<RunSettings, 'inputFormat' | 'limit' | 'rates'>,
     // The bar shows services, not stages (the rate a limiter holds is per service).
     _stages: readonly StageRuntime[],
     private readonly client: Pick<ServiceClient, 'stats'>,

@@ -7,10 +7,10 @@
  */
 import type { RunOutput } from '../output/run-output.js';
 import { estimateRoom, freeBytes, roomWarning } from '../output/room.js';
-import type { RunSettings } from './settings.js';
+import type { OutputSettings, RowSelection } from './settings.js';
 
 export async function checkRoom(
-  s: RunSettings,
+  s: RowSelection & OutputSettings,
   output: RunOutput,
   bytesAtOpen: number,
   estimate: () => Promise<number> | undefined,

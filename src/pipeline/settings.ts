@@ -1,4 +1,3 @@
-/** Everything a run needs, fully resolved (the CLI builds it from options and the environment). */
 import type { CircuitOptions } from './circuit.js';
 import type { Pipeline } from '../config/pipeline.js';
 import type { FilesRoot } from '../input/files-root.js';
@@ -45,8 +44,8 @@ export interface JobSettings {
   readonly retryErrors: boolean;
 }
 
-export interface RunSettings {
-  readonly pipeline: Pipeline;
+/** What the input is and how it is read (./input.ts, src/input/). */
+export interface SourceSettings {
   /** Input path, or '-' for stdin; for a database input, its URL without the password (for messages). */
   readonly input: string;
   /** The file's format; a database's rows are typed values, read as NDJSON's are (its value here: 'ndjson'). */
@@ -64,7 +63,24 @@ export interface RunSettings {
    * file's folder, else none (stdin): src/input/files-root.ts.
    */
   readonly filesRoot: FilesRoot;
-  readonly outDir: string;
+  /** --allow-empty: an input with no data rows is an empty night (exit 0), not INPUT_EMPTY (exit 2). */
+  readonly allowEmpty?: boolean;
+}
+
+/** Which rows of the input the run sends: read by the feed's gates (./gates.ts), and by the folder's identity. */
+export interface RowSelection {
+  readonly limit?: number;
+  readonly retryErrors: boolean;
+  readonly shard?: Shard;
+  /**
+   * --sample N | --sample-share P (with --stratify-by, --seed, --sample-allocation): only the rows of a
+   * stratified sample are sent, each carrying its stratum and design weight (./sample.ts). Undefined: every row.
+   */
+  readonly sample?: SampleSpec;
+}
+
+/** How calls are made: the limiters, the clients and their lanes (./egress.ts, src/http/), the circuit. */
+export interface CallSettings {
   readonly rates: Readonly<Record<ServiceName, Rate | null>>;
   /** How late an unanswered call is taken to reach the server, ms (--rate-slack; default PATH_SLACK_MS, limits/pacer.ts). */
   readonly rateSlackMs?: number;
@@ -79,22 +95,6 @@ export interface RunSettings {
   readonly throttleDeadlineMs?: number;
   /** --max-response-size: an answer longer than this is cut while it streams (RESPONSE_TOO_LARGE), bytes. */
   readonly maxResponseBytes?: number;
-  readonly limit?: number;
-  /** --allow-empty: an input with no data rows is an empty night (exit 0), not INPUT_EMPTY (exit 2). */
-  readonly allowEmpty?: boolean;
-  readonly dryRun: boolean;
-  readonly retryErrors: boolean;
-  readonly shard?: Shard;
-  /**
-   * --sink URL (--sink-table, --sink-schema, --sink-retry): results, errors and transactions are also written
-   * into database tables, exactly once (./sink.ts). Undefined: the folder only.
-   */
-  readonly sink?: SinkTarget;
-  /**
-   * --sample N | --sample-share P (with --stratify-by, --seed, --sample-allocation): only the rows of a
-   * stratified sample are sent, each carrying its stratum and design weight (./sample.ts). Undefined: every row.
-   */
-  readonly sample?: SampleSpec;
   readonly redisUrl?: string;
   /**
    * --local-address / BRE_LOCAL_ADDRESSES: the source addresses calls leave from, each with its own limiters
@@ -103,30 +103,63 @@ export interface RunSettings {
   readonly localAddresses?: readonly string[];
   /** Proxies and TLS settings of the calls (--proxy, --ca-file, --client-cert, ...; src/http/network.ts). */
   readonly network?: NetworkSettings;
-  readonly progress: boolean;
   readonly clientId: string;
   readonly authToken: string;
   readonly baseUrls: Readonly<Record<ServiceName, string>>;
+  readonly circuit: CircuitOptions;
+}
+
+/** Where the rows' outcomes go: the folder, its end files, the sink, a job's tables. */
+export interface OutputSettings {
+  readonly outDir: string;
+  /** The formats of the files rebuilt at the end (--output-formats; default csv and parquet). */
+  readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
   /** Personal data is masked in errors.ndjson and logs unless this is set (--keep-personal-data). */
   readonly keepPersonalData: boolean;
-  readonly circuit: CircuitOptions;
-  /** After a stop, how long calls in flight may finish before they are abandoned. */
-  readonly stopGraceMs: number;
+  /**
+   * --sink URL (--sink-table, --sink-schema, --sink-retry): results, errors and transactions are also written
+   * into database tables, exactly once (./sink.ts). Undefined: the folder only.
+   */
+  readonly sink?: SinkTarget;
+  /** --job NAME: this run is one worker of a job; its rows come from the chunks it claims. Undefined: a run of its own. */
+  readonly job?: JobSettings;
+}
+
+/** What calls cost and the cap (./spend.ts). */
+export interface SpendSettings {
+  /** What calls cost and which answers are billed (--price, --billed, the pipeline file's prices); undefined: none. */
+  readonly prices?: Prices;
+  /** --max-spend in micro-units: no row starts that could take the folder's spend past it. */
+  readonly maxSpendMicros?: number;
+}
+
+/** What the run tells while it goes (./monitor.ts, ./progress.ts, ./versions.ts). */
+export interface WatchSettings {
+  /** Where log lines go (stderr; for people, or JSON with `--log-format json`). */
+  readonly log: Log;
+  readonly progress: boolean;
+  /** The scheduler's metrics (--metrics-file, --metrics-port), already started; none by default. */
+  readonly metrics?: RunMetrics;
   /**
    * Workflow name -> the strategy version its answers must carry (--expect-version over the pipeline file's
    * `expect_version`): an answer of another version stops the run and is not written (./versions.ts).
    */
   readonly expectVersion?: Readonly<Record<string, string>>;
-  /** Where log lines go (stderr; for people, or JSON with `--log-format json`). */
-  readonly log: Log;
-  /** The formats of the files rebuilt at the end (--output-formats; default csv and parquet). */
-  readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
-  /** --job NAME: this run is one worker of a job; its rows come from the chunks it claims. Undefined: a run of its own. */
-  readonly job?: JobSettings;
-  /** What calls cost and which answers are billed (--price, --billed, the pipeline file's prices); undefined: none. */
-  readonly prices?: Prices;
-  /** --max-spend in micro-units: no row starts that could take the folder's spend past it. */
-  readonly maxSpendMicros?: number;
-  /** The scheduler's metrics (--metrics-file, --metrics-port), already started; none by default. */
-  readonly metrics?: RunMetrics;
+}
+
+/**
+ * Everything a run needs, fully resolved (the CLI builds it from options and the environment), in groups by
+ * the part of the run that reads them: a part is given its group, not the whole.
+ */
+export interface RunSettings
+  extends SourceSettings,
+    RowSelection,
+    CallSettings,
+    OutputSettings,
+    SpendSettings,
+    WatchSettings {
+  readonly pipeline: Pipeline;
+  readonly dryRun: boolean;
+  /** After a stop, how long calls in flight may finish before they are abandoned. */
+  readonly stopGraceMs: number;
 }

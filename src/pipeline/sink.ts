@@ -75,7 +75,12 @@ export async function followSink(
  * With a sink every row needs a key, and a file's key may appear once: such a row is an error before any call
  * (a database input has checked its own).
  */
-export function sinkKeyProblem(sink: RunSink, row: InputRow, key: string | null, keyField: string): InputRow {
+export function sinkKeyProblem(
+  sink: Pick<RunSink, 'keys'>,
+  row: InputRow,
+  key: string | null,
+  keyField: string,
+): InputRow {
   if (!sink.keys || row.readError) return row;
   if (key === null) {
     return {

@@ -9,10 +9,13 @@ import type { RunSummary } from '../output/format/index.js';
 import { SERVICES } from '../types.js';
 import { readSpendHistory, SpendFile, type SpendHistory } from '../output/spend-file.js';
 import { kindOf } from '../stages/index.js';
-import type { RunSettings } from './settings.js';
+import type { RunSettings, SpendSettings } from './settings.js';
+
+/** What the spend reads: the prices, the cap and the pipeline's stages. */
+type SpendOf = SpendSettings & Pick<RunSettings, 'pipeline'>;
 
 /** What a row costs at most without retries: each priced stage called once. */
-function rowMicrosOf(s: Pick<RunSettings, 'prices' | 'pipeline'>): number {
+function rowMicrosOf(s: SpendOf): number {
   if (!s.prices) return 0;
   const prices = s.prices;
   return s.pipeline.stages.reduce((sum, st) => sum + priceOf(prices, kindOf(st).service, st.endpoint), 0);
@@ -23,11 +26,7 @@ function rowMicrosOf(s: Pick<RunSettings, 'prices' | 'pipeline'>): number {
  * when the folder has earlier sessions, what their rows really cost (retries, a 5xx billed) as a range from the
  * cheapest session's rate to the dearest's, the estimate at all of them together.
  */
-export function planSpend(
-  s: Pick<RunSettings, 'prices' | 'pipeline' | 'maxSpendMicros'>,
-  rows: number,
-  dir: string,
-): string[] {
+export function planSpend(s: SpendOf, rows: number, dir: string): string[] {
   if (!s.prices) return [];
   const prices = s.prices;
   const cur = prices.currency;
@@ -69,7 +68,7 @@ export function planSpend(
 }
 
 /** The price of each call of a stage (0: not priced). */
-export function stagePrice(s: RunSettings, stage: RunSettings['pipeline']['stages'][number]): number {
+export function stagePrice(s: Pick<SpendSettings, 'prices'>, stage: RunSettings['pipeline']['stages'][number]): number {
   return s.prices ? priceOf(s.prices, kindOf(stage).service, stage.endpoint) : 0;
 }
 
@@ -78,7 +77,7 @@ export function stagePrice(s: RunSettings, stage: RunSettings['pipeline']['stage
  * (a job's scratch folder is still one). Undefined when nothing is priced.
  */
 export function openSpend(
-  s: RunSettings,
+  s: SpendOf,
   dir: string,
   x: { readonly rows: () => number; readonly fail: (err: Error) => void; readonly log: Log },
 ): { meter: SpendMeter; file: SpendFile } | undefined {
