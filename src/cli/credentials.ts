@@ -66,18 +66,25 @@ function readToken(env: Env, read: ReadSecret = readOwnerOnlyFile): string | und
 
 /** `callsNothing`: --plan and --dry-run make no call, so they need no credentials. */
 export function endpointsFromEnv(env: Env, callsNothing = false, read: ReadSecret = readOwnerOnlyFile): Endpoints {
-  const bre = env.BRE_BASE_URL;
-  const bureau = env.BUREAU_BASE_URL;
-  const account = env.ACCOUNT_BASE_URL;
+  // An empty variable (`BUREAU_BASE_URL=` in a crontab or an env file) is unset, as the shell's `${VAR:-...}` takes it.
+  const bre = env.BRE_BASE_URL?.trim() || undefined;
+  const bureau = env.BUREAU_BASE_URL?.trim() || undefined;
+  const account = env.ACCOUNT_BASE_URL?.trim() || undefined;
   const clientId = env.BRE_CLIENT_ID?.trim() || undefined;
   const authToken = readToken(env, read);
   if (!bre && !bureau && !account) return { baseUrls: null, clientId, authToken };
-  // A service without its own base URL falls back to BRE_BASE_URL (one gateway for all three).
-  const fallback = bre ?? bureau ?? account!;
+  // Each checked under its own name (a wrong value is named by the variable that holds it); a service without
+  // its own base URL falls back to BRE_BASE_URL (one gateway for all three), else to the other one set.
+  const own = {
+    workflow: bre === undefined ? undefined : checkBaseUrl('BRE_BASE_URL', bre),
+    bureau: bureau === undefined ? undefined : checkBaseUrl('BUREAU_BASE_URL', bureau),
+    account: account === undefined ? undefined : checkBaseUrl('ACCOUNT_BASE_URL', account),
+  };
+  const fallback = (own.workflow ?? own.bureau ?? own.account)!;
   const baseUrls = {
-    workflow: checkBaseUrl('BRE_BASE_URL', bre ?? fallback),
-    bureau: checkBaseUrl('BUREAU_BASE_URL', bureau ?? fallback),
-    account: checkBaseUrl('ACCOUNT_BASE_URL', account ?? fallback),
+    workflow: own.workflow ?? fallback,
+    bureau: own.bureau ?? fallback,
+    account: own.account ?? fallback,
   };
   if ((!clientId || !authToken) && !callsNothing) {
     throw new BreError(

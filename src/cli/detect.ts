@@ -50,11 +50,17 @@ export async function runDetect(paths: readonly string[], write: (line: string) 
   return code;
 }
 
+/** What a script calling `detect` decides by (also in docs/reference/commands.md). */
+const DETECT_EXIT_CODES =
+  "Exit codes: 0 every file's format was told; 1 some file's format is unknown (its line says why); 2 some file could not be read (its line says why: no such file, a folder, permission denied). The highest applies.";
+
 export const detectCommand: CommandModule<object, { file: string[] }> = {
   command: 'detect <file...>',
   describe: 'print the bureau report format of each file (bureau_a_json, ...) or why it cannot be told',
   builder: (y) =>
-    y.positional('file', { type: 'string', array: true, demandOption: true, describe: 'bureau report files' }) as never,
+    y
+      .positional('file', { type: 'string', array: true, demandOption: true, describe: 'bureau report files' })
+      .epilogue(DETECT_EXIT_CODES) as never,
   handler: async (argv) => {
     process.exitCode = await runDetect(argv.file.map(String), (line) => process.stdout.write(line));
   },

@@ -79,13 +79,30 @@ export function resolveFormat(path: string, format?: string): InputFormat {
       "Expected --input-format csv, tsv or ndjson (gzip'ed: csv.gz, tsv.gz, ndjson.gz) when reading stdin (--input -)",
     );
   const f = formatFromPath(path);
-  if (!f)
+  if (!f) {
+    const what = OTHER_FILES.find(([ext]) => path.toLowerCase().endsWith(ext))?.[1];
     throw new BreError(
       'USAGE',
-      `Expected an input file ending in .csv, .tsv, .ndjson, .jsonl or .parquet (CSV, TSV and NDJSON also gzip'ed: .csv.gz...), or --input-format; got '${path}'`,
+      `Expected an input file ending in .csv, .tsv, .ndjson, .jsonl or .parquet (CSV, TSV and NDJSON also gzip'ed: .csv.gz...), or --input-format; got '${path}'${what ? `, ${what}` : ''}`,
     );
+  }
   return f;
 }
+
+const SAVE_AS_CSV = 'save it as CSV (Excel: Save As, "CSV UTF-8") and give that file';
+
+/** Files often given by mistake, by extension: what they are and what to do, as the same file named .csv is told. */
+const OTHER_FILES: readonly [string, string][] = [
+  ['.xlsx', `an Excel workbook: ${SAVE_AS_CSV}`],
+  ['.xlsm', `an Excel workbook: ${SAVE_AS_CSV}`],
+  ['.xlsb', `an Excel workbook: ${SAVE_AS_CSV}`],
+  ['.xls', `an old Excel workbook: ${SAVE_AS_CSV}`],
+  ['.ods', `an OpenDocument spreadsheet: ${SAVE_AS_CSV}`],
+  ['.numbers', `a Numbers spreadsheet: ${SAVE_AS_CSV}`],
+  ['.json', 'a JSON file: give NDJSON, one JSON object a line, named .ndjson or .jsonl'],
+  ['.txt', 'a text file: give --input-format csv or tsv if it is one'],
+  ['.zip', 'a ZIP archive: unpack it and give the CSV, NDJSON or Parquet file inside'],
+];
 
 /** Whether `value` names an input format (e.g. a manifest's `input.format`). */
 export function isInputFormat(value: unknown): value is InputFormat {

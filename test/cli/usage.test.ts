@@ -3,6 +3,8 @@
  * code and the "Try --help" line are test/cli/commands.test.ts's): an unknown command whatever options follow
  * it, an unknown option before a "missing required argument", and each command's help listing only its options.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
 import { commandName, COMMANDS, loadAllCommands } from '../../src/cli/commands.js';
@@ -94,6 +96,20 @@ describe("each command's help lists only the options it takes, the required ones
       expect(help).not.toContain('--output-mode');
     },
   );
+
+  it('detect --help says its exit codes, as the docs do', async () => {
+    const { help } = await said(['detect', '--help']);
+    expect(help.replace(/\s+/g, ' ')).toContain(
+      "Exit codes: 0 every file's format was told; 1 some file's format is unknown (its line says why); 2 some file could not be read",
+    );
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/reference/commands.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
+    expect(docs).toContain(
+      "0 every file's format was told; 1 some file's format is unknown (its line says why); 2 some file could not be read",
+    );
+  });
 
   it.each(['run', 'merge', 'compare', 'report'])('%s --help lists --output-mode', async (name) => {
     expect((await said([name, '--help'])).help).toContain('--output-mode');
