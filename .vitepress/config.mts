@@ -88,6 +88,10 @@ export default defineConfig({
         items: [
           { text: 'Overview', link: '/docs/reference/index.html' },
           { text: 'Commands and options', link: '/docs/reference/commands.html' },
+          { text: 'Error codes', link: '/docs/reference/errors.html' },
+          { text: 'Metrics', link: '/docs/reference/metrics.html' },
+          { text: 'Shipped pipelines', link: '/docs/reference/pipelines.html' },
+          { text: 'Output files', link: '/docs/reference/output-files.html' },
         ],
       },
       {

@@ -17,15 +17,21 @@ export interface ErrorTreatment {
   readonly fatal: boolean;
   /** Counts as the service failing (after all retries) for the circuit breaker; the row's own faults do not. */
   readonly serviceFailure: boolean;
-  /** Exit code when it ends a command (README: Exit codes): 2 usage or configuration, 3 stopped early. */
+  /** Exit code when it ends a command (docs/troubleshooting.md): 2 usage or configuration, 3 stopped early. */
   readonly exit: 2 | 3;
+  /**
+   * Where it lands, as the reader of errors.ndjson and of the reference (docs/reference/errors.md) sees it:
+   * `row`, one line in errors.ndjson and the run goes on (a call's after every attempt); `stop`, the command
+   * ends with `exit`; `row or stop`, either, as its entry says; `wait`, neither: the row waits and is sent again.
+   */
+  readonly lands: 'row' | 'stop' | 'row or stop' | 'wait';
 }
 
-const input = { retry: 'no', fatal: false, serviceFailure: false, exit: 2 } as const;
-const rowFault = { retry: 'no', fatal: false, serviceFailure: false, exit: 2 } as const;
-const transient = { retry: 'yes', fatal: false, serviceFailure: true, exit: 2 } as const;
-const refused = { retry: 'no', fatal: true, serviceFailure: false, exit: 3 } as const;
-const stop = { retry: 'no', fatal: false, serviceFailure: false, exit: 3 } as const;
+const input = { retry: 'no', fatal: false, serviceFailure: false, exit: 2, lands: 'stop' } as const;
+const rowFault = { retry: 'no', fatal: false, serviceFailure: false, exit: 2, lands: 'row' } as const;
+const transient = { retry: 'yes', fatal: false, serviceFailure: true, exit: 2, lands: 'row' } as const;
+const refused = { retry: 'no', fatal: true, serviceFailure: false, exit: 3, lands: 'stop' } as const;
+const stop = { retry: 'no', fatal: false, serviceFailure: false, exit: 3, lands: 'stop' } as const;
 
 const ERROR_TABLE = {
   // input and configuration (nothing is called)
@@ -37,13 +43,13 @@ const ERROR_TABLE = {
   INPUT_HEADER: input,
   /** An input with no data rows (0 bytes, a header only, blank lines, an empty table or query) without --allow-empty. */
   INPUT_EMPTY: input,
-  INVALID_ROW: input,
+  INVALID_ROW: rowFault,
   /** A row of a sampled run (`run --sample`) with no key: it cannot be ranked, so it is in no stratum (src/sample/draw.ts). */
-  SAMPLE_NO_KEY: input,
-  MALFORMED_ROW: input,
-  REPORT_UNREADABLE: input,
-  REPORT_FORMAT_UNKNOWN: input,
-  REPORT_FORMAT_UNSUPPORTED: input,
+  SAMPLE_NO_KEY: rowFault,
+  MALFORMED_ROW: rowFault,
+  REPORT_UNREADABLE: rowFault,
+  REPORT_FORMAT_UNKNOWN: rowFault,
+  REPORT_FORMAT_UNSUPPORTED: rowFault,
   /**
    * A row's file column (bureau_report_path, bank_data_path) names a file outside the files root: an absolute
    * path elsewhere, `..`, or a symbolic link leading out (src/input/files-root.ts). A row fault; never read.
@@ -53,7 +59,7 @@ const ERROR_TABLE = {
    * A file column where the input has no folder (stdin) and no --files-root was given: the row's error
    * (NDJSON), or exit 2 before anything is called when the header names the column (CSV, Parquet).
    */
-  FILES_ROOT_NEEDED: input,
+  FILES_ROOT_NEEDED: { ...input, lands: 'row or stop' },
   OUTPUT_MISMATCH: input,
   /** `compare`: the two runs are not the same sample (or only one is a sample): src/backtest/sampled/. */
   SAMPLE_MISMATCH: input,
@@ -108,21 +114,21 @@ const ERROR_TABLE = {
    * that takes (--max-attempts does not count them); not a failure for the circuit breaker, which counts
    * throttling apart. A service that refuses everything for --throttle-deadline stops the run (THROTTLED).
    */
-  RATE_LIMITED: { retry: 'yes', fatal: false, serviceFailure: false, exit: 2 },
+  RATE_LIMITED: { retry: 'yes', fatal: false, serviceFailure: false, exit: 2, lands: 'wait' },
   TIMEOUT: transient,
   NETWORK: transient,
   SERVER_UNAVAILABLE: transient,
-  SERVER_ERROR: { retry: 'no', fatal: false, serviceFailure: true, exit: 2 },
+  SERVER_ERROR: { retry: 'no', fatal: false, serviceFailure: true, exit: 2, lands: 'row' },
   WORKFLOW_REJECTED_INPUT: rowFault,
   BUREAU_DECODE_FAILED: rowFault,
   VALIDATION_FAILED: rowFault,
   ACCOUNT_ERROR: rowFault,
-  BAD_RESPONSE: { retry: '2xx', fatal: false, serviceFailure: true, exit: 2 },
+  BAD_RESPONSE: { retry: '2xx', fatal: false, serviceFailure: true, exit: 2, lands: 'row' },
   /**
    * An answer longer than --max-response-size: cut there while it streamed (memory stays bounded whatever the
    * server sends). Not retried (the same request would get the same answer); counts against the service.
    */
-  RESPONSE_TOO_LARGE: { retry: 'no', fatal: false, serviceFailure: true, exit: 2 },
+  RESPONSE_TOO_LARGE: { retry: 'no', fatal: false, serviceFailure: true, exit: 2, lands: 'row' },
   NOT_READY: rowFault,
   HTTP_ERROR: rowFault,
   /** A bug: an exception nobody expected (in a normaliser, say). The row's line says so; the stack goes to the log. */
@@ -131,7 +137,7 @@ const ERROR_TABLE = {
    * A bug that ends the command (`internalError`: anything thrown that is not a BreError, a thread of the run
    * that crashed): the message asks for a report and says BRE_DEBUG=1 prints the stack.
    */
-  INTERNAL: { retry: 'no', fatal: false, serviceFailure: false, exit: 2 },
+  INTERNAL: { retry: 'no', fatal: false, serviceFailure: false, exit: 2, lands: 'stop' },
   // the run as a whole
   CIRCUIT_OPEN: stop,
   INTERRUPTED: stop,
@@ -139,12 +145,12 @@ const ERROR_TABLE = {
    * A service answered nothing but 429s for --throttle-deadline: the run stops (no row goes to errors for it),
    * resumable once the service takes calls again.
    */
-  THROTTLED: { retry: 'no', fatal: true, serviceFailure: false, exit: 3 },
+  THROTTLED: { retry: 'no', fatal: true, serviceFailure: false, exit: 3, lands: 'stop' },
   /**
    * --max-spend reached: no more rows start, those in flight finish; no row goes to errors for it. Resumable with
    * a higher --max-spend (src/pipeline/spend.ts).
    */
-  SPEND_CAP: { retry: 'no', fatal: true, serviceFailure: false, exit: 3 },
+  SPEND_CAP: { retry: 'no', fatal: true, serviceFailure: false, exit: 3, lands: 'stop' },
   /** ENOSPC or EDQUOT writing the output folder (or the metrics file): nothing is lost, a re-run resumes. */
   DISK_FULL: stop,
   /** The output folder refused a write for another reason than a full disk (EFBIG, EIO, EACCES...): resumable once fixed. */

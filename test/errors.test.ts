@@ -84,13 +84,49 @@ const EXPECTED: readonly [ErrorCode, 'yes' | 'no' | '2xx', boolean, boolean, 2 |
   ['VERSION_UNEXPECTED', 'no', false, false, 3],
 ];
 
+/** Codes that are one row's line in errors.ndjson (the run goes on); RATE_LIMITED waits; the rest stop the command. */
+const ROW_CODES: readonly ErrorCode[] = [
+  'INVALID_ROW',
+  'MALFORMED_ROW',
+  'SAMPLE_NO_KEY',
+  'REPORT_UNREADABLE',
+  'REPORT_FORMAT_UNKNOWN',
+  'REPORT_FORMAT_UNSUPPORTED',
+  'FILE_OUTSIDE_ROOT',
+  'MISSING_KEY',
+  'DUPLICATE_KEY',
+  'TIMEOUT',
+  'NETWORK',
+  'SERVER_UNAVAILABLE',
+  'SERVER_ERROR',
+  'WORKFLOW_REJECTED_INPUT',
+  'BUREAU_DECODE_FAILED',
+  'VALIDATION_FAILED',
+  'ACCOUNT_ERROR',
+  'BAD_RESPONSE',
+  'RESPONSE_TOO_LARGE',
+  'NOT_READY',
+  'HTTP_ERROR',
+  'UNEXPECTED',
+];
+const landsOf = (code: ErrorCode): string =>
+  ROW_CODES.includes(code)
+    ? 'row'
+    : code === 'RATE_LIMITED'
+      ? 'wait'
+      : code === 'FILES_ROOT_NEEDED'
+        ? 'row or stop'
+        : 'stop';
+
 describe('the error table', () => {
   it('has a row for every code, and this test one for every row', () => {
     expect([...ERROR_CODES].sort()).toEqual(EXPECTED.map(([code]) => code).sort());
   });
 
   it.each(EXPECTED)('%s: retry %s, fatal %s, circuit %s, exit %i', (code, retry, fatal, circuit, exit) => {
-    expect(treatmentOf(code)).toEqual({ retry, fatal, serviceFailure: circuit, exit });
+    expect(treatmentOf(code)).toEqual({ retry, fatal, serviceFailure: circuit, exit, lands: landsOf(code) });
+    // A code that stops the run is never a row's line, and a row's line never stops it.
+    if (fatal) expect(treatmentOf(code).lands).toBe('stop');
     expect(isRetryable({ code, status: 200 })).toBe(retry !== 'no');
     expect(isRetryable({ code, status: 500 })).toBe(retry === 'yes');
     expect(isRetryable({ code, status: null })).toBe(retry === 'yes');

@@ -1,6 +1,11 @@
 /** The generated pages of the documentation, each as the path it is written to and its text. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { commandDocs, commandsPage } from './reference/commands.js';
+import { errorsPage } from './reference/errors.js';
+import { metricsPage } from './reference/metrics.js';
+import { outputFilesPage } from './reference/output.js';
+import { pipelinesPage } from './reference/pipelines.js';
 
 export interface GeneratedPage {
   readonly path: string;
@@ -35,8 +40,20 @@ function decisions(root: string): GeneratedPage {
   return { path: 'docs/decisions/index.md', text };
 }
 
+const page = (path: string, lines: readonly string[]): GeneratedPage => ({
+  path,
+  text: [GENERATED, '', ...lines, ''].join('\n'),
+});
+
 export async function generatedPages(root: string): Promise<GeneratedPage[]> {
-  return [decisions(root)];
+  return [
+    decisions(root),
+    page('docs/reference/commands.md', commandsPage(await commandDocs())),
+    page('docs/reference/errors.md', errorsPage()),
+    page('docs/reference/metrics.md', metricsPage()),
+    page('docs/reference/pipelines.md', pipelinesPage()),
+    page('docs/reference/output-files.md', outputFilesPage()),
+  ];
 }
 
 /** The generated pages whose file differs from what would be written now (or is missing). */

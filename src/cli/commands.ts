@@ -78,7 +78,7 @@ export const COMMANDS: readonly CommandEntry[] = [
 
 export const commandName = (c: { readonly command?: unknown }): string => String(c.command).split(' ')[0];
 
-/** Every command's module, loaded (for the tests that read their options: test/docs/readme.test.ts). */
+/** Every command's module, loaded (for the tests that read their options: test/docs/reference.test.ts, and the generated reference, scripts/docs/). */
 export async function loadAllCommands(): Promise<CommandModule<object, never>[]> {
   return Promise.all(COMMANDS.map((c) => c.load()));
 }

@@ -20,6 +20,14 @@ import { MetricsPusher } from './pushgateway.js';
 import type { RunSnapshot } from './sampler.js';
 
 export type RunState = 'running' | 'finished' | 'stopped' | 'failed';
+
+/** A metric as declared: its name, type, help and label names. */
+export interface MetricDefinition {
+  readonly name: string;
+  readonly type: 'counter' | 'gauge';
+  readonly help: string;
+  readonly labels: readonly string[];
+}
 const STATES: readonly RunState[] = ['running', 'finished', 'stopped', 'failed'];
 
 export interface MetricsOptions {
@@ -303,6 +311,20 @@ export class RunMetrics {
 
   text(): Promise<string> {
     return this.#reg.metrics();
+  }
+
+  /** Every metric as it is declared, for the generated reference (docs/reference/metrics.md). */
+  static definitions(): MetricDefinition[] {
+    const m = new RunMetrics({ pipeline: '', shard: '' });
+    return m.#reg.getMetricsAsArray().map((x) => {
+      const declared = x as unknown as { name: string; help: string; labelNames: readonly string[] };
+      return {
+        name: declared.name,
+        type: x instanceof Counter ? 'counter' : 'gauge',
+        help: declared.help,
+        labels: [...declared.labelNames],
+      };
+    });
   }
 
   /** Replaces the metrics file (atomically), and pushes to the Pushgateway without waiting for it. */

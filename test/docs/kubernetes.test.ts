@@ -98,7 +98,7 @@ const model = (doc: Manifest['doc']): { validate(): void } => {
   throw new Error(`no model for ${key} in this test: add its class from kubernetes-models`);
 };
 
-/** The option names a command's builder declares, as yargs holds them (as readme.test.ts reads them). */
+/** The option names a command's builder declares, as yargs holds them (as reference.test.ts reads them). */
 function optionNames(cmd: { builder?: unknown }): Set<string> {
   const y = yargs([]);
   if (typeof cmd.builder === 'function') (cmd.builder as (y: unknown) => unknown)(y);
