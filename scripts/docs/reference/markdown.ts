@@ -1,8 +1,15 @@
 /** Small helpers that write Markdown the way the guide's pages are written. */
 
-/** Text inside a table cell: a pipe would end the cell, a newline the row. */
+/**
+ * Text inside a table cell: a pipe would end the cell, a newline the row, and an angle bracket outside code
+ * (`<dir>`) would be taken for an HTML tag (by a code host, and by the site's Vue templates).
+ */
 export function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  const escaped = text
+    .split(/(`[^`]*`)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, '&lt;').replace(/>/g, '&gt;')))
+    .join('');
+  return escaped.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 }
 
 /** A code span holding `text`, whatever backticks it has. */
