@@ -1,5 +1,5 @@
 /**
- * `npm start` as the README's Quick start runs it: the start script builds dist/, then `exec`s the bin on
+ * `npm start` as the README's Quick start runs it, printing what the Quick start shows: the start script builds dist/, then `exec`s the bin on
  * `run rescore --input samples/rescore.csv` against the built-in sandbox. Run in a copy of the project as a
  * clone holds it (package.json, the sources, the pipelines and samples; node_modules linked), so that its
  * build writes a dist/ of its own and never rewrites, under a test running beside it, the one the other tests
@@ -61,6 +61,22 @@ function folderOf(ws: string): string {
   return names.length === 1 ? join(ws, 'output', names[0]) : '';
 }
 
+/**
+ * A sample output of the Quick start, as a page shows it: the indented block that starts with the sandbox's
+ * line, its lines with numbers written '#' (times, rates, ports and the folder's timestamp vary from run to run;
+ * the lines and their words may not).
+ */
+function shownOutput(page: string): string[] {
+  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.startsWith('    no BRE_BASE_URL set: using the built-in sandbox'));
+  if (start === -1) throw new Error(`${page}: no sample output of npm start`);
+  const end = lines.findIndex((l, i) => i > start && !l.startsWith('    '));
+  return numbersOut(lines.slice(start, end).map((l) => l.slice(4)));
+}
+
+const numbersOut = (lines: readonly string[]): string[] =>
+  lines.map((l) => l.trimEnd().replace(/\d+(?:[.,]\d+)*/g, '#'));
+
 const SAMPLE_KEYS = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8')
   .trim()
   .split('\n')
@@ -101,6 +117,13 @@ describe('npm start, as the Quick start runs it', () => {
       expect(summary.finished).toBe(true);
       expect(summary.rows).toMatchObject({ succeeded: 24, read: 24 });
       expect(existsSync(join(folder, '.state', 'lock')), 'the lock released').toBe(false);
+      // What the README's Quick start (and the guide's) shows is what npm start prints: its sandbox line on
+      // stderr, then its summary on stdout, word for word but for the numbers.
+      const printed = numbersOut([
+        r.stderr.split('\n').find((l) => l.startsWith('no BRE_BASE_URL set'))!,
+        ...r.stdout.slice(r.stdout.indexOf('Run of pipeline')).trimEnd().split('\n'),
+      ]);
+      for (const page of ['README.md', 'docs/getting-started.md']) expect(shownOutput(page), page).toEqual(printed);
     },
     TIMEOUT_MS,
   );
@@ -163,7 +186,7 @@ describe('npm start, as the Quick start runs it', () => {
         expect(again.code, again.stderr).toBe(0);
         expect(again.stderr).toContain('resuming the unfinished run in output/');
         expect(folderOf(ws)).toBe(folder);
-        // The finished folder's journal is compacted (README: A finished folder on disk): read in either form.
+        // The finished folder's journal is compacted (docs/output.md, A finished folder on disk): read in either form.
         const keys = journalText(join(folder, 'results.ndjson'))
           .split('\n')
           .filter((x) => x !== '')
