@@ -136,7 +136,7 @@ function readProfiles(dir: string): { thread: string; us: Map<string, number> }[
     .filter((f) => f.endsWith('.cpuprofile'))
     .map((f) => {
       const text = readFileSync(join(dir, f), 'utf8');
-      const thread = text.includes('spool-worker') ? 'spool' : text.includes('end-worker') ? 'end' : 'main';
+      const thread = text.includes('spool-worker') ? 'spool' : text.includes('rebuild-worker') ? 'rebuild' : 'main';
       return { thread, us: attribute(JSON.parse(text) as Profile, sources) };
     });
 }

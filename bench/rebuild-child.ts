@@ -6,7 +6,7 @@
  * (`earlier`: the end of a resumed run's earlier session, which `resumed` then measures the next end after.)
  *
  * What it measures is the shipped build's (dist/), the code the runner runs. As in a run, the spool is fed on
- * a thread of its own, with the heap limits the run gives its spool's thread (src/output/spool/thread.ts), and
+ * a thread of its own, with the heap limits the run gives its spool's thread (src/output/spool/spool-thread.ts), and
  * the end runs on the main thread: the peak RSS is the two threads', as a run's is.
  */
 import { once } from 'node:events';
@@ -46,7 +46,7 @@ interface Fed {
 }
 
 /**
- * The spool fed as its thread in a run feeds it (src/output/spool/worker.ts), with each journal line's byte
+ * The spool fed as its thread in a run feeds it (src/output/spool/spool-worker.ts), with each journal line's byte
  * range; for a resumed run, the earlier session's lines only observed by the union (in a run, the union read
  * from .state/columns.ndjson), not spooled.
  */
@@ -116,8 +116,8 @@ async function feed(mode: Mode, dir: string, count: number, sessionStart: number
 /** The feed on a thread with the spool's thread's heap limits, as in a run. */
 async function feedOnThread(mode: Mode, dir: string, count: number, sessionStart: number): Promise<Fed> {
   const { SPOOL_RESOURCE_LIMITS } = (await import(
-    shippedModule('output/spool/thread.js')
-  )) as typeof import('../src/output/spool/thread.js');
+    shippedModule('output/spool/spool-thread.js')
+  )) as typeof import('../src/output/spool/spool-thread.js');
   // A thread does not inherit tsx's loader: it registers it first (as src/output/worker-thread.ts does).
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
   const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); });`;
@@ -181,8 +181,8 @@ async function earlierEnd(dir: string, sessionStart: number): Promise<void> {
 
 async function main(): Promise<void> {
   const { rebuildOnThread } = (await import(
-    shippedModule('output/spool/end-thread.js')
-  )) as typeof import('../src/output/spool/end-thread.js');
+    shippedModule('output/spool/rebuild-thread.js')
+  )) as typeof import('../src/output/spool/rebuild-thread.js');
   const { DecisionCounter } = (await import(
     shippedModule('stages/index.js')
   )) as typeof import('../src/stages/index.js');
@@ -213,7 +213,7 @@ async function main(): Promise<void> {
     rssBeforeEnd = process.resourceUsage().maxRSS;
     t0 = performance.now();
     cpu0 = process.cpuUsage();
-    // As the run's end calls it (src/output/run-output.ts rebuild), on the end's thread: the earlier sessions'
+    // As the run's end calls it (src/output/run-output.ts rebuild), on the rebuild's thread: the earlier sessions'
     // lines are visited (their decisions counted), or their counts taken from the index of the results files
     // their end wrote.
     const decisions = new DecisionCounter(DECISION_STAGES);

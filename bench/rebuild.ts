@@ -2,9 +2,9 @@
  * The end of a run (issue 13: bounded memory; issue 16: the wait after the last answer). In a child process
  * per size, over a results.ndjson of `location` results:
  * - `spooled`: what an uninterrupted run does. The journal's lines are fed to the spool with their byte
- *   ranges as its thread does in a run (src/output/spool/worker.ts; here on a thread of the child's with the
+ *   ranges as its thread does in a run (src/output/spool/spool-worker.ts; here on a thread of the child's with the
  *   heap limits of the run's spool thread, the parse not timed), then the end is timed as the run does it, on the
- *   end's thread (src/output/spool/end-thread.ts): results.csv and results.parquet assembled, errors.parquet written;
+ *   rebuild's thread (src/output/spool/rebuild-thread.ts): results.csv and results.parquet assembled, errors.parquet written;
  * - `resumed`: the end of a run stopped half-way and resumed: the first half of the journal's lines are an
  *   earlier session's, whose end (not timed) wrote results.csv, results.parquet and their index, used by this
  *   end where no row of this session falls in their chunks; the second half this session's, fed to its

@@ -21,9 +21,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Entry points: output name -> compiled module. */
 export const ENTRIES = {
   main: 'dist/cli/main.js',
-  'spool-worker': 'dist/output/spool/worker.js',
-  'end-worker': 'dist/output/spool/end-worker.js',
-  'sink-worker': 'dist/output/sink/worker.js',
+  'spool-worker': 'dist/output/spool/spool-worker.js',
+  'rebuild-worker': 'dist/output/spool/rebuild-worker.js',
+  'sink-worker': 'dist/output/sink/sink-worker.js',
 };
 
 /**

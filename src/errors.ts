@@ -283,7 +283,7 @@ export interface BreErrorJSON {
   readonly stack?: string;
 }
 
-/** A system error (or any other) as plain data: what diskFullCode and a full disk's path (app/run.ts) read. */
+/** A system error (or any other) as plain data: what diskFullCode and a full disk's path (app/execute-run.ts) read. */
 interface SystemErrorJSON {
   readonly name: string;
   readonly message: string;

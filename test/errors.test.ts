@@ -20,7 +20,7 @@ import {
   treatmentOf,
   type ErrorCode,
 } from '../src/errors.js';
-import { sinkFailure } from '../src/output/sink/thread.js';
+import { sinkFailure } from '../src/output/sink/sink-thread.js';
 import { writeFailureStop } from '../src/pipeline/stop.js';
 import { Circuit } from '../src/pipeline/circuit.js';
 

@@ -85,7 +85,7 @@ for (const c of COMMANDS)
 try {
   await cli.parseAsync();
 } catch (thrown) {
-  // A full disk met by any command (run names its output folder itself, src/app/run.ts): DISK_FULL, exit 3.
+  // A full disk met by any command (run names its output folder itself, src/app/execute-run.ts): DISK_FULL, exit 3.
   const path = (thrown as { path?: unknown } | null)?.path;
   // Anything else that is not a BreError is a bug: INTERNAL, asking for a report.
   const err = isBreError(thrown)

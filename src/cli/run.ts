@@ -1,6 +1,6 @@
 /**
  * `bre-batch run <pipeline> --input <file|->`: option parsing only. The options, a family a file, and their
- * pure resolution are in ./run-options/; starting things and running are in src/app/run.ts, loaded when the
+ * pure resolution are in ./run-options/; starting things and running are in src/app/execute-run.ts, loaded when the
  * command runs (its help needs none of it).
  */
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
@@ -52,7 +52,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const baseUrls = resolved.endpoints.baseUrls;
     const network = baseUrls ? resolveNetwork(a, process.env, baseUrls, resolved.settings.localAddresses) : undefined;
     const request = network ? { ...resolved, settings: { ...resolved.settings, network } } : resolved;
-    const { executeRun } = await import('../app/run.js');
+    const { executeRun } = await import('../app/execute-run.js');
     process.exitCode = await executeRun(request);
   },
 };

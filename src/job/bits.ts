@@ -1,6 +1,6 @@
 /**
  * A chunk's committed rows, one bit per row from the chunk's first row: what the sink holds of the chunk, kept
- * in the chunk's own row so that a worker taking it over skips exactly those rows (rows settle out of order,
+ * in the chunk's own row so that a worker taking it over skips exactly those rows (rows are done out of order,
  * so a position alone would send again the rows committed after a gap).
  */
 export function emptyBits(rows: number): Buffer {

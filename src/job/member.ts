@@ -30,7 +30,7 @@ export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
-/** The sink's side a member tells about its chunks (src/output/sink/thread.ts). */
+/** The sink's side a member tells about its chunks (src/output/sink/sink-thread.ts). */
 export interface ChunkListener {
   hold(c: HeldChunk): void;
   drop(chunk: number): void;

@@ -245,7 +245,7 @@ export class RedisLimiter implements ServiceLimiter {
 }
 
 /**
- * The LimiterFactory for `run --redis URL` (src/app/run.ts). One Redis connection per process, opened by the
+ * The LimiterFactory for `run --redis URL` (src/app/execute-run.ts). One Redis connection per process, opened by the
  * first shared limiter and closed when the last one stops.
  */
 export function redisLimiterFactory(url: string, opts: RedisLimiterOptions = {}): LimiterFactory {

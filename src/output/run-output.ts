@@ -37,10 +37,10 @@ import { expandFolder } from './journal/compact.js';
 import { ColumnJournal } from './journal/column-journal.js';
 import type { ResultStages, StageColumns } from './journal/columns.js';
 import type { DecisionCounter } from '../stages/index.js';
-import { rebuildOnThread } from './spool/end-thread.js';
+import { rebuildOnThread } from './spool/rebuild-thread.js';
 import { OUTPUT_FORMATS, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
 import { newSpoolId, ResultSpool } from './spool/spool.js';
-import { SpoolThread } from './spool/thread.js';
+import { SpoolThread } from './spool/spool-thread.js';
 
 /** Adds the row of every line to each set; a row already in the first set counts as a duplicate. */
 async function rowsOf(path: string, into: readonly RowSet[], dupes: { n: number }): Promise<void> {
@@ -397,7 +397,7 @@ export class RunOutput {
 
   /**
    * After close: results.csv/.parquet (from the spool and, for rows of earlier sessions, the journal),
-   * errors.parquet and the transactions files, on a thread of their own (./spool/end-thread.ts). `decisions`
+   * errors.parquet and the transactions files, on a thread of their own (./spool/rebuild-thread.ts). `decisions`
    * counts the result lines of earlier sessions only (or takes their counts from the index of an earlier end's
    * files): this session's were counted as they were written, whether the spool held them or not (a short run
    * starts no spool and its rows are read back from the journal too).

@@ -10,7 +10,11 @@ import { parentPort, Worker, workerData, type ResourceLimits } from 'node:worker
 import { errorFromJSON, errorToJSON, internalError, type ErrorJSON } from '../errors.js';
 
 /** Each worker script's module under output/ (the bundle's entry `<name>-worker`, scripts/bundle.ts ENTRIES). */
-const SCRIPTS = { spool: 'spool/worker.js', sink: 'sink/worker.js', end: 'spool/end-worker.js' } as const;
+const SCRIPTS = {
+  spool: 'spool/spool-worker.js',
+  sink: 'sink/sink-worker.js',
+  rebuild: 'spool/rebuild-worker.js',
+} as const;
 export type ScriptName = keyof typeof SCRIPTS;
 
 /**

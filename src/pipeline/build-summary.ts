@@ -32,7 +32,7 @@ export interface RunCounters {
   unexpectedVersion: number;
   /** performance.now() when the first row was dispatched and when the last one was done. */
   firstDispatch: number;
-  lastSettle: number;
+  lastDone: number;
 }
 
 export function newCounters(): RunCounters {
@@ -50,7 +50,7 @@ export function newCounters(): RunCounters {
     dryRunValid: 0,
     unexpectedVersion: 0,
     firstDispatch: 0,
-    lastSettle: 0,
+    lastDone: 0,
   };
 }
 
@@ -134,8 +134,8 @@ export function buildSummary(x: SummaryInput): RunSummary {
     // Rows a second while rows were flowing (first dispatched to last done): start-up, hashing the
     // input and rebuilding results.csv are in `seconds` but not here.
     rows_per_second:
-      c.lastSettle > c.firstDispatch
-        ? Math.round((c.processed / ((c.lastSettle - c.firstDispatch) / 1000)) * 100) / 100
+      c.lastDone > c.firstDispatch
+        ? Math.round((c.processed / ((c.lastDone - c.firstDispatch) / 1000)) * 100) / 100
         : null,
     stages: Object.fromEntries(
       x.stages.map((st) => [

@@ -14,7 +14,7 @@ import { writeFailureStop } from './stop.js';
 
 /** The run's row gates (./gates.ts), each given its part of the run. */
 function gatesOf(run: Run): RowGates {
-  const { s, counters, frontier, follower } = run;
+  const { s, counters, frontier, sinkThread } = run;
   const gates = rowGates({
     selection: s,
     keyField: s.pipeline.key,
@@ -24,7 +24,7 @@ function gatesOf(run: Run): RowGates {
     sink: run.sink,
     sample: run.sample,
     output: run.output,
-    sinkRoom: follower ? (ends) => follower.room(ends) : undefined,
+    sinkRoom: sinkThread ? (ends) => sinkThread.room(ends) : undefined,
     window: run.window,
     spend: run.spend,
   });
@@ -93,7 +93,7 @@ async function processRow(run: Run, row: InputRow, key: string | null): Promise<
   } finally {
     // Not written (the run stopped while it was in flight): it holds the resume point where it is.
     if (run.output?.done.has(row.row)) run.frontier?.done(row.row);
-    run.counters.lastSettle = performance.now();
+    run.counters.lastDone = performance.now();
     if (run.spend) run.spend.rowsInFlight -= 1;
     run.window.ended();
   }

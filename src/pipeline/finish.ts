@@ -79,7 +79,7 @@ async function folderEnd(
   // files are made from the whole lines on disk. Any other failure of the close is news: thrown.
   if (closeFailure !== undefined && stopped?.cause !== closeFailure) throw closeFailure;
   // When the last answer came (epoch ms): the wait from there to the end goes in the summary.
-  const lastAnswerAt = Date.now() - (run.counters.lastSettle > 0 ? performance.now() - run.counters.lastSettle : 0);
+  const lastAnswerAt = Date.now() - (run.counters.lastDone > 0 ? performance.now() - run.counters.lastDone : 0);
   if (!stopped && out.retry.size > 0) out.finishRetry();
   // The decisions of an earlier end's rows come from its index when its files are used again.
   const rebuilt = await out.rebuild(run.decisions);
@@ -150,10 +150,10 @@ async function remainingAfterStop(
  * fails for good now stops the run as it would have mid-run: exit 3, the folder whole, the re-run catching up).
  */
 async function finishSink(run: Run): Promise<void> {
-  const follower = run.follower;
-  if (!follower || !run.output || run.stopped?.code === 'DISK_FULL') return;
+  const sinkThread = run.sinkThread;
+  if (!sinkThread || !run.output || run.stopped?.code === 'DISK_FULL') return;
   try {
-    const st = await follower.finish();
+    const st = await sinkThread.finish();
     run.log(
       `sink: ${st.results} result${st.results === 1 ? '' : 's'} and ${st.errors} error${st.errors === 1 ? '' : 's'} written this session (${st.batches} batch${st.batches === 1 ? '' : 'es'}) to ${run.sink!.writer.describe()}`,
     );
@@ -164,16 +164,16 @@ async function finishSink(run: Run): Promise<void> {
 
 /** summary.json's `sink`: what this session wrote into the tables. */
 function sinkSummary(run: Run): RunSummary['sink'] {
-  const { sink, follower } = run;
-  if (!sink || !follower) return undefined;
-  const st = follower.stats;
+  const { sink, sinkThread } = run;
+  if (!sink || !sinkThread) return undefined;
+  const st = sinkThread.stats;
   return {
     url: sink.writer.target.url.display,
     tables: sink.writer.tables(),
     results_written: st.results,
     errors_written: st.errors,
     batches: st.batches,
-    reconnects: follower.reconnects,
+    reconnects: sinkThread.reconnects,
     ...(st.columns.length > 0 ? { column_changes: st.columns } : {}),
   };
 }

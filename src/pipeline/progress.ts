@@ -29,21 +29,21 @@ export function formatEta(ms: number): string {
 }
 
 /**
- * The time the rows left need at the rate this session has measured: rows settled since the first was
+ * The time the rows left need at the rate this session has measured: rows done since the first was
  * started, over the time since. Rows done by earlier sessions (a resume) count as done, never as speed: they
  * took no time now. Undefined until a rate is measured (the bar shows `...`) or when the total is unknown.
  */
 export function etaMs(x: {
   readonly total: number;
   readonly done: number;
-  readonly settledThisSession: number;
+  readonly doneThisSession: number;
   readonly msSinceFirstStart: number;
 }): number | undefined {
   if (x.total <= 0) return undefined;
   const left = Math.max(0, x.total - x.done);
   if (left === 0) return 0;
-  if (x.settledThisSession < 2 || x.msSinceFirstStart <= 0) return undefined;
-  return left / (x.settledThisSession / x.msSinceFirstStart);
+  if (x.doneThisSession < 2 || x.msSinceFirstStart <= 0) return undefined;
+  return left / (x.doneThisSession / x.msSinceFirstStart);
 }
 
 /** `spent 12.30 EUR of 40.00 EUR` (the folder's, earlier sessions included). */
@@ -142,7 +142,7 @@ export class Progress {
     const eta = etaMs({
       total: this.#total,
       done: c.succeeded + c.failed + c.resumed,
-      settledThisSession: c.succeeded + c.failed,
+      doneThisSession: c.succeeded + c.failed,
       msSinceFirstStart: c.firstDispatch > 0 ? performance.now() - c.firstDispatch : 0,
     });
     return {

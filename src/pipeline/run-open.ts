@@ -58,6 +58,8 @@ export interface RunHooks {
   readonly connect?: () => Promise<Pick<RunSettings, 'baseUrls' | 'clientId' | 'authToken'>>;
   /** Test hook: the run's clock. */
   readonly now?: () => Date;
+  /** The command's redactor (app/execute-run.ts), which the run adds its secrets to; default: one of its own. */
+  readonly redactor?: Redactor;
 }
 
 /** How a run ended, as the time series and the metrics say it. */
@@ -87,7 +89,7 @@ export interface RunParts {
   readonly sample: DrawnSample | undefined;
   /** --sink: the tables the journals are followed into (./sink.ts), and the thread that follows them. */
   readonly sink: RunSink | undefined;
-  readonly follower: SinkThread | undefined;
+  readonly sinkThread: SinkThread | undefined;
   /** Undefined in a dry run: nothing is written but dry-run-errors.ndjson. */
   readonly output: RunOutput | undefined;
   /** What the calls cost, when they have a price (./spend.ts); undefined: nothing priced, or a dry run. */
@@ -181,7 +183,7 @@ export async function acquireRun(x: {
 
   let output: RunOutput | undefined;
   let spend: SpendMeter | undefined;
-  let follower: SinkThread | undefined;
+  let sinkThread: SinkThread | undefined;
   let closeJournals: () => Promise<unknown> = () => Promise.resolve(undefined);
   // A dry run makes its folder only if it has rows to report (./finish.ts).
   if (!s.dryRun) {
@@ -254,21 +256,21 @@ export async function acquireRun(x: {
     // The sink catches up with what the folder holds, then follows it (a run that resumes writes the rest).
     if (sink) {
       const job = joined?.job;
-      follower = await followSink(
+      sinkThread = await followSink(
         sink,
         dir,
         (line) => log(line),
         (why) => stop.request(why),
         s.job && job ? { settings: s.job, onJob: (outcome) => job.member.outcome(outcome) } : undefined,
       );
-      const thread = follower;
+      const thread = sinkThread;
       // Still following only when a step threw: what it has not written, the next session does.
       if (thread) d.defer('sink thread', () => thread.stop());
     }
     // A job's worker claims its first chunk only now: the sink's fence hears of every chunk before its rows.
-    if (joined && follower) {
+    if (joined && sinkThread) {
       const member = joined.job.member;
-      member.attach(follower);
+      member.attach(sinkThread);
       // A signal may have come while the run opened: the listener would never hear of it.
       if (stop.signal.aborted) member.stop();
       else stop.signal.addEventListener('abort', () => member.stop(), { once: true });
@@ -378,7 +380,7 @@ export async function acquireRun(x: {
     output,
     spend,
     closeJournals,
-    follower,
+    sinkThread,
     egress,
     stages,
     stageStats,

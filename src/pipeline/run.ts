@@ -65,7 +65,8 @@ export class Run {
    */
   static async open(settings: RunSettings, hooks: RunHooks = {}): Promise<Run> {
     const started = Date.now();
-    const redactor = new Redactor();
+    // One redactor for the command: the caller's, whose log scrubs with it already, else the run's own.
+    const redactor = hooks.redactor ?? new Redactor();
     redactor.add(settings.authToken);
     for (const secret of networkSecrets(settings.network)) redactor.add(secret);
     const log: Log = (line, fields) => settings.log(redactor.scrub(line), fields);

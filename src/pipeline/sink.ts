@@ -53,7 +53,7 @@ export async function followSink(
   if (!readManifest(dir)) return undefined;
   // On a thread of its own: reading the journals back and encoding their rows stay off the rows' path.
   const { SinkThread } = await import('../output/sink/index.js');
-  const follower = await SinkThread.open(
+  const thread = await SinkThread.open(
     dir,
     sink.writer.target,
     sink.writer.shape,
@@ -68,7 +68,7 @@ export async function followSink(
     { onFailure: stop, ...(job ? { onJob: job.onJob } : {}) },
   );
   await sink.writer.close();
-  return follower;
+  return thread;
 }
 
 /**

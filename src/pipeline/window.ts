@@ -107,7 +107,7 @@ export class RowWindow {
     }
   }
 
-  /** A full window whose calls are all slow sees no row settle for a while; it may still have grown. */
+  /** A full window whose calls are all slow sees no row end for a while; it may still have grown. */
   #pollWhileWaiting(): void {
     if (this.#poll) return;
     this.#poll = setInterval(() => this.#admit(), GROW_POLL_MS);

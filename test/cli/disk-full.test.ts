@@ -1,6 +1,6 @@
-/** Which folder a full disk is reported for, wherever the write was (issue 24; src/app/run.ts asDiskFull). */
+/** Which folder a full disk is reported for, wherever the write was (issue 24; src/app/execute-run.ts asDiskFull). */
 import { describe, expect, it } from 'vitest';
-import { asDiskFull } from '../../src/app/run.js';
+import { asDiskFull } from '../../src/app/execute-run.js';
 import { BreError, diskFullError } from '../../src/errors.js';
 
 const errno = (code: string, path?: string) =>

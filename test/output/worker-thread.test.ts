@@ -2,14 +2,14 @@
  * A script's worker thread (src/output/worker-thread.ts): its messages both ways, its failures (sent, a crash,
  * an early exit) as errors of the run's side; the heap limits it is given, compiled or from
  * its TypeScript through tsx; the spool's are below the 2 GB from which V8 lets the old generation grow to 4
- * times what is alive (src/output/spool/thread.ts SPOOL_RESOURCE_LIMITS).
+ * times what is alive (src/output/spool/spool-thread.ts SPOOL_RESOURCE_LIMITS).
  */
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SPOOL_RESOURCE_LIMITS } from '../../src/output/spool/thread.js';
+import { SPOOL_RESOURCE_LIMITS } from '../../src/output/spool/spool-thread.js';
 import { startScriptWorker, workerScript, WorkerThread } from '../../src/output/worker-thread.js';
 import { BreError, diskFullCode, diskFullError, errorToJSON } from '../../src/errors.js';
 import { tempDir } from '../helpers/temp.js';
@@ -49,10 +49,10 @@ describe('a script on its own thread', () => {
     expect(limited.heapLimitMb).toBeLessThan(2048);
   });
 
-  it("names its scripts beside the module: from the sources, <name>/worker (the bundle's <name>-worker.js is the e2e tests')", () => {
-    expect(workerScript('spool').pathname).toMatch(/\/src\/output\/spool\/worker\.js$/);
-    expect(workerScript('sink').pathname).toMatch(/\/src\/output\/sink\/worker\.js$/);
-    expect(workerScript('end').pathname).toMatch(/\/src\/output\/spool\/end-worker\.js$/);
+  it("names its scripts beside the module: from the sources, <folder>/<name>-worker (the bundle's <name>-worker.js is the e2e tests')", () => {
+    expect(workerScript('spool').pathname).toMatch(/\/src\/output\/spool\/spool-worker\.js$/);
+    expect(workerScript('sink').pathname).toMatch(/\/src\/output\/sink\/sink-worker\.js$/);
+    expect(workerScript('rebuild').pathname).toMatch(/\/src\/output\/spool\/rebuild-worker\.js$/);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * A database input's resume point (src/pipeline/frontier-tracker.ts): it moves only over rows settled in read order,
- * stops only at the last row of a key, and a row that never settles holds it.
+ * A database input's resume point (src/pipeline/frontier-tracker.ts): it moves only over rows done in read order,
+ * stops only at the last row of a key, and a row that is never done holds it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ function feed(t: FrontierTracker, from: number, n: number, inGroup: readonly num
 }
 
 describe('FrontierTracker', () => {
-  it('has no point until a row settles, then follows the settled prefix', () => {
+  it('has no point until a row is done, then follows the done prefix', () => {
     const t = new FrontierTracker();
     feed(t, 1, 5);
     expect(t.point).toBeUndefined();
@@ -28,12 +28,12 @@ describe('FrontierTracker', () => {
     expect(t.behind).toBe(0);
   });
 
-  // Settle orders, table-driven: which rows settle, in what order, and the point after each.
+  // Orders of done rows, table-driven: which rows are done, in what order, and the point after each.
   it.each([
     { why: 'in order', groups: [], order: [1, 2, 3, 4], points: [1, 2, 3, 4] },
     { why: 'reversed', groups: [], order: [4, 3, 2, 1], points: [null, null, null, 4] },
     { why: 'a key of rows 2-3: never stops inside it', groups: [2], order: [1, 2, 3, 4], points: [1, 1, 3, 4] },
-    { why: 'a row left unsettled holds the point', groups: [], order: [1, 3, 4], points: [1, 1, 1] },
+    { why: 'a row left not done holds the point', groups: [], order: [1, 3, 4], points: [1, 1, 1] },
     { why: 'settling twice changes nothing', groups: [], order: [1, 1, 2], points: [1, 1, 2] },
   ])('$why', ({ groups, order, points }) => {
     const t = new FrontierTracker();
@@ -75,7 +75,7 @@ describe('FrontierTracker', () => {
     expect(t.point).toEqual({ row: 1, key: 'k1' });
   });
 
-  it('over many rows settled in any order: the point is the last group end before the first unsettled row', () => {
+  it('over many rows done in any order: the point is the last group end before the first row not done', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 9000 }),
@@ -87,7 +87,7 @@ describe('FrontierTracker', () => {
           for (let r = 1; r <= n; r += 1) t.read({ row: r, sourceKey: `k${r}`, groupEnd: ends(r) });
           // A pseudo-random order of a share of the rows.
           let x = seed >>> 0;
-          const settled = new Set<number>();
+          const done = new Set<number>();
           const rows = Array.from({ length: n }, (_, i) => i + 1);
           for (let i = rows.length - 1; i > 0; i -= 1) {
             x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
@@ -96,10 +96,10 @@ describe('FrontierTracker', () => {
           }
           for (const r of rows.slice(0, Math.floor(n * share))) {
             t.done(r);
-            settled.add(r);
+            done.add(r);
           }
           let expected: number | undefined;
-          for (let r = 1; r <= n && settled.has(r); r += 1) if (ends(r)) expected = r;
+          for (let r = 1; r <= n && done.has(r); r += 1) if (ends(r)) expected = r;
           expect(t.point?.row).toBe(expected);
         },
       ),

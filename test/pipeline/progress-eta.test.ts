@@ -9,22 +9,22 @@ import { etaMs, formatEta } from '../../src/pipeline/progress.js';
 describe('the ETA', () => {
   it('after a resume: the rows left at the measured rate, not the resumed rows taken for speed', () => {
     // 3,000 rows; 480 done by the earlier session, 20 now in 2 s (600/min): 2,500 left take 250 s.
-    const ms = etaMs({ total: 3000, done: 500, settledThisSession: 20, msSinceFirstStart: 2000 });
+    const ms = etaMs({ total: 3000, done: 500, doneThisSession: 20, msSinceFirstStart: 2000 });
     expect(ms).toBe(250_000);
     expect(formatEta(ms!)).toBe('4m10s');
   });
 
   it('as the session goes on at 600/min, the ETA falls with the rows left', () => {
     const at = (settled: number) =>
-      etaMs({ total: 3000, done: 480 + settled, settledThisSession: settled, msSinceFirstStart: settled * 100 })!;
+      etaMs({ total: 3000, done: 480 + settled, doneThisSession: settled, msSinceFirstStart: settled * 100 })!;
     expect([at(20), at(620), at(1220), at(2420)].map(formatEta)).toEqual(['4m10s', '3m10s', '2m10s', '10s']);
   });
 
   it('unknown until a rate is measured; 0 when nothing is left; none without a total', () => {
-    expect(etaMs({ total: 3000, done: 480, settledThisSession: 0, msSinceFirstStart: 0 })).toBeUndefined();
-    expect(etaMs({ total: 3000, done: 481, settledThisSession: 1, msSinceFirstStart: 100 })).toBeUndefined();
-    expect(etaMs({ total: 3000, done: 3000, settledThisSession: 5, msSinceFirstStart: 100 })).toBe(0);
-    expect(etaMs({ total: 0, done: 10, settledThisSession: 10, msSinceFirstStart: 100 })).toBeUndefined();
+    expect(etaMs({ total: 3000, done: 480, doneThisSession: 0, msSinceFirstStart: 0 })).toBeUndefined();
+    expect(etaMs({ total: 3000, done: 481, doneThisSession: 1, msSinceFirstStart: 100 })).toBeUndefined();
+    expect(etaMs({ total: 3000, done: 3000, doneThisSession: 5, msSinceFirstStart: 100 })).toBe(0);
+    expect(etaMs({ total: 0, done: 10, doneThisSession: 10, msSinceFirstStart: 100 })).toBeUndefined();
   });
 
   it('durations are whole and well formed', () => {

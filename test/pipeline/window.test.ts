@@ -4,7 +4,7 @@ import { settle } from '../helpers/clock.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('RowWindow: the rows in flight follow the calls in flight', () => {
-  it('a fixed size: the reader waits once it is full and goes on as rows settle', async () => {
+  it('a fixed size: the reader waits once it is full and goes on as rows end', async () => {
     const w = new RowWindow(2);
     expect(w.enter()).toBeUndefined();
     expect(w.enter()).toBeUndefined();
@@ -31,7 +31,7 @@ describe('RowWindow: the rows in flight follow the calls in flight', () => {
     expect(w.size).toBe(5);
   });
 
-  it('shrinks as answers speed up: no row enters past the smaller size until enough have settled', async () => {
+  it('shrinks as answers speed up: no row enters past the smaller size until enough have ended', async () => {
     let size = 4;
     const w = new RowWindow(() => size);
     for (let i = 0; i < 4; i += 1) {

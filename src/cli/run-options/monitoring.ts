@@ -1,6 +1,6 @@
 /**
  * `run`'s monitoring options: the progress bar, Prometheus metrics (a file, a port, a Pushgateway) and the log
- * lines' form. The Pushgateway's URL is checked where the metrics start (src/app/run.ts): its parser comes with
+ * lines' form. The Pushgateway's URL is checked where the metrics start (src/app/execute-run.ts): its parser comes with
  * prom-client, which only a run that asks for metrics loads.
  */
 import { LOG_FORMATS, parseLogFormat, type LogFormat } from '../../log/logger.js';

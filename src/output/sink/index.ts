@@ -6,4 +6,4 @@
  */
 export { folderId, SinkFollower } from './follower.js';
 export { SinkWriter, type FolderId, type SinkShape, type SinkTarget } from './writer.js';
-export { SinkThread } from './thread.js';
+export { SinkThread } from './sink-thread.js';

@@ -13,7 +13,7 @@
  * results.ndjson its lines came from. At the end (./assemble.ts) a chunk whose row range holds no other
  * line of the folder is used as it is, and the rest of the journal is read and encoded (./chunk-plan.ts).
  *
- * During a run the spool lives in a worker thread that follows results.ndjson (./thread.ts): encoding
+ * During a run the spool lives in a worker thread that follows results.ndjson (./spool-thread.ts): encoding
  * (Parquet above all: a row group of 10,000 rows took hundreds of ms at once) costs the run's event loop
  * nothing. The spool belongs to one session: a crash leaves files that the next session removes. Memory:
  * one row group, a few hundred CSV records and the reorder buffer.

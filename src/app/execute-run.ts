@@ -102,7 +102,7 @@ async function execute(req: RunRequest, hooks: RunHooks, folder: (dir: string) =
     const connect = e.baseUrls || base.dryRun ? hooks.connect : () => sandbox.start();
     let result: Awaited<ReturnType<typeof runPipeline>>;
     try {
-      result = await runPipeline(settings, { ...hooks, limiterFactory, ...(connect ? { connect } : {}) });
+      result = await runPipeline(settings, { ...hooks, redactor, limiterFactory, ...(connect ? { connect } : {}) });
     } catch (err) {
       // The session's end in the folder's record, as the exit code will say it (nothing more can be known).
       if (!base.dryRun)

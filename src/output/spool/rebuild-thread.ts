@@ -1,7 +1,7 @@
 /**
- * The end's rebuild (./rebuild.ts rebuildOutputs: the journal read, sorted and encoded where a resumed run's
+ * The rebuild at a run's end (./rebuild.ts rebuildOutputs: the journal read, sorted and encoded where a resumed run's
  * sessions meet, the results files completed, errors.parquet, the transactions files) on a thread of its own
- * (./end-worker.ts), with the spool's heap limit (./thread.ts SPOOL_RESOURCE_LIMITS). On the run's thread the
+ * (./rebuild-worker.ts), with the spool's heap limit (./spool-thread.ts SPOOL_RESOURCE_LIMITS). On the run's thread the
  * heap has the process's default limit, under which V8 lets the old generation grow to 4 times what was alive
  * before it collects: the sort's garbage made a resumed end's peak RSS grow with the rows (docs/performance.md,
  * "The end of a resumed run"). Only options cross between the threads (paths, the column union, what the spool
@@ -12,10 +12,10 @@ import { WorkerThread } from '../worker-thread.js';
 import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
 import type { DecisionCounter } from '../../stages/index.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
-import { SPOOL_RESOURCE_LIMITS } from './thread.js';
+import { SPOOL_RESOURCE_LIMITS } from './spool-thread.js';
 
 /** What the thread starts with: the rebuild's options as plain data. */
-export interface EndWorkerData extends Omit<RebuildOptions, 'union' | 'visitResult' | 'tally' | 'visitError'> {
+export interface RebuildWorkerData extends Omit<RebuildOptions, 'union' | 'visitResult' | 'tally' | 'visitError'> {
   readonly union?: readonly ColumnChange[];
   /**
    * The run's decision stages and its counts so far: the thread counts the earlier sessions' rows into them
@@ -28,31 +28,31 @@ export interface EndWorkerData extends Omit<RebuildOptions, 'union' | 'visitResu
 }
 
 /** Its failure (the thread's port) is the rebuild's, as it threw it: a system error keeps its code and path. */
-export type FromEnd = {
+export type FromRebuild = {
   readonly type: 'done';
   readonly result: RebuildResult;
   readonly counts?: ReturnType<DecisionCounter['save']>;
 };
 
-export interface EndOnThreadOptions extends Omit<RebuildOptions, 'union' | 'visitResult' | 'tally' | 'visitError'> {
+export interface RebuildOnThreadOptions extends Omit<RebuildOptions, 'union' | 'visitResult' | 'tally' | 'visitError'> {
   readonly union?: ColumnUnion;
   /** Counts the earlier sessions' rows (rebuildOutputs' visitResult and tally): updated when the end is done. */
   readonly decisions?: DecisionCounter;
 }
 
 /**
- * rebuildOutputs on the end's thread: its result, or its failure thrown here as the rebuild would have thrown
+ * rebuildOutputs on the rebuild's thread: its result, or its failure thrown here as the rebuild would have thrown
  * it (a crash of the thread, its heap run out included, is INTERNAL).
  */
-export async function rebuildOnThread(o: EndOnThreadOptions): Promise<RebuildResult> {
+export async function rebuildOnThread(o: RebuildOnThreadOptions): Promise<RebuildResult> {
   const { union, decisions, ...rest } = o;
-  const data: EndWorkerData = {
+  const data: RebuildWorkerData = {
     ...rest,
     ...(union ? { union: [...union.entries()] } : {}),
     ...(decisions ? { decisions: { stages: decisions.stages, counts: decisions.save() } } : {}),
   };
-  const thread = new WorkerThread<never, FromEnd>('end', data, {
-    where: "in the end's thread",
+  const thread = new WorkerThread<never, FromRebuild>('rebuild', data, {
+    where: "in the rebuild's thread",
     resourceLimits: SPOOL_RESOURCE_LIMITS,
   });
   try {

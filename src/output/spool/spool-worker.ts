@@ -1,5 +1,5 @@
 /**
- * The spool's thread (started by ./thread.ts): follows results.ndjson as the run appends to it, and
+ * The spool's thread (started by ./spool-thread.ts): follows results.ndjson as the run appends to it, and
  * feeds each line, with its byte range, to a ResultSpool (./spool.ts). The run's thread only says how far
  * the file has grown; the lines are read back from the page cache here, parsed and encoded on this thread.
  */
@@ -10,7 +10,7 @@ import { ColumnUnion } from '../journal/columns.js';
 import { DecisionCounter } from '../../stages/index.js';
 import { SpoolRecorder } from './records.js';
 import { newSpoolId, ResultSpool, type ResultLine } from './spool.js';
-import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './thread.js';
+import { POLL_MS, type FromSpool, type SpoolWorkerData, type ToSpool } from './spool-thread.js';
 import { threadPort } from '../worker-thread.js';
 
 /** Bytes read at a time; a line longer than this is read whole with a larger buffer. */

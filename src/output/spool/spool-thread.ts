@@ -1,5 +1,5 @@
 /**
- * The run's side of the spool (./spool.ts), which runs in a worker thread (./worker.ts): the run
+ * The run's side of the spool (./spool.ts), which runs in a worker thread (./spool-worker.ts): the run
  * stores how far results.ndjson has grown after each write in memory shared with the thread (a message per
  * write cost a tenth of the run's CPU), the thread looks every POLL_MS, and at the end the run waits for
  * what it holds. Spooling on the run's thread cost about a fifth of the CPU of a row

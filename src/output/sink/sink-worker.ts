@@ -1,12 +1,12 @@
 /**
- * The sink's thread (started by ./thread.ts): the follower and its writer, with their own connection, follow
+ * The sink's thread (started by ./sink-thread.ts): the follower and its writer, with their own connection, follow
  * the run's journals into the tables. The run's thread reads how far they have been written from the shared
  * memory stored here after each batch, and is told when writing fails for good.
  */
 import { BreError, isBreError } from '../../errors.js';
 import { FILES, readManifest } from '../format/index.js';
 import { SinkFollower } from './follower.js';
-import { sinkFailure, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './thread.js';
+import { sinkFailure, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './sink-thread.js';
 import { threadPort } from '../worker-thread.js';
 import { sinkUnavailable, SinkWriter } from './writer.js';
 import { JobFence } from '../../job/fence.js';

@@ -1,14 +1,14 @@
 /**
- * The end's thread (started by ./end-thread.ts): rebuildOutputs (./rebuild.ts) with the options it was given,
+ * The rebuild's thread (started by ./rebuild-thread.ts): rebuildOutputs (./rebuild.ts) with the options it was given,
  * the earlier sessions' decisions counted here, then one message: the result and the counts, or the failure.
  */
 import { ColumnUnion } from '../journal/columns.js';
 import { DecisionCounter } from '../../stages/index.js';
 import { rebuildOutputs } from './rebuild.js';
-import type { EndWorkerData, FromEnd } from './end-thread.js';
+import type { RebuildWorkerData, FromRebuild } from './rebuild-thread.js';
 import { threadPort } from '../worker-thread.js';
 
-const port = threadPort<EndWorkerData, never, FromEnd>();
+const port = threadPort<RebuildWorkerData, never, FromRebuild>();
 if (port) {
   const { union: changes, decisions: given, ...rest } = port.data;
   let union: ColumnUnion | undefined;

@@ -1,5 +1,5 @@
 /**
- * The spool on its own thread (src/output/spool/thread.ts, worker.ts) following a results.ndjson as
+ * The spool on its own thread (src/output/spool/spool-thread.ts, worker.ts) following a results.ndjson as
  * it grows: the files assembled from it equal those rebuilt from the journal alone; a spool that fails
  * gives nothing, and the journal alone still gives the files.
  */
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
 import { AppendFile } from '../../../src/output/ndjson-file.js';
 import { assembleResultFiles } from '../../../src/output/spool/assemble.js';
-import { SpoolThread } from '../../../src/output/spool/thread.js';
+import { SpoolThread } from '../../../src/output/spool/spool-thread.js';
 import { BreError } from '../../../src/errors.js';
 import { expectMatchesJournal } from '../parquet-reader.js';
 import { tempDir } from '../../helpers/temp.js';

@@ -1,14 +1,14 @@
 /**
- * The end's rebuild on its own thread (src/output/spool/end-thread.ts, end-worker.ts): the same files and
+ * The rebuild on its own thread (src/output/spool/rebuild-thread.ts, rebuild-worker.ts): the same files and
  * counts as rebuildOutputs on the caller's thread, the earlier sessions' decisions counted into the run's,
- * and a failure thrown as the rebuild throws it (a system error's code and path, which app/run.ts reads for a
+ * and a failure thrown as the rebuild throws it (a system error's code and path, which app/execute-run.ts reads for a
  * full disk; a BreError's code and the system error under it: test/errors.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
-import { rebuildOnThread } from '../../../src/output/spool/end-thread.js';
+import { rebuildOnThread } from '../../../src/output/spool/rebuild-thread.js';
 import { rebuildOutputs } from '../../../src/output/spool/rebuild.js';
 import { DecisionCounter } from '../../../src/stages/index.js';
 import { tempDir } from '../../helpers/temp.js';
@@ -31,7 +31,7 @@ function folder(rows: number): { dir: string; union: ColumnUnion; size: number }
   return { dir, union, size: Buffer.byteLength(text) };
 }
 
-describe("the end's rebuild on its own thread", () => {
+describe('the rebuild on its own thread', () => {
   it('writes the files rebuildOutputs writes and counts the earlier rows into the run’s decisions', async () => {
     const a = folder(300);
     const b = folder(300);
