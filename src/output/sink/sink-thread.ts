@@ -119,7 +119,7 @@ export class SinkThread {
     return this.#failure;
   }
 
-  /** undefined while the sink keeps up, else a promise that settles once it has caught up enough (./backpressure.ts). */
+  /** undefined while the sink keeps up, else a promise that settles once it has caught up enough (../backpressure.ts). */
   room(ends: { results: number; errors: number }): Promise<void> | undefined {
     return this.#behind.room(
       () =>

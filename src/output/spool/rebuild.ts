@@ -189,7 +189,7 @@ export interface RebuildResult {
   /** Rows of the results files used as they were written (spooled, or by an earlier end), not encoded. */
   readonly copied: number;
   readonly errors: number;
-  /** The errors file's lines by field and code (./error-groups.ts). */
+  /** The errors file's lines by field and code (../error-groups.ts). */
   readonly errorGroups: readonly ErrorGroup[];
   readonly transactions?: number;
   /** The files written, by name. */
