@@ -35,6 +35,7 @@ import type { RunJob } from './job.js';
 import { RunMonitor } from './monitor.js';
 import { runProbe } from './probe.js';
 import { Progress } from './progress.js';
+import { ProgressLines } from './progress-lines.js';
 import { OutcomeRecorder } from './recorder.js';
 import { checkRoom } from './room-check.js';
 import type { StageRuntime } from './row.js';
@@ -345,7 +346,25 @@ export async function acquireRun(x: {
   const window = rowWindow(s, egress, services);
   const progress = new Progress(s, stages, egress, counters, s.input, egress.lanes, rowEstimate, spend);
   progress.start();
-  const releaseProgress = d.defer('progress bar', () => progress.stop());
+  // Off a terminal there is no bar: the plan and a line a minute instead, whatever --no-progress says (a cron
+  // job's log would otherwise be silent for hours); not for a dry run, which calls nothing.
+  const lines =
+    !s.dryRun && process.stderr.isTTY !== true
+      ? new ProgressLines({
+          s,
+          log,
+          client: egress,
+          counters,
+          estimate: s.job ? () => undefined : rowEstimate,
+          ...(s.job ? { unknownRows: "a job's worker claims its rows chunk by chunk" } : {}),
+          doneBefore: output ? output.succeededBefore + output.failedBefore : 0,
+        })
+      : undefined;
+  void lines?.start();
+  const releaseProgress = d.defer('progress bar', () => {
+    lines?.stop();
+    progress.stop();
+  });
 
   let lettingGo: Promise<void> | undefined;
   const letGoOfServices = (): Promise<void> => {

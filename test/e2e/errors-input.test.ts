@@ -47,6 +47,11 @@ describe('errors.ndjson quotes the row as it was', () => {
     const out = join(dir, 'out');
     const r = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
     expect(r.code, r.stderr).toBe(1);
+    // Off a terminal (this spawn's stderr is a pipe) the run says its plan when it starts, in place of a bar
+    // (--no-progress, which runArgs gives, turns the bar off, not the lines).
+    expect(r.stderr.split('\n')).toContain(
+      'plan: 5 rows to do, 5 calls (workflow 5 unlimited), as fast as the services answer (--rate off); a progress line every minute (no terminal for a bar)',
+    );
     const lines = journalText(join(out, 'errors.ndjson'))
       .split('\n')
       .filter((l) => l !== '')
