@@ -26,15 +26,22 @@ export interface CommandDoc {
   readonly usage: string;
   readonly describe: string;
   readonly options: readonly OptionDoc[];
+  /** What `--help` prints after the options (`detect`'s exit codes), when the builder says anything there. */
+  readonly epilogue?: string;
 }
 
-type Method = 'option' | 'options' | 'positional' | 'group';
+type Method = 'option' | 'options' | 'positional' | 'group' | 'epilogue' | 'epilog';
 
 /** Runs a command's builder on a yargs instance that records what it declares. */
-function declared(builder: unknown): { found: Map<string, Declared>; groups: Map<string, string> } {
+function declared(builder: unknown): {
+  found: Map<string, Declared>;
+  groups: Map<string, string>;
+  epilogue?: string;
+} {
   const y = yargs([]) as unknown as Argv & Record<Method, (...args: unknown[]) => unknown>;
   const found = new Map<string, Declared>();
   const groups = new Map<string, string>();
+  let epilogue: string | undefined;
   const watch = (method: Method, record: (args: unknown[]) => void): void => {
     const original = (y[method] as (...args: unknown[]) => unknown).bind(y);
     y[method] = (...args: unknown[]) => {
@@ -64,20 +71,27 @@ function declared(builder: unknown): { found: Map<string, Declared>; groups: Map
     // yargs groups positionals itself; they are listed as the command's arguments.
     if (title !== 'Positionals') for (const k of keys) groups.set(k, title);
   });
+  for (const m of ['epilogue', 'epilog'] as const) watch(m, (args) => (epilogue = String(args[0])));
   if (typeof builder === 'function') (builder as (y: Argv) => unknown)(y);
   else if (builder) y.options(builder as Record<string, Options>);
-  return { found, groups };
+  return { found, groups, ...(epilogue === undefined ? {} : { epilogue }) };
 }
 
 export async function commandDocs(): Promise<CommandDoc[]> {
   const out: CommandDoc[] = [];
   for (const entry of COMMANDS) {
     const mod = await entry.load();
-    const { found, groups } = declared(mod.builder);
+    const { found, groups, epilogue } = declared(mod.builder);
     const options = [...found.values()]
       .filter((d) => d.name !== 'help' && d.name !== 'version')
       .map((d) => ({ ...d, group: d.positional ? 'Arguments' : (groups.get(d.name) ?? 'Options') }));
-    out.push({ name: commandName(entry), usage: entry.command, describe: entry.describe, options });
+    out.push({
+      name: commandName(entry),
+      usage: entry.command,
+      describe: entry.describe,
+      options,
+      ...(epilogue === undefined ? {} : { epilogue }),
+    });
   }
   return out;
 }
@@ -156,6 +170,7 @@ export function commandsPage(docs: readonly CommandDoc[]): string[] {
         else lines.push(`| ${code(spelled(o))}${alias} | ${typeOf(o)} | ${cell(defaultOf(o))} | ${meaning} |`);
       }
     }
+    if (c.epilogue) lines.push('', cell(c.epilogue));
   }
   return lines;
 }

@@ -20,7 +20,8 @@ export const MONITORING_OPTIONS = {
     progress: {
       type: 'boolean',
       default: true,
-      describe: 'progress bar on stderr (--no-progress; off when stderr is not a terminal)',
+      describe:
+        'progress bar on stderr (--no-progress: none); off a terminal there is none, and the run logs its plan at the start and a progress line every minute instead',
     },
     'metrics-file': {
       type: 'string',
