@@ -15,6 +15,7 @@ import type { InputRow } from '../types.js';
 import { bitsOf, emptyBits, hasBit } from './bits.js';
 import type { FenceOutcome, HeldChunk } from './fence.js';
 import type { ClaimedChunk, JobStore } from './store.js';
+import { RateWindow } from './rate-window.js';
 
 /**
  * Defaults: a lease of 60 s renewed every 10 s. A worker is taken for dead after 60 s without a renewal (six
@@ -47,6 +48,8 @@ export interface JobMemberOptions {
   readonly pollMs?: number;
   /** Rows this worker's run has done (a line in results or errors), for its rate. */
   readonly rowsDone: () => number;
+  /** The clock the rate is measured on, ms (default Date.now; a test's own). */
+  readonly now?: () => number;
   readonly log: (line: string) => void;
   /** The job's database went away for good (SINK_UNAVAILABLE): the run stops, resumable. */
   readonly fail: (err: BreError) => void;
@@ -77,8 +80,10 @@ export class JobMember {
   #beating: Promise<void> | undefined;
   #stopped = false;
   #wake: (() => void) | undefined;
-  #lastBeat = { at: Date.now(), done: 0 };
-  #rate = 0;
+  readonly #rate = new RateWindow();
+  #now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
 
   constructor(readonly opts: JobMemberOptions) {}
 
@@ -158,6 +163,7 @@ export class JobMember {
             }
             h.sentTo = i + 1;
           }
+          this.#rate.start(this.#now(), this.opts.rowsDone());
           yield slice;
         }
       }
@@ -207,15 +213,8 @@ export class JobMember {
   #beat(): Promise<void> {
     if (this.#beating) return this.#beating;
     this.#beating = (async () => {
-      const now = Date.now();
       const done = this.opts.rowsDone();
-      const seconds = (now - this.#lastBeat.at) / 1000;
-      if (seconds > 0.5) {
-        const rate = (done - this.#lastBeat.done) / seconds;
-        // Smoothed over about three heartbeats: one slow interval does not halve the job's ETA.
-        this.#rate = this.#rate === 0 ? rate : this.#rate * 0.6 + rate * 0.4;
-        this.#lastBeat = { at: now, done };
-      }
+      const rate = this.#rate.rate(this.#now(), done);
       const held = [...this.#held.values()];
       const report = held.map((h) => ({
         chunk: h.claim.chunk,
@@ -231,7 +230,7 @@ export class JobMember {
             host: hostname(),
             address: this.opts.address,
             rowsDone: done,
-            rate: this.#rate,
+            rate,
           },
           report,
           this.opts.leaseMs,

@@ -83,22 +83,32 @@ export async function readJobStatus(
     `SELECT chunk, holder, claimed_at, lease_until, position, ${t.rows} AS n FROM ${t.chunks} WHERE job = $1 AND state = 'held' AND lease_until >= ${now} ORDER BY chunk`,
     [name],
   );
+  // The rows committed in the chunks a worker holds or finished: what its heartbeat reports may be a beat
+  // behind (its first comes before any row), the commits are not.
   const workers = await store.query<Record<string, unknown>>(
-    `SELECT worker, address, state, rate, rows_done, seen_at, (CASE WHEN state = 'working' AND ${store.sql.later('seen_at', 'lease_ms')} >= ${now} THEN 1 ELSE 0 END) AS alive,
-       (SELECT count(*) FROM ${t.chunks} c WHERE c.job = w.job AND c.state = 'done' AND c.done_by = w.worker) AS chunks_done
+    `SELECT worker, address, state, rate, rows_done, seen_at, started_at, ${now} AS db_now, (CASE WHEN state = 'working' AND ${store.sql.later('seen_at', 'lease_ms')} >= ${now} THEN 1 ELSE 0 END) AS alive,
+       (SELECT count(*) FROM ${t.chunks} c WHERE c.job = w.job AND c.state = 'done' AND c.done_by = w.worker) AS chunks_done,
+       (SELECT coalesce(sum(c.rows_results + c.rows_errors), 0) FROM ${t.chunks} c WHERE c.job = w.job
+          AND ((c.state = 'held' AND c.holder = w.worker) OR (c.state = 'done' AND c.done_by = w.worker))) AS committed
      FROM ${t.workers} w WHERE job = $1 ORDER BY started_at, worker`,
     [name],
   );
-  const ws: WorkerStatus[] = workers.map((w) => ({
-    worker: String(w.worker),
-    address: (w.address as string | null) ?? null,
-    state: String(w.state),
-    alive: Number(w.alive) === 1,
-    rate: Number(w.rate),
-    rowsDone: Number(w.rows_done),
-    chunksDone: Number(w.chunks_done),
-    seenAt: instant(w.seen_at),
-  }));
+  const ws: WorkerStatus[] = workers.map((w) => {
+    const alive = Number(w.alive) === 1;
+    const committed = Number(w.committed);
+    const since = (Date.parse(instant(w.db_now)) - Date.parse(instant(w.started_at))) / 1000;
+    return {
+      worker: String(w.worker),
+      address: (w.address as string | null) ?? null,
+      state: String(w.state),
+      alive,
+      // Before its heartbeat has measured a rate, a live worker's commits over its time so far.
+      rate: Number(w.rate) > 0 || !alive ? Number(w.rate) : committed > 0 && since > 0 ? committed / since : 0,
+      rowsDone: Math.max(Number(w.rows_done), committed),
+      chunksDone: Number(w.chunks_done),
+      seenAt: instant(w.seen_at),
+    };
+  });
   const spend = await readJobSpend(store, name);
   const rows = Number(job.n);
   const results = Number(agg.results);
