@@ -5,10 +5,10 @@
  * with a message, except under CI=true, where that is a failure.
  *
  * The credit-risk sections are rendered from the shipped champion_challenger sample, run through the built CLI
- * against the built-in sandbox as the README shows; their pictures go to test/artifacts/, and with
- * BRE_UPDATE_DOCS=1 also to docs/ (the README shows those).
+ * against the built-in sandbox as the guide shows; their pictures go to test/artifacts/ for a person to look at
+ * (the guide's own are written by `npm run docs:pictures`, scripts/docs/pictures.ts).
  */
-import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { runCompare } from '../../src/backtest/compare.js';
@@ -17,8 +17,6 @@ import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { handCase } from './fixtures.js';
 import { fullRun, rowsOf, selection, writeSampledFolder } from './sampled-folders.js';
-
-const DOCS = join(ROOT, 'docs');
 
 describe('report.html in headless Chromium', () => {
   itChromium(
@@ -151,10 +149,6 @@ describe('report.html in headless Chromium', () => {
           const path = join(ARTIFACTS, s.name);
           await page.screenshot({ path, clip: s.clip, fullPage: true });
           expect(statSync(path).size).toBeGreaterThan(20_000);
-          if (process.env.BRE_UPDATE_DOCS === '1') {
-            mkdirSync(DOCS, { recursive: true });
-            copyFileSync(path, join(DOCS, s.name));
-          }
         }
         await page.emulateMedia({ media: 'print' });
         expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
@@ -231,7 +225,6 @@ describe('report.html in headless Chromium', () => {
           clip: { x: 0, y: top.y - 60, width: 1280, height: end.y + end.height - top.y + 110 },
         });
         expect(statSync(path).size).toBeGreaterThan(20_000);
-        if (process.env.BRE_UPDATE_DOCS === '1') copyFileSync(path, join(DOCS, name));
         await page.emulateMedia({ media: 'print' });
         expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
       } finally {

@@ -8,12 +8,17 @@ import { join } from 'node:path';
 import { Histogram } from '../../src/metrics/histogram.js';
 import { RunMonitor } from '../../src/pipeline/monitor.js';
 import type { RunProbe } from '../../src/metrics/sampler.js';
-import { tempDir } from '../helpers/temp.js';
 
 export const INJECTED = '<img src=x onerror=alert(1)>';
 
-export async function resumedRunFolder(): Promise<string> {
-  const dir = tempDir('bre-report-');
+/**
+ * `dir` is an empty folder to fill; `text` the input's path and the odd decision and error text, by default the
+ * HTML injection the report must escape (the guide's picture, scripts/docs/pictures.ts, gives plain ones).
+ */
+export async function resumedRunFolder(
+  dir: string,
+  text: { readonly input: string; readonly odd: string } = { input: `/data/in/${INJECTED}.csv`, odd: INJECTED },
+): Promise<string> {
   mkdirSync(join(dir, '.state'));
   let t = Date.UTC(2026, 10, 20, 22, 0, 0);
   const now = () => t;
@@ -106,7 +111,7 @@ export async function resumedRunFolder(): Promise<string> {
       version: 1,
       tool: 'bre-batch',
       pipeline: { name: 'rescore', path: '/p/rescore.yaml', sha256: 'x' },
-      input: { path: `/data/in/${INJECTED}.csv`, format: 'csv', size: 1, sha256: 'y' },
+      input: { path: text.input, format: 'csv', size: 1, sha256: 'y' },
       key: 'reference_id',
       shard: null,
       limit: null,
@@ -117,7 +122,7 @@ export async function resumedRunFolder(): Promise<string> {
     join(dir, 'summary.json'),
     JSON.stringify({
       pipeline: 'rescore',
-      input: `/data/in/${INJECTED}.csv`,
+      input: text.input,
       out: dir,
       dry_run: false,
       finished: false,
@@ -148,7 +153,7 @@ export async function resumedRunFolder(): Promise<string> {
           achieved_per_minute: 480,
         },
       },
-      decisions: { decision: { Approve: 7000, Reject: 2500, '(skipped)': 600, [INJECTED]: 3 } },
+      decisions: { decision: { Approve: 7000, Reject: 2500, '(skipped)': 600, [text.odd]: 3 } },
       remaining: { rows_estimate: 12_000 - done, time_estimate: '4 min', time_estimate_ms: 240_000 },
     }),
   );
@@ -160,7 +165,7 @@ export async function resumedRunFolder(): Promise<string> {
       stage: 'decision',
       status: 422,
       code: 'VALIDATION_FAILED',
-      message: `pan_number: Expected a PAN, got ******234F ${INJECTED}`,
+      message: `pan_number: Expected a PAN, got ******234F ${text.odd}`,
       field: 'pan_number',
       expected: 'a PAN',
       attempts: 1,
@@ -202,8 +207,8 @@ export async function resumedRunFolder(): Promise<string> {
  * from 23:30 to 00:10 the service slows down and answers some 429s. Built through the real time-series writer
  * with an injected clock, a sample every 5 s as a run takes them.
  */
-export async function nightRunFolder(): Promise<string> {
-  const dir = tempDir('bre-report-night-');
+/** `dir` is an empty folder to fill. */
+export async function nightRunFolder(dir: string): Promise<string> {
   mkdirSync(join(dir, '.state'));
   const start = Date.UTC(2026, 10, 20, 21, 40, 0);
   let t = start;

@@ -5,10 +5,10 @@
  * sample through the CLI against the built-in sandbox: a few seconds, one sample, so a sentence stands where
  * the charts would be a dot), and a night of several hours across midnight (the time axis at a nice step,
  * the date where it changes, no two labels alike). A screenshot of each goes to test/artifacts/ for a person
- * to look at, and with BRE_UPDATE_DOCS=1 also to docs/ (the README shows docs/run-report.png). Without
+ * to look at (the guide's own pictures are written by `npm run docs:pictures`, scripts/docs/pictures.ts). Without
  * /usr/bin/chromium the tests are skipped with a message, except under CI=true.
  */
-import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
@@ -18,15 +18,12 @@ import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { INJECTED, nightRunFolder, resumedRunFolder } from './fixtures.js';
 
-const DOCS = join(ROOT, 'docs');
-
-/** The full page to test/artifacts/NAME (and docs/NAME with BRE_UPDATE_DOCS=1). */
+/** The full page to test/artifacts/NAME. */
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const shot = join(ARTIFACTS, name);
   await page.screenshot({ path: shot, fullPage: true });
   expect(statSync(shot).size).toBeGreaterThan(20_000);
-  if (process.env.BRE_UPDATE_DOCS === '1') copyFileSync(shot, join(DOCS, name));
 }
 
 /** The time labels under each time chart (its date lines apart), as drawn. */
@@ -50,7 +47,7 @@ describe('run report.html in headless Chromium', () => {
   itChromium(
     'a run resumed three times: every section, its pauses marked, distinct time labels; prints',
     async () => {
-      const dir = await resumedRunFolder();
+      const dir = await resumedRunFolder(tempDir('bre-report-'));
       const { path } = await writeRunReport(dir);
       const browser = await launchChromium();
       try {
@@ -143,7 +140,7 @@ describe('run report.html in headless Chromium', () => {
   itChromium(
     'a night of several hours: hourly labels across midnight with the date where it changes, none alike',
     async () => {
-      const dir = await nightRunFolder();
+      const dir = await nightRunFolder(tempDir('bre-report-night-'));
       const { path } = await writeRunReport(dir);
       const browser = await launchChromium();
       try {

@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/temp.js';
 
 describe('report.html', () => {
   it('gathers a resumed run: the funnel over every session, errors by code with a few examples, the stop and what is left', async () => {
-    const dir = await resumedRunFolder();
+    const dir = await resumedRunFolder(tempDir('bre-report-'));
     const d = await loadRunReport(dir);
     expect(d.missing).toEqual([]);
     expect(d.funnelSource).toBe('all sessions');
