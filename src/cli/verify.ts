@@ -7,10 +7,12 @@ import { existsSync, statSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { BreError } from '../errors.js';
 import { verifyFolder, type VerifyReport } from '../output/verify.js';
+import { resolveDbUrl } from './db-url.js';
 
 interface VerifyArgs {
   dir: string;
   json: boolean;
+  input?: string;
 }
 
 export function formatVerifyReport(r: VerifyReport): string {
@@ -34,7 +36,7 @@ async function verifyCommandHandler(a: VerifyArgs): Promise<number> {
         field: 'dir',
       },
     );
-  const r = await verifyFolder(a.dir);
+  const r = await verifyFolder(a.dir, a.input === undefined ? {} : { input: resolveDbUrl(a.input, '--input') });
   process.stdout.write(a.json ? `${JSON.stringify(r, null, 2)}\n` : formatVerifyReport(r));
   return r.problems.length === 0 ? 0 : 1;
 }
@@ -42,7 +44,7 @@ async function verifyCommandHandler(a: VerifyArgs): Promise<number> {
 export const verifyCommand: CommandModule<object, VerifyArgs> = {
   command: 'verify <dir>',
   describe:
-    'check an output folder against its record (manifest.json: every output file and the input by sha256) and that every input row is once in results or errors',
+    'check an output folder against its record (manifest.json: every output file and the input by sha256, or a database input read again) and that every input row is once in results or errors, stamped with its run',
   builder: (y: Argv) =>
     y
       .positional('dir', {
@@ -54,6 +56,11 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         type: 'boolean',
         default: false,
         describe: 'print what was checked and each difference as JSON',
+      })
+      .option('input', {
+        type: 'string',
+        describe:
+          "a database input's URL (or env:VAR, file:PATH), when reading it again needs what manifest.json leaves out (parameters, a password); it must name the database the run read. Default: the recorded URL",
       }) as unknown as Argv<VerifyArgs>,
   handler: async (a: ArgumentsCamelCase<VerifyArgs>) => {
     process.exitCode = await verifyCommandHandler(a);

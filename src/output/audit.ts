@@ -4,7 +4,7 @@
  * its exit code; a session that never recorded an end was killed, and the next one says so), and at each end,
  * the size and sha256 of every output file as it was left.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -54,16 +54,23 @@ export async function fileSha256(path: string): Promise<string> {
   return h.digest('hex');
 }
 
+/** What a session stamps on every row it writes: the run's id and the session's number. */
+export interface RowProvenance {
+  readonly runId: string;
+  readonly session: number;
+}
+
 /**
  * A new session in the folder's manifest (read as the run opened it): sessions before it that recorded no end
  * were killed; the rows they did are those found done beyond what the ended sessions did (known when one was).
+ * The run's id is made by the first session (or the first of this release in an older folder) and kept after.
  */
 export function startSession(
   dir: string,
   x: { readonly options: Record<string, unknown>; readonly doneAtOpen: number },
-): number {
+): RowProvenance | undefined {
   const m = readManifest(dir);
-  if (!m) return 0;
+  if (!m) return undefined;
   const sessions = [...(m.sessions ?? [])];
   const open = sessions.filter((s) => s.ended_at === undefined && s.killed !== true);
   const counted = sessions.reduce((n, s) => n + (s.rows ?? 0), 0);
@@ -81,8 +88,14 @@ export function startSession(
     options: x.options,
     rows: null,
   };
-  writeManifest(dir, { ...m, tool_version: m.tool_version ?? toolVersion(), sessions: [...sessions, session] });
-  return session.session;
+  const runId = m.run_id ?? randomUUID();
+  writeManifest(dir, {
+    ...m,
+    run_id: runId,
+    tool_version: m.tool_version ?? toolVersion(),
+    sessions: [...sessions, session],
+  });
+  return { runId, session: session.session };
 }
 
 /** The size and sha256 of every recorded file of the folder as it is now. */

@@ -474,12 +474,18 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   // Pass 2: write.
   prepareOut(opts.out, opts.dirs);
   const out = resolve(opts.out);
-  const m = folders[0].manifest;
+  // The first shard's record of what was read, not its run: the merged rows keep the run ids and sessions of
+  // the shards that wrote them (merged_from lists them), and a run resuming the merged folder starts its own.
+  const { run_id: _, sessions: __, outputs: ___, ...m } = folders[0].manifest;
   writeManifest(out, {
     ...m,
     shard: null,
     created_at: new Date().toISOString(),
-    merged_from: folders.map((f) => ({ dir: resolve(f.dir), shard: f.shard })),
+    merged_from: folders.map((f) => ({
+      dir: resolve(f.dir),
+      shard: f.shard,
+      ...(f.manifest.run_id ? { run_id: f.manifest.run_id } : {}),
+    })),
   });
   const succeeded = await concatJournals(folders, FILES.results, join(out, FILES.results));
   const failed = await concatJournals(folders, FILES.errors, join(out, FILES.errors));

@@ -30,6 +30,7 @@ import {
   type Manifest,
   type RunSummary,
 } from './format/index.js';
+import { startSession, type RowProvenance } from './audit.js';
 import { checkSameRun, resumedManifest } from './folder-identity.js';
 import { lockOutput } from './lock.js';
 import { journalExists, journalLines } from './journal-file.js';
@@ -90,6 +91,12 @@ export interface OpenOptions {
    * the run stops (src/pipeline/run.ts). Rows whose lines did not make it are not done; they run again.
    */
   readonly onWriteFailure?: (err: Error) => void;
+  /**
+   * A run's session (its options, never a secret): recorded in manifest.json once the folder's done rows are read
+   * (./audit.ts), and every line it writes carries the run's id and its number. Without it (tests of the journal
+   * alone) lines carry neither.
+   */
+  readonly session?: { readonly options: Record<string, unknown> };
 }
 
 export class RunOutput {
@@ -119,6 +126,10 @@ export class RunOutput {
   #stages: readonly StageColumns[] = [];
   #formats: ReadonlySet<OutputFormat> = new Set();
   #sampled = false;
+  /** The run's id and this session's number, stamped on every line (OpenOptions.session). */
+  provenance: RowProvenance | undefined;
+  /** `,"run_id":"...","run_session":N`: the part of a results line after its key, made once. */
+  #stamp = '';
 
   /** OpenOptions.onWriteFailure. */
   readonly #onWriteFailure: (err: Error) => void;
@@ -202,6 +213,13 @@ export class RunOutput {
       output.failedBefore = recount.size;
     } else output.failedBefore = failed.size;
     output.succeededBefore = succeeded.size;
+    if (opts.session) {
+      const p = startSession(dir, { options: opts.session.options, doneAtOpen: succeeded.size + output.failedBefore });
+      if (p) {
+        output.provenance = p;
+        output.#stamp = `,"run_id":${JSON.stringify(p.runId)},"run_session":${p.session}`;
+      }
+    }
     await output.#pruneJournal(succeeded);
     output.#columns = await ColumnJournal.open(join(dir, FILES.columns), join(dir, FILES.results), succeeded);
     output.#results.before.push(output.#journal(output.#columns.file));
@@ -300,13 +318,20 @@ export class RunOutput {
     const design = member
       ? `,"stratum":${JSON.stringify(member.stratum)},"weight":${JSON.stringify(member.weight)}`
       : '';
-    this.#results.append(`{"row":${row},"key":${JSON.stringify(key ?? null)}${design},"stages":${stages}}`);
+    this.#results.append(
+      `{"row":${row},"key":${JSON.stringify(key ?? null)}${this.#stamp}${design},"stages":${stages}}`,
+    );
     this.done.add(row);
     if (this.#watch) this.#written();
   }
 
   writeError(err: ErrorLine): void {
-    this.#errors.append(JSON.stringify(err));
+    const p = this.provenance;
+    if (p) {
+      // The run's id and session after the key, as in a results line (row, line and key keep their places).
+      const { row, line, key, ...rest } = err;
+      this.#errors.append(JSON.stringify({ row, line, key, run_id: p.runId, run_session: p.session, ...rest }));
+    } else this.#errors.append(JSON.stringify(err));
     this.done.add(err.row);
     if (this.#watch) this.#written();
   }

@@ -18,7 +18,6 @@ import { CallStats } from '../metrics/service-stats.js';
 import type { Redactor } from '../output/redact.js';
 import { ROOM_SAMPLE_ROWS } from '../output/room.js';
 import { RunOutput } from '../output/run-output.js';
-import { startSession } from '../output/audit.js';
 import { effectiveOptions } from './effective-options.js';
 import type { SinkThread } from '../output/sink/index.js';
 import { DecisionCounter, declaredFields, kindOf } from '../stages/index.js';
@@ -199,13 +198,13 @@ export async function acquireRun(x: {
       decisionStages: s.pipeline.stages.map((st) => ({ id: st.id, kind: st.kind })),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.
       onWriteFailure: (err) => stop.request(writeFailureStop(dir, err)),
+      // The session in the folder's record (src/output/audit.ts): its options, never a secret (scrubbed once
+      // more); its rows carry the run's id and its number.
+      session: {
+        options: JSON.parse(redactor.scrub(JSON.stringify(effectiveOptions(s)))) as Record<string, unknown>,
+      },
     });
     output = out;
-    // The session in the folder's record (src/output/audit.ts): its options, never a secret (scrubbed once more).
-    startSession(dir, {
-      options: JSON.parse(redactor.scrub(JSON.stringify(effectiveOptions(s)))) as Record<string, unknown>,
-      doneAtOpen: out.succeededBefore + out.failedBefore,
-    });
     // Before any call: the folder's earlier spend is read and this session's is written with its lines.
     const spent = openSpend(s, dir, {
       rows: () => counters.succeeded + counters.failed,

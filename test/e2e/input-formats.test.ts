@@ -29,10 +29,10 @@ const SAMPLE = readFileSync(join(ROOT, 'samples', 'location.csv'), 'utf8')
   .map((l) => l.split(','));
 const ROWS = SAMPLE.length - 1;
 
-/** Results as comparable across runs: the ids the service stamps on each call left out. */
+/** Results as comparable across runs: the ids the service stamps on each call and each folder's run id left out. */
 function decisions(dir: string): string[] {
   return readOutput(dir)
-    .results.map((l) => JSON.stringify(l, (k, v) => (k === 'request_id' ? undefined : v)))
+    .results.map((l) => JSON.stringify(l, (k, v) => (k === 'request_id' || k === 'run_id' ? undefined : v)))
     .sort();
 }
 

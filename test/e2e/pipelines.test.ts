@@ -47,13 +47,18 @@ describe('shipped pipelines on their samples', () => {
       .map((l) => JSON.parse(l));
     expect(results).toHaveLength(dataRows(sample));
     expect(new Set(results.map((x) => x.row)).size).toBe(results.length);
+    const runId = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).run_id;
+    expect(runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     for (const line of results) {
-      expect(Object.keys(line)).toEqual(['row', 'key', 'stages']);
+      // The run and the session that wrote the row, after its key.
+      expect(Object.keys(line)).toEqual(['row', 'key', 'run_id', 'run_session', 'stages']);
+      expect([line.run_id, line.run_session]).toEqual([runId, 1]);
       expect(typeof line.key).toBe('string');
     }
     expect(journalText(join(out, 'errors.ndjson'))).toBe('');
     const csv = readFileSync(join(out, 'results.csv'), 'utf8').trim().split('\n');
     expect(csv[0].startsWith('row,key,')).toBe(true);
+    expect(csv[0].endsWith(',run_id,run_session')).toBe(true);
     expect(csv).toHaveLength(results.length + 1);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.rows.succeeded).toBe(results.length);
@@ -168,10 +173,16 @@ function comparableResults(dir: string): string[] {
     s
       .replace(/\b[0-9a-f]{32}\b/g, '<id>')
       .replace(dateTime, (m) => (Math.abs(Date.parse(m.replace(' ', 'T')) - now) < 10 * 86_400_000 ? '<now>' : m));
+  // Each folder is a run of its own: its id is the same in every line (checked), and compared as '<run>'.
+  const runId = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).run_id as string;
   return journalText(join(dir, 'results.ndjson'))
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => JSON.stringify(JSON.parse(l, (_k, v: unknown) => (typeof v === 'string' ? mask(v) : v))))
+    .map((l) => {
+      const line = JSON.parse(l, (_k, v: unknown) => (typeof v === 'string' ? mask(v) : v)) as Record<string, unknown>;
+      expect(line.run_id).toBe(runId);
+      return JSON.stringify({ ...line, run_id: '<run>' });
+    })
     .sort();
 }
 

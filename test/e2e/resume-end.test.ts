@@ -19,11 +19,15 @@ import { expectMatchesJournal, readParquet } from '../output/parquet-reader.js';
 const ROWS = 14_000;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-/** CSV records without the request id column (the sandbox's counter differs between two runs). */
+/**
+ * CSV records without the request id column (the sandbox's counter differs between two runs) and the run's id
+ * and session (another folder, in one session).
+ */
 function withoutIds(records: readonly string[][]): string[][] {
   const at = records[0].findIndex((c) => c.endsWith('request_id'));
   expect(at).toBeGreaterThan(0);
-  return records.map((r) => r.filter((_, i) => i !== at));
+  expect(records[0].slice(-2)).toEqual(['run_id', 'run_session']);
+  return records.map((r) => r.filter((_, i) => i !== at && i < r.length - 2));
 }
 
 describe('the end of a resumed run', () => {
@@ -61,8 +65,18 @@ describe('the end of a resumed run', () => {
     expect(invariantProblems(ROWS, resumed)).toEqual([]);
     expect(resumed.summary.rows.resumed).toBe(before.length);
     const csvText = readFileSync(join(out, 'results.csv'), 'utf8');
-    const csvRows = (parse(csvText, { from_line: 2 }) as string[][]).map((r) => Number(r[0]));
+    const records = parse(csvText, { from_line: 2 }) as string[][];
+    const csvRows = records.map((r) => Number(r[0]));
     expect(csvRows).toEqual(range(ROWS));
+    // Each row says the session that wrote it, the first's too, though the end copied their chunks as the first
+    // end had written them: the run's id in every row, session 1 for the rows done before the stop, 2 for the rest.
+    const runId = resumed.manifest.run_id as string;
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    const firstRows = new Set(before);
+    const sessionOf = (row: number) => (firstRows.has(row) ? '1' : '2');
+    expect(records.filter((r) => r.at(-2) !== runId)).toEqual([]);
+    expect(records.filter((r) => r.at(-1) !== sessionOf(Number(r[0]))).map((r) => r[0])).toEqual([]);
+    expect(Number(resumed.summary.end_of_run.rows_copied), 'the end copied chunks').toBeGreaterThan(0);
     expect((await readParquet(join(out, 'results.parquet'))).rows.map((r) => Number(r.row))).toEqual(range(ROWS));
     await expectMatchesJournal(
       join(out, 'results.parquet'),
@@ -89,7 +103,9 @@ describe('the end of a resumed run', () => {
     const ids = a.columns.filter((c) => c.endsWith('request_id'));
     expect(ids).toHaveLength(1);
     const strip = (rows: readonly Record<string, unknown>[]) =>
-      rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== ids[0])));
+      rows.map((r) =>
+        Object.fromEntries(Object.entries(r).filter(([k]) => k !== ids[0] && k !== 'run_id' && k !== 'run_session')),
+      );
     expect(strip(a.rows)).toEqual(strip(b.rows));
     expect(readOutput(whole).summary.decisions).toEqual(resumed.summary.decisions);
   }, 300_000);

@@ -53,6 +53,8 @@ export interface RunFolder {
   readonly results: OutputLine[];
   readonly errors: OutputLine[];
   readonly summary: any;
+  /** manifest.json (undefined when missing). */
+  readonly manifest: any;
   /** results.csv lines, header first (empty when the file is missing). */
   readonly csvLines: string[];
   /** Lines of results/errors that did not parse (should be none after a finished run). */
@@ -86,12 +88,14 @@ export function readOutput(dir: string): RunFolder {
   const r = ndjsonLines(join(dir, 'results.ndjson'));
   const e = ndjsonLines(join(dir, 'errors.ndjson'));
   const summaryPath = join(dir, 'summary.json');
+  const manifestPath = join(dir, 'manifest.json');
   const csvPath = join(dir, 'results.csv');
   const csvText = existsSync(csvPath) ? readFileSync(csvPath, 'utf8') : '';
   return {
     results: r.lines,
     errors: e.lines,
     summary: existsSync(summaryPath) ? JSON.parse(readFileSync(summaryPath, 'utf8')) : undefined,
+    manifest: existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : undefined,
     csvLines: csvText === '' ? [] : csvText.replace(/\n$/, '').split('\n'),
     unparsable: r.bad + e.bad,
   };
@@ -99,7 +103,8 @@ export function readOutput(dir: string): RunFolder {
 
 /**
  * The contract's invariant after a finished run: every data row 1..inputRows appears exactly once across
- * results and errors, never in both, nothing else appears; the summary totals and results.csv agree.
+ * results and errors, never in both, nothing else appears; the summary totals and results.csv agree; every
+ * line carries the folder's run id (a merged folder's: a shard's) and a session the manifest records.
  * Returns a list of problems (empty when it holds) so that a failing test shows all of them.
  */
 export function invariantProblems(inputRows: number, out: RunFolder): string[] {
@@ -115,6 +120,8 @@ export function invariantProblems(inputRows: number, out: RunFolder): string[] {
       const before = seen.get(l.row);
       if (before) problems.push(`row ${l.row} appears in ${before} and in ${file}`);
       seen.set(l.row, file);
+      const why = provenanceProblem(out.manifest, l);
+      if (why && problems.length < 20) problems.push(`${file}: row ${l.row} ${why}`);
     }
   }
   const missing: number[] = [];
@@ -143,6 +150,23 @@ export function invariantProblems(inputRows: number, out: RunFolder): string[] {
   if (order.length === out.results.length && back > 0)
     problems.push(`results.csv is not in row order: row ${order[back]} after row ${order[back - 1]}`);
   return problems;
+}
+
+/** Why a line's run id or session is not one its folder's manifest records; undefined when it is. */
+function provenanceProblem(manifest: any, l: OutputLine): string | undefined {
+  if (!manifest) return undefined;
+  const shards = (manifest.merged_from ?? []).map((f: { run_id?: string }) => f.run_id);
+  // A folder made by hand in a test (or by an older release): no run anywhere.
+  if (l.run_id === undefined && manifest.run_id === undefined && shards.every((x: unknown) => x === undefined))
+    return undefined;
+  if (l.run_id === manifest.run_id) {
+    const sessions = manifest.sessions?.length ?? 0;
+    const s = l.run_session as number;
+    return Number.isInteger(s) && s >= 1 && s <= sessions
+      ? undefined
+      : `has run_session ${String(s)}, not one of the ${sessions} recorded`;
+  }
+  return shards.includes(l.run_id) ? undefined : `has run_id ${String(l.run_id)}, not the folder's ${manifest.run_id}`;
 }
 
 /** Every file under `dir` (recursively), with its mode. */

@@ -23,6 +23,8 @@ interface ResultLine {
   key: string | null;
   stratum?: string;
   weight?: number;
+  run_id?: string;
+  run_session?: number;
   stages: Record<string, Record<string, unknown>>;
 }
 
@@ -237,10 +239,12 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
   }
   for (const c of t.types.keys()) if (c.length > maxId) problems.push(`column ${c} is longer than ${maxId}`);
   const sampled = lines.some((l) => l.stratum !== undefined);
-  const fixed = [key, 'row', ...(sampled ? ['stratum', 'weight'] : []), 'result', 'loaded_at'];
+  const fixed = [key, 'row', ...(sampled ? ['stratum', 'weight'] : []), 'run_id', 'run_session', 'result', 'loaded_at'];
   const fixedKinds: Record<string, string> = {
     [key]: KEY_TYPE[dialect],
     row: SQL_TYPES[dialect].int64,
+    run_id: SQL_TYPES[dialect].string,
+    run_session: SQL_TYPES[dialect].int64,
     stratum: SQL_TYPES[dialect].string,
     weight: SQL_TYPES[dialect].double,
     result: SQL_TYPES[dialect].json,
@@ -284,6 +288,11 @@ async function resultsProblems(url: string, o: SinkCheckOptions): Promise<string
       if (r.weight !== (l.weight ?? null))
         problems.push(`key ${k}: weight ${show(r.weight)}, expected ${show(l.weight)}`);
     }
+    // The run and session that wrote the line (null for an older bre-batch's line).
+    if ((r.run_id ?? null) !== (l.run_id ?? null))
+      problems.push(`key ${k}: run_id ${show(r.run_id)}, expected ${show(l.run_id)}`);
+    if ((r.run_session ?? null) !== (l.run_session === undefined ? null : String(l.run_session)))
+      problems.push(`key ${k}: run_session ${show(r.run_session)}, expected ${show(l.run_session)}`);
     const result = typeof r.result === 'string' ? safeParse(r.result) : r.result;
     if (!isDeepStrictEqual(result, l.stages))
       problems.push(`key ${k}: result ${show(result)} is not the line's stages ${show(l.stages)}`);
@@ -312,6 +321,8 @@ const ERROR_KINDS: readonly [string, Kind][] = [
   ['errors', 'json'],
   ['attempts', 'int64'],
   ['input', 'json'],
+  ['run_id', 'string'],
+  ['run_session', 'int64'],
 ];
 
 /** NAME_errors against the folders' errors.ndjson: one row per error line's row, every field as in the line. */

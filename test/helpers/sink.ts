@@ -117,7 +117,7 @@ export const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse
 /** A number as either database gives it back (bigint as exact text). */
 export const num = (v: unknown): number | null => (v === null ? null : Number(v));
 
-export const FOLDER: FolderId = { id: 'f'.repeat(32), host: 'test-host', path: '/tmp/out' };
+export const FOLDER: FolderId = { id: 'f'.repeat(32), host: 'test-host', path: '/tmp/out', runId: 'run-test' };
 
 export function progressAt(
   results: number,

@@ -62,6 +62,8 @@ describe('the hyparquet-writer patch', () => {
       'errors',
       'attempts',
       'input',
+      'run_id',
+      'run_session',
     ]);
   });
 });

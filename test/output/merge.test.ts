@@ -30,6 +30,8 @@ interface ShardSpec {
 }
 
 const keyOf = (row: number) => `LOC-${String(row).padStart(4, '0')}`;
+/** The run id of shard K's folder. */
+const runOf = (k: number) => `00000000-0000-4000-8000-00000000000${k}`;
 /** Rows whose number is a multiple of 7 failed; the others succeeded. */
 const failed = (row: number) => row % 7 === 0;
 
@@ -120,6 +122,19 @@ function makeShard(root: string, spec: ShardSpec): string {
       shard: `${spec.index}/${count}`,
       limit: null,
       created_at: '2026-01-01T00:00:00Z',
+      run_id: runOf(spec.index),
+      sessions: [
+        {
+          session: 1,
+          started_at: '2026-01-01T00:00:00Z',
+          host: 'h',
+          user: 'u',
+          pid: 1,
+          tool_version: '0.0.0',
+          options: {},
+          rows: 0,
+        },
+      ],
     }),
   );
   const rows = Array.from({ length: TOTAL }, (_, i) => i + 1)
@@ -131,6 +146,8 @@ function makeShard(root: string, spec: ShardSpec): string {
       JSON.stringify({
         row: r,
         key: keyOf(r),
+        run_id: runOf(spec.index),
+        run_session: 1,
         stages: {
           location: { decision: r % 2 ? 'Approve' : 'Reject', loan_amount: r * 1000, [`extra_${spec.index}`]: 1 },
         },
@@ -141,6 +158,8 @@ function makeShard(root: string, spec: ShardSpec): string {
       row: r,
       line: r + 1,
       key: keyOf(r),
+      run_id: runOf(spec.index),
+      run_session: 1,
       stage: 'location',
       status: 422,
       code: 'VALIDATION_FAILED',
@@ -187,10 +206,21 @@ describe('merge: happy path', () => {
     expect(csv.length).toBe(okRows.length + 1);
     // Known columns of the pipeline's stage first, then the union of every shard's other fields, sorted.
     expect(csv[0].startsWith('row,key,location.decision')).toBe(true);
-    expect(csv[0]).toMatch(/location\.extra_1,location\.extra_2,location\.extra_3$/);
+    expect(csv[0]).toMatch(/location\.extra_1,location\.extra_2,location\.extra_3,run_id,run_session$/);
+    // Each row keeps the run and session of the shard that wrote it.
+    for (const l of csv.slice(1)) {
+      const row = Number(l.slice(0, l.indexOf(',')));
+      expect(l.endsWith(`,${runOf(shardOf(keyOf(row), row, N))},1`), l).toBe(true);
+    }
+    for (const l of lines(join(out, 'errors.ndjson')).map((x) => JSON.parse(x)))
+      expect(l.run_id).toBe(runOf(shardOf(l.key, l.row, N)));
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     expect(manifest.shard).toBeNull();
     expect(manifest.merged_from.map((m: { shard: string }) => m.shard)).toEqual(['1/3', '2/3', '3/3']);
+    expect(manifest.merged_from.map((m: { run_id: string }) => m.run_id)).toEqual([1, 2, 3].map(runOf));
+    // Not the first shard's run: the merged folder has its own record (none until a run resumes it).
+    expect(manifest.run_id).toBeUndefined();
+    expect(manifest.sessions).toBeUndefined();
     expect(manifest.input.sha256).toBe('in-sha');
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.finished).toBe(true);
@@ -248,7 +278,7 @@ describe('merge: happy path', () => {
     expect(r.ok).toBe(true);
     expect(warnings.join('\n')).toMatch(/not found/);
     expect(lines(join(root, 'm', 'results.csv'))[0]).toBe(
-      'row,key,location.decision,location.extra_1,location.extra_2,location.extra_3,location.loan_amount',
+      'row,key,location.decision,location.extra_1,location.extra_2,location.extra_3,location.loan_amount,run_id,run_session',
     );
   });
 

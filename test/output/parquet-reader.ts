@@ -65,7 +65,13 @@ export async function expectMatchesJournal(parquetPath: string, ndjsonPath: stri
       expect(got.stratum, `row ${line.row} stratum`).toBe(line.stratum);
       expect(got.weight, `row ${line.row} weight`).toBe(line.weight);
     }
-    for (let c = lead; c < header.length; c += 1) {
+    // The run and session that wrote the row come last (null for an older bre-batch's line).
+    expect(header.slice(-2)).toEqual(['run_id', 'run_session']);
+    expect(got.run_id, `row ${line.row} run_id`).toBe(line.run_id ?? null);
+    expect(got.run_session, `row ${line.row} run_session`).toBe(
+      line.run_session === undefined ? null : BigInt(line.run_session),
+    );
+    for (let c = lead; c < header.length - 2; c += 1) {
       const [stage, ...rest] = header[c].split('.');
       const want = line.stages[stage]?.[rest.join('.')];
       expect(got[header[c]], `row ${line.row} ${header[c]}`).toEqual(expectedCell(want, t.types[c]));

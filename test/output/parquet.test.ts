@@ -20,8 +20,17 @@ const STAGES: StageColumns[] = [
   { id: 'bureau', known: ['score'] },
 ];
 
-/** Rows with every kind of value a normalised result holds, and columns that appear and widen late. */
-function resultLine(row: number): { row: number; key: string | null; stages: Record<string, Record<string, unknown>> } {
+/**
+ * Rows with every kind of value a normalised result holds, and columns that appear and widen late; each with the
+ * run and session that wrote it (the first rows none: an older bre-batch's; then sessions 1 and 2).
+ */
+function resultLine(row: number): {
+  row: number;
+  key: string | null;
+  run_id?: string;
+  run_session?: number;
+  stages: Record<string, Record<string, unknown>>;
+} {
   const bre: Record<string, unknown> = {
     decision: row % 3 === 0 ? 'Reject' : 'Approve',
     loan_amount: row % 3 === 0 ? null : row * 1000,
@@ -39,9 +48,12 @@ function resultLine(row: number): { row: number; key: string | null; stages: Rec
   return {
     row,
     key: row === 9 ? null : `K-${String(row).padStart(4, '0')}`,
+    ...(row > 5 ? { run_id: RUN, run_session: row > 50 ? 2 : 1 } : {}),
     stages: { bre, bureau: { score: 600 + row, is_risky_customer: row % 7 === 0 } },
   };
 }
+
+const RUN = '5b0c6f1e-3d4a-4f6b-9c2d-1a2b3c4d5e6f';
 
 function writeJournal(path: string, rows: number[]): void {
   writeFileSync(path, rows.map((r) => `${JSON.stringify(resultLine(r))}\n`).join(''));
@@ -87,6 +99,7 @@ describe('results.parquet', () => {
     const t = await readParquet(join(dir, 'results.parquet'));
     expect(t.rows).toEqual([]);
     expect(t.columns.slice(0, 3)).toEqual(['row', 'key', 'bre.decision']);
+    expect(t.columns.slice(-2)).toEqual(['run_id', 'run_session']);
   });
 
   it('a spooled run writes the same files as a rebuild from the journal, after a resume too, and results.csv as the two-pass rebuild did', async () => {
@@ -156,6 +169,8 @@ describe('errors.parquet and transactions.parquet', () => {
         row: 2,
         line: 3,
         key: 'K2',
+        run_id: RUN,
+        run_session: 3,
         stage: 'bre',
         status: 422,
         code: 'VALIDATION_FAILED',
@@ -247,8 +262,12 @@ describe('errors.parquet and transactions.parquet', () => {
       'errors',
       'attempts',
       'input',
+      'run_id',
+      'run_session',
     ]);
     expect(e.rows[0]).toMatchObject({
+      run_id: RUN,
+      run_session: 3n,
       row: 2n,
       line: 3n,
       key: 'K2',
@@ -272,6 +291,8 @@ describe('errors.parquet and transactions.parquet', () => {
       field: null,
       errors: null,
       input: null,
+      run_id: null,
+      run_session: null,
     });
 
     const t = await readParquet(join(dir, 'transactions.parquet'));

@@ -170,7 +170,13 @@ describe('results.csv', () => {
     writeFileSync(
       nd,
       [
-        JSON.stringify({ row: 2, key: 'b', stages: { w: { decision: 'Reject', zeta: 1 } } }),
+        JSON.stringify({
+          row: 2,
+          key: 'b',
+          run_id: 'r-1',
+          run_session: 2,
+          stages: { w: { decision: 'Reject', zeta: 1 } },
+        }),
         JSON.stringify({
           row: 1,
           key: '=cmd',
@@ -184,10 +190,11 @@ describe('results.csv', () => {
       formats: new Set(['csv']),
     });
     const lines = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n');
-    expect(lines[0]).toBe('row,key,w.decision,w.rules_failed,w.alpha,w.zeta');
-    // In row order, though the journal has row 2 first (issue 31).
-    expect(lines[1]).toBe(`1,'=cmd,Approve,"[""r1"",""r2""]",'@x,`);
-    expect(lines[2]).toBe('2,b,Reject,,,1');
+    expect(lines[0]).toBe('row,key,w.decision,w.rules_failed,w.alpha,w.zeta,run_id,run_session');
+    // In row order, though the journal has row 2 first (issue 31); a line without its run (an older
+    // bre-batch's) has empty cells there.
+    expect(lines[1]).toBe(`1,'=cmd,Approve,"[""r1"",""r2""]",'@x,,,`);
+    expect(lines[2]).toBe('2,b,Reject,,,1,r-1,2');
   });
 
   it.each([

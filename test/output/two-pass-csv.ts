@@ -50,7 +50,8 @@ export async function buildResultsCsv(
   const write = async (records: string[][]): Promise<void> => {
     if (!out.write(stringify(records))) await once(out, 'drain');
   };
-  await write([['row', 'key', ...columns.map((c) => `${c.stage}.${c.field}`)]]);
+  // The run and session that wrote each row come last (issue 42's columns: after every stage's).
+  await write([['row', 'key', ...columns.map((c) => `${c.stage}.${c.field}`), 'run_id', 'run_session']]);
   let rows = 0;
   // In row order (the input's), as results.csv is since issue 31; the journal holds them as they finished.
   const lines: ResultLine[] = [];
@@ -62,6 +63,7 @@ export async function buildResultsCsv(
       if (!line) continue;
       const record = [String(line.row), excelSafe(line.key)];
       for (const c of columns) record.push(excelSafe(line.stages[c.stage]?.[c.field]));
+      record.push(excelSafe(line.run_id), excelSafe(line.run_session));
       records.push(record);
     }
     if (records.length > 0) await write(records);
@@ -70,5 +72,5 @@ export async function buildResultsCsv(
   out.end();
   await once(out, 'finish');
   await rename(tmp, csvPath);
-  return { rows, columns: columns.length + 2 };
+  return { rows, columns: columns.length + 4 };
 }

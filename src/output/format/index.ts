@@ -13,7 +13,7 @@ export {
   type ManifestSample,
   type ManifestSession,
 } from './manifest.js';
-export { errorTableColumns, TRANSACTION_TABLE } from './tables.js';
+export { errorTableColumns, PROVENANCE_COLUMNS, TRANSACTION_TABLE } from './tables.js';
 export { readFrontier, writeFrontier } from './frontier.js';
 export {
   errorLines,

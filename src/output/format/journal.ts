@@ -14,10 +14,18 @@ const rowKey = z.string().nullable();
 /** A sampled run's row (`run --sample`): its stratum's name and design weight N_h / n_h; absent otherwise. */
 const stratum = z.string().optional();
 const weight = z.number().positive().optional();
+/**
+ * The run that wrote the line (manifest.json's `run_id`) and its session (1 for the first): absent in lines an
+ * older bre-batch wrote.
+ */
+const runId = z.string().optional();
+const runSession = z.number().int().positive().optional();
 
 export const resultLineSchema = z.object({
   row: rowNumber,
   key: rowKey,
+  run_id: runId,
+  run_session: runSession,
   stratum,
   weight,
   /** Stage id -> the stage's normalised result (or `{ "skipped": true }`). */
@@ -32,6 +40,8 @@ export const errorLineSchema = z.object({
   /** Physical input line where the row starts. */
   line: z.number().int().nullable(),
   key: rowKey,
+  run_id: runId,
+  run_session: runSession,
   stratum,
   weight,
   stage: z.string().nullable(),

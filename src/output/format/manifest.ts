@@ -111,8 +111,16 @@ export const manifestSchema = z.looseObject({
   created_at: z.string(),
   /** A sampled run (`--sample`, `--sample-share`): its design; absent otherwise. */
   sample: sampleDesignSchema.optional(),
-  /** A merged folder: the shard folders it was made from. */
-  merged_from: z.array(z.object({ dir: z.string(), shard: z.string().nullable() })).optional(),
+  /**
+   * The run's id (src/output/audit.ts): made by the folder's first session, kept by every resume, and carried by
+   * every row a session writes (`run_id`, with the session's number as `run_session`). Absent in folders made
+   * before it was recorded (until their next session) and in a merged folder (its rows keep their shards').
+   */
+  run_id: z.string().optional(),
+  /** A merged folder: the shard folders it was made from, each with its run's id (absent for an older shard). */
+  merged_from: z
+    .array(z.object({ dir: z.string(), shard: z.string().nullable(), run_id: z.string().optional() }))
+    .optional(),
   /** The bre-batch that made the folder (each session records its own); absent in older folders. */
   tool_version: z.string().optional(),
   /** Every session, in order; absent in folders made before they were recorded. */

@@ -10,6 +10,17 @@ export interface TypedColumn {
   readonly kind: ColumnKind;
 }
 
+/**
+ * The run that wrote a row and its session (manifest.json's `run_id`, the session's number): the last columns of
+ * results.csv, results.parquet and errors.parquet, and fixed columns of the sink's NAME and NAME_errors. Empty
+ * for a row an older bre-batch wrote. Transactions have none: a key's transactions are always written with its
+ * result line, by the same session, so they are told by joining on the key.
+ */
+export const PROVENANCE_COLUMNS: readonly TypedColumn[] = [
+  { name: 'run_id', kind: 'string' },
+  { name: 'run_session', kind: 'int64' },
+];
+
 /** transactions.parquet: as transactions.csv, with the source's UTC offset beside the wall-clock timestamp. */
 export const TRANSACTION_TABLE: readonly TypedColumn[] = [
   { name: 'key', kind: 'string' },
@@ -28,7 +39,8 @@ export const TRANSACTION_TABLE: readonly TypedColumn[] = [
 
 /**
  * errors.parquet: the fields of an errors.ndjson line (./journal.ts ErrorLine), in that order; a sampled run's
- * rows carry their stratum and weight after the key.
+ * rows carry their stratum and weight after the key; the run and session that wrote the line come last (new
+ * columns: readers by name or by position keep working).
  */
 export function errorTableColumns(sampled: boolean): TypedColumn[] {
   return [
@@ -50,4 +62,5 @@ const ERROR_REST: readonly TypedColumn[] = [
   { name: 'errors', kind: 'json' },
   { name: 'attempts', kind: 'int64' },
   { name: 'input', kind: 'json' },
+  ...PROVENANCE_COLUMNS,
 ];

@@ -17,6 +17,9 @@ export interface ResultItem {
   readonly key: string;
   readonly stratum?: string;
   readonly weight?: number;
+  /** The run and session that wrote the line (absent in an older bre-batch's lines). */
+  readonly runId?: string;
+  readonly runSession?: number;
   readonly stages: Record<string, Record<string, unknown>>;
   /** `stages` as the journal line has it, when it could be cut from the line (the `result` column's text). */
   readonly stagesText?: string;
@@ -48,6 +51,8 @@ export interface FolderId {
   readonly id: string;
   readonly host: string;
   readonly path: string;
+  /** The folder's run (manifest.json's run_id); null for an older folder that has none. */
+  readonly runId: string | null;
 }
 
 /** Most rows in one INSERT: fewer when the rows are wide (the bind parameters of one statement are bounded). */
@@ -126,6 +131,7 @@ export async function writeBatch(
           folder.id,
           folder.host,
           folder.path,
+          folder.runId,
           progress.results.file,
           progress.results.bytes,
           progress.errors.file,
@@ -144,7 +150,7 @@ async function writeResults(session: DbSession, s: SinkSchema, results: readonly
   const t = s.results;
   const key = s.shape.key;
   const now = sqlTimestamp(Date.now()) + s.dialect.sink.instant.zone;
-  const fixed = resultFixedColumns(s.shape.sampled).filter((c) => t.columns.has(c.name));
+  const fixed = resultFixedColumns(s.shape.sampled).filter((c) => t.columns.has(c.name) && !s.heldByFields.has(c.name));
   const fields = [...s.fields].filter(([, col]) => t.columns.has(col));
   const columns = [key, ...fixed.map((c) => c.name), ...fields.map(([, col]) => col)];
   const kinds = fields.map(([, col]) => t.columns.get(col)!.kind ?? 'string');
@@ -162,6 +168,12 @@ async function writeResults(session: DbSession, s: SinkSchema, results: readonly
           break;
         case 'weight':
           values.push(r.weight ?? null);
+          break;
+        case 'run_id':
+          values.push(r.runId ?? null);
+          break;
+        case 'run_session':
+          values.push(r.runSession ?? null);
           break;
         case 'result':
           values.push(r.stagesText ?? JSON.stringify(r.stages));

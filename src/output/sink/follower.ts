@@ -36,7 +36,7 @@ export function folderId(dir: string, manifest: Manifest): FolderId {
   const path = realpathSync(dir);
   const host = hostname();
   const id = createHash('sha256').update(`${host}\0${path}\0${manifest.created_at}`).digest('hex').slice(0, 32);
-  return { id, host, path };
+  return { id, host, path, runId: manifest.run_id ?? null };
 }
 
 /** The lines read for one write, and the positions after them. */
@@ -238,6 +238,8 @@ export class SinkFollower {
         key: line.key,
         stratum: line.stratum,
         weight: line.weight,
+        runId: line.run_id,
+        runSession: line.run_session,
         stages: line.stages,
         stagesText: stagesTextOf(text, line),
         ...(this.#tx ? { transactions: tx ?? [] } : {}),

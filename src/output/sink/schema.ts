@@ -9,6 +9,7 @@ import { BreError } from '../../errors.js';
 import type { DbSession, DbUrl, Dialect } from '../../db/index.js';
 import type { ColumnKind } from '../../types.js';
 import { kindOfTypes } from '../files/parquet/schema.js';
+import { PROVENANCE_COLUMNS } from '../format/index.js';
 import { typeBit } from '../journal/columns.js';
 import {
   declaredColumnNames,
@@ -64,6 +65,8 @@ export const LOAD_COLUMNS: readonly SinkColumn[] = [
   { name: 'folder', kind: 'string' },
   { name: 'host', kind: 'string' },
   { name: 'path', kind: 'string' },
+  /** The folder's run (manifest.json's run_id): the value its rows carry in their run_id column. */
+  { name: 'run_id', kind: 'string' },
   { name: 'results_file', kind: 'string' },
   { name: 'results_bytes', kind: 'int64' },
   { name: 'errors_file', kind: 'string' },
@@ -85,6 +88,11 @@ export class SinkSchema {
   readonly fields = new Map<string, string>();
   /** Names a result field's column may not take: the key and the fixed columns. */
   #reserved = new Set<string>();
+  /**
+   * Fixed columns of bre-batch's own NAME that an earlier release gave to a result field (a stage `run` with a
+   * field `id` got `run_id`): the field keeps its column, and the rows' run is not written to NAME.
+   */
+  readonly heldByFields = new Set<string>();
 
   private constructor(
     readonly dialect: Dialect,
@@ -154,7 +162,23 @@ export class SinkSchema {
       [key],
     );
     this.#check(this.results, [key], true);
-    if (this.results.owned) this.#refuseOldNames(this.results);
+    if (this.results.owned) {
+      this.#refuseOldNames(this.results);
+      for (const c of PROVENANCE_COLUMNS)
+        if (this.results.columns.get(c.name)?.comment?.includes('.')) {
+          this.heldByFields.add(c.name);
+          this.#reserved.delete(c.name);
+          this.log(
+            `sink: ${this.results.name}'s column ${c.name} holds the field ${this.results.columns.get(c.name)!.comment} (an earlier release named it so): the rows' ${c.name} is not written to ${this.results.name}`,
+          );
+        }
+      // A table made before rows carried their run gets its columns as a new field would: added, under the lock.
+      this.results = await this.#addFixed(
+        session,
+        this.results,
+        resultFixedColumns(this.shape.sampled).map((c) => col(c)),
+      );
+    }
     this.errors = await this.#table(
       session,
       this.names.errors,
@@ -162,6 +186,12 @@ export class SinkSchema {
       ['row'],
     );
     this.#check(this.errors, ['row'], true);
+    if (this.errors.owned)
+      this.errors = await this.#addFixed(
+        session,
+        this.errors,
+        errorColumns(key, this.shape.sampled).map((c) => col(c)),
+      );
     if (this.shape.transactions) {
       this.transactions = await this.#table(
         session,
@@ -187,6 +217,11 @@ export class SinkSchema {
         `${LOADS_TABLE} is the commit table bre-batch keeps; a table of that name that bre-batch did not create is in the way`,
         `rename or drop it`,
       );
+    this.loads = await this.#addFixed(
+      session,
+      this.loads,
+      LOAD_COLUMNS.map((c) => col(c)),
+    );
     if (this.results.owned) {
       this.#bindFromTable();
       // A table made before a field was declared (or by an earlier release) gets its column now, under the lock.
@@ -219,6 +254,28 @@ export class SinkSchema {
         )}${old.length > 3 ? ', ...' : ''}); its result columns now have plain names (location_decision), and bre-batch does not rename columns on its own. Fix: rename them (README: Writing into tables): ${renames.join(' ')} Or name a new table with --sink-table.`,
       { field: 'sink-table' },
     );
+  }
+
+  /**
+   * bre-batch's own table with every fixed column of `columns` it lacks added (nullable: rows written before
+   * have none), under the lock and against the table as it is then (another worker may have added them first);
+   * a column a field holds (`heldByFields`) is left to it.
+   */
+  async #addFixed(session: DbSession, t: Table, columns: readonly { name: string; type: string }[]): Promise<Table> {
+    const missing = (x: Table) => columns.filter((c) => !x.columns.has(c.name) && !this.heldByFields.has(c.name));
+    if (missing(t).length === 0) return t;
+    return withColumnsLock(session, this.dialect, t, this.where(), async () => {
+      const now = await this.#describe(session, t.name);
+      const added = missing(now);
+      if (added.length === 0) return now;
+      for (const c of added)
+        for (const sql of this.dialect.sink.addColumn(t.sql, { name: c.name, type: c.type }))
+          await this.#ddl(session, sql);
+      this.log(
+        `sink: ${added.map((c) => `column ${c.name} (${c.type})`).join(', ')} added to ${t.name} (made by an earlier bre-batch)`,
+      );
+      return this.#describe(session, t.name);
+    });
   }
 
   /** The table as it is, made first (with its comment) when it is not there. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { BreError } from '../../errors.js';
 import type { ColumnKind } from '../../types.js';
-import { errorTableColumns, TRANSACTION_TABLE } from '../format/index.js';
+import { errorTableColumns, PROVENANCE_COLUMNS, TRANSACTION_TABLE } from '../format/index.js';
 
 /** The comment that marks a table bre-batch created (and so may add columns to); a user's own table is never altered. */
 export const OWNED_COMMENT = 'bre-batch sink table (README: Databases): columns are added as fields appear';
@@ -125,17 +125,24 @@ export function reservedNames(key: string): Set<string> {
   return new Set([key, ...resultFixedColumns(true).map((c) => c.name)]);
 }
 
-/** NAME's fixed columns, after the key: the row number, a sample's design, the whole result, when it was written. */
+/**
+ * NAME's fixed columns, after the key: the row number, a sample's design, the run and session that wrote the row,
+ * the whole result, when it was written.
+ */
 export function resultFixedColumns(sampled: boolean): SinkColumn[] {
   return [
     { name: 'row', kind: 'int64' },
     ...(sampled ? [{ name: 'stratum', kind: 'string' } as const, { name: 'weight', kind: 'double' } as const] : []),
+    ...PROVENANCE_COLUMNS,
     { name: 'result', kind: 'json' },
     { name: 'loaded_at', kind: 'timestamp_local_ms' },
   ];
 }
 
-/** NAME_errors: errors.ndjson's fields, typed as in errors.parquet, the key named as in the input. */
+/**
+ * NAME_errors: errors.ndjson's fields (the run and session that wrote the line among them), typed as in
+ * errors.parquet, the key named as in the input.
+ */
 export function errorColumns(key: string, sampled: boolean): SinkColumn[] {
   return [
     ...errorTableColumns(sampled).map((c) => (c.name === 'key' ? { name: key, kind: c.kind } : c)),

@@ -16,8 +16,8 @@ import { ResultsWriter } from './results-writer.js';
 import { linesByRow, rangeLines, type SortedLine } from './row-sort.js';
 import {
   kinds,
-  leadingColumns,
   names,
+  resultHeader,
   resultParquetColumns,
   type ResultFiles,
   type ResultLine,
@@ -199,7 +199,7 @@ export async function assembleResultFiles(
         chunks,
         tally: o.tally.save(),
       });
-    return { rows: out.rows, columns: o.columns.length + leadingColumns(sampled).length, copied };
+    return { rows: out.rows, columns: resultHeader(o.columns, sampled).length, copied };
   } catch (err) {
     out?.abort();
     throw err;

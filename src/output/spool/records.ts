@@ -29,7 +29,8 @@ import {
   type SpooledSegment,
 } from './spool.js';
 
-const VERSION = 1;
+/** 2: rows carry the run's id and session, the results files' last columns (an earlier release's chunks lack them). */
+const VERSION = 2;
 
 export type SpoolRecord =
   | { readonly t: 'head'; readonly v: number; readonly id: string; readonly start: number }

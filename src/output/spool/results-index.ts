@@ -27,7 +27,8 @@ import {
 import { deserialize, serialize } from 'node:v8';
 import type { ResultFiles, SpooledChunk } from './spool.js';
 
-const VERSION = 1;
+/** 2: rows carry the run's id and session, the results files' last columns (an earlier release's chunks lack them). */
+const VERSION = 2;
 /** The journal's last bytes hashed: a journal cut and written again differs there. */
 const TAIL_BYTES = 64 * 1024;
 

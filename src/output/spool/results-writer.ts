@@ -13,7 +13,7 @@ import type { SortedLine } from './row-sort.js';
 import {
   CHUNK_ROWS,
   CsvSink,
-  leadingColumns,
+  resultHeader,
   RowShape,
   type OpenChunk,
   writeAll,
@@ -79,7 +79,7 @@ export class ResultsWriter {
       throw err;
     }
     this.#pq = this.#body?.groups(o.pqColumns, CHUNK_ROWS);
-    this.#csv?.add([...leadingColumns(o.sampled).map((c) => c.name), ...o.columns.map((c) => c.name)]);
+    this.#csv?.add(resultHeader(o.columns, o.sampled));
     this.#csv?.flush();
   }
 

@@ -33,6 +33,7 @@ import {
 import { excelSafe } from '../files/excel.js';
 import { kindOfTypes, type ParquetColumn } from '../files/parquet/schema.js';
 import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
+import { PROVENANCE_COLUMNS } from '../format/tables.js';
 import { MinHeap } from './min-heap.js';
 
 export interface ResultLine {
@@ -41,6 +42,9 @@ export interface ResultLine {
   /** A sampled run's (`run --sample`): the row's stratum and design weight. */
   stratum?: unknown;
   weight?: unknown;
+  /** The run and session that wrote the line (absent in an older bre-batch's lines). */
+  run_id?: unknown;
+  run_session?: unknown;
   stages: Record<string, Record<string, unknown>>;
 }
 
@@ -53,7 +57,7 @@ export interface ResultFiles {
  * The columns before the stages': `row,key`, and in a sampled run `stratum,weight` (interface: the sample
  * design in an output folder).
  */
-export function leadingColumns(sampled: boolean): ParquetColumn[] {
+function leadingColumns(sampled: boolean): ParquetColumn[] {
   const lead: ParquetColumn[] = [
     { name: 'row', kind: 'int64' },
     { name: 'key', kind: 'string' },
@@ -61,15 +65,37 @@ export function leadingColumns(sampled: boolean): ParquetColumn[] {
   return sampled ? [...lead, { name: 'stratum', kind: 'string' }, { name: 'weight', kind: 'double' }] : lead;
 }
 
+/**
+ * The columns after the stages': the run and session that wrote the row (../format/tables.ts), last so that a
+ * reader by position of an older results.csv keeps reading the same columns.
+ */
+const TRAILING_COLUMNS: readonly ParquetColumn[] = PROVENANCE_COLUMNS;
+
+/** results.csv's header: the leading columns, the stages', the trailing ones. */
+export function resultHeader(columns: readonly ResultColumn[], sampled: boolean): string[] {
+  return [
+    ...leadingColumns(sampled).map((c) => c.name),
+    ...columns.map((c) => c.name),
+    ...TRAILING_COLUMNS.map((c) => c.name),
+  ];
+}
+
 /** The Parquet columns of results.parquet: the same names and order as results.csv's header. */
 export function resultParquetColumns(columns: readonly ResultColumn[], sampled = false): ParquetColumn[] {
-  return [...leadingColumns(sampled), ...columns.map((c) => ({ name: c.name, kind: kindOfTypes(c.types) }))];
+  return [
+    ...leadingColumns(sampled),
+    ...columns.map((c) => ({ name: c.name, kind: kindOfTypes(c.types) })),
+    ...TRAILING_COLUMNS,
+  ];
 }
 
 export const names = (columns: readonly ResultColumn[]) => columns.map((c) => c.name).join('\n');
 export const kinds = (columns: readonly ResultColumn[]) => columns.map((c) => kindOfTypes(c.types)).join('\n');
 
-/** A row's values in file order (row, key, [stratum, weight,] then each column) and its CSV record. */
+/**
+ * A row's values in file order (row, key, [stratum, weight,] each column, then run_id, run_session) and its CSV
+ * record.
+ */
 export class RowShape {
   readonly width: number;
   readonly #lead: number;
@@ -78,7 +104,7 @@ export class RowShape {
 
   constructor(columns: readonly ResultColumn[], sampled: boolean) {
     this.#lead = sampled ? 4 : 2;
-    this.width = columns.length + this.#lead;
+    this.width = columns.length + this.#lead + TRAILING_COLUMNS.length;
     this.#stage = columns.map((c) => c.stage);
     this.#field = columns.map((c) => c.field);
   }
@@ -98,6 +124,9 @@ export class RowShape {
       // Objects from the run (not parsed from the line) may hold what JSON writes otherwise (NaN, a Date).
       values[i + lead] = typeof v === 'object' || typeof v === 'number' ? asJsonValue(v) : v;
     }
+    const end = lead + this.#stage.length;
+    values[end] = line.run_id ?? null;
+    values[end + 1] = line.run_session ?? null;
     return values;
   }
 

@@ -292,6 +292,31 @@ export function databaseInputTests(dialect: DialectName): void {
           .filter((k) => k !== 'LOC-000003')
           .sort(),
       );
+
+      // verify reads the table again: every row once by its key (the keyless and the duplicated ones too).
+      const ok = await spawnCli(['verify', out]);
+      expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+      expect(ok.stdout).toMatch(/checked: table bad_keys at \S+: 10 rows read again, their keys each once/);
+      // A row gone from the table and one added since: exit 1 naming both keys and the count.
+      const q = (id: string) => (dialect === 'postgres' ? `"${id}"` : `\`${id}\``);
+      const p = (i: number) => (dialect === 'postgres' ? `$${i}` : '?');
+      await sql(url, `DELETE FROM ${q('bad_keys')} WHERE ${q('reference_id')} = ${p(1)}`, ['LOC-000005']);
+      await sql(url, `INSERT INTO ${q('bad_keys')} (${q('reference_id')}, ${q('user_id')}) VALUES (${p(1)}, ${p(2)})`, [
+        'LOC-000099',
+        'user99',
+      ]);
+      const changed = await spawnCli(['verify', out]);
+      expect(changed.code, changed.stdout + changed.stderr).toBe(1);
+      expect(changed.stdout).toContain(
+        'DIFFERS: 1 keys of table bad_keys are in neither results nor errors: "LOC-000099"',
+      );
+      expect(changed.stdout).toContain(
+        'DIFFERS: 1 rows of the folder have keys table bad_keys does not hold: "LOC-000005"',
+      );
+      // --input names the database to read again; another one is refused.
+      const other = await spawnCli(['verify', out, '--input', url.replace(/\/[^/]+$/, '/other_db')]);
+      expect(other.code, other.stderr).toBe(2);
+      expect(other.stderr).toContain('Expected --input to name the database the run read');
     });
 
     itDb(dialect)(
@@ -578,6 +603,12 @@ export function databaseInputTests(dialect: DialectName): void {
       }
       const m = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
       expect(m.code, m.stderr).toBe(0);
+      // Each shard's keys and the merged folder's against the table read again.
+      for (const f of ['s1', 's2', 'merged']) {
+        const v = await spawnCli(['verify', join(dir, f)]);
+        expect(v.code, `${f}: ${v.stdout}${v.stderr}`).toBe(0);
+        expect(v.stdout).toMatch(f === 'merged' ? /40 rows read again/ : /\(shard \d\/2\): \d+ rows read again/);
+      }
       expect(
         keyProblems(
           readOutput(join(dir, 'merged')),

@@ -189,12 +189,20 @@ describe('widerKind', () => {
 });
 
 describe('fixed columns', () => {
-  it('NAME: row, the sample design when sampled, result, loaded_at', () => {
-    expect(resultFixedColumns(false).map((c) => c.name)).toEqual(['row', 'result', 'loaded_at']);
+  it('NAME: row, the sample design when sampled, the run and session, result, loaded_at', () => {
+    expect(resultFixedColumns(false).map((c) => c.name)).toEqual([
+      'row',
+      'run_id',
+      'run_session',
+      'result',
+      'loaded_at',
+    ]);
     expect(resultFixedColumns(true).map((c) => [c.name, c.kind])).toEqual([
       ['row', 'int64'],
       ['stratum', 'string'],
       ['weight', 'double'],
+      ['run_id', 'string'],
+      ['run_session', 'int64'],
       ['result', 'json'],
       ['loaded_at', 'timestamp_local_ms'],
     ]);
@@ -205,7 +213,7 @@ describe('fixed columns', () => {
     expect(errors).toContain('reference_id');
     expect(errors).not.toContain('key');
     expect(errors.slice(0, 3)).toEqual(['row', 'line', 'reference_id']);
-    expect(errors.at(-1)).toBe('loaded_at');
+    expect(errors.slice(-3)).toEqual(['run_id', 'run_session', 'loaded_at']);
     expect(errorColumns('reference_id', true).map((c) => c.name)).toEqual(
       expect.arrayContaining(['stratum', 'weight']),
     );

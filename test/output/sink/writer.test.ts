@@ -84,6 +84,8 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         expect([...made]).toEqual([
           ['reference_id', types.key],
           ['row', 'bigint'],
+          ['run_id', types.text],
+          ['run_session', 'bigint'],
           ['result', types.json],
           ['loaded_at', types.instant],
         ]);
@@ -101,12 +103,15 @@ for (const dialect of ['postgres', 'mysql'] as const) {
           'errors',
           'attempts',
           'input',
+          'run_id',
+          'run_session',
           'loaded_at',
         ]);
         expect(errors.get('input')).toBe(types.json);
         // When a row was written is an instant; a transaction's timestamp is its wall clock (its offset beside it).
         expect(errors.get('loaded_at')).toBe(types.instant);
         expect((await tableColumns(url, LOADS_TABLE)).get('updated_at')).toBe(types.instant);
+        expect((await tableColumns(url, LOADS_TABLE)).get('run_id')).toBe(types.text);
         const txs = await tableColumns(url, 'made_transactions');
         expect(txs.get('timestamp')).toBe(types.ts);
         expect(txs.get('value_date')).toBe(types.date);
@@ -116,6 +121,104 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         const before = await tableColumns(url, 'made');
         await (await openWriter(url, 'made', { transactions: true })).close();
         expect(await tableColumns(url, 'made')).toEqual(before);
+      },
+    );
+
+    itDb(dialect)("each row carries the run and session that wrote it; the commit table the folder's run", async () => {
+      const w = await openWriter(url, 'stamped');
+      await w.write(
+        FOLDER,
+        batch(
+          [
+            result(1, 'K1', { d: { x: 1 } }, { runId: 'run-a', runSession: 1 }),
+            // An older bre-batch's line: neither.
+            result(2, 'K2', { d: { x: 2 } }),
+          ],
+          [errorLine(3, 'K3', 'HTTP_ERROR', { run_id: 'run-a', run_session: 2 })],
+          progressAt(10, 10, 1),
+        ),
+      );
+      await w.close();
+      expect(
+        (await tableRows(url, 'stamped', 'reference_id')).map((r) => [r.reference_id, r.run_id, num(r.run_session)]),
+      ).toEqual([
+        ['K1', 'run-a', 1],
+        ['K2', null, null],
+      ]);
+      const [e] = await tableRows(url, 'stamped_errors', 'row');
+      expect([e.run_id, num(e.run_session)]).toEqual(['run-a', 2]);
+      const loads = await query<{ run_id: string }>(
+        url,
+        `SELECT run_id FROM ${LOADS_TABLE} WHERE sink_table = 'stamped'`,
+      );
+      expect(loads).toEqual([{ run_id: FOLDER.runId }]);
+    });
+
+    itDb(dialect)(
+      'tables made before rows carried their run get run_id and run_session added (as a new field gets its column); the rows written from then carry them',
+      async () => {
+        await (await openWriter(url, 'older')).close();
+        // The tables as an earlier release made them.
+        for (const t of ['older', 'older_errors'])
+          for (const c of ['run_id', 'run_session'])
+            await query(url, `ALTER TABLE ${quote(url, t)} DROP COLUMN ${quote(url, c)}`);
+        await query(url, `ALTER TABLE ${LOADS_TABLE} DROP COLUMN run_id`);
+        const w = await openWriter(url, 'older');
+        expect(w.probe.log.join('\n')).toMatch(
+          /column run_id \(\S+\), column run_session \(bigint\) added to older \(/,
+        );
+        expect(w.probe.log.join('\n')).toMatch(/added to older_errors/);
+        await w.write(
+          FOLDER,
+          batch(
+            [result(1, 'K1', { d: { x: 1 } }, { runId: 'run-b', runSession: 3 })],
+            [errorLine(2, 'K2', 'HTTP_ERROR', { run_id: 'run-b', run_session: 3 })],
+            progressAt(10, 10, 1),
+          ),
+        );
+        await w.close();
+        for (const t of ['older', 'older_errors']) {
+          const cols = await tableColumns(url, t);
+          expect([cols.get('run_id'), cols.get('run_session')], t).toEqual([types.text, 'bigint']);
+        }
+        const [r] = await tableRows(url, 'older', 'reference_id');
+        expect([r.run_id, num(r.run_session)]).toEqual(['run-b', 3]);
+        const [e] = await tableRows(url, 'older_errors', 'row');
+        expect([e.run_id, num(e.run_session)]).toEqual(['run-b', 3]);
+        expect(await query(url, `SELECT run_id FROM ${LOADS_TABLE} WHERE sink_table = 'older'`)).toEqual([
+          { run_id: FOLDER.runId },
+        ]);
+      },
+    );
+
+    itDb(dialect)(
+      "a column run_id an earlier release gave a field (a stage run's id) keeps its field; the rows' run is not written over it",
+      async () => {
+        await (await openWriter(url, 'heldrun')).close();
+        const sink = dialectOf(parseDbUrl(url, { flag: 'test' })).sink;
+        await query(url, `ALTER TABLE ${quote(url, 'heldrun')} DROP COLUMN run_id`);
+        for (const sql of sink.addColumn(quote(url, 'heldrun'), {
+          name: 'run_id',
+          type: types.text === 'text' ? 'text' : 'longtext',
+          comment: 'run.id',
+        }))
+          await query(url, sql);
+        const w = await openWriter(url, 'heldrun');
+        expect(w.probe.log.join('\n')).toContain("heldrun's column run_id holds the field run.id");
+        await w.write(
+          FOLDER,
+          batch(
+            [result(1, 'K1', { run: { id: 'the field' } }, { runId: 'run-c', runSession: 1 })],
+            [],
+            progressAt(10, 0, 1),
+          ),
+        );
+        await w.close();
+        const [r] = await tableRows(url, 'heldrun', 'reference_id');
+        expect([r.run_id, num(r.run_session)]).toEqual(['the field', 1]);
+        expect([...(await tableColumns(url, 'heldrun')).keys()].filter((c) => c.startsWith('run_id'))).toEqual([
+          'run_id',
+        ]);
       },
     );
 
@@ -328,7 +431,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
     itDb(dialect)('a field appearing later gets a column of its kind; earlier rows have null in it', async () => {
       const w = await openWriter(url, 'grows');
       await w.write(FOLDER, batch([result(1, 'K1', { decision: { decision: 'APPROVE' } })], [], progressAt(10, 0, 1)));
-      expect([...(await tableColumns(url, 'grows')).entries()].slice(4)).toEqual([['decision_decision', types.text]]);
+      expect([...(await tableColumns(url, 'grows')).entries()].slice(6)).toEqual([['decision_decision', types.text]]);
       await w.write(
         FOLDER,
         batch(
@@ -343,7 +446,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
       );
       await w.close();
       const cols = await tableColumns(url, 'grows');
-      expect(Object.fromEntries([...cols].slice(4))).toEqual({
+      expect(Object.fromEntries([...cols].slice(6))).toEqual({
         decision_decision: types.text,
         decision_score: 'bigint',
         decision_flag: 'boolean',
@@ -475,7 +578,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         const later = await openWriter(url, 'again');
         await later.write(FOLDER, batch([result(1, 'K1', { d: { a: 2 } })], [], progressAt(20, 0, 2)));
         await later.close();
-        expect([...(await tableColumns(url, 'again')).keys()].slice(4)).toEqual(['d_a', 'd_b']);
+        expect([...(await tableColumns(url, 'again')).keys()].slice(6)).toEqual(['d_a', 'd_b']);
         expect((await tableRows(url, 'again', 'reference_id')).map((r) => [num(r.d_a), r.d_b])).toEqual([[2, null]]);
       },
     );

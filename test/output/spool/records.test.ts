@@ -26,10 +26,13 @@ import { assembleCounted, Counts } from '../../helpers/tally.js';
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
-function line(row: number): ResultLine {
+/** A line as session `session` writes it (the run's id and its number after the key). */
+function line(row: number, session = 1): ResultLine {
   return {
     row,
     key: `K${row}`,
+    run_id: 'a1b2c3d4-0000-4000-8000-000000000001',
+    run_session: session,
     stages: { wf: { decision: row % 3 ? 'Approve' : 'Reject', amount: row % 4 ? row * 10 : null, note: `r,"${row}"` } },
   };
 }
@@ -41,6 +44,8 @@ class Folder {
   readonly files = { csv: join(this.dir, 'results.csv'), parquet: join(this.dir, 'results.parquet') };
   readonly union = new ColumnUnion();
   size = 0;
+  /** Sessions so far (each spooled call is one): its lines carry its number. */
+  sessions = 0;
 
   /** `from`: a copy of that folder (its journal, its spools' files), to end in its own way. */
   constructor(from?: Folder) {
@@ -51,6 +56,7 @@ class Folder {
     }
     cpSync(from.dir, this.dir, { recursive: true });
     this.size = from.size;
+    this.sessions = from.sessions;
     for (const e of from.union.entries()) this.union.add(e.stage, e.field, e.types);
   }
 
@@ -71,7 +77,9 @@ class Folder {
       },
       this.size,
     );
-    const lines = rows.map((r) => line(r));
+    this.sessions += 1;
+    const session = this.sessions;
+    const lines = rows.map((r) => line(r, session));
     const texts = lines.map((l) => `${JSON.stringify(l)}\n`);
     // Written before the spool reads them, as in a run (its records hash the journal's bytes).
     appendFileSync(this.ndjson, texts.join(''));
