@@ -21,10 +21,19 @@ export interface HeldChunk {
   readonly rows: number;
 }
 
+/** A chunk as a claim holds it: its number and the token it was claimed under. */
+export interface ChunkClaim {
+  readonly chunk: number;
+  readonly token: string;
+}
+
 /** What one batch did to the chunks, once its transaction committed. */
 export interface FenceOutcome {
-  /** Chunks whose token moved on: their rows were refused. */
-  readonly lost: number[];
+  /**
+   * Chunks whose token moved on: their rows were refused. With the token they were held under: this worker may
+   * have claimed the chunk again since (its own lease lapsed), and that claim is not the one lost.
+   */
+  readonly lost: ChunkClaim[];
   /** Chunks whose last row committed. */
   readonly done: number[];
   /** Rows refused (their chunk is not this worker's any more). */
@@ -88,7 +97,7 @@ export class JobFence {
     if ([...rows.results, ...rows.errors].some((r) => !this.#chunkOf(r))) await this.#adopt(session);
     for (const r of rows.results) place(r, 'results');
     for (const r of rows.errors) place(r, 'errors');
-    const lost: number[] = [];
+    const lost: ChunkClaim[] = [];
     const done: number[] = [];
     const admitted = new Set<number>();
     let jobDone = false;
@@ -104,7 +113,7 @@ export class JobFence {
       for (const c of current) {
         const e = byChunk.get(Number(c.chunk))!;
         if (String(c.token) !== e.held.token || c.state !== 'held') {
-          lost.push(e.held.chunk);
+          lost.push({ chunk: e.held.chunk, token: e.held.token });
           refused += e.results.length + e.errors.length;
           continue;
         }
@@ -165,7 +174,8 @@ export class JobFence {
     const o = this.#pending;
     this.#pending = undefined;
     if (!o) return undefined;
-    for (const c of [...o.lost, ...o.done]) this.#held.delete(c);
+    for (const c of o.lost) if (this.#held.get(c.chunk)?.token === c.token) this.#held.delete(c.chunk);
+    for (const c of o.done) this.#held.delete(c);
     this.refused += o.refused;
     return o;
   }

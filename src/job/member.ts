@@ -198,9 +198,15 @@ export class JobMember {
     }
   }
 
-  #lose(chunk: number, why: string): void {
+  /**
+   * The chunk as it was held under `claim.token` is lost. Told late (a heartbeat or a batch that was under way),
+   * it may be this worker's again under a newer token (its own lease lapsed and it claimed the chunk anew): that
+   * claim stands.
+   */
+  #lose(claim: { readonly chunk: number; readonly token: string }, why: string): void {
+    const { chunk } = claim;
     const h = this.#held.get(chunk);
-    if (!h || h.lost) return;
+    if (!h || h.lost || h.claim.token !== claim.token) return;
     h.lost = true;
     this.#held.delete(chunk);
     this.stats.lost += 1;
@@ -237,7 +243,9 @@ export class JobMember {
         );
         for (const h of held) h.resent -= report.find((r) => r.chunk === h.claim.chunk)!.resent;
         for (const c of finished) if (this.#held.delete(c)) this.stats.done += 1;
-        for (const c of lost) this.#lose(c, 'its lease lapsed');
+        // By the token reported: a chunk claimed again while the heartbeat was under way is not the one lost.
+        for (const c of lost)
+          this.#lose({ chunk: c, token: report.find((r) => r.chunk === c)!.token }, 'its lease lapsed');
       } catch (err) {
         this.stop();
         this.opts.fail(

@@ -1,0 +1,149 @@
+/**
+ * A worker's side of a job (src/job/member.ts) against a store whose answers the test holds back: a chunk lost
+ * under one token is not the chunk claimed again under the next. A heartbeat under way (or a sink batch being
+ * committed) when the worker's own lease lapsed and it claimed the same chunk anew answers "lost" for the old
+ * token; the new claim must stand: its rows still handed to the run, the sink not told to drop it, and handed
+ * back at the end under its own token.
+ */
+import { describe, expect, it } from 'vitest';
+import type { FenceOutcome, HeldChunk } from '../../src/job/fence.js';
+import { JobMember } from '../../src/job/member.js';
+import type { ClaimedChunk, HeldReport, JobStore } from '../../src/job/store.js';
+import type { InputRow } from '../../src/types.js';
+import { waitFor } from '../helpers/wait.js';
+
+const ROWS = 4;
+
+function claimOf(chunk: number, token: string): ClaimedChunk {
+  return {
+    chunk,
+    token,
+    firstRow: chunk * ROWS + 1,
+    rows: ROWS,
+    afterKey: null,
+    byteStart: null,
+    byteEnd: null,
+    committed: null,
+    prevSent: 0,
+    takeover: token !== '1',
+  };
+}
+
+/**
+ * A store that hands out the claims it is given, one a call; while `holdBack`, a heartbeat reporting chunks is
+ * answered when the test says, else at once (nothing lost). Every report is kept.
+ */
+class HeldBackStore {
+  readonly claims: ClaimedChunk[] = [];
+  readonly beats: { held: readonly HeldReport[]; answer: (r: { lost: number[]; done: number[] }) => void }[] = [];
+  readonly reports: (readonly HeldReport[])[] = [];
+  holdBack = false;
+  released: { chunk: number; token: string }[] | undefined;
+
+  asStore(): JobStore {
+    return {
+      claim: async () => this.claims.shift(),
+      unfinished: async () => 0,
+      heartbeat: (_name: string, _w: unknown, held: readonly HeldReport[]) => {
+        this.reports.push(held);
+        return held.length === 0 || !this.holdBack
+          ? Promise.resolve({ lost: [], done: [] })
+          : new Promise((answer) => this.beats.push({ held, answer }));
+      },
+      release: async (_n: string, _w: string, held: { chunk: number; token: string }[]) => {
+        this.released = held;
+      },
+      leave: async () => undefined,
+      close: async () => undefined,
+    } as unknown as JobStore;
+  }
+}
+
+function rowsOf(c: ClaimedChunk): InputRow[] {
+  return Array.from({ length: c.rows }, (_, i) => ({ row: c.firstRow + i, line: c.firstRow + i + 1, data: {} }));
+}
+
+async function* read(c: ClaimedChunk): AsyncGenerator<InputRow[]> {
+  yield rowsOf(c);
+}
+
+function member(store: HeldBackStore, log: string[]) {
+  const heard = { held: [] as HeldChunk[], dropped: [] as number[] };
+  const m = new JobMember({
+    store: store.asStore(),
+    name: 'j',
+    worker: 'w',
+    address: null,
+    leaseMs: 60_000,
+    heartbeatMs: 20,
+    rowsDone: () => 0,
+    log: (l) => log.push(l),
+    fail: (err) => {
+      throw err;
+    },
+  });
+  m.attach({ hold: (c) => heard.held.push(c), drop: (c) => heard.dropped.push(c) });
+  return { m, heard };
+}
+
+describe('a chunk lost under one token, claimed again under the next', () => {
+  it('a heartbeat under way when the worker claimed its own lapsed chunk anew: the new claim stands', async () => {
+    const store = new HeldBackStore();
+    const log: string[] = [];
+    const { m, heard } = member(store, log);
+    store.claims.push(claimOf(5, '7'));
+    store.holdBack = true;
+    await m.start();
+    const rows = m.rows(read);
+    expect((await rows.next()).value.map((r: InputRow) => r.row)).toEqual([21, 22, 23, 24]);
+    // A heartbeat reports chunk 5 under token 7, and its answer is held back.
+    await waitFor(() => store.beats.length > 0, 10_000, 'a heartbeat reporting chunk 5');
+    const beat = store.beats[0];
+    expect(beat.held).toEqual([expect.objectContaining({ chunk: 5, token: '7' })]);
+    // Meanwhile the lease lapsed and this worker claims chunk 5 again, under token 8.
+    store.claims.push(claimOf(5, '8'));
+    expect((await rows.next()).value.map((r: InputRow) => r.row)).toEqual([21, 22, 23, 24]);
+    expect(heard.held.map((h) => [h.chunk, h.token])).toEqual([
+      [5, '7'],
+      [5, '8'],
+    ]);
+    // The heartbeat's answer for token 7: lost. Token 8's claim is not.
+    store.holdBack = false;
+    const before = store.reports.length;
+    beat.answer({ lost: [5], done: [] });
+    await waitFor(() => store.reports.length > before, 10_000, 'the next heartbeat');
+    expect(store.reports.at(-1)).toEqual([expect.objectContaining({ chunk: 5, token: '8' })]);
+    expect(heard.dropped).toEqual([]);
+    expect(log.filter((l) => l.includes('lost chunk'))).toEqual([]);
+    expect(m.stats.lost).toBe(0);
+    // Handed back at the end under the token it holds.
+    await m.close(true);
+    expect(store.released).toEqual([{ chunk: 5, token: '8' }]);
+  });
+
+  it("a batch's outcome for the old token (the sink refused its rows) leaves the new claim; for the current token it loses it", async () => {
+    const store = new HeldBackStore();
+    const log: string[] = [];
+    const { m, heard } = member(store, log);
+    store.claims.push(claimOf(2, '3'), claimOf(2, '4'));
+    await m.start();
+    const rows = m.rows(read);
+    await rows.next();
+    await rows.next();
+    const outcome = (token: string): FenceOutcome => ({
+      lost: [{ chunk: 2, token }],
+      done: [],
+      refused: 1,
+      jobDone: false,
+    });
+    m.outcome(outcome('3'));
+    expect(heard.dropped).toEqual([]);
+    expect(m.stats.lost).toBe(0);
+    m.outcome(outcome('4'));
+    expect(heard.dropped).toEqual([2]);
+    expect(m.stats.lost).toBe(1);
+    expect(log.some((l) => l.includes('lost chunk 2 (its rows were refused at commit)'))).toBe(true);
+    await m.close(true);
+    expect(store.released).toEqual([]);
+  });
+});
