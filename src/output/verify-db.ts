@@ -7,7 +7,7 @@
  */
 import { dialectOf, parseDbUrl, type DbUrl } from '../db/index.js';
 import { BreError } from '../errors.js';
-import { DbSource, parseRelation, sourceIdentity } from '../input/db/index.js';
+import { DbSource, describeRelation, parseRelation, sourceIdentity } from '../input/db/index.js';
 import { lineKey, shardOf } from '../input/shard.js';
 import type { Manifest } from './format/index.js';
 
@@ -124,7 +124,8 @@ export async function checkDbRows(
   } finally {
     await source.close();
   }
-  const where = `${source.description}${shard ? ` (shard ${m.shard})` : ''}`;
+  // `table applicants (shard 1/2)` in the differences; where it was read (its URL) in what was checked.
+  const what = `${describeRelation(relation)}${shard ? ` (shard ${m.shard})` : ''}`;
   if (o.sampled)
     r.notes.push(
       'a sampled run: the rows it had to do are its sample, which verify does not draw again; keys outside the input are still looked for',
@@ -133,20 +134,20 @@ export async function checkDbRows(
     r.notes.push('the run has not finished: rows not done yet are not differences (a resume does them)');
   else {
     if (missing > 0)
-      r.problems.push(`${missing} keys of ${where} are in neither results nor errors: ${listed(missingKeys, missing)}`);
+      r.problems.push(`${missing} keys of ${what} are in neither results nor errors: ${listed(missingKeys, missing)}`);
     if (missingNulls > 0)
-      r.problems.push(`${missingNulls} rows of ${where} without a key are in neither results nor errors`);
-    if (read !== held) r.problems.push(`${where} holds ${read} rows now; the folder's results and errors ${held}`);
+      r.problems.push(`${missingNulls} rows of ${what} without a key are in neither results nor errors`);
+    if (read !== held) r.problems.push(`${what} holds ${read} rows now; the folder's results and errors ${held}`);
   }
   const extra = [...keys.counts].flatMap(([k, n]) => Array<string>(n).fill(k));
   if (extra.length > 0)
     r.problems.push(
-      `${extra.length} rows of the folder have keys ${where} does not hold: ${listed(extra, extra.length)}`,
+      `${extra.length} rows of the folder have keys that ${what} does not hold: ${listed(extra, extra.length)}`,
     );
   if (keys.nulls > 0)
-    r.problems.push(`${keys.nulls} rows of the folder without a key are more than ${where} holds without one`);
+    r.problems.push(`${keys.nulls} rows of the folder without a key are more than ${what} holds without one`);
   r.checked.push(
-    `${where}${m.limit !== null ? ` up to --limit ${m.limit}` : ''}: ${read} rows read again, their keys each once in results or errors`,
+    `${source.description}${shard ? ` (shard ${m.shard})` : ''}${m.limit !== null ? ` up to --limit ${m.limit}` : ''}: ${read} rows read again, their keys each once in results or errors`,
   );
   return r;
 }

@@ -311,7 +311,7 @@ export function databaseInputTests(dialect: DialectName): void {
         'DIFFERS: 1 keys of table bad_keys are in neither results nor errors: "LOC-000099"',
       );
       expect(changed.stdout).toContain(
-        'DIFFERS: 1 rows of the folder have keys table bad_keys does not hold: "LOC-000005"',
+        'DIFFERS: 1 rows of the folder have keys that table bad_keys does not hold: "LOC-000005"',
       );
       // --input names the database to read again; another one is refused.
       const other = await spawnCli(['verify', out, '--input', url.replace(/\/[^/]+$/, '/other_db')]);

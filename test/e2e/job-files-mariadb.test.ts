@@ -1,0 +1,4 @@
+/** The job's file cases (./job-files-cases.ts) on MariaDB: the job's sink on it, the input a shared file. */
+import { jobFileCases } from './job-files-cases.js';
+
+jobFileCases('mysql');
