@@ -22,7 +22,7 @@ export interface HeldChunk {
 }
 
 /** A chunk as a claim holds it: its number and the token it was claimed under. */
-export interface ChunkClaim {
+interface ChunkClaim {
   readonly chunk: number;
   readonly token: string;
 }
