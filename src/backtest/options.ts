@@ -1,5 +1,5 @@
 /** What `bre-batch compare` accepts, and its one resolution into a complete internal form. */
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BreError } from '../errors.js';
 import { INPUT_FORMATS, isInputFormat, type InputFormat } from '../input/read.js';
@@ -16,8 +16,10 @@ export interface CompareOptions {
   /** Output folder of run B (the challenger); may equal outA with stageA/stageB. */
   readonly outB: string;
   /**
-   * Folder for compare.csv, compare.json, report.html. Default: `<outB>/compare-vs-<basename(outA)>`, or
-   * `<outA>/compare-<stageA>-vs-<stageB>` when both runs are the same folder.
+   * Folder for compare.csv, compare.json, report.html. Default: a folder of its own beside run B,
+   * `compare-<name of A>-vs-<name of B>`, or `compare-<name>-<stageA>-vs-<stageB>` beside the one folder when
+   * both runs are the same (never inside a run's folder: that is the record of the run, which a comparison of
+   * two runs is not; docs/decisions/compare-folder.md).
    */
   readonly out?: string;
   /** Compare only this stage id (present in both runs). Default: every stage id the two runs share. */
@@ -181,8 +183,11 @@ export function resolveCompareOptions(o: CompareOptions): ResolvedOptions {
   }
   const period = resolvePeriod(o);
   const defaultOut = sameFolder
-    ? join(outA, `compare-${stages.stageA ?? 'champion'}-vs-${stages.stageB ?? 'challenger'}`)
-    : join(outB, `compare-vs-${basename(outA)}`);
+    ? join(
+        dirname(outA),
+        `compare-${basename(outA)}-${stages.stageA ?? 'champion'}-vs-${stages.stageB ?? 'challenger'}`,
+      )
+    : join(dirname(outB), `compare-${basename(outA)}-vs-${basename(outB)}`);
   return {
     outA,
     outB,

@@ -163,7 +163,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('out', {
         type: 'string',
         describe:
-          'folder for the three files (default <outB>/compare-vs-<name of outA>; one folder: <out>/compare-<stageA>-vs-<stageB>)',
+          "folder for the three files (default: a folder of its own beside outB, compare-<name of outA>-vs-<name of outB>; one folder: compare-<its name>-<stageA>-vs-<stageB> beside it; never inside a run's folder)",
       })
       .option('stage', { type: 'string', describe: 'compare only this stage id (default: every stage both runs have)' })
       .option('stage-a', {

@@ -169,7 +169,9 @@ describe('champion / challenger in one run', () => {
   it('compares stage champion with stage challenger of the same folder by default', async () => {
     const dir = writeRunFolder(join(tempDir(), 'cc'), { lines, pipeline: 'champion_challenger' });
     const r = await runCompare({ outA: dir, outB: dir });
-    expect(r.outDir).toBe(join(dir, 'compare-champion-vs-challenger'));
+    // Beside the run's folder, not in it: the folder stays the record of the run alone.
+    expect(r.outDir).toBe(join(dir, '..', 'compare-cc-champion-vs-challenger'));
+    expect(readdirSync(dir)).not.toContain('compare-champion-vs-challenger');
     const c = r.report.comparisons[0];
     expect([c.label, c.stage_a, c.stage_b, c.n]).toEqual(['champion_vs_challenger', 'champion', 'challenger', 3]);
     expect(c.swaps).toEqual({ swap_in: 1, swap_out: 1, both_approve: 1, both_reject: 0, net: 0 });
@@ -208,7 +210,9 @@ describe('several stages', () => {
       lines: [line(1, 'k1', 'Approve', wf('Reject', null), 710), line(2, 'k2', 'Approve', wf('Approve', 400), 600)],
     });
     const r = await runCompare({ outA: a, outB: b });
-    expect(r.outDir).toBe(join(b, 'compare-vs-a'));
+    // A folder of its own beside run B; run B's folder holds only what its run wrote.
+    expect(r.outDir).toBe(join(root, 'compare-a-vs-b'));
+    expect(readdirSync(b).filter((f) => f.startsWith('compare'))).toEqual([]);
     expect(r.report.comparisons.map((c) => [c.label, c.decisions !== null])).toEqual([
       ['bureau', false],
       ['location', true],

@@ -2,7 +2,7 @@
  * The user's path end to end: `bre-batch run champion_challenger` against the built-in sandbox writes both sides
  * in one output folder, then `bre-batch compare OUT OUT` writes the three files. Spawns the built CLI.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompareJson } from '../../src/backtest/compare.js';
@@ -62,7 +62,10 @@ describe('champion / challenger run, then compare (CLI, sandbox)', () => {
     );
     // The first 24 applications of the sample are from July 2024 but for row 17, which has no date: both small.
     expect(cmp.stdout).toContain('2 periods by month (2 small)');
-    const folder = join(out, 'compare-champion-vs-challenger');
+    // A folder of its own beside the run's, named by it; nothing written into the run's folder.
+    const folder = join(dir, 'compare-run-champion-vs-challenger');
+    expect(cmp.stdout).toContain(`wrote ${join(folder, 'compare.csv')}`);
+    expect(readdirSync(out).filter((f) => f.startsWith('compare'))).toEqual([]);
     for (const f of ['compare.csv', 'compare.json', 'report.html']) expect(existsSync(join(folder, f))).toBe(true);
     const j = JSON.parse(readFileSync(join(folder, 'compare.json'), 'utf8')) as CompareJson;
     const c = j.comparisons[0];
