@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Builds dist/ once before the tests (the e2e tests spawn the built CLI): see test/global-setup.ts.
     globalSetup: ['test/global-setup.ts'],
+    // With BRE_TEST_CPU=FILE, each file's CPU seconds (its own and its children's) go to FILE: test/cpu-probe.ts.
+    setupFiles: ['test/cpu-probe.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // e2e tests spawn the CLI and sandboxes; two cores, so keep parallelism modest.

@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cpuByFile, durations, render } from '../../scripts/test-durations.js';
+import { ROOT } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+
+const file = (name: string, startTime: number, endTime: number, tests: number) => ({
+  name: join('/repo', name),
+  startTime,
+  endTime,
+  assertionResults: Array.from({ length: tests }, (_, i) => ({
+    fullName: `t${i}`,
+    duration: 10 * i,
+    status: 'passed',
+  })),
+});
+const REPORT = {
+  numTotalTests: 4,
+  testResults: [file('test/e2e/a.test.ts', 0, 30_000, 1), file('test/unit/b.test.ts', 0, 2_000, 3)],
+};
+
+describe('where the suite time goes (scripts/test-durations.ts)', () => {
+  it('wall seconds by file and folder, slowest first, without a CPU file', () => {
+    const d = durations(REPORT, '/repo');
+    expect(d.files.map((f) => [f.file, f.seconds, f.tests])).toEqual([
+      ['test/e2e/a.test.ts', 30, 1],
+      ['test/unit/b.test.ts', 2, 3],
+    ]);
+    expect(d.totalSeconds).toBe(32);
+    expect(d.totalCpu).toBeUndefined();
+    expect(render(d, 5)).not.toContain('cpu-s');
+  });
+
+  it('CPU seconds beside them: a file run twice counts twice; a file waiting on rates shows little CPU', () => {
+    const cpu = cpuByFile(
+      [
+        '{"file":"/repo/test/e2e/a.test.ts","self":0.5,"children":1.5}',
+        '{"file":"/repo/test/unit/b.test.ts","self":1,"children":0}',
+        '{"file":"/repo/test/unit/b.test.ts","self":2,"children":0.5}',
+        '',
+      ].join('\n'),
+      '/repo',
+    );
+    const d = durations(REPORT, '/repo', cpu);
+    expect(d.files.map((f) => f.cpu)).toEqual([2, 3.5]);
+    expect(d.totalCpu).toBe(5.5);
+    expect(d.folders.map((f) => [f.folder, f.cpu])).toEqual([
+      ['test/e2e', 2],
+      ['test/unit', 3.5],
+    ]);
+    const text = render(d, 5);
+    expect(text).toContain('5.5 CPU seconds');
+    // The CPU list ranks by CPU, not by wall time.
+    const cpuList = text.slice(text.indexOf('most CPU'));
+    expect(cpuList.indexOf('b.test.ts')).toBeLessThan(cpuList.indexOf('a.test.ts'));
+  });
+
+  it("the probe (test/cpu-probe.ts) writes a file's CPU, its spawned processes' included", () => {
+    const dir = tempDir('bre-cpu-probe-');
+    const out = join(dir, 'cpu.ndjson');
+    const test = join(ROOT, 'test', 'scripts', `.probe-${process.pid}.test.ts`);
+    // A child that burns 0.4 s of CPU (by its own count, whatever the load); the file's line counts it under children.
+    writeFileSync(
+      test,
+      `import { execFileSync } from 'node:child_process';\nimport { it } from 'vitest';\n` +
+        `it('burns', () => { execFileSync(process.execPath, ['-e', 'while (process.cpuUsage().user < 400000);']); });\n`,
+    );
+    try {
+      execFileSync(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
+          'run',
+          test,
+          '--config',
+          join(ROOT, 'test', 'scripts', 'probe.config.ts'),
+        ],
+        { cwd: ROOT, env: { ...process.env, BRE_TEST_CPU: out }, stdio: 'pipe' },
+      );
+    } finally {
+      execFileSync('rm', ['-f', test]);
+    }
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].file).toBe(test);
+    expect(lines[0].children).toBeGreaterThanOrEqual(0.3);
+  });
+});
