@@ -202,7 +202,7 @@ function checkRuns(m: Manifest, tally: LineTally, r: VerifyReport): void {
     r.notes.push(
       `${tally.unstamped} rows carry no run_id: an earlier bre-batch wrote them, before rows carried their run`,
     );
-  if (m.merged_from)
+  if (m.merged_from && (shards.size > 0 || tally.runs.size > 0))
     r.checked.push(
       `every row's run_id is one of the ${shards.size} merged shards' runs${perSession.length > 0 ? ` or this folder's (${m.run_id}; ${perSession.join(', ')})` : ''}`,
     );
