@@ -6,17 +6,27 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 # ---- build: the whole toolchain, then only the production dependencies are kept ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# Dependencies first, so that a change of the sources reuses this layer. Scripts are off until the sources
-# are in: `prepare` would build, and the patches of `postinstall` live in patches/.
+# Dependencies first, so that a change of the sources reuses this layer: the root's and each workspace
+# package's package.json (npm ci links the packages under packages/; the sandbox's bin is linked too). Scripts
+# are off until the sources are in: `prepare` would build, and the patches of `postinstall` live in patches/.
 COPY package.json package-lock.json ./
+COPY packages/core/package.json packages/core/
+COPY packages/formats/package.json packages/formats/
+COPY packages/backtest/package.json packages/backtest/
+COPY packages/sandbox/package.json packages/sandbox/
+COPY packages/sandbox/bin/ packages/sandbox/bin/
 COPY patches/ patches/
 RUN npm ci --no-audit --no-fund --ignore-scripts \
  && npx --no-install patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/prune-dist.ts scripts/bundle.ts scripts/
 COPY src/ src/
+COPY packages/ packages/
+# The bundle in dist/bundle/ holds the workspace's packages: their links in node_modules, which would point at
+# sources the image leaves out, go with the development dependencies.
 RUN npm run -s build \
- && npm prune --omit=dev --no-audit --no-fund
+ && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf node_modules/@bre-batch node_modules/.bin/bre-sandbox
 
 # ---- runtime: Node, the build, the production dependencies; no compiler, no npm cache ----
 FROM ${NODE_IMAGE}

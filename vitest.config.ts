@@ -1,9 +1,21 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import SuiteSequencer from './test/sequencer.js';
 
+const PACKAGES = fileURLToPath(new URL('./packages/', import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // A package imported by its name is read from its sources, as tsconfig.json's `paths` say for tsc and tsx:
+    // `@bre-batch/formats` is packages/formats/src/index.ts, `@bre-batch/core/errors` packages/core/src/errors.ts.
+    alias: [
+      { find: /^@bre-batch\/([a-z]+)$/, replacement: `${PACKAGES}$1/src/index.ts` },
+      { find: /^@bre-batch\/([a-z]+)\/(.+)$/, replacement: `${PACKAGES}$1/src/$2` },
+    ],
+  },
   test: {
-    include: ['test/**/*.test.ts'],
+    // The runner's tests, and each package's (packages/*/test/): one `npm test` runs them all.
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Builds dist/ once before the tests (the e2e tests spawn the built CLI): see test/global-setup.ts.
     globalSetup: ['test/global-setup.ts'],
     // With BRE_TEST_CPU=FILE, each file's CPU seconds (its own and its children's) go to FILE: test/cpu-probe.ts.

@@ -1,7 +1,7 @@
 /**
  * The documentation site (`npm run docs`, `npm run docs:build`): VitePress over the repository's own Markdown,
  * so that each page is the file a code host shows. The README is the home page; the guide is docs/; the
- * packages' own pages (src/sandbox, src/backtest) are pages of the site too. Anchors are GitHub's
+ * packages' own pages (packages/NAME/README.md) are pages of the site too. Anchors are GitHub's
  * (github-slugger), so a link written for the code host works on the site; scripts/docs/check.ts fails the
  * build on a dead link or anchor, before and after VitePress (whose own check ignores anchors).
  */
@@ -98,8 +98,10 @@ export default defineConfig({
         text: 'The packages',
         items: [
           { text: 'The sandbox and back-testing', link: '/docs/sandbox.html' },
-          { text: 'The sandbox', link: '/src/sandbox/README.html' },
-          { text: 'compare', link: '/src/backtest/README.html' },
+          { text: 'The sandbox', link: '/packages/sandbox/README.html' },
+          { text: 'compare', link: '/packages/backtest/README.html' },
+          { text: 'Shared: core', link: '/packages/core/README.html' },
+          { text: 'Shared: formats', link: '/packages/formats/README.html' },
         ],
       },
       {

@@ -16,9 +16,9 @@ import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TextSink } from '../src/backtest/files.js';
-import { FILES, writeManifest } from '../src/output/format/index.js';
-import { mulberry32 } from '../src/sandbox/logic/hash.js';
+import { TextSink } from '@bre-batch/backtest/files';
+import { FILES, writeManifest } from '@bre-batch/formats';
+import { mulberry32 } from '@bre-batch/sandbox/logic/hash';
 import { shippedModule } from './harness.js';
 
 export interface BenchCompareOptions {
@@ -192,7 +192,7 @@ export async function benchCompare(opts: BenchCompareOptions): Promise<BenchComp
     const child = await new Promise<{ seconds: number; maxRssKb: number; buckets: number }>((resolve, reject) => {
       const p = spawn(
         process.execPath,
-        ['--input-type=module', '-e', CHILD, shippedModule('backtest/compare.js'), JSON.stringify(args)],
+        ['--input-type=module', '-e', CHILD, shippedModule('compare.js', 'backtest'), JSON.stringify(args)],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       let out = '';

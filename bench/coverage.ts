@@ -14,7 +14,8 @@
  *    from the full run's lines of the chosen rows, then the real `bre-batch compare` on it.
  *
  *    A sampled run's lines are the full run's lines of its rows: the sandbox answers a row from the row alone
- *    (src/sandbox/logic/), so sending it among 20,000 rows or among 4,000 changes nothing but request ids. That
+ *    (packages/sandbox/src/logic/), so sending it among 20,000 rows or among 4,000 changes nothing but request ids.
+ * That
  *    lets one full run stand for 200 sampled runs instead of 200 runs; `checkRealRuns` proves it on a few seeds
  *    by running `run --sample-share` for real and finding compare.json's estimates identical.
  */

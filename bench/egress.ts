@@ -15,8 +15,8 @@ import { once } from 'node:events';
 import { Client } from 'undici';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRunSummary } from '../src/output/format/index.js';
-import type { SandboxStats } from '../src/sandbox/index.js';
+import { loadRunSummary } from '@bre-batch/formats';
+import type { SandboxStats } from '@bre-batch/sandbox';
 import { CLIENT_ID, ratio, runCli, startSandboxProcess, TOKEN, writeLocationCsv } from './harness.js';
 
 const PER_SECOND = 10;

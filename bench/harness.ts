@@ -12,9 +12,13 @@ import { PACKAGE_ROOT } from '../src/config/paths.js';
 
 export const CLI = join(PACKAGE_ROOT, 'bin', 'bre-batch.js');
 
-/** The file URL of a module of the shipped build, e.g. `shippedModule('backtest/compare.js')`. */
-export function shippedModule(path: string): string {
-  return pathToFileURL(join(PACKAGE_ROOT, 'dist', path)).href;
+/**
+ * The file URL of a module of the shipped build, e.g. `shippedModule('output/spool/spool.js')`, or of a package's
+ * build, e.g. `shippedModule('compare.js', 'backtest')` (packages/backtest/dist/compare.js).
+ */
+export function shippedModule(path: string, workspacePackage?: string): string {
+  const dist = workspacePackage ? join(PACKAGE_ROOT, 'packages', workspacePackage, 'dist') : join(PACKAGE_ROOT, 'dist');
+  return pathToFileURL(join(dist, path)).href;
 }
 
 /** `node --import tsx <bench file>`: a helper process of the benchmark itself, run from its TypeScript. */

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRange, splitFile, type RangeReading } from '../src/input/ranges.js';
-import { readRowBatches } from '../src/input/read.js';
+import { readRowBatches } from '@bre-batch/formats/input/read';
 
 export interface JobSplitFigures {
   readonly rows: number;

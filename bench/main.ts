@@ -23,8 +23,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadRunSummary } from '../src/output/format/index.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { loadRunSummary } from '@bre-batch/formats';
+import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
 import { ratio, runCli, writeRescoreCsv } from './harness.js';
 import { benchDocumented, benchSweep, type RateRun } from './rates.js';
 import { benchRawVsAutocannon } from './raw.js';

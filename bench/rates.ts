@@ -21,10 +21,10 @@
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRunSummary } from '../src/output/format/index.js';
-import type { Rate, ServiceStats } from '../src/sandbox/index.js';
-import { describeRate } from '../src/limits/rates.js';
-import type { ServiceName } from '../src/types.js';
+import { loadRunSummary } from '@bre-batch/formats';
+import type { Rate, ServiceStats } from '@bre-batch/sandbox';
+import { describeRate } from '@bre-batch/core/rates';
+import type { ServiceName } from '@bre-batch/core/types';
 import { CLIENT_ID, ratio, runCli, startSandboxProcess, TOKEN, writeLocationCsv, writeRescoreCsv } from './harness.js';
 
 export interface RateRun {

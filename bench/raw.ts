@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/config/paths.js';
-import { loadRunSummary } from '../src/output/format/index.js';
-import { startSandbox } from '../src/sandbox/index.js';
+import { loadRunSummary } from '@bre-batch/formats';
+import { startSandbox } from '@bre-batch/sandbox';
 import { rowCost } from './breakdown.js';
 import { benchScriptArgs, ratio, runCli, writeLocationCsv } from './harness.js';
 

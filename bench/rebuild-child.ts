@@ -26,8 +26,8 @@ const { ColumnUnion } = (await import(
   shippedModule('output/journal/columns.js')
 )) as typeof import('../src/output/journal/columns.js');
 const { readNdjsonBatches } = (await import(
-  shippedModule('output/ndjson-file.js')
-)) as typeof import('../src/output/ndjson-file.js');
+  shippedModule('ndjson-file.js', 'formats')
+)) as typeof import('@bre-batch/formats/ndjson-file');
 
 type Mode = 'spooled' | 'resumed' | 'killed' | 'journal';
 /** summary.json's decisions as a run keeps them (src/stages/decisions.ts), here of the one workflow stage. */
@@ -251,7 +251,9 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   // Not timed: results.csv holds every row once, in row order, whatever the mode.
-  const { readLineBatches } = (await import(shippedModule('input/lines.js'))) as typeof import('../src/input/lines.js');
+  const { readLineBatches } = (await import(
+    shippedModule('input/lines.js', 'formats')
+  )) as typeof import('@bre-batch/formats/input/lines');
   let expected = 1;
   for await (const lines of readLineBatches(createReadStream(join(dir, 'results.csv')), 1 << 20))
     for (const l of lines) {

@@ -5,10 +5,10 @@
  * over the input, bottom-k of sha256(seed, key) per stratum, src/sample/).
  *
  * A sampled run's lines are the full run's lines of its rows: the sandbox answers a row from the row alone
- * (src/sandbox/logic/), so sending it among all the rows or among a fifth of them changes nothing but request
+ * (packages/sandbox/src/logic/), so sending it among all the rows or among a fifth of them changes nothing but request
  * ids. The coverage benchmark (bench/coverage.ts) uses this to let one full run stand for hundreds of sampled
  * runs, and proves it on a few seeds by running `run --sample-share` for real; the compare tests
- * (test/backtest/sampled-folders.ts) use it to make sampled folders, failed and unfinished ones included.
+ * (packages/backtest/test/sampled-folders.ts) use it to make sampled folders, failed and unfinished ones included.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -17,7 +17,7 @@ import { loadPipeline } from '../src/config/pipeline.js';
 import { resolveFilesRoot } from '../src/input/files-root.js';
 import { drawSample, type DrawnSample } from '../src/pipeline/sample.js';
 import { resolveSampleOptions, type SampleOptions } from '../src/sample/design.js';
-import { gzPathOf, journalForm } from '../src/output/journal-file.js';
+import { gzPathOf, journalForm } from '@bre-batch/formats/journal-file';
 
 /** What a sampled folder is written from: the design (manifest.json's `sample`) and each row's stratum and weight. */
 export type SampleOfRows = Pick<DrawnSample, 'design' | 'of'>;

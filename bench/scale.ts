@@ -19,8 +19,8 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { computePlan, formatDuration } from '../src/pipeline/plan.js';
 import { loadPipeline } from '../src/config/pipeline.js';
-import { DEFAULT_RATES } from '../src/limits/rates.js';
-import { readRunSummary } from '../src/output/format/index.js';
+import { DEFAULT_RATES } from '@bre-batch/core/rates';
+import { readRunSummary } from '@bre-batch/formats';
 import {
   CLI,
   CLIENT_ID,

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import copyStreams from 'pg-copy-streams';
 import { openSession, parseDbUrl } from '../src/db/index.js';
 import { pgClientOf } from '../src/db/postgres.js';
-import { FILES, readRunSummary } from '../src/output/format/index.js';
+import { FILES, readRunSummary } from '@bre-batch/formats';
 import { CLI, CLIENT_ID, ratio, startSandboxProcess, TOKEN, writeLocationCsv, writeRescoreCsv } from './harness.js';
 
 const ADMIN = process.env.BRE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -13,8 +13,8 @@
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRunSummary } from '../src/output/format/index.js';
-import type { ServiceStats } from '../src/sandbox/index.js';
+import { loadRunSummary } from '@bre-batch/formats';
+import type { ServiceStats } from '@bre-batch/sandbox';
 import { CLIENT_ID, ratio, runCli, startSandboxProcess, TOKEN, writeRescoreCsv } from './harness.js';
 
 export interface SlowRun {

@@ -22,7 +22,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSession, parseDbUrl, type DbUrl, type DialectName } from '../src/db/index.js';
 import { DbSource } from '../src/input/db/index.js';
-import { readRunSummary } from '../src/output/format/index.js';
+import { readRunSummary } from '@bre-batch/formats';
 import { CLI, CLIENT_ID, ratio, startSandboxProcess, TOKEN, writeLocationCsv } from './harness.js';
 
 /** The benchmark's database servers, an admin URL each (the tests' own variables). */

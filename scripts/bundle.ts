@@ -1,6 +1,8 @@
 /**
  * Bundles the compiled CLI (dist/) into dist/bundle/: the entry the bin runs and the worker threads' scripts, with
- * the modules they share in chunks that load when a command first needs them. Run by `npm run build` after tsc.
+ * the modules they share in chunks that load when a command first needs them; then the sandbox package on its own
+ * into packages/sandbox/dist/ (its bin `bre-sandbox` and its API, with what it takes from @bre-batch/core, so that
+ * its packed tarball installs and runs alone). Run by `npm run build` after tsc.
  *
  * Why: a command's start-up was mostly module loading. `bre-batch pipelines` loaded about 280 modules (zod's 95
  * files, yaml's 72, yargs' 38, ...) and a one-row run about 640; each one is a file resolved, read and linked. Bundled,
@@ -14,7 +16,7 @@
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -57,38 +59,77 @@ const zodLocalesUnused: Plugin = {
   },
 };
 
-export async function bundle(root = ROOT): Promise<string[]> {
-  const outdir = join(root, 'dist', 'bundle');
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: ENTRIES,
-    outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    chunkNames: '[name]-[hash]',
-    external: EXTERNAL,
-    banner: { js: REQUIRE_BANNER },
-    sourcemap: 'linked',
-    sourcesContent: false,
-    metafile: true,
-    plugins: [zodLocalesUnused],
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: 'warning',
-  });
+/**
+ * The workspace's packages (`@bre-batch/...`) are bundled from their sources, through the `paths` of the
+ * repository's tsconfig.json, whatever `root` is: one copy of each module (BreError above all) in a bundle.
+ */
+const TSCONFIG = join(ROOT, 'tsconfig.json');
+
+/** Options both bundles share: ES modules for Node 20, split into chunks, mapped back to the sources. */
+const COMMON = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: '[name]-[hash]',
+  tsconfig: TSCONFIG,
+  banner: { js: REQUIRE_BANNER },
+  sourcemap: 'linked',
+  sourcesContent: false,
+  metafile: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning',
+} as const;
+
+/**
+ * Writes the metafile beside the output and removes the files of an earlier build that this one did not write
+ * (chunks are named by their content's hash); folders (the sandbox's declarations) are left alone. Returns
+ * what it removed, relative to `root`.
+ */
+function tidy(root: string, outdir: string, outputs: Metafile['outputs']): string[] {
   // What went where (`npx esbuild --analyze` reads it; test/scripts/bundle.test.ts checks what is left out).
   const meta = join(outdir, META);
-  writeFileSync(meta, JSON.stringify(result.metafile));
-  // Files of an earlier build that this one did not write (chunks are named by their content's hash).
-  const written = new Set([meta, ...Object.keys(result.metafile.outputs).map((p) => join(root, p))]);
-  const stale = readdirSync(outdir)
-    .map((f) => join(outdir, f))
+  const written = new Set([meta, ...Object.keys(outputs).map((p) => join(root, p))]);
+  const stale = readdirSync(outdir, { withFileTypes: true })
+    .filter((e) => e.isFile() && /\.js(\.map)?$/.test(e.name))
+    .map((e) => join(outdir, e.name))
     .filter((p) => !written.has(p));
   for (const p of stale) rmSync(p, { force: true });
   return stale.map((p) => relative(root, p));
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await bundle();
+export async function bundle(root = ROOT): Promise<string[]> {
+  const outdir = join(root, 'dist', 'bundle');
+  const result = await build({
+    ...COMMON,
+    absWorkingDir: root,
+    entryPoints: ENTRIES,
+    outdir,
+    external: EXTERNAL,
+    plugins: [zodLocalesUnused],
+  });
+  writeFileSync(join(outdir, META), JSON.stringify(result.metafile));
+  return tidy(root, outdir, result.metafile.outputs);
+}
+
+/** The sandbox package's entries (packages/sandbox/package.json `exports` and `bin`): output name -> source. */
+export const SANDBOX_ENTRIES = {
+  index: 'packages/sandbox/src/index.ts',
+  command: 'packages/sandbox/src/command.ts',
+  cli: 'packages/sandbox/src/cli.ts',
+};
+
+/** The sandbox on its own in packages/sandbox/dist/: nothing left out, so the package needs no other to run. */
+export async function bundleSandbox(root = ROOT): Promise<string[]> {
+  const outdir = join(root, 'packages', 'sandbox', 'dist');
+  const result = await build({ ...COMMON, absWorkingDir: root, entryPoints: SANDBOX_ENTRIES, outdir });
+  writeFileSync(join(outdir, META), JSON.stringify(result.metafile));
+  return tidy(root, outdir, result.metafile.outputs);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await bundle();
+  await bundleSandbox();
+}

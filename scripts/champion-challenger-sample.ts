@@ -26,15 +26,15 @@
  * (`--rows` writes an input of another size of the same make, e.g. the 20,000 rows of the bench's coverage
  * simulation; the committed sample is the default 1,500.)
  *
- * test/backtest/sample.test.ts checks that the committed sample is what this script writes.
+ * packages/backtest/test/sample.test.ts checks that the committed sample is what this script writes.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { syntheticProfile } from '../src/sandbox/logic/bureau.js';
-import { mulberry32 } from '../src/sandbox/logic/hash.js';
-import { mobileFeatures } from '../src/sandbox/logic/mobile.js';
-import { runChain } from '../src/sandbox/logic/workflows/common.js';
-import { CUTOFFS, basicStage, bureauIntel, bureauStage, mobileStage } from '../src/sandbox/logic/workflows/rules.js';
+import { syntheticProfile } from '@bre-batch/sandbox/logic/bureau';
+import { mulberry32 } from '@bre-batch/sandbox/logic/hash';
+import { mobileFeatures } from '@bre-batch/sandbox/logic/mobile';
+import { runChain } from '@bre-batch/sandbox/logic/workflows/common';
+import { CUTOFFS, basicStage, bureauIntel, bureauStage, mobileStage } from '@bre-batch/sandbox/logic/workflows/rules';
 
 export const ROWS = 1500;
 const SEED = 20250930;

@@ -1,5 +1,5 @@
 /**
- * The error table (src/errors.ts), row by row, and the places that read it: the retry chain, the row runner's
+ * The error table (packages/core/src/errors.ts), row by row, and the places that read it: the retry chain, the row runner's
  * fatal codes, the circuit breaker and the CLI's exit code.
  */
 import { describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import {
   toBreError,
   treatmentOf,
   type ErrorCode,
-} from '../src/errors.js';
+} from '@bre-batch/core/errors';
 import { sinkFailure } from '../src/output/sink/sink-thread.js';
 import { writeFailureStop } from '../src/pipeline/stop.js';
 import { Circuit } from '../src/pipeline/circuit.js';

@@ -5,19 +5,19 @@
  * anywhere is DISK_FULL (exit 3) naming the folder.
  */
 import { dirname, join, relative, resolve } from 'node:path';
-import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '../errors.js';
+import { diskFullCode, diskFullError, exitCodeOf, isBreError } from '@bre-batch/core/errors';
 import { endSession } from '../output/audit.js';
 import { networkSecrets } from '../http/network.js';
 import { createLog, type Log } from '../log/logger.js';
 import { Redactor } from '../output/redact.js';
 import { formatSummary } from '../output/summary-text.js';
-import { FILES } from '../output/format/index.js';
-import { journalForm } from '../output/journal-file.js';
+import { FILES } from '@bre-batch/formats';
+import { journalForm } from '@bre-batch/formats/journal-file';
 import { runPipeline, type RunHooks } from '../pipeline/runner.js';
 import { chooseDefaultFolder } from '../pipeline/default-folder.js';
 import type { RunSettings } from '../pipeline/settings.js';
 import { writeRunReport } from '../report/write.js';
-import { perService } from '../types.js';
+import { perService } from '@bre-batch/core/types';
 import type { RunEndpoints, RunRequest } from './run-request.js';
 
 /** The journals as the folder holds them now: plain, or gzip'ed by a finished run's compaction. */
@@ -215,7 +215,7 @@ class SandboxOnDemand {
   ) {}
 
   async start(): Promise<Pick<RunSettings, 'baseUrls' | 'clientId' | 'authToken'>> {
-    const { startSandbox } = await import('../sandbox/index.js');
+    const { startSandbox } = await import('@bre-batch/sandbox');
     // The built-in sandbox enforces the limits this run is configured for (the documented ones unless
     // --rate says otherwise), so a rehearsal behaves like the real service and `--rate off` back-tests fast.
     const sb = await startSandbox({

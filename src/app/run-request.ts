@@ -5,7 +5,7 @@
  */
 import type { LogFormat } from '../log/logger.js';
 import type { RunSettings } from '../pipeline/settings.js';
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 
 /** Where the services are and how to sign in: from the environment; no base URL at all means the built-in sandbox. */
 export interface RunEndpoints {

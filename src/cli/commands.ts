@@ -27,7 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry(
     'sandbox',
     'start the built-in emulator of all three services on loopback and print its base URL and credentials',
-    async () => (await import('./sandbox.js')).sandboxCommand,
+    async () => (await import('@bre-batch/sandbox/command')).sandboxCommand,
   ),
   entry(
     'pipelines',

@@ -1,15 +1,12 @@
 /**
- * `bre-batch compare <outA> <outB>`: option parsing only; the work is in src/backtest/compare.ts.
+ * `bre-batch compare <outA> <outB>`: option parsing only; the work is back-testing's (packages/backtest).
  * Exit 0 when the three files were written; 2 for usage or configuration (missing folder, unknown stage,
  * --outcome / --by column not in the input): src/cli/main.ts maps a thrown BreError to 2.
  */
 import type { CommandModule } from 'yargs';
-import { runCompare, type CompareJson } from '../backtest/compare.js';
-import type { Estimate } from '../backtest/design/estimators.js';
-import type { CompareOptions } from '../backtest/options.js';
-import type { PeriodUnit } from '../input/period.js';
-import type { Product } from '../backtest/side.js';
-import { INPUT_FORMATS, type InputFormat } from '../input/read.js';
+import { runCompare, type CompareJson, type CompareOptions, type Estimate, type Product } from '@bre-batch/backtest';
+import type { PeriodUnit } from '@bre-batch/formats/input/period';
+import { INPUT_FORMATS, type InputFormat } from '@bre-batch/formats/input/read';
 
 interface CompareArgs {
   outA: string;

@@ -4,8 +4,8 @@
  * where it would be visible in `ps` and shell history.
  */
 import { readFileSync, statSync, type Stats } from 'node:fs';
-import { BreError } from '../errors.js';
-import type { ServiceName } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 
 export interface Endpoints {
   /** null when no base URL is set at all: the built-in sandbox is used. */

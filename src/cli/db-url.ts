@@ -3,7 +3,7 @@
  * would show in `ps` and shell history), `env:VARIABLE` (the URL, password and all, from the environment), or
  * `file:PATH` (from a file only its owner can read, as BRE_AUTH_TOKEN_FILE).
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { isDbUrl, parseDbUrl, type DbUrl } from '../db/index.js';
 import { readOwnerOnlyFile } from './credentials.js';
 

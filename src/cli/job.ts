@@ -4,7 +4,7 @@
  * database cannot be reached.
  */
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { JobStore } from '../job/index.js';
 import { formatJobReport, formatJobStatus, readJobReport, readJobStatus } from '../job/status.js';
 import { formatJobVerify, verifyJob } from '../job/verify.js';

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { diskFullCode, diskFullError, exitCodeOf, internalError, isBreError } from '../errors.js';
+import { diskFullCode, diskFullError, exitCodeOf, internalError, isBreError } from '@bre-batch/core/errors';
 import { createLog } from '../log/logger.js';
 import { applyOutputMode, parseOutputMode } from '../output/modes.js';
 import { commandName, COMMANDS, type CommandEntry } from './commands.js';

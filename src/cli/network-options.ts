@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Options } from 'yargs';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import {
   proxyFor,
   proxyFromEnv,
@@ -18,7 +18,7 @@ import {
   type ProxySettings,
   type TlsSettings,
 } from '../http/network.js';
-import { SERVICES, type ServiceName } from '../types.js';
+import { SERVICES, type ServiceName } from '@bre-batch/core/types';
 import { readOwnerOnlyFile } from './credentials.js';
 
 export interface NetworkArgs {

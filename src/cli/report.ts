@@ -2,8 +2,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { BreError } from '../errors.js';
-import { FILES } from '../output/format/index.js';
+import { BreError } from '@bre-batch/core/errors';
+import { FILES } from '@bre-batch/formats';
 import { writeRunReport } from '../report/write.js';
 
 interface ReportArgs {

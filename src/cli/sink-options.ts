@@ -4,8 +4,8 @@
  * went away is tried again.
  */
 import type { Options } from 'yargs';
-import { BreError } from '../errors.js';
-import { parseDuration } from '../config/units.js';
+import { BreError } from '@bre-batch/core/errors';
+import { parseDuration } from '@bre-batch/core/units';
 import { dialectOf } from '../db/index.js';
 import type { SinkTarget } from '../output/sink/index.js';
 import { resolveDbUrl } from './db-url.js';

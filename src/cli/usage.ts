@@ -4,7 +4,7 @@
  * has to say (a required option missing).
  */
 import yargs, { type Argv, type CommandModule } from 'yargs';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { nearest } from '../config/suggest.js';
 import { commandName, COMMANDS, type CommandEntry } from './commands.js';
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { verifyFolder, type VerifyReport } from '../output/verify.js';
 import { resolveDbUrl } from './db-url.js';
 

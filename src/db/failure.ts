@@ -5,7 +5,7 @@
  * (`classify` and `connectReason` in ./postgres.ts, ./mysql.ts). The wording is chosen from the code, never
  * from the driver's message text. No message here ever holds a password: only the URL's display form.
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { DbUrl } from './url.js';
 
 interface DriverError {

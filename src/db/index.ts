@@ -3,7 +3,7 @@
  * src/stages/index.ts). Callers open a session from a URL and never name a dialect themselves: they ask the
  * URL's dialect what it can do and what an error means.
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { Dialect } from './dialect.js';
 import { mysqlDialect } from './mysql.js';
 import { postgres } from './postgres.js';

@@ -11,7 +11,7 @@
  *   updated, read back;
  * - times are DATETIME(3) of the session's UTC clock (./mysql.ts), a lease's end TIMESTAMPADD of it.
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
 import { CLAIMED_COLUMNS, positional } from './job-sql.js';
 import type { Failure } from './failure.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type pg from 'pg';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { Dialect } from './dialect.js';
 import {
   codeOf,

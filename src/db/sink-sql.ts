@@ -3,7 +3,7 @@
  * database does its own way (type names, the upsert clause, how a table's comment and unique indexes are
  * read) each dialect gives to `standardSink` in its own file, as it gives its keyset statements.
  */
-import type { ColumnKind } from '../types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 
 /**
  * A column of a table bre-batch creates.

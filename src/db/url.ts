@@ -4,7 +4,7 @@
  * (src/cli/db-url.ts); here a password is accepted only when the caller says the text came from such a place,
  * because a password on the command line shows in `ps` and in shell history (the token's rule, README).
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 /** A dialect's name (`postgres`, `mysql`), as registered in ./index.ts. */
 export type DialectName = string;

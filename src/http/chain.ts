@@ -24,7 +24,7 @@
  */
 import type { ServiceLimiter } from '../limits/limiter.js';
 import type { CallStats } from '../metrics/service-stats.js';
-import type { JsonObject, ServiceName } from '../types.js';
+import type { JsonObject, ServiceName } from '@bre-batch/core/types';
 import { Deadlines } from './deadlines.js';
 import { auth, NO_HEADERS } from './layers/auth.js';
 import { classify } from './layers/classify.js';

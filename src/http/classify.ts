@@ -2,8 +2,8 @@
  * Turns an HTTP answer into a parsed body or a BreError with a stable code, per the error tables of the
  * spec (decision spec section 7, account spec section 7). Retry decisions are made from the code.
  */
-import { BreError } from '../errors.js';
-import type { ServiceName } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 import { parseRetryAfter } from '../limits/backoff.js';
 import type { HttpResponse } from './transport.js';
 

@@ -11,9 +11,9 @@
  * are dropped from the head of their queue as it moves (amortised O(1)), or all at once when a queue grows
  * well past the attempts still live (one slow attempt at the head holds back the ones behind it).
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { realClock, type Clock } from '../limits/paced.js';
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 
 /** What the deadlines keep of an attempt. */
 export interface Expiring {

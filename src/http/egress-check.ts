@@ -5,7 +5,7 @@
  * of the input from the good addresses and left the user to guess why one address never took a row.
  */
 import { connect } from 'node:net';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 /** What a socket error code means for a source address, in words. */
 const REASONS: Readonly<Record<string, string>> = {

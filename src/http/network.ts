@@ -10,7 +10,7 @@
  * matches its host and every subdomain (a leading `.` or `*.` is ignored) and, with `:port`, only that port.
  */
 import { rootCertificates } from 'node:tls';
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 
 /** The proxy settings after the options (`--proxy`, `--no-proxy`) have had their say over the environment. */
 export interface ProxySettings {

@@ -10,8 +10,8 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { BreError } from '../errors.js';
-import type { ServiceName } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 import { routeOf, shownProxy, type NetworkSettings, type Route } from './network.js';
 import { errorCodeOf, tlsFailure } from './tls-failure.js';
 

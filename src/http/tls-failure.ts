@@ -3,8 +3,8 @@
  * ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED, ...), which only errors.ndjson used to show while every row was
  * tried again as a network blip. Each is configuration: one message that says what to fix.
  */
-import { BreError } from '../errors.js';
-import type { ServiceName } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 
 const UNKNOWN_CA =
   "the server's certificate is not signed by a known CA: give --ca-file with the CA that signed it (or NODE_EXTRA_CA_CERTS)";

@@ -14,8 +14,8 @@
  * left should the deadline's timer not run.
  */
 import { Pool, ProxyAgent, errors as undiciErrors, type Dispatcher } from 'undici';
-import { BreError } from '../errors.js';
-import type { ServiceName } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 import type { Route } from './network.js';
 import { errorCodeOf, tlsFailure } from './tls-failure.js';
 import { type AttemptDeadline, DeadlinePassed, Deadlines, timeoutError, withinDeadline } from './deadlines.js';

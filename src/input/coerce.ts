@@ -17,11 +17,11 @@
  */
 import { z } from 'zod';
 import type { FieldError } from './validation.js';
-import type { NumberStyle } from '../types.js';
-import { isAbsent } from './fields.js';
-import { isPersonalField, maskText } from './mask.js';
-import { COMMA_STYLE, parseNumber } from './numbers.js';
-import { DECIMAL_COMMA_KIND, valueKind, type NumberBounds } from './value-kind.js';
+import type { NumberStyle } from '@bre-batch/core/types';
+import { isAbsent } from '@bre-batch/formats/input/fields';
+import { isPersonalField, maskText } from '@bre-batch/formats/input/mask';
+import { COMMA_STYLE, parseNumber } from '@bre-batch/formats/input/numbers';
+import { DECIMAL_COMMA_KIND, valueKind, type NumberBounds } from '@bre-batch/formats/input/value-kind';
 
 /**
  * What a number field expected, in words, for the value it got: with --decimal-comma it says so; a comma

@@ -16,7 +16,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { realpath as realpathAsync } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 export type FilesRoot =
   | {

@@ -6,8 +6,8 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BreError } from '../errors.js';
-import { baseFormat, type InputFormat } from './read.js';
+import { BreError } from '@bre-batch/core/errors';
+import { baseFormat, type InputFormat } from '@bre-batch/formats/input/read';
 
 /** Bytes looked at to decide text or binary (the first 8 KiB, as git and file(1) do). */
 const SNIFF_BYTES = 8192;

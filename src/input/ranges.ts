@@ -1,13 +1,14 @@
 /**
  * A file input cut into ranges of rows, for a job's workers on storage they all see (src/pipeline/job.ts):
- * the file is read once, by the worker that splits the job, with the run's own reader (./csv.ts, ./ndjson.ts
- * over ./lines.ts), and a range starts where one of the rows it gave starts: so a quoted field's newlines, CR LF,
- * a byte order mark, blank lines and the header fall where that reader puts them, never where a cut on '\n'
- * would. Each range records the byte its first row's first line starts at, that row's number and line, and
- * its row count: a worker reads the file from that byte with the same reader, the header's names given,
- * numbering rows and lines on from there, so the rows, their numbers and their lines are those of a run over
- * the whole file. The reader looks past a record's first line only while a quoted field is open, and then no
- * further than `maxRecordBytes`, so the rows of a range read from its start are those read from the file's.
+ * the file is read once, by the worker that splits the job, with the run's own reader
+ * (packages/formats/src/input/csv.ts, ndjson.ts over lines.ts there), and a range starts where one of the rows it
+ * gave starts: so a quoted field's newlines, CR LF, a byte order mark, blank lines and the header fall where that
+ * reader puts them, never where a cut on '\n' would. Each range records the byte its first row's first line
+ * starts at, that row's number and line, and its row count: a worker reads the file from that byte with the same
+ * reader, the header's names given, numbering rows and lines on from there, so the rows, their numbers and their
+ * lines are those of a run over the whole file. The reader looks past a record's first line only while a quoted
+ * field is open, and then no further than `maxRecordBytes`, so the rows of a range read from its start are those
+ * read from the file's.
  *
  * Parquet has no records to find: its ranges are row numbers (hyparquet reads the row groups that hold them).
  * Gzip'ed files and UTF-16 text cannot be entered in the middle (no byte of a gzip stream starts a row; a
@@ -15,11 +16,11 @@
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import type { InputRow } from '../types.js';
-import { csvRowBatches } from './csv.js';
-import { readLineBatches, type PhysicalLine } from './lines.js';
-import { ndjsonRowBatches } from './ndjson.js';
-import { DEFAULT_MAX_RECORD_BYTES } from './read.js';
+import type { InputRow } from '@bre-batch/core/types';
+import { csvRowBatches } from '@bre-batch/formats/input/csv';
+import { readLineBatches, type PhysicalLine } from '@bre-batch/formats/input/lines';
+import { ndjsonRowBatches } from '@bre-batch/formats/input/ndjson';
+import { DEFAULT_MAX_RECORD_BYTES } from '@bre-batch/formats/input/read';
 
 /** One range of a file's rows. */
 export interface FileRange {
@@ -130,8 +131,9 @@ function textRows(
  */
 export async function splitFile(path: string, r: RangeReading, rows: number): Promise<FileRange[]> {
   if (r.format === 'parquet') {
-    // Loaded only for a Parquet input, as src/input/read.ts loads it: hyparquet and its codecs cost every run's start.
-    const { parquetMetadataOf } = await import('./parquet.js');
+    // Loaded only for a Parquet input, as packages/formats/src/input/read.ts loads it: hyparquet and its codecs cost
+    // every run's start.
+    const { parquetMetadataOf } = await import('@bre-batch/formats/input/parquet');
     const total = Number((await parquetMetadataOf(path)).num_rows);
     const out: FileRange[] = [];
     for (let first = 1; first <= total; first += rows)
@@ -175,7 +177,7 @@ export async function* readRange(path: string, r: RangeReading, range: FileRange
   let left = range.rows;
   if (r.format === 'parquet') {
     const columns = r.columns;
-    const { parquetRowBatches } = await import('./parquet.js');
+    const { parquetRowBatches } = await import('@bre-batch/formats/input/parquet');
     const reader = parquetRowBatches(path, {
       ...(columns ? { header: () => columns } : {}),
       range: { start: range.firstRow - 1, end: range.firstRow - 1 + range.rows },

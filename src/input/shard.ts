@@ -3,7 +3,7 @@
  * split it the same way on every machine and every run. Rows without a key hash their row number.
  * The runner, `--plan` and `merge` all decide it here.
  */
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 
 /** The row's key as written to the output files: text, or null when the row has none. */
 export function rowKey(row: InputRow, keyColumn: string): string | null {

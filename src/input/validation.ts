@@ -31,7 +31,7 @@ export type PrepareResult<P> =
 
 /** The input columns a stage reads, for `bre-batch pipelines` and the docs. */
 export interface ColumnSpec {
-  /** Needed in every row: the header check stops a run whose input lacks one (./header.ts). */
+  /** Needed in every row: the header check stops a run whose input lacks one (packages/formats/src/input/header.ts). */
   readonly required: readonly string[];
   /** A required column -> other names that may stand in for it (aa_fetch: date_from or datetimerangefrom). */
   readonly alternatives?: Readonly<Record<string, readonly string[]>>;

@@ -4,7 +4,7 @@
  * differs in any of them would write other rows into the job's tables (or at another pace than the job was
  * planned for), so it is refused, saying which differs (JOB_MISMATCH, exit 2).
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 export interface JobDefinition {
   readonly sink_table: string;

@@ -10,9 +10,9 @@
  * than read rows out of ranges cut in another file.
  */
 import { statSync } from 'node:fs';
-import { BreError, isBreError } from '../errors.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
 import { readRange, ShortRange, splitFile, type RangeReading } from '../input/ranges.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import type { ChunkPlan, ClaimedChunk } from './store.js';
 
 /** What a chunked file input needs of the file, as this worker saw it when it hashed it. */

@@ -10,8 +10,8 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { BreError, isBreError } from '../errors.js';
-import type { InputRow } from '../types.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
+import type { InputRow } from '@bre-batch/core/types';
 import { bitsOf, emptyBits, hasBit } from './bits.js';
 import type { FenceOutcome, HeldChunk } from './fence.js';
 import type { ClaimedChunk, JobStore } from './store.js';

@@ -8,7 +8,7 @@
  * deadlock aborted) is tried again for the sink's --sink-retry, then SINK_UNAVAILABLE (exit 3, resumable), as
  * the sink does.
  */
-import { BreError, isBreError } from '../errors.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
 import {
   dialectOf,
   openSession,

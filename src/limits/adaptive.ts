@@ -9,7 +9,7 @@
  * The rate stays within [floor, ceiling].
  */
 import { PacedLimiter, type PacedLimiterOptions } from './paced.js';
-import type { Rate } from './rates.js';
+import type { Rate } from '@bre-batch/core/rates';
 
 export interface AdaptiveOptions {
   /** Multiplier on a 429 (default 0.8). */

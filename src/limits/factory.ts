@@ -1,9 +1,9 @@
 /** Which limiter a service gets: what a run asks for, and the local answer (`--redis` has its own, ./redis.ts). */
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 import { AdaptiveLimiter } from './adaptive.js';
 import type { ServiceLimiter } from './limiter.js';
 import { PacedLimiter } from './paced.js';
-import { DEFAULT_RATES, type Rate } from './rates.js';
+import { DEFAULT_RATES, type Rate } from '@bre-batch/core/rates';
 
 /** What a run needs of one service's limiter. */
 export interface LimiterRequest {

@@ -3,9 +3,9 @@
  * per-IP limit holds whatever the retry traffic. In-process: ./paced.ts; shared between processes through
  * Redis: ./redis.ts; which one a run gets: ./factory.ts.
  */
-import { isBreError } from '../errors.js';
-import type { ServiceName } from '../types.js';
-import type { Rate } from './rates.js';
+import { isBreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
+import type { Rate } from '@bre-batch/core/rates';
 
 export interface LimiterStats {
   /** Total ms attempts spent queued in the limiter (waiting for the rate or a concurrency slot). */

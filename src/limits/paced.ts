@@ -12,12 +12,12 @@
  * An attempt that can start at once starts inside `schedule` and its own promise is returned: without a rate
  * (the back-testing case) that is nearly every attempt, and it costs no promise of the limiter's own.
  */
-import { BreError } from '../errors.js';
-import type { ServiceName } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 import { InFlight, type Flight } from './in-flight.js';
 import { wasCut, type InFlightView, type LimiterStats, type ServiceLimiter } from './limiter.js';
 import { Pacer, pacingFor, type Slack } from './pacer.js';
-import type { Rate } from './rates.js';
+import type { Rate } from '@bre-batch/core/rates';
 import { Throttle } from './throttle.js';
 
 /** Time and timers, injected so that tests never wait on real time. */

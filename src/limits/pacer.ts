@@ -1,6 +1,6 @@
 /**
  * When the next attempt may start, for a rate of `limit` calls per `windowMs` that a server enforces as a
- * strict SLIDING window (decision spec section 8; the sandbox's src/sandbox/rate.ts): a call at t is refused
+ * strict SLIDING window (decision spec section 8; the sandbox's packages/sandbox/src/rate.ts): a call at t is refused
  * while `limit` admitted calls arrived within (t - window, t]. Pure: times are passed in, nothing is timed here
  * (the limiter that owns the timer is ./paced.ts).
  *
@@ -10,7 +10,7 @@
  * at least a window apart whatever happened on the way. No burst; `margin` covers the two clocks. Why each,
  * and what it costs: docs/decisions/limiter-pacing.md.
  */
-import type { Rate } from './rates.js';
+import type { Rate } from '@bre-batch/core/rates';
 
 /** How late an unanswered call is taken to reach the server at most, after its write (--rate-slack default). */
 export const PATH_SLACK_MS = 250;

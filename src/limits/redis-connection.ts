@@ -19,7 +19,7 @@
  */
 import Bottleneck from 'bottleneck';
 import { Redis, type RedisOptions } from 'ioredis';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 /** Script errors Bottleneck recognises by their exact text (see the header). */
 const BOTTLENECK_CODES = /^ERR ((?:SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT)$|OVERWEIGHT:)/;

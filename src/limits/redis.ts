@@ -11,12 +11,12 @@
  */
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { retrying } from '../retry/policy.js';
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 import { localLimiter, type LimiterFactory, type LimiterRequest } from './factory.js';
 import type { LimiterStats, ServiceLimiter } from './limiter.js';
-import { describeRate, type Rate } from './rates.js';
+import { describeRate, type Rate } from '@bre-batch/core/rates';
 import { Throttle } from './throttle.js';
 import { openRedis, redactRedisUrl, type RepairedIORedisConnection } from './redis-connection.js';
 

@@ -4,8 +4,8 @@
  * before a row starts (../pipeline/feed.ts). Amounts are kept as whole micro-units (a millionth of the
  * currency's unit), so a night of millions of calls adds up without a rounding drift.
  */
-import { BreError } from '../errors.js';
-import { perService, type ServiceName } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import { perService, type ServiceName } from '@bre-batch/core/types';
 
 /** How an attempt ended, as the billing rule sees it. */
 export const BILLING_OUTCOMES = ['2xx', '4xx', '429', '5xx', 'timeout', 'network'] as const;

@@ -2,7 +2,7 @@
  * Log lines on stderr, for people (default) or for log collectors (`--log-format json`: one JSON object
  * a line with time, level, message and fields such as row, stage, service and code; written by pino).
  * Both go through the same scrubber as every output (the auth token and row secrets replaced), and the
- * messages reaching here are already masked for personal data by their callers (src/input/mask.ts).
+ * messages reaching here are already masked for personal data by their callers (packages/formats/src/input/mask.ts).
  *
  * pino writes synchronously to fd 2 here: a batch job logs a few lines, not thousands a second, and a
  * synchronous write is never lost at exit (pino#1705: the CLI sets process.exitCode instead of calling
@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Logger as Pino, pino as PinoFactory } from 'pino';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 export type LogFormat = 'human' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['human', 'json'];

@@ -15,7 +15,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
-import { BreError, diskFullCode } from '../errors.js';
+import { BreError, diskFullCode } from '@bre-batch/core/errors';
 import { MetricsPusher } from './pushgateway.js';
 import type { RunSnapshot } from './sampler.js';
 

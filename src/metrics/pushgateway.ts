@@ -13,7 +13,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Registry } from 'prom-client';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 const PUSH_JOB = 'bre_batch';
 const REQUEST_TIMEOUT_MS = 5_000;

@@ -1,7 +1,7 @@
 /** Counters per service and per stage, reported in summary.json and the progress bar. */
 import { Histogram } from './histogram.js';
 
-/** What summary.json holds for a service or a stage (src/output/format/summary.ts: callStatsShape). */
+/** What summary.json holds for a service or a stage (packages/formats/src/summary.ts: callStatsShape). */
 export interface CallStatsJson {
   readonly attempts: number;
   readonly retries: number;

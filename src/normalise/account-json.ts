@@ -3,7 +3,7 @@
  * and may change or gain keys; callers parse it defensively" (spec 9, 2.7): every reader here returns a
  * safe default for an unexpected shape instead of throwing.
  */
-import type { Json, JsonObject } from '../types.js';
+import type { Json, JsonObject } from '@bre-batch/core/types';
 
 export function asObject(v: unknown): Record<string, unknown> | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;

@@ -16,7 +16,7 @@ import {
   type NormalisedResult,
   type NormalisedTransaction,
   type ResultField,
-} from '../types.js';
+} from '@bre-batch/core/types';
 import { asList, asObject, flattenInto, toBool, toJson, toNumber, toText } from './account-json.js';
 import { isPersonalKey, maskAccountNumber } from './account-personal.js';
 import {

@@ -3,8 +3,8 @@
  * as a normalised result: every key kept with its type, known features first in a stable order, then the
  * others in the answer's order. Object or array values stay JSON.
  */
-import { BreError } from '../errors.js';
-import { resultFields, type Json, type NormalisedResult, type ResultField } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import { resultFields, type Json, type NormalisedResult, type ResultField } from '@bre-batch/core/types';
 import { describeShape } from './shape.js';
 
 /** The features the spec shows (2.8), after reference_id, typed as it shows them. The full list is not documented. */

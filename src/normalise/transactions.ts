@@ -23,7 +23,7 @@
  * - Account numbers with no mask character are masked to their last 4 characters (personal data, 2.7).
  */
 import { createHash } from 'node:crypto';
-import type { NormalisedTransaction } from '../types.js';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
 import { asList, asObject, toNumber, toText } from './account-json.js';
 import { maskAccountNumber } from './account-personal.js';
 

@@ -24,9 +24,9 @@
  * Only final_decision is required: an answer without output_data.rules_output.final_decision has no
  * decision and is a BAD_RESPONSE; any other part may be missing.
  */
-import { BreError } from '../errors.js';
-import { define } from '../input/fields.js';
-import { resultFields, type Json, type NormalisedResult, type ResultField } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import { define } from '@bre-batch/formats/input/fields';
+import { resultFields, type Json, type NormalisedResult, type ResultField } from '@bre-batch/core/types';
 import { describeShape } from './shape.js';
 
 const OFFER_FIELDS = [

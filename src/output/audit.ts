@@ -9,7 +9,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../config/paths.js';
-import { FILES, readManifest, writeManifest, type Manifest, type ManifestSession } from './format/index.js';
+import { FILES, readManifest, writeManifest, type Manifest, type ManifestSession } from '@bre-batch/formats';
 
 let version: string | undefined;
 

@@ -3,7 +3,7 @@
  * breakdown summary.json's `errors_by_field` keeps and the run's closing lines print, so that "63 would fail"
  * says which field, and how, without opening the errors file. A row with several bad fields counts under each.
  */
-import type { RunSummary } from './format/index.js';
+import type { RunSummary } from '@bre-batch/formats';
 
 export type ErrorGroup = NonNullable<RunSummary['errors_by_field']>[number];
 

@@ -1,10 +1,10 @@
 /** What makes a resume safe: the input's fingerprint, and the check that a folder belongs to this run. */
 import { createReadStream, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { BreError } from '../errors.js';
-import { describeDelimiter } from '../input/csv-dialect.js';
+import { BreError } from '@bre-batch/core/errors';
+import { describeDelimiter } from '@bre-batch/formats/input/csv-dialect';
 import { designDifference } from '../sample/draw.js';
-import type { Manifest } from './format/index.js';
+import type { Manifest } from '@bre-batch/formats';
 
 async function fileSha256(path: string): Promise<string> {
   const h = createHash('sha256');

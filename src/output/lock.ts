@@ -10,7 +10,7 @@
 import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 /** What identifies a process beyond its pid, on Linux: a reused pid has another start time or boot. */
 export interface ProcessIdentity {

@@ -23,12 +23,12 @@ import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { loadPipeline } from '../config/pipeline.js';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { parseShard, shardOf } from '../input/shard.js';
 import { DecisionCounter, declaredFields } from '../stages/index.js';
-import { SERVICES } from '../types.js';
+import { SERVICES } from '@bre-batch/core/types';
 import { grownTo, RowSet } from './journal/bitset.js';
-import { gzPathOf, journalExists, journalLines } from './journal-file.js';
+import { gzPathOf, journalExists, journalLines } from '@bre-batch/formats/journal-file';
 import {
   FILES,
   readManifest,
@@ -39,7 +39,7 @@ import {
   type Manifest,
   type MergedSummary,
   type RunSummary,
-} from './format/index.js';
+} from '@bre-batch/formats';
 import { writeColumnJournal } from './journal/column-journal.js';
 import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './journal/columns.js';
 import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './spool/rebuild.js';

@@ -6,7 +6,7 @@
  * temporary files, lock files, files of libraries) gets it without each writer having to say so, and the
  * user's own umask (often 022 or 002) cannot open them wider.
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 
 /** The default: owner only. */
 const DEFAULT_OUTPUT_MODE = 0o700;

@@ -17,10 +17,10 @@
 import { existsSync, mkdirSync, renameSync, rmSync, chmodSync } from 'node:fs';
 import { outputFileMode } from './modes.js';
 import { join } from 'node:path';
-import { BreError } from '../errors.js';
-import type { NormalisedTransaction } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
 import { RowSet } from './journal/bitset.js';
-import { AppendFile, rowOfLine } from './ndjson-file.js';
+import { AppendFile, rowOfLine } from '@bre-batch/formats/ndjson-file';
 import {
   FILES,
   readManifest,
@@ -29,11 +29,11 @@ import {
   type ErrorLine,
   type Manifest,
   type RunSummary,
-} from './format/index.js';
+} from '@bre-batch/formats';
 import { startSession, type RowProvenance } from './audit.js';
 import { checkSameRun, resumedManifest } from './folder-identity.js';
 import { lockOutput } from './lock.js';
-import { journalExists, journalLines } from './journal-file.js';
+import { journalExists, journalLines } from '@bre-batch/formats/journal-file';
 import { expandFolder } from './journal/compact.js';
 import { ColumnJournal } from './journal/column-journal.js';
 import type { ResultStages, StageColumns } from './journal/columns.js';

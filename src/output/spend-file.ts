@@ -13,8 +13,8 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyCounts, type SpendCounts, type SpendMeter } from '../limits/spend.js';
-import { perService, SERVICES, type ServiceName } from '../types.js';
-import { FILES } from './format/files.js';
+import { perService, SERVICES, type ServiceName } from '@bre-batch/core/types';
+import { FILES } from '@bre-batch/formats/files';
 
 const SLOT = 4096;
 /** Sessions kept for the retry share (the oldest are folded into the totals only). */

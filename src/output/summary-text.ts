@@ -2,9 +2,9 @@
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf } from '../sample/draw.js';
 import { formatAmount } from '../limits/spend.js';
-import { limitPerMinute } from '../limits/rates.js';
-import { SERVICES } from '../types.js';
-import { FILES, type RunSummary } from './format/index.js';
+import { limitPerMinute } from '@bre-batch/core/rates';
+import { SERVICES } from '@bre-batch/core/types';
+import { FILES, type RunSummary } from '@bre-batch/formats';
 import { describeErrorGroups } from './error-groups.js';
 
 /**

@@ -14,9 +14,9 @@ import type {
   TimelineSession,
   TimelineVersion,
 } from '../metrics/timeline-lines.js';
-import { AppendFile, readNdjson } from './ndjson-file.js';
+import { AppendFile, readNdjson } from '@bre-batch/formats/ndjson-file';
 
-import { FILES } from './format/index.js';
+import { FILES } from '@bre-batch/formats';
 
 export class TimelineWriter {
   readonly session: number;

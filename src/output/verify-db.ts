@@ -6,10 +6,10 @@
  * as many rows. The folder's keys are held in memory while the input is read (a few dozen bytes a key).
  */
 import { dialectOf, parseDbUrl, type DbUrl } from '../db/index.js';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { DbSource, describeRelation, parseRelation, sourceIdentity } from '../input/db/index.js';
 import { lineKey, shardOf } from '../input/shard.js';
-import type { Manifest } from './format/index.js';
+import type { Manifest } from '@bre-batch/formats';
 
 /** The keys of a folder's lines: how many lines each key has, and how many lines have none. */
 export class FolderKeys {

@@ -15,13 +15,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DbUrl } from '../db/index.js';
-import { BreError } from '../errors.js';
-import { isInputFormat, readRowBatches, resolveFormat } from '../input/read.js';
+import { BreError } from '@bre-batch/core/errors';
+import { isInputFormat, readRowBatches, resolveFormat } from '@bre-batch/formats/input/read';
 import { lineKey, shardOf } from '../input/shard.js';
 import { fileSha256, recordedFiles } from './audit.js';
-import { FILES, readManifest, type Manifest } from './format/index.js';
+import { FILES, readManifest, type Manifest } from '@bre-batch/formats';
 import { RowSet } from './journal/bitset.js';
-import { journalExists, journalLines } from './journal-file.js';
+import { journalExists, journalLines } from '@bre-batch/formats/journal-file';
 import { checkDbRows, FolderKeys, inputUrl } from './verify-db.js';
 
 export interface VerifyReport {

@@ -1,11 +1,11 @@
 /**
- * summary.json's `versions` (format: ./format/summary.ts): per stage, the rows and decisions of each strategy
- * version (counted with the decisions, src/stages/decisions.ts) and the first answer of each version (the
+ * summary.json's `versions` (format: packages/formats/src/summary.ts): per stage, the rows and decisions of each
+ * strategy version (counted with the decisions, src/stages/decisions.ts) and the first answer of each version (the
  * time series' `version` lines, src/pipeline/versions.ts). A run's end and a merge both build it here.
  */
 import type { TimelineVersion } from '../metrics/timeline-lines.js';
 import type { VersionCounts } from '../stages/types.js';
-import type { VersionsSummary } from './format/index.js';
+import type { VersionsSummary } from '@bre-batch/formats';
 
 type FirstAnswer = Omit<TimelineVersion, 'kind'>;
 

@@ -1,13 +1,13 @@
 /**
  * The one way the CLI runs work on a worker thread: `WorkerThread` on the run's side starts a script by name,
  * sends it messages and hears its answers; `threadPort` is the script's side. A thread's failure crosses only
- * as `{ type: 'failed' }` with errorToJSON (src/errors.ts); a crash or an early exit is INTERNAL.
+ * as `{ type: 'failed' }` with errorToJSON (packages/core/src/errors.ts); a crash or an early exit is INTERNAL.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, Worker, workerData, type ResourceLimits } from 'node:worker_threads';
-import { errorFromJSON, errorToJSON, internalError, type ErrorJSON } from '../errors.js';
+import { errorFromJSON, errorToJSON, internalError, type ErrorJSON } from '@bre-batch/core/errors';
 
 /** Each worker script's module under output/ (the bundle's entry `<name>-worker`, scripts/bundle.ts ENTRIES). */
 const SCRIPTS = {

@@ -1,19 +1,19 @@
 /** summary.json of a run, built from the run's counters, stages, client and limiters (the format: src/output/format). */
-import type { BreError } from '../errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import type { ServiceClient } from '../http/chain.js';
 import { boundNote } from '../limits/in-flight.js';
 import type { InFlightView, LimiterStats } from '../limits/limiter.js';
-import { describeRate } from '../limits/rates.js';
+import { describeRate } from '@bre-batch/core/rates';
 import type { CallStats } from '../metrics/service-stats.js';
 import type { Lane } from './egress.js';
 import type { DrawnSample } from './sample.js';
 import type { StageRuntime } from './row.js';
 import { sourceIdentity, type SourceStats } from '../input/db/index.js';
 import type { RunSettings } from './settings.js';
-import type { RunSummary } from '../output/format/index.js';
+import type { RunSummary } from '@bre-batch/formats';
 import type { ErrorGroup } from '../output/error-groups.js';
 import type { DecisionCounts } from '../stages/types.js';
-import { SERVICES, type ServiceName } from '../types.js';
+import { SERVICES, type ServiceName } from '@bre-batch/core/types';
 
 export interface RunCounters {
   read: number;

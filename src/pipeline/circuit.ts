@@ -1,12 +1,12 @@
 /**
  * Stops a run that is only producing failures (a service down for the night) instead of grinding a million
  * rows into errors.ndjson: N consecutive service failures, or a failure share above a threshold over the last
- * `window` finished calls. Which codes count is the error table's (src/errors.ts): data errors (422, workflow
- * 500 {detail}, account detail.error) are the row's fault, not the service's, and do not count. Throttling is
+ * `window` finished calls. Which codes count is the error table's (packages/core/src/errors.ts): data errors (422,
+ * workflow 500 {detail}, account detail.error) are the row's fault, not the service's, and do not count. Throttling is
  * counted apart (`throttled`): a service answering 429 is full, not failing; its rows wait, and a spell longer
  * than --throttle-deadline stops the run on its own (THROTTLED, src/http/), not as a run of failures.
  */
-import { isServiceFailure, type ErrorCode } from '../errors.js';
+import { isServiceFailure, type ErrorCode } from '@bre-batch/core/errors';
 
 export interface CircuitOptions {
   /** Consecutive service failures that open the circuit (default 25; 0 disables). */

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sourceIdentity } from '../input/db/index.js';
-import { FILES, readManifest, type Manifest } from '../output/format/index.js';
+import { FILES, readManifest, type Manifest } from '@bre-batch/formats';
 import { inputFingerprint } from '../output/folder-identity.js';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf } from '../sample/draw.js';

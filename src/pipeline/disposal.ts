@@ -12,7 +12,7 @@
  * - Steps run by close are told how the run ended (`end`: the monitor writes it in the time series); a step run
  *   early is told nothing (undefined).
  */
-import { internalError } from '../errors.js';
+import { internalError } from '@bre-batch/core/errors';
 
 interface Step<E> {
   readonly name: string;

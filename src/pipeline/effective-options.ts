@@ -4,8 +4,8 @@
  * database's or Redis's URL without its user information; TLS and proxy settings only as "set"). The
  * record is scrubbed once more with the run's secrets before it is written.
  */
-import { describeRate } from '../limits/rates.js';
-import { SERVICES } from '../types.js';
+import { describeRate } from '@bre-batch/core/rates';
+import { SERVICES } from '@bre-batch/core/types';
 import type { RunSettings } from './settings.js';
 
 /** A URL's scheme, host, port and path: its user, password and parameters are left out. */

@@ -14,14 +14,14 @@
  * every lane is open the run stops (CIRCUIT_OPEN). Rows a lane wrote are counted by the run's circuit
  * (./recorder.ts) as before. A row only moves after it failed, so a row that succeeded is never sent again.
  */
-import { BreError, type ErrorCode } from '../errors.js';
+import { BreError, type ErrorCode } from '@bre-batch/core/errors';
 import { createClient, type ServiceClient } from '../http/chain.js';
 import type { LimiterFactory } from '../limits/factory.js';
 import type { LimiterStats, ServiceLimiter } from '../limits/limiter.js';
 import { CallStats } from '../metrics/service-stats.js';
 import { kindOf } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
-import { perService, SERVICES, type InputRow, type ServiceName } from '../types.js';
+import { perService, SERVICES, type InputRow, type ServiceName } from '@bre-batch/core/types';
 import { Circuit } from './circuit.js';
 import { createLimiters } from './limiters.js';
 import { runRow, type RowOutcome, type StageRuntime } from './row.js';

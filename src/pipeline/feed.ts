@@ -5,9 +5,9 @@
  * input is read, a gate ends it (the --limit, a stop, the spend cap); rows may still be running then (the
  * runner waits for them).
  */
-import { BreError, isBreError } from '../errors.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
 import { lineKey } from '../input/shard.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import { RowGates, rowGates } from './gates.js';
 import type { Run } from './run.js';
 import { writeFailureStop } from './stop.js';

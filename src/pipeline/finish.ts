@@ -9,8 +9,8 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { exitCodeOf, type BreError } from '../errors.js';
-import { FILES, type RunSummary } from '../output/format/index.js';
+import { exitCodeOf, type BreError } from '@bre-batch/core/errors';
+import { FILES, type RunSummary } from '@bre-batch/formats';
 import { ErrorGroups } from '../output/error-groups.js';
 import { remainingEstimate } from './plan.js';
 import type { RunOutput } from '../output/run-output.js';

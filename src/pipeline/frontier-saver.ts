@@ -1,9 +1,9 @@
 /**
- * A database input's resume point, written to `.state/source-frontier.json` (src/output/format/frontier.ts) as
+ * A database input's resume point, written to `.state/source-frontier.json` (packages/formats/src/frontier.ts) as
  * the run moves it (src/pipeline/frontier-tracker.ts): about once a second while rows are done, and once more
  * after the journals are closed. A point is written only once the journal lines it covers are on the disk.
  */
-import { FILES, writeFrontier } from '../output/format/index.js';
+import { FILES, writeFrontier } from '@bre-batch/formats';
 import type { RunOutput } from '../output/run-output.js';
 import type { FrontierPoint, FrontierTracker } from './frontier-tracker.js';
 

@@ -1,13 +1,13 @@
 /**
  * A database input's resume point (the frontier): the last row, in read order, such that every row read up
  * to it is done (written to results or errors, out of this shard, already done) and that ends its key,
- * so that reading again after its key skips nothing undone (src/output/format/frontier.ts).
+ * so that reading again after its key skips nothing undone (packages/formats/src/frontier.ts).
  *
  * Rows are done out of order (many are in flight); the tracker keeps the rows read and not yet passed, in read
  * order, and moves the frontier over the done ones at the front. A row that is never done (a stop, a row
  * --retry-errors leaves for later) holds it where it is: the frontier is only ever conservative.
  */
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 
 export interface FrontierPoint {
   readonly row: number;

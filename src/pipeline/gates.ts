@@ -3,11 +3,11 @@
  * step given only what it reads. A gate passes the row on, skips it (counted, and done for a database input's
  * resume point), leaves it outside the run, or ends the feed; `RowGates` runs the list for the feed (./feed.ts).
  */
-import type { BreError } from '../errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { shardOf } from '../input/shard.js';
 import type { SpendMeter } from '../limits/spend.js';
 import type { RowSet } from '../output/journal/bitset.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import type { RunCounters } from './build-summary.js';
 import type { FrontierTracker } from './frontier-tracker.js';
 import type { DrawnSample } from './sample.js';

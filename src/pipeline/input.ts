@@ -1,27 +1,27 @@
 /**
- * Opening the run's input, the one place where the header check is made (src/input/header.ts): the header
- * is read and checked against every column the pipeline's stages need in every row before anything is
+ * Opening the run's input, the one place where the header check is made (packages/formats/src/input/header.ts): the
+ * header is read and checked against every column the pipeline's stages need in every row before anything is
  * called or written, so a file with a misnamed column costs one exit 2 and a message, not a night of
  * row errors. `run`, `run --dry-run` and `run --plan` all open their input here.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BreError, isBreError } from '../errors.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
 import type { DbColumn } from '../db/index.js';
-import { COMMA_STYLE } from '../input/numbers.js';
+import { COMMA_STYLE } from '@bre-batch/formats/input/numbers';
 import { checkFileColumns } from '../input/files-root.js';
 import { DbSource, sourceIdentity } from '../input/db/index.js';
-import { resolveHeader, type ColumnRequirements } from '../input/header.js';
+import { resolveHeader, type ColumnRequirements } from '@bre-batch/formats/input/header';
 import { describeEmpty, inspectInputFile } from '../input/inspect.js';
-import { estimateRows, readRowBatches } from '../input/read.js';
+import { estimateRows, readRowBatches } from '@bre-batch/formats/input/read';
 import { lineKey } from '../input/shard.js';
 import type { Pipeline } from '../config/pipeline.js';
-import { FILES, readFrontier, readManifest, type Manifest } from '../output/format/index.js';
+import { FILES, readFrontier, readManifest, type Manifest } from '@bre-batch/formats';
 import { JournalKeys } from '../output/journal/keys.js';
 import { sourceDifferences } from '../output/folder-identity.js';
 import { kindOf } from '../stages/index.js';
 import type { SampleSpec } from '../sample/design.js';
-import type { InputRow, NumberStyle } from '../types.js';
+import type { InputRow, NumberStyle } from '@bre-batch/core/types';
 import type { FrontierPoint } from './frontier-tracker.js';
 import type { RunSettings, SourceSettings } from './settings.js';
 
@@ -66,7 +66,7 @@ export function columnRequirements(pipeline: Pipeline, sample?: SampleSpec): Col
   };
 }
 
-/** manifest.json's `input.reading` (src/output/format/manifest.ts). */
+/** manifest.json's `input.reading` (packages/formats/src/manifest.ts). */
 export type InputReading = NonNullable<Manifest['input']['reading']>;
 
 export interface OpenedInput {
@@ -177,8 +177,8 @@ export async function openInput(
 
 /**
  * The header check of a database input: a json/jsonb column `a` may hold any `a.b` a pipeline reads (its rows
- * are objects, reached by dotted path as NDJSON's nested fields are: ../input/fields.ts), which the columns
- * alone cannot tell: such paths count as present, and a row without one is that row's error.
+ * are objects, reached by dotted path as NDJSON's nested fields are: packages/formats/src/input/fields.ts), which
+ * the columns alone cannot tell: such paths count as present, and a row without one is that row's error.
  */
 function jsonPaths(req: ColumnRequirements, columns: readonly DbColumn[]): string[] {
   const json = new Set(columns.filter((c) => c.type === 'json' || c.type === 'jsonb').map((c) => c.name.toLowerCase()));
@@ -298,7 +298,7 @@ async function* checkedRows(
 
 /**
  * About how many data rows the input holds, for the progress bar, the monitor and a stopped run's estimate:
- * a file's lines (src/input/read.ts), a database's `count(*)`; undefined for stdin.
+ * a file's lines (packages/formats/src/input/read.ts), a database's `count(*)`; undefined for stdin.
  */
 export function estimateInputRows(s: RunSettings, source?: DbSource): Promise<number> | undefined {
   if (source) return source.count();

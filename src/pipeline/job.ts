@@ -5,9 +5,9 @@
  * of the run is the same run: one row loop, one folder (scratch: a new one per session), one sink follower,
  * whose batches commit each chunk's position behind the job's fence.
  */
-import type { BreError } from '../errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
-import { baseFormat } from '../input/read.js';
+import { baseFormat } from '@bre-batch/formats/input/read';
 import type { RangeReading } from '../input/ranges.js';
 import {
   definitionDifferences,
@@ -28,7 +28,7 @@ import { JobSpend } from './job-spend.js';
 import type { SpendMeter } from '../limits/spend.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import { openInput, type OpenedInput } from './input.js';
 import { computePlan } from './plan.js';
 import type { RunSettings } from './settings.js';

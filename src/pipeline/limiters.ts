@@ -5,7 +5,7 @@
 import type { LimiterFactory } from '../limits/factory.js';
 import type { ServiceLimiter } from '../limits/limiter.js';
 import { kindOf } from '../stages/index.js';
-import { SERVICES, type ServiceName } from '../types.js';
+import { SERVICES, type ServiceName } from '@bre-batch/core/types';
 import type { CallSettings, RunSettings } from './settings.js';
 
 export async function createLimiters(

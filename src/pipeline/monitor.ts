@@ -4,7 +4,7 @@
  * at the end. The timer never keeps the process alive.
  */
 import { dirname } from 'node:path';
-import { diskFullCode, diskFullError, type BreError } from '../errors.js';
+import { diskFullCode, diskFullError, type BreError } from '@bre-batch/core/errors';
 import type { RunMetrics, RunState } from '../metrics/prometheus.js';
 import { RunSampler, type RunProbe } from '../metrics/sampler.js';
 import type { TimelineVersion } from '../metrics/timeline-lines.js';

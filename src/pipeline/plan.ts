@@ -14,13 +14,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { preflight } from '../http/preflight.js';
 import { startIntervalMs } from '../limits/pacer.js';
-import { describeRate, type Rate } from '../limits/rates.js';
+import { describeRate, type Rate } from '@bre-batch/core/rates';
 import { RowSet } from '../output/journal/bitset.js';
-import { readNdjson } from '../output/ndjson-file.js';
-import { FILES } from '../output/format/index.js';
+import { readNdjson } from '@bre-batch/formats/ndjson-file';
+import { FILES } from '@bre-batch/formats';
 import {
   assumedRowBytes,
   estimateRoom,
@@ -37,9 +37,10 @@ import type { RunSettings } from './settings.js';
 import { lineKey, shardOf } from '../input/shard.js';
 import { kindOf } from '../stages/index.js';
 import { describeSampleOptions } from '../sample/design.js';
-import { specOf, type SampleDesign } from '../sample/draw.js';
+import type { SampleDesign } from '@bre-batch/formats/manifest';
+import { specOf } from '../sample/draw.js';
 import type { StageConfig } from '../stages/types.js';
-import { SERVICES, type ServiceName } from '../types.js';
+import { SERVICES, type ServiceName } from '@bre-batch/core/types';
 
 export interface PlanOptions {
   /** Length of the window the run must fit in, in hours (e.g. a nightly 6 h window). */

@@ -5,13 +5,13 @@
  */
 import type { RunProbe, SeriesProbe } from '../metrics/sampler.js';
 import type { RunCounters } from './build-summary.js';
-import type { ServiceName } from '../types.js';
-import { estimateRows } from '../input/read.js';
+import type { ServiceName } from '@bre-batch/core/types';
+import { estimateRows } from '@bre-batch/formats/input/read';
 import type { Egress } from './egress.js';
 import type { StageRuntime } from './row.js';
 import type { RunSettings } from './settings.js';
 import { toUnits, type SpendMeter } from '../limits/spend.js';
-import { SERVICES } from '../types.js';
+import { SERVICES } from '@bre-batch/core/types';
 
 export interface ProbeSources {
   readonly s: RunSettings;

@@ -4,10 +4,10 @@
  * a long night is not silent until its summary. The clock and the timer are given (a test drives them).
  */
 import type { Log } from '../log/logger.js';
-import { describeRate, limitPerMinute } from '../limits/rates.js';
+import { describeRate, limitPerMinute } from '@bre-batch/core/rates';
 import type { ServiceClient } from '../http/chain.js';
 import { kindOf } from '../stages/index.js';
-import { SERVICES } from '../types.js';
+import { SERVICES } from '@bre-batch/core/types';
 import type { RunCounters } from './build-summary.js';
 import { computePlan, remainingEstimate } from './plan.js';
 import { etaMs, formatEta, ratesText } from './progress.js';

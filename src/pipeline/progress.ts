@@ -4,11 +4,11 @@
  */
 import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
-import { estimateRows } from '../input/read.js';
+import { estimateRows } from '@bre-batch/formats/input/read';
 import { boundHoldingShort } from '../limits/in-flight.js';
-import { describeRate, limitPerMinute } from '../limits/rates.js';
+import { describeRate, limitPerMinute } from '@bre-batch/core/rates';
 import type { InFlightView } from '../limits/limiter.js';
-import { SERVICES, type ServiceName } from '../types.js';
+import { SERVICES, type ServiceName } from '@bre-batch/core/types';
 import type { ServiceClient } from '../http/chain.js';
 import type { Lane } from './egress.js';
 import type { RunCounters } from './build-summary.js';

@@ -2,14 +2,14 @@
  * Where a row's outcome goes: results or errors (personal data masked, secrets scrubbed), the counters,
  * and the circuit breaker, which may stop the run. The runner only hands outcomes over.
  */
-import { BreError } from '../errors.js';
-import { maskQuotedValue, maskRow, maskText } from '../input/mask.js';
+import { BreError } from '@bre-batch/core/errors';
+import { maskQuotedValue, maskRow, maskText } from '@bre-batch/formats/input/mask';
 import { rowKey } from '../input/shard.js';
 import { Redactor } from '../output/redact.js';
-import type { ErrorLine } from '../output/format/index.js';
+import type { ErrorLine } from '@bre-batch/formats';
 import type { RunOutput } from '../output/run-output.js';
 import type { RunCounters } from './build-summary.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import type { Circuit } from './circuit.js';
 import type { RowOutcome } from './row.js';
 import type { SampleMembership } from './sample.js';

@@ -3,12 +3,12 @@
  * the stages in order, each only when its `when:` holds. The outcome is a result, a row error, or "not done"
  * (the run is stopping: the row is left for the resume).
  */
-import { type BreError, isFatal, toBreError } from '../errors.js';
+import { type BreError, isFatal, toBreError } from '@bre-batch/core/errors';
 import { getStageKind } from '../stages/index.js';
 import type { ServiceCall, StageConfig, StageContext } from '../stages/types.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';
-import type { SecretValue } from '../types.js';
-import type { InputRow, NormalisedTransaction } from '../types.js';
+import type { SecretValue } from '@bre-batch/core/types';
+import type { InputRow, NormalisedTransaction } from '@bre-batch/core/types';
 import { allHold } from './condition.js';
 
 export type RowOutcome =

@@ -22,7 +22,7 @@ import { effectiveOptions } from './effective-options.js';
 import type { SinkThread } from '../output/sink/index.js';
 import { DecisionCounter, declaredFields, kindOf } from '../stages/index.js';
 import type { StageContext } from '../stages/types.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import { newCounters, type RunCounters } from './build-summary.js';
 import { Circuit } from './circuit.js';
 import type { Disposer } from './disposal.js';

@@ -4,12 +4,12 @@
  */
 import { resolve } from 'node:path';
 import { sourceIdentity, type DbSource } from '../input/db/index.js';
-import { maskText } from '../input/mask.js';
+import { maskText } from '@bre-batch/formats/input/mask';
 import type { Log } from '../log/logger.js';
 import { inputFingerprint } from '../output/folder-identity.js';
-import type { Manifest } from '../output/format/index.js';
+import type { Manifest } from '@bre-batch/formats';
 import type { StageContext } from '../stages/types.js';
-import type { NumberStyle, ServiceName } from '../types.js';
+import type { NumberStyle, ServiceName } from '@bre-batch/core/types';
 import type { RunCounters } from './build-summary.js';
 import type { Egress } from './egress.js';
 import { estimateInputRows, type InputReading } from './input.js';

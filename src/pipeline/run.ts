@@ -6,12 +6,12 @@
  * closed (`closeJournals`) and the monitor finished (`finishMonitor`, with how the run ended) from one place
  * each: at the end by finish (src/pipeline/finish.ts), else by `close`.
  */
-import type { BreError } from '../errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { networkSecrets } from '../http/network.js';
 import type { LimiterStats } from '../limits/limiter.js';
 import type { Log } from '../log/logger.js';
 import { Redactor } from '../output/redact.js';
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 import { Disposer } from './disposal.js';
 import { acquireRun, type RunEnd, type RunHooks, type RunParts } from './run-open.js';
 import type { RunSettings } from './settings.js';

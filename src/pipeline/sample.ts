@@ -12,13 +12,14 @@
  * or go stale, and a folder copied elsewhere resumes as well. The cost is one local read of the input per
  * session, small beside the calls at the documented limits (README: the counting pass's figures).
  */
-import { BreError, isBreError } from '../errors.js';
-import { getField } from '../input/fields.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
+import { getField } from '@bre-batch/formats/input/fields';
 import { rowKey } from '../input/shard.js';
-import { SampleDraw, StrataCount, weightOf, type SampleDesign } from '../sample/draw.js';
+import type { SampleDesign } from '@bre-batch/formats/manifest';
+import { SampleDraw, StrataCount, weightOf } from '../sample/draw.js';
 import type { SampleSpec } from '../sample/design.js';
 import { stratumValues } from '../sample/strata.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import { openInput, type InputSettings } from './input.js';
 import type { RunSettings } from './settings.js';
 

@@ -2,14 +2,14 @@ import type { CircuitOptions } from './circuit.js';
 import type { Pipeline } from '../config/pipeline.js';
 import type { FilesRoot } from '../input/files-root.js';
 import type { DbUrl, SourceRelation } from '../db/index.js';
-import type { InputFormat } from '../input/read.js';
+import type { InputFormat } from '@bre-batch/formats/input/read';
 import type { Log } from '../log/logger.js';
 import type { RunMetrics } from '../metrics/prometheus.js';
-import type { Rate } from '../limits/rates.js';
+import type { Rate } from '@bre-batch/core/rates';
 import type { Prices } from '../limits/spend.js';
 import type { SampleSpec } from '../sample/design.js';
 import type { NetworkSettings } from '../http/network.js';
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 import type { SinkTarget } from '../output/sink/index.js';
 
 /** @public */

@@ -5,12 +5,12 @@
  * only when the sink falls far behind. A sink that fails for good stops the run; the folder keeps every row
  * and the same command resumes, the sink catching up first.
  */
-import { readManifest } from '../output/format/index.js';
+import { readManifest } from '@bre-batch/formats';
 import type { SinkThread, SinkWriter } from '../output/sink/index.js';
-import type { BreError } from '../errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import type { FenceOutcome } from '../job/fence.js';
 import { declaredHeaders } from '../stages/index.js';
-import type { InputRow } from '../types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import type { JobSettings, RunSettings } from './settings.js';
 
 export interface RunSink {

@@ -2,11 +2,11 @@
  * A run's spend (../limits/spend.ts): the meter, made from the prices and the folder's earlier sessions
  * (../output/spend-file.ts), what the run says of it when it opens, and the stop at --max-spend.
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { Log } from '../log/logger.js';
 import { formatAmount, priceOf, SpendMeter, sumMicros, toUnits } from '../limits/spend.js';
-import type { RunSummary } from '../output/format/index.js';
-import { SERVICES } from '../types.js';
+import type { RunSummary } from '@bre-batch/formats';
+import { SERVICES } from '@bre-batch/core/types';
 import { readSpendHistory, SpendFile, type SpendHistory } from '../output/spend-file.js';
 import { kindOf } from '../stages/index.js';
 import type { RunSettings, SpendSettings } from './settings.js';

@@ -6,7 +6,7 @@
 import type { Log } from '../log/logger.js';
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { BreError, diskFullCode, diskFullError, isBreError, outputUnwritable } from '../errors.js';
+import { BreError, diskFullCode, diskFullError, isBreError, outputUnwritable } from '@bre-batch/core/errors';
 
 /**
  * Why a run stops when its output folder cannot be written: DISK_FULL on a full disk (ENOSPC, EDQUOT),

@@ -6,7 +6,7 @@
  * another version stops the run (VERSION_UNEXPECTED, exit 3) and is not written: neither it nor any other
  * answer of an unexpected version is done, so the resume sends those rows again.
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { Log } from '../log/logger.js';
 import type { TimelineVersion } from '../metrics/timeline-lines.js';
 import { getStageKind } from '../stages/index.js';

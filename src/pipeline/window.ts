@@ -2,7 +2,7 @@
  * The rows in flight: a bounded window the reader waits on, so memory is flat whatever the input size, and
  * a count of rows still running that the end of the run waits for.
  */
-import type { ServiceName } from '../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 
 /**
  * Rows in flight: every call slot of every service the pipeline uses, plus 15% prepared and waiting so that

@@ -4,8 +4,8 @@
  * next day) is drawn as a narrow hatched band with its length, not to scale, so a run resumed three times
  * reads as one timeline with its gaps marked. Lines break at the gaps. Every text goes through esc().
  */
-import { esc, fmtInt } from '../page/svg.js';
-import { niceStep } from '../page/scale.js';
+import { esc, fmtInt } from '@bre-batch/formats/page/svg';
+import { niceStep } from '@bre-batch/formats/page/scale';
 import type { Timeline, TimelineSample } from '../metrics/timeline-lines.js';
 import { minTickGapPx, tickLabels, tickStep, tickTimes, type TickLabel } from './ticks.js';
 

@@ -9,12 +9,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timeline } from '../metrics/timeline-lines.js';
 import { readTimeline } from '../output/timeline-store.js';
-import { FILES, sampleDesignSchema, versionsSummarySchema, type VersionsSummary } from '../output/format/index.js';
+import { FILES, sampleDesignSchema, versionsSummarySchema, type VersionsSummary } from '@bre-batch/formats';
 import { describeSampleOptions } from '../sample/design.js';
 import { specOf, weightOf } from '../sample/draw.js';
-import { readNdjsonBatches } from '../output/ndjson-file.js';
-import { journalForm } from '../output/journal-file.js';
-import { limitPerMinute } from '../limits/rates.js';
+import { readNdjsonBatches } from '@bre-batch/formats/ndjson-file';
+import { journalForm } from '@bre-batch/formats/journal-file';
+import { limitPerMinute } from '@bre-batch/core/rates';
 
 interface ErrorExample {
   readonly row: number | null;
@@ -143,7 +143,7 @@ class ErrorTally {
   }
 
   result(): ErrorCodeCount[] {
-    // Codes are ASCII (src/errors.ts): compared by code unit, with no collator to load (ICU's, at a cost).
+    // Codes are ASCII (packages/core/src/errors.ts): compared by code unit, with no collator to load (ICU's, at a cost).
     return [...this.#codes.values()].sort(
       (a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
     );
@@ -318,7 +318,7 @@ export async function loadRunReport(
     errors,
     timeline: timeline && timeline.samples.length > 0 ? timeline : undefined,
     missing,
-    // A journal by the name it has on disk: results.ndjson.gz once its run finished (src/output/journal-file.ts).
+    // A journal by the name it has on disk: results.ndjson.gz once its run finished (packages/formats/src/journal-file.ts).
     files: REPORT_FILES.flatMap((f) => {
       const form = journalForm(join(dir, f));
       return form === 'plain' ? [f] : form === 'gzip' ? [`${f}.gz`] : [];

@@ -3,8 +3,8 @@
  * printable), built from the folder's data alone (./data.ts). Every text from the run (error messages,
  * keys, decisions, stage names, paths) is escaped.
  */
-import { cells, PRINT_CSS, table, td } from '../page/html.js';
-import { esc, fmtInt, fmtNum, fmtPct } from '../page/svg.js';
+import { cells, PRINT_CSS, table, td } from '@bre-batch/formats/page/html';
+import { esc, fmtInt, fmtNum, fmtPct } from '@bre-batch/formats/page/svg';
 import type { TimelineSample } from '../metrics/timeline-lines.js';
 import {
   bucketsOf,

@@ -2,8 +2,8 @@
  * The report's spend (--price): the folder's total beside the rows, a table per service, and, beside the rate,
  * the spend over time (the folder's running total against the cap) from the time series.
  */
-import { cells, table } from '../page/html.js';
-import { esc, fmtInt } from '../page/svg.js';
+import { cells, table } from '@bre-batch/formats/page/html';
+import { esc, fmtInt } from '@bre-batch/formats/page/svg';
 import { formatAmount } from '../limits/spend.js';
 import { timeChart, type Bucket, type Line, type Span } from './charts.js';
 

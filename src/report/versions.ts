@@ -3,9 +3,9 @@
  * answers carried, and when each version first answered; a mix of versions is said at the top of the section
  * (and marked on the throughput chart, ./render.ts).
  */
-import { cells, table } from '../page/html.js';
-import { esc, fmtInt, fmtPct } from '../page/svg.js';
-import type { VersionsSummary } from '../output/format/index.js';
+import { cells, table } from '@bre-batch/formats/page/html';
+import { esc, fmtInt, fmtPct } from '@bre-batch/formats/page/svg';
+import type { VersionsSummary } from '@bre-batch/formats';
 
 /** The moments a stage's answers changed version (every first answer after the stage's first). */
 export function versionMarks(v: VersionsSummary | null): { t: number; label: string }[] {

@@ -2,7 +2,7 @@
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { READABLE_FILE_MODE } from '../output/modes.js';
 import { join } from 'node:path';
-import { FILES } from '../output/format/index.js';
+import { FILES } from '@bre-batch/formats';
 import { loadRunReport, type ErrorCodeCount } from './data.js';
 import { renderRunReport } from './render.js';
 

@@ -3,24 +3,16 @@
  * --sample-allocation ...`), as the user gives them, resolved into one complete form (`SampleSpec`) or
  * refused with "Expected X, got Y" (USAGE, exit 2) before anything is read.
  */
-import { BreError } from '../errors.js';
-import { PERIOD_UNITS, type PeriodUnit } from '../input/period.js';
+import { BreError } from '@bre-batch/core/errors';
+import { PERIOD_UNITS, type PeriodUnit } from '@bre-batch/formats/input/period';
+import { ALLOCATIONS, type Allocation, type StratifyColumn } from '@bre-batch/formats/manifest';
 
 /** The seed when --seed is not given: fixed, so that the same command draws the same sample (and recorded). */
 export const DEFAULT_SEED = 'bre-batch';
 
-export const ALLOCATIONS = ['proportional', 'equal'] as const;
-export type Allocation = (typeof ALLOCATIONS)[number];
-
 /** The method, as manifest.json records it (interface: the sample design in an output folder). */
 export const SAMPLE_METHOD =
   'stratified simple random sample without replacement; bottom-k of sha256(seed, key) per stratum';
-
-/** One column of --stratify-by: its values as they are, or a date grouped by month, week or quarter. */
-export interface StratifyColumn {
-  readonly column: string;
-  readonly group: PeriodUnit | null;
-}
 
 /** The options as given on the command line (text as typed; undefined when absent). */
 export interface SampleOptions {

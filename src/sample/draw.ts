@@ -10,40 +10,12 @@
  * growing (the row it would need later may be one it dropped). Rows without a key cannot be ranked and belong
  * to no stratum: the run writes them to errors (SAMPLE_NO_KEY), as it writes rows it cannot read.
  */
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { allocate } from './allocation.js';
-import {
-  describeSampleOptions,
-  SAMPLE_METHOD,
-  stratifyLabel,
-  type Allocation,
-  type SampleSpec,
-  type StratifyColumn,
-} from './design.js';
+import type { SampleDesign, StratumRecord } from '@bre-batch/formats/manifest';
+import { describeSampleOptions, SAMPLE_METHOD, stratifyLabel, type SampleSpec } from './design.js';
 import { BottomK, sampleHash } from './selection.js';
 import { compareStrata, stratumKey, stratumName, type StratumValues } from './strata.js';
-
-/** One stratum as manifest.json and summary.json record it: N_h is `population`, n_h `sample`. */
-export interface StratumRecord {
-  readonly name: string;
-  readonly values: (string | null)[];
-  readonly population: number;
-  readonly sample: number;
-}
-
-/** manifest.json's `sample` (the interface shared with `compare`'s estimators); plain arrays, as JSON reads back. */
-export interface SampleDesign {
-  readonly seed: string;
-  readonly method: string;
-  readonly stratify_by: StratifyColumn[];
-  readonly allocation: Allocation;
-  readonly size: number | null;
-  readonly share: number | null;
-  /** Rows in the strata (rows without a key are in none). */
-  readonly population: number;
-  readonly sampled: number;
-  readonly strata: StratumRecord[];
-}
 
 /** The design weight of a stratum's rows: N_h / n_h. */
 export function weightOf(s: Pick<StratumRecord, 'population' | 'sample'>): number {

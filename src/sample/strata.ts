@@ -1,11 +1,11 @@
 /**
  * The stratum of a row: the values of the --stratify-by columns, a date column grouped as `compare --period`
- * groups it (../input/period.ts). A value that is missing (an empty cell, JSON null) or unreadable (a date that
- * is not one) is null: a stratum of its own, named `(missing)`, never dropped.
+ * groups it (packages/formats/src/input/period.ts). A value that is missing (an empty cell, JSON null) or unreadable (a
+ * date that is not one) is null: a stratum of its own, named `(missing)`, never dropped.
  */
-import { getField, isAbsent } from '../input/fields.js';
-import { MISSING_PERIOD, periodOf } from '../input/period.js';
-import type { StratifyColumn } from './design.js';
+import { getField, isAbsent } from '@bre-batch/formats/input/fields';
+import { MISSING_PERIOD, periodOf } from '@bre-batch/formats/input/period';
+import type { StratifyColumn } from '@bre-batch/formats/manifest';
 
 /** How a missing value is named in `name` (the same words as compare's missing period). */
 const MISSING_VALUE = MISSING_PERIOD;

@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import type { FieldError } from '../input/validation.js';
 import { issuesToFieldErrors, zNumber, zString, type NumberRule } from '../input/coerce.js';
-import { COMMA_STYLE } from '../input/numbers.js';
-import type { NumberStyle } from '../types.js';
-import { getFirstField, isPlainObject, setPath } from '../input/fields.js';
+import { COMMA_STYLE } from '@bre-batch/formats/input/numbers';
+import type { NumberStyle } from '@bre-batch/core/types';
+import { getFirstField, isPlainObject, setPath } from '@bre-batch/formats/input/fields';
 
 export interface FieldSpec {
   /** Name looked up in the row (dotted for nested API fields; the last name works too, ../input/fields.ts). */

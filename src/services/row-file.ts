@@ -7,7 +7,7 @@
  */
 import type { FieldError } from '../input/validation.js';
 import { describeValue } from '../input/coerce.js';
-import type { FieldValue } from '../input/fields.js';
+import type { FieldValue } from '@bre-batch/formats/input/fields';
 import { describeFilesRoot, locateRowFile, type FilesRoot } from '../input/files-root.js';
 import { sharedFileCache, type FileCache } from './bureau/file-cache.js';
 

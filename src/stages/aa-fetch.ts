@@ -15,7 +15,7 @@
  * service works well up to 6 months; a longer range is a warning, not an error).
  */
 import { z } from 'zod';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { AA_FETCH_COLUMNS, normaliseAaFetch } from '../normalise/account-summary.js';
 import {
   formatAaDateTime,
@@ -28,7 +28,7 @@ import {
 import { HANDLES_EXPECTED, isUuid, splitHandles, uniqueHandles } from '../services/account/consent.js';
 import { findColumn } from '../services/account/row.js';
 import { expectObject, readSession } from '../services/account/session.js';
-import type { InputRow, JsonObject } from '../types.js';
+import type { InputRow, JsonObject } from '@bre-batch/core/types';
 import { registerStageKind } from './registry.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';
 import type { StageKind } from './types.js';

@@ -11,15 +11,15 @@
  * consent's latest transactions is a choice, not a default).
  */
 import { z } from 'zod';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { flattenInsights } from '../normalise/account-summary.js';
 import { readBoolean } from '../services/account/row.js';
 import { scrubSecrets } from '../services/account/secrets.js';
 import { expectObject, readSession } from '../services/account/session.js';
-import { resultFields, type Json, type JsonObject } from '../types.js';
+import { resultFields, type Json, type JsonObject } from '@bre-batch/core/types';
 import { registerStageKind } from './registry.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';
-import type { SecretValue } from '../types.js';
+import type { SecretValue } from '@bre-batch/core/types';
 import type { StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({

@@ -15,16 +15,16 @@
  * ready_timeout_ms (120000), fetch_uploaded (false), generate_insights (true).
  */
 import { z } from 'zod';
-import { BreError } from '../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { BSA_FETCH_COLUMNS, normaliseBsaFetch } from '../normalise/account-summary.js';
 import { pollUntilReady, type PollClock, type PollOutcome } from '../services/account/poll.js';
 import { sleep } from '../retry/sleep.js';
 import { scrubSecrets } from '../services/account/secrets.js';
 import { describeServiceError, expectObject, readSession, type AccountSession } from '../services/account/session.js';
-import { resultFields, type Json, type JsonObject } from '../types.js';
+import { resultFields, type Json, type JsonObject } from '@bre-batch/core/types';
 import { registerStageKind } from './registry.js';
 import type { FieldError, PrepareResult } from '../input/validation.js';
-import type { SecretValue } from '../types.js';
+import type { SecretValue } from '@bre-batch/core/types';
 import type { ServiceCall, StageKind } from './types.js';
 
 const optionsSchema = z.strictObject({

@@ -13,7 +13,7 @@ import { bureauFeatureColumns, normaliseBureauFeatures } from '../normalise/bure
 import { FEATURE_FORMAT_TYPES } from '../services/bureau/formats.js';
 import { REPORT_PATH_FIELD } from '../services/bureau/report.js';
 import { BUREAU_PATH, buildBureauFeaturesRequest, REFUSED_FEATURE_FORMATS } from '../services/bureau/request.js';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '@bre-batch/core/types';
 import { registerStageKind } from './registry.js';
 import type { PrepareResult } from '../input/validation.js';
 import type { StageKind } from './types.js';

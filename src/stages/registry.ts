@@ -1,6 +1,6 @@
 /** Stage kinds register here by name; pipeline files refer to them by `kind:`. */
-import { BreError } from '../errors.js';
-import type { ColumnKind } from '../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ColumnKind } from '@bre-batch/core/types';
 import type { StageConfig, StageKind } from './types.js';
 
 const kinds = new Map<string, StageKind<any, any>>();

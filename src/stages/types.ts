@@ -20,7 +20,7 @@ import type {
   ResultField,
   SecretValue,
   ServiceName,
-} from '../types.js';
+} from '@bre-batch/core/types';
 
 /** One validated stage of a pipeline file (see src/config/pipeline.ts for the file format). */
 export interface StageConfig<Options = Record<string, unknown>> {
@@ -66,7 +66,7 @@ export interface StageContext {
 
 /**
  * POST `path` (e.g. `/execute/<client>/location_bre`, `/api/bureau`, `/aa/fetch_data`) with a JSON body to
- * the stage's service. Resolves on 2xx with the parsed body. Throws a BreError (src/errors.ts) otherwise,
+ * the stage's service. Resolves on 2xx with the parsed body. Throws a BreError (packages/core/src/errors.ts) otherwise,
  * after retries: its code says what happened (WORKFLOW_REJECTED_INPUT, VALIDATION_FAILED, ACCOUNT_ERROR,
  * BAD_RESPONSE, RATE_LIMITED after the last attempt, ...). Stages never retry by themselves, except
  * polling a state (BSA status_check), which is a new call each time.

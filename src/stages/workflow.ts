@@ -19,7 +19,7 @@ import { BANK_PATH_FIELD } from '../services/workflow/bank-data.js';
 import { COLUMN_TYPES } from '../services/workflow/extra-columns.js';
 import { buildWorkflowRequest, type WorkflowRequest } from '../services/workflow/request.js';
 import { REPORT_PATH_FIELD } from '../services/bureau/report.js';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '@bre-batch/core/types';
 import { registerStageKind } from './registry.js';
 import type { ColumnSpec, PrepareResult } from '../input/validation.js';
 import type { StageConfig, StageKind } from './types.js';

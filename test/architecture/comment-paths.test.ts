@@ -1,9 +1,11 @@
 /**
- * Every source path a comment under src/ names leads to a file that is there, so that a pointer cannot go stale
- * when a file moves (issue 29 found five that had). A path is read as the comment means it: from the
- * commenting file's folder (`./x.ts`, `../y/z.ts`), from src/ (`pipeline/run.ts`), or from the repository
- * (`src/db/url.ts`, `docs/limiter.md`); `.js` names the `.ts` beside it, as imports do. Paths into other projects
- * (a library's own source, cited as the reason for a choice) are listed below with whose they are.
+ * Every source path a comment under src/ or a package's src/ (packages/NAME/src/) names leads to a file that is there,
+ * so that a pointer cannot go stale when a file moves (issue 29 found five that had). A path is read as the
+ * comment means it: from the commenting file's folder (`./x.ts`, `../y/z.ts`), from src/ (`pipeline/run.ts`), from
+ * the repository (`src/db/url.ts`, `docs/limiter.md`), or, in a package, from the package's folder or its src/
+ * (`scripts/build-pincode-table.ts`, `design/estimators.ts`); `.js` names the `.ts` beside it, as imports do.
+ * Paths into other projects (a library's own source, cited as the reason for a choice) are listed below with
+ * whose they are.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -11,6 +13,9 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
+const PACKAGES = join(ROOT, 'packages');
+/** Each package's folder: its sources are in src/ under it. */
+const PACKAGE_DIRS = readdirSync(PACKAGES).map((name) => join(PACKAGES, name));
 
 /** Paths that name another project's files: `comment text` -> whose. */
 const OTHER_PROJECTS: Readonly<Record<string, string>> = {
@@ -85,9 +90,15 @@ function pathsIn(comment: string): string[] {
 
 function resolves(file: string, path: string): boolean {
   const asTs = (p: string) => [p, p.replace(/\.js$/, '.ts')];
+  const pkg = PACKAGE_DIRS.find((dir) => file.startsWith(`${dir}/`));
   const candidates = path.startsWith('.')
     ? asTs(resolve(dirname(file), path))
-    : [...asTs(join(SRC, path)), ...asTs(join(ROOT, path)), ...asTs(resolve(dirname(file), path))];
+    : [
+        ...asTs(join(SRC, path)),
+        ...asTs(join(ROOT, path)),
+        ...asTs(resolve(dirname(file), path)),
+        ...(pkg ? [...asTs(join(pkg, path)), ...asTs(join(pkg, 'src', path))] : []),
+      ];
   return candidates.some((c) => existsSync(c));
 }
 
@@ -103,10 +114,10 @@ describe('paths named in comments', () => {
     expect(pathsIn('node-postgres#2187, pg-copy-streams#115, a.ts alone, e.g. 1.5.ts')).toEqual([]);
   });
 
-  it('every source path a comment under src/ names is there', () => {
+  it("every source path a comment under src/ or a package's src/ names is there", () => {
     const stale: string[] = [];
     let named = 0;
-    for (const file of sources(SRC)) {
+    for (const file of [SRC, ...PACKAGE_DIRS.map((dir) => join(dir, 'src'))].flatMap(sources)) {
       for (const c of commentsOf(readFileSync(file, 'utf8'))) {
         for (const path of pathsIn(c.text)) {
           if (OTHER_PROJECTS[path] !== undefined) continue;

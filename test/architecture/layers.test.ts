@@ -1,6 +1,7 @@
 /**
  * The layer rule of .dependency-cruiser.cjs, run through dependency-cruiser's API: the tree as it is passes,
- * and a copy of it with the imports the architecture issue found (each planted back) fails on every one.
+ * and a copy of it with the imports the architecture issue found (each planted back), and imports that would
+ * tangle the workspace's packages (a package cycle among them), fails on every one.
  */
 import { appendFileSync, cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
-/** What `npm run layers` checks: the program and the tooling beside it (bench/, scripts/). */
-const CHECKED = ['src', 'bench', 'scripts'];
+/** What `npm run layers` checks: the runner, its packages and the tooling beside them (bench/, scripts/). */
+const CHECKED = ['src', 'packages', 'bench', 'scripts'];
 
 async function violationsIn(baseDir: string): Promise<IViolation[]> {
   const options = await extractDepcruiseOptions(join(ROOT, '.dependency-cruiser.cjs'));
@@ -39,11 +40,18 @@ describe('the layer rule', () => {
     let tree: string;
     let found: IViolation[];
     const plant = (file: string, line: string) => appendFileSync(join(tree, 'src', file), `\n${line}\n`);
+    const plantIn = (pkg: string, file: string, line: string) =>
+      appendFileSync(join(tree, 'packages', pkg, 'src', file), `\n${line}\n`);
 
     beforeAll(async () => {
       tree = tempDir('bre-layers-');
       cpSync(join(ROOT, 'src'), join(tree, 'src'), { recursive: true });
       cpSync(join(ROOT, 'bench'), join(tree, 'bench'), { recursive: true });
+      // The packages' sources and tests, not what their builds wrote.
+      cpSync(join(ROOT, 'packages'), join(tree, 'packages'), {
+        recursive: true,
+        filter: (p) => !/[\\/](dist|node_modules)$/.test(p),
+      });
       cpSync(join(ROOT, 'tsconfig.json'), join(tree, 'tsconfig.json'));
       // The imports the architecture issue listed, type-only ones included (they vanish from compiled JS).
       plant('services/workflow/request.ts', "import type { StageKind as Planted1 } from '../../stages/types.js';");
@@ -52,13 +60,26 @@ describe('the layer rule', () => {
       plant('output/summary-text.ts', "import type { RunSettings as Planted4 } from '../pipeline/settings.js';");
       plant('output/merge.ts', "import { createLimiters as planted5 } from '../pipeline/limiters.js';");
       plant('limits/redis.ts', "import { getStageKind as planted6 } from '../stages/index.js';");
-      plant('backtest/report.ts', "import type { CompareResult as Planted7 } from './compare.js';");
+      plantIn('backtest', 'report.ts', "import type { CompareResult as Planted7 } from './compare.js';");
       // A folder-level cycle inside a layer (services/workflow already imports services/bureau).
       plant('services/bureau/request.ts', "import { NAMED_ENDPOINTS as planted8 } from '../workflow/endpoints.js';");
       // Siblings of one layer.
       plant('normalise/workflow.ts', "import { TOP_FIELDS as planted9 } from '../services/field-table.js';");
       // The program reaching into the tooling beside it.
       plant('cli/main.ts', "import { ratio as planted10 } from '../../bench/harness.js';");
+      // A package cycle: core, below every package, importing the sandbox, which imports core.
+      plantIn('core', 'errors.ts', "import type { Sandbox as Planted11 } from '@bre-batch/sandbox';");
+      // A package reaching up into the runner, a package importing its sibling, and a package's sources their tests.
+      plantIn(
+        'formats',
+        'input/read.ts',
+        "import type { RunSettings as Planted12 } from '../../../../src/pipeline/settings.js';",
+      );
+      plantIn('backtest', 'side.ts', "import { startSandbox as planted13 } from '@bre-batch/sandbox';");
+      plantIn('sandbox', 'server.ts', "import { withSandbox as planted14 } from '../test/helpers.js';");
+      // Packages reached by a path into their folders instead of by their names.
+      plantIn('backtest', 'join.ts', "import { PERIOD_UNITS as planted15 } from '../../formats/src/input/period.js';");
+      plant('cli/compare.ts', "import { runCompare as planted16 } from '../../packages/backtest/src/compare.js';");
       found = await violationsIn(tree);
     }, 60_000);
 
@@ -79,8 +100,47 @@ describe('the layer rule', () => {
       expect(has(/^layer-\d+-imports-upward$/, from, to)).toBe(true);
     });
 
+    it('a package cycle fails: @bre-batch/core -> @bre-batch/sandbox -> @bre-batch/core', () => {
+      // The package order refuses the edge that closes it, naming it...
+      expect(has('package-core-imports-upward', 'packages/core/src/errors.ts', 'packages/sandbox/src/index.ts')).toBe(
+        true,
+      );
+      // ...and the cycle itself is seen, through both packages.
+      const cycles = found
+        .filter((v) => v.rule.name === 'no-cycle' && v.from === 'packages/core/src/errors.ts')
+        .map((v) => (v.cycle ?? []).map((c) => c.name));
+      expect(cycles.some((c) => c.some((m) => m.startsWith('packages/sandbox/src/')))).toBe(true);
+    });
+
+    it('a package importing the runner fails: formats -> src/pipeline', () => {
+      expect(
+        has('package-formats-imports-upward', 'packages/formats/src/input/read.ts', 'src/pipeline/settings.ts'),
+      ).toBe(true);
+    });
+
+    it('an import between sibling packages fails: backtest -> sandbox', () => {
+      expect(has('package-sibling-backtest', 'packages/backtest/src/side.ts', 'packages/sandbox/src/index.ts')).toBe(
+        true,
+      );
+    });
+
+    it("a package's sources importing its tests fail: sandbox -> its test helpers", () => {
+      expect(has('src-not-from-tooling', 'packages/sandbox/src/server.ts', 'packages/sandbox/test/helpers.ts')).toBe(
+        true,
+      );
+    });
+
+    it('a package reached by a path into its folder fails, from a package and from the runner', () => {
+      expect(has('package-by-name', 'packages/backtest/src/join.ts', 'packages/formats/src/input/period.ts')).toBe(
+        true,
+      );
+      expect(has('runner-imports-package-by-name', 'src/cli/compare.ts', 'packages/backtest/src/compare.ts')).toBe(
+        true,
+      );
+    });
+
     it('a module cycle fails: backtest/compare.ts <-> report.ts', () => {
-      const pair = ['src/backtest/compare.ts', 'src/backtest/report.ts'];
+      const pair = ['packages/backtest/src/compare.ts', 'packages/backtest/src/report.ts'];
       expect(found.some((v) => v.rule.name === 'no-cycle' && pair.includes(v.from) && pair.includes(v.to))).toBe(true);
     });
 
@@ -108,9 +168,15 @@ describe('the layer rule', () => {
         'src/output/summary-text.ts',
         'src/output/merge.ts',
         'src/limits/redis.ts',
-        'src/backtest/report.ts',
+        'packages/backtest/src/report.ts',
         'src/services/bureau/request.ts',
         'src/normalise/workflow.ts',
+        'packages/core/src/errors.ts',
+        'packages/formats/src/input/read.ts',
+        'packages/backtest/src/side.ts',
+        'packages/sandbox/src/server.ts',
+        'packages/backtest/src/join.ts',
+        'src/cli/compare.ts',
       ]);
       const direct = found.filter((v) => v.rule.name !== 'no-cycle' && v.rule.name !== 'no-folder-cycle');
       expect(direct.filter((v) => !planted.has(v.from))).toEqual([]);

@@ -1,7 +1,7 @@
 /** Which folder a full disk is reported for, wherever the write was (issue 24; src/app/execute-run.ts asDiskFull). */
 import { describe, expect, it } from 'vitest';
 import { asDiskFull } from '../../src/app/execute-run.js';
-import { BreError, diskFullError } from '../../src/errors.js';
+import { BreError, diskFullError } from '@bre-batch/core/errors';
 
 const errno = (code: string, path?: string) =>
   Object.assign(new Error(`${code}: failed, write`), { code, syscall: 'write', ...(path ? { path } : {}) });

@@ -4,7 +4,7 @@
  * losses are test/db/session.test.ts's).
  */
 import { describe, expect, it } from 'vitest';
-import type { BreError } from '../../src/errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { ConnectionLost, dialectOf, parseDbUrl, type Dialect } from '../../src/db/index.js';
 import { mysqlDialect } from '../../src/db/mysql.js';
 import { postgres } from '../../src/db/postgres.js';

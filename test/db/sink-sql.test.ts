@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSession, parseDbUrl, type DbSession, type Dialect } from '../../src/db/index.js';
 import { mysqlDialect } from '../../src/db/mysql.js';
 import { postgres } from '../../src/db/postgres.js';
-import type { ColumnKind } from '../../src/types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 
 const DIALECTS: Record<'postgres' | 'mysql', Dialect> = { postgres, mysql: mysqlDialect };

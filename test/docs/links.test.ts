@@ -27,11 +27,14 @@ const DOCS = [
   join(ROOT, 'ARCHITECTURE.md'),
   ...markdownUnder(join(ROOT, 'docs')).filter((f) => !f.startsWith(PENDING + sep)),
   ...markdownUnder(join(ROOT, 'src')),
+  // The packages' READMEs and pages (their build output and installed dependencies aside).
+  ...markdownUnder(join(ROOT, 'packages')).filter((f) => !/[\\/](node_modules|dist)[\\/]/.test(f)),
 ];
 
 describe('links in the documentation', () => {
-  it('covers the README and every page under docs/', () => {
+  it("covers the README, every page under docs/ and the packages' READMEs", () => {
     expect(DOCS).toContain(join(ROOT, 'README.md'));
+    for (const name of ['sandbox', 'backtest']) expect(DOCS).toContain(join(ROOT, 'packages', name, 'README.md'));
     for (const page of ['limiter.md', 'performance.md', 'development.md'])
       expect(DOCS).toContain(join(ROOT, 'docs', page));
   });

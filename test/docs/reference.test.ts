@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/errors.js';
+import { ERROR_CODES } from '@bre-batch/core/errors';
 import { loadAllCommands } from '../../src/cli/commands.js';
 import { readMarkdown, type MdFile, type MdHeading } from '../../scripts/docs/markdown.js';
 import { commandDocs } from '../../scripts/docs/reference/commands.js';

@@ -58,7 +58,7 @@ describe('the Markdown check of the site', () => {
       'ARCHITECTURE.md',
       'docs/index.md',
       'docs/operations/index.md',
-      'src/sandbox/README.md',
+      'packages/sandbox/README.md',
     ])
       expect(pages).toContain(page);
     expect(pages.filter((p) => /^(test|output|node_modules|samples|bench)\//.test(p))).toEqual([]);

@@ -91,7 +91,7 @@ async function search(query: string): Promise<string[]> {
 
 describe('the documentation site', () => {
   it('builds, with no link between its pages to a page or an anchor it lacks', () => {
-    for (const page of ['index.html', 'docs/index.html', 'docs/troubleshooting.html', 'src/sandbox/README.html'])
+    for (const page of ['index.html', 'docs/index.html', 'docs/troubleshooting.html', 'packages/sandbox/README.html'])
       expect(existsSync(join(out, page)), page).toBe(true);
     expect(htmlProblems(out)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 /**
  * A finished night that fits on disk (issue 33): once a run has finished, its journal (results.ndjson,
  * errors.ndjson, .state/transactions.ndjson) is gzip'ed in place, 0600 kept (src/output/journal/compact.ts), and
- * every command that reads a folder still reads it (src/output/journal-file.ts): report, --plan, the same
+ * every command that reads a folder still reads it (packages/formats/src/journal-file.ts): report, --plan, the same
  * command re-run (nothing sent), --retry-errors, merge of two shards, compare, load into PostgreSQL (after a
  * run with --sink, nothing written again: the compacted journal keeps the plain one's identity). An
  * interrupted run is not compacted; its resume is, at its end. A compaction or an expansion cut between its

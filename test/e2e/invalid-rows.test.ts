@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
 import { ROOT, spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { journalText } from '../helpers/output.js';

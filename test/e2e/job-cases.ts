@@ -22,7 +22,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { DialectName } from '../../src/db/index.js';
-import type { CallerStats } from '../../src/sandbox/index.js';
+import type { CallerStats } from '@bre-batch/sandbox';
 import { runArgs, spawnCli, startCli, waitForLines, type RunningCli } from '../helpers/cli.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadRows } from '../helpers/db-load.js';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { DialectName } from '../../src/db/index.js';
-import type { CallerStats } from '../../src/sandbox/index.js';
+import type { CallerStats } from '@bre-batch/sandbox';
 import { runArgs, spawnCli, startCli, waitForLines, type RunningCli } from '../helpers/cli.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import {

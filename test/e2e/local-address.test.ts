@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limiterId } from '../../src/limits/redis.js';
-import type { CallerStats } from '../../src/sandbox/index.js';
+import type { CallerStats } from '@bre-batch/sandbox';
 import { runArgs, spawnCli, startCli, waitForLines, type CliResult } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput, type OutputLine } from '../helpers/output.js';
 import { itRedis, REDIS_URL } from '../helpers/redis.js';

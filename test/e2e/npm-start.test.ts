@@ -26,6 +26,11 @@ function clone(): string {
   const ws = tempDir('bre-npm-start-');
   for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) copyFileSync(join(ROOT, f), join(ws, f));
   for (const d of ['src', 'pipelines', 'bin']) cpSync(join(ROOT, d), join(ws, d), { recursive: true });
+  // The workspace's packages, as committed: not what a build wrote in them.
+  cpSync(join(ROOT, 'packages'), join(ws, 'packages'), {
+    recursive: true,
+    filter: (src) => !/[\\/](dist|node_modules)$/.test(src),
+  });
   // The shipped samples; not the benchmark's .bench-* inputs it may have left beside them.
   cpSync(join(ROOT, 'samples'), join(ws, 'samples'), {
     recursive: true,

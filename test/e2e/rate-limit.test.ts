@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadRunSummary } from '../../src/output/format/index.js';
+import { loadRunSummary } from '@bre-batch/formats';
 import { runArgs, spawnCli } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';

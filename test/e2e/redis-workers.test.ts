@@ -20,7 +20,7 @@ import { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
-import type { SandboxStats } from '../../src/sandbox/index.js';
+import type { SandboxStats } from '@bre-batch/sandbox';
 import { runArgs, startCli, waitForLines, type CliResult, type RunningCli } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { itRedis, OwnRedis, REDIS_OUTAGE_MS, REDIS_URL, sparePort } from '../helpers/redis.js';

@@ -7,7 +7,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { windowSize } from '../../src/pipeline/window.js';
-import { perService } from '../../src/types.js';
+import { perService } from '@bre-batch/core/types';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
 import { countLines, invariantProblems, readOutput, journalPath, journalText } from '../helpers/output.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-import { wf, writeRunFolder } from '../backtest/fixtures.js';
+import { wf, writeRunFolder } from '../../packages/backtest/test/fixtures.js';
 
 const N = 400;
 /** Key i's bureau score: every 10th key has no history (-1), every 25th a 0; others 300-899, bads lower. */

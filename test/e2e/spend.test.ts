@@ -1,7 +1,7 @@
 /**
  * Spend (--price, --max-spend) against the sandbox, which counts the calls it bills itself (a 2xx or a 5xx
- * answer it decided on: src/sandbox/stats.ts `billed`): the spend in summary.json, the time series, the metrics
- * and report.html is that count times the price, with 5% of calls answered 503 (billed, then retried). A cap at
+ * answer it decided on: packages/sandbox/src/stats.ts `billed`): the spend in summary.json, the time series, the
+ * metrics and report.html is that count times the price, with 5% of calls answered 503 (billed, then retried). A cap at
  * a third of the night stops the run (exit 3, nothing in errors for it); --plan then estimates the rest within
  * 10%, and the resume with a higher cap finishes every row once.
  */

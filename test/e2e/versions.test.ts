@@ -11,7 +11,7 @@ import { runArgs, spawnCli } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
-import { runCompare } from '../../src/backtest/compare.js';
+import { runCompare } from '@bre-batch/backtest';
 
 const ROWS = 300;
 const SWITCH_AT = 101;

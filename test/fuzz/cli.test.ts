@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_RECORD_BYTES } from '../../src/input/read.js';
+import { DEFAULT_MAX_RECORD_BYTES } from '@bre-batch/formats/input/read';
 import { runArgs, spawnCli } from '../helpers/cli.js';
 import { invariantProblems, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';

@@ -6,8 +6,8 @@
  */
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { readRows, type InputFormat } from '../../src/input/read.js';
-import type { InputRow } from '../../src/types.js';
+import { readRows, type InputFormat } from '@bre-batch/formats/input/read';
+import type { InputRow } from '@bre-batch/core/types';
 
 export const LOCATION_HEADER = 'reference_id,user_id,lead_id,latitude,longitude';
 

@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { kindOfTypes } from '../../src/output/files/parquet/schema.js';
 import { kindBits, typeBit } from '../../src/output/journal/columns.js';
-import type { ResultField } from '../../src/types.js';
+import type { ResultField } from '@bre-batch/core/types';
 
 export function expectDeclared(result: Record<string, unknown>, fields: readonly ResultField[]): void {
   for (const f of fields) {

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 
 /**
  * A journal's text whichever form it is in: plain, or gzip'ed once its run finished (X.gz; X wins when both
- * are there, as src/output/journal-file.ts reads them). '' when neither exists.
+ * are there, as packages/formats/src/journal-file.ts reads them). '' when neither exists.
  */
 export function journalText(path: string): string {
   if (existsSync(path)) return readFileSync(path, 'utf8');

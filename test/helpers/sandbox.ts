@@ -1,6 +1,6 @@
 /** A sandbox for the e2e tests, with a distinctive token and the environment that points the CLI at it. */
 import { randomBytes } from 'node:crypto';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '@bre-batch/sandbox';
 
 export interface TestSandbox {
   readonly sandbox: Sandbox;

@@ -9,7 +9,7 @@ import { openSession, parseDbUrl } from '../../src/db/index.js';
 import { ROOT, type RunningCli } from './cli.js';
 import { readSampleRows, type SampleRow } from './db-load.js';
 import { sleep } from './wait.js';
-import { mulberry32 } from '../../src/sandbox/logic/hash.js';
+import { mulberry32 } from '@bre-batch/sandbox/logic/hash';
 
 /** `n` rows for the location pipeline, keys LOC-000001... (a latitude out of range, a row error, at `bad`). */
 export function locationRows(n: number, bad: readonly number[] = [], first = 1): SampleRow[] {
@@ -110,7 +110,7 @@ export async function waitForTable<T>(
 
 /** The keys of the whole lines within the first `bytes` bytes of an NDJSON journal. */
 export function keysWithin(path: string, bytes: number, field: 'key' | 'row' = 'key'): string[] {
-  // A finished run's journal is gzip'ed: positions count its plain bytes (src/output/journal-file.ts).
+  // A finished run's journal is gzip'ed: positions count its plain bytes (packages/formats/src/journal-file.ts).
   const text = Buffer.from(journalText(path)).subarray(0, bytes).toString('utf8');
   return text
     .split('\n')

@@ -5,8 +5,8 @@
  */
 import { openSession, parseDbUrl, type DialectName } from '../../src/db/index.js';
 import { dialectOf } from '../../src/db/index.js';
-import { isBreError, type BreError } from '../../src/errors.js';
-import type { ErrorLine } from '../../src/output/format/index.js';
+import { isBreError, type BreError } from '@bre-batch/core/errors';
+import type { ErrorLine } from '@bre-batch/formats';
 import { SinkWriter, type FolderId, type SinkShape, type SinkTarget } from '../../src/output/sink/index.js';
 import type { FolderProgress, ResultItem, SinkBatch } from '../../src/output/sink/writer.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/http/chain.js';
 import { PacedLimiter } from '../../src/limits/paced.js';
-import type { BreError } from '../../src/errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { waitFor } from '../helpers/wait.js';
 
 let server: Server;

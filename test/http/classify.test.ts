@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyResponse } from '../../src/http/classify.js';
-import type { BreError } from '../../src/errors.js';
-import type { ServiceName } from '../../src/types.js';
+import type { BreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 
 function codeOf(service: ServiceName, status: number, body: unknown, headers: Record<string, string> = {}): BreError {
   try {

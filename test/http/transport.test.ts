@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport } from '../../src/http/transport.js';
-import type { BreError } from '../../src/errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { waitFor } from '../helpers/wait.js';
 
 let server: Server;

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readRowBatches } from '../../src/input/read.js';
-import type { InputRow } from '../../src/types.js';
+import { readRowBatches } from '@bre-batch/formats/input/read';
+import type { InputRow } from '@bre-batch/core/types';
 
 /** The text cut into chunks at the given sizes (cycled): chunk edges fall inside lines, quotes, CRLF, UTF-8. */
 function chunked(text: string, sizes: readonly number[]): Readable {

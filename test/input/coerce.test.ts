@@ -10,7 +10,7 @@ import {
   zNumber,
   zString,
 } from '../../src/input/coerce.js';
-import { parseNumber } from '../../src/input/numbers.js';
+import { parseNumber } from '@bre-batch/formats/input/numbers';
 
 describe('parseNumber', () => {
   const cases: Array<[unknown, number | undefined]> = [

@@ -6,7 +6,7 @@ import {
   scanLine,
   sniffDelimiter,
   type ScanCounts,
-} from '../../src/input/csv-dialect.js';
+} from '@bre-batch/formats/input/csv-dialect';
 
 describe('sniffing the separator from the first lines', () => {
   it.each([

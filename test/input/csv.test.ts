@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readRows } from '../../src/input/read.js';
-import type { InputRow } from '../../src/types.js';
+import { readRows } from '@bre-batch/formats/input/read';
+import type { InputRow } from '@bre-batch/core/types';
 
 async function rows(
   text: string | Buffer,

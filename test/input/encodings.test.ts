@@ -5,8 +5,8 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readRows, type InputFormat } from '../../src/input/read.js';
-import type { InputRow } from '../../src/types.js';
+import { readRows, type InputFormat } from '@bre-batch/formats/input/read';
+import type { InputRow } from '@bre-batch/core/types';
 
 async function rows(
   bytes: Buffer,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getField, getFirstField, setPath } from '../../src/input/fields.js';
+import { getField, getFirstField, setPath } from '@bre-batch/formats/input/fields';
 
 describe('getField', () => {
   const cases: Array<[string, Record<string, unknown>, string, { value: unknown; column: string } | undefined]> = [

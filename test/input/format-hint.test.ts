@@ -3,7 +3,7 @@
  * (src/input/inspect.ts): an Excel workbook given as --input x.xlsx is told to be saved as CSV.
  */
 import { describe, expect, it } from 'vitest';
-import { resolveFormat } from '../../src/input/read.js';
+import { resolveFormat } from '@bre-batch/formats/input/read';
 
 const refused = (path: string) => {
   try {

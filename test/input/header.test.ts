@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
-import { closest, resolveHeader, type ColumnRequirements, type HeaderAsRead } from '../../src/input/header.js';
+import { BreError } from '@bre-batch/core/errors';
+import { closest, resolveHeader, type ColumnRequirements, type HeaderAsRead } from '@bre-batch/formats/input/header';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { columnRequirements } from '../../src/pipeline/input.js';
 

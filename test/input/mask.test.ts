@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPersonalField, maskCategory, maskQuotedValue, maskRow, maskText } from '../../src/input/mask.js';
+import { isPersonalField, maskCategory, maskQuotedValue, maskRow, maskText } from '@bre-batch/formats/input/mask';
 
 describe('maskRow', () => {
   const cases: Array<[string, unknown, unknown]> = [

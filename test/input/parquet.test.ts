@@ -9,11 +9,11 @@ import * as arrow from 'apache-arrow';
 import { parquetWriteFile } from 'hyparquet-writer';
 import * as pq from 'parquet-wasm';
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
-import { getField } from '../../src/input/fields.js';
-import { resolveHeader } from '../../src/input/header.js';
-import { estimateRows, readRowBatches, readRows } from '../../src/input/read.js';
-import type { InputRow } from '../../src/types.js';
+import { BreError } from '@bre-batch/core/errors';
+import { getField } from '@bre-batch/formats/input/fields';
+import { resolveHeader } from '@bre-batch/formats/input/header';
+import { estimateRows, readRowBatches, readRows } from '@bre-batch/formats/input/read';
+import type { InputRow } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 
 async function all(path: string, opts: Parameters<typeof readRows>[1] = {}): Promise<InputRow[]> {

@@ -8,9 +8,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { readRowBatches, type InputFormat } from '../../src/input/read.js';
+import { readRowBatches, type InputFormat } from '@bre-batch/formats/input/read';
 import { readRange, ShortRange, splitFile, type RangeReading } from '../../src/input/ranges.js';
-import type { InputRow } from '../../src/types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('bre-ranges-');

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { readRows } from '../../src/input/read.js';
+import { readRows } from '@bre-batch/formats/input/read';
 
 const piece = fc.oneof(
   {

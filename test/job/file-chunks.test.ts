@@ -6,11 +6,11 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isBreError } from '../../src/errors.js';
+import { isBreError } from '@bre-batch/core/errors';
 import { checkSplittable, fileChunkRows, fileSeen, splitFileChunks } from '../../src/job/index.js';
 import type { ClaimedChunk } from '../../src/job/index.js';
 import type { RangeReading } from '../../src/input/ranges.js';
-import type { InputRow } from '../../src/types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('bre-file-chunks-');

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { FenceOutcome, HeldChunk } from '../../src/job/fence.js';
 import { JobMember } from '../../src/job/member.js';
 import type { ClaimedChunk, HeldReport, JobStore } from '../../src/job/store.js';
-import type { InputRow } from '../../src/types.js';
+import type { InputRow } from '@bre-batch/core/types';
 import { waitFor } from '../helpers/wait.js';
 
 const ROWS = 4;

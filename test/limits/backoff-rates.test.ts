@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelayMs, parseRetryAfter } from '../../src/limits/backoff.js';
-import { parseDuration, parseRateArg, parseServiceDurations, resolveRates } from '../../src/config/units.js';
+import { parseDuration, parseRateArg, parseServiceDurations, resolveRates } from '@bre-batch/core/units';
 import { defaultConcurrency } from '../../src/limits/limiter.js';
-import { describeRate } from '../../src/limits/rates.js';
+import { describeRate } from '@bre-batch/core/rates';
 
 describe('documented backoff: base 1 s, doubled, capped at 60 s, +-20% jitter', () => {
   it.each([

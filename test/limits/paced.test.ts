@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BreError, isBreError } from '../../src/errors.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
 import { PacedLimiter } from '../../src/limits/paced.js';
 import { PATH_SLACK_MS, pacingFor } from '../../src/limits/pacer.js';
-import type { Rate } from '../../src/limits/rates.js';
+import type { Rate } from '@bre-batch/core/rates';
 import { manualClock, settle } from '../helpers/clock.js';
 
 /** A limiter on a manual clock, and jobs that record when they start and finish when the test says. */

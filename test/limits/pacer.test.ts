@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATCH_UP_MS, marginFor, Pacer, PATH_SLACK_MS, pacingFor, startIntervalMs } from '../../src/limits/pacer.js';
-import type { Rate } from '../../src/limits/rates.js';
-import { SlidingWindow } from '../../src/sandbox/rate.js';
+import type { Rate } from '@bre-batch/core/rates';
+import { SlidingWindow } from '@bre-batch/sandbox/rate';
 
 const perSecond = (n: number): Rate => ({ limit: n, windowMs: 1000 });
 const perMinute = (n: number): Rate => ({ limit: n, windowMs: 60_000 });

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
-import type { Rate } from '../../src/limits/rates.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { Rate } from '@bre-batch/core/rates';
 import {
   clusterMinTime,
   jobExpirationMs,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { bureauFeatureColumns, normaliseBureauFeatures } from '../../src/normalise/bureau-features.js';
 
 describe('normaliseBureauFeatures', () => {

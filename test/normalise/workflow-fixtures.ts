@@ -1,5 +1,5 @@
 /** Workflow answers in the shapes the spec shows (2.3–2.5, 4.2–4.6). Synthetic values. */
-import type { Json } from '../../src/types.js';
+import type { Json } from '@bre-batch/core/types';
 
 type Obj = { [k: string]: Json };
 

@@ -1,13 +1,13 @@
 import { expectDeclared } from '../helpers/declared.js';
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import {
   bestOffer,
   normaliseWorkflow,
   parseWorkflowVersionPath,
   workflowResultColumns,
 } from '../../src/normalise/workflow.js';
-import type { Json } from '../../src/types.js';
+import type { Json } from '@bre-batch/core/types';
 import {
   answer,
   BANK_REJECT,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { filesRootChange } from '../../src/output/folder-identity.js';
 import { RunOutput } from '../../src/output/run-output.js';
-import type { Manifest } from '../../src/output/format/index.js';
+import type { Manifest } from '@bre-batch/formats';
 import { tempDir } from '../helpers/temp.js';
 
 type Root = NonNullable<Manifest['input']['files_root']>;

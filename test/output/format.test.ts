@@ -16,11 +16,11 @@ import {
   readRunSummary,
   resultLineSchema,
   runSummarySchema,
-} from '../../src/output/format/index.js';
+} from '@bre-batch/formats';
 import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { perService } from '../../src/types.js';
+import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
+import { perService } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 import { resolveFilesRoot } from '../../src/input/files-root.js';
 

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { formatMergeReport, mergeOutputs } from '../../src/output/merge.js';
 import { shardOf } from '../../src/input/shard.js';
-import { runSummarySchema, type RunSummary } from '../../src/output/format/index.js';
+import { runSummarySchema, type RunSummary } from '@bre-batch/formats';
 import { tempDir } from '../helpers/temp.js';
 
 const N = 3;

@@ -28,7 +28,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...fs, default: { ...fs, writeSync }, writeSync };
 });
 
-const { AppendFile } = await import('../../src/output/ndjson-file.js');
+const { AppendFile } = await import('@bre-batch/formats/ndjson-file');
 
 const line = (i: number) => JSON.stringify({ row: i, text: 'x'.repeat(40) });
 const bytesOf = (...rows: number[]) => rows.reduce((n, i) => n + Buffer.byteLength(line(i)) + 1, 0);

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../src/output/journal/columns.js';
-import { AppendFile } from '../../src/output/ndjson-file.js';
+import { AppendFile } from '@bre-batch/formats/ndjson-file';
 import { buildResultsCsv } from './two-pass-csv.js';
 import { rebuildOutputs, parseOutputFormats } from '../../src/output/spool/rebuild.js';
 import { ResultSpool } from '../../src/output/spool/spool.js';

@@ -5,7 +5,7 @@ import { RunOutput } from '../../src/output/run-output.js';
 import { rebuildOutputs } from '../../src/output/spool/rebuild.js';
 import { excelSafe } from '../../src/output/files/excel.js';
 import { RowSet } from '../../src/output/journal/bitset.js';
-import { FILES, type Manifest } from '../../src/output/format/index.js';
+import { FILES, type Manifest } from '@bre-batch/formats';
 import { tempDir } from '../helpers/temp.js';
 
 const manifest = (over: Partial<Manifest> = {}): Manifest => ({

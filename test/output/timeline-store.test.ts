@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Histogram } from '../../src/metrics/histogram.js';
 import { RunMonitor } from '../../src/pipeline/monitor.js';
 import type { RunProbe } from '../../src/metrics/sampler.js';
-import { FILES } from '../../src/output/format/index.js';
+import { FILES } from '@bre-batch/formats';
 import { readTimeline } from '../../src/output/timeline-store.js';
 import { tempDir } from '../helpers/temp.js';
 

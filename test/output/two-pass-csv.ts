@@ -9,7 +9,7 @@ import { rename } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import { once } from 'node:events';
 import { excelSafe } from '../../src/output/files/excel.js';
-import { resultLineBatches, type ResultLine } from '../../src/output/format/index.js';
+import { resultLineBatches, type ResultLine } from '@bre-batch/formats';
 
 export interface StageColumns {
   readonly id: string;

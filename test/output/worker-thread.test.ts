@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SPOOL_RESOURCE_LIMITS } from '../../src/output/spool/spool-thread.js';
 import { startScriptWorker, workerScript, WorkerThread } from '../../src/output/worker-thread.js';
-import { BreError, diskFullCode, diskFullError, errorToJSON } from '../../src/errors.js';
+import { BreError, diskFullCode, diskFullError, errorToJSON } from '@bre-batch/core/errors';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 

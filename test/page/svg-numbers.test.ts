@@ -1,10 +1,10 @@
 /**
- * fmtInt and fmtNum (src/page/svg.ts) write numbers as en-US's Intl.NumberFormat does, without loading Intl:
- * table-driven over the cases where a hand-written formatter goes wrong (ties, the sign of zero, groups,
+ * fmtInt and fmtNum (packages/formats/src/page/svg.ts) write numbers as en-US's Intl.NumberFormat does, without loading
+ * Intl: table-driven over the cases where a hand-written formatter goes wrong (ties, the sign of zero, groups,
  * binary fractions, large and tiny values), then over a seeded spread of values, Intl being the reference.
  */
 import { describe, expect, it } from 'vitest';
-import { fmtInt, fmtNum } from '../../src/page/svg.js';
+import { fmtInt, fmtNum } from '@bre-batch/formats/page/svg';
 
 const intl = (n: number, digits: number) =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });

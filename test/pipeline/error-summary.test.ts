@@ -14,8 +14,8 @@ import { formatSummary } from '../../src/output/summary-text.js';
 import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { perService } from '../../src/types.js';
+import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
+import { perService } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 
 let sandbox: Sandbox;

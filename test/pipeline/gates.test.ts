@@ -3,7 +3,7 @@
  * done once, what a passed gate holds given back, a wait awaited only where there is one) and their order.
  */
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { shardOf } from '../../src/input/shard.js';
 import { emptyCounts, SpendMeter, type Prices } from '../../src/limits/spend.js';
 import { newCounters } from '../../src/pipeline/build-summary.js';
@@ -28,7 +28,7 @@ import {
   type SkipCounter,
   type Verdict,
 } from '../../src/pipeline/gates.js';
-import type { InputRow } from '../../src/types.js';
+import type { InputRow } from '@bre-batch/core/types';
 
 /** Row `row` with its key; each row a key of its own, as a database input gives them (the resume point's). */
 function candidate(row: number, key: string | null = `K${row}`, readError?: InputRow['readError']): Candidate {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
-import { DEFAULT_RATES } from '../../src/limits/rates.js';
+import { DEFAULT_RATES } from '@bre-batch/core/rates';
 import { chunkRowsFor } from '../../src/pipeline/job.js';
 import type { JobSettings } from '../../src/pipeline/settings.js';
 

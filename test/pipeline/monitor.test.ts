@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { BreError } from '../../src/errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import type { RunProbe } from '../../src/metrics/sampler.js';
 import { Histogram } from '../../src/metrics/histogram.js';
 import { tempDir } from '../helpers/temp.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callsPerRow, computePlan, formatDuration, formatPlan, planRun } from '../../src/pipeline/plan.js';
 import { loadPipeline } from '../../src/config/pipeline.js';
-import { DEFAULT_RATES } from '../../src/limits/rates.js';
+import { DEFAULT_RATES } from '@bre-batch/core/rates';
 import { startIntervalMs } from '../../src/limits/pacer.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/input/shard.js';

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
-import { DEFAULT_RATES } from '../../src/limits/rates.js';
+import { DEFAULT_RATES } from '@bre-batch/core/rates';
 import { CallStats } from '../../src/metrics/service-stats.js';
 import { newCounters } from '../../src/pipeline/build-summary.js';
 import { PROGRESS_LINE_MS, ProgressLines, type Ticker } from '../../src/pipeline/progress-lines.js';
-import { perService } from '../../src/types.js';
+import { perService } from '@bre-batch/core/types';
 
 /** A ticker a test fires by hand: the interval asked for, and whether it was stopped. */
 function handTicker() {

@@ -5,13 +5,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { limitPerMinute } from '../../src/limits/rates.js';
+import { limitPerMinute } from '@bre-batch/core/rates';
 import { CallStats } from '../../src/metrics/service-stats.js';
-import type { RunSummary } from '../../src/output/format/index.js';
+import type { RunSummary } from '@bre-batch/formats';
 import { formatSummary } from '../../src/output/summary-text.js';
 import { ratesText } from '../../src/pipeline/progress.js';
 import { loadRunReport } from '../../src/report/data.js';
-import { perService } from '../../src/types.js';
+import { perService } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 
 /** 20 attempts a second for 10 s, less a little: 1194.7 a minute as the limiter measures it. */

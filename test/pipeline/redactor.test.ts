@@ -10,7 +10,7 @@ import { Redactor } from '../../src/output/redact.js';
 import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { Run } from '../../src/pipeline/run.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
-import { perService } from '../../src/types.js';
+import { perService } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 
 const TOKEN = 'token-of-the-run-0123456789';

@@ -5,7 +5,7 @@ import '../../src/stages/index.js';
 import { registerStageKind } from '../../src/stages/registry.js';
 import type { StageContext, StageKind } from '../../src/stages/types.js';
 import type { PrepareResult } from '../../src/input/validation.js';
-import type { InputRow } from '../../src/types.js';
+import type { InputRow } from '@bre-batch/core/types';
 
 /** Test stage kinds: each prepares as its name says; execute echoes what was prepared. */
 function testKind(kind: string, prepare: StageKind['prepare']): StageKind {

@@ -7,15 +7,15 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { localLimiter, type LimiterFactory } from '../../src/limits/factory.js';
 import type { ServiceLimiter } from '../../src/limits/limiter.js';
 import { lockOutput } from '../../src/output/lock.js';
 import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { perService, type ServiceName } from '../../src/types.js';
+import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
+import { perService, type ServiceName } from '@bre-batch/core/types';
 import { tempDir } from '../helpers/temp.js';
 import { folderRoot } from '../../src/input/files-root.js';
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import type { ErrorLine } from '../../src/output/format/index.js';
+import type { ErrorLine } from '@bre-batch/formats';
 import { Redactor } from '../../src/output/redact.js';
 import type { RunOutput } from '../../src/output/run-output.js';
 import { Circuit, DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
@@ -14,7 +14,7 @@ import type { RunSettings } from '../../src/pipeline/settings.js';
 import { newCounters } from '../../src/pipeline/build-summary.js';
 import { registerStageKind } from '../../src/stages/registry.js';
 import type { StageContext } from '../../src/stages/types.js';
-import type { InputRow } from '../../src/types.js';
+import type { InputRow } from '@bre-batch/core/types';
 
 const TOKEN = 'secret-token-123456';
 

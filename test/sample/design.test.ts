@@ -4,7 +4,7 @@
  * grouped by month, week and quarter, the missing-value stratum, names and order.
  */
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import {
   describeSampleOptions,
   parseStratifyBy,

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveSampleOptions, type SampleOptions } from '../../src/sample/design.js';
-import { designDifference, StrataCount, type SampleDesign } from '../../src/sample/draw.js';
+import type { SampleDesign } from '@bre-batch/formats/manifest';
+import { designDifference, StrataCount } from '../../src/sample/draw.js';
 
 function designOf(
   o: SampleOptions,

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/input/shard.js';
 import { resolveSampleOptions } from '../../src/sample/design.js';
-import { SampleDraw, StrataCount, weightOf, type SampleDesign } from '../../src/sample/draw.js';
+import type { SampleDesign } from '@bre-batch/formats/manifest';
+import { SampleDraw, StrataCount, weightOf } from '../../src/sample/draw.js';
 import { BottomK, sampleHash } from '../../src/sample/selection.js';
 import { stratumValues } from '../../src/sample/strata.js';
 

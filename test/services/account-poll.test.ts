@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { pollUntilReady, type PollClock, type PollOutcome } from '../../src/services/account/poll.js';
 import { REDACTED, scrubSecrets } from '../../src/services/account/secrets.js';
 

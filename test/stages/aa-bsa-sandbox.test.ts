@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '../../src/http/chain.js';
 import { PacedLimiter } from '../../src/limits/paced.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
 import { aaFetchKind } from '../../src/stages/aa-fetch.js';
 import { aaReportKind } from '../../src/stages/aa-report.js';
 import { bsaFetchKind } from '../../src/stages/bsa-fetch.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { aaFetchKind, type AaFetchPrepared } from '../../src/stages/aa-fetch.js';
 import { getStageKind } from '../../src/stages/index.js';
 import { aaFiObject, aaResponse, aaTransaction } from '../normalise/account-fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { bsaFetchKind, type BsaFetchPrepared } from '../../src/stages/bsa-fetch.js';
 import { getStageKind } from '../../src/stages/index.js';
 import { bsaResponse, bsaXn } from '../normalise/account-fixtures.js';

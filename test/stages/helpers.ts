@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import type { CallResult } from '../../src/http/chain.js';
 import type { ServiceCall, StageConfig, StageContext, StageKind } from '../../src/stages/types.js';
-import type { InputRow, JsonObject } from '../../src/types.js';
+import type { InputRow, JsonObject } from '@bre-batch/core/types';
 import { ROOT } from '../helpers/cli.js';
 import { folderRoot } from '../../src/input/files-root.js';
 

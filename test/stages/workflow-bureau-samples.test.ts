@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
-import { readRows } from '../../src/input/read.js';
+import { readRows } from '@bre-batch/formats/input/read';
 import { getStageKind } from '../../src/stages/index.js';
 import { context, SAMPLES } from './helpers.js';
 

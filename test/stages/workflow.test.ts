@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { getStageKind } from '../../src/stages/index.js';
 import type { StageConfig } from '../../src/stages/types.js';
 import { workflowKind, type WorkflowOptions } from '../../src/stages/workflow.js';

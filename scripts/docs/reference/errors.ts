@@ -1,8 +1,8 @@
 /**
  * docs/reference/errors.md: every error code with how the program treats it, read from the table the retry
- * chain, the row runner, the circuit breaker and the exit code all read (ERROR_TABLE, src/errors.ts).
+ * chain, the row runner, the circuit breaker and the exit code all read (ERROR_TABLE, packages/core/src/errors.ts).
  */
-import { ERROR_CODES, treatmentOf } from '../../../src/errors.js';
+import { ERROR_CODES, treatmentOf } from '@bre-batch/core/errors';
 import { table } from './markdown.js';
 
 const LANDS: Readonly<Record<string, string>> = {
@@ -32,7 +32,7 @@ export function errorsPage(): string[] {
   return [
     '# Error codes',
     '',
-    'Every error code, as the program treats it (one table, `ERROR_TABLE` in `src/errors.ts`, read by the retries,',
+    'Every error code, as the program treats it (one table, `ERROR_TABLE` in `packages/core/src/errors.ts`, read by the retries,',
     'the rows, the circuit breaker and the exit code): whether it costs a row (one line in `errors.ndjson`; a run',
     'that finishes with such lines exits 1) or stops the command, and with which exit code (2: nothing was done,',
     'fix the command or the configuration; 3: stopped early, re-run the same command to resume), whether the call',

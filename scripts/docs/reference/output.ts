@@ -1,6 +1,6 @@
 /**
- * docs/reference/output-files.md: the files of an output folder (src/output/format/files.ts) and the fields of
- * its JSON files, from the schemas their readers check them with (src/output/format/), written out by zod's
+ * docs/reference/output-files.md: the files of an output folder (packages/formats/src/files.ts) and the fields of
+ * its JSON files, from the schemas their readers check them with (packages/formats/src/), written out by zod's
  * JSON Schema export: a field's name, its type, and whether every folder has it.
  */
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import {
   resultLineSchema,
   runSummarySchema,
   TRANSACTION_COLUMNS,
-} from '../../../src/output/format/index.js';
+} from '@bre-batch/formats';
 import { code, table } from './markdown.js';
 
 interface JsonSchema {
@@ -67,7 +67,7 @@ export function outputFilesPage(): string[] {
     '# Output files',
     '',
     'The files of an output folder and the fields of its JSON files, from the schemas the program reads them with',
-    '(`src/output/format/`). What each file is for, and how to read the folder: [Output](../output.md).',
+    '(`packages/formats/src/`). What each file is for, and how to read the folder: [Output](../output.md).',
     '',
     ...table(
       ['file', 'name'],

@@ -1,6 +1,6 @@
 /** `run`'s run-control options: calling nothing (--dry-run, --plan), when to stop early, and how gracefully. */
-import { BreError } from '../../errors.js';
-import { parseDuration } from '../../config/units.js';
+import { BreError } from '@bre-batch/core/errors';
+import { parseDuration } from '@bre-batch/core/units';
 import { DEFAULT_CIRCUIT, type CircuitOptions } from '../../pipeline/circuit.js';
 import { numberIn, wholeNumber, type OptionFamily } from './family.js';
 

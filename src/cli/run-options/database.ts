@@ -2,8 +2,8 @@
  * `run`'s database options: a database --input (--table or --query, how long to keep connecting, a page's
  * time-out and size) and the --sink (src/cli/sink-options.ts, shared with `load`).
  */
-import { BreError } from '../../errors.js';
-import { parseDuration } from '../../config/units.js';
+import { BreError } from '@bre-batch/core/errors';
+import { parseDuration } from '@bre-batch/core/units';
 import { DEFAULT_PAGE_ROWS, parseRelation } from '../../input/db/index.js';
 import type { DbInputSettings } from '../../pipeline/settings.js';
 import type { SinkTarget } from '../../output/sink/index.js';

@@ -4,7 +4,7 @@
  * the user typed it.
  */
 import type { Options } from 'yargs';
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { Pipeline } from '../../config/pipeline.js';
 import type { FilesRoot, InputPlace } from '../../input/files-root.js';
 

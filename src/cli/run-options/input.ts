@@ -1,5 +1,5 @@
 /** `run`'s input options: the file (or stdin, or a database: ./database.ts), its format, encoding and separator. */
-import { INPUT_FORMATS, resolveFormat, resolveTextOptions, type InputFormat } from '../../input/read.js';
+import { INPUT_FORMATS, resolveFormat, resolveTextOptions, type InputFormat } from '@bre-batch/formats/input/read';
 import type { FilesRoot } from '../../input/files-root.js';
 import type { DbInputSettings } from '../../pipeline/settings.js';
 import type { OptionFamily, OptionsContext } from './family.js';

@@ -3,8 +3,8 @@
  * and leases in the sink's database (PostgreSQL, MySQL or MariaDB). Shown with the run-control options of
  * `run --help`.
  */
-import { BreError } from '../../errors.js';
-import { parseDuration } from '../../config/units.js';
+import { BreError } from '@bre-batch/core/errors';
+import { parseDuration } from '@bre-batch/core/units';
 import type { JobSettings } from '../../pipeline/settings.js';
 import { wholeNumber, type OptionFamily, type OptionsContext } from './family.js';
 

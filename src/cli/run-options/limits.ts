@@ -1,11 +1,11 @@
 /** `run`'s limits and network options: rates, concurrency, time-outs, attempts, a shared limiter, source addresses. */
 import { isIP } from 'node:net';
-import { BreError } from '../../errors.js';
-import { parseByteSize, parseDuration, parseServiceDurations, resolveRates } from '../../config/units.js';
+import { BreError } from '@bre-batch/core/errors';
+import { parseByteSize, parseDuration, parseServiceDurations, resolveRates } from '@bre-batch/core/units';
 import { defaultConcurrency } from '../../limits/limiter.js';
 import { PATH_SLACK_MS } from '../../limits/pacer.js';
-import type { Rate } from '../../limits/rates.js';
-import { perService, SERVICES, type ServiceName } from '../../types.js';
+import type { Rate } from '@bre-batch/core/rates';
+import { perService, SERVICES, type ServiceName } from '@bre-batch/core/types';
 import { wholeNumber, type OptionFamily, type OptionsContext } from './family.js';
 
 export interface LimitsArgs {

@@ -2,7 +2,7 @@
  * `run`'s output options: the folder, the formats rebuilt at the end, masking, retrying an earlier run's errors,
  * and keeping a finished run's journal uncompressed.
  */
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/spool/rebuild.js';
 import type { OptionFamily } from './family.js';
 

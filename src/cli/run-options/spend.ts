@@ -1,8 +1,8 @@
 /** `run`'s spend options: what a call costs, which answers are billed, and the most a run may spend. */
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { PipelinePrices } from '../../config/pipeline.js';
 import { DEFAULT_BILLED, parseAmount, parseBilled, type Prices } from '../../limits/spend.js';
-import { SERVICES, type ServiceName } from '../../types.js';
+import { SERVICES, type ServiceName } from '@bre-batch/core/types';
 import type { OptionFamily } from './family.js';
 
 export interface SpendArgs {

@@ -7,8 +7,8 @@
  * errors; a success first lets the held answers go on as the rows' own HTTP_ERROR. After a success the layer
  * lets everything through. It sits above the limiter, so a held attempt holds no slot.
  */
-import { BreError, toBreError } from '../../errors.js';
-import type { ServiceName } from '../../types.js';
+import { BreError, toBreError } from '@bre-batch/core/errors';
+import type { ServiceName } from '@bre-batch/core/types';
 import type { Dispatch, Layer } from './types.js';
 
 interface Held {

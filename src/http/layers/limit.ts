@@ -8,9 +8,9 @@
  * A started attempt is left to finish (or to the hard signal). One listener on the stop signal serves every
  * queued attempt (a listener per attempt cost a measurable share of a fast run).
  */
-import { BreError, toBreError } from '../../errors.js';
+import { BreError, toBreError } from '@bre-batch/core/errors';
 import type { ServiceLimiter } from '../../limits/limiter.js';
-import type { ServiceName } from '../../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 import type { Attempt, Dispatch, Layer } from './types.js';
 
 export interface LimitOptions {

@@ -4,9 +4,9 @@
  * It sits just above the deadline, so a cut attempt counts as `timeout` and its time is the time-out's. An
  * attempt abandoned by the stopping run (INTERRUPTED) is not counted: it says nothing of the service.
  */
-import { toBreError } from '../../errors.js';
+import { toBreError } from '@bre-batch/core/errors';
 import { CallStats } from '../../metrics/service-stats.js';
-import type { ServiceName } from '../../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 import type { HttpResponse } from '../transport.js';
 import type { Attempt, Layer } from './types.js';
 

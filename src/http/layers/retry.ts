@@ -1,6 +1,6 @@
 /**
- * Retry: the outermost layer. A failed attempt whose code is retryable (../../errors.ts) is tried again after
- * the documented backoff, or a longer Retry-After (../../limits/backoff.ts), up to --max-attempts. Being
+ * Retry: the outermost layer. A failed attempt whose code is retryable (packages/core/src/errors.ts) is tried again
+ * after the documented backoff, or a longer Retry-After (../../limits/backoff.ts), up to --max-attempts. Being
  * outermost, each attempt goes through the limiter again, and the sleep before it holds no limiter slot.
  * The sleep gives up at once when the run stops taking work.
  *
@@ -10,7 +10,7 @@
  * ../../limits/throttle.ts), which every call waits out before its next attempt. How long the service may go on
  * refusing is --throttle-deadline's to say (THROTTLED, the limit layer).
  */
-import { BreError, isRetryable, toBreError } from '../../errors.js';
+import { BreError, isRetryable, toBreError } from '@bre-batch/core/errors';
 import { backoffDelayMs } from '../../limits/backoff.js';
 import type { Meter } from './measure.js';
 import type { Attempt, Dispatch } from './types.js';

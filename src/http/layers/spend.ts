@@ -4,7 +4,7 @@
  * answer's status, or `timeout` for an attempt its deadline cut; an attempt abandoned by the stopping run
  * (INTERRUPTED) left and may have been run, so it counts as a time-out. An unpriced call passes straight through.
  */
-import { toBreError } from '../../errors.js';
+import { toBreError } from '@bre-batch/core/errors';
 import type { SpendMeter } from '../../limits/spend.js';
 import type { HttpResponse } from '../transport.js';
 import type { Layer } from './types.js';

@@ -5,7 +5,7 @@
  * travels in the attempt, so no layer reaches into another.
  */
 import type { CallStats } from '../../metrics/service-stats.js';
-import type { ServiceName } from '../../types.js';
+import type { ServiceName } from '@bre-batch/core/types';
 import type { AttemptDeadline } from '../deadlines.js';
 import type { HttpRequest } from '../transport.js';
 

@@ -5,7 +5,7 @@
  * or with backticks for MySQL), a quote inside doubled. An unquoted part follows the database's own rule, as its
  * dialect declares it (`foldsUnquoted`: PostgreSQL folds it to lower case, as `psql` does; MySQL keeps it).
  */
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { dialectNamed, type DbUrl, type DialectName, type SourceRelation } from '../../db/index.js';
 
 /** The parts of a dotted name, quotes honoured; undefined when the text is not such a name. */

@@ -2,8 +2,8 @@
  * Input rows from a database table or query (`--input postgres://... --table NAME | --query SQL`), in key order,
  * in short keyset pages (src/db/keyset.ts): one connection, no cursor and no transaction held between pages,
  * so a run of hours holds no snapshot back. The rows come in the same batches as the file readers'
- * (src/input/read.ts), numbered from 1 in read order: first the rows whose key is NULL (each an error), then
- * the rest in key order. Every row of a key held by several rows is an error too (which of them is meant
+ * (packages/formats/src/input/read.ts), numbered from 1 in read order: first the rows whose key is NULL (each an
+ * error), then the rest in key order. Every row of a key held by several rows is an error too (which of them is meant
  * cannot be known, and which would come "first" is not stable from one read to the next).
  *
  * Memory: the page handed over and the next one, fetched while the run works on the first.
@@ -13,7 +13,7 @@
  * `retryForMs` is SOURCE_UNAVAILABLE (exit 3, resumable). node-postgres#2187 (a stream over a killed backend ends without an error) cannot bite: there is
  * no stream, each page is a plain query, and the session's `lost` is checked before each one.
  */
-import { BreError, isBreError } from '../../errors.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
 import {
   ConnectionLost,
   COUNT_COLUMN,
@@ -30,8 +30,8 @@ import {
   type Dialect,
   type SourceRelation,
 } from '../../db/index.js';
-import type { InputRow } from '../../types.js';
-import type { HeaderAsRead } from '../header.js';
+import type { InputRow } from '@bre-batch/core/types';
+import type { HeaderAsRead } from '@bre-batch/formats/input/header';
 import { endsGroup, splitPage } from './page.js';
 import { describeRelation } from './relation.js';
 import { retrying } from '../../retry/policy.js';
@@ -54,7 +54,7 @@ export interface DbSourceOptions {
   readonly key: string;
   /**
    * The header check: the result's columns (names in order, and their types) -> the names rows are keyed by
-   * (src/input/header.ts). Default: the names as they are.
+   * (packages/formats/src/input/header.ts). Default: the names as they are.
    */
   readonly header?: (header: HeaderAsRead, columns: readonly DbColumn[]) => readonly string[];
   readonly pageRows?: number;

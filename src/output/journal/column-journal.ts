@@ -14,7 +14,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import type { RowSet } from './bitset.js';
 import { ColumnUnion, type ColumnChange, type ResultStages } from './columns.js';
-import { AppendFile, readNdjson, readNdjsonBatches } from '../ndjson-file.js';
+import { AppendFile, readNdjson, readNdjsonBatches } from '@bre-batch/formats/ndjson-file';
 
 interface JournalLine {
   readonly row: number;

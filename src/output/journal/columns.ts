@@ -9,7 +9,7 @@
  * wider, written before the results line that showed it.
  */
 
-import type { ColumnKind } from '../../types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 
 /** Type bits of a value. null is no type: every column may hold nulls. */
 export const TYPE = { bool: 1, int: 2, float: 4, string: 8, array: 16, object: 32 } as const;

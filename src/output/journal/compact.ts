@@ -3,12 +3,12 @@
  * .state/transactions.ndjson are gzip'ed in place once the run has finished, and put back as plain files
  * (expanded) before a run appends to the folder again (a --retry-errors, the same command re-run with --out).
  * Why after the run rather than written compressed from the start: the run's crash guarantees and its speed
- * rest on appending whole lines to a plain file (src/output/ndjson-file.ts cuts a torn tail back to the last
+ * rest on appending whole lines to a plain file (packages/formats/src/ndjson-file.ts cuts a torn tail back to the last
  * whole line; the spool's and the sink's threads read it by byte position as it grows); a gzip stream cut by
  * `kill -9` cannot be cut back to a whole line that cheaply, and compressing on the run's thread would cost the
  * rows' event loop. So a run writes plain, and one pass at the end compacts (README: Performance).
  *
- * Every step is crash-safe, the readers' rule being src/output/journal-file.ts's (X wins over X.gz; temps are
+ * Every step is crash-safe, the readers' rule being packages/formats/src/journal-file.ts's (X wins over X.gz; temps are
  * never read):
  *   compact: X -> X.gz.tmp, fsync; rename to X.gz; fsync the folder; remove X; fsync the folder.
  *   expand:  X.gz -> X.gunzip.tmp, fsync; rename to X; fsync the folder; remove X.gz; fsync the folder.
@@ -20,8 +20,8 @@ import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { constants, crc32, createDeflateRaw, createGunzip } from 'node:zlib';
-import { FILES } from '../format/index.js';
-import { gzipHeader, gzPathOf, inodeOf, journalForm } from '../journal-file.js';
+import { FILES } from '@bre-batch/formats';
+import { gzipHeader, gzPathOf, inodeOf, journalForm } from '@bre-batch/formats/journal-file';
 import { lockOutput } from '../lock.js';
 import { formatBytes } from '../room.js';
 

@@ -9,8 +9,8 @@
  */
 import { join } from 'node:path';
 import { fnv1a } from '../../input/shard.js';
-import { FILES } from '../format/index.js';
-import { journalLineBatches } from '../journal-file.js';
+import { FILES } from '@bre-batch/formats';
+import { journalLineBatches } from '@bre-batch/formats/journal-file';
 
 /** `{"row":N,` then an error line's `"line":L,` then `"key":...`: as the run writes both kinds of line. */
 const HEAD = /^\{"row":(\d+),(?:"line":(?:null|-?\d+),)?"key":(null|"(?:[^"\\]|\\.)*")[,}]/;

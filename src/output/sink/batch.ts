@@ -5,8 +5,8 @@
  * ./schema.ts's; trying again after a loss is ./writer.ts's.
  */
 import type { DbSession } from '../../db/index.js';
-import type { NormalisedTransaction } from '../../types.js';
-import type { ErrorLine } from '../format/index.js';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
+import type { ErrorLine } from '@bre-batch/formats';
 import { isoOffset } from '../files/parquet/schema.js';
 import { LOAD_COLUMNS, type SinkSchema, type Table } from './schema.js';
 import { resultFixedColumns, errorColumns, transactionColumns } from './tables.js';

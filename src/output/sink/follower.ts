@@ -16,11 +16,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { BreError, isBreError } from '../../errors.js';
-import type { NormalisedTransaction } from '../../types.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
 import { RowSet } from '../journal/bitset.js';
-import { rowOfLine } from '../ndjson-file.js';
-import { FILES, isErrorLine, isResultLine, type ErrorLine, type Manifest } from '../format/index.js';
+import { rowOfLine } from '@bre-batch/formats/ndjson-file';
+import { FILES, isErrorLine, isResultLine, type ErrorLine, type Manifest } from '@bre-batch/formats';
 import { fileIdentity, fileSize, JournalTail } from './tail.js';
 import type { BatchFence, FolderId, FolderProgress, ResultItem, SinkWriter } from './writer.js';
 

@@ -4,12 +4,12 @@
  * repeated, or one after a run that had the same sink, writes only what the tables lack.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { journalExists } from '../journal-file.js';
+import { journalExists } from '@bre-batch/formats/journal-file';
 import { join } from 'node:path';
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { loadPipeline } from '../../config/pipeline.js';
 import { declaredHeaders } from '../../stages/index.js';
-import { FILES, readManifest, type Manifest } from '../format/index.js';
+import { FILES, readManifest, type Manifest } from '@bre-batch/formats';
 import type { DeclaredField } from './schema.js';
 import { lockOutput } from '../lock.js';
 import { SinkFollower, type FollowerStats } from './follower.js';

@@ -5,7 +5,7 @@
  * earlier name (./tables.ts hashedColumnName) is the column's. Under the lock the writers take to change
  * columns; `dryRun` only says the statements.
  */
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { dialectOf, openSession, type DbSession, type Dialect } from '../../db/index.js';
 import { describeTable, withColumnsLock, type DescribedTable } from './table-read.js';
 import { hashedColumnName, newColumnName, reservedNames, sinkNames, type SinkNames } from './tables.js';

@@ -5,11 +5,11 @@
  * the rows as they are and never altered. The batches are written by ./batch.ts, the connection kept by
  * ./writer.ts.
  */
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { DbSession, DbUrl, Dialect } from '../../db/index.js';
-import type { ColumnKind } from '../../types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 import { kindOfTypes } from '../files/parquet/schema.js';
-import { PROVENANCE_COLUMNS } from '../format/index.js';
+import { PROVENANCE_COLUMNS } from '@bre-batch/formats';
 import { typeBit } from '../journal/columns.js';
 import {
   declaredColumnNames,

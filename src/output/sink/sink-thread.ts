@@ -9,7 +9,7 @@
  */
 import { WorkerThread } from '../worker-thread.js';
 import { Backpressure } from '../backpressure.js';
-import { internalError, isBreError, type BreError } from '../../errors.js';
+import { internalError, isBreError, type BreError } from '@bre-batch/core/errors';
 import type { FollowerStats } from './follower.js';
 import type { SinkShape, SinkTarget } from './writer.js';
 import type { FenceOutcome, HeldChunk } from '../../job/fence.js';

@@ -3,8 +3,8 @@
  * the run's journals into the tables. The run's thread reads how far they have been written from the shared
  * memory stored here after each batch, and is told when writing fails for good.
  */
-import { BreError, isBreError } from '../../errors.js';
-import { FILES, readManifest } from '../format/index.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
+import { FILES, readManifest } from '@bre-batch/formats';
 import { SinkFollower } from './follower.js';
 import { sinkFailure, type FromSinkThread, type SinkWorkerData, type ToSinkThread } from './sink-thread.js';
 import { threadPort } from '../worker-thread.js';

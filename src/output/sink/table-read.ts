@@ -4,9 +4,9 @@
  * by ./schema.ts (a run's and a load's tables) and ./rename.ts (`bre-batch rename-columns`).
  */
 import { createHash } from 'node:crypto';
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import type { DbSession, Dialect, TableColumn } from '../../db/index.js';
-import type { ColumnKind } from '../../types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 import { OWNED_COMMENT } from './tables.js';
 
 /** A column as the table has it: its SQL type, the kind values are written with, and its comment. */

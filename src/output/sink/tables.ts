@@ -6,9 +6,9 @@
  * ./schema.ts). Pure: names and shapes only.
  */
 import { createHash } from 'node:crypto';
-import { BreError } from '../../errors.js';
-import type { ColumnKind } from '../../types.js';
-import { errorTableColumns, PROVENANCE_COLUMNS, TRANSACTION_TABLE } from '../format/index.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { ColumnKind } from '@bre-batch/core/types';
+import { errorTableColumns, PROVENANCE_COLUMNS, TRANSACTION_TABLE } from '@bre-batch/formats';
 
 /** The comment that marks a table bre-batch created (and so may add columns to); a user's own table is never altered. */
 export const OWNED_COMMENT = 'bre-batch sink table (README: Databases): columns are added as fields appear';

@@ -2,12 +2,12 @@
  * Reads a journal (results.ndjson, errors.ndjson, .state/transactions.ndjson) from a byte position onwards,
  * whole lines only: the run appends while the sink reads, and a line is the sink's only once its newline is
  * on the disk. The position moves only when the caller says the lines are written. A finished run's journal
- * is compacted (src/output/journal-file.ts): `load` then reads its decompressed bytes, positions counting
+ * is compacted (packages/formats/src/journal-file.ts): `load` then reads its decompressed bytes, positions counting
  * those, forwards (a position behind the last read starts the decompression over).
  */
 import { isAscii } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
-import { journalForm, journalIdentity, journalSize, openJournal } from '../journal-file.js';
+import { journalForm, journalIdentity, journalSize, openJournal } from '@bre-batch/formats/journal-file';
 
 /**
  * What names one journal across a rename (--retry-errors moves errors.ndjson aside and starts a new one) and

@@ -3,7 +3,7 @@
  * rules as results.parquet's (src/output/files/parquet/schema.ts): a value the kind cannot hold is null there and
  * here (it is whole in the `result` column all the same); text columns take anything, non-text as its JSON.
  */
-import type { ColumnKind } from '../../types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 import { localMillis } from '../files/parquet/schema.js';
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');

@@ -7,7 +7,7 @@
  * the database refuses (a value a user's column cannot take, a constraint) is SINK_REJECTED (exit 2): trying
  * again would not mend it.
  */
-import { BreError, isBreError } from '../../errors.js';
+import { BreError, isBreError } from '@bre-batch/core/errors';
 import { dialectOf, openSession, queryReason, type DbSession, type Dialect } from '../../db/index.js';
 import { retrying } from '../../retry/policy.js';
 import { sleep as realSleep } from '../../retry/sleep.js';

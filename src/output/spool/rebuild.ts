@@ -11,14 +11,14 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { rename } from 'node:fs/promises';
 import { csvRecords } from '../files/csv-line.js';
-import { BreError } from '../../errors.js';
-import { errorTableColumns, FILES, TRANSACTION_COLUMNS, TRANSACTION_TABLE } from '../format/index.js';
+import { BreError } from '@bre-batch/core/errors';
+import { errorTableColumns, FILES, TRANSACTION_COLUMNS, TRANSACTION_TABLE } from '@bre-batch/formats';
 
-import type { NormalisedTransaction } from '../../types.js';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
 import { ColumnUnion, type StageColumns } from '../journal/columns.js';
 import { excelSafe } from '../files/excel.js';
-import { readNdjsonBatches } from '../ndjson-file.js';
-import { journalSize } from '../journal-file.js';
+import { readNdjsonBatches } from '@bre-batch/formats/ndjson-file';
+import { journalSize } from '@bre-batch/formats/journal-file';
 import { isoOffset } from '../files/parquet/schema.js';
 import { assembleResultFiles, type Tally } from './assemble.js';
 import { recordedSpools } from './records.js';
@@ -29,7 +29,7 @@ import { ParquetTableWriter } from '../files/parquet/table-writer.js';
 export type OutputFormat = 'csv' | 'parquet';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'parquet'];
 
-/** The files this module writes (their names are the output format's, src/output/format/files.ts). */
+/** The files this module writes (their names are the output format's, packages/formats/src/files.ts). */
 export const REBUILT_FILES = [
   FILES.resultsCsv,
   FILES.resultsParquet,

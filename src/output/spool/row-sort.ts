@@ -9,9 +9,9 @@
 import { createReadStream, createWriteStream, existsSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { basename, join } from 'node:path';
-import { readLineBatches } from '../../input/lines.js';
+import { readLineBatches } from '@bre-batch/formats/input/lines';
 import { MinHeap } from './min-heap.js';
-import { rowOfLine } from '../ndjson-file.js';
+import { rowOfLine } from '@bre-batch/formats/ndjson-file';
 
 export interface JournalRange {
   readonly start: number;

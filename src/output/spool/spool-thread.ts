@@ -11,7 +11,7 @@
  */
 import type { ResourceLimits } from 'node:worker_threads';
 import { WorkerThread } from '../worker-thread.js';
-import { internalError, isBreError, type BreError } from '../../errors.js';
+import { internalError, isBreError, type BreError } from '@bre-batch/core/errors';
 import type { ColumnChange, ColumnUnion } from '../journal/columns.js';
 import type { SpoolContents, SpoolOptions } from './spool.js';
 

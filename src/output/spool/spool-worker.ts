@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { diskFullCode, diskFullError, internalError, isBreError, outputUnwritable } from '../../errors.js';
+import { diskFullCode, diskFullError, internalError, isBreError, outputUnwritable } from '@bre-batch/core/errors';
 import { ColumnUnion } from '../journal/columns.js';
 import { DecisionCounter } from '../../stages/index.js';
 import { SpoolRecorder } from './records.js';

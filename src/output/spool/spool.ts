@@ -33,7 +33,7 @@ import {
 import { excelSafe } from '../files/excel.js';
 import { kindOfTypes, type ParquetColumn } from '../files/parquet/schema.js';
 import { ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
-import { PROVENANCE_COLUMNS } from '../format/tables.js';
+import { PROVENANCE_COLUMNS } from '@bre-batch/formats/tables';
 import { MinHeap } from './min-heap.js';
 
 export interface ResultLine {

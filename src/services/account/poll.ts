@@ -4,7 +4,7 @@
  * interval. Giving up at the time limit is not a failure of the session: the row gets NOT_READY and a later
  * `--retry-errors` run polls again.
  */
-import { BreError } from '../../errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { sleep } from '../../retry/sleep.js';
 
 export interface PollOptions {

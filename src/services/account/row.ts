@@ -1,9 +1,9 @@
 /**
- * Reading the account stages' input columns, on top of the shared field access (src/input/fields.ts:
+ * Reading the account stages' input columns, on top of the shared field access (packages/formats/src/input/fields.ts:
  * exact column, dotted path, last name; empty cells absent) and coercion (src/input/coerce.ts).
  */
 import { parseBoolean, parseString } from '../../input/coerce.js';
-import { getFirstField, type FieldValue } from '../../input/fields.js';
+import { getFirstField, type FieldValue } from '@bre-batch/formats/input/fields';
 
 export type Found = FieldValue;
 

@@ -3,8 +3,8 @@
  * only to StageOutput.secrets (the runner keeps them in a 0600 file). As a second line of defence, a result
  * value that contains a secret anywhere (a provider echoing the link in insights, say) is replaced.
  */
-import type { Json, NormalisedResult } from '../../types.js';
-import type { SecretValue } from '../../types.js';
+import type { Json, NormalisedResult } from '@bre-batch/core/types';
+import type { SecretValue } from '@bre-batch/core/types';
 
 export const REDACTED = '[redacted]';
 

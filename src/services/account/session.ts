@@ -3,8 +3,8 @@
  * alphanumeric strings from the SDK journey), read and checked from a row, plus small helpers shared by
  * the account stage kinds.
  */
-import { BreError } from '../../errors.js';
-import type { InputRow } from '../../types.js';
+import { BreError } from '@bre-batch/core/errors';
+import type { InputRow } from '@bre-batch/core/types';
 import type { FieldError } from '../../input/validation.js';
 import { readIdentifier } from './row.js';
 

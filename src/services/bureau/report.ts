@@ -15,7 +15,7 @@
  */
 import type { FieldError } from '../../input/validation.js';
 import { describeValue, fieldError } from '../../input/coerce.js';
-import { getField, getFirstField, type FieldValue } from '../../input/fields.js';
+import { getField, getFirstField, type FieldValue } from '@bre-batch/formats/input/fields';
 import { inspectReport, type ReportInspection } from './detect.js';
 import type { FilesRoot } from '../../input/files-root.js';
 import { readRowFile } from '../row-file.js';

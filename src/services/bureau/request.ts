@@ -11,9 +11,9 @@
  *   names no time zone, so the clock the user's system wrote is kept). Absent: the run's clock now, in UTC.
  */
 import type { FieldError, PrepareResult } from '../../input/validation.js';
-import type { JsonObject } from '../../types.js';
+import type { JsonObject } from '@bre-batch/core/types';
 import { fieldError } from '../../input/coerce.js';
-import { getField } from '../../input/fields.js';
+import { getField } from '@bre-batch/formats/input/fields';
 import type { FilesRoot } from '../../input/files-root.js';
 import { tableSchema, TOP_FIELDS, validateTable } from '../field-table.js';
 import type { FileCache } from './file-cache.js';

@@ -10,10 +10,10 @@
  * txnId, type, narration strings; amount a number; currentBalance numeric text; transactionTimestamp
  * `YYYY-MM-DD HH:MM:SS`. At most MAX_PROBLEMS problems are listed per row, then a count.
  */
-import type { Json } from '../../types.js';
+import type { Json } from '@bre-batch/core/types';
 import type { FieldError } from '../../input/validation.js';
 import { describeValue } from '../../input/coerce.js';
-import { getField, isPlainObject, type FieldValue } from '../../input/fields.js';
+import { getField, isPlainObject, type FieldValue } from '@bre-batch/formats/input/fields';
 import type { FilesRoot } from '../../input/files-root.js';
 import type { FileCache } from '../bureau/file-cache.js';
 import { readRowFile } from '../row-file.js';

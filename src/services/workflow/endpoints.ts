@@ -4,7 +4,7 @@
  */
 import type { ColumnSpec } from '../../input/validation.js';
 import { zBoolean, zNumber, zString } from '../../input/coerce.js';
-import { getField, getFirstField } from '../../input/fields.js';
+import { getField, getFirstField } from '@bre-batch/formats/input/fields';
 import { hasReport, REPORT_PATH_FIELD } from '../bureau/report.js';
 import { BANK_DATA_FIELD, BANK_PATH_FIELD, hasBankData } from './bank-data.js';
 import { ID_MAX, type FieldSpec } from '../field-table.js';

@@ -7,9 +7,9 @@
  */
 import type { FieldError } from '../../input/validation.js';
 import { fieldError, numberExpected, parseBoolean, parseString } from '../../input/coerce.js';
-import { COMMA_STYLE, parseNumber } from '../../input/numbers.js';
-import type { NumberStyle } from '../../types.js';
-import { isAbsent, setPath } from '../../input/fields.js';
+import { COMMA_STYLE, parseNumber } from '@bre-batch/formats/input/numbers';
+import type { NumberStyle } from '@bre-batch/core/types';
+import { isAbsent, setPath } from '@bre-batch/formats/input/fields';
 
 export type ColumnType = 'string' | 'number' | 'boolean' | 'json';
 export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'number', 'boolean', 'json'];

@@ -9,9 +9,9 @@
  * bank data (bank_data or bank_data_path) as input_data.external.bank_data — the places 4.3–4.5 document.
  */
 import type { FieldError, PrepareResult } from '../../input/validation.js';
-import type { Json, JsonObject, NumberStyle } from '../../types.js';
-import { COMMA_STYLE } from '../../input/numbers.js';
-import { setPath } from '../../input/fields.js';
+import type { Json, JsonObject, NumberStyle } from '@bre-batch/core/types';
+import { COMMA_STYLE } from '@bre-batch/formats/input/numbers';
+import { setPath } from '@bre-batch/formats/input/fields';
 import type { FilesRoot } from '../../input/files-root.js';
 import type { FileCache } from '../bureau/file-cache.js';
 import { BRE_BUREAU_FORMATS } from '../bureau/formats.js';

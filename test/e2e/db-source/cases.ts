@@ -26,7 +26,7 @@ import {
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { tempDir } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
-import { mulberry32 } from '../../../src/sandbox/logic/hash.js';
+import { mulberry32 } from '@bre-batch/sandbox/logic/hash';
 
 const SAMPLES = join(ROOT, 'samples');
 /** File columns (bureau_report_path...) of a database input resolve against where the command runs. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BreError } from '../../../src/errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { classify } from '../../../src/http/layers/classify.js';
 import type { HttpResponse } from '../../../src/http/transport.js';
 import { attempt, scripted } from './attempt.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BreError } from '../../../src/errors.js';
+import type { BreError } from '@bre-batch/core/errors';
 import { DeadlinePassed, Deadlines } from '../../../src/http/deadlines.js';
 import { deadline } from '../../../src/http/layers/deadline.js';
 import type { Attempt } from '../../../src/http/layers/types.js';

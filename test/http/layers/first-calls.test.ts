@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { firstCalls } from '../../../src/http/layers/first-calls.js';
 import type { Attempt } from '../../../src/http/layers/types.js';
 import { attempt } from './attempt.js';

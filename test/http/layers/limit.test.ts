@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { limit } from '../../../src/http/layers/limit.js';
 import type { ServiceLimiter } from '../../../src/limits/limiter.js';
 import { PacedLimiter } from '../../../src/limits/paced.js';

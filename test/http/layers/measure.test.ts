@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { measure, Meter } from '../../../src/http/layers/measure.js';
 import type { HttpResponse } from '../../../src/http/transport.js';
 import { CallStats } from '../../../src/metrics/service-stats.js';
-import { perService } from '../../../src/types.js';
+import { perService } from '@bre-batch/core/types';
 import { attempt, scripted } from './attempt.js';
 
 describe('measure layer', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreError } from '../../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { Meter } from '../../../src/http/layers/measure.js';
 import { retry } from '../../../src/http/layers/retry.js';
 import { attempt, scripted } from './attempt.js';

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { parseDbUrl, type DialectName } from '../../../src/db/index.js';
 import { DbSource, type DbSourceOptions } from '../../../src/input/db/index.js';
-import { resolveHeader } from '../../../src/input/header.js';
-import type { InputRow } from '../../../src/types.js';
+import { resolveHeader } from '@bre-batch/formats/input/header';
+import type { InputRow } from '@bre-batch/core/types';
 import { adminSession, available, freshDatabase, itDb, killConnections } from '../../helpers/db.js';
 import { loadRows, sql } from '../../helpers/db-load.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';

@@ -1,6 +1,6 @@
 /**
- * src/output/journal/compact.ts and src/output/journal-file.ts: a journal compacted and expanded in place, each
- * step's leftovers read by the readers' rule (X wins over X.gz; temps never read) and tidied by the next step;
+ * src/output/journal/compact.ts and packages/formats/src/journal-file.ts: a journal compacted and expanded in place,
+ * each step's leftovers read by the readers' rule (X wins over X.gz; temps never read) and tidied by the next step;
  * the compacted file a standard gzip whose header keeps the plain file's size and identity; ranges of its
  * plain bytes read as from the plain file, by the readers and by the sink's tail.
  */
@@ -16,8 +16,8 @@ import {
   journalLines,
   journalSize,
   openJournal,
-} from '../../../src/output/journal-file.js';
-import { readNdjson } from '../../../src/output/ndjson-file.js';
+} from '@bre-batch/formats/journal-file';
+import { readNdjson } from '@bre-batch/formats/ndjson-file';
 import { JournalTail } from '../../../src/output/sink/tail.js';
 import { tempDir } from '../../helpers/temp.js';
 

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../../src/output/format/index.js';
+import type { Manifest } from '@bre-batch/formats';
 import { JournalKeys, rowAndKey } from '../../../src/output/journal/keys.js';
 import { checkSameRun, sourceDifferences } from '../../../src/output/folder-identity.js';
 import { tempDir } from '../../helpers/temp.js';

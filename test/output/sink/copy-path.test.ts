@@ -7,7 +7,7 @@
  * middle of the stream is SINK_REJECTED with nothing of the batch written, the writer still usable.
  */
 import { beforeAll, describe, expect } from 'vitest';
-import type { NormalisedTransaction } from '../../../src/types.js';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
 import { available, freshDatabase, itDb } from '../../helpers/db.js';
 import {
   batch,

@@ -8,12 +8,12 @@
 import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FILES, readManifest, writeManifest, type ErrorLine, type Manifest } from '../../../src/output/format/index.js';
+import { FILES, readManifest, writeManifest, type ErrorLine, type Manifest } from '@bre-batch/formats';
 import { loadFolder } from '../../../src/output/sink/load.js';
 import { folderId, SinkFollower, type SinkWriter } from '../../../src/output/sink/index.js';
 import type { SinkBatch } from '../../../src/output/sink/writer.js';
 import { fileIdentity } from '../../../src/output/sink/tail.js';
-import type { NormalisedTransaction } from '../../../src/types.js';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
 import { available, freshDatabase, itDb } from '../../helpers/db.js';
 import { errorLine, num, openWriter, sinkTarget, tableRows } from '../../helpers/sink.js';
 import { tempDir } from '../../helpers/temp.js';

@@ -1,6 +1,6 @@
 /** The sink's table and column names and kinds (pure): names within the database's limit, kinds widening as Parquet's. */
 import { describe, expect, it } from 'vitest';
-import { isBreError } from '../../../src/errors.js';
+import { isBreError } from '@bre-batch/core/errors';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPipeline } from '../../../src/config/pipeline.js';
@@ -17,7 +17,7 @@ import {
   transactionColumns,
   widerKind,
 } from '../../../src/output/sink/tables.js';
-import type { ColumnKind } from '../../../src/types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 import { ROOT } from '../../helpers/cli.js';
 
 const LIMITS = [

@@ -1,7 +1,7 @@
 /** sinkValue: a journal value as a sink column's parameter, the same rules as results.parquet's (table-driven). */
 import { describe, expect, it } from 'vitest';
 import { sinkValue, sqlTimestamp } from '../../../src/output/sink/values.js';
-import type { ColumnKind } from '../../../src/types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 
 const CASES: readonly [ColumnKind, unknown, unknown][] = [
   // Nothing is null in every kind.

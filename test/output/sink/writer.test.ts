@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect } from 'vitest';
 import { dialectOf, parseDbUrl } from '../../../src/db/index.js';
 import { LOADS_TABLE, newColumnName, OWNED_COMMENT, reservedNames } from '../../../src/output/sink/tables.js';
-import type { NormalisedTransaction } from '../../../src/types.js';
+import type { NormalisedTransaction } from '@bre-batch/core/types';
 import { available, freshDatabase, itDb } from '../../helpers/db.js';
 import {
   batch,

@@ -7,10 +7,10 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
-import { AppendFile } from '../../../src/output/ndjson-file.js';
+import { AppendFile } from '@bre-batch/formats/ndjson-file';
 import { assembleResultFiles } from '../../../src/output/spool/assemble.js';
 import { SpoolThread } from '../../../src/output/spool/spool-thread.js';
-import { BreError } from '../../../src/errors.js';
+import { BreError } from '@bre-batch/core/errors';
 import { expectMatchesJournal } from '../parquet-reader.js';
 import { tempDir } from '../../helpers/temp.js';
 

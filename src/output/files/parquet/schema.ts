@@ -8,10 +8,10 @@
  * is text, each value as results.csv writes it (text as is, anything else as JSON). Nulls stay null.
  */
 import type { SchemaElement } from 'hyparquet-writer';
-import type { ColumnKind } from '../../../types.js';
+import type { ColumnKind } from '@bre-batch/core/types';
 import { TYPE } from '../../journal/columns.js';
 
-/** The column kinds are one list for Parquet and the database sink (src/types.ts). */
+/** The column kinds are one list for Parquet and the database sink (packages/core/src/types.ts). */
 export type ParquetKind = ColumnKind;
 
 export interface ParquetColumn {
