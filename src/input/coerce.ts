@@ -13,7 +13,7 @@
  * - Booleans: JSON booleans, 1/0, and the words true/false/yes/no in any case.
  * - Strings: text is trimmed; a JSON number becomes its decimal text. CSV text is never parsed as a number
  *   where a string is documented, so an id like `00123` stays `00123`.
- * - Empty cells, whitespace-only text and null are "absent" (see ./fields.ts).
+ * - Empty cells, whitespace-only text and null are "absent" (see packages/formats/src/input/fields.ts).
  */
 import { z } from 'zod';
 import type { FieldError } from './validation.js';

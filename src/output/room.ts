@@ -1,7 +1,8 @@
 /**
  * Room on the output folder's disk: `--plan` and the start of every run estimate what the output
  * will take and warn, in one line, when the disk has less free room than that. A run that fills its disk all
- * the same stops with DISK_FULL and resumes when re-run (packages/core/src/errors.ts); this is the warning before the night.
+ * the same stops with DISK_FULL and resumes when re-run (packages/core/src/errors.ts); this is the warning before the
+ * night.
  *
  * The estimate: the journal's bytes a row (results or errors, with the row's transactions, secrets and column
  * lines under .state/) times the rows still to do, plus the files rebuilt at the end for every row of the

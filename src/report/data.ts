@@ -143,7 +143,8 @@ class ErrorTally {
   }
 
   result(): ErrorCodeCount[] {
-    // Codes are ASCII (packages/core/src/errors.ts): compared by code unit, with no collator to load (ICU's, at a cost).
+    // Codes are ASCII (packages/core/src/errors.ts): compared by code unit, with no collator to load (ICU's, at a
+    // cost).
     return [...this.#codes.values()].sort(
       (a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
     );
@@ -318,7 +319,8 @@ export async function loadRunReport(
     errors,
     timeline: timeline && timeline.samples.length > 0 ? timeline : undefined,
     missing,
-    // A journal by the name it has on disk: results.ndjson.gz once its run finished (packages/formats/src/journal-file.ts).
+    // A journal by the name it has on disk: results.ndjson.gz once its run finished
+    // (packages/formats/src/journal-file.ts).
     files: REPORT_FILES.flatMap((f) => {
       const form = journalForm(join(dir, f));
       return form === 'plain' ? [f] : form === 'gzip' ? [`${f}.gz`] : [];

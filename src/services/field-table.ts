@@ -11,7 +11,10 @@ import type { NumberStyle } from '@bre-batch/core/types';
 import { getFirstField, isPlainObject, setPath } from '@bre-batch/formats/input/fields';
 
 export interface FieldSpec {
-  /** Name looked up in the row (dotted for nested API fields; the last name works too, ../input/fields.ts). */
+  /**
+   * Name looked up in the row (dotted for nested API fields; the last name works too,
+   * packages/formats/src/input/fields.ts).
+   */
   readonly column: string;
   /** Further names tried after `column` (e.g. `external.bank_type` for a top-level `bank_type`). */
   readonly aliases?: readonly string[];

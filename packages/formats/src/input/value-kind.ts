@@ -1,13 +1,13 @@
 /**
  * What kind of value a field held, in words that do not give the value away: what a message says of a
- * personal field's value (./coerce.ts) and what the masked row shows where a value cannot be masked by its
+ * personal field's value (src/input/coerce.ts) and what the masked row shows where a value cannot be masked by its
  * shape (a latitude that is not a number, ./mask.ts). Enough to act on: text where a number was expected, a
  * decimal comma (with the option that reads it), a number past the bound it broke.
  */
 import type { NumberStyle } from '@bre-batch/core/types';
 import { COMMA_STYLE, hasDecimalComma, parseNumber } from './numbers.js';
 
-/** The bounds a number field keeps (./coerce.ts NumberRule). */
+/** The bounds a number field keeps (src/input/coerce.ts NumberRule). */
 export interface NumberBounds {
   readonly min?: number;
   readonly max?: number;
