@@ -66,8 +66,8 @@ function leadingColumns(sampled: boolean): ParquetColumn[] {
 }
 
 /**
- * The columns after the stages': the run and session that wrote the row (../format/tables.ts), last so that a
- * reader by position of an older results.csv keeps reading the same columns.
+ * The columns after the stages': the run and session that wrote the row (packages/formats/src/tables.ts), last
+ * so that a reader by position of an older results.csv keeps reading the same columns.
  */
 const TRAILING_COLUMNS: readonly ParquetColumn[] = PROVENANCE_COLUMNS;
 
