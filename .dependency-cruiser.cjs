@@ -103,7 +103,7 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    // What the builds write (dist/, packages/*/dist/) is not source.
-    exclude: { path: 'node_modules|(^|/)dist/' },
+    // What the builds write (dist/, a package's dist/ and the sandbox's declarations in build/) is not source.
+    exclude: { path: 'node_modules|(^|/)(dist|build)/' },
   },
 };

@@ -13,8 +13,8 @@
  * CLI reads its version from) hold in both; the worker scripts are named `<name>-worker.js`, which
  * src/output/worker-thread.ts looks for first.
  */
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
 
@@ -126,7 +126,37 @@ export async function bundleSandbox(root = ROOT): Promise<string[]> {
   const outdir = join(root, 'packages', 'sandbox', 'dist');
   const result = await build({ ...COMMON, absWorkingDir: root, entryPoints: SANDBOX_ENTRIES, outdir });
   writeFileSync(join(outdir, META), JSON.stringify(result.metafile));
+  sandboxDeclarations(root);
   return tidy(root, outdir, result.metafile.outputs);
+}
+
+/**
+ * The sandbox's declarations as its users get them (packages/sandbox/dist/types/): tsc's (packages/sandbox/build/),
+ * with core's beside them in core/ and every `@bre-batch/core/X` they name made `./core/X.js` from where it is
+ * named, so that they name no package the tarball does not hold. Written whole each build.
+ */
+function sandboxDeclarations(root: string): void {
+  const pkg = join(root, 'packages');
+  const out = join(pkg, 'sandbox', 'dist', 'types');
+  rmSync(out, { recursive: true, force: true });
+  const declarations = (p: string) => !/\.(ts|tsbuildinfo)$/.test(p) || p.endsWith('.d.ts');
+  cpSync(join(pkg, 'sandbox', 'build'), out, { recursive: true, filter: declarations });
+  cpSync(join(pkg, 'core', 'dist'), join(out, 'core'), {
+    recursive: true,
+    filter: (p) => !/\.js(\.map)?$|\.tsbuildinfo$/.test(p),
+  });
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.d.ts') ? [join(dir, e.name)] : [],
+    );
+  for (const file of walk(out)) {
+    const text = readFileSync(file, 'utf8');
+    const local = text.replace(/(['"])@bre-batch\/core\/([\w-]+)\1/g, (_m, q: string, name: string) => {
+      const path = relative(dirname(file), join(out, 'core', `${name}.js`));
+      return `${q}${path.startsWith('.') ? path : `./${path}`}${q}`;
+    });
+    if (local !== text) writeFileSync(file, local);
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

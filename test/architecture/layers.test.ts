@@ -50,7 +50,7 @@ describe('the layer rule', () => {
       // The packages' sources and tests, not what their builds wrote.
       cpSync(join(ROOT, 'packages'), join(tree, 'packages'), {
         recursive: true,
-        filter: (p) => !/[\\/](dist|node_modules)$/.test(p),
+        filter: (p) => !/[\\/](dist|build|node_modules)$/.test(p),
       });
       cpSync(join(ROOT, 'tsconfig.json'), join(tree, 'tsconfig.json'));
       // The imports the architecture issue listed, type-only ones included (they vanish from compiled JS).

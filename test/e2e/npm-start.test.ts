@@ -29,7 +29,7 @@ function clone(): string {
   // The workspace's packages, as committed: not what a build wrote in them.
   cpSync(join(ROOT, 'packages'), join(ws, 'packages'), {
     recursive: true,
-    filter: (src) => !/[\\/](dist|node_modules)$/.test(src),
+    filter: (src) => !/[\\/](dist|build|node_modules)$/.test(src),
   });
   // The shipped samples; not the benchmark's .bench-* inputs it may have left beside them.
   cpSync(join(ROOT, 'samples'), join(ws, 'samples'), {
