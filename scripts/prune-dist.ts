@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** dist/.build-input and dist/.build-input.pending (./build-input.mjs). */
+const BUILD_INPUT = '.build-input';
+
 /** `dist/a/b.js` and `dist/a/b.js.map` come from `src/a/b.ts`. */
 function sourceOf(distFile: string, dist: string, src: string): string | undefined {
   const m = /^(.*)\.js(\.map)?$/.exec(relative(dist, distFile));
@@ -25,6 +28,8 @@ export function pruneDist(root = ROOT): string[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (path === join(dist, 'bundle')) continue;
+      // What dist/ is built from (./build-input.mjs): the build's own record, not a compiled file.
+      if (dir === dist && entry.name.startsWith(BUILD_INPUT)) continue;
       if (entry.isDirectory()) {
         walk(path);
         if (readdirSync(path).length === 0) rmdirSync(path);

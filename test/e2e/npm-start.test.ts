@@ -8,8 +8,18 @@
  * (against a test sandbox that hangs a seeded share of the calls, so the signal comes with some rows done and
  * others in flight).
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, ROOT } from '../helpers/cli.js';
@@ -38,7 +48,8 @@ function clone(): string {
   });
   // The build's later steps (package.json's build script).
   mkdirSync(join(ws, 'scripts'));
-  for (const f of ['prune-dist.ts', 'bundle.ts']) copyFileSync(join(ROOT, 'scripts', f), join(ws, 'scripts', f));
+  for (const f of ['build-input.mjs', 'prune-dist.ts', 'bundle.ts'])
+    copyFileSync(join(ROOT, 'scripts', f), join(ws, 'scripts', f));
   symlinkSync(join(ROOT, 'node_modules'), join(ws, 'node_modules'));
   return ws;
 }
@@ -129,6 +140,12 @@ describe('npm start, as the Quick start runs it', () => {
         ...r.stdout.slice(r.stdout.indexOf('Run of pipeline')).trimEnd().split('\n'),
       ]);
       for (const page of ['README.md', 'docs/getting-started.md']) expect(shownOutput(page), page).toEqual(printed);
+      // dist/ is recorded as built from the tree as it is (the next start runs without building: the SIGTERM
+      // test's second start); an edit of a source makes it stale, and the start script builds again.
+      const fresh = () => spawnSync(process.execPath, ['scripts/build-input.mjs', 'fresh'], { cwd: ws }).status;
+      expect(fresh()).toBe(0);
+      appendFileSync(join(ws, 'src', 'cli', 'main.ts'), '\n// edited\n');
+      expect(fresh()).toBe(1);
     },
     TIMEOUT_MS,
   );
@@ -187,8 +204,15 @@ describe('npm start, as the Quick start runs it', () => {
         expect(stopped.rows.succeeded).toBe(SAMPLE_KEYS.length - hanging);
         expect(stopped.rows.in_flight_at_stop).toBe(hanging);
 
+        // The tree is built and unchanged since: npm start runs without building again (dist/ untouched).
+        const built = () => [
+          statSync(join(ws, 'dist/bundle/main.js')).mtimeMs,
+          statSync(join(ws, 'dist/.build-input')).mtimeMs,
+        ];
+        const before2 = built();
         const again = await npmStart(ws, sb.env()).done;
         expect(again.code, again.stderr).toBe(0);
+        expect(built(), 'no build on an up-to-date tree').toEqual(before2);
         expect(again.stderr).toContain('resuming the unfinished run in output/');
         expect(folderOf(ws)).toBe(folder);
         // The finished folder's journal is compacted (docs/output.md, A finished folder on disk): read in either form.
