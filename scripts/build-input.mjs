@@ -33,8 +33,8 @@ export const INPUTS = [
   'package-lock.json',
 ];
 
-/** Folders under an input folder that are outputs or installs, not sources. */
-const SKIPPED = new Set(['node_modules', 'dist']);
+/** Folders under an input folder that are outputs or installs, not sources (build: the sandbox's declarations). */
+const SKIPPED = new Set(['node_modules', 'dist', 'build']);
 
 /** The recorded fingerprint, and the one a build under way noted at its start. */
 const RECORDED = join('dist', '.build-input');
