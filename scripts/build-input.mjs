@@ -20,10 +20,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** What the build reads: the sources (and any workspace package's), the build's own steps, its configuration, the locked dependencies. */
+/** What the build reads: the sources, the build's own steps, its configuration, the locked dependencies. */
 export const INPUTS = [
   'src',
-  'packages',
   'scripts/build-input.mjs',
   'scripts/prune-dist.ts',
   'scripts/bundle.ts',
@@ -33,8 +32,11 @@ export const INPUTS = [
   'package-lock.json',
 ];
 
-/** Folders under an input folder that are outputs or installs, not sources (build: the sandbox's declarations). */
-const SKIPPED = new Set(['node_modules', 'dist', 'build']);
+/** And of each workspace package (packages/NAME/): its sources and what says how they are built. */
+const PACKAGE_INPUTS = ['src', 'package.json', 'tsconfig.json'];
+
+/** Folders under an input folder that are outputs or installs, not sources. */
+const SKIPPED = new Set(['node_modules', 'dist']);
 
 /** The recorded fingerprint, and the one a build under way noted at its start. */
 const RECORDED = join('dist', '.build-input');
@@ -53,7 +55,13 @@ function inputFiles(root) {
       else if (e.isFile()) files.push(relative(root, p).split(sep).join('/'));
     }
   };
-  for (const input of INPUTS) {
+  const packages = join(root, 'packages');
+  const workspace = existsSync(packages)
+    ? readdirSync(packages, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+        .flatMap((e) => PACKAGE_INPUTS.map((f) => `packages/${e.name}/${f}`))
+    : [];
+  for (const input of [...INPUTS, ...workspace]) {
     const path = join(root, input);
     if (!existsSync(path)) continue;
     if (statSync(path).isDirectory()) walk(path);

@@ -79,12 +79,18 @@ describe('the build inputs', () => {
 
   it('by contents, not by time; outputs, installs and hidden files are not inputs', () => {
     const root = tree();
+    mkdirSync(join(root, 'packages', 'p', 'src'), { recursive: true });
+    writeFileSync(join(root, 'packages', 'p', 'src', 'index.ts'), '');
     build(root);
     const before = fingerprint(root);
     utimesSync(join(root, 'src', 'cli', 'main.ts'), new Date(2000, 0, 1), new Date(2000, 0, 1));
     writeFileSync(join(root, 'dist', 'cli.js'), '');
     writeFileSync(join(root, 'node_modules', 'x', 'index.js'), '');
     writeFileSync(join(root, 'src', '.DS_Store'), '');
+    // A package's build output and what is beside its sources (its README, its tests).
+    mkdirSync(join(root, 'packages', 'p', 'build'));
+    writeFileSync(join(root, 'packages', 'p', 'build', 'index.d.ts'), '');
+    writeFileSync(join(root, 'packages', 'p', 'README.md'), '');
     expect(fingerprint(root)).toBe(before);
     expect(fresh(root)).toBe(true);
   });
