@@ -19,7 +19,7 @@ COPY patches/ patches/
 RUN npm ci --no-audit --no-fund --ignore-scripts \
  && npx --no-install patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/prune-dist.ts scripts/bundle.ts scripts/
+COPY scripts/prune-dist.ts scripts/bundle.ts scripts/build-input.mjs scripts/
 COPY src/ src/
 COPY packages/ packages/
 # The bundle in dist/bundle/ holds the workspace's packages: their links in node_modules, which would point at
