@@ -7,7 +7,7 @@
  * results or errors, and no row that was done is sent again (counted by the sandbox).
  */
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
@@ -69,12 +69,13 @@ describe('a full disk stops the run (exit 3); the same command resumes once ther
     await disk.leaveRoom(96 * 1024);
 
     if (disk.how === 'tmpfs') {
-      // --plan says the output will not fit (about 1.5 KB a row assumed, 400 rows, on 96 KB)
+      // --plan says the output will not fit (about 1.5 KB a row assumed, 400 rows, on 96 KB), naming the disk of the
+      // folder --out would be made in (it does not exist yet: --plan makes nothing)
       const plan = await spawnCli([...args, '--plan'], { ...sb.env(), ...disk.env() });
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stdout).toMatch(
         new RegExp(
-          `\\n {2}warning: the disk of ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has [\\d.]+ KB free, and this run's output needs about `,
+          `\\n {2}warning: the disk of ${dirname(out).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has [\\d.]+ KB free, and this run's output needs about `,
         ),
       );
     }

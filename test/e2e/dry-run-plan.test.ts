@@ -69,7 +69,7 @@ describe('dry runs and plans', () => {
     writeFileSync(join(folder, 'errors.ndjson'), '');
     const resumed = await spawnCli(['run', 'location', '--input', 'in.csv', '--plan'], {}, { cwd: ws });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('resuming the unfinished run in output/location-20261126T000000Z');
+    expect(resumed.stderr).toContain('the run would resume the unfinished run in output/location-20261126T000000Z');
     expect(resumed.stdout).toContain('rows to do: 1 (1 already done in the output folder)');
     expect(resumed.stdout).toContain('free on the disk of output/location-20261126T000000Z');
   });
