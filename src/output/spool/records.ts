@@ -1,20 +1,10 @@
 /**
  * The spool's records (.state/spool-<id>.records): each chunk of a session's spool (./spool.ts), listed as it
- * is written, so that the end after a kill -9 uses a killed session's chunks as the end after a clean stop
- * uses an earlier end's files (./results-index.ts), instead of reading, sorting and encoding its rows again.
- *
- * A record is appended after the bytes it describes are handed to the kernel: a process's death (kill -9)
- * leaves the page cache, so what a record lists is there. A power loss may leave a record torn, or one whose
- * bytes never reached the disk, or a journal shorter than it says: every record is framed (its length and
- * CRC-32), and a chunk is used only when the journal's bytes before the point it covers still hash as they
- * did, and its CSV bytes and row group have the CRC-32s it lists. Anything else costs the re-encode of those
- * rows from the journal (the truth), never a wrong file: a segment is used up to its first chunk that fails.
- *
- * What a record says of the journal: every line of the segment's bytes [start, lo) is in its chunks so far
- * (rows held back in the reorder buffer are after `lo`); lines of those chunks after `lo` are read from the
- * journal at the end, where they mark their chunk dirty (./chunk-plan.ts).
- */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+ * is written, so that the end after a kill -9 uses a killed session's chunks as it uses an earlier end's files
+ * (./results-index.ts) instead of encoding their rows again. Records are framed (length, CRC-32) and a chunk is
+ * used only when the journal before its point and its own bytes still check; anything else is re-encoded from
+ * the journal, never a wrong file (docs/decisions/spool-records.md).
+ */import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
@@ -32,6 +22,12 @@ import {
 /** 2: rows carry the run's id and session, the results files' last columns (an earlier release's chunks lack them). */
 const VERSION = 2;
 
+/**
+ * One record. A record is appended after the bytes it describes are handed to the kernel (a kill -9 leaves the
+ * page cache). What a chunk's record says of the journal: every line of the segment's bytes [start, lo) is in its
+ * chunks so far (rows held back in the reorder buffer are after `lo`); lines of those chunks after `lo` are read
+ * from the journal at the end, where they mark their chunk dirty (./chunk-plan.ts).
+ */
 export type SpoolRecord =
   | { readonly t: 'head'; readonly v: number; readonly id: string; readonly start: number }
   | {

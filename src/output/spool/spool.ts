@@ -1,24 +1,9 @@
 /**
- * results.csv and results.parquet, written while the run goes, so that the end of a run does not read
- * results.ndjson again (the wait after the last answer).
- *
- * Each results line is added to a spool as it reaches results.ndjson, with the byte range it holds there: a
- * CSV body (.state/spool-N.csv) and Parquet row groups (.state/results.parquet.body), under the columns
- * known at that time (the spool's own column union, src/output/journal/columns.ts, which sees the lines in journal
- * order as the run's does). A segment's rows are written in row order (the input's) through a
- * reorder buffer of REORDER_ROWS rows: answers finish out of order by about the rows in flight. When the
- * union changes in a way the files show (a new column, or a Parquet type that widens), or a row comes after
- * a later row was written, the spool starts a new segment. A segment is cut into chunks of CHUNK_ROWS rows,
- * each one row group and a byte range of the segment's CSV, with its first and last row and the bytes of
- * results.ndjson its lines came from. At the end (./assemble.ts) a chunk whose row range holds no other
- * line of the folder is used as it is, and the rest of the journal is read and encoded (./chunk-plan.ts).
- *
- * During a run the spool lives in a worker thread that follows results.ndjson (./spool-thread.ts): encoding
- * (Parquet above all: a row group of 10,000 rows took hundreds of ms at once) costs the run's event loop
- * nothing. The spool belongs to one session: a crash leaves files that the next session removes. Memory:
- * one row group, a few hundred CSV records and the reorder buffer.
- */
-import { randomBytes } from 'node:crypto';
+ * results.csv and results.parquet written while the run goes (`ResultSpool`), on the spool's thread
+ * (./spool-thread.ts), so that the end of a run does not read results.ndjson again: the end (./assemble.ts) uses
+ * a chunk whose row range holds no other line of the folder as it is, and encodes the rest from the journal
+ * (./chunk-plan.ts). The spool belongs to one session: a crash leaves files that the next session removes.
+ */import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -357,6 +342,17 @@ export interface SpoolContents {
   readonly body?: { readonly path: string; readonly bytes: number };
 }
 
+/**
+ * Each results line is added as it reaches results.ndjson, with the byte range it holds there: a CSV body
+ * (.state/spool-N.csv) and Parquet row groups (.state/results.parquet.body), under the columns known at that time
+ * (the spool's own column union, ../journal/columns.ts, which sees the lines in journal order as the run's does).
+ * A segment's rows are written in row order through a reorder buffer of REORDER_ROWS rows (answers finish out of
+ * order by about the rows in flight). When the union changes in a way the files show (a new column, a Parquet
+ * type that widens), or a row comes after a later row was written, a new segment starts. A segment is cut into
+ * chunks of CHUNK_ROWS rows, each one row group and a byte range of the segment's CSV, with its first and last
+ * row and the bytes of results.ndjson its lines came from. Memory: one row group, a few hundred CSV records and
+ * the reorder buffer.
+ */
 export class ResultSpool {
   readonly #o: SpoolOptions;
   readonly #segments: Segment[] = [];
