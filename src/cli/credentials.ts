@@ -17,15 +17,12 @@ export interface Endpoints {
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
 function checkBaseUrl(name: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
+  if (!URL.canParse(value))
     throw new BreError(
       'CONFIG_INVALID',
       `Expected ${name} to be a URL such as https://bre.example.com, got '${value}'`,
     );
-  }
+  const url = new URL(value);
   if (url.protocol === 'https:') return value.replace(/\/+$/, '');
   if (url.protocol === 'http:' && LOOPBACK.test(url.hostname)) return value.replace(/\/+$/, '');
   throw new BreError(

@@ -3,13 +3,14 @@
  * read from its tables (src/job/status.ts) by any host at any time. Exit 0; 2 when the job is unknown or the
  * database cannot be reached.
  */
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { BreError } from '@bre-batch/core/errors';
 import { JobStore } from '../job/index.js';
 import { formatJobReport, formatJobStatus, readJobReport, readJobStatus } from '../job/status.js';
 import { formatJobVerify, verifyJob } from '../job/verify.js';
 import { sinkNames } from '../output/sink/tables.js';
 import { dialectOf } from '../db/index.js';
+import { exitCodeCommand, jsonOption } from './command.js';
 import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
 
 interface JobArgs extends SinkArgs {
@@ -70,7 +71,7 @@ function unknownJob(name: string): BreError {
   );
 }
 
-export const jobCommand: CommandModule<object, JobArgs> = {
+export const jobCommand = exitCodeCommand<JobArgs>({
   command: 'job <action> <name>',
   describe:
     "a job shared by several hosts (run --job): its status (chunks, rows, workers and their rates, ETA), its report, or a check of it (verify), from the sink's database",
@@ -98,12 +99,6 @@ export const jobCommand: CommandModule<object, JobArgs> = {
         describe:
           'with status: the hours left in the window; says whether the rest fits with the workers now running, or how many more addresses it needs',
       })
-      .option('json', {
-        type: 'boolean',
-        default: false,
-        describe: 'print the status or report as JSON',
-      }) as unknown as Argv<JobArgs>,
-  handler: async (a: ArgumentsCamelCase<JobArgs>) => {
-    process.exitCode = await jobCommandHandler(a);
-  },
-};
+      .option('json', jsonOption('print the status or report as JSON')),
+  run: jobCommandHandler,
+});

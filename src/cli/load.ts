@@ -2,8 +2,9 @@
  * `bre-batch load OUT --sink URL`: option parsing only; the work is in src/output/sink/load.ts. Exit 0 loaded;
  * 2 the folder or the sink cannot be used (nothing written); 3 the sink went away part-way (re-run it).
  */
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { defaultSinkTable, loadFolder } from '../output/sink/load.js';
+import { exitCodeCommand } from './command.js';
 import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
 
 interface LoadArgs extends SinkArgs {
@@ -24,7 +25,7 @@ async function loadCommandHandler(a: LoadArgs): Promise<number> {
   return 0;
 }
 
-export const loadCommand: CommandModule<object, LoadArgs> = {
+export const loadCommand = exitCodeCommand<LoadArgs>({
   command: 'load <out>',
   describe:
     "write an output folder (a run's or a merged one) into database tables, with the same upserts as run --sink; no API call",
@@ -35,8 +36,6 @@ export const loadCommand: CommandModule<object, LoadArgs> = {
         table:
           "the results table NAME (errors go to NAME_errors, transactions to NAME_transactions; default: the folder's pipeline name)",
       }),
-    ) as unknown as Argv<LoadArgs>,
-  handler: async (a: ArgumentsCamelCase<LoadArgs>) => {
-    process.exitCode = await loadCommandHandler(a);
-  },
-};
+    ),
+  run: loadCommandHandler,
+});

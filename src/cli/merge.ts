@@ -4,11 +4,12 @@
  * false); 1 a row is in two places, in the wrong shard, or in none (nothing written); 2 the folders do not
  * belong together (other pipeline, input, key or shard count: a BreError, mapped by src/cli/main.ts).
  */
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { formatMergeReport, mergeOutputs } from '../output/merge.js';
 import { parseOutputFormats } from '../output/spool/rebuild.js';
 import { writeRunReport } from '../report/write.js';
 import { recordOutputs } from '../output/audit.js';
+import { exitCodeCommand } from './command.js';
 
 interface MergeArgs {
   dirs: string[];
@@ -39,7 +40,7 @@ async function mergeCommandHandler(a: MergeArgs): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-export const mergeCommand: CommandModule<object, MergeArgs> = {
+export const mergeCommand = exitCodeCommand<MergeArgs>({
   command: 'merge <dirs..>',
   describe: 'combine the output folders of `run --shard K/N` workers into one, checking every row is there once',
   builder: (y: Argv) =>
@@ -63,8 +64,6 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
         type: 'boolean',
         default: false,
         describe: "keep the merged folder's journal uncompressed instead of gzip'ing it once the merge is finished",
-      }) as unknown as Argv<MergeArgs>,
-  handler: async (a: ArgumentsCamelCase<MergeArgs>) => {
-    process.exitCode = await mergeCommandHandler(a);
-  },
-};
+      }),
+  run: mergeCommandHandler,
+});

@@ -123,16 +123,13 @@ function proxyOption(given: string, env: NodeJS.ProcessEnv): string {
   } else if (given.startsWith('file:')) {
     value = readOwnerOnlyFile(given.slice(5), '--proxy file:');
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
+  if (!URL.canParse(value))
     throw new BreError(
       'USAGE',
       `Expected --proxy to be a URL such as http://proxy.example.com:3128, got '${given.startsWith('env:') || given.startsWith('file:') ? given : value}'`,
       { field: 'proxy' },
     );
-  }
+  const url = new URL(value);
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new BreError(
       'USAGE',

@@ -3,8 +3,9 @@
  * src/output/sink/rename.ts. Exit 0 renamed (or, with --dry-run, the statements printed); 2 the sink or the
  * table cannot be used (nothing changed).
  */
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { renameColumns } from '../output/sink/rename.js';
+import { exitCodeCommand } from './command.js';
 import { resolveSink, sinkOptionsOf, type SinkArgs } from './sink-options.js';
 
 interface RenameArgs extends SinkArgs {
@@ -30,7 +31,7 @@ async function renameHandler(a: RenameArgs): Promise<number> {
   return 0;
 }
 
-export const renameColumnsCommand: CommandModule<object, RenameArgs> = {
+export const renameColumnsCommand = exitCodeCommand<RenameArgs>({
   command: 'rename-columns',
   describe:
     'rename the result columns of a sink table an earlier bre-batch made (hashed names) to plain ones, in place, each commented with its field',
@@ -46,8 +47,6 @@ export const renameColumnsCommand: CommandModule<object, RenameArgs> = {
         default: false,
         describe: 'print the statements that would rename the columns, change nothing',
       },
-    }) as unknown as Argv<RenameArgs>,
-  handler: async (a: ArgumentsCamelCase<RenameArgs>) => {
-    process.exitCode = await renameHandler({ ...a, 'sink-retry': '60s' });
-  },
-};
+    }),
+  run: (a) => renameHandler({ ...a, 'sink-retry': '60s' }),
+});

@@ -1,21 +1,18 @@
 /** `bre-batch report <out>`: rebuilds report.html of an output folder; the work is in src/report/. */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
+import type { Argv } from 'yargs';
 import { BreError } from '@bre-batch/core/errors';
 import { FILES } from '@bre-batch/formats';
 import { writeRunReport } from '../report/write.js';
+import { exitCodeCommand, OUTPUT_FOLDER, requireFolder } from './command.js';
 
 interface ReportArgs {
   dir: string;
 }
 
 async function reportCommandHandler(a: ReportArgs): Promise<number> {
-  if (!existsSync(a.dir) || !statSync(a.dir).isDirectory())
-    throw new BreError(
-      'USAGE',
-      `Expected an output folder of bre-batch run or merge, got ${a.dir}, which is not a folder`,
-    );
+  requireFolder(a.dir);
   if (!existsSync(join(a.dir, FILES.manifest)) && !existsSync(join(a.dir, FILES.summary))) {
     throw new BreError(
       'USAGE',
@@ -28,16 +25,9 @@ async function reportCommandHandler(a: ReportArgs): Promise<number> {
   return 0;
 }
 
-export const reportCommand: CommandModule<object, ReportArgs> = {
+export const reportCommand = exitCodeCommand<ReportArgs>({
   command: 'report <dir>',
   describe: "rebuild report.html of an output folder (a run's or a merged one) from the folder alone",
-  builder: (y: Argv) =>
-    y.positional('dir', {
-      type: 'string',
-      demandOption: true,
-      describe: 'the output folder (run --out, or merge --out)',
-    }) as unknown as Argv<ReportArgs>,
-  handler: async (a: ArgumentsCamelCase<ReportArgs>) => {
-    process.exitCode = await reportCommandHandler(a);
-  },
-};
+  builder: (y: Argv) => y.positional('dir', OUTPUT_FOLDER),
+  run: reportCommandHandler,
+});

@@ -3,10 +3,9 @@
  * work is src/output/verify.ts). Exit 0 when nothing differs, 1 naming each difference, 2 when the folder is not
  * one bre-batch wrote.
  */
-import { existsSync, statSync } from 'node:fs';
-import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { BreError } from '@bre-batch/core/errors';
+import type { Argv } from 'yargs';
 import { verifyFolder, type VerifyReport } from '../output/verify.js';
+import { exitCodeCommand, jsonOption, OUTPUT_FOLDER, requireFolder } from './command.js';
 import { resolveDbUrl } from './db-url.js';
 
 interface VerifyArgs {
@@ -28,41 +27,24 @@ export function formatVerifyReport(r: VerifyReport): string {
 }
 
 async function verifyCommandHandler(a: VerifyArgs): Promise<number> {
-  if (!existsSync(a.dir) || !statSync(a.dir).isDirectory())
-    throw new BreError(
-      'USAGE',
-      `Expected an output folder of bre-batch run or merge, got ${a.dir}, which is not a folder`,
-      {
-        field: 'dir',
-      },
-    );
+  requireFolder(a.dir, 'dir');
   const r = await verifyFolder(a.dir, a.input === undefined ? {} : { input: resolveDbUrl(a.input, '--input') });
   process.stdout.write(a.json ? `${JSON.stringify(r, null, 2)}\n` : formatVerifyReport(r));
   return r.problems.length === 0 ? 0 : 1;
 }
 
-export const verifyCommand: CommandModule<object, VerifyArgs> = {
+export const verifyCommand = exitCodeCommand<VerifyArgs>({
   command: 'verify <dir>',
   describe:
     'check an output folder against its record (manifest.json: every output file and the input by sha256, or a database input read again) and that every input row is once in results or errors, stamped with its run',
   builder: (y: Argv) =>
     y
-      .positional('dir', {
-        type: 'string',
-        demandOption: true,
-        describe: 'the output folder (run --out, or merge --out)',
-      })
-      .option('json', {
-        type: 'boolean',
-        default: false,
-        describe: 'print what was checked and each difference as JSON',
-      })
+      .positional('dir', OUTPUT_FOLDER)
+      .option('json', jsonOption('print what was checked and each difference as JSON'))
       .option('input', {
         type: 'string',
         describe:
           "a database input's URL (or env:VAR, file:PATH), when reading it again needs what manifest.json leaves out (parameters, a password); it must name the database the run read. Default: the recorded URL",
-      }) as unknown as Argv<VerifyArgs>,
-  handler: async (a: ArgumentsCamelCase<VerifyArgs>) => {
-    process.exitCode = await verifyCommandHandler(a);
-  },
-};
+      }),
+  run: verifyCommandHandler,
+});

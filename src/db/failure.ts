@@ -22,7 +22,7 @@ interface DriverError {
 export type Failure = 'lost' | 'conflict' | 'exists' | 'refused';
 
 /** The code of a driver error (undefined when it has none). */
-export function codeOf(err: unknown): string | undefined {
+function codeOf(err: unknown): string | undefined {
   const code = ((err ?? {}) as DriverError).code;
   return typeof code === 'string' ? code : undefined;
 }
@@ -61,7 +61,7 @@ const NETWORK_LOSS = new Set([
 ]);
 
 /** Whether the error is the network's (the same for every dialect): the dialects' `classify` asks this first. */
-export function isNetworkLoss(err: unknown): boolean {
+function isNetworkLoss(err: unknown): boolean {
   return NETWORK_LOSS.has(codeOf(err) ?? '');
 }
 
@@ -91,8 +91,39 @@ function connectReason(err: unknown, serverReason?: (code: string) => string | u
 }
 
 /** The two refusals of a connection every server has, as a dialect's `serverReason` answers them. */
-export const REFUSED_LOGIN = 'the server refused the user or password';
-export const NO_DATABASE = 'the database does not exist';
+const REFUSED_LOGIN = 'the server refused the user or password';
+const NO_DATABASE = 'the database does not exist';
+
+/** A database's error codes by what they mean, as its dialect declares them. */
+export interface ServerCodes {
+  /** The connection is gone (beside the network's own losses, isNetworkLoss). */
+  readonly lost: (code: string) => boolean;
+  /** A serialization failure or a deadlock: the transaction may be tried again. */
+  readonly conflict: readonly string[];
+  /** A column or table that is there already. */
+  readonly exists: readonly string[];
+  readonly refusedLogin: readonly string[];
+  readonly noDatabase: readonly string[];
+}
+
+/** A dialect's `classify`, and the reason its server gave for refusing a connection (connectFailure). */
+export function serverCodes(c: ServerCodes): {
+  classify: (err: unknown) => Failure;
+  serverReason: (code: string) => string | undefined;
+} {
+  return {
+    classify: (err) => {
+      if (isNetworkLoss(err)) return 'lost';
+      const code = codeOf(err) ?? '';
+      if (c.lost(code)) return 'lost';
+      if (c.conflict.includes(code)) return 'conflict';
+      if (c.exists.includes(code)) return 'exists';
+      return 'refused';
+    },
+    serverReason: (code) =>
+      c.refusedLogin.includes(code) ? REFUSED_LOGIN : c.noDatabase.includes(code) ? NO_DATABASE : undefined,
+  };
+}
 
 export function connectFailure(
   url: DbUrl,

@@ -28,6 +28,19 @@ export interface ChunkInsert {
   readonly firstLine?: number | null;
 }
 
+/** A chunk's counts, the same on every database: its position and what its rows came to. */
+export const CHUNK_COUNT_COLUMNS = [
+  'position',
+  'rows_results',
+  'rows_errors',
+  'sent_to',
+  'prev_sent',
+  'resent',
+  'takeovers',
+]
+  .map((c) => `${c} integer NOT NULL DEFAULT 0`)
+  .join(',\n      ');
+
 /** The columns a claim returns: the chunk's row after the claim, and `was` (`held`: taken over; `waiting`). */
 export const CLAIMED_COLUMNS = [
   'chunk',

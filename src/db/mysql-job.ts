@@ -13,7 +13,7 @@
  */
 import { BreError } from '@bre-batch/core/errors';
 import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
-import { CLAIMED_COLUMNS, positional } from './job-sql.js';
+import { CHUNK_COUNT_COLUMNS, CLAIMED_COLUMNS, positional } from './job-sql.js';
 import type { Failure } from './failure.js';
 
 /** The claim's indexes: the waiting chunks in chunk order, the held ones by the end of their lease. */
@@ -50,13 +50,7 @@ function createTables(t: JobTableNames, q: (id: string) => string): string[] {
       lease_until datetime(3) NULL,
       claimed_at datetime(3) NULL,
       committed mediumblob,
-      position integer NOT NULL DEFAULT 0,
-      rows_results integer NOT NULL DEFAULT 0,
-      rows_errors integer NOT NULL DEFAULT 0,
-      sent_to integer NOT NULL DEFAULT 0,
-      prev_sent integer NOT NULL DEFAULT 0,
-      resent integer NOT NULL DEFAULT 0,
-      takeovers integer NOT NULL DEFAULT 0,
+      ${CHUNK_COUNT_COLUMNS},
       done_at datetime(3) NULL,
       done_by varchar(255),
       PRIMARY KEY (job, chunk),

@@ -7,15 +7,7 @@ import { readFileSync } from 'node:fs';
 import type mysql from 'mysql2/promise';
 import type { FieldPacket, TypeCastField } from 'mysql2/promise';
 import type { Dialect } from './dialect.js';
-import {
-  codeOf,
-  connectFailure,
-  isNetworkLoss,
-  NO_DATABASE,
-  REFUSED_LOGIN,
-  sessionError,
-  type Failure,
-} from './failure.js';
+import { connectFailure, serverCodes, sessionError } from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { mysqlJob } from './mysql-job.js';
 import { standardSink } from './sink-sql.js';
@@ -138,20 +130,13 @@ const LOST = new Set([
   'ER_QUERY_INTERRUPTED',
 ]);
 
-function classify(err: unknown): Failure {
-  if (isNetworkLoss(err)) return 'lost';
-  const code = codeOf(err) ?? '';
-  if (LOST.has(code)) return 'lost';
-  if (code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT') return 'conflict';
-  if (code === 'ER_DUP_FIELDNAME' || code === 'ER_TABLE_EXISTS_ERROR') return 'exists';
-  return 'refused';
-}
-
-function serverReason(code: string): string | undefined {
-  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_DBACCESS_DENIED_ERROR') return REFUSED_LOGIN;
-  if (code === 'ER_BAD_DB_ERROR') return NO_DATABASE;
-  return undefined;
-}
+const { classify, serverReason } = serverCodes({
+  lost: (code) => LOST.has(code),
+  conflict: ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT'],
+  exists: ['ER_DUP_FIELDNAME', 'ER_TABLE_EXISTS_ERROR'],
+  refusedLogin: ['ER_ACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR'],
+  noDatabase: ['ER_BAD_DB_ERROR'],
+});
 
 export const mysqlDialect: Dialect = {
   name: 'mysql',

@@ -3,7 +3,7 @@
  * statement (FOR UPDATE SKIP LOCKED in CTEs, UPDATE ... RETURNING), a split's chunks inserted by unnest.
  */
 import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
-import { CLAIMED_COLUMNS } from './job-sql.js';
+import { CHUNK_COUNT_COLUMNS, CLAIMED_COLUMNS } from './job-sql.js';
 import type { DbSession } from './session.js';
 import type { Failure } from './failure.js';
 
@@ -40,13 +40,7 @@ function createTables(t: JobTableNames): string[] {
       lease_until timestamptz,
       claimed_at timestamptz,
       committed bytea,
-      position integer NOT NULL DEFAULT 0,
-      rows_results integer NOT NULL DEFAULT 0,
-      rows_errors integer NOT NULL DEFAULT 0,
-      sent_to integer NOT NULL DEFAULT 0,
-      prev_sent integer NOT NULL DEFAULT 0,
-      resent integer NOT NULL DEFAULT 0,
-      takeovers integer NOT NULL DEFAULT 0,
+      ${CHUNK_COUNT_COLUMNS},
       done_at timestamptz,
       done_by text,
       PRIMARY KEY (job, chunk))`,

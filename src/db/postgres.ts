@@ -7,15 +7,7 @@ import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { BreError } from '@bre-batch/core/errors';
 import type { Dialect } from './dialect.js';
-import {
-  codeOf,
-  connectFailure,
-  isNetworkLoss,
-  NO_DATABASE,
-  REFUSED_LOGIN,
-  sessionError,
-  type Failure,
-} from './failure.js';
+import { connectFailure, serverCodes, sessionError } from './failure.js';
 import { standardKeyset } from './keyset.js';
 import { copyUpsert } from './pg-copy.js';
 import { pgJob } from './pg-job.js';
@@ -124,24 +116,19 @@ class PgSession extends SessionBase {
   }
 }
 
-/** SQLSTATE's words: class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now). */
-function classify(err: unknown): Failure {
-  if (isNetworkLoss(err)) return 'lost';
-  const code = codeOf(err) ?? '';
-  if (/^08/.test(code) || /^57P0[123]$/.test(code)) return 'lost';
+/** SQLSTATE's words. */
+const { classify, serverReason } = serverCodes({
+  // Class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now).
+  lost: (code) => /^08/.test(code) || /^57P0[123]$/.test(code),
   // serialization_failure, deadlock_detected
-  if (code === '40001' || code === '40P01') return 'conflict';
+  conflict: ['40001', '40P01'],
   // duplicate_column, duplicate_table, duplicate_object
-  if (code === '42701' || code === '42P07' || code === '42710') return 'exists';
-  return 'refused';
-}
-
-/** invalid_password, invalid_authorization_specification, invalid_catalog_name. */
-function serverReason(code: string): string | undefined {
-  if (code === '28P01' || code === '28000') return REFUSED_LOGIN;
-  if (code === '3D000') return NO_DATABASE;
-  return undefined;
-}
+  exists: ['42701', '42P07', '42710'],
+  // invalid_password, invalid_authorization_specification
+  refusedLogin: ['28P01', '28000'],
+  // invalid_catalog_name
+  noDatabase: ['3D000'],
+});
 
 export const postgres: Dialect = {
   name: 'postgres',

@@ -103,16 +103,13 @@ const KNOWN_PARAMS = new Set(['sslmode', 'ssl', 'sslrootcert']);
 
 export function parseDbUrlOf(text: string, opts: ParseOptions, dialects: readonly DialectAddress[]): DbUrl {
   const { flag } = opts;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
+  if (!URL.canParse(text))
     throw new BreError(
       'USAGE',
       `Expected ${flag} to be a database URL such as postgres://host:5432/db or mysql://host/db, got '${redactUrlText(text)}'`,
       { field: flag },
     );
-  }
+  const url = new URL(text);
   const found = dialectOfScheme(url.protocol, dialects);
   if (!found) {
     const schemes = dialects.flatMap((d) => d.schemes.map((x) => `${x}://`));

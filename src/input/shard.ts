@@ -27,6 +27,15 @@ export function lineKey(row: InputRow, keyColumn: string): string | null {
   return rowKey(row, keyColumn);
 }
 
+/** A row's error for its key: it has none (MISSING_KEY), or another row has it too (DUPLICATE_KEY). */
+export function keyError(
+  code: 'MISSING_KEY' | 'DUPLICATE_KEY',
+  field: string,
+  message: string,
+): NonNullable<InputRow['readError']> {
+  return { code, field, expected: code === 'MISSING_KEY' ? `a value in ${field}` : `one row per ${field}`, message };
+}
+
 export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) {

@@ -16,6 +16,7 @@ import { bitsOf, emptyBits, hasBit } from './bits.js';
 import type { FenceOutcome, HeldChunk } from './fence.js';
 import type { ClaimedChunk, JobStore } from './store.js';
 import { RateWindow } from './rate-window.js';
+import { Nap } from '../retry/sleep.js';
 
 /**
  * Defaults: a lease of 60 s renewed every 10 s. A worker is taken for dead after 60 s without a renewal (six
@@ -79,7 +80,7 @@ export class JobMember {
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
   #stopped = false;
-  #wake: (() => void) | undefined;
+  readonly #nap = new Nap();
   readonly #rate = new RateWindow();
   #now(): number {
     return (this.opts.now ?? Date.now)();
@@ -102,7 +103,7 @@ export class JobMember {
   /** No more claims (a stop): the generator ends at its next step. */
   stop(): void {
     this.#stopped = true;
-    this.#wake?.();
+    this.#nap.wake();
   }
 
   /** What a sink batch did to the chunks (from the fence, after its transaction committed). */
@@ -125,7 +126,7 @@ export class JobMember {
       const c = await store.claim(name, worker, leaseMs);
       if (!c) {
         if ((await store.unfinished(name, worker)) === 0) return;
-        await this.#idle(this.opts.pollMs ?? this.opts.heartbeatMs);
+        await this.#nap.take(this.opts.pollMs ?? this.opts.heartbeatMs);
         continue;
       }
       const h: Held = {
@@ -258,16 +259,5 @@ export class JobMember {
       this.#beating = undefined;
     });
     return this.#beating;
-  }
-
-  async #idle(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.#wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
-    this.#wake = undefined;
   }
 }

@@ -126,11 +126,7 @@ export class OutcomeRecorder {
             this.s.keepPersonalData ? (e.quoting ?? e.message) : maskQuotedValue(e.message, e.field, row.data),
           );
         this.#writeError({
-          row: row.row,
-          line: row.line,
-          key,
-          ...this.#member(row),
-          stage: outcome.stage,
+          ...this.#whose(row, key, outcome.stage),
           status: null,
           code: first.code ?? 'INVALID_ROW',
           message: outcome.errors.map(said).join('; '),
@@ -147,11 +143,7 @@ export class OutcomeRecorder {
         const e = outcome.error;
         const message = e.code === 'UNEXPECTED' ? this.#bug(row, outcome.stage, e) : e.message;
         this.#writeError({
-          row: row.row,
-          line: row.line,
-          key,
-          ...this.#member(row),
-          stage: outcome.stage,
+          ...this.#whose(row, key, outcome.stage),
           status: e.status,
           code: e.code,
           message: this.redactor.scrub(this.s.keepPersonalData ? message : maskText(message)),
@@ -222,11 +214,7 @@ export class OutcomeRecorder {
     this.counters.failed += 1;
     const message = `the row could not be processed: ${this.redactor.scrub(maskText((err as Error)?.message ?? String(err)))}`;
     this.#writeError({
-      row: row.row,
-      line: row.line,
-      key,
-      ...this.#member(row),
-      stage: null,
+      ...this.#whose(row, key, null),
       status: null,
       code: 'INVALID_ROW',
       message,
@@ -251,10 +239,10 @@ export class OutcomeRecorder {
     return `unexpected error (a bug in bre-batch; its stack is in the log): ${short}`;
   }
 
-  /** `stratum` and `weight` of a sampled row, for its error line; nothing otherwise. */
-  #member(row: InputRow): { stratum?: string; weight?: number } {
+  /** The head of a row's error line: its row, line and key, a sampled row's stratum and weight, the stage. */
+  #whose(row: InputRow, key: string | null, stage: string | null) {
     const m = this.membership?.(row.row);
-    return m ? { stratum: m.stratum, weight: m.weight } : {};
+    return { row: row.row, line: row.line, key, ...(m ? { stratum: m.stratum, weight: m.weight } : {}), stage };
   }
 
   #writeError(e: ErrorLine): void {

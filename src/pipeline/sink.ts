@@ -11,6 +11,7 @@ import type { BreError } from '@bre-batch/core/errors';
 import type { FenceOutcome } from '../job/fence.js';
 import { declaredHeaders } from '../stages/index.js';
 import type { InputRow } from '@bre-batch/core/types';
+import { keyError } from '../input/shard.js';
 import type { JobSettings, RunSettings } from './settings.js';
 
 export interface RunSink {
@@ -83,26 +84,12 @@ export function sinkKeyProblem(
 ): InputRow {
   if (!sink.keys || row.readError) return row;
   if (key === null) {
-    return {
-      ...row,
-      readError: {
-        code: 'MISSING_KEY',
-        field: keyField,
-        expected: `a value in ${keyField}`,
-        message: `the row has no ${keyField}: with --sink every row is written once per key, so a row without one is not sent`,
-      },
-    };
+    const why = `the row has no ${keyField}: with --sink every row is written once per key, so a row without one is not sent`;
+    return { ...row, readError: keyError('MISSING_KEY', keyField, why) };
   }
   if (sink.keys.has(key)) {
-    return {
-      ...row,
-      readError: {
-        code: 'DUPLICATE_KEY',
-        field: keyField,
-        expected: `one row per ${keyField}`,
-        message: `an earlier row of the input has ${keyField} '${key}': with --sink the table holds one row per key, so this row is not sent`,
-      },
-    };
+    const why = `an earlier row of the input has ${keyField} '${key}': with --sink the table holds one row per key, so this row is not sent`;
+    return { ...row, readError: keyError('DUPLICATE_KEY', keyField, why) };
   }
   sink.keys.add(key);
   return row;

@@ -19,3 +19,25 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** A loop's pause between two looks that another part may cut short (a finish, a stop, a chunk lost). */
+export class Nap {
+  #wake: (() => void) | undefined;
+
+  /** Until `ms` have passed, or `wake`. */
+  async take(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.#wake = undefined;
+  }
+
+  /** Ends the pause now, if one is being taken. */
+  wake(): void {
+    this.#wake?.();
+  }
+}

@@ -72,6 +72,15 @@ export async function readRowFile<T>(
     };
   }
   const given = field.value.trim();
+  const unreadable = (errno: string | undefined) => ({
+    ok: false as const,
+    error: {
+      field: column,
+      expected,
+      code: 'REPORT_UNREADABLE' as const,
+      message: `${column}: cannot read ${req.what} file '${given}' (${readFailure(errno)})`,
+    },
+  });
   const cache = opts.cache ?? sharedFileCache;
   const where =
     root.kind === 'none'
@@ -101,30 +110,13 @@ export async function readRowFile<T>(
           },
         };
       case 'unreadable':
-        return {
-          ok: false,
-          error: {
-            field: column,
-            expected,
-            code: 'REPORT_UNREADABLE',
-            message: `${column}: cannot read ${req.what} file '${given}' (${readFailure(where.errno)})`,
-          },
-        };
+        return unreadable(where.errno);
     }
   }
   try {
     const value = await cache.get(where.path, req.kind, req.transform);
     return { ok: true, value, given };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return {
-      ok: false,
-      error: {
-        field: column,
-        expected,
-        code: 'REPORT_UNREADABLE',
-        message: `${column}: cannot read ${req.what} file '${given}' (${readFailure(code)})`,
-      },
-    };
+    return unreadable((err as NodeJS.ErrnoException).code);
   }
 }

@@ -32,6 +32,7 @@ import {
 } from '../../db/index.js';
 import type { InputRow } from '@bre-batch/core/types';
 import type { HeaderAsRead } from '@bre-batch/formats/input/header';
+import { keyError } from '../shard.js';
 import { endsGroup, splitPage } from './page.js';
 import { describeRelation } from './relation.js';
 import { retrying } from '../../retry/policy.js';
@@ -301,25 +302,11 @@ export class DbSource {
       const sourceKey = value === null || value === undefined ? null : keyText(value);
       const base = { row, line: row, data, sourceKey, groupEnd: f.ends[i] };
       if (sourceKey === null) {
-        out[i] = {
-          ...base,
-          readError: {
-            code: 'MISSING_KEY',
-            field: key,
-            expected: `a value in ${key}`,
-            message: `the row's key ${key} is NULL in the database: every row needs a key (rows are read in key order, resumed by it, and written once per key)`,
-          },
-        };
+        const why = `the row's key ${key} is NULL in the database: every row needs a key (rows are read in key order, resumed by it, and written once per key)`;
+        out[i] = { ...base, readError: keyError('MISSING_KEY', key, why) };
       } else if (f.counts[i] > 1) {
-        out[i] = {
-          ...base,
-          readError: {
-            code: 'DUPLICATE_KEY',
-            field: key,
-            expected: `one row per ${key}`,
-            message: `${f.counts[i]} rows of the input have ${key} '${sourceKey}': which of them is meant cannot be known, so each is an error`,
-          },
-        };
+        const why = `${f.counts[i]} rows of the input have ${key} '${sourceKey}': which of them is meant cannot be known, so each is an error`;
+        out[i] = { ...base, readError: keyError('DUPLICATE_KEY', key, why) };
       } else out[i] = base;
     }
     return out;

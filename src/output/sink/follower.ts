@@ -23,6 +23,7 @@ import { rowOfLine } from '@bre-batch/formats/ndjson-file';
 import { FILES, isErrorLine, isResultLine, type ErrorLine, type Manifest } from '@bre-batch/formats';
 import { fileIdentity, fileSize, JournalTail } from './tail.js';
 import type { BatchFence, FolderId, FolderProgress, ResultItem, SinkWriter } from './writer.js';
+import { Nap } from '../../retry/sleep.js';
 
 /** Journal bytes read for one batch (about 5,000 results lines of a typical pipeline). */
 const BATCH_BYTES = 4 * 1024 * 1024;
@@ -72,7 +73,7 @@ export class SinkFollower {
   #stopping = false;
   #finalSizes: { results: number; errors: number } | undefined;
   #failure: BreError | undefined;
-  #wake: (() => void) | undefined;
+  readonly #nap = new Nap();
 
   /** Told once when writing failed for good (SINK_UNAVAILABLE, SINK_REJECTED). */
   onFailure: ((err: BreError) => void) | undefined;
@@ -136,7 +137,7 @@ export class SinkFollower {
   async finish(): Promise<FollowerStats> {
     this.#finalSizes = { results: fileSize(this.#results.path), errors: fileSize(this.#errors.path) };
     this.follow();
-    this.#wake?.();
+    this.#nap.wake();
     await this.#loop;
     await this.#close();
     if (this.#failure) throw this.#failure;
@@ -146,7 +147,7 @@ export class SinkFollower {
   /** Stops following without writing what is left (the run failed otherwise; the next session catches up). */
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#wake?.();
+    this.#nap.wake();
     await this.#loop?.catch(() => undefined);
     await this.#close();
   }
@@ -165,7 +166,7 @@ export class SinkFollower {
         if (batch.empty) {
           // A look that began before finish() read to the sizes of then: only one that began after ends it.
           if (batch.final) return;
-          if (!this.#finalSizes) await this.#idle(POLL_MS);
+          if (!this.#finalSizes) await this.#nap.take(POLL_MS);
           if (this.#stopping) return;
           next = this.#read(this.positions);
           continue;
@@ -179,7 +180,7 @@ export class SinkFollower {
         next = more ? this.#read(batch.next) : undefined;
         await writing;
         if (next) continue;
-        if (!this.#finalSizes) await this.#idle(FOLLOW_MS);
+        if (!this.#finalSizes) await this.#nap.take(FOLLOW_MS);
         if (this.#stopping) return;
         next = this.#read(this.positions);
       }
@@ -191,18 +192,6 @@ export class SinkFollower {
     } finally {
       await next?.catch(() => undefined);
     }
-  }
-
-  /** Until `ms` have passed, or finish() or stop() wakes the loop. */
-  async #idle(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.#wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
-    this.#wake = undefined;
   }
 
   /** The lines of one batch from `from` (the positions written, or the end of the batch being written). */

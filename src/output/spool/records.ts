@@ -4,7 +4,7 @@
  * (./results-index.ts) instead of encoding their rows again. Records are framed (length, CRC-32) and a chunk is
  * used only when the journal before its point and its own bytes still check; anything else is re-encoded from
  * the journal, never a wrong file (docs/decisions/spool-records.md).
- */import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+ */ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';

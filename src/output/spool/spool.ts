@@ -3,7 +3,7 @@
  * (./spool-thread.ts), so that the end of a run does not read results.ndjson again: the end (./assemble.ts) uses
  * a chunk whose row range holds no other line of the folder as it is, and encodes the rest from the journal
  * (./chunk-plan.ts). The spool belongs to one session: a crash leaves files that the next session removes.
- */import { randomBytes } from 'node:crypto';
+ */ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';

@@ -41,8 +41,8 @@ export const LOCATION_FIELDS: readonly FieldSpec[] = [
 /** 4.3, always. */
 export const BUREAU_MOBILE_FIELDS: readonly FieldSpec[] = [LEAD_ID, APP_USER_ID, DECLARED_INCOME];
 
-/** 4.3, when the workflow fetches the bureau itself. */
-export const PERSONAL_COLUMNS = [
+/** The applicant's identity as 4.3 and 4.6 both ask for it (PAN, Aadhaar name and address, phone). */
+const IDENTITY_COLUMNS = [
   'pan_number',
   'name_aadhar',
   'address_aadhar',
@@ -50,6 +50,11 @@ export const PERSONAL_COLUMNS = [
   'city_aadhar',
   'pincode_aadhar',
   'phone',
+] as const;
+
+/** 4.3, when the workflow fetches the bureau itself. */
+export const PERSONAL_COLUMNS = [
+  ...IDENTITY_COLUMNS,
   'pan_name',
   'dob',
   'profession',
@@ -94,16 +99,7 @@ export const BUREAU_MOBILE_BANK_FIELDS: readonly FieldSpec[] = [
 
 /** 4.6: every field required. */
 export const REPEAT_FIELDS: readonly FieldSpec[] = [
-  ...[
-    'pan_number',
-    'name_aadhar',
-    'address_aadhar',
-    'state_aadhar',
-    'city_aadhar',
-    'pincode_aadhar',
-    'phone',
-    'dob',
-  ].map(str),
+  ...[...IDENTITY_COLUMNS, 'dob'].map(str),
   ...[
     'max_dpd_last_loan',
     'max_dpd_ever_internal',
