@@ -1,25 +1,7 @@
 /**
  * Pipeline files (YAML or JSON, `pipelines/<name>.yaml` or any path) -> a validated, fully resolved
- * pipeline. Every message names the file, the place in it and what was expected.
- *
- *   name: rescore                 # defaults to the file name
- *   description: ...
- *   key: reference_id             # the row key column (default reference_id)
- *   expect_version: { location: v1 }   # optional: stop at an answer of another version (run --expect-version)
- *   stages:
- *     - id: bureau                # unique; prefixes the stage's columns in results.csv
- *       kind: bureau_features     # a registered stage kind (bre-batch pipelines lists them)
- *     - id: decision
- *       kind: workflow
- *       endpoint: bureau_mobile_bank_bre
- *       when:                     # optional; all conditions must hold (see StageCondition)
- *         - { stage: bureau, field: is_risky_customer, equals: false }
- *       options: {}               # kind-specific, with defaults
- *   prices:                       # optional: what a call costs (README: Spend)
- *     currency: EUR
- *     services: { bureau: 0.20, workflow: 0.05 }
- *     workflows: { bureau_mobile_bank_bre: 0.08 }
- *     billed: [2xx, 5xx, timeout] # the billing rule (default: src/limits/spend.ts DEFAULT_BILLED)
+ * pipeline. Every message names the file, the place in it and what was expected. The format, by example, is
+ * `pipelineFileSchema`'s; for users, docs/pipelines.md.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
@@ -101,6 +83,28 @@ const pricesSchema = z
   })
   .strict();
 
+/**
+ * A pipeline file:
+ *
+ *   name: rescore                 # defaults to the file name
+ *   description: ...
+ *   key: reference_id             # the row key column (default reference_id)
+ *   expect_version: { location: v1 }   # optional: stop at an answer of another version (run --expect-version)
+ *   stages:
+ *     - id: bureau                # unique; prefixes the stage's columns in results.csv
+ *       kind: bureau_features     # a registered stage kind (bre-batch pipelines lists them)
+ *     - id: decision
+ *       kind: workflow
+ *       endpoint: bureau_mobile_bank_bre
+ *       when:                     # optional; all conditions must hold (see StageCondition)
+ *         - { stage: bureau, field: is_risky_customer, equals: false }
+ *       options: {}               # kind-specific, with defaults
+ *   prices:                       # optional: what a call costs (docs/operations/spend.md)
+ *     currency: EUR
+ *     services: { bureau: 0.20, workflow: 0.05 }
+ *     workflows: { bureau_mobile_bank_bre: 0.08 }
+ *     billed: [2xx, 5xx, timeout] # the billing rule (default: src/limits/spend.ts DEFAULT_BILLED)
+ */
 export const pipelineFileSchema = z
   .object({
     $schema: z.string().optional(),

@@ -2,7 +2,7 @@
  * A database URL as the user gives it (`--input`, `--sink`): which dialect, where, which database, and how to
  * connect. Pure: reading a URL from the environment or from an owner-only file is the command line's job
  * (src/cli/db-url.ts); here a password is accepted only when the caller says the text came from such a place,
- * because a password on the command line shows in `ps` and in shell history (the token's rule, README).
+ * because a password on the command line shows in `ps` and in shell history (the token's rule, docs/real-services.md).
  */
 import { BreError } from '@bre-batch/core/errors';
 

@@ -1,26 +1,8 @@
 /**
  * The HTTP client: small layers over the next dispatch (./layers/, one file each), composed here and only
- * here. Outermost first:
+ * here (`createClient`, where their order and the reason for it are written). Outermost first:
  *
  *   retry -> first calls -> limit -> classify -> spend -> measure -> deadline -> auth -> transport (undici Pool)
- *
- * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
- *   it sleeps the documented backoff (or a longer Retry-After) OUTSIDE the limiter, holding no slot; a 429 is
- *   the service's state, not the call's: it is not counted against --max-attempts, and the service's pause
- *   (the limit layer) is its back-off;
- * - first calls holds a service's undocumented answers (HTTP_ERROR) until one call succeeds: the same one on
- *   all its first calls is the configuration's fault (SERVICE_MISCONFIGURED stops the run), not the rows'. It
- *   is above the limiter, so an answer it holds holds no slot; below retry, which never retries it;
- * - limit spaces attempt starts and caps attempts in flight per service; classification is below it, so it
- *   hears of a 429 (the whole service pauses) and of a success by the answer's code;
- * - spend (only when calls have a price) counts each attempt pending while it is out, then billed or not by the
- *   billing rule from what measure saw (../limits/spend.ts); the cap itself is checked before a row starts;
- * - measure counts every attempt the limiter let through, with its outcome and duration;
- * - deadline (time-out) bounds the whole of one attempt, from its dispatch to the last byte of its answer:
- *   waiting for a connection, connecting, the headers and the body (./deadlines.ts; the transport, which
- *   owns the connection, aborts it); the limiter wait is not counted against it. A cut attempt is TIMEOUT,
- *   retried like any; the limiter logs it as a call the server may have counted (../limits/pacer.ts);
- * - auth adds the two credential headers last, so nothing above ever holds the token.
  */
 import type { ServiceLimiter } from '../limits/limiter.js';
 import type { CallStats } from '../metrics/service-stats.js';
@@ -130,6 +112,26 @@ function transportsOf(opts: ClientOptions): Record<ServiceName, Transport> {
   return { workflow: pick('workflow'), bureau: pick('bureau'), account: pick('account') };
 }
 
+/**
+ * The layers in their order, and why:
+ * - retry is outermost so that every attempt, retries included, goes through the service's limiter again;
+ *   it sleeps the documented backoff (or a longer Retry-After) OUTSIDE the limiter, holding no slot; a 429 is
+ *   the service's state, not the call's: it is not counted against --max-attempts, and the service's pause
+ *   (the limit layer) is its back-off;
+ * - first calls holds a service's undocumented answers (HTTP_ERROR) until one call succeeds: the same one on
+ *   all its first calls is the configuration's fault (SERVICE_MISCONFIGURED stops the run), not the rows'. It
+ *   is above the limiter, so an answer it holds holds no slot; below retry, which never retries it;
+ * - limit spaces attempt starts and caps attempts in flight per service; classification is below it, so it
+ *   hears of a 429 (the whole service pauses) and of a success by the answer's code;
+ * - spend (only when calls have a price) counts each attempt pending while it is out, then billed or not by the
+ *   billing rule from what measure saw (../limits/spend.ts); the cap itself is checked before a row starts;
+ * - measure counts every attempt the limiter let through, with its outcome and duration;
+ * - deadline (time-out) bounds the whole of one attempt, from its dispatch to the last byte of its answer:
+ *   waiting for a connection, connecting, the headers and the body (./deadlines.ts; the transport, which
+ *   owns the connection, aborts it); the limiter wait is not counted against it. A cut attempt is TIMEOUT,
+ *   retried like any; the limiter logs it as a call the server may have counted (../limits/pacer.ts);
+ * - auth adds the two credential headers last, so nothing above ever holds the token.
+ */
 export function createClient(opts: ClientOptions): ServiceClient {
   const sleep = opts.sleep ?? abortableSleep;
   const transports = transportsOf(opts);

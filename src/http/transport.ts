@@ -3,7 +3,7 @@
  * handler that reads every answer whole (never `fetch()`). `request()` is `dispatch()` plus a stream.Readable
  * per answer; every documented answer is a small JSON document read in one piece, and at thousands of calls a
  * second that Readable (its construction, events and ticks) was a large share of the runner's CPU and of its
- * garbage-collection time (figures in the README's Performance section). The handler keeps what `request()`
+ * garbage-collection time (figures in docs/performance.md). The handler keeps what `request()`
  * gave: the same Pool and keep-alive, the same error classes, and a body always consumed, by construction.
  *
  * The time-out (--timeout) bounds the whole attempt, from its dispatch to the last byte of its answer

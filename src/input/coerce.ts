@@ -1,19 +1,8 @@
 /**
  * Coercion of raw row values (CSV text, NDJSON JSON) to the types the API documents, as zod schemas that
- * report "Expected X, got Y", and the mapping of zod issues to FieldErrors named by the user's column.
- *
- * Decisions (documented in the README's input section):
- * - Numbers: JSON numbers, or text that is a plain decimal (" 12 ", "-3.5", "1e3"). Thousands separators are
- *   accepted only in a valid grouping, Western (`12,000`, `1,234,567.5`) or Indian (`1,20,000`); anything
- *   else with a comma (`12,5`) is refused rather than guessed. `Infinity`, `NaN`, hex and empty are refused.
- *   A CSV file separated by anything but commas (`;` where the decimal separator is the comma) may mean
- *   either by a comma, so there any comma in a number is refused with a message naming --decimal-comma;
- *   with that option the comma is the decimal separator and dots group (`19,076` = 19.076,
- *   `1.20.000,50` = 120000.5). See `NumberStyle`.
- * - Booleans: JSON booleans, 1/0, and the words true/false/yes/no in any case.
- * - Strings: text is trimmed; a JSON number becomes its decimal text. CSV text is never parsed as a number
- *   where a string is documented, so an id like `00123` stays `00123`.
- * - Empty cells, whitespace-only text and null are "absent" (see packages/formats/src/input/fields.ts).
+ * report "Expected X, got Y", and the mapping of zod issues to FieldErrors named by the user's column. What is
+ * accepted (numbers with their separators, booleans, text, absent values) is docs/input.md's, and why
+ * docs/decisions/input-coercion.md. A number's style with a decimal comma: `NumberStyle`.
  */
 import { z } from 'zod';
 import type { FieldError } from './validation.js';

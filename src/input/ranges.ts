@@ -1,18 +1,9 @@
 /**
- * A file input cut into ranges of rows, for a job's workers on storage they all see (src/pipeline/job.ts):
- * the file is read once, by the worker that splits the job, with the run's own reader
- * (packages/formats/src/input/csv.ts, ndjson.ts over lines.ts there), and a range starts where one of the rows it
- * gave starts: so a quoted field's newlines, CR LF, a byte order mark, blank lines and the header fall where that
- * reader puts them, never where a cut on '\n' would. Each range records the byte its first row's first line
- * starts at, that row's number and line, and its row count: a worker reads the file from that byte with the same
- * reader, the header's names given, numbering rows and lines on from there, so the rows, their numbers and their
- * lines are those of a run over the whole file. The reader looks past a record's first line only while a quoted
- * field is open, and then no further than `maxRecordBytes`, so the rows of a range read from its start are those
- * read from the file's.
- *
- * Parquet has no records to find: its ranges are row numbers (hyparquet reads the row groups that hold them).
- * Gzip'ed files and UTF-16 text cannot be entered in the middle (no byte of a gzip stream starts a row; a
- * UTF-16 file is read through a transcoder whose offsets are not the file's): the caller refuses them.
+ * A file input cut into ranges of rows, for a job's workers on storage they all see (src/pipeline/job.ts). The
+ * file is read once, by the worker that splits the job, with the run's own reader, and a range starts where
+ * one of the rows it gave starts, so a worker that reads a range from its first byte with the same reader gets
+ * the rows, numbers and lines of a run over the whole file (`splitFile` says how). Parquet's ranges are row
+ * numbers; gzip'ed files and UTF-16 text cannot be entered in the middle: the caller refuses them.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -128,6 +119,17 @@ function textRows(
 /**
  * The file cut into ranges of `rows` rows (the last may hold fewer), each starting where a row starts. One
  * pass over the file with the run's reader; memory holds a batch of lines.
+ *
+ * A range starts where one of the reader's rows starts (packages/formats/src/input/csv.ts, ndjson.ts over
+ * lines.ts there), so a quoted field's newlines, CR LF, a byte order mark, blank lines and the header fall where
+ * that reader puts them, never where a cut on '\n' would. Each range records the byte its first row's first
+ * line starts at, that row's number and line, and its row count: a worker reads the file from that byte with the
+ * same reader, the header's names given, numbering rows and lines on from there. The reader looks past a
+ * record's first line only while a quoted field is open, and then no further than `maxRecordBytes`, so the rows
+ * of a range read from its start are those read from the file's. Parquet has no records to find: its ranges are
+ * row numbers (hyparquet reads the row groups that hold them). Gzip'ed files and UTF-16 text cannot be entered in
+ * the middle (no byte of a gzip stream starts a row; a UTF-16 file is read through a transcoder whose offsets are
+ * not the file's).
  */
 export async function splitFile(path: string, r: RangeReading, rows: number): Promise<FileRange[]> {
   if (r.format === 'parquet') {

@@ -1,21 +1,9 @@
 /**
- * The one Redis connection a process shares between its service limiters (Bottleneck's
- * IORedisConnection: a command client plus a duplicate for pub/sub), with two repairs to Bottleneck 2.19.5:
- *
- * 1. Redis >= 7 prefixes errors raised by a Lua script with `ERR ` (`redis.error_reply('X')` reaches the
- *    client as `ERR X`). Bottleneck's own recovery in RedisDatastore.runScript compares `e.message` with
- *    `'SETTINGS_KEY_NOT_FOUND'` and `'UNKNOWN_CLIENT'` exactly (and `submit` looks for a leading
- *    `'OVERWEIGHT'`), so after a Redis restart or a key expiry it never re-creates its keys nor re-registers
- *    its client and every call fails (SGrondin/bottleneck issues 205, 212, 219; PR 215 is the upstream
- *    one-line fix, never released: the project is unmaintained). We strip the prefix in the callback that
- *    Bottleneck hands to `__scriptArgs__`, in a subclass of the connection, instead of shipping a
- *    patch-package patch: the fix then lives in our code, type-checked and tested, and cannot silently
- *    disappear when `postinstall` is skipped (`npm ci --ignore-scripts`, a Docker layer that copies
- *    node_modules). It is a no-op on Redis 6, where the messages carry no prefix.
- * 2. Bottleneck's Lua scripts take "now" from the calling process (`Date.now()` as ARGV[1]), so workers on
- *    machines whose clocks disagree space their calls by their clocks' skew too. We replace it with the Redis
- *    server's clock (local clock + an offset measured with TIME, refreshed every minute), so every worker
- *    computes the shared `nextRequest` on one clock.
+ * The one Redis connection a process shares between its service limiters (Bottleneck's IORedisConnection: a
+ * command client plus a duplicate for pub/sub), with two repairs to Bottleneck 2.19.5, made here rather than
+ * as a patch (docs/decisions/redis-connection-repairs.md): a Lua error's `ERR ` prefix (Redis 7 and later)
+ * stripped so that Bottleneck's own recovery works, and "now" taken from the Redis server's clock
+ * (`RedisClock`), so that workers whose clocks disagree space their calls on one clock.
  */
 import Bottleneck from 'bottleneck';
 import { Redis, type RedisOptions } from 'ioredis';

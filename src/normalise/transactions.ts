@@ -2,25 +2,8 @@
  * AA and BSA transactions into the one schema of transactions.csv (CONTRACT; `NormalisedTransaction`).
  * Pure and defensive (spec 9): an unknown response shape gives no transactions and `status:
  * 'unrecognised_shape'` rather than an exception; a transaction without a usable type or amount is skipped
- * and counted; a bad balance becomes null and the transaction is kept.
- *
- * Choices (the account section of the README should repeat them for users):
- * - AA `transactionTimestamp` keeps its own UTC offset (`2024-01-05T10:15:00+05:30`), only the form is made
- *   regular (seconds added, `+0530` -> `+05:30`). The offset is the bank's local time, which decides which
- *   day a transaction belongs to; converting to `Z` would move late-evening IST transactions to the
- *   previous day. A timestamp without offset stays without one.
- * - AA `valueDate` -> its date part `YYYY-MM-DD` as written (no zone conversion).
- * - AA `account` = `maskedAccNumber`, else `linkedAccRef`, else `account-<n>` (n = position of the account
- *   in the response, from 1), so several accounts of a row (multi-consent, several FIPs) stay apart.
- * - BSA has dates only: `timestamp` = `YYYY-MM-DDT00:00:00` (local, no offset), `value_date` = null (the
- *   analyser gives a single date, not a value date).
- * - BSA `amount` is signed: > 0 is CREDIT, otherwise DEBIT; `amount` is always its absolute value.
- * - BSA `txn_id` = `bsa-` + 16 hex digits of a SHA-256 over account, date, amount, balance, narration,
- *   chqNo and the occurrence number of that same tuple in the account: the same statement always gives
- *   the same ids, so re-runs and retries can be de-duplicated.
- * - BSA `mode` = null: `chqNo` is a reference number (analysers also put UPI/NEFT references there), not a
- *   transaction mode, so no mode is invented from it.
- * - Account numbers with no mask character are masked to their last 4 characters (personal data, 2.7).
+ * and counted; a bad balance becomes null and the transaction is kept. Timestamps, accounts, ids and modes are
+ * made as docs/decisions/account-transactions.md says, and why.
  */
 import { createHash } from 'node:crypto';
 import type { NormalisedTransaction } from '@bre-batch/core/types';

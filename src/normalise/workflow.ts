@@ -1,28 +1,7 @@
 /**
- * A workflow execution answer (spec 2.3–2.5) as one flat normalised result (CONTRACT "Normalised results").
- *
- * Fixed fields, always present (null when the answer lacks them), in `workflowResultColumns()` order:
- *   decision, decision_reason, loan_amount      <- final_decision.Decision, DecisionReason, LoanAmount
- *   repayment_date                               <- final_decision.ReplaymentDate (spelled so by the API;
- *                                                   a corrected `RepaymentDate` is read too)
- *   emi_decision, loan_offers, offers_count      <- EmiDecision, LoanOffers (always an array, [] when absent)
- *   best_offer.<field>                           <- the best of LoanOffers (see `bestOffer`)
- *   rule_engine_name, rules_version              <- final_decision.rule_engine_name, version
- *   rules_failed                                 <- names in RulesEvaluation whose value is false
- *   workflow, workflow_version                   <- workflow_version_path `workflow_<name>_<version>`
- *   request_id
- * Then, in the answer's order:
- *   final_decision.<Key>      any other key of final_decision, verbatim (kept, never fatal)
- *   <engine>.<feature>        output_data.features.output_features (an engine named like one of the
- *                             reserved prefixes below is written output_features.<engine>.<feature>)
- *   prev.<engine>.<feature>   prev_output_features, inside features or beside it in output_data (2.3)
- *   features.<engine>.<key>   other per-engine objects under features, when not empty
- *   rules_output.<engine>.<key> other per-engine objects under rules_output (basic, pre_bureau...), when not empty
- * Feature values that are objects or arrays stay JSON. output_data.ecm (fetched raw data: large, personal)
- * and engine_history (shape not shown) are not copied.
- *
- * Only final_decision is required: an answer without output_data.rules_output.final_decision has no
- * decision and is a BAD_RESPONSE; any other part may be missing.
+ * A workflow execution answer (spec 2.3-2.5) as one flat normalised result (CONTRACT "Normalised results"):
+ * the fixed fields first (`workflowResultColumns`), then the features and the other parts in the answer's order
+ * (`normaliseWorkflow` says which). Pure.
  */
 import { BreError } from '@bre-batch/core/errors';
 import { define } from '@bre-batch/formats/input/fields';
@@ -208,6 +187,28 @@ function flatten(
 const FEATURE_PARTS = ['output_features', 'prev_output_features'];
 const RULES_PARTS = ['final_decision'];
 
+/**
+ * Fixed fields, always present (null when the answer lacks them), in `workflowResultColumns()` order:
+ *   decision, decision_reason, loan_amount      <- final_decision.Decision, DecisionReason, LoanAmount
+ *   repayment_date                               <- final_decision.ReplaymentDate (spelled so by the API;
+ *                                                   a corrected `RepaymentDate` is read too)
+ *   emi_decision, loan_offers, offers_count      <- EmiDecision, LoanOffers (always an array, [] when absent)
+ *   best_offer.<field>                           <- the best of LoanOffers (see `bestOffer`)
+ *   rule_engine_name, rules_version              <- final_decision.rule_engine_name, version
+ *   rules_failed                                 <- names in RulesEvaluation whose value is false
+ *   workflow, workflow_version                   <- workflow_version_path `workflow_<name>_<version>`
+ *   request_id
+ * Then, in the answer's order:
+ *   final_decision.<Key>      any other key of final_decision, verbatim (kept, never fatal)
+ *   <engine>.<feature>        output_data.features.output_features (an engine named like one of the
+ *                             reserved prefixes below is written output_features.<engine>.<feature>)
+ *   prev.<engine>.<feature>   prev_output_features, inside features or beside it in output_data (2.3)
+ *   features.<engine>.<key>   other per-engine objects under features, when not empty
+ *   rules_output.<engine>.<key> other per-engine objects under rules_output (basic, pre_bureau...), when not empty
+ * Feature values that are objects or arrays stay JSON. output_data.ecm (fetched raw data: large, personal)
+ * and engine_history (shape not shown) are not copied. Only final_decision is required: an answer without
+ * output_data.rules_output.final_decision has no decision and is a BAD_RESPONSE; any other part may be missing.
+ */
 export function normaliseWorkflow(response: unknown): NormalisedResult {
   if (!isObj(response)) throw bad(`expected an object, got ${describeShape(response)}`);
   const od = response.output_data;

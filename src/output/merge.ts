@@ -1,21 +1,9 @@
 /**
  * `merge`: combines the output folders of `run --shard K/N` workers into one folder, as if one unsharded run
  * had produced it, and checks the contract's invariant on the way: every data row appears exactly once, in
- * results or in errors, over all shards together.
- *
- * Two passes over the shards' journals (results.ndjson, errors.ndjson), memory flat in the row count (row
- * numbers as bits, the owning folder per row as one byte): the first checks, the second writes. Nothing is
- * written when a check fails, so a broken merge never looks like a finished one.
- *
- * Checks (each message names the folders concerned):
- * - every folder is a bre-batch output folder of a sharded run, all made by the same pipeline file contents,
- *   the same input contents and row key, all split N ways with the same N, no shard given twice
- *   (OUTPUT_MISMATCH, exit 2);
- * - no row in two places (two shards, or results and errors of one), and every row in the shard its key
- *   hashes to (src/input/shard.ts): otherwise exit 1 with the list;
- * - when all N shards are given and finished: no data row missing (exit 1 with the list);
- * - shards missing or unfinished are warned about, and the merge is marked unfinished: re-running an
- *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
+ * results or in errors, over all shards together (`mergeOutputs` lists the checks). Two passes over the shards'
+ * journals, memory flat in the row count (row numbers as bits, the owning folder per row as one byte): the
+ * first checks, the second writes. Nothing is written when a check fails.
  */
 import { outputFileMode } from './modes.js';
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, chmodSync } from 'node:fs';
@@ -411,6 +399,17 @@ function prepareOut(out: string, dirs: readonly string[]): void {
   mkdirSync(abs, { recursive: true });
 }
 
+/**
+ * Checks (each message names the folders concerned):
+ * - every folder is a bre-batch output folder of a sharded run, all made by the same pipeline file contents,
+ *   the same input contents and row key, all split N ways with the same N, no shard given twice
+ *   (OUTPUT_MISMATCH, exit 2);
+ * - no row in two places (two shards, or results and errors of one), and every row in the shard its key
+ *   hashes to (../input/shard.ts): otherwise exit 1 with the list;
+ * - when all N shards are given and finished: no data row missing (exit 1 with the list);
+ * - shards missing or unfinished are warned about, and the merge is marked unfinished: re-running an
+ *   unsharded `run --out <merged>` on the same input completes it (its manifest has shard null).
+ */
 export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   const log = opts.log ?? (() => undefined);
   const listLimit = opts.listLimit ?? 50;

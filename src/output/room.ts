@@ -1,23 +1,9 @@
 /**
- * Room on the output folder's disk: `--plan` and the start of every run estimate what the output
- * will take and warn, in one line, when the disk has less free room than that. A run that fills its disk all
- * the same stops with DISK_FULL and resumes when re-run (packages/core/src/errors.ts); this is the warning before the
- * night.
- *
- * The estimate: the journal's bytes a row (results or errors, with the row's transactions, secrets and column
- * lines under .state/) times the rows still to do, plus the files rebuilt at the end for every row of the
- * folder, as a share of the journal's bytes. Measured with `--rate off` over the sandbox (5,000 location rows,
- * 2,400 rescore rows), results.csv is 0.27-0.30 of results.ndjson, and results.parquet 0.01-0.03 (the
- * sandbox's answers repeat and compress well; real answers less so). While results.csv is assembled, it and
- * its spool (.state/, src/output/spool/spool.ts) are on disk together, so the CSV share counts twice:
- *   csv 0.6 (2 x 0.3), parquet 0.3 (ten times what the sandbox's data takes, for data that compresses less):
- * both formats together make the output about twice the journal.
- * Before a run has written a row, the bytes a row come from TYPICAL_ROW_BYTES (the sandbox's answers, rounded
- * up); once it has written ROOM_SAMPLE_ROWS rows, from what it wrote.
- *
- * That is the peak, what the warning checks: the journal grows uncompressed while the run goes. Once the run has
- * finished, its journal is gzip'ed (src/output/journal/compact.ts) and the spool is gone: what is left is the
- * journal at COMPACTED_SHARE of its size (unless --keep-journal) and the end files once each (LEFT_FILES_SHARE).
+ * Room on the output folder's disk: `--plan` and the start of every run estimate what the output will take
+ * (the journal's bytes a row times the rows still to do, plus the end files as shares of the journal's bytes)
+ * and warn, in one line, when the disk has less free room than that. A run that fills its disk all the same
+ * stops with DISK_FULL and resumes when re-run; this is the warning before the night. The shares and how they
+ * were measured: docs/decisions/room-estimate.md.
  */
 import { existsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
@@ -27,15 +13,15 @@ import { FILES } from '@bre-batch/formats';
 import { journalSize } from '@bre-batch/formats/journal-file';
 import type { OutputFormat } from './spool/rebuild.js';
 
-/** The end files' bytes as a share of the journal's (see the header). */
+/** The end files' bytes as a share of the journal's, at their peak: results.csv beside its spool (docs/decisions/room-estimate.md). */
 const END_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.6, parquet: 0.3 };
 
-/** The end files left once the run has finished: results.csv without its spool (see the header). */
+/** The end files left once the run has finished: results.csv without its spool. */
 const LEFT_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.3, parquet: 0.3 };
 
 /**
  * A compacted journal's size as a share of the plain one's: the larger of location's and rescore's measured at
- * gzip level 1 (README: Performance, `npm run bench -- --only footprint`), rounded up.
+ * gzip level 1 (docs/performance.md, `npm run bench -- --only footprint`), rounded up.
  */
 const COMPACTED_SHARE = 0.05;
 

@@ -1,18 +1,7 @@
 /**
- * The output folder of a run, and the bookkeeping that makes resuming safe:
- * - results.ndjson and errors.ndjson are the journal: a row is done once its line is written (one write()
- *   per line, before anything else happens to the row); on open, torn tails are cut and the done rows are
- *   read back into a bit set;
- * - transactions and secrets are first journalled per row under .state/ and only rows that reached
- *   results.ndjson are kept when transactions.csv is rebuilt, so a crash never duplicates them;
- * - the columns of the results files are journalled as they appear (.state/columns.ndjson, before the
- *   results line that showed them), and the results files are spooled while the run goes and completed
- *   at the end (src/output/spool/spool.ts, src/output/spool/rebuild.ts);
- * - --retry-errors moves errors.ndjson aside to errors.retrying.ndjson: those rows are not done any more
- *   and run again; they land in results or, failing again, back in errors; the aside file is removed at
- *   the end. A crash in between is repaired by the next run of either kind;
- * - a finished run's journals are compacted (./journal/compact.ts): opening the folder to write puts them back
- *   as plain files first.
+ * The output folder of a run, and the bookkeeping that makes resuming safe: results.ndjson and errors.ndjson
+ * are the journal (a row is done once its line is written); `RunOutput` says what else is kept, and how a crash
+ * at any moment is repaired by the next session.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, chmodSync } from 'node:fs';
 import { outputFileMode } from './modes.js';
@@ -99,6 +88,21 @@ export interface OpenOptions {
   readonly session?: { readonly options: Record<string, unknown> };
 }
 
+/**
+ * - results.ndjson and errors.ndjson are the journal: a row is done once its line is written (one write()
+ *   per line, before anything else happens to the row); on open, torn tails are cut and the done rows are
+ *   read back into a bit set;
+ * - transactions and secrets are first journalled per row under .state/ and only rows that reached
+ *   results.ndjson are kept when transactions.csv is rebuilt, so a crash never duplicates them;
+ * - the columns of the results files are journalled as they appear (.state/columns.ndjson, before the
+ *   results line that showed them), and the results files are spooled while the run goes and completed
+ *   at the end (./spool/spool.ts, ./spool/rebuild.ts);
+ * - --retry-errors moves errors.ndjson aside to errors.retrying.ndjson: those rows are not done any more
+ *   and run again; they land in results or, failing again, back in errors; the aside file is removed at
+ *   the end. A crash in between is repaired by the next run of either kind;
+ * - a finished run's journals are compacted (./journal/compact.ts): opening the folder to write puts them back
+ *   as plain files first.
+ */
 export class RunOutput {
   readonly dir: string;
   /** Rows already in results or errors. */

@@ -1,9 +1,9 @@
 /**
- * The output folder of a run given no --out. The rule (README: Output folder): the latest folder
+ * The output folder of a run given no --out. The rule (docs/output.md): the latest folder
  * `output/<pipeline>-<UTC timestamp>` made by the same pipeline from the same input (the same file, unchanged:
  * its size and SHA-256; or the same database table or query), with the same key, shard, --limit and sample
  * options, is resumed while it is unfinished; once it has finished, or when its input has changed since, the
- * run starts a new timestamped folder, and says why in one line. So re-running the README's own commands
+ * run starts a new timestamped folder, and says why in one line. So re-running the documented commands
  * after an interrupt sends no row twice, and a finished night is never silently taken for the next one.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

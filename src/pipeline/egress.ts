@@ -1,18 +1,8 @@
 /**
- * Where calls leave from. Without --local-address: one lane, the system's choice of source address, exactly
- * the run of before. With N addresses: N lanes, each with its own client (an undici pool bound to the
- * address, src/http/transport.ts), its own limiter per service at the full configured rate (the limits are
- * per IP: decision spec section 8) and its own circuit breaker.
- *
- * A row goes to the lane whose next start for the row's first service comes soonest (ServiceLimiter's
- * nextStartInMs; fewest rows in flight breaks ties, as when no rate is set), and all its stages leave from
- * that address: the service sees one caller per applicant. A 429 pauses only its own lane's limiter.
- *
- * A lane failing at the network (NETWORK or TIMEOUT after all its retries): the row runs again, whole, on a
- * lane it has not tried and whose circuit is closed, and is written as an error only when there is none.
- * Each lane's circuit counts its own outcomes first; an open one takes no more rows this session, and when
- * every lane is open the run stops (CIRCUIT_OPEN). Rows a lane wrote are counted by the run's circuit
- * (./recorder.ts) as before. A row only moves after it failed, so a row that succeeded is never sent again.
+ * Where calls leave from: one lane without --local-address (the system's choice of source address), else one
+ * lane per address, each with its own client (an undici pool bound to the address), its own limiter per service
+ * at the full configured rate (the limits are per IP: decision spec section 8) and its own circuit breaker.
+ * How a row is given a lane and moves after a network failure: `Egress`.
  */
 import { BreError, type ErrorCode } from '@bre-batch/core/errors';
 import { createClient, type ServiceClient } from '../http/chain.js';
@@ -62,6 +52,17 @@ export interface StageShared {
   readonly stats: CallStats;
 }
 
+/**
+ * A row goes to the lane whose next start for the row's first service comes soonest (ServiceLimiter's
+ * nextStartInMs; fewest rows in flight breaks ties, as when no rate is set), and all its stages leave from
+ * that address: the service sees one caller per applicant. A 429 pauses only its own lane's limiter.
+ *
+ * A lane failing at the network (NETWORK or TIMEOUT after all its retries): the row runs again, whole, on a
+ * lane it has not tried and whose circuit is closed, and is written as an error only when there is none.
+ * Each lane's circuit counts its own outcomes first; an open one takes no more rows this session, and when
+ * every lane is open the run stops (CIRCUIT_OPEN). Rows a lane wrote are counted by the run's circuit
+ * (./recorder.ts) as before. A row only moves after it failed, so a row that succeeded is never sent again.
+ */
 export class Egress {
   /** Per service, every lane's attempts together (the first lane's own stats when there is one lane). */
   readonly stats: Readonly<Record<ServiceName, CallStats>>;

@@ -22,7 +22,7 @@ import { spendSummary } from './spend.js';
 
 export interface RunResult {
   /**
-   * 0 every row succeeded, 1 some rows in errors, 3 stopped early (README: Exit codes); 2 stopped by what a
+   * 0 every row succeeded, 1 some rows in errors, 3 stopped early (docs/troubleshooting.md: By exit code); 2 stopped by what a
    * re-run cannot mend (a database input that changed behind the run, a statement it refuses).
    */
   readonly exitCode: 0 | 1 | 2 | 3;

@@ -142,7 +142,7 @@ export async function acquireRun(x: {
   const releaseSignals = d.defer('signal handlers', stop.listen(log));
   const counters = newCounters();
   const kinds = s.pipeline.stages.map((st) => kindOf(st));
-  // A job's and a sample's modules are loaded by the runs that have one (start-up: README, Performance).
+  // A job's and a sample's modules are loaded by the runs that have one (start-up: docs/performance.md).
   const joined =
     s.job && !s.dryRun
       ? await (await import('./job.js')).openJob(s, log, {

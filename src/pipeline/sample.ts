@@ -10,7 +10,7 @@
  * options, all of which the manifest holds and a resume must match (the input's sha256 included), so a
  * resume chooses the keys the first session chose without keeping them: nothing under .state/ can be lost
  * or go stale, and a folder copied elsewhere resumes as well. The cost is one local read of the input per
- * session, small beside the calls at the documented limits (README: the counting pass's figures).
+ * session, small beside the calls at the documented limits (docs/backtesting.md: the counting pass).
  */
 import { BreError, isBreError } from '@bre-batch/core/errors';
 import { getField } from '@bre-batch/formats/input/fields';

@@ -6,7 +6,7 @@ import type { ServiceName } from '@bre-batch/core/types';
 
 /**
  * Rows in flight: every call slot of every service the pipeline uses, plus 15% prepared and waiting so that
- * a slot never idles. Not more: each row held costs the garbage collector (README: Performance).
+ * a slot never idles. Not more: each row held costs the garbage collector (docs/performance.md).
  */
 export function windowSize(
   concurrency: Readonly<Record<ServiceName, number>>,

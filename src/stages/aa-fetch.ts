@@ -1,18 +1,6 @@
 /**
- * Stage kind `aa_fetch`: POST /aa/fetch_data (account spec 4.1), once per consent handle.
- *
- * Input columns:
- * - user_id, aa_session_id (required).
- * - date_from, date_to: ISO date (`2024-01-31`) or datetime (`2024-01-31T18:30:00`); a date alone means
- *   00:00:00 for date_from and 23:59:59 for date_to (inclusive). The API's own columns datetimerangefrom /
- *   datetimerangeto in `MM/DD/YYYY HH:MM:SS AM/PM` are accepted instead (either form in either column).
- *   Times are sent as written; an ISO offset is dropped, not converted (the API form has no zone).
- * - consent_handle (one UUID) and/or consent_handles (several UUIDs separated by `;`, `|` or `,`, or a JSON
- *   array in NDJSON): multi-consent flow, one call per distinct handle, results merged with the accounts
- *   kept apart. No handle: single-consent flow, one call without consent_handle.
- *
- * Options (pipeline file): generate_insights (default true), max_range_months (default 6: spec 8 says the
- * service works well up to 6 months; a longer range is a warning, not an error).
+ * Stage kind `aa_fetch`: POST /aa/fetch_data (account spec 4.1), once per consent handle. Its input columns
+ * (user_id, aa_session_id, the date range, the consent handles) and options: `aaFetchKind`.
  */
 import { z } from 'zod';
 import { BreError } from '@bre-batch/core/errors';
@@ -102,6 +90,20 @@ function readHandles(row: InputRow, errors: FieldError[]): string[] {
   return uniqueHandles(handles);
 }
 
+/**
+ * Input columns:
+ * - user_id, aa_session_id (required).
+ * - date_from, date_to: ISO date (`2024-01-31`) or datetime (`2024-01-31T18:30:00`); a date alone means
+ *   00:00:00 for date_from and 23:59:59 for date_to (inclusive). The API's own columns datetimerangefrom /
+ *   datetimerangeto in `MM/DD/YYYY HH:MM:SS AM/PM` are accepted instead (either form in either column).
+ *   Times are sent as written; an ISO offset is dropped, not converted (the API form has no zone).
+ * - consent_handle (one UUID) and/or consent_handles (several UUIDs separated by `;`, `|` or `,`, or a JSON
+ *   array in NDJSON): multi-consent flow, one call per distinct handle, results merged with the accounts
+ *   kept apart. No handle: single-consent flow, one call without consent_handle.
+ *
+ * Options (pipeline file): generate_insights (default true), max_range_months (default 6: spec 8 says the
+ * service works well up to 6 months; a longer range is a warning, not an error).
+ */
 export const aaFetchKind: StageKind<AaFetchOptions, AaFetchPrepared> = {
   kind: 'aa_fetch',
   service: 'account',

@@ -1,18 +1,7 @@
 /**
  * Stage kind `bsa_fetch`: the BSA order of spec 4 — POST /bsa/status_check until ready_for_fetch_data,
- * optionally /bsa/fetch_uploaded, then /bsa/fetch_data (4.3-4.5).
- *
- * Polling: each status_check is its own call (through the limiter); waits start at poll_interval_ms and
- * double up to poll_max_interval_ms; after ready_timeout_ms the row fails with NOT_READY (a later
- * `--retry-errors` picks it up); status 'failed' or a non-null `error` fails the row with ACCOUNT_ERROR; the
- * run stopping (ctx.signal) ends the wait at once with INTERRUPTED.
- *
- * fetch_uploaded (option, default false): file `url`, `file_password` and `generated_name` are secrets
- * (2.6) and go only to StageOutput.secrets as `file.<n>.url`, `file.<n>.file_password`,
- * `file.<n>.generated_name`; the result keeps `files_count` and `file_names` (the user's file names).
- *
- * Input columns: user_id, aa_session_id. Options: poll_interval_ms (1000), poll_max_interval_ms (10000),
- * ready_timeout_ms (120000), fetch_uploaded (false), generate_insights (true).
+ * optionally /bsa/fetch_uploaded, then /bsa/fetch_data (4.3-4.5). Input columns: user_id, aa_session_id.
+ * How it polls, and what fetch_uploaded keeps: `bsaFetchKind`.
  */
 import { z } from 'zod';
 import { BreError } from '@bre-batch/core/errors';
@@ -27,6 +16,16 @@ import type { FieldError, PrepareResult } from '../input/validation.js';
 import type { SecretValue } from '@bre-batch/core/types';
 import type { ServiceCall, StageKind } from './types.js';
 
+/**
+ * Options: poll_interval_ms (1000), poll_max_interval_ms (10000), ready_timeout_ms (120000), fetch_uploaded
+ * (false), generate_insights (true). Polling: each status_check is its own call (through the limiter); waits
+ * start at poll_interval_ms and double up to poll_max_interval_ms; after ready_timeout_ms the row fails with
+ * NOT_READY (a later `--retry-errors` picks it up); status 'failed' or a non-null `error` fails the row with
+ * ACCOUNT_ERROR; the run stopping (ctx.signal) ends the wait at once with INTERRUPTED. fetch_uploaded: file
+ * `url`, `file_password` and `generated_name` are secrets (2.6) and go only to StageOutput.secrets as
+ * `file.<n>.url`, `file.<n>.file_password`, `file.<n>.generated_name`; the result keeps `files_count` and
+ * `file_names` (the user's file names).
+ */
 const optionsSchema = z.strictObject({
   poll_interval_ms: z.number().int().min(1).default(1000),
   poll_max_interval_ms: z.number().int().min(1).default(10_000),

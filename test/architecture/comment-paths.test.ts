@@ -1,6 +1,6 @@
 /**
  * Every source path a comment under src/ or a package's src/ (packages/NAME/src/) names leads to a file that is there,
- * so that a pointer cannot go stale when a file moves (issue 29 found five that had). A path is read as the
+ * so that a pointer cannot go stale when a file moves (five once had). A path is read as the
  * comment means it: from the commenting file's folder (`./x.ts`, `../y/z.ts`), from src/ (`pipeline/run.ts`), from
  * the repository (`src/db/url.ts`, `docs/limiter.md`), or, in a package, from the package's folder or its src/
  * (`scripts/build-pincode-table.ts`, `design/estimators.ts`); `.js` names the `.ts` beside it, as imports do.

@@ -22,7 +22,7 @@ describe('benchCompare', () => {
   });
 });
 
-// The coverage simulation of issue 25 (bench/coverage.ts, `npm run bench -- --only coverage`), on the shipped
+// The coverage simulation of the sampled estimators (bench/coverage.ts, `npm run bench -- --only coverage`), on the shipped
 // sample's make at its own size and with two seeds: the same machinery as the 200-seed run.
 describe('benchCoverage', () => {
   it('runs the input whole once, takes the truth from a census, compares samples of it, and a real sampled run equals its derived folder', async () => {

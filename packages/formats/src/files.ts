@@ -1,4 +1,4 @@
-/** The names of the files in an output folder (README: Output folder). */
+/** The names of the files in an output folder (docs/output.md). */
 export const FILES = {
   manifest: 'manifest.json',
   results: 'results.ndjson',

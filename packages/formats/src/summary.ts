@@ -226,7 +226,7 @@ export const runSummarySchema = z.looseObject({
   spend: spendSummarySchema.optional(),
   /** A stopped run: about how much is left at the configured limits. */
   remaining: z.object({ rows_estimate: count, time_estimate: z.string(), time_estimate_ms: ms.nullable() }).optional(),
-  /** The files rebuilt at the end (README: Output folder), and when the last answer came and how long the end took. */
+  /** The files rebuilt at the end (docs/output.md), and when the last answer came and how long the end took. */
   files: z.array(z.string()).optional(),
   /** `rows_copied`: rows of the results files used as spooled or as an earlier end wrote them, not encoded again. */
   end_of_run: z

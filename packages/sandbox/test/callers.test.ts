@@ -1,5 +1,5 @@
 /**
- * The sandbox's window is per caller address (issue 17): two loopback source addresses each get the full
+ * The sandbox's window is per caller address: two loopback source addresses each get the full
  * limit, the stats count each caller on its own (its busiest window included), and a caller can be blocked
  * (its connections destroyed) through the control path, as a test of an egress address going away does.
  */

@@ -1,15 +1,10 @@
 /**
  * Compaction of a finished run's journals: results.ndjson, errors.ndjson, secrets.ndjson and
  * .state/transactions.ndjson are gzip'ed in place once the run has finished, and put back as plain files
- * (expanded) before a run appends to the folder again (a --retry-errors, the same command re-run with --out).
- * Why after the run rather than written compressed from the start: the run's crash guarantees and its speed
- * rest on appending whole lines to a plain file (packages/formats/src/ndjson-file.ts cuts a torn tail back to the last
- * whole line; the spool's and the sink's threads read it by byte position as it grows); a gzip stream cut by
- * `kill -9` cannot be cut back to a whole line that cheaply, and compressing on the run's thread would cost the
- * rows' event loop. So a run writes plain, and one pass at the end compacts (README: Performance).
+ * (expanded) before a run appends to the folder again (why after the run: docs/decisions/journal-compaction.md).
  *
- * Every step is crash-safe, the readers' rule being packages/formats/src/journal-file.ts's (X wins over X.gz; temps are
- * never read):
+ * Every step is crash-safe, the readers' rule being packages/formats/src/journal-file.ts's (X wins over X.gz;
+ * temps are never read):
  *   compact: X -> X.gz.tmp, fsync; rename to X.gz; fsync the folder; remove X; fsync the folder.
  *   expand:  X.gz -> X.gunzip.tmp, fsync; rename to X; fsync the folder; remove X.gz; fsync the folder.
  * A crash between the rename and the removal leaves X and X.gz, both whole: readers use X, and the next
@@ -30,7 +25,7 @@ export const COMPACTED_JOURNALS = [FILES.results, FILES.errors, FILES.secrets, F
 
 /**
  * gzip level 1: on rescore's and location's journals it keeps within a few points of level 6's ratio in a
- * fraction of its time (README: Performance, bench/footprint.ts), and the compaction is a step every night pays.
+ * fraction of its time (docs/performance.md, bench/footprint.ts), and the compaction is a step every night pays.
  */
 const LEVEL = 1;
 

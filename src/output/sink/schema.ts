@@ -251,7 +251,7 @@ export class SinkSchema {
         .map((c) => `"${c}"`)
         .join(
           ', ',
-        )}${old.length > 3 ? ', ...' : ''}); its result columns now have plain names (location_decision), and bre-batch does not rename columns on its own. Fix: rename them (README: Writing into tables): ${renames.join(' ')} Or name a new table with --sink-table.`,
+        )}${old.length > 3 ? ', ...' : ''}); its result columns now have plain names (location_decision), and bre-batch does not rename columns on its own. Fix: rename them (docs/databases.md: Writing into tables): ${renames.join(' ')} Or name a new table with --sink-table.`,
       { field: 'sink-table' },
     );
   }

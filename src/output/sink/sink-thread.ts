@@ -1,11 +1,8 @@
 /**
- * A run's sink on a thread of its own (./sink-worker.ts runs the follower and its writer there): reading the
- * journals back, parsing them and encoding the rows for the database cost the run's thread a tenth to a fifth
- * of its CPU with --rate off, and a batch held its event loop for tens of milliseconds; on its own thread they
- * use what the run leaves idle (as the spool does, ../spool/spool-thread.ts). The run's side only asks how far the
- * sink has written (memory shared with the thread, stored after each batch) and is told when it fails.
- *
- * `bre-batch load` has no rows to keep moving: it runs the follower on the process's main thread (./load.ts).
+ * A run's sink on a thread of its own (./sink-worker.ts runs the follower and its writer there; why:
+ * docs/decisions/work-off-the-run-thread.md). The run's side only asks how far the sink has written (memory
+ * shared with the thread, stored after each batch) and is told when it fails. `bre-batch load` has no rows to
+ * keep moving: it runs the follower on the process's main thread (./load.ts).
  */
 import { WorkerThread } from '../worker-thread.js';
 import { Backpressure } from '../backpressure.js';

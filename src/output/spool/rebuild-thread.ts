@@ -1,12 +1,8 @@
 /**
- * The rebuild at a run's end (./rebuild.ts rebuildOutputs: the journal read, sorted and encoded where a resumed run's
- * sessions meet, the results files completed, errors.parquet, the transactions files) on a thread of its own
- * (./rebuild-worker.ts), with the spool's heap limit (./spool-thread.ts SPOOL_RESOURCE_LIMITS). On the run's thread the
- * heap has the process's default limit, under which V8 lets the old generation grow to 4 times what was alive
- * before it collects: the sort's garbage made a resumed end's peak RSS grow with the rows (docs/performance.md,
- * "The end of a resumed run"). Only options cross between the threads (paths, the column union, what the spool
- * holds: a few entries per row group), and back the counts; no row does. The run's thread waits, so the end
- * takes no longer.
+ * The rebuild at a run's end (./rebuild.ts rebuildOutputs: the journal read, sorted and encoded where a resumed
+ * run's sessions meet, the results files completed, errors.parquet, the transactions files) on a thread of its
+ * own (./rebuild-worker.ts), with the spool's heap limit (why: docs/decisions/work-off-the-run-thread.md). Only
+ * options cross between the threads, and back the counts; no row does. The run's thread waits for it.
  */
 import { WorkerThread } from '../worker-thread.js';
 import type { ColumnChange, ColumnUnion } from '../journal/columns.js';

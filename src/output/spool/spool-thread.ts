@@ -1,13 +1,9 @@
 /**
- * The run's side of the spool (./spool.ts), which runs in a worker thread (./spool-worker.ts): the run
- * stores how far results.ndjson has grown after each write in memory shared with the thread (a message per
- * write cost a tenth of the run's CPU), the thread looks every POLL_MS, and at the end the run waits for
- * what it holds. Spooling on the run's thread cost about a fifth of the CPU of a row
- * with --rate off and stalled the event loop for as long as a Parquet row group took to encode (README,
- * Performance); on its own thread it uses the core the run leaves idle.
- *
- * A spool that fails (a full disk, a crash of the thread) does not stop the run: the journal stays the truth,
- * and the end reads it instead (assembleResultFiles without a spool).
+ * The run's side of the spool (./spool.ts), which runs in a worker thread (./spool-worker.ts): the run stores how
+ * far results.ndjson has grown after each write in memory shared with the thread, the thread looks every
+ * POLL_MS, and at the end the run waits for what it holds (why on a thread, and why shared memory:
+ * docs/decisions/work-off-the-run-thread.md). A spool that fails (a full disk, a crash of the thread) does not
+ * stop the run: the journal stays the truth, and the end reads it instead (assembleResultFiles without a spool).
  */
 import type { ResourceLimits } from 'node:worker_threads';
 import { WorkerThread } from '../worker-thread.js';
@@ -39,15 +35,9 @@ export type ToSpool = { readonly type: 'finish'; readonly size: number };
 export type FromSpool = { readonly type: 'done'; readonly contents: SpoolContents };
 
 /**
- * The heap of the spool's thread. The thread keeps little (the reorder buffer, one row group: a few MB) but
- * makes kilobytes of garbage a row (the parsed line, its values and CSV record, the Parquet encoding), and what
- * the reorder buffer and the row group hold lives long enough to reach the old generation. V8 lets the old
- * generation grow to a factor times what was alive at the last full collection before it collects again, and
- * that factor is up to 4 when the heap's limit is 2 GB or more (the process's default: a quarter of the
- * memory, up to 4 GB), 1.3 to 2 below: with the default the thread's heap went on growing well into a long
- * run, with garbage, not rows (docs/performance.md, The spool's heap). 1 GB keeps the factor near 1.6 and is
- * still far above what the thread keeps; a thread that runs out all the same ends the spool, and the end
- * reads the journal instead (as for any failure of the spool).
+ * The heap of the spool's thread: 1 GB keeps V8's growth factor near 1.6 (up to 4 from a 2 GB limit, the
+ * process's default) and is far above what the thread keeps (docs/decisions/work-off-the-run-thread.md; a thread
+ * that runs out all the same ends the spool, and the end reads the journal instead).
  */
 export const SPOOL_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 1024 };
 

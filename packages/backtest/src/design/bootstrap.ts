@@ -1,23 +1,12 @@
 /**
  * Standard errors of statistics that are not smooth totals (AUC, KS) under the stratified design: the rescaling
- * bootstrap of Rao & Wu (1988, JASA 83:231) with Rao, Wu & Yue (1992)'s choice m_h = n_h − 1, which carries
- * the finite population correction.
+ * bootstrap of Rao & Wu (1988) with m_h = n_h − 1 (Rao, Wu & Yue 1992), which carries the finite population
+ * correction (why this one: docs/decisions/backtest-intervals.md). In replicate b every unit's weight becomes
  *
- * In replicate b, each stratum with n_h ≥ 2 that was not sampled whole draws m_h = n_h − 1 of its n_h sampled
- * units with replacement (units outside the domain included: they are part of the stratum's sample), unit i
- * being drawn c_i times, and every unit's weight becomes
+ *   w*_i = w_i · (1 − λ_h + λ_h · (n_h / m_h) · c_i),   λ_h = √(1 − f_h)
  *
- *   w*_i = w_i · (1 − λ_h + λ_h · (n_h / m_h) · c_i),   λ_h = √(m_h·(1 − f_h)/(n_h − 1)) = √(1 − f_h)
- *
- * (never negative with this m_h). For a total this reproduces the design's variance (1 − f_h)·N_h²·s_h²/n_h
- * exactly in expectation, where a plain with-replacement bootstrap would ignore the fpc (too wide when a stratum
- * is sampled at a large fraction) and be biased by n_h/(n_h − 1) (too narrow for small strata). A stratum sampled
- * whole keeps its weights (λ = 0: no variance); a lonely stratum (n_h = 1 < N_h) cannot be resampled and keeps
- * them too, and the variance is then scaled by strata / strata with a variance, as the linearised variance
- * under LonelyPsu 'average' is.
- *
- * The statistic's standard error is the standard deviation of its replicates (divisor B − 1, R's svrepdesign
- * for bootstrap weights); the interval is estimate ± 1.96·SE like every other interval of the back-test.
+ * (c_i: the times unit i was drawn; a stratum sampled whole, or a lonely one, keeps its weights). The SE is the
+ * standard deviation of the replicates (divisor B − 1); the interval is estimate ± 1.96·SE.
  */
 import { CENSUS_TOLERANCE, fpcFactor, stratumWeights, type Design } from './design.js';
 import { Random } from './rng.js';

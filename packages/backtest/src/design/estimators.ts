@@ -1,20 +1,14 @@
 /**
  * Design-based estimators of a stratified simple random sample without replacement (design.ts), with their
- * standard errors by linearisation (variance.ts) and 95% intervals estimate ± z·SE:
+ * standard errors by linearisation (variance.ts) and 95% intervals estimate ± z·SE (the normal quantile, as R's
+ * confint() on svymean: docs/decisions/backtest-intervals.md):
  *
  *   total   Ŷ = Σ w_i·y_i                          z_i = w_i·y_i                      (R: svytotal)
  *   ratio   R̂ = Σ w_i·y_i / Σ w_i·x_i              z_i = w_i·(y_i − R̂·x_i) / X̂       (R: svyratio)
  *   mean    the ratio of y to 1 over the domain    (R: svymean, on a subset: a domain mean)
  *
- * A difference of two means on the same units (approval rate B − A) is the mean of the per-unit difference, so
- * its variance has the covariance of the two sides in it. A share of a domain is a ratio (the bad rate of an
- * approved set: bads among the approved / approved with a known outcome).
- *
- * Why the normal quantile and not Student's t: R's confint() on svymean/svytotal/svyratio uses the normal, and
- * the degrees of freedom of this design (sampled units − strata) are in the hundreds for any sample worth
- * estimating from, where t and the normal differ in the third digit (t_{0.975, 200} = 1.972 against 1.960).
- * With very few units per stratum (say under 30 units over the strata's count) t would be wider and the
- * normal interval is somewhat too narrow; compare.json gives `df` beside every interval so a reader can judge.
+ * A difference of two means on the same units is the mean of the per-unit difference (its variance holds the
+ * covariance of the sides); a share of a domain is a ratio (bads among the approved / approved with an outcome).
  */
 import { CENSUS_TOLERANCE, fpcFactor, stratumWeights, type Design, type LonelyPsu } from './design.js';
 import { Z95, type Interval } from '../stats.js';

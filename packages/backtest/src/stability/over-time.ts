@@ -1,19 +1,9 @@
 /**
  * Stability over time of one characteristic (an input column, a numeric result field): its values are counted
- * into fixed bins per period, and each later period is compared with a baseline by PSI (stats.ts). The
- * baseline is the oldest periods taken together until they hold a quarter of the dated values (and at least
- * `minKeys`), always leaving the last period out: the applicants the strategy was built on, as a risk team
- * compares today's population with its development window; one thin first month would make every later
- * month look shifted. Keys without a date ("(missing)" period) are counted but are not a point in time, so
- * they get no PSI.
- *
- * PSI is biased upwards on small counts: two samples of one unchanged population differ by chance. For shares
- * b = a + δ, PSI ≈ Σ δ²/a, and with n₀ and n₁ values drawn from the same k-bin distribution its expectation is
- * (k − 1)·(1/n₀ + 1/n₁) (the mean of a χ² with k − 1 degrees of freedom, scaled). That is reported as `noise`
- * beside each PSI with the chance of a PSI at least this large if nothing moved (PSI/(1/n₀ + 1/n₁) against χ²
- * with k − 1 degrees of freedom: approximate, and on the cautious side where the 1e-4 floor of an empty bin
- * inflates the PSI). The top movers are ranked by PSI minus noise, so a characteristic that moved beats one
- * that merely has few values.
+ * into fixed bins per period, and each later period is compared with a baseline (the oldest periods holding a
+ * quarter of the dated values, never the last) by PSI (stats.ts), with the PSI's noise on small counts beside it
+ * and the top movers ranked by PSI minus noise (why: docs/decisions/stability-baseline.md). Keys without a date
+ * ("(missing)" period) are counted but get no PSI.
  */
 import { comparePeriods, MISSING_PERIOD } from '@bre-batch/formats/input/period';
 import { psi, psiBand, type PsiBand } from '../stats.js';

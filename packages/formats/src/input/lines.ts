@@ -1,18 +1,10 @@
 /**
  * Splits a byte stream into physical lines, holding at most one chunk and its lines plus one partial line.
  * A line longer than `maxLineBytes` is not buffered: its bytes are discarded up to the next newline and it
- * is handed over as `tooLong`, so a 2 GB single-line file cannot exhaust memory.
- *
- * Decoding is per line, so that bytes which do not decode cost only their own line (it is flagged
- * `undecodable`; the rows after it keep their numbers). The encoding is that of a byte order mark when
- * there is one (UTF-8, UTF-16LE, UTF-16BE: the WHATWG "BOM sniff" rule), else the one given, else UTF-8.
- * UTF-16 is transcoded to UTF-8 first (a newline there is two bytes); every other encoding keeps the
- * newline byte 0x0A, so its lines are cut as bytes and decoded one by one.
- *
- * Names are resolved as the WHATWG Encoding Standard says (TextDecoder's label table: `latin1` and
- * `iso-8859-1` mean windows-1252, as browsers and Excel users mean them). Legacy encodings are decoded by
- * iconv-lite, not by TextDecoder: Node 20's TextDecoder decodes windows-1252 as Latin-1, so `€` and curly
- * quotes (bytes 0x80-0x9F) come out as control characters (nodejs/node#56542).
+ * is handed over as `tooLong`, so a 2 GB single-line file cannot exhaust memory. Decoding is per line (bytes
+ * that do not decode cost only their own line, flagged `undecodable`), by a byte order mark's encoding, else
+ * the one given, else UTF-8; names resolve by the WHATWG label table, legacy encodings through iconv-lite
+ * (why not TextDecoder: docs/decisions/legacy-encodings.md).
  */
 import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';

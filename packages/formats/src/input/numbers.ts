@@ -1,5 +1,5 @@
 /**
- * Numbers written as text, read by the rules the README's input section documents (see src/input/coerce.ts): plain
+ * Numbers written as text, read by the rules docs/input.md documents (see src/input/coerce.ts): plain
  * decimals, thousands grouped Western or Indian in a comma-separated file, and with --decimal-comma a decimal
  * comma with dots grouping. Apart from the coercion so that masking (./mask.ts) can tell a number's kind too.
  */

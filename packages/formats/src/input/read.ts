@@ -196,7 +196,7 @@ async function* parquetRowBatches(path: string, opts: ParquetOptions): AsyncGene
 /** The byte stream of a text input, gunzipped when the format says so. */
 function openBytes(path: string, format: InputFormat, stream?: Readable): Readable {
   // 16 KiB chunks: a batch is a chunk's rows, all made at once and alive until the runner takes them; small
-  // batches keep that young and cheap for the GC (README: Performance).
+  // batches keep that young and cheap for the GC (docs/performance.md).
   const raw: Readable = stream ?? (path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 16 * 1024 }));
   if (!format.endsWith('.gz')) return raw;
   const gunzip = createGunzip({ chunkSize: 16 * 1024 });
