@@ -66,7 +66,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   ),
   entry(
     'verify <dir>',
-    'check an output folder against its record (manifest.json: every output file and the input by sha256) and that every input row is once in results or errors',
+    'check an output folder against its record (manifest.json: every output file and the input by sha256, or a database input read again) and that every input row is once in results or errors, stamped with its run',
     async () => (await import('./verify.js')).verifyCommand,
   ),
   entry(
