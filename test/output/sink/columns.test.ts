@@ -4,9 +4,14 @@
  * met later gets its column (a saved query keeps running), a colliding one the suffix; several writers add a
  * field once; a table an earlier release made keeps its hashed columns.
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
+import { loadPipeline } from '../../../src/config/pipeline.js';
 import { dialectOf, parseDbUrl } from '../../../src/db/index.js';
 import { hashedColumnName, reservedNames } from '../../../src/output/sink/tables.js';
+import { declaredHeaders } from '../../../src/stages/index.js';
+import { ROOT } from '../../helpers/cli.js';
 import { available, freshDatabase, itDb } from '../../helpers/db.js';
 import {
   batch,
@@ -21,6 +26,11 @@ import {
   tableColumns,
   tableRows,
 } from '../../helpers/sink.js';
+
+/** Every shipped pipeline (pipelines/*.yaml). */
+const SHIPPED = readdirSync(join(ROOT, 'pipelines'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.replace(/\.yaml$/, ''));
 
 const DECLARED = [
   { header: 'decision.decision', kind: 'string' },
@@ -99,6 +109,25 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         const rows = await tableRows(url, 'nights', 'row');
         expect(rows.map((r) => r.decision_geocoding_city)).toEqual([null, 'Pune']);
         expect((await columnComments(url, 'nights')).get('decision_geocoding_city')).toBe('decision.geocoding.city');
+      },
+    );
+
+    itDb(dialect)(
+      "every shipped pipeline's table has a plain column for each of its declared fields before any row",
+      async () => {
+        for (const p of SHIPPED) {
+          const declared = declaredHeaders(loadPipeline(join(ROOT, 'pipelines', `${p}.yaml`)).stages);
+          expect(declared.length, p).toBeGreaterThan(0);
+          const w = await openWriter(url, `shipped_${p}`, { declared });
+          await w.close();
+          const comments = await columnComments(url, `shipped_${p}`);
+          const byField = new Map([...comments].map(([column, field]) => [field, column]));
+          for (const d of declared) {
+            const column = byField.get(d.header);
+            expect(column, `${p}: ${d.header}`).toBeDefined();
+            expect(column, `${p}: ${d.header} has no hash suffix`).not.toMatch(/_[0-9a-f]{8}$/);
+          }
+        }
       },
     );
 
