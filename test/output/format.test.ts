@@ -5,7 +5,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPipeline } from '../../src/config/pipeline.js';
 import {
   errorLineSchema,
   FILES,
@@ -17,12 +16,11 @@ import {
   resultLineSchema,
   runSummarySchema,
 } from '@bre-batch/formats';
-import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
 import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
 import { perService } from '@bre-batch/core/types';
+import { locationSettings } from '../helpers/run-settings.js';
 import { tempDir } from '../helpers/temp.js';
-import { resolveFilesRoot } from '../../src/input/files-root.js';
 
 const lines = (path: string): unknown[] =>
   readFileSync(path, 'utf8')
@@ -43,28 +41,12 @@ describe('a run writes the format', () => {
       input,
       'reference_id,user_id,lead_id,latitude,longitude\nR1,u1,l1,19.07,72.87\nR2,u2,l2,28.61,77.2\nR3,u3,l3,95,77.2\n',
     );
-    await runPipeline({
-      pipeline: loadPipeline('location'),
-      input,
-      inputFormat: 'csv',
-      filesRoot: resolveFilesRoot(undefined, input),
-      outDir: out,
-      rates: perService(() => null),
-      concurrency: perService(() => 2),
-      timeoutsMs: perService(() => 10_000),
-      maxAttempts: 1,
-      dryRun: false,
-      retryErrors: false,
-      progress: false,
-      clientId: sandbox.clientId,
-      authToken: sandbox.authToken,
-      baseUrls: sandbox.urls,
-      keepPersonalData: false,
-      circuit: DEFAULT_CIRCUIT,
-      stopGraceMs: 1000,
-      log: () => undefined,
-      outputFormats: new Set(['csv', 'parquet']),
-    });
+    await runPipeline(
+      locationSettings(sandbox, input, out, {
+        concurrency: perService(() => 2),
+        outputFormats: new Set(['csv', 'parquet']),
+      }),
+    );
   });
   afterAll(async () => {
     await sandbox.close();

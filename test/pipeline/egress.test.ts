@@ -5,44 +5,19 @@
  */
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadPipeline } from '../../src/config/pipeline.js';
 import { localLimiter, type LimiterFactory } from '../../src/limits/factory.js';
 import type { ServiceLimiter } from '../../src/limits/limiter.js';
-import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
-import { perService } from '@bre-batch/core/types';
 import { locationCsv } from '../helpers/output.js';
+import { locationSettings } from '../helpers/run-settings.js';
 import { tempDir } from '../helpers/temp.js';
-import { resolveFilesRoot } from '../../src/input/files-root.js';
 
 const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
 
 function settings(sb: Sandbox, input: string, outDir: string): RunSettings {
-  return {
-    pipeline: loadPipeline('location'),
-    input: resolve(input),
-    inputFormat: 'csv',
-    filesRoot: resolveFilesRoot(undefined, input),
-    outDir,
-    rates: perService(() => null),
-    concurrency: perService(() => 4),
-    timeoutsMs: perService(() => 10_000),
-    maxAttempts: 6,
-    dryRun: false,
-    retryErrors: false,
-    progress: false,
-    clientId: sb.clientId,
-    authToken: sb.authToken,
-    baseUrls: sb.urls,
-    keepPersonalData: false,
-    circuit: DEFAULT_CIRCUIT,
-    stopGraceMs: 1000,
-    log: () => undefined,
-    outputFormats: new Set(['csv']),
-    localAddresses: ADDRESSES,
-  };
+  return locationSettings(sb, resolve(input), outDir, { maxAttempts: 6, localAddresses: ADDRESSES });
 }
 
 /** Local limiters; per address, the workflow limiter's 429 notices, and `busy` addresses that always say 10 s. */

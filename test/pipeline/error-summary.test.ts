@@ -7,15 +7,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPipeline } from '../../src/config/pipeline.js';
 import { folderRoot } from '../../src/input/files-root.js';
 import { ErrorGroups } from '../../src/output/error-groups.js';
 import { formatSummary } from '../../src/output/summary-text.js';
-import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
-import { perService } from '@bre-batch/core/types';
+import { locationSettings } from '../helpers/run-settings.js';
 import { tempDir } from '../helpers/temp.js';
 
 let sandbox: Sandbox;
@@ -47,29 +45,10 @@ function input(dir: string): string {
 }
 
 function settings(inputPath: string, outDir: string, more: Partial<RunSettings> = {}): RunSettings {
-  return {
-    pipeline: loadPipeline('location'),
-    input: inputPath,
-    inputFormat: 'csv',
+  return locationSettings(sandbox, inputPath, outDir, {
     filesRoot: folderRoot(resolve(inputPath, '..'), false),
-    outDir,
-    rates: perService(() => null),
-    concurrency: perService(() => 4),
-    timeoutsMs: perService(() => 10_000),
-    maxAttempts: 1,
-    dryRun: false,
-    retryErrors: false,
-    progress: false,
-    clientId: sandbox.clientId,
-    authToken: sandbox.authToken,
-    baseUrls: sandbox.urls,
-    keepPersonalData: false,
-    circuit: DEFAULT_CIRCUIT,
-    stopGraceMs: 1000,
-    log: () => undefined,
-    outputFormats: new Set(['csv']),
     ...more,
-  };
+  });
 }
 
 interface ErrorLine {

@@ -6,16 +6,15 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPipeline } from '../../src/config/pipeline.js';
 import { BreError } from '@bre-batch/core/errors';
 import { localLimiter, type LimiterFactory } from '../../src/limits/factory.js';
 import type { ServiceLimiter } from '../../src/limits/limiter.js';
 import { lockOutput } from '../../src/output/lock.js';
-import { DEFAULT_CIRCUIT } from '../../src/pipeline/circuit.js';
 import { runPipeline } from '../../src/pipeline/runner.js';
 import type { RunSettings } from '../../src/pipeline/settings.js';
 import { startSandbox, type Sandbox } from '@bre-batch/sandbox';
-import { perService, type ServiceName } from '@bre-batch/core/types';
+import type { ServiceName } from '@bre-batch/core/types';
+import { locationSettings } from '../helpers/run-settings.js';
 import { tempDir } from '../helpers/temp.js';
 import { folderRoot } from '../../src/input/files-root.js';
 
@@ -28,28 +27,10 @@ afterAll(async () => {
 });
 
 function settings(outDir: string): RunSettings {
-  return {
-    pipeline: loadPipeline('location'),
-    input: resolve(import.meta.dirname, '../../samples/location.csv'),
-    inputFormat: 'csv',
+  return locationSettings(sandbox, resolve(import.meta.dirname, '../../samples/location.csv'), outDir, {
     filesRoot: folderRoot(resolve(import.meta.dirname, '../../samples'), false),
-    outDir,
-    rates: perService(() => null),
-    concurrency: perService(() => 4),
-    timeoutsMs: perService(() => 10_000),
-    maxAttempts: 1,
-    dryRun: false,
-    retryErrors: false,
-    progress: false,
-    clientId: sandbox.clientId,
-    authToken: sandbox.authToken,
-    baseUrls: sandbox.urls,
-    keepPersonalData: false,
-    circuit: DEFAULT_CIRCUIT,
-    stopGraceMs: 1000,
-    log: () => undefined,
     outputFormats: new Set(['csv', 'parquet']),
-  };
+  });
 }
 
 /** Local limiters, recorded, with `fail` deciding where one of them throws. */
