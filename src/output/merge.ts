@@ -35,6 +35,8 @@ import { describeReading, readDifferently, sourceDifferences } from './folder-id
 import { designDifference } from '../sample/draw.js';
 import { mergeTimelines, readTimeline } from './timeline-store.js';
 import { versionsSummary } from './versions-summary.js';
+import { mergedSpendLine, mergeSpend } from './merge-spend.js';
+import { writeSpendHistory } from './spend-file.js';
 
 export interface MergeOptions {
   /** The shards' output folders. */
@@ -78,6 +80,8 @@ export interface MergeReport {
   } | null;
   readonly rows: { readonly succeeded: number; readonly failed: number };
   readonly summary?: MergedSummary;
+  /** What the merge says of the shards' spend (currencies, prices or billing rules that differ). */
+  readonly spendNotes?: readonly string[];
 }
 
 interface ShardFolder {
@@ -498,6 +502,10 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
   // The union found in pass 1 is journalled, so a later resume into the merged folder knows it too.
   mkdirSync(join(out, FILES.state), { recursive: true });
   writeColumnJournal(join(out, FILES.columns), checked.changes);
+  // The shards' spend, summed: in summary.json, and in the folder's spend file for a run that resumes it.
+  const spend = mergeSpend(folders);
+  for (const note of spend.notes) log(`merge: warning: spend ${note}`);
+  if (spend.history) writeSpendHistory(out, spend.history);
   if (folders.some((f) => existsSync(join(f.dir, FILES.timeline))))
     await mergeTimelines(
       folders.map((f) => ({ dir: f.dir, shard: f.shard })),
@@ -535,6 +543,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     // Workers run side by side: the merge took as long as the slowest of them.
     seconds: Math.max(0, ...folders.map((f) => f.summary?.seconds ?? 0)),
     services: sumServices(folders),
+    ...(spend.summary ? { spend: spend.summary } : {}),
     decisions: decisions.counts,
     ...(versions ? { versions } : {}),
     results_csv: csv,
@@ -544,7 +553,7 @@ export async function mergeOutputs(opts: MergeOptions): Promise<MergeReport> {
     shard_summaries: Object.fromEntries(folders.map((f) => [f.shard, f.summary ?? null])),
   };
   writeSummary(out, summary);
-  return { ok: true, ...base, rows: { succeeded, failed }, summary };
+  return { ok: true, ...base, rows: { succeeded, failed }, summary, spendNotes: spend.notes };
 }
 
 /** Sampled shards: the design with the rows outside it, from a shard's summary (the same in every one). */
@@ -595,6 +604,8 @@ export function formatMergeReport(r: MergeReport): string {
       .map(([d, c]) => `${d} ${c}`);
     if (parts.length > 0) lines.push(`  ${stage} decisions: ${parts.join(', ')}`);
   }
+  if (sum.spend) lines.push(mergedSpendLine(sum.spend));
+  for (const note of r.spendNotes ?? []) lines.push(`  spend: ${note}`);
   lines.push(`  output: ${r.out}`);
   return lines.join('\n');
 }

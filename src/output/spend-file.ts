@@ -111,6 +111,35 @@ export function readSpendHistory(dir: string): SpendHistory {
   return { currency: st.currency, before, sessions: sessions.slice(-SESSIONS_KEPT) };
 }
 
+/** One state into its slot (by its `seq`), with one positioned write. */
+function writeSlot(fd: number, state: SpendState): void {
+  let text = JSON.stringify(state);
+  // Too many sessions for a slot: the oldest ones go (their spend stays in `before`).
+  if (text.length >= SLOT - 1) text = JSON.stringify({ ...state, sessions: state.sessions.slice(-5) });
+  writeSync(fd, text.padEnd(SLOT - 1, ' ') + '\n', (state.seq % 2) * SLOT, 'utf8');
+}
+
+/**
+ * A new folder's file holding an earlier spend and no session of its own (`merge`: the shards' spend summed),
+ * so that a run resuming the folder counts it as its earlier sessions' and checks its currency.
+ */
+export function writeSpendHistory(dir: string, history: SpendHistory & { readonly currency: string }): void {
+  const zero = emptyCounts();
+  const fd = openSync(join(dir, FILES.spend), 'w', 0o644);
+  try {
+    writeSlot(fd, {
+      v: 1,
+      seq: 2,
+      currency: history.currency,
+      before: history.before,
+      sessions: history.sessions.slice(-SESSIONS_KEPT),
+      now: { ...zero, pending: perService(() => 0), pending_micros: perService(() => 0), rows: 0 },
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** This session's writer of the file. */
 export class SpendFile {
   #fd: number;
@@ -171,10 +200,7 @@ export class SpendFile {
         rows: this.rows(),
       },
     };
-    let text = JSON.stringify(state);
-    // Too many sessions for a slot: the oldest ones go (their spend stays in `before`).
-    if (text.length >= SLOT - 1) text = JSON.stringify({ ...state, sessions: state.sessions.slice(-5) });
-    writeSync(this.#fd, text.padEnd(SLOT - 1, ' ') + '\n', (this.#seq % 2) * SLOT, 'utf8');
+    writeSlot(this.#fd, state);
   }
 
   #flushQuietly(): void {

@@ -277,7 +277,9 @@ export function renderRunReport(d: RunReportData): string {
     total !== null ? kpi(fmtInt(total), d.sample ? 'rows the sample sends' : 'data rows in the input') : '',
     d.seconds !== null ? kpi(esc(fmtDuration(d.seconds * 1000)), d.merged ? 'slowest shard' : 'last session') : '',
     d.rowsPerSecond !== null ? kpi(fmtNum(d.rowsPerSecond, 1), 'rows a second (last session)') : '',
-    d.spend ? kpi(esc(money(d.spend.total, d.spend.currency)), 'spent (every session)') : '',
+    d.spend
+      ? kpi(esc(money(d.spend.total, d.spend.currency)), d.merged ? 'spent (every shard)' : 'spent (every session)')
+      : '',
   ];
   parts.push(`<h2 class="first">Summary</h2><div class="kpis">${kpis.join('')}</div>`);
   if (d.stopped)
@@ -311,7 +313,7 @@ export function renderRunReport(d: RunReportData): string {
       ),
     );
     if (d.merged) parts.push('<p class="note">Calls, retries and 429s are summed over the shards.</p>');
-    if (d.spend) parts.push(spendTable(d.spend));
+    if (d.spend) parts.push(spendTable(d.spend, d.merged));
     for (const svc of d.services)
       if (svc.concurrencyNote)
         parts.push(`<div class="warn"><b>Held by --concurrency</b>: ${esc(svc.concurrencyNote)}</div>`);

@@ -37,15 +37,18 @@ export function spendFiguresOf(sp: any): SpendFigures | null {
 
 export const money = (units: number, currency: string): string => formatAmount(Math.round(units * 1e6), currency);
 
-/** The spend table, under the services' one. */
-export function spendTable(sp: SpendFigures): string {
+/** The spend table, under the services' one; a merged folder's is every shard's, summed. */
+export function spendTable(sp: SpendFigures, merged = false): string {
   const rows = sp.services.map((s) => cells([esc(s.service), fmtInt(s.calls), esc(money(s.spend, sp.currency))]));
   rows.push(cells(['<b>all</b>', '', `<b>${esc(money(sp.total, sp.currency))}</b>`]));
   const cap =
     sp.cap === null
       ? ''
       : ` --max-spend ${esc(money(sp.cap, sp.currency))}: ${esc(money(Math.max(0, sp.cap - sp.total), sp.currency))} left.`;
-  return `${table(['service', 'calls billed', 'spend'], rows)}<p class="note">Every session of the folder; ${esc(money(sp.thisSession, sp.currency))} in the last. Billed: ${esc(sp.billedOutcomes.join(', '))} answers.${cap}</p>`;
+  const sessions = merged
+    ? 'Every session of every shard, summed'
+    : `Every session of the folder; ${esc(money(sp.thisSession, sp.currency))} in the last`;
+  return `${table(['service', 'calls billed', 'spend'], rows)}<p class="note">${sessions}. Billed: ${esc(sp.billedOutcomes.join(', '))} answers.${cap}</p>`;
 }
 
 /** The folder's running spend over time against the cap, when the time series has it. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { windowSize } from '../../src/pipeline/window.js';
 import { perService } from '@bre-batch/core/types';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
-import { countLines, invariantProblems, readOutput, journalPath, journalText } from '../helpers/output.js';
+import { countLines, invariantProblems, readOutput, journalPath, journalText, rescoreCsv } from '../helpers/output.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -21,25 +21,6 @@ const WINDOW = windowSize(
   perService(() => CONCURRENCY),
   new Set(['bureau', 'workflow']),
 );
-
-/** The shipped rescore sample repeated to `n` rows with fresh keys; file columns made absolute (inside samples/, the run's --files-root). */
-function rescoreInput(dir: string, n: number): string {
-  const [header, ...rows] = readFileSync(join(ROOT, 'samples', 'rescore.csv'), 'utf8')
-    .trimEnd()
-    .split('\n');
-  const cols = header.split(',');
-  const pathCols = ['bureau_report_path', 'bank_data_path'].map((c) => cols.indexOf(c));
-  const out = [header];
-  for (let i = 0; i < n; i += 1) {
-    const cells = rows[i % rows.length].split(',');
-    cells[0] = `RS-${String(i + 1).padStart(6, '0')}`;
-    for (const c of pathCols) if (c >= 0 && cells[c]) cells[c] = join(ROOT, 'samples', cells[c]);
-    out.push(cells.join(','));
-  }
-  const path = join(dir, 'rescore.csv');
-  writeFileSync(path, `${out.join('\n')}\n`);
-  return path;
-}
 
 describe('repeated kill -9 of a two-stage pipeline under faults', () => {
   let sb: TestSandbox;
@@ -61,7 +42,7 @@ describe('repeated kill -9 of a two-stage pipeline under faults', () => {
   it('five kills, then the same command finishes: every row once, repeats bounded by what was in flight', async () => {
     const dir = tempDir();
     const rows = 240;
-    const input = rescoreInput(dir, rows);
+    const input = rescoreCsv(dir, rows);
     const out = join(dir, 'out');
     const args = runArgs(
       'rescore',

@@ -1,6 +1,6 @@
 /** Inputs the e2e tests generate, and output folders read back and checked against the contract. */
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
 /**
@@ -35,6 +35,27 @@ export function locationCsv(dir: string, n: number, name = 'input.csv'): string 
   }
   const path = join(dir, name);
   writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+/**
+ * The shipped `rescore` sample (bureau features, then a workflow: two priced services) repeated to `n` rows
+ * with fresh keys (RS-000001...); its file columns made absolute, inside samples/ (the run's --files-root).
+ */
+export function rescoreCsv(dir: string, n: number, name = 'rescore.csv'): string {
+  const samples = resolve(import.meta.dirname, '..', '..', 'samples');
+  const [header, ...rows] = readFileSync(join(samples, 'rescore.csv'), 'utf8').trimEnd().split('\n');
+  const cols = header.split(',');
+  const pathCols = ['bureau_report_path', 'bank_data_path'].map((c) => cols.indexOf(c));
+  const out = [header];
+  for (let i = 0; i < n; i += 1) {
+    const cells = rows[i % rows.length].split(',');
+    cells[0] = `RS-${String(i + 1).padStart(6, '0')}`;
+    for (const c of pathCols) if (c >= 0 && cells[c]) cells[c] = join(samples, cells[c]);
+    out.push(cells.join(','));
+  }
+  const path = join(dir, name);
+  writeFileSync(path, `${out.join('\n')}\n`);
   return path;
 }
 

@@ -287,6 +287,12 @@ const mergedSummarySchema = z.looseObject({
   /** The slowest shard's: workers run side by side. */
   seconds: z.number(),
   services: z.partialRecord(serviceName, z.object({ attempts: count, retries: count, throttled_429: count })),
+  /**
+   * --price: every shard's spend summed, per service (absent when no shard priced its calls, or when they priced
+   * them in different currencies); the merge made no call, so `this_session` is 0 and `max_spend` null (each
+   * shard's cap was its own).
+   */
+  spend: spendSummarySchema.optional(),
   decisions: decisionCountsSchema,
   versions: versionsSummarySchema.optional(),
   results_csv: z.object({ rows: count, columns: count }),
