@@ -4,6 +4,7 @@
  * job and of its chunks, and the claim of a chunk. Every other statement of the job is written once, with `$n`
  * placeholders, and bound for the driver by `bind`.
  */
+import { SERVICES } from '@bre-batch/core/types';
 import type { DbResult, DbRow, DbSession } from './session.js';
 
 /** The job's three tables, quoted (in the sink's schema when it has one). */
@@ -90,6 +91,15 @@ export interface JobSql {
    */
   upsertSpend(table: string, columns: readonly string[], values: readonly string[], update: readonly string[]): string;
 }
+
+/**
+ * The spend table's columns per service (calls billed, their micro-units), after `calls` and `micros`, which
+ * stay the worker's totals (a worker of an earlier release writes only those). The same definition on every
+ * dialect, in its CREATE and in the ALTER that adds them to a table made before them (src/job/spend.ts).
+ */
+export const SPEND_SERVICE_COLUMNS: readonly string[] = SERVICES.flatMap((svc) => [`${svc}_calls`, `${svc}_micros`]);
+export const spendServiceColumnDefs = (): string[] =>
+  SPEND_SERVICE_COLUMNS.map((c) => `${c} BIGINT NOT NULL DEFAULT 0`);
 
 /** `$n` placeholders as `?` in order of appearance, the parameters repeated and ordered to match. */
 export function positional(sql: string, params: readonly unknown[]): { sql: string; params: unknown[] } {

@@ -13,7 +13,7 @@
  */
 import { BreError } from '@bre-batch/core/errors';
 import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
-import { CHUNK_COUNT_COLUMNS, CLAIMED_COLUMNS, positional } from './job-sql.js';
+import { CHUNK_COUNT_COLUMNS, CLAIMED_COLUMNS, positional, spendServiceColumnDefs } from './job-sql.js';
 import type { Failure } from './failure.js';
 
 /** The claim's indexes: the waiting chunks in chunk order, the held ones by the end of their lease. */
@@ -181,6 +181,7 @@ export function mysqlJob(p: {
       calls BIGINT NOT NULL DEFAULT 0,
       micros BIGINT NOT NULL DEFAULT 0,
       granted BIGINT NOT NULL DEFAULT 0,
+      ${spendServiceColumnDefs().join(',\n      ')},
       cap BIGINT,
       updated_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
       PRIMARY KEY (job, worker))`,

@@ -3,7 +3,7 @@
  * statement (FOR UPDATE SKIP LOCKED in CTEs, UPDATE ... RETURNING), a split's chunks inserted by unnest.
  */
 import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
-import { CHUNK_COUNT_COLUMNS, CLAIMED_COLUMNS } from './job-sql.js';
+import { CHUNK_COUNT_COLUMNS, CLAIMED_COLUMNS, spendServiceColumnDefs } from './job-sql.js';
 import type { DbSession } from './session.js';
 import type { Failure } from './failure.js';
 
@@ -179,6 +179,7 @@ export function pgJob(p: {
       calls bigint NOT NULL DEFAULT 0,
       micros bigint NOT NULL DEFAULT 0,
       granted bigint NOT NULL DEFAULT 0,
+      ${spendServiceColumnDefs().join(',\n      ')},
       cap bigint,
       updated_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (job, worker))`,

@@ -48,7 +48,7 @@ export interface JobStatus {
   readonly etaSeconds: number | null;
   readonly startedAt: string | null;
   readonly doneAt: string | null;
-  /** --price: what the job's billed calls cost, every worker session together, and the job's cap. */
+  /** --price: what the job's billed calls cost, every worker session together (per service too), and the job's cap. */
   readonly spend?: JobSpendStatus;
   /** With a window: whether what is left fits it, and how many more addresses it needs if not. */
   readonly plan?: { readonly windowHours: number; readonly fits: boolean; readonly moreAddresses: number };
@@ -219,6 +219,8 @@ export function formatJobStatus(s: JobStatus): string {
     const money = (units: number) => `${AMOUNT.format(units)}${sp.currency ? ` ${sp.currency}` : ''}`;
     const cap = sp.cap === null ? '' : `; --max-spend ${money(sp.cap)}, ${money(Math.max(0, sp.cap - sp.spend))} left`;
     lines.push(`  spend: ${money(sp.spend)} (${sp.calls} calls billed, every worker)${cap}`);
+    for (const [svc, x] of Object.entries(sp.services ?? {}))
+      lines.push(`    ${svc}: ${x.calls} calls billed, ${money(x.spend)}`);
   }
   if (s.state === 'done') {
     lines.push(`  done at ${s.doneAt}`);

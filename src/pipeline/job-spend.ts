@@ -2,7 +2,7 @@
  * A job's worker's side of its spend (the job's table: src/job/spend.ts): its meter's cap is what it was
  * granted of the job's cap; its spend is reported to the job every second and at its end.
  */
-import { jobSpendStatements } from '../job/spend.js';
+import { jobSpendStatements, prepareSpendTable, serviceParams } from '../job/spend.js';
 import type { JobStore } from '../job/index.js';
 import type { SpendMeter } from '../limits/spend.js';
 
@@ -30,12 +30,7 @@ export class JobSpend {
    * under the job's cap when there is one: it starts with nothing granted and asks as rows need it.
    */
   async start(cap: number | undefined): Promise<void> {
-    try {
-      await this.store.query(this.#sql.create);
-    } catch (err) {
-      // Two workers making the table at one moment: PostgreSQL may say so with a unique violation on its catalog.
-      if (this.store.dialect.classify(err) !== 'exists' && (err as { code?: string }).code !== '23505') throw err;
-    }
+    await prepareSpendTable(this.store);
     if (cap !== undefined) await this.store.query(this.#sql.setCap, [this.name, cap, this.meter.prices.currency]);
     const row = (await this.store.query<{ cap: string | null }>(this.#sql.cap, [this.name]))[0];
     if (row && row.cap !== null) {
@@ -77,7 +72,15 @@ export class JobSpend {
     const m = this.meter;
     const calls = m.session.billed.workflow + m.session.billed.bureau + m.session.billed.account;
     return this.store
-      .query(this.#sql.report, [this.name, this.worker, m.prices.currency, calls, m.sessionMicros, this.#granted])
+      .query(this.#sql.report, [
+        this.name,
+        this.worker,
+        m.prices.currency,
+        calls,
+        m.sessionMicros,
+        this.#granted,
+        ...serviceParams(m.session.billed, m.session.micros),
+      ])
       .then(() => undefined);
   }
 
