@@ -59,6 +59,10 @@ describe('spend', () => {
 
     const report = readFileSync(join(out, 'report.html'), 'utf8');
     expect(report).toContain(`${(calls * PRICE).toFixed(2)} EUR`);
+    // The report's spend table: the service's row says the sandbox's count and its price.
+    expect(report).toContain(
+      `<td>workflow</td><td class="n">${calls.toLocaleString('en-US')}</td><td class="n">${(calls * PRICE).toFixed(2)} EUR</td>`,
+    );
   }, 180_000);
 
   it('--max-spend at a third of the night stops with exit 3; --plan estimates the rest; a higher cap finishes it', async () => {
@@ -68,7 +72,13 @@ describe('spend', () => {
     const out = join(dir, 'out');
     const cap = (rows * PRICE) / 3;
     const start = billed();
-    const first = await spawnCli(runArgs('location', input, out, ...priced, '--max-spend', String(cap)), sb.env());
+    const faults = () => sb.sandbox.stats().services.workflow.faults['503'] ?? 0;
+    const faultsBefore = faults();
+    const metrics = join(dir, 'capped.prom');
+    const first = await spawnCli(
+      runArgs('location', input, out, ...priced, '--max-spend', String(cap), '--metrics-file', metrics),
+      sb.env(),
+    );
     expect(first.code, first.stderr).toBe(3);
     const stopped = readOutput(out);
     expect(stopped.summary.stopped.code).toBe('SPEND_CAP');
@@ -78,6 +88,16 @@ describe('spend', () => {
     // Rows start only while they fit; the rows in flight (at most --concurrency) may only add their retries.
     expect(spent).toBeGreaterThan(cap / 2);
     expect(spent).toBeLessThanOrEqual(cap + 8 * PRICE * 6);
+    // Every row was counted at its price before it started, so what passes the cap is only retries: each after
+    // a 503 the sandbox answered (billed itself) to a row in flight. At most those, never a row started over it.
+    expect(spent - cap).toBeLessThanOrEqual((faults() - faultsBefore) * PRICE + 1e-9);
+    // The metrics say the spend and the cap.
+    const prom = readFileSync(metrics, 'utf8');
+    expect(Number(/^bre_batch_spend_total\{[^}]*service="workflow"[^}]*\} (\S+)$/m.exec(prom)?.[1])).toBeCloseTo(
+      spent,
+      6,
+    );
+    expect(Number(/^bre_batch_spend_cap\{[^}]*currency="EUR"[^}]*\} (\S+)$/m.exec(prom)?.[1])).toBe(cap);
     expect(first.stderr).toMatch(/stopping at --max-spend 4\.00 EUR/);
 
     const plan = await spawnCli(runArgs('location', input, out, ...priced, '--plan'), sb.env());
