@@ -58,6 +58,8 @@ export function jobSpendStatements(store: Pick<JobStore, 'dialect' | 'sql' | 'op
     ),
     /** $1 job: its workers' figures summed, per service too. */
     total: `SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(micros), 0) AS micros, count(*) AS workers, ${SPEND_SERVICE_COLUMNS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(', ')} FROM ${t} WHERE job = $1 AND worker <> ''`,
+    /** $1 job: each worker session's figures. */
+    byWorker: `SELECT worker, calls, micros FROM ${t} WHERE job = $1 AND worker <> ''`,
     /** The same without the per-service columns: a table no worker of this release has upgraded yet. */
     totalOnly: `SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(micros), 0) AS micros, count(*) AS workers FROM ${t} WHERE job = $1 AND worker <> ''`,
   };
@@ -144,4 +146,15 @@ export async function readJobSpend(store: JobStore, name: string): Promise<JobSp
     cap: cap[0]?.cap === null || cap[0]?.cap === undefined ? null : Number(cap[0].cap) / 1e6,
     ...(perService ? { services } : {}),
   };
+}
+
+/** What each worker's billed calls cost (in the currency's unit), by worker; empty when none priced its calls. */
+export async function readWorkerSpend(
+  store: JobStore,
+  name: string,
+): Promise<Map<string, { readonly calls: number; readonly spend: number }>> {
+  const rows = await store
+    .query<{ worker: string; calls: string; micros: string }>(jobSpendStatements(store).byWorker, [name])
+    .catch(() => []);
+  return new Map(rows.map((r) => [String(r.worker), { calls: Number(r.calls), spend: Number(r.micros) / 1e6 }]));
 }

@@ -6,7 +6,7 @@
  * addresses it needs. `job report` adds the errors by code and the workers' totals.
  */
 import { definitionOf } from './definition.js';
-import { readJobSpend, type JobSpendStatus } from './spend.js';
+import { readJobSpend, readWorkerSpend, type JobSpendStatus } from './spend.js';
 import type { JobStore } from './store.js';
 
 interface HeldChunkStatus {
@@ -28,6 +28,8 @@ interface WorkerStatus {
   /** Chunks whose last row this worker committed: a faster worker has more. */
   readonly chunksDone: number;
   readonly seenAt: string;
+  /** --price: what this worker's billed calls cost (its session's, in the job's currency). */
+  readonly spend?: { readonly calls: number; readonly spend: number };
 }
 
 export interface JobStatus {
@@ -93,6 +95,8 @@ export async function readJobStatus(
      FROM ${t.workers} w WHERE job = $1 ORDER BY started_at, worker`,
     [name],
   );
+  const spend = await readJobSpend(store, name);
+  const workerSpend = spend ? await readWorkerSpend(store, name) : new Map();
   const ws: WorkerStatus[] = workers.map((w) => {
     const alive = Number(w.alive) === 1;
     const committed = Number(w.committed);
@@ -107,9 +111,9 @@ export async function readJobStatus(
       rowsDone: Math.max(Number(w.rows_done), committed),
       chunksDone: Number(w.chunks_done),
       seenAt: instant(w.seen_at),
+      ...(workerSpend.has(String(w.worker)) ? { spend: workerSpend.get(String(w.worker)) } : {}),
     };
   });
-  const spend = await readJobSpend(store, name);
   const rows = Number(job.n);
   const results = Number(agg.results);
   const errors = Number(agg.errors);
@@ -209,14 +213,15 @@ export function formatJobStatus(s: JobStatus): string {
   lines.push(
     `  workers: ${alive.length} running${s.workers.length > alive.length ? `, ${s.workers.length - alive.length} gone or finished` : ''}`,
   );
+  const money = (units: number) => `${AMOUNT.format(units)}${s.spend?.currency ? ` ${s.spend.currency}` : ''}`;
   for (const w of s.workers) {
+    const spent = w.spend ? `, ${money(w.spend.spend)} spent` : '';
     lines.push(
-      `    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done, ${w.chunksDone} chunk${w.chunksDone === 1 ? '' : 's'} finished`,
+      `    ${w.worker}${w.address ? ` (${w.address})` : ''}: ${w.alive ? `${(w.rate * 60).toFixed(0)} rows/min` : w.state === 'working' ? `not seen since ${w.seenAt}` : w.state}, ${w.rowsDone} rows done, ${w.chunksDone} chunk${w.chunksDone === 1 ? '' : 's'} finished${spent}`,
     );
   }
   if (s.spend) {
     const sp = s.spend;
-    const money = (units: number) => `${AMOUNT.format(units)}${sp.currency ? ` ${sp.currency}` : ''}`;
     const cap = sp.cap === null ? '' : `; --max-spend ${money(sp.cap)}, ${money(Math.max(0, sp.cap - sp.spend))} left`;
     lines.push(`  spend: ${money(sp.spend)} (${sp.calls} calls billed, every worker)${cap}`);
     for (const [svc, x] of Object.entries(sp.services ?? {}))

@@ -21,6 +21,7 @@ const ROWS = 120;
 const PRICE = { workflow: 0.05, bureau: 0.02 } as const;
 type Priced = keyof typeof PRICE;
 const DIALECTS: DialectName[] = ['postgres', 'mysql'];
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface SpendJson {
   spend: number;
@@ -104,8 +105,15 @@ describe.runIf(available.postgres || available.mysql || process.env.CI === 'true
         );
         const verified = await spawnCli(['job', 'verify', 'night', '--sink', sink]);
         expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-        const done = (await jobStatus(sink, 'night')) as { spend: SpendJson };
+        const done = (await jobStatus(sink, 'night')) as {
+          spend: SpendJson;
+          workers: { worker: string; spend?: { calls: number; spend: number } }[];
+        };
         const calls = expectSpend(done.spend);
+        // Each of the four worker sessions says its own share, and the shares add up to the job's.
+        expect(done.workers.filter((w) => w.spend !== undefined)).toHaveLength(4);
+        expect(done.workers.reduce((n, w) => n + (w.spend?.calls ?? 0), 0)).toBe(done.spend.calls);
+        expect(done.workers.reduce((n, w) => n + (w.spend?.spend ?? 0), 0)).toBeCloseTo(done.spend.spend, 6);
         expect(done.spend.cap).toBe(100);
         expect(done.spend.currency).toBe('EUR');
 
@@ -113,6 +121,10 @@ describe.runIf(available.postgres || available.mysql || process.env.CI === 'true
         expect(text.code, why(text)).toBe(0);
         const money = (units: number) => `${units.toFixed(2)} EUR`;
         const total = calls.workflow * PRICE.workflow + calls.bureau * PRICE.bureau;
+        for (const w of done.workers)
+          expect(text.stdout).toMatch(
+            new RegExp(`    ${literal(w.worker)}.*, ${literal(w.spend!.spend.toFixed(2))} EUR spent\n`),
+          );
         expect(text.stdout).toContain(
           `  spend: ${money(total)} (${calls.workflow + calls.bureau} calls billed, every worker); --max-spend 100.00 EUR, ${money(100 - total)} left\n` +
             `    workflow: ${calls.workflow} calls billed, ${money(calls.workflow * PRICE.workflow)}\n` +

@@ -7,7 +7,13 @@
 import { describe, expect } from 'vitest';
 import { parseDbUrl, type DialectName } from '../../src/db/index.js';
 import { JobStore } from '../../src/job/index.js';
-import { jobSpendStatements, prepareSpendTable, readJobSpend, serviceParams } from '../../src/job/spend.js';
+import {
+  jobSpendStatements,
+  prepareSpendTable,
+  readJobSpend,
+  readWorkerSpend,
+  serviceParams,
+} from '../../src/job/spend.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 
 const DIALECTS: DialectName[] = ['postgres', 'mysql'];
@@ -60,6 +66,11 @@ describe.runIf(available.postgres || available.mysql || process.env.CI === 'true
           cap: 2,
           services: { workflow: { calls: 11, spend: 0.34 }, bureau: { calls: 5, spend: 0.06 } },
         });
+        // Each worker's own, for its line in job status.
+        expect([...(await readWorkerSpend(store, 'j'))].sort()).toEqual([
+          ['w1', { calls: 12, spend: 0.3 }],
+          ['w2', { calls: 4, spend: 0.1 }],
+        ]);
       } finally {
         await store.close();
       }
