@@ -24,14 +24,13 @@ export function jobSpendStatements(store: Pick<JobStore, 'dialect' | 'sql' | 'op
   return {
     create: store.sql.createSpend(t),
     /**
-     * The per-service columns for a table made before them: the probe fails where they are missing, and only
-     * then the ALTER (which locks the table) runs; two workers adding them at once: the second is told they exist.
+     * The per-service columns for a table made before them: the probe fails where any is missing, and only
+     * then the ALTERs (which lock the table) run, one a column, so that a table holding some of them (made
+     * before a service was added) gets the rest.
      */
     upgrade: {
       probe: `SELECT ${SPEND_SERVICE_COLUMNS.join(', ')} FROM ${t} WHERE 1 = 0`,
-      add: `ALTER TABLE ${t} ${spendServiceColumnDefs()
-        .map((d) => `ADD COLUMN ${d}`)
-        .join(', ')}`,
+      add: spendServiceColumnDefs().map((d) => `ALTER TABLE ${t} ADD COLUMN ${d}`),
     },
     /** $1 job, $2 cap, $3 currency: the job's row, its cap replaced. */
     setCap: store.sql.upsertSpend(
@@ -67,8 +66,9 @@ export function jobSpendStatements(store: Pick<JobStore, 'dialect' | 'sql' | 'op
 
 /**
  * The table made where it is missing, and the per-service columns added to one an earlier release made: the
- * probe first, the ALTER (which locks the table) only where it failed. Two workers doing either at one moment:
- * the second is told the table or the columns exist (PostgreSQL may say so with a unique violation on its catalog).
+ * probe first, the ALTERs (which lock the table) only where it failed, a column already there passed over. Two
+ * workers doing either at one moment: the second is told the table or a column exists (PostgreSQL may say so
+ * with a unique violation on its catalog).
  */
 export async function prepareSpendTable(store: JobStore): Promise<void> {
   const sql = jobSpendStatements(store);
@@ -85,10 +85,12 @@ export async function prepareSpendTable(store: JobStore): Promise<void> {
   } catch (err) {
     if (store.dialect.classify(err) === 'lost') throw err;
   }
-  try {
-    await store.query(sql.upgrade.add);
-  } catch (err) {
-    if (!raced(err)) throw err;
+  for (const add of sql.upgrade.add) {
+    try {
+      await store.query(add);
+    } catch (err) {
+      if (!raced(err)) throw err;
+    }
   }
 }
 
