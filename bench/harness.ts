@@ -73,9 +73,10 @@ export async function runCli(
   args: readonly string[],
   env: Record<string, string>,
   interruptAfterMs?: number,
+  cli: string = CLI,
 ): Promise<CliRun> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [cli, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,8 +12,8 @@
  * 1000/min against answers of 1, 10, 20 and 30 s, and 20 s at the old bound of 167 in flight: five runs of 90 s
  * of calls plus the latency, about 10 minutes; `--quick`: 45 s each). `documented` takes about 8 minutes (3 rounds of 150 s), `--quick` one round
  * of 70 s. `egress` (one source address against three, 10/s each) takes about 2 minutes, `--quick` one.
- * `--against DIR` (`startup` only): another checkout, built, whose CLI is timed in the same rounds, each of its
- * commands right after this build's (a before/after in turn).
+ * `--against DIR` (`startup` and `raw`): another checkout, built, whose CLI is timed in the same rounds, each of its
+ * commands beside this build's (a before/after in turn).
  *
  * (`npm run bench` builds dist/, then runs this file through tsx.)
  *
@@ -209,6 +209,7 @@ async function benchRaw(): Promise<void> {
       seconds: quick ? 5 : 8,
       rounds: quick ? 3 : 5,
       breakdown: true,
+      against: argValue('--against'),
     }),
     latency_20ms: await benchRawVsAutocannon({
       dir: work,
@@ -233,6 +234,15 @@ async function benchRaw(): Promise<void> {
     target: '>= 80%',
     met: zero.ratio >= 0.8,
   });
+  const versus = raw.latency_0ms as { against?: string; vs_against?: number; vs_against_range?: number[] };
+  if (versus.against)
+    targets.push({
+      section: 'raw',
+      figure: `this build's runner over ${versus.against}'s, in turn in the same rounds (median round)`,
+      measured: `${versus.vs_against}x (rounds ${versus.vs_against_range?.join('-')})`,
+      target: 'informative (the build compared with)',
+      met: null,
+    });
   if (zero.breakdown) process.stderr.write(rowCostTable(zero.breakdown));
 }
 

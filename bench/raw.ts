@@ -78,6 +78,11 @@ export async function benchRawVsAutocannon(opts: {
   rounds?: number;
   /** After the rounds, the runner and the bare transport loop profiled once each: what a row costs by part. */
   breakdown?: boolean;
+  /**
+   * Another checkout, built: its runner runs the same command in each round, before this build's in odd rounds
+   * and after it in even ones, so that a before/after is taken in turn against the same sandbox.
+   */
+  against?: string;
 }): Promise<Record<string, unknown>> {
   const sb = await startSandbox({
     rate: { workflow: null, bureau: null, account: null },
@@ -105,6 +110,9 @@ export async function benchRawVsAutocannon(opts: {
       bare_request_ratio: number;
       bare_transport_ratio: number;
       runner_vs_transport: number;
+      against_runner?: number;
+      /** This build's rows/s over the other checkout's, in the same round. */
+      vs_against?: number;
       exit: number | null;
     }[] = [];
     const path = `/execute/${sb.clientId}/location_bre`;
@@ -112,27 +120,21 @@ export async function benchRawVsAutocannon(opts: {
       const raw = await autocannon(`${sb.url}${path}`, headers, body, opts.seconds, 64);
       const bareRequest = await undiciLoop('request', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
       const bareTransport = await undiciLoop('transport', sb.url, path, sb.clientId, sb.authToken, body, opts.rows);
-      const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}-${i}`);
       // BENCH_RAW_ARGS: more options for the runner (e.g. `--price workflow=0.05`: the raw path with spend counted).
       const more = (process.env.BENCH_RAW_ARGS ?? '').split(' ').filter((a) => a !== '');
-      const r = await runCli(
-        [
-          'run',
-          'location',
-          '--input',
-          input,
-          '--out',
-          out,
-          '--rate',
-          'off',
-          '--concurrency',
-          '64',
-          '--no-progress',
-          ...more,
-        ],
-        env,
-      );
-      const runner = loadRunSummary(out).rows_per_second ?? 0;
+      const runOnce = async (tag: string, cli: string | undefined, extra: readonly string[]) => {
+        const out = join(opts.dir, `raw-out-${opts.latencyMs ?? 0}-${i}${tag}`);
+        const args = ['run', 'location', '--input', input, '--out', out, '--rate', 'off', '--concurrency', '64'];
+        const r = await runCli([...args, '--no-progress', ...extra], env, undefined, cli);
+        return { code: r.code, rowsPerS: loadRunSummary(out).rows_per_second ?? 0 };
+      };
+      const theirs = opts.against ? join(opts.against, 'bin', 'bre-batch.js') : undefined;
+      const before = theirs && i % 2 === 1 ? await runOnce('-against', theirs, []) : undefined;
+      const ours = await runOnce('', undefined, more);
+      const after = theirs && i % 2 === 0 ? await runOnce('-against', theirs, []) : undefined;
+      const against = before ?? after;
+      const r = { code: against && against.code !== 0 ? against.code : ours.code };
+      const runner = ours.rowsPerS;
       rounds.push({
         autocannon: Math.round(raw),
         bare_request: bareRequest,
@@ -142,6 +144,7 @@ export async function benchRawVsAutocannon(opts: {
         bare_request_ratio: ratio(bareRequest, raw),
         bare_transport_ratio: ratio(bareTransport, raw),
         runner_vs_transport: ratio(runner, bareTransport),
+        ...(against ? { against_runner: Math.round(against.rowsPerS), vs_against: ratio(runner, against.rowsPerS) } : {}),
         exit: r.code,
       });
     }
@@ -169,6 +172,17 @@ export async function benchRawVsAutocannon(opts: {
       bare_request_ratio: median(rounds.map((r) => r.bare_request_ratio)),
       bare_transport_ratio: median(rounds.map((r) => r.bare_transport_ratio)),
       runner_vs_transport: median(rounds.map((r) => r.runner_vs_transport)),
+      ...(opts.against
+        ? {
+            against: opts.against,
+            against_runner_rows_per_s: median(rounds.map((r) => r.against_runner ?? 0)),
+            vs_against: median(rounds.map((r) => r.vs_against ?? 0)),
+            vs_against_range: [
+              Math.min(...rounds.map((r) => r.vs_against ?? 0)),
+              Math.max(...rounds.map((r) => r.vs_against ?? 0)),
+            ],
+          }
+        : {}),
       ratio: median(rounds.map((r) => r.ratio)),
       ratio_range: [Math.min(...rounds.map((r) => r.ratio)), Math.max(...rounds.map((r) => r.ratio))],
       rounds,
