@@ -1,23 +1,21 @@
 /**
- * The documentation site as a reader gets it: `npm run docs:build` builds it once for this file (the Markdown
- * and the built HTML checked for dead links and anchors on the way), then Chromium opens it from a local
- * server: the home page is the README, a page of each section of the sidebar renders with its title, and the
- * local search finds "exit code 3" on the troubleshooting page and "--rate" in the reference.
+ * The documentation site as a reader gets it: `npm run docs:build` builds it once (kept while its inputs stay
+ * the same: ../helpers/site-build.ts; the Markdown and the built HTML checked for dead links and anchors on the
+ * way), then Chromium opens it from a local server: the home page is the README, a page of each section of the
+ * sidebar renders with its title, and the local search finds "exit code 3" on the troubleshooting page and
+ * "--rate" in the reference.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlProblems } from '../../scripts/docs/check.js';
 import { itChromium, launchChromium } from '../helpers/chromium.js';
-import { tempDir } from '../helpers/temp.js';
+import { builtSite } from '../helpers/site-build.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-/** One build for the whole file: VitePress takes tens of seconds on a loaded two-core machine. */
+/** One build for the whole file, when one is needed: VitePress takes tens of seconds on a loaded two-core machine. */
 const BUILD_MS = 600_000;
 
 const TYPES: Record<string, string> = {
@@ -54,8 +52,7 @@ let site: { server: Server; url: string } | undefined;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
-  out = join(tempDir('bre-docs-build-'), 'site');
-  await promisify(execFile)('npm', ['run', '-s', 'docs:build', '--', '--out', out], { cwd: ROOT });
+  out = await builtSite();
   site = await serve(out);
 }, BUILD_MS);
 
