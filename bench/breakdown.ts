@@ -21,11 +21,11 @@ import { benchScriptArgs, CLI } from './harness.js';
 const PARTS: readonly (readonly [string, RegExp])[] = [
   [
     'start-up, options and end (not per row)',
-    /^src\/(cli|config|app|page|report|errors)|^src\/output\/journal\/compact\.ts|^src\/pipeline\/(finish|run-open|build-summary)\.ts|node_modules\/(yargs|zod|yaml|hyparquet)/,
+    /^src\/(cli|config|app|page|report|errors)|^src\/output\/journal\/compact\.ts|^src\/pipeline\/(finish|run-open|build-summary)\.ts|^packages\/formats\/src\/(page|manifest|summary|json-file|frontier|files|tables)|^packages\/core\/|node_modules\/(yargs|zod|yaml|hyparquet)/,
   ],
   [
     'input (reading and validating rows)',
-    /^src\/input\/|node_modules\/(csv-parse|iconv-lite)\/|^src\/pipeline\/input\.ts/,
+    /^src\/input\/|^packages\/formats\/src\/input\/|node_modules\/(csv-parse|iconv-lite)\/|^src\/pipeline\/input\.ts/,
   ],
   ['request building (stage, body)', /^src\/services\/|^src\/stages\//],
   ['response parsing (the bare loop: its JSON.parse)', /^src\/http\/classify\.ts|^bench\/undici-loop\.ts/],
@@ -36,7 +36,7 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
   ['normalising', /^src\/normalise\//],
   [
     'journal (the result line, its write)',
-    /^src\/output\/(journal|run-output|ndjson-file|journal-file|redact|modes)|^src\/pipeline\/recorder\.ts|^src\/output\/files\//,
+    /^src\/output\/(journal|run-output|redact|modes|audit)|^packages\/formats\/src\/(ndjson-file|journal-file|journal)\.ts|^src\/pipeline\/recorder\.ts|^src\/output\/files\//,
   ],
   ["spool (the run thread's side)", /^src\/output\/spool\//],
   ['limiter', /^src\/limits\/|^src\/http\/layers\/limit\.ts|node_modules\/bottleneck\//],
