@@ -144,7 +144,9 @@ export async function benchRawVsAutocannon(opts: {
         bare_request_ratio: ratio(bareRequest, raw),
         bare_transport_ratio: ratio(bareTransport, raw),
         runner_vs_transport: ratio(runner, bareTransport),
-        ...(against ? { against_runner: Math.round(against.rowsPerS), vs_against: ratio(runner, against.rowsPerS) } : {}),
+        ...(against
+          ? { against_runner: Math.round(against.rowsPerS), vs_against: ratio(runner, against.rowsPerS) }
+          : {}),
         exit: r.code,
       });
     }
