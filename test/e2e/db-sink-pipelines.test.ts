@@ -1,14 +1,17 @@
 /**
  * Every shipped pipeline, its sample loaded into a PostgreSQL table, run with a PostgreSQL --sink as a user
  * runs it: the sink's tables (default names: the pipeline's) equal the run's own output folder value for value
- * with types: NAME = results.ndjson, NAME_errors = errors.ndjson, NAME_transactions = transactions.csv.
+ * with types: NAME = results.ndjson, NAME_errors = errors.ndjson, NAME_transactions = transactions.csv. The
+ * tables are the point, not the process (the other db-sink files kill and stop spawned runs): the runs are the
+ * CLI's code in this process (test/helpers/cli-in-process.ts), without a start-up for each of the twelve.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { declaredHeaders } from '../../src/stages/index.js';
-import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+import { ROOT, runArgs } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadSample } from '../helpers/db-load.js';
 import { readOutput } from '../helpers/output.js';
@@ -42,10 +45,8 @@ describe.runIf(available.postgres || process.env.CI === 'true')('every shipped p
       const { rows } = await loadSample(source, p, sampleOf(p));
       const out = join(tempDir(`bre-e2e-sinkp-${p}-`), 'out');
       // Report and bank files named by the rows are read inside --files-root (a database has no folder).
-      const r = await spawnCli(
+      const r = await runInProcess(
         runArgs(p, source, out, '--table', p, '--sink', sink, '--rate', 'off', '--files-root', SAMPLES),
-        {},
-        { cwd: SAMPLES },
       );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(new RegExp(`sink: writing to ${p}, ${p}_errors`));
@@ -66,7 +67,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('every shipped p
   itDb('postgres')("a sampled run: each row's stratum and weight in NAME as in results.ndjson", async () => {
     await loadSample(source, 'cc_sampled', sampleOf('champion_challenger'));
     const out = join(tempDir('bre-e2e-sinkp-sampled-'), 'out');
-    const r = await spawnCli(
+    const r = await runInProcess(
       runArgs(
         'champion_challenger',
         source,

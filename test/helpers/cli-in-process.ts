@@ -1,0 +1,117 @@
+/**
+ * `bre-batch run ARGS` in the test's own process, from the build in dist/ (which vitest's global setup makes,
+ * as for ./cli.ts): the same options (`run`'s yargs definitions), the same resolution (`resolveRunRequest`,
+ * over the environment cleaned as for a spawned CLI) and the same `executeRun`, its stdout and stderr
+ * captured, its exit code the one the CLI's handler sets (a thrown error's by the error table, as main.ts
+ * does). For runs a test reads the folder of, where a process shows nothing more: a spawned run costs over a
+ * CPU second of start-up, most of it loading the bundle, which this process does once. What only a process
+ * shows (a signal, kill -9, a usage error's exit, the bundle itself) stays a spawned CLI (./cli.ts). From
+ * dist/, not src/: the run's threads then start from the compiled scripts, not through tsx.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { cliEnv, ROOT, type CliResult } from './cli.js';
+
+type ExecuteRun = typeof import('../../src/app/execute-run.js');
+type RunCli = typeof import('../../src/cli/run.js');
+type RunOptions = typeof import('../../src/cli/run-options/index.js');
+type Modes = typeof import('../../src/output/modes.js');
+type Errors = typeof import('../../packages/core/src/errors.js');
+
+/** A module of the build, by its path under dist/ (a variable path: the types are the sources'). */
+const built = <T>(path: string): Promise<T> => import(pathToFileURL(join(ROOT, 'dist', path)).href) as Promise<T>;
+
+let loaded:
+  | Promise<{
+      execute: ExecuteRun;
+      run: RunCli;
+      options: RunOptions;
+      modes: Modes;
+      errors: Errors;
+      yargs: typeof import('yargs').default;
+    }>
+  | undefined;
+function modules() {
+  loaded ??= (async () => {
+    const run = await built<RunCli>('cli/run.js');
+    return {
+      run,
+      execute: await built<ExecuteRun>('app/execute-run.js'),
+      options: await built<RunOptions>('cli/run-options/index.js'),
+      modes: await built<Modes>('output/modes.js'),
+      errors: await import('@bre-batch/core/errors'),
+      yargs: (await import('yargs')).default,
+    };
+  })();
+  return loaded;
+}
+
+type Write = typeof process.stdout.write;
+
+/** Runs `fn` with what is written to stdout and stderr captured instead of shown. */
+async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: string; stderr: string }> {
+  const text = { stdout: '', stderr: '' };
+  const saved = { stdout: process.stdout.write, stderr: process.stderr.write };
+  for (const name of ['stdout', 'stderr'] as const)
+    process[name].write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      text[name] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      (rest.find((r) => typeof r === 'function') as (() => void) | undefined)?.();
+      return true;
+    }) as Write;
+  try {
+    return { value: await fn(), ...text };
+  } finally {
+    process.stdout.write = saved.stdout;
+    process.stderr.write = saved.stderr;
+  }
+}
+
+/**
+ * `bre-batch ARGS` (args[0] must be `run`; no --base-url of a user: the built-in sandbox) in this process,
+ * with `env` over the cleaned environment (./cli.ts).
+ */
+export function runInProcess(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliResult> {
+  // One at a time: stdout, stderr and the umask are the process's.
+  const run = queue.then(() => runOne(args, env));
+  queue = run.catch(() => undefined);
+  return run;
+}
+let queue: Promise<unknown> = Promise.resolve();
+
+async function runOne(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  if (args[0] !== 'run') throw new Error(`runInProcess runs \`run\` only, not ${args[0]}`);
+  const m = await modules();
+  const environment = cliEnv(env);
+  const umask = process.umask();
+  const { value: code, ...text } = await captured(async () => {
+    try {
+      const a = (await m
+        .yargs([...args])
+        .command({ ...m.run.runCommand, handler: () => undefined } as never)
+        .strict()
+        .fail((msg, err) => {
+          throw err ?? new Error(msg);
+        })
+        .parseAsync()) as unknown as Parameters<RunOptions['resolveRunRequest']>[0];
+      // The mode main.ts gives what a command writes, put back afterwards.
+      m.modes.applyOutputMode(m.modes.parseOutputMode(undefined));
+      const request = m.options.resolveRunRequest(
+        a,
+        { ...(await m.run.processContext(false)), env: environment },
+        ['bre-batch', ...args].join(' '),
+      );
+      if (request.endpoints.baseUrls) throw new Error('runInProcess runs against the built-in sandbox only');
+      return await m.execute.executeRun(request);
+    } catch (thrown) {
+      const err = m.errors.isBreError(thrown) ? thrown : m.errors.internalError(thrown);
+      process.stderr.write(`bre-batch: ${err.message}\n`);
+      return m.errors.exitCodeOf(err);
+    } finally {
+      process.umask(umask);
+    }
+  });
+  return { code, signal: null, ...text };
+}
