@@ -17,8 +17,11 @@ import type { JobSettings, RunSettings } from './settings.js';
 export interface RunSink {
   /** Made and checked the tables before the folder existed; its connection is closed once the thread has its own. */
   readonly writer: SinkWriter;
-  /** A file input's keys seen so far: a key met again is that row's error (one row per key in the table). */
-  readonly keys: Set<string> | undefined;
+  /**
+   * A file input's keys seen so far, each with the row it was met on: a key met on another row is that row's
+   * error (one row per key in the table).
+   */
+  readonly keys: Map<string, number> | undefined;
 }
 
 export async function openSink(
@@ -37,7 +40,7 @@ export async function openSink(
   );
   log(`sink: writing to ${writer.describe()}`);
   // A database input refuses duplicate and NULL keys itself (src/input/db/source.ts).
-  return { writer, keys: s.source ? undefined : new Set() };
+  return { writer, keys: s.source ? undefined : new Map() };
 }
 
 /**
@@ -87,10 +90,12 @@ export function sinkKeyProblem(
     const why = `the row has no ${keyField}: with --sink every row is written once per key, so a row without one is not sent`;
     return { ...row, readError: keyError('MISSING_KEY', keyField, why) };
   }
-  if (sink.keys.has(key)) {
+  const metOn = sink.keys.get(key);
+  // The same row read again is no duplicate: a job's worker claims anew a chunk whose lease lapsed in its hands.
+  if (metOn !== undefined && metOn !== row.row) {
     const why = `an earlier row of the input has ${keyField} '${key}': with --sink the table holds one row per key, so this row is not sent`;
     return { ...row, readError: keyError('DUPLICATE_KEY', keyField, why) };
   }
-  sink.keys.add(key);
+  sink.keys.set(key, row.row);
   return row;
 }

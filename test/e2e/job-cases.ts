@@ -46,9 +46,22 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
-const PER_SECOND = 15;
+/**
+ * The sandbox's limit per caller address, and a worker's rate where its case sets none: no assertion but the
+ * half-rate case's depends on the pace, so the others run at a pace that keeps their waits short.
+ */
+const PER_SECOND = 40;
+/**
+ * The half-rate case's rate per address (the straggler's limit: this many per 2 s). Its bound is one chunk's time
+ * at the straggler's rate, which a faster pace would bring down to the processes' own latencies.
+ */
+const HALF_CASE_RATE = 15;
 const N = 450;
 const CHUNK_ROWS = 25;
+/** The lease of a case that takes no chunk over: no heartbeat late on a busy machine lapses it. */
+const NO_TAKEOVER_LEASE = '20s';
+/** The --retry-errors case's rate per worker (its sandbox has no limit). */
+const RETRY_RATE = 120;
 /** The address the sandbox holds to half the limit (the half-rate test's straggler). */
 const SLOW = '127.0.0.8';
 
@@ -63,6 +76,8 @@ interface WorkerSpec {
   /** The input table; `file`: the same rows in a CSV file every worker reads (a shared folder's file). */
   readonly from?: string;
   readonly more?: readonly string[];
+  /** --job-lease: NO_TAKEOVER_LEASE for a case that takes nothing over (test/helpers/job.ts). */
+  readonly lease?: string;
 }
 
 type Input = 'apps' | 'file';
@@ -117,8 +132,8 @@ export function jobCases(dialect: DialectName): void {
       beforeAll(async () => {
         sb = await startTestSandbox({
           rate: { workflow: { limit: PER_SECOND, windowMs: 1000 } },
-          // The straggler: one address at half the limit (PER_SECOND per 2 s), the others at the full one.
-          callerRates: { [SLOW]: { workflow: { limit: PER_SECOND, windowMs: 2000 } } },
+          // The straggler: one address at half the half-rate case's rate (HALF_CASE_RATE per 2 s).
+          callerRates: { [SLOW]: { workflow: { limit: HALF_CASE_RATE, windowMs: 2000 } } },
         });
         source = await freshDatabase(dialect, 'bre_e2e_job_src');
         sink = await freshDatabase(dialect, 'bre_e2e_job_dst');
@@ -140,7 +155,7 @@ export function jobCases(dialect: DialectName): void {
           ...(w.from === 'file'
             ? runArgs(w.pipeline ?? 'location', appsFile, w.out)
             : runArgs(w.pipeline ?? 'location', source, w.out, '--table', w.from ?? 'apps')),
-          ...jobFlags({ sink, table, job, rate: w.rate ?? PER_SECOND, address, chunkRows: CHUNK_ROWS }),
+          ...jobFlags({ sink, table, job, rate: w.rate ?? PER_SECOND, address, chunkRows: CHUNK_ROWS, lease: w.lease }),
           ...(w.more ?? []),
         ];
       }
@@ -162,8 +177,10 @@ export function jobCases(dialect: DialectName): void {
           const dir = tempDir(`bre-e2e-job-${seed}-`);
           const before = callers();
           const addresses = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
-          // Slower than the sandbox allows, so that the job is still running when the 4th worker has started.
-          const rate = 4;
+          // Slower than the sandbox allows, so that the job is still running when the 4th worker has started: with
+          // the victim killed by its 70th line, chunks of 25 rows are still waiting, 3 s each for one of the 2 living
+          // workers, while the 4th starts (a second or two; more on a loaded machine).
+          const rate = 8;
           const runs = addresses.map((address, i) => worker({ job, table, out: join(dir, `w${i}`), address, rate }));
           const victim = 1 + Math.floor(random() * 2);
           // The seeded moment: so many results in the victim's journal (its rows come a chunk at a time, so it is mid-chunk).
@@ -248,7 +265,9 @@ export function jobCases(dialect: DialectName): void {
           const table = 'loc_half';
           const dir = tempDir('bre-e2e-job-half-');
           const addresses = ['127.0.0.6', '127.0.0.7', SLOW];
-          const runs = addresses.map((address, i) => worker({ job, table, out: join(dir, `w${i}`), address }));
+          const runs = addresses.map((address, i) =>
+            worker({ job, table, out: join(dir, `w${i}`), address, rate: HALF_CASE_RATE, lease: NO_TAKEOVER_LEASE }),
+          );
           for (const r of await Promise.all(runs.map((x) => x.done))) expect(r.code, why(r)).toBe(0);
           expect((await sinkKeys(table)).size).toBe(N);
 
@@ -332,7 +351,9 @@ export function jobCases(dialect: DialectName): void {
           const job = `retry_${from}`;
           const table = `loc_retry_${from}`;
           const dir = tempDir('bre-e2e-job-retry-');
-          // Its own sandbox: 503s on a fifth of the calls, and one attempt per call, so those rows end in errors.
+          const lease = NO_TAKEOVER_LEASE;
+          // Its own sandbox: 503s on a fifth of the calls, and one attempt per call, so those rows end in errors;
+          // no limit, so the workers go at a pace of their own (every row counts, not when it is sent).
           const fsb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 0.2 }, seed: 30 });
           try {
             const addresses = ['127.0.0.2', '127.0.0.3'];
@@ -340,8 +361,10 @@ export function jobCases(dialect: DialectName): void {
               Promise.all(
                 addresses.map(
                   (address, i) =>
-                    worker({ job, table, from, out: join(dir, `${name}${i}`), address, rate: 60, more }, fsb.env())
-                      .done,
+                    worker(
+                      { job, table, from, out: join(dir, `${name}${i}`), address, rate: RETRY_RATE, more, lease },
+                      fsb.env(),
+                    ).done,
                 ),
               );
             const first = await round('a', ['--max-attempts', '1']);
@@ -356,7 +379,10 @@ export function jobCases(dialect: DialectName): void {
             expect((await status(job)).errors).toBe(failed.length);
 
             // A worker on the finished job without --retry-errors has nothing to do.
-            const idle = await spawnCli(workerArgs({ job, table, from, out: join(dir, 'idle'), rate: 60 }), fsb.env());
+            const idle = await spawnCli(
+              workerArgs({ job, table, from, out: join(dir, 'idle'), rate: RETRY_RATE, lease }),
+              fsb.env(),
+            );
             expect(idle.code, why(idle)).toBe(0);
             expect(idle.stderr).toContain(`the job '${job}' is done`);
 
@@ -378,7 +404,7 @@ export function jobCases(dialect: DialectName): void {
 
             // Again with nothing in errors: nothing is sent, exit 0.
             const none = await spawnCli(
-              workerArgs({ job, table, from, out: join(dir, 'c'), rate: 60, more: ['--retry-errors'] }),
+              workerArgs({ job, table, from, out: join(dir, 'c'), rate: RETRY_RATE, more: ['--retry-errors'], lease }),
               fsb.env(),
             );
             expect(none.code, why(none)).toBe(0);
@@ -455,7 +481,8 @@ export function jobCases(dialect: DialectName): void {
           const table = `loc_term_${from}`;
           const dir = tempDir('bre-e2e-job-term-');
           const before = callers();
-          const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2' });
+          const lease = NO_TAKEOVER_LEASE;
+          const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2', lease });
           await waitForLines(a, join(await waitForFolder(join(dir, 'a'), 'a'), 'results.ndjson'), 40, 60_000);
           a.child.kill('SIGTERM');
           const ra = await a.done;
@@ -471,7 +498,7 @@ export function jobCases(dialect: DialectName): void {
             [job],
           );
           const b = await spawnCli(
-            workerArgs({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3' }),
+            workerArgs({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3', lease }),
             sb.env(),
             {
               timeoutMs: 180_000,
@@ -506,7 +533,15 @@ export function jobCases(dialect: DialectName): void {
           const job = 'mismatch';
           const dir = tempDir('bre-e2e-job-mm-');
           const as = (out: string, w: Partial<WorkerSpec> = {}) =>
-            workerArgs({ job, table: 'loc_mm', out: join(dir, out), from: 'other', rate: 50, ...w });
+            workerArgs({
+              job,
+              table: 'loc_mm',
+              out: join(dir, out),
+              from: 'other',
+              rate: 50,
+              lease: NO_TAKEOVER_LEASE,
+              ...w,
+            });
           const first = await spawnCli(as('a'), sb.env());
           expect(first.code, why(first)).toBe(0);
           const cases: [string, string[], string][] = [

@@ -40,8 +40,11 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
-const PER_SECOND = 15;
+/** The sandbox's limit per caller address, and the NDJSON and Parquet workers' rate: no assertion depends on it. */
+const PER_SECOND = 40;
 const N = 300;
+/** The lease of a case that takes no chunk over: no heartbeat late on a busy machine lapses it. */
+const NO_TAKEOVER_LEASE = '20s';
 /** Rows whose latitude is out of range: row errors, never called. */
 const INVALID = [17, 90, 151, 260];
 /** A record with two cells of six, after this row: a broken row (MALFORMED_ROW), its key still named. */
@@ -137,10 +140,15 @@ export function jobFileCases(dialect: DialectName): void {
         out: string,
         address: string,
         rate: number,
+        lease?: string,
       ): RunningCli {
-        return startCli(runArgs('location', input, out, ...jobFlags({ sink, table, job, rate, address })), sb.env(), {
-          timeoutMs: 180_000,
-        });
+        return startCli(
+          runArgs('location', input, out, ...jobFlags({ sink, table, job, rate, address, lease })),
+          sb.env(),
+          {
+            timeoutMs: 180_000,
+          },
+        );
       }
 
       caseOf(dialect, cases.kill)(
@@ -152,8 +160,9 @@ export function jobFileCases(dialect: DialectName): void {
           const dir = tempDir(`bre-e2e-jobfile-${seed}-`);
           const before = callers();
           const addresses = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
-          // Slower than the sandbox allows, so that the job still runs when the 4th worker starts.
-          const rate = 4;
+          // Slower than the sandbox allows, so that the job still runs when the 4th worker starts: with the victim
+          // killed by its 45th line, chunks of 25 rows are still waiting, 3 s each for one of the 2 living workers.
+          const rate = 8;
           const runs = addresses.map((a, i) => worker(csv.path, job, table, join(dir, `w${i}`), a, rate));
           const victim = 1 + Math.floor(random() * 2);
           const lines = 5 + Math.floor(random() * 40);
@@ -236,7 +245,12 @@ export function jobFileCases(dialect: DialectName): void {
           copyFileSync(csv.path, input);
           const job = 'filemm';
           const args = (file: string, out: string) =>
-            runArgs('location', file, join(dir, out), ...jobFlags({ sink, table: 'loc_filemm', job, rate: 50 }));
+            runArgs(
+              'location',
+              file,
+              join(dir, out),
+              ...jobFlags({ sink, table: 'loc_filemm', job, rate: 50, lease: NO_TAKEOVER_LEASE }),
+            );
           const first = startCli(args(input, 'a'), sb.env(), { timeoutMs: 120_000 });
           // Another file while the job runs: the same rows but one byte.
           // (The job's tables appear with the first worker: until then, not split.)
@@ -294,7 +308,7 @@ export function jobFileCases(dialect: DialectName): void {
           const job = 'parquet';
           const table = 'loc_filepq';
           const runs = ['127.0.0.2', '127.0.0.3'].map((a, i) =>
-            worker(path, job, table, join(dir, `w${i}`), a, PER_SECOND),
+            worker(path, job, table, join(dir, `w${i}`), a, PER_SECOND, NO_TAKEOVER_LEASE),
           );
           const done = await Promise.all(runs.map((r) => r.done));
           for (const r of done) expect(r.code, why(r)).toBe(0);
@@ -339,7 +353,7 @@ export function jobFileCases(dialect: DialectName): void {
           const job = 'ndjson';
           const table = 'loc_filend';
           const runs = ['127.0.0.2', '127.0.0.3'].map((a, i) =>
-            worker(path, job, table, join(dir, `w${i}`), a, PER_SECOND),
+            worker(path, job, table, join(dir, `w${i}`), a, PER_SECOND, NO_TAKEOVER_LEASE),
           );
           const done = await Promise.all(runs.map((r) => r.done));
           for (const r of done) expect([0, 1], why(r)).toContain(r.code);

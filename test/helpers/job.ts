@@ -104,9 +104,14 @@ export interface JobFlags {
   readonly chunkRows?: number;
   /** --local-address; none: the default route. */
   readonly address?: string;
+  /**
+   * --job-lease: 2 s, so that a takeover happens within a test; longer for a case that takes nothing over, where
+   * a heartbeat made late by a busy machine would lapse a lease and send rows twice.
+   */
+  readonly lease?: string;
 }
 
-/** A test job worker's flags: chunks of 25 rows, a 2 s lease renewed every 500 ms, its own rate and address. */
+/** A test job worker's flags: chunks of 25 rows, a lease (2 s) renewed every 500 ms, its own rate and address. */
 export function jobFlags(o: JobFlags): string[] {
   return [
     '--sink',
@@ -118,7 +123,7 @@ export function jobFlags(o: JobFlags): string[] {
     '--job-chunk-rows',
     String(o.chunkRows ?? 25),
     '--job-lease',
-    '2s',
+    o.lease ?? '2s',
     '--job-heartbeat',
     '500ms',
     '--rate',

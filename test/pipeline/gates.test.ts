@@ -72,10 +72,15 @@ describe('each gate alone', () => {
     ['a new key goes on as it is', 'A', undefined, undefined],
     ['no key: MISSING_KEY', null, undefined, 'MISSING_KEY'],
     ['a key met before: DUPLICATE_KEY', 'SEEN', undefined, 'DUPLICATE_KEY'],
+    ['a key met on this row before (a job chunk claimed again): goes on', 'AGAIN', undefined, undefined],
     ['unreadable already: kept as it is', null, MALFORMED, 'MALFORMED_ROW'],
   ] as const)('sink key: %s', (_n, key, readError, code) => {
     const c = candidate(5, key, readError);
-    expect(sinkKeyGate({ keys: new Set(['SEEN']) }, 'reference_id').check(c)).toBe('pass');
+    const keys = new Map([
+      ['SEEN', 2],
+      ['AGAIN', 5],
+    ]);
+    expect(sinkKeyGate({ keys }, 'reference_id').check(c)).toBe('pass');
     expect(c.row.readError?.code).toBe(code);
   });
 
@@ -259,7 +264,7 @@ describe('the list', () => {
     expect(
       names({
         selection: { limit: 5, shard: { index: 1, count: 2 }, retryErrors: true },
-        sink: { keys: new Set() },
+        sink: { keys: new Map() },
         sample: { chosen: new Map() },
         output,
         sinkRoom: () => undefined,
