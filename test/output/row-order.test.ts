@@ -10,15 +10,23 @@ import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../src/output/journal/columns.js';
 import { linesByRow } from '../../src/output/spool/row-sort.js';
 import { assembleResultFiles } from '../../src/output/spool/assemble.js';
-import { CHUNK_ROWS, REORDER_BYTES, REORDER_ROWS, ResultSpool, type ResultLine } from '../../src/output/spool/spool.js';
+import { ResultSpool, type ResultLine } from '../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from './parquet-reader.js';
 import { tempDir } from '../helpers/temp.js';
 import { arrival } from '../helpers/arrival.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
+/**
+ * The spool's chunks, reorder buffer and its bytes at a tenth of a run's (1,000 rows, 400 rows, 1 MB, given
+ * to it as options): the same boundaries crossed by a tenth of the rows.
+ */
+const CHUNK_ROWS = 1_000;
+const REORDER_ROWS = 400;
+const REORDER_BYTES = 1024 * 1024;
+const SIZES = { chunkRows: CHUNK_ROWS, reorderRows: REORDER_ROWS, reorderBytes: REORDER_BYTES };
 
 /** A result line; a column appears from row `lateFrom` on (the spool starts a new segment there). */
-function line(row: number, lateFrom = 5000, pad = 0): ResultLine {
+function line(row: number, lateFrom = 500, pad = 0): ResultLine {
   const wf: Record<string, unknown> = {
     decision: row % 2 ? 'Approve' : 'Reject',
     amount: row % 3 ? row * 10 : null,
@@ -44,12 +52,19 @@ function folder(earlier: readonly number[], session: readonly number[], pad = 0)
     text += `${JSON.stringify(line(r))}\n`;
   }
   const start = Buffer.byteLength(text);
-  const spool = new ResultSpool({ stateDir, csv: true, parquet: true, stages: STAGES, union: cloneUnion(union) });
+  const spool = new ResultSpool({
+    stateDir,
+    csv: true,
+    parquet: true,
+    stages: STAGES,
+    union: cloneUnion(union),
+    ...SIZES,
+  });
   let pos = start;
   for (const r of session) {
-    union.observe(line(r, 5000, pad).stages);
-    const l = `${JSON.stringify(line(r, 5000, pad))}\n`;
-    spool.add(line(r, 5000, pad), pos, pos + Buffer.byteLength(l));
+    union.observe(line(r, 500, pad).stages);
+    const l = `${JSON.stringify(line(r, 500, pad))}\n`;
+    spool.add(line(r, 500, pad), pos, pos + Buffer.byteLength(l));
     pos += Buffer.byteLength(l);
     text += l;
   }
@@ -82,6 +97,7 @@ function assembleFolder(
     columns: f.union.columns(STAGES),
     spool: f.contents,
     visitBefore: f.start,
+    chunkRows: CHUNK_ROWS,
     ...(visit ? { visit } : {}),
   });
 }
@@ -90,20 +106,20 @@ const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i)
 
 describe('results in row order', () => {
   it('a session whose answers finish out of order: the spool writes its rows in order, the end copies them', async () => {
-    const f = folder([], arrival(range(1, 9000), 300));
-    // One segment per set of columns (`late` appears after row 5000), each in row order, one after the
+    const f = folder([], arrival(range(1, 900), 30));
+    // One segment per set of columns (`late` appears after row 500), each in row order, one after the
     // other: the rows held when the column appeared went on to the second.
     const [a, b] = f.contents.segments;
     expect(f.contents.segments).toHaveLength(2);
-    expect([a.firstRow, b.lastRow]).toEqual([1, 9000]);
+    expect([a.firstRow, b.lastRow]).toEqual([1, 900]);
     expect(a.lastRow! + 1).toBe(b.firstRow);
-    expect(b.carried!.length).toBeGreaterThan(REORDER_ROWS - 300);
+    expect(b.carried!.length).toBeGreaterThan(REORDER_ROWS - 30);
     const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
     const done = await assembleFolder(f, files);
-    expect(done.rows).toBe(9000);
+    expect(done.rows).toBe(900);
     // The second segment (the final columns) as it is; the first, without `late`, encoded again.
     expect(done.copied).toBe(b.rows);
-    expect(await csvRows(files.csv)).toEqual(range(1, 9000));
+    expect(await csvRows(files.csv)).toEqual(range(1, 900));
     await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
     // The same bytes as the files made from the journal alone.
     const alone = { csv: join(f.dir, 'alone.csv') };
@@ -112,15 +128,15 @@ describe('results in row order', () => {
   });
 
   it(`wide lines: the rows held back stay under ${REORDER_BYTES / 1024 / 1024} MB of lines, and still come out in order`, async () => {
-    // 6 KB lines: 8 MB holds about 1,400 of them, so row 5 coming 2,600 places late (fewer than REORDER_ROWS)
+    // 6 KB lines: 1 MB holds about 170 of them, so row 5 coming 260 places late (fewer than REORDER_ROWS)
     // finds later rows written already: a second segment, and the end merges.
-    const order = range(1, 3000).filter((r) => r !== 5);
-    order.splice(2600, 0, 5);
+    const order = range(1, 300).filter((r) => r !== 5);
+    order.splice(260, 0, 5);
     const f = folder([], order, 6000);
     expect(f.contents.segments.map((s) => s.firstRow)).toEqual([1, 5]);
     const files = { csv: join(f.dir, 'results.csv') };
     await assembleFolder(f, files);
-    expect(await csvRows(files.csv)).toEqual(range(1, 3000));
+    expect(await csvRows(files.csv)).toEqual(range(1, 300));
   });
 
   it(`a row that comes after more than ${REORDER_ROWS} others, and rows of an earlier session done again, are merged into place`, async () => {
@@ -145,26 +161,26 @@ describe('results in row order', () => {
   });
 
   it("a resumed run: the second session's chunks past where the sessions meet are used as they are", async () => {
-    // The earlier session did rows 1..12,000 but 150 of its last 400 (in flight at its stop); this one does
-    // those, then the rest up to 35,000: its first chunk holds rows of both, the later ones only its own.
-    const inFlight = new Set(arrival(range(11_601, 12_000), 0).filter((r) => r % 8 < 3));
+    // The earlier session did rows 1..1,200 but 15 of its last 40 (in flight at its stop); this one does
+    // those, then the rest up to 3,500: its first chunk holds rows of both, the later ones only its own.
+    const inFlight = new Set(arrival(range(1_161, 1_200), 0).filter((r) => r % 8 < 3));
     const earlier = arrival(
-      range(1, 12_000).filter((r) => !inFlight.has(r)),
+      range(1, 1_200).filter((r) => !inFlight.has(r)),
       64,
     );
-    const session = arrival([...inFlight, ...range(12_001, 35_000)], 64, 3);
+    const session = arrival([...inFlight, ...range(1_201, 3_500)], 64, 3);
     const f = folder(earlier, session);
     expect(f.contents.segments).toHaveLength(1);
     const chunks = f.contents.segments[0].chunks;
     expect(chunks.map((c) => c.rows)).toEqual([CHUNK_ROWS, CHUNK_ROWS, session.length - 2 * CHUNK_ROWS]);
-    expect(chunks[0].firstRow).toBeLessThan(12_000);
+    expect(chunks[0].firstRow).toBeLessThan(1_200);
     const files = { csv: join(f.dir, 'results.csv'), parquet: join(f.dir, 'results.parquet') };
     const visited: number[] = [];
     const done = await assembleFolder(f, files, (l) => visited.push(l.row));
-    expect(done.rows).toBe(35_000);
+    expect(done.rows).toBe(3_500);
     // The two later chunks copied; the first, where the sessions meet, encoded with the earlier rows.
     expect(done.copied).toBe(chunks[1].rows + chunks[2].rows);
-    expect(await csvRows(files.csv)).toEqual(range(1, 35_000));
+    expect(await csvRows(files.csv)).toEqual(range(1, 3_500));
     await expectMatchesJournal(files.parquet, f.ndjson, [...(await readParquet(files.parquet)).columns]);
     expect(visited.sort((a, b) => a - b)).toEqual([...earlier].sort((a, b) => a - b));
     // The same bytes as the CSV made from the journal alone.

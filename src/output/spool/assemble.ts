@@ -66,6 +66,8 @@ export interface AssembleOptions {
    * only with `tally` (their clean chunks' counts stand for their rows).
    */
   readonly recorded?: readonly SpooledSegment[];
+  /** Rows a chunk of the files written holds (default ./spool.ts CHUNK_ROWS): smaller in tests. */
+  readonly chunkRows?: number;
 }
 
 /**
@@ -168,6 +170,7 @@ export async function assembleResultFiles(
       pqColumns: resultParquetColumns(o.columns, sampled),
       sampled,
       ...(spoolUsed && o.spool?.body ? { body: o.spool.body } : {}),
+      chunkRows: o.chunkRows,
     });
     let copied = 0;
     const copy = (c: PlannedChunk) => {

@@ -52,6 +52,7 @@ export class ResultsWriter {
   readonly #chunks: SpooledChunk[] = [];
   #open: OpenChunk | undefined;
   #closed = false;
+  readonly #chunkRows: number;
   rows = 0;
 
   /** `body`: a spool's Parquet body to continue (some of its row groups are used), else a new file. */
@@ -61,8 +62,11 @@ export class ResultsWriter {
     readonly pqColumns: readonly ParquetColumn[];
     readonly sampled: boolean;
     readonly body?: { readonly path: string; readonly bytes: number };
+    /** Rows a chunk holds (default CHUNK_ROWS), as the spool was told. */
+    readonly chunkRows?: number;
   }) {
     this.#files = o.files;
+    this.#chunkRows = o.chunkRows ?? CHUNK_ROWS;
     this.#shape = new RowShape(o.columns, o.sampled);
     this.#pqColumns = o.pqColumns;
     this.#csvTmp = o.files.csv ? `${o.files.csv}.tmp` : undefined;
@@ -78,7 +82,7 @@ export class ResultsWriter {
       this.abort();
       throw err;
     }
-    this.#pq = this.#body?.groups(o.pqColumns, CHUNK_ROWS);
+    this.#pq = this.#body?.groups(o.pqColumns, this.#chunkRows);
     this.#csv?.add(resultHeader(o.columns, o.sampled));
     this.#csv?.flush();
   }
@@ -107,7 +111,7 @@ export class ResultsWriter {
       c.from = Math.min(c.from, l.at);
       c.to = Math.max(c.to, l.at + l.bytes);
     }
-    if (this.#open!.rows >= CHUNK_ROWS) this.#endChunk();
+    if (this.#open!.rows >= this.#chunkRows) this.#endChunk();
   }
 
   /** The rows encoded since the last chunk, as a chunk (a row group of their own). */

@@ -278,6 +278,14 @@ export interface SpoolOptions {
   readonly tally?: () => ChunkTally;
   /** Names this session's files (`spool-<id>-...`): a killed session's stay beside the next one's. */
   readonly id?: string;
+  /**
+   * Rows a chunk holds (default CHUNK_ROWS), rows and bytes held back to reorder (default REORDER_ROWS,
+   * REORDER_BYTES): smaller in the tests that cross them, so that a few thousand rows show what tens of
+   * thousands would.
+   */
+  readonly chunkRows?: number;
+  readonly reorderRows?: number;
+  readonly reorderBytes?: number;
 }
 
 /** What the spool counts over a chunk's rows (summary.json's decisions: stages/decisions.ts DecisionCounter). */
@@ -320,9 +328,9 @@ const SPOOL_FILE =
  * Rows the spool holds back to write them in row order: answers finish out of order by about the rows in
  * flight (a few hundred); a row later than this many others starts a new segment, and the end merges.
  */
-export const REORDER_ROWS = 4096;
+const REORDER_ROWS = 4096;
 /** ... and at most this many bytes of journal lines (a wide pipeline's lines are kilobytes each, parsed more). */
-export const REORDER_BYTES = 8 * 1024 * 1024;
+const REORDER_BYTES = 8 * 1024 * 1024;
 
 /** A row held back, as its line: it is encoded when written, under the columns of the segment it goes to. */
 interface Held {
@@ -360,6 +368,9 @@ export class ResultSpool {
   readonly #held = new MinHeap<Held>((a, b) => a.row < b.row);
   readonly #id: string;
   readonly #recorder: ChunkRecorder | undefined;
+  readonly #chunkRows: number;
+  readonly #reorderRows: number;
+  readonly #reorderBytes: number;
   #heldBytes = 0;
   /** Where the last line added ends in results.ndjson. */
   #seen = 0;
@@ -373,6 +384,9 @@ export class ResultSpool {
     // An earlier session's files are left for the end: killed before its own, it left them to be used.
     this.#body = o.parquet ? new ParquetBody(join(o.stateDir, spoolFile(this.#id, 'body'))) : undefined;
     this.#recorder = o.recorder;
+    this.#chunkRows = o.chunkRows ?? CHUNK_ROWS;
+    this.#reorderRows = o.reorderRows ?? REORDER_ROWS;
+    this.#reorderBytes = o.reorderBytes ?? REORDER_BYTES;
   }
 
   #open(start: number): Segment {
@@ -391,7 +405,7 @@ export class ResultSpool {
       csvPath,
       csvFd,
       csv: csvFd === undefined ? undefined : new CsvSink(csvFd),
-      pq: this.#body?.groups(resultParquetColumns(columns, this.#o.sampled === true), CHUNK_ROWS),
+      pq: this.#body?.groups(resultParquetColumns(columns, this.#o.sampled === true), this.#chunkRows),
       closed: false,
     };
     this.#segments.push(seg);
@@ -422,7 +436,7 @@ export class ResultSpool {
       c.from = Math.min(c.from, h.start);
       c.to = Math.max(c.to, h.start + h.bytes);
     }
-    if (seg.chunk!.rows >= CHUNK_ROWS) this.#endChunk(seg);
+    if (seg.chunk!.rows >= this.#chunkRows) this.#endChunk(seg);
   }
 
   /** The open chunk's records and row group written out, and the chunk listed. */
@@ -503,7 +517,7 @@ export class ResultSpool {
     this.#held.push({ row: line.row, line, start, bytes: end - start });
     this.#heldBytes += end - start;
     this.#seen = end;
-    while (this.#held.size > REORDER_ROWS || (this.#heldBytes > REORDER_BYTES && this.#held.size > 1))
+    while (this.#held.size > this.#reorderRows || (this.#heldBytes > this.#reorderBytes && this.#held.size > 1))
       this.#write(seg, this.#held.pop()!);
     seg.end = end;
   }

@@ -17,13 +17,19 @@ import {
   unframe,
   type SpoolRecord,
 } from '../../../src/output/spool/records.js';
-import { CHUNK_ROWS, ResultSpool, type ResultLine, type SpooledChunk } from '../../../src/output/spool/spool.js';
+import { ResultSpool, type ResultLine, type SpooledChunk } from '../../../src/output/spool/spool.js';
 import { expectMatchesJournal, readParquet } from '../parquet-reader.js';
 import { arrival } from '../../helpers/arrival.js';
 import { tempDir } from '../../helpers/temp.js';
 import { assembleCounted, Counts } from '../../helpers/tally.js';
 
 const STAGES: StageColumns[] = [{ id: 'wf', known: ['decision', 'amount'] }];
+/**
+ * Chunks of 1,000 rows and a reorder buffer of 400 (a tenth of a run's): the same boundaries crossed by a
+ * tenth of the rows.
+ */
+const CHUNK_ROWS = 1_000;
+const REORDER_ROWS = 400;
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
 /** A line as session `session` writes it (the run's id and its number after the key). */
@@ -74,6 +80,8 @@ class Folder {
         id,
         recorder: new SpoolRecorder(this.state, id, this.ndjson, this.size),
         tally: () => new Counts(),
+        chunkRows: CHUNK_ROWS,
+        reorderRows: REORDER_ROWS,
       },
       this.size,
     );
@@ -109,6 +117,7 @@ class Folder {
         visitBefore: start,
         tally: counts,
         recorded: recorded.segments,
+        chunkRows: CHUNK_ROWS,
       },
       counts,
     );
@@ -135,9 +144,9 @@ class Folder {
   }
 }
 
-/** The killed session did rows 1..n but some of its last 400 (in flight at the kill). */
+/** The killed session did rows 1..n but some of its last 40 (in flight at the kill). */
 function killedAt(n: number) {
-  const inFlight = range(n - 399, n).filter((r) => r % 8 < 3);
+  const inFlight = range(n - 39, n).filter((r) => r % 8 < 3);
   return {
     done: arrival(
       range(1, n).filter((r) => !inFlight.includes(r)),
@@ -148,7 +157,7 @@ function killedAt(n: number) {
 }
 
 describe('the end after a kill -9 uses the killed session spool', () => {
-  const a = killedAt(25_000);
+  const a = killedAt(2_500);
   // Killed: its spool never finished; only what its records list survives. Each test ends a copy of it.
   let killed: Folder;
   beforeAll(() => {
@@ -158,24 +167,24 @@ describe('the end after a kill -9 uses the killed session spool', () => {
 
   it('copies its recorded chunks: the same files and counts as from the journal, its rows barely read', async () => {
     const f = new Folder(killed);
-    const end = await f.end('bbbb', arrival([...a.inFlight, ...range(25_001, 27_000)], 64, 3));
+    const end = await f.end('bbbb', arrival([...a.inFlight, ...range(2_501, 2_700)], 64, 3));
     expect(end.rejected).toBe(0);
-    // Its two chunks written before the kill (the reorder buffer held its last 4,096 rows) copied; this
+    // Its two chunks written before the kill (the reorder buffer held its last 400 rows) copied; this
     // session's chunk is where its rows redone meet the killed session's last ones: encoded.
     expect(end.copied).toBe(2 * CHUNK_ROWS);
     // Only the lines outside its copied chunks read to be counted.
     expect(end.visited.length).toBe(a.done.length - 2 * CHUNK_ROWS);
-    await f.check(27_000, end.counts);
+    await f.check(2_700, end.counts);
   });
 
   it('two killed sessions, then an end: both used', async () => {
     const f = new Folder();
-    f.spooled('aaaa', arrival(range(1, 15_000), 64));
-    f.spooled('bbbb', arrival(range(15_001, 30_000), 64, 2));
-    const end = await f.end('cccc', range(30_001, 30_500));
+    f.spooled('aaaa', arrival(range(1, 1_500), 64));
+    f.spooled('bbbb', arrival(range(1_501, 3_000), 64, 2));
+    const end = await f.end('cccc', range(3_001, 3_050));
     // A chunk of each killed session (the rest was held in its reorder buffer), and this session's rows.
-    expect(end.copied).toBe(2 * CHUNK_ROWS + 500);
-    await f.check(30_500, end.counts);
+    expect(end.copied).toBe(2 * CHUNK_ROWS + 50);
+    await f.check(3_050, end.counts);
   });
 
   it.each([
@@ -214,11 +223,11 @@ describe('the end after a kill -9 uses the killed session spool', () => {
   ])('$what: detected, those rows encoded from the journal, the same files', async ({ spoil, copied }) => {
     const f = new Folder(killed);
     spoil(f);
-    const end = await f.end('bbbb', arrival([...a.inFlight, ...range(25_001, 26_000)], 64, 3));
+    const end = await f.end('bbbb', arrival([...a.inFlight, ...range(2_501, 2_600)], 64, 3));
     expect(end.rejected).toBeGreaterThanOrEqual(1);
     // Of its two chunks, those before what was spoiled.
     expect(end.copied).toBe(copied);
-    await f.check(26_000, end.counts, false);
+    await f.check(2_600, end.counts, false);
     expect(readdirSync(f.state).filter((n) => n.startsWith('spool-'))).toEqual([]);
   });
 });
