@@ -56,6 +56,9 @@ describe.runIf(available.postgres || available.mysql || process.env.CI === 'true
             [
               ...runArgs('rescore', input, join(dir, `w${i}-${cap}`), '--files-root', join(ROOT, 'samples')),
               ...['--sink', sink, '--sink-table', 'rs', '--job', 'night', '--job-chunk-rows', '10'],
+              // A worker with nothing left to claim looks again at each heartbeat (10 s by default) until the
+              // other's last chunk is done: a short one ends the round when the job does.
+              ...['--job-heartbeat', '500ms'],
               ...['--rate', 'off', '--concurrency', '4', '--currency', 'EUR'],
               ...['--price', `workflow=${PRICE.workflow}`, '--price', `bureau=${PRICE.bureau}`],
               ...['--max-spend', cap],
