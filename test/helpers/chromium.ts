@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { it } from 'vitest';
+import { afterAll, type it } from 'vitest';
 import { gatedIt } from './gate.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -36,6 +36,27 @@ export const itChromium: typeof it = gatedIt(
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
+/**
+ * One browser for a test file (a launch costs about 3 CPU seconds): the returned function launches it when
+ * first called and gives it to every test after; it is closed after the file. A test closes its pages with
+ * closePages, so the next starts with none.
+ */
+export function browserPerFile(): () => Promise<Browser> {
+  let browser: Promise<Browser> | undefined;
+  afterAll(async () => {
+    await browser?.then(
+      (b) => b.close(),
+      () => undefined,
+    );
+  });
+  return () => (browser ??= launchChromium());
+}
+
+/** Closes every page a test opened (each in a context of its own: openHtml), the browser left running. */
+export async function closePages(browser: Browser): Promise<void> {
+  for (const context of browser.contexts()) await context.close();
 }
 
 export interface OpenedPage {

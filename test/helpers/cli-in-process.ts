@@ -1,7 +1,8 @@
 /**
- * `bre-batch run ARGS` in the test's own process, from the build in dist/ (which vitest's global setup makes,
- * as for ./cli.ts): the same options (`run`'s yargs definitions), the same resolution (`resolveRunRequest`,
- * over the environment cleaned as for a spawned CLI) and the same `executeRun`, its stdout and stderr
+ * `bre-batch run ARGS` (or `compare ARGS`) in the test's own process, from the build in dist/ (which vitest's
+ * global setup makes, as for ./cli.ts): the same options (`run`'s yargs definitions), the same resolution
+ * (`resolveRunRequest`, over the environment cleaned as for a spawned CLI) and the same `executeRun` (`compare`:
+ * its command's own handler), its stdout and stderr
  * captured, its exit code the one the CLI's handler sets (a thrown error's by the error table, as main.ts
  * does). For runs a test reads the folder of, where a process shows nothing more: a spawned run costs over a
  * CPU second of start-up, most of it loading the bundle, which this process does once. What only a process
@@ -14,6 +15,7 @@ import { cliEnv, ROOT, type CliResult } from './cli.js';
 
 type ExecuteRun = typeof import('../../src/app/execute-run.js');
 type RunCli = typeof import('../../src/cli/run.js');
+type CompareCli = typeof import('../../src/cli/compare.js');
 type RunOptions = typeof import('../../src/cli/run-options/index.js');
 type Modes = typeof import('../../src/output/modes.js');
 type Errors = typeof import('../../packages/core/src/errors.js');
@@ -25,6 +27,7 @@ let loaded:
   | Promise<{
       execute: ExecuteRun;
       run: RunCli;
+      compare: CompareCli;
       options: RunOptions;
       modes: Modes;
       errors: Errors;
@@ -36,6 +39,7 @@ function modules() {
     const run = await built<RunCli>('cli/run.js');
     return {
       run,
+      compare: await built<CompareCli>('cli/compare.js'),
       execute: await built<ExecuteRun>('app/execute-run.js'),
       options: await built<RunOptions>('cli/run-options/index.js'),
       modes: await built<Modes>('output/modes.js'),
@@ -67,8 +71,8 @@ async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: st
 }
 
 /**
- * `bre-batch ARGS` (args[0] must be `run`; no --base-url of a user: the built-in sandbox) in this process,
- * with `env` over the cleaned environment (./cli.ts).
+ * `bre-batch ARGS` (args[0] must be `run`, with no --base-url of a user: the built-in sandbox; or `compare`)
+ * in this process, with `env` over the cleaned environment (./cli.ts).
  */
 export function runInProcess(
   args: readonly string[],
@@ -82,12 +86,26 @@ export function runInProcess(
 let queue: Promise<unknown> = Promise.resolve();
 
 async function runOne(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
-  if (args[0] !== 'run') throw new Error(`runInProcess runs \`run\` only, not ${args[0]}`);
+  if (args[0] !== 'run' && args[0] !== 'compare')
+    throw new Error(`runInProcess runs \`run\` and \`compare\` only, not ${args[0]}`);
   const m = await modules();
   const environment = cliEnv(env);
   const umask = process.umask();
   const { value: code, ...text } = await captured(async () => {
     try {
+      if (args[0] === 'compare') {
+        // The command as main.ts gives it: its own handler runs the compare and prints its summary.
+        m.modes.applyOutputMode(m.modes.parseOutputMode(undefined));
+        await m
+          .yargs([...args])
+          .command(m.compare.compareCommand as never)
+          .strict()
+          .fail((msg, err) => {
+            throw err ?? new Error(msg);
+          })
+          .parseAsync();
+        return 0;
+      }
       const a = (await m
         .yargs([...args])
         .command({ ...m.run.runCommand, handler: () => undefined } as never)

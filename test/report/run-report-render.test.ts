@@ -13,8 +13,18 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { writeRunReport } from '../../src/report/write.js';
-import { ARTIFACTS, chartWidths, itChromium, launchChromium, openHtml, sidewaysOverflow } from '../helpers/chromium.js';
-import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+import {
+  ARTIFACTS,
+  chartWidths,
+  itChromium,
+  browserPerFile,
+  closePages,
+  openHtml,
+  sidewaysOverflow,
+} from '../helpers/chromium.js';
+import { ROOT, runArgs } from '../helpers/cli.js';
+// The run in this process (the report is what is tested): it costs a CPU second less than a spawned CLI.
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp.js';
 import { INJECTED, nightRunFolder, resumedRunFolder } from './fixtures.js';
 
@@ -43,13 +53,16 @@ function datedLabels(page: Page): Promise<string[]> {
   );
 }
 
+/** One Chromium for the file's tests (each opens its pages and closes them). */
+const fileBrowser = browserPerFile();
+
 describe('run report.html in headless Chromium', () => {
   itChromium(
     'a run resumed three times: every section, its pauses marked, distinct time labels; prints',
     async () => {
       const dir = await resumedRunFolder(tempDir('bre-report-'));
       const { path } = await writeRunReport(dir);
-      const browser = await launchChromium();
+      const browser = await fileBrowser();
       try {
         const { page, problems, requests, url } = await openHtml(browser, path, { width: 1200, height: 900 });
         expect(problems).toEqual([]);
@@ -88,7 +101,7 @@ describe('run report.html in headless Chromium', () => {
         await page.emulateMedia({ media: 'print' });
         expect((await page.pdf({ format: 'A4' })).length).toBeGreaterThan(10_000);
       } finally {
-        await browser.close();
+        await closePages(browser);
       }
     },
     120_000,
@@ -99,10 +112,10 @@ describe('run report.html in headless Chromium', () => {
     async () => {
       const out = join(tempDir('bre-report-start-'), 'out');
       // What `npm start` runs, with the output folder named.
-      const run = await spawnCli(runArgs('rescore', join(ROOT, 'samples', 'rescore.csv'), out));
+      const run = await runInProcess(runArgs('rescore', join(ROOT, 'samples', 'rescore.csv'), out));
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain(`report: ${join(out, 'report.html')}`);
-      const browser = await launchChromium();
+      const browser = await fileBrowser();
       try {
         const { page, problems, requests, url } = await openHtml(browser, join(out, 'report.html'), {
           width: 1200,
@@ -131,7 +144,7 @@ describe('run report.html in headless Chromium', () => {
         expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
         await screenshot(page, 'run-report-npm-start.png');
       } finally {
-        await browser.close();
+        await closePages(browser);
       }
     },
     120_000,
@@ -142,7 +155,7 @@ describe('run report.html in headless Chromium', () => {
     async () => {
       const dir = await nightRunFolder(tempDir('bre-report-night-'));
       const { path } = await writeRunReport(dir);
-      const browser = await launchChromium();
+      const browser = await fileBrowser();
       try {
         const { page, problems, requests, url } = await openHtml(browser, path, { width: 1200, height: 900 });
         expect(problems).toEqual([]);
@@ -165,7 +178,7 @@ describe('run report.html in headless Chromium', () => {
         expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
         await screenshot(page, 'run-report-night.png');
       } finally {
-        await browser.close();
+        await closePages(browser);
       }
     },
     120_000,

@@ -10,7 +10,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CompareJson } from '../src/compare.js';
 import type { Estimate } from '../src/design/estimators.js';
 import type { DrawnSample } from '../../../src/pipeline/sample.js';
-import { spawnCli as cli } from '../../../test/helpers/cli.js';
+// In this process: a spawned compare's exit codes are e2e-sandbox.test.ts's.
+import { runInProcess as cli } from '../../../test/helpers/cli-in-process.js';
 import { tempDir } from '../../../test/helpers/temp.js';
 import { BY_MONTH, fullRun, INPUT, rowsOf, selection, writeSampledFolder } from './sampled-folders.js';
 
