@@ -36,7 +36,7 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
   ['normalising', /^src\/normalise\//],
   [
     'journal (the result line, its write)',
-    /^src\/output\/(journal|run-output|redact|modes|audit)|^packages\/formats\/src\/(ndjson-file|journal-file|journal)\.ts|^src\/pipeline\/recorder\.ts|^src\/output\/files\//,
+    /^src\/output\/(journal|ndjson-file|run-output|redact|modes|audit)|^packages\/formats\/src\/(ndjson-file|journal-file|journal)\.ts|^src\/pipeline\/recorder\.ts|^src\/output\/files\//,
   ],
   ["spool (the run thread's side)", /^src\/output\/spool\//],
   ['limiter', /^src\/limits\/|^src\/http\/layers\/limit\.ts|node_modules\/bottleneck\//],
@@ -64,9 +64,11 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** Source paths of the bundle's frames, by its source maps (relative to the package). */
+/** Source paths of the bundle's frames, by its source maps (relative to the package at `root`). */
 class Sources {
   readonly #maps = new Map<string, SourceMap | null>();
+
+  constructor(readonly root: string = PACKAGE_ROOT) {}
 
   path(url: string, line: number, column: number): string {
     if (!url.startsWith('file://')) return url;
@@ -84,7 +86,7 @@ class Sources {
     const entry = map?.findEntry(line, column) as { originalSource?: string } | undefined;
     const source = entry?.originalSource ? entry.originalSource : url;
     const path = source.startsWith('file://') ? fileURLToPath(source) : join(file, '..', source);
-    return relative(PACKAGE_ROOT, path).replace(/^(\.\.\/)+/, '');
+    return relative(this.root, path).replace(/^(\.\.\/)+/, '');
   }
 }
 
@@ -130,8 +132,8 @@ function attribute(p: Profile, sources: Sources): Map<string, number> {
 }
 
 /** Each thread's profile in `dir`: which thread (by the scripts its frames run), and its CPU by part. */
-function readProfiles(dir: string): { thread: string; us: Map<string, number> }[] {
-  const sources = new Sources();
+function readProfiles(dir: string, root?: string): { thread: string; us: Map<string, number> }[] {
+  const sources = new Sources(root);
   return readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
     .map((f) => {
@@ -159,8 +161,17 @@ export interface RowCost {
   /** CPU microseconds a request of the bare transport loop (every part of it). */
   readonly bareTransport: number;
   readonly bareTransportParts: Record<string, number>;
+  /** The same run of another build (RowCost.against's checkout), its run's thread by part and its spool's. */
+  readonly against?: {
+    readonly root: string;
+    readonly main: Record<string, number>;
+    readonly mainTotal: number;
+    readonly spool: number;
+  };
   readonly method: string;
 }
+
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
 const perRow = (us: Map<string, number>, rows: number) =>
   Object.fromEntries(
@@ -178,6 +189,8 @@ export async function rowCost(o: {
   readonly clientId: string;
   readonly token: string;
   readonly body: string;
+  /** Another checkout, built: its runner profiled the same way, after this one's. */
+  readonly against?: string;
 }): Promise<RowCost> {
   const runDir = join(o.dir, 'profile-run');
   const bareDir = join(o.dir, 'profile-bare');
@@ -185,20 +198,33 @@ export async function rowCost(o: {
     rmSync(d, { recursive: true, force: true });
     mkdirSync(d, { recursive: true });
   }
-  const out = join(o.dir, 'profile-out');
-  rmSync(out, { recursive: true, force: true });
-  const code = await profiled(
-    [CLI, 'run', 'location', '--input', o.input, '--out', out, '--rate', 'off', '--concurrency', '64', '--no-progress'],
-    o.env,
-    runDir,
-  );
-  if (code !== 0) throw new Error(`the profiled run exited ${code}`);
-  const threads = readProfiles(runDir);
-  const main = new Map<string, number>();
-  let spool = 0;
-  for (const t of threads)
-    if (t.thread === 'main') for (const [k, v] of t.us) main.set(k, (main.get(k) ?? 0) + v);
-    else if (t.thread === 'spool') for (const v of t.us.values()) spool += v;
+  const runner = async (cli: string, dir: string, root?: string) => {
+    const out = join(o.dir, 'profile-out');
+    rmSync(out, { recursive: true, force: true });
+    const args = ['run', 'location', '--input', o.input, '--out', out, '--rate', 'off', '--concurrency', '64'];
+    const code = await profiled([cli, ...args, '--no-progress'], o.env, dir);
+    if (code !== 0) throw new Error(`the profiled run exited ${code}`);
+    const main = new Map<string, number>();
+    let spool = 0;
+    for (const t of readProfiles(dir, root))
+      if (t.thread === 'main') for (const [k, v] of t.us) main.set(k, (main.get(k) ?? 0) + v);
+      else if (t.thread === 'spool') for (const v of t.us.values()) spool += v;
+    return { main, spool };
+  };
+  const { main, spool } = await runner(CLI, runDir);
+  let against: RowCost['against'];
+  if (o.against) {
+    const dir = join(o.dir, 'profile-against');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const theirs = await runner(join(o.against, 'bin', 'bre-batch.js'), dir, o.against);
+    against = {
+      root: o.against,
+      main: perRow(theirs.main, o.rows),
+      mainTotal: Math.round((total(theirs.main) / o.rows) * 10) / 10,
+      spool: Math.round((theirs.spool / o.rows) * 10) / 10,
+    };
+  }
   const bareArgs = benchScriptArgs('undici-loop.ts', [
     'transport',
     o.url,
@@ -211,13 +237,13 @@ export async function rowCost(o: {
   await profiled(bareArgs, {}, bareDir);
   const bare = new Map<string, number>();
   for (const t of readProfiles(bareDir)) for (const [k, v] of t.us) bare.set(k, (bare.get(k) ?? 0) + v);
-  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
   return {
     main: perRow(main, o.rows),
     spool: Math.round((spool / o.rows) * 10) / 10,
     mainTotal: Math.round((total(main) / o.rows) * 10) / 10,
     bareTransport: Math.round((total(bare) / o.rows) * 10) / 10,
     bareTransportParts: perRow(bare, o.rows),
+    ...(against ? { against } : {}),
     method:
       "node --cpu-prof of the whole command (every thread); each sample to the part owning the deepest frame of the program's or a library's code (source maps of the bundle), builtins to their caller; idle left out; divided by the rows. Start-up and the end are in their own part.",
   };
@@ -227,13 +253,14 @@ export async function rowCost(o: {
 export function rowCostTable(c: RowCost): string {
   const lines = [
     `what a row costs on the raw path, CPU us a row (${c.method})`,
-    `| part | runner, run's thread | bare transport loop |`,
-    '|---|---|---|',
+    `| part | runner, run's thread | bare transport loop |${c.against ? ` ${c.against.root}'s runner |` : ''}`,
+    `|---|---|---|${c.against ? '---|' : ''}`,
     ...[...new Set([...Object.keys(c.main), ...Object.keys(c.bareTransportParts)])].map(
-      (k) => `| ${k} | ${c.main[k] ?? '-'} | ${c.bareTransportParts[k] ?? '-'} |`,
+      (k) =>
+        `| ${k} | ${c.main[k] ?? '-'} | ${c.bareTransportParts[k] ?? '-'} |${c.against ? ` ${c.against.main[k] ?? '-'} |` : ''}`,
     ),
-    `| total, run's thread | ${c.mainTotal} | ${c.bareTransport} |`,
-    `| the spool's thread | ${c.spool} | - |`,
+    `| total, run's thread | ${c.mainTotal} | ${c.bareTransport} |${c.against ? ` ${c.against.mainTotal} |` : ''}`,
+    `| the spool's thread | ${c.spool} | - |${c.against ? ` ${c.against.spool} |` : ''}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -161,6 +161,7 @@ export async function benchRawVsAutocannon(opts: {
           clientId: sb.clientId,
           token: sb.authToken,
           body,
+          against: opts.against,
         })
       : undefined;
     return {
