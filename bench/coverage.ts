@@ -153,23 +153,33 @@ export async function benchCoverage(o: {
   readonly seeds: number;
   readonly realRuns: number;
   readonly log?: (l: string) => void;
+  /** Runs `bre-batch ARGS` (`run` and `compare`): default a spawned CLI; the tests run it in their process. */
+  readonly cli?: (args: readonly string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>;
 }): Promise<CoverageResult> {
   const log = o.log ?? (() => undefined);
+  const cli = o.cli ?? ((args: readonly string[]) => runCli(args, {}));
   const input = join(o.dir, `cc-${o.rows}.csv`);
   writeFileSync(input, sampleCsv(o.rows));
   const full = join(o.dir, 'cov-full');
   const t0 = performance.now();
-  const run = await runCli(
-    ['run', 'champion_challenger', '--input', input, '--out', full, '--no-progress', '--rate', 'off'],
-    {},
-  );
+  const run = await cli([
+    'run',
+    'champion_challenger',
+    '--input',
+    input,
+    '--out',
+    full,
+    '--no-progress',
+    '--rate',
+    'off',
+  ]);
   if (run.code !== 0 && run.code !== 1) throw new Error(`the full run failed (${run.code}): ${run.stderr}`);
   const fullRunS = (performance.now() - t0) / 1000;
   log(`coverage: full run of ${o.rows} rows in ${fullRunS.toFixed(1)} s`);
 
   const draw = (options: SampleOptions) => drawFromInput(input, options);
   const compare = async (folder: string, out: string): Promise<Record<Figure, Est | null>> => {
-    const r = await runCli(['compare', folder, folder, ...COMPARE_ARGS, '--out', out], {});
+    const r = await cli(['compare', folder, folder, ...COMPARE_ARGS, '--out', out]);
     if (r.code !== 0) throw new Error(`compare ${folder} failed (${r.code}): ${r.stderr}`);
     return figuresOf(join(out, 'compare.json'));
   };
@@ -179,7 +189,7 @@ export async function benchCoverage(o: {
   writeSampledFolder(full, census, await draw({ sampleShare: '1', stratifyBy: STRATIFY }));
   const truth = await compare(census, join(o.dir, 'cov-census-cmp'));
   const plain = JSON.parse(
-    (await runCli(['compare', full, full, ...COMPARE_ARGS, '--out', join(o.dir, 'cov-full-cmp')], {})).code === 0
+    (await cli(['compare', full, full, ...COMPARE_ARGS, '--out', join(o.dir, 'cov-full-cmp')])).code === 0
       ? readFileSync(join(o.dir, 'cov-full-cmp', 'compare.json'), 'utf8')
       : '{}',
   );
@@ -220,26 +230,23 @@ export async function benchCoverage(o: {
   for (let i = 1; i <= o.realRuns; i += 1) {
     const seed = `coverage-${i}`;
     const out = join(o.dir, `cov-real-${i}`);
-    const r = await runCli(
-      [
-        'run',
-        'champion_challenger',
-        '--input',
-        input,
-        '--out',
-        out,
-        '--no-progress',
-        '--rate',
-        'off',
-        '--sample-share',
-        String(o.share),
-        '--stratify-by',
-        STRATIFY,
-        '--seed',
-        seed,
-      ],
-      {},
-    );
+    const r = await cli([
+      'run',
+      'champion_challenger',
+      '--input',
+      input,
+      '--out',
+      out,
+      '--no-progress',
+      '--rate',
+      'off',
+      '--sample-share',
+      String(o.share),
+      '--stratify-by',
+      STRATIFY,
+      '--seed',
+      seed,
+    ]);
     if (r.code !== 0 && r.code !== 1) throw new Error(`the sampled run failed (${r.code}): ${r.stderr}`);
     const real = await compare(out, join(o.dir, `cov-real-cmp-${i}`));
     const derivedFolder = join(o.dir, `cov-derived-${i}`);

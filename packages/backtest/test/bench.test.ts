@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchCompare } from '../../../bench/compare.js';
 import { benchCoverage, coverageRow } from '../../../bench/coverage.js';
+import { runInProcess } from '../../../test/helpers/cli-in-process.js';
 import { tempDir } from '../../../test/helpers/temp.js';
 
 // The benchmark runs the compare in a child process from the build (dist/), as `npm run bench` does; vitest's
@@ -23,11 +24,12 @@ describe('benchCompare', () => {
 });
 
 // The coverage simulation of the sampled estimators (bench/coverage.ts, `npm run bench -- --only coverage`), on the shipped
-// sample's make at its own size and with two seeds: the same machinery as the 200-seed run.
+// sample's make at its own size and with two seeds: the same machinery as the 200-seed run, its runs and compares
+// in this process (the bench spawns them; a process adds only start-up, which it does not measure here).
 describe('benchCoverage', () => {
   it('runs the input whole once, takes the truth from a census, compares samples of it, and a real sampled run equals its derived folder', async () => {
     const dir = tempDir();
-    const r = await benchCoverage({ dir, rows: 1500, share: 0.2, seeds: 2, realRuns: 1 });
+    const r = await benchCoverage({ dir, rows: 1500, share: 0.2, seeds: 2, realRuns: 1, cli: runInProcess });
     expect([r.rows, r.sampled, r.strata, r.seeds]).toEqual([1500, 300, 16, 2]);
     // The census (weight 1 everywhere) gives compare's plain figures of the full folder.
     expect(r.plain_vs_census.approval_rate_a).toBeLessThan(1e-12);
