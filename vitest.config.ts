@@ -18,6 +18,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Builds dist/ once before the tests (the e2e tests spawn the built CLI): see test/global-setup.ts.
     globalSetup: ['test/global-setup.ts'],
+    // The build is imported as Node imports it, untransformed (test/helpers/cli-in-process.ts runs the CLI's
+    // code from it): vitest's transform of its modules made a run's rows cost more CPU than a spawned CLI's.
+    server: { deps: { external: [/\/dist\//] } },
     // With BRE_TEST_CPU=FILE, each file's CPU seconds (its own and its children's) go to FILE: test/cpu-probe.ts.
     setupFiles: ['test/cpu-probe.ts'],
     testTimeout: 60_000,

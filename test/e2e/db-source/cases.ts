@@ -5,13 +5,17 @@
  * the same results as the files; kill -9 at seeded moments, then the same command: every key once, and the
  * resume starts after the frontier instead of the start; NULL and duplicate keys; a missing table, a query
  * that does not parse, an unreachable host, a password on the command line; connections killed mid-run and a
- * source that stays away; another source refused; the table changed behind a retry.
+ * source that stays away; another source refused; the table changed behind a retry. A run whose folder is the
+ * point (a reference run from the file, a first session to resume) is the CLI's code in this process
+ * (test/helpers/cli-in-process.ts); a process is spawned for what only one shows: kill -9, a connection cut
+ * under it, a refusal's exit code and words, what `--plan`, `--dry-run`, `verify` and `merge` print.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { DialectName } from '../../../src/db/index.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../../helpers/cli.js';
+import { runInProcess } from '../../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb, killConnections } from '../../helpers/db.js';
 import { loadRows, loadSample, sql, type SampleRow } from '../../helpers/db-load.js';
 import {
@@ -108,13 +112,11 @@ export function databaseInputTests(dialect: DialectName): void {
         const sample = join(SAMPLES, existsSync(join(SAMPLES, `${p}.csv`)) ? `${p}.csv` : `${p}.ndjson`);
         const { rows } = await loadSample(url, p, sample);
         const dir = tempDir(`bre-e2e-db-${p}-`);
-        const fromFile = await spawnCli(runArgs(p, sample, join(dir, 'file'), '--rate', 'off'));
+        const fromFile = await runInProcess(runArgs(p, sample, join(dir, 'file'), '--rate', 'off'));
         expect(fromFile.code, fromFile.stderr).toBe(0);
         // A database has no folder: its rows' report and bank files are read inside --files-root.
-        const fromDb = await spawnCli(
+        const fromDb = await runInProcess(
           runArgs(p, url, join(dir, 'db'), '--table', p, '--rate', 'off', '--files-root', SAMPLES),
-          {},
-          inSamples,
         );
         expect(fromDb.code, fromDb.stderr).toBe(0);
         const out = readOutput(join(dir, 'db'));
@@ -167,9 +169,9 @@ export function databaseInputTests(dialect: DialectName): void {
         await loadSample(url, 'cc_sample', sample);
         const dir = tempDir('bre-e2e-db-sample-');
         const opts = ['--sample-share', '0.2', '--stratify-by', 'application_date:month', '--rate', 'off'];
-        const fromFile = await spawnCli(runArgs('champion_challenger', sample, join(dir, 'file'), ...opts));
+        const fromFile = await runInProcess(runArgs('champion_challenger', sample, join(dir, 'file'), ...opts));
         expect(fromFile.code, fromFile.stderr).toBe(0);
-        const fromDb = await spawnCli(
+        const fromDb = await runInProcess(
           runArgs('champion_challenger', url, join(dir, 'db'), '--table', 'cc_sample', ...opts),
         );
         expect(fromDb.code, fromDb.stderr).toBe(0);
@@ -204,7 +206,7 @@ export function databaseInputTests(dialect: DialectName): void {
         await loadRows(url, 'q_loc', locationRows(30));
         const query = "SELECT * FROM q_loc WHERE user_id <> 'user000007'";
         const dir = tempDir('bre-e2e-db-query-');
-        const r = await spawnCli(
+        const r = await runInProcess(
           runArgs('location', url, join(dir, 'out'), '--query', query, '--rate', 'off', '--input-page-rows', '7'),
         );
         expect(r.code, r.stderr).toBe(0);
@@ -269,7 +271,7 @@ export function databaseInputTests(dialect: DialectName): void {
       rows.push({ ...rows[2], user_id: 'user-dup' }, { ...rows[5], reference_id: null });
       await loadRows(url, 'bad_keys', rows);
       const out = tempDir('bre-e2e-db-keys-');
-      const r = await spawnCli(runArgs('location', url, out, '--table', 'bad_keys', '--rate', 'off'));
+      const r = await runInProcess(runArgs('location', url, out, '--table', 'bad_keys', '--rate', 'off'));
       expect(r.code, r.stderr).toBe(1);
       const o = readOutput(out);
       expect(invariantProblems(10, o)).toEqual([]);
@@ -438,11 +440,11 @@ export function databaseInputTests(dialect: DialectName): void {
 
       itDb(dialect)('--limit, then the same folder without it: carries on after the limit', async () => {
         const out = tempDir('bre-e2e-db-limit-');
-        const a = await spawnCli(runArgs('location', url, out, '--table', table, '--rate', 'off', '--limit', '15'));
+        const a = await runInProcess(runArgs('location', url, out, '--table', table, '--rate', 'off', '--limit', '15'));
         expect(a.code, a.stderr).toBe(0);
         expect(readOutput(out).results.map((l) => l.key)).toEqual(locationRows(15).map((x) => x.reference_id));
         expect(frontierOf(out)).toMatchObject({ row: 15, key: 'LOC-000015' });
-        const b = await spawnCli(runArgs('location', url, out, '--table', table, '--rate', 'off'));
+        const b = await runInProcess(runArgs('location', url, out, '--table', table, '--rate', 'off'));
         expect(b.code, b.stderr).toBe(0);
         const o = readOutput(out);
         expect(
@@ -514,7 +516,9 @@ export function databaseInputTests(dialect: DialectName): void {
         async () => {
           await loadRows(url, 'other_loc', locationRows(3));
           const out = tempDir('bre-e2e-db-mismatch-');
-          expect((await spawnCli(runArgs('location', url, out, '--table', 'other_loc', '--rate', 'off'))).code).toBe(0);
+          expect(
+            (await runInProcess(runArgs('location', url, out, '--table', 'other_loc', '--rate', 'off'))).code,
+          ).toBe(0);
           const r = await spawnCli(runArgs('location', url, out, '--table', table, '--rate', 'off'));
           expect(r.code).toBe(2);
           expect(r.stderr).toMatch(/refusing to resume into .*: it read table other_loc, now table resume_loc/);
@@ -536,7 +540,7 @@ export function databaseInputTests(dialect: DialectName): void {
         await loadRows(url, 'retry_loc', locationRows(20, [4, 12]));
         const dir = tempDir('bre-e2e-db-retry-');
         const out = join(dir, 'out');
-        const first = await spawnCli(runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off'));
+        const first = await runInProcess(runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off'));
         expect(first.code, first.stderr).toBe(1);
         expect(
           readOutput(out)
@@ -548,7 +552,7 @@ export function databaseInputTests(dialect: DialectName): void {
           `UPDATE retry_loc SET latitude = 19.5 WHERE reference_id = ${dialect === 'postgres' ? '$1' : '?'}`,
           ['LOC-000004'],
         );
-        const retry = await spawnCli(
+        const retry = await runInProcess(
           runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off', '--retry-errors'),
         );
         expect(retry.code, retry.stderr).toBe(1);
@@ -581,7 +585,7 @@ export function databaseInputTests(dialect: DialectName): void {
       await loadRows(url, 'shard_loc', rows);
       const dir = tempDir('bre-e2e-db-shard-');
       for (const k of [1, 2]) {
-        const r = await spawnCli(
+        const r = await runInProcess(
           runArgs(
             'location',
             url,
@@ -617,7 +621,7 @@ export function databaseInputTests(dialect: DialectName): void {
       ).toEqual([]);
       // Shards of different tables are not merged.
       await loadRows(url, 'shard_other', rows);
-      const other = await spawnCli(
+      const other = await runInProcess(
         runArgs('location', url, join(dir, 'o2'), '--table', 'shard_other', '--rate', 'off', '--shard', '2/2'),
       );
       expect(other.code).toBe(0);
