@@ -39,6 +39,7 @@ import {
   waitForFolder,
   why,
 } from '../helpers/job.js';
+import { stopHoldingNoLock } from '../helpers/job-stop.js';
 import { locationCsv } from '../helpers/output.js';
 import { locationRows, prng } from '../helpers/sink-inputs.js';
 import { quote } from '../helpers/sink.js';
@@ -422,13 +423,13 @@ export function jobCases(dialect: DialectName): void {
           const job = `stall_${from}`;
           const table = `loc_stall_${from}`;
           const dir = tempDir('bre-e2e-job-stall-');
-          // The pace it was written for, not the sandbox's: SIGSTOP can catch b inside a transaction, whose locks then
-          // hold a's takeover or commit until b goes on (seen on a loaded machine at 40/s).
+          // At the pace it was written for, not the sandbox's.
           const rate = 15;
           const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2', rate });
           const b = worker({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3', rate });
           await waitForLines(b, join(await waitForFolder(join(dir, 'b'), 'b'), 'results.ndjson'), 15, 60_000);
-          b.child.kill('SIGSTOP');
+          // Holding no lock: a transaction's or the columns' would hold a's takeover or commits until b goes on.
+          await stopHoldingNoLock(sink, b);
           // Its chunks lapse and are taken over by a.
           await waitFor(
             async () =>

@@ -1,0 +1,64 @@
+/**
+ * SIGSTOP for a job's worker at a moment it holds no lock on the job's database: stopped inside a transaction,
+ * or holding PostgreSQL's advisory lock on a sink table's columns (src/output/sink/table-read.ts), it would hold
+ * another worker's takeover or commit until it goes on, and a test waiting for those would wait for ever. Its
+ * connections are found by their local ports (its sockets in /proc, Linux), and the database says which of them
+ * hold what. MySQL's GET_LOCK on the columns is not seen here (without performance_schema, only by its name).
+ */
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { RunningCli } from './cli.js';
+import { query } from './sink.js';
+import { waitFor } from './wait.js';
+
+/** The local ports of a process's TCP sockets. */
+function tcpPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]);
+    } catch {
+      // Closed since it was listed.
+    }
+  }
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 9 && inodes.has(f[9])) ports.push(Number.parseInt(f[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}
+
+/** Whether a connection of the process `pid` to the database at `url` is inside a transaction or holds a lock. */
+async function holdsLock(url: string, pid: number): Promise<boolean> {
+  const ports = tcpPorts(pid);
+  if (ports.length === 0) return false;
+  const list = ports.join(', ');
+  const sql = url.startsWith('postgres')
+    ? `SELECT count(*) AS n FROM pg_stat_activity a WHERE a.client_port IN (${list}) AND (a.xact_start IS NOT NULL
+         OR EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted))`
+    : `SELECT count(*) AS n FROM information_schema.innodb_trx t
+         JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+       WHERE SUBSTRING_INDEX(p.host, ':', -1) IN (${ports.map((p) => `'${p}'`).join(', ')})`;
+  const [row] = await query<{ n: string | number }>(url, sql);
+  return Number(row.n) > 0;
+}
+
+/** Stops `run` (SIGSTOP) holding no lock on `url`: stopped holding one, it is let go on and stopped again. */
+export async function stopHoldingNoLock(url: string, run: RunningCli): Promise<void> {
+  const pid = run.child.pid!;
+  await waitFor(
+    async () => {
+      run.child.kill('SIGSTOP');
+      // Looked at twice: a statement written just before the stop may reach the server after the first look.
+      if (!(await holdsLock(url, pid)) && !(await holdsLock(url, pid))) return true;
+      run.child.kill('SIGCONT');
+      return false;
+    },
+    60_000,
+    'the worker stopped holding no lock',
+  );
+}
