@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
 import { ROOT, runArgs, spawnCli, startCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { invariantProblems, readOutput } from '../helpers/output.js';
 import { loadsRows, locationCsvText, locationRows } from '../helpers/sink-inputs.js';
@@ -32,7 +33,8 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
       'a folder from a run without --sink loads equal to its journals; loaded again, nothing is written',
       async () => {
         const out = join(tempDir('bre-e2e-sinkl-plain-'), 'out');
-        const run = await spawnCli(runArgs('location', input, out, '--rate', 'off'));
+        // The folder is what is loaded: made by the CLI's code in this process (test/helpers/cli-in-process.ts).
+        const run = await runInProcess(runArgs('location', input, out, '--rate', 'off'));
         expect(run.code, run.stderr).toBe(1);
         const first = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'loaded']);
         expect(first.code, first.stderr).toBe(0);
@@ -60,7 +62,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
       "an account pipeline's folder loads its transactions too (default table: the pipeline's name)",
       async () => {
         const out = join(tempDir('bre-e2e-sinkl-aa-'), 'out');
-        const run = await spawnCli(
+        const run = await runInProcess(
           runArgs('aa_transactions', join(ROOT, 'samples', 'aa_transactions.csv'), out, '--rate', 'off'),
         );
         expect(run.code, run.stderr).toBe(0);
@@ -73,7 +75,9 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
     itDb('postgres')('a merged folder of two --shard workers loads: every key once', async () => {
       const dir = tempDir('bre-e2e-sinkl-merged-');
       for (const k of [1, 2]) {
-        const r = await spawnCli(runArgs('location', input, join(dir, `s${k}`), '--rate', 'off', '--shard', `${k}/2`));
+        const r = await runInProcess(
+          runArgs('location', input, join(dir, `s${k}`), '--rate', 'off', '--shard', `${k}/2`),
+        );
         expect(r.code, r.stderr).toBe(1);
       }
       const m = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { loadPipeline } from '../../src/config/pipeline.js';
 import { declaredHeaders } from '../../src/stages/index.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb, killConnections } from '../helpers/db.js';
 import { loadRows, loadSample } from '../helpers/db-load.js';
 import { countLines, invariantProblems, readOutput } from '../helpers/output.js';
@@ -44,10 +45,9 @@ describe.runIf(available.mysql || process.env.CI === 'true')('the sink on MariaD
       const sample = join(SAMPLES, existsSync(join(SAMPLES, `${p}.csv`)) ? `${p}.csv` : `${p}.ndjson`);
       const { rows } = await loadSample(source, p, sample);
       const out = join(tempDir(`bre-e2e-sinkm-${p}-`), 'out');
-      const r = await spawnCli(
+      // The tables are the point: the CLI's code in this process (test/helpers/cli-in-process.ts).
+      const r = await runInProcess(
         runArgs(p, source, out, '--table', p, '--sink', sink, '--rate', 'off', '--files-root', SAMPLES),
-        {},
-        { cwd: SAMPLES },
       );
       expect(r.code, r.stderr).toBe(0);
       expect(readOutput(out).results).toHaveLength(rows.length);
