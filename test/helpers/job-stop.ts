@@ -3,11 +3,12 @@
  * or holding PostgreSQL's advisory lock on a sink table's columns (src/output/sink/table-read.ts), it would hold
  * another worker's takeover or commit until it goes on, and a test waiting for those would wait for ever. Its
  * connections are found by their local ports (its sockets in /proc, Linux), and the database says which of them
- * hold what. MySQL's GET_LOCK on the columns is not seen here (without performance_schema, only by its name).
+ * hold what (MySQL's GET_LOCK on the columns, without performance_schema, only by its name: `tables`).
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { RunningCli } from './cli.js';
-import { query } from './sink.js';
+import { columnsLockName } from '../../src/output/sink/table-read.js';
+import { query, quote } from './sink.js';
 import { waitFor } from './wait.js';
 
 /** The local ports of a process's TCP sockets. */
@@ -33,28 +34,50 @@ function tcpPorts(pid: number): number[] {
 }
 
 /** Whether a connection of the process `pid` to the database at `url` is inside a transaction or holds a lock. */
-async function holdsLock(url: string, pid: number): Promise<boolean> {
+async function holdsLock(url: string, pid: number, tables: readonly string[]): Promise<boolean> {
   const ports = tcpPorts(pid);
   if (ports.length === 0) return false;
   const list = ports.join(', ');
-  const sql = url.startsWith('postgres')
-    ? `SELECT count(*) AS n FROM pg_stat_activity a WHERE a.client_port IN (${list}) AND (a.xact_start IS NOT NULL
-         OR EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted))`
-    : `SELECT count(*) AS n FROM information_schema.innodb_trx t
-         JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
-       WHERE SUBSTRING_INDEX(p.host, ':', -1) IN (${ports.map((p) => `'${p}'`).join(', ')})`;
-  const [row] = await query<{ n: string | number }>(url, sql);
-  return Number(row.n) > 0;
+  if (url.startsWith('postgres')) {
+    const [row] = await query<{ n: string | number }>(
+      url,
+      `SELECT count(*) AS n FROM pg_stat_activity a WHERE a.client_port IN (${list}) AND (a.xact_start IS NOT NULL
+         OR EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted))`,
+    );
+    return Number(row.n) > 0;
+  }
+  const ids = (
+    await query<{ id: string | number }>(
+      url,
+      `SELECT id FROM information_schema.processlist WHERE SUBSTRING_INDEX(host, ':', -1) IN (${ports.map((p) => `'${p}'`).join(', ')})`,
+    )
+  ).map((r) => Number(r.id));
+  if (ids.length === 0) return false;
+  const [row] = await query<{ n: string | number }>(
+    url,
+    `SELECT count(*) AS n FROM information_schema.innodb_trx WHERE trx_mysql_thread_id IN (${ids.join(', ')})`,
+  );
+  if (Number(row.n) > 0) return true;
+  for (const t of tables) {
+    const [held] = await query<{ holder: string | number | null }>(url, 'SELECT IS_USED_LOCK(?) AS holder', [
+      columnsLockName(quote(url, t)),
+    ]);
+    if (held.holder !== null && ids.includes(Number(held.holder))) return true;
+  }
+  return false;
 }
 
-/** Stops `run` (SIGSTOP) holding no lock on `url`: stopped holding one, it is let go on and stopped again. */
-export async function stopHoldingNoLock(url: string, run: RunningCli): Promise<void> {
+/**
+ * Stops `run` (SIGSTOP) holding no lock on `url`: stopped holding one, it is let go on and stopped again.
+ * `tables`: the sink's tables (results and errors), whose columns' locks it may hold.
+ */
+export async function stopHoldingNoLock(url: string, run: RunningCli, tables: readonly string[]): Promise<void> {
   const pid = run.child.pid!;
   await waitFor(
     async () => {
       run.child.kill('SIGSTOP');
       // Looked at twice: a statement written just before the stop may reach the server after the first look.
-      if (!(await holdsLock(url, pid)) && !(await holdsLock(url, pid))) return true;
+      if (!(await holdsLock(url, pid, tables)) && !(await holdsLock(url, pid, tables))) return true;
       run.child.kill('SIGCONT');
       return false;
     },

@@ -72,6 +72,11 @@ export async function describeTable(
   };
 }
 
+/** The name of the lock on a table's columns (`table` as the statements name it, quoted): one per table. */
+export function columnsLockName(table: string): string {
+  return `bre-batch columns ${createHash('sha256').update(table).digest('hex').slice(0, 40)}`;
+}
+
 /**
  * `work` holding the database-wide lock on the columns of `table` (PostgreSQL's advisory lock, MySQL's
  * GET_LOCK), outside any transaction: several workers or shards writing one table change its columns one at a
@@ -84,7 +89,7 @@ export async function withColumnsLock<T>(
   where: string,
   work: () => Promise<T>,
 ): Promise<T> {
-  const name = `bre-batch columns ${createHash('sha256').update(table.sql).digest('hex').slice(0, 40)}`;
+  const name = columnsLockName(table.sql);
   const lock = dialect.sink.lock(name);
   const got = (await session.query<{ got: unknown }>(lock.sql, lock.params)).rows[0]?.got;
   if (!truthy(got))
