@@ -2,12 +2,14 @@
  * Bad input and bad settings with a PostgreSQL --sink, through the CLI: duplicate and missing keys (from a
  * table and from a file) become error rows in NAME_errors and never a second row in NAME; a user's own table
  * of the wrong shape, a password on the command line, a host where nothing answers and a query that does
- * not parse all stop before anything is called or any folder is made (exit 2).
+ * not parse all stop before anything is called or any folder is made (exit 2). The runs whose tables are the
+ * point are the CLI's code in this process (test/helpers/cli-in-process.ts); the refusals are processes.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadRows, sql } from '../helpers/db-load.js';
 import { invariantProblems, readOutput } from '../helpers/output.js';
@@ -44,7 +46,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         rows.push({ ...rows[2], user_id: 'user-dup' }, { ...rows[5], reference_id: null });
         await loadRows(source, 'bad_keys', rows);
         const out = join(tempDir('bre-e2e-sinki-dbkeys-'), 'out');
-        const r = await spawnCli(
+        const r = await runInProcess(
           runArgs(
             'location',
             source,
@@ -93,7 +95,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const input = join(dir, 'input.csv');
         writeFileSync(input, locationCsvText(rows));
         const out = join(dir, 'out');
-        const r = await spawnCli(
+        const r = await runInProcess(
           runArgs('location', input, out, '--sink', sink, '--sink-table', 'filekeys', '--rate', 'off'),
           env(),
         );
@@ -169,7 +171,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const input = join(dir, 'input.csv');
         writeFileSync(input, locationCsvText(locationRows(5)));
         const out = join(dir, 'out');
-        const r = await spawnCli(
+        const r = await runInProcess(
           runArgs('location', input, out, '--sink', sink, '--sink-table', 'theirs', '--rate', 'off'),
           env(),
         );

@@ -2,11 +2,13 @@
  * --retry-errors with a PostgreSQL --sink: the errors.ndjson a retry starts is a new file, read into
  * NAME_errors from its start; a row that now succeeds leaves NAME_errors and appears in NAME (in the same
  * transaction), a row that fails again keeps its row with its latest error. A retry killed mid-way resumes
- * with the same command, the tables equal to the folder at the end.
+ * with the same command, the tables equal to the folder at the end. The runs whose tables are the point are the
+ * CLI's code in this process (test/helpers/cli-in-process.ts); the one killed is a process.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { runArgs, spawnCli, startCli } from '../helpers/cli.js';
+import { runArgs, startCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -49,7 +51,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('--retry-errors 
       );
 
       sb.sandbox.setFaults({ 503: 0.3 });
-      const first = await spawnCli(args, sb.env());
+      const first = await runInProcess(args, sb.env());
       expect(first.code, first.stderr).toBe(1);
       const failed = readOutput(out);
       expect(failed.errors.length).toBeGreaterThan(20);
@@ -58,7 +60,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('--retry-errors 
 
       // Half of them fail again, another way: their rows in NAME_errors take the latest error.
       sb.sandbox.setFaults({ malformed: 0.5 });
-      const second = await spawnCli([...args, '--retry-errors'], sb.env());
+      const second = await runInProcess([...args, '--retry-errors'], sb.env());
       expect(second.code, second.stderr).toBe(1);
       const mid = readOutput(out);
       expect(invariantProblems(rows, mid)).toEqual([]);
@@ -69,7 +71,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('--retry-errors 
       expect(new Set(codes)).toEqual(new Set(['BAD_RESPONSE']));
 
       sb.sandbox.setFaults({});
-      const third = await spawnCli([...args, '--retry-errors'], sb.env());
+      const third = await runInProcess([...args, '--retry-errors'], sb.env());
       expect(third.code, third.stderr).toBe(0);
       const done = readOutput(out);
       expect(done.errors).toEqual([]);
@@ -102,7 +104,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('--retry-errors 
           'retry_kill',
         );
       sb.sandbox.setFaults({ 503: 0.5 });
-      const first = await spawnCli(args('800/s'), sb.env());
+      const first = await runInProcess(args('800/s'), sb.env());
       expect(first.code, first.stderr).toBe(1);
       const failed = readOutput(out).errors.length;
       expect(failed).toBeGreaterThan(120);
@@ -128,7 +130,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('--retry-errors 
       expect(pending.filter((row) => inNames.has(row))).toEqual([]);
       expect(inNames.size + pending.length).toBe(rows);
 
-      const again = await spawnCli(retryArgs, sb.env());
+      const again = await runInProcess(retryArgs, sb.env());
       expect(again.code, again.stderr).toBe(0);
       expect(invariantProblems(rows, readOutput(out))).toEqual([]);
       expect(await sinkProblems(sink, { table: 'retry_kill', dirs: [out] })).toEqual([]);

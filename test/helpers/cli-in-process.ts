@@ -17,6 +17,7 @@ type ExecuteRun = typeof import('../../src/app/execute-run.js');
 type RunCli = typeof import('../../src/cli/run.js');
 type CompareCli = typeof import('../../src/cli/compare.js');
 type RunOptions = typeof import('../../src/cli/run-options/index.js');
+type NetworkOptions = typeof import('../../src/cli/network-options.js');
 type Modes = typeof import('../../src/output/modes.js');
 type Errors = typeof import('../../packages/core/src/errors.js');
 
@@ -33,6 +34,7 @@ let loaded:
       run: RunCli;
       compare: CompareCli;
       options: RunOptions;
+      network: NetworkOptions;
       modes: Modes;
       errors: Errors;
       yargs: typeof import('yargs').default;
@@ -46,6 +48,7 @@ function modules() {
       compare: await built<CompareCli>('cli/compare.js'),
       execute: await built<ExecuteRun>('app/execute-run.js'),
       options: await built<RunOptions>('cli/run-options/index.js'),
+      network: await built<NetworkOptions>('cli/network-options.js'),
       modes: await built<Modes>('output/modes.js'),
       // The build's own instances (packages/core/dist, as node_modules/@bre-batch/core links it): its BreError.
       errors: await native<Errors>('packages', 'core', 'dist', 'errors.js'),
@@ -76,8 +79,8 @@ async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: st
 }
 
 /**
- * `bre-batch ARGS` (args[0] must be `run`, with no --base-url of a user: the built-in sandbox; or `compare`)
- * in this process, with `env` over the cleaned environment (./cli.ts).
+ * `bre-batch ARGS` (args[0] must be `run` or `compare`; not with --log-format json) in this process, with `env`
+ * over the cleaned environment (./cli.ts): the built-in sandbox, or the base URLs `env` gives.
  */
 export function runInProcess(
   args: readonly string[],
@@ -93,6 +96,9 @@ let queue: Promise<unknown> = Promise.resolve();
 async function runOne(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
   if (args[0] !== 'run' && args[0] !== 'compare')
     throw new Error(`runInProcess runs \`run\` and \`compare\` only, not ${args[0]}`);
+  // JSON log lines go to fd 2 directly (pino, synchronously): nothing here would capture them.
+  if (args.some((x, i) => x === '--log-format=json' || (x === '--log-format' && args[i + 1] === 'json')))
+    throw new Error('runInProcess cannot capture --log-format json: spawn the CLI for it');
   const m = await modules();
   const environment = cliEnv(env);
   const umask = process.umask();
@@ -126,8 +132,12 @@ async function runOne(args: readonly string[], env: Record<string, string | unde
         { ...(await m.run.processContext(false)), env: environment },
         ['bre-batch', ...args].join(' '),
       );
-      if (request.endpoints.baseUrls) throw new Error('runInProcess runs against the built-in sandbox only');
-      return await m.execute.executeRun(request);
+      // As the handler: only the user's base URLs go through proxies and client certificates.
+      const baseUrls = request.endpoints.baseUrls;
+      const network = baseUrls
+        ? m.network.resolveNetwork(a, environment, baseUrls, request.settings.localAddresses)
+        : undefined;
+      return await m.execute.executeRun(network ? { ...request, settings: { ...request.settings, network } } : request);
     } catch (thrown) {
       const err = m.errors.isBreError(thrown) ? thrown : m.errors.internalError(thrown);
       process.stderr.write(`bre-batch: ${err.message}\n`);
