@@ -10,7 +10,7 @@ import type { ErrorLine } from '@bre-batch/formats';
 import { SinkWriter, type FolderId, type SinkShape, type SinkTarget } from '../../src/output/sink/index.js';
 import type { FolderProgress, ResultItem, SinkBatch } from '../../src/output/sink/writer.js';
 
-const SHAPE: SinkShape = { key: 'reference_id', sampled: false, transactions: false };
+export const SHAPE: SinkShape = { key: 'reference_id', sampled: false, transactions: false };
 
 export function sinkTarget(url: string, table: string, retryForMs = 60_000): SinkTarget {
   return { url: parseDbUrl(url, { flag: '--sink' }), table, retryForMs };

@@ -269,8 +269,7 @@ export class SinkSchema {
       const added = missing(now);
       if (added.length === 0) return now;
       for (const c of added)
-        for (const sql of this.dialect.sink.addColumn(t.sql, { name: c.name, type: c.type }))
-          await this.#ddl(session, sql);
+        await this.#ddl(session, this.dialect.sink.addColumn(t.sql, { name: c.name, type: c.type }));
       this.log(
         `sink: ${added.map((c) => `column ${c.name} (${c.type})`).join(', ')} added to ${t.name} (made by an earlier bre-batch)`,
       );
@@ -440,7 +439,7 @@ export class SinkSchema {
         if (name === undefined) {
           name = newColumnName(w.header, this.dialect.maxIdentifier, new Set([...this.#reserved, ...t.columns.keys()]));
           const def = { name, type: this.dialect.sink.typeOf(w.kind), comment: w.header };
-          for (const sql of this.dialect.sink.addColumn(t.sql, def)) await this.#ddl(session, sql);
+          await this.#ddl(session, this.dialect.sink.addColumn(t.sql, def));
           t.columns.set(name, { type: def.type, kind: w.kind, comment: w.header });
           this.#bind(w.header, name);
           if (declared)
@@ -530,12 +529,24 @@ export class SinkSchema {
     return withColumnsLock(session, this.dialect, this.results, this.where(), work);
   }
 
-  /** A change of bre-batch's own table; another worker of an earlier release (no lock) may have made it first. */
-  async #ddl(session: DbSession, sql: string): Promise<void> {
+  /**
+   * A change of bre-batch's own table; another worker of an earlier release (no lock) may have made it first.
+   * A column and its comment at once on PostgreSQL (its DDL is transactional): a worker killed between the two
+   * never leaves a column no comment names, which the next worker could not tell from a user's.
+   */
+  async #ddl(session: DbSession, statements: string | readonly string[]): Promise<void> {
+    const all = typeof statements === 'string' ? [statements] : statements;
     try {
-      await session.query(sql);
+      if (all.length > 1 && this.dialect.name === 'postgres')
+        await session.transaction(async () => {
+          for (const sql of all) await session.query(sql);
+        });
+      else for (const sql of all) await session.query(sql);
     } catch (err) {
       if (this.dialect.classify(err) !== 'exists') throw err;
+      // The column was there (an earlier release's worker, no lock): its comment is still this one's to set.
+      if (all.length > 1 && this.dialect.name === 'postgres')
+        for (const sql of all.slice(1)) await this.#ddl(session, sql);
     }
   }
 }
