@@ -7,8 +7,8 @@
  * attempts started in its last turn. An attempt a kill cut while it was out counts as billed in the next
  * session (the server may have run it): the count errs on the side of the bill.
  *
- * The file is two fixed-size slots written in turn with one positioned write each, the newer (by `seq`) read
- * back: a write torn by a power cut leaves the other slot whole.
+ * The file is two fixed-size slots written in turn with one positioned write each (the state and a newline at
+ * the slot's start), the newer (by `seq`) read back: a write torn by a power cut leaves the other slot whole.
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,13 +77,8 @@ function readState(dir: string): SpendState | undefined {
   const path = join(dir, FILES.spend);
   if (!existsSync(path)) return undefined;
   const buf = readFileSync(path);
-  const a = parseSlot(buf.subarray(0, SLOT).toString('utf8').trim());
-  const b = parseSlot(
-    buf
-      .subarray(SLOT, 2 * SLOT)
-      .toString('utf8')
-      .trim(),
-  );
+  const a = parseSlot(slotText(buf.subarray(0, SLOT)));
+  const b = parseSlot(slotText(buf.subarray(SLOT, 2 * SLOT)));
   if (a && b) return a.seq >= b.seq ? a : b;
   return a ?? b;
 }
@@ -112,11 +107,21 @@ export function readSpendHistory(dir: string): SpendHistory {
 }
 
 /** One state into its slot (by its `seq`), with one positioned write. */
-function writeSlot(fd: number, state: SpendState): void {
-  let text = JSON.stringify(state);
+function writeSlot(fd: number, state: SpendState, text = JSON.stringify(state)): void {
   // Too many sessions for a slot: the oldest ones go (their spend stays in `before`).
   if (text.length >= SLOT - 1) text = JSON.stringify({ ...state, sessions: state.sessions.slice(-5) });
-  writeSync(fd, text.padEnd(SLOT - 1, ' ') + '\n', (state.seq % 2) * SLOT, 'utf8');
+  // The state and its newline only, not the whole slot: it is written before each turn's journal lines, and
+  // the reader stops at the first newline (what an earlier, longer state left after it is never read).
+  writeSync(fd, `${text}\n`, (state.seq % 2) * SLOT, 'utf8');
+}
+
+/** A slot's state: its text up to the first newline (an older bre-batch padded it with spaces). */
+function slotText(slot: Buffer): string {
+  const end = slot.indexOf(0x0a);
+  return slot
+    .subarray(0, end === -1 ? slot.length : end)
+    .toString('utf8')
+    .trim();
 }
 
 /**
@@ -147,6 +152,9 @@ export class SpendFile {
   #dirty = true;
   #timer: NodeJS.Timeout;
   #closed = false;
+
+  /** The state's parts no session changes (currency, before, sessions), serialised once. */
+  #head: string | undefined;
 
   private constructor(
     fd: number,
@@ -200,7 +208,12 @@ export class SpendFile {
         rows: this.rows(),
       },
     };
-    writeSlot(this.#fd, state);
+    // What the session does not change is serialised once: at thousands of rows a second this runs each turn.
+    this.#head ??= JSON.stringify({ currency: state.currency, before: state.before, sessions: state.sessions }).slice(
+      1,
+      -1,
+    );
+    writeSlot(this.#fd, state, `{"v":1,"seq":${state.seq},${this.#head},"now":${JSON.stringify(state.now)}}`);
   }
 
   #flushQuietly(): void {
