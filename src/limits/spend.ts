@@ -5,7 +5,7 @@
  * currency's unit), so a night of millions of calls adds up without a rounding drift.
  */
 import { BreError } from '@bre-batch/core/errors';
-import { perService, type ServiceName } from '@bre-batch/core/types';
+import { perService, SERVICES, type ServiceName } from '@bre-batch/core/types';
 
 /** How an attempt ended, as the billing rule sees it. */
 export const BILLING_OUTCOMES = ['2xx', '4xx', '429', '5xx', 'timeout', 'network'] as const;
@@ -110,6 +110,15 @@ export interface SpendCounts {
 
 export function emptyCounts(): SpendCounts {
   return { billed: perService(() => 0), micros: perService(() => 0), attempts: perService(() => 0) };
+}
+
+/** Adds `from`'s counts into `into`, service by service. */
+export function addCounts(into: SpendCounts, from: SpendCounts): void {
+  for (const svc of SERVICES) {
+    into.billed[svc] += from.billed[svc];
+    into.micros[svc] += from.micros[svc];
+    into.attempts[svc] += from.attempts[svc];
+  }
 }
 
 export function sumMicros(c: SpendCounts): number {

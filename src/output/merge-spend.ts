@@ -8,7 +8,7 @@
  */
 import { SERVICES } from '@bre-batch/core/types';
 import type { MergedSummary, RunSummary } from '@bre-batch/formats';
-import { emptyCounts, formatAmount, sumMicros, toUnits } from '../limits/spend.js';
+import { addCounts, emptyCounts, formatAmount, sumMicros, toUnits } from '../limits/spend.js';
 import { readSpendHistory, type SpendHistory } from './spend-file.js';
 
 interface SpendShard {
@@ -48,12 +48,7 @@ export function mergeSpend(shards: readonly SpendShard[]): MergedSpend {
     notes.push(`shard${unpriced.length > 1 ? 's' : ''} ${unpriced.join(', ')} priced no call: not in the spend`);
 
   const before = emptyCounts();
-  for (const s of priced)
-    for (const svc of SERVICES) {
-      before.billed[svc] += s.history.before.billed[svc];
-      before.micros[svc] += s.history.before.micros[svc];
-      before.attempts[svc] += s.history.before.attempts[svc];
-    }
+  for (const s of priced) addCounts(before, s.history.before);
 
   const prices: Record<string, number> = {};
   const differ = new Set<string>();

@@ -12,7 +12,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { emptyCounts, type SpendCounts, type SpendMeter } from '../limits/spend.js';
+import { addCounts, emptyCounts, type SpendCounts, type SpendMeter } from '../limits/spend.js';
 import { perService, SERVICES, type ServiceName } from '@bre-batch/core/types';
 import { FILES } from '@bre-batch/formats/files';
 
@@ -89,11 +89,11 @@ export function readSpendHistory(dir: string): SpendHistory {
   if (!st) return { currency: undefined, before: emptyCounts(), sessions: [] };
   const before = counts(st.before);
   const now = counts(st.now);
+  addCounts(before, now);
+  // The attempts a kill cut while they were out count as billed.
   for (const svc of SERVICES) {
-    const out = st.now.pending?.[svc] ?? 0;
-    before.billed[svc] += now.billed[svc] + out;
-    before.micros[svc] += now.micros[svc] + (st.now.pending_micros?.[svc] ?? 0);
-    before.attempts[svc] += now.attempts[svc];
+    before.billed[svc] += st.now.pending?.[svc] ?? 0;
+    before.micros[svc] += st.now.pending_micros?.[svc] ?? 0;
   }
   const last: SpendSession = {
     rows: st.now.rows ?? 0,

@@ -288,13 +288,9 @@ export class SinkSchema {
     if (table.columns.size === 0) {
       try {
         const statements = this.dialect.sink.createTable(this.#quoted(name), columns, primaryKey, OWNED_COMMENT);
-        // The table and its comment at once (PostgreSQL's DDL is transactional): another worker starting at the
-        // same moment never sees the table without the comment that says it is bre-batch's own.
-        if (statements.length > 1 && this.dialect.name === 'postgres')
-          await session.transaction(async () => {
-            for (const sql of statements) await session.query(sql);
-          });
-        else for (const sql of statements) await session.query(sql);
+        // Another worker starting at the same moment never sees the table without the comment that says it is
+        // bre-batch's own.
+        await this.#atOnce(session, statements);
       } catch (err) {
         // Another worker made it at the same moment (PostgreSQL may say so with a unique violation).
         if (this.dialect.classify(err) === 'lost') throw err;
@@ -537,17 +533,22 @@ export class SinkSchema {
   async #ddl(session: DbSession, statements: string | readonly string[]): Promise<void> {
     const all = typeof statements === 'string' ? [statements] : statements;
     try {
-      if (all.length > 1 && this.dialect.name === 'postgres')
-        await session.transaction(async () => {
-          for (const sql of all) await session.query(sql);
-        });
-      else for (const sql of all) await session.query(sql);
+      await this.#atOnce(session, all);
     } catch (err) {
       if (this.dialect.classify(err) !== 'exists') throw err;
       // The column was there (an earlier release's worker, no lock): its comment is still this one's to set.
       if (all.length > 1 && this.dialect.name === 'postgres')
         for (const sql of all.slice(1)) await this.#ddl(session, sql);
     }
+  }
+
+  /** Statements at once where DDL is transactional (PostgreSQL), else one by one (MySQL commits each itself). */
+  async #atOnce(session: DbSession, statements: readonly string[]): Promise<void> {
+    if (statements.length > 1 && this.dialect.name === 'postgres')
+      await session.transaction(async () => {
+        for (const sql of statements) await session.query(sql);
+      });
+    else for (const sql of statements) await session.query(sql);
   }
 }
 
