@@ -39,6 +39,10 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
     /^src\/output\/(journal|ndjson-file|run-output|redact|modes|audit)|^packages\/formats\/src\/(ndjson-file|journal-file|journal)\.ts|^src\/pipeline\/recorder\.ts|^src\/output\/files\//,
   ],
   ["spool (the run thread's side)", /^src\/output\/spool\//],
+  [
+    'spend (prices: the meter, its layer, its file)',
+    /^src\/(http\/layers\/spend|limits\/spend|output\/spend-file|pipeline\/(spend|job-spend))\.ts/,
+  ],
   ['limiter', /^src\/limits\/|^src\/http\/layers\/limit\.ts|node_modules\/bottleneck\//],
   ['call chain (layers, retry, deadlines)', /^src\/http\/|^src\/retry\//],
   [
@@ -191,6 +195,8 @@ export async function rowCost(o: {
   readonly body: string;
   /** Another checkout, built: its runner profiled the same way, after this one's. */
   readonly against?: string;
+  /** More options for this build's run (BENCH_RAW_ARGS, e.g. a price), as its rounds had them. */
+  readonly extra?: readonly string[];
 }): Promise<RowCost> {
   const runDir = join(o.dir, 'profile-run');
   const bareDir = join(o.dir, 'profile-bare');
@@ -198,11 +204,11 @@ export async function rowCost(o: {
     rmSync(d, { recursive: true, force: true });
     mkdirSync(d, { recursive: true });
   }
-  const runner = async (cli: string, dir: string, root?: string) => {
+  const runner = async (cli: string, dir: string, root?: string, extra: readonly string[] = []) => {
     const out = join(o.dir, 'profile-out');
     rmSync(out, { recursive: true, force: true });
     const args = ['run', 'location', '--input', o.input, '--out', out, '--rate', 'off', '--concurrency', '64'];
-    const code = await profiled([cli, ...args, '--no-progress'], o.env, dir);
+    const code = await profiled([cli, ...args, '--no-progress', ...extra], o.env, dir);
     if (code !== 0) throw new Error(`the profiled run exited ${code}`);
     const main = new Map<string, number>();
     let spool = 0;
@@ -211,7 +217,7 @@ export async function rowCost(o: {
       else if (t.thread === 'spool') for (const v of t.us.values()) spool += v;
     return { main, spool };
   };
-  const { main, spool } = await runner(CLI, runDir);
+  const { main, spool } = await runner(CLI, runDir, undefined, o.extra);
   let against: RowCost['against'];
   if (o.against) {
     const dir = join(o.dir, 'profile-against');

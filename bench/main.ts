@@ -2,7 +2,7 @@
  * `npm run bench`: the performance figures the issues ask for, each as a ratio measured within one run
  * (these machines are shared and noisy; absolute times are not comparable between runs).
  *
- *   npm run bench -- [--quick] [--against DIR] [--rebuild-modes spooled,resumed,killed,journal] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_claim,job_split]
+ *   npm run bench -- [--quick] [--against DIR] [--rounds N] [--rebuild-modes spooled,resumed,killed,journal] [--only sweep,documented,overlap,raw,adaptive,scale,scale_parquet,compare,compare_risk,rebuild,footprint,egress,source,sink,sample_draw,startup,shared,coverage,slow,job,job_claim,job_split]
  *
  * `shared` (workers sharing one limit through Redis at BRE_BENCH_REDIS_URL, default redis://127.0.0.1:6379)
  * runs only when named in --only, and so does `coverage` (the intervals of `compare` on 200 samples of one
@@ -12,6 +12,7 @@
  * 1000/min against answers of 1, 10, 20 and 30 s, and 20 s at the old bound of 167 in flight: five runs of 90 s
  * of calls plus the latency, about 10 minutes; `--quick`: 45 s each). `documented` takes about 8 minutes (3 rounds of 150 s), `--quick` one round
  * of 70 s. `egress` (one source address against three, 10/s each) takes about 2 minutes, `--quick` one.
+ * `--rounds N` (`raw`, limits off): rounds of the runner against autocannon and --against's build (default 5, 3 with --quick).
  * `--against DIR` (`startup` and `raw`): another checkout, built, whose CLI is timed in the same rounds, each of its
  * commands beside this build's (a before/after in turn).
  *
@@ -199,6 +200,15 @@ async function benchAdaptive(): Promise<void> {
   });
 }
 
+/** `--rounds N`: a whole number of at least 1. */
+function roundsArg(): number | undefined {
+  const v = argValue('--rounds');
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`Expected --rounds to be a whole number of at least 1, got ${v}`);
+  return n;
+}
+
 async function benchRaw(): Promise<void> {
   const raw = {
     // Rows enough for the runner to run about as long as autocannon does (seconds of steady state each), so
@@ -207,7 +217,8 @@ async function benchRaw(): Promise<void> {
       dir: work,
       rows: quick ? 50_000 : 150_000,
       seconds: quick ? 5 : 8,
-      rounds: quick ? 3 : 5,
+      // `--rounds N`: more rounds where a before/after must be told from the noise (the issues ask for at least 5).
+      rounds: roundsArg() ?? (quick ? 3 : 5),
       breakdown: true,
       against: argValue('--against'),
     }),

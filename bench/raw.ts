@@ -162,6 +162,7 @@ export async function benchRawVsAutocannon(opts: {
           token: sb.authToken,
           body,
           against: opts.against,
+          extra: (process.env.BENCH_RAW_ARGS ?? '').split(' ').filter((a) => a !== ''),
         })
       : undefined;
     return {

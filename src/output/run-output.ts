@@ -451,15 +451,6 @@ export class RunOutput {
     }
   }
 
-  /**
-   * `f` is flushed before every write of results.ndjson or errors.ndjson: a row's line on disk always has the
-   * calls it cost counted before it (src/output/spend-file.ts).
-   */
-  flushBeforeLines(f: { flush(): void }): void {
-    this.#results.before.push(f);
-    this.#errors.before.push(f);
-  }
-
   /** Lets another run write to the folder (after the summary: results.csv and summary.json are ours too). */
   unlock(): void {
     // A run that failed before its end leaves the spool's thread running: it ends here (its files are

@@ -1,22 +1,30 @@
 /**
  * `.state/spend.json`: what the folder's calls cost, so that a resumed folder's spend is its whole spend, a kill
  * included. It holds the earlier sessions summed, each session's rows and spend (the retry share `--plan` gives
- * as a range) and this session's counts, attempts still out included. It is written whenever the counts
- * changed, just before the journal lines of that event-loop turn (RunOutput.flushBeforeLines) and on a
- * one-second timer: a row's line on disk always has its calls counted, and a kill -9 loses at most the
- * attempts started in its last turn. An attempt a kill cut while it was out counts as billed in the next
- * session (the server may have run it): the count errs on the side of the bill.
+ * as a range) and this session's counts, attempts still out included, and a reserve: the attempts each priced
+ * service may start before the state is written again (RESERVE_ATTEMPTS), counted billed in advance. The state
+ * is written when a service has started that many attempts since the last write (before the last of them is
+ * sent), every second when the counts changed, and exact at the end: whenever a process dies, the file's count
+ * is at least what the server may bill, with no write per event-loop turn. An attempt a kill cut while it was
+ * out, and the reserve, count as billed in the next session: the count errs on the side of the bill, by at most
+ * the reserve and the attempts out per service.
  *
  * The file is two fixed-size slots written in turn with one positioned write each (the state and a newline at
  * the slot's start), the newer (by `seq`) read back: a write torn by a power cut leaves the other slot whole.
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { addCounts, emptyCounts, type SpendCounts, type SpendMeter } from '../limits/spend.js';
+import { addCounts, emptyCounts, type Prices, type SpendCounts, type SpendMeter } from '../limits/spend.js';
 import { perService, SERVICES, type ServiceName } from '@bre-batch/core/types';
 import { FILES } from '@bre-batch/formats/files';
 
 const SLOT = 4096;
+/**
+ * Attempts a priced service may start between two writes of the state. Each write was once made before every
+ * turn's journal lines, about one write per two rows of a fast run (2% of its CPU); this many a write is a few
+ * a second at thousands of rows a second, and a kill -9 overstates the bill by at most this many calls.
+ */
+export const RESERVE_ATTEMPTS = 64;
 /** Sessions kept for the retry share (the oldest are folded into the totals only). */
 const SESSIONS_KEPT = 40;
 
@@ -40,6 +48,9 @@ interface SpendState {
   readonly now: SpendCounts & {
     readonly pending: Record<ServiceName, number>;
     readonly pending_micros: Record<ServiceName, number>;
+    /** Attempts that may start before the next write, and their price at most (absent before a reserve was kept). */
+    readonly reserve?: Record<ServiceName, number>;
+    readonly reserve_micros?: Record<ServiceName, number>;
     readonly rows: number;
   };
 }
@@ -90,16 +101,19 @@ export function readSpendHistory(dir: string): SpendHistory {
   const before = counts(st.before);
   const now = counts(st.now);
   addCounts(before, now);
-  // The attempts a kill cut while they were out count as billed.
+  // The attempts a kill cut while they were out, and those it could have started since the last write (the
+  // reserve: zero after a session's end), count as billed.
+  const unsure = perService((svc) => (st.now.pending?.[svc] ?? 0) + (st.now.reserve?.[svc] ?? 0));
+  const unsureMicros = perService((svc) => (st.now.pending_micros?.[svc] ?? 0) + (st.now.reserve_micros?.[svc] ?? 0));
   for (const svc of SERVICES) {
-    before.billed[svc] += st.now.pending?.[svc] ?? 0;
-    before.micros[svc] += st.now.pending_micros?.[svc] ?? 0;
+    before.billed[svc] += unsure[svc];
+    before.micros[svc] += unsureMicros[svc];
   }
   const last: SpendSession = {
     rows: st.now.rows ?? 0,
-    micros: total(now.micros) + total(st.now.pending_micros ?? perService(() => 0)),
+    micros: total(now.micros) + total(unsureMicros),
     attempts: total(now.attempts),
-    billed: total(now.billed) + total(st.now.pending ?? perService(() => 0)),
+    billed: total(now.billed) + total(unsure),
   };
   const sessions = [...(st.sessions ?? [])];
   if (last.attempts > 0 || last.rows > 0) sessions.push(last);
@@ -145,6 +159,12 @@ export function writeSpendHistory(dir: string, history: SpendHistory & { readonl
   }
 }
 
+/** The most one attempt of `service` costs: its price, or for the workflow service its dearest workflow's. */
+function dearest(prices: Prices, service: ServiceName): number {
+  const own = prices.service[service] ?? 0;
+  return service === 'workflow' ? Math.max(own, ...Object.values(prices.workflow)) : own;
+}
+
 /** This session's writer of the file. */
 export class SpendFile {
   #fd: number;
@@ -152,6 +172,11 @@ export class SpendFile {
   #dirty = true;
   #timer: NodeJS.Timeout;
   #closed = false;
+  /** Each service's attempts when the state was last written: the reserve is used from there. */
+  readonly #mark = perService(() => 0);
+  /** The reserve a written state holds: RESERVE_ATTEMPTS for a priced service, at its dearest price. */
+  readonly #reserve: Record<ServiceName, number>;
+  readonly #reserveMicros: Record<ServiceName, number>;
 
   /** The state's parts no session changes (currency, before, sessions), serialised once. */
   #head: string | undefined;
@@ -166,8 +191,21 @@ export class SpendFile {
   ) {
     this.#fd = fd;
     this.#seq = seq;
+    const price = perService((svc) => dearest(meter.prices, svc));
+    this.#reserve = perService((svc) => (price[svc] > 0 ? RESERVE_ATTEMPTS : 0));
+    this.#reserveMicros = perService((svc) => this.#reserve[svc] * price[svc]);
+    // Called as an attempt starts (before it is sent) and as it ends: the state is written before a service
+    // starts more attempts than the written reserve covers.
     meter.onChange = () => {
       this.#dirty = true;
+      const a = meter.session.attempts;
+      const m = this.#mark;
+      if (
+        a.workflow - m.workflow >= RESERVE_ATTEMPTS ||
+        a.bureau - m.bureau >= RESERVE_ATTEMPTS ||
+        a.account - m.account >= RESERVE_ATTEMPTS
+      )
+        this.#flushQuietly();
     };
     this.#timer = setInterval(() => this.#flushQuietly(), 1000);
     this.#timer.unref();
@@ -184,17 +222,24 @@ export class SpendFile {
     const seq = readState(dir)?.seq ?? 0;
     const fd = openSync(join(dir, FILES.spend), existsSync(join(dir, FILES.spend)) ? 'r+' : 'w+', 0o644);
     const file = new SpendFile(fd, seq, meter, history, rows, onFailure);
-    // The earlier sessions folded now: a kill before this session's first call must not count them twice.
+    // The earlier sessions folded now, and this session's first reserve: a kill before its first call must not
+    // count them twice, nor its first calls not at all.
     file.flush();
     return file;
   }
 
-  /** Writes the counts if they changed (one positioned write of one slot). */
+  /** Writes the counts if they changed (one positioned write of one slot), with a new reserve. */
   flush(): void {
+    this.#write(false);
+  }
+
+  #write(final: boolean): void {
     if (!this.#dirty || this.#closed) return;
     this.#dirty = false;
     const m = this.meter;
     this.#seq += 1;
+    for (const svc of SERVICES) this.#mark[svc] = m.session.attempts[svc];
+    const zero = final ? perService(() => 0) : undefined;
     const state: SpendState = {
       v: 1,
       seq: this.#seq,
@@ -205,10 +250,12 @@ export class SpendFile {
         ...m.session,
         pending: m.pending,
         pending_micros: m.pendingMicros,
+        reserve: zero ?? this.#reserve,
+        reserve_micros: zero ?? this.#reserveMicros,
         rows: this.rows(),
       },
     };
-    // What the session does not change is serialised once: at thousands of rows a second this runs each turn.
+    // What the session does not change is serialised once.
     this.#head ??= JSON.stringify({ currency: state.currency, before: state.before, sessions: state.sessions }).slice(
       1,
       -1,
@@ -224,13 +271,13 @@ export class SpendFile {
     }
   }
 
-  /** The last counts written, then the file closed. */
+  /** The exact counts written, no reserve (the session has ended), then the file closed. */
   close(): void {
     if (this.#closed) return;
     clearInterval(this.#timer);
     try {
       this.#dirty = true;
-      this.flush();
+      this.#write(true);
     } finally {
       this.#closed = true;
       closeSync(this.#fd);

@@ -205,7 +205,7 @@ export async function acquireRun(x: {
       },
     });
     output = out;
-    // Before any call: the folder's earlier spend is read and this session's is written with its lines.
+    // Before any call: the folder's earlier spend is read and this session's first reserve written.
     const spent = openSpend(s, dir, {
       rows: () => counters.succeeded + counters.failed,
       fail: (err) => stop.request(writeFailureStop(dir, err)),
@@ -213,7 +213,6 @@ export async function acquireRun(x: {
     });
     if (spent) {
       spend = spent.meter;
-      out.flushBeforeLines(spent.file);
       d.defer('spend file', () => spent.file.close());
       // A job's worker: the cap is the job's, in its database; this worker's spend is reported there.
       if (joined) {

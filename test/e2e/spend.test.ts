@@ -3,12 +3,14 @@
  * answer it decided on: packages/sandbox/src/stats.ts `billed`): the spend in summary.json, the time series, the
  * metrics and report.html is that count times the price, with 5% of calls answered 503 (billed, then retried). A cap at
  * a third of the night stops the run (exit 3, nothing in errors for it); --plan then estimates the rest within
- * 10%, and the resume with a higher cap finishes every row once.
+ * 10%, and the resume with a higher cap finishes every row once. A run killed with -9 leaves a count at least
+ * what the sandbox billed it, above it by at most the spend file's reserve and the calls out.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runArgs, spawnCli } from '../helpers/cli.js';
+import { runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { RESERVE_ATTEMPTS } from '../../src/output/spend-file.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -115,4 +117,36 @@ describe('spend', () => {
     expect(done.summary.spend.total).toBeCloseTo((billed() - start) * PRICE, 6);
     expect(Math.abs(estimate - done.summary.spend.this_session) / done.summary.spend.this_session).toBeLessThan(0.1);
   }, 240_000);
+
+  it('a kill -9 mid-run: the folder counts at least what the sandbox billed, at most the reserve and the calls out above it; the resume finishes each row once', async () => {
+    const dir = tempDir();
+    const rows = 400;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const start = billed();
+    const args = runArgs(
+      'location',
+      input,
+      out,
+      ...priced.slice(0, 4),
+      '--rate',
+      'workflow=80/s',
+      '--concurrency',
+      '8',
+    );
+    const first = startCli(args, sb.env());
+    await waitForLines(first, join(out, 'results.ndjson'), 100);
+    first.child.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    const second = await spawnCli(args, sb.env());
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/this folder's earlier sessions spent \d+\.\d+ EUR/);
+    const done = readOutput(out);
+    expect(invariantProblems(rows, done)).toEqual([]);
+    expect(done.summary.rows.resumed).toBeGreaterThanOrEqual(100);
+    // Both sessions, as the sandbox billed them (calls the killed one had out are billed when answered).
+    const sandbox = (billed() - start) * PRICE;
+    expect(done.summary.spend.total).toBeGreaterThanOrEqual(sandbox - 1e-9);
+    expect(done.summary.spend.total).toBeLessThanOrEqual(sandbox + (RESERVE_ATTEMPTS + 8) * PRICE + 1e-9);
+  }, 180_000);
 });
