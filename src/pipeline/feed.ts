@@ -22,6 +22,7 @@ function gatesOf(run: Run): RowGates {
     stop: run.stop,
     frontier,
     sink: run.sink,
+    job: run.job !== undefined,
     sample: run.sample,
     output: run.output,
     sinkRoom: sinkThread ? (ends) => sinkThread.room(ends) : undefined,

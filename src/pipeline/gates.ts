@@ -159,6 +159,12 @@ export interface GateParts {
   readonly stop: { readonly reason: BreError | undefined; request(why: BreError): void };
   readonly frontier: FrontierTracker | undefined;
   readonly sink: Pick<RunSink, 'keys'> | undefined;
+  /**
+   * A job's worker: what is done is what the job committed, and its chunks' rows come without those
+   * (src/job/member.ts). Its folder's lines do not say it: a line whose commit the fence refused (its chunk
+   * taken over) is in the folder, and its row must be sent again if the chunk comes back to this worker.
+   */
+  readonly job?: boolean;
   readonly sample: Pick<DrawnSample, 'chosen'> | undefined;
   readonly output:
     | {
@@ -191,7 +197,7 @@ export function rowGates(p: GateParts): Gate[] {
     p.sink && sinkKeyGate(p.sink, p.keyField),
     p.sample && sampleGate(p.sample),
     s.shard && shardGate(s.shard),
-    output && resumeGate(output.done),
+    output && !p.job && resumeGate(output.done),
     output && retryErrorsGate({ ...output, retryErrors: s.retryErrors }, p.counters),
     output && p.sinkRoom && sinkBehindGate(() => p.sinkRoom!(output.journalEnds)),
     windowGate(p.window),

@@ -286,6 +286,19 @@ describe('the list', () => {
     ]);
   });
 
+  it("a job's worker: no resume gate (its chunks come without the rows the job committed; its folder's lines are answers, not commits)", () => {
+    const output = { done: rows(1), retry: rows(), earlierLimit: null, journalEnds: { results: 0, errors: 0 } };
+    expect(names({ output, sink: { keys: new Map() }, job: true })).toEqual([
+      'stopped',
+      'read',
+      'sink key',
+      'retry errors',
+      'window',
+      'stopped while waiting',
+    ]);
+    expect(names({ output, job: false })).toContain('resume');
+  });
+
   it('counts a skip once under its counter and moves the resume point past it', () => {
     const counters = newCounters();
     const frontier = new FrontierTracker();
