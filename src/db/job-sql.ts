@@ -83,6 +83,13 @@ export interface JobSql {
    * `$5` rows done, `$6` rate, `$7` chunks held, `$8` lease (ms).
    */
   upsertWorker(t: JobTableNames): string;
+  /**
+   * Inside a worker's sink batch (behind the job's fence, which locks its chunks and the job's row): the server
+   * ends the session once it idles `ms` inside a transaction (its process stopped or starved), so those locks go
+   * with it instead of holding the other workers' takeover and commits until it goes on. Nothing where the
+   * server has no such setting (MySQL).
+   */
+  idleInTransaction(session: DbSession, ms: number): Promise<void>;
   /** The job's spend table (src/job/spend.ts), `table` quoted: made where it is missing. */
   createSpend(table: string): string;
   /**

@@ -15,10 +15,13 @@ import { BreError } from '@bre-batch/core/errors';
 import type { ChunkInsert, JobSql, JobTableNames } from './job-sql.js';
 import { CHUNK_COUNT_COLUMNS, CLAIMED_COLUMNS, positional, spendServiceColumnDefs } from './job-sql.js';
 import type { Failure } from './failure.js';
+import type { DbSession } from './session.js';
 
 /** The claim's indexes: the waiting chunks in chunk order, the held ones by the end of their lease. */
 const WAITING_INDEX = 'bre_batch_chunks_waiting';
 const LAPSED_INDEX = 'bre_batch_chunks_lapsed';
+/** The sessions whose idle_transaction_timeout is set (or that have none: MySQL). */
+const idleSet = new WeakSet<DbSession>();
 /** Rows a statement of the split inserts (8 parameters each, within the protocol's 65,535). */
 const INSERT_SLICE = 2_000;
 
@@ -169,6 +172,17 @@ export function mysqlJob(p: {
           ])
         ).rows[0];
       });
+    },
+    // MariaDB's idle_transaction_timeout, whole seconds, set once a session (a SET is not rolled back there);
+    // MySQL has none (an unknown variable): the session is remembered as without.
+    async idleInTransaction(session, ms) {
+      if (idleSet.has(session)) return;
+      try {
+        await session.query('SET SESSION idle_transaction_timeout = ?', [Math.max(1, Math.ceil(ms / 1000))]);
+      } catch (err) {
+        if (p.classify(err) === 'lost') throw err;
+      }
+      idleSet.add(session);
     },
     upsertWorker: (t) =>
       `INSERT INTO ${t.workers} (job, worker, host, address, state, rows_done, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)

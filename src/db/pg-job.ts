@@ -169,6 +169,12 @@ export function pgJob(p: {
       );
       return r.rows[0];
     },
+    // For this transaction alone (a SET rolled back with it would leave the session without it).
+    async idleInTransaction(session, ms) {
+      await session.query("SELECT set_config('idle_in_transaction_session_timeout', $1, true)", [
+        String(Math.max(1, Math.round(ms))),
+      ]);
+    },
     upsertWorker: (t) =>
       `INSERT INTO ${t.workers} (job, worker, host, address, state, rows_done, rate, chunks, lease_ms) VALUES ($1, $2, $3, $4, 'working', $5, $6, $7, $8)
        ON CONFLICT (job, worker) DO UPDATE SET seen_at = now(), state = 'working', rows_done = EXCLUDED.rows_done, rate = EXCLUDED.rate, chunks = EXCLUDED.chunks, lease_ms = EXCLUDED.lease_ms`,

@@ -118,8 +118,9 @@ class PgSession extends SessionBase {
 
 /** SQLSTATE's words. */
 const { classify, serverReason } = serverCodes({
-  // Class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now).
-  lost: (code) => /^08/.test(code) || /^57P0[123]$/.test(code),
+  // Class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now), 25P03 (the
+  // session ended for idling in a transaction: a job's worker stopped inside its batch, src/job/fence.ts).
+  lost: (code) => /^08/.test(code) || /^57P0[123]$/.test(code) || code === '25P03',
   // serialization_failure, deadlock_detected
   conflict: ['40001', '40P01'],
   // duplicate_column, duplicate_table, duplicate_object

@@ -50,11 +50,16 @@ export class JobFence {
   readonly tables: JobTables;
   readonly #sql: JobSql;
 
+  /**
+   * `idleMs`: how long the batch's transaction may idle before the server ends the session (its lease: a worker
+   * stopped that long inside it is taken for dead, and its locks must not hold the others' takeover).
+   */
   constructor(
     readonly job: string,
     readonly worker: string,
     dialect: Dialect,
     schema: string | undefined,
+    readonly idleMs?: number,
   ) {
     this.tables = jobTables(dialect, schema);
     this.#sql = dialect.job;
@@ -80,6 +85,7 @@ export class JobFence {
     session: DbSession,
     rows: { readonly results: readonly number[]; readonly errors: readonly number[] },
   ): Promise<(row: number) => boolean> {
+    if (this.idleMs !== undefined) await this.#sql.idleInTransaction(session, this.idleMs);
     const byChunk = new Map<number, { held: HeldChunk; results: number[]; errors: number[] }>();
     let refused = 0;
     const place = (row: number, kind: 'results' | 'errors') => {

@@ -66,6 +66,7 @@ export async function followSink(
       ? {
           name: job.settings.name,
           worker: job.settings.worker,
+          leaseMs: job.settings.leaseMs,
           ...(sink.writer.target.schema ? { schema: sink.writer.target.schema } : {}),
         }
       : undefined,

@@ -75,7 +75,7 @@ describe.each([
 
 describe('PostgreSQL reads SQLSTATE', () => {
   it('class 08 and the shutdowns are lost; serialization and deadlock conflicts; duplicates exist', () => {
-    for (const code of ['08000', '08003', '08006', '57P01', '57P02', '57P03'])
+    for (const code of ['08000', '08003', '08006', '57P01', '57P02', '57P03', '25P03'])
       expect(postgres.classify(err(code)), code).toBe('lost');
     expect(postgres.classify(err('57P04'))).toBe('refused');
     for (const code of ['40001', '40P01']) expect(postgres.classify(err(code)), code).toBe('conflict');

@@ -85,3 +85,38 @@ export async function stopHoldingNoLock(url: string, run: RunningCli, tables: re
     'the worker stopped holding no lock',
   );
 }
+
+/**
+ * Stops `run` (SIGSTOP) at a moment it holds the row lock of one of its chunks of `job` (inside its sink batch's
+ * transaction, behind the fence): a chunk it holds that a claim's SKIP LOCKED passes over. Stopped elsewhere, it
+ * is let go on and stopped again. Returns the chunks it holds locked.
+ */
+export async function stopHoldingChunkLock(url: string, run: RunningCli, job: string): Promise<number[]> {
+  const pid = run.child.pid!;
+  const mine = `%:${pid}:%`;
+  const chunks = async (lock: string) =>
+    (
+      await query<{ chunk: number | string }>(
+        url,
+        url.startsWith('postgres')
+          ? `SELECT chunk FROM bre_batch_chunks WHERE job = $1 AND holder LIKE $2 AND state = 'held'${lock}`
+          : `SELECT chunk FROM bre_batch_chunks WHERE job = ? AND holder LIKE ? AND state = 'held'${lock}`,
+        [job, mine],
+      )
+    ).map((r) => Number(r.chunk));
+  let locked: number[] = [];
+  await waitFor(
+    async () => {
+      run.child.kill('SIGSTOP');
+      const held = await chunks('');
+      const free = new Set(await chunks(' FOR UPDATE SKIP LOCKED'));
+      locked = held.filter((c) => !free.has(c));
+      if (locked.length > 0) return true;
+      run.child.kill('SIGCONT');
+      return false;
+    },
+    60_000,
+    'the worker stopped holding a chunk locked',
+  );
+  return locked;
+}

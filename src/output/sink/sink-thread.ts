@@ -18,7 +18,13 @@ export interface SinkWorkerData {
   /** Two BigInt64: where results.ndjson and errors.ndjson have been written up to, stored by the thread. */
   readonly positions: SharedArrayBuffer;
   /** A job's worker (`run --job`): each batch passes the job's fence (src/job/fence.ts). */
-  readonly job?: { readonly name: string; readonly worker: string; readonly schema?: string };
+  readonly job?: {
+    readonly name: string;
+    readonly worker: string;
+    readonly schema?: string;
+    /** The worker's lease: its batches' transactions may idle no longer (src/job/fence.ts). */
+    readonly leaseMs?: number;
+  };
 }
 
 export type ToSinkThread =

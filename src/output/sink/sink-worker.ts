@@ -33,7 +33,7 @@ if (port) {
     const f = await SinkFollower.open(data.dir, manifest, writer, log);
     follower = f;
     if (data.job) {
-      const fence = new JobFence(data.job.name, data.job.worker, writer.dialect, data.job.schema);
+      const fence = new JobFence(data.job.name, data.job.worker, writer.dialect, data.job.schema, data.job.leaseMs);
       jobFence = fence;
       f.fence = fence;
       f.onBatch = () => {
