@@ -76,6 +76,11 @@ export interface MemberStats {
 export class JobMember {
   readonly stats: MemberStats = { claimed: 0, takeovers: 0, resent: 0, lost: 0, done: 0 };
   readonly #held = new Map<number, Held>();
+  /**
+   * Chunks that finished with rows sent again not yet reported: the next heartbeat reports them (what a heartbeat
+   * under way reports is taken off first, as for the chunks held).
+   */
+  readonly #doneResent: Held[] = [];
   #listener: ChunkListener | undefined;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
@@ -109,7 +114,11 @@ export class JobMember {
   /** What a sink batch did to the chunks (from the fence, after its transaction committed). */
   outcome(o: FenceOutcome): void {
     for (const c of o.done) {
-      if (this.#held.delete(c)) this.stats.done += 1;
+      const h = this.#held.get(c);
+      if (!h) continue;
+      this.#doneResent.push(h);
+      this.#held.delete(c);
+      this.stats.done += 1;
     }
     for (const c of o.lost) this.#lose(c, 'its rows were refused at commit');
     if (o.jobDone) this.opts.log(`job ${this.opts.name}: its last chunk is committed: the job is done`);
@@ -229,6 +238,10 @@ export class JobMember {
         sentTo: h.sentTo,
         resent: h.resent,
       }));
+      const doneResent = this.#doneResent
+        .splice(0)
+        .filter((h) => h.resent > 0)
+        .map((h) => ({ chunk: h.claim.chunk, resent: h.resent }));
       try {
         const { lost, done: finished } = await this.opts.store.heartbeat(
           this.opts.name,
@@ -241,6 +254,7 @@ export class JobMember {
           },
           report,
           this.opts.leaseMs,
+          doneResent,
         );
         for (const h of held) h.resent -= report.find((r) => r.chunk === h.claim.chunk)!.resent;
         for (const c of finished) if (this.#held.delete(c)) this.stats.done += 1;

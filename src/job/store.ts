@@ -194,14 +194,18 @@ export class JobStore {
   /**
    * Renews the leases of the chunks this worker holds (only those whose token is still its own) and records
    * how far it has handed each to its run; returns the chunks it lost (taken over after a lapse) and those done.
+   * `doneResent`: rows sent again of chunks that finished before a heartbeat reported them.
    */
   async heartbeat(
     name: string,
     worker: WorkerReport,
     held: readonly HeldReport[],
     leaseMs: number,
+    doneResent: readonly { readonly chunk: number; readonly resent: number }[] = [],
   ): Promise<{ lost: number[]; done: number[] }> {
     const t = this.tables;
+    const addResent = (chunk: number, resent: number) =>
+      this.#count(`UPDATE ${t.chunks} SET resent = resent + $3 WHERE job = $1 AND chunk = $2`, [name, chunk, resent]);
     // One statement a chunk (a worker holds one or two): each says by its count whether the chunk is still its own.
     const still = new Set<number>();
     for (const h of held) {
@@ -211,7 +215,10 @@ export class JobStore {
         [name, worker.worker, leaseMs, h.chunk, h.token, h.sentTo, h.resent],
       );
       if (n > 0) still.add(h.chunk);
+      // Not renewed (done by this worker's last batch, or lost): the rows it sent again were sent all the same.
+      else if (h.resent > 0) await addResent(h.chunk, h.resent);
     }
+    for (const d of doneResent) await addResent(d.chunk, d.resent);
     await this.#query(this.sql.upsertWorker(t), [
       name,
       worker.worker,

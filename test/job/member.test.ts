@@ -37,6 +37,8 @@ class HeldBackStore {
   readonly claims: ClaimedChunk[] = [];
   readonly beats: { held: readonly HeldReport[]; answer: (r: { lost: number[]; done: number[] }) => void }[] = [];
   readonly reports: (readonly HeldReport[])[] = [];
+  /** Rows sent again that each heartbeat reported, of the chunks held and of those done since the last. */
+  readonly resent: number[] = [];
   holdBack = false;
   released: { chunk: number; token: string }[] | undefined;
 
@@ -44,8 +46,15 @@ class HeldBackStore {
     return {
       claim: async () => this.claims.shift(),
       unfinished: async () => 0,
-      heartbeat: (_name: string, _w: unknown, held: readonly HeldReport[]) => {
+      heartbeat: (
+        _name: string,
+        _w: unknown,
+        held: readonly HeldReport[],
+        _lease: number,
+        doneResent: readonly { resent: number }[] = [],
+      ) => {
         this.reports.push(held);
+        this.resent.push([...held, ...doneResent].reduce((n, r) => n + r.resent, 0));
         return held.length === 0 || !this.holdBack
           ? Promise.resolve({ lost: [], done: [] })
           : new Promise((answer) => this.beats.push({ held, answer }));
@@ -67,7 +76,7 @@ async function* read(c: ClaimedChunk): AsyncGenerator<InputRow[]> {
   yield rowsOf(c);
 }
 
-function member(store: HeldBackStore, log: string[]) {
+function member(store: HeldBackStore, log: string[], heartbeatMs = 20) {
   const heard = { held: [] as HeldChunk[], dropped: [] as number[] };
   const m = new JobMember({
     store: store.asStore(),
@@ -75,7 +84,7 @@ function member(store: HeldBackStore, log: string[]) {
     worker: 'w',
     address: null,
     leaseMs: 60_000,
-    heartbeatMs: 20,
+    heartbeatMs,
     rowsDone: () => 0,
     log: (l) => log.push(l),
     fail: (err) => {
@@ -145,5 +154,22 @@ describe('a chunk lost under one token, claimed again under the next', () => {
     expect(log.some((l) => l.includes('lost chunk 2 (its rows were refused at commit)'))).toBe(true);
     await m.close(true);
     expect(store.released).toEqual([]);
+  });
+});
+
+describe('rows sent again of a chunk that finishes between two heartbeats', () => {
+  it('are reported by the next heartbeat (job status counts them), not dropped with the chunk', async () => {
+    const store = new HeldBackStore();
+    // No heartbeat but the first and the last: the chunk finishes between them.
+    const { m } = member(store, [], 3_600_000);
+    // Taken over from a holder that had handed its run all 4 rows: each is sent again.
+    store.claims.push({ ...claimOf(1, '2'), prevSent: ROWS });
+    await m.start();
+    const rows = m.rows(read);
+    expect((await rows.next()).value).toHaveLength(ROWS);
+    m.outcome({ lost: [], done: [1], refused: 0, jobDone: true });
+    await m.close(false);
+    expect(m.stats.resent).toBe(ROWS);
+    expect(store.resent.reduce((n, r) => n + r, 0)).toBe(ROWS);
   });
 });
