@@ -60,6 +60,39 @@ const zodLocalesUnused: Plugin = {
 };
 
 /**
+ * undici's index loads all of undici (fetch, WebSocket, the cache stores, the mocks: parsed and run
+ * at every run's start) for the three names src/http/transport.ts takes from it: the bundle gets those from their
+ * own modules instead, with the request methods undici's index puts on every dispatcher (a ProxyAgent's CONNECT
+ * uses them). A name imported from 'undici' that is not exported here fails the build (esbuild: "No matching
+ * export"): add its module below.
+ */
+const UNDICI_PARTS = `
+import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
+import api from 'undici/lib/api/index.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
+import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
+import errors from 'undici/lib/core/errors.js';
+Object.assign(Dispatcher.prototype, api);
+export { Pool, ProxyAgent, errors };
+`;
+
+const undiciParts: Plugin = {
+  name: 'undici-parts',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) => ({
+      path: 'undici',
+      namespace: 'undici-parts',
+      pluginData: args.resolveDir,
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'undici-parts' }, (args) => ({
+      contents: UNDICI_PARTS,
+      loader: 'js',
+      resolveDir: args.pluginData as string,
+    }));
+  },
+};
+
+/**
  * The workspace's packages (`@bre-batch/...`) are bundled from their sources, through the `paths` of the
  * repository's tsconfig.json, whatever `root` is: one copy of each module (BreError above all) in a bundle.
  */
@@ -108,7 +141,7 @@ export async function bundle(root = ROOT): Promise<string[]> {
     entryPoints: ENTRIES,
     outdir,
     external: EXTERNAL,
-    plugins: [zodLocalesUnused],
+    plugins: [zodLocalesUnused, undiciParts],
   });
   writeFileSync(join(outdir, META), JSON.stringify(result.metafile));
   return tidy(root, outdir, result.metafile.outputs);

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ServiceName } from '@bre-batch/core/types';
+import { countText } from '@bre-batch/core/units';
 import { FILES } from '@bre-batch/formats';
 import { journalSize } from '@bre-batch/formats/journal-file';
 import type { OutputFormat } from './spool/rebuild.js';
@@ -109,7 +110,7 @@ export function roomWarning(est: RoomEstimate, freeBytes: number, dir: string): 
   const perRow = `${formatBytes(est.bytesPerRow)} a row${est.measured ? '' : ' assumed'}`;
   return (
     `warning: the disk of ${dir} has ${formatBytes(freeBytes)} free, and this run's output needs about ${formatBytes(est.totalBytes)} ` +
-    `(${est.rows.toLocaleString('en-US')} rows at ${perRow}: ${formatBytes(est.journalBytes)} of journal, then ${formatBytes(est.endBytes)} for the end files): ` +
+    `(${countText(est.rows)} rows at ${perRow}: ${formatBytes(est.journalBytes)} of journal, then ${formatBytes(est.endBytes)} for the end files): ` +
     'free some room or choose another --out (a run stopped by a full disk resumes when re-run)'
   );
 }

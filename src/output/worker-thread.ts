@@ -4,7 +4,8 @@
  * as `{ type: 'failed' }` with errorToJSON (packages/core/src/errors.ts); a crash or an early exit is INTERNAL.
  */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { basename, dirname } from 'node:path';
+import * as nodeModule from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, Worker, workerData, type ResourceLimits } from 'node:worker_threads';
 import { errorFromJSON, errorToJSON, internalError, type ErrorJSON } from '@bre-batch/core/errors';
@@ -32,14 +33,30 @@ export function workerScript(name: ScriptName): URL {
  * development dependency), registered in the worker first.
  */
 export function startScriptWorker(js: URL, data: unknown, resourceLimits?: ResourceLimits): Worker {
-  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData: data, resourceLimits });
+  const env = threadEnv();
+  if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData: data, resourceLimits, env });
   const boot = {
-    tsx: pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
+    tsx: pathToFileURL(nodeModule.createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'),
     script: js.href.replace(/\.js$/, '.ts'),
   };
   const code =
     'const { workerData: d } = require("node:worker_threads"); import(d.boot.tsx).then((m) => { m.register(); return import(d.boot.script); });';
-  return new Worker(code, { eval: true, workerData: { ...(data as object), boot }, resourceLimits });
+  return new Worker(code, { eval: true, workerData: { ...(data as object), boot }, resourceLimits, env });
+}
+
+/**
+ * The thread's environment: the process's (a copy, as Node gives by default) and, when the process keeps its
+ * compiled code on disk (bin/bre-batch.js), the same directory, which a thread does not inherit otherwise: the
+ * thread then compiles the chunks it shares with the run from that cache too.
+ */
+function threadEnv(): NodeJS.ProcessEnv {
+  // getCompileCacheDir: Node >= 22.8; undefined when the cache is off.
+  const { getCompileCacheDir } = nodeModule as { getCompileCacheDir?: () => string | undefined };
+  const dir = getCompileCacheDir?.();
+  if (!dir || process.env.NODE_COMPILE_CACHE) return process.env;
+  // It names the folder of this Node's version under the directory given, which Node would add again.
+  const given = basename(dir).startsWith(`v${process.versions.node}-`) ? dirname(dir) : dir;
+  return { ...process.env, NODE_COMPILE_CACHE: given };
 }
 
 /** What a thread sends when it fails. */

@@ -18,6 +18,7 @@ import { BreError } from '@bre-batch/core/errors';
 import { preflight } from '../http/preflight.js';
 import { startIntervalMs } from '../limits/pacer.js';
 import { describeRate, type Rate } from '@bre-batch/core/rates';
+import { countText } from '@bre-batch/core/units';
 import { RowSet } from '../output/journal/bitset.js';
 import { readNdjson } from '@bre-batch/formats/ndjson-file';
 import { FILES } from '@bre-batch/formats';
@@ -122,7 +123,7 @@ export function formatDuration(ms: number): string {
   return `${m} min`;
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = countText;
 
 /** A sampled run's plan: its design, and the plan of the whole input at the same limits, for comparison. */
 export interface SamplePlan {

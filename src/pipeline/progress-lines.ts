@@ -5,6 +5,7 @@
  */
 import type { Log } from '../log/logger.js';
 import { describeRate, limitPerMinute } from '@bre-batch/core/rates';
+import { countText } from '@bre-batch/core/units';
 import type { ServiceClient } from '../http/chain.js';
 import { kindOf } from '../stages/index.js';
 import { SERVICES } from '@bre-batch/core/types';
@@ -45,7 +46,7 @@ export interface ProgressLinesOptions {
   readonly ticker?: Ticker;
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = countText;
 
 export class ProgressLines {
   readonly #o: ProgressLinesOptions;

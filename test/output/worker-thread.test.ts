@@ -4,7 +4,9 @@
  * its TypeScript through tsx; the spool's are below the 2 GB from which V8 lets the old generation grow to 4
  * times what is alive (src/output/spool/spool-thread.ts SPOOL_RESOURCE_LIMITS).
  */
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import * as nodeModule from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,8 +14,27 @@ import { describe, expect, it } from 'vitest';
 import { SPOOL_RESOURCE_LIMITS } from '../../src/output/spool/spool-thread.js';
 import { startScriptWorker, workerScript, WorkerThread } from '../../src/output/worker-thread.js';
 import { BreError, diskFullCode, diskFullError, errorToJSON } from '@bre-batch/core/errors';
+import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
+
+/** A script that tells where its thread keeps compiled code (null: nowhere). */
+const CACHE_DIR = `import { parentPort } from 'node:worker_threads';
+import * as m from 'node:module';
+parentPort.postMessage(m.getCompileCacheDir?.() ?? null);
+`;
+
+/** The process: the cache turned on in the directory it is given, then a thread started as the CLI starts one (dist/). */
+const CACHE_PARENT = `import * as m from 'node:module';
+import { pathToFileURL } from 'node:url';
+m.enableCompileCache?.(process.argv[2]);
+const { startScriptWorker } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'output', 'worker-thread.js')).href)});
+const thread = startScriptWorker(pathToFileURL('cache-dir.mjs'), {});
+thread.once('message', (d) => {
+  process.stdout.write(JSON.stringify({ parent: m.getCompileCacheDir?.() ?? null, thread: d }));
+  void thread.terminate();
+});
+`;
 
 const REPORT = `import { parentPort, resourceLimits } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
@@ -47,6 +68,29 @@ describe('a script on its own thread', () => {
     const limited = await limitsOf(pathToFileURL(join(dir, 'typed.js')), SPOOL_RESOURCE_LIMITS);
     expect(limited.limits.maxOldGenerationSizeMb).toBe(SPOOL_RESOURCE_LIMITS.maxOldGenerationSizeMb);
     expect(limited.heapLimitMb).toBeLessThan(2048);
+  });
+
+  it('keeps its compiled code where the process keeps its own (Node >= 22.8; none before, nor when turned off)', () => {
+    // A process of its own: the compile cache is the process's, which bin/bre-batch.js turns on.
+    writeFileSync(join(dir, 'cache-dir.mjs'), CACHE_DIR);
+    writeFileSync(join(dir, 'cache-parent.mjs'), CACHE_PARENT);
+    const run = (env: NodeJS.ProcessEnv) => {
+      const cache = join(dir, `cache-${Object.keys(env).length}`);
+      const r = spawnSync(process.execPath, ['cache-parent.mjs', cache], {
+        env: { ...process.env, NODE_COMPILE_CACHE: '', ...env },
+        encoding: 'utf8',
+        cwd: dir,
+      });
+      expect(r.stderr).toBe('');
+      return { cache, ...(JSON.parse(r.stdout) as { parent: string | null; thread: string | null }) };
+    };
+    const on = run({});
+    // enableCompileCache: Node >= 22.8 (this project's @types/node are Node 20's).
+    const cacheable = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+    expect(on.parent).toBe(cacheable ? on.cache : null);
+    expect(on.thread).toBe(on.parent);
+    const off = run({ NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(off).toMatchObject({ parent: null, thread: null });
   });
 
   it("names its scripts beside the module: from the sources, <folder>/<name>-worker (the bundle's <name>-worker.js is the e2e tests')", () => {

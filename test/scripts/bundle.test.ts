@@ -24,7 +24,10 @@ const files = readdirSync(BUNDLE);
 const scripts = files.filter((f) => f.endsWith('.js'));
 
 interface Meta {
-  readonly outputs: Record<string, { readonly imports: readonly { path: string; external?: boolean }[] }>;
+  readonly outputs: Record<
+    string,
+    { readonly imports: readonly { path: string; external?: boolean }[]; readonly inputs: Record<string, unknown> }
+  >;
 }
 const meta = JSON.parse(readFileSync(join(BUNDLE, META), 'utf8')) as Meta;
 
@@ -53,6 +56,30 @@ describe('the bundle', () => {
     const main = JSON.parse(readFileSync(join(BUNDLE, 'main.js.map'), 'utf8')) as { sources: string[] };
     expect(main.sources).toContain('../../src/cli/main.ts');
     for (const f of scripts) expect(files).toContain(`${f}.map`);
+  });
+
+  it("takes from undici the transport's dispatchers and their request methods, not its index (fetch, WebSocket, the mocks)", () => {
+    const undici = new Set(
+      Object.values(meta.outputs).flatMap((o) =>
+        Object.keys(o.inputs)
+          .map((i) => /node_modules\/undici\/(.+)$/.exec(i)?.[1])
+          .filter((i) => i !== undefined),
+      ),
+    );
+    for (const part of [
+      'lib/dispatcher/pool.js',
+      'lib/dispatcher/proxy-agent.js',
+      'lib/core/errors.js',
+      'lib/api/index.js',
+    ])
+      expect(undici).toContain(part);
+    for (const whole of [
+      'index.js',
+      'lib/web/fetch/index.js',
+      'lib/web/websocket/websocket.js',
+      'lib/mock/mock-agent.js',
+    ])
+      expect(undici).not.toContain(whole);
   });
 
   it('a build takes away what an earlier build wrote and this one did not (chunks are named by their hash)', async () => {

@@ -3,7 +3,7 @@
  *   rate       N/UNIT, UNIT s (sec, second) or min (m, minute), N > 0 and may be a fraction: 500/min, 2.5/s
  *   --rate     SERVICE=N/UNIT, SERVICE=off, or off alone for every service; repeatable, later ones win
  *   duration   N with ms, s or m (min): 1500ms, 30s, 2m; a bare N is in the flag's own unit
- * Every failure is a BreError('USAGE') that reads "Expected X, got Y".
+ * Every failure is a BreError('USAGE') that reads "Expected X, got Y". And how a count is written (countText).
  */
 import { BreError } from './errors.js';
 import { DEFAULT_RATES, type Rate } from './rates.js';
@@ -123,4 +123,15 @@ export function parseServiceDurations(
     out[serviceNamed(spec.slice(0, eq).trim(), flag)] = parseDuration(spec.slice(eq + 1), rule);
   }
   return out;
+}
+
+/**
+ * `x` as `x.toLocaleString('en-US')` writes it ("12,345", "-0"), without Intl for a whole number: a process's
+ * first Intl call loads ICU's number data, which a short run paid for its plan line alone (docs/performance.md,
+ * "Start-up"). Any other number goes to Intl as before.
+ */
+export function countText(x: number): string {
+  if (!Number.isSafeInteger(x)) return x.toLocaleString('en-US');
+  const sign = x < 0 || Object.is(x, -0) ? '-' : '';
+  return `${sign}${String(Math.abs(x)).replace(/\B(?=(\d{3})+$)/g, ',')}`;
 }
