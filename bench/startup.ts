@@ -4,9 +4,11 @@
  * built-in sandbox (the run starts it in-process, as a first-night user's does). `node -e 0` is measured the
  * same way: what Node alone costs on this machine at this moment, which no command can go below. With
  * `against` (a checkout of another commit, built), its bin runs the same three commands in the same rounds, each
- * right after this build's: a before/after taken in turn, at the same moment of the shared machine.
+ * right after this build's: a before/after taken in turn, at the same moment of the shared machine. Each run's CPU
+ * (user and system, its threads included) is taken too, by /usr/bin/time where there is one: on a shared machine
+ * it moves far less with the load than the wall clock.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -20,6 +22,9 @@ interface StartupFigure {
   readonly min_s: number;
   /** The median less `node -e 0`'s: what the command itself costs, a steadier figure on a busy machine. */
   readonly over_node_s?: number;
+  /** CPU seconds (user and system), in the order measured, and their median: without /usr/bin/time, none. */
+  readonly cpu_runs?: readonly number[];
+  readonly cpu_median_s?: number;
 }
 
 interface StartupFigures {
@@ -33,26 +38,52 @@ interface StartupFigures {
   readonly against_one_row_run?: StartupFigure;
 }
 
-async function timed(args: readonly string[]): Promise<number> {
+/** GNU time: the child's user and system CPU, which Node does not report for a child. */
+const TIME = '/usr/bin/time';
+
+interface Timed {
+  readonly seconds: number;
+  readonly cpu?: number;
+}
+
+async function timed(args: readonly string[], cpuFile: string): Promise<Timed> {
+  const withCpu = existsSync(TIME);
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '' },
-  });
+  const child = spawn(
+    withCpu ? TIME : process.execPath,
+    withCpu ? ['-f', '%U %S', '-o', cpuFile, process.execPath, ...args] : args,
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, BRE_BASE_URL: '', BUREAU_BASE_URL: '', ACCOUNT_BASE_URL: '' },
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const [code] = (await once(child, 'exit')) as [number | null];
   const seconds = (performance.now() - t0) / 1000;
   if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}: ${stderr}`);
-  return seconds;
+  if (!withCpu) return { seconds };
+  const [user, system] = readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { seconds, cpu: user + system };
 }
 
-function figure(command: string, runs: number[]): StartupFigure {
-  const sorted = [...runs].sort((a, b) => a - b);
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  const r3 = (x: number) => Math.round(x * 1000) / 1000;
-  return { command, runs: runs.map(r3), median_s: r3(median), min_s: r3(sorted[0]) };
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+function figure(command: string, runs: readonly Timed[]): StartupFigure {
+  const seconds = runs.map((r) => r.seconds);
+  const cpu = runs.flatMap((r) => (r.cpu === undefined ? [] : [r.cpu]));
+  return {
+    command,
+    runs: seconds.map(r3),
+    median_s: r3(median(seconds)),
+    min_s: r3(Math.min(...seconds)),
+    ...(cpu.length === runs.length ? { cpu_runs: cpu.map(r3), cpu_median_s: r3(median(cpu)) } : {}),
+  };
 }
 
 export async function benchStartup(o: {
@@ -80,10 +111,10 @@ export async function benchStartup(o: {
     const theirs = cliCommands(join(o.against, 'bin', 'bre-batch.js'), 'against_', ` (${o.against})`);
     for (const [k, c] of theirs.entries()) commands.splice(2 + 2 * k, 0, c);
   }
-  const runs = new Map(commands.map(([name]) => [name, [] as number[]]));
+  const runs = new Map(commands.map(([name]) => [name, [] as Timed[]]));
   // In turn, round by round: a busy moment of the shared machine falls on every command alike.
   for (let i = 0; i < o.rounds; i += 1) {
-    for (const [name, , args] of commands) runs.get(name)!.push(await timed(args(i)));
+    for (const [name, , args] of commands) runs.get(name)!.push(await timed(args(i), join(dir, 'cpu.txt')));
   }
   rmSync(dir, { recursive: true, force: true });
   const node = figure('node -e 0', runs.get('node')!);
