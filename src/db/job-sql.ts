@@ -90,6 +90,11 @@ export interface JobSql {
    * server has no such setting (MySQL).
    */
   idleInTransaction(session: DbSession, ms: number): Promise<void>;
+  /**
+   * Before a worker's sink batch's transaction begins: its reads see what other transactions committed before
+   * each read (READ COMMITTED), as the fence's "any chunk left" read after the job's row is locked needs.
+   */
+  beforeBatch(session: DbSession): Promise<void>;
   /** The job's spend table (src/job/spend.ts), `table` quoted: made where it is missing. */
   createSpend(table: string): string;
   /**

@@ -169,6 +169,8 @@ export function pgJob(p: {
       );
       return r.rows[0];
     },
+    // READ COMMITTED is PostgreSQL's own.
+    beforeBatch: async () => undefined,
     // For this transaction alone (a SET rolled back with it would leave the session without it).
     async idleInTransaction(session, ms) {
       await session.query("SELECT set_config('idle_in_transaction_session_timeout', $1, true)", [

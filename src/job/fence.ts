@@ -69,6 +69,11 @@ export class JobFence {
     return runBound<R>(this.#sql, session, sql, params);
   }
 
+  /** Before the batch's transaction (src/output/sink/batch.ts): the isolation its reads need (src/db/job-sql.ts). */
+  before(session: DbSession): Promise<void> {
+    return this.#sql.beforeBatch(session);
+  }
+
   hold(c: HeldChunk): void {
     this.#held.set(c.chunk, c);
   }
@@ -153,8 +158,8 @@ export class JobFence {
         // come looks once the first committed, and sees both chunks done.
         await this.#run(session, `SELECT 1 FROM ${this.tables.jobs} WHERE job = $1 FOR UPDATE`, [this.job]);
         // Any chunk not done, from the claim's indexes (src/db/job-sql.ts): not a count of the job's chunks. A
-        // plain read: on MySQL's REPEATABLE READ too it sees the other's commit, its snapshot taken only now
-        // (the reads before it in this transaction lock, and take none).
+        // plain read in READ COMMITTED (`before`, on MySQL too): it sees the other's commit, whatever this
+        // transaction read before (#adopt's read is a plain one).
         const left = await this.#run(
           session,
           `(SELECT 1 FROM ${this.tables.chunks} WHERE job = $1 AND state = 'waiting' LIMIT 1)

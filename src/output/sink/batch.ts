@@ -89,6 +89,8 @@ export async function readProgress(
  * chunks the worker still holds), their chunks' positions written in the same transaction.
  */
 export interface BatchFence {
+  /** Before the batch's transaction begins (its isolation). */
+  before(session: DbSession): Promise<void>;
   admit(
     session: DbSession,
     rows: { readonly results: readonly number[]; readonly errors: readonly number[] },
@@ -110,6 +112,7 @@ export async function writeBatch(
   fence?: BatchFence,
 ): Promise<Written> {
   await s.fitColumns(session, all.results);
+  await fence?.before(session);
   return session.transaction(async () => {
     // A job's worker writes only the rows of chunks it still holds, checked in this transaction (src/job/fence.ts).
     const may = fence
