@@ -7,7 +7,7 @@
  *   other (no package cycle), and none reaches the runner;
  * - the runner's folders (src/, LAYERS), above every package: any of them may import any package.
  *
- * ARCHITECTURE.md says why the order is this one. `npm test` runs this check (test/architecture/layers.test.ts
+ * ARCHITECTURE.md says why the order is this one. `npm test` runs this check (test/architecture/layers.process.test.ts
  * proves it catches an upward import, a sibling import, a module, folder and package cycle). bench/, scripts/ and
  * the tests stand outside the layers, above them all: they may import any module, which never imports them.
  *

@@ -1,33 +1,68 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import SuiteSequencer from './test/sequencer.js';
 
 const PACKAGES = fileURLToPath(new URL('./packages/', import.meta.url));
 
-export default defineConfig({
-  resolve: {
-    // A package imported by its name is read from its sources, as tsconfig.json's `paths` say for tsc and tsx:
-    // `@bre-batch/formats` is packages/formats/src/index.ts, `@bre-batch/core/errors` packages/core/src/errors.ts.
-    alias: [
-      { find: /^@bre-batch\/([a-z]+)$/, replacement: `${PACKAGES}$1/src/index.ts` },
-      { find: /^@bre-batch\/([a-z]+)\/(.+)$/, replacement: `${PACKAGES}$1/src/$2` },
+// The runner's tests, and each package's (packages/*/test/): one `npm test` runs them all.
+const ALL = ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'];
+// In a child process each (vitest's `forks`): the folders whose files spawn processes (the CLI, Chromium and
+// VitePress, podman), which cost less CPU there than from a thread of vitest's own process, and a file named
+// *.process.test.ts, which changes what a worker thread cannot or must not (the working directory, the umask:
+// runInProcess). The rest run on worker threads (`threads`), which start for less CPU than a process.
+// docs/development.md says which goes where, and the figures.
+const OWN_PROCESS = [
+  'test/{e2e,docs,container}/**/*.test.ts',
+  ...ALL.map((glob) => glob.replace('*.test.ts', '*.process.test.ts')),
+];
+
+/** What both kinds of file run with: a project without `extends` takes nothing from the root's config (vitest 4). */
+function project(name: string, pool: 'forks' | 'threads', include: string[], exclude: string[] = []) {
+  return {
+    plugins: [
+      {
+        // `--exclude` on the command line reaches the root's config only, not a project's (vitest 4.1): each
+        // project takes the root's exclusions too (the defaults and the command line's).
+        name: 'bre-batch:root-exclude',
+        configureVitest({ vitest, project }) {
+          project.config.exclude.push(...vitest.config.exclude);
+        },
+      },
     ],
-  },
+    resolve: {
+      // A package imported by its name is read from its sources, as tsconfig.json's `paths` say for tsc and tsx:
+      // `@bre-batch/formats` is packages/formats/src/index.ts, `@bre-batch/core/errors` packages/core/src/errors.ts.
+      alias: [
+        { find: /^@bre-batch\/([a-z]+)$/, replacement: `${PACKAGES}$1/src/index.ts` },
+        { find: /^@bre-batch\/([a-z]+)\/(.+)$/, replacement: `${PACKAGES}$1/src/$2` },
+      ],
+    },
+    test: {
+      name,
+      pool,
+      include,
+      exclude: [...configDefaults.exclude, ...exclude],
+      // The build is imported as Node imports it, untransformed (test/helpers/cli-in-process.ts runs the CLI's
+      // code from it): vitest's transform of its modules made a run's rows cost more CPU than a spawned CLI's.
+      server: { deps: { external: [/\/dist\//] } },
+      // With BRE_TEST_CPU=FILE, each file's CPU seconds (its own and its children's) go to FILE: test/cpu-probe.ts.
+      setupFiles: ['test/cpu-probe.ts'],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  } satisfies TestProjectInlineConfiguration;
+}
+
+export default defineConfig({
   test: {
-    // The runner's tests, and each package's (packages/*/test/): one `npm test` runs them all.
-    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    projects: [project('process', 'forks', OWN_PROCESS), project('threads', 'threads', ALL, OWN_PROCESS)],
     // Builds dist/ once before the tests (the e2e tests spawn the built CLI): see test/global-setup.ts.
     globalSetup: ['test/global-setup.ts'],
-    // The build is imported as Node imports it, untransformed (test/helpers/cli-in-process.ts runs the CLI's
-    // code from it): vitest's transform of its modules made a run's rows cost more CPU than a spawned CLI's.
-    server: { deps: { external: [/\/dist\//] } },
-    // With BRE_TEST_CPU=FILE, each file's CPU seconds (its own and its children's) go to FILE: test/cpu-probe.ts.
-    setupFiles: ['test/cpu-probe.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    // e2e tests spawn the CLI and sandboxes; two cores, so keep parallelism modest.
+    // e2e tests spawn the CLI and sandboxes; two cores, so keep parallelism modest. One pool of two workers
+    // serves both projects: a thread and a process are never more than two at once.
     maxWorkers: 2,
-    // Without earlier durations, the heaviest files first, cases kept beside a file counted (test/sequencer.ts).
+    // Without earlier durations, the heaviest files first, cases kept beside a file counted; with them, the
+    // longest first across both projects (test/sequencer.ts).
     sequence: { sequencer: SuiteSequencer },
   },
 });

@@ -1,6 +1,6 @@
 /**
  * The order test files start in. With durations from an earlier run (vitest's cache), vitest's own: the
- * longest first. Without (a fresh clone, CI), vitest orders by the test file's size, which puts a file that
+ * longest first (the failed before them), whichever project a file is in. Without (a fresh clone, CI), vitest orders by the test file's size, which puts a file that
  * only runs cases kept beside it (`./db-source/cases.js`, `./job-cases.js`: one file per database, so that both
  * run at once) last, where it keeps one worker busy after the other has finished. Here a file weighs what it
  * imports from beside it too.
@@ -25,10 +25,22 @@ export function weight(path: string): number {
 export default class SuiteSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const cache = this.ctx.cache;
-    const known = files.every((f) =>
-      cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`),
+    const results = new Map(
+      files.map((f) => [
+        f,
+        cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`),
+      ]),
     );
-    if (known) return super.sort(files);
+    const known = [...results.values()].every((r) => r !== undefined);
+    // vitest's own order, failed first then the longest, but across the projects (vitest.config.ts): its own
+    // sort puts one project's files before the other's, which would leave a long thread file to the end.
+    if (known)
+      return [...files].sort((a, b) => {
+        const [ra, rb] = [results.get(a), results.get(b)];
+        if (!ra || !rb) return 0;
+        if (ra.failed !== rb.failed) return ra.failed ? -1 : 1;
+        return rb.duration - ra.duration;
+      });
     const weights = new Map(files.map((f) => [f.moduleId, weight(f.moduleId)]));
     return [...files].sort((a, b) => (weights.get(b.moduleId) ?? 0) - (weights.get(a.moduleId) ?? 0));
   }

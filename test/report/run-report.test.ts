@@ -1,6 +1,6 @@
 /**
  * report.html of a run: its data gathered from the folder alone, what an older folder cannot show said in
- * words, and every text escaped. (The Chromium render is in run-report-render.test.ts.)
+ * words, and every text escaped. (The Chromium render is in run-report-render.process.test.ts.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -58,36 +58,57 @@ describe('where the suite time goes (scripts/test-durations.ts)', () => {
   });
 
   it("the probe (test/cpu-probe.ts) writes a file's CPU, its spawned processes' included", () => {
-    const dir = tempDir('bre-cpu-probe-');
-    const out = join(dir, 'cpu.ndjson');
-    const test = join(ROOT, 'test', 'scripts', `.probe-${process.pid}.test.ts`);
     // A child that burns 0.4 s of CPU (by its own count, whatever the load); the file's line counts it under children.
-    writeFileSync(
-      test,
+    const [line] = probed(
+      'forks',
       `import { execFileSync } from 'node:child_process';\nimport { it } from 'vitest';\n` +
         `it('burns', () => { execFileSync(process.execPath, ['-e', 'while (process.cpuUsage().user < 400000);']); });\n`,
     );
-    try {
-      execFileSync(
-        process.execPath,
-        [
-          join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
-          'run',
-          test,
-          '--config',
-          join(ROOT, 'test', 'scripts', 'probe.config.ts'),
-        ],
-        { cwd: ROOT, env: { ...process.env, BRE_TEST_CPU: out }, stdio: 'pipe' },
-      );
-    } finally {
-      execFileSync('rm', ['-f', test]);
-    }
-    const lines = readFileSync(out, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(1);
-    expect(lines[0].file).toBe(test);
-    expect(lines[0].children).toBeGreaterThanOrEqual(0.3);
+    expect(line.where).toBe('process');
+    expect(line.children).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it("on a worker thread, a file's own CPU is its thread's, not the rest of the process's", () => {
+    // Another thread of the process burns 1 s of its own CPU while the file's thread waits for it: a reading of
+    // the whole process (what a file on a thread shares with the other worker's) would count it.
+    const burn = `const t = () => Number(require('node:fs').readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ')[11]); const s = t(); while (t() - s < 100);`;
+    const [line] = probed(
+      'threads',
+      `import { once } from 'node:events';\nimport { Worker } from 'node:worker_threads';\nimport { it } from 'vitest';\n` +
+        `it('waits', async () => { await once(new Worker(${JSON.stringify(burn)}, { eval: true }), 'exit'); });\n`,
+    );
+    expect(line.where).toBe('thread');
+    expect(line.self).toBeLessThan(0.6);
   });
 });
+
+/** The probe's lines for one test file of `body` run alone by vitest in `pool`. */
+function probed(pool: 'forks' | 'threads', body: string): { where: string; self: number; children: number }[] {
+  const dir = tempDir('bre-cpu-probe-');
+  const out = join(dir, 'cpu.ndjson');
+  const test = join(ROOT, 'test', 'scripts', `.probe-${process.pid}-${pool}.test.ts`);
+  writeFileSync(test, body);
+  try {
+    execFileSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
+        'run',
+        test,
+        '--config',
+        join(ROOT, 'test', 'scripts', 'probe.config.ts'),
+        `--pool=${pool}`,
+      ],
+      { cwd: ROOT, env: { ...process.env, BRE_TEST_CPU: out }, stdio: 'pipe' },
+    );
+  } finally {
+    execFileSync('rm', ['-f', test]);
+  }
+  const lines = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(lines).toHaveLength(1);
+  expect(lines[0].file).toBe(test);
+  return lines;
+}

@@ -24,7 +24,7 @@ describe("the tests' tools", () => {
     expect(testFilesNeeding(ROOT, 'pushgateway')).toEqual(
       expect.arrayContaining(['test/e2e/pushgateway.test.ts', 'test/container/image.test.ts']),
     );
-    expect(testFilesNeeding(ROOT, 'chromium')).toContain('test/report/run-report-render.test.ts');
+    expect(testFilesNeeding(ROOT, 'chromium')).toContain('test/report/run-report-render.process.test.ts');
   });
 
   it('a missing executable is named by its path', () => {
