@@ -9,15 +9,12 @@
  * key once in the sink, the job done, and chunk 0's rows not committed before the ghost sent exactly once more.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { DialectName } from '../../src/db/index.js';
 import { runArgs, startCli } from '../helpers/cli.js';
-import { available, freshDatabase, itDb } from '../helpers/db.js';
-import { loadRows } from '../helpers/db-load.js';
-import { jobFlags, jobQuery, jobStatus, journal, sinkKeys, waitForFolder, why } from '../helpers/job.js';
+import { available, itDb } from '../helpers/db.js';
+import { jobFlags, jobQuery, jobSetting, jobStatus, journal, sinkKeys, waitForFolder, why } from '../helpers/job.js';
 import { stopHoldingNoLock } from '../helpers/job-stop.js';
-import { locationRows } from '../helpers/sink-inputs.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -38,22 +35,12 @@ for (const dialect of ['postgres', 'mysql'] as DialectName[]) {
   describe.runIf(available[dialect] || process.env.CI === 'true')(
     `run --job on ${dialect}: a chunk lost, then claimed back`,
     () => {
-      let sb: TestSandbox;
-      let source: string;
-      let sink: string;
-      beforeAll(async () => {
-        sb = await startTestSandbox({ rate: { workflow: null } });
-        source = await freshDatabase(dialect, 'bre_e2e_reclaim_src');
-        sink = await freshDatabase(dialect, 'bre_e2e_reclaim_dst');
-        await loadRows(source, 'apps', locationRows(N));
-      });
-      afterAll(async () => {
-        await sb?.close();
-      });
+      const setting = jobSetting(dialect, 'reclaim', N);
 
       itDb(dialect)(
         'the rows refused at commit while it was taken are sent again: every key once, the job done',
         async () => {
+          const { sb, source, sink } = setting;
           const job = 'reclaim';
           const table = 'loc_reclaim';
           const dir = tempDir('bre-e2e-job-reclaim-');

@@ -7,15 +7,12 @@
  * its session gone, connects again and writes nothing of the chunk it lost. Every key once in the sink.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { DialectName } from '../../src/db/index.js';
 import { runArgs, startCli, waitForLines } from '../helpers/cli.js';
-import { available, freshDatabase, itDb } from '../helpers/db.js';
-import { loadRows } from '../helpers/db-load.js';
-import { jobFlags, jobQuery, sinkKeys, waitForFolder, why } from '../helpers/job.js';
+import { available, itDb } from '../helpers/db.js';
+import { jobFlags, jobQuery, jobSetting, sinkKeys, waitForFolder, why } from '../helpers/job.js';
 import { stopHoldingChunkLock } from '../helpers/job-stop.js';
-import { locationRows } from '../helpers/sink-inputs.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -28,22 +25,12 @@ for (const dialect of ['postgres', 'mysql'] as DialectName[]) {
   describe.runIf(available[dialect] || process.env.CI === 'true')(
     `run --job on ${dialect}: a worker stopped inside its batch's transaction`,
     () => {
-      let sb: TestSandbox;
-      let source: string;
-      let sink: string;
-      beforeAll(async () => {
-        sb = await startTestSandbox({ rate: { workflow: null } });
-        source = await freshDatabase(dialect, 'bre_e2e_stopped_src');
-        sink = await freshDatabase(dialect, 'bre_e2e_stopped_dst');
-        await loadRows(source, 'apps', locationRows(N));
-      });
-      afterAll(async () => {
-        await sb?.close();
-      });
+      const setting = jobSetting(dialect, 'stopped', N);
 
       itDb(dialect)(
         'the server ends its session after the lease: its locked chunk is taken over while it is stopped',
         async () => {
+          const { sb, source, sink } = setting;
           const job = 'stopped';
           const table = 'loc_stopped';
           const dir = tempDir('bre-e2e-job-stopped-');

@@ -7,10 +7,14 @@
  */
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { spawnCli, type CliResult, type RunningCli } from './cli.js';
 import { journalExists, journalText } from './output.js';
-import { dialectOf, parseDbUrl } from '../../src/db/index.js';
+import { type DialectName, dialectOf, parseDbUrl } from '../../src/db/index.js';
+import { freshDatabase } from './db.js';
+import { loadRows } from './db-load.js';
+import { startTestSandbox, type TestSandbox } from './sandbox.js';
+import { locationRows } from './sink-inputs.js';
 import { query, quote } from './sink.js';
 import { waitFor } from './wait.js';
 
@@ -44,7 +48,9 @@ export function journal(path: string, bytes = Infinity): JournalLine[] {
   const text = Buffer.from(journalText(path))
     .subarray(0, Number.isFinite(bytes) ? bytes : undefined)
     .toString('utf8');
+  // A running worker may be in the middle of a write: its lines are the whole ones, up to the last newline.
   return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as JournalLine);
@@ -174,4 +180,32 @@ export async function waitForChunkHeld(sink: string, job: string, run: RunningCl
     60_000,
     `${who} holding a chunk`,
   );
+}
+
+/** What a job file's cases run against on one database (made by `jobSetting`). */
+export interface JobSetting {
+  readonly sb: TestSandbox;
+  /** A fresh database whose table `apps` holds the file's location rows. */
+  readonly source: string;
+  /** A fresh database for the job's tables and the sink's. */
+  readonly sink: string;
+}
+
+/**
+ * Before the file's cases on `dialect`: a sandbox with no limit, a fresh source of `rows` location rows and a fresh
+ * sink (databases named `bre_e2e_<name>_src` and `_dst`); the sandbox closed after them. Read its fields inside a
+ * case (they are set when the cases run).
+ */
+export function jobSetting(dialect: DialectName, name: string, rows: number): JobSetting {
+  const s = {} as { sb: TestSandbox; source: string; sink: string };
+  beforeAll(async () => {
+    s.sb = await startTestSandbox({ rate: { workflow: null } });
+    s.source = await freshDatabase(dialect, `bre_e2e_${name}_src`);
+    s.sink = await freshDatabase(dialect, `bre_e2e_${name}_dst`);
+    await loadRows(s.source, 'apps', locationRows(rows));
+  });
+  afterAll(async () => {
+    await s.sb?.close();
+  });
+  return s;
 }
