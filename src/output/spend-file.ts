@@ -224,16 +224,15 @@ export class SpendFile {
     const file = new SpendFile(fd, seq, meter, history, rows, onFailure);
     // The earlier sessions folded now, and this session's first reserve: a kill before its first call must not
     // count them twice, nor its first calls not at all.
-    file.flush();
+    file.#write();
     return file;
   }
 
-  /** Writes the counts if they changed (one positioned write of one slot), with a new reserve. */
-  flush(): void {
-    this.#write(false);
-  }
-
-  #write(final: boolean): void {
+  /**
+   * Writes the counts if they changed (one positioned write of one slot): with a new reserve, or `final`, the
+   * session's end, with none.
+   */
+  #write(final = false): void {
     if (!this.#dirty || this.#closed) return;
     this.#dirty = false;
     const m = this.meter;
@@ -265,7 +264,7 @@ export class SpendFile {
 
   #flushQuietly(): void {
     try {
-      this.flush();
+      this.#write();
     } catch (err) {
       this.onFailure(err as Error);
     }
