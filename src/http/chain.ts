@@ -2,7 +2,8 @@
  * The HTTP client: small layers over the next dispatch (./layers/, one file each), composed here and only
  * here (`createClient`, where their order and the reason for it are written). Outermost first:
  *
- *   retry -> first calls -> limit -> classify -> spend -> measure -> deadline -> auth -> transport (undici Pool)
+ *   retry -> first calls -> limit -> sendable -> classify -> spend -> measure -> deadline -> auth -> transport
+ *   (undici Pool)
  */
 import type { ServiceLimiter } from '../limits/limiter.js';
 import type { CallStats } from '../metrics/service-stats.js';
@@ -15,6 +16,7 @@ import { firstCalls } from './layers/first-calls.js';
 import { limit } from './layers/limit.js';
 import { measure, Meter } from './layers/measure.js';
 import { retry } from './layers/retry.js';
+import { sendable } from './layers/sendable.js';
 import { spend } from './layers/spend.js';
 import type { SpendMeter } from '../limits/spend.js';
 import { sleep as abortableSleep } from '../retry/sleep.js';
@@ -27,6 +29,11 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** What each attempt of the call costs, micro-units (the stage's price); undefined: not priced. */
   readonly price?: number;
+  /**
+   * Asked before each attempt is sent, once the limiter has let it go: false, it is not sent and the call fails
+   * INTERRUPTED (./layers/sendable.ts; a job's worker that lost the row's chunk). Undefined: always sent.
+   */
+  readonly sendable?: () => boolean | Promise<boolean>;
 }
 
 export interface CallResult {
@@ -123,6 +130,10 @@ function transportsOf(opts: ClientOptions): Record<ServiceName, Transport> {
  *   is above the limiter, so an answer it holds holds no slot; below retry, which never retries it;
  * - limit spaces attempt starts and caps attempts in flight per service; classification is below it, so it
  *   hears of a 429 (the whole service pauses) and of a success by the answer's code;
+ * - sendable asks the call, when the limiter lets an attempt go, whether it is still wanted (a job's worker:
+ *   whether it still holds the row's chunk): right below the limiter, because a queued attempt may wait there
+ *   long (a full queue, a pause after a 429, the process stalled), so nothing later is left to ask before the
+ *   request; above classify, spend and measure, so an attempt not sent is neither priced nor measured;
  * - spend (only when calls have a price) counts each attempt pending while it is out, then billed or not by the
  *   billing rule from what measure saw (../limits/spend.ts); the cap itself is checked before a row starts;
  * - measure counts every attempt the limiter let through, with its outcome and duration;
@@ -161,7 +172,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
         sleep,
         throttleDeadlineMs: opts.throttleDeadlineMs,
         waited: (service, ms) => meter.waited(service, ms),
-      })(classify(opts.spend ? spend(opts.spend)(measured) : measured)),
+      })(sendable()(classify(opts.spend ? spend(opts.spend)(measured) : measured))),
     ),
   );
 
@@ -174,6 +185,7 @@ export function createClient(opts: ClientOptions): ServiceClient {
         number: 1,
         stageStats,
         price: callOpts.price,
+        sendable: callOpts.sendable,
         sent: undefined,
         deadline: undefined,
       });

@@ -7,6 +7,11 @@
  *
  * Commits are not made here: the sink's follower commits each chunk's rows and position in one transaction,
  * behind the fence (./fence.ts). This side hears from it which chunks were lost or are done.
+ *
+ * Before each attempt of a row's call (the limiter has let it go: the last moment before the request), the
+ * client asks `sendable` whether the row's claim still stands: a worker stalled past its lease (SIGSTOP, a long
+ * pause) must not send what it had queued of a chunk another worker took meanwhile
+ * (docs/decisions/job-lost-chunk-not-sent.md).
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -47,6 +52,8 @@ export interface JobMemberOptions {
   readonly heartbeatMs: number;
   /** How often a worker with nothing to claim looks again for a chunk whose lease lapsed (default: the heartbeat). */
   readonly pollMs?: number;
+  /** The clock a lease is timed on here, ms, monotonic (default performance.now; a test's own). */
+  readonly leaseClock?: () => number;
   /** Rows this worker's run has done (a line in results or errors), for its rate. */
   readonly rowsDone: () => number;
   /** The clock the rate is measured on, ms (default Date.now; a test's own). */
@@ -63,6 +70,11 @@ interface Held {
   /** Rows sent again not yet reported. */
   resent: number;
   lost: boolean;
+  /**
+   * When the claim or the last renewal that held was asked for, on the lease clock: the database's lease runs from
+   * a later moment (its own clock, when the statement ran), so this side's end of it is never later than the real one.
+   */
+  renewedAt: number;
 }
 
 export interface MemberStats {
@@ -76,6 +88,8 @@ export interface MemberStats {
 export class JobMember {
   readonly stats: MemberStats = { claimed: 0, takeovers: 0, resent: 0, lost: 0, done: 0 };
   readonly #held = new Map<number, Held>();
+  /** The claim each row handed to the run came under (a chunk claimed anew hands the same row numbers out again). */
+  readonly #claimOf = new WeakMap<InputRow, Held>();
   /**
    * Chunks that finished with rows sent again not yet reported: the next heartbeat reports them (what a heartbeat
    * under way reports is taken off first, as for the chunks held).
@@ -89,6 +103,9 @@ export class JobMember {
   readonly #rate = new RateWindow();
   #now(): number {
     return (this.opts.now ?? Date.now)();
+  }
+  #leaseNow(): number {
+    return this.opts.leaseClock ? this.opts.leaseClock() : performance.now();
   }
 
   constructor(readonly opts: JobMemberOptions) {}
@@ -132,6 +149,7 @@ export class JobMember {
   async *rows(read: (c: ClaimedChunk) => AsyncIterable<InputRow[]>): AsyncGenerator<InputRow[]> {
     const { store, name, worker, leaseMs } = this.opts;
     while (!this.#stopped) {
+      const asked = this.#leaseNow();
       const c = await store.claim(name, worker, leaseMs);
       if (!c) {
         if ((await store.unfinished(name, worker)) === 0) return;
@@ -144,6 +162,7 @@ export class JobMember {
         sentTo: 0,
         resent: 0,
         lost: false,
+        renewedAt: asked,
       };
       this.#held.set(c.chunk, h);
       this.stats.claimed += 1;
@@ -172,12 +191,43 @@ export class JobMember {
               this.stats.resent += 1;
             }
             h.sentTo = i + 1;
+            this.#claimOf.set(row, h);
           }
           this.#rate.start(this.#now(), this.opts.rowsDone());
           yield slice;
         }
       }
     }
+  }
+
+  /**
+   * Whether a row this worker handed to its run may be sent now (asked before each attempt, once the limiter let
+   * it go). Yes while its claim's lease, as last renewed, runs for more than a heartbeat yet by this worker's
+   * clock (no promise: the common case). No once the chunk is known lost: another worker holds it and sends its
+   * rows. Past that margin (the worker was stalled, or its renewals are slow), the database decides: a heartbeat
+   * renews the lease if the chunk is still this worker's, or says it was taken.
+   */
+  sendable(row: InputRow): boolean | Promise<boolean> {
+    const h = this.#claimOf.get(row);
+    if (h && !h.lost && !this.#lapsing(h)) return true;
+    return this.#verdict(h);
+  }
+
+  async #verdict(h: Held | undefined): Promise<boolean> {
+    if (!h || h.lost) return false;
+    // A heartbeat that was under way before a stall renews from before it: another one is asked for.
+    while (this.#held.get(h.claim.chunk) === h && !this.#stopped && this.#lapsing(h)) await this.#beat();
+    // Still its own and renewed. Not: lost, or the run is stopping (the row is left to the next session).
+    return !h.lost && this.#held.get(h.claim.chunk) === h && !this.#lapsing(h);
+  }
+
+  /**
+   * The lease runs out within a heartbeat by this worker's clock (a third of the lease at most, as --job-heartbeat
+   * is): the margin a late renewal, or a request written a moment after the question, needs.
+   */
+  #lapsing(h: Held): boolean {
+    const margin = Math.min(this.opts.heartbeatMs, this.opts.leaseMs / 3);
+    return this.#leaseNow() >= h.renewedAt + this.opts.leaseMs - margin;
   }
 
   /** Stops the heartbeat and hands back the chunks still held, at their committed position; leaves the job. */
@@ -229,6 +279,7 @@ export class JobMember {
   #beat(): Promise<void> {
     if (this.#beating) return this.#beating;
     this.#beating = (async () => {
+      const asked = this.#leaseNow();
       const done = this.opts.rowsDone();
       const rate = this.#rate.rate(this.#now(), done);
       const held = [...this.#held.values()];
@@ -261,6 +312,8 @@ export class JobMember {
         // By the token reported: a chunk claimed again while the heartbeat was under way is not the one lost.
         for (const c of lost)
           this.#lose({ chunk: c, token: report.find((r) => r.chunk === c)!.token }, 'its lease lapsed');
+        // Renewed: the chunks reported that are still held under the token reported.
+        for (const h of held) if (this.#held.get(h.claim.chunk) === h) h.renewedAt = Math.max(h.renewedAt, asked);
       } catch (err) {
         this.stop();
         this.opts.fail(

@@ -71,6 +71,10 @@ export function formatSummary(sum: RunSummary, journals: readonly string[] = [FI
     lines.push(
       `  not written: ${r.unexpected_version_not_written} answers of another version than --expect-version expects (the resume sends those rows again)`,
     );
+  if (r.taken_over_not_sent)
+    lines.push(
+      `  not sent: ${r.taken_over_not_sent} rows of chunks another worker took over (this worker's lease had lapsed; that worker sends them)`,
+    );
   if (sum.spend) lines.push(spendLine(sum.spend));
   if (sum.stopped) lines.push(`  stopped: ${sum.stopped.message}`);
   const open = (r.in_flight_at_stop ?? 0) + (r.not_started ?? 0);

@@ -30,6 +30,8 @@ export interface RunCounters {
   dryRunValid: number;
   /** Answers of another strategy version than --expect-version expects: not written, sent again by the resume. */
   unexpectedVersion: number;
+  /** A job's worker: rows of chunks another worker took over, not sent (src/http/layers/sendable.ts), not written. */
+  notSent: number;
   /** performance.now() when the first row was dispatched and when the last one was done. */
   firstDispatch: number;
   lastDone: number;
@@ -49,6 +51,7 @@ export function newCounters(): RunCounters {
     retriedRows: 0,
     dryRunValid: 0,
     unexpectedVersion: 0,
+    notSent: 0,
     firstDispatch: 0,
     lastDone: 0,
   };
@@ -125,7 +128,11 @@ export function buildSummary(x: SummaryInput): RunSummary {
       // succeeded or failed now, or neither (sent again by the resume): started but still in flight when the
       // run stopped, or not started (the stop came first; for --retry-errors, past the earlier run's --limit).
       ...(c.unexpectedVersion > 0 ? { unexpected_version_not_written: c.unexpectedVersion } : {}),
-      in_flight_at_stop: Math.max(0, c.processed - c.succeeded - c.failed - c.dryRunValid - c.unexpectedVersion),
+      ...(c.notSent > 0 ? { taken_over_not_sent: c.notSent } : {}),
+      in_flight_at_stop: Math.max(
+        0,
+        c.processed - c.succeeded - c.failed - c.dryRunValid - c.unexpectedVersion - c.notSent,
+      ),
       not_started: Math.max(0, c.read - c.resumed - c.outOfShard - c.notInSample - c.processed),
       ...(x.s.dryRun ? { valid: c.dryRunValid } : {}),
     },

@@ -156,9 +156,12 @@ export class Egress {
     return perService((svc) => this.lanes.reduce((n, l) => n + l.client.retryWaitMs[svc], 0));
   }
 
-  /** The row's stages, from one lane, moved to another while its lane fails at the network and another is healthy. */
-  async run(row: InputRow, ctx: StageContext): Promise<RowOutcome> {
-    if (!this.several) return runRow(row, this.lanes[0].stages, ctx, this.s.dryRun);
+  /**
+   * The row's stages, from one lane, moved to another while its lane fails at the network and another is healthy.
+   * `sendable`: asked before each attempt is sent (./row.ts `runRow`).
+   */
+  async run(row: InputRow, ctx: StageContext, sendable?: () => boolean | Promise<boolean>): Promise<RowOutcome> {
+    if (!this.several) return runRow(row, this.lanes[0].stages, ctx, this.s.dryRun, sendable);
     const tried = new Set<Lane>();
     for (let lane = this.#pick(tried) ?? this.#anyLane(); ; ) {
       tried.add(lane);
@@ -166,7 +169,7 @@ export class Egress {
       lane.inFlight += 1;
       let outcome: RowOutcome;
       try {
-        outcome = await runRow(row, lane.stages, ctx, this.s.dryRun);
+        outcome = await runRow(row, lane.stages, ctx, this.s.dryRun, sendable);
       } finally {
         lane.inFlight -= 1;
       }

@@ -76,7 +76,9 @@ async function processRow(run: Run, row: InputRow, key: string | null): Promise<
       run.recorder.withoutSampleKey(row);
       return;
     }
-    run.recorder.record(row, key, await run.egress.run(row, run.ctx));
+    // A job's row is sent only while this worker holds its chunk (src/job/member.ts `sendable`).
+    const member = run.job?.member;
+    run.recorder.record(row, key, await run.egress.run(row, run.ctx, member && (() => member.sendable(row))));
   } catch (thrown) {
     let err = thrown;
     // Anything else that goes wrong with one row (a value nested too deeply to handle, say) is that

@@ -76,6 +76,9 @@ export class OutcomeRecorder {
         return;
       case 'interrupted':
         return;
+      case 'not sent':
+        c.notSent += 1;
+        return;
       case 'fatal':
         this.requestStop(outcome.error);
         return;

@@ -9,6 +9,7 @@ import type { ServiceCall, StageConfig, StageContext } from '../stages/types.js'
 import type { FieldError, PrepareResult } from '../input/validation.js';
 import type { SecretValue } from '@bre-batch/core/types';
 import type { InputRow, NormalisedTransaction } from '@bre-batch/core/types';
+import { wasNotSent } from '../http/layers/sendable.js';
 import { allHold } from './condition.js';
 
 export type RowOutcome =
@@ -22,6 +23,8 @@ export type RowOutcome =
   | { readonly kind: 'failed'; readonly stage: string; readonly error: BreError }
   | { readonly kind: 'fatal'; readonly stage: string; readonly error: BreError }
   | { readonly kind: 'interrupted' }
+  /** A call the row's `sendable` refused (its job chunk is another worker's now): not written, counted. */
+  | { readonly kind: 'not sent' }
   | { readonly kind: 'valid' };
 
 export interface StageRuntime {
@@ -107,11 +110,16 @@ class PreparedRow {
   }
 }
 
+/**
+ * `sendable`: asked before each attempt of the row's calls is sent (src/http/layers/sendable.ts); a job's worker
+ * gives it, whether it still holds the row's chunk. An attempt it refuses makes the row `not sent`: not written.
+ */
 export async function runRow(
   row: InputRow,
   stages: readonly StageRuntime[],
   ctx: StageContext,
   dryRun: boolean,
+  sendable?: () => boolean | Promise<boolean>,
 ): Promise<RowOutcome> {
   const pending = prepareRow(row, stages, ctx);
   const prep = pending instanceof Promise ? await pending : pending;
@@ -129,8 +137,9 @@ export async function runRow(
       continue;
     }
     const kind = getStageKind(s.config.kind)!;
+    const call: ServiceCall = sendable ? (path, body, o) => s.call(path, body, { ...o, sendable }) : s.call;
     try {
-      const out = await kind.execute(prep.prepared[i], s.call, s.config, ctx);
+      const out = await kind.execute(prep.prepared[i], call, s.config, ctx);
       results[s.config.id] = out.result as Record<string, unknown>;
       if (out.transactions) transactions.push(...out.transactions);
       if (out.secrets) for (const sec of out.secrets) secrets.push({ ...sec, stage: s.config.id });
@@ -141,6 +150,7 @@ export async function runRow(
       // A stage only reads the body of a 2xx answer (src/http/classify.ts): an answer it cannot read is
       // reported with that status, like a body that is not JSON at all.
       if (e.code === 'BAD_RESPONSE' && e.status === null) e = e.with({ status: 200 });
+      if (wasNotSent(e)) return { kind: 'not sent' };
       if (e.code === 'INTERRUPTED' || (ctx.signal.aborted && !isFatal(e.code))) return { kind: 'interrupted' };
       if (isFatal(e.code)) return { kind: 'fatal', stage: s.config.id, error: e };
       s.counters.failed += 1;

@@ -3,7 +3,8 @@
  * under one token is not the chunk claimed again under the next. A heartbeat under way (or a sink batch being
  * committed) when the worker's own lease lapsed and it claimed the same chunk anew answers "lost" for the old
  * token; the new claim must stand: its rows still handed to the run, the sink not told to drop it, and handed
- * back at the end under its own token.
+ * back at the end under its own token. And a row handed to the run is sent only while its claim stands: not once
+ * its chunk is known lost, and, past its lease by the worker's own clock (a stall), only if a heartbeat renews it.
  */
 import { describe, expect, it } from 'vitest';
 import type { FenceOutcome, HeldChunk } from '../../src/job/fence.js';
@@ -76,9 +77,10 @@ async function* read(c: ClaimedChunk): AsyncGenerator<InputRow[]> {
   yield rowsOf(c);
 }
 
-function member(store: HeldBackStore, log: string[], heartbeatMs = 20) {
+function member(store: HeldBackStore, log: string[], heartbeatMs = 20, leaseClock?: () => number) {
   const heard = { held: [] as HeldChunk[], dropped: [] as number[] };
   const m = new JobMember({
+    ...(leaseClock ? { leaseClock } : {}),
     store: store.asStore(),
     name: 'j',
     worker: 'w',
@@ -171,5 +173,69 @@ describe('rows sent again of a chunk that finishes between two heartbeats', () =
     await m.close(false);
     expect(m.stats.resent).toBe(ROWS);
     expect(store.resent.reduce((n, r) => n + r, 0)).toBe(ROWS);
+  });
+});
+
+describe('a row handed to the run, asked about before each attempt is sent', () => {
+  it("is sendable at once while its claim's lease runs; not once the chunk is lost", async () => {
+    const store = new HeldBackStore();
+    const { m } = member(store, [], 3_600_000);
+    store.claims.push(claimOf(3, '1'));
+    await m.start();
+    const rows = m.rows(read);
+    const [first, second] = (await rows.next()).value as InputRow[];
+    expect(m.sendable(first)).toBe(true);
+    // The sink's batch says another worker holds the chunk now.
+    m.outcome({ lost: [{ chunk: 3, token: '1' }], done: [], refused: 1, jobDone: false });
+    expect(await m.sendable(first)).toBe(false);
+    expect(await m.sendable(second)).toBe(false);
+    // A row the worker never handed out is not its to send either.
+    expect(await m.sendable({ row: 99, line: 100, data: {} })).toBe(false);
+    await m.close(false);
+  });
+
+  it("past its lease by the worker's clock (it was stalled), the database decides: renewed, sent; taken, not", async () => {
+    const store = new HeldBackStore();
+    let now = 0;
+    const { m } = member(store, [], 3_600_000, () => now);
+    store.claims.push(claimOf(1, '1'), claimOf(2, '1'));
+    await m.start();
+    const rows = m.rows(read);
+    const [a] = (await rows.next()).value as InputRow[];
+    const [b] = (await rows.next()).value as InputRow[];
+    // The lease (60 s) less a third of it: 40 s from the claim by this clock.
+    now = 39_999;
+    expect(m.sendable(a)).toBe(true);
+    now = 40_000;
+    store.holdBack = true;
+    const askedA = m.sendable(a);
+    const askedB = m.sendable(b);
+    expect(askedA).toBeInstanceOf(Promise);
+    // One heartbeat answers both: chunk 1 renewed, chunk 2 taken by another worker.
+    await waitFor(() => store.beats.length > 0, 10_000, 'a heartbeat asked for');
+    expect(store.beats).toHaveLength(1);
+    store.beats[0].answer({ lost: [2], done: [] });
+    expect(await askedA).toBe(true);
+    expect(await askedB).toBe(false);
+    expect(store.beats).toHaveLength(1);
+    // Renewed from when the heartbeat was asked for: sendable at once again.
+    expect(m.sendable(a)).toBe(true);
+    store.holdBack = false;
+    await m.close(false);
+  });
+
+  it('a row of the claim lost is not sent, the same row of the chunk claimed anew is', async () => {
+    const store = new HeldBackStore();
+    const { m } = member(store, [], 3_600_000);
+    store.claims.push(claimOf(4, '1'), claimOf(4, '2'));
+    await m.start();
+    const rows = m.rows(read);
+    const [old] = (await rows.next()).value as InputRow[];
+    m.outcome({ lost: [{ chunk: 4, token: '1' }], done: [], refused: 1, jobDone: false });
+    const [anew] = (await rows.next()).value as InputRow[];
+    expect(anew.row).toBe(old.row);
+    expect(await m.sendable(old)).toBe(false);
+    expect(m.sendable(anew)).toBe(true);
+    await m.close(false);
   });
 });

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { BreError } from '@bre-batch/core/errors';
+import type { CallOptions, CallResult } from '../../src/http/chain.js';
+import { sendable as sendableLayer } from '../../src/http/layers/sendable.js';
+import { attempt, scripted } from '../http/layers/attempt.js';
 import { prepareRow, runRow, type StageRuntime } from '../../src/pipeline/row.js';
 import '../../src/stages/index.js';
 import { registerStageKind } from '../../src/stages/registry.js';
@@ -32,6 +36,13 @@ registerStageKind(
     errors: [{ field: 'amount', expected: 'a number', message: 'amount: Expected a number, got "x"' }],
   })),
 );
+registerStageKind({
+  ...testKind('t_calls', () => ok('calls')),
+  async execute(_prepared, call) {
+    await call('/p', {}, { timeoutMs: 5 });
+    return { result: { called: true }, calls: 1 };
+  },
+});
 registerStageKind(
   testKind('t_throws', () => {
     throw new Error('bug in a stage');
@@ -126,5 +137,46 @@ describe('prepareRow: synchronous unless a stage answers with a promise', () => 
         stages: { s0: { prepared: kinds[0] === 't_sync' ? 'sync' : 'async' }, s1: { prepared: 'sync' } },
       });
     }
+  });
+});
+
+describe("runRow: a row's calls asked before each attempt whether they are still wanted", () => {
+  it("gives the question to each stage's calls, with the stage's own options; none when not given", async () => {
+    const seen: (CallOptions | undefined)[] = [];
+    const rt = stages('t_calls', 't_calls').map((st) => ({
+      ...st,
+      call: async (_p: string, _b: unknown, o?: CallOptions) => {
+        seen.push(o);
+        return { status: 200, body: {}, attempts: 1 };
+      },
+    }));
+    const sendable = () => true;
+    expect(await runRow(row, rt, ctx(), false, sendable)).toMatchObject({ kind: 'result' });
+    expect(seen).toEqual([
+      { timeoutMs: 5, sendable },
+      { timeoutMs: 5, sendable },
+    ]);
+    await runRow(row, rt, ctx(), false);
+    expect(seen.slice(2)).toEqual([{ timeoutMs: 5 }, { timeoutMs: 5 }]);
+  });
+
+  it('an attempt the question refuses is not sent: the row is `not sent` (not written), its later stages not run', async () => {
+    const rt = stages('t_calls', 't_calls');
+    const below = scripted<CallResult>([() => ({ status: 200, body: {}, attempts: 1 })]);
+    rt[0] = {
+      ...rt[0],
+      call: (_p, _b, o) => sendableLayer()(below)(attempt({ sendable: o?.sendable })) as Promise<CallResult>,
+    };
+    expect(await runRow(row, rt, ctx(), false, () => false)).toEqual({ kind: 'not sent' });
+    expect(below.seen).toEqual([]);
+    expect(rt[0].counters.failed + rt[1].counters.ran).toBe(0);
+    // A call abandoned by the stopping run is still `interrupted`.
+    rt[0] = {
+      ...rt[0],
+      call: async () => {
+        throw new BreError('INTERRUPTED', 'abandoned');
+      },
+    };
+    expect(await runRow(row, rt, ctx(), false, () => true)).toEqual({ kind: 'interrupted' });
   });
 });

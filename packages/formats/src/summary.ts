@@ -182,6 +182,11 @@ export const runSummarySchema = z.looseObject({
     not_in_sample: count.optional(),
     /** This session: rows whose answer was of another version than --expect-version expects (not written). */
     unexpected_version_not_written: count.optional(),
+    /**
+     * A job's worker, this session: rows it had in hand of chunks another worker took over (its lease lapsed: a
+     * stall), not sent and not written: the other worker sends them. Absent when none.
+     */
+    taken_over_not_sent: count.optional(),
     /** Dry runs: rows that would be sent. */
     valid: count.optional(),
     /**

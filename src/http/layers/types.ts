@@ -21,6 +21,8 @@ export interface Attempt {
   readonly stageStats: CallStats | undefined;
   /** What the call costs, micro-units (../../limits/spend.ts); undefined: not priced. */
   readonly price?: number;
+  /** Asked when the limiter lets the attempt go: false, the attempt is not sent (./sendable.ts). */
+  readonly sendable?: (() => boolean | Promise<boolean>) | undefined;
   /** Set by the limit layer: called when the request is written to a connection (../../limits/pacer.ts). */
   readonly sent: (() => void) | undefined;
   /** Set by the deadline layer: the transport aborts the request through it when the deadline passes. */
