@@ -1,9 +1,12 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import SuiteSequencer from './test/sequencer.js';
 
-const PACKAGES = fileURLToPath(new URL('./packages/', import.meta.url));
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const PACKAGES = join(ROOT, 'packages/');
 
 // The runner's tests, and each package's (packages/*/test/): one `npm test` runs them all.
 const ALL = ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'];
@@ -17,8 +20,21 @@ const OWN_PROCESS = [
   ...ALL.map((glob) => glob.replace('*.test.ts', '*.process.test.ts')),
 ];
 
-/** What both kinds of file run with: a project without `extends` takes nothing from the root's config (vitest 4). */
-function project(name: string, pool: 'forks' | 'threads', include: string[], exclude: string[] = []) {
+// On threads, the files share their modules (`isolate: false`): each thread imports src/ once for all the files it
+// runs, not once a file (a third of the threads' CPU). Not a file that replaces a module for its tests (vi.mock,
+// vi.doMock: the module may be in the cache already, or its replacement would stay there for the next file), nor
+// one that adds to a registry (a test stage kind would be in every later file's list of kinds). Those run
+// isolated, each on a thread with fresh modules (`isolated`), found by reading the files.
+const CHANGES_A_MODULE = /\bvi\.(?:mock|doMock)\(|\bregisterStageKind\(/;
+const ISOLATED = ['test', ...readdirSync(PACKAGES).map((p) => `packages/${p}/test`)]
+  .filter((dir) => existsSync(join(ROOT, dir)))
+  .flatMap((dir) =>
+    readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f.replaceAll('\\', '/')}`),
+  )
+  .filter((f) => f.endsWith('.test.ts') && CHANGES_A_MODULE.test(readFileSync(join(ROOT, f), 'utf8')));
+
+/** What every kind of file runs with: a project without `extends` takes nothing from the root's config (vitest 4). */
+function project(name: string, pool: 'forks' | 'threads', include: string[], exclude: string[] = [], isolate = true) {
   return {
     plugins: [
       {
@@ -41,6 +57,7 @@ function project(name: string, pool: 'forks' | 'threads', include: string[], exc
     test: {
       name,
       pool,
+      isolate,
       include,
       exclude: [...configDefaults.exclude, ...exclude],
       // The build is imported as Node imports it, untransformed (test/helpers/cli-in-process.ts runs the CLI's
@@ -56,7 +73,11 @@ function project(name: string, pool: 'forks' | 'threads', include: string[], exc
 
 export default defineConfig({
   test: {
-    projects: [project('process', 'forks', OWN_PROCESS), project('threads', 'threads', ALL, OWN_PROCESS)],
+    projects: [
+      project('process', 'forks', OWN_PROCESS),
+      project('threads', 'threads', ALL, [...OWN_PROCESS, ...ISOLATED], false),
+      project('isolated', 'threads', ISOLATED, OWN_PROCESS),
+    ],
     // Builds dist/ once before the tests (the e2e tests spawn the built CLI): see test/global-setup.ts.
     globalSetup: ['test/global-setup.ts'],
     // One pool serves both projects: two files a core, at most four. The end-to-end files wait (rows paced at
