@@ -4,6 +4,9 @@
  * `--dry-run` and `--plan` alike, unless --allow-empty (exit 0, said in the summary); a binary file says what
  * it is and a missing path says it does not exist. Nothing is called and no folder is made when refused; with
  * --allow-empty nothing is called either: no built-in sandbox is started and no service reached.
+ * Each test's first command is a spawned CLI (the exit code and message through main.ts, as a user sees them);
+ * its others run the same options, resolution and executeRun in this process (runInProcess), without a CLI's
+ * start-up each.
  */
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { freshDatabase, itDb } from '../helpers/db.js';
 import { sql } from '../helpers/db-load.js';
 import { tempDir } from '../helpers/temp.js';
@@ -61,7 +65,7 @@ describe('an input with no data rows', () => {
       writeFileSync(input, content);
       for (const extra of [[], ['--dry-run'], ['--plan']]) {
         const out = join(dir, `out-${name}-${extra.join('')}`);
-        const r = await spawnCli(runArgs('location', input, out, ...extra));
+        const r = await (extra.length === 0 ? spawnCli : runInProcess)(runArgs('location', input, out, ...extra));
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toContain(`Expected data rows in the input ${input}, got`);
         expect(r.stderr).toMatch(said);
@@ -89,7 +93,9 @@ describe('an input with no data rows', () => {
     expect(summary.finished).toBe(true);
     expect(summary.rows.read).toBe(0);
     expect(summary.input_empty).toMatch(/^a header only/);
-    const plan = await spawnCli(runArgs('location', input, join(dir, 'out-allowed-plan'), '--plan', '--allow-empty'));
+    const plan = await runInProcess(
+      runArgs('location', input, join(dir, 'out-allowed-plan'), '--plan', '--allow-empty'),
+    );
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('rows to do: 0');
     expect(plan.stdout).toContain('input: no data rows, it held a header only');
@@ -106,7 +112,7 @@ describe('an input with no data rows', () => {
     // The control: the same command with one row does start it (and says so), so the line above can be missed.
     const one = join(dir, 'one.csv');
     writeFileSync(one, `${HEADER}LOC-1,u1,lead1,19.07,72.87\n`);
-    const ran = await spawnCli(runArgs('location', one, join(dir, 'out-one')));
+    const ran = await runInProcess(runArgs('location', one, join(dir, 'out-one')));
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stderr).toContain('no BRE_BASE_URL set: using the built-in sandbox at http://127.0.0.1:');
     // What README's output folder lists for a run, with no rows in it; nothing of the run's own left running.
@@ -154,7 +160,7 @@ describe('an input with no data rows', () => {
       // The control: a dry run of one row calls nothing either, yet checks the service first (a connection).
       const one = join(dir, 'one-services.csv');
       writeFileSync(one, `${HEADER}LOC-1,u1,lead1,19.07,72.87\n`);
-      const dry = await spawnCli(runArgs('location', one, join(dir, 'out-services-dry'), '--dry-run'), env);
+      const dry = await runInProcess(runArgs('location', one, join(dir, 'out-services-dry'), '--dry-run'), env);
       expect(dry.code, dry.stderr).toBe(0);
       expect(connections.length).toBeGreaterThan(0);
     } finally {
@@ -206,7 +212,7 @@ describe('an empty database input (PostgreSQL)', () => {
       );
       expect(existsSync(join(dir, 'a'))).toBe(false);
       await sql(url, "INSERT INTO applicants VALUES ('LOC-1', 'u1', 'l1', 19.07, 72.87)");
-      const query = await spawnCli([
+      const query = await runInProcess([
         'run',
         'location',
         '--input',
@@ -220,7 +226,7 @@ describe('an empty database input (PostgreSQL)', () => {
       ]);
       expect(query.code, query.stderr).toBe(2);
       expect(query.stderr).toContain('got a query that returned 0 rows');
-      const allowed = await spawnCli([
+      const allowed = await runInProcess([
         'run',
         'location',
         '--input',
@@ -263,7 +269,7 @@ describe('a file that is not the input it should be', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/Expected an NDJSON text file, got '[^']+random\.ndjson', which is binary data/);
     writeFileSync(join(dir, 'book.csv'), Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(100)]));
-    const x = await spawnCli(runArgs('location', join(dir, 'book.csv'), join(dir, 'o3')));
+    const x = await runInProcess(runArgs('location', join(dir, 'book.csv'), join(dir, 'o3')));
     expect(x.code).toBe(2);
     expect(x.stderr).toContain('a ZIP archive (an Excel .xlsx file is one: save it as CSV)');
   });
@@ -278,7 +284,7 @@ describe('a file that is not the input it should be', () => {
       utf16,
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${HEADER}LOC-1,u1,lead1,19.07,72.87\n`, 'utf16le')]),
     );
-    const u = await spawnCli(runArgs('location', utf16, join(dir, 'o5'), '--dry-run'));
+    const u = await runInProcess(runArgs('location', utf16, join(dir, 'o5'), '--dry-run'));
     expect(u.code, u.stderr).toBe(0);
   });
 
@@ -290,7 +296,7 @@ describe('a file that is not the input it should be', () => {
     expect(r.stderr).not.toContain('ENOENT');
     const folder = join(dir, 'folder.csv');
     mkdirSync(folder);
-    const f = await spawnCli(runArgs('location', folder, join(dir, 'o7'), '--plan'));
+    const f = await runInProcess(runArgs('location', folder, join(dir, 'o7'), '--plan'));
     expect(f.code).toBe(2);
     expect(f.stderr).toContain('which is a folder');
   });
