@@ -9,6 +9,9 @@
  * - two shards, merged, equal one run; a --stratify-by column the input lacks is exit 2 before any call;
  * - a row without a key is SAMPLE_NO_KEY; --limit draws from the first N rows; --dry-run validates the sample;
  * - `compare` on the sampled folder estimates the population (branch sample-estimates' estimators).
+ * The runs whose folder or message is the point run the CLI's code in this process (runInProcess: the same
+ * options, resolution and executeRun, without a CLI's start-up each); a process stays where only one shows it:
+ * the kill -9, stdin, `merge`.
  */
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/input/shard.js';
 import { formatMergeReport, mergeOutputs } from '../../src/output/merge.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { readOutput, type OutputLine, type RunFolder, journalText } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -110,7 +114,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const dir = tempDir('bre-sample-');
     const out = join(dir, 'out');
     const before = faulty.sandbox.stats().services.workflow.requests;
-    const r = await spawnCli(
+    const r = await runInProcess(
       runArgs(
         'champion_challenger',
         INPUT,
@@ -178,7 +182,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     );
     // compare reads the folder as the sample it is: population estimates with intervals, the failed rows
     // known as missing data of the design.
-    const cmp = await spawnCli(
+    const cmp = await runInProcess(
       [
         'compare',
         out,
@@ -214,10 +218,10 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     expect((await first.done).signal).toBe('SIGKILL');
     const partial = readOutput(out);
     expect(partial.results.length).toBeLessThan(EXPECTED.size);
-    const refused = await spawnCli([...args, '--seed', 'another'], sb.env());
+    const refused = await runInProcess([...args, '--seed', 'another'], sb.env());
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/refusing to resume .*--seed "bre-batch" then, "another" now/);
-    const resumed = await spawnCli([...args.map((a) => (a === 'workflow=40/s' ? 'off' : a))], sb.env());
+    const resumed = await runInProcess([...args.map((a) => (a === 'workflow=40/s' ? 'off' : a))], sb.env());
     expect(resumed.code, resumed.stderr).toBe(0);
     const o = readOutput(out);
     expectTheSample(o);
@@ -230,9 +234,9 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const one = join(dir, 'one');
     const outs = [join(dir, 'w1'), join(dir, 'w2')];
     const runs = await Promise.all([
-      spawnCli(runArgs('champion_challenger', INPUT, one, '--rate', 'off', ...SAMPLE), sb.env()),
+      runInProcess(runArgs('champion_challenger', INPUT, one, '--rate', 'off', ...SAMPLE), sb.env()),
       ...outs.map((o, i) =>
-        spawnCli(
+        runInProcess(
           runArgs('champion_challenger', INPUT, o, '--rate', 'off', ...SAMPLE, '--shard', `${i + 1}/2`),
           sb.env(),
         ),
@@ -299,7 +303,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     const other = join(dir, 'other');
     expect(
       (
-        await spawnCli(
+        await runInProcess(
           runArgs('champion_challenger', INPUT, other, '--rate', 'off', ...SAMPLE, '--seed', 'x', '--shard', '2/2'),
           sb.env(),
         )
@@ -313,7 +317,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
   it('a --stratify-by column the input lacks is exit 2 before any call and before the folder exists', async () => {
     const dir = tempDir('bre-sample-col-');
     const before = sb.sandbox.stats().services.workflow.requests;
-    const csv = await spawnCli(
+    const csv = await runInProcess(
       runArgs(
         'champion_challenger',
         INPUT,
@@ -335,7 +339,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
         .map((r) => JSON.stringify({ reference_id: r.key, user_id: 'u', application_date: r.month }))
         .join('\n'),
     );
-    const nd = await spawnCli(
+    const nd = await runInProcess(
       runArgs('champion_challenger', ndjson, join(dir, 'b'), '--sample', '5', '--stratify-by', 'channel'),
       sb.env(),
     );
@@ -343,7 +347,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     expect(nd.stderr).toMatch(
       /Expected every --stratify-by column in the input's rows, got 'channel' in none of its 20 rows/,
     );
-    const usage = await spawnCli(
+    const usage = await runInProcess(
       runArgs('champion_challenger', INPUT, join(dir, 'c'), '--sample', '10', '--sample-share', '0.1'),
       sb.env(),
     );
@@ -381,7 +385,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
       `${[header, ...lines.slice(0, 400).map((l, i) => (i === 4 ? l.replace(/^CC-00005/, '') : l))].join('\n')}\n`,
     );
     const out = join(dir, 'out');
-    const r = await spawnCli(
+    const r = await runInProcess(
       runArgs('champion_challenger', input, out, '--rate', 'off', '--limit', '300', ...SAMPLE),
       sb.env(),
     );
@@ -396,7 +400,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
     expect(o.summary.sample).toMatchObject({ population: 299, rows_without_key: 1 });
     expect(o.results.every((l) => l.weight === expected.get(l.row)!.weight)).toBe(true);
     // A resume with another --limit would draw another sample: refused.
-    const again = await spawnCli(
+    const again = await runInProcess(
       runArgs('champion_challenger', input, out, '--rate', 'off', '--limit', '200', ...SAMPLE),
       sb.env(),
     );
@@ -405,7 +409,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
       /its sample was drawn from the first 300 rows \(--limit 300\), now from the first 200/,
     );
 
-    const dry = await spawnCli(runArgs('champion_challenger', INPUT, join(dir, 'dry'), '--dry-run', ...SAMPLE), {});
+    const dry = await runInProcess(runArgs('champion_challenger', INPUT, join(dir, 'dry'), '--dry-run', ...SAMPLE));
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`rows: 1500 read, ${EXPECTED.size} valid, 0 would fail`);
     // Nothing would fail: nothing written, not even the folder.
@@ -413,7 +417,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
   }, 60_000);
 
   it("--plan shows the sample's time beside the whole input's", async () => {
-    const r = await spawnCli(['run', 'champion_challenger', '--input', INPUT, '--plan', ...SAMPLE], {});
+    const r = await runInProcess(['run', 'champion_challenger', '--input', INPUT, '--plan', ...SAMPLE]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(
       `a sample of ${EXPECTED.size} of 1,500 rows, 16 strata (--sample-share 0.2 --stratify-by application_date:month --seed bre-batch)`,
