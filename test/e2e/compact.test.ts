@@ -7,12 +7,16 @@
  * interrupted run is not compacted; its resume is, at its end. A compaction or an expansion cut between its
  * steps (both forms whole, or a temp half-written) is read as the plain journal and tidied by the next writer.
  * --keep-journal leaves the journal as it is.
+ * The runs whose folder is the point run the CLI's code in this process (runInProcess: the same options,
+ * resolution and executeRun, without a CLI's start-up each); spawned stay the runs under a umask of their own
+ * (a process's), the killed one, and `report`, `merge` and `load`.
  */
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { invariantProblems, journalText, locationCsv, readOutput } from '../helpers/output.js';
 import { loadsRows } from '../helpers/sink-inputs.js';
@@ -90,7 +94,7 @@ describe('compaction of a finished run', () => {
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(byCode);
 
     // --plan counts the rows the compacted journal holds as done.
-    const plan = await spawnCli([...args, '--plan'], sb.env());
+    const plan = await runInProcess([...args, '--plan'], sb.env());
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('rows to do: 0 (120 already done in the output folder)');
     expect(plan.stdout).toMatch(
@@ -99,7 +103,7 @@ describe('compaction of a finished run', () => {
 
     // The same command again: done, nothing sent, compacted again.
     const before = calls();
-    const same = await spawnCli(args, sb.env());
+    const same = await runInProcess(args, sb.env());
     expect(same.code, same.stderr).toBe(1);
     expect(same.stdout).toMatch(/120 already done before \(resumed\)/);
     expect(calls()).toBe(before);
@@ -123,7 +127,7 @@ describe('compaction of a finished run', () => {
     const dir = tempDir('bre-e2e-compact-aa-');
     const input = join(ROOT, 'samples', 'aa_transactions.csv');
     const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('aa_transactions', input, out, '--rate', 'off'), sb.env());
+    const run = await runInProcess(runArgs('aa_transactions', input, out, '--rate', 'off'), sb.env());
     expect(run.code, run.stderr).toBe(0);
     expect(forms(out)).toEqual({
       'results.ndjson': 'gz',
@@ -132,7 +136,10 @@ describe('compaction of a finished run', () => {
     });
     expect(run.stdout).toContain('\n  files: results.ndjson.gz, errors.ndjson, results.csv,');
     const kept = join(dir, 'kept');
-    const plain = await spawnCli(runArgs('aa_transactions', input, kept, '--rate', 'off', '--keep-journal'), sb.env());
+    const plain = await runInProcess(
+      runArgs('aa_transactions', input, kept, '--rate', 'off', '--keep-journal'),
+      sb.env(),
+    );
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).not.toContain('journal: compacted');
     expect(plain.stdout).toContain('\n  files: results.ndjson, errors.ndjson, results.csv,');
@@ -163,7 +170,7 @@ describe('compaction of a finished run', () => {
     const dir = tempDir('bre-e2e-compact-merge-');
     const input = locationCsv(dir, 80);
     for (const k of [1, 2]) {
-      const r = await spawnCli(
+      const r = await runInProcess(
         runArgs('location', input, join(dir, `s${k}`), '--rate', 'off', '--shard', `${k}/2`),
         sb.env(),
       );
@@ -185,9 +192,9 @@ describe('compaction of a finished run', () => {
     expect(forms(kept, ['results.ndjson'])).toEqual({ 'results.ndjson': 'plain' });
     expect(readOutput(kept).results).toEqual(folder.results);
     const whole = join(dir, 'whole');
-    const w = await spawnCli(runArgs('location', input, whole, '--rate', 'off'), sb.env());
+    const w = await runInProcess(runArgs('location', input, whole, '--rate', 'off'), sb.env());
     expect(w.code, w.stderr).toBe(0);
-    const cmp = await spawnCli(['compare', whole, join(dir, 's1'), '--out', join(dir, 'cmp')]);
+    const cmp = await runInProcess(['compare', whole, join(dir, 's1'), '--out', join(dir, 'cmp')]);
     expect(cmp.code, cmp.stderr).toBe(0);
     const shard1 = readOutput(join(dir, 's1')).results.length;
     expect(cmp.stdout).toMatch(new RegExp(`^compared ${shard1} keys; only in A ${80 - shard1}, only in B 0`));
@@ -205,7 +212,7 @@ describe('compaction of a finished run', () => {
     expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'plain' });
     const done = readOutput(out).results.length;
     const before = calls();
-    const resumed = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
+    const resumed = await runInProcess(runArgs('location', input, out, '--rate', 'off'), sb.env());
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
     expect(invariantProblems(300, readOutput(out))).toEqual([]);
@@ -217,7 +224,7 @@ describe('compaction of a finished run', () => {
     const dir = tempDir('bre-e2e-compact-crash-');
     const input = locationCsv(dir, 40);
     const base = join(dir, 'base');
-    const r = await spawnCli(runArgs('location', input, base, '--rate', 'off'), sb.env());
+    const r = await runInProcess(runArgs('location', input, base, '--rate', 'off'), sb.env());
     expect(r.code, r.stderr).toBe(0);
     const plain = gunzipSync(readFileSync(join(base, 'results.ndjson.gz')));
     const reference = readOutput(base);
@@ -236,11 +243,11 @@ describe('compaction of a finished run', () => {
       expect(readOutput(out).results).toEqual(reference.results);
       const report = await spawnCli(['report', out]);
       expect(report.code, report.stderr).toBe(0);
-      const plan = await spawnCli([...runArgs('location', input, out), '--plan'], sb.env());
+      const plan = await runInProcess([...runArgs('location', input, out), '--plan'], sb.env());
       expect(plan.stdout).toContain('rows to do: 0 (40 already done in the output folder)');
       // The next writer tidies: nothing sent, one form left, no temp.
       const before = calls();
-      const again = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
+      const again = await runInProcess(runArgs('location', input, out, '--rate', 'off'), sb.env());
       expect(again.code, again.stderr).toBe(0);
       expect(calls()).toBe(before);
       expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
@@ -267,7 +274,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('load of a compa
       const dir = tempDir('bre-e2e-compact-load-');
       const input = locationCsv(dir, 150);
       const out = join(dir, 'out');
-      const run = await spawnCli(runArgs('location', input, out, '--rate', 'off'), sb.env());
+      const run = await runInProcess(runArgs('location', input, out, '--rate', 'off'), sb.env());
       expect(run.code, run.stderr).toBe(0);
       expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
       const load = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'compacted']);
@@ -281,7 +288,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('load of a compa
 
       // A run that wrote its own sink, then was compacted: the commit table knows the plain file; load finds it.
       const sunk = join(dir, 'sunk');
-      const withSink = await spawnCli(
+      const withSink = await runInProcess(
         runArgs('location', input, sunk, '--rate', 'off', '--sink', sink, '--sink-table', 'night'),
         sb.env(),
       );
