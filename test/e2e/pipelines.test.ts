@@ -1,6 +1,9 @@
 /**
- * Every shipped pipeline runs on its sample through the real CLI, against the built-in sandbox (no base URL
- * set), as a user would: so pipelines, samples and the contract's output schema cannot drift apart.
+ * Every shipped pipeline runs on its sample, against the built-in sandbox (no base URL set), as a user would:
+ * so pipelines, samples and the contract's output schema cannot drift apart. The folders are the point: the
+ * runs are the CLI's code in this process (test/helpers/cli-in-process.ts: the same options, resolution and
+ * executeRun), without a CLI's start-up each; what only the process shows (the bin's listing, stdin, a usage
+ * error's exit) is the spawned CLI.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,7 +41,7 @@ describe('shipped pipelines on their samples', () => {
   it.each(pipelines)('%s: every row in results, the contract schema, exit 0', async (p) => {
     const sample = join(ROOT, 'samples', readdirSync(join(ROOT, 'samples')).find((f) => f.startsWith(`${p}.`))!);
     const out = tempDir(`bre-e2e-${p}-`);
-    const r = await cli(['run', p, '--input', sample, '--out', out, '--rate', 'off']);
+    const r = await runInProcess(['run', p, '--input', sample, '--out', out, '--rate', 'off']);
     sampleRuns.set(p, out);
     expect(r.stderr).toMatch(/using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -187,8 +190,7 @@ function comparableResults(dir: string): string[] {
     .sort();
 }
 
-// The readers are the point here, not the process: the same run in this process (the CLI's code from dist/,
-// test/helpers/cli-in-process.ts), without a CLI's start-up for each of the 22 runs.
+// The readers are the point here, not the process: the same run in this process, as above.
 describe('shipped pipelines on their samples as Parquet and gzip (scripts/convert-samples.mjs)', () => {
   const dir = tempDir('bre-e2e-converted-');
   const converted = convertSamples(dir);
@@ -200,7 +202,8 @@ describe('shipped pipelines on their samples as Parquet and gzip (scripts/conver
     if (!csvOut) {
       csvOut = tempDir(`bre-e2e-${p}-`);
       expect(
-        (await cli(['run', p, '--input', files.sample, '--out', csvOut, '--rate', 'off', '--no-progress'])).code,
+        (await runInProcess(['run', p, '--input', files.sample, '--out', csvOut, '--rate', 'off', '--no-progress']))
+          .code,
       ).toBe(0);
     }
     const runs = await Promise.all(
