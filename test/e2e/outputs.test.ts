@@ -3,6 +3,9 @@
  * errors.parquet and report.html next to the CSV and says so; the Parquet file holds what results.ndjson
  * holds (read back with parquet-wasm, not the writer's library); --metrics-file writes a file a real exposition parser reads, and a path
  * that cannot be written is exit 2 before any call; --log-format json writes only JSON lines on stderr.
+ * The runs whose folder and summary are the point run the CLI's code in this process (runInProcess: the same
+ * options, resolution and executeRun, without a CLI's start-up each); `report` and the JSON log lines (written
+ * to fd 2 directly) are the spawned CLI's.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +13,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectMatchesJournal, readParquet } from '../output/parquet-reader.js';
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { locationCsv } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -32,7 +36,7 @@ describe('run outputs', () => {
   it('the sample rescore run writes results.parquet, errors.parquet and report.html, and names them', async () => {
     const dir = tempDir();
     const out = join(dir, 'out');
-    const run = await spawnCli(
+    const run = await runInProcess(
       runArgs('rescore', join(ROOT, 'samples', 'rescore.csv'), out, '--rate', 'off'),
       sb.env(),
     );
@@ -71,11 +75,17 @@ describe('run outputs', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 5);
     const out = join(dir, 'out');
-    const run = await spawnCli(runArgs('location', input, out, '--rate', 'off', '--output-formats', 'csv'), sb.env());
+    const run = await runInProcess(
+      runArgs('location', input, out, '--rate', 'off', '--output-formats', 'csv'),
+      sb.env(),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(out, 'results.csv'))).toBe(true);
     expect(existsSync(join(out, 'results.parquet'))).toBe(false);
-    const bad = await spawnCli(runArgs('location', input, join(dir, 'bad'), '--output-formats', 'csv,xls'), sb.env());
+    const bad = await runInProcess(
+      runArgs('location', input, join(dir, 'bad'), '--output-formats', 'csv,xls'),
+      sb.env(),
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("Expected --output-formats to list csv and/or parquet (comma-separated), got 'xls'");
   });
@@ -84,7 +94,7 @@ describe('run outputs', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 12);
     const before = sb.sandbox.stats().services.workflow.requests;
-    const bad = await spawnCli(
+    const bad = await runInProcess(
       runArgs('location', input, join(dir, 'bad'), '--metrics-file', join(dir, 'no', 'such', 'x.prom')),
       sb.env(),
     );
@@ -94,7 +104,7 @@ describe('run outputs', () => {
     expect(existsSync(join(dir, 'bad'))).toBe(false);
 
     const file = join(dir, 'bre_batch.prom');
-    const run = await spawnCli(
+    const run = await runInProcess(
       runArgs('location', input, join(dir, 'out'), '--rate', 'off', '--metrics-file', file),
       sb.env(),
     );
