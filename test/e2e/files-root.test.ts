@@ -5,11 +5,14 @@
  * report, so reading it would have sent it. --files-root moves the root; stdin has none unless it is given
  * (a CSV header naming a file column is exit 2 before any call; an NDJSON row using one is its error); a root
  * that is not a folder is exit 2 for run, --dry-run and --plan; a resume refuses another root.
+ * Runs that read a file are the CLI's code in this process (runInProcess: the same options, resolution and
+ * executeRun, without a CLI's start-up each); stdin, and one exit 2 through main.ts, are a spawned CLI's.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -72,7 +75,7 @@ describe('file columns stay inside the files root', () => {
     );
     const out = join(base, 'out');
     const before = calls();
-    const r = await spawnCli(runArgs('rescore', input, out), sb.env());
+    const r = await runInProcess(runArgs('rescore', input, out), sb.env());
     expect(r.code, r.stderr).toBe(1);
     // Three rows done, each one bureau and one workflow call: the four refused rows made none.
     expect(since(before)).toEqual({ bureau: 3, workflow: 3 });
@@ -98,7 +101,7 @@ describe('file columns stay inside the files root', () => {
 
     // --dry-run refuses the same rows, calling nothing.
     const dry = join(base, 'dry');
-    const d = await spawnCli(runArgs('rescore', input, dry, '--dry-run'), sb.env());
+    const d = await runInProcess(runArgs('rescore', input, dry, '--dry-run'), sb.env());
     expect(d.code, d.stderr).toBe(1);
     const dryErrors = readFileSync(join(dry, 'dry-run-errors.ndjson'), 'utf8')
       .trim()
@@ -124,7 +127,7 @@ describe('file columns stay inside the files root', () => {
     );
     const out = join(base, 'out');
     const before = calls();
-    const r = await spawnCli(runArgs('rescore', input, out, '--files-root', inDir), sb.env());
+    const r = await runInProcess(runArgs('rescore', input, out, '--files-root', inDir), sb.env());
     expect(r.code, r.stderr).toBe(1);
     expect(since(before)).toEqual({ bureau: 1, workflow: 1 });
     const o = readOutput(out);
@@ -133,7 +136,10 @@ describe('file columns stay inside the files root', () => {
     expect(o.errors[0].message).toContain(`the files root ${inDir} (--files-root)`);
 
     // The same folder with another root: the rows left would read other files.
-    const again = await spawnCli(runArgs('rescore', input, out, '--files-root', outside, '--retry-errors'), sb.env());
+    const again = await runInProcess(
+      runArgs('rescore', input, out, '--files-root', outside, '--retry-errors'),
+      sb.env(),
+    );
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
       /refusing to resume into .*: its rows' files were read inside .*\/in \(--files-root\), now inside .*\/outside \(--files-root\)/,
@@ -231,7 +237,8 @@ describe('file columns stay inside the files root', () => {
         [join(base, 'nope'), 'no such folder'],
         [input, 'a file, not a folder'],
       ]) {
-        const r = await spawnCli(
+        // The first a spawned CLI's (its exit through main.ts), the others in this process.
+        const r = await (more.length === 0 && root === join(base, 'nope') ? spawnCli : runInProcess)(
           [...runArgs('rescore', input, join(base, 'out'), '--files-root', root), ...more],
           sb.env(),
         );
@@ -242,7 +249,7 @@ describe('file columns stay inside the files root', () => {
     expect(since(before)).toEqual({ bureau: 0, workflow: 0 });
     expect(existsSync(join(base, 'out'))).toBe(false);
     // --plan honours a good one.
-    const plan = await spawnCli(
+    const plan = await runInProcess(
       [...runArgs('rescore', input, join(base, 'out'), '--files-root', inDir), '--plan'],
       sb.env(),
     );
