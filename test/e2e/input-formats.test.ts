@@ -3,7 +3,10 @@
  * real tool writes it: Excel's `;` CSV of a decimal-comma locale (windows-1252, CR LF), Excel's "Unicode
  * text" (UTF-16LE with its BOM, TAB-separated), a header with drifted names, values with CR LF and stray
  * quotes, gzip on stdin and a ZSTD Parquet file from arrow-rs (what Polars, Spark and DuckDB write).
- * What the CLI sent is read at a proxy between it and the sandbox that keeps the request bodies.
+ * What the CLI sent is read at a proxy between it and the sandbox that keeps the request bodies. The readers
+ * are the point: most runs are the CLI's code in this process (runInProcess: the same options, resolution and
+ * executeRun, without a CLI's start-up each); stdin, and one exit 2 of each kind through main.ts, are a
+ * spawned CLI's.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +16,7 @@ import iconv from 'iconv-lite';
 import * as pq from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { readOutput } from '../helpers/output.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -51,7 +55,7 @@ describe('input as it really arrives, through the CLI', () => {
     sb = await startTestSandbox({ rate: { workflow: null, bureau: null, account: null } });
     rec = await startCountingProxy(sb.sandbox.url, { keepBodies: true });
     const out = join(dir, 'reference');
-    const r = await spawnCli(runArgs('location', join(ROOT, 'samples', 'location.csv'), out), sb.env());
+    const r = await runInProcess(runArgs('location', join(ROOT, 'samples', 'location.csv'), out), sb.env());
     expect(r.code, r.stderr).toBe(0);
     reference = decisions(out);
     expect(reference).toHaveLength(ROWS);
@@ -74,7 +78,7 @@ describe('input as it really arrives, through the CLI', () => {
     it('as is: the separator is sniffed and said; commas in numbers are refused naming --decimal-comma; the é row is its own error', async () => {
       const input = writeText(dir, 'semicolon.csv', bytes);
       const out = join(dir, 'semicolon-out');
-      const r = await spawnCli(runArgs('location', input, out), sb.env());
+      const r = await runInProcess(runArgs('location', input, out), sb.env());
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain(
         "input: fields separated by ';' (semicolon) (sniffed from the first lines; --delimiter chooses another)",
@@ -99,7 +103,7 @@ describe('input as it really arrives, through the CLI', () => {
       const input = writeText(dir, 'semicolon2.csv', bytes);
       const out = join(dir, 'semicolon2-out');
       rec.reset();
-      const r = await spawnCli(
+      const r = await runInProcess(
         runArgs('location', input, out, '--decimal-comma', '--encoding', 'windows-1252'),
         sb.env(rec.url),
       );
@@ -125,7 +129,7 @@ describe('input as it really arrives, through the CLI', () => {
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
     );
     const out = join(dir, 'unicode-out');
-    const r = await spawnCli(runArgs('location', input, out, '--input-format', 'csv'), sb.env());
+    const r = await runInProcess(runArgs('location', input, out, '--input-format', 'csv'), sb.env());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('input: fields separated by TAB');
     expect(decisions(out)).toEqual(reference);
@@ -140,7 +144,7 @@ describe('input as it really arrives, through the CLI', () => {
           .map((c) => c.join(','))
           .join('\n');
       const out = join(dir, 'drift-out');
-      const r = await spawnCli(runArgs('location', writeText(dir, 'drift.csv', Buffer.from(text)), out), sb.env());
+      const r = await runInProcess(runArgs('location', writeText(dir, 'drift.csv', Buffer.from(text)), out), sb.env());
       expect(r.code, r.stderr).toBe(0);
       expect(decisions(out)).toEqual(reference);
     });
@@ -155,7 +159,8 @@ describe('input as it really arrives, through the CLI', () => {
         const text = 'reference_id,user_id,lead,lat,longitude\nA,u,l,19.07,72.87\n';
         const out = join(dir, `missing-out-${extra.join('')}`);
         const before = sb.sandbox.stats().services.workflow.requests;
-        const r = await spawnCli(
+        // The plain run through main.ts; --dry-run and --plan in this process.
+        const r = await (extra.length === 0 ? spawnCli : runInProcess)(
           runArgs('location', writeText(dir, 'missing.csv', Buffer.from(text)), out, ...extra),
           sb.env(),
         );
@@ -175,7 +180,7 @@ describe('input as it really arrives, through the CLI', () => {
 
     it('two columns equal apart from case are refused (exit 2)', async () => {
       const out = join(dir, 'collide-out');
-      const r = await spawnCli(
+      const r = await runInProcess(
         runArgs(
           'location',
           writeText(
@@ -209,7 +214,7 @@ describe('input as it really arrives, through the CLI', () => {
       ].join('\r\n');
       const out = join(dir, 'faithful-out');
       rec.reset();
-      const r = await spawnCli(
+      const r = await runInProcess(
         runArgs(pipeline, writeText(dir, 'faithful.csv', Buffer.from(`${text}\r\n`)), out),
         sb.env(rec.url),
       );
@@ -224,7 +229,7 @@ describe('input as it really arrives, through the CLI', () => {
       const text =
         'reference_id,user_id,lead_id,latitude,longitude,note,height\nB-1,u1,l1,19.076,72.8777,"closed"then text,x\nB-2,u2,l2,28.6139,77.209,fine,y\n';
       const out = join(dir, 'broken-out');
-      const r = await spawnCli(runArgs(pipeline, writeText(dir, 'broken.csv', Buffer.from(text)), out), sb.env());
+      const r = await runInProcess(runArgs(pipeline, writeText(dir, 'broken.csv', Buffer.from(text)), out), sb.env());
       expect(r.code).toBe(1);
       const o = readOutput(out);
       expect(o.errors).toEqual([expect.objectContaining({ row: 1, line: 2, code: 'MALFORMED_ROW' })]);
@@ -257,7 +262,7 @@ describe('input as it really arrives, through the CLI', () => {
       ),
     );
     const out = join(dir, 'zstd-out');
-    const r = await spawnCli(runArgs('location', input, out), sb.env());
+    const r = await runInProcess(runArgs('location', input, out), sb.env());
     expect(r.code, r.stderr).toBe(0);
     expect(decisions(out)).toEqual(reference);
     expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).input).toMatchObject({
@@ -286,8 +291,9 @@ describe('input as it really arrives, through the CLI', () => {
         /Expected --delimiter to be one character/,
       ],
     ];
-    for (const [args, message] of cases) {
-      const r = await spawnCli(args, sb.env());
+    // The first (stdin) a spawned CLI's; the others in this process.
+    for (const [i, [args, message]] of cases.entries()) {
+      const r = await (i === 0 ? spawnCli : runInProcess)(args, sb.env());
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(message);
     }
