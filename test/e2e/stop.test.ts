@@ -5,10 +5,13 @@
  * still in flight when the grace period ends. Every stop is resumable and the resumed run satisfies the
  * invariant. What is checked is what happened (calls made, calls abandoned unanswered), never how long it
  * took: a stop that waited would let a queued or hanging call finish, and that is what fails the test.
+ * The stops are spawned CLIs (a signal, a deadline, the exit through main.ts); the resumes, whose folder is the
+ * point, run the CLI's code in this process (runInProcess), without a CLI's start-up each.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArgs, spawnCli, startCli, waitForLines, type CliResult } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -65,7 +68,7 @@ describe('credentials or address refused', () => {
     expect(stopped.summary.finished).toBe(false);
     expect(stopped.summary.stopped).toMatchObject({ code: 'AUTH_REFUSED', service: 'workflow', status: 401 });
 
-    const resumed = await spawnCli(runArgs('location', input, out, ...FAST), sb.env());
+    const resumed = await runInProcess(runArgs('location', input, out, ...FAST), sb.env());
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(invariantProblems(60, readOutput(out))).toEqual([]);
   }, 60_000);
@@ -87,7 +90,7 @@ describe('credentials or address refused', () => {
     } finally {
       await closed.close();
     }
-    const resumed = await spawnCli(runArgs('location', input, out, ...FAST), sb.env());
+    const resumed = await runInProcess(runArgs('location', input, out, ...FAST), sb.env());
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(invariantProblems(40, readOutput(out))).toEqual([]);
   }, 60_000);
@@ -126,7 +129,7 @@ describe('circuit breaker', () => {
     );
 
     sb.sandbox.setFaults({});
-    const retry = await spawnCli([...args, '--retry-errors'], sb.env());
+    const retry = await runInProcess([...args, '--retry-errors'], sb.env());
     expect(retry.code, retry.stderr).toBe(0);
     const done = readOutput(out);
     expect(invariantProblems(500, done)).toEqual([]);
@@ -229,7 +232,7 @@ describe('signals', () => {
         `${signal}: ${stopped.results.length} rows done, ${proxy.counts.abandoned - abandonedBefore} calls abandoned`,
       );
 
-      const resumed = await spawnCli(
+      const resumed = await runInProcess(
         runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', '200'),
         sb.env(),
       );
@@ -256,7 +259,7 @@ describe('signals', () => {
     expect(res.signal, res.stderr).toBeNull();
     expect(res.code, res.stderr).toBe(3);
     expect(res.stderr).toContain('SIGTERM received');
-    const resumed = await spawnCli(args, {});
+    const resumed = await runInProcess(args);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(invariantProblems(rows, readOutput(out))).toEqual([]);
   }, 60_000);
