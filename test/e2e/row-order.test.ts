@@ -2,13 +2,16 @@
  * results.csv and results.parquet in input order however the answers arrived (issue 31): the sandbox holds
  * some answers back (its `slow` fault), so results.ndjson, the journal, is in the order rows finished, and
  * the results files are in row order: for the sample bank run, for a run long enough to start the spool's
- * thread, after a kill -9 and a resume, and after --retry-errors.
+ * thread, after a kill -9 and a resume, and after --retry-errors. The files are the point: but for the one
+ * killed, the runs are the CLI's code in this process (runInProcess: the same options, resolution and
+ * executeRun, the spool's thread from dist/ as the CLI starts it), without a CLI's start-up each.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { ROOT, runArgs, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -49,7 +52,7 @@ describe('results in input order', () => {
       seed: 3,
     });
     const out = join(tempDir(), 'out');
-    const r = await spawnCli(
+    const r = await runInProcess(
       runArgs('bank', join(ROOT, 'samples', 'bank.ndjson'), out, '--rate', 'off', '--concurrency', '8'),
       sb.env(),
     );
@@ -77,7 +80,7 @@ describe('results in input order', () => {
     await waitForLines(first, join(out, 'results.ndjson'), 1200);
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
-    const second = await spawnCli(args, sb.env());
+    const second = await runInProcess(args, sb.env());
     expect(second.code, second.stderr).toBe(1);
     const resumed = readOutput(out);
     expect(invariantProblems(ROWS, resumed)).toEqual([]);
@@ -92,7 +95,7 @@ describe('results in input order', () => {
     expect(failed.length).toBeGreaterThan(20);
     await sb.close();
     sb = await startTestSandbox({ rate: { workflow: null }, faults: { slow: 0.2 }, slowMs: 300, seed: 5 });
-    const retry = await spawnCli([...args, '--retry-errors'], sb.env());
+    const retry = await runInProcess([...args, '--retry-errors'], sb.env());
     expect(retry.code, retry.stderr).toBe(0);
     const after = await orders(out);
     expect(after.csv).toEqual(range(ROWS));
