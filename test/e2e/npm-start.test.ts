@@ -6,7 +6,8 @@
  * spawn. Then SIGTERM to npm while the run goes: npm passes it on, the run stops as documented (exit 3 from
  * npm itself, the lock released, resumable) and `npm start` again finishes it with no row answered twice
  * (against a test sandbox that hangs a seeded share of the calls, so the signal comes with some rows done and
- * others in flight).
+ * others in flight). The first test's build is the one this file pays for: the SIGTERM test's clone, the same
+ * tree, takes its dist/ (fresh by the recorded fingerprint, so its starts build nothing) when that test built one.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -28,12 +29,19 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
-/** Each test builds the project once per `npm start` (tsc over src/), on a shared two-core machine. */
+/** A test may build the project once (tsc over src/), on a shared two-core machine. */
 const TIMEOUT_MS = 600_000;
 
-/** The project as a clone holds it, without its dist/ (the start script builds it). */
-function clone(): string {
+/**
+ * dist/ as the Quick start test's `npm start` built it in its clone (undefined until then): built from the tree
+ * clone() makes, which nothing edits before it is taken.
+ */
+let builtDist: string | undefined;
+
+/** The project as a clone holds it, without its dist/ (the start script builds it) unless `dist` is given. */
+function clone(dist?: string): string {
   const ws = tempDir('bre-npm-start-');
+  if (dist !== undefined) cpSync(dist, join(ws, 'dist'), { recursive: true });
   for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) copyFileSync(join(ROOT, f), join(ws, f));
   for (const d of ['src', 'pipelines', 'bin']) cpSync(join(ROOT, d), join(ws, d), { recursive: true });
   // The workspace's packages, as committed: not what a build wrote in them.
@@ -107,6 +115,9 @@ describe('npm start, as the Quick start runs it', () => {
       const ws = clone();
       const r = await npmStart(ws).done;
       expect(r.code, r.stderr).toBe(0);
+      // Copied before the edit below: the SIGTERM test's starts need a dist/ of the unedited tree.
+      const dist = tempDir('bre-npm-start-dist-');
+      cpSync(join(ws, 'dist'), dist, { recursive: true });
       expect(r.stderr).toMatch(/no BRE_BASE_URL set: using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+/);
       expect(r.stdout).toContain("Run of pipeline 'rescore' finished in");
       expect(r.stdout).toContain('rows: 24 succeeded, 0 in errors');
@@ -144,6 +155,7 @@ describe('npm start, as the Quick start runs it', () => {
       // test's second start); an edit of a source makes it stale, and the start script builds again.
       const fresh = () => spawnSync(process.execPath, ['scripts/build-input.mjs', 'fresh'], { cwd: ws }).status;
       expect(fresh()).toBe(0);
+      builtDist = dist;
       appendFileSync(join(ws, 'src', 'cli', 'main.ts'), '\n// edited\n');
       expect(fresh()).toBe(1);
     },
@@ -167,7 +179,8 @@ describe('npm start, as the Quick start runs it', () => {
     it(
       'npm passes it to the run: exit 3, lock released; npm start again resumes it and no row is answered twice',
       async () => {
-        const ws = clone();
+        // The build is the Quick start test's: its dist/ when it made one, else the first start here builds.
+        const ws = clone(builtDist);
         const before = answered();
         sb.sandbox.setFaults({ slow: 0.3 });
         const first = npmStart(ws, sb.env());
@@ -204,7 +217,7 @@ describe('npm start, as the Quick start runs it', () => {
         expect(stopped.rows.succeeded).toBe(SAMPLE_KEYS.length - hanging);
         expect(stopped.rows.in_flight_at_stop).toBe(hanging);
 
-        // The tree is built and unchanged since: npm start runs without building again (dist/ untouched).
+        // The tree is built and unchanged since: npm start runs without building (dist/ untouched).
         const built = () => [
           statSync(join(ws, 'dist/bundle/main.js')).mtimeMs,
           statSync(join(ws, 'dist/.build-input')).mtimeMs,
