@@ -1,12 +1,16 @@
 /**
  * The network as banks have it (issue 32), against real servers on loopback: nginx with a private CA that
- * requires a client certificate, in front of the sandbox, and tinyproxy as the egress proxy.
+ * requires a client certificate, in front of the sandbox, and tinyproxy as the egress proxy. Most runs are the
+ * CLI's code in this process (runInProcess: the same options, the same resolution of the network from the
+ * environment given, the same executeRun), without a CLI's start-up each; a spawned CLI's are one exit 2 of
+ * each kind and the exits 3, through main.ts as a user sees them.
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithTools } from '../helpers/gate.js';
 import { runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { freePort } from '../helpers/pushgateway.js';
 import { makePki, startNginx, startTinyproxy, type RunningServer, type TestPki } from '../helpers/network-servers.js';
 import { filesUnder, invariantProblems, locationCsv, readOutput, searchableText } from '../helpers/output.js';
@@ -50,7 +54,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     const dir = tempDir();
     const out = join(dir, 'out');
     const before = connectsTo(proxy, nginx.port);
-    const res = await spawnCli(
+    const res = await runInProcess(
       runArgs('location', locationCsv(dir, 8), out, ...certArgs()),
       sb.env(nginx.url, { NO_PROXY: '127.0.0.1', HTTPS_PROXY: proxy.url }),
     );
@@ -66,7 +70,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     const dir = tempDir();
     const out = join(dir, 'out');
     const before = connectsTo(proxy, nginx.port);
-    const res = await spawnCli(
+    const res = await runInProcess(
       runArgs('location', locationCsv(dir, 8), out, ...certArgs()),
       sb.env(nginx.url, { HTTPS_PROXY: proxy.url }),
     );
@@ -78,13 +82,14 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
   it('lowercase https_proxy wins over HTTPS_PROXY; --no-proxy overrides it', async () => {
     const dir = tempDir();
     const before = connectsTo(proxy, nginx.port);
-    const res = await spawnCli(
+    const res = await runInProcess(
       runArgs('location', locationCsv(dir, 3), join(dir, 'a'), ...certArgs()),
       sb.env(nginx.url, { https_proxy: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:9' }),
     );
     expect(res.code, res.stderr).toBe(0);
     expect(connectsTo(proxy, nginx.port)).toBeGreaterThan(before);
     const mid = connectsTo(proxy, nginx.port);
+    // Spawned: main.ts joins `--no-proxy LIST` into the option (yargs would read --proxy false, then LIST).
     const direct = await spawnCli(
       runArgs('location', locationCsv(dir, 3), join(dir, 'b'), ...certArgs(), '--no-proxy', '127.0.0.1'),
       sb.env(nginx.url, { https_proxy: proxy.url }),
@@ -98,7 +103,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     const pass = join(dir, 'pass');
     writeFileSync(pass, pki.pfxPassphrase);
     chmodSync(pass, 0o600);
-    const res = await spawnCli(
+    const res = await runInProcess(
       runArgs(
         'location',
         locationCsv(dir, 4),
@@ -118,7 +123,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     const dir = tempDir();
     const out = join(dir, 'out');
     const secretUrl = `http://egress:proxy-secret-91f@127.0.0.1:${authProxy.port}`;
-    const res = await spawnCli(
+    const res = await runInProcess(
       runArgs('location', locationCsv(dir, 4), out, ...certArgs(), '--proxy', 'env:EGRESS_PROXY'),
       sb.env(nginx.url, { EGRESS_PROXY: secretUrl }),
     );
@@ -139,7 +144,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     expect(inline.stderr).toContain('without credentials on the command line');
     expect(inline.stderr).not.toContain('pw-on-the-line');
 
-    const both = await spawnCli(
+    const both = await runInProcess(
       runArgs('location', input, join(dir, 'b'), ...certArgs(), '--local-address', '127.0.0.1'),
       sb.env(nginx.url, { HTTPS_PROXY: proxy.url }),
     );
@@ -149,7 +154,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     const loose = join(dir, 'loose.key');
     writeFileSync(loose, readFileSync(pki.clientKey, 'utf8'));
     chmodSync(loose, 0o644);
-    const readable = await spawnCli(
+    const readable = await runInProcess(
       runArgs(
         'location',
         input,
@@ -166,7 +171,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     expect(readable.code).toBe(2);
     expect(readable.stderr).toContain('readable by its owner only');
 
-    const wrong = await spawnCli(
+    const wrong = await runInProcess(
       runArgs('location', input, join(dir, 'd'), '--ca-file', pki.caCert, '--client-pfx', pki.clientPfx),
       sb.env(nginx.url, { BRE_CLIENT_KEY_PASSPHRASE: 'not-it' }),
     );
@@ -188,21 +193,24 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     );
     expect(existsSync(join(dir, 'a'))).toBe(false);
 
-    const viaProxy = await spawnCli(
+    const viaProxy = await runInProcess(
       runArgs('location', input, join(dir, 'b'), '--client-cert', pki.clientCert, '--client-key', pki.clientKey),
       sb.env(nginx.url, { HTTPS_PROXY: proxy.url }),
     );
     expect(viaProxy.code, viaProxy.stderr).toBe(2);
     expect(viaProxy.stderr).toContain(`(through the proxy ${proxy.url})`);
 
-    const nowhere = await spawnCli(runArgs('location', input, join(dir, 'c')), sb.env('https://no-such-host.invalid'));
+    const nowhere = await runInProcess(
+      runArgs('location', input, join(dir, 'c')),
+      sb.env('https://no-such-host.invalid'),
+    );
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toContain(
       'the workflow service at https://no-such-host.invalid cannot be reached: the host name does not resolve',
     );
     expect(existsSync(join(dir, 'c'))).toBe(false);
 
-    const closed = await spawnCli(
+    const closed = await runInProcess(
       runArgs('location', input, join(dir, 'd'), '--dry-run'),
       sb.env(`https://127.0.0.1:${await freePort()}`),
     );
@@ -219,7 +227,7 @@ describeNetwork('network: client certificates, a private CA and a proxy, against
     expect(first.stderr).toContain('answered its first');
     expect(first.stderr).toContain('No required SSL certificate was sent');
     expect(readOutput(out).errors).toEqual([]);
-    const again = await spawnCli(runArgs('location', input, out, ...certArgs()), sb.env(nginx.url));
+    const again = await runInProcess(runArgs('location', input, out, ...certArgs()), sb.env(nginx.url));
     expect(again.code, again.stderr).toBe(0);
     const folder = readOutput(out);
     expect(invariantProblems(12, folder)).toEqual([]);
