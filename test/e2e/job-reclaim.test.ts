@@ -19,7 +19,11 @@ import { stopHoldingNoLock } from '../helpers/job-stop.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
-const N = 100;
+/**
+ * Chunk 0 and one more (of 5 rows), which the worker does while the ghost holds chunk 0: what the case needs of
+ * the other chunks is that they are done before the ghost's lease ends, not how many rows they hold.
+ */
+const N = 30;
 const CHUNK_ROWS = 25;
 /** Slow enough that the worker is stopped with chunk 0 still held (checked: else the case proves nothing). */
 const RATE = 5;
@@ -33,9 +37,10 @@ const chunkRowsAnswered = (folder: string): Set<number> =>
   );
 
 for (const dialect of ['postgres', 'mysql'] as DialectName[]) {
-  describe.runIf(available[dialect] || process.env.CI === 'true')(
-    `run --job on ${dialect}: a chunk lost, then claimed back`,
-    () => {
+  // The two databases side by side: each case waits on its worker's pace, not on the CPU.
+  describe
+    .runIf(available[dialect] || process.env.CI === 'true')
+    .concurrent(`run --job on ${dialect}: a chunk lost, then claimed back`, () => {
       const setting = jobSetting(dialect, 'reclaim', N);
 
       itDb(dialect)(
@@ -95,7 +100,7 @@ for (const dialect of ['postgres', 'mysql'] as DialectName[]) {
                   )
                 )[0].n,
               ) ===
-              N / CHUNK_ROWS - 1,
+              Math.ceil(N / CHUNK_ROWS) - 1,
             60_000,
             'the other chunks done',
           );
@@ -121,6 +126,5 @@ for (const dialect of ['postgres', 'mysql'] as DialectName[]) {
         },
         120_000,
       );
-    },
-  );
+    });
 }
