@@ -9,11 +9,15 @@
  *
  * Deterministic: the sandbox hangs a seeded share of the calls (`slow`), so the signal always comes while some
  * rows are done and others in flight (abandoned after --stop-grace, then done by the re-run).
+ *
+ * Each case has a sandbox of its own (the same seed: the same draws) and the cases run side by side: each waits
+ * out the documented --stop-grace (10 s) of the README's command, which a test cannot shorten without changing
+ * the command it proves.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { BIN, cliEnv, ROOT } from '../helpers/cli.js';
 import { countLines, journalText } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -23,13 +27,12 @@ import { waitFor } from '../helpers/wait.js';
 const ROWS = 12;
 const QUICK_START = ['run', 'location', '--input', 'samples/location.csv'];
 
-let sb: TestSandbox;
-beforeAll(async () => {
-  sb = await startTestSandbox({ slowMs: 600_000, seed: 11 });
-});
-afterAll(async () => {
-  await sb.close();
-});
+/** The case's own sandbox, closed when it ends. */
+async function sandboxFor(t: TestContext): Promise<TestSandbox> {
+  const sb = await startTestSandbox({ slowMs: 600_000, seed: 11 });
+  t.onTestFinished(() => sb.close());
+  return sb;
+}
 
 /** A folder as a user's: the shipped sample under samples/, bre-batch installed in node_modules (as `npm install` links it). */
 function workspace(): string {
@@ -51,7 +54,13 @@ interface Launched {
   readonly exited: Promise<number | null>;
 }
 
-function launch(cmd: string, args: readonly string[], ws: string, opts: { group?: boolean } = {}): Launched {
+function launch(
+  sb: TestSandbox,
+  cmd: string,
+  args: readonly string[],
+  ws: string,
+  opts: { group?: boolean } = {},
+): Launched {
   const child = spawn(cmd, args, {
     cwd: ws,
     env: cliEnv(sb.env()),
@@ -87,13 +96,13 @@ function folderOf(ws: string): string {
   return names.length === 1 ? join(ws, 'output', names[0]) : '';
 }
 
-const answered200 = () => sb.sandbox.stats().services.workflow.byStatus['200'] ?? 0;
+const answered200 = (sb: TestSandbox) => sb.sandbox.stats().services.workflow.byStatus['200'] ?? 0;
 
 /**
  * Starts a night with a share of the calls hanging, waits until every row has been sent and every answered
  * one written (the rest hang), then stops it with `stop`. Returns what the first session did.
  */
-async function interruptedNight(ws: string, start: () => Launched, stop: (l: Launched) => void) {
+async function interruptedNight(sb: TestSandbox, ws: string, start: () => Launched, stop: (l: Launched) => void) {
   sb.sandbox.setFaults({ slow: 0.4 });
   const before = sb.sandbox.stats().services.workflow;
   const l = start();
@@ -142,7 +151,13 @@ async function interruptedNight(ws: string, start: () => Launched, stop: (l: Lau
 }
 
 /** The same command again, to its end: every row once, and no row answered twice over both sessions. */
-async function resumedNight(ws: string, start: () => Launched, answeredBefore: number, folder: string) {
+async function resumedNight(
+  sb: TestSandbox,
+  ws: string,
+  start: () => Launched,
+  answeredBefore: number,
+  folder: string,
+) {
   const r = await start().closed;
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).toContain(`resuming the unfinished run in output/`);
@@ -153,19 +168,20 @@ async function resumedNight(ws: string, start: () => Launched, answeredBefore: n
     .map((x) => (JSON.parse(x) as { key: string }).key);
   expect(new Set(keys).size).toBe(ROWS);
   expect(keys.length).toBe(ROWS);
-  expect(answered200() - answeredBefore, 'calls the sandbox answered 200 over both sessions: one a row').toBe(ROWS);
+  expect(answered200(sb) - answeredBefore, 'calls the sandbox answered 200 over both sessions: one a row').toBe(ROWS);
 }
 
-describe('the Quick start, interrupted and re-run with the same command (no --out)', () => {
-  it('SIGINT: exit 3 with the exact command to resume; the same command finds its folder and sends no row twice', async () => {
+describe.concurrent('the Quick start, interrupted and re-run with the same command (no --out)', () => {
+  it('SIGINT: exit 3 with the exact command to resume; the same command finds its folder and sends no row twice', async (t) => {
+    const sb = await sandboxFor(t);
     const ws = workspace();
-    const start = () => launch(process.execPath, [BIN, ...QUICK_START], ws);
-    const answered = answered200();
-    const first = await interruptedNight(ws, start, (l) => l.child.kill('SIGINT'));
+    const start = () => launch(sb, process.execPath, [BIN, ...QUICK_START], ws);
+    const answered = answered200(sb);
+    const first = await interruptedNight(sb, ws, start, (l) => l.child.kill('SIGINT'));
     expect(first.code, first.stderr).toBe(3);
     expect(first.stderr).toContain('re-run the same command to resume');
     expect(first.stderr).toContain('\n  bre-batch run location --input samples/location.csv\n');
-    await resumedNight(ws, start, answered, first.folder);
+    await resumedNight(sb, ws, start, answered, first.folder);
     // Finished: the same command again is a new night in a new folder, and says so.
     const again = await start().closed;
     expect(again.code, again.stderr).toBe(0);
@@ -176,16 +192,18 @@ describe('the Quick start, interrupted and re-run with the same command (no --ou
   });
 });
 
-describe('signals through the launchers the README shows', () => {
-  const npx = (ws: string, opts: { group?: boolean } = {}) =>
-    launch('npx', ['--ignore-scripts', '--prefix', ROOT, 'bre-batch', ...QUICK_START], ws, opts);
+describe.concurrent('signals through the launchers the README shows', () => {
+  const npx = (sb: TestSandbox, ws: string, opts: { group?: boolean } = {}) =>
+    launch(sb, 'npx', ['--ignore-scripts', '--prefix', ROOT, 'bre-batch', ...QUICK_START], ws, opts);
 
-  it('SIGTERM to `npx bre-batch`: npx ends at once, the run notices its launcher gone and stops (resumable, lock released); the same npx command resumes', async () => {
+  it('SIGTERM to `npx bre-batch`: npx ends at once, the run notices its launcher gone and stops (resumable, lock released); the same npx command resumes', async (t) => {
+    const sb = await sandboxFor(t);
     const ws = workspace();
-    const answered = answered200();
+    const answered = answered200(sb);
     const first = await interruptedNight(
+      sb,
       ws,
-      () => npx(ws),
+      () => npx(sb, ws),
       (l) => l.child.kill('SIGTERM'),
     );
     expect(first.signal ?? first.code, 'npx itself ends of the SIGTERM (143 in a shell), not waiting for the run').toBe(
@@ -193,53 +211,58 @@ describe('signals through the launchers the README shows', () => {
     );
     expect(first.stderr).toMatch(/the shell that started bre-batch \(pid \d+\) has gone/);
     expect(first.stderr).toContain('\n  npx bre-batch run location --input samples/location.csv\n');
-    await resumedNight(ws, () => npx(ws), answered, first.folder);
+    await resumedNight(sb, ws, () => npx(sb, ws), answered, first.folder);
   });
 
-  it("Ctrl-C (SIGINT to npx's process group): the run stops as on SIGINT, resumable", async () => {
+  it("Ctrl-C (SIGINT to npx's process group): the run stops as on SIGINT, resumable", async (t) => {
+    const sb = await sandboxFor(t);
     const ws = workspace();
-    const answered = answered200();
+    const answered = answered200(sb);
     const first = await interruptedNight(
+      sb,
       ws,
-      () => npx(ws, { group: true }),
+      () => npx(sb, ws, { group: true }),
       (l) => process.kill(-l.child.pid!, 'SIGINT'),
     );
     expect(first.stderr).toContain('bre-batch: stopped early');
-    await resumedNight(ws, () => npx(ws), answered, first.folder);
+    await resumedNight(sb, ws, () => npx(sb, ws), answered, first.folder);
   });
 
-  it("cron's `sh -c` with `exec` of the bin, as the README's cron line: SIGTERM reaches the run itself, exit 3", async () => {
+  it("cron's `sh -c` with `exec` of the bin, as the README's cron line: SIGTERM reaches the run itself, exit 3", async (t) => {
+    const sb = await sandboxFor(t);
     const ws = workspace();
     const log = join(ws, 'bre-batch.log');
     const line = `cd ${ws} && exec bin/bre-batch.js ${QUICK_START.join(' ')} --no-progress >>${log} 2>&1`;
-    const start = () => launch('/bin/sh', ['-c', line], ws);
-    const answered = answered200();
-    const first = await interruptedNight(ws, start, (l) => l.child.kill('SIGTERM'));
+    const start = () => launch(sb, '/bin/sh', ['-c', line], ws);
+    const answered = answered200(sb);
+    const first = await interruptedNight(sb, ws, start, (l) => l.child.kill('SIGTERM'));
     expect(first.code, readFileSync(log, 'utf8')).toBe(3);
     expect(readFileSync(log, 'utf8')).toContain('SIGTERM received');
     const r = await start().closed;
     expect(r.code, readFileSync(log, 'utf8')).toBe(0);
     expect(readFileSync(log, 'utf8')).toContain('resuming the unfinished run in output/');
-    expect(answered200() - answered).toBe(ROWS);
+    expect(answered200(sb) - answered).toBe(ROWS);
   });
 
-  it('the installed bin (node_modules/.bin/bre-batch) under a plain `sh -c` with exec: SIGTERM, exit 3, resumable', async () => {
+  it('the installed bin (node_modules/.bin/bre-batch) under a plain `sh -c` with exec: SIGTERM, exit 3, resumable', async (t) => {
+    const sb = await sandboxFor(t);
     const ws = workspace();
-    const start = () => launch('/bin/sh', ['-c', `exec node_modules/.bin/bre-batch ${QUICK_START.join(' ')}`], ws);
-    const answered = answered200();
-    const first = await interruptedNight(ws, start, (l) => l.child.kill('SIGTERM'));
+    const start = () => launch(sb, '/bin/sh', ['-c', `exec node_modules/.bin/bre-batch ${QUICK_START.join(' ')}`], ws);
+    const answered = answered200(sb);
+    const first = await interruptedNight(sb, ws, start, (l) => l.child.kill('SIGTERM'));
     expect(first.code, first.stderr).toBe(3);
-    await resumedNight(ws, start, answered, first.folder);
+    await resumedNight(sb, ws, start, answered, first.folder);
   });
 
-  it('a `sh -c` wrapper without exec: the shell dies of SIGTERM, the run notices and stops, resumable', async () => {
+  it('a `sh -c` wrapper without exec: the shell dies of SIGTERM, the run notices and stops, resumable', async (t) => {
+    const sb = await sandboxFor(t);
     const ws = workspace();
     const line = `cd ${ws} && node_modules/.bin/bre-batch ${QUICK_START.join(' ')}; echo "exit $?"`;
-    const start = () => launch('/bin/sh', ['-c', line], ws);
-    const answered = answered200();
-    const first = await interruptedNight(ws, start, (l) => l.child.kill('SIGTERM'));
+    const start = () => launch(sb, '/bin/sh', ['-c', line], ws);
+    const answered = answered200(sb);
+    const first = await interruptedNight(sb, ws, start, (l) => l.child.kill('SIGTERM'));
     expect(first.signal).toBe('SIGTERM');
     expect(first.stderr).toMatch(/the shell that started bre-batch \(pid \d+\) has gone/);
-    await resumedNight(ws, start, answered, first.folder);
+    await resumedNight(sb, ws, start, answered, first.folder);
   });
 });
