@@ -5,6 +5,9 @@
  * whose body is not JSON is retried like a transient failure (a body cut short in transit), and after the
  * last attempt it is a row error BAD_RESPONSE with the status and an excerpt, never a crash. The summary
  * tells what happened: attempts, retries, 429s, statuses, time waiting on the limiter and on the network.
+ *
+ * Each case has a sandbox (or server) of its own and they run side by side: they wait on injected faults (hung
+ * calls, back-off), not on the CPU.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +19,7 @@ import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
-describe('injected faults', () => {
+describe.concurrent('injected faults', () => {
   let sb: TestSandbox;
   let proxy: CountingProxy;
   beforeAll(async () => {
@@ -37,7 +40,10 @@ describe('injected faults', () => {
 
   it('every row ends in results once, no successful call repeated, the summary tells what happened', async () => {
     const dir = tempDir();
-    const rows = 300;
+    // The seed's first 100 draws hold every kind of fault (the first malformed body is the 72nd): 150 rows draw
+    // each kind at least twice. The slowest row sets the test's time (a hung call costs the 10 s time-out, and
+    // each 429 pauses the whole service), and 300 rows drew twice as many of each.
+    const rows = 150;
     const input = locationCsv(dir, rows);
     const out = join(dir, 'out');
     // The time-out sits far from both sides: a slow fault (20 s) always exceeds it, an ordinary answer on a
@@ -90,7 +96,7 @@ describe('injected faults', () => {
   }, 90_000);
 });
 
-describe('bodies that are not the documented JSON', () => {
+describe.concurrent('bodies that are not the documented JSON', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null }, faults: { malformed: 1 } });
@@ -120,7 +126,7 @@ describe('bodies that are not the documented JSON', () => {
   }, 60_000);
 });
 
-describe('answers of the wrong kind from a server that is not the sandbox', () => {
+describe.concurrent('answers of the wrong kind from a server that is not the sandbox', () => {
   // One answer per row, in order (concurrency 1): [status, content type, body].
   const answers: [number, string, string][] = [
     [200, 'application/json', '{}'],
@@ -187,7 +193,7 @@ describe('answers of the wrong kind from a server that is not the sandbox', () =
   }, 30_000);
 });
 
-describe('a server that trickles a share of its answers (issue 24): --timeout bounds the whole attempt', () => {
+describe.concurrent('a server that trickles a share of its answers (issue 24): --timeout bounds the whole attempt', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     // One byte a second: each trickled answer (a few hundred bytes) would take minutes to finish. The seed
@@ -228,7 +234,7 @@ describe('a server that trickles a share of its answers (issue 24): --timeout bo
   }, 120_000);
 });
 
-describe('200s a proxy answers for a service (empty, an HTML page, a body cut short) are retried (issue 24)', () => {
+describe.concurrent('200s a proxy answers for a service (empty, an HTML page, a body cut short) are retried (issue 24)', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({
