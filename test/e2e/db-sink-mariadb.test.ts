@@ -3,7 +3,8 @@
  * pipelines' samples from a table into the sink equal their folders (results, errors, transactions) value for
  * value; kill -9 at seeded moments then the same command; the sink's connections killed once (the run
  * carries on) and the sink gone past --sink-retry (a proxy of the test's own cut: exit 3, then the same
- * command finishes with nothing lost).
+ * command finishes with nothing lost). The killed, cut and stopped runs are spawned CLIs; the runs whose tables
+ * are the point, and the same command after kill -9, are the CLI's code in this process (runInProcess).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,7 +86,7 @@ describe.runIf(available.mysql || process.env.CI === 'true')('the sink on MariaD
         run.child.kill('SIGKILL');
         expect((await run.done).signal).toBe('SIGKILL');
       }
-      const last = await spawnCli(args);
+      const last = await runInProcess(args);
       expect(last.code, last.stderr).toBe(0);
       expect(await sinkProblems(sink, { table: 'aa_kill', dirs: [out], transactions: true })).toEqual([]);
     },
@@ -135,7 +136,7 @@ describe.runIf(available.mysql || process.env.CI === 'true')('the sink on MariaD
         expect((await readTable(sink, table)).rows.map((r) => String(r.reference_id)).sort()).toEqual(committed);
         expect(await sinkProblems(sink, { table, dirs: [out], partial: true })).toEqual([]);
       }
-      const last = await spawnCli(args);
+      const last = await runInProcess(args);
       expect(last.code, last.stderr).toBe(1);
       expect(invariantProblems(N, readOutput(out))).toEqual([]);
       expect(await sinkProblems(sink, { table, dirs: [out] })).toEqual([]);
