@@ -46,14 +46,17 @@ const REQUIRE_BANNER =
   "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);";
 
 /**
- * zod re-exports its ~60 message locales (`z.locales`), a third of its code, which nothing here uses: its default
- * locale (en) is imported on its own, so the index of the others is replaced by an empty module.
+ * zod re-exports its ~60 message locales (`z.locales`, and `z.core.locales` from its core's index),
+ * a third of its code (300 kB of the chunk every command loads), which nothing here uses: its default locale (en)
+ * is imported on its own, so the index of the others is replaced by an empty module for both importers.
  */
 const zodLocalesUnused: Plugin = {
   name: 'zod-locales-unused',
   setup(b) {
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/]classic[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'empty' } : undefined,
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+        ? { path: 'zod-locales', namespace: 'empty' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {};', loader: 'js' }));
   },

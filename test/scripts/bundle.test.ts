@@ -82,6 +82,17 @@ describe('the bundle', () => {
       expect(undici).not.toContain(whole);
   });
 
+  it("takes zod's English messages alone, not its other locales (re-exported by both its classic and core indexes)", () => {
+    const locales = new Set(
+      Object.values(meta.outputs).flatMap((o) =>
+        Object.keys(o.inputs)
+          .map((i) => /node_modules\/zod\/v4\/locales\/(.+)$/.exec(i)?.[1])
+          .filter((i) => i !== undefined),
+      ),
+    );
+    expect([...locales]).toEqual(['en.js']);
+  });
+
   it('a build takes away what an earlier build wrote and this one did not (chunks are named by their hash)', async () => {
     const root = tempDir('bre-bundle-');
     cpSync(join(ROOT, 'dist'), join(root, 'dist'), { recursive: true, filter: (p) => !p.startsWith(BUNDLE) });
