@@ -6,7 +6,7 @@
  */
 import type { Argv } from 'yargs';
 import { formatMergeReport, mergeOutputs } from '../output/merge.js';
-import { parseOutputFormats } from '../output/spool/rebuild.js';
+import { parseOutputFormats } from '../output/spool/output-formats.js';
 import { writeRunReport } from '../report/write.js';
 import { recordOutputs } from '../output/audit.js';
 import { exitCodeCommand } from './command.js';

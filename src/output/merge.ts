@@ -30,7 +30,8 @@ import {
 } from '@bre-batch/formats';
 import { writeColumnJournal } from './journal/column-journal.js';
 import { ColumnUnion, type ColumnChange, type ResultStages, type StageColumns } from './journal/columns.js';
-import { OUTPUT_FORMATS, REBUILT_FILES, rebuildOutputs, type OutputFormat } from './spool/rebuild.js';
+import { REBUILT_FILES, rebuildOutputs } from './spool/rebuild.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './spool/output-formats.js';
 import { describeReading, readDifferently, sourceDifferences } from './folder-identity.js';
 import { designDifference } from '../sample/draw.js';
 import { mergeTimelines, readTimeline } from './timeline-store.js';

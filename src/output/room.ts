@@ -12,7 +12,7 @@ import type { ServiceName } from '@bre-batch/core/types';
 import { countText } from '@bre-batch/core/units';
 import { FILES } from '@bre-batch/formats';
 import { journalSize } from '@bre-batch/formats/journal-file';
-import type { OutputFormat } from './spool/rebuild.js';
+import type { OutputFormat } from './spool/output-formats.js';
 
 /** The end files' bytes as a share of the journal's, at their peak: results.csv beside its spool (docs/decisions/room-estimate.md). */
 const END_FILES_SHARE: Readonly<Record<OutputFormat, number>> = { csv: 0.6, parquet: 0.3 };

@@ -28,7 +28,8 @@ import { ColumnJournal } from './journal/column-journal.js';
 import type { ResultStages, StageColumns } from './journal/columns.js';
 import type { DecisionCounter } from '../stages/index.js';
 import { rebuildOnThread } from './spool/rebuild-thread.js';
-import { OUTPUT_FORMATS, type OutputFormat, type RebuildResult } from './spool/rebuild.js';
+import type { RebuildResult } from './spool/rebuild.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './spool/output-formats.js';
 import { newSpoolId, ResultSpool } from './spool/spool.js';
 import { SpoolThread } from './spool/spool-thread.js';
 

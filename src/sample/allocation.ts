@@ -12,7 +12,7 @@
  *
  * Ties of the largest remainder go to the larger stratum, then to the first in the strata's order.
  */
-import type { Allocation } from '@bre-batch/formats/manifest';
+import type { Allocation } from '@bre-batch/formats/allocation';
 
 export type AllocationRule = { readonly share: number } | { readonly size: number; readonly allocation: Allocation };
 

@@ -5,7 +5,8 @@
  */
 import { BreError } from '@bre-batch/core/errors';
 import { PERIOD_UNITS, type PeriodUnit } from '@bre-batch/formats/input/period';
-import { ALLOCATIONS, type Allocation, type StratifyColumn } from '@bre-batch/formats/manifest';
+import type { StratifyColumn } from '@bre-batch/formats/manifest';
+import { ALLOCATIONS, type Allocation } from '@bre-batch/formats/allocation';
 
 /** The seed when --seed is not given: fixed, so that the same command draws the same sample (and recorded). */
 export const DEFAULT_SEED = 'bre-batch';

@@ -93,6 +93,27 @@ describe('the bundle', () => {
     expect([...locales]).toEqual(['en.js']);
   });
 
+  it("run's options (parsed by every run, a usage error or `run --help` too) load neither zod nor the Parquet writer", () => {
+    const outputs = meta.outputs as Record<
+      string,
+      { imports: readonly { path: string; kind?: string }[]; inputs: Record<string, unknown> }
+    >;
+    const start = Object.keys(outputs).filter((o) => 'dist/cli/run-options/index.js' in outputs[o]!.inputs);
+    expect(start).toHaveLength(1);
+    // What the chunk loads before its code runs: its static imports, theirs, and so on (not its dynamic ones).
+    const loaded = new Set<string>();
+    const next = [...start];
+    while (next.length > 0) {
+      const o = next.pop()!;
+      if (loaded.has(o)) continue;
+      loaded.add(o);
+      for (const i of outputs[o]!.imports) if (i.kind === 'import-statement' && i.path in outputs) next.push(i.path);
+    }
+    const inputs = [...loaded].flatMap((o) => Object.keys(outputs[o]!.inputs));
+    expect(inputs).toContain('dist/cli/run-options/output.js');
+    expect(inputs.filter((i) => /node_modules\/(zod|hyparquet|hyparquet-writer)\//.test(i))).toEqual([]);
+  });
+
   it('a build takes away what an earlier build wrote and this one did not (chunks are named by their hash)', async () => {
     const root = tempDir('bre-bundle-');
     cpSync(join(ROOT, 'dist'), join(root, 'dist'), { recursive: true, filter: (p) => !p.startsWith(BUNDLE) });

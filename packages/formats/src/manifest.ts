@@ -5,12 +5,9 @@ import { BreError } from '@bre-batch/core/errors';
 import { PERIOD_UNITS, type PeriodUnit } from './input/period.js';
 import { FILES } from './files.js';
 import { readJsonFile, writeJsonFile } from './json-file.js';
+import { ALLOCATIONS, type Allocation } from './allocation.js';
 
 const whole = z.number().int().nonnegative();
-
-/** How `run --sample N` shares the rows among the strata (`--sample-allocation`). */
-export const ALLOCATIONS = ['proportional', 'equal'] as const;
-export type Allocation = (typeof ALLOCATIONS)[number];
 
 /** One column of --stratify-by: its values as they are, or a date grouped by month, week or quarter. */
 export interface StratifyColumn {

@@ -3,7 +3,7 @@
  * and keeping a finished run's journal uncompressed.
  */
 import { BreError } from '@bre-batch/core/errors';
-import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/spool/rebuild.js';
+import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/spool/output-formats.js';
 import type { OptionFamily } from './family.js';
 
 export interface OutputArgs {

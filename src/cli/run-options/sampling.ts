@@ -1,7 +1,7 @@
 /** `run`'s options that choose the rows sent: a stratified sample, the first N rows, a shard of the keys. */
 import { BreError } from '@bre-batch/core/errors';
 import { parseShard } from '../../input/shard.js';
-import { ALLOCATIONS } from '@bre-batch/formats/manifest';
+import { ALLOCATIONS } from '@bre-batch/formats/allocation';
 import { DEFAULT_SEED, resolveSampleOptions, type SampleSpec } from '../../sample/design.js';
 import type { Shard } from '../../pipeline/settings.js';
 import { wholeNumber, type OptionFamily } from './family.js';

@@ -11,7 +11,6 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { rename } from 'node:fs/promises';
 import { csvRecords } from '../files/csv-line.js';
-import { BreError } from '@bre-batch/core/errors';
 import { errorTableColumns, FILES, TRANSACTION_COLUMNS, TRANSACTION_TABLE } from '@bre-batch/formats';
 
 import type { NormalisedTransaction } from '@bre-batch/core/types';
@@ -25,9 +24,7 @@ import { recordedSpools } from './records.js';
 import { ErrorGroups, type ErrorGroup } from '../error-groups.js';
 import type { ResultFiles, ResultLine, SpoolContents } from './spool.js';
 import { ParquetTableWriter } from '../files/parquet/table-writer.js';
-
-export type OutputFormat = 'csv' | 'parquet';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'parquet'];
+import type { OutputFormat } from './output-formats.js';
 
 /** The files this module writes (their names are the output format's, packages/formats/src/files.ts). */
 export const REBUILT_FILES = [
@@ -265,28 +262,4 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
     if (parquet) files.push(FILES.transactionsParquet);
   }
   return { results, copied, errors, errorGroups: groups.result(), transactions, files };
-}
-
-/** `--output-formats csv,parquet`: the formats of the rebuilt files. */
-export function parseOutputFormats(text: string | readonly string[] | undefined): Set<OutputFormat> {
-  if (text === undefined) return new Set(OUTPUT_FORMATS);
-  const parts = (Array.isArray(text) ? text : [text])
-    .flatMap((t: string) => t.split(','))
-    .map((t) => t.trim().toLowerCase())
-    .filter(Boolean);
-  const out = new Set<OutputFormat>();
-  for (const p of parts) {
-    if (!(OUTPUT_FORMATS as readonly string[]).includes(p))
-      throw new BreError(
-        'USAGE',
-        `Expected --output-formats to list ${OUTPUT_FORMATS.join(' and/or ')} (comma-separated), got '${p}'`,
-      );
-    out.add(p as OutputFormat);
-  }
-  if (out.size === 0)
-    throw new BreError(
-      'USAGE',
-      `Expected --output-formats to list at least one of ${OUTPUT_FORMATS.join(', ')}, got nothing`,
-    );
-  return out;
 }
