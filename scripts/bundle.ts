@@ -96,6 +96,33 @@ const undiciParts: Plugin = {
 };
 
 /**
+ * hyparquet-writer takes two functions from hyparquet's index (`parquetSchema`, `toJson`), which loads all of the
+ * Parquet reader (its pages, codecs, query planning: 60 kB) with every writer, in every run and in the spool's and
+ * the rebuild's threads: the writer gets them from their own modules instead. A name the writer imports from
+ * 'hyparquet' that is not exported here fails the build (esbuild: "No matching export"): add its module below.
+ */
+const HYPARQUET_PARTS = `
+export { parquetSchema } from 'hyparquet/src/metadata.js';
+export { toJson } from 'hyparquet/src/utils.js';
+`;
+
+const hyparquetParts: Plugin = {
+  name: 'hyparquet-parts',
+  setup(b) {
+    b.onResolve({ filter: /^hyparquet$/ }, (args) =>
+      /[\\/]hyparquet-writer[\\/]/.test(args.importer)
+        ? { path: 'hyparquet', namespace: 'hyparquet-parts', pluginData: args.resolveDir }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'hyparquet-parts' }, (args) => ({
+      contents: HYPARQUET_PARTS,
+      loader: 'js',
+      resolveDir: args.pluginData as string,
+    }));
+  },
+};
+
+/**
  * The workspace's packages (`@bre-batch/...`) are bundled from their sources, through the `paths` of the
  * repository's tsconfig.json, whatever `root` is: one copy of each module (BreError above all) in a bundle.
  */
@@ -144,7 +171,7 @@ export async function bundle(root = ROOT): Promise<string[]> {
     entryPoints: ENTRIES,
     outdir,
     external: EXTERNAL,
-    plugins: [zodLocalesUnused, undiciParts],
+    plugins: [zodLocalesUnused, undiciParts, hyparquetParts],
   });
   writeFileSync(join(outdir, META), JSON.stringify(result.metafile));
   return tidy(root, outdir, result.metafile.outputs);

@@ -26,10 +26,32 @@ const scripts = files.filter((f) => f.endsWith('.js'));
 interface Meta {
   readonly outputs: Record<
     string,
-    { readonly imports: readonly { path: string; external?: boolean }[]; readonly inputs: Record<string, unknown> }
+    {
+      readonly imports: readonly { path: string; kind?: string; external?: boolean }[];
+      readonly inputs: Record<string, unknown>;
+    }
   >;
 }
 const meta = JSON.parse(readFileSync(join(BUNDLE, META), 'utf8')) as Meta;
+
+/**
+ * The inputs of the bundle's files loaded with the one holding `input`, before its code runs: that file's static
+ * imports, theirs, and so on (not their dynamic ones).
+ */
+function loadedWith(input: string): string[] {
+  const outputs = meta.outputs;
+  const start = Object.keys(outputs).filter((o) => input in outputs[o]!.inputs);
+  expect(start).toHaveLength(1);
+  const loaded = new Set<string>();
+  const next = [...start];
+  while (next.length > 0) {
+    const o = next.pop()!;
+    if (loaded.has(o)) continue;
+    loaded.add(o);
+    for (const i of outputs[o]!.imports) if (i.kind === 'import-statement' && i.path in outputs) next.push(i.path);
+  }
+  return [...loaded].flatMap((o) => Object.keys(outputs[o]!.inputs));
+}
 
 describe('the bundle', () => {
   it('has its entries and every chunk directly in dist/bundle/, two levels under the package as dist/<layer>/ is', () => {
@@ -94,24 +116,17 @@ describe('the bundle', () => {
   });
 
   it("run's options (parsed by every run, a usage error or `run --help` too) load neither zod nor the Parquet writer", () => {
-    const outputs = meta.outputs as Record<
-      string,
-      { imports: readonly { path: string; kind?: string }[]; inputs: Record<string, unknown> }
-    >;
-    const start = Object.keys(outputs).filter((o) => 'dist/cli/run-options/index.js' in outputs[o]!.inputs);
-    expect(start).toHaveLength(1);
-    // What the chunk loads before its code runs: its static imports, theirs, and so on (not its dynamic ones).
-    const loaded = new Set<string>();
-    const next = [...start];
-    while (next.length > 0) {
-      const o = next.pop()!;
-      if (loaded.has(o)) continue;
-      loaded.add(o);
-      for (const i of outputs[o]!.imports) if (i.kind === 'import-statement' && i.path in outputs) next.push(i.path);
-    }
-    const inputs = [...loaded].flatMap((o) => Object.keys(outputs[o]!.inputs));
+    const inputs = loadedWith('dist/cli/run-options/index.js');
     expect(inputs).toContain('dist/cli/run-options/output.js');
     expect(inputs.filter((i) => /node_modules\/(zod|hyparquet|hyparquet-writer)\//.test(i))).toEqual([]);
+  });
+
+  it("the Parquet writer takes from hyparquet the two functions it uses, not its reader (the spool's thread loads it)", () => {
+    const inputs = loadedWith('dist/output/spool/spool-worker.js');
+    expect(inputs).toContain('node_modules/hyparquet-writer/src/index.js');
+    expect(inputs).toContain('node_modules/hyparquet/src/metadata.js');
+    for (const reader of ['node.js', 'index.js', 'read.js', 'column.js', 'datapage.js'])
+      expect(inputs).not.toContain(`node_modules/hyparquet/src/${reader}`);
   });
 
   it('a build takes away what an earlier build wrote and this one did not (chunks are named by their hash)', async () => {
