@@ -48,10 +48,11 @@ import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * The sandbox's limit per caller address, and a worker's rate where its case sets none: no assertion but the
- * half-rate case's depends on the pace, so the others run at a pace that keeps their waits short.
+ * The sandbox's limit per caller address, and a worker's rate where its case sets none (the stall and SIGTERM
+ * cases): no assertion but the half-rate case's depends on the pace, so the others run at a pace that keeps their
+ * waits short (at 40 a second, the SIGTERM case's second worker spent 10 s on the rows the first left).
  */
-const PER_SECOND = 40;
+const PER_SECOND = 100;
 /**
  * The half-rate case's rate per address (the straggler's limit: this many per 2 s). Its bound is one chunk's time
  * at the straggler's rate, which a faster pace would bring down to the processes' own latencies.
@@ -112,12 +113,25 @@ const JOB_CASES: Record<
 
 const LABEL: Record<DialectName, string> = { postgres: 'PostgreSQL', mysql: 'MariaDB' };
 
-/** A case on each of its variants (a seed, an input); not there at all where the table gives this database none. */
-function caseOf<T>(dialect: DialectName, variants: readonly T[]) {
+/**
+ * A case on each of its variants (a seed, an input); not there at all where the table gives this database none.
+ * `together`: the variants run side by side (each its own job, tables and caller addresses, `pairOf`), for the cases
+ * that wait on their workers' pace and leases, not on the CPU, and whose counts are their own. A suite of their
+ * own keeps them from the next such case (vitest runs consecutive concurrent tests of a suite together).
+ */
+function caseOf<T>(dialect: DialectName, variants: readonly T[], together = false) {
   return (name: string, test: (variant: T) => Promise<void>, timeoutMs: number): void => {
-    if (variants.length > 0) itDb(dialect).each(variants as T[])(name, test as (...v: T[]) => Promise<void>, timeoutMs);
+    if (variants.length === 0) return;
+    const fn = test as (...v: T[]) => Promise<void>;
+    if (together && variants.length > 1)
+      describe('on each input at once', () => itDb(dialect).concurrent.each(variants as T[])(name, fn, timeoutMs));
+    else itDb(dialect).each(variants as T[])(name, fn, timeoutMs);
   };
 }
+
+/** The two workers' addresses of a case run on both inputs side by side: each input's own, so are its counts. */
+const pairOf = (from: Input): readonly [string, string] =>
+  from === 'apps' ? ['127.0.0.2', '127.0.0.3'] : ['127.0.0.4', '127.0.0.5'];
 
 export function jobCases(dialect: DialectName): void {
   describe.runIf(available[dialect] || process.env.CI === 'true')(
@@ -179,9 +193,10 @@ export function jobCases(dialect: DialectName): void {
           const before = callers();
           const addresses = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
           // Slower than the sandbox allows, so that the job is still running when the 4th worker has started: with
-          // the victim killed by its 70th line, chunks of 25 rows are still waiting, 3 s each for one of the 2 living
-          // workers, while the 4th starts (a second or two; more on a loaded machine).
-          const rate = 8;
+          // the victim killed by its 70th line, 10 chunks of 25 rows are still waiting, 2 s each for one of the 2
+          // living workers (10 s in all), while the 4th starts (a second or two; more on a loaded machine). The seeds
+          // of JOB_CASES kill it by its 14th line, with about 16 chunks waiting.
+          const rate = 12;
           const runs = addresses.map((address, i) => worker({ job, table, out: join(dir, `w${i}`), address, rate }));
           const victim = 1 + Math.floor(random() * 2);
           // The seeded moment: so many results in the victim's journal (its rows come a chunk at a time, so it is mid-chunk).
@@ -436,14 +451,15 @@ export function jobCases(dialect: DialectName): void {
         240_000,
       );
 
-      caseOf(dialect, cases.stall)(
+      caseOf(dialect, cases.stall, true)(
         'a worker stalled past its lease (SIGSTOP, SIGCONT) writes nothing of the chunk taken from it (input: %s)',
         async (from) => {
           const job = `stall_${from}`;
           const table = `loc_stall_${from}`;
           const dir = tempDir('bre-e2e-job-stall-');
-          const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2' });
-          const b = worker({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3' });
+          const [addressA, addressB] = pairOf(from);
+          const a = worker({ job, table, from, out: join(dir, 'a'), address: addressA });
+          const b = worker({ job, table, from, out: join(dir, 'b'), address: addressB });
           await waitForLines(b, join(await waitForFolder(join(dir, 'b'), 'b'), 'results.ndjson'), 15, 60_000);
           // Holding no lock: a transaction's or the columns' would hold a's takeover or commits until b goes on.
           await stopHoldingNoLock(sink, b, [table, `${table}_errors`]);
@@ -495,7 +511,7 @@ export function jobCases(dialect: DialectName): void {
         240_000,
       );
 
-      caseOf(dialect, cases.term)(
+      caseOf(dialect, cases.term, true)(
         'SIGTERM hands the chunk back at its committed position: another worker finishes it, nothing is sent twice (input: %s)',
         async (from) => {
           const job = `term_${from}`;
@@ -503,7 +519,8 @@ export function jobCases(dialect: DialectName): void {
           const dir = tempDir('bre-e2e-job-term-');
           const before = callers();
           const lease = NO_TAKEOVER_LEASE;
-          const a = worker({ job, table, from, out: join(dir, 'a'), address: '127.0.0.2', lease });
+          const [addressA, addressB] = pairOf(from);
+          const a = worker({ job, table, from, out: join(dir, 'a'), address: addressA, lease });
           await waitForLines(a, join(await waitForFolder(join(dir, 'a'), 'a'), 'results.ndjson'), 40, 60_000);
           a.child.kill('SIGTERM');
           const ra = await a.done;
@@ -519,7 +536,7 @@ export function jobCases(dialect: DialectName): void {
             [job],
           );
           const b = await spawnCli(
-            workerArgs({ job, table, from, out: join(dir, 'b'), address: '127.0.0.3', lease }),
+            workerArgs({ job, table, from, out: join(dir, 'b'), address: addressB, lease }),
             sb.env(),
             {
               timeoutMs: 180_000,
@@ -539,7 +556,7 @@ export function jobCases(dialect: DialectName): void {
             new RegExp(`DIFFERS: .*${table}["\`]? holds ${N - 1} of the job's rows; its chunks committed`),
           );
           const after = callers();
-          const calls = ['127.0.0.2', '127.0.0.3'].reduce((n, x) => n + admitted(after, x) - admitted(before, x), 0);
+          const calls = [addressA, addressB].reduce((n, x) => n + admitted(after, x) - admitted(before, x), 0);
           expect(
             calls,
             `a chunk handed back part-way (${resumedAt[0].n} of them) is resumed after its committed rows`,
