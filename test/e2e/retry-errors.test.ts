@@ -1,11 +1,14 @@
 /**
  * `--retry-errors` (issue 5, point 2): only the rows of the errors file run again; those that succeed move
  * from errors to results, the others stay in errors with their latest error; a retry killed mid-way resumes.
+ * The folder is the point: the runs are the CLI's code in this process (runInProcess, without a CLI's start-up
+ * each); the killed retries and the one usage error (exit 2 through main.ts) are spawned CLIs.
  */
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -32,7 +35,7 @@ describe('--retry-errors', () => {
     const args = runArgs('location', input, out, '--rate', 'workflow=200/s', '--max-attempts', '1');
 
     sb.sandbox.setFaults({ 503: 0.3 });
-    const first = await spawnCli(args, sb.env(proxy.url));
+    const first = await runInProcess(args, sb.env(proxy.url));
     expect(first.code, first.stderr).toBe(1);
     const failed = readOutput(out);
     expect(invariantProblems(rows, failed)).toEqual([]);
@@ -43,7 +46,7 @@ describe('--retry-errors', () => {
     // Half-way retry: now a different failure, so "latest error" is visible.
     sb.sandbox.setFaults({ malformed: 0.4 });
     const requestsBefore = proxy.counts.requests;
-    const second = await spawnCli([...args, '--retry-errors'], sb.env(proxy.url));
+    const second = await runInProcess([...args, '--retry-errors'], sb.env(proxy.url));
     expect(second.code, second.stderr).toBe(1);
     // Only the rows of the errors file were sent.
     expect(proxy.counts.requests - requestsBefore).toBe(failedRows.size);
@@ -57,7 +60,7 @@ describe('--retry-errors', () => {
     expect(existsSync(join(out, 'errors.retrying.ndjson'))).toBe(false);
 
     sb.sandbox.setFaults({});
-    const third = await spawnCli([...args, '--retry-errors'], sb.env(proxy.url));
+    const third = await runInProcess([...args, '--retry-errors'], sb.env(proxy.url));
     expect(third.code, third.stderr).toBe(0);
     const done = readOutput(out);
     expect(invariantProblems(rows, done)).toEqual([]);
@@ -74,7 +77,7 @@ describe('--retry-errors', () => {
     const out = join(dir, 'out');
     const args = runArgs('location', input, out, '--rate', 'workflow=200/s', '--max-attempts', '1');
     sb.sandbox.setFaults({ 503: 0.5 });
-    const first = await spawnCli(args, sb.env(proxy.url));
+    const first = await runInProcess(args, sb.env(proxy.url));
     expect(first.code, first.stderr).toBe(1);
     const failedCount = readOutput(out).errors.length;
     expect(failedCount).toBeGreaterThan(100);
@@ -90,7 +93,7 @@ describe('--retry-errors', () => {
     appendFileSync(join(out, 'errors.ndjson'), '{"row":1,"key":"LOC-0000');
 
     sb.sandbox.setFaults({});
-    const resumed = await spawnCli([...args, '--retry-errors'], sb.env(proxy.url));
+    const resumed = await runInProcess([...args, '--retry-errors'], sb.env(proxy.url));
     expect(resumed.code, resumed.stderr).toBe(0);
     const done = readOutput(out);
     expect(invariantProblems(rows, done)).toEqual([]);
@@ -108,14 +111,14 @@ describe('--retry-errors', () => {
     const out = join(dir, 'out');
     const args = runArgs('location', input, out, '--rate', 'workflow=200/s', '--max-attempts', '1');
     sb.sandbox.setFaults({ 503: 0.6 });
-    expect((await spawnCli(args, sb.env())).code).toBe(1);
+    expect((await runInProcess(args, sb.env())).code).toBe(1);
     const failedCount = readOutput(out).errors.length;
     sb.sandbox.setFaults({});
     const retry = startCli([...args, '--retry-errors', '--rate', 'workflow=20/s'], sb.env());
     await waitForLines(retry, join(out, 'results.ndjson'), rows - failedCount + 10);
     retry.child.kill('SIGKILL');
     await retry.done;
-    const resumed = await spawnCli(args, sb.env());
+    const resumed = await runInProcess(args, sb.env());
     expect(resumed.code, resumed.stderr).toBe(0);
     const done = readOutput(out);
     expect(invariantProblems(rows, done)).toEqual([]);
