@@ -2,7 +2,9 @@
  * Shards without a shared limiter (several egress IPs, each with its own limit; issue 6 point 1): N workers
  * over one input each do the rows whose key hashes to their shard; `merge` combines their folders into one
  * holding every row once. A missing shard is warned about, and an unsharded `run --out <merged>` on the same
- * input completes the merge, sending only the rows no shard did.
+ * input completes the merge, sending only the rows no shard did. The folders are the point: the runs are the
+ * CLI's code in this process (runInProcess, one at a time, without a CLI's start-up each); `merge` is a
+ * spawned CLI's.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
 import { shardOf } from '../../src/input/shard.js';
 import { runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, locationKey, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -39,7 +42,7 @@ describe('--shard K/N and merge', () => {
       const outs = [1, 2, 3].map((k) => join(dir, `w${k}`));
       const results = await Promise.all(
         outs.map((out, i) =>
-          spawnCli(runArgs('location', input, out, '--shard', `${i + 1}/3`, '--rate', 'off'), sb.env()),
+          runInProcess(runArgs('location', input, out, '--shard', `${i + 1}/3`, '--rate', 'off'), sb.env()),
         ),
       );
       expect(
@@ -81,7 +84,7 @@ describe('--shard K/N and merge', () => {
     const outs = [1, 2].map((k) => join(dir, `w${k}`));
     for (const [i, out] of outs.entries())
       expect(
-        (await spawnCli(runArgs('location', input, out, '--shard', `${i + 1}/3`, '--rate', 'off'), sb.env())).code,
+        (await runInProcess(runArgs('location', input, out, '--shard', `${i + 1}/3`, '--rate', 'off'), sb.env())).code,
       ).toBe(0);
     const merged = join(dir, 'merged');
     const warnings: string[] = [];
@@ -89,7 +92,7 @@ describe('--shard K/N and merge', () => {
     expect(r.ok).toBe(true);
     expect(warnings.join('\n')).toMatch(/shard 3\/3 not given/);
     const before = sb.sandbox.stats().services.workflow.requests;
-    const rest = await spawnCli(runArgs('location', input, merged, '--rate', 'off'), sb.env());
+    const rest = await runInProcess(runArgs('location', input, merged, '--rate', 'off'), sb.env());
     expect(rest.code, rest.stderr).toBe(0);
     const shard3 = Array.from({ length: ROWS }, (_, i) => i + 1).filter(
       (row) => shardOf(locationKey(row), row, 3) === 3,
@@ -102,10 +105,12 @@ describe('--shard K/N and merge', () => {
     const dir = tempDir('bre-shard-bad-');
     const input = locationCsv(dir, 30);
     expect(
-      (await spawnCli(runArgs('location', input, join(dir, 'a'), '--shard', '1/2', '--rate', 'off'), sb.env())).code,
+      (await runInProcess(runArgs('location', input, join(dir, 'a'), '--shard', '1/2', '--rate', 'off'), sb.env()))
+        .code,
     ).toBe(0);
     expect(
-      (await spawnCli(runArgs('location', input, join(dir, 'b'), '--shard', '2/3', '--rate', 'off'), sb.env())).code,
+      (await runInProcess(runArgs('location', input, join(dir, 'b'), '--shard', '2/3', '--rate', 'off'), sb.env()))
+        .code,
     ).toBe(0);
     await expect(mergeOutputs({ dirs: [join(dir, 'a'), join(dir, 'b')], out: join(dir, 'm') })).rejects.toThrow(
       /Expected one of 2/,
