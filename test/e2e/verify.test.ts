@@ -3,7 +3,8 @@
  * session and, at each end, every output file's size and sha256; every row carries the run's id and the session
  * that wrote it; `bre-batch verify` exits 0 on a finished (compacted) folder, a resumed one and a merged one, and
  * 1 naming what changed after one byte of results.csv is edited, a results line deleted, a row's session changed
- * or the input changed.
+ * or the input changed. The runs whose folder is the point are the CLI's code in this process (runInProcess);
+ * the stopped run, merge and verify are spawned CLIs.
  */
 import { appendFileSync, copyFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -28,7 +30,7 @@ describe('manifest.json and verify', () => {
     dir = tempDir();
     input = locationCsv(dir, ROWS);
     out = join(dir, 'night');
-    const r = await spawnCli(runArgs('location', input, out, '--rate', 'workflow=off'), sb.env());
+    const r = await runInProcess(runArgs('location', input, out, '--rate', 'workflow=off'), sb.env());
     expect(r.code, r.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -112,7 +114,7 @@ describe('manifest.json and verify', () => {
     expect((await first.done).code).toBe(3);
     const done1 = new Set(readOutput(resumed).results.map((l) => l.row));
     expect(done1.size).toBeLessThan(ROWS);
-    const again = await spawnCli(runArgs('location', input, resumed, '--rate', 'workflow=off'), sb.env());
+    const again = await runInProcess(runArgs('location', input, resumed, '--rate', 'workflow=off'), sb.env());
     expect(again.code, again.stderr).toBe(0);
     const o = readOutput(resumed);
     expect(invariantProblems(ROWS, o)).toEqual([]);
@@ -150,7 +152,7 @@ describe('manifest.json and verify', () => {
   it('exits 0 on a merged folder of two shards', async () => {
     const shards = [1, 2].map((i) => join(dir, `shard${i}`));
     for (const [i, s] of shards.entries()) {
-      const r = await spawnCli(
+      const r = await runInProcess(
         runArgs('location', input, s, '--rate', 'workflow=off', '--shard', `${i + 1}/2`),
         sb.env(),
       );
