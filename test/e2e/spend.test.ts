@@ -4,12 +4,15 @@
  * metrics and report.html is that count times the price, with 5% of calls answered 503 (billed, then retried). A cap at
  * a third of the night stops the run (exit 3, nothing in errors for it); --plan then estimates the rest within
  * 10%, and the resume with a higher cap finishes every row once. A run killed with -9 leaves a count at least
- * what the sandbox billed it, above it by at most the spend file's reserve and the calls out.
+ * what the sandbox billed it, above it by at most the spend file's reserve and the calls out. The runs whose
+ * folder, summary or closing lines are the point are the CLI's code in this process (runInProcess); the capped
+ * stop (exit 3) and the killed run are spawned CLIs.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { RESERVE_ATTEMPTS } from '../../src/output/spend-file.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -34,7 +37,7 @@ describe('spend', () => {
     const out = join(dir, 'out');
     const metrics = join(dir, 'bre.prom');
     const before = billed();
-    const res = await spawnCli(runArgs('location', input, out, ...priced, '--metrics-file', metrics), sb.env());
+    const res = await runInProcess(runArgs('location', input, out, ...priced, '--metrics-file', metrics), sb.env());
     expect(res.code, res.stderr).toBe(0);
     const calls = billed() - before;
     expect(sb.sandbox.stats().services.workflow.faults['503']).toBeGreaterThan(0);
@@ -102,13 +105,13 @@ describe('spend', () => {
     expect(Number(/^bre_batch_spend_cap\{[^}]*currency="EUR"[^}]*\} (\S+)$/m.exec(prom)?.[1])).toBe(cap);
     expect(first.stderr).toMatch(/stopping at --max-spend 4\.00 EUR/);
 
-    const plan = await spawnCli(runArgs('location', input, out, ...priced, '--plan'), sb.env());
+    const plan = await runInProcess(runArgs('location', input, out, ...priced, '--plan'), sb.env());
     expect(plan.code, plan.stderr).toBe(0);
     const estimate = Number(/spend: about (\d+\.\d+) EUR/.exec(plan.stdout)?.[1]);
     expect(plan.stdout).toMatch(/retry share of the folder's 1 earlier session/);
 
     const mid = billed();
-    const second = await spawnCli(runArgs('location', input, out, ...priced, '--max-spend', '100'), sb.env());
+    const second = await runInProcess(runArgs('location', input, out, ...priced, '--max-spend', '100'), sb.env());
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/this folder's earlier sessions spent \d+\.\d+ EUR .*--max-spend 100\.00 EUR leaves/);
     const done = readOutput(out);
@@ -138,7 +141,7 @@ describe('spend', () => {
     await waitForLines(first, join(out, 'results.ndjson'), 100);
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
-    const second = await spawnCli(args, sb.env());
+    const second = await runInProcess(args, sb.env());
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/this folder's earlier sessions spent \d+\.\d+ EUR/);
     const done = readOutput(out);
