@@ -2,12 +2,16 @@
  * --pushgateway against the real Pushgateway (Debian's prometheus-pushgateway, started here on a free port
  * with its own storage): push-add grouped by job and pipeline with no instance label, the last success kept
  * through a failed night, shards in groups of their own; a gateway that is down or never answers leaves the
- * run's outcome as it would be without it; credentials in the URL are refused before any call.
+ * run's outcome as it would be without it; credentials in the URL are refused before any call. Runs whose
+ * pushes are the point are the CLI's code in this process (runInProcess); the first night (no warning on a
+ * process's stderr), the stopped one (exit 3), the one whose end must not wait on a held push, and the first
+ * refusal (exit 2 through main.ts) are spawned CLIs.
  */
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runArgs, spawnCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { countLines, locationCsv } from '../helpers/output.js';
 import { freePort, startPushgateway, type TestPushgateway } from '../helpers/pushgateway.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -63,7 +67,7 @@ describeWithTools('the Pushgateway')('--pushgateway', () => {
     const dir = tempDir();
     const input = locationCsv(dir, 20);
     for (const k of [1, 2]) {
-      const run = await spawnCli(
+      const run = await runInProcess(
         runArgs('location', input, join(dir, `w${k}`), '--rate', 'off', '--shard', `${k}/2`, '--pushgateway', gw.url),
         sb.env(),
       );
@@ -78,7 +82,7 @@ describeWithTools('the Pushgateway')('--pushgateway', () => {
   it('a gateway that refuses connections, or accepts them and never answers, is warned about and the run ends as without it', async () => {
     const dir = tempDir();
     const input = locationCsv(dir, 12);
-    const down = await spawnCli(
+    const down = await runInProcess(
       runArgs(
         'location',
         input,
@@ -135,7 +139,8 @@ describeWithTools('the Pushgateway')('--pushgateway', () => {
     expect(cred.code).toBe(2);
     expect(cred.stderr).toContain('Expected --pushgateway without a user or password');
     expect(cred.stderr + cred.stdout).not.toContain('s3cretPUSH');
-    const ftp = await spawnCli(
+    // The first refusal went through main.ts; this one in this process.
+    const ftp = await runInProcess(
       runArgs('location', input, join(dir, 'b'), '--pushgateway', 'ftp://127.0.0.1:9091'),
       sb.env(),
     );
