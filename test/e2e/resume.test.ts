@@ -17,7 +17,8 @@ import { buildResultsCsv } from '../output/two-pass-csv.js';
 import { workflowResultColumns } from '../../src/normalise/workflow.js';
 import { expectMatchesJournal } from '../output/parquet-reader.js';
 
-const ROWS = 300;
+/** Past the kill at the 80th line by as many again (as past the ~60 rows a full disk lets through). */
+const ROWS = 160;
 const CONCURRENCY = 8;
 
 describe('kill -9 and resume', () => {
@@ -44,7 +45,7 @@ describe('kill -9 and resume', () => {
       const dir = tempDir();
       const input = write(dir, ROWS);
       const out = join(dir, 'out');
-      // 50/s over 300 rows: about 6 s, so the kill lands mid-way.
+      // 50/s over 160 rows: about 3 s, so the kill (at the 80th line) lands mid-way.
       const args = runArgs('location', input, out, '--rate', 'workflow=50/s', '--concurrency', String(CONCURRENCY));
       const first = startCli(args, sb.env(proxy.url));
       await waitForLines(first, join(out, 'results.ndjson'), 80);
