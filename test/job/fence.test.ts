@@ -76,12 +76,12 @@ describe.runIf(available.postgres || available.mysql || process.env.CI === 'true
             yAdmitted = true;
             await yMayCommit;
           });
-          await waitFor(() => yAdmitted, 10_000, "y's batch admitted");
+          await waitFor(() => yAdmitted, 30_000, "y's batch admitted");
           // x commits its whole chunk too: it waits for y on the job's row.
           // As the sink's writer begins a batch (src/output/sink/batch.ts): the fence's `before`, then the transaction.
           await fx.before(sx);
           const x = sx.transaction(() => fx.admit(sx, { results: rowsOf(1), errors: [] }));
-          await waitFor(async () => (await waiting(url, dialect)) > 0, 10_000, 'x waiting on the job row');
+          await waitFor(async () => (await waiting(url, dialect)) > 0, 30_000, 'x waiting on the job row');
           letY();
           await y;
           await x;
