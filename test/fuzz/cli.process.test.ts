@@ -29,6 +29,14 @@ async function rowsIn(buf: Buffer, format: 'csv' | 'ndjson'): Promise<number> {
   return out.rows.length;
 }
 
+/** A fresh folder with `buf` as its input file: the file, its data rows, and where the run writes. */
+async function brokenFile(buf: Buffer, ext: 'csv' | 'ndjson'): Promise<{ input: string; n: number; out: string }> {
+  const dir = tempDir();
+  const input = join(dir, `in.${ext}`);
+  writeFileSync(input, buf);
+  return { input, n: await rowsIn(buf, ext), out: join(dir, 'out') };
+}
+
 function dryRunCounts(stdout: string): { read: number; valid: number; fail: number } {
   const m = /rows: (\d+) read, (\d+) valid, (\d+) would fail/.exec(stdout);
   if (!m) throw new Error(`no dry-run counts in: ${stdout}`);
@@ -44,11 +52,7 @@ describe('broken inputs through the CLI', () => {
   it.each(cases)(
     '--dry-run $name: exit 0/1, read = valid + would fail = rows of the file',
     async ({ ext, buf }) => {
-      const dir = tempDir();
-      const input = join(dir, `in.${ext}`);
-      writeFileSync(input, buf);
-      const n = await rowsIn(buf, ext);
-      const out = join(dir, 'out');
+      const { input, n, out } = await brokenFile(buf, ext);
       const run = await (buf === cases[0].buf ? spawnCli : runInProcess)(
         runArgs('location', input, out, '--dry-run'),
         {},
@@ -158,11 +162,7 @@ describe('broken inputs, real runs against the sandbox', () => {
   ])(
     '$name: exit 0/1 and every data row once in results or errors',
     async ({ ext, buf }) => {
-      const dir = tempDir();
-      const input = join(dir, `in.${ext}`);
-      writeFileSync(input, buf);
-      const n = await rowsIn(buf, ext);
-      const out = join(dir, 'out');
+      const { input, n, out } = await brokenFile(buf, ext);
       const run = await runInProcess(
         runArgs('location', input, out, '--rate', 'workflow=100/s', ...(n === 0 ? ['--allow-empty'] : [])),
         sb.env(),
