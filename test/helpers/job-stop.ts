@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { RunningCli } from './cli.js';
 import { columnsLockName } from '../../src/output/sink/table-read.js';
+import { innodbTransactions } from './innodb.js';
 import { query, quote } from './sink.js';
 import { waitFor } from './wait.js';
 
@@ -53,11 +54,7 @@ async function holdsLock(url: string, pid: number, tables: readonly string[]): P
     )
   ).map((r) => Number(r.id));
   if (ids.length === 0) return false;
-  const [row] = await query<{ n: string | number }>(
-    url,
-    `SELECT count(*) AS n FROM information_schema.innodb_trx WHERE trx_mysql_thread_id IN (${ids.join(', ')})`,
-  );
-  if (Number(row.n) > 0) return true;
+  if ((await innodbTransactions(url)).some((t) => t.active && ids.includes(t.thread))) return true;
   for (const t of tables) {
     const [held] = await query<{ holder: string | number | null }>(url, 'SELECT IS_USED_LOCK(?) AS holder', [
       columnsLockName(quote(url, t)),

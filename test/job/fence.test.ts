@@ -11,6 +11,7 @@ import { dialectOf, openSession, parseDbUrl, type DbSession, type DialectName } 
 import { JobFence } from '../../src/job/fence.js';
 import { JobStore } from '../../src/job/index.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
+import { innodbTransactions } from '../helpers/innodb.js';
 import { query } from '../helpers/sink.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -32,15 +33,22 @@ const plans = (n: number) =>
   }));
 const rowsOf = (chunk: number) => Array.from({ length: ROWS }, (_, i) => chunk * ROWS + 1 + i);
 
-/** Transactions waiting on a lock, on the database at `url`. */
-async function waiting(url: string, dialect: DialectName): Promise<number> {
+/** The session's id on its server: PostgreSQL's backend pid, MySQL's connection id. */
+async function sessionId(session: DbSession, dialect: DialectName): Promise<number> {
+  const r = await session.query<{ id: string | number }>(
+    dialect === 'postgres' ? 'SELECT pg_backend_pid() AS id' : 'SELECT CONNECTION_ID() AS id',
+  );
+  return Number(r.rows[0].id);
+}
+
+/** Whether the session `id` waits on a lock, on the database at `url` (MySQL: read live, ../helpers/innodb.ts). */
+async function waiting(url: string, dialect: DialectName, id: number): Promise<boolean> {
+  if (dialect === 'mysql') return (await innodbTransactions(url)).some((t) => t.thread === id && t.lockWait);
   const [r] = await query<{ n: string | number }>(
     url,
-    dialect === 'postgres'
-      ? "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-      : "SELECT count(*) AS n FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'",
+    `SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ${id} AND wait_event_type = 'Lock'`,
   );
-  return Number(r.n);
+  return Number(r.n) > 0;
 }
 
 describe.runIf(available.postgres || available.mysql || process.env.CI === 'true')('the fence', () => {
@@ -79,9 +87,10 @@ describe.runIf(available.postgres || available.mysql || process.env.CI === 'true
           await waitFor(() => yAdmitted, 30_000, "y's batch admitted");
           // x commits its whole chunk too: it waits for y on the job's row.
           // As the sink's writer begins a batch (src/output/sink/batch.ts): the fence's `before`, then the transaction.
+          const xId = await sessionId(sx, dialect);
           await fx.before(sx);
           const x = sx.transaction(() => fx.admit(sx, { results: rowsOf(1), errors: [] }));
-          await waitFor(async () => (await waiting(url, dialect)) > 0, 30_000, 'x waiting on the job row');
+          await waitFor(async () => await waiting(url, dialect, xId), 30_000, 'x waiting on the job row');
           letY();
           await y;
           await x;
