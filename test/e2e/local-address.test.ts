@@ -9,15 +9,24 @@
  *
  * The path bound is raised with --rate-slack, as in rate-limit.test.ts: a loaded machine (a sandbox in this
  * process, stalled) must not decide the outcome at a 1 s window.
+ *
+ * The cases that measure a pace against the limits (three addresses in every window; two workers through
+ * Redis) run on their own, one after the other. The others each have a sandbox of their own (so no count or
+ * limit per address is shared) and run side by side: they wait on the pace, a network going away, a kill. The
+ * short runs whose folder or message is the point (the one-address run, --retry-errors, --plan, the 403's
+ * resume, the refusals after a case's first) run the CLI's code in this process (runInProcess), without a CLI's
+ * start-up each; what only a process shows (kill -9, the first refusal's exit through main.ts) stays spawned,
+ * and so do the resumes paced at the limits (in this process they would wait for each other's turn).
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { limiterId } from '../../src/limits/redis.js';
 import type { CallerStats } from '@bre-batch/sandbox';
 import { runArgs, spawnCli, startCli, waitForLines, type CliResult } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, readOutput, type OutputLine } from '../helpers/output.js';
 import { itRedis, REDIS_URL } from '../helpers/redis.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -40,6 +49,13 @@ function callers(sb: TestSandbox): Readonly<Record<string, CallerStats>> {
 }
 
 const why = (r: CliResult) => `exit ${r.code}\n${r.stderr.slice(-2000)}`;
+
+/** The case's own sandbox at PER_SECOND per caller address, closed when the case ends. */
+async function sandboxFor(t: TestContext): Promise<TestSandbox> {
+  const sb = await startTestSandbox({ rate: { workflow: { limit: PER_SECOND, windowMs: 1000 } } });
+  t.onTestFinished(() => sb.close());
+  return sb;
+}
 
 describe('--local-address: several source addresses, each at its own limit', () => {
   let sb: TestSandbox;
@@ -106,7 +122,7 @@ describe('--local-address: several source addresses, each at its own limit', () 
     const free = await startTestSandbox({ rate: { workflow: null } });
     try {
       const one = join(dir, 'one');
-      const r1 = await spawnCli(runArgs('location', input, one, '--rate', 'off'), free.env());
+      const r1 = await runInProcess(runArgs('location', input, one, '--rate', 'off'), free.env());
       expect(r1.code, why(r1)).toBe(0);
       expect(readOutput(one).summary.addresses).toBeUndefined();
       expect(resultsByKey(readOutput(one).results)).toEqual(resultsByKey(three.results));
@@ -114,255 +130,6 @@ describe('--local-address: several source addresses, each at its own limit', () 
       await free.close();
     }
   }, 90_000);
-
-  it('an address that is not on this machine: exit 2 naming it and why, nothing sent, no output folder', async () => {
-    const dir = tempDir('bre-egress-bad-');
-    const input = locationCsv(dir, 5);
-    const requests = sb.sandbox.stats().services.workflow.requests;
-    const out = join(dir, 'out');
-    const r = await spawnCli(
-      runArgs('location', input, out, ...RATE, '--local-address', '127.0.0.2,192.0.2.1'),
-      sb.env(),
-    );
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(
-      /--local-address 192\.0\.2\.1 cannot be used: EADDRNOTAVAIL \(the address is not on this machine\)/,
-    );
-    expect(existsSync(out)).toBe(false);
-    // The same from the environment, and a value that is not an address at all.
-    const fromEnv = await spawnCli(
-      runArgs('location', input, out, ...RATE),
-      sb.env(undefined, { BRE_LOCAL_ADDRESSES: '127.0.0.3 10.255.255.1' }),
-    );
-    expect(fromEnv.code).toBe(2);
-    expect(fromEnv.stderr).toMatch(/--local-address 10\.255\.255\.1 cannot be used: EADDRNOTAVAIL/);
-    const junk = await spawnCli(runArgs('location', input, out, '--local-address', 'eth0'), sb.env());
-    expect(junk.code).toBe(2);
-    expect(junk.stderr).toMatch(
-      /Expected --local-address to be an IP address of this machine \(e\.g\. 10\.0\.0\.5\), got 'eth0'/,
-    );
-    expect(existsSync(out)).toBe(false);
-    expect(sb.sandbox.stats().services.workflow.requests).toBe(requests);
-  }, 60_000);
-
-  it('an address whose network goes away mid-run: its rows move to the others, none in errors, the summary says so', async () => {
-    const dir = tempDir('bre-egress-down-');
-    const rows = 150;
-    const input = locationCsv(dir, rows);
-    const out = join(dir, 'out');
-    const base = callers(sb)['127.0.0.3']?.admitted ?? 0;
-    const run = startCli(
-      runArgs(
-        'location',
-        input,
-        out,
-        ...RATE,
-        '--local-address',
-        ADDRESSES.join(','),
-        '--max-attempts',
-        '2',
-        '--max-consecutive-failures',
-        '3',
-      ),
-      sb.env(),
-    );
-    try {
-      await waitFor(() => (callers(sb)['127.0.0.3']?.admitted ?? 0) >= base + 10, 30_000, '10 calls from 127.0.0.3');
-      sb.sandbox.setBlocked(['127.0.0.3']);
-      const r = await run.done;
-      expect(r.code, why(r)).toBe(0);
-    } finally {
-      sb.sandbox.setBlocked([]);
-    }
-    const folder = readOutput(out);
-    expect(invariantProblems(rows, folder)).toEqual([]);
-    expect(folder.errors).toEqual([]);
-    const down = folder.summary.addresses['127.0.0.3'];
-    expect(down.rows_moved_away).toBeGreaterThan(0);
-    expect(down.failures).toBeGreaterThanOrEqual(down.rows_moved_away);
-    expect(down.circuit_open).toMatch(/consecutive calls failed after all retries \(last: NETWORK\)/);
-    expect(callers(sb)['127.0.0.3'].blocked).toBeGreaterThan(0);
-    for (const a of ['127.0.0.2', '127.0.0.4']) {
-      expect(folder.summary.addresses[a].rows_moved_away).toBe(0);
-      expect(callers(sb)[a].maxInWindow).toBeLessThanOrEqual(PER_SECOND);
-    }
-    const started = ADDRESSES.reduce((n, a) => n + folder.summary.addresses[a].rows, 0);
-    expect(started).toBe(rows + down.rows_moved_away);
-    expect(run.stderr()).toMatch(
-      /address 127\.0\.0\.3 is failing \(3 consecutive calls failed after all retries \(last: NETWORK\)\): its rows go to the 2 other addresses/,
-    );
-    expect(run.stdout()).toMatch(/from 127\.0\.0\.3: .* rows moved to other addresses \(failing: /);
-  }, 90_000);
-
-  it('every address failing: the run stops (exit 3) and the same command resumes it once they are back', async () => {
-    const dir = tempDir('bre-egress-alldown-');
-    const rows = 90;
-    const input = locationCsv(dir, rows);
-    const out = join(dir, 'out');
-    const args = runArgs(
-      'location',
-      input,
-      out,
-      ...RATE,
-      '--local-address',
-      ADDRESSES.slice(0, 2).join(','),
-      '--max-attempts',
-      '1',
-      '--max-consecutive-failures',
-      '2',
-    );
-    const run = startCli(args, sb.env());
-    try {
-      await waitForLines(run, join(out, 'results.ndjson'), 10);
-      sb.sandbox.setBlocked(ADDRESSES.slice(0, 2));
-      const r = await run.done;
-      expect(r.code, why(r)).toBe(3);
-      expect(r.stderr).toMatch(/stopping: every --local-address is failing/);
-    } finally {
-      sb.sandbox.setBlocked([]);
-    }
-    const stopped = readOutput(out);
-    expect(stopped.results.length + stopped.errors.length).toBeLessThan(rows);
-    const r2 = await spawnCli(args, sb.env());
-    expect(r2.code, why(r2)).toBeLessThanOrEqual(1);
-    expect(invariantProblems(rows, readOutput(out))).toEqual([]);
-  }, 90_000);
-
-  it('kill -9 with three addresses, then the same command: every row once, the rest from all three', async () => {
-    const dir = tempDir('bre-egress-kill-');
-    const rows = 240;
-    const input = locationCsv(dir, rows);
-    const out = join(dir, 'out');
-    const args = runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','));
-    const first = startCli(args, sb.env());
-    await waitForLines(first, join(out, 'results.ndjson'), 60);
-    first.child.kill('SIGKILL');
-    expect((await first.done).signal).toBe('SIGKILL');
-    const doneBefore = readOutput(out).results.length;
-    expect(doneBefore).toBeLessThan(rows);
-    const r = await spawnCli(args, sb.env());
-    expect(r.code, why(r)).toBe(0);
-    const folder = readOutput(out);
-    expect(invariantProblems(rows, folder)).toEqual([]);
-    expect(folder.errors).toEqual([]);
-    // The resumed session sent only the rows not done, spread over the three addresses.
-    expect(folder.summary.rows.resumed).toBe(doneBefore);
-    const session = folder.summary.addresses;
-    expect(ADDRESSES.reduce((n, a) => n + session[a].rows, 0)).toBe(rows - doneBefore);
-    for (const a of ADDRESSES) expect(session[a].rows).toBeGreaterThan(0);
-  }, 90_000);
-
-  it('--retry-errors with three addresses runs the failed rows again from all of them', async () => {
-    const dir = tempDir('bre-egress-retry-');
-    const rows = 90;
-    const input = locationCsv(dir, rows);
-    const out = join(dir, 'out');
-    sb.sandbox.setFaults({ 503: 0.3 });
-    let first: CliResult;
-    try {
-      first = await spawnCli(
-        runArgs(
-          'location',
-          input,
-          out,
-          ...RATE,
-          '--local-address',
-          ADDRESSES.join(','),
-          '--max-attempts',
-          '1',
-          '--max-consecutive-failures',
-          '0',
-          '--max-failure-share',
-          '1',
-        ),
-        sb.env(),
-      );
-    } finally {
-      sb.sandbox.setFaults({});
-    }
-    expect(first.code, why(first)).toBe(1);
-    const failed = readOutput(out).errors;
-    expect(failed.length).toBeGreaterThan(0);
-    // A 503 is the service's, not the address's: written as the row's error, not moved.
-    expect(new Set(failed.map((e) => e.code))).toEqual(new Set(['SERVER_UNAVAILABLE']));
-    const r = await spawnCli(
-      runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','), '--retry-errors'),
-      sb.env(),
-    );
-    expect(r.code, why(r)).toBe(0);
-    const folder = readOutput(out);
-    expect(invariantProblems(rows, folder)).toEqual([]);
-    expect(folder.errors).toEqual([]);
-    expect(folder.summary.rows.retried_from_errors).toBe(failed.length);
-    expect(ADDRESSES.reduce((n, a) => n + folder.summary.addresses[a].rows, 0)).toBe(failed.length);
-  }, 90_000);
-
-  it('--plan counts the addresses and shows both ways to more IPs', async () => {
-    const dir = tempDir('bre-egress-plan-');
-    const input = locationCsv(dir, 300);
-    const plan = (hours: string) =>
-      spawnCli(
-        [
-          'run',
-          'location',
-          '--input',
-          input,
-          '--plan',
-          '--rate',
-          'workflow=1/min',
-          '--window-hours',
-          hours,
-          '--local-address',
-          ADDRESSES.join(','),
-        ],
-        {},
-      );
-    const fits = await plan('2');
-    expect(fits.code, fits.stderr).toBe(0);
-    expect(fits.stdout).toMatch(/time from one egress IP: about 5 h/);
-    expect(fits.stdout).toMatch(/3 addresses on this host \(--local-address\): about 1 h 40 min/);
-    expect(fits.stdout).toMatch(/fits a 2 h window from the 3 addresses on this host/);
-    const short = await plan('1');
-    expect(short.code, short.stderr).toBe(0);
-    const needs = /a 1 h window needs (\d+) egress IPs, each allow-listed with its own limit \(this host has 3\):/.exec(
-      short.stdout,
-    );
-    expect(needs, short.stdout).not.toBeNull();
-    const n = needs![1];
-    expect(short.stdout).toContain(
-      `one host with ${n} addresses: --local-address ADDR1,...,ADDR${n} (one process, one output folder`,
-    );
-    expect(short.stdout).toContain(`or ${n} hosts: run --shard K/${n} behind each`);
-  }, 60_000);
-});
-
-describe('--local-address with an address the provider has not allow-listed', () => {
-  it('its 403 stops the run (exit 3) naming the address; without it, the same command resumes', async () => {
-    const sb = await startTestSandbox({ rate: { workflow: null }, allow: ['127.0.0.1/32', '127.0.0.2/32'] });
-    try {
-      const dir = tempDir('bre-egress-403-');
-      const rows = 60;
-      const input = locationCsv(dir, rows);
-      const out = join(dir, 'out');
-      const r = await spawnCli(
-        runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2,127.0.0.3'),
-        sb.env(),
-      );
-      expect(r.code, why(r)).toBe(3);
-      expect(r.stderr).toMatch(
-        /refused this machine's IP address \(HTTP 403 Forbidden\).*\(calls from --local-address 127\.0\.0\.3\)/,
-      );
-      expect(readOutput(out).errors).toEqual([]);
-      const again = await spawnCli(
-        runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2'),
-        sb.env(),
-      );
-      expect(again.code, why(again)).toBe(0);
-      expect(invariantProblems(rows, readOutput(out))).toEqual([]);
-    } finally {
-      await sb.close();
-    }
-  }, 60_000);
 });
 
 describe('--local-address with --redis: one shared budget per address', () => {
@@ -433,4 +200,261 @@ describe('--local-address with --redis: one shared budget per address', () => {
     },
     120_000,
   );
+});
+
+describe.concurrent('--local-address: an address refused or gone, every address failing, a kill, --retry-errors, --plan', () => {
+  it('an address that is not on this machine: exit 2 naming it and why, nothing sent, no output folder', async (t) => {
+    const sb = await sandboxFor(t);
+    const dir = tempDir('bre-egress-bad-');
+    const input = locationCsv(dir, 5);
+    const requests = sb.sandbox.stats().services.workflow.requests;
+    const out = join(dir, 'out');
+    const r = await spawnCli(
+      runArgs('location', input, out, ...RATE, '--local-address', '127.0.0.2,192.0.2.1'),
+      sb.env(),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /--local-address 192\.0\.2\.1 cannot be used: EADDRNOTAVAIL \(the address is not on this machine\)/,
+    );
+    expect(existsSync(out)).toBe(false);
+    // The same from the environment, and a value that is not an address at all.
+    const fromEnv = await runInProcess(
+      runArgs('location', input, out, ...RATE),
+      sb.env(undefined, { BRE_LOCAL_ADDRESSES: '127.0.0.3 10.255.255.1' }),
+    );
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/--local-address 10\.255\.255\.1 cannot be used: EADDRNOTAVAIL/);
+    const junk = await runInProcess(runArgs('location', input, out, '--local-address', 'eth0'), sb.env());
+    expect(junk.code).toBe(2);
+    expect(junk.stderr).toMatch(
+      /Expected --local-address to be an IP address of this machine \(e\.g\. 10\.0\.0\.5\), got 'eth0'/,
+    );
+    expect(existsSync(out)).toBe(false);
+    expect(sb.sandbox.stats().services.workflow.requests).toBe(requests);
+  }, 60_000);
+
+  it('an address whose network goes away mid-run: its rows move to the others, none in errors, the summary says so', async (t) => {
+    const sb = await sandboxFor(t);
+    const dir = tempDir('bre-egress-down-');
+    const rows = 150;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const base = callers(sb)['127.0.0.3']?.admitted ?? 0;
+    const run = startCli(
+      runArgs(
+        'location',
+        input,
+        out,
+        ...RATE,
+        '--local-address',
+        ADDRESSES.join(','),
+        '--max-attempts',
+        '2',
+        '--max-consecutive-failures',
+        '3',
+      ),
+      sb.env(),
+    );
+    try {
+      await waitFor(() => (callers(sb)['127.0.0.3']?.admitted ?? 0) >= base + 10, 30_000, '10 calls from 127.0.0.3');
+      sb.sandbox.setBlocked(['127.0.0.3']);
+      const r = await run.done;
+      expect(r.code, why(r)).toBe(0);
+    } finally {
+      sb.sandbox.setBlocked([]);
+    }
+    const folder = readOutput(out);
+    expect(invariantProblems(rows, folder)).toEqual([]);
+    expect(folder.errors).toEqual([]);
+    const down = folder.summary.addresses['127.0.0.3'];
+    expect(down.rows_moved_away).toBeGreaterThan(0);
+    expect(down.failures).toBeGreaterThanOrEqual(down.rows_moved_away);
+    expect(down.circuit_open).toMatch(/consecutive calls failed after all retries \(last: NETWORK\)/);
+    expect(callers(sb)['127.0.0.3'].blocked).toBeGreaterThan(0);
+    for (const a of ['127.0.0.2', '127.0.0.4']) {
+      expect(folder.summary.addresses[a].rows_moved_away).toBe(0);
+      expect(callers(sb)[a].maxInWindow).toBeLessThanOrEqual(PER_SECOND);
+    }
+    const started = ADDRESSES.reduce((n, a) => n + folder.summary.addresses[a].rows, 0);
+    expect(started).toBe(rows + down.rows_moved_away);
+    expect(run.stderr()).toMatch(
+      /address 127\.0\.0\.3 is failing \(3 consecutive calls failed after all retries \(last: NETWORK\)\): its rows go to the 2 other addresses/,
+    );
+    expect(run.stdout()).toMatch(/from 127\.0\.0\.3: .* rows moved to other addresses \(failing: /);
+  }, 90_000);
+
+  it('every address failing: the run stops (exit 3) and the same command resumes it once they are back', async (t) => {
+    const sb = await sandboxFor(t);
+    const dir = tempDir('bre-egress-alldown-');
+    const rows = 90;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const args = runArgs(
+      'location',
+      input,
+      out,
+      ...RATE,
+      '--local-address',
+      ADDRESSES.slice(0, 2).join(','),
+      '--max-attempts',
+      '1',
+      '--max-consecutive-failures',
+      '2',
+    );
+    const run = startCli(args, sb.env());
+    try {
+      await waitForLines(run, join(out, 'results.ndjson'), 10);
+      sb.sandbox.setBlocked(ADDRESSES.slice(0, 2));
+      const r = await run.done;
+      expect(r.code, why(r)).toBe(3);
+      expect(r.stderr).toMatch(/stopping: every --local-address is failing/);
+    } finally {
+      sb.sandbox.setBlocked([]);
+    }
+    const stopped = readOutput(out);
+    expect(stopped.results.length + stopped.errors.length).toBeLessThan(rows);
+    const r2 = await spawnCli(args, sb.env());
+    expect(r2.code, why(r2)).toBeLessThanOrEqual(1);
+    expect(invariantProblems(rows, readOutput(out))).toEqual([]);
+  }, 90_000);
+
+  it('kill -9 with three addresses, then the same command: every row once, the rest from all three', async (t) => {
+    const sb = await sandboxFor(t);
+    const dir = tempDir('bre-egress-kill-');
+    // 5 s at 30/s: killed after the first 45, the rest (3.5 s) left to the resume.
+    const rows = 150;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    const args = runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','));
+    const first = startCli(args, sb.env());
+    await waitForLines(first, join(out, 'results.ndjson'), 45);
+    first.child.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    const doneBefore = readOutput(out).results.length;
+    expect(doneBefore).toBeLessThan(rows);
+    const r = await spawnCli(args, sb.env());
+    expect(r.code, why(r)).toBe(0);
+    const folder = readOutput(out);
+    expect(invariantProblems(rows, folder)).toEqual([]);
+    expect(folder.errors).toEqual([]);
+    // The resumed session sent only the rows not done, spread over the three addresses.
+    expect(folder.summary.rows.resumed).toBe(doneBefore);
+    const session = folder.summary.addresses;
+    expect(ADDRESSES.reduce((n, a) => n + session[a].rows, 0)).toBe(rows - doneBefore);
+    for (const a of ADDRESSES) expect(session[a].rows).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('--retry-errors with three addresses runs the failed rows again from all of them', async (t) => {
+    const sb = await sandboxFor(t);
+    const dir = tempDir('bre-egress-retry-');
+    const rows = 90;
+    const input = locationCsv(dir, rows);
+    const out = join(dir, 'out');
+    sb.sandbox.setFaults({ 503: 0.3 });
+    let first: CliResult;
+    try {
+      first = await spawnCli(
+        runArgs(
+          'location',
+          input,
+          out,
+          ...RATE,
+          '--local-address',
+          ADDRESSES.join(','),
+          '--max-attempts',
+          '1',
+          '--max-consecutive-failures',
+          '0',
+          '--max-failure-share',
+          '1',
+        ),
+        sb.env(),
+      );
+    } finally {
+      sb.sandbox.setFaults({});
+    }
+    expect(first.code, why(first)).toBe(1);
+    const failed = readOutput(out).errors;
+    expect(failed.length).toBeGreaterThan(0);
+    // A 503 is the service's, not the address's: written as the row's error, not moved.
+    expect(new Set(failed.map((e) => e.code))).toEqual(new Set(['SERVER_UNAVAILABLE']));
+    const r = await runInProcess(
+      runArgs('location', input, out, ...RATE, '--local-address', ADDRESSES.join(','), '--retry-errors'),
+      sb.env(),
+    );
+    expect(r.code, why(r)).toBe(0);
+    const folder = readOutput(out);
+    expect(invariantProblems(rows, folder)).toEqual([]);
+    expect(folder.errors).toEqual([]);
+    expect(folder.summary.rows.retried_from_errors).toBe(failed.length);
+    expect(ADDRESSES.reduce((n, a) => n + folder.summary.addresses[a].rows, 0)).toBe(failed.length);
+  }, 90_000);
+
+  it('--plan counts the addresses and shows both ways to more IPs', async () => {
+    const dir = tempDir('bre-egress-plan-');
+    const input = locationCsv(dir, 300);
+    const plan = (hours: string) =>
+      runInProcess(
+        [
+          'run',
+          'location',
+          '--input',
+          input,
+          '--plan',
+          '--rate',
+          'workflow=1/min',
+          '--window-hours',
+          hours,
+          '--local-address',
+          ADDRESSES.join(','),
+        ],
+        {},
+      );
+    const fits = await plan('2');
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stdout).toMatch(/time from one egress IP: about 5 h/);
+    expect(fits.stdout).toMatch(/3 addresses on this host \(--local-address\): about 1 h 40 min/);
+    expect(fits.stdout).toMatch(/fits a 2 h window from the 3 addresses on this host/);
+    const short = await plan('1');
+    expect(short.code, short.stderr).toBe(0);
+    const needs = /a 1 h window needs (\d+) egress IPs, each allow-listed with its own limit \(this host has 3\):/.exec(
+      short.stdout,
+    );
+    expect(needs, short.stdout).not.toBeNull();
+    const n = needs![1];
+    expect(short.stdout).toContain(
+      `one host with ${n} addresses: --local-address ADDR1,...,ADDR${n} (one process, one output folder`,
+    );
+    expect(short.stdout).toContain(`or ${n} hosts: run --shard K/${n} behind each`);
+  }, 60_000);
+});
+
+describe.concurrent('--local-address with an address the provider has not allow-listed', () => {
+  it('its 403 stops the run (exit 3) naming the address; without it, the same command resumes', async () => {
+    const sb = await startTestSandbox({ rate: { workflow: null }, allow: ['127.0.0.1/32', '127.0.0.2/32'] });
+    try {
+      const dir = tempDir('bre-egress-403-');
+      const rows = 60;
+      const input = locationCsv(dir, rows);
+      const out = join(dir, 'out');
+      const r = await spawnCli(
+        runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2,127.0.0.3'),
+        sb.env(),
+      );
+      expect(r.code, why(r)).toBe(3);
+      expect(r.stderr).toMatch(
+        /refused this machine's IP address \(HTTP 403 Forbidden\).*\(calls from --local-address 127\.0\.0\.3\)/,
+      );
+      expect(readOutput(out).errors).toEqual([]);
+      const again = await runInProcess(
+        runArgs('location', input, out, '--rate', 'off', '--local-address', '127.0.0.2'),
+        sb.env(),
+      );
+      expect(again.code, why(again)).toBe(0);
+      expect(invariantProblems(rows, readOutput(out))).toEqual([]);
+    } finally {
+      await sb.close();
+    }
+  }, 60_000);
 });
