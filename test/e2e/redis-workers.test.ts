@@ -14,11 +14,16 @@
  *
  * Each test uses its own limiter ids (BRE_LIMITER_ID_SUFFIX), so parallel tests never share a budget. The
  * tests are skipped with a message when no Redis answers, and fail under CI=true.
+ *
+ * The cases that count 429s against the shared limit (three workers; a worker killed and started again) run on
+ * their own, one after the other: a starved worker sends a granted call late. The two that do not (Redis
+ * unreachable at the start; Redis restarted mid-run, whose 429s are retried) each have a sandbox of their own
+ * and run side by side.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { mergeOutputs } from '../../src/output/merge.js';
 import type { SandboxStats } from '@bre-batch/sandbox';
 import { runArgs, startCli, waitForLines, type CliResult, type RunningCli } from '../helpers/cli.js';
@@ -60,27 +65,28 @@ function failureText(results: readonly CliResult[]): string {
     .join('\n');
 }
 
-describe('workers sharing one limit through Redis', () => {
-  let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox({ rate: { workflow: { limit: LIMIT, windowMs: WINDOW_MS } } });
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
+const worker = (input: string, out: string, k: number, n: number, redisUrl = REDIS_URL, extra: string[] = []) =>
+  runArgs('location', input, out, '--shard', `${k}/${n}`, '--redis', redisUrl, '--rate', CLIENT_RATE, ...extra);
 
-  const env = (suffix = randomUUID()) => sb.env(undefined, { BRE_LIMITER_ID_SUFFIX: suffix });
-  const worker = (input: string, out: string, k: number, n: number, redisUrl = REDIS_URL, extra: string[] = []) =>
-    runArgs('location', input, out, '--shard', `${k}/${n}`, '--redis', redisUrl, '--rate', CLIENT_RATE, ...extra);
+/** The case's own sandbox enforcing the limit, closed when the case ends. */
+async function sandboxFor(t: TestContext): Promise<TestSandbox> {
+  const sb = await startTestSandbox({ rate: { workflow: { limit: LIMIT, windowMs: WINDOW_MS } } });
+  t.onTestFinished(() => sb.close());
+  return sb;
+}
 
-  it('Redis unreachable at start: exit 2 with a clear message, no call made, no password shown', async () => {
+describe.concurrent('workers and a Redis that is not there, side by side', () => {
+  const env = (sb: TestSandbox) => sb.env(undefined, { BRE_LIMITER_ID_SUFFIX: randomUUID() });
+
+  it('Redis unreachable at start: exit 2 with a clear message, no call made, no password shown', async (t) => {
+    const sb = await sandboxFor(t);
     const before = sb.sandbox.stats().services.workflow.requests;
     const dir = tempDir('bre-redis-down-');
     const input = locationCsv(dir, 5);
     const port = await sparePort();
     const r = await startCli(
       runArgs('location', input, join(dir, 'out'), '--redis', `redis://:hunter2@127.0.0.1:${port}`),
-      env(),
+      env(sb),
     ).done;
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`cannot reach Redis at redis://127.0.0.1:${port} for the shared limiter`));
@@ -89,82 +95,18 @@ describe('workers sharing one limit through Redis', () => {
   });
 
   itRedis(
-    'three workers together stay within the limit, no 429, and their outputs merge into every row once',
-    async () => {
-      const before = sb.sandbox.stats().services.workflow;
-      const dir = tempDir('bre-redis-');
-      // more rows than the limit, so that the server's window is full and slides
-      const rows = 300;
-      const input = locationCsv(dir, rows);
-      const e = env();
-      const watch = watchRequests(() => sb.sandbox.stats());
-      const runs: RunningCli[] = [1, 2, 3].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 3), e));
-      const results = await Promise.all(runs.map((r) => r.done));
-      const seen = watch.stop();
-      expect(
-        results.map((r) => r.code),
-        failureText(results),
-      ).toEqual([0, 0, 0]);
-      const wf = sb.sandbox.stats().services.workflow;
-      expect(wf.sent429 - before.sent429).toBe(0);
-      expect(wf.maxInWindow).toBeLessThanOrEqual(LIMIT);
-      const calls = wf.requests - before.requests;
-      expect(calls).toBe(rows);
-      const achieved = (calls - 1) / ((seen.last - seen.first) / 1000);
-      process.stderr.write(
-        `  3 workers on one Redis limiter: ${calls} calls, ${achieved.toFixed(2)}/s combined = ${((100 * achieved) / PER_SECOND).toFixed(1)}% of ${PER_SECOND}/s, ${wf.sent429 - before.sent429} x 429\n`,
-      );
-      expect(achieved).toBeLessThanOrEqual(PER_SECOND);
-      // Each worker did only its shard, and the shards together are the input.
-      for (const k of [1, 2, 3]) expect(readOutput(join(dir, `w${k}`)).summary.rows.out_of_shard).toBeGreaterThan(0);
-      const merged = await mergeOutputs({ dirs: [1, 2, 3].map((k) => join(dir, `w${k}`)), out: join(dir, 'merged') });
-      expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
-      expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
-    },
-    90_000,
-  );
-
-  itRedis(
-    'a worker killed with SIGKILL mid-run and started again with the same command completes its share',
-    async () => {
-      const before = sb.sandbox.stats().services.workflow;
-      const dir = tempDir('bre-redis-kill-');
-      const rows = 160;
-      const input = locationCsv(dir, rows);
-      const e = env();
-      const args = (k: number) => worker(input, join(dir, `w${k}`), k, 2, REDIS_URL, ['--timeout', 'workflow=5s']);
-      const w1 = startCli(args(1), e);
-      const w2 = startCli(args(2), e);
-      await waitForLines(w1, join(dir, 'w1', 'results.ndjson'), 15, 30_000);
-      w1.child.kill('SIGKILL');
-      const killed = await w1.done;
-      expect(killed.signal).toBe('SIGKILL');
-      const again = startCli(args(1), e);
-      const results = [await again.done, await w2.done];
-      expect(
-        results.map((r) => r.code),
-        failureText(results),
-      ).toEqual([0, 0]);
-      expect(readOutput(join(dir, 'w1')).summary.rows.resumed).toBeGreaterThanOrEqual(15);
-      const merged = await mergeOutputs({ dirs: [join(dir, 'w1'), join(dir, 'w2')], out: join(dir, 'merged') });
-      expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
-      expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
-      expect(sb.sandbox.stats().services.workflow.sent429 - before.sent429).toBe(0);
-    },
-    90_000,
-  );
-
-  itRedis(
     'Redis killed and restarted mid-run: the workers carry on and no row is lost',
-    async () => {
+    async (t) => {
+      const sb = await sandboxFor(t);
       const own = new OwnRedis(await sparePort());
       await own.start();
       try {
         const dir = tempDir('bre-redis-restart-');
-        const rows = 160;
+        // 6 s at the rate: Redis goes away (1.5 s) after the first 15 lines of w1, with most rows still to come.
+        const rows = 120;
         const input = locationCsv(dir, rows);
         const before = sb.sandbox.stats().services.workflow;
-        const e = env();
+        const e = env(sb);
         const runs = [1, 2].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 2, own.url), e));
         await waitForLines(runs[0], join(dir, 'w1', 'results.ndjson'), 15, 30_000);
         // Both workers past their start (a Redis missing at the start is a configuration error, exit 2): on a
@@ -195,6 +137,79 @@ describe('workers sharing one limit through Redis', () => {
       } finally {
         await own.kill();
       }
+    },
+    90_000,
+  );
+});
+
+describe('workers sharing one limit through Redis, each case on its own', () => {
+  const env = (sb: TestSandbox) => sb.env(undefined, { BRE_LIMITER_ID_SUFFIX: randomUUID() });
+
+  itRedis(
+    'three workers together stay within the limit, no 429, and their outputs merge into every row once',
+    async (t) => {
+      const sb = await sandboxFor(t);
+      const before = sb.sandbox.stats().services.workflow;
+      const dir = tempDir('bre-redis-');
+      // more rows than the limit, so that the server's window is full and slides (by 50 calls, 2.5 s)
+      const rows = 250;
+      const input = locationCsv(dir, rows);
+      const e = env(sb);
+      const watch = watchRequests(() => sb.sandbox.stats());
+      const runs: RunningCli[] = [1, 2, 3].map((k) => startCli(worker(input, join(dir, `w${k}`), k, 3), e));
+      const results = await Promise.all(runs.map((r) => r.done));
+      const seen = watch.stop();
+      expect(
+        results.map((r) => r.code),
+        failureText(results),
+      ).toEqual([0, 0, 0]);
+      const wf = sb.sandbox.stats().services.workflow;
+      expect(wf.sent429 - before.sent429).toBe(0);
+      expect(wf.maxInWindow).toBeLessThanOrEqual(LIMIT);
+      const calls = wf.requests - before.requests;
+      expect(calls).toBe(rows);
+      const achieved = (calls - 1) / ((seen.last - seen.first) / 1000);
+      process.stderr.write(
+        `  3 workers on one Redis limiter: ${calls} calls, ${achieved.toFixed(2)}/s combined = ${((100 * achieved) / PER_SECOND).toFixed(1)}% of ${PER_SECOND}/s, ${wf.sent429 - before.sent429} x 429\n`,
+      );
+      expect(achieved).toBeLessThanOrEqual(PER_SECOND);
+      // Each worker did only its shard, and the shards together are the input.
+      for (const k of [1, 2, 3]) expect(readOutput(join(dir, `w${k}`)).summary.rows.out_of_shard).toBeGreaterThan(0);
+      const merged = await mergeOutputs({ dirs: [1, 2, 3].map((k) => join(dir, `w${k}`)), out: join(dir, 'merged') });
+      expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
+      expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
+    },
+    90_000,
+  );
+
+  itRedis(
+    'a worker killed with SIGKILL mid-run and started again with the same command completes its share',
+    async (t) => {
+      const sb = await sandboxFor(t);
+      const before = sb.sandbox.stats().services.workflow;
+      const dir = tempDir('bre-redis-kill-');
+      // 6 s at the rate: w1 (half of them, 10/s) is killed after its first 15, 45 left to the restart.
+      const rows = 120;
+      const input = locationCsv(dir, rows);
+      const e = env(sb);
+      const args = (k: number) => worker(input, join(dir, `w${k}`), k, 2, REDIS_URL, ['--timeout', 'workflow=5s']);
+      const w1 = startCli(args(1), e);
+      const w2 = startCli(args(2), e);
+      await waitForLines(w1, join(dir, 'w1', 'results.ndjson'), 15, 30_000);
+      w1.child.kill('SIGKILL');
+      const killed = await w1.done;
+      expect(killed.signal).toBe('SIGKILL');
+      const again = startCli(args(1), e);
+      const results = [await again.done, await w2.done];
+      expect(
+        results.map((r) => r.code),
+        failureText(results),
+      ).toEqual([0, 0]);
+      expect(readOutput(join(dir, 'w1')).summary.rows.resumed).toBeGreaterThanOrEqual(15);
+      const merged = await mergeOutputs({ dirs: [join(dir, 'w1'), join(dir, 'w2')], out: join(dir, 'merged') });
+      expect(merged.ok, JSON.stringify(merged.problems)).toBe(true);
+      expect(invariantProblems(rows, readOutput(join(dir, 'merged')))).toEqual([]);
+      expect(sb.sandbox.stats().services.workflow.sent429 - before.sent429).toBe(0);
     },
     90_000,
   );
