@@ -1,13 +1,13 @@
 /**
- * `bre-batch run ARGS` (or `compare ARGS`) in the test's own process, from the build in dist/ (which vitest's
- * global setup makes, as for ./cli.ts): the same options (`run`'s yargs definitions), the same resolution
- * (`resolveRunRequest`, over the environment cleaned as for a spawned CLI) and the same `executeRun` (`compare`:
- * its command's own handler), its stdout and stderr
- * captured, its exit code the one the CLI's handler sets (a thrown error's by the error table, as main.ts
- * does). For runs a test reads the folder of, where a process shows nothing more: a spawned run costs over a
- * CPU second of start-up, most of it loading the bundle, which this process does once. What only a process
- * shows (a signal, kill -9, a usage error's exit, the bundle itself) stays a spawned CLI (./cli.ts). From
- * dist/, not src/: the run's threads then start from the compiled scripts, not through tsx.
+ * `bre-batch run ARGS` (or `compare`, `verify`, `merge`, `load`) in the test's own process, from the build in
+ * dist/ (which vitest's global setup makes, as for ./cli.ts): the same options (`run`'s yargs definitions), the
+ * same resolution (`resolveRunRequest`, over the environment cleaned as for a spawned CLI) and the same
+ * `executeRun` (the other commands: their own handlers), its stdout and stderr captured, its exit code the one
+ * the CLI's handler sets (a thrown error's by the error table, as main.ts does). For runs a test reads the
+ * folder of, where a process shows nothing more: a spawned run costs over a CPU second of start-up, most of it
+ * loading the bundle, which this process does once. What only a process shows (a signal, kill -9, a usage
+ * error's exit, the bundle itself) stays a spawned CLI (./cli.ts). From dist/, not src/: the run's threads then
+ * start from the compiled scripts, not through tsx.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -78,9 +78,16 @@ async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: st
   }
 }
 
+/** The commands whose handler sets the exit code (src/cli/command.ts `exitCodeCommand`), run here as main.ts runs them. */
+const EXIT_CODE_COMMANDS = ['verify', 'merge', 'load'] as const;
+type ExitCodeCommand = (typeof EXIT_CODE_COMMANDS)[number];
+const exitCodeCommand = (name: string): name is ExitCodeCommand =>
+  (EXIT_CODE_COMMANDS as readonly string[]).includes(name);
+
 /**
- * `bre-batch ARGS` (args[0] must be `run` or `compare`; not with --log-format json) in this process, with `env`
- * over the cleaned environment (./cli.ts): the built-in sandbox, or the base URLs `env` gives.
+ * `bre-batch ARGS` (args[0] must be `run`, `compare`, `verify`, `merge` or `load`; not with --log-format json)
+ * in this process, with `env` over the cleaned environment (./cli.ts) for `run`: the built-in sandbox, or the
+ * base URLs `env` gives. `verify`, `merge` and `load` read the test's own environment.
  */
 export function runInProcess(
   args: readonly string[],
@@ -94,8 +101,8 @@ export function runInProcess(
 let queue: Promise<unknown> = Promise.resolve();
 
 async function runOne(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
-  if (args[0] !== 'run' && args[0] !== 'compare')
-    throw new Error(`runInProcess runs \`run\` and \`compare\` only, not ${args[0]}`);
+  if (args[0] !== 'run' && args[0] !== 'compare' && !exitCodeCommand(args[0]))
+    throw new Error(`runInProcess runs \`run\`, \`compare\`, ${EXIT_CODE_COMMANDS.join(', ')} only, not ${args[0]}`);
   // JSON log lines go to fd 2 directly (pino, synchronously): nothing here would capture them.
   if (args.some((x, i) => x === '--log-format=json' || (x === '--log-format' && args[i + 1] === 'json')))
     throw new Error('runInProcess cannot capture --log-format json: spawn the CLI for it');
@@ -104,6 +111,26 @@ async function runOne(args: readonly string[], env: Record<string, string | unde
   const umask = process.umask();
   const { value: code, ...text } = await captured(async () => {
     try {
+      if (exitCodeCommand(args[0])) {
+        // Its handler sets process.exitCode, as under main.ts: read, then put back.
+        m.modes.applyOutputMode(m.modes.parseOutputMode(undefined));
+        const command = (await built<Record<string, unknown>>(`cli/${args[0]}.js`))[`${args[0]}Command`];
+        const saved = process.exitCode;
+        process.exitCode = undefined;
+        try {
+          await m
+            .yargs([...args])
+            .command(command as never)
+            .strict()
+            .fail((msg, err) => {
+              throw err ?? new Error(msg);
+            })
+            .parseAsync();
+          return Number(process.exitCode ?? 0);
+        } finally {
+          process.exitCode = saved;
+        }
+      }
       if (args[0] === 'compare') {
         // The command as main.ts gives it: its own handler runs the compare and prints its summary.
         m.modes.applyOutputMode(m.modes.parseOutputMode(undefined));

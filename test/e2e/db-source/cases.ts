@@ -5,10 +5,12 @@
  * the same results as the files; kill -9 at seeded moments, then the same command: every key once, and the
  * resume starts after the frontier instead of the start; NULL and duplicate keys; a missing table, a query
  * that does not parse, an unreachable host, a password on the command line; connections killed mid-run and a
- * source that stays away; another source refused; the table changed behind a retry. A run whose folder is the
- * point (a reference run from the file, a first session to resume) is the CLI's code in this process
+ * source that stays away; another source refused; the table changed behind a retry. A run whose folder,
+ * message or exit code is the point (a reference run from the file, a first session to resume, the same command
+ * after a kill or a stop, `--plan`, `--dry-run`, `verify` and `merge`) is the CLI's code in this process
  * (test/helpers/cli-in-process.ts); a process is spawned for what only one shows: kill -9, a connection cut
- * under it, a refusal's exit code and words, what `--plan`, `--dry-run`, `verify` and `merge` print.
+ * under it, a run stopped by its source going away, and the first of a test's refusals (its exit code through
+ * main.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -184,7 +186,7 @@ export function databaseInputTests(dialect: DialectName): void {
           );
         expect(weights('db').size).toBe(300);
         expect(weights('db')).toEqual(weights('file'));
-        const plan = await spawnCli([
+        const plan = await runInProcess([
           'run',
           'champion_challenger',
           '--input',
@@ -224,7 +226,7 @@ export function databaseInputTests(dialect: DialectName): void {
           out.results.map((l) => l.key).sort(),
         );
         expect(out.summary.source).toMatchObject({ query, table: null });
-        const dry = await spawnCli([
+        const dry = await runInProcess([
           'run',
           'location',
           '--input',
@@ -238,7 +240,7 @@ export function databaseInputTests(dialect: DialectName): void {
         ]);
         expect(dry.code, dry.stderr).toBe(0);
         expect(dry.stdout).toMatch(/29 valid, 0 would fail/);
-        const plan = await spawnCli([
+        const plan = await runInProcess([
           'run',
           'location',
           '--input',
@@ -251,7 +253,7 @@ export function databaseInputTests(dialect: DialectName): void {
         ]);
         expect(plan.code, plan.stderr).toBe(0);
         expect(plan.stdout).toMatch(/rows to do: 0 \(29 already done in the output folder\)/);
-        const fresh = await spawnCli([
+        const fresh = await runInProcess([
           'run',
           'location',
           '--input',
@@ -296,7 +298,7 @@ export function databaseInputTests(dialect: DialectName): void {
       );
 
       // verify reads the table again: every row once by its key (the keyless and the duplicated ones too).
-      const ok = await spawnCli(['verify', out]);
+      const ok = await runInProcess(['verify', out]);
       expect(ok.code, ok.stdout + ok.stderr).toBe(0);
       expect(ok.stdout).toMatch(/checked: table bad_keys at \S+: 10 rows read again, their keys each once/);
       // A row gone from the table and one added since: exit 1 naming both keys and the count.
@@ -307,7 +309,7 @@ export function databaseInputTests(dialect: DialectName): void {
         'LOC-000099',
         'user99',
       ]);
-      const changed = await spawnCli(['verify', out]);
+      const changed = await runInProcess(['verify', out]);
       expect(changed.code, changed.stdout + changed.stderr).toBe(1);
       expect(changed.stdout).toContain(
         'DIFFERS: 1 keys of table bad_keys are in neither results nor errors: "LOC-000099"',
@@ -345,14 +347,16 @@ export function databaseInputTests(dialect: DialectName): void {
         ];
         for (const [i, [args, message]] of cases.entries()) {
           const out = join(dir, `out${i}`);
-          const r = await spawnCli(['run', 'location', ...args, '--out', out, '--no-progress']);
+          // The first through main.ts in a process of its own, the others the same code in this process.
+          const command = ['run', 'location', ...args, '--out', out, '--no-progress'];
+          const r = await (i === 0 ? spawnCli(command) : runInProcess(command));
           expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
           expect(r.stderr).toMatch(message);
           expect(r.stderr).not.toContain('hunter2secret');
           expect(existsSync(out), `${args.join(' ')} made ${out}`).toBe(false);
         }
       },
-      // Seven processes in turn: on a loaded machine each start alone can take seconds.
+      // On a loaded machine a process's start alone can take seconds.
       180_000,
     );
 
@@ -362,7 +366,7 @@ export function databaseInputTests(dialect: DialectName): void {
       // Trust authentication takes any password: what is checked is where it goes.
       u.password = 'S3cretPassw0rd';
       const out = tempDir('bre-e2e-db-env-');
-      const r = await spawnCli(
+      const r = await runInProcess(
         runArgs('location', 'env:BRE_TEST_SOURCE_URL', out, '--table', 'env_loc', '--rate', 'off'),
         { BRE_TEST_SOURCE_URL: u.href, ...(dialect === 'mysql' ? { MYSQL_PWD: undefined } : {}) },
       );
@@ -378,7 +382,9 @@ export function databaseInputTests(dialect: DialectName): void {
       expect(r.stdout + r.stderr).not.toContain('S3cretPassw0rd');
     });
 
-    describe('resuming', () => {
+    // Side by side: each case waits on its slow runs, with a folder of its own; the one that kills connections
+    // has a database of its own, so no other case's run sees a reconnect.
+    describe.concurrent('resuming', () => {
       const N = 240;
       let table = '';
       beforeAll(async () => {
@@ -413,7 +419,7 @@ export function databaseInputTests(dialect: DialectName): void {
           }
           const before = frontierOf(out)!;
           expect(before.row).toBeGreaterThan(0);
-          const last = await spawnCli(args);
+          const last = await runInProcess(args);
           expect(last.code, last.stderr).toBe(0);
           expect(last.stderr).toMatch(new RegExp(`resuming after row ${before.row} \\(reference_id 'LOC-\\d{6}'\\)`));
           const o = readOutput(out);
@@ -457,9 +463,11 @@ export function databaseInputTests(dialect: DialectName): void {
       });
 
       itDb(dialect)('connections killed mid-run: the run connects again and finishes', async () => {
+        const own = await freshDatabase(dialect, 'bre_e2e_srck');
+        await loadRows(own, table, locationRows(N));
         const out = tempDir('bre-e2e-db-killconn-');
-        const name = new URL(url).pathname.slice(1);
-        const run = startCli(runArgs('location', url, out, '--table', table, ...slow));
+        const name = new URL(own).pathname.slice(1);
+        const run = startCli(runArgs('location', own, out, '--table', table, ...slow));
         await waitForLines(run, join(out, 'results.ndjson'), 40);
         await waitFor(async () => (await killConnections(dialect, name)) >= 1, 10_000, "the run's connection killed");
         const res = await run.done;
@@ -500,7 +508,7 @@ export function databaseInputTests(dialect: DialectName): void {
           expect(stopped.summary.stopped.code).toBe('SOURCE_UNAVAILABLE');
           expect(stopped.results.length).toBeLessThan(N);
           await proxy.up();
-          const again = await spawnCli(args);
+          const again = await runInProcess(args);
           expect(again.code, again.stderr).toBe(0);
           expect(
             keyProblems(
@@ -522,12 +530,12 @@ export function databaseInputTests(dialect: DialectName): void {
           const r = await spawnCli(runArgs('location', url, out, '--table', table, '--rate', 'off'));
           expect(r.code).toBe(2);
           expect(r.stderr).toMatch(/refusing to resume into .*: it read table other_loc, now table resume_loc/);
-          const q = await spawnCli(
+          const q = await runInProcess(
             runArgs('location', url, out, '--query', 'SELECT * FROM other_loc', '--rate', 'off'),
           );
           expect(q.code).toBe(2);
           expect(q.stderr).toMatch(/it read table other_loc, now the query SELECT \* FROM other_loc/);
-          const f = await spawnCli(runArgs('location', join(SAMPLES, 'location.csv'), out, '--rate', 'off'));
+          const f = await runInProcess(runArgs('location', join(SAMPLES, 'location.csv'), out, '--rate', 'off'));
           expect(f.code).toBe(2);
           expect(f.stderr).toMatch(/it was made from the database .*, now from the file/);
         },
@@ -566,7 +574,7 @@ export function databaseInputTests(dialect: DialectName): void {
         await sql(url, `DELETE FROM retry_loc WHERE reference_id = ${dialect === 'postgres' ? '$1' : '?'}`, [
           'LOC-000002',
         ]);
-        const changed = await spawnCli(
+        const changed = await runInProcess(
           runArgs('location', url, out, '--table', 'retry_loc', '--rate', 'off', '--retry-errors'),
         );
         expect(changed.code, changed.stderr).toBe(2);
@@ -605,11 +613,11 @@ export function databaseInputTests(dialect: DialectName): void {
         // Another shard's rows are settled for this one: its frontier reaches the last row.
         expect(frontierOf(join(dir, `s${k}`))).toMatchObject({ row: 40, key: 'LOC-000040' });
       }
-      const m = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
+      const m = await runInProcess(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
       expect(m.code, m.stderr).toBe(0);
       // Each shard's keys and the merged folder's against the table read again.
       for (const f of ['s1', 's2', 'merged']) {
-        const v = await spawnCli(['verify', join(dir, f)]);
+        const v = await runInProcess(['verify', join(dir, f)]);
         expect(v.code, `${f}: ${v.stdout}${v.stderr}`).toBe(0);
         expect(v.stdout).toMatch(f === 'merged' ? /40 rows read again/ : /\(shard \d\/2\): \d+ rows read again/);
       }
