@@ -71,6 +71,8 @@ export interface OpenOptions {
   readonly formats?: ReadonlySet<OutputFormat>;
   /** A sampled run: the results files carry `stratum` and `weight` after `row,key`. */
   readonly sampled?: boolean;
+  /** Rows a chunk of the results files holds, a row group (BRE_ROW_GROUP_ROWS; default ./spool/spool.ts CHUNK_ROWS). */
+  readonly chunkRows?: number;
   /**
    * The stages whose decisions summary.json counts: the spool counts each chunk's, so that the end after a kill
    * uses the chunks without reading their lines (src/output/spool/records.ts).
@@ -131,6 +133,7 @@ export class RunOutput {
   #stages: readonly StageColumns[] = [];
   #formats: ReadonlySet<OutputFormat> = new Set();
   #sampled = false;
+  #chunkRows: number | undefined;
   /** The run's id and this session's number, stamped on every line (OpenOptions.session). */
   provenance: RowProvenance | undefined;
   /** `,"run_id":"...","run_session":N`: the part of a results line after its key, made once. */
@@ -232,6 +235,7 @@ export class RunOutput {
     output.#stages = opts.stages ?? [];
     output.#formats = opts.formats ?? new Set(OUTPUT_FORMATS);
     output.#sampled = opts.sampled === true;
+    output.#chunkRows = opts.chunkRows;
     if (opts.stages) {
       // The spool's thread starts once this session has written SPOOL_AFTER_BYTES of results: a short run
       // (a test, a small batch) rebuilds its few rows from the journal in no time and never pays for a
@@ -247,6 +251,7 @@ export class RunOutput {
             parquet: output.#formats.has('parquet'),
             stages,
             sampled: output.#sampled,
+            ...(opts.chunkRows ? { chunkRows: opts.chunkRows } : {}),
             union: output.#columns!.union,
             resultsPath: join(dir, FILES.results),
             start,
@@ -442,6 +447,7 @@ export class RunOutput {
         spool,
         formats: this.#formats,
         sampled: this.#sampled,
+        ...(this.#chunkRows ? { chunkRows: this.#chunkRows } : {}),
         transactionsJournal: this.#withTransactions ? join(this.dir, FILES.txJournal) : undefined,
         visitResultsBefore: this.#sessionStart,
         decisions,

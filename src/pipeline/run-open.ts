@@ -194,6 +194,7 @@ export async function acquireRun(x: {
       withTransactions: transactions,
       formats: s.outputFormats,
       sampled: sample !== undefined,
+      ...(s.rowGroupRows ? { chunkRows: s.rowGroupRows } : {}),
       stages: s.pipeline.stages.map(declaredFields),
       decisionStages: s.pipeline.stages.map((st) => ({ id: st.id, kind: st.kind })),
       // A journal write that fails at the end of an event-loop turn (a full disk) stops the run at once.

@@ -116,6 +116,8 @@ export interface OutputSettings {
   readonly outputFormats: ReadonlySet<'csv' | 'parquet'>;
   /** Personal data is masked in errors.ndjson and logs unless this is set (--keep-personal-data). */
   readonly keepPersonalData: boolean;
+  /** BRE_ROW_GROUP_ROWS: rows a row group of results.parquet holds, a chunk of the spool. Undefined: 10,000. */
+  readonly rowGroupRows?: number;
   /**
    * --sink URL (--sink-table, --sink-schema, --sink-retry): results, errors and transactions are also written
    * into database tables, exactly once (./sink.ts). Undefined: the folder only.

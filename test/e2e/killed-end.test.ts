@@ -13,14 +13,19 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 import { buildResultsCsv } from '../output/two-pass-csv.js';
-import { expectMatchesJournal } from '../output/parquet-reader.js';
+import { expectMatchesJournal, parquetRowGroups } from '../output/parquet-reader.js';
 import { workflowResultColumns } from '../../src/normalise/workflow.js';
 
 /**
- * Enough for the killed session to write a chunk of 10,000 rows past its reorder buffer (4,096 rows) and
- * the 256 KB of lines before its spool starts, with time to spare before the run would end.
+ * Chunks of 1,000 rows (BRE_ROW_GROUP_ROWS, a tenth of the spool's 10,000): the same boundaries crossed by
+ * fewer rows (the two runs of them are most of this file's CPU).
  */
-const ROWS = 20_000;
+const CHUNK_ROWS = 1000;
+/**
+ * Enough for the killed session to write a chunk past its reorder buffer (4,096 rows) and the 256 KB of lines
+ * before its spool starts (about 5,500 rows), with time to spare before the run would end.
+ */
+const ROWS = 10_000;
 
 /** The records file of the killed session's spool, once it lists a chunk (a record holds a row group's metadata). */
 function recordedChunk(out: string): boolean {
@@ -46,17 +51,22 @@ describe('the end after a kill -9', () => {
     const input = locationCsv(dir, ROWS);
     const out = join(dir, 'out');
     const args = runArgs('location', input, out, '--rate', 'off', '--concurrency', '32');
-    const first = startCli(args, sb.env());
+    const env = { ...sb.env(), BRE_ROW_GROUP_ROWS: String(CHUNK_ROWS) };
+    const first = startCli(args, env);
     await waitFor(() => recordedChunk(out) || first.child.exitCode !== null, 300_000, 'a chunk recorded');
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
 
-    const second = await spawnCli(args, sb.env());
+    const second = await spawnCli(args, env);
     expect(second.code, second.stderr).toBe(0);
     const after = readOutput(out);
     expect(invariantProblems(ROWS, after)).toEqual([]);
     // At least the killed session's first chunk was used as it was written.
-    expect(after.summary.end_of_run?.rows_copied).toBeGreaterThanOrEqual(10_000);
+    expect(after.summary.end_of_run?.rows_copied).toBeGreaterThanOrEqual(CHUNK_ROWS);
+    // The chunks, copied or encoded, are row groups of at most the variable's rows.
+    const groups = await parquetRowGroups(join(out, 'results.parquet'));
+    expect(groups.filter((n) => n > CHUNK_ROWS)).toEqual([]);
+    expect(groups.reduce((a, b) => a + b, 0)).toBe(ROWS);
     // Each row's decision counted once: the killed session's by its chunks' records or its lines, this one's live.
     const counted: Record<string, number> = {};
     for (const l of after.results) {
@@ -71,7 +81,7 @@ describe('the end after a kill -9', () => {
     await expectMatchesJournal(join(out, 'results.parquet'), join(out, 'results.ndjson'), after.csvLines[0].split(','));
     expect(readdirSync(join(out, '.state')).filter((f) => f.startsWith('spool-'))).toEqual([]);
 
-    // Two runs of 20,000 rows (one killed) with --rate off: about 100 s at load 25 on 2 cores, more with a
+    // Two runs of 10,000 rows (one killed) with --rate off: about 50 s at load 25 on 2 cores, more with a
     // benchmark beside it.
   }, 480_000);
 });

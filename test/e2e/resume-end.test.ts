@@ -13,10 +13,20 @@ import { runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
-import { expectMatchesJournal, readParquet } from '../output/parquet-reader.js';
+import { expectMatchesJournal, parquetRowGroups, readParquet } from '../output/parquet-reader.js';
 
-/** More rows than a chunk (10,000): the second session has a chunk where the sessions meet and one past it. */
-const ROWS = 14_000;
+/**
+ * Chunks of 1,000 rows (BRE_ROW_GROUP_ROWS, a tenth of the spool's 10,000): the same boundaries as a run of
+ * 60,000 rows at its own, crossed by a tenth of the rows (each session's run of them is most of this file's CPU).
+ */
+const CHUNK_ROWS = 1000;
+/** The first session stopped after STOP_AFTER lines: two chunks and more of its own. */
+const STOP_AFTER = 2000;
+/**
+ * More rows than the chunks the first session ends in: the second session has a chunk where the sessions meet
+ * and several past it, and more rows than its reorder buffer (4,096) holds.
+ */
+const ROWS = 7000;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 /**
@@ -45,9 +55,10 @@ describe('the end of a resumed run', () => {
     const input = locationCsv(dir, ROWS);
     const out = join(dir, 'out');
     const args = runArgs('location', input, out, '--rate', 'off', '--concurrency', '64');
+    const env = { ...sb.env(), BRE_ROW_GROUP_ROWS: String(CHUNK_ROWS) };
     // No grace: the calls in flight at the stop are abandoned, their rows left for the second session.
-    const first = startCli([...args, '--stop-grace', '0'], sb.env(), { timeoutMs: 170_000 });
-    await waitForLines(first, join(out, 'results.ndjson'), 3000, 120_000);
+    const first = startCli([...args, '--stop-grace', '0'], env, { timeoutMs: 170_000 });
+    await waitForLines(first, join(out, 'results.ndjson'), STOP_AFTER, 120_000);
     first.child.kill('SIGTERM');
     const stopped = await first.done;
     expect(stopped.code, stopped.stderr).toBe(3);
@@ -59,7 +70,7 @@ describe('the end of a resumed run', () => {
     const top = Math.max(...before);
     expect(before.length).toBeLessThan(top);
 
-    const second = await spawnCli(args, sb.env(), { timeoutMs: 170_000 });
+    const second = await spawnCli(args, env, { timeoutMs: 170_000 });
     expect(second.code, second.stderr).toBe(0);
     const resumed = readOutput(out);
     expect(invariantProblems(ROWS, resumed)).toEqual([]);
@@ -90,10 +101,14 @@ describe('the end of a resumed run', () => {
     // An uninterrupted run of the same input: the same files, but for the sandbox's request ids (a counter
     // of its own).
     const whole = join(dir, 'whole');
-    const once = await spawnCli(runArgs('location', input, whole, '--rate', 'off', '--concurrency', '64'), sb.env(), {
+    const once = await spawnCli(runArgs('location', input, whole, '--rate', 'off', '--concurrency', '64'), env, {
       timeoutMs: 170_000,
     });
     expect(once.code, once.stderr).toBe(0);
+    // Its row groups are the variable's size.
+    expect(await parquetRowGroups(join(whole, 'results.parquet'))).toEqual(
+      Array.from({ length: ROWS / CHUNK_ROWS }, () => CHUNK_ROWS),
+    );
     const wholeText = readFileSync(join(whole, 'results.csv'), 'utf8');
     expect(csvText.split('\n')[0]).toBe(wholeText.split('\n')[0]);
     expect(withoutIds(parse(csvText) as string[][])).toEqual(withoutIds(parse(wholeText) as string[][]));

@@ -54,6 +54,7 @@ export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.Pro
     'BRE_AUTH_TOKEN',
     'BRE_AUTH_TOKEN_FILE',
     'BRE_DEBUG',
+    'BRE_ROW_GROUP_ROWS',
     'HTTPS_PROXY',
     'https_proxy',
     'HTTP_PROXY',

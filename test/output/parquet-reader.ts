@@ -37,6 +37,15 @@ export async function parquetCodecs(path: string): Promise<string[]> {
   return [...codecs];
 }
 
+/** The rows of each row group, in the file's order, as arrow-rs reads them from the footer. */
+export async function parquetRowGroups(path: string): Promise<number[]> {
+  const file = await ParquetFile.fromFile(new Blob([readFileSync(path)]));
+  return file
+    .metadata()
+    .rowGroups()
+    .map((rg) => rg.numRows());
+}
+
 /** A journal value as the reader shows it: integers as bigint, text as is, arrays/objects (and mixed columns' non-text) as JSON text. */
 function expectedCell(want: unknown, type: string): unknown {
   if (want === undefined || want === null) return null;

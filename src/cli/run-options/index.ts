@@ -57,7 +57,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
   const sampling = resolveSampling(a);
   const control = resolveControl(a, pipeline.expectVersion);
   const job = resolveJob(a, ctx);
-  const output = resolveOutput(a, job !== undefined);
+  const output = resolveOutput(a, job !== undefined, ctx.env);
   const monitoring = resolveMonitoring(a);
   const sink = resolveRunSink(a, pipeline.name, ctx);
   const spend = resolveSpend(a, pipeline.prices);
@@ -73,6 +73,7 @@ export function resolveRunRequest(a: RunArgs, ctx: OptionsContext, resumeCommand
       ...spend,
       outputFormats: output.outputFormats,
       keepPersonalData: output.keepPersonalData,
+      ...(output.rowGroupRows ? { rowGroupRows: output.rowGroupRows } : {}),
       retryErrors: output.retryErrors,
       ...(job ? { job } : {}),
       dryRun: control.dryRun,

@@ -4,6 +4,7 @@
  */
 import { BreError } from '@bre-batch/core/errors';
 import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/spool/output-formats.js';
+import { CHUNK_ROWS_VARIABLE, chunkRowsOf } from '../../output/spool/spool.js';
 import type { OptionFamily } from './family.js';
 
 export interface OutputArgs {
@@ -54,10 +55,20 @@ export interface ResolvedOutput {
   readonly retryErrors: boolean;
   /** --keep-journal: a finished run's journal is left as it is (src/output/journal/compact.ts). */
   readonly keepJournal: boolean;
+  /** BRE_ROW_GROUP_ROWS, from the environment: rows a row group of results.parquet holds (undefined: 10,000). */
+  readonly rowGroupRows?: number;
 }
 
-/** `job`: run --job, whose worker writes a folder of its own each session (its --retry-errors is the job's). */
-export function resolveOutput(a: OutputArgs, job = false): ResolvedOutput {
+/**
+ * `job`: run --job, whose worker writes a folder of its own each session (its --retry-errors is the job's).
+ * `env`: the environment, for BRE_ROW_GROUP_ROWS.
+ */
+export function resolveOutput(
+  a: OutputArgs,
+  job = false,
+  env: Readonly<Record<string, string | undefined>> = {},
+): ResolvedOutput {
+  const rowGroupRows = chunkRowsOf(env[CHUNK_ROWS_VARIABLE]);
   if (a['retry-errors'] && !a.out && !job)
     throw new BreError('USAGE', '--retry-errors needs --out DIR: the folder of the run whose errors to retry');
   return {
@@ -66,5 +77,6 @@ export function resolveOutput(a: OutputArgs, job = false): ResolvedOutput {
     keepPersonalData: a['keep-personal-data'],
     retryErrors: a['retry-errors'] && !job,
     keepJournal: a['keep-journal'],
+    ...(rowGroupRows ? { rowGroupRows } : {}),
   };
 }

@@ -179,6 +179,8 @@ export interface RebuildOptions {
   readonly visitError?: (line: Record<string, unknown>) => void;
   /** A sampled run: the results and errors files carry `stratum,weight` after `row,key`. */
   readonly sampled?: boolean;
+  /** Rows a chunk of the results files holds (default ./spool.ts CHUNK_ROWS), as the spool was told. */
+  readonly chunkRows?: number;
 }
 
 export interface RebuildResult {
@@ -235,6 +237,7 @@ export async function rebuildOutputs(o: RebuildOptions): Promise<RebuildResult> 
     visit: o.visitResult,
     visitBefore: o.visitResultsBefore,
     sampled: o.sampled,
+    chunkRows: o.chunkRows,
     indexPath: at(FILES.resultsIndex),
     tally: o.tally,
     recorded,

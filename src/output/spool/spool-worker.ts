@@ -144,6 +144,7 @@ if (port) {
         stages: data.stages,
         union,
         sampled: data.sampled,
+        ...(data.chunkRows ? { chunkRows: data.chunkRows } : {}),
         id,
         recorder: new SpoolRecorder(data.stateDir, id, data.resultsPath, data.start),
         ...(stages ? { tally: () => new DecisionCounter(stages) } : {}),

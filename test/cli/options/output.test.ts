@@ -1,9 +1,9 @@
 /**
  * `run`'s output options (src/cli/run-options/output.ts): --out, --output-formats, --keep-personal-data, --retry-errors,
- * --keep-journal.
+ * --keep-journal; and BRE_ROW_GROUP_ROWS, read from the environment.
  */
 import { describe, expect, it } from 'vitest';
-import { refusal, resolveArgs } from './parse.js';
+import { fakeContext, refusal, resolveArgs } from './parse.js';
 
 describe('--out', () => {
   it('is left to the run by default (output/<pipeline>-<UTC timestamp>, or the unfinished folder of the same run: src/pipeline/default-folder.ts)', () => {
@@ -55,5 +55,27 @@ describe('--keep-journal', () => {
   it("is off by default: a finished run's journal is compacted", () => {
     expect(resolveArgs([]).keepJournal).toBe(false);
     expect(resolveArgs(['--keep-journal']).keepJournal).toBe(true);
+  });
+});
+
+describe('BRE_ROW_GROUP_ROWS', () => {
+  const env = (value: string) => fakeContext({ env: { BRE_ROW_GROUP_ROWS: value } });
+
+  it("unset or empty: no setting (the spool's 10,000 rows a row group)", () => {
+    expect(resolveArgs([]).settings.rowGroupRows).toBeUndefined();
+    expect(resolveArgs([], env('')).settings.rowGroupRows).toBeUndefined();
+  });
+
+  it('a whole number from 1,000 to 10,000: the rows of a row group of results.parquet', () => {
+    expect(resolveArgs([], env('1000')).settings.rowGroupRows).toBe(1000);
+    expect(resolveArgs([], env('10000')).settings.rowGroupRows).toBe(10_000);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    for (const value of ['999', '10001', '2.5', 'lots', '-1000', '1e3'])
+      expect(refusal([], env(value))).toEqual({
+        code: 'USAGE',
+        message: `Expected BRE_ROW_GROUP_ROWS to be a whole number from 1000 to 10000 (rows per row group of results.parquet), got '${value}'`,
+      });
   });
 });
