@@ -58,11 +58,12 @@ describe('where the suite time goes (scripts/test-durations.ts)', () => {
   });
 
   it("the probe (test/cpu-probe.ts) writes a file's CPU, its spawned processes' included", () => {
-    // A child that burns 0.4 s of CPU (by its own count, whatever the load); the file's line counts it under children.
+    // A child that burns 0.4 s of CPU (by its own count, whatever the load: user and system, as the probe counts
+    // it; its loop's calls are system time); the file's line counts it under children.
     const [line] = probed(
       'forks',
       `import { execFileSync } from 'node:child_process';\nimport { it } from 'vitest';\n` +
-        `it('burns', () => { execFileSync(process.execPath, ['-e', 'while (process.cpuUsage().user < 400000);']); });\n`,
+        `it('burns', () => { execFileSync(process.execPath, ['-e', 'for (let u = process.cpuUsage(); u.user + u.system < 400000; u = process.cpuUsage());']); });\n`,
     );
     expect(line.where).toBe('process');
     expect(line.children).toBeGreaterThanOrEqual(0.3);
@@ -70,8 +71,10 @@ describe('where the suite time goes (scripts/test-durations.ts)', () => {
 
   it("on a worker thread, a file's own CPU is its thread's, not the rest of the process's", () => {
     // Another thread of the process burns 1 s of its own CPU while the file's thread waits for it: a reading of
-    // the whole process (what a file on a thread shares with the other worker's) would count it.
-    const burn = `const t = () => Number(require('node:fs').readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ')[11]); const s = t(); while (t() - s < 100);`;
+    // the whole process (what a file on a thread shares with the other worker's) would count it. Its user and
+    // system ticks (stat's fields 14 and 15), as the probe counts: its loop's reads are mostly system time, and
+    // counting user time alone burnt 3-4 CPU-s to reach 1 s of it.
+    const burn = `const t = () => { const f = require('node:fs').readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); }; const s = t(); while (t() - s < 100);`;
     const [line] = probed(
       'threads',
       `import { once } from 'node:events';\nimport { Worker } from 'node:worker_threads';\nimport { it } from 'vitest';\n` +
