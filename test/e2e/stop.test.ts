@@ -7,9 +7,12 @@
  * took: a stop that waited would let a queued or hanging call finish, and that is what fails the test.
  * The stops are spawned CLIs (a signal, a deadline, the exit through main.ts); the resumes, whose folder is the
  * point, run the CLI's code in this process (runInProcess), without a CLI's start-up each.
+ *
+ * Every case has its sandbox (and proxy) of its own, so that no count is shared, and the cases run side by
+ * side: they wait on a grace period, hanging calls, a back-off, not on the CPU.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { runArgs, spawnCli, startCli, waitForLines, type CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, readOutput } from '../helpers/output.js';
@@ -26,6 +29,16 @@ const FAST = ['--rate', 'workflow=100/s'];
 const CRAWL = ['--rate', 'workflow=1/min'];
 const DEADLINE = { timeoutMs: 30_000 };
 
+/** The case's own sandbox (`opts`, or one without a limit), closed when the case ends. */
+async function sandboxFor(
+  t: TestContext,
+  opts: Parameters<typeof startTestSandbox>[0] = { rate: { workflow: null } },
+): Promise<TestSandbox> {
+  const sb = await startTestSandbox(opts);
+  t.onTestFinished(() => sb.close());
+  return sb;
+}
+
 /** The run ended by itself (exit 3), not by the test's deadline. */
 function expectStoppedByItself(r: CliResult): void {
   expect(
@@ -35,16 +48,9 @@ function expectStoppedByItself(r: CliResult): void {
   expect(r.code, r.stderr).toBe(3);
 }
 
-describe('credentials or address refused', () => {
-  let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox({ rate: { workflow: null } });
-  });
-  afterAll(async () => {
-    await sb?.close();
-  });
-
-  it('401: exit 3 at once, names the service and the credentials, no row errors; then resumes', async () => {
+describe.concurrent('credentials or address refused', () => {
+  it('401: exit 3 at once, names the service and the credentials, no row errors; then resumes', async (t) => {
+    const sb = await sandboxFor(t);
     const dir = tempDir();
     const input = locationCsv(dir, 60);
     const out = join(dir, 'out');
@@ -73,7 +79,8 @@ describe('credentials or address refused', () => {
     expect(invariantProblems(60, readOutput(out))).toEqual([]);
   }, 60_000);
 
-  it('403 (IP not on the allow-list): exit 3, says the egress IP must be allow-listed; then resumes', async () => {
+  it('403 (IP not on the allow-list): exit 3, says the egress IP must be allow-listed; then resumes', async (t) => {
+    const sb = await sandboxFor(t);
     const closed = await startTestSandbox({ allow: ['10.0.0.0/8'], authToken: sb.token });
     const dir = tempDir();
     const input = locationCsv(dir, 40);
@@ -96,7 +103,7 @@ describe('credentials or address refused', () => {
   }, 60_000);
 });
 
-describe('circuit breaker', () => {
+describe.concurrent('circuit breaker', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 1 } });
@@ -138,7 +145,7 @@ describe('circuit breaker', () => {
   }, 90_000);
 });
 
-describe('circuit breaker on the failure share', () => {
+describe.concurrent('circuit breaker on the failure share', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ rate: { workflow: null }, faults: { 503: 0.95 }, seed: 3 });
@@ -173,31 +180,36 @@ describe('circuit breaker on the failure share', () => {
   }, 60_000);
 });
 
-describe('signals', () => {
-  let hung: TestSandbox;
-  let proxy: CountingProxy;
+describe.concurrent('signals', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
-    // Half the calls hang for 20 s, longer than the grace periods below but for the 30 s one. The proxy in
-    // front counts the calls the CLI gave up on before their answer came.
-    hung = await startTestSandbox({ rate: { workflow: null }, faults: { slow: 0.5 }, slowMs: 20_000 });
-    proxy = await startCountingProxy(hung.sandbox.url);
+    // Where the stopped runs resume: nothing is counted there.
     sb = await startTestSandbox({ rate: { workflow: null } });
   });
   afterAll(async () => {
-    await proxy?.close();
-    await hung?.close();
     await sb?.close();
   });
 
-  /** Waits until `n` more calls than now hang in the sandbox (right after an answer the next call may not have started). */
-  async function untilHanging(n: number): Promise<void> {
+  /**
+   * The case's own sandbox where half the calls hang for 20 s, longer than the grace periods below but for the
+   * 30 s one, and the proxy in front that counts the calls the CLI gave up on before their answer came.
+   */
+  async function hungFor(t: TestContext): Promise<{ hung: TestSandbox; proxy: CountingProxy }> {
+    const hung = await sandboxFor(t, { rate: { workflow: null }, faults: { slow: 0.5 }, slowMs: 20_000 });
+    const proxy = await startCountingProxy(hung.sandbox.url);
+    t.onTestFinished(() => proxy.close());
+    return { hung, proxy };
+  }
+
+  /** Waits until `n` more calls than now hang in `hung` (right after an answer the next call may not have started). */
+  async function untilHanging(hung: TestSandbox, n: number): Promise<void> {
     const before = hung.sandbox.stats().services.workflow.faults.slow;
     await waitFor(() => hung.sandbox.stats().services.workflow.faults.slow >= before + n, 10_000, `${n} calls to hang`);
   }
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`${signal}: stops taking rows, abandons calls past --stop-grace, exit 3, resumable`, async () => {
+    it(`${signal}: stops taking rows, abandons calls past --stop-grace, exit 3, resumable`, async (t) => {
+      const { hung, proxy } = await hungFor(t);
       const dir = tempDir();
       const rows = 80;
       const input = locationCsv(dir, rows);
@@ -215,7 +227,7 @@ describe('signals', () => {
       );
       const run = startCli(args, hung.env(proxy.url));
       await waitForLines(run, join(out, 'results.ndjson'), 10);
-      await untilHanging(2);
+      await untilHanging(hung, 2);
       const abandonedBefore = proxy.counts.abandoned;
       run.child.kill(signal);
       const res = await run.done;
@@ -264,7 +276,8 @@ describe('signals', () => {
     expect(invariantProblems(rows, readOutput(out))).toEqual([]);
   }, 60_000);
 
-  it('a second signal abandons the calls in flight at once', async () => {
+  it('a second signal abandons the calls in flight at once', async (t) => {
+    const { hung, proxy } = await hungFor(t);
     const dir = tempDir();
     const input = locationCsv(dir, 60);
     const out = join(dir, 'out');
@@ -274,7 +287,7 @@ describe('signals', () => {
       hung.env(proxy.url),
     );
     await waitForLines(run, join(out, 'results.ndjson'), 5);
-    await untilHanging(2);
+    await untilHanging(hung, 2);
     const abandonedBefore = proxy.counts.abandoned;
     run.child.kill('SIGINT');
     await waitFor(() => run.stderr().includes('SIGINT received'), 5000, 'the first signal to be seen');
