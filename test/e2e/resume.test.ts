@@ -3,11 +3,18 @@
  * line, and a resume with the same command: every row once, no successful call repeated beyond the calls
  * in flight at the kill, results.csv and summary.json rebuilt. A different input or pipeline under the same
  * --out is refused.
+ *
+ * Each case has its sandbox and counting proxy of its own and the cases run side by side: they wait on the
+ * sandbox's latency and a pace. The kills, the full disk (a file size limit), the second run on a locked folder
+ * and each case's first refusal are spawned CLIs (what only a process shows, and the exit through main.ts);
+ * the resumes and the other refusals, whose folder or message is the point, run the CLI's code in this process
+ * (runInProcess), without a CLI's start-up each.
  */
 import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { invariantProblems, locationCsv, locationKey, readOutput } from '../helpers/output.js';
 import { locationParquet } from '../helpers/location-parquet.js';
 import { startCountingProxy, type CountingProxy } from '../helpers/proxy.js';
@@ -21,27 +28,26 @@ import { expectMatchesJournal } from '../output/parquet-reader.js';
 const ROWS = 160;
 const CONCURRENCY = 8;
 
-describe('kill -9 and resume', () => {
-  let sb: TestSandbox;
-  let proxy: CountingProxy;
-  beforeAll(async () => {
-    // Latency keeps several calls in flight at any moment, so the kill lands on some of them.
-    sb = await startTestSandbox({ rate: { workflow: null }, latencyMs: 150 });
-    proxy = await startCountingProxy(sb.sandbox.url);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await sb?.close();
-  });
+/** The case's own sandbox and the proxy counting its calls, closed when the case ends. */
+async function servedFor(t: TestContext): Promise<{ sb: TestSandbox; proxy: CountingProxy }> {
+  // Latency keeps several calls in flight at any moment, so the kill lands on some of them.
+  const sb = await startTestSandbox({ rate: { workflow: null }, latencyMs: 150 });
+  t.onTestFinished(() => sb.close());
+  const proxy = await startCountingProxy(sb.sandbox.url);
+  t.onTestFinished(() => proxy.close());
+  return { sb, proxy };
+}
 
+describe.concurrent('kill -9 and resume', () => {
   // Parquet rows are numbered in the file's order, so a Parquet input resumes exactly as a CSV does.
-  it.each([
+  it.for<[string, (dir: string, n: number) => string]>([
     ['CSV', locationCsv],
     ['Parquet', locationParquet],
   ])(
     '%s: resumes after SIGKILL and a torn line: every row once, no success repeated beyond those in flight',
-    async (_format, write) => {
-      proxy.reset();
+    { timeout: 90_000 },
+    async ([_format, write], t) => {
+      const { sb, proxy } = await servedFor(t);
       const dir = tempDir();
       const input = write(dir, ROWS);
       const out = join(dir, 'out');
@@ -69,7 +75,7 @@ describe('kill -9 and resume', () => {
         `{"row":${torn},"key":"LOC-${String(torn).padStart(6, '0')}","stages":{"loc`,
       );
 
-      const second = await spawnCli(args, sb.env(proxy.url));
+      const second = await runInProcess(args, sb.env(proxy.url));
       expect(second.code, second.stderr).toBe(0);
       const after = readOutput(out);
       expect(invariantProblems(ROWS, after)).toEqual([]);
@@ -106,11 +112,10 @@ describe('kill -9 and resume', () => {
       expect(repeated.size).toBeLessThanOrEqual(CONCURRENCY);
       expect([...repeated.values()].every((n) => n === 2)).toBe(true);
     },
-    90_000,
   );
 
-  it('a full disk (a write fails) stops with exit 3; the same command resumes and completes', async () => {
-    proxy.reset();
+  it('a full disk (a write fails) stops with exit 3; the same command resumes and completes', async (t) => {
+    const { sb, proxy } = await servedFor(t);
     const dir = tempDir();
     const input = locationCsv(dir, ROWS);
     const out = join(dir, 'out');
@@ -125,7 +130,7 @@ describe('kill -9 and resume', () => {
     expect(stopped.results.length).toBeLessThan(ROWS);
     expect(stopped.summary.stopped.code).toBe('OUTPUT_UNWRITABLE');
 
-    const resumed = await spawnCli(args, sb.env(proxy.url));
+    const resumed = await runInProcess(args, sb.env(proxy.url));
     expect(resumed.code, resumed.stderr).toBe(0);
     const after = readOutput(out);
     expect(invariantProblems(ROWS, after)).toEqual([]);
@@ -138,7 +143,8 @@ describe('kill -9 and resume', () => {
     expect(repeated.size).toBeLessThanOrEqual(2 * CONCURRENCY);
   }, 60_000);
 
-  it('a second run on the same --out while the first is running is refused (exit 2); the first is unharmed', async () => {
+  it('a second run on the same --out while the first is running is refused (exit 2); the first is unharmed', async (t) => {
+    const { sb } = await servedFor(t);
     const dir = tempDir();
     const input = locationCsv(dir, 150);
     const out = join(dir, 'out');
@@ -162,11 +168,12 @@ describe('kill -9 and resume', () => {
     expect(existsSync(join(out, '.state', 'lock'))).toBe(false);
   }, 60_000);
 
-  it('refuses to resume with another input or another pipeline under the same --out (exit 2)', async () => {
+  it('refuses to resume with another input or another pipeline under the same --out (exit 2)', async (t) => {
+    const { sb } = await servedFor(t);
     const dir = tempDir();
     const input = locationCsv(dir, 5);
     const out = join(dir, 'out');
-    const ok = await spawnCli(runArgs('location', input, out), sb.env());
+    const ok = await runInProcess(runArgs('location', input, out), sb.env());
     expect(ok.code, ok.stderr).toBe(0);
 
     const other = locationCsv(dir, 6, 'other.csv');
@@ -180,14 +187,14 @@ describe('kill -9 and resume', () => {
       pipeline,
       readFileSync(join(ROOT, 'pipelines', 'location.yaml'), 'utf8').replace('id: location', 'id: geo'),
     );
-    const byPipeline = await spawnCli(runArgs(pipeline, input, out), sb.env());
+    const byPipeline = await runInProcess(runArgs(pipeline, input, out), sb.env());
     expect(byPipeline.code).toBe(2);
     expect(byPipeline.stderr).toMatch(/refusing to resume/);
     expect(byPipeline.stderr).toMatch(/pipeline/);
 
     // The same bytes read otherwise would be other values: another encoding or --decimal-comma is refused.
     for (const extra of [['--encoding', 'windows-1252'], ['--decimal-comma']]) {
-      const byReading = await spawnCli(runArgs('location', input, out, ...extra), sb.env());
+      const byReading = await runInProcess(runArgs('location', input, out, ...extra), sb.env());
       expect(byReading.code).toBe(2);
       expect(byReading.stderr).toMatch(
         /refusing to resume .*its input was read with encoding utf-8, separator ',' \(comma\), no --decimal-comma, now with/,
@@ -202,7 +209,7 @@ describe('kill -9 and resume', () => {
     // The same contents under another path is the same input: the run resumes (nothing left to do).
     const copy = join(dir, 'copy.csv');
     copyFileSync(input, copy);
-    const same = await spawnCli(runArgs('location', copy, out), sb.env());
+    const same = await runInProcess(runArgs('location', copy, out), sb.env());
     expect(same.code, same.stderr).toBe(0);
     const folder = readOutput(out);
     expect(invariantProblems(5, folder)).toEqual([]);
