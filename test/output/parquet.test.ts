@@ -61,6 +61,22 @@ function writeJournal(path: string, rows: number[]): void {
 }
 
 describe('results.parquet', () => {
+  it('the check against the journal (./parquet-reader.ts) refuses one cell changed, naming its row and column', async () => {
+    const dir = tempDir('bre-pq-');
+    const journal = join(dir, 'results.ndjson');
+    writeJournal(
+      journal,
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
+    await rebuildOutputs({ dir, stages: STAGES, formats: parseOutputFormats(undefined) });
+    const header = readFileSync(join(dir, 'results.csv'), 'utf8').split('\n')[0].split(',');
+    await expectMatchesJournal(join(dir, 'results.parquet'), journal, header);
+    writeFileSync(journal, readFileSync(journal, 'utf8').replace('"score":642', '"score":643'));
+    await expect(expectMatchesJournal(join(dir, 'results.parquet'), journal, header)).rejects.toThrow(
+      /row 42 bureau\.score/,
+    );
+  });
+
   it('holds every value of results.ndjson with its type, columns named and ordered as results.csv, Snappy-compressed', async () => {
     const dir = tempDir('bre-pq-');
     writeJournal(
