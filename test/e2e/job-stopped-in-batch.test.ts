@@ -16,10 +16,14 @@ import { stopHoldingChunkLock } from '../helpers/job-stop.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
-/** 15 s of work for each of the two workers: b is still committing batches while the test looks for its lock. */
-const N = 600;
+/**
+ * 10 s of work for each of the two workers: b is still committing batches while the test looks for its lock (a
+ * batch a poll of the journal, 200 ms, at any rate: as many transactions to be stopped in at 10 rows a second as at
+ * 20, for fewer rows).
+ */
+const N = 200;
 const CHUNK_ROWS = 25;
-const RATE = 20;
+const RATE = 10;
 
 for (const dialect of ['postgres', 'mysql'] as DialectName[]) {
   // The two databases side by side: each case waits on its workers' pace and a lease, not on the CPU.
