@@ -2,7 +2,7 @@
  * The HTTP client: small layers over the next dispatch (./layers/, one file each), composed here and only
  * here (`createClient`, where their order and the reason for it are written). Outermost first:
  *
- *   retry -> first calls -> limit -> sendable -> classify -> spend -> measure -> deadline -> auth -> transport
+ *   retry -> first calls -> limit -> sendable -> classify -> measure (and spend) -> deadline -> auth -> transport
  *   (undici Pool)
  */
 import type { ServiceLimiter } from '../limits/limiter.js';
@@ -17,7 +17,6 @@ import { limit } from './layers/limit.js';
 import { measure, Meter } from './layers/measure.js';
 import { retry } from './layers/retry.js';
 import { sendable } from './layers/sendable.js';
-import { spend } from './layers/spend.js';
 import type { SpendMeter } from '../limits/spend.js';
 import { sleep as abortableSleep } from '../retry/sleep.js';
 import type { Dispatch } from './layers/types.js';
@@ -133,10 +132,11 @@ function transportsOf(opts: ClientOptions): Record<ServiceName, Transport> {
  * - sendable asks the call, when the limiter lets an attempt go, whether it is still wanted (a job's worker:
  *   whether it still holds the row's chunk): right below the limiter, because a queued attempt may wait there
  *   long (a full queue, a pause after a 429, the process stalled), so nothing later is left to ask before the
- *   request; above classify, spend and measure, so an attempt not sent is neither priced nor measured;
- * - spend (only when calls have a price) counts each attempt pending while it is out, then billed or not by the
- *   billing rule from what measure saw (../limits/spend.ts); the cap itself is checked before a row starts;
- * - measure counts every attempt the limiter let through, with its outcome and duration;
+ *   request; above classify and measure, so an attempt not sent is neither priced nor measured;
+ * - measure counts every attempt the limiter let through, with its outcome and duration, and when calls have a
+ *   price, in the same frame, each priced attempt pending while it is out, then billed or not by the billing
+ *   rule from what it saw (../limits/spend.ts; ./layers/measure.ts says why not a layer of its own); the cap
+ *   itself is checked before a row starts;
  * - deadline (time-out) bounds the whole of one attempt, from its dispatch to the last byte of its answer:
  *   waiting for a connection, connecting, the headers and the body (./deadlines.ts; the transport, which
  *   owns the connection, aborts it); the limiter wait is not counted against it. A cut attempt is TIMEOUT,
@@ -162,7 +162,6 @@ export function createClient(opts: ClientOptions): ServiceClient {
   const transport: Dispatch<HttpResponse> = (a) =>
     transports[a.service].dispatch(a.service, a.request, a.timeoutMs, inFlight, a.sent, a.deadline);
 
-  const measured = measure(meter)(deadline(deadlines)(auth(opts.clientId, opts.authToken)(transport)));
   // The order of the layers, outermost first (why: this file's head comment).
   const dispatch = retry({ maxAttempts: opts.maxAttempts, signal: opts.signal, sleep, random: opts.random, meter })(
     firstCalls()(
@@ -172,7 +171,11 @@ export function createClient(opts: ClientOptions): ServiceClient {
         sleep,
         throttleDeadlineMs: opts.throttleDeadlineMs,
         waited: (service, ms) => meter.waited(service, ms),
-      })(sendable()(classify(opts.spend ? spend(opts.spend)(measured) : measured))),
+      })(
+        sendable()(
+          classify(measure(meter, opts.spend)(deadline(deadlines)(auth(opts.clientId, opts.authToken)(transport)))),
+        ),
+      ),
     ),
   );
 

@@ -1,6 +1,6 @@
 /**
  * What calls cost: the prices (per service, per workflow endpoint), which answers are billed (the billing rule)
- * and the run's spend, counted attempt by attempt (../http/layers/spend.ts) and checked against --max-spend
+ * and the run's spend, counted attempt by attempt (../http/layers/measure.ts) and checked against --max-spend
  * before a row starts (../pipeline/feed.ts). Amounts are kept as whole micro-units (a millionth of the
  * currency's unit), so a night of millions of calls adds up without a rounding drift.
  */

@@ -117,12 +117,14 @@ export class Egress {
         const bound = stages.map((st): StageRuntime => {
           const service = kindOf(st.config).service;
           const price = spend ? stagePrice(spend, st.config) : 0;
+          // A call without options of its own (every stage's but a job's worker's) shares one priced options object.
+          const priced = { price };
           return {
             config: st.config,
             counters: st.counters,
             call:
               price > 0
-                ? (path, body, o) => client.call(service, path, body, { ...o, price }, st.stats)
+                ? (path, body, o) => client.call(service, path, body, o ? { ...o, price } : priced, st.stats)
                 : (path, body, o) => client.call(service, path, body, o, st.stats),
           };
         });

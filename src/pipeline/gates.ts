@@ -44,6 +44,9 @@ export type Admission = 'start' | 'not sent' | 'end';
 
 const pass = (ok: boolean, otherwise: Verdict): Verdict => (ok ? 'pass' : otherwise);
 
+/** A wait's verdict, one function for every wait (a full window has a row waiting at nearly every row). */
+const passed = (): Verdict => 'pass';
+
 export const stopGate = (name: string, stop: { readonly reason: BreError | undefined }): Gate => ({
   name,
   check: () => pass(stop.reason === undefined, 'end'),
@@ -114,13 +117,13 @@ export const retryErrorsGate = (
 /** --sink: a sink far behind holds the rows back (its journal lag is bounded, not the memory). */
 export const sinkBehindGate = (room: () => Promise<void> | undefined): Gate => ({
   name: 'sink behind',
-  check: () => room()?.then(() => 'pass' as const) ?? 'pass',
+  check: () => room()?.then(passed) ?? 'pass',
 });
 
 /** A place in the window of rows in flight, waited for when it is full. */
 export const windowGate = (window: Pick<RowWindow, 'enter' | 'giveBack'>): Gate => ({
   name: 'window',
-  check: () => window.enter()?.then(() => 'pass' as const) ?? 'pass',
+  check: () => window.enter()?.then(passed) ?? 'pass',
   giveBack: () => window.giveBack(),
 });
 

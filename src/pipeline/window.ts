@@ -101,16 +101,23 @@ export class RowWindow {
       this.#taken += 1;
       this.#waiters.shift()!();
     }
-    if (this.#waiters.length === 0 && this.#poll) {
-      clearInterval(this.#poll);
-      this.#poll = undefined;
-    }
   }
 
-  /** A full window whose calls are all slow sees no row end for a while; it may still have grown. */
+  /**
+   * A full window whose calls are all slow sees no row end for a while; it may still have grown. The timer is
+   * cleared by its own tick once no reader waits, not as each waiting reader enters: a window kept full by fast
+   * rows has a reader waiting at nearly every row, and a timer made and cleared for each was a Timeout and its
+   * closure allocated a row (docs/history.md, 2026-11-29).
+   */
   #pollWhileWaiting(): void {
     if (this.#poll) return;
-    this.#poll = setInterval(() => this.#admit(), GROW_POLL_MS);
+    this.#poll = setInterval(() => {
+      if (this.#waiters.length > 0) this.#admit();
+      else {
+        clearInterval(this.#poll);
+        this.#poll = undefined;
+      }
+    }, GROW_POLL_MS);
     this.#poll.unref();
   }
 }
