@@ -7,9 +7,9 @@
  * interrupted run is not compacted; its resume is, at its end. A compaction or an expansion cut between its
  * steps (both forms whole, or a temp half-written) is read as the plain journal and tidied by the next writer.
  * --keep-journal leaves the journal as it is.
- * The runs whose folder is the point run the CLI's code in this process (runInProcess: the same options,
- * resolution and executeRun, without a CLI's start-up each); spawned stay the runs under a umask of their own
- * (a process's), the killed one, and `report`, `merge` and `load`.
+ * The runs whose folder is the point, and `report`, `merge` and `load`, run the CLI's code in this process
+ * (runInProcess: the same options and handlers, without a CLI's start-up each); spawned stay the runs under a
+ * umask of their own (a process's) and the killed one.
  */
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,7 +89,7 @@ describe('compaction of a finished run', () => {
     expect(html).toContain('<code>results.ndjson.gz</code>');
     const byCode = `<code>SERVER_UNAVAILABLE</code></td><td class="n">${first.errors.length}</td>`;
     expect(html).toContain(byCode);
-    const again = await spawnCli(['report', out]);
+    const again = await runInProcess(['report', out]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(byCode);
 
@@ -178,7 +178,7 @@ describe('compaction of a finished run', () => {
       expect(forms(join(dir, `s${k}`), ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
     }
     const merged = join(dir, 'merged');
-    const m = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', merged]);
+    const m = await runInProcess(['merge', join(dir, 's1'), join(dir, 's2'), '--out', merged]);
     expect(m.code, m.stderr).toBe(0);
     const folder = readOutput(merged);
     expect(invariantProblems(80, folder)).toEqual([]);
@@ -187,7 +187,7 @@ describe('compaction of a finished run', () => {
     expect(m.stdout).toMatch(/journal: compacted .*results\.ndjson\.gz/);
     expect(forms(merged, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
     const kept = join(dir, 'merged-kept');
-    const k = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', kept, '--keep-journal']);
+    const k = await runInProcess(['merge', join(dir, 's1'), join(dir, 's2'), '--out', kept, '--keep-journal']);
     expect(k.code, k.stderr).toBe(0);
     expect(forms(kept, ['results.ndjson'])).toEqual({ 'results.ndjson': 'plain' });
     expect(readOutput(kept).results).toEqual(folder.results);
@@ -241,7 +241,7 @@ describe('compaction of a finished run', () => {
 
     for (const out of [both, expanding]) {
       expect(readOutput(out).results).toEqual(reference.results);
-      const report = await spawnCli(['report', out]);
+      const report = await runInProcess(['report', out]);
       expect(report.code, report.stderr).toBe(0);
       const plan = await runInProcess([...runArgs('location', input, out), '--plan'], sb.env());
       expect(plan.stdout).toContain('rows to do: 0 (40 already done in the output folder)');
@@ -277,12 +277,12 @@ describe.runIf(available.postgres || process.env.CI === 'true')('load of a compa
       const run = await runInProcess(runArgs('location', input, out, '--rate', 'off'), sb.env());
       expect(run.code, run.stderr).toBe(0);
       expect(forms(out, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
-      const load = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'compacted']);
+      const load = await runInProcess(['load', out, '--sink', sink, '--sink-table', 'compacted']);
       expect(load.code, load.stderr).toBe(0);
       expect(load.stdout).toMatch(/150 results and 0 errors written/);
       expect(await sinkProblems(sink, { table: 'compacted', dirs: [out] })).toEqual([]);
       // Loaded again: the position is in the compacted journal's plain bytes, nothing is read again.
-      const second = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'compacted']);
+      const second = await runInProcess(['load', out, '--sink', sink, '--sink-table', 'compacted']);
       expect(second.code, second.stderr).toBe(0);
       expect(second.stdout).toMatch(/0 results and 0 errors written/);
 
@@ -295,7 +295,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')('load of a compa
       expect(withSink.code, withSink.stderr).toBe(0);
       expect(forms(sunk, ['results.ndjson'])).toEqual({ 'results.ndjson': 'gz' });
       const mark = (await loadsRows(sink)).find((x) => x.sink_table === 'night');
-      const after = await spawnCli(['load', sunk, '--sink', sink, '--sink-table', 'night']);
+      const after = await runInProcess(['load', sunk, '--sink', sink, '--sink-table', 'night']);
       expect(after.code, after.stderr).toBe(0);
       expect(after.stdout).toMatch(/0 results and 0 errors written/);
       expect((await loadsRows(sink)).find((x) => x.sink_table === 'night')).toEqual(mark);

@@ -79,15 +79,15 @@ async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: st
 }
 
 /** The commands whose handler sets the exit code (src/cli/command.ts `exitCodeCommand`), run here as main.ts runs them. */
-const EXIT_CODE_COMMANDS = ['verify', 'merge', 'load'] as const;
+const EXIT_CODE_COMMANDS = ['verify', 'merge', 'load', 'report'] as const;
 type ExitCodeCommand = (typeof EXIT_CODE_COMMANDS)[number];
 const exitCodeCommand = (name: string): name is ExitCodeCommand =>
   (EXIT_CODE_COMMANDS as readonly string[]).includes(name);
 
 /**
- * `bre-batch ARGS` (args[0] must be `run`, `compare`, `verify`, `merge` or `load`; not with --log-format json)
+ * `bre-batch ARGS` (args[0] must be `run`, `compare`, `verify`, `merge`, `load` or `report`; not with --log-format json)
  * in this process, with `env` over the cleaned environment (./cli.ts) for `run`: the built-in sandbox, or the
- * base URLs `env` gives. `verify`, `merge` and `load` read the test's own environment.
+ * base URLs `env` gives. `verify`, `merge`, `load` and `report` read the test's own environment.
  */
 export function runInProcess(
   args: readonly string[],
