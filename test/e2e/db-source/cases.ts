@@ -99,7 +99,10 @@ function frontierOf(out: string): { row: number; key: string | null } | undefine
 /** The database input's tests on one dialect: one test file per dialect, so that both run at once. */
 export function databaseInputTests(dialect: DialectName): void {
   const scheme = dialect === 'postgres' ? 'postgres' : 'mysql';
-  describe.runIf(available[dialect] || process.env.CI === 'true')(`database input: ${dialect}`, () => {
+  // Side by side: each case has tables and folders of its own (the runs in this process take turns, the spawned
+  // ones and their waits overlap); the two that kill or cut connections have a database or a proxy of their own,
+  // so no other case's run sees a reconnect.
+  describe.runIf(available[dialect] || process.env.CI === 'true').concurrent(`database input: ${dialect}`, () => {
     let url: string;
     beforeAll(async () => {
       url = await freshDatabase(dialect, 'bre_e2e_src');
@@ -382,9 +385,7 @@ export function databaseInputTests(dialect: DialectName): void {
       expect(r.stdout + r.stderr).not.toContain('S3cretPassw0rd');
     });
 
-    // Side by side: each case waits on its slow runs, with a folder of its own; the one that kills connections
-    // has a database of its own, so no other case's run sees a reconnect.
-    describe.concurrent('resuming', () => {
+    describe('resuming', () => {
       const N = 240;
       let table = '';
       beforeAll(async () => {
