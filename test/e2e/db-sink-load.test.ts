@@ -2,7 +2,9 @@
  * `bre-batch load OUT --sink URL`, and several workers writing one table: a folder from a run without --sink
  * loads into PostgreSQL equal to its results.ndjson and errors.ndjson (transactions too); a second load writes
  * nothing; a merged folder of two --shard workers loads; two --shard workers with the same --sink table at
- * the same time, no merge, leave every key once, equal to the union of their folders.
+ * the same time, no merge, leave every key once, equal to the union of their folders. The first load is a
+ * spawned CLI, as are the two workers at once; the other runs, loads and the merge are the CLI's code in this
+ * process (test/helpers/cli-in-process.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +47,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         const stamps = new Map((await readTable(sink, 'loaded')).rows.map((r) => [r.reference_id, r.loaded_at]));
         const mark = (await loadsRows(sink)).find((r) => r.sink_table === 'loaded');
 
-        const second = await spawnCli(['load', out, '--sink', sink, '--sink-table', 'loaded']);
+        const second = await runInProcess(['load', out, '--sink', sink, '--sink-table', 'loaded']);
         expect(second.code, second.stderr).toBe(0);
         expect(second.stdout).toMatch(/0 results and 0 errors written/);
         expect(second.stdout).toContain('rows the tables already had from this folder were not read again');
@@ -66,7 +68,7 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
           runArgs('aa_transactions', join(ROOT, 'samples', 'aa_transactions.csv'), out, '--rate', 'off'),
         );
         expect(run.code, run.stderr).toBe(0);
-        const load = await spawnCli(['load', out, '--sink', sink]);
+        const load = await runInProcess(['load', out, '--sink', sink]);
         expect(load.code, load.stderr).toBe(0);
         expect(await sinkProblems(sink, { table: 'aa_transactions', dirs: [out], transactions: true })).toEqual([]);
       },
@@ -80,10 +82,10 @@ describe.runIf(available.postgres || process.env.CI === 'true')(
         );
         expect(r.code, r.stderr).toBe(1);
       }
-      const m = await spawnCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
+      const m = await runInProcess(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
       expect(m.code, m.stderr).toBe(0);
       expect(invariantProblems(N, readOutput(join(dir, 'merged')))).toEqual([]);
-      const load = await spawnCli(['load', join(dir, 'merged'), '--sink', sink, '--sink-table', 'merged']);
+      const load = await runInProcess(['load', join(dir, 'merged'), '--sink', sink, '--sink-table', 'merged']);
       expect(load.code, load.stderr).toBe(0);
       expect(await sinkProblems(sink, { table: 'merged', dirs: [join(dir, 'merged')] })).toEqual([]);
       expect(await sinkProblems(sink, { table: 'merged', dirs: [join(dir, 's1'), join(dir, 's2')] })).toEqual([]);
