@@ -2,8 +2,8 @@
  * Every shipped pipeline runs on its sample, against the built-in sandbox (no base URL set), as a user would:
  * so pipelines, samples and the contract's output schema cannot drift apart. The folders are the point: the
  * runs are the CLI's code in this process (test/helpers/cli-in-process.ts: the same options, resolution and
- * executeRun), without a CLI's start-up each; what only the process shows (the bin's listing, stdin, a usage
- * error's exit) is the spawned CLI.
+ * executeRun), without a CLI's start-up each, and so are `--dry-run` and a refusal after the first; what only
+ * the process shows (the bin's listing, stdin, a usage error's exit through main.ts) is the spawned CLI.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -119,7 +119,7 @@ describe('shipped pipelines on their samples', () => {
 
   it('--dry-run validates everything and calls nothing', async () => {
     const out = tempDir('bre-e2e-dry-');
-    const r = await cli([
+    const r = await runInProcess([
       'run',
       'location',
       '--input',
@@ -161,7 +161,7 @@ describe('shipped pipelines on their samples', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Expected --rate SERVICE=N\/UNIT.*got 'workflow=fast'/);
-    expect((await cli(['run', 'nope', '--input', 'x.csv'])).stderr).toMatch(/no pipeline named 'nope'/);
+    expect((await runInProcess(['run', 'nope', '--input', 'x.csv'])).stderr).toMatch(/no pipeline named 'nope'/);
     expect((await cli(['frobnicate'])).code).toBe(2);
   });
 });
