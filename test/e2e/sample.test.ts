@@ -10,8 +10,8 @@
  * - a row without a key is SAMPLE_NO_KEY; --limit draws from the first N rows; --dry-run validates the sample;
  * - `compare` on the sampled folder estimates the population (branch sample-estimates' estimators).
  * The runs whose folder or message is the point run the CLI's code in this process (runInProcess: the same
- * options, resolution and executeRun, without a CLI's start-up each); a process stays where only one shows it:
- * the kill -9, stdin, `merge`.
+ * options, resolution and executeRun, without a CLI's start-up each), and so does the merge of two shards; a
+ * process stays where only one shows it: the kill -9, stdin, a refused `merge`'s exit code through main.ts.
  */
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -256,7 +256,7 @@ describe('run --sample-share 0.2 --stratify-by application_date:month', () => {
       expect(w.summary.rows.out_of_shard).toBe(EXPECTED.size - mine.length);
     }
     const merged = join(dir, 'merged');
-    const m = await spawnCli(['merge', ...outs, '--out', merged], {});
+    const m = await runInProcess(['merge', ...outs, '--out', merged]);
     expect(m.code, m.stderr).toBe(0);
     const a = readOutput(one);
     const b = readOutput(merged);
