@@ -103,10 +103,15 @@ const JOB_FILE_CASES: Record<
 
 const LABEL: Record<DialectName, string> = { postgres: 'PostgreSQL', mysql: 'MariaDB' };
 
-/** A case on each of its variants; not there at all where the table gives this database none. */
+/**
+ * A case on each of its variants; not there at all where the table gives this database none. Every case runs
+ * beside the others (they wait on their workers' pace, not on the CPU), each with its own job, tables and caller
+ * addresses: the kill case counts the calls of its own four.
+ */
 function caseOf<T>(dialect: DialectName, variants: readonly T[]) {
   return (name: string, test: (variant: T) => Promise<void>, timeoutMs: number): void => {
-    if (variants.length > 0) itDb(dialect).each(variants as T[])(name, test as (...v: T[]) => Promise<void>, timeoutMs);
+    if (variants.length > 0)
+      itDb(dialect).concurrent.each(variants as T[])(name, test as (...v: T[]) => Promise<void>, timeoutMs);
   };
 }
 
@@ -307,7 +312,7 @@ export function jobFileCases(dialect: DialectName): void {
           const path = locationParquet(shared, 120, 'applicants.parquet');
           const job = 'parquet';
           const table = 'loc_filepq';
-          const runs = ['127.0.0.2', '127.0.0.3'].map((a, i) =>
+          const runs = ['127.0.0.6', '127.0.0.7'].map((a, i) =>
             worker(path, job, table, join(dir, `w${i}`), a, PER_SECOND, NO_TAKEOVER_LEASE),
           );
           const done = await Promise.all(runs.map((r) => r.done));
@@ -352,7 +357,7 @@ export function jobFileCases(dialect: DialectName): void {
           const brokenLine = lines.indexOf('{"reference_id": "LOC-BROKEN",') + 1;
           const job = 'ndjson';
           const table = 'loc_filend';
-          const runs = ['127.0.0.2', '127.0.0.3'].map((a, i) =>
+          const runs = ['127.0.0.9', '127.0.0.10'].map((a, i) =>
             worker(path, job, table, join(dir, `w${i}`), a, PER_SECOND, NO_TAKEOVER_LEASE),
           );
           const done = await Promise.all(runs.map((r) => r.done));
