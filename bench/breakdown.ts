@@ -40,8 +40,9 @@ const PARTS: readonly (readonly [string, RegExp])[] = [
   ],
   ["spool (the run thread's side)", /^src\/output\/spool\//],
   [
-    'spend (prices: the meter, its layer, its file)',
-    /^src\/(http\/layers\/spend|limits\/spend|output\/spend-file|pipeline\/(spend|job-spend))\.ts/,
+    // Since 2026-11-29 the count per attempt is in measure's frame (src/http/layers/measure.ts): the call chain's.
+    'spend (prices: the meter, its file)',
+    /^src\/(limits\/spend|output\/spend-file|pipeline\/(spend|job-spend))\.ts/,
   ],
   ['limiter', /^src\/limits\/|^src\/http\/layers\/limit\.ts|node_modules\/bottleneck\//],
   ['call chain (layers, retry, deadlines)', /^src\/http\/|^src\/retry\//],

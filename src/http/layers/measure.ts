@@ -9,7 +9,7 @@
  * what measure sees: the answer's status, or `timeout` for an attempt its deadline cut; one abandoned by the
  * stopping run (INTERRUPTED) left and may have been run, so it counts as a time-out. It was a layer of its own
  * above measure, whose async frame each attempt in flight held through every scavenge: with 64 calls in flight,
- * about a tenth more of the young generation survived each one (docs/history.md, 2026-11-29). An unpriced
+ * about 100 bytes a row more of the young generation survived (4%; docs/history.md, 2026-11-29). An unpriced
  * attempt, or a client without a price, passes as before.
  */
 import { toBreError } from '@bre-batch/core/errors';
