@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { spawnCli, type CliResult, type RunningCli } from './cli.js';
 import { journalExists, journalText } from './output.js';
-import { type DialectName, dialectOf, parseDbUrl } from '../../src/db/index.js';
+import { type DbSession, type DialectName, dialectOf, openSession, parseDbUrl } from '../../src/db/index.js';
 import { freshDatabase } from './db.js';
 import { loadRows } from './db-load.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
@@ -60,14 +60,55 @@ export function journal(path: string, bytes = Infinity): JournalLine[] {
 export const requestId = (stages: unknown): string =>
   String((stages as Record<string, Record<string, unknown>>).location.request_id);
 
+/**
+ * One session a database for `jobQuery`, kept for the file: the tests poll the job's tables every 25 ms, and a
+ * session opened for each look costs 2-2.5 ms of this process's CPU (and, on PostgreSQL, a server process). Each
+ * statement commits on its own, so each look sees what the workers committed. A session lost, or one whose
+ * statement failed, is closed and the next look opens another.
+ */
+const sessions = new Map<string, Promise<DbSession>>();
+
+function sessionOf(url: string): Promise<DbSession> {
+  let s = sessions.get(url);
+  if (!s) {
+    s = openSession(parseDbUrl(url, { flag: 'test' }));
+    sessions.set(url, s);
+    const opened = s;
+    opened.then(
+      (session) => void session.lost.then(() => forget(url, opened)),
+      () => forget(url, opened),
+    );
+  }
+  return s;
+}
+
+function forget(url: string, s: Promise<DbSession>): void {
+  if (sessions.get(url) !== s) return;
+  sessions.delete(url);
+  void s.then((session) => session.close()).catch(() => undefined);
+}
+
+// Before the databases are dropped (./db.ts's afterAll, registered before this one, runs after it).
+afterAll(async () => {
+  const open = [...sessions.values()];
+  sessions.clear();
+  for (const s of open) await s.then((session) => session.close()).catch(() => undefined);
+});
+
 /** Rows of a statement written with `$n` placeholders, on the database at `url` (PostgreSQL or MySQL/MariaDB). */
-export function jobQuery<R = Record<string, unknown>>(
+export async function jobQuery<R = Record<string, unknown>>(
   url: string,
   sql: string,
   params: readonly unknown[] = [],
 ): Promise<R[]> {
   const b = dialectOf(parseDbUrl(url, { flag: 'test' })).job.bind(sql, params);
-  return query<R>(url, b.sql, b.params);
+  const s = sessionOf(url);
+  try {
+    return (await (await s).query<R>(b.sql, b.params)).rows;
+  } catch (err) {
+    forget(url, s);
+    throw err;
+  }
 }
 
 /** The sink table's keys, each with the request id of the answer it holds; a key held twice throws. */
