@@ -11,10 +11,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { loadPipeline } from '../../src/config/pipeline.js';
-import { declaredHeaders } from '../../src/stages/index.js';
 import { ROOT, runArgs, spawnCli, startCli, waitForLines } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/cli-in-process.js';
+import { fromBuild, runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb, killConnections } from '../helpers/db.js';
 import { loadRows, loadSample } from '../helpers/db-load.js';
 import { countLines, invariantProblems, readOutput } from '../helpers/output.js';
@@ -23,6 +21,10 @@ import { exitErrorCode, readTable, sinkProblems } from '../helpers/sink-tables.j
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
+
+// The runner's pipeline loader and stage kinds from the build, as the runs in this process load them.
+const { loadPipeline } = await fromBuild<typeof import('../../src/config/pipeline.js')>('config/pipeline.js');
+const { declaredHeaders } = await fromBuild<typeof import('../../src/stages/index.js')>('stages/index.js');
 
 const SAMPLES = join(ROOT, 'samples');
 // Rows cost CPU, the rates set how long a run lasts: few rows at modest rates keep the kills mid-run.

@@ -8,15 +8,17 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect } from 'vitest';
-import { loadPipeline } from '../../src/config/pipeline.js';
-import { declaredHeaders } from '../../src/stages/index.js';
 import { ROOT, runArgs } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/cli-in-process.js';
+import { fromBuild, runInProcess } from '../helpers/cli-in-process.js';
 import { available, freshDatabase, itDb } from '../helpers/db.js';
 import { loadSample } from '../helpers/db-load.js';
 import { readOutput } from '../helpers/output.js';
 import { resultLines, sinkProblems, tableNames } from '../helpers/sink-tables.js';
 import { tempDir } from '../helpers/temp.js';
+
+// The runner's pipeline loader and stage kinds from the build, as the runs in this process load them.
+const { loadPipeline } = await fromBuild<typeof import('../../src/config/pipeline.js')>('config/pipeline.js');
+const { declaredHeaders } = await fromBuild<typeof import('../../src/stages/index.js')>('stages/index.js');
 
 const SAMPLES = join(ROOT, 'samples');
 const pipelines = readdirSync(join(ROOT, 'pipelines'))
