@@ -71,7 +71,7 @@ export interface OpenOptions {
   readonly formats?: ReadonlySet<OutputFormat>;
   /** A sampled run: the results files carry `stratum` and `weight` after `row,key`. */
   readonly sampled?: boolean;
-  /** Rows a chunk of the results files holds, a row group (BRE_ROW_GROUP_ROWS; default ./spool/spool.ts CHUNK_ROWS). */
+  /** Rows a chunk of the results files holds, a row group (BRE_ROW_GROUP_ROWS; default ./spool/chunk-rows.ts CHUNK_ROWS). */
   readonly chunkRows?: number;
   /**
    * The stages whose decisions summary.json counts: the spool counts each chunk's, so that the end after a kill

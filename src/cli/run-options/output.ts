@@ -4,7 +4,7 @@
  */
 import { BreError } from '@bre-batch/core/errors';
 import { OUTPUT_FORMATS, parseOutputFormats } from '../../output/spool/output-formats.js';
-import { CHUNK_ROWS_VARIABLE, chunkRowsOf } from '../../output/spool/spool.js';
+import { CHUNK_ROWS_VARIABLE, chunkRowsOf } from '../../output/spool/chunk-rows.js';
 import type { OptionFamily } from './family.js';
 
 export interface OutputArgs {

@@ -66,7 +66,7 @@ export interface AssembleOptions {
    * only with `tally` (their clean chunks' counts stand for their rows).
    */
   readonly recorded?: readonly SpooledSegment[];
-  /** Rows a chunk of the files written holds (default ./spool.ts CHUNK_ROWS): smaller in tests. */
+  /** Rows a chunk of the files written holds (default ./chunk-rows.ts CHUNK_ROWS): smaller in tests. */
   readonly chunkRows?: number;
 }
 

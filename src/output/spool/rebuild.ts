@@ -179,7 +179,7 @@ export interface RebuildOptions {
   readonly visitError?: (line: Record<string, unknown>) => void;
   /** A sampled run: the results and errors files carry `stratum,weight` after `row,key`. */
   readonly sampled?: boolean;
-  /** Rows a chunk of the results files holds (default ./spool.ts CHUNK_ROWS), as the spool was told. */
+  /** Rows a chunk of the results files holds (default ./chunk-rows.ts CHUNK_ROWS), as the spool was told. */
   readonly chunkRows?: number;
 }
 

@@ -10,8 +10,8 @@ import type { ResultColumn } from '../journal/columns.js';
 import type { ParquetColumn } from '../files/parquet/schema.js';
 import { copyBuffer, ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
 import type { SortedLine } from './row-sort.js';
+import { CHUNK_ROWS } from './chunk-rows.js';
 import {
-  CHUNK_ROWS,
   CsvSink,
   resultHeader,
   RowShape,

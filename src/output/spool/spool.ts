@@ -3,12 +3,13 @@
  * (./spool-thread.ts), so that the end of a run does not read results.ndjson again: the end (./assemble.ts) uses
  * a chunk whose row range holds no other line of the folder as it is, and encodes the rest from the journal
  * (./chunk-plan.ts). The spool belongs to one session: a crash leaves files that the next session removes.
- */ import { randomBytes } from 'node:crypto';
-import { BreError } from '@bre-batch/core/errors';
+ */
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { csvRecords } from '../files/csv-line.js';
+import { CHUNK_ROWS } from './chunk-rows.js';
 import {
   asJsonValue,
   type ColumnUnion,
@@ -156,33 +157,6 @@ export function writeAll(fd: number, data: string | Uint8Array): number {
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
   for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
   return buf.length;
-}
-
-/**
- * Rows a chunk holds: one Parquet row group (big enough for good compression and fast scans), and the unit
- * the end uses as it is or encodes again.
- */
-export const CHUNK_ROWS = 10_000;
-
-/**
- * The variable that makes a run's chunks smaller (`run` reads it: src/cli/run-options/output.ts), from a tenth of
- * CHUNK_ROWS up to it: smaller row groups for a reader that holds one in memory, and what the end of a resumed
- * run encodes again where its sessions meet. Not larger: the spool's thread holds a row group, and not smaller:
- * each row group's metadata stays in memory for the footer, about 23 KB (docs/decisions/row-group-rows.md).
- */
-export const CHUNK_ROWS_VARIABLE = 'BRE_ROW_GROUP_ROWS';
-const CHUNK_ROWS_MIN = CHUNK_ROWS / 10;
-
-/** CHUNK_ROWS_VARIABLE's value: undefined when unset or empty, else a whole number in its range (else USAGE). */
-export function chunkRowsOf(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  if (n >= CHUNK_ROWS_MIN && n <= CHUNK_ROWS) return n;
-  throw new BreError(
-    'USAGE',
-    `Expected ${CHUNK_ROWS_VARIABLE} to be a whole number from ${CHUNK_ROWS_MIN} to ${CHUNK_ROWS} (rows per row group of results.parquet), got '${value}'`,
-    { field: CHUNK_ROWS_VARIABLE },
-  );
 }
 
 /** Rows of a segment, in row order, written together (plain data: it crosses threads). */
