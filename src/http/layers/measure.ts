@@ -52,38 +52,21 @@ export class Meter {
 }
 
 export function measure(meter: Meter, spend?: SpendMeter): Layer<HttpResponse> {
-  if (spend) return measureAndPrice(meter, spend);
   return (next) => async (a) => {
+    // Priced only with a spend meter and a price (the header says why in this frame).
+    const price = spend ? (a.price ?? 0) : 0;
+    if (price !== 0) spend!.start(a.service, price);
     const started = Date.now();
     const t0 = performance.now();
     try {
       const res = await next(a);
       meter.attempt(a, started, performance.now() - t0, res.status);
+      if (price !== 0) spend!.end(a.service, price, res.status);
       return res;
     } catch (err) {
       const e = toBreError(err, 'NETWORK');
       if (e.code !== 'INTERRUPTED') meter.attempt(a, started, performance.now() - t0, e.code.toLowerCase());
-      throw e;
-    }
-  };
-}
-
-/** measure with the spend counted in the same frame (no promise more per attempt; the header says why). */
-function measureAndPrice(meter: Meter, spend: SpendMeter): Layer<HttpResponse> {
-  return (next) => async (a) => {
-    const price = a.price ?? 0;
-    if (price !== 0) spend.start(a.service, price);
-    const started = Date.now();
-    const t0 = performance.now();
-    try {
-      const res = await next(a);
-      meter.attempt(a, started, performance.now() - t0, res.status);
-      if (price !== 0) spend.end(a.service, price, res.status);
-      return res;
-    } catch (err) {
-      const e = toBreError(err, 'NETWORK');
-      if (e.code !== 'INTERRUPTED') meter.attempt(a, started, performance.now() - t0, e.code.toLowerCase());
-      if (price !== 0) spend.end(a.service, price, e.status ?? e.code.toLowerCase());
+      if (price !== 0) spend!.end(a.service, price, e.status ?? e.code.toLowerCase());
       throw e;
     }
   };
