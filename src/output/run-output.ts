@@ -89,6 +89,11 @@ export interface OpenOptions {
    * alone) lines carry neither.
    */
   readonly session?: { readonly options: Record<string, unknown> };
+  /**
+   * The run's row floor (src/pipeline/row-floor.ts): told to the spool with each write of results, so that it
+   * writes the rows below it at once. Undefined: the spool holds rows back by count alone.
+   */
+  readonly floor?: () => number;
 }
 
 /**
@@ -242,8 +247,9 @@ export class RunOutput {
       // thread starting up beside its first calls. The thread then reads this session's lines from the start.
       const start = output.#sessionStart;
       const stages = opts.stages;
+      const floor = opts.floor ?? (() => 0);
       output.#results.onWrite = (bytes) => {
-        if (output.#spool) output.#spool.notify(bytes);
+        if (output.#spool) output.#spool.notify(bytes, floor());
         else if (bytes - start >= SPOOL_AFTER_BYTES) {
           output.#spool = new SpoolThread({
             stateDir: join(dir, FILES.state),
@@ -263,7 +269,7 @@ export class RunOutput {
           output.#spool.onFailure = (err) => {
             if (err.code === 'DISK_FULL') output.#onWriteFailure(err);
           };
-          output.#spool.notify(bytes);
+          output.#spool.notify(bytes, floor());
         }
       };
     }

@@ -43,13 +43,13 @@ export async function feed(run: Run): Promise<void> {
       for (const row of next.value) {
         const c = { row, key: lineKey(row, s.pipeline.key) };
         let admission = gates.admit(c);
-        if (admission instanceof Promise) admission = await admission;
+        while (typeof admission !== 'string') admission = gates.resume(admission, c, await admission.until);
         if (admission === 'end') break batches;
         if (admission === 'not sent') continue;
         counters.processed += 1;
         if (counters.firstDispatch === 0) counters.firstDispatch = performance.now();
         run.window.started();
-        void processRow(run, c.row, c.key);
+        void processRow(run, c.row, c.key, run.floor.start(c.row.row));
       }
   } catch (err) {
     // The reader failed: it holds nothing more (giving it back only marks it so).
@@ -65,8 +65,8 @@ export async function feed(run: Run): Promise<void> {
   await run.closeReader();
 }
 
-/** One row, from its stages to its line in results or errors; never rejects. */
-async function processRow(run: Run, row: InputRow, key: string | null): Promise<void> {
+/** One row, from its stages to its line in results or errors; never rejects. `ticket`: its place in the floor. */
+async function processRow(run: Run, row: InputRow, key: string | null, ticket: number): Promise<void> {
   try {
     if (row.readError) {
       run.recorder.unreadable(row, key);
@@ -98,6 +98,7 @@ async function processRow(run: Run, row: InputRow, key: string | null): Promise<
     if (run.output?.done.has(row.row)) run.frontier?.done(row.row);
     run.counters.lastDone = performance.now();
     if (run.spend) run.spend.rowsInFlight -= 1;
+    run.floor.end(ticket);
     run.window.ended();
   }
 }

@@ -33,8 +33,11 @@ export type Verdict = 'pass' | 'end' | 'outside' | { readonly skip: SkipCounter 
 
 export interface Gate {
   readonly name: string;
-  /** A promise only when the gate waits (a full window, a sink behind): the common case stays synchronous. */
-  readonly check: (c: Candidate) => Verdict | Promise<Verdict>;
+  /**
+   * A promise only when the gate waits (a full window, a sink behind): the common case stays synchronous. The
+   * promise settles with the gate's verdict, or with nothing for `pass` (a wait's own promise, no other made).
+   */
+  readonly check: (c: Candidate) => Verdict | Promise<Waited>;
   /** What the gate holds once passed (a place in the window), given back when a later gate stops the row. */
   readonly giveBack?: () => void;
 }
@@ -42,10 +45,21 @@ export interface Gate {
 /** What the gates decided of a row: start it, not send it, or stop reading. */
 export type Admission = 'start' | 'not sent' | 'end';
 
-const pass = (ok: boolean, otherwise: Verdict): Verdict => (ok ? 'pass' : otherwise);
+/**
+ * A row held by gate `at` while it waits: the feed awaits `until` and hands what it settled with to
+ * `RowGates.resume`. The feed awaits the gate's own promise: a full window has a row waiting at nearly every
+ * row, and a promise chained to it for each was one more allocated a row (docs/history.md, 2026-11-29).
+ */
+export interface Waiting {
+  readonly at: number;
+  readonly until: Promise<Waited>;
+}
 
-/** A wait's verdict, one function for every wait (a full window has a row waiting at nearly every row). */
-const passed = (): Verdict => 'pass';
+/** What a wait settles with: a verdict, or nothing for a pass (a full window's or a sink's own promise). */
+// biome-ignore lint/suspicious/noConfusingVoidType: the waits are Promise<void>, taken as they are (no promise chained to map them).
+export type Waited = Verdict | void;
+
+const pass = (ok: boolean, otherwise: Verdict): Verdict => (ok ? 'pass' : otherwise);
 
 export const stopGate = (name: string, stop: { readonly reason: BreError | undefined }): Gate => ({
   name,
@@ -117,13 +131,13 @@ export const retryErrorsGate = (
 /** --sink: a sink far behind holds the rows back (its journal lag is bounded, not the memory). */
 export const sinkBehindGate = (room: () => Promise<void> | undefined): Gate => ({
   name: 'sink behind',
-  check: () => room()?.then(passed) ?? 'pass',
+  check: () => room() ?? 'pass',
 });
 
 /** A place in the window of rows in flight, waited for when it is full. */
 export const windowGate = (window: Pick<RowWindow, 'enter' | 'giveBack'>): Gate => ({
   name: 'window',
-  check: () => window.enter()?.then(passed) ?? 'pass',
+  check: () => window.enter() ?? 'pass',
   giveBack: () => window.giveBack(),
 });
 
@@ -217,16 +231,21 @@ export class RowGates {
     private readonly skipped: (row: InputRow, counter: SkipCounter) => void,
   ) {}
 
-  /** What the gates decide of `c`; a promise only when one of them waits. */
-  admit(c: Candidate): Admission | Promise<Admission> {
+  /** What the gates decide of `c`, or the gate that holds it while it waits (then `resume`). */
+  admit(c: Candidate): Admission | Waiting {
     return this.#from(0, c);
   }
 
-  #from(first: number, c: Candidate): Admission | Promise<Admission> {
+  /** After the wait of `w`: what it settled with decides, then the gates after it are asked. */
+  resume(w: Waiting, c: Candidate, v: Waited): Admission | Waiting {
+    return v === undefined || v === 'pass' ? this.#from(w.at + 1, c) : this.#stopped(w.at, c, v);
+  }
+
+  #from(first: number, c: Candidate): Admission | Waiting {
     for (let i = first; i < this.gates.length; i += 1) {
       const v = this.gates[i]!.check(c);
       if (v === 'pass') continue;
-      if (v instanceof Promise) return v.then((w) => (w === 'pass' ? this.#from(i + 1, c) : this.#stopped(i, c, w)));
+      if (v instanceof Promise) return { at: i, until: v };
       return this.#stopped(i, c, v);
     }
     return 'start';

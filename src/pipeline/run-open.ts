@@ -46,6 +46,7 @@ import { openSpend } from './spend.js';
 import type { SpendMeter } from '../limits/spend.js';
 import { RunStop, writeFailureStop } from './stop.js';
 import type { RowWindow } from './window.js';
+import { RowFloor } from './row-floor.js';
 import { expectedVersions, VersionWatch } from './versions.js';
 
 export interface RunHooks {
@@ -107,6 +108,8 @@ export interface RunParts {
   /** The time series and the scheduler's metrics, every few seconds (./monitor.ts). */
   readonly monitor: RunMonitor;
   readonly window: RowWindow;
+  /** The lowest row still to be written: the spool writes the rows below it at once (./row-floor.ts). */
+  readonly floor: RowFloor;
   /** About how many data rows the input holds (counted once, on first ask); undefined for stdin. */
   readonly rowEstimate: () => Promise<number> | undefined;
   /** The reader has been drained or has failed: it is given back (its file closed), once. */
@@ -182,6 +185,7 @@ export async function acquireRun(x: {
   const rowEstimate = rowEstimator(s, { sample, job: joined?.job, source });
 
   let output: RunOutput | undefined;
+  const floor = new RowFloor();
   let spend: SpendMeter | undefined;
   let sinkThread: SinkThread | undefined;
   let closeJournals: () => Promise<unknown> = () => Promise.resolve(undefined);
@@ -191,6 +195,7 @@ export async function acquireRun(x: {
     mkdirSync(dir, { recursive: true });
     const out = await RunOutput.open(dir, manifest, {
       retryErrors: s.retryErrors,
+      floor: () => floor.floor,
       withTransactions: transactions,
       formats: s.outputFormats,
       sampled: sample !== undefined,
@@ -408,6 +413,7 @@ export async function acquireRun(x: {
     recorder,
     monitor,
     window,
+    floor,
     letGoOfServices,
     rowEstimate,
   };

@@ -27,6 +27,7 @@ import {
   type GateParts,
   type SkipCounter,
   type Verdict,
+  type Waited,
 } from '../../src/pipeline/gates.js';
 import type { InputRow } from '@bre-batch/core/types';
 
@@ -139,7 +140,8 @@ describe('each gate alone', () => {
     const waiting = sinkBehindGate(() => new Promise<void>((r) => (caughtUp = r))).check(candidate(1));
     expect(waiting).toBeInstanceOf(Promise);
     caughtUp();
-    expect(await waiting).toBe('pass');
+    // A wait settles with nothing for a pass: its own promise, none chained to it.
+    expect(await waiting).toBeUndefined();
   });
 
   it('window: a free place at once, a full window after a wait; a place given back', async () => {
@@ -152,8 +154,9 @@ describe('each gate alone', () => {
     });
     expect(gate.check(candidate(1))).toBe('pass');
     const second = gate.check(candidate(2));
+    expect(second).toBeInstanceOf(Promise);
     opened();
-    expect(await second).toBe('pass');
+    expect(await second).toBeUndefined();
     gate.giveBack?.();
     expect(given).toBe(1);
   });
@@ -194,7 +197,7 @@ describe('each gate alone', () => {
 
 describe('running the gates', () => {
   /** A gate that answers `v` and records what happened to it. */
-  function fixed(name: string, v: Verdict | Promise<Verdict>, log: string[]): Gate {
+  function fixed(name: string, v: Verdict | Promise<Waited>, log: string[]): Gate {
     const check = () => {
       log.push(name);
       return v;
@@ -225,17 +228,37 @@ describe('running the gates', () => {
     expect(happened).toEqual(log);
   });
 
-  it('a gate that waits: the rest is asked after it, and the admission is a promise only then', async () => {
+  it.each([
+    ['settles with nothing (a wait that passes)', undefined],
+    ["settles with 'pass'", 'pass'],
+  ] as const)('a gate that waits and %s: the gates after it are asked once the feed resumes', async (_n, settled) => {
     const happened: string[] = [];
     const gates = new RowGates(
-      [fixed('a', 'pass', happened), fixed('b', Promise.resolve('pass'), happened), fixed('c', 'end', happened)],
+      [fixed('a', 'pass', happened), fixed('b', Promise.resolve(settled), happened), fixed('c', 'end', happened)],
       () => undefined,
     );
-    const admission = gates.admit(candidate(1));
-    expect(admission).toBeInstanceOf(Promise);
+    const c = candidate(1);
+    const admission = gates.admit(c);
+    if (typeof admission === 'string') throw new Error(`expected the row held by a gate, got ${admission}`);
+    expect(admission.at).toBe(1);
     expect(happened).toEqual(['a', 'b']);
-    expect(await admission).toBe('end');
+    expect(gates.resume(admission, c, await admission.until)).toBe('end');
     expect(happened).toEqual(['a', 'b', 'c', 'b given back', 'a given back']);
+  });
+
+  it('a gate whose wait settles with a skip: counted, and the gates before it give back', async () => {
+    const happened: string[] = [];
+    const skipped: SkipCounter[] = [];
+    const gates = new RowGates(
+      [fixed('a', 'pass', happened), fixed('b', Promise.resolve({ skip: 'resumed' }), happened)],
+      (_row, counter) => skipped.push(counter),
+    );
+    const c = candidate(1);
+    const admission = gates.admit(c);
+    if (typeof admission === 'string') throw new Error(`expected the row held by a gate, got ${admission}`);
+    expect(gates.resume(admission, c, await admission.until)).toBe('not sent');
+    expect(skipped).toEqual(['resumed']);
+    expect(happened).toEqual(['a', 'b', 'a given back']);
   });
 });
 

@@ -11,6 +11,7 @@ import type { ParquetColumn } from '../files/parquet/schema.js';
 import { copyBuffer, ParquetBody, type GroupsWritten, type ParquetGroupWriter } from '../files/parquet/table-writer.js';
 import type { SortedLine } from './row-sort.js';
 import { CHUNK_ROWS } from './chunk-rows.js';
+import { csvRecords } from '../files/csv-line.js';
 import {
   CsvSink,
   resultHeader,
@@ -83,7 +84,7 @@ export class ResultsWriter {
       throw err;
     }
     this.#pq = this.#body?.groups(o.pqColumns, this.#chunkRows);
-    this.#csv?.add(resultHeader(o.columns, o.sampled));
+    this.#csv?.add(csvRecords([resultHeader(o.columns, o.sampled)]));
     this.#csv?.flush();
   }
 
@@ -98,7 +99,7 @@ export class ResultsWriter {
     if (!line?.stages) return;
     if (l.visit) visit?.(line);
     const values = this.#shape.values(line);
-    this.#csv?.add(this.#shape.record(values));
+    this.#csv?.add(this.#shape.csv(values));
     this.#pq?.push(values);
     this.rows += 1;
     const c = this.#open;

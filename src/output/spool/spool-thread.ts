@@ -21,7 +21,10 @@ export interface SpoolWorkerData extends Omit<SpoolOptions, 'union' | 'recorder'
   readonly resultsPath: string;
   /** Where this session's lines start in results.ndjson. */
   readonly start: number;
-  /** One BigInt64: the length of results.ndjson so far, stored by the run after each write. */
+  /**
+   * Two BigInt64s stored by the run after each write: the length of results.ndjson so far, then the run's row
+   * floor (src/pipeline/row-floor.ts; 0: none), whose rows below it all have their lines before that length.
+   */
   readonly end: SharedArrayBuffer;
   /** The run's decision stages: each chunk's record counts its rows (./records.ts). */
   readonly decisions?: readonly { readonly id: string; readonly kind: string }[];
@@ -50,7 +53,7 @@ export class SpoolThread {
   #ended = false;
 
   constructor(o: Omit<SpoolWorkerData, 'union' | 'end'> & { readonly union: ColumnUnion }) {
-    const end = new SharedArrayBuffer(8);
+    const end = new SharedArrayBuffer(16);
     this.#end = new BigInt64Array(end);
     Atomics.store(this.#end, 0, BigInt(o.start));
     // It never keeps the process alive by itself: the run waits for it only at the end (finish).
@@ -81,9 +84,14 @@ export class SpoolThread {
     return this.#failure;
   }
 
-  /** results.ndjson now ends at byte `end`, after a whole line. */
-  notify(end: number): void {
+  /**
+   * results.ndjson now ends at byte `end`, after a whole line, and every row below `floor` has its line before
+   * it. The length is stored first: the thread reads the floor first, so it never sees a floor with an older
+   * length.
+   */
+  notify(end: number, floor = 0): void {
     Atomics.store(this.#end, 0, BigInt(end));
+    Atomics.store(this.#end, 1, BigInt(floor));
   }
 
   /**

@@ -66,6 +66,9 @@ if (port) {
   let spool: ResultSpool | undefined;
   let follower: JournalFollower | undefined;
   let target = data.start;
+  /** The run's last floor, and the length of results.ndjson its rows' lines are within. */
+  let floor = 0;
+  let floorAt = 0;
   let finishAt: number | undefined;
   let scheduled = false;
   let failed = false;
@@ -100,6 +103,8 @@ if (port) {
           if (line?.stages) spool!.add(line, start, end);
         });
       }
+      // Every line below the floor's length read: its rows can go out of the reorder buffer.
+      if (floor > 0 && follower!.pos >= floorAt) spool!.release(floor);
       // One buffer a turn, so that the finish message is seen between them.
       if (follower!.pos < target) schedule();
       else if (finishAt !== undefined) {
@@ -124,7 +129,13 @@ if (port) {
     schedule();
   });
   const poll = setInterval(() => {
+    // The floor before the length (SpoolThread.notify stores them the other way round).
+    const f = Number(Atomics.load(written, 1));
     const end = Number(Atomics.load(written, 0));
+    if (f > floor) {
+      floor = f;
+      floorAt = end;
+    }
     if (end > target) {
       target = end;
       schedule();

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { csvRecords } from '../files/csv-line.js';
+import { csvField } from '../files/csv-line.js';
 import { CHUNK_ROWS } from './chunk-rows.js';
 import {
   asJsonValue,
@@ -88,6 +88,13 @@ export class RowShape {
   readonly #lead: number;
   readonly #stage: string[];
   readonly #field: string[];
+  /**
+   * The last run id seen and its CSV text. Every line of a session carries the same id, each parsed into a
+   * string of its own: the rows keep this one instead, so each line's copy dies young and the Parquet writer's
+   * statistics and dictionary meet one object (compared by reference) rather than one string a row.
+   */
+  #runId: unknown = null;
+  #runIdCsv = '';
 
   constructor(columns: readonly ResultColumn[], sampled: boolean) {
     this.#lead = sampled ? 4 : 2;
@@ -112,23 +119,35 @@ export class RowShape {
       values[i + lead] = typeof v === 'object' || typeof v === 'number' ? asJsonValue(v) : v;
     }
     const end = lead + this.#stage.length;
-    values[end] = line.run_id ?? null;
+    const id = line.run_id ?? null;
+    if (id !== this.#runId) {
+      this.#runId = id;
+      this.#runIdCsv = csvField(excelSafe(id));
+    }
+    values[end] = this.#runId;
     values[end + 1] = line.run_session ?? null;
     return values;
   }
 
-  record(values: readonly unknown[]): string[] {
-    const record: string[] = new Array(this.width);
-    record[0] = String(values[0]);
-    for (let i = 1; i < this.width; i += 1) record[i] = excelSafe(values[i]);
-    return record;
+  /**
+   * The row's CSV record, `\n` ended, as csv-stringify writes it with its defaults (../files/csv-line.ts), text
+   * made safe for spreadsheets (../files/excel.ts): one string, no array of fields a row.
+   */
+  csv(values: readonly unknown[]): string {
+    // The trailing columns are PROVENANCE_COLUMNS: run_id, then run_session.
+    const id = this.width - 2;
+    let out = String(values[0]);
+    for (let i = 1; i < id; i += 1) out += `,${csvField(excelSafe(values[i]))}`;
+    out += values[id] === this.#runId ? `,${this.#runIdCsv}` : `,${csvField(excelSafe(values[id]))}`;
+    return `${out},${csvField(excelSafe(values[id + 1]))}\n`;
   }
 }
 
-/** CSV records gathered and written synchronously a few hundred at a time (csv-stringify's quoting). */
+/** CSV records gathered and written synchronously a few hundred at a time. */
 export class CsvSink {
   readonly #fd: number;
-  #pending: string[][] = [];
+  #pending = '';
+  #records = 0;
   /** Bytes written so far (flush first): where the next record starts. */
   bytes = 0;
   /** CRC-32 of the bytes written since it was last set to 0 (a chunk's, kept with its record). */
@@ -138,17 +157,20 @@ export class CsvSink {
     this.#fd = fd;
   }
 
-  add(record: string[]): void {
-    this.#pending.push(record);
-    if (this.#pending.length >= 512) this.flush();
+  /** One record, `\n` ended (RowShape.csv). */
+  add(record: string): void {
+    this.#pending += record;
+    this.#records += 1;
+    if (this.#records >= 512) this.flush();
   }
 
   flush(): void {
-    if (this.#pending.length === 0) return;
-    const buf = Buffer.from(csvRecords(this.#pending));
+    if (this.#records === 0) return;
+    const buf = Buffer.from(this.#pending);
     this.crc = crc32(buf, this.crc);
     this.bytes += writeAll(this.#fd, buf);
-    this.#pending = [];
+    this.#pending = '';
+    this.#records = 0;
   }
 }
 
@@ -413,7 +435,7 @@ export class ResultSpool {
   #write(seg: Segment, h: Held): void {
     this.#heldBytes -= h.bytes;
     const values = seg.shape.values(h.line);
-    seg.csv?.add(seg.shape.record(values));
+    seg.csv?.add(seg.shape.csv(values));
     seg.pq?.push(values);
     if (this.#o.tally) (seg.tally ??= this.#o.tally()).add(h.line.stages);
     if (this.#recorder) (seg.recent ??= []).push(h.row, h.start);
@@ -516,6 +538,18 @@ export class ResultSpool {
     while (this.#held.size > this.#reorderRows || (this.#heldBytes > this.#reorderBytes && this.#held.size > 1))
       this.#write(seg, this.#held.pop()!);
     seg.end = end;
+  }
+
+  /**
+   * Every line of a row below `floor` has been added (the run's floor, src/pipeline/row-floor.ts, told with the
+   * file's length and reached here): the rows held below it are written now, in row order. Without it a row
+   * waits behind REORDER_ROWS later ones, and each parsed line held that long outlives the thread's young
+   * collections.
+   */
+  release(floor: number): void {
+    const seg = this.#current;
+    if (!seg) return;
+    for (let h = this.#held.peek(); h && h.row < floor; h = this.#held.peek()) this.#write(seg, this.#held.pop()!);
   }
 
   /**

@@ -222,6 +222,13 @@ export class ParquetGroupWriter {
   readonly #pw: Internals;
   readonly #groupRows: number;
   #buffers: unknown[][];
+  /**
+   * For a column whose values become BigInts: the last value and what it became, reused while the value repeats
+   * (a session's number on every row) rather than a BigInt allocated a row.
+   */
+  readonly #bigint: boolean[];
+  readonly #lastIn: unknown[];
+  readonly #lastOut: unknown[];
   #buffered = 0;
   /** How much of the writer's bookkeeping `take` has handed out already. */
   #taken = { groups: 0, indexes: 0, rows: 0 };
@@ -231,12 +238,25 @@ export class ParquetGroupWriter {
     this.columns = columns;
     this.#groupRows = groupRows;
     this.#buffers = columns.map(() => []);
+    this.#bigint = columns.map((c) => c.kind === 'int64' || c.kind === 'timestamp_local_ms');
+    this.#lastIn = columns.map(() => undefined);
+    this.#lastOut = columns.map(() => null);
   }
 
   /** One row: a value per column, in column order (JSON values; converted to the column's type here). */
   push(values: readonly unknown[]): void {
     const cols = this.columns;
-    for (let i = 0; i < cols.length; i += 1) this.#buffers[i].push(convert(cols[i].kind, values[i]));
+    for (let i = 0; i < cols.length; i += 1) {
+      const v = values[i];
+      if (!this.#bigint[i]) this.#buffers[i].push(convert(cols[i].kind, v));
+      else if (v === this.#lastIn[i]) this.#buffers[i].push(this.#lastOut[i]);
+      else {
+        const out = convert(cols[i].kind, v);
+        this.#lastIn[i] = v;
+        this.#lastOut[i] = out;
+        this.#buffers[i].push(out);
+      }
+    }
     this.#buffered += 1;
     this.rows += 1;
     if (this.#buffered >= this.#groupRows) this.flush();
