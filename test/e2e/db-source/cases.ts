@@ -468,9 +468,15 @@ export function databaseInputTests(dialect: DialectName): void {
         await loadRows(own, table, locationRows(N));
         const out = tempDir('bre-e2e-db-killconn-');
         const name = new URL(own).pathname.slice(1);
-        const run = startCli(runArgs('location', own, out, '--table', table, ...slow));
-        await waitForLines(run, join(out, 'results.ndjson'), 40);
+        // Pages of 10 at 30 rows/s: the reader asks for its last page about 6 s in (the window of 16 rows and two
+        // pages ahead before the 240 rows end), the kill comes after 10 lines; at 60 rows/s, pages of 25 and 40
+        // lines, a kill delayed past 2 s under the suite's load found every page read (CI, 2026-11-29: no reconnect).
+        const paced = ['--rate', 'workflow=30/s', '--concurrency', '6', '--input-page-rows', '10'];
+        const run = startCli(runArgs('location', own, out, '--table', table, ...paced));
+        await waitForLines(run, join(out, 'results.ndjson'), 10);
         await waitFor(async () => (await killConnections(dialect, name)) >= 1, 10_000, "the run's connection killed");
+        // The kill came with pages still to read, else the case shows nothing of a reconnect.
+        expect(countLines(join(out, 'results.ndjson'))).toBeLessThan(N - 16 - 20);
         const res = await run.done;
         expect(res.code, res.stderr).toBe(0);
         const o = readOutput(out);
