@@ -84,9 +84,36 @@ export async function stopHoldingNoLock(url: string, run: RunningCli, tables: re
 }
 
 /**
+ * Whether every connection of `pid` that is inside a transaction waits there for its next statement (PostgreSQL's
+ * `idle in transaction`; MySQL's `Sleep` with an active InnoDB transaction): the state whose length the job's
+ * batch bounds by the lease (docs/decisions/job-idle-in-transaction.md). A worker stopped in the middle of a
+ * statement (PostgreSQL waiting for the rest of a COPY's rows) is not idle, and nothing ends its session.
+ */
+async function idleInTransaction(url: string, pid: number): Promise<boolean> {
+  const ports = tcpPorts(pid);
+  if (ports.length === 0) return false;
+  if (url.startsWith('postgres')) {
+    const [row] = await query<{ idle: string | number; busy: string | number }>(
+      url,
+      `SELECT count(*) FILTER (WHERE state = 'idle in transaction') AS idle,
+              count(*) FILTER (WHERE state <> 'idle in transaction' AND xact_start IS NOT NULL) AS busy
+         FROM pg_stat_activity WHERE client_port IN (${ports.join(', ')})`,
+    );
+    return Number(row.idle) > 0 && Number(row.busy) === 0;
+  }
+  const sessions = await query<{ id: string | number; command: string }>(
+    url,
+    `SELECT id, command FROM information_schema.processlist WHERE SUBSTRING_INDEX(host, ':', -1) IN (${ports.map((p) => `'${p}'`).join(', ')})`,
+  );
+  const inTransaction = new Set((await innodbTransactions(url)).filter((t) => t.active).map((t) => t.thread));
+  const mine = sessions.filter((x) => inTransaction.has(Number(x.id)));
+  return mine.length > 0 && mine.every((x) => x.command === 'Sleep');
+}
+
+/**
  * Stops `run` (SIGSTOP) at a moment it holds the row lock of one of its chunks of `job` (inside its sink batch's
- * transaction, behind the fence): a chunk it holds that a claim's SKIP LOCKED passes over. Stopped elsewhere, it
- * is let go on and stopped again. Returns the chunks it holds locked.
+ * transaction, behind the fence), idle there (`idleInTransaction`): a chunk it holds that a claim's SKIP LOCKED
+ * passes over. Stopped elsewhere, it is let go on and stopped again. Returns the chunks it holds locked.
  */
 export async function stopHoldingChunkLock(url: string, run: RunningCli, job: string): Promise<number[]> {
   const pid = run.child.pid!;
@@ -108,7 +135,9 @@ export async function stopHoldingChunkLock(url: string, run: RunningCli, job: st
       const held = await chunks('');
       const free = new Set(await chunks(' FOR UPDATE SKIP LOCKED'));
       locked = held.filter((c) => !free.has(c));
-      if (locked.length > 0) return true;
+      // Looked at twice, as in stopHoldingNoLock: a statement written just before the stop may reach the server
+      // after the first look.
+      if (locked.length > 0 && (await idleInTransaction(url, pid)) && (await idleInTransaction(url, pid))) return true;
       run.child.kill('SIGCONT');
       return false;
     },
