@@ -104,7 +104,7 @@ if (port) {
         });
       }
       // Every line below the floor's length read: its rows can go out of the reorder buffer.
-      if (floor > 0 && follower!.pos >= floorAt) spool!.release(floor);
+      if (floor > 0 && follower!.pos >= floorAt) spool!.release(floor, floorAt);
       // One buffer a turn, so that the finish message is seen between them.
       if (follower!.pos < target) schedule();
       else if (finishAt !== undefined) {
@@ -132,7 +132,8 @@ if (port) {
     // The floor before the length (SpoolThread.notify stores them the other way round).
     const f = Number(Atomics.load(written, 1));
     const end = Number(Atomics.load(written, 0));
-    if (f > floor) {
+    // A new floor, or 0: the run turned it off (a row started below an earlier one), and none is used from here.
+    if (f !== floor) {
       floor = f;
       floorAt = end;
     }

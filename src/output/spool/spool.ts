@@ -541,15 +541,17 @@ export class ResultSpool {
   }
 
   /**
-   * Every line of a row below `floor` has been added (the run's floor, src/pipeline/row-floor.ts, told with the
-   * file's length and reached here): the rows held below it are written now, in row order. Without it a row
-   * waits behind REORDER_ROWS later ones, and each parsed line held that long outlives the thread's young
-   * collections.
+   * Every line of a row below `floor` lies before byte `at` of results.ndjson and has been added (the run's
+   * floor, src/pipeline/row-floor.ts, told with the file's length and read up to it here): the rows held below it
+   * are written now, in row order. Only lines before `at`: a line after it is of a row that started after the
+   * floor was taken. Without it a row waits behind REORDER_ROWS later ones, and each parsed line held that long
+   * outlives the thread's young collections.
    */
-  release(floor: number): void {
+  release(floor: number, at: number): void {
     const seg = this.#current;
     if (!seg) return;
-    for (let h = this.#held.peek(); h && h.row < floor; h = this.#held.peek()) this.#write(seg, this.#held.pop()!);
+    for (let h = this.#held.peek(); h && h.row < floor && h.start < at; h = this.#held.peek())
+      this.#write(seg, this.#held.pop()!);
   }
 
   /**

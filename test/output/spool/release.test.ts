@@ -40,7 +40,16 @@ function spool() {
       at += 10;
     }
   };
-  return { s, chunks, add, end: () => s.finish(at) };
+  return {
+    s,
+    chunks,
+    add,
+    /** The floor told with the file's length as it is now (every line added so far before it). */
+    release: (floor: number) => s.release(floor, at),
+    /** Where the next line starts. */
+    at: () => at,
+    end: () => s.finish(at),
+  };
 }
 
 describe('ResultSpool.release', () => {
@@ -72,7 +81,7 @@ describe('ResultSpool.release', () => {
     const sp = spool();
     for (const step of steps) {
       sp.add(...step.slice(0, -1));
-      sp.s.release(step.at(-1)!);
+      sp.release(step.at(-1)!);
     }
     expect(sp.chunks).toEqual(written);
   });
@@ -80,18 +89,30 @@ describe('ResultSpool.release', () => {
   it('every row once, in one segment, when the floor was true', () => {
     const sp = spool();
     sp.add(2, 1);
-    sp.s.release(3);
+    sp.release(3);
     sp.add(3, 5, 4);
-    sp.s.release(5);
+    sp.release(5);
     sp.add(6);
     const { segments } = sp.end();
     expect(segments.map((s) => [s.rows, s.firstRow, s.lastRow])).toEqual([[6, 1, 6]]);
   });
 
+  it("only lines before the floor's length: a row below the floor that started after it (a job's chunk) waits", () => {
+    const sp = spool();
+    sp.add(2, 1);
+    const at = sp.at();
+    // Row 0 starts after the floor of 3 was taken (the run turns its floor off then): its line is past `at`.
+    sp.add(0);
+    sp.s.release(3, at);
+    expect(sp.chunks).toEqual([]);
+    sp.s.release(3, sp.at());
+    expect(sp.chunks).toEqual([[0, 1]]);
+  });
+
   it('a line below a floor already passed (the floor was wrong) starts a new segment; no row is lost', () => {
     const sp = spool();
     sp.add(3, 4);
-    sp.s.release(5);
+    sp.release(5);
     sp.add(2, 6);
     const { segments } = sp.end();
     expect(segments.map((s) => [s.rows, s.firstRow, s.lastRow])).toEqual([

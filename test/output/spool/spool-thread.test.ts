@@ -3,13 +3,16 @@
  * it grows: the files assembled from it equal those rebuilt from the journal alone; a spool that fails
  * gives nothing, and the journal alone still gives the files.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ColumnUnion, type StageColumns } from '../../../src/output/journal/columns.js';
 import { AppendFile } from '@bre-batch/formats/ndjson-file';
 import { assembleResultFiles } from '../../../src/output/spool/assemble.js';
 import { SpoolThread } from '../../../src/output/spool/spool-thread.js';
+import { unframe } from '../../../src/output/spool/records.js';
+import { spoolFile } from '../../../src/output/spool/spool.js';
+import { waitFor } from '../../helpers/wait.js';
 import { BreError } from '@bre-batch/core/errors';
 import { expectMatchesJournal } from '../parquet-reader.js';
 import { tempDir } from '../../helpers/temp.js';
@@ -44,6 +47,47 @@ function folder(earlier: number): { dir: string; ndjson: string; union: ColumnUn
 }
 
 describe('the spool on its own thread', () => {
+  it("writes the rows below the run's floor while the run goes: chunks recorded before the end, one segment", async () => {
+    const { dir, ndjson, union } = folder(0);
+    const file = new AppendFile(ndjson);
+    const stateDir = join(dir, '.state');
+    const spool = new SpoolThread({
+      stateDir,
+      csv: true,
+      parquet: true,
+      stages: STAGES,
+      union,
+      resultsPath: ndjson,
+      start: file.bytes,
+      id: 'floor',
+      chunkRows: 100,
+    });
+    // Rows end in swapped pairs (2 before 1): the floor is the row after the last whole pair.
+    let floor = 1;
+    file.onWrite = (bytes) => spool.notify(bytes, floor);
+    const rows = 600;
+    for (let r = 1; r <= rows; r += 2) {
+      for (const row of [r + 1, r]) {
+        union.observe(line(row).stages);
+        file.append(JSON.stringify(line(row)));
+      }
+      floor = r + 2;
+      if (r % 10 === 9) file.flush();
+    }
+    file.flush();
+    // Fewer rows than the reorder buffer holds (4,096): without the floor none would be written before the end.
+    const chunks = () => {
+      const path = join(stateDir, spoolFile('floor', 'records'));
+      if (!existsSync(path)) return 0;
+      return unframe(readFileSync(path)).records.filter((x) => x.t === 'chunk').length;
+    };
+    await waitFor(async () => chunks() >= rows / 100, 10_000, 'the spool recording every chunk before the end');
+    file.close();
+    const contents = await spool.finish(file.bytes);
+    expect(spool.failure).toBeUndefined();
+    expect(contents!.segments.map((x) => [x.rows, x.firstRow, x.lastRow])).toEqual([[rows, 1, rows]]);
+  });
+
   it.each([0, 250])(
     'follows results.ndjson as it grows (%i rows of an earlier session) and gives the files a rebuild gives',
     async (earlier) => {
