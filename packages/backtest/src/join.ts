@@ -2,8 +2,10 @@
  * Pass 2 of the streaming join: bucket by bucket, load run A's and run B's lines of that bucket, pair them by
  * key, and hand every line to `visit` exactly once (a matched pair together). Keys that occur more than once in
  * either run are not paired at all (which line would be "the" row is unknowable): all their lines are handed
- * over as `duplicate`. Lines without a key are `no_key`. Within a bucket, output follows A's row number
- * (B's for lines only in B), so a small comparison (one bucket) comes out in input order.
+ * over as `duplicate`. Lines without a key are `no_key`. Within a bucket, lines are visited and written in A's row
+ * order (B's for lines only in B), so a small comparison (one bucket) comes out in input order, and the figures
+ * (the bootstrap's units, the sums) do not depend on the order answers reached the journal: the same rows give the
+ * same figures however the run went (a resume, a busy machine).
  */
 import { Readable } from 'node:stream';
 import { openJournal } from '@bre-batch/formats/journal-file';
@@ -91,14 +93,12 @@ export async function joinBuckets(opts: JoinOptions): Promise<JoinCounts> {
   for (let i = 0; i < opts.aPaths.length; i += 1) {
     const A = await loadBucket(opts.aPaths[i]);
     const B = await loadBucket(opts.bPaths[i]);
-    const lines: { order: number; tie: number; text: string }[] = [];
+    const joined: { order: number; tie: number; j: JoinedLine }[] = [];
     const emit = (j: JoinedLine): void => {
-      const text = opts.visit(j);
-      if (text === '') return;
-      lines.push({
+      joined.push({
         order: j.a?.row ?? j.b?.row ?? Number.MAX_SAFE_INTEGER,
         tie: j.a ? (j.b?.row ?? 0) : 1e15 + (j.b?.row ?? 0),
-        text,
+        j,
       });
     };
     for (const r of A.noKey) {
@@ -149,8 +149,11 @@ export async function joinBuckets(opts: JoinOptions): Promise<JoinCounts> {
         emit({ key, match: 'only_b', a: null, b: lb[0] });
       }
     }
-    lines.sort((x, y) => x.order - y.order || x.tie - y.tie);
-    for (const l of lines) opts.out.write(l.text);
+    joined.sort((x, y) => x.order - y.order || x.tie - y.tie);
+    for (const { j } of joined) {
+      const text = opts.visit(j);
+      if (text !== '') opts.out.write(text);
+    }
   }
   return c;
 }
