@@ -46,22 +46,31 @@ function folder(earlier: number): { dir: string; ndjson: string; union: ColumnUn
   return { dir, ndjson, union };
 }
 
+/** The spool's thread over the folder's results.ndjson, from byte `start`, writing both files. */
+function spoolOn(
+  f: { dir: string; ndjson: string; union: ColumnUnion },
+  start: number,
+  more: { id?: string; chunkRows?: number } = {},
+): SpoolThread {
+  return new SpoolThread({
+    stateDir: join(f.dir, '.state'),
+    csv: true,
+    parquet: true,
+    stages: STAGES,
+    union: f.union,
+    resultsPath: f.ndjson,
+    start,
+    ...more,
+  });
+}
+
 describe('the spool on its own thread', () => {
   it("writes the rows below the run's floor while the run goes: chunks recorded before the end, one segment", async () => {
-    const { dir, ndjson, union } = folder(0);
+    const f = folder(0);
+    const { ndjson, union } = f;
     const file = new AppendFile(ndjson);
-    const stateDir = join(dir, '.state');
-    const spool = new SpoolThread({
-      stateDir,
-      csv: true,
-      parquet: true,
-      stages: STAGES,
-      union,
-      resultsPath: ndjson,
-      start: file.bytes,
-      id: 'floor',
-      chunkRows: 100,
-    });
+    const stateDir = join(f.dir, '.state');
+    const spool = spoolOn(f, file.bytes, { id: 'floor', chunkRows: 100 });
     // Rows end in swapped pairs (2 before 1): the floor is the row after the last whole pair.
     let floor = 1;
     file.onWrite = (bytes) => spool.notify(bytes, floor);
@@ -91,17 +100,10 @@ describe('the spool on its own thread', () => {
   it.each([0, 250])(
     'follows results.ndjson as it grows (%i rows of an earlier session) and gives the files a rebuild gives',
     async (earlier) => {
-      const { dir, ndjson, union } = folder(earlier);
+      const f = folder(earlier);
+      const { dir, ndjson, union } = f;
       const file = new AppendFile(ndjson);
-      const spool = new SpoolThread({
-        stateDir: join(dir, '.state'),
-        csv: true,
-        parquet: true,
-        stages: STAGES,
-        union,
-        resultsPath: ndjson,
-        start: file.bytes,
-      });
+      const spool = spoolOn(f, file.bytes);
       file.onWrite = (bytes) => spool.notify(bytes);
       for (let r = earlier + 1; r <= 2000; r += 1) {
         union.observe(line(r).stages);
