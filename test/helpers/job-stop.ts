@@ -34,6 +34,15 @@ function tcpPorts(pid: number): number[] {
   return ports;
 }
 
+/** MySQL's and MariaDB's sessions of the connections from these local ports: their ids and what each is doing. */
+async function mysqlSessions(url: string, ports: readonly number[]): Promise<{ id: number; command: string }[]> {
+  const rows = await query<{ id: string | number; command: string }>(
+    url,
+    `SELECT id, command FROM information_schema.processlist WHERE SUBSTRING_INDEX(host, ':', -1) IN (${ports.map((p) => `'${p}'`).join(', ')})`,
+  );
+  return rows.map((r) => ({ id: Number(r.id), command: r.command }));
+}
+
 /** Whether a connection of the process `pid` to the database at `url` is inside a transaction or holds a lock. */
 async function holdsLock(url: string, pid: number, tables: readonly string[]): Promise<boolean> {
   const ports = tcpPorts(pid);
@@ -47,12 +56,7 @@ async function holdsLock(url: string, pid: number, tables: readonly string[]): P
     );
     return Number(row.n) > 0;
   }
-  const ids = (
-    await query<{ id: string | number }>(
-      url,
-      `SELECT id FROM information_schema.processlist WHERE SUBSTRING_INDEX(host, ':', -1) IN (${ports.map((p) => `'${p}'`).join(', ')})`,
-    )
-  ).map((r) => Number(r.id));
+  const ids = (await mysqlSessions(url, ports)).map((r) => r.id);
   if (ids.length === 0) return false;
   if ((await innodbTransactions(url)).some((t) => t.active && ids.includes(t.thread))) return true;
   for (const t of tables) {
@@ -87,7 +91,7 @@ export async function stopHoldingNoLock(url: string, run: RunningCli, tables: re
  * Whether every connection of `pid` that is inside a transaction waits there for its next statement (PostgreSQL's
  * `idle in transaction`; MySQL's `Sleep` with an active InnoDB transaction): the state whose length the job's
  * batch bounds by the lease (docs/decisions/job-idle-in-transaction.md). A worker stopped in the middle of a
- * statement (PostgreSQL waiting for the rest of a COPY's rows) is not idle, and nothing ends its session.
+ * statement (between its messages, or inside a COPY) is not idle, and nothing ends its session.
  */
 async function idleInTransaction(url: string, pid: number): Promise<boolean> {
   const ports = tcpPorts(pid);
@@ -101,12 +105,9 @@ async function idleInTransaction(url: string, pid: number): Promise<boolean> {
     );
     return Number(row.idle) > 0 && Number(row.busy) === 0;
   }
-  const sessions = await query<{ id: string | number; command: string }>(
-    url,
-    `SELECT id, command FROM information_schema.processlist WHERE SUBSTRING_INDEX(host, ':', -1) IN (${ports.map((p) => `'${p}'`).join(', ')})`,
-  );
+  const sessions = await mysqlSessions(url, ports);
   const inTransaction = new Set((await innodbTransactions(url)).filter((t) => t.active).map((t) => t.thread));
-  const mine = sessions.filter((x) => inTransaction.has(Number(x.id)));
+  const mine = sessions.filter((x) => inTransaction.has(x.id));
   return mine.length > 0 && mine.every((x) => x.command === 'Sleep');
 }
 
